@@ -1,0 +1,31 @@
+// Subcommand registration for the `lance` CLI. Each command group lives in its own file and
+// registers its CLI11 subcommands with a callback; the callback chosen by the command line
+// runs after parsing and its Status becomes the exit code.
+#pragma once
+
+#include <functional>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "lance/core/status.h"
+
+namespace lance::cli {
+
+class CommandRegistry {
+ public:
+  // Arranges for `fn` to run when `sub` was selected on the command line.
+  void OnRun(CLI::App* sub, std::function<Status()> fn) {
+    sub->callback([this, fn = std::move(fn)] { action_ = fn; });
+  }
+  Status Run() const { return action_ ? action_() : Status::OK(); }
+
+ private:
+  std::function<Status()> action_;
+};
+
+void RegisterVersionCommand(CLI::App& app, CommandRegistry& registry);
+void RegisterDemoCommand(CLI::App& app, CommandRegistry& registry);
+void RegisterIpcCommands(CLI::App& app, CommandRegistry& registry);
+
+}  // namespace lance::cli
