@@ -1,0 +1,37 @@
+// Running the `lance` CLI from tests, and scratch directories outside the repository.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const LANCE_BIN = process.env.LANCE_BIN;
+
+// Runs `lance ...args`; returns { status, signal, stdout, stderr } with stdout/stderr as
+// UTF-8 text. Throws when LANCE_BIN is unset or the binary cannot be started.
+export function lance(args, { input } = {}) {
+  if (!LANCE_BIN) throw new Error('LANCE_BIN is not set (ctest sets it to the lance CLI binary)');
+  const r = spawnSync(LANCE_BIN, args, { input, maxBuffer: 1 << 30, timeout: 60000 });
+  if (r.error) throw r.error;
+  return {
+    status: r.status,
+    signal: r.signal,
+    stdout: r.stdout.toString('utf8'),
+    stderr: r.stderr.toString('utf8'),
+  };
+}
+
+// Like lance() but fails with the command's stderr unless it exits 0.
+export function lanceOk(args, opts) {
+  const r = lance(args, opts);
+  if (r.status !== 0) {
+    throw new Error(`lance ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr.trim()}`);
+  }
+  return r;
+}
+
+// A fresh temporary directory, removed when the process exits.
+export function scratchDir(prefix = 'lance-interop-') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
