@@ -1,0 +1,57 @@
+// Canonical JSON: the project's textual form of rows and schemas.
+//
+// Rows are JSON lines: one object per row, keys in schema order, values in the canonical form
+// documented in docs/cli.md ("Canonical rows"): exact integers, shortest round-trip floats
+// (NaN/Infinity/-Infinity as strings), base64 binary, decimals as strings with exactly `scale`
+// fraction digits, lists as arrays, structs as objects, maps as [key, value] pairs and
+// dictionaries decoded. The CLI prints rows this way and the interop tests compare rows from
+// other implementations in this form, so the writer's output is byte-for-byte specified.
+// Schemas have their own JSON form ("Schema JSON" in docs/cli.md) used by `--schema`.
+// All functions are pure and thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lance/columnar/array.h"
+#include "lance/columnar/type.h"
+#include "lance/core/result.h"
+
+namespace lance {
+
+// Appends one canonical JSON line ("{...}\n") per row of `batch` to `out`.
+// Errors: NotSupported for a type without a canonical form (none today).
+Status AppendJsonLines(const RecordBatch& batch, std::string* out);
+
+// Appends the canonical JSON of element i of `array` (no newline).
+// REQUIRES: 0 <= i < array.length.
+Status AppendJsonValue(const Array& array, int64_t i, std::string* out);
+
+// Parses JSON lines (blank lines ignored; a trailing newline is optional) into one batch of
+// `schema`. Accepts the canonical form plus: floats written as any JSON number, integral
+// floats with or without ".0", missing keys as null, binary also unpadded base64.
+// Errors: InvalidArgument naming the line and field that does not fit.
+Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema);
+
+// The schema JSON form: {"fields":[...], "metadata":{...}} (see docs/cli.md).
+std::string SchemaToJson(const Schema& schema);
+// Errors: InvalidArgument naming the offending field/type.
+Result<SchemaPtr> SchemaFromJson(std::string_view json);
+
+// The type part alone, e.g. "int64" or {"name":"timestamp","unit":"us","timezone":"UTC"}.
+std::string DataTypeToJson(const DataType& type);
+Result<DataTypePtr> DataTypeFromJson(std::string_view json);
+
+// Standard base64 with padding, and its inverse (padding optional, no whitespace).
+std::string Base64Encode(std::string_view bytes);
+Result<std::string> Base64Decode(std::string_view text);
+
+// Decimal text of an unscaled 128-bit value with `scale` fraction digits ("-12.30"); a
+// negative scale appends zeros.
+std::string Decimal128ToString(__int128 unscaled, int32_t scale);
+// Parses "[-+]digits[.digits]" (or exponent-free JSON integers) into an unscaled value with
+// `scale` fraction digits. Errors: InvalidArgument for malformed text, more fraction digits
+// than `scale` (unless they are zeros) or more than `precision` digits.
+Result<__int128> Decimal128FromString(std::string_view text, int32_t precision, int32_t scale);
+
+}  // namespace lance

@@ -1,0 +1,300 @@
+// The canonical JSON writer (rows and single values). Hand-written for speed: it is on the
+// CLI's output path. The exact output rules are documented in docs/cli.md ("Canonical rows");
+// numbers follow ECMAScript's Number::toString so that rows compare byte-for-byte with
+// JSON.stringify output from the JavaScript reference implementation.
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "lance/columnar/float16.h"
+#include "lance/columnar/json.h"
+
+namespace lance {
+
+namespace {
+
+// Renders a finite, non-zero number given by its shortest decimal digits (no leading or
+// trailing zeros) and n, where value = 0.DIGITS * 10^n, using ECMAScript's notation rule.
+void AppendEcmaNumber(bool negative, std::string_view digits, int n, std::string* out) {
+  if (negative) out->push_back('-');
+  const int k = static_cast<int>(digits.size());
+  if (k <= n && n <= 21) {
+    out->append(digits);
+    out->append(static_cast<size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out->append(digits.substr(0, static_cast<size_t>(n)));
+    out->push_back('.');
+    out->append(digits.substr(static_cast<size_t>(n)));
+  } else if (-6 < n && n <= 0) {
+    out->append("0.");
+    out->append(static_cast<size_t>(-n), '0');
+    out->append(digits);
+  } else {
+    out->push_back(digits[0]);
+    if (k > 1) {
+      out->push_back('.');
+      out->append(digits.substr(1));
+    }
+    const int e = n - 1;
+    out->push_back('e');
+    out->push_back(e < 0 ? '-' : '+');
+    fmt::format_to(std::back_inserter(*out), "{}", e < 0 ? -e : e);
+  }
+}
+
+// Splits a decimal rendering ("-1.25e-07", "123.5", "1e+300") into sign, significant digits
+// and the ECMAScript exponent n, then appends it in ECMAScript notation.
+void AppendFromDecimalText(std::string_view text, std::string* out) {
+  bool negative = false;
+  size_t i = 0;
+  if (i < text.size() && text[i] == '-') {
+    negative = true;
+    ++i;
+  }
+  char digits[64];
+  int k = 0;
+  int point = -1;     // number of mantissa digits before '.', counted in `all`
+  int all = 0;        // mantissa digits seen, including leading zeros
+  int leading = 0;    // leading zeros skipped
+  for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      point = all;
+      continue;
+    }
+    ++all;
+    if (k == 0 && c == '0') {
+      ++leading;
+      continue;
+    }
+    if (k < 63) digits[k++] = c;
+  }
+  if (point < 0) point = all;
+  int exp10 = 0;
+  if (i < text.size()) exp10 = std::atoi(std::string(text.substr(i + 1)).c_str());
+  while (k > 0 && digits[k - 1] == '0') --k;
+  if (k == 0) {  // zero
+    out->append(negative ? "-0" : "0");
+    return;
+  }
+  // value = 0.DIGITS * 10^(point - leading + exp10)
+  AppendEcmaNumber(negative, std::string_view(digits, static_cast<size_t>(k)),
+                   point - leading + exp10, out);
+}
+
+template <typename F>
+bool AppendNonFinite(F v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("\"NaN\"");
+    return true;
+  }
+  if (std::isinf(v)) {
+    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    return true;
+  }
+  return false;
+}
+
+void AppendDouble(double v, std::string* out) {
+  if (AppendNonFinite(v, out)) return;
+  char buf[64];
+  auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;
+  AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
+}
+
+void AppendFloat(float v, std::string* out) {
+  if (AppendNonFinite(v, out)) return;
+  char buf[64];
+  auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;  // shortest for float width
+  AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
+}
+
+// Shortest decimal that reads back (via float, round to nearest half) to the same half value.
+void AppendHalf(uint16_t bits, std::string* out) {
+  const float f = HalfToFloat(bits);
+  if (AppendNonFinite(f, out)) return;
+  char buf[64];
+  for (int precision = 0; precision < 9; ++precision) {
+    auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", f, precision).out;
+    *end = '\0';
+    const float back = std::strtof(buf, nullptr);
+    if (FloatToHalf(back) == bits) {
+      AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
+      return;
+    }
+  }
+  AppendFloat(f, out);  // unreachable: 5 significant digits always suffice for a half
+}
+
+void AppendEscaped(std::string_view s, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t run = 0;  // start of the pending unescaped run
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
+  }
+  out->append(s.data() + run, s.size() - run);
+  out->push_back('"');
+}
+
+template <typename T>
+void AppendInt(T v, std::string* out) {
+  fmt::format_int f(v);
+  out->append(f.data(), f.size());
+}
+
+int64_t DictionaryIndex(const Array& a, int64_t i) {
+  const int64_t k = a.offset + i;
+  switch (a.type->index_type()->id()) {
+    case TypeId::kInt8: return a.buffers[1]->data_as<int8_t>()[k];
+    case TypeId::kInt16: return a.buffers[1]->data_as<int16_t>()[k];
+    case TypeId::kInt32: return a.buffers[1]->data_as<int32_t>()[k];
+    case TypeId::kUInt8: return a.buffers[1]->data_as<uint8_t>()[k];
+    case TypeId::kUInt16: return a.buffers[1]->data_as<uint16_t>()[k];
+    case TypeId::kUInt32: return a.buffers[1]->data_as<uint32_t>()[k];
+    case TypeId::kUInt64: return static_cast<int64_t>(a.buffers[1]->data_as<uint64_t>()[k]);
+    default: return a.buffers[1]->data_as<int64_t>()[k];
+  }
+}
+
+void AppendValue(const Array& a, int64_t i, std::string* out);
+
+void AppendListRange(const Array& child, int64_t start, int64_t n, std::string* out) {
+  out->push_back('[');
+  for (int64_t k = 0; k < n; ++k) {
+    if (k) out->push_back(',');
+    AppendValue(child, start + k, out);
+  }
+  out->push_back(']');
+}
+
+void AppendValue(const Array& a, int64_t i, std::string* out) {
+  if (!a.IsValid(i)) {
+    out->append("null");
+    return;
+  }
+  const DataType& type = *a.type;
+  switch (type.id()) {
+    case TypeId::kNull: out->append("null"); return;
+    case TypeId::kBool: out->append(a.BoolValue(i) ? "true" : "false"); return;
+    case TypeId::kInt8: AppendInt(a.Values<int8_t>()[i], out); return;
+    case TypeId::kInt16: AppendInt(a.Values<int16_t>()[i], out); return;
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+    case TypeId::kTime32: AppendInt(a.Values<int32_t>()[i], out); return;
+    case TypeId::kInt64:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration: AppendInt(a.Values<int64_t>()[i], out); return;
+    case TypeId::kUInt8: AppendInt(a.Values<uint8_t>()[i], out); return;
+    case TypeId::kUInt16: AppendInt(a.Values<uint16_t>()[i], out); return;
+    case TypeId::kUInt32: AppendInt(a.Values<uint32_t>()[i], out); return;
+    case TypeId::kUInt64: AppendInt(a.Values<uint64_t>()[i], out); return;
+    case TypeId::kHalfFloat: AppendHalf(a.Values<uint16_t>()[i], out); return;
+    case TypeId::kFloat: AppendFloat(a.Values<float>()[i], out); return;
+    case TypeId::kDouble: AppendDouble(a.Values<double>()[i], out); return;
+    case TypeId::kString:
+    case TypeId::kLargeString: AppendEscaped(a.GetView(i), out); return;
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kFixedSizeBinary:
+      out->push_back('"');
+      out->append(Base64Encode(a.GetView(i)));
+      out->push_back('"');
+      return;
+    case TypeId::kDecimal128: {
+      __int128 v;
+      std::memcpy(&v, a.buffers[1]->data() + (a.offset + i) * 16, sizeof v);
+      out->push_back('"');
+      out->append(Decimal128ToString(v, type.scale()));
+      out->push_back('"');
+      return;
+    }
+    case TypeId::kList:
+    case TypeId::kLargeList: {
+      const int64_t start = a.ValueOffset(i);
+      AppendListRange(*a.children[0], start, a.ValueOffset(i + 1) - start, out);
+      return;
+    }
+    case TypeId::kFixedSizeList:
+      AppendListRange(*a.children[0], (a.offset + i) * type.list_size(), type.list_size(), out);
+      return;
+    case TypeId::kMap: {
+      const Array& entries = *a.children[0];
+      const int64_t start = a.ValueOffset(i);
+      const int64_t end = a.ValueOffset(i + 1);
+      out->push_back('[');
+      for (int64_t k = start; k < end; ++k) {
+        if (k != start) out->push_back(',');
+        out->push_back('[');
+        AppendValue(*entries.children[0], entries.offset + k, out);
+        out->push_back(',');
+        AppendValue(*entries.children[1], entries.offset + k, out);
+        out->push_back(']');
+      }
+      out->push_back(']');
+      return;
+    }
+    case TypeId::kStruct:
+      out->push_back('{');
+      for (int f = 0; f < type.num_fields(); ++f) {
+        if (f) out->push_back(',');
+        AppendEscaped(type.field(f)->name(), out);
+        out->push_back(':');
+        AppendValue(*a.children[static_cast<size_t>(f)], a.offset + i, out);
+      }
+      out->push_back('}');
+      return;
+    case TypeId::kDictionary:
+      AppendValue(*a.dictionary, DictionaryIndex(a, i), out);
+      return;
+  }
+}
+
+}  // namespace
+
+Status AppendJsonValue(const Array& array, int64_t i, std::string* out) {
+  AppendValue(array, i, out);
+  return Status::OK();
+}
+
+Status AppendJsonLines(const RecordBatch& batch, std::string* out) {
+  const Schema& schema = *batch.schema();
+  std::vector<std::string> keys;
+  keys.reserve(static_cast<size_t>(schema.num_fields()));
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    std::string key = c == 0 ? "{" : ",";
+    AppendEscaped(schema.field(c)->name(), &key);
+    key.push_back(':');
+    keys.push_back(std::move(key));
+  }
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    if (schema.num_fields() == 0) out->push_back('{');
+    for (int c = 0; c < schema.num_fields(); ++c) {
+      out->append(keys[static_cast<size_t>(c)]);
+      AppendValue(*batch.column(c), r, out);
+    }
+    out->append("}\n");
+  }
+  return Status::OK();
+}
+
+}  // namespace lance
