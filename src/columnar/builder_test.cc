@@ -154,7 +154,7 @@ TEST(BuilderTest, MakeBuilderNested) {
   ASSERT_TRUE(sb->AppendNull().ok());  // also appends nulls to every child
   auto a = FinishOk(sb);
   EXPECT_EQ(a->length, 2);
-  EXPECT_EQ(a->ToString(), R"([{"x":1,"tags":["t"],"v":[0.5,2]}, null])");
+  EXPECT_EQ(a->ToString(), R"([{"x":1,"tags":["t"],"v":[0.5,2.0]}, null])");
   EXPECT_EQ(a->children[2]->children[0]->length, 4);
 }
 

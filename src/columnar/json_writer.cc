@@ -1,7 +1,7 @@
 // The canonical JSON writer (rows and single values). Hand-written for speed: it is on the
 // CLI's output path. The exact output rules are documented in docs/cli.md ("Canonical rows");
-// numbers follow ECMAScript's Number::toString so that rows compare byte-for-byte with
-// JSON.stringify output from the JavaScript reference implementation.
+// floats use shortest round-trip digits for their width in one fixed notation, the same as the
+// JS reference view in tests/interop/lib/canonical.mjs, so rows compare byte for byte.
 #include <cmath>
 #include <cstdlib>
 
@@ -15,17 +15,22 @@ namespace lance {
 namespace {
 
 // Renders a finite, non-zero number given by its shortest decimal digits (no leading or
-// trailing zeros) and n, where value = 0.DIGITS * 10^n, using ECMAScript's notation rule.
-void AppendEcmaNumber(bool negative, std::string_view digits, int n, std::string* out) {
+// trailing zeros) and n, where value = 0.DIGITS * 10^n. Plain notation for 1e-7 <= |v| < 1e21
+// (ECMAScript's thresholds) with at least one fraction digit ("1.0", "0.001"), otherwise
+// "d[.ddd]e<exp>" with no "+" ("1e300", "1.5e-7").
+void AppendFloatText(bool negative, std::string_view digits, int n, std::string* out) {
   if (negative) out->push_back('-');
   const int k = static_cast<int>(digits.size());
-  if (k <= n && n <= 21) {
-    out->append(digits);
-    out->append(static_cast<size_t>(n - k), '0');
-  } else if (0 < n && n <= 21) {
-    out->append(digits.substr(0, static_cast<size_t>(n)));
-    out->push_back('.');
-    out->append(digits.substr(static_cast<size_t>(n)));
+  if (0 < n && n <= 21) {
+    if (k <= n) {
+      out->append(digits);
+      out->append(static_cast<size_t>(n - k), '0');
+      out->append(".0");
+    } else {
+      out->append(digits.substr(0, static_cast<size_t>(n)));
+      out->push_back('.');
+      out->append(digits.substr(static_cast<size_t>(n)));
+    }
   } else if (-6 < n && n <= 0) {
     out->append("0.");
     out->append(static_cast<size_t>(-n), '0');
@@ -36,15 +41,13 @@ void AppendEcmaNumber(bool negative, std::string_view digits, int n, std::string
       out->push_back('.');
       out->append(digits.substr(1));
     }
-    const int e = n - 1;
     out->push_back('e');
-    out->push_back(e < 0 ? '-' : '+');
-    fmt::format_to(std::back_inserter(*out), "{}", e < 0 ? -e : e);
+    fmt::format_to(std::back_inserter(*out), "{}", n - 1);
   }
 }
 
 // Splits a decimal rendering ("-1.25e-07", "123.5", "1e+300") into sign, significant digits
-// and the ECMAScript exponent n, then appends it in ECMAScript notation.
+// and the exponent n, then appends it in the canonical float notation.
 void AppendFromDecimalText(std::string_view text, std::string* out) {
   bool negative = false;
   size_t i = 0;
@@ -75,12 +78,12 @@ void AppendFromDecimalText(std::string_view text, std::string* out) {
   if (i < text.size()) exp10 = std::atoi(std::string(text.substr(i + 1)).c_str());
   while (k > 0 && digits[k - 1] == '0') --k;
   if (k == 0) {  // zero
-    out->append(negative ? "-0" : "0");
+    out->append(negative ? "-0.0" : "0.0");
     return;
   }
   // value = 0.DIGITS * 10^(point - leading + exp10)
-  AppendEcmaNumber(negative, std::string_view(digits, static_cast<size_t>(k)),
-                   point - leading + exp10, out);
+  AppendFloatText(negative, std::string_view(digits, static_cast<size_t>(k)),
+                  point - leading + exp10, out);
 }
 
 template <typename F>
@@ -110,21 +113,62 @@ void AppendFloat(float v, std::string* out) {
   AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
 }
 
-// Shortest decimal that reads back (via float, round to nearest half) to the same half value.
+// True when the decimal value `d` rounds (to nearest, ties to even) to the half `bits`.
+bool RoundsToHalf(double d, uint16_t bits) {
+  const uint16_t mag = bits & 0x7fffu;
+  if ((d < 0) != ((bits & 0x8000u) != 0)) return false;
+  const double ad = d < 0 ? -d : d;
+  const double x = HalfToFloat(mag);
+  const double up = mag >= 0x7bffu ? 65536.0 : static_cast<double>(HalfToFloat(mag + 1));
+  const double down = mag == 0 ? 0.0 : static_cast<double>(HalfToFloat(mag - 1));
+  const double hi = (x + up) / 2;  // exact: halves have few significant bits
+  const double lo = (x + down) / 2;
+  const bool even = (mag & 1u) == 0;
+  return (ad > lo || (ad == lo && even)) && (ad < hi || (ad == hi && even));
+}
+
+// Shortest decimal that reads back to the same half value; among those of the shortest length
+// the nearest one.
 void AppendHalf(uint16_t bits, std::string* out) {
   const float f = HalfToFloat(bits);
   if (AppendNonFinite(f, out)) return;
+  if (f == 0) {
+    out->append(bits & 0x8000u ? "-0.0" : "0.0");
+    return;
+  }
   char buf[64];
-  for (int precision = 0; precision < 9; ++precision) {
-    auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", f, precision).out;
+  for (int precision = 0; precision < 8; ++precision) {
+    // The nearest decimal with precision+1 digits and its two neighbours in the last digit.
+    auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", std::fabs(f), precision).out;
     *end = '\0';
-    const float back = std::strtof(buf, nullptr);
-    if (FloatToHalf(back) == bits) {
-      AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
+    const std::string_view text(buf, static_cast<size_t>(end - buf));
+    const size_t e = text.find('e');
+    std::string mantissa;
+    for (char c : text.substr(0, e)) {
+      if (c != '.') mantissa += c;
+    }
+    const int exp10 = std::atoi(buf + e + 1) - precision;
+    const long long m = std::atoll(mantissa.c_str());
+    std::string best;
+    double best_dist = 0;
+    for (long long cand : {m, m - 1, m + 1}) {
+      if (cand <= 0) continue;
+      const std::string candidate =
+          fmt::format("{}{}e{}", f < 0 ? "-" : "", cand, exp10);
+      const double v = std::strtod(candidate.c_str(), nullptr);
+      if (!RoundsToHalf(v, bits)) continue;
+      const double dist = std::fabs(v - static_cast<double>(f));
+      if (best.empty() || dist < best_dist) {
+        best = candidate;
+        best_dist = dist;
+      }
+    }
+    if (!best.empty()) {
+      AppendFromDecimalText(best, out);
       return;
     }
   }
-  AppendFloat(f, out);  // unreachable: 5 significant digits always suffice for a half
+  AppendFloat(f, out);  // not reached: 5 significant digits always identify a half
 }
 
 void AppendEscaped(std::string_view s, std::string* out) {
