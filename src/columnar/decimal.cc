@@ -42,7 +42,7 @@ Result<__int128> Decimal128FromString(std::string_view text, int32_t precision, 
   int fraction = 0;
   bool any_digit = false;
   bool in_fraction = false;
-  const unsigned __int128 kLimit = static_cast<unsigned __int128>(1) << 126;
+  const unsigned __int128 kMax = ~static_cast<unsigned __int128>(0);
   for (; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '.' && !in_fraction) {
@@ -64,16 +64,17 @@ Result<__int128> Decimal128FromString(std::string_view text, int32_t precision, 
       ++fraction;
     }
     if (mag == 0 && c == '0') continue;
-    if (mag >= kLimit / 10) {
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (mag > (kMax - digit) / 10) {
       return Status::InvalidArgument("decimal '{}' overflows decimal128", text);
     }
-    mag = mag * 10 + static_cast<unsigned>(c - '0');
+    mag = mag * 10 + digit;
     ++significant;
   }
   if (!any_digit) return Status::InvalidArgument("invalid decimal '{}'", text);
   for (; fraction < scale; ++fraction) {
     if (mag != 0) {
-      if (mag >= kLimit / 10) return Status::InvalidArgument("decimal '{}' overflows", text);
+      if (mag > kMax / 10) return Status::InvalidArgument("decimal '{}' overflows", text);
       mag *= 10;
       ++significant;
     }
@@ -92,8 +93,12 @@ Result<__int128> Decimal128FromString(std::string_view text, int32_t precision, 
     return Status::InvalidArgument("decimal '{}' has more than {} digits of precision", text,
                                    precision);
   }
-  const auto value = static_cast<__int128>(mag);
-  return negative ? -value : value;
+  const unsigned __int128 kSignBit = static_cast<unsigned __int128>(1) << 127;
+  if (mag > kSignBit || (mag == kSignBit && !negative)) {
+    return Status::InvalidArgument("decimal '{}' overflows decimal128", text);
+  }
+  // Two's complement negation in unsigned arithmetic (also right for -2^127).
+  return static_cast<__int128>(negative ? ~mag + 1 : mag);
 }
 
 }  // namespace lance

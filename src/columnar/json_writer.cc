@@ -106,11 +106,73 @@ void AppendDouble(double v, std::string* out) {
   AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
 }
 
+// Among the decimals with `digits` significant digits nearest to x (the correctly rounded
+// one and its neighbours in the last digit), appends the one closest to x that `round_trips`;
+// on equal distance the smaller magnitude wins (the rule of the JS reference view). Returns
+// false if none reads back to x.
+template <typename RoundTrips>
+bool AppendNearestWithDigits(double x, int digits, RoundTrips round_trips, std::string* out) {
+  char buf[64];
+  auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", std::fabs(x), digits - 1).out;
+  *end = '\0';
+  const std::string_view text(buf, static_cast<size_t>(end - buf));
+  const size_t e = text.find('e');
+  std::string mantissa;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') mantissa += c;
+  }
+  const int exp10 = std::atoi(buf + e + 1) - (digits - 1);
+  const long long m = std::atoll(mantissa.c_str());
+  std::string best;
+  double best_dist = 0;
+  for (long long cand : {m - 1, m, m + 1}) {  // ascending, so a tie goes to the smaller
+    if (cand <= 0) continue;
+    std::string candidate = fmt::format("{}{}e{}", x < 0 ? "-" : "", cand, exp10);
+    const double v = std::strtod(candidate.c_str(), nullptr);
+    if (!round_trips(v)) continue;
+    const double dist = std::fabs(v - x);
+    if (best.empty() || dist < best_dist) {
+      best = std::move(candidate);
+      best_dist = dist;
+    }
+  }
+  if (best.empty()) return false;
+  AppendFromDecimalText(best, out);
+  return true;
+}
+
+// Number of significant digits in a shortest rendering such as "-1.2345e-07" or "1200".
+int SignificantDigits(std::string_view text) {
+  int first = -1;
+  int last = -1;
+  int count = 0;
+  for (char c : text) {
+    if (c == 'e') break;
+    if (c < '0' || c > '9') continue;
+    if (c != '0' || first >= 0) {
+      if (first < 0) first = count;
+      if (c != '0') last = count;
+      ++count;
+    }
+  }
+  return first < 0 ? 1 : last - first + 1;
+}
+
 void AppendFloat(float v, std::string* out) {
   if (AppendNonFinite(v, out)) return;
+  if (v == 0) {
+    out->append(std::signbit(v) ? "-0.0" : "0.0");
+    return;
+  }
+  // fmt's shortest form gives the digit count; the nearest candidate of that length is then
+  // picked with the reference tie rule (fmt breaks exact ties to even instead).
   char buf[64];
-  auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;  // shortest for float width
-  AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
+  auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;
+  const std::string_view shortest(buf, static_cast<size_t>(end - buf));
+  const auto round_trips = [v](double d) { return static_cast<float>(d) == v; };
+  if (!AppendNearestWithDigits(v, SignificantDigits(shortest), round_trips, out)) {
+    AppendFromDecimalText(shortest, out);
+  }
 }
 
 // True when the decimal value `d` rounds (to nearest, ties to even) to the half `bits`.
@@ -136,37 +198,9 @@ void AppendHalf(uint16_t bits, std::string* out) {
     out->append(bits & 0x8000u ? "-0.0" : "0.0");
     return;
   }
-  char buf[64];
-  for (int precision = 0; precision < 8; ++precision) {
-    // The nearest decimal with precision+1 digits and its two neighbours in the last digit.
-    auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", std::fabs(f), precision).out;
-    *end = '\0';
-    const std::string_view text(buf, static_cast<size_t>(end - buf));
-    const size_t e = text.find('e');
-    std::string mantissa;
-    for (char c : text.substr(0, e)) {
-      if (c != '.') mantissa += c;
-    }
-    const int exp10 = std::atoi(buf + e + 1) - precision;
-    const long long m = std::atoll(mantissa.c_str());
-    std::string best;
-    double best_dist = 0;
-    for (long long cand : {m, m - 1, m + 1}) {
-      if (cand <= 0) continue;
-      const std::string candidate =
-          fmt::format("{}{}e{}", f < 0 ? "-" : "", cand, exp10);
-      const double v = std::strtod(candidate.c_str(), nullptr);
-      if (!RoundsToHalf(v, bits)) continue;
-      const double dist = std::fabs(v - static_cast<double>(f));
-      if (best.empty() || dist < best_dist) {
-        best = candidate;
-        best_dist = dist;
-      }
-    }
-    if (!best.empty()) {
-      AppendFromDecimalText(best, out);
-      return;
-    }
+  const auto round_trips = [bits](double d) { return RoundsToHalf(d, bits); };
+  for (int digits = 1; digits <= 9; ++digits) {
+    if (AppendNearestWithDigits(f, digits, round_trips, out)) return;
   }
   AppendFloat(f, out);  // not reached: 5 significant digits always identify a half
 }

@@ -1,0 +1,324 @@
+// Canonical JSON rows and schema JSON: exact output strings and write -> read round trips.
+#include "lance/columnar/json.h"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "lance/columnar/builder.h"
+#include "lance/columnar/float16.h"
+
+namespace lance {
+namespace {
+
+std::string Lines(const RecordBatch& batch) {
+  std::string out;
+  EXPECT_TRUE(AppendJsonLines(batch, &out).ok());
+  return out;
+}
+
+std::string One(const ArrayPtr& array) {
+  auto batch = std::make_shared<RecordBatch>(schema({field("v", array->type)}), array->length,
+                                             std::vector<ArrayPtr>{array});
+  return Lines(*batch);
+}
+
+template <typename B, typename T>
+ArrayPtr Build(DataTypePtr type, std::vector<T> values) {
+  B b(type);
+  for (auto v : values) EXPECT_TRUE(b.Append(v).ok());
+  return *b.Finish();
+}
+
+TEST(JsonWriterTest, Integers) {
+  EXPECT_EQ(One(Build<Int64Builder, int64_t>(int64(), {std::numeric_limits<int64_t>::min(),
+                                                       std::numeric_limits<int64_t>::max(), 0})),
+            "{\"v\":-9223372036854775808}\n{\"v\":9223372036854775807}\n{\"v\":0}\n");
+  EXPECT_EQ(One(Build<UInt64Builder, uint64_t>(uint64(), {std::numeric_limits<uint64_t>::max()})),
+            "{\"v\":18446744073709551615}\n");
+  EXPECT_EQ(One(Build<Int8Builder, int8_t>(int8(), {-128, 127})), "{\"v\":-128}\n{\"v\":127}\n");
+  EXPECT_EQ(One(Build<Int64Builder, int64_t>(timestamp(TimeUnit::kNano, "UTC"),
+                                             {1700000000123456789})),
+            "{\"v\":1700000000123456789}\n");
+}
+
+TEST(JsonWriterTest, Doubles) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto a = Build<DoubleBuilder, double>(
+      float64(), {std::nan(""), inf, -inf, -0.0, 0.0, 1e300, 1.0, 0.1, 123.456, 1e21, 1e20,
+                  1e-7, 1.5e-6, 5e-324, -2.5, 100.0, 1.7976931348623157e308});
+  EXPECT_EQ(a->ToString(),
+            R"(["NaN", "Infinity", "-Infinity", -0.0, 0.0, 1e300, 1.0, 0.1, 123.456, 1e21, )"
+            R"(100000000000000000000.0, 1e-7, 0.0000015, 5e-324, -2.5, 100.0, )"
+            R"(1.7976931348623157e308])");
+}
+
+TEST(JsonWriterTest, FloatsUseTheirOwnWidth) {
+  auto f = Build<FloatBuilder, float>(float32(), {0.1f, 1.0f / 3.0f, 16777216.0f, 3.4028235e38f,
+                                                  1e-45f, -0.0f});
+  EXPECT_EQ(f->ToString(), "[0.1, 0.33333334, 16777216.0, 3.4028235e38, 1e-45, -0.0]");
+  // Exact ties between two shortest candidates go to the smaller magnitude (the JS reference
+  // view's rule), for float32 and float16 alike.
+  auto ties = Build<FloatBuilder, float>(float32(), {183723.875f, -42258.1875f});
+  EXPECT_EQ(ties->ToString(), "[183723.87, -42258.187]");
+  auto half_tie = Build<UInt16Builder, uint16_t>(float16(), {FloatToHalf(0.046875f)});
+  EXPECT_EQ(half_tie->ToString(), "[0.04687]");
+  auto h = Build<UInt16Builder, uint16_t>(
+      float16(), {FloatToHalf(0.1f), FloatToHalf(65504.0f), 0x0001 /* smallest subnormal */,
+                  FloatToHalf(1.0f / 3.0f), 0x7e00, 0xfc00, 0x8000, FloatToHalf(1000.0f)});
+  EXPECT_EQ(h->ToString(),
+            R"([0.1, 65500.0, 6e-8, 0.3333, "NaN", "-Infinity", -0.0, 1000.0])");
+}
+
+TEST(JsonWriterTest, HalfFloatConversions) {
+  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);  // rounds to infinity
+  EXPECT_EQ(FloatToHalf(5.9604645e-8f), 0x0001);
+  EXPECT_EQ(FloatToHalf(2.9802322e-8f), 0x0000);  // exactly half the smallest: ties to even
+  EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const auto bits = static_cast<uint16_t>(h);
+    const float f = HalfToFloat(bits);
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(FloatToHalf(f), bits) << h;
+  }
+}
+
+TEST(JsonWriterTest, StringsEscapes) {
+  auto a = Build<StringBuilder, std::string>(
+      utf8(), {std::string("quote\" back\\ nl\n tab\t cr\r"), std::string("\x01\x1f\x7f", 3),
+               std::string("é日本😀"), std::string("\b\f/")});
+  EXPECT_EQ(One(a),
+            "{\"v\":\"quote\\\" back\\\\ nl\\n tab\\t cr\\r\"}\n"
+            "{\"v\":\"\\u0001\\u001f\x7f\"}\n"
+            "{\"v\":\"é日本😀\"}\n"
+            "{\"v\":\"\\b\\f/\"}\n");
+}
+
+TEST(JsonWriterTest, Base64) {
+  EXPECT_EQ(Base64Encode(""), "");
+  EXPECT_EQ(Base64Encode("f"), "Zg==");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(Base64Encode(std::string("\xff\xfe\x00", 3)), "//4A");
+  EXPECT_EQ(*Base64Decode("Zm8="), "fo");
+  EXPECT_EQ(*Base64Decode("Zm8"), "fo");
+  EXPECT_TRUE(Base64Decode("Zm8*").status().IsInvalidArgument());
+  EXPECT_TRUE(Base64Decode("Z").status().IsInvalidArgument());
+  EXPECT_TRUE(Base64Decode("Zm9=").status().IsInvalidArgument());  // non-zero trailing bits
+  auto a = Build<BinaryBuilder, std::string>(binary(), {std::string("\x00\x01\x02", 3), ""});
+  EXPECT_EQ(One(a), "{\"v\":\"AAEC\"}\n{\"v\":\"\"}\n");
+}
+
+TEST(JsonWriterTest, Decimals) {
+  EXPECT_EQ(Decimal128ToString(-1230, 2), "-12.30");
+  EXPECT_EQ(Decimal128ToString(123, 0), "123");
+  EXPECT_EQ(Decimal128ToString(5, 3), "0.005");
+  EXPECT_EQ(Decimal128ToString(-5, 3), "-0.005");
+  EXPECT_EQ(Decimal128ToString(0, 2), "0.00");
+  EXPECT_EQ(Decimal128ToString(12, -2), "1200");
+  __int128 max38 = 0;  // 10^38 - 1, the largest decimal128(38, s) value
+  for (int i = 0; i < 38; ++i) max38 = max38 * 10 + 9;
+  EXPECT_EQ(Decimal128ToString(max38, 10), "9999999999999999999999999999.9999999999");
+  EXPECT_EQ(*Decimal128FromString("9999999999999999999999999999.9999999999", 38, 10), max38);
+  EXPECT_TRUE(Decimal128FromString("99999999999999999999999999999.9999999999", 38, 10)
+                  .status()
+                  .IsInvalidArgument());
+  const __int128 min128 = static_cast<__int128>(static_cast<unsigned __int128>(1) << 127);
+  EXPECT_EQ(Decimal128ToString(min128, 0), "-170141183460469231731687303715884105728");
+  EXPECT_EQ(*Decimal128FromString("-12.3", 5, 2), -1230);
+  EXPECT_EQ(*Decimal128FromString("0.005", 5, 3), 5);
+  EXPECT_EQ(*Decimal128FromString("12.500", 5, 1), 125);  // zero extra digits are fine
+  EXPECT_TRUE(Decimal128FromString("12.345", 5, 2).status().IsInvalidArgument());
+  EXPECT_TRUE(Decimal128FromString("123456", 5, 0).status().IsInvalidArgument());
+  EXPECT_TRUE(Decimal128FromString("1e5", 5, 0).status().IsInvalidArgument());
+  EXPECT_TRUE(Decimal128FromString("", 5, 0).status().IsInvalidArgument());
+  EXPECT_TRUE(Decimal128FromString("-", 5, 0).status().IsInvalidArgument());
+  auto a = *ArrayFromJSON(decimal128(10, 2), R"(["-12.30", "0.05", null, "7"])");
+  EXPECT_EQ(One(a), "{\"v\":\"-12.30\"}\n{\"v\":\"0.05\"}\n{\"v\":null}\n{\"v\":\"7.00\"}\n");
+}
+
+TEST(JsonWriterTest, NestedRows) {
+  auto s = schema({field("id", int32(), false),
+                   field("s", struct_({field("a", utf8()), field("b", list(int8()))})),
+                   field("m", map(utf8(), float64())),
+                   field("d", dictionary(int8(), utf8())),
+                   field("f", fixed_size_list(int16(), 2)), field("n", null())});
+  auto batch = RecordBatchFromJSON(
+      s, R"([{"id": 1, "s": {"a": "x", "b": [1, null]}, "m": [["k", 1.5], ["j", null]],
+              "d": "red", "f": [1, 2], "n": null},
+             {"id": 2, "s": null, "m": null, "d": null, "f": null}])");
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(Lines(**batch),
+            "{\"id\":1,\"s\":{\"a\":\"x\",\"b\":[1,null]},\"m\":[[\"k\",1.5],[\"j\",null]],"
+            "\"d\":\"red\",\"f\":[1,2],\"n\":null}\n"
+            "{\"id\":2,\"s\":null,\"m\":null,\"d\":null,\"f\":null,\"n\":null}\n");
+}
+
+// Every type: ArrayFromJSON -> rows -> ReadJsonLines -> Equals, and the text is stable.
+TEST(JsonRoundTripTest, EveryType) {
+  const std::vector<std::pair<DataTypePtr, std::string>> cases = {
+      {null(), "[null, null]"},
+      {boolean(), "[true, false, null]"},
+      {int8(), "[-128, 127, null]"},
+      {int16(), "[-32768, 32767]"},
+      {int32(), "[-2147483648, 2147483647]"},
+      {int64(), "[-9223372036854775808, 9223372036854775807, null]"},
+      {uint8(), "[0, 255]"},
+      {uint16(), "[65535]"},
+      {uint32(), "[4294967295]"},
+      {uint64(), "[18446744073709551615, 0]"},
+      {float16(), R"([0.1, -2.5, "NaN", "Infinity", 65500.0, 6e-8, null])"},
+      {float32(), R"([0.1, 3.4028235e38, 1e-45, "-Infinity", -0.0])"},
+      {float64(), R"([0.1, 1e300, 5e-324, "NaN", 1.0, -0.0, null])"},
+      {utf8(), R"(["", "a\"b\\c\n", "日本", null])"},
+      {large_utf8(), R"(["x", null])"},
+      {binary(), R"(["", "AAEC", "/w==", null])"},
+      {large_binary(), R"(["AA==", null])"},
+      {fixed_size_binary(2), R"(["AAE=", null])"},
+      {date32(), "[19000, -1, null]"},
+      {date64(), "[1641600000000]"},
+      {time32(TimeUnit::kSecond), "[86399]"},
+      {time32(TimeUnit::kMilli), "[1000]"},
+      {time64(TimeUnit::kMicro), "[1]"},
+      {time64(TimeUnit::kNano), "[86399999999999]"},
+      {timestamp(TimeUnit::kSecond), "[0]"},
+      {timestamp(TimeUnit::kMicro, "UTC"), "[1700000000000000, null]"},
+      {timestamp(TimeUnit::kNano, "America/New_York"), "[-1]"},
+      {duration(TimeUnit::kMilli), "[-5, 5]"},
+      {decimal128(38, 10), R"(["1234567890123456789012345678.1234567890", "-0.0000000001"])"},
+      {decimal128(5, 0), R"(["-99999", null])"},
+      {list(int32()), "[[1, 2], null, []]"},
+      {large_list(utf8()), R"([["a", null], []])"},
+      {fixed_size_list(float32(), 2), "[[1.5, 2.0], null]"},
+      {struct_({field("a", int32()), field("b", struct_({field("c", utf8())}))}),
+       R"([{"a": 1, "b": {"c": "x"}}, null, {"a": null, "b": null}])"},
+      {map(utf8(), list(int64())), R"([[["a", [1]], ["b", null]], [], null])"},
+      {dictionary(int32(), utf8()), R"(["a", "b", "a", null])"},
+      {dictionary(uint8(), large_binary()), R"(["AA==", "AA==", null])"},
+      {dictionary(int16(), int64()), "[5, 5, null]"},
+  };
+  for (const auto& [type, json] : cases) {
+    auto a = ArrayFromJSON(type, json);
+    ASSERT_TRUE(a.ok()) << type->ToString() << ": " << a.status().ToString();
+    ASSERT_TRUE((*a)->ValidateFull().ok()) << type->ToString();
+    auto s = schema({field("v", type), field("i", int32())});
+    std::vector<int32_t> ids((*a)->length);
+    Int32Builder ib(int32());
+    for (int64_t i = 0; i < (*a)->length; ++i) ASSERT_TRUE(ib.Append(static_cast<int32_t>(i)).ok());
+    auto batch = RecordBatch::Make(s, (*a)->length, {*a, *ib.Finish()});
+    ASSERT_TRUE(batch.ok());
+    const std::string text = Lines(**batch);
+    auto back = ReadJsonLines(text, s);
+    ASSERT_TRUE(back.ok()) << type->ToString() << ": " << back.status().ToString() << "\n" << text;
+    EXPECT_TRUE((*back)->Equals(**batch)) << type->ToString() << "\n" << text << "\n"
+                                          << (*back)->ToString();
+    EXPECT_EQ(Lines(**back), text) << type->ToString();
+    // Sliced input writes the same rows as the slice's values.
+    if ((*a)->length > 1) {
+      auto sliced = (*batch)->Slice(1, (*a)->length - 1);
+      const std::string tail = text.substr(text.find('\n') + 1);
+      EXPECT_EQ(Lines(*sliced), tail) << type->ToString();
+    }
+  }
+}
+
+TEST(JsonReaderTest, LenientNumbersAndErrors) {
+  auto s = schema({field("f", float32()), field("i", int64())});
+  auto b = ReadJsonLines("{\"f\": 1, \"i\": 2}\n\n{\"f\": 2.50}\n", s);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(Lines(**b), "{\"f\":1.0,\"i\":2}\n{\"f\":2.5,\"i\":null}\n");
+  auto no_newline = ReadJsonLines("{\"i\": 1}", s);
+  ASSERT_TRUE(no_newline.ok());
+  EXPECT_EQ((*no_newline)->num_rows(), 1);
+  auto bad = ReadJsonLines("{\"i\": 1}\n{\"i\": 1.5}\n", s);
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  EXPECT_NE(bad.status().message().find("line 2"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("'i'"), std::string::npos) << bad.status().ToString();
+  EXPECT_TRUE(ReadJsonLines("{\"i\": }\n", s).status().IsInvalidArgument());
+  EXPECT_TRUE(ReadJsonLines("[1]\n", s).status().IsInvalidArgument());
+  EXPECT_TRUE(ReadJsonLines("{\"x\": 1}\n", s).status().IsInvalidArgument());
+  EXPECT_TRUE(ReadJsonLines("{\"i\": 18446744073709551615}\n", s).status().IsInvalidArgument());
+  auto empty = ReadJsonLines("", s);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ((*empty)->num_rows(), 0);
+}
+
+TEST(SchemaJsonTest, RoundTripEveryType) {
+  auto meta = std::make_shared<const KeyValueMetadata>(
+      std::vector<std::pair<std::string, std::string>>{{"k", "v"}, {"a", "\"quoted\""}});
+  std::vector<FieldPtr> fields = {
+      field("a", int64(), false),
+      field("t", timestamp(TimeUnit::kMicro, "UTC")),
+      field("l", list(int32())),
+      field("n", null()),
+      field("b", boolean(), true, meta),
+      field("h", float16()),
+      field("fs", fixed_size_binary(16)),
+      field("t32", time32(TimeUnit::kMilli)),
+      field("t64", time64(TimeUnit::kNano)),
+      field("dur", duration(TimeUnit::kSecond)),
+      field("dec", decimal128(38, 9)),
+      field("ll", large_list(field("element", utf8(), false))),
+      field("fsl", fixed_size_list(float32(), 128)),
+      field("st", struct_({field("x", large_utf8()), field("y", large_binary())})),
+      field("m", map(utf8(), int32(), true)),
+      field("d", dictionary(int16(), utf8(), true)),
+      field("d32", date32()),
+      field("d64", date64()),
+  };
+  fields.push_back(field("ids", uint32())->WithId(7));
+  auto s = schema(fields, meta);
+  const std::string text = SchemaToJson(*s);
+  auto back = SchemaFromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+  EXPECT_TRUE((*back)->Equals(*s, /*check_metadata=*/true)) << (*back)->ToString();
+  EXPECT_EQ(SchemaToJson(**back), text);
+  EXPECT_EQ((*back)->field(18)->id(), 7);
+  // The documented spelling of a few fields.
+  EXPECT_NE(text.find(R"({"name":"a","type":"int64","nullable":false})"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"({"name":"t","type":{"name":"timestamp","unit":"us","timezone":"UTC"},)"
+                      R"("nullable":true})"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"({"name":"l","type":{"name":"list","item":{"name":"item","type":"int32",)"
+                      R"("nullable":true}},"nullable":true})"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("metadata":{"k":"v","a":"\"quoted\""})"), std::string::npos) << text;
+}
+
+TEST(SchemaJsonTest, ShorthandsAndErrors) {
+  auto s = SchemaFromJson(
+      R"({"fields":[{"name":"m","type":{"name":"map","key":"utf8","value":"int64"}},
+                    {"name":"s","type":"string"}]})");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE((*s)->field(0)->type()->Equals(*map(utf8(), int64())));
+  EXPECT_TRUE((*s)->field(0)->nullable());
+  EXPECT_TRUE((*s)->field(1)->type()->Equals(*utf8()));
+  EXPECT_TRUE(SchemaFromJson("{").status().IsInvalidArgument());
+  EXPECT_TRUE(SchemaFromJson(R"({"fields":[{"name":"a","type":"int128"}]})")
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(SchemaFromJson(R"({"fields":[{"name":"a","type":{"name":"time32","unit":"us"}}]})")
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(SchemaFromJson(R"({"fields":[{"name":"a","type":"timestamp"}]})")
+                  .status()
+                  .IsInvalidArgument());
+  auto err = SchemaFromJson(
+      R"({"fields":[{"name":"outer","type":{"name":"struct","fields":[{"name":"x"}]}}]})");
+  EXPECT_TRUE(err.status().IsInvalidArgument());
+  EXPECT_NE(err.status().message().find("'x'"), std::string::npos) << err.status().ToString();
+  auto t = DataTypeFromJson(R"({"name":"dictionary","index":"int8","value":"utf8"})");
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE((*t)->Equals(*dictionary(int8(), utf8())));
+  EXPECT_EQ(DataTypeToJson(*decimal128(10, 2)),
+            R"({"name":"decimal128","precision":10,"scale":2})");
+}
+
+}  // namespace
+}  // namespace lance
