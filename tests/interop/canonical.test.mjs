@@ -10,7 +10,7 @@ import {
   diffRows, expectedRows, float16BitsToNumber, floatText, numberToFloat16Bits, parseJson,
   parseJsonLines, roundToFloat16, toJson,
 } from './lib/canonical.mjs';
-import { cases, dictionaryEvolutionStream, makeTable, toIPC } from './lib/gen.mjs';
+import { cases, dictionaryEvolutionStream, makeTable, singleTypeCases, toIPC } from './lib/gen.mjs';
 import { describeSchema } from './lib/schema.mjs';
 
 describe('shortest round-trip floats', () => {
@@ -22,6 +22,8 @@ describe('shortest round-trip floats', () => {
       [65504, 16, '65500.0'], [5.960464477539063e-8, 16, '6e-8'], [0.0999755859375, 16, '0.1'],
       [5e-324, 64, '5e-324'], [0.1, 64, '0.1'], [1e21, 64, '1e21'], [-0, 64, '-0.0'],
       [NaN, 32, '"NaN"'], [-Infinity, 16, '"-Infinity"'],
+      [183723.875, 32, '183723.87'], [0.046875, 16, '0.04687'], [-183723.875, 32, '-183723.87'],
+      [1e-7, 64, '1e-7'], [0.0000015, 64, '0.0000015'], [1e20, 64, '100000000000000000000.0'],
     ];
     for (const [x, bits, want] of known) assert.equal(floatText(x, bits), want, `${x} as float${bits}`);
   });
@@ -72,11 +74,15 @@ describe('parser and comparator', () => {
       { name: 's', type: new A.Utf8(), values: [null] },
     ], [1]);
     const rows = expectedRows(table);
-    const ok = [
-      '{"i":9223372036854775807,"f":0.1,"z":-0.0,"n":"NaN","s":null}\n',
-      '{"i":9223372036854775807,"f":1e-1,"z":-0,"n":"NaN","s":null}\n',
-    ];
-    for (const text of ok) assert.equal(diffRows(rows, text), null, text);
+    const canonical = '{"i":9223372036854775807,"f":0.1,"z":-0.0,"n":"NaN","s":null}\n';
+    assert.equal(diffRows(rows, canonical), null);
+    // Equal in value but not in the canonical notation: accepted only when not exact.
+    for (const text of ['{"i":9223372036854775807,"f":1e-1,"z":-0,"n":"NaN","s":null}\n',
+                        '{"i":9223372036854775807, "f":0.1,"z":-0.0,"n":"NaN","s":null}\n',
+                        '{"i":9223372036854775807,"f":0.1,"z":-0.0,"n":"N\\u0061N","s":null}\n']) {
+      assert.equal(diffRows(rows, text, { exact: false }), null, text);
+      assert.match(diffRows(rows, text), /not in canonical text/, text);
+    }
     const bad = [
       '{"i":9223372036854775806,"f":0.1,"z":-0.0,"n":"NaN","s":null}\n',  // off by one
       '{"i":9223372036854775807.0,"f":0.1,"z":-0.0,"n":"NaN","s":null}\n',  // not an integer
@@ -96,7 +102,7 @@ describe('parser and comparator', () => {
 
 describe('generator and apache-arrow agree', () => {
   test('every case survives apache-arrow\'s own stream and file round trip', () => {
-    for (const c of cases()) {
+    for (const c of [...cases(), ...singleTypeCases()]) {
       const want = expectedRows(c.table);
       for (const fmt of ['stream', 'file']) {
         const back = A.tableFromIPC(toIPC(c.table, fmt));

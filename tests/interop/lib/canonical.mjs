@@ -129,6 +129,42 @@ function bumpDigits(neg, digits, exp, delta) {
   return normalizeDecimal(`${neg ? '-' : ''}0.${s}e${e}`);
 }
 
+// Exact rationals [numerator, denominator] (BigInt, denominator > 0) for tie-breaking.
+function exactRational(x) {
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const hi = buf.getUint32(0);
+  const lo = buf.getUint32(4);
+  const exp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  let e;
+  if (exp === 0) {
+    e = -1074;
+  } else {
+    mant |= 1n << 52n;
+    e = exp - 1075;
+  }
+  if (hi >>> 31) mant = -mant;
+  return e >= 0 ? [mant << BigInt(e), 1n] : [mant, 1n << BigInt(-e)];
+}
+
+function decimalRational({ neg, digits, exp }) {
+  // value = 0.DIGITS * 10^exp = DIGITS * 10^(exp - len)
+  const k = exp - digits.length;
+  let num = BigInt(digits || '0');
+  if (neg) num = -num;
+  return k >= 0 ? [num * 10n ** BigInt(k), 1n] : [num, 10n ** BigInt(-k)];
+}
+
+function absDiff([a, b], [c, d]) {
+  const n = a * d - c * b;
+  return [n < 0n ? -n : n, b * d];
+}
+
+function lessThan([a, b], [c, d]) {
+  return a * d < c * b;
+}
+
 // Shortest decimal that rounds back to `x` at the given float width; among candidates of
 // the shortest length the one nearest to x. `x` must already be representable at that width.
 export function shortestFloat(x, bits) {
@@ -142,15 +178,16 @@ export function shortestFloat(x, bits) {
   for (let p = 1; p <= MAX_DIGITS[bits]; p++) {
     const base = normalizeDecimal(x.toExponential(p - 1));
     const padded = base.digits.padEnd(p, '0');
+    // Candidates in increasing magnitude, so an exact tie keeps the smaller magnitude.
     let best = null;
-    let bestDist = Infinity;
+    let bestDist = null;
+    const exact = exactRational(x);
     for (const d of [-1, 0, 1]) {
       const c = bumpDigits(base.neg, padded, base.exp, d);
       if (!c) continue;
-      const v = Number(decimalText(c));
-      if (round(v) !== x) continue;
-      const dist = Math.abs(v - x);
-      if (dist < bestDist) {
+      if (round(Number(decimalText(c))) !== x) continue;
+      const dist = absDiff(decimalRational(c), exact);
+      if (best === null || lessThan(dist, bestDist)) {
         best = c;
         bestDist = dist;
       }
@@ -278,9 +315,10 @@ export function valueAt(data, i) {
   }
 }
 
-// Expected rows (array of Obj) of an apache-arrow Table or RecordBatch.
+// Expected rows (array of Obj) of an apache-arrow Table or RecordBatch. Duck-typed: tables
+// from another copy of apache-arrow (the CommonJS build used by @lancedb/lancedb) work too.
 export function expectedRows(tableOrBatch) {
-  const batches = tableOrBatch instanceof A.Table ? tableOrBatch.batches : [tableOrBatch];
+  const batches = Array.isArray(tableOrBatch.batches) ? tableOrBatch.batches : [tableOrBatch];
   const rows = [];
   for (const batch of batches) {
     const fields = batch.schema.fields;
@@ -482,20 +520,62 @@ export function diffValue(expected, actual, path = '$') {
   throw new Error(`diffValue: unexpected expected value ${expected}`);
 }
 
-// Compares JSON-lines text against expected rows; returns null or a message.
-export function diffRows(expectedRowsList, outputText) {
+// Compares JSON-lines text against expected rows; returns null or a message listing the
+// first differences (at most one per column, at most `limit`). Values are compared first
+// (exact integers, float digits, strings); then, unless `exact` is false, the text itself
+// must equal the canonical serialization byte for byte (docs/cli.md fixes the notation).
+export function diffRows(expectedRowsList, outputText, { limit = 8, exact = true } = {}) {
+  const problem = diffRowValues(expectedRowsList, outputText, limit);
+  if (problem || !exact) return problem;
+  const want = expectedRowsList.map((r) => toJson(r) + '\n').join('');
+  if (want === outputText) return null;
+  const got = outputText.split('\n');
+  const exp = want.split('\n');
+  for (let i = 0; i < exp.length; i++) {
+    if (got[i] === exp[i]) continue;
+    let c = 0;
+    while (c < exp[i].length && got[i][c] === exp[i][c]) c++;
+    return `line ${i + 1} equal in value but not in canonical text at column ${c + 1}:\n` +
+      `  expected ...${exp[i].slice(Math.max(0, c - 40), c + 60)}\n` +
+      `  got      ...${got[i].slice(Math.max(0, c - 40), c + 60)}`;
+  }
+  return 'output differs from the canonical text';
+}
+
+function diffRowValues(expectedRowsList, outputText, limit) {
   let actual;
   try {
     actual = parseJsonLines(outputText);
   } catch (e) {
     return `output is not canonical JSON lines: ${e.message}`;
   }
+  const problems = [];
   if (actual.length !== expectedRowsList.length) {
-    return `row count ${actual.length} != expected ${expectedRowsList.length}`;
+    problems.push(`row count ${actual.length} != expected ${expectedRowsList.length}`);
   }
-  for (let r = 0; r < actual.length; r++) {
-    const d = diffValue(expectedRowsList[r], actual[r], `row ${r}`);
-    if (d) return d;
+  const seenColumns = new Set();
+  const n = Math.min(actual.length, expectedRowsList.length);
+  for (let r = 0; r < n && problems.length < limit; r++) {
+    const exp = expectedRowsList[r];
+    const act = actual[r];
+    if (!(act instanceof Obj) || act.entries.length !== exp.entries.length) {
+      problems.push(diffValue(exp, act, `row ${r}`));
+      break;
+    }
+    for (let k = 0; k < exp.entries.length && problems.length < limit; k++) {
+      const col = exp.entries[k][0];
+      if (seenColumns.has(col)) continue;
+      if (act.entries[k][0] !== col) {
+        problems.push(`row ${r}: key ${k} is ${JSON.stringify(act.entries[k][0])}, expected ${JSON.stringify(col)}`);
+        seenColumns.add(col);
+        continue;
+      }
+      const d = diffValue(exp.entries[k][1], act.entries[k][1], `row ${r}.${col}`);
+      if (d) {
+        problems.push(d);
+        seenColumns.add(col);
+      }
+    }
   }
-  return null;
+  return problems.length ? problems.join('\n') : null;
 }

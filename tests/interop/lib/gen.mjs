@@ -400,17 +400,23 @@ export function allColumns() {
   return { cols, dicts };
 }
 
-// The test cases: name -> table. `streamOnly` marks tables the file writer cannot hold.
+// One single-column table per type (nullable and non-null variants): cheap for JS
+// self-checks and for naming the failing types when a combined table fails.
+export function singleTypeCases() {
+  const { cols, dicts } = allColumns();
+  return cols.map((c) => ({ name: `type ${c.name}`, table: makeTable([c], BATCHES, { dicts }) }));
+}
+
+// The interop cases: a few tables that together hold every type and IPC situation.
 export function cases() {
   const out = [];
   const { cols, dicts } = allColumns();
-  for (const c of cols) {
-    out.push({ name: `type ${c.name}`, table: makeTable([c], BATCHES, { dicts }) });
-  }
+  const nullable = cols.filter((c) => !c.name.endsWith('_nn'));
+  const nonNull = cols.filter((c) => c.name.endsWith('_nn'));
   out.push({ name: 'all types in one table', table: makeTable(cols, BATCHES, { dicts }) });
-  out.push({
-    name: 'single batch', table: makeTable(cols.slice(0, 20), [ROWS], { dicts }),
-  });
+  out.push({ name: 'nullable columns', table: makeTable(nullable, BATCHES, { dicts }) });
+  out.push({ name: 'non-null columns', table: makeTable(nonNull, [ROWS - 1, 1], { dicts }) });
+  out.push({ name: 'single batch', table: makeTable(cols.slice(0, 20), [ROWS], { dicts }) });
   out.push({
     name: 'empty batches only',
     table: makeTable([{ name: 'x', type: new A.Int32(), values: [] }, { name: 's', type: new A.Utf8(), values: [] }], [0, 0]),

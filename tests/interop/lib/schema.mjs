@@ -46,3 +46,46 @@ export function describeField(f) {
 export function describeSchema(s) {
   return `${s.fields.map(describeField).join('\n')}\n${metadataText(s.metadata) || '(no schema metadata)'}`;
 }
+
+// The schema JSON form of docs/cli.md ("Schema JSON"), used by `--schema`.
+const UNIT = { [A.TimeUnit.SECOND]: 's', [A.TimeUnit.MILLISECOND]: 'ms', [A.TimeUnit.MICROSECOND]: 'us', [A.TimeUnit.NANOSECOND]: 'ns' };
+
+export function typeToJson(t) {
+  switch (t.typeId) {
+    case T.Null: return 'null';
+    case T.Bool: return 'bool';
+    case T.Int: return `${t.isSigned ? 'int' : 'uint'}${t.bitWidth}`;
+    case T.Float: return `float${[16, 32, 64][t.precision]}`;
+    case T.Utf8: return 'utf8';
+    case T.LargeUtf8: return 'large_utf8';
+    case T.Binary: return 'binary';
+    case T.LargeBinary: return 'large_binary';
+    case T.Date: return t.unit === A.DateUnit.DAY ? 'date32' : 'date64';
+    case T.FixedSizeBinary: return { name: 'fixed_size_binary', byte_width: t.byteWidth };
+    case T.Time: return { name: `time${t.bitWidth}`, unit: UNIT[t.unit] };
+    case T.Timestamp:
+      return t.timezone ? { name: 'timestamp', unit: UNIT[t.unit], timezone: t.timezone }
+                        : { name: 'timestamp', unit: UNIT[t.unit] };
+    case T.Duration: return { name: 'duration', unit: UNIT[t.unit] };
+    case T.Decimal: return { name: `decimal${t.bitWidth}`, precision: t.precision, scale: t.scale };
+    case T.List: return { name: 'list', item: fieldToJson(t.children[0]) };
+    case T.FixedSizeList: return { name: 'fixed_size_list', item: fieldToJson(t.children[0]), list_size: t.listSize };
+    case T.Struct: return { name: 'struct', fields: t.children.map(fieldToJson) };
+    case T.Map: return { name: 'map', entries: fieldToJson(t.children[0]), keys_sorted: !!t.keysSorted };
+    case T.Dictionary:
+      return { name: 'dictionary', index: typeToJson(t.indices), value: typeToJson(t.dictionary), ordered: !!t.isOrdered };
+    default: throw new Error(`typeToJson: unsupported type ${t}`);
+  }
+}
+
+export function fieldToJson(f) {
+  const out = { name: f.name, type: typeToJson(f.type), nullable: f.nullable };
+  if (f.metadata && f.metadata.size > 0) out.metadata = Object.fromEntries(f.metadata);
+  return out;
+}
+
+export function schemaToJson(s) {
+  const out = { fields: s.fields.map(fieldToJson) };
+  if (s.metadata && s.metadata.size > 0) out.metadata = Object.fromEntries(s.metadata);
+  return JSON.stringify(out);
+}
