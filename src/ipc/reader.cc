@@ -25,6 +25,8 @@ Status AsCorruption(const Status& st, std::string_view what) {
 
 bool MulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
 
+constexpr int64_t kUnknownNullCount = -1;
+
 // The dictionaries in force, by id.
 using DictionaryMemo = std::map<int64_t, ArrayPtr>;
 
@@ -64,16 +66,19 @@ class ArrayLoader {
   Result<ArrayPtr> Load(const DataTypePtr& type) {
     LANCE_ASSIGN_OR_RAISE(const fb::FieldNode* node, NextNode());
     const int64_t length = node->length();
+    // -1 means "not counted" (apache-arrow JS writes it for sliced arrays): the count then
+    // comes from the bitmap.
     const int64_t null_count = node->null_count();
     // The bound keeps every size computation below (length * 16 and the like) from
     // overflowing.
-    if (length < 0 || length > (int64_t{1} << 50) || null_count < 0 || null_count > length) {
+    if (length < 0 || length > (int64_t{1} << 50) || null_count < kUnknownNullCount ||
+        null_count > length) {
       return Status::Corruption("IPC: field node {} has length {} and null count {}",
                                 node_index_ - 1, length, null_count);
     }
     const DataType& t = *type;
     if (t.id() == TypeId::kNull) {
-      if (null_count != length) {
+      if (null_count != length && null_count != kUnknownNullCount) {
         return Status::Corruption("IPC: null array of length {} declares {} nulls", length,
                                   null_count);
       }
@@ -159,7 +164,7 @@ class ArrayLoader {
     }
     auto array = Array::Make(type, length, std::move(buffers), std::move(children), 0,
                              std::move(dictionary));
-    if (array->null_count != null_count) {
+    if (null_count != kUnknownNullCount && array->null_count != null_count) {
       return Status::Corruption("IPC: array of type {} declares {} nulls, its bitmap has {}",
                                 t.ToString(), null_count, array->null_count);
     }
@@ -242,7 +247,9 @@ class ArrayLoader {
 
   Result<BufferPtr> NextValidity(int64_t length, int64_t null_count) {
     LANCE_ASSIGN_OR_RAISE(auto buf, NextBuffer(1, 0, "validity"));
-    if (null_count == 0) return BufferPtr{};
+    if (null_count == 0 || (null_count == kUnknownNullCount && buf->size() == 0)) {
+      return BufferPtr{};
+    }
     if (buf->size() < bit_util::BytesForBits(length)) {
       return Status::Corruption("IPC: validity bitmap of {} bytes for {} elements with {} nulls",
                                 buf->size(), length, null_count);
