@@ -1,0 +1,63 @@
+// Decoders of Lance 2.1/2.2 compressive encodings (lance.encodings21.CompressiveEncoding).
+//
+// A compressive encoding turns a DataBlock into buffers. It is decoded in one of three forms,
+// depending on where the buffers live:
+//   mini-block  the value buffers of one mini-block chunk (up to a few thousand values)
+//   block       one self-describing buffer: dictionary items, constant-page values, levels
+//   per-value   one value of a full-zip page (see structural.h)
+// Byte layouts (all little-endian):
+//   Flat(bits)              packed values; bits == 1 is an LSB-first bitmap
+//   Variable (mini-block)   (n + 1) offsets of the inner Flat width, absolute within the
+//                           buffer (the first one is the size of the offsets), then the bytes
+//   Variable (block)        u32 offset width in bits | u32 position of the bytes | (n + 1)
+//                           offsets relative to the bytes | bytes
+//   InlineBitpacking(T)     per 1024 values: a T holding the bit width w, then a FastLanes
+//                           block of 1024 * w / 8 bytes (the last block is padded to 1024)
+//   OutOfLineBitpacking(T)  FastLanes blocks of width `values.flat.bits_per_value`, no header
+//   Rle                     mini-block: buffer 0 = run values, buffer 1 = u8 run lengths;
+//                           block: u64 byte length of the values | values | u8 run lengths
+//   General(LZ4)            block: u32 uncompressed size | LZ4 block
+//   Fsst                    the inner Variable holds FSST codes (symbol table in the message)
+//   FixedSizeList           flattened child values; with has_validity buffer 0 is an
+//                           LSB-first bitmap over the child values and the values follow
+// All functions are pure; every read is bounds-checked (Corruption on short/garbled input).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "encoding/proto/encodings_v2_1.pb.h"
+#include "lance/core/result.h"
+#include "lance/encoding/data_block.h"
+
+namespace lance::encoding {
+
+namespace pb21 = ::lance::encodings21;
+
+// Decodes `num_values` values from the value buffers of one mini-block chunk.
+Result<DataBlock> DecodeMiniBlockValues(const pb21::CompressiveEncoding& encoding,
+                                        const std::vector<std::string_view>& buffers,
+                                        int64_t num_values);
+
+// Decodes a block-form buffer holding `num_values` values.
+Result<DataBlock> DecodeBlockValues(const pb21::CompressiveEncoding& encoding,
+                                    std::string_view bytes, int64_t num_values);
+
+// Decodes repetition or definition levels (unsigned, at most 16 bits) to one u16 per level.
+Result<std::vector<uint16_t>> DecodeLevels(const pb21::CompressiveEncoding& encoding,
+                                           std::string_view bytes, int64_t num_levels);
+
+// Value i of a kFixed block as an unsigned integer (dictionary indices, levels).
+// REQUIRES: kind == kFixed, bits_per_value in {8, 16, 32, 64}, i < num_values.
+uint64_t FixedValueAt(const DataBlock& block, int64_t i);
+
+// A short human-readable description, e.g. "fsst(variable(flat(32)))".
+std::string DescribeEncoding(const pb21::CompressiveEncoding& encoding);
+
+// Decompresses a General block: u32 uncompressed size + LZ4 block, or a zstd frame
+// (optionally after the same u32 prefix). Errors: Corruption, NotSupported for other schemes.
+Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes);
+
+}  // namespace lance::encoding

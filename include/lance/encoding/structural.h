@@ -1,0 +1,57 @@
+// Page decoders of the Lance 2.1/2.2 structural layouts (lance.encodings21.PageLayout).
+//
+// Mini-block page buffers: [0] chunk metadata, [1] chunk data, [2] dictionary (if any), then
+// the repetition index (if repetition_index_depth > 0).
+//   chunk metadata word (u16 in 2.1, u32 with has_large_chunk in 2.2): low 4 bits = log2 of
+//   the values in the chunk (0 for the last chunk, which holds the remainder), the other bits
+//   = chunk bytes / 8 - 1.
+//   chunk: u16 num_levels | u16 rep bytes (if rep) | u16 def bytes (if def) | one size per
+//   value buffer (u16 in 2.1, u32 in 2.2) | pad to 8 | rep | pad | def | pad | each value
+//   buffer followed by padding to 8 (offsets relative to the chunk start).
+// Full-zip page buffers: [0] the zipped values, [1] the repetition index (variable width or
+//   with repetition). Per item: control word (rep << bits_def | def, ceil((bits_rep +
+//   bits_def) / 8) bytes, absent when both are 0) | length (bits_per_offset / 8 bytes,
+//   variable width only) | value bytes; null and invisible items have no length or value.
+// Constant page: no buffers unless levels are present (raw u16 rep, then def); `inline_value`
+//   holds one fixed-width value; for other types page buffer 0 is `u32 buffer count | u32
+//   size of each | buffers` (offsets then bytes of the single value); neither = all null.
+// Pure functions; all offsets are bounds-checked against the page buffers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "encoding/proto/encodings_v2_1.pb.h"
+#include "lance/core/result.h"
+#include "lance/encoding/data_block.h"
+#include "lance/encoding/repdef.h"
+
+namespace lance::encoding {
+
+struct PageInput {
+  const ::lance::encodings21::PageLayout* layout = nullptr;
+  std::vector<std::string_view> buffers;  // the page's buffers, in order
+  int64_t num_rows = 0;
+  int minor_version = 2;  // 1: u16 chunk grammar unless has_large_chunk
+  // An empty block shaped like the leaf's values (width, variable, fixed-size list), used
+  // for placeholders under nulls and for constant pages.
+  DataBlock prototype;
+};
+
+struct DecodedPage {
+  int64_t num_rows = 0;
+  std::vector<LayerKind> layers;  // innermost first
+  std::vector<uint16_t> rep;      // one per level, empty when absent
+  std::vector<uint16_t> def;      // one per level, empty when absent
+  DataBlock values;               // the visible values, in order
+};
+
+// Errors: Corruption for inconsistent buffers; NotSupported for layouts/encodings this
+// reader does not implement (blob, packed structs, ...).
+Result<DecodedPage> DecodePage(const PageInput& input);
+
+// A one-line description of a page layout for `lance file info`.
+std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);
+
+}  // namespace lance::encoding

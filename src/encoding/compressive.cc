@@ -1,0 +1,459 @@
+#include "lance/encoding/compressive.h"
+
+#include <lz4.h>
+#include <zstd.h>
+
+#include <cstring>
+
+#include "lance/core/bit_util.h"
+#include "lance/encoding/fastlanes.h"
+#include "lance/encoding/fsst.h"
+
+namespace lance::encoding {
+
+namespace {
+
+using Enc = pb21::CompressiveEncoding;
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+Status CheckFixedWidth(uint64_t bits, const char* what) {
+  if (bits == 0 || (bits != 1 && bits % 8 != 0) || bits > 4096 * 64) {
+    return Status::Corruption("{}: unsupported bits per value {}", what, bits);
+  }
+  return Status::OK();
+}
+
+Result<DataBlock> DecodeFlat(const pb21::Flat& flat, std::string_view bytes, int64_t n) {
+  LANCE_RETURN_NOT_OK(CheckFixedWidth(flat.bits_per_value(), "flat"));
+  if (flat.has_data()) {
+    return Status::NotSupported("flat: buffer compression {} is not supported",
+                                static_cast<int>(flat.data().scheme()));
+  }
+  const int bits = static_cast<int>(flat.bits_per_value());
+  const int64_t need = bit_util::BytesForBits(n * bits);
+  if (n < 0 || static_cast<int64_t>(bytes.size()) < need) {
+    return Status::Corruption("flat({}): {} values need {} bytes, buffer has {}", bits, n, need,
+                              bytes.size());
+  }
+  DataBlock block = DataBlock::Fixed(bits);
+  if (bits == 1) {
+    block.AppendBits(reinterpret_cast<const uint8_t*>(bytes.data()), 0, n);
+  } else {
+    block.AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), n);
+  }
+  return block;
+}
+
+template <typename T>
+Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBlock* out) {
+  constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+  const bool inline_width = fixed_width < 0;
+  std::vector<T> tmp(kFastLanesBlockValues);
+  size_t pos = 0;
+  for (int64_t done = 0; done < n;) {
+    int width = fixed_width;
+    if (inline_width) {
+      if (pos + sizeof(T) > bytes.size()) {
+        return Status::Corruption("bitpacking: block header at byte {} past the {} byte buffer",
+                                  pos, bytes.size());
+      }
+      const uint64_t w = Load<T>(bytes.data() + pos);
+      if (w > kBits) return Status::Corruption("bitpacking: bit width {} > {}", w, kBits);
+      width = static_cast<int>(w);
+      pos += sizeof(T);
+    }
+    const auto packed = static_cast<size_t>(FastLanesPackedBytes(kBits, width));
+    if (pos + packed > bytes.size()) {
+      return Status::Corruption("bitpacking: block of width {} at byte {} past the {} byte buffer",
+                                width, pos, bytes.size());
+    }
+    UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width,
+                            tmp.data());
+    pos += packed;
+    const int64_t take = std::min<int64_t>(n - done, kFastLanesBlockValues);
+    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp.data()), take);
+    done += take;
+  }
+  return Status::OK();
+}
+
+Result<DataBlock> DecodeBitpacked(uint64_t type_bits, int fixed_width, std::string_view bytes,
+                                  int64_t n) {
+  DataBlock block = DataBlock::Fixed(static_cast<int>(type_bits));
+  switch (type_bits) {
+    case 8:
+      LANCE_RETURN_NOT_OK(UnpackBlocks<uint8_t>(bytes, n, fixed_width, &block));
+      break;
+    case 16:
+      LANCE_RETURN_NOT_OK(UnpackBlocks<uint16_t>(bytes, n, fixed_width, &block));
+      break;
+    case 32:
+      LANCE_RETURN_NOT_OK(UnpackBlocks<uint32_t>(bytes, n, fixed_width, &block));
+      break;
+    case 64:
+      LANCE_RETURN_NOT_OK(UnpackBlocks<uint64_t>(bytes, n, fixed_width, &block));
+      break;
+    default:
+      return Status::Corruption("bitpacking: unsupported value width {}", type_bits);
+  }
+  return block;
+}
+
+Result<int> OffsetWidth(const pb21::Variable& variable) {
+  if (variable.has_values()) {
+    return Status::NotSupported("variable: value buffer compression is not supported");
+  }
+  if (!variable.offsets().has_flat()) {
+    return Status::NotSupported("variable: offsets encoded as {} are not supported",
+                                DescribeEncoding(variable.offsets()));
+  }
+  const uint64_t bits = variable.offsets().flat().bits_per_value();
+  if (bits != 32 && bits != 64) return Status::Corruption("variable: offset width {}", bits);
+  return static_cast<int>(bits);
+}
+
+// Reads n + 1 offsets of `width` bits at `pos`, rebased so that `base` maps to 0, and the
+// bytes they cover from `data`.
+Status ReadVariable(std::string_view offsets_bytes, int width, int64_t n, int64_t base,
+                    std::string_view data, DataBlock* out) {
+  const int64_t w = width / 8;
+  if (n < 0 || static_cast<int64_t>(offsets_bytes.size()) < (n + 1) * w) {
+    return Status::Corruption("variable: {} offsets of {} bytes do not fit in {} bytes", n + 1, w,
+                              offsets_bytes.size());
+  }
+  auto at = [&](int64_t i) -> int64_t {
+    return w == 4 ? int64_t{Load<uint32_t>(offsets_bytes.data() + i * 4)}
+                  : static_cast<int64_t>(Load<uint64_t>(offsets_bytes.data() + i * 8));
+  };
+  int64_t prev = at(0) - base;
+  if (prev < 0) return Status::Corruption("variable: first offset {} before {}", at(0), base);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t next = at(i + 1) - base;
+    if (next < prev || next > static_cast<int64_t>(data.size())) {
+      return Status::Corruption("variable: offset {} = {} out of order or past {} bytes", i + 1,
+                                next, data.size());
+    }
+    out->AppendVariable(data.substr(static_cast<size_t>(prev), static_cast<size_t>(next - prev)));
+    prev = next;
+  }
+  return Status::OK();
+}
+
+Result<DataBlock> FsstDecode(const pb21::Fsst& fsst, const DataBlock& codes) {
+  LANCE_ASSIGN_OR_RAISE(auto table, FsstSymbolTable::Parse(fsst.symbol_table()));
+  DataBlock out = DataBlock::Variable();
+  std::string value;
+  for (int64_t i = 0; i < codes.num_values; ++i) {
+    value.clear();
+    LANCE_RETURN_NOT_OK(table.Decode(codes.ValueView(i), &value));
+    out.AppendVariable(value);
+  }
+  return out;
+}
+
+Result<DataBlock> ExpandRuns(const DataBlock& values, std::string_view run_lengths, int64_t n) {
+  if (static_cast<int64_t>(run_lengths.size()) != values.num_values) {
+    return Status::Corruption("rle: {} run values but {} run lengths", values.num_values,
+                              run_lengths.size());
+  }
+  DataBlock out = DataBlock::EmptyLike(values);
+  for (int64_t r = 0; r < values.num_values; ++r) {
+    const int64_t len = static_cast<uint8_t>(run_lengths[static_cast<size_t>(r)]);
+    if (out.num_values + len > n) {
+      return Status::Corruption("rle: runs cover more than the {} expected values", n);
+    }
+    for (int64_t k = 0; k < len; ++k) LANCE_RETURN_NOT_OK(out.AppendRange(values, r, 1));
+  }
+  if (out.num_values != n) {
+    return Status::Corruption("rle: runs cover {} values, expected {}", out.num_values, n);
+  }
+  return out;
+}
+
+Result<DataBlock> RepeatConstant(const pb21::Constant& constant, int64_t n) {
+  const std::string& v = constant.value();
+  if (v.empty()) return Status::NotSupported("constant: empty value");
+  DataBlock out = DataBlock::Fixed(static_cast<int>(v.size() * 8));
+  for (int64_t i = 0; i < n; ++i) out.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
+  return out;
+}
+
+}  // namespace
+
+uint64_t FixedValueAt(const DataBlock& block, int64_t i) {
+  const char* p = block.data.data();
+  switch (block.bits_per_value) {
+    case 8:
+      return static_cast<uint8_t>(p[i]);
+    case 16:
+      return Load<uint16_t>(p + i * 2);
+    case 32:
+      return Load<uint32_t>(p + i * 4);
+    default:
+      return Load<uint64_t>(p + i * 8);
+  }
+}
+
+Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes) {
+  constexpr int64_t kMaxDecompressed = int64_t{1} << 31;
+  if (scheme == pb21::COMPRESSION_ALGORITHM_LZ4) {
+    if (bytes.size() < 4) return Status::Corruption("lz4 block: {} bytes, no size", bytes.size());
+    const uint32_t size = Load<uint32_t>(bytes.data());
+    if (size >= kMaxDecompressed) return Status::Corruption("lz4 block: size {}", size);
+    std::string out(size, '\0');
+    const int got = LZ4_decompress_safe(bytes.data() + 4, out.data(),
+                                        static_cast<int>(bytes.size() - 4), static_cast<int>(size));
+    if (got != static_cast<int>(size)) {
+      return Status::Corruption("lz4 block: decompressed {} bytes, expected {}", got, size);
+    }
+    return out;
+  }
+  if (scheme == pb21::COMPRESSION_ALGORITHM_ZSTD) {
+    std::string_view frame = bytes;
+    auto is_frame = [](std::string_view b) {
+      return b.size() >= 4 && Load<uint32_t>(b.data()) == 0xFD2FB528u;
+    };
+    if (!is_frame(frame) && bytes.size() >= 8 && is_frame(bytes.substr(4))) frame = bytes.substr(4);
+    const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+        size >= static_cast<unsigned long long>(kMaxDecompressed)) {
+      return Status::Corruption("zstd block: no usable frame content size");
+    }
+    std::string out(size, '\0');
+    const size_t got = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
+    if (ZSTD_isError(got) || got != size) {
+      return Status::Corruption("zstd block: decompression failed");
+    }
+    return out;
+  }
+  return Status::NotSupported("general compression scheme {}", static_cast<int>(scheme));
+}
+
+Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
+                                        const std::vector<std::string_view>& buffers,
+                                        int64_t num_values) {
+  auto need_buffers = [&](size_t k) -> Status {
+    if (buffers.size() < k) {
+      return Status::Corruption("{}: needs {} value buffers, chunk has {}",
+                                DescribeEncoding(encoding), k, buffers.size());
+    }
+    return Status::OK();
+  };
+  switch (encoding.compression_case()) {
+    case Enc::kFlat:
+      LANCE_RETURN_NOT_OK(need_buffers(1));
+      return DecodeFlat(encoding.flat(), buffers[0], num_values);
+    case Enc::kInlineBitpacking:
+      LANCE_RETURN_NOT_OK(need_buffers(1));
+      if (encoding.inline_bitpacking().has_values()) {
+        return Status::NotSupported("inline bitpacking with buffer compression");
+      }
+      return DecodeBitpacked(encoding.inline_bitpacking().uncompressed_bits_per_value(), -1,
+                             buffers[0], num_values);
+    case Enc::kOutOfLineBitpacking: {
+      LANCE_RETURN_NOT_OK(need_buffers(1));
+      const auto& oob = encoding.out_of_line_bitpacking();
+      if (!oob.values().has_flat()) {
+        return Status::NotSupported("out-of-line bitpacking over {}",
+                                    DescribeEncoding(oob.values()));
+      }
+      const uint64_t width = oob.values().flat().bits_per_value();
+      if (width > oob.uncompressed_bits_per_value()) {
+        return Status::Corruption("out-of-line bitpacking: width {} > {}", width,
+                                  oob.uncompressed_bits_per_value());
+      }
+      return DecodeBitpacked(oob.uncompressed_bits_per_value(), static_cast<int>(width),
+                             buffers[0], num_values);
+    }
+    case Enc::kVariable: {
+      LANCE_RETURN_NOT_OK(need_buffers(1));
+      LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
+      DataBlock out = DataBlock::Variable();
+      LANCE_RETURN_NOT_OK(ReadVariable(buffers[0], width, num_values, 0, buffers[0], &out));
+      return out;
+    }
+    case Enc::kFsst: {
+      LANCE_ASSIGN_OR_RAISE(DataBlock codes,
+                            DecodeMiniBlockValues(encoding.fsst().values(), buffers, num_values));
+      if (codes.kind != DataBlock::Kind::kVariable) {
+        return Status::Corruption("fsst: inner encoding is not variable width");
+      }
+      return FsstDecode(encoding.fsst(), codes);
+    }
+    case Enc::kRle: {
+      LANCE_RETURN_NOT_OK(need_buffers(2));
+      const auto& rle = encoding.rle();
+      if (!rle.run_lengths().has_flat() || rle.run_lengths().flat().bits_per_value() != 8) {
+        return Status::NotSupported("rle: run lengths encoded as {}",
+                                    DescribeEncoding(rle.run_lengths()));
+      }
+      const auto runs = static_cast<int64_t>(buffers[1].size());
+      LANCE_ASSIGN_OR_RAISE(DataBlock values, DecodeMiniBlockValues(rle.values(), {buffers[0]}, runs));
+      return ExpandRuns(values, buffers[1], num_values);
+    }
+    case Enc::kFixedSizeList: {
+      const auto& fsl = encoding.fixed_size_list();
+      const auto dim = static_cast<int64_t>(fsl.items_per_value());
+      if (dim <= 0 || dim > (int64_t{1} << 24)) {
+        return Status::Corruption("fixed size list: dimension {}", dim);
+      }
+      std::vector<std::string_view> inner = buffers;
+      std::vector<uint8_t> validity;
+      if (fsl.has_validity()) {
+        LANCE_RETURN_NOT_OK(need_buffers(2));
+        const int64_t items = num_values * dim;
+        if (static_cast<int64_t>(buffers[0].size()) < bit_util::BytesForBits(items)) {
+          return Status::Corruption("fixed size list: validity of {} items in {} bytes", items,
+                                    buffers[0].size());
+        }
+        validity.resize(static_cast<size_t>(items));
+        for (int64_t i = 0; i < items; ++i) {
+          validity[static_cast<size_t>(i)] =
+              bit_util::GetBit(reinterpret_cast<const uint8_t*>(buffers[0].data()), i);
+        }
+        inner.erase(inner.begin());
+      }
+      LANCE_ASSIGN_OR_RAISE(DataBlock child,
+                            DecodeMiniBlockValues(fsl.values(), inner, num_values * dim));
+      DataBlock out = DataBlock::FixedSizeList(dim, std::move(child));
+      out.child_validity = std::move(validity);
+      out.num_values = num_values;
+      return out;
+    }
+    case Enc::kConstant:
+      return RepeatConstant(encoding.constant(), num_values);
+    case Enc::kGeneral: {
+      LANCE_RETURN_NOT_OK(need_buffers(1));
+      LANCE_ASSIGN_OR_RAISE(std::string raw, DecompressGeneral(encoding.general().compression().scheme(),
+                                                               buffers[0]));
+      std::vector<std::string_view> inner = buffers;
+      inner[0] = raw;
+      return DecodeMiniBlockValues(encoding.general().values(), inner, num_values);
+    }
+    default:
+      return Status::NotSupported("mini-block values encoded as {}", DescribeEncoding(encoding));
+  }
+}
+
+Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
+                                    int64_t num_values) {
+  switch (encoding.compression_case()) {
+    case Enc::kFlat:
+    case Enc::kInlineBitpacking:
+    case Enc::kOutOfLineBitpacking:
+    case Enc::kFixedSizeList:
+    case Enc::kConstant:
+      return DecodeMiniBlockValues(encoding, {bytes}, num_values);
+    case Enc::kVariable: {
+      LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
+      if (bytes.size() < 8) return Status::Corruption("variable block: {} bytes", bytes.size());
+      const uint32_t stored_width = Load<uint32_t>(bytes.data());
+      const uint32_t data_start = Load<uint32_t>(bytes.data() + 4);
+      if (stored_width != static_cast<uint32_t>(width) || data_start < 8 ||
+          data_start > bytes.size()) {
+        return Status::Corruption("variable block: offset width {} (expected {}), data at {} of {}",
+                                  stored_width, width, data_start, bytes.size());
+      }
+      DataBlock out = DataBlock::Variable();
+      LANCE_RETURN_NOT_OK(ReadVariable(bytes.substr(8, data_start - 8), width, num_values, 0,
+                                       bytes.substr(data_start), &out));
+      return out;
+    }
+    case Enc::kRle: {
+      const auto& rle = encoding.rle();
+      if (bytes.size() < 8) return Status::Corruption("rle block: {} bytes", bytes.size());
+      const uint64_t values_len = Load<uint64_t>(bytes.data());
+      if (values_len > bytes.size() - 8) {
+        return Status::Corruption("rle block: {} value bytes in a {} byte buffer", values_len,
+                                  bytes.size());
+      }
+      const std::string_view runs = bytes.substr(8 + values_len);
+      LANCE_ASSIGN_OR_RAISE(DataBlock values,
+                            DecodeBlockValues(rle.values(), bytes.substr(8, values_len),
+                                              static_cast<int64_t>(runs.size())));
+      return ExpandRuns(values, runs, num_values);
+    }
+    case Enc::kGeneral: {
+      LANCE_ASSIGN_OR_RAISE(std::string raw,
+                            DecompressGeneral(encoding.general().compression().scheme(), bytes));
+      LANCE_ASSIGN_OR_RAISE(DataBlock out,
+                            DecodeBlockValues(encoding.general().values(), raw, num_values));
+      return out;
+    }
+    case Enc::kFsst: {
+      LANCE_ASSIGN_OR_RAISE(DataBlock codes,
+                            DecodeBlockValues(encoding.fsst().values(), bytes, num_values));
+      return FsstDecode(encoding.fsst(), codes);
+    }
+    default:
+      return Status::NotSupported("block values encoded as {}", DescribeEncoding(encoding));
+  }
+}
+
+Result<std::vector<uint16_t>> DecodeLevels(const Enc& encoding, std::string_view bytes,
+                                           int64_t num_levels) {
+  LANCE_ASSIGN_OR_RAISE(DataBlock block, DecodeBlockValues(encoding, bytes, num_levels));
+  if (block.kind != DataBlock::Kind::kFixed || block.num_values != num_levels ||
+      (block.bits_per_value != 8 && block.bits_per_value != 16)) {
+    return Status::Corruption("levels: decoded {} values of {} bits, expected {} u16 levels",
+                              block.num_values, block.bits_per_value, num_levels);
+  }
+  std::vector<uint16_t> levels(static_cast<size_t>(num_levels));
+  for (int64_t i = 0; i < num_levels; ++i) {
+    levels[static_cast<size_t>(i)] = static_cast<uint16_t>(FixedValueAt(block, i));
+  }
+  return levels;
+}
+
+std::string DescribeEncoding(const Enc& e) {
+  switch (e.compression_case()) {
+    case Enc::kFlat:
+      return "flat(" + std::to_string(e.flat().bits_per_value()) + ")";
+    case Enc::kVariable:
+      return "variable(" + DescribeEncoding(e.variable().offsets()) + ")";
+    case Enc::kConstant:
+      return "constant";
+    case Enc::kOutOfLineBitpacking:
+      return "out_of_line_bitpacking(" +
+             std::to_string(e.out_of_line_bitpacking().uncompressed_bits_per_value()) + ", " +
+             DescribeEncoding(e.out_of_line_bitpacking().values()) + ")";
+    case Enc::kInlineBitpacking:
+      return "inline_bitpacking(" +
+             std::to_string(e.inline_bitpacking().uncompressed_bits_per_value()) + ")";
+    case Enc::kFsst:
+      return "fsst(" + DescribeEncoding(e.fsst().values()) + ")";
+    case Enc::kDictionary:
+      return "dictionary";
+    case Enc::kRle:
+      return "rle(" + DescribeEncoding(e.rle().values()) + ", " +
+             DescribeEncoding(e.rle().run_lengths()) + ")";
+    case Enc::kByteStreamSplit:
+      return "byte_stream_split";
+    case Enc::kGeneral:
+      return std::string("general(") +
+             (e.general().compression().scheme() == pb21::COMPRESSION_ALGORITHM_LZ4 ? "lz4"
+                                                                                     : "zstd") +
+             ", " + DescribeEncoding(e.general().values()) + ")";
+    case Enc::kFixedSizeList:
+      return "fixed_size_list(" + std::to_string(e.fixed_size_list().items_per_value()) +
+             (e.fixed_size_list().has_validity() ? ", validity, " : ", ") +
+             DescribeEncoding(e.fixed_size_list().values()) + ")";
+    case Enc::kPackedStruct:
+      return "packed_struct";
+    case Enc::kRange:
+      return "range";
+    case Enc::kDelta:
+      return "delta";
+    case Enc::COMPRESSION_NOT_SET:
+      return "none";
+  }
+  return "unknown";
+}
+
+}  // namespace lance::encoding

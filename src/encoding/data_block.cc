@@ -1,0 +1,161 @@
+#include "lance/encoding/data_block.h"
+
+#include "lance/core/bit_util.h"
+#include "lance/columnar/array.h"
+
+namespace lance::encoding {
+
+DataBlock DataBlock::EmptyLike(const DataBlock& like) {
+  switch (like.kind) {
+    case Kind::kFixed:
+      return Fixed(like.bits_per_value);
+    case Kind::kVariable:
+      return Variable();
+    case Kind::kFixedSizeList:
+      return FixedSizeList(like.dimension, EmptyLike(*like.child));
+  }
+  return DataBlock();
+}
+
+void DataBlock::AppendFixedBytes(const uint8_t* bytes, int64_t n) {
+  data.append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(n * bits_per_value / 8));
+  num_values += n;
+}
+
+void DataBlock::AppendBits(const uint8_t* bits, int64_t offset, int64_t n) {
+  data.resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0');
+  auto* out = reinterpret_cast<uint8_t*>(data.data());
+  for (int64_t i = 0; i < n; ++i) {
+    if (bit_util::GetBit(bits, offset + i)) bit_util::SetBit(out, num_values + i);
+  }
+  num_values += n;
+}
+
+void DataBlock::AppendEmpty(int64_t n) {
+  switch (kind) {
+    case Kind::kFixed:
+      if (bits_per_value == 1) {
+        data.resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0');
+      } else {
+        data.append(static_cast<size_t>(n * bits_per_value / 8), '\0');
+      }
+      break;
+    case Kind::kVariable:
+      offsets.insert(offsets.end(), static_cast<size_t>(n), offsets.back());
+      break;
+    case Kind::kFixedSizeList:
+      child->AppendEmpty(n * dimension);
+      if (!child_validity.empty()) {
+        child_validity.insert(child_validity.end(), static_cast<size_t>(n * dimension), 1);
+      }
+      break;
+  }
+  num_values += n;
+}
+
+Status DataBlock::AppendRange(const DataBlock& src, int64_t start, int64_t n) {
+  if (src.kind != kind || start < 0 || n < 0 || start + n > src.num_values) {
+    return Status::Corruption("data block: cannot take values [{}, {}) of a block of {} values",
+                              start, start + n, src.num_values);
+  }
+  switch (kind) {
+    case Kind::kFixed:
+      if (src.bits_per_value != bits_per_value) {
+        return Status::Corruption("data block: {} bit values appended to {} bit values",
+                                  src.bits_per_value, bits_per_value);
+      }
+      if (bits_per_value == 1) {
+        AppendBits(reinterpret_cast<const uint8_t*>(src.data.data()), start, n);
+      } else {
+        const int64_t width = bits_per_value / 8;
+        AppendFixedBytes(reinterpret_cast<const uint8_t*>(src.data.data()) + start * width, n);
+      }
+      return Status::OK();
+    case Kind::kVariable: {
+      const int64_t begin = src.offsets[static_cast<size_t>(start)];
+      const int64_t end = src.offsets[static_cast<size_t>(start + n)];
+      const int64_t shift = static_cast<int64_t>(data.size()) - begin;
+      data.append(src.data, static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+      for (int64_t i = 1; i <= n; ++i) offsets.push_back(src.offsets[static_cast<size_t>(start + i)] + shift);
+      num_values += n;
+      return Status::OK();
+    }
+    case Kind::kFixedSizeList: {
+      if (src.dimension != dimension) {
+        return Status::Corruption("data block: lists of {} appended to lists of {}",
+                                  src.dimension, dimension);
+      }
+      const bool had_validity = !child_validity.empty();
+      if (!src.child_validity.empty() && !had_validity) {
+        child_validity.assign(static_cast<size_t>(child->num_values), 1);
+      }
+      LANCE_RETURN_NOT_OK(child->AppendRange(*src.child, start * dimension, n * dimension));
+      if (!src.child_validity.empty()) {
+        child_validity.insert(child_validity.end(),
+                              src.child_validity.begin() + start * dimension,
+                              src.child_validity.begin() + (start + n) * dimension);
+      } else if (had_validity) {
+        child_validity.insert(child_validity.end(), static_cast<size_t>(n * dimension), 1);
+      }
+      num_values += n;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Result<BufferPtr> ValidityFromBytes(const std::vector<uint8_t>& valid, int64_t length) {
+  if (valid.empty()) return BufferPtr();
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(bit_util::BytesForBits(length), true));
+  for (int64_t i = 0; i < length; ++i) {
+    if (valid[static_cast<size_t>(i)]) bit_util::SetBit(buf->mutable_data(), i);
+  }
+  return buf;
+}
+
+Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& block,
+                              const std::vector<uint8_t>& validity) {
+  const int64_t n = block.num_values;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr valid, ValidityFromBytes(validity, n));
+  switch (block.kind) {
+    case DataBlock::Kind::kFixed: {
+      const int64_t need = bit_util::BytesForBits(n * block.bits_per_value);
+      if (static_cast<int64_t>(block.data.size()) < need) {
+        return Status::Corruption("decoded {} bytes for {} values of {} bits", block.data.size(), n,
+                                  block.bits_per_value);
+      }
+      LANCE_ASSIGN_OR_RAISE(BufferPtr values, CopyBuffer(std::string_view(block.data).substr(0, need)));
+      return Array::Make(type, n, {valid, values});
+    }
+    case DataBlock::Kind::kVariable: {
+      const bool large = type->has_large_offsets();
+      if (!large && block.offsets.back() > INT32_MAX) {
+        return Status::Corruption("{} bytes of values do not fit 32-bit offsets", block.offsets.back());
+      }
+      BufferBuilder offsets;
+      LANCE_RETURN_NOT_OK(offsets.Reserve((n + 1) * (large ? 8 : 4)));
+      for (int64_t o : block.offsets) {
+        if (large) {
+          offsets.UnsafeAppendValue<int64_t>(o);
+        } else {
+          offsets.UnsafeAppendValue<int32_t>(static_cast<int32_t>(o));
+        }
+      }
+      LANCE_ASSIGN_OR_RAISE(BufferPtr off, offsets.Finish());
+      LANCE_ASSIGN_OR_RAISE(BufferPtr data, CopyBuffer(block.data));
+      return Array::Make(type, n, {valid, off, data});
+    }
+    case DataBlock::Kind::kFixedSizeList: {
+      if (type->id() != TypeId::kFixedSizeList || type->list_size() != block.dimension) {
+        return Status::Corruption("fixed size list of {} decoded for type {}", block.dimension,
+                                  type->ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr child,
+                            DataBlockToArray(type->value_type(), *block.child, block.child_validity));
+      return Array::Make(type, n, {valid}, {child});
+    }
+  }
+  return Status::Internal("unreachable");
+}
+
+}  // namespace lance::encoding

@@ -1,0 +1,47 @@
+#include "lance/encoding/fastlanes.h"
+
+#include <cstring>
+
+namespace lance::encoding {
+
+namespace {
+constexpr int kOrder[8] = {0, 4, 2, 6, 1, 5, 3, 7};
+
+template <typename T>
+T LoadWord(const uint8_t* packed, int64_t index) {
+  T word;
+  std::memcpy(&word, packed + index * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return word;
+}
+}  // namespace
+
+template <typename T>
+void UnpackFastLanesBlock(const uint8_t* packed, int width, T* out) {
+  constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+  constexpr int kLanes = kFastLanesBlockValues / kBits;
+  if (width == 0) {
+    std::memset(out, 0, sizeof(T) * kFastLanesBlockValues);
+    return;
+  }
+  const T mask = width == kBits ? static_cast<T>(~T{0}) : static_cast<T>((T{1} << width) - 1);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int row = 0; row < kBits; ++row) {
+      const int bit = row * width;
+      const int word = bit / kBits;
+      const int shift = bit % kBits;
+      T value = static_cast<T>(LoadWord<T>(packed, int64_t{word} * kLanes + lane) >> shift);
+      if (shift + width > kBits) {
+        const T next = LoadWord<T>(packed, int64_t{word + 1} * kLanes + lane);
+        value = static_cast<T>(value | static_cast<T>(next << (kBits - shift)));
+      }
+      out[kOrder[row / 8] * 16 + (row % 8) * 128 + lane] = static_cast<T>(value & mask);
+    }
+  }
+}
+
+template void UnpackFastLanesBlock<uint8_t>(const uint8_t*, int, uint8_t*);
+template void UnpackFastLanesBlock<uint16_t>(const uint8_t*, int, uint16_t*);
+template void UnpackFastLanesBlock<uint32_t>(const uint8_t*, int, uint32_t*);
+template void UnpackFastLanesBlock<uint64_t>(const uint8_t*, int, uint64_t*);
+
+}  // namespace lance::encoding

@@ -1,0 +1,470 @@
+#include "lance/file/file_reader.h"
+
+#include <google/protobuf/any.pb.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "encoding/proto/encodings_v2_0.pb.h"
+#include "encoding/proto/encodings_v2_1.pb.h"
+#include "file/proto/file_schema.pb.h"
+#include "file/proto/file_v2.pb.h"
+#include "lance/core/bit_util.h"
+#include "lance/encoding/legacy.h"
+#include "lance/encoding/repdef.h"
+#include "lance/encoding/structural.h"
+#include "lance/file/lance_schema.h"
+
+namespace lance::file {
+
+namespace {
+
+namespace pb21 = ::lance::encodings21;
+namespace pb20 = ::lance::encodings;
+using encoding::DataBlock;
+using encoding::LayerSlots;
+
+constexpr std::string_view kPageLayoutUrl = "/lance.encodings21.PageLayout";
+constexpr std::string_view kArrayEncodingUrl = "/lance.encodings.ArrayEncoding";
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// One page, parsed.
+struct PageMeta {
+  int64_t num_rows = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> buffers;
+  std::unique_ptr<pb21::PageLayout> layout;      // 2.1+
+  std::unique_ptr<pb20::ArrayEncoding> legacy;   // 2.0
+};
+
+Result<DataBlock> PrototypeFor(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBool:
+      return DataBlock::Fixed(1);
+    case TypeId::kString:
+    case TypeId::kLargeString:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      return DataBlock::Variable();
+    case TypeId::kFixedSizeBinary:
+      return DataBlock::Fixed(type.byte_width() * 8);
+    case TypeId::kFixedSizeList: {
+      LANCE_ASSIGN_OR_RAISE(DataBlock child, PrototypeFor(*type.value_type()));
+      return DataBlock::FixedSizeList(type.list_size(), std::move(child));
+    }
+    default:
+      if (type.is_fixed_width() && type.bit_width() > 0) return DataBlock::Fixed(type.bit_width());
+      return Status::NotSupported("reading columns of type {}", type.ToString());
+  }
+}
+
+// The decoded layers and values of one leaf column (2.1+).
+struct LeafData {
+  std::vector<LayerSlots> layers;  // outermost first
+  DataBlock values;
+};
+
+}  // namespace
+
+struct FileReader::Impl {
+  std::vector<std::vector<PageMeta>> pages;  // per column
+  std::vector<int> first_column;             // per top-level field
+};
+
+FileReader::~FileReader() = default;
+
+std::string FileVersion::ToString() const {
+  if (is_legacy()) return "2.0";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
+  if (!file) return Status::InvalidArgument("FileReader::Open: no file buffer");
+  const int64_t size = file->size();
+  const uint8_t* base = file->data();
+  if (size < kFooterSize) {
+    return Status::Corruption("lance file: {} bytes, smaller than the {} byte footer", size, kFooterSize);
+  }
+  const uint8_t* footer = base + size - kFooterSize;
+  if (std::memcmp(footer + 36, kMagic, 4) != 0) {
+    return Status::Corruption("lance file: missing LANC magic at the end");
+  }
+  const uint64_t column_meta_start = Load<uint64_t>(footer);
+  const uint64_t cmo_table = Load<uint64_t>(footer + 8);
+  const uint64_t gbo_table = Load<uint64_t>(footer + 16);
+  const uint32_t num_global = Load<uint32_t>(footer + 24);
+  const uint32_t num_columns = Load<uint32_t>(footer + 28);
+  std::unique_ptr<FileReader> reader(new FileReader());
+  reader->file_ = file;
+  reader->version_.major = Load<uint16_t>(footer + 32);
+  reader->version_.minor = Load<uint16_t>(footer + 34);
+  reader->impl_ = std::make_unique<Impl>();
+  const FileVersion& v = reader->version_;
+  if (!v.is_legacy() && !(v.major == 2 && v.minor >= 1 && v.minor <= 3)) {
+    return Status::NotSupported("lance file version {}.{} is not supported", v.major, v.minor);
+  }
+  const auto limit = static_cast<uint64_t>(size - kFooterSize);
+  auto check_range = [&](uint64_t pos, uint64_t len, const std::string& what) -> Status {
+    if (pos > limit || len > limit - pos) {
+      return Status::Corruption("lance file: {} [{}, +{}) outside the {} bytes before the footer",
+                                what, pos, len, limit);
+    }
+    return Status::OK();
+  };
+  LANCE_RETURN_NOT_OK(check_range(cmo_table, uint64_t{num_columns} * 16, "column metadata offset table"));
+  LANCE_RETURN_NOT_OK(check_range(gbo_table, uint64_t{num_global} * 16, "global buffer offset table"));
+  if (column_meta_start > limit) {
+    return Status::Corruption("lance file: column metadata start {} past {}", column_meta_start, limit);
+  }
+  for (uint32_t g = 0; g < num_global; ++g) {
+    const uint64_t pos = Load<uint64_t>(base + gbo_table + g * 16);
+    const uint64_t len = Load<uint64_t>(base + gbo_table + g * 16 + 8);
+    LANCE_RETURN_NOT_OK(check_range(pos, len, "global buffer " + std::to_string(g)));
+    reader->global_buffers_.emplace_back(pos, len);
+  }
+  if (num_global == 0) return Status::Corruption("lance file: no global buffer (file descriptor)");
+
+  // Schema and row count.
+  ::lance::file::FileDescriptor descriptor;
+  const auto [fd_pos, fd_len] = reader->global_buffers_[0];
+  if (!descriptor.ParseFromArray(base + fd_pos, static_cast<int>(fd_len))) {
+    return Status::Corruption("lance file: global buffer 0 is not a FileDescriptor");
+  }
+  std::vector<LanceField> fields;
+  for (const auto& f : descriptor.schema().fields()) {
+    LanceField lf;
+    lf.name = f.name();
+    lf.id = f.id();
+    lf.parent_id = f.parent_id();
+    lf.logical_type = f.logical_type();
+    lf.nullable = f.nullable();
+    for (const auto& [k, val] : f.metadata()) lf.metadata.emplace_back(k, val);
+    std::sort(lf.metadata.begin(), lf.metadata.end());
+    fields.push_back(std::move(lf));
+  }
+  std::vector<std::pair<std::string, std::string>> schema_md(descriptor.schema().metadata().begin(),
+                                                             descriptor.schema().metadata().end());
+  std::sort(schema_md.begin(), schema_md.end());
+  LANCE_ASSIGN_OR_RAISE(reader->schema_, SchemaFromLanceFields(fields, std::move(schema_md)));
+  reader->num_rows_ = static_cast<int64_t>(descriptor.length());
+  if (reader->num_rows_ < 0) return Status::Corruption("lance file: row count {}", descriptor.length());
+
+  // Column metadata.
+  auto& pages = reader->impl_->pages;
+  for (uint32_t c = 0; c < num_columns; ++c) {
+    const uint64_t pos = Load<uint64_t>(base + cmo_table + c * 16);
+    const uint64_t len = Load<uint64_t>(base + cmo_table + c * 16 + 8);
+    LANCE_RETURN_NOT_OK(check_range(pos, len, "column " + std::to_string(c) + " metadata"));
+    ::lance::file::v2::ColumnMetadata meta;
+    if (len > INT32_MAX || !meta.ParseFromArray(base + pos, static_cast<int>(len))) {
+      return Status::Corruption("lance file: column {} metadata is not a ColumnMetadata", c);
+    }
+    ColumnInfo info;
+    std::vector<PageMeta> column_pages;
+    for (int p = 0; p < meta.pages_size(); ++p) {
+      const auto& page = meta.pages(p);
+      if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
+        return Status::Corruption("column {} page {}: {} buffer offsets but {} sizes", c, p,
+                                  page.buffer_offsets_size(), page.buffer_sizes_size());
+      }
+      PageMeta pm;
+      PageInfo pi;
+      pm.num_rows = page.length();
+      pi.num_rows = page.length();
+      pi.priority = static_cast<int64_t>(page.priority());
+      for (int b = 0; b < page.buffer_offsets_size(); ++b) {
+        LANCE_RETURN_NOT_OK(check_range(page.buffer_offsets(b), page.buffer_sizes(b),
+                                        fmt::format("column {} page {} buffer {}", c, p, b)));
+        pm.buffers.emplace_back(page.buffer_offsets(b), page.buffer_sizes(b));
+      }
+      pi.buffers = pm.buffers;
+      if (!page.encoding().has_direct()) {
+        return Status::NotSupported("column {} page {}: only direct encodings are supported", c, p);
+      }
+      google::protobuf::Any any;
+      if (!any.ParseFromString(page.encoding().direct().encoding())) {
+        return Status::Corruption("column {} page {}: encoding is not a protobuf Any", c, p);
+      }
+      pi.encoding_url = any.type_url();
+      if (EndsWith(any.type_url(), kPageLayoutUrl)) {
+        if (v.is_legacy()) {
+          return Status::Corruption("column {} page {}: 2.1 page layout in a 2.0 file", c, p);
+        }
+        pm.layout = std::make_unique<pb21::PageLayout>();
+        if (!pm.layout->ParseFromString(any.value())) {
+          return Status::Corruption("column {} page {}: bad PageLayout", c, p);
+        }
+        pi.description = encoding::DescribePageLayout(*pm.layout);
+      } else if (EndsWith(any.type_url(), kArrayEncodingUrl)) {
+        if (!v.is_legacy()) {
+          return Status::Corruption("column {} page {}: 2.0 array encoding in a {} file", c, p,
+                                    v.ToString());
+        }
+        pm.legacy = std::make_unique<pb20::ArrayEncoding>();
+        if (!pm.legacy->ParseFromString(any.value())) {
+          return Status::Corruption("column {} page {}: bad ArrayEncoding", c, p);
+        }
+        pi.description = encoding::DescribeLegacyEncoding(*pm.legacy);
+      } else {
+        return Status::NotSupported("column {} page {}: encoding type '{}'", c, p, any.type_url());
+      }
+      info.pages.push_back(std::move(pi));
+      column_pages.push_back(std::move(pm));
+    }
+    reader->columns_.push_back(std::move(info));
+    pages.push_back(std::move(column_pages));
+  }
+
+  // Column of each top-level field: 2.1+ one per leaf (fixed-size lists are leaves), 2.0 one
+  // per field in pre-order.
+  std::function<int(const DataType&)> count = [&](const DataType& t) -> int {
+    const bool nested = t.id() == TypeId::kStruct || t.id() == TypeId::kList ||
+                        t.id() == TypeId::kLargeList;
+    if (!nested) return 1;
+    int n = v.is_legacy() ? 1 : 0;
+    for (const auto& f : t.fields()) n += count(*f->type());
+    return n;
+  };
+  int next = 0;
+  for (const auto& f : reader->schema_->fields()) {
+    reader->impl_->first_column.push_back(next);
+    next += count(*f->type());
+  }
+  if (next != static_cast<int>(num_columns)) {
+    return Status::Corruption("lance file: the schema needs {} columns, the file has {}", next,
+                              num_columns);
+  }
+  return reader;
+}
+
+namespace {
+
+struct Reader21 {
+  const uint8_t* base;
+  const std::vector<std::vector<PageMeta>>* pages;
+  int minor;
+
+  Result<LeafData> ReadLeaf(int column, const DataType& leaf_type, int64_t expected_rows) const {
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeFor(leaf_type));
+    LeafData out;
+    out.values = DataBlock::EmptyLike(prototype);
+    bool first = true;
+    int64_t rows = 0;
+    const auto& column_pages = (*pages)[static_cast<size_t>(column)];
+    for (size_t p = 0; p < column_pages.size(); ++p) {
+      const PageMeta& pm = column_pages[p];
+      encoding::PageInput in;
+      in.layout = pm.layout.get();
+      in.num_rows = pm.num_rows;
+      in.minor_version = minor;
+      in.prototype = prototype;
+      for (const auto& [pos, len] : pm.buffers) {
+        in.buffers.emplace_back(reinterpret_cast<const char*>(base + pos), len);
+      }
+      auto page = encoding::DecodePage(in);
+      if (!page.ok()) {
+        return page.status().WithContext(fmt::format("column {} page {}", column, p));
+      }
+      auto layers = encoding::UnravelLevels(page->layers, page->rep, page->def, pm.num_rows,
+                                            page->values.num_values);
+      if (!layers.ok()) {
+        return layers.status().WithContext(fmt::format("column {} page {}", column, p));
+      }
+      if (first) {
+        out.layers = std::move(*layers);
+        first = false;
+      } else {
+        if (layers->size() != out.layers.size()) {
+          return Status::Corruption("column {} page {}: {} layers, earlier pages have {}", column,
+                                    p, layers->size(), out.layers.size());
+        }
+        for (size_t j = 0; j < layers->size(); ++j) out.layers[j].Append((*layers)[j]);
+      }
+      LANCE_RETURN_NOT_OK(out.values.AppendRange(page->values, 0, page->values.num_values));
+      rows += pm.num_rows;
+    }
+    if (rows != expected_rows) {
+      return Status::Corruption("column {}: pages hold {} rows, the file has {}", column, rows,
+                                expected_rows);
+    }
+    if (first) {
+      return Status::Corruption("column {} has no pages", column);
+    }
+    return out;
+  }
+
+  // Builds the array of `type` at nesting depth `depth`; `column` is advanced past its leaves.
+  Result<ArrayPtr> Build(const DataTypePtr& type, int depth, int* column, int64_t rows,
+                         LeafData* first_leaf_out) const {
+    const TypeId id = type->id();
+    if (id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kLargeList) {
+      std::vector<ArrayPtr> children;
+      LeafData first_leaf;
+      bool have_first = false;
+      for (const auto& f : type->fields()) {
+        LeafData leaf;
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr child, Build(f->type(), depth + 1, column, rows, &leaf));
+        if (!have_first) {
+          first_leaf = std::move(leaf);
+          have_first = true;
+        }
+        children.push_back(std::move(child));
+      }
+      if (!have_first) return Status::NotSupported("structs without fields");
+      if (static_cast<int>(first_leaf.layers.size()) <= depth) {
+        return Status::Corruption("leaf under {} has only {} layers", type->ToString(),
+                                  first_leaf.layers.size());
+      }
+      const LayerSlots& slots = first_leaf.layers[static_cast<size_t>(depth)];
+      const bool want_list = id != TypeId::kStruct;
+      if (slots.is_list != want_list) {
+        return Status::Corruption("layer {} is {} but the type is {}", depth,
+                                  slots.is_list ? "a list" : "not a list", type->ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(BufferPtr valid, encoding::ValidityFromBytes(slots.validity, slots.length));
+      ArrayPtr result;
+      if (id == TypeId::kStruct) {
+        for (const auto& c : children) {
+          if (c->length != slots.length) {
+            return Status::Corruption("struct {} has {} slots but a child has {}",
+                                      type->ToString(), slots.length, c->length);
+          }
+        }
+        result = Array::Make(type, slots.length, {valid}, std::move(children));
+      } else {
+        if (slots.offsets.back() != children[0]->length) {
+          return Status::Corruption("list offsets end at {} but the child has {} values",
+                                    slots.offsets.back(), children[0]->length);
+        }
+        BufferBuilder offsets;
+        const bool large = id == TypeId::kLargeList;
+        for (int64_t o : slots.offsets) {
+          if (large) {
+            LANCE_RETURN_NOT_OK(offsets.AppendValue<int64_t>(o));
+          } else {
+            if (o > INT32_MAX) return Status::Corruption("list offset {} exceeds int32", o);
+            LANCE_RETURN_NOT_OK(offsets.AppendValue<int32_t>(static_cast<int32_t>(o)));
+          }
+        }
+        LANCE_ASSIGN_OR_RAISE(BufferPtr off, offsets.Finish());
+        result = Array::Make(type, slots.length, {valid, off}, std::move(children));
+      }
+      if (first_leaf_out) *first_leaf_out = std::move(first_leaf);
+      return result;
+    }
+    // A leaf.
+    LANCE_ASSIGN_OR_RAISE(LeafData leaf, ReadLeaf(*column, *type, rows));
+    ++*column;
+    if (static_cast<int>(leaf.layers.size()) != depth + 1) {
+      return Status::Corruption("leaf column {} has {} layers at nesting depth {}", *column - 1,
+                                leaf.layers.size(), depth);
+    }
+    const LayerSlots& slots = leaf.layers.back();
+    if (slots.length != leaf.values.num_values) {
+      return Status::Corruption("leaf column {}: {} slots but {} values", *column - 1,
+                                slots.length, leaf.values.num_values);
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, encoding::DataBlockToArray(type, leaf.values, slots.validity));
+    if (first_leaf_out) *first_leaf_out = std::move(leaf);
+    return arr;
+  }
+};
+
+}  // namespace
+
+Result<ArrayPtr> FileReader::ReadField(int field_index) const {
+  const FieldPtr& f = schema_->field(field_index);
+  int column = impl_->first_column[static_cast<size_t>(field_index)];
+  if (version_.is_legacy()) {
+    encoding::LegacyReader legacy;
+    legacy.base = file_->data();
+    for (const auto& col : impl_->pages) {
+      std::vector<encoding::LegacyPage> pages;
+      for (const auto& pm : col) {
+        encoding::LegacyPage lp;
+        lp.encoding = pm.legacy.get();
+        lp.num_rows = pm.num_rows;
+        for (const auto& [pos, len] : pm.buffers) {
+          lp.buffers.emplace_back(reinterpret_cast<const char*>(file_->data() + pos), len);
+        }
+        pages.push_back(std::move(lp));
+      }
+      legacy.columns.push_back(std::move(pages));
+    }
+    return legacy.ReadField(f->type(), &column, num_rows_);
+  }
+  Reader21 r{file_->data(), &impl_->pages, version_.minor};
+  return r.Build(f->type(), 0, &column, num_rows_, nullptr);
+}
+
+Result<RecordBatchPtr> FileReader::ReadAll(const std::vector<int>& field_indices) const {
+  std::vector<int> indices = field_indices;
+  if (indices.empty()) {
+    for (int i = 0; i < schema_->num_fields(); ++i) indices.push_back(i);
+  }
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (int i : indices) {
+    if (i < 0 || i >= schema_->num_fields()) {
+      return Status::InvalidArgument("field index {} outside [0, {})", i, schema_->num_fields());
+    }
+    auto arr = ReadField(i);
+    if (!arr.ok()) {
+      return arr.status().WithContext(fmt::format("field '{}'", schema_->field(i)->name()));
+    }
+    if ((*arr)->length != num_rows_) {
+      return Status::Corruption("field '{}' decoded {} rows, the file has {}",
+                                schema_->field(i)->name(), (*arr)->length, num_rows_);
+    }
+    fields.push_back(schema_->field(i));
+    arrays.push_back(std::move(*arr));
+  }
+  return RecordBatch::Make(::lance::schema(std::move(fields), schema_->metadata()), num_rows_,
+                           std::move(arrays));
+}
+
+Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
+                                             const std::vector<int>& field_indices) const {
+  if (start < 0 || length < 0 || start + length > num_rows_) {
+    return Status::InvalidArgument("row range [{}, {}) outside the file's {} rows", start,
+                                   start + length, num_rows_);
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ReadAll(field_indices));
+  return all->Slice(start, length);
+}
+
+Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
+                                        const std::vector<int>& field_indices) const {
+  for (int64_t r : rows) {
+    if (r < 0 || r >= num_rows_) {
+      return Status::InvalidArgument("row {} outside the file's {} rows", r, num_rows_);
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ReadAll(field_indices));
+  std::vector<ArrayPtr> columns;
+  for (const auto& col : all->columns()) {
+    if (rows.empty()) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr empty, MakeEmptyArray(col->type));
+      columns.push_back(std::move(empty));
+      continue;
+    }
+    std::vector<ArrayPtr> pieces;
+    pieces.reserve(rows.size());
+    for (int64_t r : rows) pieces.push_back(col->Slice(r, 1));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, Concatenate(pieces));
+    columns.push_back(std::move(taken));
+  }
+  return RecordBatch::Make(all->schema(), static_cast<int64_t>(rows.size()), std::move(columns));
+}
+
+}  // namespace lance::file
