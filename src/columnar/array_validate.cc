@@ -120,11 +120,14 @@ Status ValidateLayout(const Array& a) {
       const int64_t data_size = a.buffers[2] ? a.buffers[2]->size() : 0;
       return CheckOffsets(a, data_size, "data size");
     }
-    case TypeId::kFixedSizeBinary:
-      if (type.byte_width() < 0) {
-        return Status::Corruption("{}: negative byte width", type.ToString());
+    case TypeId::kFixedSizeBinary: {
+      int64_t bytes;
+      if (type.byte_width() < 0 || __builtin_mul_overflow(end, int64_t{type.byte_width()}, &bytes)) {
+        return Status::Corruption("{} array: invalid byte width for {} elements", type.ToString(),
+                                  end);
       }
-      return CheckBufferSize(a, 1, end * type.byte_width(), "values");
+      return CheckBufferSize(a, 1, bytes, "values");
+    }
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap: {
@@ -146,8 +149,11 @@ Status ValidateLayout(const Array& a) {
         return Status::Corruption("{} array: {} children, expected 1", type.ToString(),
                                   a.children.size());
       }
-      if (type.list_size() < 0) return Status::Corruption("{}: negative list size", type.ToString());
-      const int64_t needed = end * type.list_size();
+      int64_t needed;
+      if (type.list_size() < 0 || __builtin_mul_overflow(end, int64_t{type.list_size()}, &needed)) {
+        return Status::Corruption("{} array: invalid list size for {} elements", type.ToString(),
+                                  end);
+      }
       if (a.children[0]->length < needed) {
         return Status::Corruption("{} array (offset {}, length {}): child has {} values, needs {}",
                                   type.ToString(), a.offset, a.length, a.children[0]->length,

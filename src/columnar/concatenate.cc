@@ -44,6 +44,7 @@ Result<BufferPtr> ConcatenateBits(const std::vector<ArrayPtr>& arrays, int64_t t
   LANCE_ASSIGN_OR_RAISE(auto out, AllocateBuffer(bit_util::BytesForBits(total), true));
   int64_t pos = 0;
   for (const auto& a : arrays) {
+    if (a->length == 0) continue;  // an empty input may have no values buffer
     bit_util::CopyBitmap(a->buffers[1]->data(), a->offset, a->length, out->mutable_data(), pos);
     pos += a->length;
   }

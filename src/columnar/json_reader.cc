@@ -174,7 +174,7 @@ Status AppendJsonImpl(ArrayBuilder* b, const Json& v) {
     case TypeId::kUInt64: return AppendInteger<uint64_t>(b, v);
     case TypeId::kHalfFloat: {
       LANCE_ASSIGN_OR_RAISE(double d, JsonToDouble(v, type));
-      return static_cast<UInt16Builder*>(b)->Append(FloatToHalf(static_cast<float>(d)));
+      return static_cast<UInt16Builder*>(b)->Append(DoubleToHalf(d));
     }
     case TypeId::kFloat: {
       LANCE_ASSIGN_OR_RAISE(double d, JsonToDouble(v, type));

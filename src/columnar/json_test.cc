@@ -78,11 +78,19 @@ TEST(JsonWriterTest, HalfFloatConversions) {
   EXPECT_EQ(FloatToHalf(5.9604645e-8f), 0x0001);
   EXPECT_EQ(FloatToHalf(2.9802322e-8f), 0x0000);  // exactly half the smallest: ties to even
   EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
+  // 1 + 2^-11 + 2^-40 is just above the midpoint between halves 1 and 1+2^-10, but rounds to
+  // the midpoint as a float: only a single rounding gets it right.
+  EXPECT_EQ(DoubleToHalf(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)), 0x3c01);
+  EXPECT_EQ(FloatToHalf(static_cast<float>(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))),
+            0x3c00);
+  EXPECT_EQ(DoubleToHalf(1.0 + std::ldexp(1.0, -11)), 0x3c00);  // exact tie: to even
+  EXPECT_EQ(DoubleToHalf(-1e10), 0xfc00);
   for (uint32_t h = 0; h < 0x10000; ++h) {
     const auto bits = static_cast<uint16_t>(h);
     const float f = HalfToFloat(bits);
     if (std::isnan(f)) continue;
     ASSERT_EQ(FloatToHalf(f), bits) << h;
+    ASSERT_EQ(DoubleToHalf(f), bits) << h;
   }
 }
 

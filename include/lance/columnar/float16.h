@@ -63,4 +63,20 @@ inline uint16_t FloatToHalf(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+// Correctly rounded double -> half (a plain double -> float -> half chain can round twice):
+// the float step rounds to odd, which keeps enough information for the final rounding.
+inline uint16_t DoubleToHalf(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) != d && d == d && f - f == 0) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const double af = f < 0 ? -static_cast<double>(f) : static_cast<double>(f);
+    const double ad = d < 0 ? -d : d;
+    if (af > ad) --bits;  // truncate toward zero (same sign, magnitude one step down)
+    bits |= 1u;           // then mark the result inexact
+    std::memcpy(&f, &bits, sizeof f);
+  }
+  return FloatToHalf(f);
+}
+
 }  // namespace lance
