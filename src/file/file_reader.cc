@@ -79,6 +79,41 @@ struct LeafData {
 struct FileReader::Impl {
   std::vector<std::vector<PageMeta>> pages;  // per column
   std::vector<int> first_column;             // per top-level field
+  std::vector<int> num_field_columns;        // per top-level field
+  // Reads byte ranges of the file (whole-file buffer slices, or ranged object store reads).
+  std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch;
+
+  // The buffers of every page of columns [first, first + count): [column][page][buffer].
+  Result<std::vector<std::vector<std::vector<BufferPtr>>>> FetchColumns(int first, int count) const {
+    std::vector<io::Range> ranges;
+    for (int c = first; c < first + count; ++c) {
+      for (const auto& page : pages[static_cast<size_t>(c)]) {
+        for (const auto& [pos, len] : page.buffers) {
+          ranges.push_back({static_cast<int64_t>(pos), static_cast<int64_t>(len)});
+        }
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> got, fetch(ranges));
+    if (got.size() != ranges.size()) {
+      return Status::IOError("lance file: asked for {} ranges, got {}", ranges.size(), got.size());
+    }
+    std::vector<std::vector<std::vector<BufferPtr>>> out;
+    size_t next = 0;
+    for (int c = first; c < first + count; ++c) {
+      auto& column = out.emplace_back();
+      for (const auto& page : pages[static_cast<size_t>(c)]) {
+        auto& bufs = column.emplace_back();
+        for (size_t b = 0; b < page.buffers.size(); ++b) {
+          if (got[next]->size() != ranges[next].length) {
+            return Status::IOError("lance file: short read of {} bytes at {}", ranges[next].length,
+                                   ranges[next].offset);
+          }
+          bufs.push_back(got[next++]);
+        }
+      }
+    }
+    return out;
+  }
 };
 
 FileReader::~FileReader() = default;
@@ -90,30 +125,95 @@ std::string FileVersion::ToString() const {
 
 Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
   if (!file) return Status::InvalidArgument("FileReader::Open: no file buffer");
-  const int64_t size = file->size();
-  const uint8_t* base = file->data();
+  auto fetch = [file](const std::vector<io::Range>& ranges) -> Result<std::vector<BufferPtr>> {
+    std::vector<BufferPtr> out;
+    for (const auto& r : ranges) {
+      if (r.offset < 0 || r.length < 0 || r.end() > file->size()) {
+        return Status::Corruption("lance file: range [{}, +{}) past {} bytes", r.offset, r.length,
+                                  file->size());
+      }
+      out.push_back(SliceBuffer(file, r.offset, r.length));
+    }
+    return out;
+  };
+  return OpenTail(file->size(), file, std::move(fetch));
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectStore> store,
+                                                     std::string path) {
+  if (!store) return Status::InvalidArgument("FileReader::Open: no object store");
+  LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->Head(path));
+  const int64_t size = meta.size;
   if (size < kFooterSize) {
-    return Status::Corruption("lance file: {} bytes, smaller than the {} byte footer", size, kFooterSize);
+    return Status::Corruption("lance file '{}': {} bytes, smaller than the {} byte footer", path,
+                              size, kFooterSize);
   }
-  const uint8_t* footer = base + size - kFooterSize;
+  // One read usually covers the footer, offset tables, global buffers and column metadata.
+  constexpr int64_t kTailGuess = 64 * 1024;
+  int64_t tail_start = std::max<int64_t>(0, size - kTailGuess);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr tail, store->GetRange(path, tail_start, size - tail_start));
+  if (tail->size() != size - tail_start) {
+    return Status::IOError("lance file '{}': short read of the last {} bytes", path, size - tail_start);
+  }
+  const uint64_t column_meta_start = Load<uint64_t>(tail->data() + tail->size() - kFooterSize);
+  if (column_meta_start < static_cast<uint64_t>(tail_start)) {
+    const uint64_t limit = static_cast<uint64_t>(size - kFooterSize);
+    if (column_meta_start > limit) {
+      return Status::Corruption("lance file '{}': column metadata start {} past {}", path,
+                                column_meta_start, limit);
+    }
+    tail_start = static_cast<int64_t>(column_meta_start);
+    LANCE_ASSIGN_OR_RAISE(tail, store->GetRange(path, tail_start, size - tail_start));
+    if (tail->size() != size - tail_start) {
+      return Status::IOError("lance file '{}': short read of the metadata", path);
+    }
+  }
+  auto fetch = [store, path](const std::vector<io::Range>& ranges) {
+    return store->GetRanges(path, ranges);
+  };
+  auto reader = OpenTail(size, tail, std::move(fetch), tail_start);
+  if (!reader.ok()) return reader.status().WithContext("lance file '" + path + "'");
+  return reader;
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
+    int64_t size, BufferPtr tail,
+    std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
+    int64_t tail_offset) {
+  if (size < kFooterSize || !tail || tail->size() != size - tail_offset) {
+    return Status::Corruption("lance file: {} bytes, smaller than the {} byte footer", size,
+                              kFooterSize);
+  }
+  const uint8_t* footer = tail->data() + tail->size() - kFooterSize;
   if (std::memcmp(footer + 36, kMagic, 4) != 0) {
     return Status::Corruption("lance file: missing LANC magic at the end");
   }
+  // `base + x` addresses file offset x; only offsets >= tail_offset may be dereferenced,
+  // which check_range below enforces for every metadata read.
+  const uint8_t* base = tail->data() - tail_offset;
   const uint64_t column_meta_start = Load<uint64_t>(footer);
   const uint64_t cmo_table = Load<uint64_t>(footer + 8);
   const uint64_t gbo_table = Load<uint64_t>(footer + 16);
   const uint32_t num_global = Load<uint32_t>(footer + 24);
   const uint32_t num_columns = Load<uint32_t>(footer + 28);
   std::unique_ptr<FileReader> reader(new FileReader());
-  reader->file_ = file;
+  reader->tail_ = tail;
   reader->version_.major = Load<uint16_t>(footer + 32);
   reader->version_.minor = Load<uint16_t>(footer + 34);
   reader->impl_ = std::make_unique<Impl>();
+  reader->impl_->fetch = std::move(fetch);
   const FileVersion& v = reader->version_;
   if (!v.is_legacy() && !(v.major == 2 && v.minor >= 1 && v.minor <= 3)) {
     return Status::NotSupported("lance file version {}.{} is not supported", v.major, v.minor);
   }
   const auto limit = static_cast<uint64_t>(size - kFooterSize);
+  auto check_meta = [&](uint64_t pos, uint64_t len, const std::string& what) -> Status {
+    if (pos < static_cast<uint64_t>(tail_offset) || pos > limit || len > limit - pos) {
+      return Status::Corruption("lance file: {} [{}, +{}) outside the metadata [{}, {})", what,
+                                pos, len, tail_offset, limit);
+    }
+    return Status::OK();
+  };
   auto check_range = [&](uint64_t pos, uint64_t len, const std::string& what) -> Status {
     if (pos > limit || len > limit - pos) {
       return Status::Corruption("lance file: {} [{}, +{}) outside the {} bytes before the footer",
@@ -121,8 +221,8 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
     }
     return Status::OK();
   };
-  LANCE_RETURN_NOT_OK(check_range(cmo_table, uint64_t{num_columns} * 16, "column metadata offset table"));
-  LANCE_RETURN_NOT_OK(check_range(gbo_table, uint64_t{num_global} * 16, "global buffer offset table"));
+  LANCE_RETURN_NOT_OK(check_meta(cmo_table, uint64_t{num_columns} * 16, "column metadata offset table"));
+  LANCE_RETURN_NOT_OK(check_meta(gbo_table, uint64_t{num_global} * 16, "global buffer offset table"));
   if (column_meta_start > limit) {
     return Status::Corruption("lance file: column metadata start {} past {}", column_meta_start, limit);
   }
@@ -133,6 +233,8 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
     reader->global_buffers_.emplace_back(pos, len);
   }
   if (num_global == 0) return Status::Corruption("lance file: no global buffer (file descriptor)");
+  LANCE_RETURN_NOT_OK(check_meta(reader->global_buffers_[0].first, reader->global_buffers_[0].second,
+                                 "file descriptor"));
 
   // Schema and row count.
   ::lance::file::FileDescriptor descriptor;
@@ -164,7 +266,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
   for (uint32_t c = 0; c < num_columns; ++c) {
     const uint64_t pos = Load<uint64_t>(base + cmo_table + c * 16);
     const uint64_t len = Load<uint64_t>(base + cmo_table + c * 16 + 8);
-    LANCE_RETURN_NOT_OK(check_range(pos, len, "column " + std::to_string(c) + " metadata"));
+    LANCE_RETURN_NOT_OK(check_meta(pos, len, "column " + std::to_string(c) + " metadata"));
     ::lance::file::v2::ColumnMetadata meta;
     if (len > INT32_MAX || !meta.ParseFromArray(base + pos, static_cast<int>(len))) {
       return Status::Corruption("lance file: column {} metadata is not a ColumnMetadata", c);
@@ -238,6 +340,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
   int next = 0;
   for (const auto& f : reader->schema_->fields()) {
     reader->impl_->first_column.push_back(next);
+    reader->impl_->num_field_columns.push_back(count(*f->type()));
     next += count(*f->type());
   }
   if (next != static_cast<int>(num_columns)) {
@@ -249,10 +352,13 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
 
 namespace {
 
+using FetchedColumns = std::vector<std::vector<std::vector<BufferPtr>>>;
+
 struct Reader21 {
-  const uint8_t* base;
   const std::vector<std::vector<PageMeta>>* pages;
   int minor;
+  const FetchedColumns* fetched;  // page buffers of columns [first_column, ...)
+  int first_column;
 
   Result<LeafData> ReadLeaf(int column, const DataType& leaf_type, int64_t expected_rows) const {
     LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeFor(leaf_type));
@@ -268,8 +374,13 @@ struct Reader21 {
       in.num_rows = pm.num_rows;
       in.minor_version = minor;
       in.prototype = prototype;
-      for (const auto& [pos, len] : pm.buffers) {
-        in.buffers.emplace_back(reinterpret_cast<const char*>(base + pos), len);
+      const size_t fetched_column = static_cast<size_t>(column - first_column);
+      if (column < first_column || fetched_column >= fetched->size()) {
+        return Status::Corruption("column {} outside the field's columns", column);
+      }
+      for (const auto& buf : (*fetched)[fetched_column][p]) {
+        in.buffers.emplace_back(reinterpret_cast<const char*>(buf->data()),
+                                static_cast<size_t>(buf->size()));
       }
       auto page = encoding::DecodePage(in);
       if (!page.ok()) {
@@ -384,26 +495,29 @@ struct Reader21 {
 
 Result<ArrayPtr> FileReader::ReadField(int field_index) const {
   const FieldPtr& f = schema_->field(field_index);
-  int column = impl_->first_column[static_cast<size_t>(field_index)];
+  const int first = impl_->first_column[static_cast<size_t>(field_index)];
+  const int count = impl_->num_field_columns[static_cast<size_t>(field_index)];
+  LANCE_ASSIGN_OR_RAISE(FetchedColumns fetched, impl_->FetchColumns(first, count));
+  int column = first;
   if (version_.is_legacy()) {
     encoding::LegacyReader legacy;
-    legacy.base = file_->data();
-    for (const auto& col : impl_->pages) {
-      std::vector<encoding::LegacyPage> pages;
-      for (const auto& pm : col) {
+    legacy.columns.resize(impl_->pages.size());
+    for (int c = first; c < first + count; ++c) {
+      const auto& col = impl_->pages[static_cast<size_t>(c)];
+      for (size_t p = 0; p < col.size(); ++p) {
         encoding::LegacyPage lp;
-        lp.encoding = pm.legacy.get();
-        lp.num_rows = pm.num_rows;
-        for (const auto& [pos, len] : pm.buffers) {
-          lp.buffers.emplace_back(reinterpret_cast<const char*>(file_->data() + pos), len);
+        lp.encoding = col[p].legacy.get();
+        lp.num_rows = col[p].num_rows;
+        for (const auto& buf : fetched[static_cast<size_t>(c - first)][p]) {
+          lp.buffers.emplace_back(reinterpret_cast<const char*>(buf->data()),
+                                  static_cast<size_t>(buf->size()));
         }
-        pages.push_back(std::move(lp));
+        legacy.columns[static_cast<size_t>(c)].push_back(std::move(lp));
       }
-      legacy.columns.push_back(std::move(pages));
     }
     return legacy.ReadField(f->type(), &column, num_rows_);
   }
-  Reader21 r{file_->data(), &impl_->pages, version_.minor};
+  Reader21 r{&impl_->pages, version_.minor, &fetched, first};
   return r.Build(f->type(), 0, &column, num_rows_, nullptr);
 }
 

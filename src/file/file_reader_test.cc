@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "lance/columnar/json.h"
+#include "lance/io/fault_injecting_object_store.h"
+#include "lance/io/local_object_store.h"
 
 namespace lance::file {
 namespace {
@@ -129,6 +131,42 @@ INSTANTIATE_TEST_SUITE_P(Golden, GoldenFileTest, ::testing::ValuesIn(AllGolden()
                          [](const ::testing::TestParamInfo<Golden>& info) {
                            return info.param.stem();
                          });
+
+// Through an object store the reader fetches the metadata in one ranged read at Open and then
+// only the page buffers of the requested columns; results equal the whole-buffer reader's.
+TEST(FileReaderObjectStore, RangedReadsMatchWholeFile) {
+  auto local = io::LocalObjectStore::Make(kGoldenDir.string(), {.sync = false});
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  auto store = std::make_shared<io::FaultInjectingObjectStore>(*local);
+  for (const char* stem : {"big_2_2", "nested_2_1", "primitives_2_0"}) {
+    store->ResetCounts();
+    auto reader = FileReader::Open(store, std::string(stem) + ".lance");
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ(store->count(io::ObjectOp::kGet), 0);
+    EXPECT_EQ(store->count(io::ObjectOp::kGetRange), 1) << stem;
+    auto whole = FileReader::Open(ReadFileBuffer(stem));
+    ASSERT_TRUE(whole.ok());
+    auto want = (*whole)->ReadAll();
+    ASSERT_TRUE(want.ok());
+    auto got = (*reader)->ReadAll();
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectBatchesEqual(**want, **got);
+    EXPECT_EQ(store->count(io::ObjectOp::kGet), 0);
+
+    // One column: only its buffers are read.
+    store->ResetCounts();
+    auto one = (*reader)->ReadAll({1});
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    EXPECT_LE(store->count(io::ObjectOp::kGetRange), 4) << stem;
+  }
+  // A failing read surfaces as an error, not a crash or a partial batch.
+  auto reader = FileReader::Open(store, "big_2_2.lance");
+  ASSERT_TRUE(reader.ok());
+  store->AddRule({.ops = io::OpBit(io::ObjectOp::kGetRange), .times = -1});
+  EXPECT_FALSE((*reader)->ReadAll().ok());
+  store->ClearRules();
+  EXPECT_TRUE(FileReader::Open(store, "missing.lance").status().IsNotFound());
+}
 
 // Every truncation of a file must fail cleanly: the footer moves, so offsets point past the end.
 TEST(FileReaderCorruption, TruncatedFilesAreRejected) {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "lance/columnar/buffer.h"
 #include "lance/columnar/type.h"
 #include "lance/core/result.h"
+#include "lance/io/object_store.h"
 
 namespace lance::file {
 
@@ -59,6 +61,11 @@ class FileReader {
  public:
   // Opens a file from its complete contents. `file` must stay unchanged while the reader lives.
   static Result<std::unique_ptr<FileReader>> Open(BufferPtr file);
+  // Opens `path` in `store` with ranged reads: the metadata at the end of the file up front
+  // (usually one read), then only the page buffers of the columns a read asks for.
+  // Errors: as above, plus the store's NotFound/IOError.
+  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<io::ObjectStore> store,
+                                                  std::string path);
   ~FileReader();
 
   FileVersion version() const { return version_; }
@@ -82,9 +89,15 @@ class FileReader {
  private:
   struct Impl;
   FileReader() = default;
+  // `tail` holds file bytes [tail_offset, size): at least the column metadata, offset tables,
+  // global buffer 0 and the footer; `fetch` reads any other range.
+  static Result<std::unique_ptr<FileReader>> OpenTail(
+      int64_t size, BufferPtr tail,
+      std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
+      int64_t tail_offset = 0);
   Result<ArrayPtr> ReadField(int field_index) const;
 
-  BufferPtr file_;
+  BufferPtr tail_;
   FileVersion version_;
   SchemaPtr schema_;
   int64_t num_rows_ = 0;
