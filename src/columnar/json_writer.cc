@@ -106,38 +106,53 @@ void AppendDouble(double v, std::string* out) {
   AppendFromDecimalText(std::string_view(buf, static_cast<size_t>(end - buf)), out);
 }
 
-// Among the decimals with `digits` significant digits nearest to x (the correctly rounded
-// one and its neighbours in the last digit), appends the one closest to x that `round_trips`;
-// on equal distance the smaller magnitude wins (the rule of the JS reference view). Returns
-// false if none reads back to x.
-template <typename RoundTrips>
-bool AppendNearestWithDigits(double x, int digits, RoundTrips round_trips, std::string* out) {
-  char buf[64];
-  auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", std::fabs(x), digits - 1).out;
+// Significant digits of the exact decimal value of |x| (every binary float has a finite one)
+// and the exponent of its first digit: |x| = 0.DIGITS * 10^point. Trailing zeros removed.
+// REQUIRES: x is a float32 or float16 value (their expansions have at most 112 digits).
+void ExactDecimal(double x, std::string* digits, int* point) {
+  char buf[160];
+  auto end = fmt::format_to_n(buf, sizeof buf - 1, "{:.{}e}", std::fabs(x), 120).out;
   *end = '\0';
   const std::string_view text(buf, static_cast<size_t>(end - buf));
   const size_t e = text.find('e');
-  std::string mantissa;
+  digits->clear();
   for (char c : text.substr(0, e)) {
-    if (c != '.') mantissa += c;
+    if (c != '.') digits->push_back(c);
   }
-  const int exp10 = std::atoi(buf + e + 1) - (digits - 1);
-  const long long m = std::atoll(mantissa.c_str());
-  std::string best;
-  double best_dist = 0;
-  for (long long cand : {m - 1, m, m + 1}) {  // ascending, so a tie goes to the smaller
-    if (cand <= 0) continue;
-    std::string candidate = fmt::format("{}{}e{}", x < 0 ? "-" : "", cand, exp10);
-    const double v = std::strtod(candidate.c_str(), nullptr);
-    if (!round_trips(v)) continue;
-    const double dist = std::fabs(v - x);
-    if (best.empty() || dist < best_dist) {
-      best = std::move(candidate);
-      best_dist = dist;
-    }
+  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  *point = std::atoi(buf + e + 1) + 1;
+}
+
+// Appends the `digits`-significant-digit decimal nearest to x among those that
+// `round_trips` (exact distances; on an exact tie the smaller magnitude, the rule of the JS
+// reference view). Only the two decimals bracketing x can qualify: any other is farther from x
+// on the same side. Returns false if neither reads back to x.
+template <typename RoundTrips>
+bool AppendNearestWithDigits(double x, int digits, RoundTrips round_trips,
+                             const std::string& exact, int point, std::string* out) {
+  // lower = the first `digits` digits of |x| (truncation), upper = lower + one unit.
+  std::string lower = exact.substr(0, static_cast<size_t>(digits));
+  lower.append(static_cast<size_t>(digits) - lower.size(), '0');
+  const std::string_view rest = static_cast<size_t>(digits) < exact.size()
+                                    ? std::string_view(exact).substr(static_cast<size_t>(digits))
+                                    : std::string_view();
+  const int exp10 = point - digits;  // value of the last kept digit
+  const char* sign = x < 0 ? "-" : "";
+  const std::string lower_text = fmt::format("{}{}e{}", sign, lower, exp10);
+  if (rest.empty()) {  // x has at most `digits` digits: it is its own nearest decimal
+    AppendFromDecimalText(lower_text, out);
+    return true;
   }
-  if (best.empty()) return false;
-  AppendFromDecimalText(best, out);
+  const std::string upper_text =
+      fmt::format("{}{}e{}", sign, std::stoull(lower) + 1, exp10);
+  const bool lower_ok = std::stoull(lower) != 0 &&
+                        round_trips(std::strtod(lower_text.c_str(), nullptr));
+  const bool upper_ok = round_trips(std::strtod(upper_text.c_str(), nullptr));
+  if (!lower_ok && !upper_ok) return false;
+  // The remainder as a fraction of one unit: below, at or above one half.
+  const bool lower_nearer = rest[0] < '5' || rest == "5";
+  const bool use_lower = lower_ok && (!upper_ok || lower_nearer);
+  AppendFromDecimalText(use_lower ? lower_text : upper_text, out);
   return true;
 }
 
@@ -164,13 +179,26 @@ void AppendFloat(float v, std::string* out) {
     out->append(std::signbit(v) ? "-0.0" : "0.0");
     return;
   }
-  // fmt's shortest form gives the digit count; the nearest candidate of that length is then
-  // picked with the reference tie rule (fmt breaks exact ties to even instead).
+  // fmt's shortest form is the nearest shortest decimal, except that it breaks an exact tie
+  // to even where the canonical form takes the smaller magnitude. A tie needs |v| to be
+  // exactly halfway, i.e. its correctly rounded (k+1)-digit form to end in 5: only then take
+  // the exact path.
   char buf[64];
   auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;
   const std::string_view shortest(buf, static_cast<size_t>(end - buf));
+  const int digits = SignificantDigits(shortest);
+  char probe[64];
+  auto probe_end = fmt::format_to_n(probe, sizeof probe, "{:.{}e}", std::fabs(v), digits).out;
+  const size_t e = std::string_view(probe, static_cast<size_t>(probe_end - probe)).find('e');
+  if (e == std::string_view::npos || e == 0 || probe[e - 1] != '5') {
+    AppendFromDecimalText(shortest, out);
+    return;
+  }
+  std::string exact;
+  int point;
+  ExactDecimal(v, &exact, &point);
   const auto round_trips = [v](double d) { return static_cast<float>(d) == v; };
-  if (!AppendNearestWithDigits(v, SignificantDigits(shortest), round_trips, out)) {
+  if (!AppendNearestWithDigits(v, digits, round_trips, exact, point, out)) {
     AppendFromDecimalText(shortest, out);
   }
 }
@@ -199,8 +227,11 @@ void AppendHalf(uint16_t bits, std::string* out) {
     return;
   }
   const auto round_trips = [bits](double d) { return RoundsToHalf(d, bits); };
+  std::string exact;
+  int point;
+  ExactDecimal(f, &exact, &point);
   for (int digits = 1; digits <= 9; ++digits) {
-    if (AppendNearestWithDigits(f, digits, round_trips, out)) return;
+    if (AppendNearestWithDigits(f, digits, round_trips, exact, point, out)) return;
   }
   AppendFloat(f, out);  // not reached: 5 significant digits always identify a half
 }
