@@ -270,7 +270,28 @@ function wide() {
   ]);
 }
 
-const tables = { primitives, strings, special, nested, big, wide };
+// Deeper nesting: lists of lists, lists of structs, structs holding lists (several list layers
+// and list/struct layers mixed in one column's levels).
+function deep(version) {
+  const n = 200;
+  const structNulls = version !== "2.0";
+  const pt = new arrow.Struct([F("a", new arrow.Int32()), F("b", new arrow.Utf8())]);
+  return table([
+    col("ll", new arrow.List(item(new arrow.List(item(new arrow.Int32())))),
+        fill(n, (i) => (i % 9 === 0 ? null
+                        : fill(i % 3, (k) => ((i + k) % 5 === 0 ? null
+                                              : fill((i + k) % 4, (m) => (m === 2 ? null : i * 100 + k * 10 + m))))))),
+    col("lst", new arrow.List(item(pt)),
+        fill(n, (i) => (i % 7 === 0 ? null
+                        : fill(i % 4, (k) => (structNulls && k === 1 && i % 2 ? null
+                                              : { a: k === 2 ? null : i * 4 + k, b: `s${i}.${k}` }))))),
+    col("sl", new arrow.Struct([F("l", new arrow.List(item(new arrow.Int32()))), F("t", new arrow.Utf8())]),
+        fill(n, (i) => (structNulls && i % 11 === 0 ? null
+                        : { l: i % 5 === 0 ? null : fill(i % 3, (k) => i + k), t: `t${i}` }))),
+  ]);
+}
+
+const tables = { primitives, strings, special, nested, big, wide, deep };
 const versions = ["2.0", "2.1", "2.2"];
 
 const expected = Object.fromEntries(versions.map((v) => [v, {}]));
