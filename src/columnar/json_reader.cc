@@ -17,7 +17,7 @@ namespace {
 using Json = nlohmann::json;
 
 std::string Describe(const Json& v) {
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }

@@ -324,6 +324,12 @@ TEST(SchemaJsonTest, ShorthandsAndErrors) {
   auto t = DataTypeFromJson(R"({"name":"dictionary","index":"int8","value":"utf8"})");
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE((*t)->Equals(*dictionary(int8(), utf8())));
+  // A name that is not UTF-8 comes out with U+FFFD instead of failing.
+  const std::string weird = SchemaToJson(*schema({field(std::string("bad\xff"), int8())}));
+  EXPECT_NE(weird.find("bad\xEF\xBF\xBD"), std::string::npos) << weird;
+  EXPECT_TRUE(SchemaFromJson(R"({"fields":[{"name":"a","type":"int8","id":4294967296}]})")
+                  .status()
+                  .IsInvalidArgument());
   EXPECT_EQ(DataTypeToJson(*decimal128(10, 2)),
             R"({"name":"decimal128","precision":10,"scale":2})");
 }

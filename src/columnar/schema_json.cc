@@ -1,6 +1,8 @@
 // The schema JSON form (docs/cli.md, "Schema JSON"): how `--schema` arguments and schema
 // dumps spell fields and types. Not on a hot path, so it is built on nlohmann::ordered_json
 // (ordered so that keys come out in the documented order).
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "lance/columnar/json.h"
@@ -301,8 +303,11 @@ Result<FieldPtr> FieldFromJson(const Json& j, std::string_view where) {
   }
   int32_t id = -1;
   if (auto i = j.find("id"); i != j.end()) {
-    if (!i->is_number_integer()) return Status::InvalidArgument("{}: \"id\" must be an integer", here);
-    id = i->get<int32_t>();
+    if (!i->is_number_integer() || i->get<int64_t>() < -1 ||
+        i->get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      return Status::InvalidArgument("{}: \"id\" must be an integer in [-1, 2^31)", here);
+    }
+    id = static_cast<int32_t>(i->get<int64_t>());
   }
   return std::make_shared<const Field>(name, std::move(type), nullable, std::move(metadata), id);
 }
@@ -315,9 +320,13 @@ Result<Json> Parse(std::string_view text) {
   return doc;
 }
 
+// Names and metadata are not guaranteed to be UTF-8: invalid bytes become U+FFFD instead of
+// nlohmann's exception.
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 }  // namespace
 
-std::string DataTypeToJson(const DataType& type) { return TypeToJson(type).dump(); }
+std::string DataTypeToJson(const DataType& type) { return Dump(TypeToJson(type)); }
 
 Result<DataTypePtr> DataTypeFromJson(std::string_view json) {
   LANCE_ASSIGN_OR_RAISE(auto doc, Parse(json));
@@ -332,7 +341,7 @@ std::string SchemaToJson(const Schema& schema) {
   if (schema.metadata() && !schema.metadata()->empty()) {
     out["metadata"] = MetadataToJson(*schema.metadata());
   }
-  return out.dump();
+  return Dump(out);
 }
 
 Result<SchemaPtr> SchemaFromJson(std::string_view json) {
