@@ -323,6 +323,15 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
       info.pages.push_back(std::move(pi));
       column_pages.push_back(std::move(pm));
     }
+    if (!v.is_legacy()) {
+      // 2.1+ columns are leaves of top-level rows: their pages must cover the file exactly.
+      uint64_t rows = 0;
+      for (const auto& pm : column_pages) rows += static_cast<uint64_t>(pm.num_rows);
+      if (rows != descriptor.length()) {
+        return Status::Corruption("lance file: column {} pages hold {} rows, the file has {}", c,
+                                  rows, descriptor.length());
+      }
+    }
     reader->columns_.push_back(std::move(info));
     pages.push_back(std::move(column_pages));
   }
