@@ -1,5 +1,7 @@
 #include "lance/core/thread_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 
@@ -32,11 +34,20 @@ ThreadPool* ThreadPool::Default() {
   return pool;
 }
 
+ThreadPool::ThreadPool() : owner_pid_(static_cast<int>(::getpid())) {}
+
 ThreadPool::~ThreadPool() { Shutdown(); }
+
+bool ThreadPool::InForkedChild() const { return static_cast<int>(::getpid()) != owner_pid_; }
 
 bool ThreadPool::IsWorkerThread() const { return tls_current_pool == this; }
 
 void ThreadPool::Spawn(std::function<void()> fn) {
+  // In a forked child the queue's lock may have been copied in a held state: never touch it.
+  if (InForkedChild()) {
+    fn();
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!stopping_) {
@@ -111,7 +122,7 @@ struct ParallelForState {
 
 void ParallelFor(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& fn) {
   if (n <= 0) return;
-  if (n == 1 || pool == nullptr) {
+  if (n == 1 || pool == nullptr || pool->InForkedChild()) {
     for (int64_t i = 0; i < n; ++i) fn(i);
     return;
   }

@@ -1,6 +1,8 @@
 #include "lance/core/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <set>
@@ -97,6 +99,27 @@ TEST(ParallelForTest, NestedFromWorkersDoesNotDeadlock) {
   for (auto& f : outer) f.get();
   // 4 repetitions of sum(0..63).
   EXPECT_EQ(sum.load(), 4 * (63 * 64 / 2));
+}
+
+// In a forked child the workers are gone: tasks must run inline instead of hanging.
+TEST(ThreadPoolTest, UsableInForkedChild) {
+  auto pool = ThreadPool::Make(2).ValueOrDie();
+  EXPECT_FALSE(pool->InForkedChild());
+  EXPECT_EQ(pool->Submit([] { return 1; }).get(), 1);  // workers are running now
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (!pool->InForkedChild()) ::_exit(3);
+    if (pool->Submit([] { return 41; }).get() != 41) ::_exit(4);
+    std::atomic<int> sum{0};
+    ParallelFor(pool.get(), 100, [&](int64_t i) { sum.fetch_add(static_cast<int>(i)); });
+    ParallelFor(ThreadPool::Default(), 10, [&](int64_t) { sum.fetch_add(1); });
+    ::_exit(sum.load() == 4950 + 10 ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@ std::string_view ObjectOpName(ObjectOp op) {
   switch (op) {
     case ObjectOp::kGet: return "Get";
     case ObjectOp::kGetRange: return "GetRange";
+    case ObjectOp::kGetTail: return "GetTail";
     case ObjectOp::kHead: return "Head";
     case ObjectOp::kPut: return "Put";
     case ObjectOp::kPutIfNotExists: return "PutIfNotExists";
@@ -156,6 +157,11 @@ Result<BufferPtr> FaultInjectingObjectStore::GetRange(std::string_view path, int
                                                       int64_t length) {
   return Guarded<Result<BufferPtr>>(this, ObjectOp::kGetRange, path, {},
                                     [&] { return base_->GetRange(path, offset, length); });
+}
+
+Result<TailRead> FaultInjectingObjectStore::GetTail(std::string_view path, int64_t max_length) {
+  return Guarded<Result<TailRead>>(this, ObjectOp::kGetTail, path, {},
+                                   [&] { return base_->GetTail(path, max_length); });
 }
 
 Result<ObjectMeta> FaultInjectingObjectStore::Head(std::string_view path) {

@@ -454,6 +454,20 @@ Result<std::vector<BufferPtr>> LocalObjectStore::GetRanges(std::string_view path
   return out;
 }
 
+Result<TailRead> LocalObjectStore::GetTail(std::string_view path, int64_t max_length) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  if (max_length < 0) {
+    return Status::InvalidArgument("GetTail '{}': negative length {}", path, max_length);
+  }
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  const int64_t size = opened.second.st_size;
+  const int64_t n = std::min(size, max_length);
+  TailRead out;
+  out.object_size = size;
+  LANCE_ASSIGN_OR_RAISE(out.bytes, ReadRange(opened.first.get(), size - n, n, path));
+  return out;
+}
+
 Result<ObjectMeta> LocalObjectStore::Head(std::string_view path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   const std::string full = FullPath(path);

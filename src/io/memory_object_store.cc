@@ -109,6 +109,16 @@ Result<std::vector<BufferPtr>> MemoryObjectStore::GetRanges(std::string_view pat
   return out;
 }
 
+Result<TailRead> MemoryObjectStore::GetTail(std::string_view path, int64_t max_length) {
+  if (max_length < 0) {
+    return Status::InvalidArgument("GetTail '{}': negative length {}", path, max_length);
+  }
+  LANCE_ASSIGN_OR_RAISE(Entry e, Find(path));
+  const int64_t size = e.data->size();
+  const int64_t n = std::min(size, max_length);
+  return TailRead{SliceBuffer(e.data, size - n, n), size};
+}
+
 Result<ObjectMeta> MemoryObjectStore::Head(std::string_view path) {
   LANCE_ASSIGN_OR_RAISE(Entry e, Find(path));
   return ObjectMeta{std::string(path), e.data->size(), e.mtime_ns};

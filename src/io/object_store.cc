@@ -140,6 +140,18 @@ Result<std::vector<BufferPtr>> ObjectStore::GetRanges(std::string_view path,
   return out;
 }
 
+Result<TailRead> ObjectStore::GetTail(std::string_view path, int64_t max_length) {
+  if (max_length < 0) {
+    return Status::InvalidArgument("GetTail '{}': negative length {}", path, max_length);
+  }
+  LANCE_ASSIGN_OR_RAISE(ObjectMeta meta, Head(path));
+  const int64_t n = std::min(meta.size, max_length);
+  TailRead out;
+  out.object_size = meta.size;
+  LANCE_ASSIGN_OR_RAISE(out.bytes, GetRange(path, meta.size - n, n));
+  return out;
+}
+
 Result<bool> ObjectStore::Exists(std::string_view path) {
   Result<ObjectMeta> meta = Head(path);
   if (meta.ok()) return true;

@@ -148,6 +148,26 @@ TYPED_TEST(ObjectStoreConformance, GetRangeAndBounds) {
   }
 }
 
+TYPED_TEST(ObjectStoreConformance, GetTail) {
+  auto& s = this->store_;
+  const std::string payload = MakePayload(8, 3000);
+  ASSERT_TRUE(s->Put("tail", payload).ok());
+  for (int64_t n : {0, 1, 100, 2999, 3000, 5000}) {
+    auto t = s->GetTail("tail", n);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(t->object_size, 3000);
+    const size_t want = static_cast<size_t>(std::min<int64_t>(n, 3000));
+    EXPECT_EQ(t->bytes->view(), std::string_view(payload).substr(3000 - want));
+  }
+  EXPECT_TRUE(s->GetTail("tail", -1).status().IsInvalidArgument());
+  EXPECT_TRUE(s->GetTail("no-tail", 10).status().IsNotFound());
+  ASSERT_TRUE(s->Put("empty-tail", "").ok());
+  auto e = s->GetTail("empty-tail", 64);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->object_size, 0);
+  EXPECT_EQ(e->bytes->size(), 0);
+}
+
 TYPED_TEST(ObjectStoreConformance, GetRangesMatchDirectReads) {
   auto& s = this->store_;
   const std::string payload = MakePayload(3, 300000);

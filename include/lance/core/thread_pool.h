@@ -7,8 +7,8 @@
 // only ever waits for items that some thread is already running, so it cannot deadlock however
 // deeply it nests.
 //
-// fork(): the workers do not exist in a forked child. A child may use ParallelFor (the caller
-// runs every item itself when no worker shows up) but must not Submit and wait.
+// fork(): the workers do not exist in a forked child, so there every Spawn/Submit runs inline
+// and ParallelFor runs all items on the caller. A child must not destroy an inherited pool.
 #pragma once
 
 #include <condition_variable>
@@ -46,6 +46,9 @@ class ThreadPool {
   // True when the calling thread is one of this pool's workers.
   bool IsWorkerThread() const;
 
+  // True in a process forked after the pool was made (its workers do not exist there).
+  bool InForkedChild() const;
+
   // Queues `fn` and returns the future of its result. After Shutdown() the task runs inline
   // on the calling thread, so the future is always eventually ready.
   template <typename F>
@@ -64,7 +67,7 @@ class ThreadPool {
   void Shutdown();
 
  private:
-  ThreadPool() = default;
+  ThreadPool();
   void WorkerLoop();
 
   std::mutex mutex_;
@@ -72,6 +75,7 @@ class ThreadPool {
   std::deque<std::function<void()>> queue_;  // guarded by mutex_
   bool stopping_ = false;                    // guarded by mutex_
   std::vector<std::thread> workers_;
+  int owner_pid_;  // the process that started the workers
 };
 
 // Calls fn(i) for every i in [0, n), in parallel on `pool` and on the calling thread, and

@@ -27,6 +27,7 @@ namespace lance::io {
 enum class ObjectOp : int {
   kGet = 0,
   kGetRange,
+  kGetTail,
   kHead,
   kPut,
   kPutIfNotExists,
@@ -91,6 +92,7 @@ class FaultInjectingObjectStore : public ObjectStore {
   Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override;
   // Not overridden: the inherited GetRanges coalesces and calls this->GetRange.
   Result<ObjectMeta> Head(std::string_view path) override;
+  Result<TailRead> GetTail(std::string_view path, int64_t max_length) override;
   Status Put(std::string_view path, std::string_view bytes) override;
   Status PutIfNotExists(std::string_view path, std::string_view bytes) override;
   Status Delete(std::string_view path) override;

@@ -28,6 +28,7 @@ class MemoryObjectStore : public ObjectStore {
   Result<std::vector<BufferPtr>> GetRanges(std::string_view path,
                                            const std::vector<Range>& ranges) override;
   Result<ObjectMeta> Head(std::string_view path) override;
+  Result<TailRead> GetTail(std::string_view path, int64_t max_length) override;
   Status Put(std::string_view path, std::string_view bytes) override;
   Status PutIfNotExists(std::string_view path, std::string_view bytes) override;
   Status Delete(std::string_view path) override;

@@ -52,6 +52,12 @@ struct Range {
   bool operator==(const Range&) const = default;
 };
 
+// The end of an object: its last bytes and its total size (what a footer reader needs).
+struct TailRead {
+  BufferPtr bytes;          // the last min(object size, max_length) bytes
+  int64_t object_size = 0;  // the whole object's size
+};
+
 // One level of a "directory": the objects directly under it and its child prefixes.
 struct ListResult {
   std::vector<ObjectMeta> objects;       // sorted by path
@@ -143,6 +149,11 @@ class ObjectStore {
 
   // Size and modification time. Errors: NotFound, IOError.
   virtual Result<ObjectMeta> Head(std::string_view path) = 0;
+
+  // The last min(size, max_length) bytes and the object size, in one round trip where the
+  // backend allows (default: Head + GetRange). Errors: NotFound; InvalidArgument when
+  // max_length < 0; IOError.
+  virtual Result<TailRead> GetTail(std::string_view path, int64_t max_length);
 
   // True when the object exists.
   virtual Result<bool> Exists(std::string_view path);
