@@ -281,8 +281,10 @@ Status Walk(const std::string& dir_full, const std::string& dir_path, bool recur
     std::string path = JoinPath(dir_path, name);
     struct stat s;
     if (::fstatat(::dirfd(d), e->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISLNK(s.st_mode) && ::fstatat(::dirfd(d), e->d_name, &s, 0) != 0) continue;
-    if (S_ISDIR(s.st_mode) && e->d_type != DT_LNK) {
+    const bool is_link = S_ISLNK(s.st_mode);
+    if (is_link && ::fstatat(::dirfd(d), e->d_name, &s, 0) != 0) continue;
+    if (S_ISDIR(s.st_mode)) {
+      if (is_link) continue;  // never follow directory links (cycles, escaping the root)
       if (IsTempObjectName(name)) continue;
       if (recursive) {
         subdirs.push_back(std::string(name));

@@ -209,6 +209,21 @@ TEST(LocalObjectStoreTest, ObjectsAreRealFilesUnderTheRoot) {
   EXPECT_EQ(store->Head("x/outside")->size, 3);
 }
 
+TEST(LocalObjectStoreTest, ListFollowsFileLinksButNotDirectoryLinks) {
+  TempDir dir;
+  auto store = LocalObjectStore::Make(dir.path()).ValueOrDie();
+  ASSERT_TRUE(store->Put("d/real", "abc").ok());
+  ASSERT_EQ(::symlink((dir.path() + "/d/real").c_str(), (dir.path() + "/d/alias").c_str()), 0);
+  ASSERT_EQ(::symlink(dir.path().c_str(), (dir.path() + "/d/loop").c_str()), 0);  // a cycle
+  auto listed = store->List("");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].path, "d/alias");
+  EXPECT_EQ((*listed)[0].size, 3);
+  EXPECT_EQ((*listed)[1].path, "d/real");
+  EXPECT_TRUE(store->ListDir("d")->directories.empty());
+}
+
 TEST(LocalObjectStoreTest, RootThatIsAFileIsAnError) {
   TempDir dir;
   std::ofstream(dir.path() + "/file") << "x";
