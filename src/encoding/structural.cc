@@ -444,6 +444,42 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
 
 }  // namespace
 
+Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(const pb21::MiniBlockLayout& mb,
+                                                         std::string_view meta,
+                                                         int minor_version) {
+  const bool large = mb.has_large_chunk();
+  if (minor_version >= 2 && !large) {
+    return Status::Corruption("a 2.{} mini-block page without the u32 chunk grammar", minor_version);
+  }
+  const size_t word = large ? 4 : 2;
+  if (meta.size() % word != 0) {
+    return Status::Corruption("chunk metadata of {} bytes is not a multiple of {}", meta.size(), word);
+  }
+  const int64_t num_items = static_cast<int64_t>(mb.num_items());
+  const size_t n = meta.size() / word;
+  std::vector<MiniBlockChunk> chunks;
+  chunks.reserve(n);
+  uint64_t offset = 0;
+  int64_t done = 0;
+  for (size_t c = 0; c < n; ++c) {
+    const uint64_t w = large ? Load<uint32_t>(meta.data() + c * 4) : Load<uint16_t>(meta.data() + c * 2);
+    MiniBlockChunk chunk;
+    chunk.offset = offset;
+    chunk.size = ((w >> 4) + 1) * 8;
+    chunk.num_values = c + 1 == n ? num_items - done : int64_t{1} << (w & 0xf);
+    if (chunk.num_values < 0 || done + chunk.num_values > num_items) {
+      return Status::Corruption("chunk {} holds values past the page's {} items", c, num_items);
+    }
+    done += chunk.num_values;
+    offset += chunk.size;
+    chunks.push_back(chunk);
+  }
+  if (done != num_items) {
+    return Status::Corruption("chunks hold {} values, the page has {}", done, num_items);
+  }
+  return chunks;
+}
+
 Result<DecodedPage> DecodePage(const PageInput& input) {
   if (input.layout == nullptr) return Status::InvalidArgument("DecodePage: no layout");
   switch (input.layout->layout_case()) {

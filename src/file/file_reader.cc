@@ -530,6 +530,182 @@ Result<ArrayPtr> FileReader::ReadField(int field_index) const {
   return r.Build(f->type(), 0, &column, num_rows_, nullptr);
 }
 
+namespace {
+
+// Builds an array of `rows` (any order, repeats allowed) from pieces covering contiguous row
+// ranges, sorted by first row. Runs of consecutive rows become one slice.
+Result<ArrayPtr> GatherRows(const std::vector<std::pair<int64_t, ArrayPtr>>& pieces,
+                            const std::vector<int64_t>& rows, const DataTypePtr& type) {
+  if (rows.empty()) return MakeEmptyArray(type);
+  std::vector<ArrayPtr> slices;
+  size_t piece = 0;
+  int64_t run_start = -1, run_len = 0;
+  auto flush = [&] {
+    if (run_len > 0) slices.push_back(pieces[piece].second->Slice(run_start, run_len));
+    run_len = 0;
+  };
+  for (int64_t r : rows) {
+    auto it = std::upper_bound(pieces.begin(), pieces.end(), r,
+                               [](int64_t row, const auto& p) { return row < p.first; });
+    if (it == pieces.begin()) return Status::Internal("row {} not decoded", r);
+    const size_t k = static_cast<size_t>(it - pieces.begin()) - 1;
+    const int64_t idx = r - pieces[k].first;
+    if (idx >= pieces[k].second->length) return Status::Internal("row {} not decoded", r);
+    if (run_len > 0 && k == piece && idx == run_start + run_len) {
+      ++run_len;
+      continue;
+    }
+    flush();
+    piece = k;
+    run_start = idx;
+    run_len = 1;
+  }
+  flush();
+  if (slices.size() == 1) return slices[0];
+  return Concatenate(slices);
+}
+
+// Decodes one page of a top-level leaf column into an array of its rows.
+Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type) {
+  LANCE_ASSIGN_OR_RAISE(encoding::DecodedPage page, encoding::DecodePage(in));
+  LANCE_ASSIGN_OR_RAISE(auto layers, encoding::UnravelLevels(page.layers, page.rep, page.def,
+                                                              in.num_rows, page.values.num_values));
+  if (layers.size() != 1) {
+    return Status::Corruption("top-level leaf page with {} layers", layers.size());
+  }
+  return encoding::DataBlockToArray(type, page.values, layers[0].validity);
+}
+
+bool IsStructural(const DataType& t) {
+  return t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList;
+}
+
+}  // namespace
+
+Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows) const {
+  const FieldPtr& f = schema_->field(field_index);
+  const int column = impl_->first_column[static_cast<size_t>(field_index)];
+  const auto& pages = impl_->pages[static_cast<size_t>(column)];
+  bool selective = !version_.is_legacy() && !IsStructural(*f->type());
+  for (const auto& pm : pages) {
+    if (!selective) break;
+    const auto& layout = *pm.layout;
+    selective = (layout.has_mini_block_layout() && !layout.mini_block_layout().has_rep_compression() &&
+                 layout.mini_block_layout().repetition_index_depth() == 0) ||
+                (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0);
+  }
+  if (!selective) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
+    return GatherRows({{0, all}}, rows, f->type());
+  }
+  std::vector<int64_t> wanted = rows;
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeFor(*f->type()));
+
+  std::vector<std::pair<int64_t, ArrayPtr>> pieces;
+  int64_t page_start = 0;
+  auto next_wanted = wanted.begin();
+  for (size_t p = 0; p < pages.size(); page_start += pages[p].num_rows, ++p) {
+    const PageMeta& pm = pages[p];
+    const int64_t page_end = page_start + pm.num_rows;
+    next_wanted = std::lower_bound(next_wanted, wanted.end(), page_start);
+    if (next_wanted == wanted.end() || *next_wanted >= page_end) continue;
+    auto context = [&](const Status& st) {
+      return st.WithContext(fmt::format("field '{}' column {} page {}", f->name(), column, p));
+    };
+    encoding::PageInput in;
+    in.layout = pm.layout.get();
+    in.minor_version = version_.minor;
+    in.prototype = prototype;
+    if (!pm.layout->has_mini_block_layout()) {
+      std::vector<io::Range> ranges;
+      for (const auto& [pos, len] : pm.buffers) {
+        ranges.push_back({static_cast<int64_t>(pos), static_cast<int64_t>(len)});
+      }
+      LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bufs, impl_->fetch(ranges));
+      for (const auto& b : bufs) in.buffers.emplace_back(b->view());
+      in.num_rows = pm.num_rows;
+      auto arr = DecodeLeafPage(in, f->type());
+      if (!arr.ok()) return context(arr.status());
+      pieces.emplace_back(page_start, *arr);
+      continue;
+    }
+    // Mini-block: read the chunk metadata (and dictionary), then only the chunks holding
+    // wanted rows. Without repetition every value is one row.
+    const auto& mb = pm.layout->mini_block_layout();
+    const bool has_dict = mb.has_dictionary();
+    if (pm.buffers.size() < (has_dict ? 3u : 2u)) {
+      return context(Status::Corruption("mini-block page with {} buffers", pm.buffers.size()));
+    }
+    std::vector<io::Range> head = {{static_cast<int64_t>(pm.buffers[0].first),
+                                    static_cast<int64_t>(pm.buffers[0].second)}};
+    if (has_dict) {
+      head.push_back({static_cast<int64_t>(pm.buffers[2].first),
+                      static_cast<int64_t>(pm.buffers[2].second)});
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> head_bufs, impl_->fetch(head));
+    auto chunks = encoding::ParseMiniBlockChunks(mb, head_bufs[0]->view(), version_.minor);
+    if (!chunks.ok()) return context(chunks.status());
+    if (mb.num_items() != static_cast<uint64_t>(pm.num_rows)) {
+      return context(Status::Corruption("page of {} rows has {} items without repetition",
+                                        pm.num_rows, mb.num_items()));
+    }
+    // Runs of adjacent chunks that hold wanted rows.
+    struct Run {
+      size_t first, last;  // chunk indices, inclusive
+      int64_t first_row;
+    };
+    std::vector<Run> runs;
+    int64_t chunk_row = page_start;
+    for (size_t c = 0; c < chunks->size(); ++c) {
+      const int64_t end = chunk_row + (*chunks)[c].num_values;
+      auto w = std::lower_bound(next_wanted, wanted.end(), chunk_row);
+      if (w != wanted.end() && *w < end) {
+        if (!runs.empty() && runs.back().last + 1 == c) {
+          runs.back().last = c;
+        } else {
+          runs.push_back({c, c, chunk_row});
+        }
+      }
+      chunk_row = end;
+    }
+    const uint64_t data_size = pm.buffers[1].second;
+    std::vector<io::Range> run_ranges;
+    for (const Run& run : runs) {
+      const uint64_t begin = (*chunks)[run.first].offset;
+      const uint64_t end = (*chunks)[run.last].offset + (*chunks)[run.last].size;
+      if (end > data_size) {
+        return context(Status::Corruption("chunks end at {} past the {} byte chunk buffer", end,
+                                          data_size));
+      }
+      run_ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + begin),
+                            static_cast<int64_t>(end - begin)});
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> run_bufs, impl_->fetch(run_ranges));
+    const size_t word = mb.has_large_chunk() ? 4 : 2;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const Run& run = runs[r];
+      pb21::PageLayout sub;
+      *sub.mutable_mini_block_layout() = mb;
+      int64_t values = 0;
+      for (size_t c = run.first; c <= run.last; ++c) values += (*chunks)[c].num_values;
+      sub.mutable_mini_block_layout()->set_num_items(static_cast<uint64_t>(values));
+      const std::string_view meta = head_bufs[0]->view().substr(run.first * word,
+                                                                (run.last - run.first + 1) * word);
+      encoding::PageInput sub_in = in;
+      sub_in.layout = &sub;
+      sub_in.num_rows = values;
+      sub_in.buffers = {meta, run_bufs[r]->view()};
+      if (has_dict) sub_in.buffers.push_back(head_bufs[1]->view());
+      auto arr = DecodeLeafPage(sub_in, f->type());
+      if (!arr.ok()) return context(arr.status());
+      pieces.emplace_back(run.first_row, *arr);
+    }
+  }
+  return GatherRows(pieces, rows, f->type());
+}
+
 Result<RecordBatchPtr> FileReader::ReadAll(const std::vector<int>& field_indices) const {
   std::vector<int> indices = field_indices;
   if (indices.empty()) {
@@ -558,12 +734,13 @@ Result<RecordBatchPtr> FileReader::ReadAll(const std::vector<int>& field_indices
 
 Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
                                              const std::vector<int>& field_indices) const {
-  if (start < 0 || length < 0 || start + length > num_rows_) {
+  if (start < 0 || length < 0 || start > num_rows_ || length > num_rows_ - start) {
     return Status::InvalidArgument("row range [{}, {}) outside the file's {} rows", start,
                                    start + length, num_rows_);
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ReadAll(field_indices));
-  return all->Slice(start, length);
+  std::vector<int64_t> rows(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) rows[static_cast<size_t>(i)] = start + i;
+  return Take(rows, field_indices);
 }
 
 Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
@@ -573,21 +750,23 @@ Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
       return Status::InvalidArgument("row {} outside the file's {} rows", r, num_rows_);
     }
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ReadAll(field_indices));
-  std::vector<ArrayPtr> columns;
-  for (const auto& col : all->columns()) {
-    if (rows.empty()) {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr empty, MakeEmptyArray(col->type));
-      columns.push_back(std::move(empty));
-      continue;
-    }
-    std::vector<ArrayPtr> pieces;
-    pieces.reserve(rows.size());
-    for (int64_t r : rows) pieces.push_back(col->Slice(r, 1));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, Concatenate(pieces));
-    columns.push_back(std::move(taken));
+  std::vector<int> indices = field_indices;
+  if (indices.empty()) {
+    for (int i = 0; i < schema_->num_fields(); ++i) indices.push_back(i);
   }
-  return RecordBatch::Make(all->schema(), static_cast<int64_t>(rows.size()), std::move(columns));
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> columns;
+  for (int i : indices) {
+    if (i < 0 || i >= schema_->num_fields()) {
+      return Status::InvalidArgument("field index {} outside [0, {})", i, schema_->num_fields());
+    }
+    auto arr = TakeField(i, rows);
+    if (!arr.ok()) return arr.status().WithContext(fmt::format("field '{}'", schema_->field(i)->name()));
+    fields.push_back(schema_->field(i));
+    columns.push_back(std::move(*arr));
+  }
+  return RecordBatch::Make(::lance::schema(std::move(fields), schema_->metadata()),
+                           static_cast<int64_t>(rows.size()), std::move(columns));
 }
 
 }  // namespace lance::file

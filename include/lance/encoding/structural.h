@@ -51,6 +51,19 @@ struct DecodedPage {
 // reader does not implement (blob, packed structs, ...).
 Result<DecodedPage> DecodePage(const PageInput& input);
 
+// Where one mini-block chunk lives in page buffer 1 and how many values it holds.
+struct MiniBlockChunk {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  int64_t num_values = 0;
+};
+
+// Parses the chunk metadata (page buffer 0) of a mini-block layout. Errors: Corruption when
+// the chunks do not add up to the layout's num_items.
+Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(
+    const ::lance::encodings21::MiniBlockLayout& layout, std::string_view metadata,
+    int minor_version);
+
 // A one-line description of a page layout for `lance file info`.
 std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);
 

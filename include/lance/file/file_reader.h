@@ -78,7 +78,8 @@ class FileReader {
 
   // Reads the top-level fields at `field_indices` (all when empty), every row.
   Result<RecordBatchPtr> ReadAll(const std::vector<int>& field_indices = {}) const;
-  // Reads rows [start, start + length). Errors: InvalidArgument when out of range.
+  // Reads rows [start, start + length); like Take, only the chunks holding them are read
+  // where the layout allows. Errors: InvalidArgument when out of range.
   Result<RecordBatchPtr> ReadRange(int64_t start, int64_t length,
                                    const std::vector<int>& field_indices = {}) const;
   // Reads the given rows, in the given order (repeats allowed).
@@ -96,6 +97,9 @@ class FileReader {
       std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
       int64_t tail_offset = 0);
   Result<ArrayPtr> ReadField(int field_index) const;
+  // Rows of one top-level field; top-level leaves in mini-block/constant pages decode only
+  // the chunks that hold the rows (and read only those byte ranges).
+  Result<ArrayPtr> TakeField(int field_index, const std::vector<int64_t>& rows) const;
 
   BufferPtr tail_;
   FileVersion version_;
