@@ -101,6 +101,18 @@ void FaultInjectingObjectStore::FailNthOperation(int64_t n, FaultAction action) 
   AddRule(std::move(rule));
 }
 
+void FaultInjectingObjectStore::CrashAfter(int64_t n, FaultAction first_action) {
+  FaultRule first;
+  first.nth = n + 1;
+  first.action = first_action;
+  FaultRule rest;
+  rest.nth = n + 2;
+  rest.times = -1;
+  std::lock_guard<std::mutex> lock(mutex_);
+  rules_.push_back({std::move(first), 0});
+  rules_.push_back({std::move(rest), 0});
+}
+
 void FaultInjectingObjectStore::ClearRules() {
   std::lock_guard<std::mutex> lock(mutex_);
   rules_.clear();

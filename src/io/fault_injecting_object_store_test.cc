@@ -35,6 +35,20 @@ TEST_F(FaultInjectingObjectStoreTest, FailsExactlyTheNthOperation) {
   EXPECT_EQ(store_->total_count(), 4);
 }
 
+TEST_F(FaultInjectingObjectStoreTest, CrashAfterFailsEverythingLater) {
+  store_->CrashAfter(2, FaultAction::kLoseAck);
+  EXPECT_TRUE(store_->Put("a", "1").ok());
+  EXPECT_TRUE(store_->Put("b", "2").ok());
+  EXPECT_TRUE(store_->Put("c", "3").IsIOError());  // performed, ack lost
+  EXPECT_TRUE(store_->Put("d", "4").IsIOError());  // not performed
+  EXPECT_TRUE(store_->Get("a").status().IsIOError());
+  EXPECT_TRUE(*base_->Exists("c"));
+  EXPECT_FALSE(*base_->Exists("d"));
+  EXPECT_EQ(store_->faults_injected(), 3);
+  store_->ClearRules();
+  EXPECT_TRUE(store_->Get("a").ok());
+}
+
 TEST_F(FaultInjectingObjectStoreTest, LostAcknowledgementPerformsTheWrite) {
   FaultRule rule;
   rule.ops = OpBit(ObjectOp::kPutIfNotExists);

@@ -45,11 +45,11 @@ TEST(LocalObjectStoreTest, PutIfNotExistsForkedProcessRace) {
       ASSERT_GE(pid, 0);
       if (pid == 0) {
         ::close(gate[1]);
-        char byte;
-        (void)!::read(gate[0], &byte, 1);  // returns 0 when the parent opens the gate
         auto store = LocalObjectStore::Make(dir.path());
         if (!store.ok()) ::_exit(kChildError);
         const std::string payload = MakePayload(100 * round + c, 16 + 65536 * (c + 1));
+        char byte;
+        (void)!::read(gate[0], &byte, 1);  // returns 0 when the parent opens the gate
         Status st = (*store)->PutIfNotExists(path, payload);
         ::_exit(st.ok() ? kChildWon : st.IsAlreadyExists() ? kChildLost : kChildError);
       }

@@ -78,6 +78,9 @@ class FaultInjectingObjectStore : public ObjectStore {
   void AddRule(FaultRule rule);
   // Fails the nth operation of any kind counted from now.
   void FailNthOperation(int64_t n, FaultAction action = FaultAction::kFail);
+  // Simulates a process that dies after `n` more operations: every later operation fails
+  // without effect (op n+1 may instead be performed-then-failed with kLoseAck).
+  void CrashAfter(int64_t n, FaultAction first_action = FaultAction::kFail);
   void ClearRules();
 
   // Operations seen (faulted ones included) since construction or ResetCounts().
