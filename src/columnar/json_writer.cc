@@ -46,20 +46,28 @@ void AppendFloatText(bool negative, std::string_view digits, int n, std::string*
   }
 }
 
-// Splits a decimal rendering ("-1.25e-07", "123.5", "1e+300") into sign, significant digits
-// and the exponent n, then appends it in the canonical float notation.
-void AppendFromDecimalText(std::string_view text, std::string* out) {
+// A decimal split into sign, significant digits (no leading or trailing zeros; empty for
+// zero) and n, with value = 0.DIGITS * 10^n.
+struct DecimalParts {
   bool negative = false;
+  char digits[40];
+  int k = 0;
+  int n = 0;
+  std::string_view view() const { return {digits, static_cast<size_t>(k)}; }
+};
+
+// Parses a rendering such as "-1.25e-07", "123.5" or "1e+300" (at most 39 digits kept).
+void SplitDecimal(std::string_view text, DecimalParts* p) {
   size_t i = 0;
+  p->negative = false;
+  p->k = 0;
   if (i < text.size() && text[i] == '-') {
-    negative = true;
+    p->negative = true;
     ++i;
   }
-  char digits[64];
-  int k = 0;
-  int point = -1;     // number of mantissa digits before '.', counted in `all`
-  int all = 0;        // mantissa digits seen, including leading zeros
-  int leading = 0;    // leading zeros skipped
+  int point = -1;   // number of mantissa digits before '.'
+  int all = 0;      // mantissa digits seen, including leading zeros
+  int leading = 0;  // leading zeros skipped
   for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
     const char c = text[i];
     if (c == '.') {
@@ -67,23 +75,40 @@ void AppendFromDecimalText(std::string_view text, std::string* out) {
       continue;
     }
     ++all;
-    if (k == 0 && c == '0') {
+    if (p->k == 0 && c == '0') {
       ++leading;
       continue;
     }
-    if (k < 63) digits[k++] = c;
+    if (p->k < 39) p->digits[p->k++] = c;
   }
   if (point < 0) point = all;
   int exp10 = 0;
-  if (i < text.size()) exp10 = std::atoi(std::string(text.substr(i + 1)).c_str());
-  while (k > 0 && digits[k - 1] == '0') --k;
-  if (k == 0) {  // zero
-    out->append(negative ? "-0.0" : "0.0");
+  if (i < text.size()) {
+    ++i;
+    bool exp_negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) exp_negative = text[i++] == '-';
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      exp10 = exp10 * 10 + (text[i] - '0');
+    }
+    if (exp_negative) exp10 = -exp10;
+  }
+  while (p->k > 0 && p->digits[p->k - 1] == '0') --p->k;
+  p->n = point - leading + exp10;
+}
+
+void AppendParts(const DecimalParts& p, std::string* out) {
+  if (p.k == 0) {
+    out->append(p.negative ? "-0.0" : "0.0");
     return;
   }
-  // value = 0.DIGITS * 10^(point - leading + exp10)
-  AppendFloatText(negative, std::string_view(digits, static_cast<size_t>(k)),
-                  point - leading + exp10, out);
+  AppendFloatText(p.negative, p.view(), p.n, out);
+}
+
+// Appends a decimal rendering in the canonical float notation.
+void AppendFromDecimalText(std::string_view text, std::string* out) {
+  DecimalParts p;
+  SplitDecimal(text, &p);
+  AppendParts(p, out);
 }
 
 template <typename F>
@@ -156,51 +181,56 @@ bool AppendNearestWithDigits(double x, int digits, RoundTrips round_trips,
   return true;
 }
 
-// Number of significant digits in a shortest rendering such as "-1.2345e-07" or "1200".
-int SignificantDigits(std::string_view text) {
-  int first = -1;
-  int last = -1;
-  int count = 0;
-  for (char c : text) {
-    if (c == 'e') break;
-    if (c < '0' || c > '9') continue;
-    if (c != '0' || first >= 0) {
-      if (first < 0) first = count;
-      if (c != '0') last = count;
-      ++count;
-    }
+// True when |v| lies exactly halfway below the decimal digits * 10^exp10, i.e. when
+// |v| = (2 * digits - 1) * 10^exp10 / 2. Exact integer arithmetic on v = m * 2^e.
+bool IsHalfUnitBelow(float v, uint64_t digits, int exp10) {
+  int e2;
+  const float mant = std::frexp(std::fabs(v), &e2);
+  uint64_t m = static_cast<uint64_t>(std::ldexp(mant, 24));
+  e2 -= 24;
+  // 2|v| = m_odd * 2^a; the target 2 * midpoint = (2 * digits - 1) * 5^exp10 * 2^exp10 has an
+  // odd part (2 * digits - 1) * 5^exp10 and a power of two 2^exp10 (for exp10 < 0 the 5s move
+  // to the other side).
+  const int tz = __builtin_ctzll(m);
+  const uint64_t m_odd = m >> tz;
+  const int a = e2 + 1 + tz;
+  if (a != exp10) return false;
+  const unsigned __int128 odd = 2 * static_cast<unsigned __int128>(digits) - 1;
+  unsigned __int128 lhs = m_odd;
+  unsigned __int128 rhs = odd;
+  for (int i = 0; i < (exp10 < 0 ? -exp10 : exp10); ++i) {
+    unsigned __int128& side = exp10 < 0 ? lhs : rhs;
+    side *= 5;
+    if (side > (static_cast<unsigned __int128>(1) << 100)) return false;  // cannot match
   }
-  return first < 0 ? 1 : last - first + 1;
+  return lhs == rhs;
 }
 
 void AppendFloat(float v, std::string* out) {
   if (AppendNonFinite(v, out)) return;
-  if (v == 0) {
-    out->append(std::signbit(v) ? "-0.0" : "0.0");
-    return;
-  }
-  // fmt's shortest form is the nearest shortest decimal, except that it breaks an exact tie
-  // to even where the canonical form takes the smaller magnitude. A tie needs |v| to be
-  // exactly halfway, i.e. its correctly rounded (k+1)-digit form to end in 5: only then take
-  // the exact path.
+  // fmt's shortest form is the nearest shortest decimal, except that it breaks an exact tie to
+  // even, where the canonical form takes the smaller magnitude. So when |v| is exactly halfway
+  // below fmt's digits D, the answer is D - 1 if that reads back to v.
   char buf[64];
   auto end = fmt::format_to_n(buf, sizeof buf, "{}", v).out;
-  const std::string_view shortest(buf, static_cast<size_t>(end - buf));
-  const int digits = SignificantDigits(shortest);
-  char probe[64];
-  auto probe_end = fmt::format_to_n(probe, sizeof probe, "{:.{}e}", std::fabs(v), digits).out;
-  const size_t e = std::string_view(probe, static_cast<size_t>(probe_end - probe)).find('e');
-  if (e == std::string_view::npos || e == 0 || probe[e - 1] != '5') {
-    AppendFromDecimalText(shortest, out);
-    return;
+  DecimalParts p;
+  SplitDecimal(std::string_view(buf, static_cast<size_t>(end - buf)), &p);
+  if (p.k > 0 && p.k <= 18) {
+    uint64_t digits = 0;
+    for (int i = 0; i < p.k; ++i) digits = digits * 10 + static_cast<uint64_t>(p.digits[i] - '0');
+    const int exp10 = p.n - p.k;
+    if (IsHalfUnitBelow(v, digits, exp10)) {
+      char cand[64];
+      auto cend = fmt::format_to_n(cand, sizeof cand - 1, "{}{}e{}", p.negative ? "-" : "",
+                                   digits - 1, exp10).out;
+      *cend = '\0';
+      if (digits > 1 && static_cast<float>(std::strtod(cand, nullptr)) == v) {
+        AppendFromDecimalText(std::string_view(cand, static_cast<size_t>(cend - cand)), out);
+        return;
+      }
+    }
   }
-  std::string exact;
-  int point;
-  ExactDecimal(v, &exact, &point);
-  const auto round_trips = [v](double d) { return static_cast<float>(d) == v; };
-  if (!AppendNearestWithDigits(v, digits, round_trips, exact, point, out)) {
-    AppendFromDecimalText(shortest, out);
-  }
+  AppendParts(p, out);
 }
 
 // True when the decimal value `d` rounds (to nearest, ties to even) to the half `bits`.
