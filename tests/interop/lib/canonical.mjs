@@ -22,6 +22,12 @@ export class Float {
     this.value = value;
     this.bits = bits;
   }
+
+  // The shortest decimal of this value (memoized: rows are compared and printed).
+  get shortest() {
+    this.memo ??= shortestFloat(this.value, this.bits);
+    return this.memo;
+  }
 }
 
 export class Obj {
@@ -175,26 +181,56 @@ export function shortestFloat(x, bits) {
   // ECMAScript Number::toString already yields the shortest, nearest round-trip digits.
   if (bits === 64) return normalizeDecimal(String(x));
   const round = ROUNDERS[bits];
-  for (let p = 1; p <= MAX_DIGITS[bits]; p++) {
-    const base = normalizeDecimal(x.toExponential(p - 1));
-    const padded = base.digits.padEnd(p, '0');
-    // Candidates in increasing magnitude, so an exact tie keeps the smaller magnitude.
-    let best = null;
-    let bestDist = null;
-    const exact = exactRational(x);
-    for (const d of [-1, 0, 1]) {
-      const c = bumpDigits(base.neg, padded, base.exp, d);
-      if (!c) continue;
-      if (round(Number(decimalText(c))) !== x) continue;
-      const dist = absDiff(decimalRational(c), exact);
-      if (best === null || lessThan(dist, bestDist)) {
-        best = c;
-        bestDist = dist;
-      }
+  // Fast path: p0 = the fewest digits whose correctly rounded decimal reads back to x. When
+  // x is not a power of two its round-trip interval is symmetric, so no shorter decimal can
+  // read back and only the neighbours at p0 need the exact nearest/tie check. At powers of
+  // two the interval is lopsided and every length is searched.
+  let p0 = MAX_DIGITS[bits];
+  for (let p = 1; p < MAX_DIGITS[bits]; p++) {
+    if (round(Number(x.toPrecision(p))) === x) {
+      p0 = p;
+      break;
     }
-    if (best) return best;
+  }
+  const pow2 = Math.abs(x) === 2 ** Math.round(Math.log2(Math.abs(x)));
+  if (!pow2) {
+    // toPrecision rounds the exact value correctly, so its p0 digits are the nearest p0-digit
+    // decimal, unless x lies exactly halfway between two (then it picks the larger magnitude
+    // and the tie rule wants the smaller): x is then a (p0+1)-digit decimal ending in 5.
+    const longer = x.toExponential(p0);
+    const tie = /5e/.test(longer) && Number(longer) === x;
+    if (!tie) return normalizeDecimal(x.toPrecision(p0));
+  }
+  for (let p = pow2 ? 1 : p0; p <= MAX_DIGITS[bits]; p++) {
+    const found = nearestAtLength(x, bits, p);
+    if (found) return found;
   }
   return normalizeDecimal(x.toExponential(16));
+}
+
+// Among the p-digit decimals next to x that read back to x at the given width, the one
+// nearest to x (exact rational distance; on a tie the smaller magnitude), or null.
+function nearestAtLength(x, bits, p) {
+  const round = ROUNDERS[bits];
+  const base = normalizeDecimal(x.toExponential(p - 1));
+  const padded = base.digits.padEnd(p, '0');
+  const hits = [];
+  for (const d of [-1, 0, 1]) {  // increasing magnitude
+    const c = bumpDigits(base.neg, padded, base.exp, d);
+    if (c && round(Number(decimalText(c))) === x) hits.push(c);
+  }
+  if (hits.length <= 1) return hits[0] ?? null;
+  const exact = exactRational(x);
+  let best = hits[0];
+  let bestDist = absDiff(decimalRational(best), exact);
+  for (const c of hits.slice(1)) {
+    const dist = absDiff(decimalRational(c), exact);
+    if (lessThan(dist, bestDist)) {
+      best = c;
+      bestDist = dist;
+    }
+  }
+  return best;
 }
 
 export function floatText(x, bits) {
@@ -317,7 +353,17 @@ export function valueAt(data, i) {
 
 // Expected rows (array of Obj) of an apache-arrow Table or RecordBatch. Duck-typed: tables
 // from another copy of apache-arrow (the CommonJS build used by @lancedb/lancedb) work too.
+const rowsMemo = new WeakMap();
 export function expectedRows(tableOrBatch) {
+  let rows = rowsMemo.get(tableOrBatch);
+  if (rows === undefined) {
+    rows = computeRows(tableOrBatch);
+    rowsMemo.set(tableOrBatch, rows);
+  }
+  return rows;
+}
+
+function computeRows(tableOrBatch) {
   const batches = Array.isArray(tableOrBatch.batches) ? tableOrBatch.batches : [tableOrBatch];
   const rows = [];
   for (const batch of batches) {
@@ -336,7 +382,10 @@ export function toJson(v) {
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return JSON.stringify(v);
-  if (v instanceof Float) return floatText(v.value, v.bits);
+  if (v instanceof Float) {
+    const f = v.shortest;
+    return f.special ? JSON.stringify(f.special) : decimalText(f);
+  }
   if (v instanceof Num) return v.raw;
   if (Array.isArray(v)) return `[${v.map(toJson).join(',')}]`;
   if (v instanceof Obj) {
@@ -345,9 +394,20 @@ export function toJson(v) {
   throw new Error(`toJson: unexpected value ${v}`);
 }
 
+// Canonical JSON lines of expected rows (memoized per rows array).
+const textMemo = new WeakMap();
+export function rowsText(rows) {
+  let text = textMemo.get(rows);
+  if (text === undefined) {
+    text = rows.map((r) => toJson(r) + '\n').join('');
+    textMemo.set(rows, text);
+  }
+  return text;
+}
+
 // The JS reference view: canonical JSON lines of a Table / RecordBatch.
 export function canonicalLines(tableOrBatch) {
-  return expectedRows(tableOrBatch).map((r) => toJson(r) + '\n').join('');
+  return rowsText(expectedRows(tableOrBatch));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -486,7 +546,7 @@ export function diffValue(expected, actual, path = '$') {
     return BigInt(actual.raw) === expected ? null : bad('integer differs');
   }
   if (expected instanceof Float) {
-    const want = shortestFloat(expected.value, expected.bits);
+    const want = expected.shortest;
     if (want.special) return actual === want.special ? null : bad('special float differs');
     if (!(actual instanceof Num)) return bad('expected a number');
     const got = normalizeDecimal(actual.raw);
@@ -525,10 +585,10 @@ export function diffValue(expected, actual, path = '$') {
 // (exact integers, float digits, strings); then, unless `exact` is false, the text itself
 // must equal the canonical serialization byte for byte (docs/cli.md fixes the notation).
 export function diffRows(expectedRowsList, outputText, { limit = 8, exact = true } = {}) {
+  const want = exact ? rowsText(expectedRowsList) : null;
+  if (exact && want === outputText) return null;  // the text is unique: values equal too
   const problem = diffRowValues(expectedRowsList, outputText, limit);
   if (problem || !exact) return problem;
-  const want = expectedRowsList.map((r) => toJson(r) + '\n').join('');
-  if (want === outputText) return null;
   const got = outputText.split('\n');
   const exp = want.split('\n');
   for (let i = 0; i < exp.length; i++) {
