@@ -16,7 +16,7 @@ import * as A from 'apache-arrow';
 
 import { canonicalLines, diffRows, expectedRows } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
-import { cases, dictionaryEvolutionStream, singleTypeCases, toIPC } from './lib/gen.mjs';
+import { cases, dictionaryEvolutionStream, singleTypeCases, toIPC, unsupportedTypeTables } from './lib/gen.mjs';
 import { describeSchema, schemaToJson } from './lib/schema.mjs';
 
 const dir = scratchDir();
@@ -256,6 +256,21 @@ describe('(d) damaged input fails cleanly', () => {
         damaged[at] ^= 1 << (k % 8);
         if (k % 3 === 0) damaged.writeUInt32LE(0xfffffff0 >>> 0, Math.min(at & ~3, damaged.length - 4));
         catMaybe(damaged, `flip_${k}.${ext}`, null);
+      }
+    }
+  });
+
+  test('types lance-cpp does not model (decimal256, intervals, unions) are refused by name', () => {
+    for (const [name, table] of Object.entries(unsupportedTypeTables())) {
+      const field = table.schema.fields[0].name;
+      for (const format of ['stream', 'file']) {
+        const file = path.join(dir, `unsupported_${name}.${EXT[format]}`);
+        fs.writeFileSync(file, toIPC(table, format));
+        assert.equal(A.tableFromIPC(fs.readFileSync(file)).numRows, table.numRows, 'apache-arrow reads it');
+        const r = lance(['ipc', 'cat', file]);
+        assertCleanError(r, `${name} ${format}`);
+        assert.match(r.stderr, /not ?supported/i, `${name} ${format}`);
+        assert.ok(r.stderr.includes(`'${field}'`), `${name} ${format}: the error names field ${field}: ${r.stderr}`);
       }
     }
   });

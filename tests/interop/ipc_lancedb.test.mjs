@@ -105,3 +105,37 @@ describe('lance-cpp writes IPC files, lance 12 reads them', () => {
     });
   }
 });
+
+// apache-arrow has no large_list type, so large_list (and large_utf8 offsets) written by
+// lance-cpp from JSON lines are checked by lance 12 itself: it scans our zstd file and
+// projects element, length and string values that apache-arrow can then decode.
+describe('types apache-arrow cannot write, read by lance 12', () => {
+  test('large_list<int64> and large_utf8 from jsonl, zstd file', async () => {
+    const rows = [
+      { id: 0, ll: [1, 2, 3], ls: 'a' },
+      { id: 1, ll: [], ls: '' },
+      { id: 2, ll: null, ls: null },
+      { id: 3, ll: [null, -5], ls: 'ünï' },
+      { id: 4, ll: [9007199254740993n, -9223372036854775808n], ls: 'x'.repeat(100) },
+    ];
+    const jsonl = path.join(dir, 'large_list.jsonl');
+    fs.writeFileSync(jsonl, rows.map((r) => JSON.stringify(r, (k, v) => (typeof v === 'bigint' ? `@${v}@` : v))
+      .replace(/"@(-?\d+)@"/g, '$1')).join('\n') + '\n');
+    const schema = JSON.stringify({ fields: [
+      { name: 'id', type: 'int32', nullable: false },
+      { name: 'll', type: { name: 'large_list', item: { name: 'item', type: 'int64', nullable: true } }, nullable: true },
+      { name: 'ls', type: 'large_utf8', nullable: true },
+    ] });
+    const ours = path.join(dir, 'large_list.arrow');
+    lanceOk(['ipc', 'convert', jsonl, ours, '--schema', schema, '--compression', 'zstd']);
+    const db = await lancedb.connect(path.join(dir, 'large'));
+    await db.inner.createTable('t', fs.readFileSync(ours), 'create', [], undefined);
+    const back = await (await db.openTable('t')).query()
+      .select({ id: 'id', first: 'll[1]', second: 'll[2]', len: 'array_length(ll)', ls: 'ls' }).toArrow();
+    const got = back.toArray().map((r) => r.toJSON()).sort((a, b) => a.id - b.id);
+    const big = (v) => (v === null || v === undefined ? null : BigInt(v));
+    assert.deepEqual(got.map((r) => [r.id, big(r.first), big(r.second), big(r.len), r.ls]), rows.map((r) => [
+      r.id, r.ll?.[0] == null ? null : BigInt(r.ll[0]), r.ll?.[1] == null ? null : BigInt(r.ll[1]),
+      r.ll === null ? null : BigInt(r.ll.length), r.ls]));
+  });
+});

@@ -484,3 +484,30 @@ export function dictionaryEvolutionStream() {
   for (const b of batches) w.write(b);
   return { bytes: w.finish().toUint8Array(true), table: new A.Table(schema, batches) };
 }
+
+// One-column tables of Arrow types apache-arrow writes but lance-cpp does not model
+// (decimal256, intervals, unions): readers must refuse them cleanly.
+export function unsupportedTypeTables() {
+  const one = (name, type, data) => {
+    const f = new A.Field(name, type, true);
+    const schema = new A.Schema([f]);
+    const struct = A.makeData({ type: new A.Struct([f]), length: data.length, nullCount: 0, children: [data] });
+    return new A.Table(schema, [new A.RecordBatch(schema, struct)]);
+  };
+  const unionChildren = [new A.Field('a', new A.Int32()), new A.Field('b', new A.Utf8())];
+  const sparse = new A.SparseUnion([0, 1], unionChildren);
+  const dense = new A.DenseUnion([0, 1], unionChildren);
+  return {
+    decimal256: one('d256', new A.Decimal(2, 60, 256), dataFrom(new A.Decimal(2, 60, 256), [1n, -1n, null])),
+    interval_year_month: one('iym', new A.IntervalYearMonth(),
+      A.makeData({ type: new A.IntervalYearMonth(), data: new Int32Array([1, 2, 3]) })),
+    interval_day_time: one('idt', new A.IntervalDayTime(),
+      A.makeData({ type: new A.IntervalDayTime(), data: new Int32Array([1, 2, 3, 4]) })),
+    sparse_union: one('su', sparse, A.makeData({
+      type: sparse, typeIds: new Int8Array([0, 1, 0]),
+      children: [dataFrom(new A.Int32(), [1, 2, 3]), dataFrom(new A.Utf8(), ['x', 'y', 'z'])] })),
+    dense_union: one('du', dense, A.makeData({
+      type: dense, typeIds: new Int8Array([0, 1, 0]), valueOffsets: new Int32Array([0, 0, 1]),
+      children: [dataFrom(new A.Int32(), [1, 2]), dataFrom(new A.Utf8(), ['y'])] })),
+  };
+}
