@@ -143,7 +143,8 @@ class ObjectStore {
 
   // Several ranges of one object, result i for ranges[i]. Nearby ranges are coalesced into
   // fewer reads (coalesce_options()) which run in parallel on the I/O thread pool; results
-  // are zero-copy slices of the merged reads. Errors as GetRange (the first failing range).
+  // are zero-copy slices of the merged reads (each keeps its whole merged read alive, at most
+  // max_merged_size bytes). Errors as GetRange (the first failing range).
   virtual Result<std::vector<BufferPtr>> GetRanges(std::string_view path,
                                                    const std::vector<Range>& ranges);
 
