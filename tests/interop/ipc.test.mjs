@@ -16,7 +16,9 @@ import * as A from 'apache-arrow';
 
 import { canonicalLines, diffRows, expectedRows } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
-import { cases, dictionaryEvolutionStream, singleTypeCases, toIPC, unsupportedTypeTables } from './lib/gen.mjs';
+import {
+  cases, dictionaryEvolutionStream, invalidValueTables, singleTypeCases, toIPC, unsupportedTypeTables,
+} from './lib/gen.mjs';
 import { describeSchema, schemaToJson } from './lib/schema.mjs';
 
 const dir = scratchDir();
@@ -271,6 +273,21 @@ describe('(d) damaged input fails cleanly', () => {
         assertCleanError(r, `${name} ${format}`);
         assert.match(r.stderr, /not ?supported/i, `${name} ${format}`);
         assert.ok(r.stderr.includes(`'${field}'`), `${name} ${format}: the error names field ${field}: ${r.stderr}`);
+      }
+    }
+  });
+
+  test('invalid values (bad UTF-8, dictionary index out of range) are refused, naming the column', () => {
+    for (const [name, { table, field, pattern }] of Object.entries(invalidValueTables())) {
+      for (const format of ['stream', 'file']) {
+        const file = path.join(dir, `invalid_${name}.${EXT[format]}`);
+        fs.writeFileSync(file, toIPC(table, format));
+        for (const args of [['ipc', 'cat', file], ['ipc', 'convert', file, path.join(dir, `invalid_${name}.out.arrows`)]]) {
+          const r = lance(args);
+          assertCleanError(r, `${name} ${format} ${args[1]}`);
+          assert.match(r.stderr, pattern, `${name} ${format}`);
+          assert.ok(r.stderr.includes(`'${field}'`), `${name} ${format}: the error names column ${field}: ${r.stderr}`);
+        }
       }
     }
   });

@@ -511,3 +511,32 @@ export function unsupportedTypeTables() {
       children: [dataFrom(new A.Int32(), [1, 2]), dataFrom(new A.Utf8(), ['y'])] })),
   };
 }
+
+// Well-formed IPC whose values break Arrow's rules (apache-arrow writes them unchecked):
+// invalid UTF-8, dictionary indices outside the dictionary. Readers that validate must
+// refuse them. Each: { table, field, pattern of the expected complaint }.
+export function invalidValueTables() {
+  const one = (name, type, data) => {
+    const f = new A.Field(name, type, true);
+    const schema = new A.Schema([f]);
+    const struct = A.makeData({ type: new A.Struct([f]), length: data.length, nullCount: 0, children: [data] });
+    return new A.Table(schema, [new A.RecordBatch(schema, struct)]);
+  };
+  const dictionary = new A.Vector([dataFrom(new A.Utf8(), ['a', 'b'])]);
+  const dict = new A.Dictionary(new A.Utf8(), new A.Int32(), 5);
+  return {
+    invalid_utf8: {
+      table: one('s', new A.Utf8(), A.makeData({
+        type: new A.Utf8(), valueOffsets: new Int32Array([0, 2, 4]), data: Uint8Array.from([0x61, 0x62, 0xc3, 0x28]) })),
+      field: 's', pattern: /utf-?8/i,
+    },
+    dictionary_index_too_large: {
+      table: one('d', dict, A.makeData({ type: dict, data: new Int32Array([0, 1, 7]), dictionary })),
+      field: 'd', pattern: /index|dictionary/i,
+    },
+    dictionary_index_negative: {
+      table: one('d', dict, A.makeData({ type: dict, data: new Int32Array([0, -1]), dictionary })),
+      field: 'd', pattern: /index|dictionary/i,
+    },
+  };
+}
