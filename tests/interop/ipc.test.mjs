@@ -112,6 +112,7 @@ describe('(b) lance ipc convert writes, apache-arrow reads', () => {
           assert.equal(bytes.subarray(bytes.length - 6).toString('latin1'), 'ARROW1', 'trailing magic');
         } else {
           assert.notEqual(magic, 'ARROW1', 'a stream has no file magic');
+          assert.equal(bytes.subarray(bytes.length - 8).toString('hex'), 'ffffffff00000000', 'stream ends with EOS');
         }
         if (!compressed) {
           assertReadBackEqual(bytes, c.table, `${c.name} ${suffix}`);
