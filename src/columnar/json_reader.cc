@@ -383,7 +383,8 @@ Result<RecordBatchPtr> RecordBatchFromJSON(SchemaPtr schema, std::string_view js
   return FinishRows(std::move(schema), static_cast<int64_t>(doc.size()), builders);
 }
 
-Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema) {
+// The DOM form of ReadJsonLines (json_lines_reader.cc), for schemas it does not stream.
+Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema) {
   LANCE_ASSIGN_OR_RAISE(auto builders, MakeRowBuilders(*schema));
   int64_t rows = 0;
   int64_t line_no = 0;

@@ -379,3 +379,48 @@ TEST(JsonRoundTripTest, FloatsBitExact) {
 
 }  // namespace
 }  // namespace lance
+
+namespace lance {
+namespace {
+
+TEST(JsonReaderTest, StreamingErrorsNameThePath) {
+  auto s = schema({field("id", int32()),
+                   field("st", struct_({field("a", list(int8())), field("m", map(utf8(), int8()))})),
+                   field("fl", fixed_size_list(int8(), 2)), field("d", dictionary(int8(), utf8()))});
+  auto expect_error = [&](std::string_view line, std::string_view needle) {
+    auto r = ReadJsonLines(line, s);
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(needle), std::string::npos)
+        << line << " -> " << r.status().ToString();
+  };
+  expect_error(R"({"st": {"a": [1, 2, 300]}})", "st.a[2]");
+  expect_error(R"({"st": {"m": [["k", 1], ["j"]]}})", "[key, value]");
+  expect_error(R"({"st": {"m": [[null, 1]]}})", "null");
+  expect_error(R"({"st": {"m": ["k", 1]}})", "[key, value]");
+  expect_error(R"({"fl": [1, 2, 3]})", "fl");
+  expect_error(R"({"fl": [1]})", "1 values");
+  expect_error(R"({"id": 1, "id": 2})", "duplicate key 'id'");
+  expect_error(R"({"st": {"zz": 1}})", "unknown field 'zz'");
+  expect_error(R"({"d": 5})", "dictionary");
+  expect_error(R"({"id": "1"})", "int32");
+  expect_error(R"({"id": 1.0})", "int32");
+  expect_error(R"({"id": [1]})", "int32");
+  expect_error(R"({"id": {}})", "int32");
+  expect_error("5", "row object");
+  expect_error("[]", "row object");
+  expect_error("{\"id\": 1", "line 1");
+  expect_error("{\"id\": 1}\n{\"id\": 2} {\"id\": 3}\n", "line 2");
+  auto ok = ReadJsonLines(
+      "{\"st\":{\"a\":[1,null],\"m\":[[\"k\",null]]},\"fl\":[1,2],\"d\":\"x\"}\r\n"
+      "  \n{\"d\":\"x\",\"id\":7}\n",
+      s);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(Lines(**ok),
+            "{\"id\":null,\"st\":{\"a\":[1,null],\"m\":[[\"k\",null]]},\"fl\":[1,2],\"d\":\"x\"}\n"
+            "{\"id\":7,\"st\":null,\"fl\":null,\"d\":\"x\"}\n");
+  EXPECT_EQ((*ok)->column(3)->dictionary->length, 1);
+}
+
+}  // namespace
+}  // namespace lance

@@ -17,7 +17,8 @@ import * as A from 'apache-arrow';
 import { canonicalLines, diffRows, expectedRows } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import {
-  cases, dictionaryEvolutionStream, invalidValueTables, singleTypeCases, toIPC, unsupportedTypeTables,
+  cases, dictionaryEvolutionStream, floatBitsTable, invalidValueTables, singleTypeCases, toIPC,
+  unsupportedTypeTables,
 } from './lib/gen.mjs';
 import { describeSchema, schemaToJson } from './lib/schema.mjs';
 
@@ -67,6 +68,13 @@ describe('(a) apache-arrow writes, lance ipc cat reads', () => {
       });
     }
   }
+
+  test('float16/32/64 bit patterns print the same shortest text', () => {
+    const table = floatBitsTable();
+    const file = path.join(dir, 'float_bits.arrow');
+    fs.writeFileSync(file, toIPC(table, 'file'));
+    assertCat(file, expectedRows(table), 'float bit patterns');
+  });
 
   test('dictionary replacement and delta in one stream', () => {
     const { bytes, table } = dictionaryEvolutionStream();

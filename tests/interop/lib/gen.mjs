@@ -540,3 +540,38 @@ export function invalidValueTables() {
     },
   };
 }
+
+// Floats by bit pattern: float16 in two columns (the first 2n patterns, all of them for
+// n = 32768), and seeded random float32 / float64 bit patterns (all exponents, subnormals,
+// NaN payloads), to cross-check the shortest round-trip text of both implementations.
+export function floatBitsTable(n = 8192) {
+  let s = 0x9e3779b9;
+  const next = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
+  const f32 = new Float32Array(n);
+  const u32 = new Uint32Array(f32.buffer);
+  const f64 = new Float64Array(n);
+  const u64 = new Uint32Array(f64.buffer);
+  for (let i = 0; i < n; i++) {
+    u32[i] = next();
+    u64[2 * i] = next();
+    u64[2 * i + 1] = next();
+  }
+  const f16Type = new A.Float16();
+  const fields = [];
+  const children = [];
+  for (let q = 0; q < 2; q++) {
+    // Spread over the whole range: pattern = (k * 40503) mod 2^16 visits every value.
+    fields.push(new A.Field(`f16_${q}`, f16Type, false));
+    children.push(A.makeData({ type: f16Type, data: Uint16Array.from({ length: n }, (_, i) => ((q * n + i) * 40503) & 0xffff) }));
+  }
+  fields.push(new A.Field('f32', new A.Float32(), false), new A.Field('f64', new A.Float64(), false));
+  children.push(A.makeData({ type: new A.Float32(), data: f32 }), A.makeData({ type: new A.Float64(), data: f64 }));
+  const schema = new A.Schema(fields);
+  const struct = A.makeData({ type: new A.Struct(fields), length: n, nullCount: 0, children });
+  return new A.Table(schema, [new A.RecordBatch(schema, struct)]);
+}
