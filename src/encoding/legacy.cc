@@ -230,6 +230,14 @@ Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, i
     LANCE_ASSIGN_OR_RAISE(BufferPtr valid, ValidityFromBytes(validity, num_rows));
     return Array::Make(type, num_rows, {valid, off_buf}, {child});
   }
+  if (id == TypeId::kNull) {
+    for (const auto& p : pages) {
+      if (!p.encoding->has_nullable() || !p.encoding->nullable().has_all_nulls()) {
+        return Status::Corruption("2.0 null column {} with data", *column - 1);
+      }
+    }
+    return MakeArrayOfNulls(type, num_rows);
+  }
   LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeOf(*type));
   Decoded all;
   all.values = DataBlock::EmptyLike(prototype);

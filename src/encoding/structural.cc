@@ -380,14 +380,23 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
   page.num_rows = in.num_rows;
   page.layers = Layers(cl.layers());
   LANCE_RETURN_NOT_OK(CheckLayers(page.layers));
+  // Level buffers come first: repetition when there are lists, then definition when some
+  // layer can be null or empty. Lance 12 does not always set num_rep_values/num_def_values;
+  // then raw u16 levels fill their buffer.
+  bool has_lists = false, has_def_codes = false;
+  for (LayerKind l : page.layers) {
+    has_lists |= IsListLayer(l);
+    has_def_codes |= l != LayerKind::kAllValidItem && l != LayerKind::kAllValidList;
+  }
   size_t next_buffer = 0;
   auto levels = [&](const pb21::CompressiveEncoding& enc, bool has_enc, uint64_t count,
                     std::vector<uint16_t>* out) -> Status {
-    if (count == 0) return Status::OK();
-    if (next_buffer >= in.buffers.size()) {
-      return Status::Corruption("constant page: level buffer {} missing", next_buffer);
-    }
     const std::string_view bytes = in.buffers[next_buffer++];
+    if (count == 0) {
+      if (has_enc) return Status::Corruption("constant page: compressed levels without a count");
+      count = bytes.size() / 2;
+    }
+    if (count > (uint64_t{1} << 32)) return Status::Corruption("constant page: {} levels", count);
     if (has_enc) {
       LANCE_ASSIGN_OR_RAISE(*out, DecodeLevels(enc, bytes, static_cast<int64_t>(count)));
       return Status::OK();
@@ -399,12 +408,20 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
     std::memcpy(out->data(), bytes.data(), count * 2);
     return Status::OK();
   };
-  LANCE_RETURN_NOT_OK(levels(cl.rep_compression(), cl.has_rep_compression(), cl.num_rep_values(), &page.rep));
-  LANCE_RETURN_NOT_OK(levels(cl.def_compression(), cl.has_def_compression(), cl.num_def_values(), &page.def));
+  const size_t nbuf = in.buffers.size();
+  if ((has_lists || cl.num_rep_values() > 0) && next_buffer < nbuf) {
+    LANCE_RETURN_NOT_OK(levels(cl.rep_compression(), cl.has_rep_compression(), cl.num_rep_values(), &page.rep));
+  }
+  if (has_def_codes && next_buffer < nbuf &&
+      (cl.has_inline_value() || has_lists || cl.num_def_values() > 0 || nbuf - next_buffer >= 2)) {
+    LANCE_RETURN_NOT_OK(levels(cl.def_compression(), cl.has_def_compression(), cl.num_def_values(), &page.def));
+  }
+  if (!page.rep.empty() && !page.def.empty() && page.rep.size() != page.def.size()) {
+    return Status::Corruption("constant page: {} repetition but {} definition levels",
+                              page.rep.size(), page.def.size());
+  }
 
   const bool all_null = !cl.has_inline_value() && next_buffer >= in.buffers.size();
-  bool has_lists = false;
-  for (LayerKind l : page.layers) has_lists |= IsListLayer(l);
   if (all_null && page.def.empty() && !has_lists) {
     // Every row is null at the innermost nullable layer.
     uint16_t code = 0, next = 1;

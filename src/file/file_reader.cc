@@ -49,6 +49,8 @@ struct PageMeta {
 
 Result<DataBlock> PrototypeFor(const DataType& type) {
   switch (type.id()) {
+    case TypeId::kNull:
+      return DataBlock::Fixed(8);  // placeholders only: every slot is null
     case TypeId::kBool:
       return DataBlock::Fixed(1);
     case TypeId::kString:
@@ -340,7 +342,7 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
   // per field in pre-order.
   std::function<int(const DataType&)> count = [&](const DataType& t) -> int {
     const bool nested = t.id() == TypeId::kStruct || t.id() == TypeId::kList ||
-                        t.id() == TypeId::kLargeList;
+                        t.id() == TypeId::kLargeList || t.id() == TypeId::kMap;
     if (!nested) return 1;
     int n = v.is_legacy() ? 1 : 0;
     for (const auto& f : t.fields()) n += count(*f->type());
@@ -427,7 +429,8 @@ struct Reader21 {
   Result<ArrayPtr> Build(const DataTypePtr& type, int depth, int* column, int64_t rows,
                          LeafData* first_leaf_out) const {
     const TypeId id = type->id();
-    if (id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kLargeList) {
+    if (id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kLargeList ||
+        id == TypeId::kMap) {
       std::vector<ArrayPtr> children;
       LeafData first_leaf;
       bool have_first = false;
@@ -494,7 +497,12 @@ struct Reader21 {
       return Status::Corruption("leaf column {}: {} slots but {} values", *column - 1,
                                 slots.length, leaf.values.num_values);
     }
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, encoding::DataBlockToArray(type, leaf.values, slots.validity));
+    ArrayPtr arr;
+    if (id == TypeId::kNull) {
+      LANCE_ASSIGN_OR_RAISE(arr, MakeArrayOfNulls(type, slots.length));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(arr, encoding::DataBlockToArray(type, leaf.values, slots.validity));
+    }
     if (first_leaf_out) *first_leaf_out = std::move(leaf);
     return arr;
   }
@@ -573,11 +581,13 @@ Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr
   if (layers.size() != 1) {
     return Status::Corruption("top-level leaf page with {} layers", layers.size());
   }
+  if (type->id() == TypeId::kNull) return MakeArrayOfNulls(type, layers[0].length);
   return encoding::DataBlockToArray(type, page.values, layers[0].validity);
 }
 
 bool IsStructural(const DataType& t) {
-  return t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList;
+  return t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList ||
+         t.id() == TypeId::kMap;
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ Result<TimeUnit> ParseUnit(const std::string& s, const std::string& logical_type
 
 bool IsNestedLogicalType(const std::string& t) {
   return t == "list" || t == "large_list" || t == "struct" || t == "list.struct" ||
-         t == "large_list.struct";
+         t == "large_list.struct" || t == "map";
 }
 
 }  // namespace
@@ -134,6 +134,12 @@ Result<SchemaPtr> SchemaFromLanceFields(const std::vector<LanceField>& fields,
       }
       if (f.logical_type == "struct") {
         type = struct_(std::move(child_fields));
+      } else if (f.logical_type == "map") {
+        if (child_fields.size() != 1 || child_fields[0]->type()->id() != TypeId::kStruct ||
+            child_fields[0]->type()->num_fields() != 2) {
+          return Status::Corruption("schema: map '{}' needs one struct<key, value> child", f.name);
+        }
+        type = map(child_fields[0], false);
       } else {
         if (child_fields.size() != 1) {
           return Status::Corruption("schema: list '{}' has {} children", f.name, child_fields.size());

@@ -5,7 +5,7 @@
 // large_string binary large_binary date32:day date64:ms time32:{s,ms} time64:{us,ns}
 // timestamp:{unit}:{timezone or -} duration:{unit} decimal:128:{precision}:{scale}
 // fixed_size_binary:{n} fixed_size_list:{child logical type}:{n} list large_list struct
-// (list.struct / large_list.struct also accepted). Lists and structs take their children from
+// map (one struct<key, value> child; list.struct / large_list.struct also accepted). Lists and structs take their children from
 // the fields whose parent_id is their id; a fixed-size list's child is named "item", nullable.
 // Pure functions.
 #pragma once
