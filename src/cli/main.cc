@@ -16,7 +16,6 @@ int main(int argc, char** argv) {
   lance::cli::RegisterDemoCommand(app, registry);
   lance::cli::RegisterIpcCommands(app, registry);
   lance::cli::RegisterFileCommands(app, registry);
-  lance::cli::RegisterTableCommands(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
