@@ -66,6 +66,8 @@ struct Golden {
   std::string stem() const { return table + "_" + version; }
 };
 
+void PrintTo(const Golden& g, std::ostream* os) { *os << g.stem(); }
+
 class GoldenFileTest : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenFileTest, ReadsAllRows) {
