@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include "io/coalesced_read.h"
+
 namespace lance::io {
 
 std::string_view ObjectOpName(ObjectOp op) {
@@ -18,6 +20,8 @@ std::string_view ObjectOpName(ObjectOp op) {
     case ObjectOp::kCopy: return "Copy";
     case ObjectOp::kCopyIfNotExists: return "CopyIfNotExists";
     case ObjectOp::kRenameIfNotExists: return "RenameIfNotExists";
+    case ObjectOp::kOpenReader: return "OpenReader";
+    case ObjectOp::kReaderRead: return "ObjectReader::ReadAt";
     case ObjectOp::kOpenWriter: return "OpenWriter";
     case ObjectOp::kWriterWrite: return "ObjectWriter::Write";
     case ObjectOp::kWriterClose: return "ObjectWriter::Close";
@@ -79,6 +83,29 @@ class FaultInjectingWriter : public ObjectWriter {
   FaultInjectingObjectStore* store_;
   std::string path_;
   std::unique_ptr<ObjectWriter> base_;
+};
+
+class FaultInjectingReader : public ObjectReader {
+ public:
+  FaultInjectingReader(FaultInjectingObjectStore* store, std::unique_ptr<ObjectReader> base)
+      : store_(store), base_(std::move(base)) {}
+  const std::string& path() const override { return base_->path(); }
+  int64_t size() const override { return base_->size(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    return Guarded<Result<BufferPtr>>(store_, ObjectOp::kReaderRead, base_->path(), {},
+                                      [&] { return base_->ReadAt(offset, length); });
+  }
+  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<Range>& ranges) override {
+    for (const Range& r : ranges) {
+      LANCE_RETURN_NOT_OK(internal::CheckRangeInObject(path(), r.offset, r.length, size()));
+    }
+    return internal::ReadCoalesced(ranges, store_->coalesce_options(), store_->io_pool(),
+                                   [this](const Range& r) { return ReadAt(r.offset, r.length); });
+  }
+
+ private:
+  FaultInjectingObjectStore* store_;
+  std::unique_ptr<ObjectReader> base_;
 };
 
 }  // namespace
@@ -215,6 +242,13 @@ Status FaultInjectingObjectStore::CopyIfNotExists(std::string_view src, std::str
 Status FaultInjectingObjectStore::RenameIfNotExists(std::string_view src, std::string_view dst) {
   return Guarded<Status>(this, ObjectOp::kRenameIfNotExists, dst, src,
                          [&] { return base_->RenameIfNotExists(src, dst); });
+}
+
+Result<std::unique_ptr<ObjectReader>> FaultInjectingObjectStore::OpenReader(std::string_view path) {
+  std::optional<FaultAction> fault = Check(ObjectOp::kOpenReader, path);
+  if (fault) return InjectedError(ObjectOp::kOpenReader, path, *fault);
+  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<ObjectReader> r, base_->OpenReader(path));
+  return std::unique_ptr<ObjectReader>(new FaultInjectingReader(this, std::move(r)));
 }
 
 Result<std::unique_ptr<ObjectWriter>> FaultInjectingObjectStore::OpenWriter(std::string_view path,

@@ -138,6 +138,28 @@ TEST_F(FaultInjectingObjectStoreTest, MergedReadsCanBeFailedIndividually) {
   EXPECT_TRUE(store_->GetRanges("obj", ranges).ok());  // the rule fired once
 }
 
+TEST_F(FaultInjectingObjectStoreTest, ReaderReadsAreCountedAndFailable) {
+  ASSERT_TRUE(base_->Put("r", std::string(50000, 'r')).ok());
+  store_->set_coalesce_options({0, 1 << 20});
+  FaultRule open_rule;
+  open_rule.ops = OpBit(ObjectOp::kOpenReader);
+  store_->AddRule(open_rule);
+  EXPECT_TRUE(store_->OpenReader("r").status().IsIOError());
+  auto reader = store_->OpenReader("r").ValueOrDie();
+  FaultRule read_rule;
+  read_rule.ops = OpBit(ObjectOp::kReaderRead);
+  read_rule.nth = 2;
+  store_->AddRule(read_rule);
+  EXPECT_TRUE(reader->ReadAt(0, 10).ok());
+  EXPECT_TRUE(reader->ReadAt(0, 10).status().IsIOError());
+  store_->ResetCounts();
+  std::vector<Range> ranges;
+  for (int i = 0; i < 7; ++i) ranges.push_back({i * 5000, 10});
+  ASSERT_TRUE(reader->ReadRanges(ranges).ok());
+  EXPECT_EQ(store_->count(ObjectOp::kReaderRead), 7);  // one per merged read
+  EXPECT_EQ(store_->count(ObjectOp::kOpenReader), 0);
+}
+
 TEST(FaultInjectingLocalTest, FailedPutLeavesOldVersionAndNoGarbage) {
   TempDir dir;
   auto local = LocalObjectStore::Make(dir.path()).ValueOrDie();

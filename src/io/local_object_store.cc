@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 
+#include "io/coalesced_read.h"
 #include "lance/core/thread_pool.h"
 
 namespace lance::io {
@@ -237,12 +238,7 @@ Result<std::pair<Fd, struct stat>> OpenForRead(const std::string& full, std::str
 }
 
 Status CheckBounds(std::string_view path, int64_t offset, int64_t length, int64_t size) {
-  if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-    return Status::InvalidArgument(
-        "range out of bounds: object '{}' offset {} length {} but object size is {}", path,
-        offset, length, size);
-  }
-  return Status::OK();
+  return internal::CheckRangeInObject(path, offset, length, size);
 }
 
 Result<BufferPtr> ReadRange(int fd, int64_t offset, int64_t length, std::string_view path) {
@@ -435,25 +431,47 @@ Result<std::vector<BufferPtr>> LocalObjectStore::GetRanges(std::string_view path
   for (const Range& r : ranges) {
     LANCE_RETURN_NOT_OK(CheckBounds(path, r.offset, r.length, opened.second.st_size));
   }
-  LANCE_ASSIGN_OR_RAISE(CoalescedReads plan, CoalesceRanges(ranges, coalesce_options()));
-  std::vector<BufferPtr> reads(plan.reads.size());
-  std::vector<Status> errors(plan.reads.size());
-  ParallelFor(io_pool(), static_cast<int64_t>(plan.reads.size()), [&](int64_t i) {
-    const Range& r = plan.reads[static_cast<size_t>(i)];
-    Result<BufferPtr> got = ReadRange(fd, r.offset, r.length, path);
-    if (got.ok()) {
-      reads[static_cast<size_t>(i)] = std::move(got).MoveValueUnsafe();
-    } else {
-      errors[static_cast<size_t>(i)] = got.status();
-    }
+  return internal::ReadCoalesced(ranges, coalesce_options(), io_pool(), [&](const Range& r) {
+    return ReadRange(fd, r.offset, r.length, path);
   });
-  for (const Status& e : errors) LANCE_RETURN_NOT_OK(e);
-  std::vector<BufferPtr> out(ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const auto& s = plan.slices[i];
-    out[i] = SliceBuffer(reads[s.read], s.offset_in_read, ranges[i].length);
+}
+
+namespace {
+
+// Keeps the descriptor open: reads see the file as opened even if the path is replaced.
+class LocalObjectReader : public ObjectReader {
+ public:
+  LocalObjectReader(std::string path, Fd fd, int64_t size, const ObjectStore* store)
+      : path_(std::move(path)), fd_(std::move(fd)), size_(size), store_(store) {}
+  const std::string& path() const override { return path_; }
+  int64_t size() const override { return size_; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    LANCE_RETURN_NOT_OK(CheckBounds(path_, offset, length, size_));
+    return ReadRange(fd_.get(), offset, length, path_);
   }
-  return out;
+  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<Range>& ranges) override {
+    for (const Range& r : ranges) LANCE_RETURN_NOT_OK(CheckBounds(path_, r.offset, r.length, size_));
+    return internal::ReadCoalesced(ranges, store_->coalesce_options(), store_->io_pool(),
+                                   [this](const Range& r) {
+                                     return ReadRange(fd_.get(), r.offset, r.length, path_);
+                                   });
+  }
+
+ private:
+  std::string path_;
+  Fd fd_;
+  int64_t size_;
+  const ObjectStore* store_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectReader>> LocalObjectStore::OpenReader(std::string_view path) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  const int64_t size = opened.second.st_size;
+  return std::unique_ptr<ObjectReader>(
+      new LocalObjectReader(std::string(path), std::move(opened.first), size, this));
 }
 
 Result<TailRead> LocalObjectStore::GetTail(std::string_view path, int64_t max_length) {

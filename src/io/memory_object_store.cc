@@ -4,6 +4,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "io/coalesced_read.h"
+
 namespace lance::io {
 
 namespace {
@@ -56,6 +58,31 @@ class MemoryObjectWriter : public ObjectWriter {
   BufferBuilder builder_;
 };
 
+// Holds the object's buffer: a snapshot, and every read is a slice.
+class MemoryObjectReader : public ObjectReader {
+ public:
+  MemoryObjectReader(std::string path, BufferPtr data) : path_(std::move(path)), data_(std::move(data)) {}
+  const std::string& path() const override { return path_; }
+  int64_t size() const override { return data_->size(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    LANCE_RETURN_NOT_OK(internal::CheckRangeInObject(path_, offset, length, data_->size()));
+    return SliceBuffer(data_, offset, length);
+  }
+  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<Range>& ranges) override {
+    std::vector<BufferPtr> out;
+    out.reserve(ranges.size());
+    for (const Range& r : ranges) {
+      LANCE_ASSIGN_OR_RAISE(BufferPtr b, ReadAt(r.offset, r.length));
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+
+ private:
+  std::string path_;
+  BufferPtr data_;
+};
+
 }  // namespace
 
 std::shared_ptr<MemoryObjectStore> MemoryObjectStore::Make() {
@@ -87,12 +114,7 @@ Result<BufferPtr> MemoryObjectStore::Get(std::string_view path) {
 Result<BufferPtr> MemoryObjectStore::GetRange(std::string_view path, int64_t offset,
                                               int64_t length) {
   LANCE_ASSIGN_OR_RAISE(Entry e, Find(path));
-  const int64_t size = e.data->size();
-  if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-    return Status::InvalidArgument(
-        "range out of bounds: object '{}' offset {} length {} but object size is {}", path,
-        offset, length, size);
-  }
+  LANCE_RETURN_NOT_OK(internal::CheckRangeInObject(path, offset, length, e.data->size()));
   return SliceBuffer(e.data, offset, length);
 }
 
@@ -218,6 +240,11 @@ Status MemoryObjectStore::RenameIfNotExists(std::string_view src, std::string_vi
   e.mtime_ns = NowNs();
   objects_.emplace(std::string(dst), std::move(e));
   return Status::OK();
+}
+
+Result<std::unique_ptr<ObjectReader>> MemoryObjectStore::OpenReader(std::string_view path) {
+  LANCE_ASSIGN_OR_RAISE(Entry e, Find(path));
+  return std::unique_ptr<ObjectReader>(new MemoryObjectReader(std::string(path), e.data));
 }
 
 Result<std::unique_ptr<ObjectWriter>> MemoryObjectStore::OpenWriter(std::string_view path,

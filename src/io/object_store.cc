@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "io/coalesced_read.h"
 #include "lance/core/thread_pool.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
@@ -99,6 +100,77 @@ Result<CoalescedReads> CoalesceRanges(const std::vector<Range>& ranges,
     plan.slices[idx] = {plan.reads.size() - 1, 0};
   }
   return plan;
+}
+
+namespace internal {
+
+Status CheckRangeInObject(std::string_view path, int64_t offset, int64_t length, int64_t size) {
+  if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+    return Status::InvalidArgument(
+        "range out of bounds: object '{}' offset {} length {} but object size is {}", path,
+        offset, length, size);
+  }
+  return Status::OK();
+}
+
+Result<std::vector<BufferPtr>> ReadCoalesced(
+    const std::vector<Range>& ranges, const CoalesceOptions& options, ThreadPool* pool,
+    const std::function<Result<BufferPtr>(const Range&)>& read) {
+  LANCE_ASSIGN_OR_RAISE(CoalescedReads plan, CoalesceRanges(ranges, options));
+  const size_t n = plan.reads.size();
+  std::vector<BufferPtr> reads(n);
+  std::vector<Status> errors(n);
+  ParallelFor(pool, static_cast<int64_t>(n), [&](int64_t i) {
+    Result<BufferPtr> got = read(plan.reads[static_cast<size_t>(i)]);
+    if (got.ok()) {
+      reads[static_cast<size_t>(i)] = std::move(got).MoveValueUnsafe();
+    } else {
+      errors[static_cast<size_t>(i)] = got.status();
+    }
+  });
+  for (const Status& e : errors) LANCE_RETURN_NOT_OK(e);
+  std::vector<BufferPtr> out(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& s = plan.slices[i];
+    out[i] = SliceBuffer(reads[s.read], s.offset_in_read, ranges[i].length);
+  }
+  return out;
+}
+
+}  // namespace internal
+
+namespace {
+
+// OpenReader for stores without a native one: remembers the size, reads through the store.
+class GenericObjectReader : public ObjectReader {
+ public:
+  GenericObjectReader(ObjectStore* store, std::string path, int64_t size)
+      : store_(store), path_(std::move(path)), size_(size) {}
+  const std::string& path() const override { return path_; }
+  int64_t size() const override { return size_; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    LANCE_RETURN_NOT_OK(internal::CheckRangeInObject(path_, offset, length, size_));
+    return store_->GetRange(path_, offset, length);
+  }
+  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<Range>& ranges) override {
+    for (const Range& r : ranges) {
+      LANCE_RETURN_NOT_OK(internal::CheckRangeInObject(path_, r.offset, r.length, size_));
+    }
+    return internal::ReadCoalesced(ranges, store_->coalesce_options(), store_->io_pool(),
+                                   [this](const Range& r) { return store_->GetRange(path_, r.offset, r.length); });
+  }
+
+ private:
+  ObjectStore* store_;
+  std::string path_;
+  int64_t size_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectReader>> ObjectStore::OpenReader(std::string_view path) {
+  LANCE_ASSIGN_OR_RAISE(ObjectMeta meta, Head(path));
+  return std::unique_ptr<ObjectReader>(new GenericObjectReader(this, std::string(path), meta.size));
 }
 
 ObjectStore::ObjectStore() : io_pool_(ThreadPool::Default()) {}

@@ -168,6 +168,58 @@ TYPED_TEST(ObjectStoreConformance, GetTail) {
   EXPECT_EQ(e->bytes->size(), 0);
 }
 
+TYPED_TEST(ObjectStoreConformance, ReaderReadsAndIsASnapshot) {
+  auto& s = this->store_;
+  const std::string payload = MakePayload(12, 200000);
+  ASSERT_TRUE(s->Put("data/f.lance", payload).ok());
+  EXPECT_TRUE(s->OpenReader("data/missing").status().IsNotFound());
+  EXPECT_TRUE(s->OpenReader("/bad").status().IsInvalidArgument());
+  auto native = s->OpenReader("data/f.lance");
+  ASSERT_TRUE(native.ok()) << native.status().ToString();
+  // The generic fallback (Head + GetRange through the store) must behave the same.
+  auto generic = s->ObjectStore::OpenReader("data/f.lance");
+  ASSERT_TRUE(generic.ok()) << generic.status().ToString();
+  std::mt19937_64 rng(5);
+  for (ObjectReader* r : {native->get(), generic->get()}) {
+    EXPECT_EQ(r->path(), "data/f.lance");
+    EXPECT_EQ(r->size(), 200000);
+    EXPECT_EQ(r->ReadAt(0, 200000).ValueOrDie()->view(), payload);
+    EXPECT_EQ(r->ReadAt(123, 0).ValueOrDie()->size(), 0);
+    Status oob = r->ReadAt(199990, 11).status();
+    EXPECT_TRUE(oob.IsInvalidArgument()) << oob.ToString();
+    EXPECT_NE(oob.message().find("offset 199990 length 11"), std::string::npos) << oob.message();
+    EXPECT_TRUE(r->ReadRanges({{0, 1}, {199999, 2}}).status().IsInvalidArgument());
+    std::vector<Range> ranges;
+    for (int i = 0; i < 100; ++i) {
+      int64_t off = static_cast<int64_t>(rng() % payload.size());
+      ranges.push_back({off, static_cast<int64_t>(rng() % std::min<uint64_t>(payload.size() - off, 5000))});
+    }
+    auto got = r->ReadRanges(ranges);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      ASSERT_EQ((*got)[i]->view(), std::string_view(payload).substr(ranges[i].offset, ranges[i].length));
+    }
+  }
+  // Concurrent reads through one reader.
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const int64_t off = (t * 50 + i) * 900;
+        auto b = (*native)->ReadAt(off, 800);
+        if (!b.ok() || (*b)->view() != std::string_view(payload).substr(off, 800)) bad.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  // A native reader keeps reading the object it opened after a replace and a delete.
+  ASSERT_TRUE(s->Put("data/f.lance", "replaced").ok());
+  ASSERT_TRUE(s->Delete("data/f.lance").ok());
+  EXPECT_EQ((*native)->ReadAt(1000, 64).ValueOrDie()->view(), std::string_view(payload).substr(1000, 64));
+}
+
 TYPED_TEST(ObjectStoreConformance, GetRangesMatchDirectReads) {
   auto& s = this->store_;
   const std::string payload = MakePayload(3, 300000);

@@ -37,6 +37,8 @@ enum class ObjectOp : int {
   kCopy,
   kCopyIfNotExists,
   kRenameIfNotExists,
+  kOpenReader,
+  kReaderRead,  // ObjectReader::ReadAt, and each merged read of ReadRanges
   kOpenWriter,
   kWriterWrite,
   kWriterClose,
@@ -104,6 +106,7 @@ class FaultInjectingObjectStore : public ObjectStore {
   Status Copy(std::string_view src, std::string_view dst) override;
   Status CopyIfNotExists(std::string_view src, std::string_view dst) override;
   Status RenameIfNotExists(std::string_view src, std::string_view dst) override;
+  Result<std::unique_ptr<ObjectReader>> OpenReader(std::string_view path) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path,
                                                    bool overwrite = true) override;
 

@@ -37,6 +37,7 @@ class MemoryObjectStore : public ObjectStore {
   Status Copy(std::string_view src, std::string_view dst) override;
   Status CopyIfNotExists(std::string_view src, std::string_view dst) override;
   Status RenameIfNotExists(std::string_view src, std::string_view dst) override;
+  Result<std::unique_ptr<ObjectReader>> OpenReader(std::string_view path) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path,
                                                    bool overwrite = true) override;
 

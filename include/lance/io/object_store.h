@@ -109,6 +109,24 @@ class ObjectWriter {
   virtual int64_t bytes_written() const = 0;
 };
 
+// Random access to one object opened once (a data file read page by page). The reader sees
+// the object as it was when opened, even if it is replaced or deleted afterwards (local: the
+// open descriptor; memory: the buffer) — except for the generic fallback of stores that do
+// not override OpenReader, which re-reads the path. Thread-safe: any number of threads may
+// read concurrently. REQUIRES: the store outlives its readers.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  virtual const std::string& path() const = 0;
+  // The object's size when opened.
+  virtual int64_t size() const = 0;
+  // Bytes [offset, offset + length). Errors: InvalidArgument when outside the object (naming
+  // path, offset, length and size); IOError.
+  virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) = 0;
+  // Several ranges, coalesced and read in parallel like ObjectStore::GetRanges.
+  virtual Result<std::vector<BufferPtr>> ReadRanges(const std::vector<Range>& ranges) = 0;
+};
+
 class ObjectStore;
 
 // A store plus the path inside it that a URI names.
@@ -185,6 +203,9 @@ class ObjectStore {
   // Moves src to dst only if dst is free; atomic: afterwards src is gone and dst holds its
   // bytes, or (on error) nothing changed. Errors: NotFound (src), AlreadyExists (dst).
   virtual Status RenameIfNotExists(std::string_view src, std::string_view dst) = 0;
+
+  // Opens `path` for repeated random reads. Errors: NotFound, IOError.
+  virtual Result<std::unique_ptr<ObjectReader>> OpenReader(std::string_view path);
 
   // A streaming writer for `path`. With overwrite = false, Close() behaves like
   // PutIfNotExists. Errors: InvalidArgument (bad path), IOError.
