@@ -827,6 +827,8 @@ Status StatusFromErrno(int code, const char* message, std::string_view what) {
     case EINVAL:
       return Status::InvalidArgument("C stream {} failed (errno {}): {}", what, code, detail);
     case ENOMEM: return Status::OutOfMemory("C stream {} failed (errno {}): {}", what, code, detail);
+    case ENOSYS:
+      return Status::NotSupported("C stream {} failed (errno {}): {}", what, code, detail);
     default: return Status::IOError("C stream {} failed (errno {}): {}", what, code, detail);
   }
 }
@@ -871,7 +873,9 @@ class ImportedStreamReader final : public RecordBatchReader {
       done_ = true;
       return RecordBatchPtr{};
     }
-    return ImportRecordBatch(&c_array, schema_);
+    auto batch = ImportRecordBatch(&c_array, schema_);
+    if (!batch.ok()) error_ = batch.status();
+    return batch;
   }
 
  private:

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lance/columnar/builder.h"
+
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -237,6 +239,89 @@ TEST(CBridgeTest, SlicedArraysUseTheOffsetField) {
   auto st = struct_({field("a", int32())});
   ExpectRoundTrip(StructOf(st, 10, {ints})->Slice(4, 3));
   ExpectRoundTrip(ints->Slice(10, 0));
+}
+
+// Built by the array builders: every type with nulls, empty elements and nesting, round
+// tripped at every slice [offset, offset + length) so offsets reach every level of the layout.
+std::vector<std::pair<DataTypePtr, std::string>> EveryTypeCases() {
+  return {
+      {null(), "[null, null, null]"},
+      {boolean(), "[true, false, null, true, false, true, true, false, null, true]"},
+      {int8(), "[-128, 127, null, 0]"},
+      {uint16(), "[65535, null, 1]"},
+      {int64(), "[-9223372036854775808, 9223372036854775807, null]"},
+      {float16(), "[0.5, null, -2.0]"},
+      {float64(), R"([0.1, "NaN", null, -0.0])"},
+      {utf8(), R"(["", "ab", null, "日本", ""])"},
+      {large_utf8(), R"(["x", null, "yz"])"},
+      {binary(), R"(["", "AAEC", null, "/w=="])"},
+      {large_binary(), R"(["AA==", null, ""])"},
+      {fixed_size_binary(2), R"(["AAE=", null, "AQI="])"},
+      {date32(), "[19000, -1, null]"},
+      {date64(), "[1641600000000, null]"},
+      {time32(TimeUnit::kMilli), "[1000, null]"},
+      {time64(TimeUnit::kNano), "[86399999999999, 0]"},
+      {timestamp(TimeUnit::kMicro, "UTC"), "[1700000000000000, null, 0]"},
+      {duration(TimeUnit::kSecond), "[-5, 5, null]"},
+      {decimal128(38, 10), R"(["1234567890123456789012345678.1234567890", null, "-0.0000000001"])"},
+      {list(int32()), "[[1, 2], null, [], [3, null, 4]]"},
+      {large_list(utf8()), R"([["a", null], [], null, ["b"]])"},
+      {fixed_size_list(float32(), 2), "[[1.5, 2.0], null, [null, 3.0]]"},
+      {struct_({field("a", int32()), field("b", struct_({field("c", utf8())}))}),
+       R"([{"a": 1, "b": {"c": "x"}}, null, {"a": null, "b": null}, {"a": 4, "b": {"c": null}}])"},
+      {map(utf8(), list(int64())), R"([[["a", [1]], ["b", null]], [], null, [["c", []]]])"},
+      {dictionary(int32(), utf8()), R"(["a", "b", "a", null, "c"])"},
+      {dictionary(int16(), int64()), "[5, 5, null, 7]"},
+  };
+}
+
+TEST(CBridgeTest, EveryTypeEverySlice) {
+  for (const auto& [type, json] : EveryTypeCases()) {
+    auto array = ArrayFromJSON(type, json);
+    ASSERT_TRUE(array.ok()) << type->ToString() << ": " << array.status().ToString();
+    const int64_t n = (*array)->length;
+    for (int64_t off = 0; off <= n; ++off) {
+      for (int64_t len = 0; off + len <= n; ++len) {
+        SCOPED_TRACE(::testing::Message() << "slice " << off << "+" << len);
+        auto slice = (*array)->Slice(off, len);
+        ArrayPtr back = RoundTrip(slice);
+        ASSERT_NE(back, nullptr);
+        ExpectSameMemory(*slice, *back);
+        EXPECT_TRUE(slice->Equals(*back)) << slice->ToString() << " vs " << back->ToString();
+        EXPECT_TRUE(back->ValidateFull().ok());
+      }
+    }
+  }
+}
+
+TEST(CBridgeTest, EveryTypeThroughAStream) {
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> columns;
+  int i = 0;
+  for (const auto& [type, json] : EveryTypeCases()) {
+    auto array = ArrayFromJSON(type, json);
+    ASSERT_TRUE(array.ok());
+    auto slice = (*array)->Slice(1, 2);
+    fields.push_back(field("c" + std::to_string(i++), type));
+    columns.push_back(slice);
+  }
+  auto batch = RecordBatch::Make(schema(fields), 2, columns);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ArrowArrayStream stream;
+  ASSERT_TRUE(ExportRecordBatchReader(std::make_unique<VectorRecordBatchReader>(
+                                          (*batch)->schema(), std::vector<RecordBatchPtr>{*batch, *batch}),
+                                      &stream)
+                  .ok());
+  auto reader = ImportRecordBatchReader(&stream);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_TRUE((*reader)->schema()->Equals(*(*batch)->schema()));
+  auto all = (*reader)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 2u);
+  for (const auto& b : *all) {
+    EXPECT_TRUE((*batch)->Equals(*b));
+    EXPECT_TRUE(b->ValidateFull().ok());
+  }
 }
 
 // ---- Schemas and metadata ------------------------------------------------------------------
@@ -632,6 +717,29 @@ TEST(CBridgeTest, ImportRunsValidate) {
   EXPECT_EQ(CountedProducer::releases, 1);
 }
 
+TEST(CBridgeTest, ImportRejectsShortStructChild) {
+  static const int32_t values[] = {1};
+  const void* child_buffers[] = {nullptr, values};
+  ArrowArray child{};
+  child.length = 1;  // the parent claims two rows
+  child.n_buffers = 2;
+  child.buffers = child_buffers;
+  child.release = &CountedProducer::ReleaseChild;
+  ArrowArray* children[] = {&child};
+  const void* buffers[] = {nullptr};
+  ArrowArray parent{};
+  parent.length = 2;
+  parent.n_buffers = 1;
+  parent.n_children = 1;
+  parent.buffers = buffers;
+  parent.children = children;
+  parent.release = &CountedProducer::Release;
+  CountedProducer::releases = 0;
+  auto r = ImportArray(&parent, struct_({field("a", int32())}));
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(CountedProducer::releases, 1);
+}
+
 // ---- Record batches ------------------------------------------------------------------------
 
 RecordBatchPtr SampleBatch(int64_t base = 0) {
@@ -761,6 +869,46 @@ TEST(CBridgeTest, ExportedStreamReportsErrors) {
   EXPECT_TRUE((*reader)->Next().status().IsIOError());  // stays failed
   reader = Status::Cancelled("drop");
   EXPECT_EQ(destroyed, 2);
+}
+
+// Fails its first Next with the given status.
+class ErrorReader final : public RecordBatchReader {
+ public:
+  explicit ErrorReader(Status st) : st_(std::move(st)) {}
+  SchemaPtr schema() const override { return SampleBatch()->schema(); }
+  Result<RecordBatchPtr> Next() override { return st_; }
+
+ private:
+  Status st_;
+};
+
+TEST(CBridgeTest, StreamErrorCodesMapBothWays) {
+  struct Case {
+    Status status;
+    int errno_value;
+    StatusCode imported;
+  };
+  const std::vector<Case> cases = {
+      {Status::InvalidArgument("bad"), EINVAL, StatusCode::kInvalidArgument},
+      {Status::OutOfMemory("oom"), ENOMEM, StatusCode::kOutOfMemory},
+      {Status::NotSupported("nope"), ENOSYS, StatusCode::kNotSupported},
+      {Status::Corruption("torn page"), EIO, StatusCode::kIOError},
+      {Status::IOError("io"), EIO, StatusCode::kIOError}};
+  for (const auto& c : cases) {
+    ArrowArrayStream stream;
+    ASSERT_TRUE(ExportRecordBatchReader(std::make_unique<ErrorReader>(c.status), &stream).ok());
+    ArrowArray out;
+    EXPECT_EQ(stream.get_next(&stream, &out), c.errno_value);
+    EXPECT_EQ(std::string(stream.get_last_error(&stream)), c.status.ToString());
+    stream.release(&stream);
+
+    ASSERT_TRUE(ExportRecordBatchReader(std::make_unique<ErrorReader>(c.status), &stream).ok());
+    auto reader = ImportRecordBatchReader(&stream);
+    ASSERT_TRUE(reader.ok());
+    auto r = (*reader)->Next();
+    EXPECT_EQ(r.status().code(), c.imported) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.status.message()), std::string::npos);
+  }
 }
 
 TEST(CBridgeTest, StreamRoundTrip) {

@@ -72,7 +72,8 @@ Result<RecordBatchPtr> ImportRecordBatch(ArrowArray* array, SchemaPtr schema);
 
 // Wraps a C stream as a reader, reading its schema once up front. Consumes `stream` whatever
 // the outcome; the reader releases it when destroyed. A failing get_next becomes an IOError
-// (InvalidArgument for EINVAL, OutOfMemory for ENOMEM) carrying get_last_error's text.
+// (InvalidArgument for EINVAL, OutOfMemory for ENOMEM, NotSupported for ENOSYS) carrying
+// get_last_error's text; after a failure (or a batch that fails import) Next repeats it.
 Result<std::unique_ptr<RecordBatchReader>> ImportRecordBatchReader(ArrowArrayStream* stream);
 
 }  // namespace lance
