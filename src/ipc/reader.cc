@@ -56,6 +56,10 @@ class ArrayLoader {
           return Status::NotSupported("IPC: compression codec {}", static_cast<int>(c->codec()));
       }
     }
+    if (!ElementsAligned(batch_->nodes()) || !ElementsAligned(batch_->buffers()) ||
+        !ElementsAligned(batch_->variadic_buffer_counts())) {
+      return Status::Corruption("IPC: misaligned node or buffer vector in a record batch");
+    }
     if (batch_->variadic_buffer_counts() != nullptr &&
         batch_->variadic_buffer_counts()->size() > 0) {
       return Status::NotSupported("IPC: variadic buffers (view types)");
@@ -557,6 +561,10 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr data, IpcReadOpti
   if (footer->version() < fb::MetadataVersion::V4 || footer->version() > fb::MetadataVersion::V5) {
     return Status::NotSupported("IPC file: footer metadata version {}",
                                 static_cast<int>(footer->version()) + 1);
+  }
+  if (!internal::ElementsAligned(footer->dictionaries()) ||
+      !internal::ElementsAligned(footer->record_batches())) {
+    return Status::Corruption("IPC file: misaligned block vector in the footer");
   }
   state->decoder = std::make_unique<IpcDecoder>(options);
   LANCE_RETURN_NOT_OK(state->decoder->SetSchema(footer->schema()));
