@@ -48,6 +48,7 @@ Status Status::WithContext(std::string_view context) const {
 }
 
 void Status::Abort(std::string_view where) const {
+  if (ok()) return;
   std::fprintf(stderr, "lance: fatal error%s%.*s: %s\n", where.empty() ? "" : " in ",
                static_cast<int>(where.size()), where.data(), ToString().c_str());
   std::abort();
