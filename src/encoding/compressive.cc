@@ -200,35 +200,67 @@ uint64_t FixedValueAt(const DataBlock& block, int64_t i) {
   }
 }
 
-Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes) {
-  constexpr int64_t kMaxDecompressed = int64_t{1} << 31;
+Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes,
+                                      int size_prefix_bytes) {
+  constexpr uint64_t kMaxDecompressed = uint64_t{1} << 31;
+  if (size_prefix_bytes != 4 && size_prefix_bytes != 8) {
+    return Status::InvalidArgument("general compression: size prefix of {} bytes", size_prefix_bytes);
+  }
+  auto prefix = [&](int n) -> uint64_t {
+    return n == 4 ? uint64_t{Load<uint32_t>(bytes.data())} : Load<uint64_t>(bytes.data());
+  };
   if (scheme == pb21::COMPRESSION_ALGORITHM_LZ4) {
-    if (bytes.size() < 4) return Status::Corruption("lz4 block: {} bytes, no size", bytes.size());
-    const uint32_t size = Load<uint32_t>(bytes.data());
-    if (size >= kMaxDecompressed) return Status::Corruption("lz4 block: size {}", size);
+    if (bytes.size() < static_cast<size_t>(size_prefix_bytes)) {
+      return Status::Corruption("lz4 block: {} bytes, no size", bytes.size());
+    }
+    const uint64_t size = prefix(size_prefix_bytes);
+    const size_t in_size = bytes.size() - static_cast<size_t>(size_prefix_bytes);
+    if (size >= kMaxDecompressed || in_size > INT32_MAX) {
+      return Status::Corruption("lz4 block: size {}", size);
+    }
     std::string out(size, '\0');
-    const int got = LZ4_decompress_safe(bytes.data() + 4, out.data(),
-                                        static_cast<int>(bytes.size() - 4), static_cast<int>(size));
-    if (got != static_cast<int>(size)) {
+    const int got = LZ4_decompress_safe(bytes.data() + size_prefix_bytes, out.data(),
+                                        static_cast<int>(in_size), static_cast<int>(size));
+    if (got < 0 || static_cast<uint64_t>(got) != size) {
       return Status::Corruption("lz4 block: decompressed {} bytes, expected {}", got, size);
     }
     return out;
   }
   if (scheme == pb21::COMPRESSION_ALGORITHM_ZSTD) {
-    std::string_view frame = bytes;
-    auto is_frame = [](std::string_view b) {
-      return b.size() >= 4 && Load<uint32_t>(b.data()) == 0xFD2FB528u;
+    // A zstd frame, optionally after a u32 or u64 uncompressed size.
+    auto is_frame_at = [&](size_t at) {
+      return bytes.size() >= at + 4 && Load<uint32_t>(bytes.data() + at) == 0xFD2FB528u;
     };
-    if (!is_frame(frame) && bytes.size() >= 8 && is_frame(bytes.substr(4))) frame = bytes.substr(4);
-    const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-        size >= static_cast<unsigned long long>(kMaxDecompressed)) {
-      return Status::Corruption("zstd block: no usable frame content size");
+    size_t start = 0;
+    uint64_t size = 0;
+    bool have_size = false;
+    if (is_frame_at(0)) {
+      start = 0;
+    } else if (is_frame_at(8)) {
+      start = 8;
+      size = prefix(8);
+      have_size = true;
+    } else if (is_frame_at(4)) {
+      start = 4;
+      size = prefix(4);
+      have_size = true;
+    } else {
+      return Status::Corruption("zstd block: no zstd frame");
     }
+    const std::string_view frame = bytes.substr(start);
+    if (!have_size) {
+      const unsigned long long s = ZSTD_getFrameContentSize(frame.data(), frame.size());
+      if (s == ZSTD_CONTENTSIZE_ERROR || s == ZSTD_CONTENTSIZE_UNKNOWN) {
+        return Status::Corruption("zstd block: no uncompressed size");
+      }
+      size = s;
+    }
+    if (size >= kMaxDecompressed) return Status::Corruption("zstd block: size {}", size);
     std::string out(size, '\0');
     const size_t got = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
     if (ZSTD_isError(got) || got != size) {
-      return Status::Corruption("zstd block: decompression failed");
+      return Status::Corruption("zstd block: decompression failed or gave {} bytes, expected {}",
+                                ZSTD_isError(got) ? 0 : got, size);
     }
     return out;
   }
@@ -328,10 +360,29 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
     }
     case Enc::kConstant:
       return RepeatConstant(encoding.constant(), num_values);
+    case Enc::kByteStreamSplit: {
+      // Byte k of value i is at k * n + i: one stream per byte position.
+      LANCE_ASSIGN_OR_RAISE(DataBlock split,
+                            DecodeMiniBlockValues(encoding.byte_stream_split().values(), buffers, num_values));
+      if (split.kind != DataBlock::Kind::kFixed || split.bits_per_value % 8 != 0 ||
+          split.bits_per_value == 0) {
+        return Status::Corruption("byte stream split over {} bit values", split.bits_per_value);
+      }
+      const int64_t w = split.bits_per_value / 8;
+      DataBlock out = DataBlock::Fixed(split.bits_per_value);
+      out.data.resize(split.data.size());
+      for (int64_t i = 0; i < num_values; ++i) {
+        for (int64_t k = 0; k < w; ++k) {
+          out.data[static_cast<size_t>(i * w + k)] = split.data[static_cast<size_t>(k * num_values + i)];
+        }
+      }
+      out.num_values = num_values;
+      return out;
+    }
     case Enc::kGeneral: {
       LANCE_RETURN_NOT_OK(need_buffers(1));
       LANCE_ASSIGN_OR_RAISE(std::string raw, DecompressGeneral(encoding.general().compression().scheme(),
-                                                               buffers[0]));
+                                                               buffers[0], 4));
       std::vector<std::string_view> inner = buffers;
       inner[0] = raw;
       return DecodeMiniBlockValues(encoding.general().values(), inner, num_values);
@@ -381,7 +432,7 @@ Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
     }
     case Enc::kGeneral: {
       LANCE_ASSIGN_OR_RAISE(std::string raw,
-                            DecompressGeneral(encoding.general().compression().scheme(), bytes));
+                            DecompressGeneral(encoding.general().compression().scheme(), bytes, 4));
       LANCE_ASSIGN_OR_RAISE(DataBlock out,
                             DecodeBlockValues(encoding.general().values(), raw, num_values));
       return out;

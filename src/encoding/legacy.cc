@@ -30,6 +30,24 @@ Result<std::string_view> PageBuffer(const LegacyPage& page, const pb20::Buffer& 
 
 Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const DataBlock& prototype);
 
+// A 2.0 flat buffer with `compression.scheme` "zstd" (or "lz4") holds a u64 uncompressed
+// size and the compressed bytes; `*bytes` is repointed at the decompressed copy in `*storage`.
+Status DecompressLegacyFlat(const pb20::Flat& flat, std::string_view* bytes, std::string* storage) {
+  if (!flat.has_compression() || flat.compression().scheme().empty()) return Status::OK();
+  const std::string& scheme = flat.compression().scheme();
+  pb21::CompressionScheme s21;
+  if (scheme == "zstd") {
+    s21 = pb21::COMPRESSION_ALGORITHM_ZSTD;
+  } else if (scheme == "lz4") {
+    s21 = pb21::COMPRESSION_ALGORITHM_LZ4;
+  } else {
+    return Status::NotSupported("2.0 flat compression '{}'", scheme);
+  }
+  LANCE_ASSIGN_OR_RAISE(*storage, DecompressGeneral(s21, *bytes, 4));
+  *bytes = *storage;
+  return Status::OK();
+}
+
 Result<std::vector<uint64_t>> DecodeU64(const AE& enc, const LegacyPage& page, int64_t n) {
   LANCE_ASSIGN_OR_RAISE(Decoded d, Decode(enc, page, n, DataBlock::Fixed(64)));
   if (d.values.kind != DataBlock::Kind::kFixed || d.values.num_values != n ||
@@ -75,10 +93,9 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
     }
     case AE::kFlat: {
       const auto& flat = enc.flat();
-      if (flat.has_compression() && !flat.compression().scheme().empty()) {
-        return Status::NotSupported("2.0 flat compression '{}'", flat.compression().scheme());
-      }
       LANCE_ASSIGN_OR_RAISE(std::string_view buf, PageBuffer(page, flat.buffer()));
+      std::string decompressed;
+      LANCE_RETURN_NOT_OK(DecompressLegacyFlat(flat, &buf, &decompressed));
       pb21::CompressiveEncoding flat21;
       flat21.mutable_flat()->set_bits_per_value(flat.bits_per_value());
       LANCE_ASSIGN_OR_RAISE(out.values, DecodeBlockValues(flat21, buf, n));
@@ -102,6 +119,8 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
         return Status::NotSupported("2.0 binary bytes encoded as {}", DescribeLegacyEncoding(bin.bytes()));
       }
       LANCE_ASSIGN_OR_RAISE(std::string_view bytes, PageBuffer(page, bin.bytes().flat().buffer()));
+      std::string decompressed;
+      LANCE_RETURN_NOT_OK(DecompressLegacyFlat(bin.bytes().flat(), &bytes, &decompressed));
       const uint64_t adjust = bin.null_adjustment();
       out.values = DataBlock::Variable();
       uint64_t start = 0;

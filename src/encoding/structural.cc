@@ -287,12 +287,23 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
       ctrl = LoadLE(data.data() + pos, ctrl_bytes);
       pos += static_cast<size_t>(ctrl_bytes);
     }
+    // Definition in the low bits, repetition above it.
     const auto def = static_cast<uint16_t>(ctrl & def_mask);
     if (fz.bits_rep() > 0) page.rep.push_back(static_cast<uint16_t>(ctrl >> fz.bits_def()));
     if (fz.bits_def() > 0) page.def.push_back(def);
     if (def != 0) {
       LANCE_ASSIGN_OR_RAISE(bool visible, IsVisibleDefinition(page.layers, def));
-      if (visible) values.AppendEmpty(1);
+      if (visible) {
+        values.AppendEmpty(1);
+        // Fixed-width values keep their slot under a null item; variable-width ones do not.
+        if (value_bytes > 0) {
+          if (static_cast<uint64_t>(value_bytes) > data.size() - pos) {
+            return Status::Corruption("full-zip item {} of {} bytes at {} past {} bytes", i,
+                                      value_bytes, pos, data.size());
+          }
+          pos += static_cast<size_t>(value_bytes);
+        }
+      }
       continue;
     }
     int64_t len = value_bytes;

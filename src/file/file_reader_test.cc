@@ -123,7 +123,7 @@ TEST_P(GoldenFileTest, ReadsRangesAndRows) {
 
 std::vector<Golden> AllGolden() {
   std::vector<Golden> out;
-  for (const char* table : {"primitives", "strings", "special", "nested", "big", "wide", "deep"}) {
+  for (const char* table : {"primitives", "strings", "special", "nested", "big", "wide", "deep", "tuned"}) {
     for (const char* version : {"2_0", "2_1", "2_2"}) out.push_back({table, version});
   }
   return out;

@@ -16,7 +16,9 @@
 //   OutOfLineBitpacking(T)  FastLanes blocks of width `values.flat.bits_per_value`, no header
 //   Rle                     mini-block: buffer 0 = run values, buffer 1 = u8 run lengths;
 //                           block: u64 byte length of the values | values | u8 run lengths
-//   General(LZ4)            block: u32 uncompressed size | LZ4 block
+//   General(LZ4/ZSTD)       u32 uncompressed size | LZ4 block, or (u64 uncompressed size |)
+//                           zstd frame; over a chunk's value buffer or a block buffer
+//   ByteStreamSplit         byte k of value i at k * n + i (after the inner decoding)
 //   Fsst                    the inner Variable holds FSST codes (symbol table in the message)
 //   FixedSizeList           flattened child values; with has_validity buffer 0 is an
 //                           LSB-first bitmap over the child values and the values follow
@@ -56,8 +58,10 @@ uint64_t FixedValueAt(const DataBlock& block, int64_t i);
 // A short human-readable description, e.g. "fsst(variable(flat(32)))".
 std::string DescribeEncoding(const pb21::CompressiveEncoding& encoding);
 
-// Decompresses a General block: u32 uncompressed size + LZ4 block, or a zstd frame
-// (optionally after the same u32 prefix). Errors: Corruption, NotSupported for other schemes.
-Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes);
+// Decompresses General-compressed bytes: a `size_prefix_bytes` (4 or 8) uncompressed size then
+// an LZ4 block (lance writes a u32), or a zstd frame optionally after a u32/u64 size (lance
+// writes a u64). Errors: Corruption, NotSupported for other schemes.
+Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::string_view bytes,
+                                      int size_prefix_bytes);
 
 }  // namespace lance::encoding

@@ -291,7 +291,34 @@ function deep(version) {
   ]);
 }
 
-const tables = { primitives, strings, special, nested, big, wide, deep };
+// Encodings chosen through field metadata: general zstd/lz4 compression (with byte stream split
+// for numbers), full-zip forced on narrow values and on a list, tiny mini-block chunks.
+function tuned() {
+  const n = 800;
+  const md = (m) => new Map(Object.entries(m));
+  const colMd = (name, type, values, m) => ({
+    field: new arrow.Field(name, type, true, md(m)),
+    vector: arrow.vectorFromArray(values, type),
+  });
+  const w = (i) => words[i % words.length];
+  return table([
+    colMd("z64", new arrow.Int64(), fill(n, (i) => (i % 17 === 0 ? null : BigInt(i * 977))),
+          { "lance-encoding:compression": "zstd" }),
+    colMd("zs", new arrow.Utf8(), fill(n, (i) => (i % 13 === 0 ? null : `${w(i)} ${i} ${w(i * 7)}`)),
+          { "lance-encoding:compression": "zstd" }),
+    colMd("ls", new arrow.Utf8(), fill(n, (i) => `${w(i)}-${i}`), { "lance-encoding:compression": "lz4" }),
+    colMd("fz", new arrow.Int32(), fill(n, (i) => (i % 5 === 0 ? null : i * 3)),
+          { "lance-encoding:structural-encoding": "fullzip" }),
+    colMd("fzl", new arrow.List(item(new arrow.Int32())),
+          fill(n, (i) => (i % 7 === 0 ? null : fill(i % 4, (k) => (k === 1 ? null : i + k)))),
+          { "lance-encoding:structural-encoding": "fullzip" }),
+    colMd("small_chunks", new arrow.Float64(), fill(n, (i) => i * 0.5), { "lance-encoding:minichunk-size": "256" }),
+    colMd("zf", new arrow.Float32(), fill(n, (i) => (i % 3 ? i * 0.25 : null)),
+          { "lance-encoding:compression": "zstd", "lance-encoding:compression-level": "3" }),
+  ]);
+}
+
+const tables = { primitives, strings, special, nested, big, wide, deep, tuned };
 const versions = ["2.0", "2.1", "2.2"];
 
 const expected = Object.fromEntries(versions.map((v) => [v, {}]));
