@@ -11,7 +11,8 @@
 // Full-zip page buffers: [0] the zipped values, [1] the repetition index (variable width or
 //   with repetition). Per item: control word (rep << bits_def | def, ceil((bits_rep +
 //   bits_def) / 8) bytes, absent when both are 0) | length (bits_per_offset / 8 bytes,
-//   variable width only) | value bytes; null and invisible items have no length or value.
+//   variable width only) | value bytes. Invisible items (under null/empty lists) and null
+//   variable-width items have only the control word; null fixed-width items keep their bytes.
 // Constant page: no buffers unless levels are present (raw u16 rep, then def); `inline_value`
 //   holds one fixed-width value; for other types page buffer 0 is `u32 buffer count | u32
 //   size of each | buffers` (offsets then bytes of the single value); neither = all null.
