@@ -27,6 +27,7 @@ class CommandRegistry {
 void RegisterVersionCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterDemoCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterIpcCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterTableCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterFileCommands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

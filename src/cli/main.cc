@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterVersionCommand(app, registry);
   lance::cli::RegisterDemoCommand(app, registry);
   lance::cli::RegisterIpcCommands(app, registry);
+  lance::cli::RegisterTableCommands(app, registry);
   lance::cli::RegisterFileCommands(app, registry);
   try {
     app.parse(argc, argv);

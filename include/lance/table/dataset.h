@@ -1,0 +1,114 @@
+// Dataset: a read-only view of one version of a Lance table.
+//
+// Opening resolves the version (latest, a number, or a tag under _refs/tags/{name}.json),
+// reads and decodes that one manifest and checks its reader feature flags. Opening the
+// latest version reads latest_version_hint.json and the manifest it names, and checks that
+// the next version does not exist yet (one HEAD); it lists _versions/ only when the hint is
+// missing, stale or names a missing manifest.
+//
+// Scans read fragments in manifest order and rows in stored order, skipping rows whose
+// offsets the fragment's deletion file lists (Arrow IPC file of uint32 row offsets, or a
+// portable 32-bit Roaring bitmap). "_rowaddr" is (fragment id << 32 | row offset);
+// "_rowid" equals it unless the dataset has stable row ids, whose per-fragment row-id
+// sequences then give the ids.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/io/object_store.h"
+#include "lance/table/manifest.h"
+
+namespace lance::table {
+
+struct OpenOptions {
+  std::optional<uint64_t> version;  // exact version
+  std::optional<std::string> tag;   // a tag name (exclusive with version)
+};
+
+struct ScanOptions {
+  std::vector<std::string> columns;  // top-level names, in output order; empty = all
+  int64_t offset = 0;                // rows to skip (after deletions)
+  std::optional<int64_t> limit;      // at most this many rows
+  bool with_row_id = false;          // append "_rowid" (uint64)
+  bool with_row_addr = false;        // append "_rowaddr" (uint64)
+};
+
+struct VersionInfo {
+  uint64_t version = 0;
+  ManifestNaming naming = ManifestNaming::kV2;
+  std::optional<int64_t> timestamp_ns;
+  uint64_t num_rows = 0;
+  size_t num_fragments = 0;
+};
+
+// Object reads an open performed (for checking the O(1) latest-version path).
+struct OpenStats {
+  int gets = 0;
+  int heads = 0;
+  int lists = 0;
+};
+
+class Dataset {
+ public:
+  // `uri` is anything io::ObjectStore::FromUri accepts (a local path, file://, memory://).
+  static Result<std::shared_ptr<Dataset>> Open(const std::string& uri, OpenOptions options = {});
+  static Result<std::shared_ptr<Dataset>> Open(std::shared_ptr<io::ObjectStore> store,
+                                               std::string root, OpenOptions options = {});
+
+  const TableManifest& manifest() const { return manifest_; }
+  uint64_t version() const { return manifest_.version; }
+  const SchemaPtr& schema() const { return manifest_.schema; }
+  const std::string& root() const { return root_; }
+  const std::string& manifest_path() const { return manifest_path_; }
+  const OpenStats& open_stats() const { return stats_; }
+
+  // Every version in _versions/, ascending, each manifest decoded.
+  Result<std::vector<VersionInfo>> ListVersions() const;
+
+  // Rows not deleted, from fragment metadata.
+  uint64_t CountRows() const { return manifest_.num_rows(); }
+
+  // One batch per fragment that contributes rows (none for an empty result).
+  Result<std::vector<RecordBatchPtr>> Scan(const ScanOptions& options = {}) const;
+
+  // Rows at the given positions of the scan order (0 = first live row), in the given order.
+  // Errors: InvalidArgument for an offset >= CountRows().
+  Result<std::vector<RecordBatchPtr>> Take(const std::vector<uint64_t>& offsets,
+                                           const ScanOptions& options = {}) const;
+
+  // Output schema of a scan with `options`. Errors: InvalidArgument for an unknown column.
+  Result<SchemaPtr> ProjectedSchema(const ScanOptions& options) const;
+
+  // Deleted row offsets of fragment `index` (position in manifest().fragments), sorted.
+  Result<std::vector<uint32_t>> DeletedRows(size_t index) const;
+  // Row ids of fragment `index`, one per physical row.
+  Result<std::vector<uint64_t>> RowIds(size_t index) const;
+
+ private:
+  Dataset() = default;
+  Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
+                                      const ScanOptions& options, const SchemaPtr& out_schema) const;
+  Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
+      std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
+
+  std::shared_ptr<io::ObjectStore> store_;
+  std::string root_;
+  std::string manifest_path_;
+  TableManifest manifest_;
+  OpenStats stats_;
+};
+
+// Row ids of a serialized RowIdSequence. Errors: Corruption.
+Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes);
+
+// Deleted row offsets of a deletion file's bytes, sorted and unique. Errors: Corruption.
+Result<std::vector<uint32_t>> DecodeDeletionFile(BufferPtr bytes, DeletionFileType type,
+                                                 const std::string& what);
+
+}  // namespace lance::table

@@ -1,0 +1,251 @@
+// Dataset (table) commands: `lance scan`, `count`, `take`, `schema`, `versions`, `manifest`.
+// Rows print as canonical JSON lines; everything else as JSON.
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "lance/columnar/json.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+
+namespace lance::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct TableArgs {
+  std::string uri;
+  int64_t version = -1;  // -1: latest
+  std::string tag;
+  std::string columns;
+  int64_t limit = -1;  // -1: no limit
+  int64_t offset = 0;
+  bool with_row_id = false;
+  bool with_row_addr = false;
+  std::string offsets;
+};
+
+Status PrintText(const std::string& text) {
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
+  }
+  if (std::fflush(stdout) != 0) return Status::IOError("cannot flush stdout");
+  return Status::OK();
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    const size_t p = s.find(',', start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+Result<std::shared_ptr<table::Dataset>> OpenTable(const TableArgs& a) {
+  table::OpenOptions o;
+  if (a.version >= 0) o.version = static_cast<uint64_t>(a.version);
+  if (!a.tag.empty()) o.tag = a.tag;
+  return table::Dataset::Open(a.uri, o);
+}
+
+table::ScanOptions ScanOpts(const TableArgs& a) {
+  table::ScanOptions s;
+  s.columns = SplitList(a.columns);
+  s.offset = a.offset;
+  if (a.limit >= 0) s.limit = a.limit;
+  s.with_row_id = a.with_row_id;
+  s.with_row_addr = a.with_row_addr;
+  return s;
+}
+
+Status PrintBatches(const std::vector<RecordBatchPtr>& batches) {
+  std::string out;
+  for (const auto& b : batches) {
+    LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));
+    if (out.size() > (1 << 22)) {
+      LANCE_RETURN_NOT_OK(PrintText(out));
+      out.clear();
+    }
+  }
+  return PrintText(out);
+}
+
+Status Scan(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(ScanOpts(a)));
+  return PrintBatches(batches);
+}
+
+Status Take(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  std::vector<uint64_t> offsets;
+  for (const auto& s : SplitList(a.offsets)) {
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+      return Status::InvalidArgument("--offsets: '{}' is not a row offset", s);
+    }
+    offsets.push_back(v);
+  }
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Take(offsets, ScanOpts(a)));
+  return PrintBatches(batches);
+}
+
+Status Count(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  return PrintText(std::to_string(ds->CountRows()) + "\n");
+}
+
+Status SchemaCmd(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  return PrintText(SchemaToJson(*ds->schema()) + "\n");
+}
+
+Status Versions(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  LANCE_ASSIGN_OR_RAISE(auto versions, ds->ListVersions());
+  std::string out;
+  for (const auto& v : versions) {
+    Json j;
+    j["version"] = v.version;
+    if (v.timestamp_ns) {
+      j["timestamp_ns"] = *v.timestamp_ns;
+    } else {
+      j["timestamp_ns"] = nullptr;
+    }
+    j["num_rows"] = v.num_rows;
+    j["num_fragments"] = v.num_fragments;
+    j["naming"] = v.naming == table::ManifestNaming::kV2 ? "v2" : "legacy";
+    out += j.dump() + "\n";
+  }
+  return PrintText(out);
+}
+
+Json FlagsJson(uint64_t flags) {
+  Json j;
+  j["value"] = flags;
+  j["names"] = Json::array();
+  for (const auto& n : SplitList(table::FlagNames(flags))) j["names"].push_back(n);
+  return j;
+}
+
+Status ManifestCmd(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  const table::TableManifest& m = ds->manifest();
+  Json j;
+  j["path"] = ds->manifest_path();
+  j["version"] = m.version;
+  if (m.timestamp_ns) {
+    j["timestamp_ns"] = *m.timestamp_ns;
+  } else {
+    j["timestamp_ns"] = nullptr;
+  }
+  j["tag"] = m.tag;
+  j["writer"] = {{"library", m.writer_library}, {"version", m.writer_version}};
+  j["data_format"] = {{"file_format", m.data_file_format}, {"version", m.data_storage_version}};
+  j["reader_feature_flags"] = FlagsJson(m.reader_feature_flags);
+  j["writer_feature_flags"] = FlagsJson(m.writer_feature_flags);
+  if (m.max_fragment_id) {
+    j["max_fragment_id"] = *m.max_fragment_id;
+  } else {
+    j["max_fragment_id"] = nullptr;
+  }
+  j["next_row_id"] = m.next_row_id;
+  j["transaction_file"] = m.transaction_file;
+  j["config"] = m.config;
+  j["table_metadata"] = m.table_metadata;
+  j["num_indices"] = m.num_indices;
+  j["base_paths"] = Json::array();
+  for (const auto& b : m.base_paths) {
+    Json bj = {{"id", b.id}, {"is_dataset_root", b.is_dataset_root}, {"path", b.path}};
+    bj["name"] = b.name ? Json(*b.name) : Json(nullptr);
+    j["base_paths"].push_back(bj);
+  }
+  j["fields"] = Json::array();
+  for (const auto& f : m.fields) {
+    j["fields"].push_back({{"name", f.name}, {"id", f.id}, {"parent_id", f.parent_id},
+                           {"logical_type", f.logical_type}, {"nullable", f.nullable}});
+  }
+  j["fragments"] = Json::array();
+  for (const auto& fr : m.fragments) {
+    Json fj;
+    fj["id"] = fr.id;
+    fj["physical_rows"] = fr.physical_rows;
+    fj["num_rows"] = fr.num_rows();
+    fj["files"] = Json::array();
+    for (const auto& df : fr.files) {
+      fj["files"].push_back({{"path", df.path},
+                             {"fields", df.fields},
+                             {"column_indices", df.column_indices},
+                             {"file_version", std::to_string(df.major) + "." + std::to_string(df.minor)},
+                             {"size_bytes", df.size_bytes}});
+    }
+    if (fr.deletion) {
+      fj["deletion_file"] = {
+          {"type", fr.deletion->type == table::DeletionFileType::kBitmap ? "bitmap" : "arrow_array"},
+          {"path", fr.deletion->FileName(fr.id)},
+          {"read_version", fr.deletion->read_version},
+          {"num_deleted_rows", fr.deletion->num_deleted_rows}};
+    } else {
+      fj["deletion_file"] = nullptr;
+    }
+    fj["has_row_ids"] = !fr.inline_row_ids.empty() || fr.has_external_row_ids;
+    j["fragments"].push_back(std::move(fj));
+  }
+  return PrintText(j.dump(2) + "\n");
+}
+
+void AddOpenOptions(CLI::App* sub, TableArgs* a) {
+  sub->add_option("URI", a->uri, "dataset directory (path or URI)")->required();
+  auto* v = sub->add_option("--version", a->version, "read this version");
+  sub->add_option("--tag", a->tag, "read the version this tag names")->excludes(v);
+}
+
+void AddScanOptions(CLI::App* sub, TableArgs* a) {
+  sub->add_option("--columns", a->columns, "comma-separated top-level columns (default: all)");
+  sub->add_flag("--with-row-id", a->with_row_id, "append the _rowid column");
+  sub->add_flag("--with-row-addr", a->with_row_addr, "append the _rowaddr column");
+}
+
+}  // namespace
+
+void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
+  auto make = [&](const char* name, const char* help, Status (*fn)(const TableArgs&)) {
+    auto* sub = app.add_subcommand(name, help);
+    auto args = std::make_shared<TableArgs>();
+    AddOpenOptions(sub, args.get());
+    registry.OnRun(sub, [args, fn] { return fn(*args); });
+    return std::make_pair(sub, args);
+  };
+  {
+    auto [sub, args] = make("scan", "Print a dataset's rows as canonical JSON lines", Scan);
+    AddScanOptions(sub, args.get());
+    sub->add_option("--limit", args->limit, "at most this many rows");
+    sub->add_option("--offset", args->offset, "skip this many rows first");
+  }
+  {
+    auto [sub, args] = make("take", "Print the rows at given scan positions", Take);
+    AddScanOptions(sub, args.get());
+    sub->add_option("--offsets", args->offsets, "comma-separated row positions")->required();
+  }
+  make("count", "Print the number of rows", Count);
+  make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
+  make("versions", "Print one JSON line per version", Versions);
+  make("manifest", "Print the decoded manifest as JSON (feature flags by name)", ManifestCmd);
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,466 @@
+#include "lance/table/dataset.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "lance/file/file_reader.h"
+#include "lance/table/feature_flags.h"
+
+namespace lance::table {
+
+namespace {
+
+std::string Join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t p = path.rfind('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
+}
+
+Result<ArrayPtr> MakeU64Array(const std::vector<uint64_t>& values) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buf,
+                        AllocateBuffer(static_cast<int64_t>(values.size() * sizeof(uint64_t))));
+  if (!values.empty()) {
+    std::memcpy(std::const_pointer_cast<Buffer>(buf)->mutable_data(), values.data(),
+                values.size() * sizeof(uint64_t));
+  }
+  return Array::Make(uint64(), static_cast<int64_t>(values.size()), {nullptr, buf});
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri, OpenOptions options) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
+  return Open(sp.store, sp.path, std::move(options));
+}
+
+Result<std::shared_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store,
+                                               std::string root, OpenOptions options) {
+  std::shared_ptr<Dataset> ds(new Dataset());
+  ds->store_ = std::move(store);
+  ds->root_ = std::move(root);
+  while (ds->root_.size() > 1 && ds->root_.back() == '/') ds->root_.pop_back();
+  const std::string versions_dir = Join(ds->root_, "_versions");
+
+  if (options.version && options.tag) {
+    return Status::InvalidArgument("open {}: give a version or a tag, not both", ds->root_);
+  }
+  std::optional<uint64_t> want = options.version;
+  if (options.tag) {
+    const std::string& t = *options.tag;
+    if (t.empty() || t.find('/') != std::string::npos || t == "." || t == "..") {
+      return Status::InvalidArgument("open {}: invalid tag name '{}'", ds->root_, t);
+    }
+    const std::string tag_path = Join(ds->root_, "_refs/tags/" + t + ".json");
+    ds->stats_.gets++;
+    auto tag_bytes = ds->store_->Get(tag_path);
+    if (!tag_bytes.ok()) {
+      if (tag_bytes.status().IsNotFound()) {
+        return Status::NotFound("open {}: no tag '{}' ({} does not exist)", ds->root_, t, tag_path);
+      }
+      return tag_bytes.status();
+    }
+    const auto& b = *tag_bytes;
+    LANCE_ASSIGN_OR_RAISE(
+        uint64_t v, ParseVersionJson(std::string_view(reinterpret_cast<const char*>(b->data()),
+                                                      static_cast<size_t>(b->size())),
+                                     tag_path));
+    want = v;
+  }
+
+  // Tries both names of version `v`; NotFound when neither exists.
+  auto try_load = [&](uint64_t v) -> Result<BufferPtr> {
+    for (ManifestNaming n : {ManifestNaming::kV2, ManifestNaming::kLegacy}) {
+      const std::string p = Join(versions_dir, ManifestFileName(v, n));
+      ds->stats_.gets++;
+      auto r = ds->store_->Get(p);
+      if (r.ok()) {
+        ds->manifest_path_ = p;
+        return r;
+      }
+      if (!r.status().IsNotFound()) return r.status();
+    }
+    return Status::NotFound("{}: version {} does not exist", ds->root_, v);
+  };
+
+  BufferPtr bytes;
+  if (want) {
+    auto r = try_load(*want);
+    if (!r.ok()) return r.status();
+    bytes = *r;
+  } else {
+    // Latest: hint, its manifest, and a check that no newer version exists.
+    std::optional<uint64_t> hinted;
+    ds->stats_.gets++;
+    auto hint = ds->store_->Get(Join(versions_dir, "latest_version_hint.json"));
+    if (hint.ok()) {
+      const auto& h = *hint;
+      auto v = ParseVersionJson(std::string_view(reinterpret_cast<const char*>(h->data()),
+                                                 static_cast<size_t>(h->size())),
+                                "latest_version_hint.json");
+      if (v.ok()) hinted = *v;
+    }
+    if (hinted) {
+      auto r = try_load(*hinted);
+      if (r.ok()) {
+        const ManifestNaming naming = ParseManifestFileName(BaseName(ds->manifest_path_))->second;
+        ds->stats_.heads++;
+        LANCE_ASSIGN_OR_RAISE(
+            bool newer, ds->store_->Exists(Join(versions_dir, ManifestFileName(*hinted + 1, naming))));
+        if (!newer) bytes = *r;
+      } else if (!r.status().IsNotFound()) {
+        return r.status();
+      }
+    }
+    if (!bytes) {
+      ds->stats_.lists++;
+      LANCE_ASSIGN_OR_RAISE(auto listing, ds->store_->List(versions_dir));
+      std::optional<std::pair<uint64_t, std::string>> best;
+      for (const auto& obj : listing) {
+        auto parsed = ParseManifestFileName(BaseName(obj.path));
+        if (!parsed) continue;
+        if (!best || parsed->first > best->first) best = std::make_pair(parsed->first, obj.path);
+      }
+      if (!best) return Status::NotFound("{}: not a Lance dataset (no manifest in {})", ds->root_,
+                                         versions_dir);
+      ds->manifest_path_ = best->second;
+      ds->stats_.gets++;
+      LANCE_ASSIGN_OR_RAISE(bytes, ds->store_->Get(best->second));
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      ds->manifest_,
+      DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
+                                      static_cast<size_t>(bytes->size())),
+                     ds->manifest_path_));
+  LANCE_RETURN_NOT_OK(CheckCanRead(ds->manifest_.reader_feature_flags,
+                                   ds->manifest_.writer_feature_flags, ds->manifest_path_));
+  const auto expected = ParseManifestFileName(BaseName(ds->manifest_path_));
+  if (expected && expected->first != ds->manifest_.version) {
+    return Status::Corruption("{}: file name says version {} but the manifest says {}",
+                              ds->manifest_path_, expected->first, ds->manifest_.version);
+  }
+  for (const auto& f : ds->manifest_.fragments) {
+    if (f.num_overlays > 0) {
+      return Status::NotSupported("{}: fragment {} has {} data overlay files, which lance-cpp "
+                                  "cannot apply yet",
+                                  ds->manifest_path_, f.id, f.num_overlays);
+    }
+  }
+  return ds;
+}
+
+Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
+  const std::string versions_dir = Join(root_, "_versions");
+  LANCE_ASSIGN_OR_RAISE(auto listing, store_->List(versions_dir));
+  std::map<uint64_t, VersionInfo> out;
+  for (const auto& obj : listing) {
+    auto parsed = ParseManifestFileName(BaseName(obj.path));
+    if (!parsed) continue;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, store_->Get(obj.path));
+    LANCE_ASSIGN_OR_RAISE(
+        TableManifest m, DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
+                                                    static_cast<size_t>(bytes->size())),
+                                   obj.path));
+    VersionInfo vi;
+    vi.version = parsed->first;
+    vi.naming = parsed->second;
+    vi.timestamp_ns = m.timestamp_ns;
+    vi.num_rows = m.num_rows();
+    vi.num_fragments = m.fragments.size();
+    out[vi.version] = vi;
+  }
+  std::vector<VersionInfo> v;
+  for (auto& [k, vi] : out) v.push_back(vi);
+  return v;
+}
+
+Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Dataset::ResolveFile(
+    std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const {
+  if (!base_id) return std::make_pair(store_, Join(Join(root_, dir), name));
+  for (const auto& b : manifest_.base_paths) {
+    if (b.id != *base_id) continue;
+    LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(b.path));
+    const std::string p = b.is_dataset_root ? Join(Join(sp.path, dir), name) : Join(sp.path, name);
+    return std::make_pair(sp.store, p);
+  }
+  return Status::Corruption("{}: base_id {} is not among the manifest's base paths",
+                            manifest_path_, *base_id);
+}
+
+Result<std::vector<uint32_t>> Dataset::DeletedRows(size_t index) const {
+  const FragmentInfo& frag = manifest_.fragments.at(index);
+  if (!frag.deletion) return std::vector<uint32_t>{};
+  const std::string name = frag.deletion->FileName(frag.id);
+  LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(frag.deletion->base_id, "_deletions", name));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, loc.first->Get(loc.second));
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> rows,
+                        DecodeDeletionFile(bytes, frag.deletion->type, loc.second));
+  if (!rows.empty() && rows.back() >= frag.physical_rows) {
+    return Status::Corruption("{}: deleted row offset {} but fragment {} has {} rows", loc.second,
+                              rows.back(), frag.id, frag.physical_rows);
+  }
+  return rows;
+}
+
+Result<std::vector<uint64_t>> Dataset::RowIds(size_t index) const {
+  const FragmentInfo& frag = manifest_.fragments.at(index);
+  if (!(manifest_.reader_feature_flags & kFlagStableRowIds)) {
+    std::vector<uint64_t> ids(frag.physical_rows);
+    for (uint64_t i = 0; i < frag.physical_rows; ++i) ids[i] = (frag.id << 32) | i;
+    return ids;
+  }
+  if (frag.has_external_row_ids) {
+    return Status::NotSupported("{}: fragment {} stores its row ids in an external file",
+                                manifest_path_, frag.id);
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, DecodeRowIdSequence(frag.inline_row_ids));
+  if (ids.size() != frag.physical_rows) {
+    return Status::Corruption("{}: fragment {} has {} row ids for {} rows", manifest_path_, frag.id,
+                              ids.size(), frag.physical_rows);
+  }
+  return ids;
+}
+
+Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
+  std::vector<FieldPtr> fields;
+  if (options.columns.empty()) {
+    fields = manifest_.schema->fields();
+  } else {
+    for (const auto& name : options.columns) {
+      FieldPtr f = manifest_.schema->GetFieldByName(name);
+      if (!f) {
+        return Status::InvalidArgument("{}: no column named '{}' in the dataset", root_, name);
+      }
+      fields.push_back(f);
+    }
+  }
+  if (options.with_row_id) fields.push_back(field("_rowid", uint64(), true));
+  if (options.with_row_addr) fields.push_back(field("_rowaddr", uint64(), true));
+  return ::lance::schema(std::move(fields), manifest_.schema->metadata());
+}
+
+Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int64_t>* rows,
+                                             const ScanOptions& options,
+                                             const SchemaPtr& out_schema) const {
+  const FragmentInfo& frag = manifest_.fragments[index];
+  const int64_t n = rows ? static_cast<int64_t>(rows->size()) : static_cast<int64_t>(frag.physical_rows);
+  const int num_data = out_schema->num_fields() - (options.with_row_id ? 1 : 0) -
+                       (options.with_row_addr ? 1 : 0);
+
+  // Field id -> ids of it and every descendant (data files of 2.1+ list leaves only).
+  std::map<int32_t, std::vector<int32_t>> children;
+  for (const auto& f : manifest_.fields) children[f.parent_id].push_back(f.id);
+  auto subtree = [&](int32_t id) {
+    std::set<int32_t> ids{id};
+    std::vector<int32_t> stack{id};
+    while (!stack.empty()) {
+      const int32_t cur = stack.back();
+      stack.pop_back();
+      auto it = children.find(cur);
+      if (it == children.end()) continue;
+      for (int32_t c : it->second) {
+        if (ids.insert(c).second) stack.push_back(c);
+      }
+    }
+    return ids;
+  };
+
+  std::map<size_t, std::shared_ptr<file::FileReader>> readers;
+  std::vector<ArrayPtr> columns;
+  for (int c = 0; c < num_data; ++c) {
+    const FieldPtr& tf = out_schema->field(c);
+    const std::set<int32_t> ids = subtree(tf.get()->id());
+    std::optional<size_t> file_index;
+    for (size_t fi = 0; fi < frag.files.size() && !file_index; ++fi) {
+      for (int32_t id : frag.files[fi].fields) {
+        if (ids.count(id)) {
+          file_index = fi;
+          break;
+        }
+      }
+    }
+    ArrayPtr column;
+    if (file_index) {
+      auto& reader = readers[*file_index];
+      const DataFileInfo& df = frag.files[*file_index];
+      if (!reader) {
+        LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(df.base_id, "data", df.path));
+        auto opened = file::FileReader::Open(loc.first, loc.second);
+        if (!opened.ok()) {
+          return Status(opened.status().code(),
+                        fmt::format("fragment {}: {}: {}", frag.id, loc.second,
+                                    opened.status().message()));
+        }
+        reader = std::shared_ptr<file::FileReader>(std::move(*opened));
+        if (static_cast<uint64_t>(reader->num_rows()) != frag.physical_rows) {
+          return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
+                                    frag.id, df.path, reader->num_rows(), frag.physical_rows);
+        }
+      }
+      int file_field = -1;
+      const auto& fs = reader->schema()->fields();
+      for (size_t k = 0; k < fs.size(); ++k) {
+        if (fs[k]->id() == tf->id()) file_field = static_cast<int>(k);
+      }
+      if (file_field < 0) {
+        return Status::Corruption("fragment {}: data file {} lists field {} ('{}') but its schema "
+                                  "has no top-level field with that id",
+                                  frag.id, df.path, tf->id(), tf->name());
+      }
+      RecordBatchPtr batch;
+      if (rows) {
+        LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {file_field}));
+      } else {
+        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadAll({file_field}));
+      }
+      column = batch->column(0);
+    } else {
+      // A field no data file of this fragment holds (e.g. added later): all null.
+      LANCE_ASSIGN_OR_RAISE(column, MakeArrayOfNulls(tf->type(), n));
+    }
+    if (!column->type->Equals(*tf->type())) {
+      return Status::NotSupported("fragment {}: column '{}' is stored as {} but the dataset "
+                                  "schema says {}",
+                                  frag.id, tf->name(), column->type->ToString(),
+                                  tf->type()->ToString());
+    }
+    columns.push_back(std::move(column));
+  }
+  if (options.with_row_id || options.with_row_addr) {
+    std::vector<uint64_t> addrs(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t off = rows ? static_cast<uint64_t>((*rows)[static_cast<size_t>(i)]) : static_cast<uint64_t>(i);
+      addrs[static_cast<size_t>(i)] = (frag.id << 32) | off;
+    }
+    if (options.with_row_id) {
+      if (manifest_.reader_feature_flags & kFlagStableRowIds) {
+        LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> all, RowIds(index));
+        std::vector<uint64_t> ids(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          ids[static_cast<size_t>(i)] = all[addrs[static_cast<size_t>(i)] & 0xffffffffULL];
+        }
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr a, MakeU64Array(ids));
+        columns.push_back(a);
+      } else {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr a, MakeU64Array(addrs));
+        columns.push_back(a);
+      }
+    }
+    if (options.with_row_addr) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr a, MakeU64Array(addrs));
+      columns.push_back(a);
+    }
+  }
+  return RecordBatch::Make(out_schema, n, std::move(columns));
+}
+
+Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) const {
+  if (options.offset < 0) return Status::InvalidArgument("scan: negative offset {}", options.offset);
+  if (options.limit && *options.limit < 0) {
+    return Status::InvalidArgument("scan: negative limit {}", *options.limit);
+  }
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
+  std::vector<RecordBatchPtr> out;
+  uint64_t skip = static_cast<uint64_t>(options.offset);
+  uint64_t remaining = options.limit ? static_cast<uint64_t>(*options.limit)
+                                     : std::numeric_limits<uint64_t>::max();
+  for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
+    const FragmentInfo& frag = manifest_.fragments[i];
+    const uint64_t live = frag.num_rows();
+    if (skip >= live) {
+      skip -= live;
+      continue;
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(i));
+    if (deleted.size() != frag.physical_rows - live) {
+      return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
+                                frag.id, deleted.size(), frag.physical_rows - live);
+    }
+    if (deleted.empty() && skip == 0 && remaining >= live) {
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, nullptr, options, out_schema));
+      out.push_back(std::move(b));
+      remaining -= live;
+      continue;
+    }
+    std::vector<int64_t> rows;
+    size_t d = 0;
+    for (uint64_t r = 0; r < frag.physical_rows && remaining > 0; ++r) {
+      if (d < deleted.size() && deleted[d] == r) {
+        ++d;
+        continue;
+      }
+      if (skip > 0) {
+        --skip;
+        continue;
+      }
+      rows.push_back(static_cast<int64_t>(r));
+      --remaining;
+    }
+    if (rows.empty()) continue;
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, &rows, options, out_schema));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& offsets,
+                                                  const ScanOptions& options) const {
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
+  std::vector<uint64_t> starts;  // first scan position of each fragment
+  uint64_t total = 0;
+  for (const auto& f : manifest_.fragments) {
+    starts.push_back(total);
+    total += f.num_rows();
+  }
+  std::map<size_t, std::vector<uint32_t>> kept_cache;  // fragment -> live physical rows
+  std::vector<RecordBatchPtr> out;
+  size_t i = 0;
+  while (i < offsets.size()) {
+    if (offsets[i] >= total) {
+      return Status::InvalidArgument("take: offset {} is out of range (the dataset has {} rows)",
+                                     offsets[i], total);
+    }
+    const size_t fi = static_cast<size_t>(
+        std::upper_bound(starts.begin(), starts.end(), offsets[i]) - starts.begin() - 1);
+    // Skip empty fragments sharing the start.
+    size_t frag_index = fi;
+    auto& kept = kept_cache[frag_index];
+    if (kept.empty()) {
+      const FragmentInfo& frag = manifest_.fragments[frag_index];
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(frag_index));
+      size_t d = 0;
+      for (uint64_t r = 0; r < frag.physical_rows; ++r) {
+        if (d < deleted.size() && deleted[d] == r) {
+          ++d;
+          continue;
+        }
+        kept.push_back(static_cast<uint32_t>(r));
+      }
+      if (kept.size() != frag.num_rows()) {
+        return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
+                                  frag.id, deleted.size(), frag.physical_rows - frag.num_rows());
+      }
+    }
+    std::vector<int64_t> rows;
+    while (i < offsets.size() && offsets[i] >= starts[frag_index] &&
+           offsets[i] < starts[frag_index] + kept.size()) {
+      rows.push_back(kept[offsets[i] - starts[frag_index]]);
+      ++i;
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace lance::table

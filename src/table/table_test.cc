@@ -1,0 +1,505 @@
+// Table layer tests: feature flags (one test per row of the spec's flag table), manifest
+// naming and decoding, and reading the golden dataset written by lance 12
+// (tests/golden/lance_table: appends, Arrow IPC and Roaring deletion files, a tag).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <roaring/roaring.h>
+
+#include "lance/columnar/json.h"
+#include "lance/io/object_store.h"
+#include "lance/ipc/writer.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "lance/table/manifest.h"
+#include "table/proto/rowids.pb.h"
+#include "table/proto/table.pb.h"
+
+namespace lance::table {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kGolden = fs::path(__FILE__).parent_path() / "../../tests/golden/lance_table";
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ---------------------------------------------------------------------------------------
+// Feature flags: one test per row of the table in the format's versioning spec.
+
+// A known flag `bit` set on both sides is readable and writable.
+void ExpectSupported(uint64_t bit) {
+  EXPECT_TRUE(CheckCanRead(bit, bit, false).ok()) << bit;
+  EXPECT_TRUE(CheckCanWrite(bit, bit, false).ok()) << bit;
+}
+
+TEST(FeatureFlags, Row1DeletionFiles) {
+  EXPECT_EQ(kFlagDeletionFiles, 1u);
+  ExpectSupported(kFlagDeletionFiles);
+  EXPECT_EQ(FlagNames(kFlagDeletionFiles), "deletion_files");
+}
+TEST(FeatureFlags, Row2StableRowIds) {
+  EXPECT_EQ(kFlagStableRowIds, 2u);
+  ExpectSupported(kFlagStableRowIds);
+  EXPECT_EQ(FlagNames(kFlagStableRowIds), "stable_row_ids");
+}
+TEST(FeatureFlags, Row4DeprecatedV2Format) {
+  EXPECT_EQ(kFlagUseV2FormatDeprecated, 4u);
+  ExpectSupported(kFlagUseV2FormatDeprecated);
+}
+TEST(FeatureFlags, Row8TableConfigWriterOnly) {
+  EXPECT_EQ(kFlagTableConfig, 8u);
+  ExpectSupported(kFlagTableConfig);
+  EXPECT_TRUE(CheckCanRead(0, kFlagTableConfig, false).ok());  // writer-side flag
+}
+TEST(FeatureFlags, Row16BasePaths) {
+  EXPECT_EQ(kFlagBasePaths, 16u);
+  ExpectSupported(kFlagBasePaths);
+}
+TEST(FeatureFlags, Row32DisableTransactionFile) {
+  EXPECT_EQ(kFlagDisableTransactionFile, 32u);
+  ExpectSupported(kFlagDisableTransactionFile);
+  EXPECT_TRUE(CheckCanWrite(0, kFlagDisableTransactionFile, false).ok());
+}
+TEST(FeatureFlags, Row64OverlayFilesUnknownUnlessEnabled) {
+  EXPECT_EQ(kFlagUnstableDataOverlayFiles, 64u);
+  Status r = CheckCanRead(64, 64, false);
+  EXPECT_TRUE(r.IsNotSupported()) << r.ToString();
+  EXPECT_NE(r.message().find("upgrade"), std::string::npos) << r.ToString();
+  EXPECT_TRUE(CheckCanWrite(64, 64, false).IsNotSupported());
+  EXPECT_TRUE(CheckCanRead(64, 64, true).ok());
+  EXPECT_TRUE(CheckCanWrite(64, 64, true).ok());
+}
+TEST(FeatureFlags, Row64OverlayEnvironmentVariable) {
+  ::unsetenv(kEnableOverlayFilesEnv);
+#ifdef NDEBUG
+  EXPECT_FALSE(DataOverlayFilesEnabled());
+  EXPECT_TRUE(CheckCanRead(64, 64).IsNotSupported());
+#else
+  EXPECT_TRUE(DataOverlayFilesEnabled());  // debug builds always understand overlays
+#endif
+  ::setenv(kEnableOverlayFilesEnv, "1", 1);
+  EXPECT_TRUE(DataOverlayFilesEnabled());
+  EXPECT_TRUE(CheckCanRead(64, 64).ok());
+  ::unsetenv(kEnableOverlayFilesEnv);
+}
+TEST(FeatureFlags, Row128CoveredIndexMetadata) {
+  EXPECT_EQ(kFlagCoveredIndexMetadata, 128u);
+  ExpectSupported(kFlagCoveredIndexMetadata);
+}
+TEST(FeatureFlags, Row256MixedVersionsPaired) {
+  EXPECT_EQ(kFlagMixedDataFileVersions, 256u);
+  ExpectSupported(kFlagMixedDataFileVersions);
+  for (auto [r, w] : {std::pair<uint64_t, uint64_t>{256, 0}, {0, 256}, {257, 1}, {1, 257}}) {
+    EXPECT_TRUE(CheckCanRead(r, w, true).IsCorruption()) << r << "/" << w;
+    EXPECT_TRUE(CheckCanWrite(r, w, true).IsCorruption()) << r << "/" << w;
+  }
+}
+TEST(FeatureFlags, UnknownBitsRefusedWithUpgradeHint) {
+  for (uint64_t bit : {uint64_t{512}, uint64_t{1024}, uint64_t{1} << 40, uint64_t{1} << 63}) {
+    Status r = CheckCanRead(bit | 1, 1, true);
+    EXPECT_TRUE(r.IsNotSupported()) << bit;
+    EXPECT_NE(r.message().find("upgrade"), std::string::npos) << r.ToString();
+    EXPECT_TRUE(CheckCanWrite(1, bit, true).IsNotSupported()) << bit;
+    // A reader is not refused for a writer-only unknown bit, and vice versa.
+    EXPECT_TRUE(CheckCanRead(1, bit | 1, true).ok()) << bit;
+    EXPECT_TRUE(CheckCanWrite(bit | 1, 1, true).ok()) << bit;
+  }
+  EXPECT_EQ(SupportedFlags(true), 511u);
+  EXPECT_EQ(SupportedFlags(false), 511u - 64u);
+  EXPECT_EQ(FlagNames(1 | 512), "deletion_files|unknown(512)");
+  EXPECT_TRUE(CheckCanRead(511, 511, true).ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// Version file names and small JSON documents.
+
+TEST(ManifestNaming, BothSchemes) {
+  EXPECT_EQ(ManifestFileName(1, ManifestNaming::kV2), "18446744073709551614.manifest");
+  EXPECT_EQ(ManifestFileName(4, ManifestNaming::kV2), "18446744073709551611.manifest");
+  EXPECT_EQ(ManifestFileName(7, ManifestNaming::kLegacy), "7.manifest");
+  auto v2 = ParseManifestFileName("18446744073709551611.manifest");
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->first, 4u);
+  EXPECT_EQ(v2->second, ManifestNaming::kV2);
+  auto legacy = ParseManifestFileName("12.manifest");
+  ASSERT_TRUE(legacy);
+  EXPECT_EQ(legacy->first, 12u);
+  EXPECT_EQ(legacy->second, ManifestNaming::kLegacy);
+  for (const char* bad : {"latest_version_hint.json", ".manifest", "a1.manifest", "1.manifest.tmp",
+                          "-1.manifest", "184467440737095516150.manifest",
+                          "99999999999999999999.manifest"}) {
+    EXPECT_FALSE(ParseManifestFileName(bad)) << bad;
+  }
+  for (uint64_t v : {uint64_t{1}, uint64_t{2}, uint64_t{1000000}}) {
+    for (auto n : {ManifestNaming::kV2, ManifestNaming::kLegacy}) {
+      auto p = ParseManifestFileName(ManifestFileName(v, n));
+      ASSERT_TRUE(p);
+      EXPECT_EQ(p->first, v);
+      EXPECT_EQ(p->second, n);
+    }
+  }
+}
+
+TEST(VersionJson, HintAndTag) {
+  EXPECT_EQ(*ParseVersionJson(R"({"version":3})", "hint"), 3u);
+  EXPECT_EQ(*ParseVersionJson(R"({"branch": null, "version": 12, "metadata": {"version": 1}})", "t"),
+            12u);
+  EXPECT_EQ(*ParseVersionJson(R"({"metadata": {"version": 1}, "version": 5})", "t"), 5u);
+  EXPECT_TRUE(ParseVersionJson(R"({"metadata": {"version": 1}})", "t").status().IsCorruption());
+  EXPECT_TRUE(ParseVersionJson(R"({"version": "x"})", "t").status().IsCorruption());
+  EXPECT_TRUE(ParseVersionJson("", "t").status().IsCorruption());
+}
+
+// ---------------------------------------------------------------------------------------
+// Manifest decoding.
+
+std::string Wrap(const std::string& proto, uint16_t major = 0, uint16_t minor = 2) {
+  std::string out;
+  const uint32_t len = static_cast<uint32_t>(proto.size());
+  out.append(reinterpret_cast<const char*>(&len), 4);
+  out += proto;
+  const uint64_t pos = 0;
+  out.append(reinterpret_cast<const char*>(&pos), 8);
+  out.append(reinterpret_cast<const char*>(&major), 2);
+  out.append(reinterpret_cast<const char*>(&minor), 2);
+  out += "LANC";
+  return out;
+}
+
+std::string GoldenManifest(uint64_t version) {
+  return ReadText(kGolden / "history.lance/_versions" / ManifestFileName(version, ManifestNaming::kV2));
+}
+
+TEST(Manifest, DecodesGoldenVersions) {
+  auto m1 = DecodeManifest(GoldenManifest(1), "v1");
+  ASSERT_TRUE(m1.ok()) << m1.status().ToString();
+  EXPECT_EQ(m1->version, 1u);
+  ASSERT_EQ(m1->fields.size(), 3u);
+  EXPECT_EQ(m1->fields[0].name, "id");
+  EXPECT_EQ(m1->fields[0].id, 0);
+  EXPECT_EQ(m1->fields[0].parent_id, -1);
+  EXPECT_EQ(m1->fields[0].logical_type, "int64");
+  EXPECT_EQ(m1->fields[1].logical_type, "string");
+  EXPECT_EQ(m1->schema->num_fields(), 3);
+  EXPECT_EQ(m1->schema->field(2)->id(), 2);
+  ASSERT_EQ(m1->fragments.size(), 1u);
+  EXPECT_EQ(m1->fragments[0].physical_rows, 10u);
+  ASSERT_EQ(m1->fragments[0].files.size(), 1u);
+  EXPECT_EQ(m1->fragments[0].files[0].major, 2u);
+  EXPECT_EQ(m1->fragments[0].files[0].minor, 2u);
+  EXPECT_EQ(m1->fragments[0].files[0].fields, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(m1->fragments[0].files[0].column_indices, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(m1->data_storage_version, "2.2");
+  EXPECT_EQ(m1->writer_library, "lance");
+  EXPECT_EQ(m1->writer_version, "12.0.0");
+  EXPECT_EQ(m1->reader_feature_flags, 0u);
+  EXPECT_TRUE(m1->timestamp_ns.has_value());
+  ASSERT_TRUE(m1->max_fragment_id.has_value());
+  EXPECT_EQ(*m1->max_fragment_id, 0u);
+
+  auto m4 = DecodeManifest(GoldenManifest(4), "v4");
+  ASSERT_TRUE(m4.ok()) << m4.status().ToString();
+  EXPECT_EQ(m4->version, 4u);
+  EXPECT_EQ(m4->reader_feature_flags, kFlagDeletionFiles);
+  EXPECT_EQ(m4->writer_feature_flags, kFlagDeletionFiles);
+  ASSERT_EQ(m4->fragments.size(), 2u);
+  ASSERT_TRUE(m4->fragments[0].deletion);
+  EXPECT_EQ(m4->fragments[0].deletion->type, DeletionFileType::kArrowArray);
+  EXPECT_EQ(m4->fragments[0].deletion->num_deleted_rows, 3u);
+  ASSERT_TRUE(m4->fragments[1].deletion);
+  EXPECT_EQ(m4->fragments[1].deletion->type, DeletionFileType::kBitmap);
+  EXPECT_GT(m4->fragments[1].deletion->num_deleted_rows, 5000u);
+  EXPECT_EQ(m4->num_rows(), 232u);
+  EXPECT_GT(*m4->timestamp_ns, *m1->timestamp_ns);
+}
+
+TEST(Manifest, CorruptInputIsCorruption) {
+  const std::string good = GoldenManifest(2);
+  ASSERT_TRUE(DecodeManifest(good).ok());
+  // Every truncation.
+  for (size_t n = 0; n < good.size(); n += 7) {
+    auto r = DecodeManifest(good.substr(0, n), "truncated");
+    EXPECT_FALSE(r.ok()) << n;
+    if (!r.ok()) {
+      EXPECT_TRUE(r.status().IsCorruption()) << n << ": " << r.status().ToString();
+    }
+  }
+  std::string bad_magic = good;
+  bad_magic[bad_magic.size() - 1] = 'X';
+  EXPECT_TRUE(DecodeManifest(bad_magic).status().IsCorruption());
+  std::string bad_pos = good;
+  const uint64_t huge = std::numeric_limits<uint64_t>::max() - 2;
+  std::memcpy(bad_pos.data() + bad_pos.size() - 16, &huge, 8);
+  EXPECT_TRUE(DecodeManifest(bad_pos).status().IsCorruption());
+  EXPECT_TRUE(DecodeManifest(Wrap("\xff\xff\xff\xff\xff")).status().IsCorruption());
+  EXPECT_TRUE(DecodeManifest(Wrap("", 0, 9)).status().IsNotSupported());
+  // A schema whose parent does not exist.
+  ::lance::table::Manifest pb;
+  auto* f = pb.add_fields();
+  f->set_name("x");
+  f->set_id(3);
+  f->set_parent_id(7);
+  f->set_logical_type("int32");
+  EXPECT_TRUE(DecodeManifest(Wrap(pb.SerializeAsString())).status().IsCorruption());
+  // A fragment deleting more rows than it has.
+  ::lance::table::Manifest pb2;
+  auto* fr = pb2.add_fragments();
+  fr->set_physical_rows(2);
+  fr->mutable_deletion_file()->set_num_deleted_rows(3);
+  EXPECT_TRUE(DecodeManifest(Wrap(pb2.SerializeAsString())).status().IsCorruption());
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the golden dataset through a memory store (so tests can alter it).
+
+int g_store_counter = 0;
+
+// Copies the golden dataset into a fresh memory store; returns its URI.
+std::string CopyGolden() {
+  const std::string uri = "memory://table_test_" + std::to_string(++g_store_counter) + "/history.lance";
+  auto sp = io::ObjectStore::FromUri(uri);
+  EXPECT_TRUE(sp.ok());
+  const fs::path root = kGolden / "history.lance";
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), root).string();
+    EXPECT_TRUE(sp->store->Put(sp->path + "/" + rel, ReadText(e.path())).ok()) << rel;
+  }
+  return uri;
+}
+
+std::string ScanText(const Dataset& ds, const ScanOptions& o) {
+  auto batches = ds.Scan(o);
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  std::string out;
+  if (!batches.ok()) return out;
+  for (const auto& b : *batches) EXPECT_TRUE(AppendJsonLines(*b, &out).ok());
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) out.push_back(line);
+  return out;
+}
+
+TEST(Dataset, EveryVersionEqualsTheReference) {
+  const std::string uri = CopyGolden();
+  ScanOptions o;
+  o.with_row_id = true;
+  for (uint64_t v = 1; v <= 4; ++v) {
+    OpenOptions open;
+    open.version = v;
+    auto ds = Dataset::Open(uri, open);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    EXPECT_EQ((*ds)->version(), v);
+    const std::string expected = ReadText(kGolden / ("expected_v" + std::to_string(v) + ".jsonl"));
+    EXPECT_EQ(ScanText(**ds, o), expected) << "version " << v;
+    EXPECT_EQ((*ds)->CountRows(), Lines(expected).size());
+  }
+}
+
+TEST(Dataset, LatestIsOneHintOneManifestOneHead) {
+  const std::string uri = CopyGolden();
+  auto ds = Dataset::Open(uri);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 4u);
+  EXPECT_EQ((*ds)->open_stats().gets, 2);
+  EXPECT_EQ((*ds)->open_stats().heads, 1);
+  EXPECT_EQ((*ds)->open_stats().lists, 0);
+}
+
+TEST(Dataset, StaleOrMissingHintFallsBackToListing) {
+  const std::string uri = CopyGolden();
+  auto sp = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(sp.ok());
+  ASSERT_TRUE(sp->store->Put(sp->path + "/_versions/latest_version_hint.json", R"({"version":2})").ok());
+  auto stale = Dataset::Open(uri);
+  ASSERT_TRUE(stale.ok()) << stale.status().ToString();
+  EXPECT_EQ((*stale)->version(), 4u);
+  EXPECT_EQ((*stale)->open_stats().lists, 1);
+  ASSERT_TRUE(sp->store->Delete(sp->path + "/_versions/latest_version_hint.json").ok());
+  auto missing = Dataset::Open(uri);
+  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  EXPECT_EQ((*missing)->version(), 4u);
+}
+
+TEST(Dataset, LegacyManifestNames) {
+  const std::string uri = CopyGolden();
+  auto sp = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(sp.ok());
+  const std::string dir = sp->path + "/_versions/";
+  for (uint64_t v = 1; v <= 4; ++v) {
+    ASSERT_TRUE(sp->store->Copy(dir + ManifestFileName(v, ManifestNaming::kV2),
+                                dir + ManifestFileName(v, ManifestNaming::kLegacy)).ok());
+    ASSERT_TRUE(sp->store->Delete(dir + ManifestFileName(v, ManifestNaming::kV2)).ok());
+  }
+  ASSERT_TRUE(sp->store->Delete(dir + "latest_version_hint.json").ok());
+  auto ds = Dataset::Open(uri);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 4u);
+  EXPECT_EQ((*ds)->manifest_path(), dir + "4.manifest");
+  OpenOptions o;
+  o.version = 3;
+  auto v3 = Dataset::Open(uri, o);
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  EXPECT_EQ((*v3)->CountRows(), 4507u);
+  auto versions = (*ds)->ListVersions();
+  ASSERT_TRUE(versions.ok());
+  ASSERT_EQ(versions->size(), 4u);
+  EXPECT_EQ((*versions)[0].naming, ManifestNaming::kLegacy);
+  EXPECT_EQ((*versions)[3].num_rows, 232u);
+}
+
+TEST(Dataset, TagsAndMissingVersions) {
+  const std::string uri = CopyGolden();
+  OpenOptions o;
+  o.tag = "v3tag";
+  auto ds = Dataset::Open(uri, o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 3u);
+  o.tag = "nope";
+  EXPECT_TRUE(Dataset::Open(uri, o).status().IsNotFound());
+  o.tag = "../x";
+  EXPECT_TRUE(Dataset::Open(uri, o).status().IsInvalidArgument());
+  OpenOptions v;
+  v.version = 99;
+  EXPECT_TRUE(Dataset::Open(uri, v).status().IsNotFound());
+  EXPECT_TRUE(Dataset::Open("memory://table_test_empty/none.lance").status().IsNotFound());
+}
+
+TEST(Dataset, ProjectionLimitOffsetTakeAndRowAddresses) {
+  const std::string uri = CopyGolden();
+  OpenOptions open;
+  open.version = 3;
+  auto ds = Dataset::Open(uri, open);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
+  ScanOptions o;
+  o.columns = {"f", "id"};
+  o.offset = 5;
+  o.limit = 4;
+  o.with_row_addr = true;
+  const auto got = Lines(ScanText(**ds, o));
+  ASSERT_EQ(got.size(), 4u);
+  // Row 7 of the scan (offset 5 + 2) crosses into fragment 1 (7 live rows in fragment 0).
+  EXPECT_EQ(got[2], R"({"f":null,"id":10,"_rowaddr":4294967296})");
+  EXPECT_EQ(got[0], R"({"f":0.875,"id":7,"_rowaddr":7})");
+
+  ScanOptions none;
+  none.offset = 100000;
+  auto empty = (*ds)->Scan(none);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+
+  ScanOptions take_opts;
+  take_opts.with_row_id = true;
+  auto took = (*ds)->Take({4506, 0, 7, 7}, take_opts);
+  ASSERT_TRUE(took.ok()) << took.status().ToString();
+  std::string text;
+  for (const auto& b : *took) ASSERT_TRUE(AppendJsonLines(*b, &text).ok());
+  EXPECT_EQ(Lines(text), (std::vector<std::string>{all[4506], all[0], all[7], all[7]}));
+  EXPECT_TRUE((*ds)->Take({4507}).status().IsInvalidArgument());
+
+  ScanOptions unknown;
+  unknown.columns = {"nope"};
+  EXPECT_TRUE((*ds)->Scan(unknown).status().IsInvalidArgument());
+}
+
+// Rewrites the latest manifest's flags in the memory copy.
+std::string WithFlags(uint64_t reader, uint64_t writer) {
+  const std::string uri = CopyGolden();
+  auto sp = io::ObjectStore::FromUri(uri);
+  std::string bytes = GoldenManifest(4);
+  uint64_t pos;
+  std::memcpy(&pos, bytes.data() + bytes.size() - 16, 8);
+  uint32_t len;
+  std::memcpy(&len, bytes.data() + pos, 4);
+  ::lance::table::Manifest pb;
+  EXPECT_TRUE(pb.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len)));
+  pb.set_reader_feature_flags(reader);
+  pb.set_writer_feature_flags(writer);
+  pb.clear_transaction_section();
+  EXPECT_TRUE(sp->store->Put(sp->path + "/_versions/" + ManifestFileName(4, ManifestNaming::kV2),
+                             Wrap(pb.SerializeAsString())).ok());
+  return uri;
+}
+
+TEST(Dataset, OpenChecksFeatureFlags) {
+  EXPECT_TRUE(Dataset::Open(WithFlags(1, 1)).ok());
+  auto unknown = Dataset::Open(WithFlags(1 | 512, 1));
+  EXPECT_TRUE(unknown.status().IsNotSupported()) << unknown.status().ToString();
+  EXPECT_NE(unknown.status().message().find("upgrade"), std::string::npos);
+  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 256, 1)).status().IsCorruption());
+  ::unsetenv(kEnableOverlayFilesEnv);
+#ifdef NDEBUG
+  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 64, 1 | 64)).status().IsNotSupported());
+#endif
+  ::setenv(kEnableOverlayFilesEnv, "1", 1);
+  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 64, 1 | 64)).ok());
+  ::unsetenv(kEnableOverlayFilesEnv);
+}
+
+// ---------------------------------------------------------------------------------------
+// Deletion files and row-id sequences.
+
+TEST(DeletionFile, RoaringAndArrowAgree) {
+  roaring_bitmap_t* bm = roaring_bitmap_create();
+  for (uint32_t v : {9u, 1u, 70000u, 5u}) roaring_bitmap_add(bm, v);
+  std::string bytes(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, bytes.data());
+  roaring_bitmap_free(bm);
+  auto rows = DecodeDeletionFile(BufferFromString(bytes), DeletionFileType::kBitmap, "x.bin");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<uint32_t>{1, 5, 9, 70000}));
+  EXPECT_TRUE(DecodeDeletionFile(BufferFromString(bytes.substr(0, bytes.size() - 3)),
+                                 DeletionFileType::kBitmap, "x.bin").status().IsCorruption());
+  EXPECT_TRUE(DecodeDeletionFile(BufferFromString("garbage"), DeletionFileType::kArrowArray, "x.arrow")
+                  .status().IsCorruption());
+  // The golden Arrow IPC (zstd) deletion file of fragment 0.
+  auto golden = DecodeDeletionFile(
+      BufferFromString(ReadText(kGolden / "history.lance/_deletions/0-2-5822903116732053753.arrow")),
+      DeletionFileType::kArrowArray, "golden");
+  ASSERT_TRUE(golden.ok()) << golden.status().ToString();
+  EXPECT_EQ(*golden, (std::vector<uint32_t>{1, 5, 9}));
+}
+
+TEST(RowIds, Segments) {
+  ::lance::table::RowIdSequence seq;
+  auto* r = seq.add_segments()->mutable_range();
+  r->set_start(10);
+  r->set_end(13);
+  auto* h = seq.add_segments()->mutable_range_with_holes();
+  h->set_start(20);
+  h->set_end(25);
+  uint16_t holes[] = {1, 3};
+  h->mutable_holes()->mutable_u16_array()->set_base(20);
+  h->mutable_holes()->mutable_u16_array()->set_offsets(std::string(reinterpret_cast<char*>(holes), 4));
+  uint32_t arr[] = {7, 2};
+  auto* a = seq.add_segments()->mutable_array()->mutable_u32_array();
+  a->set_base(100);
+  a->set_offsets(std::string(reinterpret_cast<char*>(arr), 8));
+  auto ids = DecodeRowIdSequence(seq.SerializeAsString());
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  EXPECT_EQ(*ids, (std::vector<uint64_t>{10, 11, 12, 20, 22, 24, 107, 102}));
+  EXPECT_TRUE(DecodeRowIdSequence("\x0a\x05\xff").status().IsCorruption());
+  ::lance::table::RowIdSequence huge;
+  huge.add_segments()->mutable_range()->set_end(uint64_t{1} << 40);
+  EXPECT_TRUE(DecodeRowIdSequence(huge.SerializeAsString()).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace lance::table
