@@ -56,7 +56,19 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
   const bool inline_width = fixed_width < 0;
   std::vector<T> tmp(kFastLanesBlockValues);
   size_t pos = 0;
-  for (int64_t done = 0; done < n;) {
+  int64_t packed_values = n;
+  if (!inline_width) {
+    // Out-of-line: when padding the last block would waste space the writer stores the tail
+    // values raw (one T each) after the full blocks; the buffer length tells which.
+    const int64_t full = n / kFastLanesBlockValues;
+    const int64_t tail = n % kFastLanesBlockValues;
+    const int64_t block_bytes = FastLanesPackedBytes(kBits, fixed_width);
+    if (tail > 0 && static_cast<int64_t>(bytes.size()) ==
+                        full * block_bytes + tail * static_cast<int64_t>(sizeof(T))) {
+      packed_values = full * kFastLanesBlockValues;
+    }
+  }
+  for (int64_t done = 0; done < packed_values;) {
     int width = fixed_width;
     if (inline_width) {
       if (pos + sizeof(T) > bytes.size()) {
@@ -76,9 +88,17 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
     UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width,
                             tmp.data());
     pos += packed;
-    const int64_t take = std::min<int64_t>(n - done, kFastLanesBlockValues);
+    const int64_t take = std::min<int64_t>(packed_values - done, kFastLanesBlockValues);
     out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp.data()), take);
     done += take;
+  }
+  if (packed_values < n) {
+    const int64_t tail = n - packed_values;
+    if (pos + static_cast<size_t>(tail) * sizeof(T) > bytes.size()) {
+      return Status::Corruption("bitpacking: raw tail of {} values past the {} byte buffer", tail,
+                                bytes.size());
+    }
+    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data() + pos), tail);
   }
   return Status::OK();
 }

@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { diffRows, expectedRows } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable, ROWS, typeColumns } from './lib/gen.mjs';
+import * as A from 'apache-arrow';
 
 const require = createRequire(import.meta.url);
 const lancedb = require('@lancedb/lancedb');
@@ -67,6 +68,33 @@ for (const version of ['2.0', '2.1', '2.2']) {
       assert.equal(info.num_rows, ROWS);
       assert.equal(info.schema.fields.length, cols.length);
     });
+  });
+}
+
+// Columns split over several pages: 2.0 honours LANCE_FILE_WRITER_MAX_PAGE_BYTES at small
+// sizes; 2.1+ split list columns once they are large (~36k rows per page at 300k rows).
+for (const [version, rows] of [['2.0', 3000], ['2.2', 300000]]) {
+  test(`multi-page columns (${version}, ${rows} rows)`, async () => {
+    const table = makeTable([
+      { name: 'id', type: new A.Int64(), values: Array.from({ length: rows }, (_, i) => BigInt(i)) },
+      { name: 's', type: new A.Utf8(), values: Array.from({ length: rows }, (_, i) => (i % 9 ? `v${i}` : null)) },
+      { name: 'l', type: new A.List(new A.Field('item', new A.Int32(), true)),
+        values: Array.from({ length: rows }, (_, i) => (i % 5 ? [i, i % 3 ? i + 1 : null] : null)) },
+    ], [rows]);
+    process.env.LANCE_FILE_WRITER_MAX_PAGE_BYTES = '4096';
+    let file;
+    try {
+      file = await writeWithReference(dir, version, `paged_${rows}`, table);
+    } finally {
+      delete process.env.LANCE_FILE_WRITER_MAX_PAGE_BYTES;
+    }
+    const info = JSON.parse(lanceOk(['file', 'info', file]).stdout);
+    assert.ok(info.columns.some((c) => c.pages.length > 1), 'some column has several pages');
+    const expected = expectedRows(table);
+    assert.equal(diffRows(expected, lanceOk(['file', 'cat', file]).stdout), null);
+    const picked = [rows - 1, 0, Math.floor(rows / 2) + 1, 45];
+    assert.equal(diffRows(picked.map((r) => expected[r]),
+                          lanceOk(['file', 'cat', file, '--rows', picked.join(',')]).stdout), null);
   });
 }
 

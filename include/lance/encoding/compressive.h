@@ -13,7 +13,9 @@
 //                           offsets relative to the bytes | bytes
 //   InlineBitpacking(T)     per 1024 values: a T holding the bit width w, then a FastLanes
 //                           block of 1024 * w / 8 bytes (the last block is padded to 1024)
-//   OutOfLineBitpacking(T)  FastLanes blocks of width `values.flat.bits_per_value`, no header
+//   OutOfLineBitpacking(T)  FastLanes blocks of width `values.flat.bits_per_value`, no header;
+//                           a partial last block is either padded to 1024 values or, when
+//                           the buffer is exactly that much shorter, stored as raw T values
 //   Rle                     mini-block: buffer 0 = run values, buffer 1 = u8 run lengths;
 //                           block: u64 byte length of the values | values | u8 run lengths
 //   General(LZ4/ZSTD)       u32 uncompressed size | LZ4 block, or (u64 uncompressed size |)
