@@ -139,7 +139,14 @@ Json FlagsJson(uint64_t flags) {
   Json j;
   j["value"] = flags;
   j["names"] = Json::array();
-  for (const auto& n : SplitList(table::FlagNames(flags))) j["names"].push_back(n);
+  const std::string names = table::FlagNames(flags);
+  size_t start = 0;
+  while (start < names.size()) {
+    const size_t bar = names.find('|', start);
+    j["names"].push_back(names.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
   return j;
 }
 

@@ -8,7 +8,24 @@ import { before, describe, test } from 'node:test';
 
 import { diffRows, expectedRows, Obj } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
-import { buildBigDeletes, buildHistory } from './lib/table_gen.mjs';
+import { schemaToJson } from './lib/schema.mjs';
+import { buildBigDeletes, buildEvolved, buildHistory } from './lib/table_gen.mjs';
+
+// Our schema JSON without the Lance field ids (the Arrow view has none).
+function withoutIds(v) {
+  if (Array.isArray(v)) return v.map(withoutIds);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'id').map(([k, x]) => [k, withoutIds(x)]));
+  }
+  return v;
+}
+
+// Output lines ordered by their _rowid (stable row ids need not follow scan order).
+function byRowId(text) {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const key = (l) => BigInt(/"_rowid":(\d+)/.exec(l)[1]);
+  return lines.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((l) => l + '\n').join('');
+}
 
 // The reference's rows of one version, ordered by row address (= scan order of fragments).
 async function referenceRows(table, version, { columns, withRowId = false } = {}) {
@@ -29,10 +46,31 @@ async function referenceRows(table, version, { columns, withRowId = false } = {}
 describe('lance reads reference-written datasets', () => {
   let h;
   let big;
+  let evo;
   before(async () => {
     const dir = scratchDir('lance-table-read-');
     h = await buildHistory(dir);
     big = await buildBigDeletes(dir);
+    evo = await buildEvolved(dir);
+  });
+
+  test('stable row ids, update, added and renamed columns: every version', async () => {
+    const m = JSON.parse(lanceOk(['manifest', evo.uri]).stdout);
+    assert.deepEqual(m.reader_feature_flags.names, ['deletion_files', 'stable_row_ids']);
+    for (const v of evo.versions) {
+      const want = await referenceRows(evo.table, v, { withRowId: true });
+      const out = byRowId(lanceOk(['scan', evo.uri, '--version', String(v), '--with-row-id']).stdout);
+      const diff = diffRows(want, out);
+      assert.equal(diff, null, `version ${v}: ${diff}`);
+      const schema = withoutIds(JSON.parse(lanceOk(['schema', evo.uri, '--version', String(v)]).stdout));
+      assert.deepEqual(schema, JSON.parse(schemaToJson(await evo.table.schema())), `schema at version ${v}`);
+    }
+  });
+
+  test('schema of every type equals the reference', async () => {
+    await h.table.checkout(h.versions[h.versions.length - 1]);
+    const ours = withoutIds(JSON.parse(lanceOk(['schema', h.uri]).stdout));
+    assert.deepEqual(ours, JSON.parse(schemaToJson(await h.table.schema())));
   });
 
   test('the histories have the expected shape (several fragments, both deletion formats)', () => {

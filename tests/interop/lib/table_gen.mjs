@@ -72,3 +72,24 @@ export async function buildBigDeletes(dir, name = 'big') {
   const versions = (await t.listVersions()).map((v) => v.version);
   return { table: t, uri: `${dir}/${name}.lance`, versions, tags: { small_deletes: 3 } };
 }
+
+// Stable row ids and schema evolution:
+//   v1 create 10 rows (stable row ids)   v2 append 20 rows   v3 delete id % 3 = 0
+//   v4 update x where id = 4 (the row moves to a new fragment, keeping its row id)
+//   v5 add column doubled = x * 2         v6 rename x -> xx
+export async function buildEvolved(dir, name = 'evolved') {
+  const mk = (start, n) => new A.Table({
+    id: A.makeVector(BigInt64Array.from({ length: n }, (_, i) => BigInt(start + i))),
+    x: A.vectorFromArray(Array.from({ length: n }, (_, i) => ((start + i) % 7 === 0 ? null : (start + i) * 1.5)), new A.Float64()),
+  });
+  const db = await lancedb.connect(dir);
+  const t = await db.createTable(name, mk(0, 10), {
+    mode: 'overwrite', storageOptions: { newTableEnableStableRowIds: 'true' } });
+  await t.add(mk(10, 20));
+  await t.delete('id % 3 = 0');
+  await t.update({ where: 'id = 4', values: { x: '100.5' } });
+  await t.addColumns([{ name: 'doubled', valueSql: 'x * 2' }]);
+  await t.alterColumns([{ path: 'x', rename: 'xx' }]);
+  const versions = (await t.listVersions()).map((v) => v.version);
+  return { table: t, uri: `${dir}/${name}.lance`, versions };
+}
