@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "lance/columnar/json.h"
+#include "lance/table/commit.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 
@@ -228,6 +230,41 @@ void AddScanOptions(CLI::App* sub, TableArgs* a) {
   sub->add_flag("--with-row-addr", a->with_row_addr, "append the _rowaddr column");
 }
 
+struct WriteArgs {
+  std::string uri;
+  std::string name;
+  int64_t version = -1;
+};
+
+Status Restore(const WriteArgs& a) {
+  if (a.version < 0) return Status::InvalidArgument("restore: --version is required");
+  LANCE_ASSIGN_OR_RAISE(uint64_t v, table::RestoreVersion(a.uri, static_cast<uint64_t>(a.version)));
+  return PrintText(fmt::format("{{\"version\":{}}}\n", v));
+}
+
+Status TagCreate(const WriteArgs& a) {
+  int64_t version = a.version;
+  if (version < 0) {
+    LANCE_ASSIGN_OR_RAISE(auto ds, table::Dataset::Open(a.uri));
+    version = static_cast<int64_t>(ds->version());
+  }
+  return table::CreateTag(a.uri, a.name, static_cast<uint64_t>(version));
+}
+
+Status TagDelete(const WriteArgs& a) { return table::DeleteTag(a.uri, a.name); }
+
+Status TagList(const WriteArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto tags, table::ListTags(a.uri));
+  std::string out;
+  for (const auto& t : tags) {
+    Json j;
+    j["name"] = t.name;
+    j["version"] = t.version;
+    out += j.dump() + "\n";
+  }
+  return PrintText(out);
+}
+
 }  // namespace
 
 void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
@@ -253,6 +290,29 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
   make("versions", "Print one JSON line per version", Versions);
   make("manifest", "Print the decoded manifest as JSON (feature flags by name)", ManifestCmd);
+  {
+    auto* sub = app.add_subcommand("restore", "Commit a new version with the content of an old one");
+    auto args = std::make_shared<WriteArgs>();
+    sub->add_option("URI", args->uri, "dataset directory (path or URI)")->required();
+    sub->add_option("--version", args->version, "the version to restore")->required();
+    registry.OnRun(sub, [args] { return Restore(*args); });
+  }
+  {
+    auto* tag = app.add_subcommand("tag", "Create, delete and list tags (_refs/tags/)");
+    tag->require_subcommand(1);
+    auto make_tag = [&](const char* name, const char* help, Status (*fn)(const WriteArgs&),
+                        bool with_name, bool with_version) {
+      auto* sub = tag->add_subcommand(name, help);
+      auto args = std::make_shared<WriteArgs>();
+      sub->add_option("URI", args->uri, "dataset directory (path or URI)")->required();
+      if (with_name) sub->add_option("NAME", args->name, "tag name")->required();
+      if (with_version) sub->add_option("--version", args->version, "version (default: latest)");
+      registry.OnRun(sub, [args, fn] { return fn(*args); });
+    };
+    make_tag("create", "Tag a version", TagCreate, true, true);
+    make_tag("delete", "Delete a tag", TagDelete, true, false);
+    make_tag("list", "Print one JSON line per tag", TagList, false, false);
+  }
 }
 
 }  // namespace lance::cli

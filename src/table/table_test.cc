@@ -14,6 +14,7 @@
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
+#include "lance/table/commit.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
@@ -520,6 +521,68 @@ TEST(RowIds, Segments) {
   ::lance::table::RowIdSequence huge;
   huge.add_segments()->mutable_range()->set_end(uint64_t{1} << 40);
   EXPECT_TRUE(DecodeRowIdSequence(huge.SerializeAsString()).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace lance::table
+
+// ---------------------------------------------------------------------------------------
+// Restore and tags (commits without new data files).
+
+namespace lance::table {
+namespace {
+
+TEST(Commit, RestoreMakesANewVersionWithOldContent) {
+  const std::string uri = CopyGolden();
+  auto v = RestoreVersion(uri, 2);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 5u);
+  auto ds = Dataset::Open(uri);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 5u);
+  EXPECT_EQ((*ds)->manifest().writer_library, "lance-cpp");
+  EXPECT_EQ((*ds)->manifest().reader_feature_flags, 0u);  // version 2 had no deletions
+  ScanOptions o;
+  o.with_row_id = true;
+  EXPECT_EQ(ScanText(**ds, o), ReadText(kGolden / "expected_v2.jsonl"));
+  EXPECT_EQ((*ds)->open_stats().lists, 0);  // the hint was advanced
+  // A stale hint with an undecodable newer version file: opening the latest lists and fails
+  // loudly on it rather than silently skipping it.
+  auto sp = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(sp.ok());
+  const std::string v6 = sp->path + "/_versions/" + ManifestFileName(6, ManifestNaming::kV2);
+  ASSERT_TRUE(sp->store->Put(v6, "other writer").ok());
+  ASSERT_TRUE(sp->store->Put(sp->path + "/_versions/latest_version_hint.json", R"({"version":5})").ok());
+  // Open sees the hint is stale (version 6 exists) and lists; the undecodable version 6 is
+  // then an error, not silently skipped.
+  EXPECT_TRUE(Dataset::Open(uri).status().IsCorruption());
+  ASSERT_TRUE(sp->store->Delete(v6).ok());
+  EXPECT_TRUE(RestoreVersion(uri, 99).status().IsNotFound());
+}
+
+TEST(Commit, Tags) {
+  const std::string uri = CopyGolden();
+  auto tags = ListTags(uri);
+  ASSERT_TRUE(tags.ok()) << tags.status().ToString();
+  ASSERT_EQ(tags->size(), 1u);
+  EXPECT_EQ((*tags)[0].name, "v3tag");
+  EXPECT_EQ((*tags)[0].version, 3u);
+  ASSERT_TRUE(CreateTag(uri, "first", 1).ok());
+  EXPECT_TRUE(CreateTag(uri, "first", 2).IsAlreadyExists());
+  EXPECT_TRUE(CreateTag(uri, "nine", 9).IsNotFound());
+  EXPECT_TRUE(CreateTag(uri, "../evil", 1).IsInvalidArgument());
+  OpenOptions o;
+  o.tag = "first";
+  auto ds = Dataset::Open(uri, o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 1u);
+  tags = ListTags(uri);
+  ASSERT_TRUE(tags.ok());
+  ASSERT_EQ(tags->size(), 2u);
+  EXPECT_EQ((*tags)[0].name, "first");
+  ASSERT_TRUE(DeleteTag(uri, "first").ok());
+  EXPECT_TRUE(DeleteTag(uri, "first").IsNotFound());
+  EXPECT_TRUE(Dataset::Open(uri, o).status().IsNotFound());
 }
 
 }  // namespace

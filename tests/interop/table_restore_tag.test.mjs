@@ -1,0 +1,62 @@
+// Commits lance-cpp makes without new data files — restore and tags — read and continued by
+// the reference (lance 12), and the reference's commits on top read back by lance-cpp.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import * as lancedb from '@lancedb/lancedb';
+
+import { diffRows, expectedRows, rowsText } from './lib/canonical.mjs';
+import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
+import { buildEvolved } from './lib/table_gen.mjs';
+
+async function rowsByRowId(table) {
+  const t = await table.query().withRowId().toArrow();
+  const ids = t.getChild('_rowid').toArray();
+  const rows = expectedRows(t);
+  const order = Array.from(rows.keys()).sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
+  return order.map((i) => rows[i]);
+}
+
+function sortByRowId(text) {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const key = (l) => BigInt(/"_rowid":(\d+)/.exec(l)[1]);
+  return lines.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((l) => l + '\n').join('');
+}
+
+test('restore and tags written by lance-cpp are used by the reference, and back', async () => {
+  const dir = scratchDir('lance-table-restore-');
+  const evo = await buildEvolved(dir);
+  const last = evo.versions[evo.versions.length - 1];
+
+  // Restore version 2 (before deletions, update and schema changes) as a new version.
+  const restored = JSON.parse(lanceOk(['restore', evo.uri, '--version', '2']).stdout);
+  assert.equal(restored.version, last + 1);
+  lanceOk(['tag', 'create', evo.uri, 'ours', '--version', '3']);
+  assert.notEqual(lance(['tag', 'create', evo.uri, 'ours', '--version', '1']).status, 0);
+
+  const db = await lancedb.connect(dir);
+  const t = await db.openTable('evolved');
+  assert.equal(await t.version(), last + 1);
+  await t.checkout(2);
+  const v2 = await rowsByRowId(t);
+  await t.checkoutLatest();
+  assert.deepEqual((await t.schema()).fields.map((f) => f.name), ['id', 'x']);
+  const latest = await rowsByRowId(t);
+  assert.equal(rowsText(latest), rowsText(v2));
+  assert.deepEqual(Object.keys(await (await t.tags()).list()), ['ours']);
+  await t.checkout('ours');
+  assert.equal(await t.version(), 3);
+  await t.checkoutLatest();
+
+  // The reference continues on top of our commit; we read its result, row ids included.
+  await t.add([{ id: 1000n, x: 2.5 }]);
+  await t.delete('id = 2');
+  await (await t.tags()).create('theirs', last + 1);
+  const want = await rowsByRowId(t);
+  const out = sortByRowId(lanceOk(['scan', evo.uri, '--with-row-id']).stdout);
+  assert.equal(diffRows(want, out), null);
+  const tags = lanceOk(['tag', 'list', evo.uri]).stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(tags, [{ name: 'ours', version: 3 }, { name: 'theirs', version: last + 1 }]);
+  lanceOk(['tag', 'delete', evo.uri, 'ours']);
+  assert.deepEqual(Object.keys(await (await t.tags()).list()), ['theirs']);
+});
