@@ -60,3 +60,37 @@ test('restore and tags written by lance-cpp are used by the reference, and back'
   lanceOk(['tag', 'delete', evo.uri, 'ours']);
   assert.deepEqual(Object.keys(await (await t.tags()).list()), ['theirs']);
 });
+
+test('racing restores from real processes: each version committed exactly once, losers get CommitConflict', async () => {
+  const { spawn } = await import('node:child_process');
+  const { LANCE_BIN } = await import('./lib/cli.mjs');
+  const dir = scratchDir('lance-table-race-');
+  const evo = await buildEvolved(dir);
+  const before = evo.versions[evo.versions.length - 1];
+  const run = (v) => new Promise((resolve) => {
+    const p = spawn(LANCE_BIN, ['restore', evo.uri, '--version', String(v)]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('close', (code) => resolve({ code, out, err, v }));
+  });
+  const results = await Promise.all([1, 2, 3, 4, 1, 2, 3, 4].map(run));
+  const won = results.filter((r) => r.code === 0).map((r) => ({ ...r, version: JSON.parse(r.out).version }));
+  const lost = results.filter((r) => r.code !== 0);
+  assert.ok(won.length >= 1);
+  for (const r of lost) assert.match(r.err, /CommitConflict/, r.err);
+  // No version was claimed twice, and each committed version holds the content its winner restored.
+  const versions = won.map((r) => r.version).sort((a, b) => a - b);
+  assert.equal(new Set(versions).size, versions.length);
+  const listed = lanceOk(['versions', evo.uri]).stdout.trim().split('\n').map((l) => JSON.parse(l).version);
+  assert.deepEqual(listed.slice(before), versions);
+  for (const r of won) {
+    const mine = lanceOk(['scan', evo.uri, '--version', String(r.version), '--with-row-id']).stdout;
+    const source = lanceOk(['scan', evo.uri, '--version', String(r.v), '--with-row-id']).stdout;
+    assert.equal(mine, source, `version ${r.version} restores ${r.v}`);
+  }
+  const db = await lancedb.connect(dir);
+  const t = await db.openTable('evolved');
+  assert.equal(await t.version(), versions[versions.length - 1]);
+});
