@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "table/proto/table.pb.h"
+#include "table/proto/transaction.pb.h"
 
 namespace lance::table {
 
@@ -39,6 +41,26 @@ Status CheckTagName(const std::string& name) {
     return Status::InvalidArgument("invalid tag name '{}'", name);
   }
   return Status::OK();
+}
+
+// A random (version 4) UUID, hyphenated lowercase.
+std::string NewUuid() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+                      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  uint8_t b[16];
+  for (int i = 0; i < 16; i += 8) {
+    const uint64_t r = gen();
+    std::memcpy(b + i, &r, 8);
+  }
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", b[i]);
+  }
+  return out;
 }
 
 std::string IsoNow() {
@@ -80,7 +102,14 @@ Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version) {
   const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
   pb.mutable_timestamp()->set_seconds(ns / 1000000000LL);
   pb.mutable_timestamp()->set_nanos(static_cast<int32_t>(ns % 1000000000LL));
-  pb.clear_transaction_file();
+  // The transaction: a file in _transactions/ and a copy inline in the manifest.
+  ::lance::table::Transaction txn;
+  txn.set_read_version(lm.version);
+  txn.set_uuid(NewUuid());
+  txn.mutable_restore()->set_version(version);
+  const std::string txn_bytes = txn.SerializeAsString();
+  const std::string txn_name = fmt::format("{}-{}.txn", lm.version, txn.uuid());
+  pb.set_transaction_file(txn_name);
   pb.clear_transaction_section();
   pb.mutable_writer_version()->set_library("lance-cpp");
   pb.mutable_writer_version()->set_version("0.1.0");
@@ -96,6 +125,9 @@ Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version) {
     AppendU32(&out, static_cast<uint32_t>(idx.size()));
     out.append(idx);
   }
+  pb.set_transaction_section(out.size());
+  AppendU32(&out, static_cast<uint32_t>(txn_bytes.size()));
+  out += txn_bytes;
   const uint64_t manifest_pos = out.size();
   const std::string encoded = pb.SerializeAsString();
   AppendU32(&out, static_cast<uint32_t>(encoded.size()));
@@ -103,6 +135,7 @@ Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version) {
   AppendU64(&out, manifest_pos);
   out.append("\x00\x00\x02\x00LANC", 8);
 
+  LANCE_RETURN_NOT_OK(sp.store->Put(Join(Join(sp.path, "_transactions"), txn_name), txn_bytes));
   const ManifestNaming naming =
       ParseManifestFileName(latest->manifest_path().substr(latest->manifest_path().rfind('/') + 1))
           ->second;

@@ -94,3 +94,21 @@ test('racing restores from real processes: each version committed exactly once, 
   const t = await db.openTable('evolved');
   assert.equal(await t.version(), versions[versions.length - 1]);
 });
+
+test('our restore writes a transaction the reference resolves conflicts against', async () => {
+  const dir = scratchDir('lance-table-txn-');
+  const evo = await buildEvolved(dir);
+  const db = await lancedb.connect(dir);
+  const stale = await db.openTable('evolved');  // reads the latest version, then keeps it
+  const at = await stale.version();
+  const restored = JSON.parse(lanceOk(['restore', evo.uri, '--version', '2']).stdout);
+  assert.equal(restored.version, at + 1);
+  // The reference's append built on the older version meets our Restore transaction and is
+  // refused as incompatible (it found and decoded the transaction file we wrote).
+  await assert.rejects(stale.add([{ id: 2000n, xx: 3.5, doubled: 7 }]), /Restore at version/);
+  const fresh = await db.openTable('evolved');
+  assert.equal(await fresh.version(), at + 1);
+  assert.deepEqual((await fresh.schema()).fields.map((f) => f.name), ['id', 'x']);
+  const m = JSON.parse(lanceOk(['manifest', evo.uri]).stdout);
+  assert.match(m.transaction_file, new RegExp(`^${at}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\\.txn$`));
+});
