@@ -78,6 +78,7 @@ describe('lance reads reference-written datasets', () => {
     assert.deepEqual(big.versions, [1, 2, 3, 4]);
     const dels = fs.readdirSync(path.join(h.uri, '_deletions'));
     assert.ok(dels.some((f) => f.endsWith('.arrow')), dels.join(','));
+    assert.ok(dels.some((f) => f.endsWith('.bin')), dels.join(','));
     const bigDels = fs.readdirSync(path.join(big.uri, '_deletions'));
     assert.ok(bigDels.some((f) => f.endsWith('.bin')), bigDels.join(','));
   });

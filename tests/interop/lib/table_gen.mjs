@@ -34,27 +34,27 @@ export function rowsTable(start, n) {
 
 // Creates `{dir}/{name}.lance` and returns { table, uri, versions, tags }. Every type above,
 // several fragments, small deletions (Arrow IPC deletion files), many versions, a tag:
-//   v1 create 300 rows (ids 0..299)   v2 append 250 rows   v3 append 50 rows
-//   v4 delete id % 10 = 3             v5 delete id >= 100 AND id < 200
+//   v1 create 300 rows (ids 0..299)   v2 append 6200 rows  v3 append 50 rows
+//   v4 delete id % 10 = 3             v5 delete 100 <= id < 200 or 400 <= id < 5800 (Roaring)
 //   v6 append 10 rows                 v7 delete id < 5 (second deletion file of fragment 0)
 //   tag "before_range_delete" -> v4
 export async function buildHistory(dir, name = 'history') {
   const db = await lancedb.connect(dir);
   const t = await db.createTable(name, rowsTable(0, 300), { mode: 'overwrite' });
-  await t.add(rowsTable(300, 250));
-  await t.add(rowsTable(550, 50));
+  await t.add(rowsTable(300, 6200));
+  await t.add(rowsTable(6500, 50));
   await t.delete('id % 10 = 3');
-  await t.delete('id >= 100 AND id < 200');
-  await t.add(rowsTable(600, 10));
+  await t.delete('(id >= 100 AND id < 200) OR (id >= 400 AND id < 5800)');
+  await t.add(rowsTable(6550, 10));
   await t.delete('id < 5');
   await (await t.tags()).create('before_range_delete', 4);
   const versions = (await t.listVersions()).map((v) => v.version);
   return { table: t, uri: `${dir}/${name}.lance`, versions, tags: { before_range_delete: 4 } };
 }
 
-// A narrow table (int64 id, nullable utf8, nullable float64) with a 6000-row fragment, so a
+// A narrow table (int64 id, nullable utf8, nullable float64) with a 6200-row fragment, so a
 // delete of more than 5000 of its rows gets a Roaring bitmap deletion file:
-//   v1 create 10 rows   v2 append 6000 rows   v3 delete id % 4 = 1
+//   v1 create 10 rows   v2 append 6200 rows   v3 delete id % 4 = 1
 //   v4 delete id >= 400 AND id < 5800          tag "small_deletes" -> v3
 export async function buildBigDeletes(dir, name = 'big') {
   const narrow = (start, n) => {
@@ -65,7 +65,7 @@ export async function buildBigDeletes(dir, name = 'big') {
   };
   const db = await lancedb.connect(dir);
   const t = await db.createTable(name, narrow(0, 10), { mode: 'overwrite' });
-  await t.add(narrow(10, 6000));
+  await t.add(narrow(10, 6200));
   await t.delete('id % 4 = 1');
   await t.delete('id >= 400 AND id < 5800');
   await (await t.tags()).create('small_deletes', 3);
