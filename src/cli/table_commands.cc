@@ -34,6 +34,7 @@ struct TableArgs {
   bool with_row_id = false;
   bool with_row_addr = false;
   std::string offsets;
+  std::string row_ids;
 };
 
 Status PrintText(const std::string& text) {
@@ -94,14 +95,21 @@ Status Scan(const TableArgs& a) {
 
 Status Take(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  if (a.offsets.empty() == a.row_ids.empty()) {
+    return Status::InvalidArgument("take: give exactly one of --offsets and --row-ids");
+  }
   std::vector<uint64_t> offsets;
-  for (const auto& s : SplitList(a.offsets)) {
+  for (const auto& s : SplitList(a.offsets.empty() ? a.row_ids : a.offsets)) {
     uint64_t v = 0;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-      return Status::InvalidArgument("--offsets: '{}' is not a row offset", s);
+      return Status::InvalidArgument("'{}' is not a row offset or row id", s);
     }
     offsets.push_back(v);
+  }
+  if (!a.row_ids.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto by_id, ds->TakeRowIds(offsets, ScanOpts(a)));
+    return PrintBatches(by_id);
   }
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Take(offsets, ScanOpts(a)));
   return PrintBatches(batches);
@@ -282,9 +290,11 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--offset", args->offset, "skip this many rows first");
   }
   {
-    auto [sub, args] = make("take", "Print the rows at given scan positions", Take);
+    auto [sub, args] = make("take", "Print the rows at given scan positions or row ids", Take);
     AddScanOptions(sub, args.get());
-    sub->add_option("--offsets", args->offsets, "comma-separated row positions")->required();
+    sub->add_option("--offsets", args->offsets, "comma-separated row positions (scan order)");
+    sub->add_option("--row-ids", args->row_ids,
+                    "comma-separated row ids (missing or deleted ones are skipped)");
   }
   make("count", "Print the number of rows", Count);
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);

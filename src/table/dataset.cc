@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -458,6 +459,56 @@ Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& o
       ++i;
     }
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Result<std::vector<RecordBatchPtr>> Dataset::TakeRowIds(const std::vector<uint64_t>& row_ids,
+                                                        const ScanOptions& options) const {
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
+  const bool stable = (manifest_.reader_feature_flags & kFlagStableRowIds) != 0;
+  std::unordered_map<uint64_t, std::pair<size_t, uint64_t>> where;  // id -> (fragment, row)
+  std::unordered_map<uint64_t, size_t> by_fragment_id;
+  for (size_t i = 0; i < manifest_.fragments.size(); ++i) {
+    by_fragment_id[manifest_.fragments[i].id] = i;
+    if (stable) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, RowIds(i));
+      for (size_t r = 0; r < ids.size(); ++r) where[ids[r]] = {i, r};
+    }
+  }
+  std::map<size_t, std::vector<uint32_t>> deleted;
+  std::vector<std::pair<size_t, int64_t>> resolved;
+  for (uint64_t id : row_ids) {
+    size_t frag = 0;
+    uint64_t row = 0;
+    if (stable) {
+      auto it = where.find(id);
+      if (it == where.end()) continue;
+      frag = it->second.first;
+      row = it->second.second;
+    } else {
+      auto it = by_fragment_id.find(id >> 32);
+      if (it == by_fragment_id.end()) continue;
+      frag = it->second;
+      row = id & 0xffffffffULL;
+      if (row >= manifest_.fragments[frag].physical_rows) continue;
+    }
+    auto d = deleted.find(frag);
+    if (d == deleted.end()) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> rows, DeletedRows(frag));
+      d = deleted.emplace(frag, std::move(rows)).first;
+    }
+    if (std::binary_search(d->second.begin(), d->second.end(), static_cast<uint32_t>(row))) continue;
+    resolved.emplace_back(frag, static_cast<int64_t>(row));
+  }
+  std::vector<RecordBatchPtr> out;
+  size_t i = 0;
+  while (i < resolved.size()) {
+    const size_t frag = resolved[i].first;
+    std::vector<int64_t> rows;
+    while (i < resolved.size() && resolved[i].first == frag) rows.push_back(resolved[i++].second);
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag, &rows, options, out_schema));
     out.push_back(std::move(b));
   }
   return out;

@@ -82,6 +82,11 @@ class Dataset {
   Result<std::vector<RecordBatchPtr>> Take(const std::vector<uint64_t>& offsets,
                                            const ScanOptions& options = {}) const;
 
+  // Rows with the given row ids (see "_rowid" above), in the given order; ids that name no
+  // row or a deleted row are skipped.
+  Result<std::vector<RecordBatchPtr>> TakeRowIds(const std::vector<uint64_t>& row_ids,
+                                                 const ScanOptions& options = {}) const;
+
   // Output schema of a scan with `options`. Errors: InvalidArgument for an unknown column.
   Result<SchemaPtr> ProjectedSchema(const ScanOptions& options) const;
 
