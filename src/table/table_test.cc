@@ -441,6 +441,24 @@ TEST(Dataset, ProjectionLimitOffsetTakeAndRowAddresses) {
   EXPECT_TRUE((*ds)->Scan(unknown).status().IsInvalidArgument());
 }
 
+TEST(Dataset, TakeRowIdsSkipsDeletedAndMissing) {
+  const std::string uri = CopyGolden();
+  OpenOptions open;
+  open.version = 3;
+  auto ds = Dataset::Open(uri, open);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
+  ScanOptions o;
+  o.with_row_id = true;
+  // (fragment 1, row 1) = id 11; (0, 0) = id 0; (0, 1) is deleted; row 99 and fragment 5 do
+  // not exist.
+  auto took = (*ds)->TakeRowIds({(uint64_t{1} << 32) | 1, 0, 1, 99, uint64_t{5} << 32}, o);
+  ASSERT_TRUE(took.ok()) << took.status().ToString();
+  std::string text;
+  for (const auto& b : *took) ASSERT_TRUE(AppendJsonLines(*b, &text).ok());
+  EXPECT_EQ(Lines(text), (std::vector<std::string>{all[8], all[0]}));
+}
+
 // Rewrites the latest manifest's flags in the memory copy.
 std::string WithFlags(uint64_t reader, uint64_t writer) {
   const std::string uri = CopyGolden();
