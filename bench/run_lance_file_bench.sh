@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Side-by-side read benchmark of one Lance data file: the reference (lance 12.0.0 through
+# @lancedb/lancedb 0.39.0 in node) writes and reads it, then our FileReader reads the same file.
+#
+#   bench/run_lance_file_bench.sh [--rows N] [--version 2.2] [--work DIR] [--build DIR]
+#                                 [--reps 5]
+#
+#   --rows     rows of the generated data set (default 1000000; 100000 for a quick run)
+#   --version  Lance data storage version the reference writes (2.0, 2.1, 2.2; default 2.2)
+#   --work     scratch directory (default /tmp/lance-file-bench); the export is kept per N
+#   --build    build dir holding lance_bench (default <repo>/build-bench, configured with
+#              -DLANCE_BUILD_BENCH=ON)
+#   --reps     repetitions of each of our benchmarks (median reported; default 5)
+#
+# Needs node 20 and the reference packages in tests/interop/node_modules. Writes
+# <work>/peer-N.json, <work>/ours-N.json and prints the comparison table.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROWS=1000000
+VERSION=2.2
+WORK=/tmp/lance-file-bench
+BUILD="$REPO/build-bench"
+REPS=5
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rows) ROWS="$2"; shift 2 ;;
+    --version) VERSION="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    --reps) REPS="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+NODE_MODULES="$REPO/tests/interop/node_modules"
+GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+BENCH_BIN="$BUILD/lance_bench"
+[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
+[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
+[[ -x "$BENCH_BIN" ]] || { echo "missing $BENCH_BIN (build target lance_bench with -DLANCE_BUILD_BENCH=ON)" >&2; exit 1; }
+
+mkdir -p "$WORK"
+# gen.mjs is an ES module: bare imports resolve from its own directory, so run a copy next
+# to a node_modules link (the shared original stays untouched).
+cp "$GEN_SRC" "$WORK/gen.mjs"
+ln -sfn "$NODE_MODULES" "$WORK/node_modules"
+
+EXPORT="$WORK/export-$ROWS"
+if [[ ! -f "$EXPORT/workload.json" || ! -f "$EXPORT/base.arrow" ]]; then
+  echo "== generating $ROWS rows into $EXPORT" >&2
+  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
+fi
+
+PEER_JSON="$WORK/peer-$ROWS-$VERSION.json"
+OURS_JSON="$WORK/ours-$ROWS-$VERSION.json"
+echo "== reference: create table (storage $VERSION), scans and takes" >&2
+NODE_PATH="$NODE_MODULES" node "$REPO/bench/lance_file_peer.mjs" --export "$EXPORT" \
+  --dir "$WORK/table-$ROWS-$VERSION" --version "$VERSION" --out "$PEER_JSON" > /dev/null
+DATA_FILE="$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).data_file)' "$PEER_JSON")"
+
+echo "== ours on $DATA_FILE" >&2
+LANCE_FILE="$DATA_FILE" LANCE_FILE_WORKLOAD="$EXPORT/workload.json" "$BENCH_BIN" \
+  --benchmark_filter='LanceFile' --benchmark_repetitions="$REPS" \
+  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+  --benchmark_out="$OURS_JSON" --benchmark_out_format=json >&2
+
+node "$REPO/bench/lance_file_table.mjs" "$PEER_JSON" "$OURS_JSON"
