@@ -232,9 +232,19 @@ class ArrayLoader {
     if (uncompressed == kStoredUncompressed) {
       return SliceBuffer(body_, offset + kCompressedPrefixSize, size - kCompressedPrefixSize);
     }
-    if (uncompressed < 0 || uncompressed > options_.max_decompressed_buffer_size) {
-      return Status::Corruption("IPC: compressed buffer {} declares {} uncompressed bytes",
-                                buffer_index_ - 1, uncompressed);
+    // Neither codec can expand beyond a fixed ratio (LZ4: under 256 per byte; zstd: a 3-byte
+    // block header per 128 KiB RLE block), so larger claims are lies; checking them before
+    // allocating keeps a few damaged bytes from requesting gigabytes.
+    const int64_t compressed = size - kCompressedPrefixSize;
+    const int64_t max_ratio = codec_ == Compression::kLz4Frame ? 256 : 65536;
+    const int64_t plausible = compressed > (int64_t{1} << 40) / max_ratio
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : compressed * max_ratio + 65536;
+    if (uncompressed < 0 || uncompressed > options_.max_decompressed_buffer_size ||
+        uncompressed > plausible) {
+      return Status::Corruption(
+          "IPC: compressed buffer {} of {} bytes declares {} uncompressed bytes", buffer_index_ - 1,
+          compressed, uncompressed);
     }
     LANCE_ASSIGN_OR_RAISE(auto out, AllocateBuffer(uncompressed));
     LANCE_RETURN_NOT_OK(DecompressBytes(codec_, p + kCompressedPrefixSize,
