@@ -77,7 +77,8 @@ for (const c of cols) {
 table(["column", "scan (store)", "rows/s", "file GB/s read", "decode (in memory)", "decode GB/s out", "Arrow MiB"], detail);
 const mc = get("BM_LanceFileMemcpy");
 console.log(`\nmemcpy of the whole file: ${fmt(toMs(mc), 2)} ms, ${(mc.bytes_per_second / 1e9).toFixed(2)} GB/s`);
-for (const k of ["all", "id_score"]) {
+for (const k of ["all", "id_score", "id_score_10rows"]) {
+  if (!med.has(`BM_LanceFileTake/${k}`)) continue;
   const t = get(`BM_LanceFileTake/${k}`);
   console.log(
     `take ${k}: median ${(t.median_us / 1000).toFixed(2)} ms per ${t.rows_per_take} rows; ` +
