@@ -178,4 +178,3 @@ BENCHMARK(BM_ReadStream)->Args({1, 0})->Args({2, 0})->Unit(benchmark::kMilliseco
 
 }  // namespace
 
-BENCHMARK_MAIN();

@@ -104,4 +104,3 @@ BENCHMARK(BM_LocalGetRanges)->Arg(0)->Arg(4096)->Arg(65536)->Unit(benchmark::kMi
 }  // namespace
 }  // namespace lance::io
 
-BENCHMARK_MAIN();
