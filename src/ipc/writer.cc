@@ -422,9 +422,33 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(OutputSink* sink, SchemaPtr
 Status FileWriter::WriteBatch(const RecordBatch& batch) { return impl_->WriteBatch(batch); }
 Status FileWriter::Close() { return impl_->Close(); }
 
+namespace {
+// An upper bound of the body bytes of `array` (sliced arrays count their whole buffers).
+int64_t BufferBytes(const Array& array) {
+  int64_t n = 0;
+  for (const auto& b : array.buffers) n += b ? b->size() + 8 : 0;
+  for (const auto& c : array.children) n += BufferBytes(*c);
+  if (array.dictionary) n += BufferBytes(*array.dictionary);
+  return n;
+}
+
+// Reserves the output of an uncompressed one-shot write once instead of growing it.
+Status ReserveFor(BufferSink& sink, const std::vector<RecordBatchPtr>& batches,
+                  const IpcWriteOptions& options) {
+  if (options.compression != Compression::kNone) return Status::OK();
+  int64_t n = 64 << 10;
+  for (const auto& b : batches) {
+    n += 4096;
+    for (const auto& c : b->columns()) n += BufferBytes(*c);
+  }
+  return sink.Reserve(n);
+}
+}  // namespace
+
 Result<BufferPtr> WriteStream(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                               const IpcWriteOptions& options) {
   BufferSink sink;
+  LANCE_RETURN_NOT_OK(ReserveFor(sink, batches, options));
   LANCE_ASSIGN_OR_RAISE(auto writer, StreamWriter::Open(&sink, schema, options));
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
   LANCE_RETURN_NOT_OK(writer->Close());
@@ -434,6 +458,7 @@ Result<BufferPtr> WriteStream(const SchemaPtr& schema, const std::vector<RecordB
 Result<BufferPtr> WriteFile(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                             const IpcWriteOptions& options) {
   BufferSink sink;
+  LANCE_RETURN_NOT_OK(ReserveFor(sink, batches, options));
   LANCE_ASSIGN_OR_RAISE(auto writer, FileWriter::Open(&sink, schema, options));
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
   LANCE_RETURN_NOT_OK(writer->Close());

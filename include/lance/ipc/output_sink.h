@@ -28,6 +28,9 @@ class BufferSink final : public OutputSink {
  public:
   Status Write(const void* data, int64_t size) override { return builder_.Append(data, size); }
   int64_t size() const { return builder_.size(); }
+  // Makes room for `bytes` more bytes up front, so a large write does not grow (and copy) the
+  // buffer repeatedly.
+  Status Reserve(int64_t bytes) { return builder_.Reserve(bytes); }
   // Hands over the bytes written so far (64-byte aligned) and empties the sink.
   Result<BufferPtr> Finish() { return builder_.Finish(); }
 
