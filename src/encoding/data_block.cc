@@ -158,4 +158,27 @@ Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& bloc
   return Status::Internal("unreachable");
 }
 
+Result<DataBlock> DataBlockPrototype(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kNull:
+      return DataBlock::Fixed(8);
+    case TypeId::kBool:
+      return DataBlock::Fixed(1);
+    case TypeId::kString:
+    case TypeId::kLargeString:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      return DataBlock::Variable();
+    case TypeId::kFixedSizeBinary:
+      return DataBlock::Fixed(type.byte_width() * 8);
+    case TypeId::kFixedSizeList: {
+      LANCE_ASSIGN_OR_RAISE(DataBlock child, DataBlockPrototype(*type.value_type()));
+      return DataBlock::FixedSizeList(type.list_size(), std::move(child));
+    }
+    default:
+      if (type.is_fixed_width() && type.bit_width() > 0) return DataBlock::Fixed(type.bit_width());
+      return Status::NotSupported("reading columns of type {}", type.ToString());
+  }
+}
+
 }  // namespace lance::encoding

@@ -167,27 +167,6 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
   }
 }
 
-Result<DataBlock> PrototypeOf(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBool:
-      return DataBlock::Fixed(1);
-    case TypeId::kString:
-    case TypeId::kLargeString:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-      return DataBlock::Variable();
-    case TypeId::kFixedSizeBinary:
-      return DataBlock::Fixed(type.byte_width() * 8);
-    case TypeId::kFixedSizeList: {
-      LANCE_ASSIGN_OR_RAISE(DataBlock child, PrototypeOf(*type.value_type()));
-      return DataBlock::FixedSizeList(type.list_size(), std::move(child));
-    }
-    default:
-      if (type.is_fixed_width() && type.bit_width() > 0) return DataBlock::Fixed(type.bit_width());
-      return Status::NotSupported("reading 2.0 columns of type {}", type.ToString());
-  }
-}
-
 }  // namespace
 
 Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, int64_t num_rows) const {
@@ -257,7 +236,7 @@ Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, i
     }
     return MakeArrayOfNulls(type, num_rows);
   }
-  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeOf(*type));
+  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
   Decoded all;
   all.values = DataBlock::EmptyLike(prototype);
   for (const auto& p : pages) {

@@ -23,6 +23,7 @@ namespace {
 namespace pb21 = ::lance::encodings21;
 namespace pb20 = ::lance::encodings;
 using encoding::DataBlock;
+using encoding::DataBlockPrototype;
 using encoding::LayerSlots;
 
 constexpr std::string_view kPageLayoutUrl = "/lance.encodings21.PageLayout";
@@ -46,29 +47,6 @@ struct PageMeta {
   std::unique_ptr<pb21::PageLayout> layout;      // 2.1+
   std::unique_ptr<pb20::ArrayEncoding> legacy;   // 2.0
 };
-
-Result<DataBlock> PrototypeFor(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kNull:
-      return DataBlock::Fixed(8);  // placeholders only: every slot is null
-    case TypeId::kBool:
-      return DataBlock::Fixed(1);
-    case TypeId::kString:
-    case TypeId::kLargeString:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-      return DataBlock::Variable();
-    case TypeId::kFixedSizeBinary:
-      return DataBlock::Fixed(type.byte_width() * 8);
-    case TypeId::kFixedSizeList: {
-      LANCE_ASSIGN_OR_RAISE(DataBlock child, PrototypeFor(*type.value_type()));
-      return DataBlock::FixedSizeList(type.list_size(), std::move(child));
-    }
-    default:
-      if (type.is_fixed_width() && type.bit_width() > 0) return DataBlock::Fixed(type.bit_width());
-      return Status::NotSupported("reading columns of type {}", type.ToString());
-  }
-}
 
 // The decoded layers and values of one leaf column (2.1+).
 struct LeafData {
@@ -372,7 +350,7 @@ struct Reader21 {
   int first_column;
 
   Result<LeafData> ReadLeaf(int column, const DataType& leaf_type, int64_t expected_rows) const {
-    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeFor(leaf_type));
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(leaf_type));
     LeafData out;
     out.values = DataBlock::EmptyLike(prototype);
     bool first = true;
@@ -611,7 +589,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   std::vector<int64_t> wanted = rows;
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, PrototypeFor(*f->type()));
+  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*f->type()));
 
   std::vector<std::pair<int64_t, ArrayPtr>> pieces;
   int64_t page_start = 0;

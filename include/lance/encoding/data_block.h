@@ -89,4 +89,9 @@ Result<BufferPtr> ValidityFromBytes(const std::vector<uint8_t>& valid, int64_t l
 Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& block,
                                   const std::vector<uint8_t>& validity);
 
+// An empty block of the shape that leaf values of `type` decode into: fixed-width bits, variable
+// bytes or a fixed-size list of those (null: 8-bit placeholders, every slot is null).
+// Errors: NotSupported for types that are not leaves of the Lance structural encodings.
+Result<DataBlock> DataBlockPrototype(const DataType& type);
+
 }  // namespace lance::encoding
