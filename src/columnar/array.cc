@@ -24,6 +24,20 @@ ArrayPtr Array::Make(DataTypePtr type, int64_t length, std::vector<BufferPtr> bu
   return a;
 }
 
+int64_t Array::DictionaryIndex(int64_t i) const {
+  const int64_t k = offset + i;
+  switch (type->index_type()->id()) {
+    case TypeId::kInt8: return buffers[1]->data_as<int8_t>()[k];
+    case TypeId::kInt16: return buffers[1]->data_as<int16_t>()[k];
+    case TypeId::kInt32: return buffers[1]->data_as<int32_t>()[k];
+    case TypeId::kUInt8: return buffers[1]->data_as<uint8_t>()[k];
+    case TypeId::kUInt16: return buffers[1]->data_as<uint16_t>()[k];
+    case TypeId::kUInt32: return buffers[1]->data_as<uint32_t>()[k];
+    case TypeId::kUInt64: return static_cast<int64_t>(buffers[1]->data_as<uint64_t>()[k]);
+    default: return buffers[1]->data_as<int64_t>()[k];
+  }
+}
+
 std::string_view Array::GetView(int64_t i) const {
   if (type->id() == TypeId::kFixedSizeBinary) {
     const int64_t w = type->byte_width();

@@ -39,20 +39,6 @@ bool FixedWidthEquals(const Array& a, int64_t ai, const Array& b, int64_t bi, in
   return true;
 }
 
-int64_t DictionaryIndex(const Array& a, int64_t i) {
-  const int64_t k = a.offset + i;
-  switch (a.type->index_type()->id()) {
-    case TypeId::kInt8: return a.buffers[1]->data_as<int8_t>()[k];
-    case TypeId::kInt16: return a.buffers[1]->data_as<int16_t>()[k];
-    case TypeId::kInt32: return a.buffers[1]->data_as<int32_t>()[k];
-    case TypeId::kUInt8: return a.buffers[1]->data_as<uint8_t>()[k];
-    case TypeId::kUInt16: return a.buffers[1]->data_as<uint16_t>()[k];
-    case TypeId::kUInt32: return a.buffers[1]->data_as<uint32_t>()[k];
-    case TypeId::kUInt64: return static_cast<int64_t>(a.buffers[1]->data_as<uint64_t>()[k]);
-    default: return a.buffers[1]->data_as<int64_t>()[k];
-  }
-}
-
 bool RangeEquals(const Array& a, int64_t ai, const Array& b, int64_t bi, int64_t n) {
   if (n == 0) return true;
   const DataType& type = *a.type;
@@ -121,8 +107,8 @@ bool RangeEquals(const Array& a, int64_t ai, const Array& b, int64_t bi, int64_t
     case TypeId::kDictionary:
       for (int64_t k = 0; k < n; ++k) {
         if (!a.IsValid(ai + k)) continue;
-        if (!RangeEquals(*a.dictionary, DictionaryIndex(a, ai + k), *b.dictionary,
-                         DictionaryIndex(b, bi + k), 1)) {
+        if (!RangeEquals(*a.dictionary, a.DictionaryIndex(ai + k), *b.dictionary,
+                         b.DictionaryIndex(bi + k), 1)) {
           return false;
         }
       }

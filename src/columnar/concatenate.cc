@@ -87,20 +87,6 @@ Result<BufferPtr> OffsetsFor(const DataType& type, const std::vector<ArrayPtr>& 
   return ConcatenateOffsets<int32_t>(arrays, total, ranges);
 }
 
-int64_t ReadIndex(const Array& a, int64_t i) {
-  const int64_t k = a.offset + i;
-  switch (a.type->index_type()->id()) {
-    case TypeId::kInt8: return a.buffers[1]->data_as<int8_t>()[k];
-    case TypeId::kInt16: return a.buffers[1]->data_as<int16_t>()[k];
-    case TypeId::kInt32: return a.buffers[1]->data_as<int32_t>()[k];
-    case TypeId::kUInt8: return a.buffers[1]->data_as<uint8_t>()[k];
-    case TypeId::kUInt16: return a.buffers[1]->data_as<uint16_t>()[k];
-    case TypeId::kUInt32: return a.buffers[1]->data_as<uint32_t>()[k];
-    case TypeId::kUInt64: return static_cast<int64_t>(a.buffers[1]->data_as<uint64_t>()[k]);
-    default: return a.buffers[1]->data_as<int64_t>()[k];
-  }
-}
-
 Result<ArrayPtr> ConcatenateDictionaries(const DataTypePtr& type,
                                          const std::vector<ArrayPtr>& arrays, int64_t total,
                                          BufferPtr validity) {
@@ -133,7 +119,7 @@ Result<ArrayPtr> ConcatenateDictionaries(const DataTypePtr& type,
   for (const auto& a : arrays) {
     for (int64_t i = 0; i < a->length; ++i, ++pos) {
       if (!a->IsValid(i)) continue;
-      const int64_t v = ReadIndex(*a, i) + base;
+      const int64_t v = a->DictionaryIndex(i) + base;
       std::memcpy(indices->mutable_data() + pos * width, &v, static_cast<size_t>(width));
     }
     base += a->dictionary->length;

@@ -299,20 +299,6 @@ void AppendInt(T v, std::string* out) {
   out->append(f.data(), f.size());
 }
 
-int64_t DictionaryIndex(const Array& a, int64_t i) {
-  const int64_t k = a.offset + i;
-  switch (a.type->index_type()->id()) {
-    case TypeId::kInt8: return a.buffers[1]->data_as<int8_t>()[k];
-    case TypeId::kInt16: return a.buffers[1]->data_as<int16_t>()[k];
-    case TypeId::kInt32: return a.buffers[1]->data_as<int32_t>()[k];
-    case TypeId::kUInt8: return a.buffers[1]->data_as<uint8_t>()[k];
-    case TypeId::kUInt16: return a.buffers[1]->data_as<uint16_t>()[k];
-    case TypeId::kUInt32: return a.buffers[1]->data_as<uint32_t>()[k];
-    case TypeId::kUInt64: return static_cast<int64_t>(a.buffers[1]->data_as<uint64_t>()[k]);
-    default: return a.buffers[1]->data_as<int64_t>()[k];
-  }
-}
-
 void AppendValue(const Array& a, int64_t i, std::string* out);
 
 void AppendListRange(const Array& child, int64_t start, int64_t n, std::string* out) {
@@ -403,7 +389,7 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       out->push_back('}');
       return;
     case TypeId::kDictionary:
-      AppendValue(*a.dictionary, DictionaryIndex(a, i), out);
+      AppendValue(*a.dictionary, a.DictionaryIndex(i), out);
       return;
   }
 }

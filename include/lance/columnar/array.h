@@ -69,6 +69,9 @@ struct Array {
   }
   bool BoolValue(int64_t i) const { return bit_util::GetBit(buffers[1]->data(), offset + i); }
 
+  // Dictionary index of element i as int64 (any index width). REQUIRES: dictionary type.
+  int64_t DictionaryIndex(int64_t i) const;
+
   // Offsets of binary-like/list-like arrays as int64, for element i of this slice.
   int64_t ValueOffset(int64_t i) const {
     const bool large = type->has_large_offsets();
