@@ -1,0 +1,372 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lance/columnar/json.h"
+#include "lance/expr/ast.h"
+#include "lance/expr/expression.h"
+
+namespace lance::expr {
+namespace {
+
+SchemaPtr TestSchema() {
+  auto inner = struct_({field("c", utf8())});
+  return schema({field("id", int64()), field("i32", int32()), field("f", float64()),
+                 field("s", utf8()), field("b", boolean()), field("d", date32()),
+                 field("ts", timestamp(TimeUnit::kMicro)), field("dec", decimal128(10, 2)),
+                 field("st", struct_({field("a", int32()), field("inner", inner)})),
+                 field("weird name", int32()), field("ls", large_utf8())});
+}
+
+RecordBatchPtr TestBatch() {
+  const char* rows =
+      R"({"id":1,"i32":10,"f":1.5,"s":"apple","b":true,"d":19723,"ts":1704067200000000,"dec":"12.50","st":{"a":1,"inner":{"c":"x"}},"weird name":7,"ls":"apple"}
+{"id":2,"i32":null,"f":"NaN","s":"Banana","b":false,"d":19724,"ts":1704070800000000,"dec":"-3.00","st":null,"weird name":null,"ls":"Banana"}
+{"id":3,"i32":30,"f":null,"s":null,"b":null,"d":null,"ts":null,"dec":null,"st":{"a":null,"inner":null},"weird name":9,"ls":null}
+{"id":4,"i32":-5,"f":-0.0,"s":"a_c%d","b":true,"d":19000,"ts":0,"dec":"0.01","st":{"a":4,"inner":{"c":"h\u00e9llo"}},"weird name":0,"ls":"a_c%d"}
+{"id":5,"i32":0,"f":100.0,"s":"","b":false,"d":19723,"ts":1704067200000001,"dec":"99999999.99","st":{"a":5,"inner":{"c":null}},"weird name":1,"ls":""}
+)";
+  auto r = ReadJsonLines(rows, TestSchema());
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return *r;
+}
+
+std::string Render(const Array& a) {
+  std::string out = "[";
+  for (int64_t i = 0; i < a.length; ++i) {
+    if (i) out += ",";
+    EXPECT_TRUE(AppendJsonValue(a, i, &out).ok());
+  }
+  return out + "]";
+}
+
+// The result of `text` over the test batch, rendered as canonical JSON values.
+std::string Eval(const std::string& text, RecordBatchPtr batch = nullptr) {
+  if (!batch) batch = TestBatch();
+  auto e = Expression::Make(text, TestSchema());
+  if (!e.ok()) return "error: " + e.status().message();
+  auto r = (*e)->Evaluate(*batch);
+  if (!r.ok()) return "error: " + r.status().message();
+  EXPECT_EQ((*r)->length, batch->num_rows());
+  EXPECT_TRUE((*r)->type->Equals(*(*e)->type())) << text;
+  EXPECT_TRUE((*r)->Validate().ok()) << text;
+  return Render(**r);
+}
+
+std::string Parsed(const std::string& text) {
+  auto n = Parse(text);
+  if (!n.ok()) return "error: " + n.status().message();
+  return ToString(**n);
+}
+
+TEST(ExprParse, Precedence) {
+  EXPECT_EQ(Parsed("a OR b AND NOT c = 1 + 2 * 3"), "(a OR (b AND (NOT (c = (1 + (2 * 3))))))");
+  EXPECT_EQ(Parsed("(a OR b) AND c"), "((a OR b) AND c)");
+  EXPECT_EQ(Parsed("-a * b"), "((- a) * b)");
+  EXPECT_EQ(Parsed("x - -3"), "(x - -3)");
+  EXPECT_EQ(Parsed("a - b - c"), "((a - b) - c)");
+  EXPECT_EQ(Parsed("a / b % c * d"), "(((a / b) % c) * d)");
+  EXPECT_EQ(Parsed("NOT NOT a"), "(NOT (NOT a))");
+  EXPECT_EQ(Parsed("a <> 1 and b != 2 or c == 3"), "(((a != 1) AND (b != 2)) OR (c = 3))");
+  EXPECT_EQ(Parsed("x NOT IN (1, 2.5, 'a', NULL)"), "(x NOT IN (1, 2.5, 'a', NULL))");
+  EXPECT_EQ(Parsed("x not between 1 and 2 + 3 AND y"), "((x NOT BETWEEN 1 AND (2 + 3)) AND y)");
+  EXPECT_EQ(Parsed("s NOT ILIKE 'a%' OR s LIKE 'it''s'"), "((s NOT ILIKE 'a%') OR (s LIKE 'it''s'))");
+  EXPECT_EQ(Parsed("a IS NOT NULL AND b IS TRUE AND c IS NOT FALSE"),
+            "(((a IS NOT NULL) AND (b IS TRUE)) AND (c IS NOT FALSE))");
+  EXPECT_EQ(Parsed("a.b.`c d` = \"x y\".z"), "(a.b.`c d` = `x y`.z)");
+  EXPECT_EQ(Parsed("CAST(a AS bigint) > cast(b as DECIMAL(5, 2))"),
+            "(CAST(a AS int64) > CAST(b AS decimal128(5, 2)))");
+  EXPECT_EQ(Parsed("DATE '2024-01-01' < TIMESTAMP '2024-01-01 10:00:00.5'"),
+            "(DATE '2024-01-01' < TIMESTAMP '2024-01-01T10:00:00.500')");
+  EXPECT_EQ(Parsed("Lower(s) = 'x' AND coalesce(a, 1, b)"), "((lower(s) = 'x') AND coalesce(a, 1, b))");
+  EXPECT_EQ(Parsed("1e3 + .5 + 2.50"), "((1e3 + .5) + 2.50)");
+  EXPECT_EQ(Parsed("-9223372036854775808"), "-9223372036854775808");
+  EXPECT_EQ(Parsed("TRUE AND false OR null"), "((TRUE AND FALSE) OR NULL)");
+}
+
+TEST(ExprParse, Errors) {
+  EXPECT_EQ(Parsed("a > = 3"),
+            "error: syntax error at position 4 in filter \"a > = 3\": expected an expression, found '='");
+  EXPECT_EQ(Parsed("a = 1 2"),
+            "error: syntax error at position 6 in filter \"a = 1 2\": expected an operator or the end "
+            "of the filter, found '2'");
+  EXPECT_EQ(Parsed("s = 'abc"),
+            "error: syntax error at position 4 in filter \"s = 'abc\": unterminated string literal (missing ')");
+  EXPECT_EQ(Parsed("a IN ()"),
+            "error: syntax error at position 6 in filter \"a IN ()\": expected a value in the IN list, found ')'");
+  EXPECT_NE(Parsed("CAST(a AS blob)").find("unknown type 'blob'"), std::string::npos);
+  EXPECT_NE(Parsed("a BETWEEN 1 OR 2").find("expected AND in BETWEEN"), std::string::npos);
+  EXPECT_NE(Parsed("a < b < c").find("comparisons do not chain"), std::string::npos);
+  EXPECT_NE(Parsed("").find("expected an expression, found the end of the filter"), std::string::npos);
+  EXPECT_NE(Parsed("a = $").find("position 4"), std::string::npos);
+  EXPECT_NE(Parsed("(a = 1").find("expected ')'"), std::string::npos);
+  EXPECT_NE(Parsed("a IS 5").find("NULL, TRUE or FALSE"), std::string::npos);
+  EXPECT_NE(Parsed("DATE '2024-02-30' = d").find("not a date"), std::string::npos);
+  EXPECT_NE(Parsed("`abc = 1").find("unterminated quoted name"), std::string::npos);
+  EXPECT_NE(Parsed("12abc > 1").find("malformed number"), std::string::npos);
+  EXPECT_NE(Parsed("a AND AND b").find("position 6"), std::string::npos);
+}
+
+TEST(ExprBind, Errors) {
+  auto e = Expression::Make("scroe > 5", TestSchema());
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "unknown column 'scroe' at position 0 in filter \"scroe > 5\"; columns are: id, i32, f, "
+            "s, b, d, ts, dec, st, weird name, ls");
+  EXPECT_EQ(Eval("st.zz = 1"),
+            "error: unknown field 'zz' of 'st' at position 0 in filter \"st.zz = 1\"; its fields are: a, inner");
+  EXPECT_NE(Eval("id.x = 1").find("not a struct"), std::string::npos);
+  EXPECT_EQ(Eval("s + 1"), "error: '+' needs numbers, found string and int64 at position 2 in filter \"s + 1\"");
+  EXPECT_EQ(Eval("i32 AND b"),
+            "error: AND needs a boolean operand, found int32 at position 0 in filter \"i32 AND b\"");
+  EXPECT_EQ(Eval("s = 5"), "error: cannot compare string with int64 at position 2 in filter \"s = 5\"");
+  EXPECT_NE(Eval("i32 = 'abc'").find("cannot cast string value 'abc' to int64: not an integer at position 4"),
+            std::string::npos);
+  EXPECT_NE(Eval("nosuch(s)").find("unknown function 'nosuch'"), std::string::npos);
+  EXPECT_NE(Eval("lower(i32)").find("lower() needs a string, found int32"), std::string::npos);
+  EXPECT_NE(Eval("i32 LIKE 'a'").find("LIKE needs a string"), std::string::npos);
+  auto p = Expression::MakePredicate("i32 + 1", TestSchema());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("not a boolean condition"), std::string::npos);
+}
+
+TEST(ExprEval, ComparisonsAndLogic) {
+  EXPECT_EQ(Eval("i32 > 5"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("5 < i32"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("i32 >= 10"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("i32 <= 0"), "[false,null,false,true,true]");
+  EXPECT_EQ(Eval("i32 = 0"), "[false,null,false,false,true]");
+  EXPECT_EQ(Eval("i32 != 0"), "[true,null,true,true,false]");
+  EXPECT_EQ(Eval("i32 <> 0"), "[true,null,true,true,false]");
+  EXPECT_EQ(Eval("i32 > 5 AND b"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("i32 > 5 OR b"), "[true,null,true,true,false]");
+  EXPECT_EQ(Eval("NOT (i32 > 5)"), "[false,null,false,true,true]");
+  EXPECT_EQ(Eval("NOT b"), "[false,true,null,false,true]");
+  EXPECT_EQ(Eval("b AND NULL"), "[null,false,null,null,false]");
+  EXPECT_EQ(Eval("b OR NULL"), "[true,null,null,true,null]");
+  EXPECT_EQ(Eval("i32 = NULL"), "[null,null,null,null,null]");
+  EXPECT_EQ(Eval("b = true"), "[true,false,null,true,false]");
+  EXPECT_EQ(Eval("i32 = id * 10"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("i32 < id"), "[false,null,false,true,true]");
+  EXPECT_EQ(Eval("i32 > 2.5"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("i32 = '10'"), "[true,null,false,false,false]");
+  EXPECT_EQ(Eval("1 = 1"), "[true,true,true,true,true]");
+  EXPECT_EQ(Eval("1 > 2 OR i32 IS NULL"), "[false,true,false,false,false]");
+  EXPECT_EQ(Eval("ID = 1"), "[true,false,false,false,false]");  // case-insensitive fallback
+  EXPECT_EQ(Eval("`weird name` > 5"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("\"weird name\" > 5"), "[true,null,true,false,false]");
+}
+
+TEST(ExprEval, FloatsUseTotalOrder) {
+  EXPECT_EQ(Eval("f > 1000"), "[false,true,null,false,false]");  // NaN above everything
+  EXPECT_EQ(Eval("f = 'NaN'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("f = -0.0"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("f = 0"), "[false,false,null,false,false]");  // -0.0 != 0.0 in total order
+  EXPECT_EQ(Eval("f < 0"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("f >= 1.5"), "[true,true,null,false,true]");
+  EXPECT_EQ(Eval("f = f"), "[true,true,null,true,true]");
+}
+
+TEST(ExprEval, InBetweenIs) {
+  EXPECT_EQ(Eval("i32 IN (10, 0)"), "[true,null,false,false,true]");
+  EXPECT_EQ(Eval("i32 NOT IN (10, 0)"), "[false,null,true,true,false]");
+  EXPECT_EQ(Eval("i32 IN (10, NULL)"), "[true,null,null,null,null]");
+  EXPECT_EQ(Eval("i32 NOT IN (10, NULL)"), "[false,null,null,null,null]");
+  EXPECT_EQ(Eval("i32 IN (10.0, 30.5)"), "[true,null,false,false,false]");
+  EXPECT_EQ(Eval("i32 IN (id * 10, 0)"), "[true,null,true,false,true]");  // non-literal items
+  EXPECT_EQ(Eval("s IN ('apple', '', 'x')"), "[true,false,null,false,true]");
+  EXPECT_EQ(Eval("ls IN ('apple', 'Banana')"), "[true,true,null,false,false]");
+  EXPECT_EQ(Eval("d IN ('2024-01-01', DATE '2022-01-08')"), "[true,false,null,true,true]");
+  EXPECT_EQ(Eval("i32 BETWEEN 0 AND 10"), "[true,null,false,false,true]");
+  EXPECT_EQ(Eval("i32 NOT BETWEEN 0 AND 10"), "[false,null,true,true,false]");
+  EXPECT_EQ(Eval("i32 IS NULL"), "[false,true,false,false,false]");
+  EXPECT_EQ(Eval("i32 IS NOT NULL"), "[true,false,true,true,true]");
+  EXPECT_EQ(Eval("b IS TRUE"), "[true,false,false,true,false]");
+  EXPECT_EQ(Eval("b IS NOT TRUE"), "[false,true,true,false,true]");
+  EXPECT_EQ(Eval("b IS FALSE"), "[false,true,false,false,true]");
+  EXPECT_EQ(Eval("b IS NOT FALSE"), "[true,false,true,true,false]");
+  EXPECT_EQ(Eval("(i32 > 5) IS NULL"), "[false,true,false,false,false]");
+  EXPECT_EQ(Eval("NULL IS NULL"), "[true,true,true,true,true]");
+}
+
+TEST(ExprEval, Strings) {
+  EXPECT_EQ(Eval("s = 'apple'"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("s = ''"), "[false,false,null,false,true]");
+  EXPECT_EQ(Eval("s > 'b'"), "[false,false,null,false,false]");
+  EXPECT_EQ(Eval("s >= 'B'"), "[true,true,null,true,false]");
+  EXPECT_EQ(Eval("s <> 'apple'"), "[false,true,null,true,true]");
+  EXPECT_EQ(Eval("ls = 'Banana'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("s = ls"), "[true,true,null,true,true]");
+  EXPECT_EQ(Eval("s LIKE 'a%'"), "[true,false,null,true,false]");
+  EXPECT_EQ(Eval("s NOT LIKE 'a%'"), "[false,true,null,false,true]");
+  EXPECT_EQ(Eval("s LIKE '%an%'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE '%e'"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE 'apple'"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE 'APPLE'"), "[false,false,null,false,false]");
+  EXPECT_EQ(Eval("s ILIKE 'APPLE'"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("s ILIKE 'b%'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE 'a\\_c\\%d'"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("s LIKE 'a_c%'"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("s LIKE '_'"), "[false,false,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE '%'"), "[true,true,null,true,true]");
+  EXPECT_EQ(Eval("s LIKE ''"), "[false,false,null,false,true]");
+  EXPECT_EQ(Eval("s LIKE '%a%a%a'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE 'B_n_n_'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("s LIKE NULL"), "[null,null,null,null,null]");
+  EXPECT_EQ(Eval("st.inner.c LIKE 'h_llo'"), "[false,null,null,true,null]");  // _ is one character
+  EXPECT_EQ(Eval("st.inner.c LIKE 'h__llo'"), "[false,null,null,false,null]");
+}
+
+TEST(ExprEval, Arithmetic) {
+  EXPECT_EQ(Eval("i32 + 1"), "[11,null,31,-4,1]");
+  EXPECT_EQ(Eval("i32 * 2 - id"), "[19,null,57,-14,-5]");
+  EXPECT_EQ(Eval("i32 / 4"), "[2,null,7,-1,0]");
+  EXPECT_EQ(Eval("i32 % 4"), "[2,null,2,-1,0]");
+  EXPECT_EQ(Eval("-i32"), "[-10,null,-30,5,0]");
+  EXPECT_EQ(Eval("i32 + NULL"), "[null,null,null,null,null]");
+  EXPECT_EQ(Eval("1 + 2 * 3"), "[7,7,7,7,7]");
+  EXPECT_EQ(Eval("i32 / 0"), "error: division by zero");
+  EXPECT_EQ(Eval("id / (id - id)"), "error: division by zero");
+  EXPECT_EQ(Eval("i32 + 0.5"), "[10.5,null,30.5,-4.5,0.5]");
+  EXPECT_EQ(Eval("f * 2"), "[3.0,\"NaN\",null,-0.0,200.0]");
+  EXPECT_EQ(Eval("f / 0"), "[\"Infinity\",\"NaN\",null,\"NaN\",\"Infinity\"]");
+  EXPECT_EQ(Eval("dec * 2"), "[25.0,-6.0,null,0.02,199999999.98]");
+  EXPECT_EQ(Eval("id % 2 = 0"), "[false,true,false,true,false]");
+  EXPECT_EQ(Eval("9223372036854775807 + id"),
+            "[-9223372036854775808,-9223372036854775807,-9223372036854775806,-9223372036854775805,"
+            "-9223372036854775804]");  // wraps
+  EXPECT_EQ(Eval("-9223372036854775808 / -1"), "[-9223372036854775808,-9223372036854775808,"
+            "-9223372036854775808,-9223372036854775808,-9223372036854775808]");
+  EXPECT_EQ(Eval("'2' * i32"), "[20,null,60,-10,0]");
+}
+
+TEST(ExprEval, Casts) {
+  EXPECT_EQ(Eval("CAST(i32 AS string)"), "[\"10\",null,\"30\",\"-5\",\"0\"]");
+  EXPECT_EQ(Eval("CAST(i32 AS varchar) = '10'"), "[true,null,false,false,false]");
+  EXPECT_NE(Eval("CAST(s AS int)").find("cannot cast string value 'apple' to int32"), std::string::npos);
+  EXPECT_EQ(Eval("CAST('42' AS bigint) + 1"), "[43,43,43,43,43]");
+  EXPECT_EQ(Eval("CAST(dec AS double)"), "[12.5,-3.0,null,0.01,99999999.99]");
+  EXPECT_EQ(Eval("CAST(d AS string)"), "[\"2024-01-01\",\"2024-01-02\",null,\"2022-01-08\",\"2024-01-01\"]");
+  EXPECT_EQ(Eval("CAST(i32 AS decimal(5,1))"), "[\"10.0\",null,\"30.0\",\"-5.0\",\"0.0\"]");
+  EXPECT_EQ(Eval("CAST(b AS int)"), "[1,0,null,1,0]");
+  EXPECT_EQ(Eval("CAST(i32 AS boolean)"), "[true,null,true,true,false]");
+  EXPECT_EQ(Eval("CAST('2024-01-02' AS date) = d"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("CAST(ts AS date)"), "[19723,19723,null,0,19723]");
+  EXPECT_EQ(Eval("CAST(d AS timestamp)"),
+            "[1704067200000000000,1704153600000000000,null,1641600000000000000,1704067200000000000]");
+  EXPECT_EQ(Eval("CAST(1.7 AS int)"), "[1,1,1,1,1]");
+  EXPECT_EQ(Eval("CAST(-1.7 AS int)"), "[-1,-1,-1,-1,-1]");
+  EXPECT_NE(Eval("CAST(300 AS tinyint)").find("out of range"), std::string::npos);
+  EXPECT_EQ(Eval("CAST(i32 AS float)"), "[10.0,null,30.0,-5.0,0.0]");
+  EXPECT_EQ(Eval("CAST(i32 AS smallint)"), "[10,null,30,-5,0]");
+  EXPECT_EQ(Eval("CAST('true' AS boolean) AND b"), "[true,false,null,true,false]");
+  EXPECT_EQ(Eval("CAST('12.345' AS decimal(6,3))"),
+            "[\"12.345\",\"12.345\",\"12.345\",\"12.345\",\"12.345\"]");
+  EXPECT_EQ(Eval("CAST(dec AS decimal(12,1))"), "[\"12.5\",\"-3.0\",null,\"0.0\",\"100000000.0\"]");
+  EXPECT_EQ(Eval("CAST(dec AS int)"), "[12,-3,null,0,99999999]");
+  EXPECT_EQ(Eval("CAST(NULL AS int)"), "[null,null,null,null,null]");
+  EXPECT_EQ(Eval("CAST(ts AS string)"),
+            "[\"2024-01-01T00:00:00\",\"2024-01-01T01:00:00\",null,\"1970-01-01T00:00:00\","
+            "\"2024-01-01T00:00:00.000001\"]");
+  EXPECT_NE(Eval("CAST(f AS int)").find("out of range"), std::string::npos);  // NaN
+}
+
+TEST(ExprEval, Temporal) {
+  EXPECT_EQ(Eval("d > DATE '2024-01-01'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("d = '2024-01-01'"), "[true,false,null,false,true]");
+  EXPECT_EQ(Eval("d >= TIMESTAMP '2024-01-01 12:00:00'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("ts > TIMESTAMP '2024-01-01 00:00:00'"), "[false,true,null,false,true]");
+  EXPECT_EQ(Eval("ts = '2024-01-01T00:00:00.000001'"), "[false,false,null,false,true]");
+  EXPECT_EQ(Eval("ts < '1970-01-01 00:00:00.000001'"), "[false,false,null,true,false]");
+  // A literal finer than the column's unit: the column is converted, not the literal.
+  EXPECT_EQ(Eval("ts < TIMESTAMP '1970-01-01 00:00:00.0000005'"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("ts > TIMESTAMP '2024-01-01 00:00:00.0000005'"), "[false,true,null,false,true]");
+  EXPECT_EQ(Eval("ts >= DATE '2024-01-01'"), "[true,true,null,false,true]");
+  EXPECT_EQ(Eval("ts = '2024-01-01T01:00:00+01:00'"), "[true,false,null,false,false]");
+  EXPECT_EQ(Eval("d BETWEEN '2024-01-01' AND '2024-12-31'"), "[true,true,null,false,true]");
+}
+
+TEST(ExprEval, DecimalsNestedFunctions) {
+  EXPECT_EQ(Eval("dec > 12"), "[true,false,null,false,true]");
+  EXPECT_EQ(Eval("dec = 0.01"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("dec < '0'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("st.a > 2"), "[false,null,null,true,true]");
+  EXPECT_EQ(Eval("st.inner.c = 'x'"), "[true,null,null,false,null]");
+  EXPECT_EQ(Eval("st.inner IS NULL"), "[false,true,true,false,false]");
+  EXPECT_EQ(Eval("st.a IS NULL"), "[false,true,true,false,false]");
+  EXPECT_EQ(Eval("st IS NULL"), "[false,true,false,false,false]");
+  EXPECT_EQ(Eval("st.a + 1"), "[2,null,null,5,6]");
+  EXPECT_EQ(Eval("lower(s) = 'banana'"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("upper(s)"), "[\"APPLE\",\"BANANA\",null,\"A_C%D\",\"\"]");
+  EXPECT_EQ(Eval("length(s)"), "[5,6,null,5,0]");
+  EXPECT_EQ(Eval("char_length(st.inner.c)"), "[1,null,null,5,null]");
+  EXPECT_EQ(Eval("abs(i32)"), "[10,null,30,5,0]");
+  EXPECT_EQ(Eval("abs(f) = 0.0"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("coalesce(i32, id * 100)"), "[10,200,30,-5,0]");
+  EXPECT_EQ(Eval("coalesce(st.a, 0.5)"), "[1.0,0.5,0.5,4.0,5.0]");
+  EXPECT_EQ(Eval("starts_with(s, 'a')"), "[true,false,null,true,false]");
+  EXPECT_EQ(Eval("ends_with(s, 'a')"), "[false,true,null,false,false]");
+}
+
+TEST(ExprEval, SlicedBatches) {
+  RecordBatchPtr sliced = TestBatch()->Slice(1, 3);
+  EXPECT_EQ(Eval("i32 > 5", sliced), "[null,true,false]");
+  EXPECT_EQ(Eval("b OR i32 > 5", sliced), "[null,true,true]");
+  EXPECT_EQ(Eval("NOT b", sliced), "[true,null,false]");
+  EXPECT_EQ(Eval("s = 'a_c%d'", sliced), "[false,null,true]");
+  EXPECT_EQ(Eval("s LIKE 'B%'", sliced), "[true,null,false]");
+  EXPECT_EQ(Eval("st.a IS NULL", sliced), "[true,true,false]");
+  EXPECT_EQ(Eval("st.inner.c = 'héllo'", sliced), "[null,null,true]");
+  EXPECT_EQ(Eval("i32 IN (30, -5)", sliced), "[null,true,true]");
+  EXPECT_EQ(Eval("i32 + id", sliced), "[null,33,-1]");
+  EXPECT_EQ(Eval("b IS TRUE", sliced), "[false,false,true]");
+}
+
+TEST(ExprEval, ColumnsAndSelection) {
+  auto e = Expression::MakePredicate("st.a > 1 AND id < 3 AND st.inner.c = 'x' OR ID = 4",
+                                     TestSchema());
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ((*e)->columns(), (std::vector<std::string>{"st", "id"}));
+  auto mask = (*e)->Evaluate(*TestBatch());
+  ASSERT_TRUE(mask.ok());
+  EXPECT_EQ(TrueIndices(**mask), (std::vector<int64_t>{3}));
+  EXPECT_EQ(CountTrue(**mask), 1);
+
+  auto n = Expression::MakePredicate("NULL", TestSchema());
+  ASSERT_TRUE(n.ok());
+  auto all_null = (*n)->Evaluate(*TestBatch());
+  ASSERT_TRUE(all_null.ok());
+  EXPECT_EQ(CountTrue(**all_null), 0);
+  EXPECT_EQ(Render(**all_null), "[null,null,null,null,null]");
+
+  // A long column: the byte-at-a-time kernels and the word-wise logic over many words.
+  std::string rows;
+  for (int i = 0; i < 1000; ++i) {
+    rows += "{\"x\":" + (i % 7 == 0 ? std::string("null") : std::to_string(i)) + ",\"c\":\"c" +
+            std::to_string(i % 10) + "\"}\n";
+  }
+  auto sch = schema({field("x", int64()), field("c", utf8())});
+  auto batch = ReadJsonLines(rows, sch);
+  ASSERT_TRUE(batch.ok());
+  auto p = Expression::MakePredicate("x > 500 AND c = 'c7' OR x IS NULL AND c = 'c0'", sch);
+  ASSERT_TRUE(p.ok());
+  auto m = (*p)->Evaluate(**batch);
+  ASSERT_TRUE(m.ok());
+  std::vector<int64_t> want;
+  for (int i = 0; i < 1000; ++i) {
+    const bool null_x = i % 7 == 0;
+    if ((!null_x && i > 500 && i % 10 == 7) || (null_x && i % 10 == 0)) want.push_back(i);
+  }
+  EXPECT_EQ(TrueIndices(**m), want);
+  EXPECT_EQ(CountTrue(**m), static_cast<int64_t>(want.size()));
+  auto sliced = (*p)->Evaluate(*(*batch)->Slice(3, 990));
+  ASSERT_TRUE(sliced.ok());
+  std::vector<int64_t> want_sliced;
+  for (int64_t w : want) {
+    if (w >= 3 && w < 993) want_sliced.push_back(w - 3);
+  }
+  EXPECT_EQ(TrueIndices(**sliced), want_sliced);
+}
+
+}  // namespace
+}  // namespace lance::expr
