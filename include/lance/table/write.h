@@ -1,0 +1,84 @@
+// Writing Lance datasets: create / append / overwrite from Arrow record batches, delete rows
+// by address or by filter. Data files go through file::FileWriter (formats 2.1 and 2.2);
+// every write commits a transaction as described in transaction.h.
+//
+// Layout written (as lance 12 does): data/{random}.lance, one file per fragment of at most
+// max_rows_per_file rows; _deletions/{fragment}-{read_version}-{random}.arrow (Arrow IPC file,
+// one uint32 "row_id" column, zstd bodies) while a fragment has at most 5000 deleted rows,
+// .bin (portable Roaring bitmap) above; _transactions/{read_version}-{uuid}.txn; the version
+// file in the dataset's naming scheme and latest_version_hint.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/table/manifest.h"
+#include "lance/table/transaction.h"
+
+namespace lance::table {
+
+enum class WriteMode {
+  kCreate,     // the dataset must not exist (AlreadyExists otherwise)
+  kAppend,     // add fragments (creates the dataset when missing)
+  kOverwrite,  // replace schema and rows with a new version (creates when missing)
+};
+
+// "create" | "append" | "overwrite". Errors: InvalidArgument.
+Result<WriteMode> WriteModeFromName(const std::string& name);
+
+struct WriteParams {
+  WriteMode mode = WriteMode::kCreate;
+  // "2.1" or "2.2". Empty: the dataset's own version, else "2.2" for a new dataset. Appends
+  // must match the dataset's version (a 2.0 dataset cannot be appended to: NotSupported).
+  std::string data_storage_version;
+  int64_t max_rows_per_file = 1024 * 1024;  // rows per fragment (lance 12: 1,048,576)
+  // New datasets (create / overwrite of a missing path) only: stable row ids (flag 2).
+  bool enable_stable_row_ids = false;
+  ManifestNaming naming = ManifestNaming::kV2;  // new datasets only
+  // Let the file writer pick compressive encodings (false: plain pages only).
+  bool compress = true;
+  CommitOptions commit;
+};
+
+struct WriteResult {
+  CommitInfo commit;
+  uint64_t rows_written = 0;
+  std::vector<uint64_t> fragment_ids;  // ids of the fragments written, in order
+};
+
+// Writes `batches` (all of `schema`) as a new version of the dataset at `uri`.
+// Errors: AlreadyExists (kCreate on an existing dataset), InvalidArgument (schema does not
+// match the dataset on append, nulls in a non-nullable field, bad params), NotSupported
+// (types the format cannot hold, unknown feature flags), CommitConflict.
+Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
+                                 const std::vector<RecordBatchPtr>& batches,
+                                 const WriteParams& params = {});
+
+struct DeleteResult {
+  CommitInfo commit;            // version 0 and attempts 0 when nothing matched (no commit)
+  uint64_t num_deleted_rows = 0;
+  std::vector<uint64_t> removed_fragment_ids;  // fragments left with no live row
+};
+
+// Deletes the rows at the given row addresses (fragment id << 32 | offset) of version
+// `read_version` (latest when unset). Addresses of rows already deleted or absent are
+// ignored. `predicate` is recorded in the transaction. Errors: NotFound, CommitConflict.
+Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint64_t> addresses,
+                                        std::optional<uint64_t> read_version = std::nullopt,
+                                        const std::string& predicate = "",
+                                        const CommitOptions& options = {});
+
+// Deletes the rows of the latest version matching the SQL-like `filter`.
+// Errors: InvalidArgument (filter), NotFound, CommitConflict.
+Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
+                                const CommitOptions& options = {});
+
+// Bytes of a deletion file listing `rows` (sorted, unique row offsets): an Arrow IPC file
+// (zstd) for at most 5000 rows, else a portable Roaring bitmap; `type` receives which.
+Result<std::string> EncodeDeletionFile(const std::vector<uint32_t>& rows, DeletionFileType* type);
+
+}  // namespace lance::table

@@ -1,0 +1,104 @@
+// The commit machinery shared by every write operation of table/ (internal; not installed).
+//
+// An operation (write.cc, delete.cc, ...) does its I/O against a read version, then fills a
+// CommitRequest: the Transaction protobuf (read_version + operation, fragment ids of new
+// fragments unassigned) plus what a rebase needs (for deletes: the rows this transaction
+// deletes per fragment and the deletion file it started from). Commit() then loops:
+//   load latest -> check every transaction committed after read_version (conflict rules of
+//   transaction.md; merge deletion vectors when needed) -> apply the operation to the latest
+//   manifest -> write .txn + manifest through the CommitHandler -> on AlreadyExists, again.
+// To add an operation: extend ApplyOperation (how it changes a manifest) and CheckConflict
+// (what it tolerates) in commit_machinery.cc.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/core/result.h"
+#include "lance/file/lance_schema.h"
+#include "lance/io/object_store.h"
+#include "lance/table/manifest.h"
+#include "lance/table/transaction.h"
+#include "table/proto/table.pb.h"
+#include "table/proto/transaction.pb.h"
+
+namespace lance::table::internal {
+
+struct TableLocation {
+  std::shared_ptr<io::ObjectStore> store;
+  std::string root;  // path of the dataset directory inside the store
+  std::string Path(const std::string& rel) const { return io::JoinPath(root, rel); }
+};
+
+Result<TableLocation> Locate(const std::string& uri);
+
+// One committed version, as stored.
+struct StoredVersion {
+  uint64_t version = 0;
+  ManifestNaming naming = ManifestNaming::kV2;
+  std::string path;
+  ::lance::table::Manifest manifest;
+  std::string index_section;  // raw IndexSection bytes (empty: none)
+  std::string transaction;    // raw Transaction bytes (empty: none recorded)
+};
+
+// Latest version (nullopt: no dataset). Errors: Corruption, IOError.
+Result<std::optional<StoredVersion>> LoadLatest(const TableLocation& loc);
+// Errors: NotFound.
+Result<StoredVersion> LoadVersion(const TableLocation& loc, uint64_t version);
+// The transaction that produced `v` (inline section, else the _transactions/ file).
+Result<std::optional<::lance::table::Transaction>> LoadTransaction(const TableLocation& loc,
+                                                                   const StoredVersion& v);
+
+// Sets the flags of `m` from its content (see manifest_writer.h); sticky bits come from
+// `sticky_reader` / `sticky_writer`.
+void ApplyFeatureFlags(::lance::table::Manifest* m, uint64_t sticky_reader, uint64_t sticky_writer);
+
+// Whole manifest file: sections, manifest, footer. Sets transaction_section/index_section.
+std::string SerializeManifestFile(::lance::table::Manifest* m, const std::string& index_section,
+                                  const std::string& transaction);
+
+std::string NewUuid();
+uint64_t RandomU64();
+int64_t NowNs();
+
+// Writes a deletion file for `fragment_id` listing `rows` (sorted, unique).
+Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
+                                                       uint64_t fragment_id,
+                                                       uint64_t read_version,
+                                                       const std::vector<uint32_t>& rows);
+
+// The Lance fields of an Arrow schema in pre-order (list items and struct children are
+// fields; fixed-size-list items are not), with ids 0, 1, ... in that order, or `ids[i]` for
+// the i-th field when given. `with_ids` receives the schema with the ids set.
+// Errors: NotSupported types; InvalidArgument when `ids` has the wrong length.
+Result<std::vector<file::LanceField>> FlattenSchema(const Schema& schema, SchemaPtr* with_ids,
+                                                   const std::vector<int32_t>* ids = nullptr);
+Result<std::string> LogicalTypeOf(const DataType& type);
+
+struct NewDatasetParams {
+  ManifestNaming naming = ManifestNaming::kV2;
+  bool stable_row_ids = false;
+};
+
+struct CommitRequest {
+  ::lance::table::Transaction txn;
+  // Delete/Update: per fragment id, the row offsets this transaction deletes (sorted) and
+  // the deletion file of the fragment it read (nullopt: none).
+  std::map<uint64_t, std::vector<uint32_t>> affected_rows;
+  std::map<uint64_t, std::optional<::lance::table::DeletionFile>> base_deletions;
+  NewDatasetParams new_dataset;  // used when no version exists yet
+  // Overwrite of an existing dataset: the data storage version ("" keeps the dataset's).
+  std::string data_storage_version;
+};
+
+// Commits `request` (see above). Errors: CommitConflict (incompatible or retryable
+// conflict, or max_retries lost races), NotFound (non-Overwrite on a missing dataset).
+Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest request,
+                          const CommitOptions& options);
+
+}  // namespace lance::table::internal

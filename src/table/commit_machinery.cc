@@ -1,0 +1,671 @@
+// Commit handlers, loading committed versions and their transactions, conflict checks,
+// deletion-vector rebase and the commit loop (see commit_internal.h).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <roaring/roaring.h>
+
+#include "lance/ipc/writer.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "lance/table/write.h"
+#include "table/commit_internal.h"
+#include "table/proto/rowids.pb.h"
+
+namespace lance::table {
+
+namespace {
+
+using ::lance::table::Manifest;
+using ::lance::table::Transaction;
+using Op = Transaction::OperationCase;
+
+class PutHandler final : public CommitHandler {
+ public:
+  Status CommitManifest(io::ObjectStore& store, const std::string& path,
+                        std::string_view bytes) override {
+    return store.PutIfNotExists(path, bytes);
+  }
+  std::string_view name() const override { return "put-if-not-exists"; }
+};
+
+class RenameHandler final : public CommitHandler {
+ public:
+  Status CommitManifest(io::ObjectStore& store, const std::string& path,
+                        std::string_view bytes) override {
+    const std::string staging = path + "-" + internal::NewUuid();
+    LANCE_RETURN_NOT_OK(store.Put(staging, bytes));
+    Status st = store.RenameIfNotExists(staging, path);
+    if (!st.ok()) (void)store.Delete(staging);
+    return st;
+  }
+  std::string_view name() const override { return "rename-if-not-exists"; }
+};
+
+uint32_t LoadU32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+const char* OpName(Op op) {
+  switch (op) {
+    case Transaction::kAppend: return "Append";
+    case Transaction::kDelete: return "Delete";
+    case Transaction::kOverwrite: return "Overwrite";
+    case Transaction::kCreateIndex: return "CreateIndex";
+    case Transaction::kRewrite: return "Rewrite";
+    case Transaction::kMerge: return "Merge";
+    case Transaction::kRestore: return "Restore";
+    case Transaction::kReserveFragments: return "ReserveFragments";
+    case Transaction::kUpdate: return "Update";
+    case Transaction::kProject: return "Project";
+    case Transaction::kUpdateConfig: return "UpdateConfig";
+    case Transaction::kDataReplacement: return "DataReplacement";
+    case Transaction::kUpdateMemWalState: return "UpdateMemWalState";
+    case Transaction::kClone: return "Clone";
+    case Transaction::kUpdateBases: return "UpdateBases";
+    case Transaction::kDataOverlay: return "DataOverlay";
+    case Transaction::kAppendFriTransitions: return "AppendFragmentReuseTransitions";
+    case Transaction::OPERATION_NOT_SET: break;
+  }
+  return "unknown operation";
+}
+
+// Fragment ids an operation modifies or removes (not the ones it adds).
+std::set<uint64_t> TouchedFragments(const Transaction& t) {
+  std::set<uint64_t> ids;
+  switch (t.operation_case()) {
+    case Transaction::kDelete:
+      for (const auto& f : t.delete_().updated_fragments()) ids.insert(f.id());
+      for (uint64_t id : t.delete_().deleted_fragment_ids()) ids.insert(id);
+      break;
+    case Transaction::kUpdate:
+      for (const auto& f : t.update().updated_fragments()) ids.insert(f.id());
+      for (uint64_t id : t.update().removed_fragment_ids()) ids.insert(id);
+      break;
+    case Transaction::kRewrite:
+      for (const auto& f : t.rewrite().old_fragments()) ids.insert(f.id());
+      for (const auto& g : t.rewrite().groups()) {
+        for (const auto& f : g.old_fragments()) ids.insert(f.id());
+      }
+      break;
+    case Transaction::kMerge:
+      for (const auto& f : t.merge().fragments()) ids.insert(f.id());
+      break;
+    case Transaction::kDataReplacement:
+      for (const auto& g : t.data_replacement().replacements()) ids.insert(g.fragment_id());
+      break;
+    default:
+      break;
+  }
+  return ids;
+}
+
+bool Overlaps(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
+  for (uint64_t x : a) {
+    if (b.count(x)) return true;
+  }
+  return false;
+}
+
+enum class Verdict { kCompatible, kRetryable, kIncompatible };
+
+// Whether `ours` (being committed) tolerates `theirs` (committed since our read version),
+// per the compatibility lists of transaction.md. Delete/Update over Delete/Update on the
+// same fragments is "compatible" here: RebaseDeletions merges or refuses afterwards.
+Verdict Check(const Transaction& ours, const Transaction& theirs) {
+  const Op o = ours.operation_case();
+  const Op t = theirs.operation_case();
+  if (t == Transaction::OPERATION_NOT_SET) return Verdict::kIncompatible;
+  const bool overlap = Overlaps(TouchedFragments(ours), TouchedFragments(theirs));
+  switch (o) {
+    case Transaction::kAppend:
+      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
+          t == Transaction::kUpdateMemWalState) {
+        return Verdict::kIncompatible;
+      }
+      return Verdict::kCompatible;
+    case Transaction::kDelete:
+    case Transaction::kUpdate:
+      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
+          t == Transaction::kUpdateMemWalState) {
+        return Verdict::kIncompatible;
+      }
+      if (o == Transaction::kUpdate && t == Transaction::kMerge) return Verdict::kRetryable;
+      if ((t == Transaction::kMerge || t == Transaction::kRewrite ||
+           t == Transaction::kDataReplacement) && overlap) {
+        return Verdict::kRetryable;
+      }
+      return Verdict::kCompatible;
+    case Transaction::kOverwrite:
+      if (t == Transaction::kOverwrite || t == Transaction::kUpdateMemWalState) {
+        return Verdict::kRetryable;
+      }
+      if (t == Transaction::kUpdateConfig && !ours.overwrite().config_upsert_values().empty()) {
+        return Verdict::kRetryable;
+      }
+      return Verdict::kCompatible;
+    case Transaction::kMerge:
+      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
+          t == Transaction::kUpdateMemWalState || t == Transaction::kProject) {
+        return Verdict::kIncompatible;
+      }
+      if (t == Transaction::kUpdate || t == Transaction::kAppend || t == Transaction::kDelete ||
+          t == Transaction::kMerge || t == Transaction::kRewrite ||
+          t == Transaction::kDataReplacement) {
+        return Verdict::kRetryable;
+      }
+      return Verdict::kCompatible;
+    case Transaction::kProject:
+      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
+          t == Transaction::kUpdateMemWalState) {
+        return Verdict::kIncompatible;
+      }
+      if (t == Transaction::kProject || t == Transaction::kMerge) return Verdict::kRetryable;
+      return Verdict::kCompatible;
+    case Transaction::kRewrite:
+      if (t == Transaction::kOverwrite || t == Transaction::kRestore) return Verdict::kIncompatible;
+      if (t == Transaction::kMerge || t == Transaction::kCreateIndex) return Verdict::kRetryable;
+      if ((t == Transaction::kDataReplacement || t == Transaction::kDelete ||
+           t == Transaction::kUpdate || t == Transaction::kRewrite) && overlap) {
+        return Verdict::kRetryable;
+      }
+      return Verdict::kCompatible;
+    default:
+      return Verdict::kRetryable;
+  }
+}
+
+// RowIdSequence of [start, start + n).
+std::string RangeRowIds(uint64_t start, uint64_t n) {
+  ::lance::table::RowIdSequence seq;
+  auto* r = seq.add_segments()->mutable_range();
+  r->set_start(start);
+  r->set_end(start + n);
+  return seq.SerializeAsString();
+}
+
+// Every row of [0, n) at `version`.
+std::string VersionRun(uint64_t n, uint64_t version) {
+  ::lance::table::RowLatestUpdateVersionSequence seq;
+  auto* run = seq.add_runs();
+  run->mutable_span()->mutable_range()->set_end(n);
+  run->set_version(version);
+  return seq.SerializeAsString();
+}
+
+bool SameDeletion(const std::optional<::lance::table::DeletionFile>& a,
+                  const std::optional<::lance::table::DeletionFile>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->id() == b->id() && a->read_version() == b->read_version() &&
+         a->file_type() == b->file_type() && a->num_deleted_rows() == b->num_deleted_rows();
+}
+
+}  // namespace
+
+std::shared_ptr<CommitHandler> PutIfNotExistsCommitHandler() {
+  return std::make_shared<PutHandler>();
+}
+std::shared_ptr<CommitHandler> RenameIfNotExistsCommitHandler() {
+  return std::make_shared<RenameHandler>();
+}
+
+Result<std::string> EncodeDeletionFile(const std::vector<uint32_t>& rows, DeletionFileType* type) {
+  constexpr size_t kMaxArrowRows = 5000;  // lance 12 switches to a bitmap above this
+  if (rows.size() <= kMaxArrowRows) {
+    *type = DeletionFileType::kArrowArray;
+    LANCE_ASSIGN_OR_RAISE(auto buf, AllocateBuffer(static_cast<int64_t>(rows.size() * 4)));
+    if (!rows.empty()) std::memcpy(buf->mutable_data(), rows.data(), rows.size() * 4);
+    auto values = Array::Make(uint32(), static_cast<int64_t>(rows.size()), {nullptr, buf});
+    auto sch = schema({field("row_id", uint32(), false)});
+    auto batch = std::make_shared<RecordBatch>(sch, static_cast<int64_t>(rows.size()),
+                                               std::vector<ArrayPtr>{values});
+    ipc::IpcWriteOptions o;
+    o.compression = ipc::Compression::kZstd;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr file, ipc::WriteFile(sch, {batch}, o));
+    return std::string(reinterpret_cast<const char*>(file->data()), static_cast<size_t>(file->size()));
+  }
+  *type = DeletionFileType::kBitmap;
+  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(rows.size(), rows.data());
+  if (bm == nullptr) return Status::OutOfMemory("roaring bitmap of {} rows", rows.size());
+  roaring_bitmap_run_optimize(bm);
+  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, out.data());
+  roaring_bitmap_free(bm);
+  return out;
+}
+
+namespace internal {
+
+std::string NewUuid() {
+  uint8_t b[16];
+  const uint64_t r1 = RandomU64(), r2 = RandomU64();
+  std::memcpy(b, &r1, 8);
+  std::memcpy(b + 8, &r2, 8);
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", b[i]);
+  }
+  return out;
+}
+
+uint64_t RandomU64() {
+  thread_local std::mt19937_64 gen([] {
+    std::random_device rd;
+    std::seed_seq seq{rd(), rd(), rd(), rd(),
+                      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
+    return std::mt19937_64(seq);
+  }());
+  return gen();
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<TableLocation> Locate(const std::string& uri) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
+  return TableLocation{sp.store, sp.path};
+}
+
+namespace {
+
+Result<StoredVersion> ReadStored(const TableLocation& loc, const std::string& path,
+                                 uint64_t version, ManifestNaming naming) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buf, loc.store->Get(path));
+  const std::string_view bytes(reinterpret_cast<const char*>(buf->data()),
+                               static_cast<size_t>(buf->size()));
+  // DecodeManifest validates the footer and the section bounds.
+  LANCE_ASSIGN_OR_RAISE(TableManifest decoded, DecodeManifest(bytes, path));
+  StoredVersion sv;
+  sv.version = version;
+  sv.naming = naming;
+  sv.path = path;
+  uint64_t pos;
+  std::memcpy(&pos, bytes.data() + bytes.size() - 16, 8);
+  const uint32_t len = LoadU32(bytes.data() + pos);
+  if (!sv.manifest.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len))) {
+    return Status::Corruption("{}: the manifest does not decode", path);
+  }
+  if (sv.manifest.version() != version) {
+    return Status::Corruption("{}: the file name says version {} but the manifest says {}", path,
+                              version, sv.manifest.version());
+  }
+  if (decoded.index_section) {
+    const uint32_t l = LoadU32(bytes.data() + *decoded.index_section);
+    sv.index_section.assign(bytes.data() + *decoded.index_section + 4, l);
+  }
+  if (decoded.transaction_section) {
+    const uint32_t l = LoadU32(bytes.data() + *decoded.transaction_section);
+    sv.transaction.assign(bytes.data() + *decoded.transaction_section + 4, l);
+  }
+  return sv;
+}
+
+}  // namespace
+
+Result<std::optional<StoredVersion>> LoadLatest(const TableLocation& loc) {
+  LANCE_ASSIGN_OR_RAISE(io::ListResult listed, loc.store->ListDir(loc.Path("_versions")));
+  std::optional<std::pair<uint64_t, ManifestNaming>> best;
+  std::string best_path;
+  for (const auto& obj : listed.objects) {
+    const std::string name = obj.path.substr(obj.path.rfind('/') + 1);
+    auto parsed = ParseManifestFileName(name);
+    if (!parsed) continue;
+    if (!best || parsed->first > best->first) {
+      best = parsed;
+      best_path = obj.path;
+    }
+  }
+  if (!best) return std::optional<StoredVersion>();
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, ReadStored(loc, best_path, best->first, best->second));
+  return std::optional<StoredVersion>(std::move(sv));
+}
+
+Result<StoredVersion> LoadVersion(const TableLocation& loc, uint64_t version) {
+  for (ManifestNaming n : {ManifestNaming::kV2, ManifestNaming::kLegacy}) {
+    const std::string path = loc.Path("_versions/" + ManifestFileName(version, n));
+    auto sv = ReadStored(loc, path, version, n);
+    if (sv.ok() || !sv.status().IsNotFound()) return sv;
+  }
+  return Status::NotFound("{}: version {} does not exist", loc.root, version);
+}
+
+Result<std::optional<Transaction>> LoadTransaction(const TableLocation& loc, const StoredVersion& v) {
+  Transaction t;
+  if (!v.transaction.empty()) {
+    if (!t.ParseFromString(v.transaction)) {
+      return Status::Corruption("{}: the inline transaction does not decode", v.path);
+    }
+    return std::optional<Transaction>(std::move(t));
+  }
+  if (v.manifest.transaction_file().empty()) return std::optional<Transaction>();
+  const std::string path = loc.Path("_transactions/" + v.manifest.transaction_file());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buf, loc.store->Get(path));
+  if (!t.ParseFromArray(buf->data(), static_cast<int>(buf->size()))) {
+    return Status::Corruption("{}: the transaction does not decode", path);
+  }
+  return std::optional<Transaction>(std::move(t));
+}
+
+Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
+                                                       uint64_t fragment_id,
+                                                       uint64_t read_version,
+                                                       const std::vector<uint32_t>& rows) {
+  DeletionFileInfo info;
+  LANCE_ASSIGN_OR_RAISE(std::string bytes, EncodeDeletionFile(rows, &info.type));
+  info.read_version = read_version;
+  info.id = RandomU64();
+  info.num_deleted_rows = rows.size();
+  LANCE_RETURN_NOT_OK(loc.store->Put(loc.Path("_deletions/" + info.FileName(fragment_id)), bytes));
+  ::lance::table::DeletionFile d;
+  d.set_file_type(info.type == DeletionFileType::kBitmap ? ::lance::table::DeletionFile::BITMAP
+                                                         : ::lance::table::DeletionFile::ARROW_ARRAY);
+  d.set_read_version(read_version);
+  d.set_id(info.id);
+  d.set_num_deleted_rows(info.num_deleted_rows);
+  return d;
+}
+
+namespace {
+
+// Re-bases a Delete over concurrent deletions of the same fragments: merges the deletion
+// vectors, or refuses (retryable) when both deleted a common row or the fragment is gone.
+Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const StoredVersion& latest) {
+  auto* del = req->txn.mutable_delete_();
+  std::map<uint64_t, const ::lance::table::DataFragment*> frags;
+  for (const auto& f : latest.manifest.fragments()) frags[f.id()] = &f;
+  std::shared_ptr<Dataset> ds;  // opened at `latest` on first need
+  bool changed = false;
+  for (auto& [id, rows] : req->affected_rows) {
+    auto it = frags.find(id);
+    if (it == frags.end()) {
+      return Status::CommitConflict("retryable conflict: fragment {} was removed by a concurrent "
+                                    "commit (version {}); run the delete again",
+                                    id, latest.version);
+    }
+    const ::lance::table::DataFragment& lf = *it->second;
+    std::optional<::lance::table::DeletionFile> cur;
+    if (lf.has_deletion_file()) cur = lf.deletion_file();
+    if (SameDeletion(req->base_deletions[id], cur)) continue;
+    if (!ds) {
+      OpenOptions o;
+      o.version = latest.version;
+      LANCE_ASSIGN_OR_RAISE(ds, Dataset::Open(loc.store, loc.root, o));
+    }
+    size_t index = 0;
+    while (ds->manifest().fragments[index].id != id) ++index;
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> theirs, ds->DeletedRows(index));
+    std::vector<uint32_t> common;
+    std::set_intersection(theirs.begin(), theirs.end(), rows.begin(), rows.end(),
+                          std::back_inserter(common));
+    if (!common.empty()) {
+      return Status::CommitConflict("retryable conflict: {} of the rows this delete removes from "
+                                    "fragment {} (e.g. offset {}) were deleted by a concurrent "
+                                    "commit (version {}); run the delete again",
+                                    common.size(), id, common[0], latest.version);
+    }
+    std::vector<uint32_t> merged;
+    std::set_union(theirs.begin(), theirs.end(), rows.begin(), rows.end(),
+                   std::back_inserter(merged));
+    // Drop our previous entry for this fragment, then add the merged one.
+    auto* ufs = del->mutable_updated_fragments();
+    for (int i = 0; i < ufs->size(); ++i) {
+      if (ufs->Get(i).id() == id) {
+        ufs->DeleteSubrange(i, 1);
+        break;
+      }
+    }
+    auto* dids = del->mutable_deleted_fragment_ids();
+    dids->erase(std::remove(dids->begin(), dids->end(), id), dids->end());
+    if (merged.size() >= lf.physical_rows()) {
+      del->add_deleted_fragment_ids(id);
+    } else {
+      LANCE_ASSIGN_OR_RAISE(auto d, WriteDeletionFile(loc, id, latest.version, merged));
+      auto* nf = del->add_updated_fragments();
+      *nf = lf;
+      *nf->mutable_deletion_file() = d;
+    }
+    req->base_deletions[id] = cur;
+    changed = true;
+  }
+  (void)changed;
+  return Status::OK();
+}
+
+uint64_t NextFragmentId(const Manifest& m) {
+  uint64_t next = m.has_max_fragment_id() ? uint64_t{m.max_fragment_id()} + 1 : 0;
+  for (const auto& f : m.fragments()) next = std::max<uint64_t>(next, f.id() + 1);
+  return next;
+}
+
+// The manifest of the next version: `req`'s operation applied to `latest` (or to nothing).
+Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req,
+                                                        const std::optional<StoredVersion>& latest) {
+  Manifest m;
+  std::string index_section;
+  uint64_t sticky_r = 0, sticky_w = 0;
+  bool stable = req.new_dataset.stable_row_ids;
+  if (latest) {
+    m = latest->manifest;
+    index_section = latest->index_section;
+    const uint64_t keep = kFlagCoveredIndexMetadata | kFlagMixedDataFileVersions | kFlagStableRowIds;
+    sticky_r = m.reader_feature_flags() & keep;
+    sticky_w = m.writer_feature_flags() & keep;
+    stable = (m.reader_feature_flags() & kFlagStableRowIds) != 0;
+  } else {
+    m.mutable_data_format()->set_file_format("lance");
+    m.mutable_data_format()->set_version(req.data_storage_version);
+    if (stable) sticky_r = sticky_w = kFlagStableRowIds;
+  }
+  const uint64_t version = latest ? latest->version + 1 : 1;
+  uint64_t next_frag = NextFragmentId(m);
+  uint64_t next_row_id = m.next_row_id();
+  bool assigned = false;
+  auto add_new = [&](const ::lance::table::DataFragment& src) {
+    auto* f = m.add_fragments();
+    *f = src;
+    f->set_id(next_frag++);
+    assigned = true;
+    if (stable) {
+      f->set_inline_row_ids(RangeRowIds(next_row_id, f->physical_rows()));
+      next_row_id += f->physical_rows();
+      f->set_inline_created_at_versions(VersionRun(f->physical_rows(), version));
+      f->set_inline_last_updated_at_versions(VersionRun(f->physical_rows(), version));
+    }
+  };
+  const Transaction& t = req.txn;
+  switch (t.operation_case()) {
+    case Transaction::kAppend:
+      for (const auto& f : t.append().fragments()) add_new(f);
+      break;
+    case Transaction::kOverwrite: {
+      const auto& o = t.overwrite();
+      m.clear_fragments();
+      m.clear_fields();
+      for (const auto& f : o.schema()) *m.add_fields() = f;
+      m.clear_schema_metadata();
+      for (const auto& [k, v] : o.schema_metadata()) (*m.mutable_schema_metadata())[k] = v;
+      for (const auto& [k, v] : o.config_upsert_values()) (*m.mutable_config())[k] = v;
+      index_section.clear();  // indexes describe the old rows
+      sticky_r &= ~kFlagCoveredIndexMetadata;
+      sticky_w &= ~kFlagCoveredIndexMetadata;
+      if (!req.data_storage_version.empty()) {
+        m.mutable_data_format()->set_file_format("lance");
+        m.mutable_data_format()->set_version(req.data_storage_version);
+      }
+      for (const auto& f : o.fragments()) add_new(f);
+      break;
+    }
+    case Transaction::kDelete: {
+      const auto& d = t.delete_();
+      std::map<uint64_t, const ::lance::table::DataFragment*> updated;
+      for (const auto& f : d.updated_fragments()) updated[f.id()] = &f;
+      const std::set<uint64_t> removed(d.deleted_fragment_ids().begin(), d.deleted_fragment_ids().end());
+      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> out;
+      size_t seen = 0;
+      for (const auto& f : m.fragments()) {
+        if (removed.count(f.id())) {
+          ++seen;
+          continue;
+        }
+        auto* nf = out.Add();
+        *nf = f;
+        if (auto it = updated.find(f.id()); it != updated.end()) {
+          ++seen;
+          *nf->mutable_deletion_file() = it->second->deletion_file();
+        }
+      }
+      if (seen != updated.size() + removed.size()) {
+        return Status::CommitConflict("retryable conflict: a fragment this delete changes no longer "
+                                      "exists at version {}",
+                                      version - 1);
+      }
+      m.mutable_fragments()->Swap(&out);
+      break;
+    }
+    case Transaction::kMerge: {
+      const auto& mg = t.merge();
+      m.clear_fragments();
+      for (const auto& f : mg.fragments()) *m.add_fragments() = f;
+      m.clear_fields();
+      for (const auto& f : mg.schema()) *m.add_fields() = f;
+      if (!mg.schema_metadata().empty()) {
+        m.clear_schema_metadata();
+        for (const auto& [k, v] : mg.schema_metadata()) (*m.mutable_schema_metadata())[k] = v;
+      }
+      break;
+    }
+    case Transaction::kProject:
+      m.clear_fields();
+      for (const auto& f : t.project().schema()) *m.add_fields() = f;
+      break;
+    default:
+      return Status::NotSupported("committing a {} transaction is not implemented",
+                                  OpName(t.operation_case()));
+  }
+  if (assigned || m.has_max_fragment_id()) {
+    const uint64_t max_id = next_frag == 0 ? 0 : next_frag - 1;
+    m.set_max_fragment_id(static_cast<uint32_t>(std::max<uint64_t>(max_id, m.max_fragment_id())));
+  }
+  if (stable) m.set_next_row_id(next_row_id);
+  m.set_version(version);
+  const int64_t ns = NowNs();
+  m.mutable_timestamp()->set_seconds(ns / 1000000000LL);
+  m.mutable_timestamp()->set_nanos(static_cast<int32_t>(ns % 1000000000LL));
+  m.mutable_writer_version()->set_library("lance-cpp");
+  m.mutable_writer_version()->set_version("0.1.0");
+  m.clear_tag();
+  ApplyFeatureFlags(&m, sticky_r, sticky_w);
+  return std::make_pair(std::move(m), std::move(index_section));
+}
+
+}  // namespace
+
+Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const CommitOptions& options) {
+  std::shared_ptr<CommitHandler> handler =
+      options.handler ? options.handler : PutIfNotExistsCommitHandler();
+  if (req.txn.uuid().empty()) req.txn.set_uuid(NewUuid());
+  const uint64_t read_version = req.txn.read_version();
+  const Op op = req.txn.operation_case();
+  uint64_t checked = read_version;
+  CommitInfo info;
+  info.read_version = read_version;
+  for (int attempt = 1; attempt <= options.max_retries + 1; ++attempt) {
+    info.attempts = attempt;
+    LANCE_ASSIGN_OR_RAISE(std::optional<StoredVersion> latest, LoadLatest(loc));
+    if (!latest) {
+      if (op != Transaction::kOverwrite) {
+        return Status::NotFound("{}: no dataset (no version in _versions/)", loc.root);
+      }
+      if (read_version != 0) {
+        return Status::CommitConflict("{}: the dataset read at version {} no longer exists",
+                                      loc.root, read_version);
+      }
+    } else {
+      const Manifest& lm = latest->manifest;
+      LANCE_RETURN_NOT_OK(CheckCanWrite(lm.reader_feature_flags(), lm.writer_feature_flags(),
+                                        latest->path));
+      if (latest->version < read_version) {
+        return Status::CommitConflict("{}: latest version {} is older than the read version {}",
+                                      loc.root, latest->version, read_version);
+      }
+      for (uint64_t v = checked + 1; v <= latest->version; ++v) {
+        std::optional<StoredVersion> loaded;
+        if (v != latest->version) {
+          LANCE_ASSIGN_OR_RAISE(StoredVersion sv, LoadVersion(loc, v));
+          loaded = std::move(sv);
+        }
+        const StoredVersion& sv = v == latest->version ? *latest : *loaded;
+        LANCE_ASSIGN_OR_RAISE(auto theirs, LoadTransaction(loc, sv));
+        if (!theirs) {
+          return Status::CommitConflict("{}: version {} records no transaction, so this {} "
+                                        "cannot be checked against it; run it again",
+                                        loc.root, v, OpName(op));
+        }
+        const Verdict verdict = Check(req.txn, *theirs);
+        if (verdict != Verdict::kCompatible) {
+          return Status::CommitConflict(
+              "{} conflict: this {} (read version {}) cannot be committed after the {} "
+              "committed as version {}{}",
+              verdict == Verdict::kRetryable ? "retryable" : "incompatible", OpName(op),
+              read_version, OpName(theirs->operation_case()), v,
+              verdict == Verdict::kRetryable ? "; run the operation again on the new version" : "");
+        }
+        ++info.rebased;
+      }
+      checked = latest->version;
+      if (op == Transaction::kDelete) LANCE_RETURN_NOT_OK(RebaseDeletions(loc, &req, *latest));
+    }
+    LANCE_ASSIGN_OR_RAISE(auto applied, ApplyOperation(req, latest));
+    Manifest& m = applied.first;
+    const std::string txn_bytes = req.txn.SerializeAsString();
+    const std::string txn_name = fmt::format("{}-{}.txn", read_version, req.txn.uuid());
+    LANCE_RETURN_NOT_OK(loc.store->Put(loc.Path("_transactions/" + txn_name), txn_bytes));
+    m.set_transaction_file(txn_name);
+    const std::string bytes = SerializeManifestFile(&m, applied.second, txn_bytes);
+    const ManifestNaming naming = latest ? latest->naming : req.new_dataset.naming;
+    const std::string path = loc.Path("_versions/" + ManifestFileName(m.version(), naming));
+    Status st = handler->CommitManifest(*loc.store, path, bytes);
+    if (st.IsAlreadyExists()) {
+      // Lost the race for this version: back off a little, then rebase on the winner.
+      std::this_thread::sleep_for(std::chrono::microseconds(RandomU64() % (500 * attempt + 1)));
+      continue;
+    }
+    LANCE_RETURN_NOT_OK(st);
+    info.version = m.version();
+    // The hint only helps readers find the latest version quickly; a stale one is tolerated
+    // (readers check the next version), so a slower winner does not move it backwards.
+    const std::string hint = loc.Path("_versions/latest_version_hint.json");
+    auto old_hint = loc.store->Get(hint);
+    std::optional<uint64_t> old_version;
+    if (old_hint.ok()) {
+      auto parsed = ParseVersionJson(std::string_view(reinterpret_cast<const char*>((*old_hint)->data()),
+                                                      static_cast<size_t>((*old_hint)->size())),
+                                     hint);
+      if (parsed.ok()) old_version = *parsed;
+    }
+    if (!old_version || *old_version < m.version()) {
+      (void)loc.store->Put(hint, fmt::format("{{\"version\":{}}}", m.version()));
+    }
+    return info;
+  }
+  return Status::CommitConflict("{}: gave up after losing {} commit races", loc.root,
+                                options.max_retries + 1);
+}
+
+}  // namespace internal
+
+}  // namespace lance::table

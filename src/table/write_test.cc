@@ -1,0 +1,405 @@
+// Write-side tests: manifest encoding (round trip, feature flags computed from content),
+// deletion file encoding, and the commit machinery (lost races, rebase of appends and of
+// deletes on disjoint rows, retryable and incompatible conflicts, both commit handlers,
+// stable row ids). The commit tests use manifests only (fragments name data files that are
+// never read), so they do not depend on the data file writer.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "lance/table/manifest_writer.h"
+#include "lance/table/write.h"
+#include "table/commit_internal.h"
+#include "table/proto/rowids.pb.h"
+#include "table/proto/table.pb.h"
+#include "table/proto/transaction.pb.h"
+
+#define WT_CONCAT_INNER(a, b) a##b
+#define WT_CONCAT(a, b) WT_CONCAT_INNER(a, b)
+#define ASSERT_OK(expr)                                 \
+  do {                                                  \
+    const ::lance::Status _st = (expr);                 \
+    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
+  } while (0)
+#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)                          \
+  auto tmp = (rexpr);                                                       \
+  ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString();       \
+  lhs = std::move(*tmp)
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
+  ASSERT_OK_AND_ASSIGN_IMPL(WT_CONCAT(_res_, __LINE__), lhs, rexpr)
+
+namespace lance::table {
+namespace {
+
+std::atomic<int> g_counter{0};
+
+std::string FreshUri() { return "memory://write_test_" + std::to_string(++g_counter) + "/t.lance"; }
+
+TableManifest SampleManifest() {
+  TableManifest m;
+  m.fields = {{"id", 0, -1, "int64", false, {}},
+              {"tags", 1, -1, "list", true, {{"k", "v"}}},
+              {"item", 2, 1, "string", true, {}}};
+  m.schema_metadata = {{"owner", "t"}};
+  FragmentInfo f0;
+  f0.id = 0;
+  f0.files.push_back({"a.lance", {0, 2}, {0, 1}, 2, 2, 1234, std::nullopt});
+  f0.physical_rows = 10;
+  FragmentInfo f1;
+  f1.id = 3;
+  f1.files.push_back({"b.lance", {0, 2}, {0, 1}, 2, 1, 0, 1});
+  f1.physical_rows = 7;
+  DeletionFileInfo d;
+  d.type = DeletionFileType::kBitmap;
+  d.read_version = 4;
+  d.id = 99;
+  d.num_deleted_rows = 2;
+  f1.deletion = d;
+  m.fragments = {f0, f1};
+  m.version = 5;
+  m.timestamp_ns = 1700000000123456789LL;
+  m.max_fragment_id = 3;
+  m.transaction_file = "4-x.txn";
+  m.writer_library = "lance-cpp";
+  m.writer_version = "0.1.0";
+  m.data_file_format = "lance";
+  m.data_storage_version = "2.2";
+  return m;
+}
+
+TEST(ManifestWriter, RoundTripsThroughDecode) {
+  TableManifest m = SampleManifest();
+  m.config = {{"lance.auto_cleanup", "x"}};
+  m.base_paths.push_back({1, std::string("b1"), false, "/elsewhere"});
+  ::lance::table::IndexSection idx;
+  idx.add_indices()->set_name("i");
+  const std::string idx_bytes = idx.SerializeAsString();
+  ::lance::table::Transaction txn;
+  txn.set_read_version(4);
+  txn.mutable_append();
+  const std::string txn_bytes = txn.SerializeAsString();
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeManifest(m, txn_bytes, idx_bytes));
+  ASSERT_OK_AND_ASSIGN(TableManifest d, DecodeManifest(bytes, "encoded"));
+  ASSERT_EQ(d.fields.size(), 3u);
+  EXPECT_EQ(d.fields[1].name, "tags");
+  EXPECT_EQ(d.fields[2].parent_id, 1);
+  EXPECT_EQ(d.fields[1].metadata, (std::vector<std::pair<std::string, std::string>>{{"k", "v"}}));
+  EXPECT_FALSE(d.fields[0].nullable);
+  EXPECT_EQ(d.schema->field(1)->type()->ToString(), m.fields.size() == 3 ? "list<item: string>" : "");
+  EXPECT_EQ(d.schema_metadata, m.schema_metadata);
+  ASSERT_EQ(d.fragments.size(), 2u);
+  EXPECT_EQ(d.fragments[1].id, 3u);
+  EXPECT_EQ(d.fragments[0].files[0].size_bytes, 1234u);
+  EXPECT_EQ(d.fragments[1].files[0].minor, 1u);
+  EXPECT_EQ(d.fragments[1].files[0].base_id, std::optional<uint32_t>(1));
+  ASSERT_TRUE(d.fragments[1].deletion.has_value());
+  EXPECT_EQ(d.fragments[1].deletion->id, 99u);
+  EXPECT_EQ(d.fragments[1].deletion->type, DeletionFileType::kBitmap);
+  EXPECT_EQ(d.fragments[1].num_rows(), 5u);
+  EXPECT_EQ(d.num_rows(), 15u);
+  EXPECT_EQ(d.version, 5u);
+  EXPECT_EQ(d.timestamp_ns, m.timestamp_ns);
+  EXPECT_EQ(d.max_fragment_id, std::optional<uint32_t>(3));
+  EXPECT_EQ(d.writer_library, "lance-cpp");
+  EXPECT_EQ(d.data_storage_version, "2.2");
+  EXPECT_EQ(d.config, m.config);
+  ASSERT_EQ(d.base_paths.size(), 1u);
+  EXPECT_EQ(d.base_paths[0].path, "/elsewhere");
+  // Sections: index first at 0, then the transaction.
+  EXPECT_EQ(d.index_section, std::optional<uint64_t>(0));
+  EXPECT_EQ(d.num_indices, 1);
+  EXPECT_EQ(d.transaction_section, std::optional<uint64_t>(4 + idx_bytes.size()));
+  EXPECT_EQ(bytes.substr(4, idx_bytes.size()), idx_bytes);
+  EXPECT_EQ(bytes.substr(8 + idx_bytes.size(), txn_bytes.size()), txn_bytes);
+  // Flags from content: deletion files, table config (writer only), base paths.
+  EXPECT_EQ(d.reader_feature_flags, kFlagDeletionFiles | kFlagBasePaths);
+  EXPECT_EQ(d.writer_feature_flags, kFlagDeletionFiles | kFlagTableConfig | kFlagBasePaths);
+}
+
+TEST(ManifestWriter, FeatureFlagsFollowContent) {
+  TableManifest m = SampleManifest();
+  m.fragments[1].deletion.reset();
+  EXPECT_EQ(ComputeFeatureFlags(m).reader, 0u);
+  EXPECT_EQ(ComputeFeatureFlags(m).writer, 0u);
+  m.fragments[0].inline_row_ids = "x";
+  EXPECT_EQ(ComputeFeatureFlags(m).reader, kFlagStableRowIds);
+  m.fragments[0].num_overlays = 1;
+  EXPECT_EQ(ComputeFeatureFlags(m).writer, kFlagStableRowIds | kFlagUnstableDataOverlayFiles);
+  // Input flags are ignored except the sticky ones.
+  m.reader_feature_flags = kFlagDeletionFiles | kFlagMixedDataFileVersions | kFlagCoveredIndexMetadata;
+  m.writer_feature_flags = kFlagDeletionFiles | kFlagMixedDataFileVersions | kFlagCoveredIndexMetadata;
+  const FeatureFlags f = ComputeFeatureFlags(m);
+  EXPECT_EQ(f.reader, kFlagStableRowIds | kFlagUnstableDataOverlayFiles | kFlagMixedDataFileVersions |
+                          kFlagCoveredIndexMetadata);
+  EXPECT_EQ(f.reader, f.writer);
+  m.fragments[0].inline_row_ids.clear();
+  m.fragments[0].num_overlays = 0;
+  m.config = {{"a", "b"}};
+  EXPECT_EQ(ComputeFeatureFlags(m).writer & kFlagTableConfig, kFlagTableConfig);
+  EXPECT_EQ(ComputeFeatureFlags(m).reader & kFlagTableConfig, 0u);
+}
+
+TEST(ManifestWriter, RejectsMoreDeletedThanStoredRows) {
+  TableManifest m = SampleManifest();
+  m.fragments[1].deletion->num_deleted_rows = 8;
+  EXPECT_TRUE(EncodeManifest(m).status().IsInvalidArgument());
+}
+
+TEST(DeletionFiles, SmallIsArrowLargeIsBitmap) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{5000}, size_t{5001}, size_t{70000}}) {
+    std::vector<uint32_t> rows;
+    for (size_t i = 0; i < n; ++i) rows.push_back(static_cast<uint32_t>(i * 3 + 1));
+    DeletionFileType type;
+    ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeDeletionFile(rows, &type));
+    EXPECT_EQ(type, n <= 5000 ? DeletionFileType::kArrowArray : DeletionFileType::kBitmap) << n;
+    ASSERT_OK_AND_ASSIGN(auto back, DecodeDeletionFile(BufferFromString(bytes), type, "del"));
+    EXPECT_EQ(back, rows) << n;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Commit machinery on manifest-only datasets.
+
+::lance::table::DataFragment FakeFragment(uint64_t rows, const std::string& name) {
+  ::lance::table::DataFragment f;
+  auto* d = f.add_files();
+  d->set_path(name);
+  d->add_fields(0);
+  d->add_column_indices(0);
+  d->set_file_major_version(2);
+  d->set_file_minor_version(2);
+  f.set_physical_rows(rows);
+  return f;
+}
+
+internal::CommitRequest CreateRequest(std::vector<uint64_t> rows, bool stable = false) {
+  internal::CommitRequest r;
+  auto* o = r.txn.mutable_overwrite();
+  auto* f = o->add_schema();
+  f->set_name("id");
+  f->set_id(0);
+  f->set_parent_id(-1);
+  f->set_logical_type("int64");
+  int i = 0;
+  for (uint64_t n : rows) *o->add_fragments() = FakeFragment(n, "c" + std::to_string(i++) + ".lance");
+  r.data_storage_version = "2.2";
+  r.new_dataset.stable_row_ids = stable;
+  return r;
+}
+
+internal::CommitRequest AppendRequest(uint64_t read_version, uint64_t rows, const std::string& name) {
+  internal::CommitRequest r;
+  r.txn.set_read_version(read_version);
+  *r.txn.mutable_append()->add_fragments() = FakeFragment(rows, name);
+  return r;
+}
+
+// A delete of `rows` of fragment `id` (read at `read_version`, no earlier deletions).
+Result<internal::CommitRequest> DeleteRequest(const internal::TableLocation& loc,
+                                              uint64_t read_version, uint64_t id,
+                                              std::vector<uint32_t> rows) {
+  LANCE_ASSIGN_OR_RAISE(auto sv, internal::LoadVersion(loc, read_version));
+  internal::CommitRequest r;
+  r.txn.set_read_version(read_version);
+  for (const auto& f : sv.manifest.fragments()) {
+    if (f.id() != id) continue;
+    LANCE_ASSIGN_OR_RAISE(auto d, internal::WriteDeletionFile(loc, id, read_version, rows));
+    auto* uf = r.txn.mutable_delete_()->add_updated_fragments();
+    *uf = f;
+    *uf->mutable_deletion_file() = d;
+    r.base_deletions[id] = std::nullopt;
+    r.affected_rows[id] = rows;
+  }
+  return r;
+}
+
+std::vector<uint64_t> FragmentIds(const std::string& uri) {
+  auto ds = Dataset::Open(uri);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  std::vector<uint64_t> ids;
+  for (const auto& f : (*ds)->manifest().fragments) ids.push_back(f.id);
+  return ids;
+}
+
+TEST(Commit, CreatesVersionOneWithTransactionFileAndInlineCopy) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK_AND_ASSIGN(CommitInfo c, internal::Commit(loc, CreateRequest({5, 6}), {}));
+  EXPECT_EQ(c.version, 1u);
+  EXPECT_EQ(c.attempts, 1);
+  ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 1));
+  EXPECT_EQ(sv.naming, ManifestNaming::kV2);
+  EXPECT_EQ(sv.manifest.fragments(0).id(), 0u);
+  EXPECT_EQ(sv.manifest.fragments(1).id(), 1u);
+  EXPECT_EQ(sv.manifest.max_fragment_id(), 1u);
+  EXPECT_EQ(sv.manifest.data_format().version(), "2.2");
+  EXPECT_EQ(sv.manifest.writer_version().library(), "lance-cpp");
+  ASSERT_FALSE(sv.transaction.empty());
+  ASSERT_OK_AND_ASSIGN(BufferPtr txn, loc.store->Get(loc.Path("_transactions/" + sv.manifest.transaction_file())));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(txn->data()), static_cast<size_t>(txn->size())),
+            sv.transaction);
+  EXPECT_EQ(sv.manifest.transaction_file().substr(0, 2), "0-");
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 1u);
+  EXPECT_EQ(ds->CountRows(), 11u);
+  // A second create from read version 0 loses: Overwrite after Overwrite is retryable.
+  auto again = internal::Commit(loc, CreateRequest({1}), {});
+  ASSERT_TRUE(again.status().IsCommitConflict()) << again.status().ToString();
+  EXPECT_NE(again.status().message().find("retryable"), std::string::npos);
+}
+
+TEST(Commit, ConcurrentAppendsRebaseAndBothLand) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  // Both appends read version 1.
+  ASSERT_OK_AND_ASSIGN(CommitInfo a, internal::Commit(loc, AppendRequest(1, 3, "a.lance"), {}));
+  ASSERT_OK_AND_ASSIGN(CommitInfo b, internal::Commit(loc, AppendRequest(1, 4, "b.lance"), {}));
+  EXPECT_EQ(a.version, 2u);
+  EXPECT_EQ(b.version, 3u);
+  EXPECT_EQ(b.rebased, 1);
+  EXPECT_EQ(FragmentIds(uri), (std::vector<uint64_t>{0, 1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->CountRows(), 12u);
+  EXPECT_EQ(ds->manifest().fragments[2].files[0].path, "b.lance");
+}
+
+// A handler that lets a competitor commit first on its first call (a lost race).
+class RacingHandler final : public CommitHandler {
+ public:
+  RacingHandler(std::function<void()> competitor) : competitor_(std::move(competitor)) {}
+  Status CommitManifest(io::ObjectStore& store, const std::string& path, std::string_view bytes) override {
+    ++calls;
+    if (calls == 1) competitor_();
+    return PutIfNotExistsCommitHandler()->CommitManifest(store, path, bytes);
+  }
+  std::string_view name() const override { return "racing"; }
+  int calls = 0;
+
+ private:
+  std::function<void()> competitor_;
+};
+
+TEST(Commit, LostRaceIsRetriedExactlyOnce) {
+  for (bool rename : {false, true}) {
+    const std::string uri = FreshUri();
+    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+    ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+    CommitOptions inner;
+    if (rename) inner.handler = RenameIfNotExistsCommitHandler();
+    auto handler = std::make_shared<RacingHandler>([&] {
+      ASSERT_OK(internal::Commit(loc, AppendRequest(1, 2, "winner.lance"), inner).status());
+    });
+    CommitOptions o;
+    o.handler = handler;
+    ASSERT_OK_AND_ASSIGN(CommitInfo c, internal::Commit(loc, AppendRequest(1, 3, "loser.lance"), o));
+    EXPECT_EQ(c.attempts, 2);
+    EXPECT_EQ(c.version, 3u);
+    EXPECT_EQ(handler->calls, 2);
+    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    ASSERT_EQ(ds->manifest().fragments.size(), 3u);
+    EXPECT_EQ(ds->manifest().fragments[1].files[0].path, "winner.lance");
+    EXPECT_EQ(ds->manifest().fragments[2].files[0].path, "loser.lance");
+    EXPECT_EQ(ds->manifest().fragments[2].id, 2u);
+    // No staging objects are left behind by the rename handler.
+    ASSERT_OK_AND_ASSIGN(auto listed, loc.store->List(loc.Path("_versions")));
+    for (const auto& obj : listed) {
+      EXPECT_TRUE(obj.path.ends_with(".manifest") || obj.path.ends_with(".json")) << obj.path;
+    }
+  }
+}
+
+TEST(Commit, AppendAfterOverwriteIsIncompatible) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  auto ow = CreateRequest({7});
+  ow.txn.set_read_version(1);
+  ASSERT_OK(internal::Commit(loc, std::move(ow), {}).status());
+  auto st = internal::Commit(loc, AppendRequest(1, 3, "late.lance"), {}).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
+  // Overwrite ids continue after the old ones (as lance 12 does).
+  EXPECT_EQ(FragmentIds(uri), (std::vector<uint64_t>{1}));
+}
+
+TEST(Commit, DeletesOfDisjointRowsMergeDeletionVectors) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({10, 4}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto d1, DeleteRequest(loc, 1, 0, {1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto d2, DeleteRequest(loc, 1, 0, {5, 9}));
+  ASSERT_OK_AND_ASSIGN(auto d3, DeleteRequest(loc, 1, 1, {0}));
+  ASSERT_OK(internal::Commit(loc, std::move(d1), {}).status());
+  ASSERT_OK_AND_ASSIGN(CommitInfo c2, internal::Commit(loc, std::move(d2), {}));
+  ASSERT_OK_AND_ASSIGN(CommitInfo c3, internal::Commit(loc, std::move(d3), {}));
+  EXPECT_EQ(c2.version, 3u);
+  EXPECT_EQ(c3.version, 4u);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto rows0, ds->DeletedRows(0));
+  EXPECT_EQ(rows0, (std::vector<uint32_t>{1, 2, 5, 9}));
+  EXPECT_EQ(ds->manifest().fragments[0].deletion->read_version, 2u);  // rebased on version 2
+  ASSERT_OK_AND_ASSIGN(auto rows1, ds->DeletedRows(1));
+  EXPECT_EQ(rows1, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(ds->CountRows(), 9u);
+  EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagDeletionFiles);
+}
+
+TEST(Commit, DeletesOfTheSameRowConflict) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({10}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto d1, DeleteRequest(loc, 1, 0, {1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto d2, DeleteRequest(loc, 1, 0, {2, 3}));
+  ASSERT_OK(internal::Commit(loc, std::move(d1), {}).status());
+  auto st = internal::Commit(loc, std::move(d2), {}).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("retryable"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 2u);
+  EXPECT_EQ(ds->CountRows(), 8u);
+}
+
+TEST(Commit, DeleteAfterAppendKeepsTheAppend) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({10}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto d, DeleteRequest(loc, 1, 0, {0}));
+  ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "x.lance"), {}).status());
+  ASSERT_OK(internal::Commit(loc, std::move(d), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 3u);
+  EXPECT_EQ(ds->CountRows(), 12u);
+  EXPECT_EQ(ds->manifest().fragments.size(), 2u);
+}
+
+TEST(Commit, StableRowIdsContinueAcrossAppends) {
+  const std::string uri = FreshUri();
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({5}, true), {}).status());
+  ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "a.lance"), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->manifest().next_row_id, 8u);
+  EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagStableRowIds);
+  ASSERT_OK_AND_ASSIGN(auto ids, ds->RowIds(1));
+  EXPECT_EQ(ids, (std::vector<uint64_t>{5, 6, 7}));
+  ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
+  ::lance::table::RowLatestUpdateVersionSequence seq;
+  ASSERT_TRUE(seq.ParseFromString(sv.manifest.fragments(1).inline_created_at_versions()));
+  ASSERT_EQ(seq.runs_size(), 1);
+  EXPECT_EQ(seq.runs(0).version(), 2u);
+  EXPECT_EQ(seq.runs(0).span().range().end(), 3u);
+}
+
+TEST(Commit, DeleteOnMissingDatasetIsNotFound) {
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(FreshUri()));
+  internal::CommitRequest r;
+  r.txn.mutable_delete_();
+  EXPECT_TRUE(internal::Commit(loc, std::move(r), {}).status().IsNotFound());
+}
+
+}  // namespace
+}  // namespace lance::table
