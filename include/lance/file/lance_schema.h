@@ -38,3 +38,22 @@ Result<SchemaPtr> SchemaFromLanceFields(const std::vector<LanceField>& fields,
                                         std::vector<std::pair<std::string, std::string>> metadata = {});
 
 }  // namespace lance::file
+
+namespace lance::file {
+
+// The logical type string of a type the Lance file format can hold ("int32", "string",
+// "timestamp:us:-", "fixed_size_list:float:128", "struct", ...): the inverse of
+// LogicalTypeToArrow, plus "list" / "large_list" / "struct" / "map" for nested types.
+// Errors: NotSupported for types Lance has no name for (dictionary).
+Result<std::string> LogicalTypeFromArrow(const ::lance::DataType& type);
+
+// Flattens `schema` to Lance fields in pre-order (a parent before its children; a list's
+// element and a struct's children are fields of their own, a fixed-size list's element is
+// not). Fields whose Field::id() >= 0 keep their id; the others get fresh ids counting up from
+// one past the largest kept id (from 0 when no field has an id). `with_ids`, when given,
+// receives the same schema with every Field::id() set. Errors: NotSupported types,
+// InvalidArgument for duplicate ids.
+Result<std::vector<LanceField>> LanceFieldsFromSchema(const ::lance::Schema& schema,
+                                                      SchemaPtr* with_ids = nullptr);
+
+}  // namespace lance::file

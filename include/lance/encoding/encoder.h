@@ -1,0 +1,56 @@
+// Page encoders of the Lance 2.1/2.2 structural layouts: the inverse of structural.h.
+//
+// A leaf column's page arrives as its repetition/definition layers, its levels and its
+// visible values (a DataBlock with placeholders under null items, see repdef.h); EncodePage
+// picks the structural layout and the compressive encodings and produces the page buffers:
+//   mini-block  values cut into chunks of a power-of-two number of values (at most
+//               max_chunk_values, about 32 KiB each), u16 chunk words in 2.1, u32 with
+//               has_large_chunk in 2.2; levels stay with the values they lead to (levels of
+//               invisible items go to the chunk of the next visible value); a repetition
+//               index (rows ending in the chunk, leftover levels of the row still open) when
+//               there are lists
+//   full-zip    wide fixed-width values (>= 256 bytes, e.g. 128-float vectors) and long
+//               variable-width values (average >= 256 bytes or any value over 16 KiB)
+//   constant    2.2 pages whose visible values are all equal (inline value up to 32 bytes),
+//               and pages without one valid value (all null / all empty lists)
+// With `compress`, the value encoding of a mini-block page is chosen from cheap statistics
+// (bit widths, run count, distinct count, string lengths): FastLanes bit-packing, RLE,
+// dictionary, FSST; otherwise Flat / Variable only. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encoding/proto/encodings_v2_1.pb.h"
+#include "lance/core/result.h"
+#include "lance/encoding/data_block.h"
+#include "lance/encoding/repdef.h"
+
+namespace lance::encoding {
+
+struct PageEncodeOptions {
+  int minor_version = 2;           // 1 or 2 (2.1 / 2.2)
+  int64_t max_chunk_values = 4096;  // power of two, <= 4096
+  bool compress = true;
+};
+
+// One leaf column page, as the writer's shredder produced it.
+struct LeafPage {
+  int64_t num_rows = 0;
+  std::vector<LayerKind> layers;  // innermost first
+  std::vector<uint16_t> rep;      // one per level; empty without list layers
+  std::vector<uint16_t> def;      // one per level; empty when every level is 0
+  DataBlock values;               // the visible values
+};
+
+struct EncodedPage {
+  ::lance::encodings21::PageLayout layout;
+  std::vector<std::string> buffers;
+};
+
+// Errors: InvalidArgument for inconsistent input (levels vs values), NotSupported for data
+// the layouts cannot hold (e.g. more than 32767 levels before one visible value).
+Result<EncodedPage> EncodePage(const LeafPage& page, const PageEncodeOptions& options);
+
+}  // namespace lance::encoding

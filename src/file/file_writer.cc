@@ -1,0 +1,521 @@
+#include "lance/file/file_writer.h"
+
+#include <google/protobuf/any.pb.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "encoding/proto/encodings_v2_0.pb.h"
+#include "encoding/proto/encodings_v2_1.pb.h"
+#include "file/proto/file_schema.pb.h"
+#include "file/proto/file_v2.pb.h"
+#include "lance/core/bit_util.h"
+#include "lance/encoding/encoder.h"
+#include "lance/file/lance_schema.h"
+
+namespace lance::file {
+
+namespace {
+
+using encoding::DataBlock;
+using encoding::LayerKind;
+
+constexpr int64_t kPageAlignment = 64;
+
+bool IsListType(TypeId id) {
+  return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap;
+}
+
+bool IsStructural(TypeId id) { return id == TypeId::kStruct || IsListType(id); }
+
+// Definition events recorded while shredding, independent of the page's layers:
+// 0 = valid all the way down, else 1 + 2 * depth + (1 if an empty list, 0 if null), depth
+// counted from the top-level field (0) down to the leaf.
+inline uint16_t NullEvent(int depth) { return static_cast<uint16_t>(1 + 2 * depth); }
+inline uint16_t EmptyEvent(int depth) { return static_cast<uint16_t>(2 + 2 * depth); }
+
+std::string PackAny(std::string_view url, const google::protobuf::Message& msg) {
+  google::protobuf::Any any;
+  any.set_type_url(std::string(url));
+  any.set_value(msg.SerializeAsString());
+  return any.SerializeAsString();
+}
+
+// One leaf column: its path from the top-level field and the rows buffered for its next page.
+struct LeafColumn {
+  int field_index = 0;             // top-level field
+  std::vector<TypeId> ids;         // type of each node, top-level first, leaf last
+  std::vector<int> child;          // child index to descend at each structural node
+  std::vector<int> continue_rep;   // list nodes: repetition of a non-first element
+  std::vector<uint8_t> list_below;  // a list at this depth or deeper
+  DataTypePtr leaf_type;
+  int num_lists = 0;
+
+  // Buffered rows.
+  std::vector<uint16_t> rep;
+  std::vector<uint16_t> events;
+  bool any_event = false;
+  DataBlock values;
+  int64_t rows = 0;
+  int64_t first_row = 0;  // row number of the first buffered row
+  ::lance::file::v2::ColumnMetadata meta;
+
+  int depth() const { return static_cast<int>(ids.size()); }
+
+  int64_t BufferedBytes() const {
+    int64_t b = static_cast<int64_t>(values.data.size()) +
+                static_cast<int64_t>(rep.size() + events.size()) * 2;
+    if (values.kind == DataBlock::Kind::kVariable) b += static_cast<int64_t>(values.offsets.size()) * 8;
+    if (values.child) b += static_cast<int64_t>(values.child->data.size() + values.child_validity.size());
+    return b;
+  }
+
+  void Emit(uint16_t r, uint16_t e) {
+    if (num_lists > 0) rep.push_back(r);
+    events.push_back(e);
+    any_event |= e != 0;
+  }
+
+  // Appends value i of leaf array `a` to the values.
+  void AppendValue(const Array& a, int64_t i) {
+    switch (values.kind) {
+      case DataBlock::Kind::kFixed:
+        if (values.bits_per_value == 1) {
+          values.AppendBits(a.buffers[1]->data(), a.offset + i, 1);
+        } else {
+          const int64_t w = values.bits_per_value / 8;
+          values.AppendFixedBytes(a.buffers[1]->data() + (a.offset + i) * w, 1);
+        }
+        return;
+      case DataBlock::Kind::kVariable:
+        values.AppendVariable(a.GetView(i));
+        return;
+      case DataBlock::Kind::kFixedSizeList:
+        AppendFsl(a, i, 1);
+        return;
+    }
+  }
+
+  // Appends n fixed-size lists starting at i.
+  void AppendFsl(const Array& a, int64_t i, int64_t n) {
+    const Array& c = *a.children[0];
+    const int64_t dim = values.dimension;
+    const int64_t first = (a.offset + i) * dim;
+    DataBlock& ch = *values.child;
+    if (ch.bits_per_value == 1) {
+      ch.AppendBits(c.buffers[1]->data(), c.offset + first, n * dim);
+    } else {
+      ch.AppendFixedBytes(c.buffers[1]->data() + (c.offset + first) * (ch.bits_per_value / 8), n * dim);
+    }
+    if (c.null_count > 0 || !values.child_validity.empty()) {
+      if (values.child_validity.empty()) {
+        values.child_validity.assign(static_cast<size_t>(ch.num_values - n * dim), 1);
+      }
+      for (int64_t k = 0; k < n * dim; ++k) values.child_validity.push_back(c.IsValid(first + k) ? 1 : 0);
+    }
+    values.num_values += n;
+  }
+
+  // Shreds element i of `a`, the node at `d`, whose first level has repetition r.
+  void Visit(int d, const Array& a, int64_t i, uint16_t r) {
+    if (d == depth() - 1) {
+      if (!a.IsValid(i)) {
+        Emit(r, NullEvent(d));
+        values.AppendEmpty(1);
+      } else {
+        Emit(r, 0);
+        AppendValue(a, i);
+      }
+      return;
+    }
+    const TypeId id = ids[static_cast<size_t>(d)];
+    if (!a.IsValid(i)) {
+      Emit(r, NullEvent(d));
+      if (!list_below[static_cast<size_t>(d)]) values.AppendEmpty(1);
+      return;
+    }
+    if (id == TypeId::kStruct) {
+      Visit(d + 1, *a.children[static_cast<size_t>(child[static_cast<size_t>(d)])], a.offset + i, r);
+      return;
+    }
+    const int64_t b = a.ValueOffset(i), e = a.ValueOffset(i + 1);
+    if (b == e) {
+      Emit(r, EmptyEvent(d));
+      return;
+    }
+    const Array& c = *a.children[0];
+    const uint16_t cont = static_cast<uint16_t>(continue_rep[static_cast<size_t>(d)]);
+    for (int64_t j = b; j < e; ++j) Visit(d + 1, c, j, j == b ? r : cont);
+  }
+
+  // Appends rows [0, a.length) of the top-level array.
+  void Shred(const Array& a) {
+    if (depth() == 1 && a.type_id() != TypeId::kNull) {
+      // Flat top-level leaf: bulk copies.
+      const int64_t n = a.length;
+      if (a.null_count > 0) {
+        events.reserve(events.size() + static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) events.push_back(a.IsValid(i) ? 0 : NullEvent(0));
+        any_event = true;
+      } else {
+        events.insert(events.end(), static_cast<size_t>(n), 0);
+      }
+      switch (values.kind) {
+        case DataBlock::Kind::kFixed:
+          if (values.bits_per_value == 1) {
+            values.AppendBits(a.buffers[1]->data(), a.offset, n);
+          } else {
+            values.AppendFixedBytes(a.buffers[1]->data() + a.offset * (values.bits_per_value / 8), n);
+          }
+          break;
+        case DataBlock::Kind::kVariable: {
+          const int64_t begin = n > 0 ? a.ValueOffset(0) : 0;
+          const int64_t end = n > 0 ? a.ValueOffset(n) : 0;
+          const int64_t shift = static_cast<int64_t>(values.data.size()) - begin;
+          values.data.append(reinterpret_cast<const char*>(a.buffers[2]->data()) + begin,
+                             static_cast<size_t>(end - begin));
+          values.offsets.reserve(values.offsets.size() + static_cast<size_t>(n));
+          for (int64_t i = 1; i <= n; ++i) values.offsets.push_back(a.ValueOffset(i) + shift);
+          values.num_values += n;
+          break;
+        }
+        case DataBlock::Kind::kFixedSizeList:
+          AppendFsl(a, 0, n);
+          break;
+      }
+      rows += n;
+      return;
+    }
+    for (int64_t i = 0; i < a.length; ++i) Visit(0, a, i, static_cast<uint16_t>(num_lists));
+    rows += a.length;
+  }
+
+  // Turns the buffered rows into a page and clears them.
+  Result<encoding::LeafPage> TakePage() {
+    const int D = depth();
+    std::vector<uint8_t> has_null(static_cast<size_t>(D), 0), has_empty(static_cast<size_t>(D), 0);
+    if (any_event) {
+      std::vector<uint8_t> seen(static_cast<size_t>(2 * D + 1), 0);
+      for (uint16_t e : events) seen[e] = 1;
+      for (int d = 0; d < D; ++d) {
+        has_null[static_cast<size_t>(d)] = seen[NullEvent(d)];
+        has_empty[static_cast<size_t>(d)] = seen[EmptyEvent(d)];
+      }
+    }
+    encoding::LeafPage page;
+    page.num_rows = rows;
+    std::vector<uint16_t> code(static_cast<size_t>(2 * D + 1), 0);
+    uint16_t next = 1;
+    for (int d = D - 1; d >= 0; --d) {
+      const bool n = has_null[static_cast<size_t>(d)], e = has_empty[static_cast<size_t>(d)];
+      LayerKind kind;
+      if (d < D - 1 && IsListType(ids[static_cast<size_t>(d)])) {
+        kind = n && e ? LayerKind::kNullAndEmptyList
+                      : n ? LayerKind::kNullableList
+                          : e ? LayerKind::kEmptyableList : LayerKind::kAllValidList;
+      } else {
+        kind = n ? LayerKind::kNullableItem : LayerKind::kAllValidItem;
+      }
+      if (n) code[NullEvent(d)] = next++;
+      if (e) code[EmptyEvent(d)] = next++;
+      page.layers.push_back(kind);
+    }
+    if (any_event) {
+      page.def.resize(events.size());
+      for (size_t i = 0; i < events.size(); ++i) page.def[i] = code[events[i]];
+    }
+    page.rep = std::move(rep);
+    page.values = std::move(values);
+    rep = {};
+    events = {};
+    any_event = false;
+    values = DataBlock::EmptyLike(page.values);
+    first_row += rows;
+    rows = 0;
+    return page;
+  }
+};
+
+// Estimated bytes of an array's buffers (whole buffers, slices count fully).
+int64_t ArrayBytes(const Array& a) {
+  int64_t n = 0;
+  for (const auto& b : a.buffers) n += b ? b->size() : 0;
+  for (const auto& c : a.children) n += ArrayBytes(*c);
+  return n;
+}
+
+}  // namespace
+
+struct FileWriter::Impl {
+  std::shared_ptr<io::ObjectStore> store;
+  std::string path;
+  SchemaPtr input_schema;
+  SchemaPtr schema;
+  std::vector<LanceField> lance_fields;
+  WriteOptions options;
+  std::unique_ptr<io::ObjectWriter> out;
+  int64_t pos = 0;
+  int64_t num_rows = 0;
+  std::vector<LeafColumn> columns;
+  bool finished = false;
+  bool aborted = false;
+
+  Status WriteBytes(const void* data, int64_t n) {
+    if (n == 0) return Status::OK();
+    LANCE_RETURN_NOT_OK(out->Write(data, n));
+    pos += n;
+    return Status::OK();
+  }
+
+  Status Align() {
+    static const char kZeros[kPageAlignment] = {};
+    const int64_t pad = bit_util::RoundUpToMultipleOf64(pos) - pos;
+    return WriteBytes(kZeros, pad);
+  }
+
+  Status AddLeaves(int field_index, const FieldPtr& f, LeafColumn proto) {
+    const DataType& t = *f->type();
+    const int d = proto.depth();
+    proto.ids.push_back(t.id());
+    if (IsStructural(t.id())) {
+      if (IsListType(t.id())) {
+        proto.continue_rep.push_back(0);
+        ++proto.num_lists;
+      } else {
+        proto.continue_rep.push_back(-1);
+      }
+      if (t.num_fields() == 0) {
+        return Status::InvalidArgument("field '{}': structs without children cannot be written", f->name());
+      }
+      for (int c = 0; c < t.num_fields(); ++c) {
+        LeafColumn next = proto;
+        next.child.push_back(c);
+        LANCE_RETURN_NOT_OK(AddLeaves(field_index, t.field(c), std::move(next)));
+      }
+      return Status::OK();
+    }
+    (void)d;
+    proto.continue_rep.push_back(-1);
+    proto.child.push_back(-1);
+    proto.leaf_type = f->type();
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, encoding::DataBlockPrototype(t));
+    if (prototype.kind == DataBlock::Kind::kFixedSizeList &&
+        prototype.child->kind != DataBlock::Kind::kFixed) {
+      return Status::NotSupported("field '{}': fixed_size_list of {}", f->name(),
+                                  t.value_type()->ToString());
+    }
+    proto.values = std::move(prototype);
+    // Repetition of a non-first list element: lists counted from the innermost (0).
+    int lists_seen = 0;
+    for (size_t k = 0; k < proto.ids.size(); ++k) {
+      if (IsListType(proto.ids[k]) && k + 1 < proto.ids.size()) {
+        proto.continue_rep[k] = proto.num_lists - 1 - lists_seen;
+        ++lists_seen;
+      }
+    }
+    proto.list_below.assign(proto.ids.size(), 0);
+    bool below = false;
+    for (size_t k = proto.ids.size(); k-- > 0;) {
+      below |= k + 1 < proto.ids.size() && IsListType(proto.ids[k]);
+      proto.list_below[k] = below ? 1 : 0;
+    }
+    if (proto.num_lists > 0xFFF) return Status::NotSupported("field '{}' nests too deeply", f->name());
+    proto.field_index = field_index;
+    columns.push_back(std::move(proto));
+    return Status::OK();
+  }
+
+  Status FlushPage(LeafColumn& c) {
+    const int64_t first_row = c.first_row;
+    LANCE_ASSIGN_OR_RAISE(encoding::LeafPage page, c.TakePage());
+    encoding::PageEncodeOptions opt;
+    opt.minor_version = options.version.minor;
+    opt.max_chunk_values = options.max_chunk_values;
+    opt.compress = options.compress;
+    auto encoded = encoding::EncodePage(page, opt);
+    if (!encoded.ok()) {
+      return encoded.status().WithContext(
+          fmt::format("field '{}'", schema->field(c.field_index)->name()));
+    }
+    auto* pm = c.meta.add_pages();
+    for (const auto& b : encoded->buffers) {
+      LANCE_RETURN_NOT_OK(Align());
+      pm->add_buffer_offsets(static_cast<uint64_t>(pos));
+      pm->add_buffer_sizes(b.size());
+      LANCE_RETURN_NOT_OK(WriteBytes(b.data(), static_cast<int64_t>(b.size())));
+    }
+    if (page.num_rows > UINT32_MAX) return Status::NotSupported("page of {} rows", page.num_rows);
+    pm->set_length(static_cast<uint32_t>(page.num_rows));
+    pm->set_priority(static_cast<uint64_t>(first_row));
+    pm->mutable_encoding()->mutable_direct()->set_encoding(
+        PackAny("/lance.encodings21.PageLayout", encoded->layout));
+    return Status::OK();
+  }
+
+  Status WriteFooter() {
+    // Global buffer 0: the file descriptor (before the column metadata, as lance writes it).
+    ::lance::file::FileDescriptor fd;
+    auto* s = fd.mutable_schema();
+    for (const auto& lf : lance_fields) {
+      auto* f = s->add_fields();
+      f->set_name(lf.name);
+      f->set_id(lf.id);
+      f->set_parent_id(lf.parent_id);
+      f->set_logical_type(lf.logical_type);
+      f->set_nullable(lf.nullable);
+      const std::string& t = lf.logical_type;
+      if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
+        f->set_encoding(::lance::file::VAR_BINARY);
+      } else if (t != "struct") {
+        f->set_encoding(::lance::file::PLAIN);
+      }
+      for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
+    }
+    if (schema->metadata()) {
+      for (const auto& [k, v] : schema->metadata()->pairs()) (*s->mutable_metadata())[k] = v;
+    }
+    fd.set_length(static_cast<uint64_t>(num_rows));
+    const std::string fd_bytes = fd.SerializeAsString();
+    LANCE_RETURN_NOT_OK(Align());
+    const int64_t fd_pos = pos;
+    LANCE_RETURN_NOT_OK(WriteBytes(fd_bytes.data(), static_cast<int64_t>(fd_bytes.size())));
+
+    // Column metadata blocks.
+    ::lance::encodings::ColumnEncoding column_encoding;
+    column_encoding.mutable_values();
+    const std::string column_encoding_any = PackAny("/lance.encodings.ColumnEncoding", column_encoding);
+    LANCE_RETURN_NOT_OK(Align());
+    const int64_t column_meta_start = pos;
+    std::vector<std::pair<uint64_t, uint64_t>> cmo;
+    for (auto& c : columns) {
+      c.meta.mutable_encoding()->mutable_direct()->set_encoding(column_encoding_any);
+      const std::string bytes = c.meta.SerializeAsString();
+      cmo.emplace_back(static_cast<uint64_t>(pos), bytes.size());
+      LANCE_RETURN_NOT_OK(WriteBytes(bytes.data(), static_cast<int64_t>(bytes.size())));
+    }
+    std::string tables;
+    const int64_t cmo_start = pos;
+    for (const auto& [p, n] : cmo) {
+      tables.append(reinterpret_cast<const char*>(&p), 8);
+      tables.append(reinterpret_cast<const char*>(&n), 8);
+    }
+    const int64_t gbo_start = cmo_start + static_cast<int64_t>(tables.size());
+    const uint64_t gb[2] = {static_cast<uint64_t>(fd_pos), fd_bytes.size()};
+    tables.append(reinterpret_cast<const char*>(gb), 16);
+    const uint64_t footer64[3] = {static_cast<uint64_t>(column_meta_start),
+                                  static_cast<uint64_t>(cmo_start), static_cast<uint64_t>(gbo_start)};
+    tables.append(reinterpret_cast<const char*>(footer64), 24);
+    const uint32_t counts[2] = {1, static_cast<uint32_t>(columns.size())};
+    tables.append(reinterpret_cast<const char*>(counts), 8);
+    const uint16_t version[2] = {options.version.major, options.version.minor};
+    tables.append(reinterpret_cast<const char*>(version), 4);
+    tables.append(kMagic, 4);
+    return WriteBytes(tables.data(), static_cast<int64_t>(tables.size()));
+  }
+};
+
+FileWriter::FileWriter() = default;
+
+FileWriter::~FileWriter() {
+  if (impl_ && !impl_->finished) Abort();
+}
+
+Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<io::ObjectStore> store,
+                                                     std::string path, SchemaPtr schema,
+                                                     WriteOptions options) {
+  if (!store) return Status::InvalidArgument("FileWriter::Open: no object store");
+  if (!schema) return Status::InvalidArgument("FileWriter::Open: no schema");
+  if (options.version.major != 2 || (options.version.minor != 1 && options.version.minor != 2)) {
+    return Status::InvalidArgument("lance file writer: version {}.{} (expected 2.1 or 2.2)",
+                                   options.version.major, options.version.minor);
+  }
+  if (options.max_chunk_values < 1 || options.max_chunk_values > 4096 ||
+      (options.max_chunk_values & (options.max_chunk_values - 1)) != 0) {
+    return Status::InvalidArgument("lance file writer: max_chunk_values {} is not a power of two <= 4096",
+                                   options.max_chunk_values);
+  }
+  if (options.max_page_bytes < 1) {
+    return Status::InvalidArgument("lance file writer: max_page_bytes {}", options.max_page_bytes);
+  }
+  std::unique_ptr<FileWriter> w(new FileWriter());
+  w->impl_ = std::make_unique<Impl>();
+  Impl& im = *w->impl_;
+  im.store = std::move(store);
+  im.path = std::move(path);
+  im.input_schema = schema;
+  im.options = options;
+  LANCE_ASSIGN_OR_RAISE(im.lance_fields, LanceFieldsFromSchema(*schema, &im.schema));
+  for (int i = 0; i < im.schema->num_fields(); ++i) {
+    auto st = im.AddLeaves(i, im.schema->field(i), LeafColumn{});
+    if (!st.ok()) return st.WithContext("lance file '" + im.path + "'");
+  }
+  LANCE_ASSIGN_OR_RAISE(im.out, im.store->OpenWriter(im.path));
+  return w;
+}
+
+Status FileWriter::Write(const RecordBatch& batch) {
+  Impl& im = *impl_;
+  if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
+  const ::lance::Schema& s = *batch.schema();
+  if (s.num_fields() != im.input_schema->num_fields()) {
+    return Status::InvalidArgument("lance file '{}': batch has {} fields, the file {}", im.path,
+                                   s.num_fields(), im.input_schema->num_fields());
+  }
+  for (int i = 0; i < s.num_fields(); ++i) {
+    const ::lance::Field& a = *s.field(i);
+    const ::lance::Field& b = *im.input_schema->field(i);
+    if (a.name() != b.name() || !a.type()->Equals(*b.type())) {
+      return Status::InvalidArgument("lance file '{}': batch field {} is '{}: {}', expected '{}: {}'",
+                                     im.path, i, a.name(), a.type()->ToString(), b.name(),
+                                     b.type()->ToString());
+    }
+  }
+  const int64_t n = batch.num_rows();
+  if (n == 0) return Status::OK();
+  int64_t bytes = 0;
+  for (const auto& c : batch.columns()) bytes += ArrayBytes(*c);
+  const int64_t per_row = std::max<int64_t>(1, bytes / n);
+  const int64_t piece = std::clamp<int64_t>(im.options.max_page_bytes / per_row, 1, n);
+  for (int64_t start = 0; start < n; start += piece) {
+    const int64_t len = std::min(piece, n - start);
+    for (auto& c : im.columns) {
+      const ArrayPtr col = batch.column(c.field_index);
+      const ArrayPtr part = len == n ? col : col->Slice(start, len);
+      c.Shred(*part);
+      if (c.BufferedBytes() >= im.options.max_page_bytes) {
+        LANCE_RETURN_NOT_OK(im.FlushPage(c));
+      }
+    }
+    im.num_rows += len;
+  }
+  return Status::OK();
+}
+
+Result<WriteSummary> FileWriter::Finish() {
+  Impl& im = *impl_;
+  if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
+  for (auto& c : im.columns) {
+    if (c.rows > 0) LANCE_RETURN_NOT_OK(im.FlushPage(c));
+  }
+  LANCE_RETURN_NOT_OK(im.WriteFooter());
+  LANCE_RETURN_NOT_OK(im.out->Close());
+  im.finished = true;
+  WriteSummary summary;
+  summary.num_rows = im.num_rows;
+  summary.size_bytes = im.pos;
+  summary.num_columns = static_cast<int>(im.columns.size());
+  summary.version = im.options.version;
+  summary.schema = im.schema;
+  return summary;
+}
+
+void FileWriter::Abort() {
+  if (!impl_ || impl_->finished || impl_->aborted) return;
+  impl_->aborted = true;
+  if (impl_->out) (void)impl_->out->Abort();
+}
+
+const SchemaPtr& FileWriter::schema() const { return impl_->schema; }
+
+}  // namespace lance::file
