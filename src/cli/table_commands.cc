@@ -35,6 +35,7 @@ struct TableArgs {
   bool with_row_addr = false;
   std::string offsets;
   std::string row_ids;
+  std::string filter;  // scan/count: SQL-like condition
 };
 
 Status PrintText(const std::string& text) {
@@ -72,6 +73,7 @@ table::ScanOptions ScanOpts(const TableArgs& a) {
   if (a.limit >= 0) s.limit = a.limit;
   s.with_row_id = a.with_row_id;
   s.with_row_addr = a.with_row_addr;
+  s.filter = a.filter;
   return s;
 }
 
@@ -117,7 +119,8 @@ Status Take(const TableArgs& a) {
 
 Status Count(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
-  return PrintText(std::to_string(ds->CountRows()) + "\n");
+  LANCE_ASSIGN_OR_RAISE(uint64_t n, ds->CountRows(a.filter));
+  return PrintText(std::to_string(n) + "\n");
 }
 
 Status SchemaCmd(const TableArgs& a) {
@@ -288,6 +291,9 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     AddScanOptions(sub, args.get());
     sub->add_option("--limit", args->limit, "at most this many rows");
     sub->add_option("--offset", args->offset, "skip this many rows first");
+    sub->add_option("--filter,--where", args->filter,
+                    "keep rows where this SQL-like condition is true, e.g. \"score > 50 AND "
+                    "category = 'c7'\" (offset/limit count filtered rows)");
   }
   {
     auto [sub, args] = make("take", "Print the rows at given scan positions or row ids", Take);
@@ -296,7 +302,11 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--row-ids", args->row_ids,
                     "comma-separated row ids (missing or deleted ones are skipped)");
   }
-  make("count", "Print the number of rows", Count);
+  {
+    auto [sub, args] = make("count", "Print the number of rows", Count);
+    sub->add_option("--filter,--where", args->filter,
+                    "count only rows where this SQL-like condition is true");
+  }
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
   make("versions", "Print one JSON line per version", Versions);
   make("manifest", "Print the decoded manifest as JSON (feature flags by name)", ManifestCmd);

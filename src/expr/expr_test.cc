@@ -157,12 +157,13 @@ TEST(ExprEval, ComparisonsAndLogic) {
   EXPECT_EQ(Eval("\"weird name\" > 5"), "[true,null,true,false,false]");
 }
 
-TEST(ExprEval, FloatsUseTotalOrder) {
+TEST(ExprEval, FloatsCompareLikeLance12) {
   EXPECT_EQ(Eval("f > 1000"), "[false,true,null,false,false]");  // NaN above everything
   EXPECT_EQ(Eval("f = 'NaN'"), "[false,true,null,false,false]");
   EXPECT_EQ(Eval("f = -0.0"), "[false,false,null,true,false]");
-  EXPECT_EQ(Eval("f = 0"), "[false,false,null,false,false]");  // -0.0 != 0.0 in total order
-  EXPECT_EQ(Eval("f < 0"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("f = 0"), "[false,false,null,true,false]");  // -0.0 equals 0.0, as in lance 12
+  EXPECT_EQ(Eval("f < 0"), "[false,false,null,false,false]");
+  EXPECT_EQ(Eval("f IN (0, 'NaN')"), "[false,true,null,true,false]");
   EXPECT_EQ(Eval("f >= 1.5"), "[true,true,null,false,true]");
   EXPECT_EQ(Eval("f = f"), "[true,true,null,true,true]");
 }
@@ -302,6 +303,7 @@ TEST(ExprEval, DecimalsNestedFunctions) {
   EXPECT_EQ(Eval("char_length(st.inner.c)"), "[1,null,null,5,null]");
   EXPECT_EQ(Eval("abs(i32)"), "[10,null,30,5,0]");
   EXPECT_EQ(Eval("abs(f) = 0.0"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("f * 0 = 0"), "[true,false,null,true,true]");
   EXPECT_EQ(Eval("coalesce(i32, id * 100)"), "[10,200,30,-5,0]");
   EXPECT_EQ(Eval("coalesce(st.a, 0.5)"), "[1.0,0.5,0.5,4.0,5.0]");
   EXPECT_EQ(Eval("starts_with(s, 'a')"), "[true,false,null,true,false]");

@@ -62,8 +62,10 @@ Result<Datum> LikeKernel(const LikeMatcher& m, bool negated, const Datum& a, int
 Result<Datum> CallKernel(const std::string& name, const DataTypePtr& type,
                          const std::vector<Datum>& args, int64_t n);
 
-// The IEEE total-order key of a double (Rust's f64::total_cmp as an int64 comparison).
+// An int64 whose order is the float order lance 12 filters use: IEEE total order (NaN equals
+// NaN and sorts above +inf) except that -0.0 equals 0.0 (adding +0.0 turns -0.0 into 0.0).
 inline int64_t FloatKey(double d) {
+  d += 0.0;
   int64_t b;
   std::memcpy(&b, &d, sizeof(b));
   return b ^ static_cast<int64_t>(static_cast<uint64_t>(b >> 63) >> 1);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/feature_flags.h"
 
@@ -35,6 +36,19 @@ Result<ArrayPtr> MakeU64Array(const std::vector<uint64_t>& values) {
                 values.size() * sizeof(uint64_t));
   }
   return Array::Make(uint64(), static_cast<int64_t>(values.size()), {nullptr, buf});
+}
+
+// The schema filters bind to: the dataset's columns plus "_rowid" and "_rowaddr".
+SchemaPtr FilterSchema(const Schema& s) {
+  std::vector<FieldPtr> fields = s.fields();
+  fields.push_back(field("_rowid", uint64(), true));
+  fields.push_back(field("_rowaddr", uint64(), true));
+  return ::lance::schema(std::move(fields));
+}
+
+Result<std::shared_ptr<const expr::Expression>> BindFilter(const std::string& filter,
+                                                           const Schema& s) {
+  return expr::Expression::MakePredicate(filter, FilterSchema(s));
 }
 
 }  // namespace
@@ -365,6 +379,52 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   return RecordBatch::Make(out_schema, n, std::move(columns));
 }
 
+Result<std::vector<int64_t>> Dataset::FilterFragment(size_t index, const expr::Expression& filter,
+                                                     const std::vector<uint32_t>& deleted) const {
+  // Read only the columns the filter uses, every physical row, in ReadFragment's layout
+  // (data columns, then _rowid, then _rowaddr).
+  ScanOptions read;
+  std::vector<FieldPtr> fields;
+  for (const auto& name : filter.columns()) {
+    if (name == "_rowid") {
+      read.with_row_id = true;
+    } else if (name == "_rowaddr") {
+      read.with_row_addr = true;
+    } else {
+      fields.push_back(manifest_.schema->GetFieldByName(name));
+    }
+  }
+  if (read.with_row_id) fields.push_back(field("_rowid", uint64(), true));
+  if (read.with_row_addr) fields.push_back(field("_rowaddr", uint64(), true));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                        ReadFragment(index, nullptr, read, ::lance::schema(std::move(fields))));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, filter.Evaluate(*batch));
+  std::vector<int64_t> rows = expr::TrueIndices(*mask);
+  if (!deleted.empty() && !rows.empty()) {
+    size_t d = 0, w = 0;
+    for (int64_t r : rows) {
+      while (d < deleted.size() && static_cast<int64_t>(deleted[d]) < r) ++d;
+      if (d < deleted.size() && static_cast<int64_t>(deleted[d]) == r) continue;
+      rows[w++] = r;
+    }
+    rows.resize(w);
+  }
+  return rows;
+}
+
+Result<uint64_t> Dataset::CountRows(const std::string& filter) const {
+  if (filter.empty()) return CountRows();
+  LANCE_ASSIGN_OR_RAISE(auto bound, BindFilter(filter, *manifest_.schema));
+  uint64_t total = 0;
+  for (size_t i = 0; i < manifest_.fragments.size(); ++i) {
+    if (manifest_.fragments[i].num_rows() == 0) continue;
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(i));
+    LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> rows, FilterFragment(i, *bound, deleted));
+    total += rows.size();
+  }
+  return total;
+}
+
 Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) const {
   if (options.offset < 0) return Status::InvalidArgument("scan: negative offset {}", options.offset);
   if (options.limit && *options.limit < 0) {
@@ -375,6 +435,32 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
   uint64_t skip = static_cast<uint64_t>(options.offset);
   uint64_t remaining = options.limit ? static_cast<uint64_t>(*options.limit)
                                      : std::numeric_limits<uint64_t>::max();
+  if (!options.filter.empty()) {
+    // Filter each fragment on the columns it needs, then read the projection for the rows
+    // that pass; offset and limit count filtered rows.
+    LANCE_ASSIGN_OR_RAISE(auto bound, BindFilter(options.filter, *manifest_.schema));
+    for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
+      const FragmentInfo& frag = manifest_.fragments[i];
+      if (frag.num_rows() == 0) continue;
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(i));
+      if (deleted.size() != frag.physical_rows - frag.num_rows()) {
+        return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
+                                  frag.id, deleted.size(), frag.physical_rows - frag.num_rows());
+      }
+      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> rows, FilterFragment(i, *bound, deleted));
+      if (skip >= rows.size()) {
+        skip -= rows.size();
+        continue;
+      }
+      rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(skip));
+      skip = 0;
+      if (rows.size() > remaining) rows.resize(static_cast<size_t>(remaining));
+      remaining -= rows.size();
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, &rows, options, out_schema));
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
   for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
     const FragmentInfo& frag = manifest_.fragments[i];
     const uint64_t live = frag.num_rows();
@@ -416,6 +502,9 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
 
 Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& offsets,
                                                   const ScanOptions& options) const {
+  if (!options.filter.empty()) {
+    return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");
+  }
   LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
   std::vector<uint64_t> starts;  // first scan position of each fragment
   uint64_t total = 0;
@@ -466,6 +555,9 @@ Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& o
 
 Result<std::vector<RecordBatchPtr>> Dataset::TakeRowIds(const std::vector<uint64_t>& row_ids,
                                                         const ScanOptions& options) const {
+  if (!options.filter.empty()) {
+    return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");
+  }
   LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
   const bool stable = (manifest_.reader_feature_flags & kFlagStableRowIds) != 0;
   std::unordered_map<uint64_t, std::pair<size_t, uint64_t>> where;  // id -> (fragment, row)

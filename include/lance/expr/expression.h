@@ -9,8 +9,8 @@
 //
 // Semantics follow SQL (and lance 12's DataFusion filters) for the common cases: NULL
 // propagates through comparisons and arithmetic, AND/OR/NOT are three-valued, a filter keeps
-// only rows where it is TRUE. Floats compare by IEEE total order, as Arrow's kernels do
-// (NaN equals NaN and sorts above +inf; -0.0 < 0.0). Integer arithmetic is done in int64
+// only rows where it is TRUE. Floats compare as lance 12's filters do (checked by the interop
+// test): NaN equals NaN and sorts above +inf, and -0.0 equals 0.0. Integer arithmetic is done in int64
 // (wrapping), anything with a float or decimal in double; integer division by zero is an
 // error. Decimal columns compare and compute as double (not exactly as DataFusion's decimal
 // arithmetic; equality on values with more than 15 significant digits may differ).

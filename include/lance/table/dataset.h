@@ -24,6 +24,10 @@
 #include "lance/io/object_store.h"
 #include "lance/table/manifest.h"
 
+namespace lance::expr {
+class Expression;
+}  // namespace lance::expr
+
 namespace lance::table {
 
 struct OpenOptions {
@@ -37,6 +41,11 @@ struct ScanOptions {
   std::optional<int64_t> limit;      // at most this many rows
   bool with_row_id = false;          // append "_rowid" (uint64)
   bool with_row_addr = false;        // append "_rowaddr" (uint64)
+  // A SQL-like condition (lance/expr/ast.h), e.g. "score > 50 AND category = 'c7'"; empty =
+  // every row. It may use any column (not only `columns`), struct fields as a.b, and
+  // "_rowid"/"_rowaddr". Scan keeps the rows where it is TRUE; offset and limit count rows
+  // after filtering. Take/TakeRowIds refuse a filter (InvalidArgument).
+  std::string filter;
 };
 
 struct VersionInfo {
@@ -73,6 +82,10 @@ class Dataset {
 
   // Rows not deleted, from fragment metadata.
   uint64_t CountRows() const { return manifest_.num_rows(); }
+  // Rows not deleted where `filter` (see ScanOptions::filter) is TRUE; reads only the columns
+  // the filter uses. An empty filter is CountRows(). Errors: InvalidArgument for a filter that
+  // does not parse or bind (the message points at the position), IO/Corruption from reads.
+  Result<uint64_t> CountRows(const std::string& filter) const;
 
   // One batch per fragment that contributes rows (none for an empty result).
   Result<std::vector<RecordBatchPtr>> Scan(const ScanOptions& options = {}) const;
@@ -99,6 +112,10 @@ class Dataset {
   Dataset() = default;
   Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                       const ScanOptions& options, const SchemaPtr& out_schema) const;
+  // Physical rows of fragment `index` where `filter` is TRUE and that `deleted` (sorted)
+  // does not list, ascending.
+  Result<std::vector<int64_t>> FilterFragment(size_t index, const expr::Expression& filter,
+                                              const std::vector<uint32_t>& deleted) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
 
