@@ -29,7 +29,7 @@ Status CheckFixedWidth(uint64_t bits, const char* what) {
   return Status::OK();
 }
 
-Result<DataBlock> DecodeFlat(const pb21::Flat& flat, std::string_view bytes, int64_t n) {
+Status DecodeFlatInto(const pb21::Flat& flat, std::string_view bytes, int64_t n, DataBlock* out) {
   LANCE_RETURN_NOT_OK(CheckFixedWidth(flat.bits_per_value(), "flat"));
   if (flat.has_data()) {
     return Status::NotSupported("flat: buffer compression {} is not supported",
@@ -41,12 +41,21 @@ Result<DataBlock> DecodeFlat(const pb21::Flat& flat, std::string_view bytes, int
     return Status::Corruption("flat({}): {} values need {} bytes, buffer has {}", bits, n, need,
                               bytes.size());
   }
-  DataBlock block = DataBlock::Fixed(bits);
-  if (bits == 1) {
-    block.AppendBits(reinterpret_cast<const uint8_t*>(bytes.data()), 0, n);
-  } else {
-    block.AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), n);
+  if (out->kind != DataBlock::Kind::kFixed || out->bits_per_value != bits) {
+    return Status::Corruption("flat({}) values decoded into {} bit values", bits,
+                              out->bits_per_value);
   }
+  if (bits == 1) {
+    out->AppendBits(reinterpret_cast<const uint8_t*>(bytes.data()), 0, n);
+  } else {
+    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), n);
+  }
+  return Status::OK();
+}
+
+Result<DataBlock> DecodeFlat(const pb21::Flat& flat, std::string_view bytes, int64_t n) {
+  DataBlock block = DataBlock::Fixed(static_cast<int>(flat.bits_per_value()));
+  LANCE_RETURN_NOT_OK(DecodeFlatInto(flat, bytes, n, &block));
   return block;
 }
 
@@ -54,7 +63,7 @@ template <typename T>
 Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBlock* out) {
   constexpr int kBits = static_cast<int>(sizeof(T) * 8);
   const bool inline_width = fixed_width < 0;
-  std::vector<T> tmp(kFastLanesBlockValues);
+  alignas(64) T tmp[kFastLanesBlockValues];
   size_t pos = 0;
   int64_t packed_values = n;
   if (!inline_width) {
@@ -85,11 +94,19 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
       return Status::Corruption("bitpacking: block of width {} at byte {} past the {} byte buffer",
                                 width, pos, bytes.size());
     }
-    UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width,
-                            tmp.data());
-    pos += packed;
     const int64_t take = std::min<int64_t>(packed_values - done, kFastLanesBlockValues);
-    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp.data()), take);
+    const size_t at = out->data.size();
+    if (take == kFastLanesBlockValues && at % alignof(T) == 0) {
+      // A whole block: unpack straight into the output.
+      out->data.resize_for_overwrite(at + kFastLanesBlockValues * sizeof(T));
+      UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width,
+                              reinterpret_cast<T*>(out->data.mutable_data() + at));
+      out->num_values += take;
+    } else {
+      UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width, tmp);
+      out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp), take);
+    }
+    pos += packed;
     done += take;
   }
   if (packed_values < n) {
@@ -103,25 +120,33 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
   return Status::OK();
 }
 
-Result<DataBlock> DecodeBitpacked(uint64_t type_bits, int fixed_width, std::string_view bytes,
-                                  int64_t n) {
-  DataBlock block = DataBlock::Fixed(static_cast<int>(type_bits));
+Status DecodeBitpackedInto(uint64_t type_bits, int fixed_width, std::string_view bytes, int64_t n,
+                          DataBlock* out) {
+  if (out->kind != DataBlock::Kind::kFixed || out->bits_per_value != static_cast<int>(type_bits)) {
+    return Status::Corruption("bitpacking: {} bit values decoded into {} bit values", type_bits,
+                              out->bits_per_value);
+  }
   switch (type_bits) {
     case 8:
-      LANCE_RETURN_NOT_OK(UnpackBlocks<uint8_t>(bytes, n, fixed_width, &block));
-      break;
+      return UnpackBlocks<uint8_t>(bytes, n, fixed_width, out);
     case 16:
-      LANCE_RETURN_NOT_OK(UnpackBlocks<uint16_t>(bytes, n, fixed_width, &block));
-      break;
+      return UnpackBlocks<uint16_t>(bytes, n, fixed_width, out);
     case 32:
-      LANCE_RETURN_NOT_OK(UnpackBlocks<uint32_t>(bytes, n, fixed_width, &block));
-      break;
+      return UnpackBlocks<uint32_t>(bytes, n, fixed_width, out);
     case 64:
-      LANCE_RETURN_NOT_OK(UnpackBlocks<uint64_t>(bytes, n, fixed_width, &block));
-      break;
+      return UnpackBlocks<uint64_t>(bytes, n, fixed_width, out);
     default:
       return Status::Corruption("bitpacking: unsupported value width {}", type_bits);
   }
+}
+
+Result<DataBlock> DecodeBitpacked(uint64_t type_bits, int fixed_width, std::string_view bytes,
+                                  int64_t n) {
+  if (type_bits != 8 && type_bits != 16 && type_bits != 32 && type_bits != 64) {
+    return Status::Corruption("bitpacking: unsupported value width {}", type_bits);
+  }
+  DataBlock block = DataBlock::Fixed(static_cast<int>(type_bits));
+  LANCE_RETURN_NOT_OK(DecodeBitpackedInto(type_bits, fixed_width, bytes, n, &block));
   return block;
 }
 
@@ -151,29 +176,48 @@ Status ReadVariable(std::string_view offsets_bytes, int width, int64_t n, int64_
     return w == 4 ? int64_t{Load<uint32_t>(offsets_bytes.data() + i * 4)}
                   : static_cast<int64_t>(Load<uint64_t>(offsets_bytes.data() + i * 8));
   };
-  int64_t prev = at(0) - base;
-  if (prev < 0) return Status::Corruption("variable: first offset {} before {}", at(0), base);
+  if (out->kind != DataBlock::Kind::kVariable) {
+    return Status::Corruption("variable-width values decoded into fixed-width values");
+  }
+  const int64_t first = at(0) - base;
+  if (first < 0) return Status::Corruption("variable: first offset {} before {}", at(0), base);
+  // Check every offset, then copy the bytes they cover at once.
+  const size_t old_count = out->offsets.size();
+  out->offsets.resize(old_count + static_cast<size_t>(n));
+  int64_t* dst = out->offsets.data() + old_count;
+  const int64_t shift = static_cast<int64_t>(out->data.size()) - first;
+  int64_t prev = first;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t next = at(i + 1) - base;
     if (next < prev || next > static_cast<int64_t>(data.size())) {
+      out->offsets.resize(old_count);
       return Status::Corruption("variable: offset {} = {} out of order or past {} bytes", i + 1,
                                 next, data.size());
     }
-    out->AppendVariable(data.substr(static_cast<size_t>(prev), static_cast<size_t>(next - prev)));
+    dst[i] = next + shift;
     prev = next;
+  }
+  out->data.append(data.data() + first, static_cast<size_t>(prev - first));
+  out->num_values += n;
+  return Status::OK();
+}
+
+// Decompresses the FSST codes of every value of `codes` and appends the values to `out`.
+Status FsstDecodeInto(const pb21::Fsst& fsst, const DataBlock& codes, DataBlock* out) {
+  if (codes.kind != DataBlock::Kind::kVariable || out->kind != DataBlock::Kind::kVariable) {
+    return Status::Corruption("fsst: values are not variable width");
+  }
+  LANCE_ASSIGN_OR_RAISE(FsstDecoder decoder, FsstDecoder::Make(fsst.symbol_table()));
+  out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3);
+  for (int64_t i = 0; i < codes.num_values; ++i) {
+    LANCE_RETURN_NOT_OK(decoder.AppendValue(codes.ValueView(i), out));
   }
   return Status::OK();
 }
 
 Result<DataBlock> FsstDecode(const pb21::Fsst& fsst, const DataBlock& codes) {
-  LANCE_ASSIGN_OR_RAISE(auto table, FsstSymbolTable::Parse(fsst.symbol_table()));
   DataBlock out = DataBlock::Variable();
-  std::string value;
-  for (int64_t i = 0; i < codes.num_values; ++i) {
-    value.clear();
-    LANCE_RETURN_NOT_OK(table.Decode(codes.ValueView(i), &value));
-    out.AppendVariable(value);
-  }
+  LANCE_RETURN_NOT_OK(FsstDecodeInto(fsst, codes, &out));
   return out;
 }
 
@@ -205,6 +249,49 @@ Result<DataBlock> RepeatConstant(const pb21::Constant& constant, int64_t n) {
 }
 
 }  // namespace
+
+Result<FsstDecoder> FsstDecoder::Make(std::string_view bytes) {
+  LANCE_RETURN_NOT_OK(FsstSymbolTable::Parse(bytes).status());  // validates size and lengths
+  FsstDecoder d;
+  const uint64_t header = Load<uint64_t>(bytes.data());
+  d.compressed_ = ((header >> 24) & 0xff) != 0;
+  d.num_symbols_ = static_cast<uint32_t>(header & 0xff);
+  std::memcpy(d.symbols_, bytes.data() + 8, 8 * d.num_symbols_);
+  std::memcpy(d.lengths_, bytes.data() + 8 + 8 * d.num_symbols_, d.num_symbols_);
+  return d;
+}
+
+Status FsstDecoder::AppendValue(std::string_view codes, DataBlock* out) const {
+  const size_t at = out->data.size();
+  if (!compressed_) {
+    out->data.append(codes);
+  } else {
+    // Every code writes 8 bytes and advances by its symbol's length (at most 8).
+    out->data.resize_for_overwrite(at + codes.size() * 8 + 8);
+    char* const begin = out->data.mutable_data() + at;
+    char* d = begin;
+    const auto* p = reinterpret_cast<const uint8_t*>(codes.data());
+    const uint8_t* const end = p + codes.size();
+    while (p < end) {
+      const uint8_t c = *p++;
+      if (c < num_symbols_) {
+        std::memcpy(d, &symbols_[c], 8);
+        d += lengths_[c];
+      } else if (c == 255 && p < end) {
+        *d++ = static_cast<char>(*p++);
+      } else {
+        out->data.resize_for_overwrite(at);
+        return c == 255 ? Status::Corruption("FSST: escape code at the end of a value")
+                        : Status::Corruption("FSST: code {} but the table has {} symbols", c,
+                                             num_symbols_);
+      }
+    }
+    out->data.resize_for_overwrite(at + static_cast<size_t>(d - begin));
+  }
+  out->offsets.push_back(static_cast<int64_t>(out->data.size()));
+  ++out->num_values;
+  return Status::OK();
+}
 
 uint64_t FixedValueAt(const DataBlock& block, int64_t i) {
   const char* p = block.data.data();
@@ -391,9 +478,10 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       const int64_t w = split.bits_per_value / 8;
       DataBlock out = DataBlock::Fixed(split.bits_per_value);
       out.data.resize(split.data.size());
+      char* dst = out.data.mutable_data();
       for (int64_t i = 0; i < num_values; ++i) {
         for (int64_t k = 0; k < w; ++k) {
-          out.data[static_cast<size_t>(i * w + k)] = split.data[static_cast<size_t>(k * num_values + i)];
+          dst[i * w + k] = split.data[static_cast<size_t>(k * num_values + i)];
         }
       }
       out.num_values = num_values;
@@ -410,6 +498,55 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
     default:
       return Status::NotSupported("mini-block values encoded as {}", DescribeEncoding(encoding));
   }
+}
+
+Status DecodeMiniBlockValuesInto(const Enc& encoding, const std::vector<std::string_view>& buffers,
+                                 int64_t num_values, DataBlock* out) {
+  const bool one = !buffers.empty();
+  switch (encoding.compression_case()) {
+    case Enc::kFlat:
+      if (one && out->kind == DataBlock::Kind::kFixed &&
+          static_cast<uint64_t>(out->bits_per_value) == encoding.flat().bits_per_value()) {
+        return DecodeFlatInto(encoding.flat(), buffers[0], num_values, out);
+      }
+      break;
+    case Enc::kInlineBitpacking:
+      if (one && out->kind == DataBlock::Kind::kFixed && !encoding.inline_bitpacking().has_values() &&
+          static_cast<uint64_t>(out->bits_per_value) ==
+              encoding.inline_bitpacking().uncompressed_bits_per_value()) {
+        return DecodeBitpackedInto(encoding.inline_bitpacking().uncompressed_bits_per_value(), -1,
+                                   buffers[0], num_values, out);
+      }
+      break;
+    case Enc::kOutOfLineBitpacking: {
+      const auto& oob = encoding.out_of_line_bitpacking();
+      if (one && out->kind == DataBlock::Kind::kFixed && oob.values().has_flat() &&
+          oob.values().flat().bits_per_value() <= oob.uncompressed_bits_per_value() &&
+          static_cast<uint64_t>(out->bits_per_value) == oob.uncompressed_bits_per_value()) {
+        return DecodeBitpackedInto(oob.uncompressed_bits_per_value(),
+                                   static_cast<int>(oob.values().flat().bits_per_value()),
+                                   buffers[0], num_values, out);
+      }
+      break;
+    }
+    case Enc::kVariable:
+      if (one && out->kind == DataBlock::Kind::kVariable) {
+        LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
+        return ReadVariable(buffers[0], width, num_values, 0, buffers[0], out);
+      }
+      break;
+    case Enc::kFsst:
+      if (out->kind == DataBlock::Kind::kVariable) {
+        LANCE_ASSIGN_OR_RAISE(DataBlock codes,
+                              DecodeMiniBlockValues(encoding.fsst().values(), buffers, num_values));
+        return FsstDecodeInto(encoding.fsst(), codes, out);
+      }
+      break;
+    default:
+      break;
+  }
+  LANCE_ASSIGN_OR_RAISE(DataBlock block, DecodeMiniBlockValues(encoding, buffers, num_values));
+  return out->AppendRange(block, 0, block.num_values);
 }
 
 Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,

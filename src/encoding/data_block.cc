@@ -1,9 +1,71 @@
 #include "lance/encoding/data_block.h"
 
-#include "lance/core/bit_util.h"
+#include <cstring>
+#include <new>
+
 #include "lance/columnar/array.h"
+#include "lance/core/bit_util.h"
 
 namespace lance::encoding {
+
+Bytes& Bytes::operator=(const Bytes& other) {
+  if (this != &other) {
+    Bytes copy(other);
+    Swap(copy);
+  }
+  return *this;
+}
+
+Bytes Bytes::Adopt(BufferPtr buffer) {
+  Bytes b;
+  if (!buffer) return b;
+  b.data_ = reinterpret_cast<char*>(const_cast<uint8_t*>(buffer->data()));
+  b.size_ = b.cap_ = static_cast<size_t>(buffer->size());
+  b.buf_ = std::move(buffer);
+  b.shared_ = true;
+  return b;
+}
+
+void Bytes::Unshare(size_t capacity) {
+  capacity = std::max(capacity, size_);
+  auto fresh = AllocateBuffer(static_cast<int64_t>(std::max<size_t>(capacity, 64)));
+  if (!fresh.ok()) throw std::bad_alloc();
+  char* p = reinterpret_cast<char*>((*fresh)->mutable_data());
+  if (size_ > 0) std::memcpy(p, data_, size_);
+  buf_ = std::move(*fresh);
+  data_ = p;
+  cap_ = static_cast<size_t>(buf_->capacity());
+  shared_ = false;
+}
+
+void Bytes::resize(size_t n, char fill) {
+  const size_t old = size_;
+  resize_for_overwrite(n);
+  if (n > old) std::memset(data_ + old, fill, n - old);
+}
+
+void Bytes::append(size_t n, char c) {
+  const size_t old = size_;
+  resize_for_overwrite(size_ + n);
+  std::memset(data_ + old, c, n);
+}
+
+BufferPtr Bytes::Release() {
+  BufferPtr out;
+  if (!buf_) {
+    auto empty = AllocateBuffer(0);
+    if (!empty.ok()) throw std::bad_alloc();
+    out = std::move(*empty);
+  } else if (shared_) {
+    out = SliceBuffer(buf_, reinterpret_cast<const uint8_t*>(data_) - buf_->data(),
+                      static_cast<int64_t>(size_));
+  } else {
+    buf_->set_size(static_cast<int64_t>(size_));
+    out = std::move(buf_);
+  }
+  *this = Bytes();
+  return out;
+}
 
 DataBlock DataBlock::EmptyLike(const DataBlock& like) {
   switch (like.kind) {
@@ -24,7 +86,7 @@ void DataBlock::AppendFixedBytes(const uint8_t* bytes, int64_t n) {
 
 void DataBlock::AppendBits(const uint8_t* bits, int64_t offset, int64_t n) {
   data.resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0');
-  auto* out = reinterpret_cast<uint8_t*>(data.data());
+  auto* out = reinterpret_cast<uint8_t*>(data.mutable_data());
   for (int64_t i = 0; i < n; ++i) {
     if (bit_util::GetBit(bits, offset + i)) bit_util::SetBit(out, num_values + i);
   }
@@ -53,6 +115,24 @@ void DataBlock::AppendEmpty(int64_t n) {
   num_values += n;
 }
 
+void DataBlock::Reserve(int64_t values, int64_t bytes) {
+  if (values <= 0 && bytes <= 0) return;
+  switch (kind) {
+    case Kind::kFixed:
+      data.reserve(static_cast<size_t>(bit_util::BytesForBits((num_values + values) * bits_per_value)));
+      break;
+    case Kind::kVariable: {
+      const size_t want = offsets.size() + static_cast<size_t>(std::max<int64_t>(values, 0));
+      if (want > offsets.capacity()) offsets.reserve(std::max(want, offsets.capacity() * 2));
+      data.reserve(data.size() + static_cast<size_t>(std::max<int64_t>(bytes, 0)));
+      break;
+    }
+    case Kind::kFixedSizeList:
+      child->Reserve(values * dimension, bytes);
+      break;
+  }
+}
+
 Status DataBlock::AppendRange(const DataBlock& src, int64_t start, int64_t n) {
   if (src.kind != kind || start < 0 || n < 0 || start + n > src.num_values) {
     return Status::Corruption("data block: cannot take values [{}, {}) of a block of {} values",
@@ -75,7 +155,7 @@ Status DataBlock::AppendRange(const DataBlock& src, int64_t start, int64_t n) {
       const int64_t begin = src.offsets[static_cast<size_t>(start)];
       const int64_t end = src.offsets[static_cast<size_t>(start + n)];
       const int64_t shift = static_cast<int64_t>(data.size()) - begin;
-      data.append(src.data, static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+      data.append(src.data.data() + begin, static_cast<size_t>(end - begin));
       for (int64_t i = 1; i <= n; ++i) offsets.push_back(src.offsets[static_cast<size_t>(start + i)] + shift);
       num_values += n;
       return Status::OK();
@@ -114,7 +194,14 @@ Result<BufferPtr> ValidityFromBytes(const std::vector<uint8_t>& valid, int64_t l
 }
 
 Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& block,
-                              const std::vector<uint8_t>& validity) {
+                                  const std::vector<uint8_t>& validity) {
+  DataBlock copy = block;
+  if (block.child) copy.child = std::make_shared<DataBlock>(*block.child);
+  return DataBlockToArray(type, std::move(copy), validity);
+}
+
+Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, DataBlock&& block,
+                                  const std::vector<uint8_t>& validity) {
   const int64_t n = block.num_values;
   LANCE_ASSIGN_OR_RAISE(BufferPtr valid, ValidityFromBytes(validity, n));
   switch (block.kind) {
@@ -124,25 +211,27 @@ Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& bloc
         return Status::Corruption("decoded {} bytes for {} values of {} bits", block.data.size(), n,
                                   block.bits_per_value);
       }
-      LANCE_ASSIGN_OR_RAISE(BufferPtr values, CopyBuffer(std::string_view(block.data).substr(0, need)));
+      BufferPtr values = block.data.Release();
+      values->set_size(need);
       return Array::Make(type, n, {valid, values});
     }
     case DataBlock::Kind::kVariable: {
       const bool large = type->has_large_offsets();
+      if (static_cast<int64_t>(block.offsets.size()) != n + 1) {
+        return Status::Corruption("{} offsets for {} values", block.offsets.size(), n);
+      }
       if (!large && block.offsets.back() > INT32_MAX) {
         return Status::Corruption("{} bytes of values do not fit 32-bit offsets", block.offsets.back());
       }
-      BufferBuilder offsets;
-      LANCE_RETURN_NOT_OK(offsets.Reserve((n + 1) * (large ? 8 : 4)));
-      for (int64_t o : block.offsets) {
-        if (large) {
-          offsets.UnsafeAppendValue<int64_t>(o);
-        } else {
-          offsets.UnsafeAppendValue<int32_t>(static_cast<int32_t>(o));
-        }
+      LANCE_ASSIGN_OR_RAISE(BufferPtr off, AllocateBuffer((n + 1) * (large ? 8 : 4)));
+      if (large) {
+        std::memcpy(off->mutable_data(), block.offsets.data(), static_cast<size_t>(n + 1) * 8);
+      } else {
+        auto* o = off->mutable_data_as<int32_t>();
+        const int64_t* src = block.offsets.data();
+        for (int64_t i = 0; i <= n; ++i) o[i] = static_cast<int32_t>(src[i]);
       }
-      LANCE_ASSIGN_OR_RAISE(BufferPtr off, offsets.Finish());
-      LANCE_ASSIGN_OR_RAISE(BufferPtr data, CopyBuffer(block.data));
+      BufferPtr data = block.data.Release();
       return Array::Make(type, n, {valid, off, data});
     }
     case DataBlock::Kind::kFixedSizeList: {
@@ -150,8 +239,15 @@ Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& bloc
         return Status::Corruption("fixed size list of {} decoded for type {}", block.dimension,
                                   type->ToString());
       }
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr child,
-                            DataBlockToArray(type->value_type(), *block.child, block.child_validity));
+      if (!block.child) return Status::Corruption("fixed size list without child values");
+      ArrayPtr child;
+      if (block.child.use_count() == 1) {
+        LANCE_ASSIGN_OR_RAISE(child, DataBlockToArray(type->value_type(), std::move(*block.child),
+                                                      block.child_validity));
+      } else {
+        LANCE_ASSIGN_OR_RAISE(child, DataBlockToArray(type->value_type(), *block.child,
+                                                      block.child_validity));
+      }
       return Array::Make(type, n, {valid}, {child});
     }
   }

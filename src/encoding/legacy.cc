@@ -167,6 +167,42 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
   }
 }
 
+
+// A dictionary page of an Arrow dictionary field: the indices are the Arrow ones (0-based,
+// nulls in their own validity), unlike the 1-based indices of dictionaries the writer picks
+// for plain string columns.
+Result<Decoded> DecodeArrowDictionary(const pb20::Dictionary& dict, const LegacyPage& page,
+                                      int64_t n, const DataBlock& prototype) {
+  LANCE_ASSIGN_OR_RAISE(Decoded items, Decode(dict.items(), page, dict.num_dictionary_items(), prototype));
+  LANCE_ASSIGN_OR_RAISE(Decoded indices, Decode(dict.indices(), page, n, DataBlock::Fixed(64)));
+  const DataBlock& idx = indices.values;
+  if (idx.kind != DataBlock::Kind::kFixed || idx.num_values != n ||
+      (idx.bits_per_value != 8 && idx.bits_per_value != 16 && idx.bits_per_value != 32 &&
+       idx.bits_per_value != 64)) {
+    return Status::Corruption("2.0 dictionary indices: not {} integers", n);
+  }
+  Decoded out;
+  out.values = DataBlock::EmptyLike(items.values);
+  out.validity = std::move(indices.validity);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!out.validity.empty() && !out.validity[static_cast<size_t>(i)]) {
+      out.values.AppendEmpty(1);
+      continue;
+    }
+    const uint64_t index = FixedValueAt(idx, i);
+    if (index >= static_cast<uint64_t>(items.values.num_values)) {
+      return Status::Corruption("2.0 dictionary index {} of {} items", index, items.values.num_values);
+    }
+    LANCE_RETURN_NOT_OK(out.values.AppendRange(items.values, static_cast<int64_t>(index), 1));
+    // The writer stores nulls as an index to a null item it appends to the dictionary.
+    if (!items.validity.empty() && !items.validity[index]) {
+      out.validity.resize(static_cast<size_t>(n), 1);
+      out.validity[static_cast<size_t>(i)] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, int64_t num_rows) const {
@@ -240,7 +276,12 @@ Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, i
   Decoded all;
   all.values = DataBlock::EmptyLike(prototype);
   for (const auto& p : pages) {
-    LANCE_ASSIGN_OR_RAISE(Decoded d, Decode(*p.encoding, p, p.num_rows, prototype));
+    Decoded d;
+    if (arrow_dictionary && p.encoding->has_dictionary()) {
+      LANCE_ASSIGN_OR_RAISE(d, DecodeArrowDictionary(p.encoding->dictionary(), p, p.num_rows, prototype));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(d, Decode(*p.encoding, p, p.num_rows, prototype));
+    }
     if (d.values.num_values != p.num_rows) {
       return Status::Corruption("2.0 page decoded {} values for {} rows", d.values.num_values, p.num_rows);
     }
@@ -254,7 +295,7 @@ Result<ArrayPtr> LegacyReader::ReadField(const DataTypePtr& type, int* column, i
     }
     LANCE_RETURN_NOT_OK(all.values.AppendRange(d.values, 0, d.values.num_values));
   }
-  return DataBlockToArray(type, all.values, all.validity);
+  return DataBlockToArray(type, std::move(all.values), all.validity);
 }
 
 std::string DescribeLegacyEncoding(const AE& e) {

@@ -42,26 +42,100 @@ Status CheckLayers(const std::vector<LayerKind>& layers) {
   return Status::OK();
 }
 
-// Gathers dictionary items by index into a block shaped like the items.
-Result<DataBlock> GatherDictionary(const DataBlock& items, const DataBlock& indices) {
-  if (indices.kind != DataBlock::Kind::kFixed ||
-      (indices.bits_per_value != 8 && indices.bits_per_value != 16 &&
-       indices.bits_per_value != 32 && indices.bits_per_value != 64)) {
-    return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
-  }
-  DataBlock out = DataBlock::EmptyLike(items);
-  for (int64_t i = 0; i < indices.num_values; ++i) {
-    const uint64_t index = FixedValueAt(indices, i);
-    if (index < static_cast<uint64_t>(items.num_values)) {
-      LANCE_RETURN_NOT_OK(out.AppendRange(items, static_cast<int64_t>(index), 1));
-    } else if (index == static_cast<uint64_t>(items.num_values)) {
-      out.AppendEmpty(1);  // the null entry the writer counts but does not store
-    } else {
-      return Status::Corruption("dictionary index {} but the dictionary has {} items", index,
-                                items.num_values);
+// Appends the dictionary items that `indices` name to `out` (shaped like the items).
+template <typename I>
+Status GatherDictionaryTyped(const DataBlock& items, const I* idx, int64_t n, DataBlock* out) {
+  const auto count = static_cast<uint64_t>(items.num_values);
+  for (int64_t i = 0; i < n; ++i) {
+    if (static_cast<uint64_t>(idx[i]) > count) {
+      return Status::Corruption("dictionary index {} but the dictionary has {} items",
+                                static_cast<uint64_t>(idx[i]), items.num_values);
     }
   }
-  return out;
+  // Index == count is the null entry the writer counts but does not store.
+  if (items.kind == DataBlock::Kind::kFixed && items.bits_per_value % 8 == 0 &&
+      out->kind == DataBlock::Kind::kFixed && out->bits_per_value == items.bits_per_value) {
+    const size_t w = static_cast<size_t>(items.bits_per_value / 8);
+    const size_t at = out->data.size();
+    out->data.resize_for_overwrite(at + static_cast<size_t>(n) * w);
+    char* dst = out->data.mutable_data() + at;
+    const char* src = items.data.data();
+    for (int64_t i = 0; i < n; ++i, dst += w) {
+      const auto k = static_cast<uint64_t>(idx[i]);
+      if (k < count) {
+        std::memcpy(dst, src + k * w, w);
+      } else {
+        std::memset(dst, 0, w);
+      }
+    }
+    out->num_values += n;
+    return Status::OK();
+  }
+  if (items.kind == DataBlock::Kind::kVariable && out->kind == DataBlock::Kind::kVariable) {
+    int64_t bytes = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto k = static_cast<uint64_t>(idx[i]);
+      if (k < count) bytes += items.offsets[k + 1] - items.offsets[k];
+    }
+    const size_t at = out->data.size();
+    out->data.resize_for_overwrite(at + static_cast<size_t>(bytes));
+    char* dst = out->data.mutable_data();
+    size_t pos = at;
+    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const auto k = static_cast<uint64_t>(idx[i]);
+      if (k < count) {
+        const int64_t b = items.offsets[k], e = items.offsets[k + 1];
+        std::memcpy(dst + pos, items.data.data() + b, static_cast<size_t>(e - b));
+        pos += static_cast<size_t>(e - b);
+      }
+      out->offsets.push_back(static_cast<int64_t>(pos));
+    }
+    out->num_values += n;
+    return Status::OK();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<uint64_t>(idx[i]);
+    if (k < count) {
+      LANCE_RETURN_NOT_OK(out->AppendRange(items, static_cast<int64_t>(k), 1));
+    } else {
+      out->AppendEmpty(1);
+    }
+  }
+  return Status::OK();
+}
+
+Status GatherDictionary(const DataBlock& items, const DataBlock& indices, DataBlock* out) {
+  if (indices.kind != DataBlock::Kind::kFixed) {
+    return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
+  }
+  const char* p = indices.data.data();
+  const int64_t n = indices.num_values;
+  switch (indices.bits_per_value) {
+    case 8:
+      return GatherDictionaryTyped(items, reinterpret_cast<const uint8_t*>(p), n, out);
+    case 16:
+      if (reinterpret_cast<uintptr_t>(p) % 2 == 0) {
+        return GatherDictionaryTyped(items, reinterpret_cast<const uint16_t*>(p), n, out);
+      }
+      break;
+    case 32:
+      if (reinterpret_cast<uintptr_t>(p) % 4 == 0) {
+        return GatherDictionaryTyped(items, reinterpret_cast<const uint32_t*>(p), n, out);
+      }
+      break;
+    case 64:
+      if (reinterpret_cast<uintptr_t>(p) % 8 == 0) {
+        return GatherDictionaryTyped(items, reinterpret_cast<const uint64_t*>(p), n, out);
+      }
+      break;
+    default:
+      return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
+  }
+  // Unaligned indices (not produced by this reader's allocations): widen first.
+  std::vector<uint64_t> wide(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) wide[static_cast<size_t>(i)] = FixedValueAt(indices, i);
+  return GatherDictionaryTyped(items, wide.data(), n, out);
 }
 
 Result<DataBlock> DecodeDictionaryItems(const pb21::CompressiveEncoding& encoding,
@@ -105,7 +179,21 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
   const int64_t num_items = static_cast<int64_t>(mb.num_items());
   const size_t num_chunks = meta.size() / static_cast<size_t>(word);
 
-  DataBlock values;
+  DataBlock local;
+  DataBlock* values = in.output;
+  if (values == nullptr) {
+    local = DataBlock::EmptyLike(in.prototype);
+    values = &local;
+  }
+  const int64_t values_before = values->num_values;
+  const bool has_dict = mb.has_dictionary();
+  if (!has_dict) {
+    // A reservation only: the counts are the file's claims, so cap them by what the chunk
+    // bytes could plausibly expand to.
+    values->Reserve(std::min<int64_t>(num_items, static_cast<int64_t>(data.size()) * 64 + 4096),
+                    static_cast<int64_t>(data.size()));
+  }
+  DataBlock indices;  // dictionary pages: the chunks hold indices
   bool first = true;
   size_t chunk_start = 0;
   int64_t items_done = 0;
@@ -170,17 +258,27 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
       LANCE_ASSIGN_OR_RAISE(auto bytes, take(s, "value buffer"));
       bufs.push_back(bytes);
     }
-    LANCE_ASSIGN_OR_RAISE(DataBlock chunk_block,
-                          DecodeMiniBlockValues(mb.value_compression(), bufs, chunk_values));
-    if (chunk_block.num_values != chunk_values) {
-      return Status::Corruption("chunk {} decoded {} values, expected {}", c,
-                                chunk_block.num_values, chunk_values);
-    }
-    if (first) {
-      values = std::move(chunk_block);
-      first = false;
+    if (has_dict) {
+      LANCE_ASSIGN_OR_RAISE(DataBlock chunk_block,
+                            DecodeMiniBlockValues(mb.value_compression(), bufs, chunk_values));
+      if (chunk_block.num_values != chunk_values) {
+        return Status::Corruption("chunk {} decoded {} values, expected {}", c,
+                                  chunk_block.num_values, chunk_values);
+      }
+      if (first) {
+        indices = std::move(chunk_block);
+        first = false;
+      } else {
+        LANCE_RETURN_NOT_OK(indices.AppendRange(chunk_block, 0, chunk_block.num_values));
+      }
     } else {
-      LANCE_RETURN_NOT_OK(values.AppendRange(chunk_block, 0, chunk_block.num_values));
+      const int64_t before = values->num_values;
+      LANCE_RETURN_NOT_OK(
+          DecodeMiniBlockValuesInto(mb.value_compression(), bufs, chunk_values, values));
+      if (values->num_values - before != chunk_values) {
+        return Status::Corruption("chunk {} decoded {} values, expected {}", c,
+                                  values->num_values - before, chunk_values);
+      }
     }
     items_done += chunk_values;
     chunk_start += chunk_bytes;
@@ -188,18 +286,18 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
   if (items_done != num_items) {
     return Status::Corruption("chunks hold {} values, the page has {}", items_done, num_items);
   }
-  if (first) values = DataBlock::EmptyLike(in.prototype);
-  if (mb.has_dictionary()) {
+  if (has_dict && !first) {
     LANCE_ASSIGN_OR_RAISE(DataBlock items,
                           DecodeDictionaryItems(mb.dictionary(), in.buffers[2],
                                                 static_cast<int64_t>(mb.num_dictionary_items())));
-    LANCE_ASSIGN_OR_RAISE(values, GatherDictionary(items, values));
+    LANCE_RETURN_NOT_OK(GatherDictionary(items, indices, values));
   }
-  page.values = std::move(values);
+  page.num_values = values->num_values - values_before;
+  if (values == &local) page.values = std::move(local);
   return page;
 }
 
-Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstSymbolTable* fsst,
+Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecoder* fsst,
                           std::string_view bytes, DataBlock* out) {
   using Enc = pb21::CompressiveEncoding;
   switch (enc.compression_case()) {
@@ -209,10 +307,7 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstSymbol
       return Status::OK();
     case Enc::kFsst: {
       if (out->kind != DataBlock::Kind::kVariable || fsst == nullptr) break;
-      std::string value;
-      LANCE_RETURN_NOT_OK(fsst->Decode(bytes, &value));
-      out->AppendVariable(value);
-      return Status::OK();
+      return fsst->AppendValue(bytes, out);
     }
     case Enc::kFlat:
       if (out->kind != DataBlock::Kind::kFixed || out->bits_per_value % 8 != 0 ||
@@ -270,15 +365,86 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
   } else {
     return Status::Corruption("full-zip page with neither bits per value nor bits per offset");
   }
-  std::optional<FsstSymbolTable> fsst;
+  std::optional<FsstDecoder> fsst;
   if (fz.value_compression().has_fsst()) {
-    LANCE_ASSIGN_OR_RAISE(fsst, FsstSymbolTable::Parse(fz.value_compression().fsst().symbol_table()));
+    LANCE_ASSIGN_OR_RAISE(fsst, FsstDecoder::Make(fz.value_compression().fsst().symbol_table()));
   }
   const std::string_view data = in.buffers[0];
-  DataBlock values = DataBlock::EmptyLike(in.prototype);
+  DataBlock local;
+  DataBlock* values = in.output;
+  if (values == nullptr) {
+    local = DataBlock::EmptyLike(in.prototype);
+    values = &local;
+  }
+  const int64_t values_before = values->num_values;
+  const uint64_t num_items = fz.num_items();
+  const auto& enc = fz.value_compression();
+
+  // Fixed-width values without control words: buffer 0 is the values, back to back, exactly
+  // as Arrow lays them out.
+  if (ctrl_bytes == 0 && value_bytes > 0 && (enc.has_flat() || enc.has_fixed_size_list())) {
+    if (num_items > data.size() / static_cast<uint64_t>(value_bytes)) {
+      return Status::Corruption("full-zip: {} items of {} bytes past {} bytes", num_items,
+                                value_bytes, data.size());
+    }
+    if (fz.num_visible_items() != num_items) {
+      return Status::Corruption("full-zip page without levels has {} items but {} visible",
+                                num_items, fz.num_visible_items());
+    }
+    const int64_t n = static_cast<int64_t>(num_items);
+    const size_t bytes = static_cast<size_t>(n * value_bytes);
+    DataBlock* target = values;  // the block whose `data` receives the bytes
+    int64_t target_values = n;
+    if (values->kind == DataBlock::Kind::kFixed && enc.has_flat() &&
+        static_cast<int64_t>(enc.flat().bits_per_value()) == value_bytes * 8 &&
+        values->bits_per_value == value_bytes * 8) {
+    } else if (values->kind == DataBlock::Kind::kFixedSizeList && enc.has_fixed_size_list() &&
+               !enc.fixed_size_list().has_validity() && enc.fixed_size_list().values().has_flat() &&
+               values->child->kind == DataBlock::Kind::kFixed &&
+               values->child->bits_per_value % 8 == 0 &&
+               values->dimension * values->child->bits_per_value == value_bytes * 8) {
+      target = values->child.get();
+      target_values = n * values->dimension;
+      if (!values->child_validity.empty()) {
+        values->child_validity.insert(values->child_validity.end(), static_cast<size_t>(target_values), 1);
+      }
+    } else {
+      return Status::Corruption("full-zip values of {} bytes do not fit {}", value_bytes,
+                                DescribeEncoding(enc));
+    }
+    if (target->num_values == 0 && target->data.empty() && !in.owners.empty() && in.owners[0] &&
+        static_cast<size_t>(in.owners[0]->size()) == data.size()) {
+      target->data = Bytes::Adopt(SliceBuffer(in.owners[0], 0, static_cast<int64_t>(bytes)));
+    } else {
+      target->data.append(data.data(), bytes);
+    }
+    target->num_values += target_values;
+    if (target != values) values->num_values += n;
+    page.num_values = n;
+    if (values == &local) page.values = std::move(local);
+    return page;
+  }
+
   size_t pos = 0;
   const uint64_t def_mask = (uint64_t{1} << fz.bits_def()) - 1;
-  for (uint32_t i = 0; i < fz.num_items(); ++i) {
+  const bool has_rep = fz.bits_rep() > 0;
+  const bool has_def = fz.bits_def() > 0;
+  // Plain variable-width values (the common case for long strings) append straight away.
+  const bool plain_variable = offset_bytes > 0 && enc.has_variable() &&
+                              values->kind == DataBlock::Kind::kVariable;
+  if (offset_bytes > 0 && values->kind == DataBlock::Kind::kVariable) {
+    // FSST values expand (about 2-3x for text); a reservation only.
+    values->Reserve(static_cast<int64_t>(std::min<uint64_t>(num_items, data.size())),
+                    static_cast<int64_t>(data.size()) * (fsst ? 3 : 1));
+  }
+  if (has_rep) page.rep.reserve(static_cast<size_t>(std::min<uint64_t>(num_items, data.size())));
+  if (has_def) page.def.reserve(static_cast<size_t>(std::min<uint64_t>(num_items, data.size())));
+  std::vector<bool> visible_def(size_t{1} << std::min<uint32_t>(fz.bits_def(), 16), false);
+  for (size_t d = 0; d < visible_def.size(); ++d) {
+    auto v = IsVisibleDefinition(page.layers, static_cast<uint16_t>(d));
+    visible_def[d] = v.ok() && *v;
+  }
+  for (uint64_t i = 0; i < num_items; ++i) {
     uint64_t ctrl = 0;
     if (ctrl_bytes > 0) {
       if (pos + static_cast<size_t>(ctrl_bytes) > data.size()) {
@@ -289,20 +455,21 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
     }
     // Definition in the low bits, repetition above it.
     const auto def = static_cast<uint16_t>(ctrl & def_mask);
-    if (fz.bits_rep() > 0) page.rep.push_back(static_cast<uint16_t>(ctrl >> fz.bits_def()));
-    if (fz.bits_def() > 0) page.def.push_back(def);
+    if (has_rep) page.rep.push_back(static_cast<uint16_t>(ctrl >> fz.bits_def()));
+    if (has_def) page.def.push_back(def);
     if (def != 0) {
-      LANCE_ASSIGN_OR_RAISE(bool visible, IsVisibleDefinition(page.layers, def));
-      if (visible) {
-        values.AppendEmpty(1);
-        // Fixed-width values keep their slot under a null item; variable-width ones do not.
-        if (value_bytes > 0) {
-          if (static_cast<uint64_t>(value_bytes) > data.size() - pos) {
-            return Status::Corruption("full-zip item {} of {} bytes at {} past {} bytes", i,
-                                      value_bytes, pos, data.size());
-          }
-          pos += static_cast<size_t>(value_bytes);
+      if (!visible_def[def]) {
+        LANCE_ASSIGN_OR_RAISE(bool visible, IsVisibleDefinition(page.layers, def));
+        if (!visible) continue;
+      }
+      values->AppendEmpty(1);
+      // Fixed-width values keep their slot under a null item; variable-width ones do not.
+      if (value_bytes > 0) {
+        if (static_cast<uint64_t>(value_bytes) > data.size() - pos) {
+          return Status::Corruption("full-zip item {} of {} bytes at {} past {} bytes", i,
+                                    value_bytes, pos, data.size());
         }
+        pos += static_cast<size_t>(value_bytes);
       }
       continue;
     }
@@ -318,15 +485,20 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
       return Status::Corruption("full-zip item {} of {} bytes at {} past {} bytes", i, len, pos,
                                 data.size());
     }
-    LANCE_RETURN_NOT_OK(AppendFullZipValue(fz.value_compression(), fsst ? &*fsst : nullptr,
-                                           data.substr(pos, static_cast<size_t>(len)), &values));
+    if (plain_variable) {
+      values->AppendVariable(data.substr(pos, static_cast<size_t>(len)));
+    } else {
+      LANCE_RETURN_NOT_OK(AppendFullZipValue(enc, fsst ? &*fsst : nullptr,
+                                             data.substr(pos, static_cast<size_t>(len)), values));
+    }
     pos += static_cast<size_t>(len);
   }
-  if (values.num_values != fz.num_visible_items()) {
+  page.num_values = values->num_values - values_before;
+  if (static_cast<uint64_t>(page.num_values) != fz.num_visible_items()) {
     return Status::Corruption("full-zip page decoded {} visible items, layout says {}",
-                              values.num_values, fz.num_visible_items());
+                              page.num_values, fz.num_visible_items());
   }
-  page.values = std::move(values);
+  if (values == &local) page.values = std::move(local);
   return page;
 }
 
@@ -341,7 +513,14 @@ Status AppendConstant(const DataBlock& prototype, std::string_view value, int64_
         return Status::OK();
       }
       if (static_cast<int64_t>(value.size()) * 8 != prototype.bits_per_value) break;
-      for (int64_t i = 0; i < n; ++i) out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(value.data()), 1);
+      if (n > 0) {
+        const size_t w = value.size();
+        const size_t at = out->data.size();
+        out->data.resize_for_overwrite(at + static_cast<size_t>(n) * w);
+        char* dst = out->data.mutable_data() + at;
+        for (int64_t i = 0; i < n; ++i) std::memcpy(dst + static_cast<size_t>(i) * w, value.data(), w);
+        out->num_values += n;
+      }
       return Status::OK();
     case DataBlock::Kind::kVariable:
       for (int64_t i = 0; i < n; ++i) out->AppendVariable(value);
@@ -455,18 +634,24 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
   } else if (!page.rep.empty()) {
     visible = static_cast<int64_t>(page.rep.size());
   }
-  page.values = DataBlock::EmptyLike(in.prototype);
+  DataBlock* values = in.output;
+  if (values == nullptr) {
+    page.values = DataBlock::EmptyLike(in.prototype);
+    values = &page.values;
+  }
+  const int64_t before = values->num_values;
   if (cl.has_inline_value()) {
     if (cl.inline_value().size() > 32) {
       return Status::Corruption("constant page: inline value of {} bytes", cl.inline_value().size());
     }
-    LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, cl.inline_value(), visible, &page.values));
+    LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, cl.inline_value(), visible, values));
   } else if (!all_null) {
     LANCE_ASSIGN_OR_RAISE(std::string_view value, ConstantBufferValue(in.buffers[next_buffer]));
-    LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, value, visible, &page.values));
+    LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, value, visible, values));
   } else {
-    page.values.AppendEmpty(visible);
+    values->AppendEmpty(visible);
   }
+  page.num_values = values->num_values - before;
   return page;
 }
 
@@ -506,6 +691,47 @@ Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(const pb21::MiniBlockLa
     return Status::Corruption("chunks hold {} values, the page has {}", done, num_items);
   }
   return chunks;
+}
+
+Result<int> FullZipRepIndexWidth(uint64_t rep_index_size, int64_t num_rows) {
+  const auto entries = static_cast<uint64_t>(num_rows) + 1;
+  if (num_rows >= 0) {
+    for (int w : {1, 2, 4, 8}) {
+      if (rep_index_size == entries * static_cast<uint64_t>(w)) return w;
+    }
+  }
+  return Status::Corruption("full-zip repetition index of {} bytes for {} rows", rep_index_size,
+                            num_rows);
+}
+
+Result<ByteRange> FullZipFixedRowRange(const pb21::FullZipLayout& fz, int64_t first,
+                                       int64_t count, uint64_t data_size) {
+  if (fz.details_case() != pb21::FullZipLayout::kBitsPerValue || fz.bits_per_value() == 0 ||
+      fz.bits_per_value() % 8 != 0 || fz.bits_rep() > 0 || fz.bits_def() > 16) {
+    return Status::Corruption("full-zip page is not fixed width without repetition");
+  }
+  const uint64_t stride = (fz.bits_def() + 7) / 8 + fz.bits_per_value() / 8;
+  if (first < 0 || count < 0 || static_cast<uint64_t>(first + count) > fz.num_items() ||
+      fz.num_items() > data_size / stride) {
+    return Status::Corruption("full-zip rows [{}, +{}) of {} items of {} bytes in {} bytes", first,
+                              count, fz.num_items(), stride, data_size);
+  }
+  return ByteRange{static_cast<uint64_t>(first) * stride, static_cast<uint64_t>(count) * stride};
+}
+
+Result<ByteRange> FullZipIndexedRowRange(std::string_view entries, int width, int64_t count,
+                                         uint64_t data_size) {
+  if (count < 0 || entries.size() < static_cast<size_t>(count + 1) * static_cast<size_t>(width)) {
+    return Status::Corruption("full-zip repetition index: {} bytes for {} entries", entries.size(),
+                              count + 1);
+  }
+  const uint64_t begin = LoadLE(entries.data(), width);
+  const uint64_t end = LoadLE(entries.data() + static_cast<size_t>(count) * width, width);
+  if (begin > end || end > data_size) {
+    return Status::Corruption("full-zip repetition index: rows at bytes [{}, {}) of {}", begin, end,
+                              data_size);
+  }
+  return ByteRange{begin, end - begin};
 }
 
 Result<DecodedPage> DecodePage(const PageInput& input) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
 
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "encoding/proto/encodings_v2_1.pb.h"
@@ -53,6 +54,109 @@ struct LeafData {
   std::vector<LayerSlots> layers;  // outermost first
   DataBlock values;
 };
+
+// Arrow dictionary fields are stored by the reference as their values (the page encodings
+// pick their own dictionaries): read them as the value type, then dictionary-encode.
+bool HasDictionary(const DataType& t) {
+  if (t.id() == TypeId::kDictionary) return true;
+  for (const auto& f : t.fields()) {
+    if (HasDictionary(*f->type())) return true;
+  }
+  return false;
+}
+
+// `t` with every dictionary type replaced by its value type.
+DataTypePtr StorageType(const DataTypePtr& t) {
+  if (t->id() == TypeId::kDictionary) return StorageType(t->dictionary_value_type());
+  if (!HasDictionary(*t)) return t;
+  std::vector<FieldPtr> fields;
+  for (const auto& f : t->fields()) fields.push_back(f->WithType(StorageType(f->type())));
+  switch (t->id()) {
+    case TypeId::kStruct:
+      return struct_(std::move(fields));
+    case TypeId::kList:
+      return list(fields[0]);
+    case TypeId::kLargeList:
+      return large_list(fields[0]);
+    case TypeId::kFixedSizeList:
+      return fixed_size_list(fields[0], t->list_size());
+    case TypeId::kMap:
+      return map(fields[0], t->keys_sorted());
+    default:
+      return t;
+  }
+}
+
+// Dictionary-encodes `values` (of the dictionary's value type) into `type`: first
+// occurrences in order become the dictionary.
+Result<ArrayPtr> DictionaryEncode(const DataTypePtr& type, const ArrayPtr& values) {
+  const DataTypePtr& vt = type->dictionary_value_type();
+  const DataTypePtr& it = type->index_type();
+  const bool variable = vt->id() == TypeId::kString || vt->id() == TypeId::kLargeString ||
+                        vt->id() == TypeId::kBinary || vt->id() == TypeId::kLargeBinary;
+  const int width = vt->bit_width();
+  if (!variable && (width == 0 || width % 8 != 0 || vt->id() == TypeId::kFixedSizeList)) {
+    return Status::NotSupported("dictionary fields of value type {}", vt->ToString());
+  }
+  const int index_bytes = it->bit_width() / 8;
+  if (!it->is_integer() || index_bytes <= 0) {
+    return Status::Corruption("dictionary index type {}", it->ToString());
+  }
+  const int64_t n = values->length;
+  auto value_at = [&](int64_t i) -> std::string_view {
+    if (variable) return values->GetView(i);
+    const auto* p = reinterpret_cast<const char*>(values->buffers[1]->data()) +
+                    (values->offset + i) * (width / 8);
+    return {p, static_cast<size_t>(width / 8)};
+  };
+  LANCE_ASSIGN_OR_RAISE(DataBlock unique, encoding::DataBlockPrototype(*vt));
+  std::unordered_map<std::string_view, int64_t> index_of;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr indices, AllocateBuffer(n * index_bytes, true));
+  const bool is_signed = it->id() == TypeId::kInt8 || it->id() == TypeId::kInt16 ||
+                         it->id() == TypeId::kInt32 || it->id() == TypeId::kInt64;
+  const uint64_t max_index =
+      index_bytes >= 8 ? (is_signed ? uint64_t{INT64_MAX} : UINT64_MAX)
+                       : (uint64_t{1} << (index_bytes * 8 - (is_signed ? 1 : 0))) - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (values->IsNull(i)) continue;
+    const std::string_view v = value_at(i);
+    auto [pos, added] = index_of.emplace(v, unique.num_values);
+    if (added) {
+      if (static_cast<uint64_t>(unique.num_values) > max_index) {
+        return Status::Corruption("dictionary field of type {} has more than {} distinct values",
+                                  type->ToString(), max_index + 1);
+      }
+      if (variable) {
+        unique.AppendVariable(v);
+      } else {
+        unique.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
+      }
+    }
+    const uint64_t k = static_cast<uint64_t>(pos->second);
+    std::memcpy(indices->mutable_data() + i * index_bytes, &k, static_cast<size_t>(index_bytes));
+  }
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr dict, encoding::DataBlockToArray(vt, std::move(unique), {}));
+  BufferPtr validity;
+  if (values->null_count > 0) {
+    LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer(bit_util::BytesForBits(n), true));
+    for (int64_t i = 0; i < n; ++i) {
+      if (values->IsValid(i)) bit_util::SetBit(validity->mutable_data(), i);
+    }
+  }
+  return Array::Make(type, n, {validity, indices}, {}, 0, std::move(dict));
+}
+
+// Turns an array read with StorageType(type) into `type`.
+Result<ArrayPtr> RestoreDictionaries(const DataTypePtr& type, const ArrayPtr& arr) {
+  if (type->id() == TypeId::kDictionary) return DictionaryEncode(type, arr);
+  if (!HasDictionary(*type)) return arr;
+  std::vector<ArrayPtr> children;
+  for (size_t i = 0; i < arr->children.size(); ++i) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr c, RestoreDictionaries(type->fields()[i]->type(), arr->children[i]));
+    children.push_back(std::move(c));
+  }
+  return Array::Make(type, arr->length, arr->buffers, std::move(children), arr->offset);
+}
 
 }  // namespace
 
@@ -356,6 +460,42 @@ struct Reader21 {
     bool first = true;
     int64_t rows = 0;
     const auto& column_pages = (*pages)[static_cast<size_t>(column)];
+    const size_t fetched_column = static_cast<size_t>(column - first_column);
+    if (column < first_column || fetched_column >= fetched->size()) {
+      return Status::Corruption("column {} outside the field's columns", column);
+    }
+    if (column_pages.size() > 1) {
+      // Every page decodes into one block: reserve it from the pages' item counts so that
+      // appends never reallocate (capped by what the page bytes could expand to; it is only
+      // a reservation, the counts are checked while decoding).
+      int64_t values = 0, bytes = 0, page_bytes = 0;
+      for (size_t p = 0; p < column_pages.size(); ++p) {
+        const PageMeta& pm = column_pages[p];
+        for (const auto& buf : (*fetched)[fetched_column][p]) page_bytes += buf->size();
+        if (pm.layout->has_full_zip_layout()) {
+          const auto& fz = pm.layout->full_zip_layout();
+          values += static_cast<int64_t>(std::min<uint64_t>(fz.num_visible_items(), 1u << 30));
+          // FSST-compressed text expands about 2-3x.
+          const int64_t expand = fz.value_compression().has_fsst() ? 3 : 1;
+          if (!(*fetched)[fetched_column][p].empty()) {
+            bytes += expand * (*fetched)[fetched_column][p][0]->size();
+          }
+        } else if (pm.layout->has_mini_block_layout()) {
+          values += static_cast<int64_t>(
+              std::min<uint64_t>(pm.layout->mini_block_layout().num_items(), 1u << 30));
+          if ((*fetched)[fetched_column][p].size() > 1) bytes += (*fetched)[fetched_column][p][1]->size();
+        } else {
+          values += std::min<int64_t>(pm.num_rows, 1 << 30);
+        }
+      }
+      const int64_t cap = 64 * page_bytes + (1 << 20);
+      const bool fsl = leaf_type.id() == TypeId::kFixedSizeList;
+      const int64_t width_bytes =
+          fsl ? std::max<int64_t>(1, leaf_type.value_type()->bit_width() / 8) * leaf_type.list_size()
+              : std::max<int64_t>(1, leaf_type.bit_width() / 8);
+      if (values * width_bytes > cap) values = cap / width_bytes;
+      out.values.Reserve(values, std::min(bytes, cap));
+    }
     for (size_t p = 0; p < column_pages.size(); ++p) {
       const PageMeta& pm = column_pages[p];
       encoding::PageInput in;
@@ -363,20 +503,18 @@ struct Reader21 {
       in.num_rows = pm.num_rows;
       in.minor_version = minor;
       in.prototype = prototype;
-      const size_t fetched_column = static_cast<size_t>(column - first_column);
-      if (column < first_column || fetched_column >= fetched->size()) {
-        return Status::Corruption("column {} outside the field's columns", column);
-      }
+      in.output = &out.values;
       for (const auto& buf : (*fetched)[fetched_column][p]) {
         in.buffers.emplace_back(reinterpret_cast<const char*>(buf->data()),
                                 static_cast<size_t>(buf->size()));
       }
+      if (column_pages.size() == 1) in.owners = (*fetched)[fetched_column][p];
       auto page = encoding::DecodePage(in);
       if (!page.ok()) {
         return page.status().WithContext(fmt::format("column {} page {}", column, p));
       }
       auto layers = encoding::UnravelLevels(page->layers, page->rep, page->def, pm.num_rows,
-                                            page->values.num_values);
+                                            page->num_values);
       if (!layers.ok()) {
         return layers.status().WithContext(fmt::format("column {} page {}", column, p));
       }
@@ -390,7 +528,6 @@ struct Reader21 {
         }
         for (size_t j = 0; j < layers->size(); ++j) out.layers[j].Append((*layers)[j]);
       }
-      LANCE_RETURN_NOT_OK(out.values.AppendRange(page->values, 0, page->values.num_values));
       rows += pm.num_rows;
     }
     if (rows != expected_rows) {
@@ -479,7 +616,8 @@ struct Reader21 {
     if (id == TypeId::kNull) {
       LANCE_ASSIGN_OR_RAISE(arr, MakeArrayOfNulls(type, slots.length));
     } else {
-      LANCE_ASSIGN_OR_RAISE(arr, encoding::DataBlockToArray(type, leaf.values, slots.validity));
+      LANCE_ASSIGN_OR_RAISE(arr, encoding::DataBlockToArray(type, std::move(leaf.values),
+                                                            slots.validity));
     }
     if (first_leaf_out) *first_leaf_out = std::move(leaf);
     return arr;
@@ -490,12 +628,15 @@ struct Reader21 {
 
 Result<ArrayPtr> FileReader::ReadField(int field_index) const {
   const FieldPtr& f = schema_->field(field_index);
+  const DataTypePtr type = StorageType(f->type());
+  ArrayPtr out;
   const int first = impl_->first_column[static_cast<size_t>(field_index)];
   const int count = impl_->num_field_columns[static_cast<size_t>(field_index)];
   LANCE_ASSIGN_OR_RAISE(FetchedColumns fetched, impl_->FetchColumns(first, count));
   int column = first;
   if (version_.is_legacy()) {
     encoding::LegacyReader legacy;
+    legacy.arrow_dictionary = f->type()->id() == TypeId::kDictionary;
     legacy.columns.resize(impl_->pages.size());
     for (int c = first; c < first + count; ++c) {
       const auto& col = impl_->pages[static_cast<size_t>(c)];
@@ -510,10 +651,12 @@ Result<ArrayPtr> FileReader::ReadField(int field_index) const {
         legacy.columns[static_cast<size_t>(c)].push_back(std::move(lp));
       }
     }
-    return legacy.ReadField(f->type(), &column, num_rows_);
+    LANCE_ASSIGN_OR_RAISE(out, legacy.ReadField(type, &column, num_rows_));
+  } else {
+    Reader21 r{&impl_->pages, version_.minor, &fetched, first};
+    LANCE_ASSIGN_OR_RAISE(out, r.Build(type, 0, &column, num_rows_, nullptr));
   }
-  Reader21 r{&impl_->pages, version_.minor, &fetched, first};
-  return r.Build(f->type(), 0, &column, num_rows_, nullptr);
+  return RestoreDictionaries(f->type(), out);
 }
 
 namespace {
@@ -555,12 +698,12 @@ Result<ArrayPtr> GatherRows(const std::vector<std::pair<int64_t, ArrayPtr>>& pie
 Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type) {
   LANCE_ASSIGN_OR_RAISE(encoding::DecodedPage page, encoding::DecodePage(in));
   LANCE_ASSIGN_OR_RAISE(auto layers, encoding::UnravelLevels(page.layers, page.rep, page.def,
-                                                              in.num_rows, page.values.num_values));
+                                                              in.num_rows, page.num_values));
   if (layers.size() != 1) {
     return Status::Corruption("top-level leaf page with {} layers", layers.size());
   }
   if (type->id() == TypeId::kNull) return MakeArrayOfNulls(type, layers[0].length);
-  return encoding::DataBlockToArray(type, page.values, layers[0].validity);
+  return encoding::DataBlockToArray(type, std::move(page.values), layers[0].validity);
 }
 
 bool IsStructural(const DataType& t) {
@@ -570,17 +713,105 @@ bool IsStructural(const DataType& t) {
 
 }  // namespace
 
+namespace {
+
+using FetchFn = std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)>;
+
+// Decodes the wanted rows of one full-zip page without repetition (fixed-width rows sit at a
+// fixed stride, variable-width ones are found through the repetition index), reading only
+// their bytes: a bounded number of bytes per row.
+Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_start,
+                       std::vector<int64_t>::const_iterator wanted,
+                       std::vector<int64_t>::const_iterator wanted_end,
+                       const encoding::PageInput& proto_in, const DataTypePtr& type,
+                       std::vector<std::pair<int64_t, ArrayPtr>>* pieces) {
+  const auto& fz = pm.layout->full_zip_layout();
+  const int64_t page_end = page_start + pm.num_rows;
+  if (pm.buffers.empty()) return Status::Corruption("full-zip page without buffers");
+  if (fz.num_items() != static_cast<uint64_t>(pm.num_rows) ||
+      fz.num_visible_items() != fz.num_items()) {
+    return Status::Corruption("full-zip page of {} rows has {} items ({} visible) without repetition",
+                              pm.num_rows, fz.num_items(), fz.num_visible_items());
+  }
+  // Runs of consecutive wanted rows, as page-local [first, first + count).
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (auto it = wanted; it != wanted_end && *it < page_end; ++it) {
+    const int64_t local = *it - page_start;
+    if (!runs.empty() && runs.back().first + runs.back().second == local) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(local, 1);
+    }
+  }
+  if (runs.empty()) return Status::OK();
+  const uint64_t data_pos = pm.buffers[0].first;
+  const uint64_t data_size = pm.buffers[0].second;
+  std::vector<encoding::ByteRange> byte_ranges;
+  byte_ranges.reserve(runs.size());
+  if (fz.details_case() == pb21::FullZipLayout::kBitsPerValue) {
+    // Fixed width: rows sit at a fixed stride.
+    for (const auto& [first, count] : runs) {
+      LANCE_ASSIGN_OR_RAISE(auto r, encoding::FullZipFixedRowRange(fz, first, count, data_size));
+      byte_ranges.push_back(r);
+    }
+  } else {
+    // Variable width: the repetition index (buffer 1) holds each row's start; read only the
+    // entries around the wanted rows.
+    if (pm.buffers.size() < 2) {
+      return Status::Corruption("variable-width full-zip page without a repetition index");
+    }
+    LANCE_ASSIGN_OR_RAISE(int w, encoding::FullZipRepIndexWidth(pm.buffers[1].second, pm.num_rows));
+    std::vector<io::Range> index_ranges;
+    index_ranges.reserve(runs.size());
+    for (const auto& [first, count] : runs) {
+      index_ranges.push_back({static_cast<int64_t>(pm.buffers[1].first) + first * w, (count + 1) * w});
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> entries, fetch(index_ranges));
+    if (entries.size() != runs.size()) return Status::IOError("lance file: short repetition index read");
+    for (size_t r = 0; r < runs.size(); ++r) {
+      LANCE_ASSIGN_OR_RAISE(auto br, encoding::FullZipIndexedRowRange(entries[r]->view(), w,
+                                                                      runs[r].second, data_size));
+      byte_ranges.push_back(br);
+    }
+  }
+  std::vector<io::Range> data_ranges;
+  data_ranges.reserve(runs.size());
+  for (const auto& br : byte_ranges) {
+    data_ranges.push_back({static_cast<int64_t>(data_pos + br.offset), static_cast<int64_t>(br.size)});
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bytes, fetch(data_ranges));
+  if (bytes.size() != runs.size()) return Status::IOError("lance file: short full-zip read");
+  pb21::PageLayout sub = *pm.layout;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int64_t count = runs[r].second;
+    sub.mutable_full_zip_layout()->set_num_items(static_cast<uint64_t>(count));
+    sub.mutable_full_zip_layout()->set_num_visible_items(static_cast<uint64_t>(count));
+    encoding::PageInput in = proto_in;
+    in.layout = &sub;
+    in.num_rows = count;
+    in.buffers = {bytes[r]->view()};
+    in.owners = {bytes[r]};
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, DecodeLeafPage(in, type));
+    pieces->emplace_back(page_start + runs[r].first, std::move(arr));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows) const {
   const FieldPtr& f = schema_->field(field_index);
+  const DataTypePtr type = StorageType(f->type());
   const int column = impl_->first_column[static_cast<size_t>(field_index)];
   const auto& pages = impl_->pages[static_cast<size_t>(column)];
-  bool selective = !version_.is_legacy() && !IsStructural(*f->type());
+  bool selective = !version_.is_legacy() && !IsStructural(*type);
   for (const auto& pm : pages) {
     if (!selective) break;
     const auto& layout = *pm.layout;
     selective = (layout.has_mini_block_layout() && !layout.mini_block_layout().has_rep_compression() &&
                  layout.mini_block_layout().repetition_index_depth() == 0) ||
-                (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0);
+                (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0) ||
+                (layout.has_full_zip_layout() && layout.full_zip_layout().bits_rep() == 0);
   }
   if (!selective) {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
@@ -589,7 +820,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   std::vector<int64_t> wanted = rows;
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*f->type()));
+  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
 
   std::vector<std::pair<int64_t, ArrayPtr>> pieces;
   int64_t page_start = 0;
@@ -606,6 +837,12 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     in.layout = pm.layout.get();
     in.minor_version = version_.minor;
     in.prototype = prototype;
+    if (pm.layout->has_full_zip_layout()) {
+      auto st = TakeFullZipRows(impl_->fetch, pm, page_start, next_wanted, wanted.end(), in,
+                                type, &pieces);
+      if (!st.ok()) return context(st);
+      continue;
+    }
     if (!pm.layout->has_mini_block_layout()) {
       std::vector<io::Range> ranges;
       for (const auto& [pos, len] : pm.buffers) {
@@ -614,7 +851,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
       LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bufs, impl_->fetch(ranges));
       for (const auto& b : bufs) in.buffers.emplace_back(b->view());
       in.num_rows = pm.num_rows;
-      auto arr = DecodeLeafPage(in, f->type());
+      auto arr = DecodeLeafPage(in, type);
       if (!arr.ok()) return context(arr.status());
       pieces.emplace_back(page_start, *arr);
       continue;
@@ -686,12 +923,13 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
       sub_in.num_rows = values;
       sub_in.buffers = {meta, run_bufs[r]->view()};
       if (has_dict) sub_in.buffers.push_back(head_bufs[1]->view());
-      auto arr = DecodeLeafPage(sub_in, f->type());
+      auto arr = DecodeLeafPage(sub_in, type);
       if (!arr.ok()) return context(arr.status());
       pieces.emplace_back(run.first_row, *arr);
     }
   }
-  return GatherRows(pieces, rows, f->type());
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, GatherRows(pieces, rows, type));
+  return RestoreDictionaries(f->type(), gathered);
 }
 
 Result<RecordBatchPtr> FileReader::ReadAll(const std::vector<int>& field_indices) const {

@@ -208,6 +208,44 @@ TEST(FileReaderObjectStore, TakeReadsOnlyNeededChunks) {
   for (int64_t i = 0; i < 10; ++i) EXPECT_EQ((*range)->column(0)->Values<int64_t>()[i], 1020 + i);
 }
 
+// Taking rows of full-zip columns (long strings with control words, a fixed-size list without
+// them, binaries) reads those rows' bytes (found through the repetition index, or at a fixed
+// stride) and two index entries per run, not the page: a bounded number of bytes per row.
+TEST(FileReaderObjectStore, TakeReadsOnlyNeededFullZipRows) {
+  auto local = io::LocalObjectStore::Make(kGoldenDir.string(), {.sync = false});
+  ASSERT_TRUE(local.ok());
+  auto store = std::make_shared<ByteCountingStore>(*local);
+  store->set_coalesce_options({.max_gap = 0});  // count what the reader asks for, no gap fill
+  auto reader = FileReader::Open(store, "wide_2_2.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto whole = (*reader)->ReadAll();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const std::vector<int64_t> rows = {11, 5, 6, 12};  // 6 holds a null doc
+  for (int field = 0; field < 3; ++field) {
+    const auto& page = (*reader)->columns()[static_cast<size_t>(field)].pages.at(0);
+    ASSERT_EQ(page.description.rfind("full_zip", 0), 0u) << page.description;
+    const auto page_bytes = static_cast<int64_t>(page.buffers[0].second);
+    const Array& full = *(*whole)->column(field);
+    int64_t row_bytes = 0;  // an upper bound of the bytes of the taken rows
+    for (int64_t r : rows) {
+      std::string json;
+      ASSERT_TRUE(AppendJsonValue(full, r, &json).ok());
+      row_bytes += static_cast<int64_t>(json.size()) + 16;
+    }
+    store->bytes = 0;
+    auto taken = (*reader)->Take(rows, {field});
+    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string want, got;
+      ASSERT_TRUE(AppendJsonValue(full, rows[i], &want).ok());
+      ASSERT_TRUE(AppendJsonValue(*(*taken)->column(0), static_cast<int64_t>(i), &got).ok());
+      EXPECT_EQ(want, got) << "field " << field << " row " << rows[i];
+    }
+    EXPECT_LT(store->bytes, page_bytes / 2) << "field " << field;
+    EXPECT_LE(store->bytes, row_bytes) << "field " << field;
+  }
+}
+
 // Every truncation of a file must fail cleanly: the footer moves, so offsets point past the end.
 TEST(FileReaderCorruption, TruncatedFilesAreRejected) {
   for (const char* stem : {"nested_2_2", "strings_2_1", "primitives_2_0"}) {

@@ -64,6 +64,22 @@ Result<DataTypePtr> LogicalTypeToArrow(const std::string& t) {
     return fixed_size_list(field("item", child_type, true), n);
   }
   const auto parts = Split(t, ':');
+  if (parts[0] == "dict" && parts.size() >= 4) {
+    // dict:{value logical type}:{index logical type}:{ordered}; the value type may itself
+    // hold ':' (timestamps, fixed-size binary), so take the last two parts first.
+    const std::string& ordered = parts.back();
+    const std::string& index = parts[parts.size() - 2];
+    if (ordered != "true" && ordered != "false") {
+      return Status::Corruption("logical type '{}': ordered flag '{}'", t, ordered);
+    }
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr index_type, LogicalTypeToArrow(index));
+    if (!index_type->is_integer()) {
+      return Status::Corruption("logical type '{}': index type {} is not an integer", t, index);
+    }
+    const size_t value_len = t.size() - 5 - index.size() - ordered.size() - 2;
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr value_type, LogicalTypeToArrow(t.substr(5, value_len)));
+    return dictionary(std::move(index_type), std::move(value_type), ordered == "true");
+  }
   if (parts[0] == "fixed_size_binary" && parts.size() == 2) {
     LANCE_ASSIGN_OR_RAISE(int32_t n, ParseInt(parts[1], t));
     if (n <= 0) return Status::Corruption("logical type '{}': width {}", t, n);

@@ -40,10 +40,34 @@ namespace lance::encoding {
 
 namespace pb21 = ::lance::encodings21;
 
+// FSST decompression straight into the output bytes of a variable-width block: the hot loop
+// of string columns (FsstSymbolTable validates the table; this copies its symbols into a
+// layout that decodes with one unaligned 8-byte store per code). Immutable once made.
+class FsstDecoder {
+ public:
+  // Errors: as FsstSymbolTable::Parse.
+  static Result<FsstDecoder> Make(std::string_view symbol_table);
+  // Appends the decompressed `codes` as one more value of `out` (kind kVariable).
+  // Errors: Corruption for an escape without a byte or an undefined code.
+  Status AppendValue(std::string_view codes, DataBlock* out) const;
+
+ private:
+  bool compressed_ = false;
+  uint32_t num_symbols_ = 0;
+  uint64_t symbols_[256] = {};
+  uint8_t lengths_[256] = {};
+};
+
 // Decodes `num_values` values from the value buffers of one mini-block chunk.
 Result<DataBlock> DecodeMiniBlockValues(const pb21::CompressiveEncoding& encoding,
                                         const std::vector<std::string_view>& buffers,
                                         int64_t num_values);
+
+// The same, appending the values to `out` (which must have the decoded shape). Flat,
+// bit-packed, variable and FSST values are written straight into `out`.
+Status DecodeMiniBlockValuesInto(const pb21::CompressiveEncoding& encoding,
+                                 const std::vector<std::string_view>& buffers,
+                                 int64_t num_values, DataBlock* out);
 
 // Decodes a block-form buffer holding `num_values` values.
 Result<DataBlock> DecodeBlockValues(const pb21::CompressiveEncoding& encoding,

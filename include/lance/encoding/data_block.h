@@ -11,7 +11,9 @@
 // A DataBlock is a value type; it is not shared between threads while being appended to.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,13 +24,93 @@
 
 namespace lance::encoding {
 
+// Growable bytes backed by an aligned Buffer (big ones on huge pages) that a DataBlock hands
+// over to its Array without copying (Release). It may also view an existing buffer (Adopt,
+// zero-copy); the first mutation then copies it. Copying a Bytes copies the bytes. Growth
+// failure throws std::bad_alloc, as std::string would.
+class Bytes {
+ public:
+  Bytes() = default;
+  Bytes(const Bytes& other) { append(other.data(), other.size()); }
+  Bytes& operator=(const Bytes& other);
+  Bytes(Bytes&& other) noexcept { Swap(other); }
+  Bytes& operator=(Bytes&& other) noexcept {
+    Bytes tmp(std::move(other));
+    Swap(tmp);
+    return *this;
+  }
+
+  // A copy of `s` (so that `block.data = some_string;` keeps working).
+  Bytes& operator=(std::string_view s) {
+    Bytes copy;
+    copy.append(s);
+    Swap(copy);
+    return *this;
+  }
+
+  // A read-only view of `buffer`'s bytes.
+  static Bytes Adopt(BufferPtr buffer);
+
+  const char* data() const { return data_; }
+  // Writable bytes (copies an adopted buffer first).
+  char* mutable_data() {
+    if (shared_) Unshare(size_);
+    return data_;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const char& operator[](size_t i) const { return data_[i]; }
+  operator std::string_view() const { return {data_, size_}; }  // NOLINT: string-like
+
+  // Makes room for n bytes; repeated growing reservations grow geometrically.
+  void reserve(size_t n) {
+    if (n > cap_ || shared_) Unshare(cap_ == 0 ? n : std::max(n, cap_ * 2));
+  }
+  size_t capacity() const { return cap_; }
+  // Grows or shrinks to n bytes; new bytes are `fill`.
+  void resize(size_t n, char fill = '\0');
+  // Grows or shrinks to n bytes; new bytes are unspecified (to be overwritten).
+  void resize_for_overwrite(size_t n) {
+    if (n > cap_ || shared_) Unshare(std::max(n, cap_ * 2));
+    size_ = n;
+  }
+  void append(const char* p, size_t n) {
+    if (n == 0) return;
+    if (size_ + n > cap_ || shared_) Unshare(std::max(size_ + n, cap_ * 2));
+    std::memcpy(data_ + size_, p, n);
+    size_ += n;
+  }
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  void append(size_t n, char c);
+  void clear() { *this = Bytes(); }
+  // The bytes as a Buffer of size() bytes, without copying; *this becomes empty.
+  BufferPtr Release();
+
+ private:
+  void Swap(Bytes& o) noexcept {
+    std::swap(buf_, o.buf_);
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
+    std::swap(shared_, o.shared_);
+  }
+  // Moves the bytes to an owned allocation of at least `capacity` bytes.
+  void Unshare(size_t capacity);
+
+  BufferPtr buf_;
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t cap_ = 0;
+  bool shared_ = false;  // data_ belongs to an adopted buffer
+};
+
 struct DataBlock {
   enum class Kind { kFixed, kVariable, kFixedSizeList };
 
   Kind kind = Kind::kFixed;
   int64_t num_values = 0;
   int bits_per_value = 0;
-  std::string data;
+  Bytes data;
   std::vector<int64_t> offsets{0};
   int64_t dimension = 0;
   std::shared_ptr<DataBlock> child;
@@ -75,6 +157,9 @@ struct DataBlock {
   void AppendBits(const uint8_t* bits, int64_t offset, int64_t n);
   // Appends n zero/empty values (placeholders under nulls).
   void AppendEmpty(int64_t n);
+  // Makes room for `values` more values and, for variable-width blocks, `bytes` more value
+  // bytes, so that appends up to that size do not reallocate.
+  void Reserve(int64_t values, int64_t bytes = 0);
 
   // Appends values [start, start + n) of `src`. Errors: Corruption if `src` has a different
   // shape or the range is out of bounds.
@@ -87,6 +172,9 @@ Result<BufferPtr> ValidityFromBytes(const std::vector<uint8_t>& valid, int64_t l
 // Types a block as an Array of `type` with the given per-slot validity (empty = all valid).
 // Errors: Corruption when the block does not fit the type.
 Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& block,
+                                  const std::vector<uint8_t>& validity);
+// The same, handing the block's bytes over to the Array without copying them.
+Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, DataBlock&& block,
                                   const std::vector<uint8_t>& validity);
 
 // An empty block of the shape that leaf values of `type` decode into: fixed-width bits, variable

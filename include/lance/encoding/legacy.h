@@ -33,6 +33,9 @@ struct LegacyPage {
 struct LegacyReader {
   const uint8_t* base = nullptr;
   std::vector<std::vector<LegacyPage>> columns;  // all columns of the file, in order
+  // The field being read is an Arrow dictionary field (read as its value type): dictionary
+  // pages then hold 0-based indices with their own validity.
+  bool arrow_dictionary = false;
 
   // Reads a field of `type` with `num_rows` rows starting at column `*column`, and advances
   // `*column` past the field's columns.

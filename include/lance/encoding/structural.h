@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "encoding/proto/encodings_v2_1.pb.h"
+#include "lance/columnar/buffer.h"
 #include "lance/core/result.h"
 #include "lance/encoding/data_block.h"
 #include "lance/encoding/repdef.h"
@@ -38,6 +39,14 @@ struct PageInput {
   // An empty block shaped like the leaf's values (width, variable, fixed-size list), used
   // for placeholders under nulls and for constant pages.
   DataBlock prototype;
+  // Optional: where the visible values go. When set they are appended to *output (shaped like
+  // `prototype`) instead of DecodedPage::values, so that pages decode straight into one
+  // column-wide block.
+  DataBlock* output = nullptr;
+  // Optional: the Buffers behind `buffers` (same order). When given, values that are already
+  // laid out as Arrow expects (fixed-width full-zip without control words) are referenced, not
+  // copied, if the output is empty.
+  std::vector<BufferPtr> owners;
 };
 
 struct DecodedPage {
@@ -45,7 +54,8 @@ struct DecodedPage {
   std::vector<LayerKind> layers;  // innermost first
   std::vector<uint16_t> rep;      // one per level, empty when absent
   std::vector<uint16_t> def;      // one per level, empty when absent
-  DataBlock values;               // the visible values, in order
+  DataBlock values;               // the visible values, in order (empty with PageInput::output)
+  int64_t num_values = 0;         // visible values decoded (wherever they went)
 };
 
 // Errors: Corruption for inconsistent buffers; NotSupported for layouts/encodings this
@@ -64,6 +74,24 @@ struct MiniBlockChunk {
 Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(
     const ::lance::encodings21::MiniBlockLayout& layout, std::string_view metadata,
     int minor_version);
+
+// Where rows [first, first + count) of a full-zip page without repetition live in its buffer 0:
+// a byte range. `rep_index` is page buffer 1 (ignored for fixed-width values, whose rows are
+// at a fixed stride); pass the index entries [first, first + count] of it, i.e. the slice that
+// starts at entry `first`. Errors: Corruption for an index that does not fit.
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+// Bytes of one repetition index entry of a full-zip page of `num_rows` rows whose buffer 1 has
+// `rep_index_size` bytes (1, 2, 4 or 8). Errors: Corruption when the size fits none.
+Result<int> FullZipRepIndexWidth(uint64_t rep_index_size, int64_t num_rows);
+// The byte range of rows [first, first + count) of a fixed-width full-zip page (no repetition).
+Result<ByteRange> FullZipFixedRowRange(const ::lance::encodings21::FullZipLayout& layout,
+                                       int64_t first, int64_t count, uint64_t data_size);
+// The byte range between repetition index entries `entries` (count + 1 of `width` bytes).
+Result<ByteRange> FullZipIndexedRowRange(std::string_view entries, int width, int64_t count,
+                                         uint64_t data_size);
 
 // A one-line description of a page layout for `lance file info`.
 std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);

@@ -1,0 +1,51 @@
+// Arrow dictionary columns written by the reference (lance 12 via @lancedb/lancedb): the file
+// schema carries logical types `dict:<value>:<index>:<ordered>`; `lance file cat` must print
+// the dictionary values row for row, for whole files, --rows and --range, in every data storage
+// version the reference writes dictionaries to.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+import { diffRows, expectedRows } from './lib/canonical.mjs';
+import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { dictionaryColumns, makeTable, nonNullColumn, ROWS } from './lib/gen.mjs';
+
+const require = createRequire(import.meta.url);
+const lancedb = require('@lancedb/lancedb');
+
+async function writeWithReference(dir, version, name, table) {
+  const db = await lancedb.connect(path.join(dir, version));
+  await db.createTable(name, table, { storageOptions: { new_table_data_storage_version: version } });
+  const dataDir = path.join(dir, version, `${name}.lance`, 'data');
+  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.lance'));
+  assert.equal(files.length, 1, `${name}: one data file`);
+  return path.join(dataDir, files[0]);
+}
+
+const dir = scratchDir('lance-file-dict-');
+
+for (const version of ['2.0', '2.1', '2.2']) {
+  describe(`dictionary columns, data storage version ${version}`, () => {
+    test('schema, all rows, --rows and --range', async () => {
+      const { cols, dicts } = dictionaryColumns();
+      const all = [...cols, ...cols.map(nonNullColumn)];
+      const table = makeTable(all, [ROWS], { dicts });
+      const file = await writeWithReference(dir, version, 'dicts', table);
+
+      const info = JSON.parse(lanceOk(['file', 'info', file]).stdout);
+      assert.equal(info.num_rows, ROWS);
+      assert.equal(info.schema.fields.length, all.length);
+
+      const rows = expectedRows(table);
+      const problem = diffRows(rows, lanceOk(['file', 'cat', file]).stdout);
+      assert.equal(problem, null, problem ?? '');
+      const picked = [ROWS - 1, 0, 3, 3, 11];
+      assert.equal(diffRows(picked.map((r) => rows[r]),
+                            lanceOk(['file', 'cat', file, '--rows', picked.join(',')]).stdout), null);
+      assert.equal(diffRows(rows.slice(2, 9),
+                            lanceOk(['file', 'cat', file, '--range', '2:9']).stdout), null);
+    });
+  });
+}
