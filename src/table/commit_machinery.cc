@@ -384,7 +384,12 @@ namespace {
 // Re-bases a Delete over concurrent deletions of the same fragments: merges the deletion
 // vectors, or refuses (retryable) when both deleted a common row or the fragment is gone.
 Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const StoredVersion& latest) {
-  auto* del = req->txn.mutable_delete_();
+  // Delete and Update record deletions the same way (updated fragments + emptied fragments).
+  const bool is_update = req->txn.operation_case() == Transaction::kUpdate;
+  auto* ufs = is_update ? req->txn.mutable_update()->mutable_updated_fragments()
+                        : req->txn.mutable_delete_()->mutable_updated_fragments();
+  auto* dids = is_update ? req->txn.mutable_update()->mutable_removed_fragment_ids()
+                         : req->txn.mutable_delete_()->mutable_deleted_fragment_ids();
   std::map<uint64_t, const ::lance::table::DataFragment*> frags;
   for (const auto& f : latest.manifest.fragments()) frags[f.id()] = &f;
   std::shared_ptr<Dataset> ds;  // opened at `latest` on first need
@@ -421,20 +426,18 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
     std::set_union(theirs.begin(), theirs.end(), rows.begin(), rows.end(),
                    std::back_inserter(merged));
     // Drop our previous entry for this fragment, then add the merged one.
-    auto* ufs = del->mutable_updated_fragments();
     for (int i = 0; i < ufs->size(); ++i) {
       if (ufs->Get(i).id() == id) {
         ufs->DeleteSubrange(i, 1);
         break;
       }
     }
-    auto* dids = del->mutable_deleted_fragment_ids();
     dids->erase(std::remove(dids->begin(), dids->end(), id), dids->end());
     if (merged.size() >= lf.physical_rows()) {
-      del->add_deleted_fragment_ids(id);
+      dids->Add(id);
     } else {
       LANCE_ASSIGN_OR_RAISE(auto d, WriteDeletionFile(loc, id, latest.version, merged));
-      auto* nf = del->add_updated_fragments();
+      auto* nf = ufs->Add();
       *nf = lf;
       *nf->mutable_deletion_file() = d;
     }
@@ -480,8 +483,11 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     f->set_id(next_frag++);
     assigned = true;
     if (stable) {
-      f->set_inline_row_ids(RangeRowIds(next_row_id, f->physical_rows()));
-      next_row_id += f->physical_rows();
+      // Rows moved by an update or a compaction arrive with their ids; new rows get fresh ones.
+      if (f->inline_row_ids().empty()) {
+        f->set_inline_row_ids(RangeRowIds(next_row_id, f->physical_rows()));
+        next_row_id += f->physical_rows();
+      }
       f->set_inline_created_at_versions(VersionRun(f->physical_rows(), version));
       f->set_inline_last_updated_at_versions(VersionRun(f->physical_rows(), version));
     }
@@ -552,6 +558,73 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       m.clear_fields();
       for (const auto& f : t.project().schema()) *m.add_fields() = f;
       break;
+    case Transaction::kUpdate: {
+      // Deletion files of the fragments the rows left, fragments left empty removed, the
+      // rewritten rows appended as new fragments.
+      const auto& u = t.update();
+      std::map<uint64_t, const ::lance::table::DataFragment*> updated;
+      for (const auto& f : u.updated_fragments()) updated[f.id()] = &f;
+      const std::set<uint64_t> removed(u.removed_fragment_ids().begin(), u.removed_fragment_ids().end());
+      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> old;
+      old.Swap(m.mutable_fragments());
+      size_t seen = 0;
+      for (const auto& f : old) {
+        if (removed.count(f.id())) {
+          ++seen;
+          continue;
+        }
+        auto* nf = m.add_fragments();
+        *nf = f;
+        if (auto it = updated.find(f.id()); it != updated.end()) {
+          ++seen;
+          *nf->mutable_deletion_file() = it->second->deletion_file();
+        }
+      }
+      if (seen != updated.size() + removed.size()) {
+        return Status::CommitConflict("retryable conflict: a fragment this update changes no longer "
+                                      "exists at version {}",
+                                      version - 1);
+      }
+      for (const auto& f : u.new_fragments()) add_new(f);
+      break;
+    }
+    case Transaction::kRewrite: {
+      // Each group's old fragments must be exactly as read (same deletion file); the group's
+      // new fragments take the place of its first old fragment.
+      const auto& rw = t.rewrite();
+      std::map<uint64_t, const ::lance::table::DataFragment*> current;
+      for (const auto& f : m.fragments()) current[f.id()] = &f;
+      std::map<uint64_t, int> first_of_group;
+      std::set<uint64_t> old_ids;
+      for (int g = 0; g < rw.groups_size(); ++g) {
+        for (int k = 0; k < rw.groups(g).old_fragments_size(); ++k) {
+          const auto& of = rw.groups(g).old_fragments(k);
+          auto it = current.find(of.id());
+          std::optional<::lance::table::DeletionFile> want, have;
+          if (of.has_deletion_file()) want = of.deletion_file();
+          if (it != current.end() && it->second->has_deletion_file()) have = it->second->deletion_file();
+          if (it == current.end() || !SameDeletion(want, have)) {
+            return Status::CommitConflict("retryable conflict: fragment {} was changed or removed "
+                                          "by a concurrent commit (version {}); compact again",
+                                          of.id(), version - 1);
+          }
+          old_ids.insert(of.id());
+          if (k == 0) first_of_group[of.id()] = g;
+        }
+      }
+      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> old;
+      old.Swap(m.mutable_fragments());
+      for (const auto& f : old) {
+        if (!old_ids.count(f.id())) {
+          *m.add_fragments() = f;
+          continue;
+        }
+        auto g = first_of_group.find(f.id());
+        if (g == first_of_group.end()) continue;
+        for (const auto& nf : rw.groups(g->second).new_fragments()) add_new(nf);
+      }
+      break;
+    }
     default:
       return Status::NotSupported("committing a {} transaction is not implemented",
                                   OpName(t.operation_case()));
@@ -627,7 +700,9 @@ Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const Com
         ++info.rebased;
       }
       checked = latest->version;
-      if (op == Transaction::kDelete) LANCE_RETURN_NOT_OK(RebaseDeletions(loc, &req, *latest));
+      if (op == Transaction::kDelete || op == Transaction::kUpdate) {
+        LANCE_RETURN_NOT_OK(RebaseDeletions(loc, &req, *latest));
+      }
     }
     LANCE_ASSIGN_OR_RAISE(auto applied, ApplyOperation(req, latest));
     Manifest& m = applied.first;
