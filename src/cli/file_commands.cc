@@ -11,6 +11,8 @@
 #include "cli/commands.h"
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
+#include "lance/file/file_writer.h"
+#include "lance/ipc/reader.h"
 #include "lance/io/object_store.h"
 
 namespace lance::cli {
@@ -124,6 +126,45 @@ Status Cat(const CatArgs& args) {
   return Print(out);
 }
 
+struct WriteArgs {
+  std::string input;
+  std::string output;
+  std::string version = "2.2";
+  int64_t max_page_bytes = 8 << 20;
+  bool plain = false;
+};
+
+// Converts an Arrow IPC file or stream into one Lance data file.
+Status Write(const WriteArgs& args) {
+  file::WriteOptions options;
+  if (args.version == "2.1") {
+    options.version = {2, 1};
+  } else if (args.version != "2.2") {
+    return Status::InvalidArgument("--version: expected 2.1 or 2.2, got '{}'", args.version);
+  }
+  options.max_page_bytes = args.max_page_bytes;
+  options.compress = !args.plain;
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath in, io::ObjectStore::FromUri(args.input));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, in.store->Get(in.path));
+  LANCE_ASSIGN_OR_RAISE(auto batches, ipc::OpenAny(bytes));
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath out, io::ObjectStore::FromUri(args.output));
+  LANCE_ASSIGN_OR_RAISE(auto writer,
+                        file::FileWriter::Open(out.store, out.path, batches->schema(), options));
+  for (;;) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, batches->Next());
+    if (!batch) break;
+    LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  }
+  LANCE_ASSIGN_OR_RAISE(file::WriteSummary summary, writer->Finish());
+  nlohmann::ordered_json j;
+  j["path"] = args.output;
+  j["version"] = summary.version.ToString();
+  j["num_rows"] = summary.num_rows;
+  j["num_columns"] = summary.num_columns;
+  j["size_bytes"] = summary.size_bytes;
+  return Print(j.dump() + "\n");
+}
+
 }  // namespace
 
 void RegisterFileCommands(CLI::App& app, CommandRegistry& registry) {
@@ -143,6 +184,17 @@ void RegisterFileCommands(CLI::App& app, CommandRegistry& registry) {
   cat->add_option("--rows", args->rows, "comma-separated row numbers, in output order");
   cat->add_option("--range", args->range, "rows START:END (END exclusive)");
   registry.OnRun(cat, [args] { return Cat(*args); });
+
+  auto* write = file->add_subcommand(
+      "write", "Write the rows of an Arrow IPC file or stream as one Lance data file (2.1 or 2.2)");
+  auto wargs = std::make_shared<WriteArgs>();
+  write->add_option("IN", wargs->input, "Arrow IPC file or stream (path or URI)")->required();
+  write->add_option("OUT", wargs->output, "Lance file to write (path or URI)")->required();
+  write->add_option("--version", wargs->version, "file format version: 2.1 or 2.2 (default 2.2)");
+  write->add_option("--max-page-bytes", wargs->max_page_bytes,
+                    "start a new page once a column buffers this many bytes (default 8 MiB)");
+  write->add_flag("--plain", wargs->plain, "only flat / variable value encodings (no compression)");
+  registry.OnRun(write, [wargs] { return Write(*wargs); });
 }
 
 }  // namespace lance::cli

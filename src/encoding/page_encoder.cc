@@ -1,9 +1,15 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
+
+#include <lz4.h>
+
+#include <unordered_map>
 
 #include "lance/core/bit_util.h"
 #include "lance/encoding/encoder.h"
+#include "lance/encoding/fastlanes.h"
 
 namespace lance::encoding {
 
@@ -62,6 +68,15 @@ std::string ExtractBits(std::string_view bits, int64_t start, int64_t n) {
   return out;
 }
 
+int BitsFor(uint64_t max_value) {
+  int b = 0;
+  while (max_value > 0) {
+    ++b;
+    max_value >>= 1;
+  }
+  return b;
+}
+
 // How the values of a mini-block page are written into each chunk.
 struct ChunkCodec {
   Enc encoding;
@@ -72,7 +87,7 @@ struct ChunkCodec {
   std::function<void(int64_t start, int64_t n, std::vector<std::string>* out)> encode;
 };
 
-ChunkCodec PlainCodec(const DataBlock& v) {
+ChunkCodec PlainCodec(const DataBlock& v, int offset_bits = 32) {
   ChunkCodec c;
   switch (v.kind) {
     case DataBlock::Kind::kFixed: {
@@ -92,7 +107,7 @@ ChunkCodec PlainCodec(const DataBlock& v) {
       return c;
     }
     case DataBlock::Kind::kVariable: {
-      const bool wide = v.offsets.back() > UINT32_MAX / 2;
+      const bool wide = offset_bits == 64 || v.offsets.back() > UINT32_MAX / 2;
       const int w = wide ? 8 : 4;
       c.encoding = VariableEncoding(w * 8);
       c.size = [&v, w](int64_t start, int64_t n) {
@@ -149,6 +164,128 @@ ChunkCodec PlainCodec(const DataBlock& v) {
   return c;
 }
 
+
+template <typename T>
+T LoadT(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// Bit width of the largest of n values of T at p.
+template <typename T>
+int BlockWidth(const char* p, int64_t n) {
+  T acc = 0;
+  for (int64_t i = 0; i < n; ++i) acc = static_cast<T>(acc | LoadT<T>(p + i * static_cast<int64_t>(sizeof(T))));
+  return BitsFor(acc);
+}
+
+// InlineBitpacking(T) of n values: per 1024 values a T bit width then a FastLanes block.
+template <typename T>
+int64_t InlineBitpackedSize(const char* p, int64_t n) {
+  int64_t total = 0;
+  for (int64_t b = 0; b < n; b += kFastLanesBlockValues) {
+    const int64_t m = std::min<int64_t>(kFastLanesBlockValues, n - b);
+    total += static_cast<int64_t>(sizeof(T)) +
+             FastLanesPackedBytes(static_cast<int>(sizeof(T) * 8),
+                                  BlockWidth<T>(p + b * static_cast<int64_t>(sizeof(T)), m));
+  }
+  return total;
+}
+
+template <typename T>
+void InlineBitpack(const char* p, int64_t n, std::string* out) {
+  T tmp[kFastLanesBlockValues];
+  for (int64_t b = 0; b < n; b += kFastLanesBlockValues) {
+    const int64_t m = std::min<int64_t>(kFastLanesBlockValues, n - b);
+    std::memcpy(tmp, p + b * static_cast<int64_t>(sizeof(T)), static_cast<size_t>(m) * sizeof(T));
+    std::memset(tmp + m, 0, static_cast<size_t>(kFastLanesBlockValues - m) * sizeof(T));
+    const int w = BlockWidth<T>(reinterpret_cast<const char*>(tmp), m);
+    Put<T>(out, static_cast<T>(w));
+    const size_t at = out->size();
+    out->resize(at + static_cast<size_t>(FastLanesPackedBytes(static_cast<int>(sizeof(T) * 8), w)));
+    PackFastLanesBlock<T>(tmp, w, reinterpret_cast<uint8_t*>(out->data() + at));
+  }
+}
+
+Enc InlineBitpackingEncoding(int bits) {
+  Enc e;
+  e.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(static_cast<uint64_t>(bits));
+  return e;
+}
+
+template <typename T>
+ChunkCodec BitpackCodecT(const DataBlock& v) {
+  ChunkCodec c;
+  c.encoding = InlineBitpackingEncoding(static_cast<int>(sizeof(T) * 8));
+  c.size = [&v](int64_t start, int64_t n) {
+    return bit_util::RoundUpToMultipleOf8(
+        InlineBitpackedSize<T>(v.data.data() + start * static_cast<int64_t>(sizeof(T)), n));
+  };
+  c.encode = [&v](int64_t start, int64_t n, std::vector<std::string>* out) {
+    std::string buf;
+    InlineBitpack<T>(v.data.data() + start * static_cast<int64_t>(sizeof(T)), n, &buf);
+    out->push_back(std::move(buf));
+  };
+  return c;
+}
+
+ChunkCodec BitpackCodec(const DataBlock& v) {
+  switch (v.bits_per_value) {
+    case 8: return BitpackCodecT<uint8_t>(v);
+    case 16: return BitpackCodecT<uint16_t>(v);
+    case 32: return BitpackCodecT<uint32_t>(v);
+    default: return BitpackCodecT<uint64_t>(v);
+  }
+}
+
+// Runs of equal values in [start, start + n), split at 255.
+int64_t CountRuns(const DataBlock& v, int64_t start, int64_t n) {
+  const int64_t w = v.bits_per_value / 8;
+  const char* p = v.data.data() + start * w;
+  int64_t runs = n > 0 ? 1 : 0, len = 1;
+  for (int64_t i = 1; i < n; ++i) {
+    if (std::memcmp(p + i * w, p + (i - 1) * w, static_cast<size_t>(w)) == 0 && len < 255) {
+      ++len;
+    } else {
+      ++runs;
+      len = 1;
+    }
+  }
+  return runs;
+}
+
+ChunkCodec RleCodec(const DataBlock& v) {
+  ChunkCodec c;
+  const int bits = v.bits_per_value;
+  *c.encoding.mutable_rle()->mutable_values() = FlatEncoding(bits);
+  *c.encoding.mutable_rle()->mutable_run_lengths() = FlatEncoding(8);
+  c.num_buffers = 2;
+  c.size = [&v, bits](int64_t start, int64_t n) {
+    const int64_t runs = CountRuns(v, start, n);
+    return bit_util::RoundUpToMultipleOf8(runs * bits / 8) + bit_util::RoundUpToMultipleOf8(runs);
+  };
+  c.encode = [&v, bits](int64_t start, int64_t n, std::vector<std::string>* out) {
+    const int64_t w = bits / 8;
+    const char* p = v.data.data() + start * w;
+    std::string values, lengths;
+    int64_t i = 0;
+    while (i < n) {
+      int64_t len = 1;
+      while (i + len < n && len < 255 &&
+             std::memcmp(p + (i + len) * w, p + i * w, static_cast<size_t>(w)) == 0) {
+        ++len;
+      }
+      values.append(p + i * w, static_cast<size_t>(w));
+      lengths.push_back(static_cast<char>(len));
+      i += len;
+    }
+    out->push_back(std::move(values));
+    out->push_back(std::move(lengths));
+  };
+  return c;
+}
+
 // Which definition codes are visible (carry a value) for `layers`.
 Result<std::vector<uint8_t>> VisibleCodes(const std::vector<LayerKind>& layers) {
   std::vector<uint8_t> out;
@@ -158,15 +295,6 @@ Result<std::vector<uint8_t>> VisibleCodes(const std::vector<LayerKind>& layers) 
     out.push_back(*v ? 1 : 0);
   }
   return out;
-}
-
-int BitsFor(uint64_t max_value) {
-  int b = 0;
-  while (max_value > 0) {
-    ++b;
-    max_value >>= 1;
-  }
-  return b;
 }
 
 int NumDefCodes(const std::vector<LayerKind>& layers) {
@@ -214,8 +342,12 @@ Result<std::vector<int64_t>> VisibleLevelIndex(const LeafPage& p, int64_t num_le
 }
 
 Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
-                                    const PageEncodeOptions& opt, const Enc* dictionary,
-                                    const std::string* dictionary_buffer, uint64_t dict_items) {
+                                    const PageEncodeOptions& opt, const Enc* dictionary = nullptr,
+                                    const std::string* dictionary_buffer = nullptr,
+                                    uint64_t dict_items = 0) {
+  // Lance reads inline bit-packed buffers of at most 1024 values per chunk.
+  const bool pack_levels = opt.compress && !opt.flat_levels;
+  const int64_t max_levels = pack_levels ? kFastLanesBlockValues : kMaxChunkLevels;
   const bool large = opt.minor_version >= 2;
   const bool has_rep = !p.rep.empty();
   const bool has_def = !p.def.empty();
@@ -227,10 +359,29 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
     LANCE_ASSIGN_OR_RAISE(vis, VisibleLevelIndex(p, num_levels));
   }
   const int level_streams = (has_rep ? 1 : 0) + (has_def ? 1 : 0);
+  // Bytes of `levels` levels in a chunk (an upper bound when bit-packed).
+  int level_width = 0;
+  for (uint16_t r : p.rep) level_width = std::max(level_width, BitsFor(r));
+  for (uint16_t d : p.def) level_width = std::max(level_width, BitsFor(d));
+  auto level_bytes = [&](int64_t levels) -> int64_t {
+    if (!pack_levels) return levels * 2;
+    const int64_t blocks = (levels + kFastLanesBlockValues - 1) / kFastLanesBlockValues;
+    return blocks * (2 + FastLanesPackedBytes(16, level_width));
+  };
+  auto encode_levels = [&](const std::vector<uint16_t>& lv, int64_t from, int64_t count) {
+    std::string out;
+    if (pack_levels) {
+      InlineBitpack<uint16_t>(reinterpret_cast<const char*>(lv.data() + from), count, &out);
+    } else {
+      out.assign(reinterpret_cast<const char*>(lv.data() + from), static_cast<size_t>(count * 2));
+    }
+    return out;
+  };
   const int64_t header = bit_util::RoundUpToMultipleOf8(2 + 2 * level_streams +
                                                         codec.num_buffers * (large ? 4 : 2));
   int64_t max_chunk = 1;
-  while (max_chunk * 2 <= std::min<int64_t>(opt.max_chunk_values, 4096)) max_chunk *= 2;
+  const int64_t chunk_cap = codec.encoding.has_inline_bitpacking() ? kFastLanesBlockValues : 4096;
+  while (max_chunk * 2 <= std::min<int64_t>(opt.max_chunk_values, chunk_cap)) max_chunk *= 2;
 
   EncodedPage out;
   std::string meta, data;
@@ -247,21 +398,29 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
       last = take == remaining;
       lv_end = level_streams == 0 ? 0 : (last ? num_levels : vis[static_cast<size_t>(s + take - 1)] + 1);
       const int64_t levels = lv_end - level_pos;
-      bytes = header + level_streams * bit_util::RoundUpToMultipleOf8(levels * 2) + codec.size(s, take);
-      if ((bytes <= kChunkTargetBytes && levels <= kMaxChunkLevels) || n == 1) break;
+      bytes = header + level_streams * bit_util::RoundUpToMultipleOf8(level_bytes(levels)) +
+              codec.size(s, take);
+      if ((bytes <= kChunkTargetBytes && levels <= max_levels && level_bytes(levels) <= UINT16_MAX) ||
+          n == 1) {
+        break;
+      }
       n /= 2;
     }
     const int64_t levels = level_streams == 0 ? 0 : lv_end - level_pos;
-    if (levels > kMaxChunkLevels) {
-      return Status::NotSupported("mini-block chunk with {} levels (at most {})", levels,
-                                  kMaxChunkLevels);
+    if (levels > max_levels) {
+      return Status::NotSupported("mini-block chunk with {} levels (at most {})", levels, max_levels);
     }
     bufs.clear();
     codec.encode(s, take, &bufs);
+    const std::string rep_bytes = has_rep ? encode_levels(p.rep, level_pos, levels) : std::string();
+    const std::string def_bytes = has_def ? encode_levels(p.def, level_pos, levels) : std::string();
+    if (rep_bytes.size() > UINT16_MAX || def_bytes.size() > UINT16_MAX) {
+      return Status::NotSupported("mini-block chunk with {} bytes of levels", std::max(rep_bytes.size(), def_bytes.size()));
+    }
     const size_t chunk_start = data.size();
     Put<uint16_t>(&data, static_cast<uint16_t>(levels));
-    if (has_rep) Put<uint16_t>(&data, static_cast<uint16_t>(levels * 2));
-    if (has_def) Put<uint16_t>(&data, static_cast<uint16_t>(levels * 2));
+    if (has_rep) Put<uint16_t>(&data, static_cast<uint16_t>(rep_bytes.size()));
+    if (has_def) Put<uint16_t>(&data, static_cast<uint16_t>(def_bytes.size()));
     for (const auto& b : bufs) {
       if (large) {
         if (b.size() > UINT32_MAX) return Status::NotSupported("chunk buffer of {} bytes", b.size());
@@ -275,11 +434,11 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
     }
     PadTo(&data, 8);
     if (has_rep) {
-      data.append(reinterpret_cast<const char*>(p.rep.data() + level_pos), static_cast<size_t>(levels * 2));
+      data.append(rep_bytes);
       PadTo(&data, 8);
     }
     if (has_def) {
-      data.append(reinterpret_cast<const char*>(p.def.data() + level_pos), static_cast<size_t>(levels * 2));
+      data.append(def_bytes);
       PadTo(&data, 8);
     }
     for (const auto& b : bufs) {
@@ -329,8 +488,9 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
   }
   auto* mb = out.layout.mutable_mini_block_layout();
   SetLayers(p.layers, mb->mutable_layers());
-  if (has_rep) *mb->mutable_rep_compression() = FlatEncoding(16);
-  if (has_def) *mb->mutable_def_compression() = FlatEncoding(16);
+  const Enc level_encoding = pack_levels ? InlineBitpackingEncoding(16) : FlatEncoding(16);
+  if (has_rep) *mb->mutable_rep_compression() = level_encoding;
+  if (has_def) *mb->mutable_def_compression() = level_encoding;
   *mb->mutable_value_compression() = codec.encoding;
   mb->set_num_buffers(static_cast<uint64_t>(codec.num_buffers));
   mb->set_num_items(static_cast<uint64_t>(num_items));
@@ -370,7 +530,7 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&) {
   EncodedPage out;
   auto* fz = out.layout.mutable_full_zip_layout();
   if (variable) {
-    offset_bytes = v.offsets.back() > UINT32_MAX / 2 ? 8 : 4;
+    offset_bytes = p.offset_bits == 64 || v.offsets.back() > UINT32_MAX / 2 ? 8 : 4;
     fz->set_bits_per_offset(static_cast<uint32_t>(offset_bytes * 8));
     *fz->mutable_value_compression() = VariableEncoding(offset_bytes * 8);
   } else if (v.kind == DataBlock::Kind::kFixedSizeList) {
@@ -473,9 +633,176 @@ bool WantsFullZip(const DataBlock& v) {
   return false;
 }
 
+
+// ConstantLayout (2.2) with the single value inline (fixed width up to 32 bytes, bools as one
+// byte) or, for variable width, in page buffer 0 as `u32 2 | u32 offsets size | u32 data size |
+// u32 offsets [0, len] | bytes`.
+EncodedPage EncodeConstant(const LeafPage& p, std::string_view value, bool in_buffer) {
+  EncodedPage out;
+  auto* cl = out.layout.mutable_constant_layout();
+  SetLayers(p.layers, cl->mutable_layers());
+  if (!in_buffer) {
+    cl->set_inline_value(std::string(value));
+    return out;
+  }
+  std::string buf;
+  Put<uint32_t>(&buf, 2);
+  Put<uint32_t>(&buf, 8);
+  Put<uint32_t>(&buf, static_cast<uint32_t>(value.size()));
+  Put<uint32_t>(&buf, 0);
+  Put<uint32_t>(&buf, static_cast<uint32_t>(value.size()));
+  buf.append(value);
+  out.buffers.push_back(std::move(buf));
+  return out;
+}
+
+// The one value every visible value equals, if so (no levels: all valid).
+std::optional<std::string> ConstantValue(const DataBlock& v) {
+  if (v.num_values == 0) return std::nullopt;
+  switch (v.kind) {
+    case DataBlock::Kind::kFixed: {
+      if (v.bits_per_value == 1) {
+        const auto* bits = reinterpret_cast<const uint8_t*>(v.data.data());
+        const bool first = bit_util::GetBit(bits, 0);
+        for (int64_t i = 1; i < v.num_values; ++i) {
+          if (bit_util::GetBit(bits, i) != first) return std::nullopt;
+        }
+        return std::string(1, first ? '\1' : '\0');
+      }
+      const size_t w = static_cast<size_t>(v.bits_per_value / 8);
+      if (w > 32) return std::nullopt;
+      const char* d = v.data.data();
+      for (int64_t i = 1; i < v.num_values; ++i) {
+        if (std::memcmp(d, d + static_cast<size_t>(i) * w, w) != 0) return std::nullopt;
+      }
+      return std::string(d, w);
+    }
+    case DataBlock::Kind::kVariable: {
+      const std::string_view first = v.ValueView(0);
+      if (first.size() > (1u << 20)) return std::nullopt;
+      for (int64_t i = 1; i < v.num_values; ++i) {
+        if (v.ValueView(i) != first) return std::nullopt;
+      }
+      return std::string(first);
+    }
+    case DataBlock::Kind::kFixedSizeList:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A dictionary of distinct strings when there are few of them; nullopt otherwise.
+struct StringDictionary {
+  DataBlock items = DataBlock::Variable();
+  DataBlock indices = DataBlock::Fixed(32);
+};
+
+std::optional<StringDictionary> BuildDictionary(const DataBlock& v) {
+  const int64_t n = v.num_values;
+  if (n < 64) return std::nullopt;
+  // A cheap look at the first values first: most high-cardinality columns stop here.
+  {
+    std::unordered_map<std::string_view, uint32_t> probe;
+    const int64_t m = std::min<int64_t>(n, 1024);
+    for (int64_t i = 0; i < m; ++i) probe.emplace(v.ValueView(i), 0);
+    if (static_cast<int64_t>(probe.size()) * 4 > m) return std::nullopt;
+  }
+  StringDictionary d;
+  std::unordered_map<std::string_view, uint32_t> index;
+  const int64_t limit = std::min<int64_t>(n / 8, 1 << 16);
+  std::vector<uint32_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view s = v.ValueView(i);
+    auto [it, fresh] = index.emplace(s, static_cast<uint32_t>(index.size()));
+    if (fresh) {
+      if (static_cast<int64_t>(index.size()) > limit) return std::nullopt;
+      d.items.AppendVariable(s);
+    }
+    idx[static_cast<size_t>(i)] = it->second;
+  }
+  // Item bytes can repeat the strings' storage only when there are few of them.
+  if (d.items.offsets.back() * 2 > v.offsets.back()) return std::nullopt;
+  d.indices.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx.data()), n);
+  return d;
+}
+
+// Variable block form: u32 offset width in bits | u32 position of the bytes | offsets
+// relative to the bytes | bytes.
+std::string VariableBlock(const DataBlock& items, int offset_bits) {
+  std::string out;
+  const int w = offset_bits / 8;
+  Put<uint32_t>(&out, static_cast<uint32_t>(offset_bits));
+  Put<uint32_t>(&out, static_cast<uint32_t>(8 + (items.num_values + 1) * w));
+  for (int64_t o : items.offsets) PutLE(&out, static_cast<uint64_t>(o), w);
+  out.append(items.data.data(), items.data.size());
+  return out;
+}
+
+Result<EncodedPage> EncodeDictionary(const LeafPage& p, const StringDictionary& d,
+                                     const PageEncodeOptions& opt) {
+  const int offset_bits = p.offset_bits == 64 ? 64 : 32;
+  std::string block = VariableBlock(d.items, offset_bits);
+  Enc dict_enc;
+  std::string dict_buf;
+  if (opt.minor_version >= 2) {
+    auto* g = dict_enc.mutable_general();
+    g->mutable_compression()->set_scheme(pb21::COMPRESSION_ALGORITHM_LZ4);
+    *g->mutable_values() = VariableEncoding(offset_bits);
+    const int bound = LZ4_compressBound(static_cast<int>(block.size()));
+    dict_buf.resize(4 + static_cast<size_t>(bound));
+    const auto raw = static_cast<uint32_t>(block.size());
+    std::memcpy(dict_buf.data(), &raw, 4);
+    const int got = LZ4_compress_default(block.data(), dict_buf.data() + 4, static_cast<int>(block.size()), bound);
+    if (got <= 0) return Status::Internal("lz4 compression of a dictionary failed");
+    dict_buf.resize(4 + static_cast<size_t>(got));
+  } else {
+    dict_enc = VariableEncoding(offset_bits);
+    dict_buf = std::move(block);
+  }
+  const ChunkCodec codec = BitpackCodecT<uint32_t>(d.indices);
+  return EncodeMiniBlock(p, codec, opt, &dict_enc, &dict_buf,
+                         static_cast<uint64_t>(d.items.num_values));
+}
+
+// The smallest of Flat, InlineBitpacking and RLE for fixed-width integers.
+ChunkCodec ChooseFixedCodec(const DataBlock& v) {
+  const int bits = v.bits_per_value;
+  const int64_t n = v.num_values;
+  const int64_t flat = n * bits / 8;
+  int64_t packed = INT64_MAX;
+  switch (bits) {
+    case 16: packed = InlineBitpackedSize<uint16_t>(v.data.data(), n); break;
+    case 32: packed = InlineBitpackedSize<uint32_t>(v.data.data(), n); break;
+    case 64: packed = InlineBitpackedSize<uint64_t>(v.data.data(), n); break;
+    default: break;
+  }
+  const int64_t runs = CountRuns(v, 0, n);
+  const int64_t rle = runs * (bits / 8 + 1);
+  if (rle * 2 <= n * bits / 8 && rle < packed && rle < flat) return RleCodec(v);
+  if (packed < flat - flat / 16) return BitpackCodec(v);
+  return PlainCodec(v);
+}
+
+}  // namespace
+
+namespace {
+Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& opt);
 }  // namespace
 
 Result<EncodedPage> EncodePage(const LeafPage& p, const PageEncodeOptions& opt) {
+  auto out = EncodePageOnce(p, opt);
+  if (!out.ok() && out.status().IsNotSupported() && opt.compress && !opt.flat_levels) {
+    // Long runs of levels without a value (e.g. many empty lists) do not fit bit-packed
+    // level chunks of 1024; plain u16 levels hold up to 32767.
+    PageEncodeOptions flat = opt;
+    flat.flat_levels = true;
+    return EncodePageOnce(p, flat);
+  }
+  return out;
+}
+
+namespace {
+Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& opt) {
   if (opt.minor_version != 1 && opt.minor_version != 2) {
     return Status::InvalidArgument("page encoder: file version 2.{}", opt.minor_version);
   }
@@ -506,8 +833,25 @@ Result<EncodedPage> EncodePage(const LeafPage& p, const PageEncodeOptions& opt) 
     if (simple || p.values.num_values == 0) return EncodeAllNull(p);
   }
   if (WantsFullZip(p.values)) return EncodeFullZip(p, opt);
-  const ChunkCodec codec = PlainCodec(p.values);
-  return EncodeMiniBlock(p, codec, opt, nullptr, nullptr, 0);
+  const DataBlock& v = p.values;
+  if (opt.compress) {
+    if (opt.minor_version >= 2 && p.rep.empty() && p.def.empty()) {
+      if (auto value = ConstantValue(v)) {
+        return EncodeConstant(p, *value, v.kind == DataBlock::Kind::kVariable);
+      }
+    }
+    if (v.kind == DataBlock::Kind::kFixed &&
+        (v.bits_per_value == 8 || v.bits_per_value == 16 || v.bits_per_value == 32 ||
+         v.bits_per_value == 64)) {
+      return EncodeMiniBlock(p, ChooseFixedCodec(v), opt);
+    }
+    if (v.kind == DataBlock::Kind::kVariable) {
+      if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
+    }
+  }
+  return EncodeMiniBlock(p, PlainCodec(v, p.offset_bits), opt);
 }
+
+}  // namespace
 
 }  // namespace lance::encoding

@@ -329,6 +329,9 @@ struct FileWriter::Impl {
   Status FlushPage(LeafColumn& c) {
     const int64_t first_row = c.first_row;
     LANCE_ASSIGN_OR_RAISE(encoding::LeafPage page, c.TakePage());
+    if (c.leaf_type->id() == TypeId::kLargeString || c.leaf_type->id() == TypeId::kLargeBinary) {
+      page.offset_bits = 64;
+    }
     encoding::PageEncodeOptions opt;
     opt.minor_version = options.version.minor;
     opt.max_chunk_values = options.max_chunk_values;

@@ -282,3 +282,188 @@ TEST(FileWriterTest, PlainLayoutsAndPages) {
 
 }  // namespace
 }  // namespace lance::file
+
+namespace lance::file {
+namespace {
+
+// Seeded generator of JSON rows.
+struct Gen {
+  std::mt19937_64 rng;
+  explicit Gen(uint64_t seed) : rng(seed) {}
+  int64_t Int(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  }
+  bool Chance(int percent) { return Int(0, 99) < percent; }
+  std::string Word() {
+    static const char* kWords[] = {"lance", "arrow", "columnar", "vector", "search", "index",
+                                   "fragment", "manifest", "page", "chunk", "encoding", "zebra"};
+    return kWords[Int(0, 11)];
+  }
+  std::string Text(int min_words, int max_words) {
+    std::string s;
+    const int n = static_cast<int>(Int(min_words, max_words));
+    for (int i = 0; i < n; ++i) {
+      if (i) s += ' ';
+      s += Word();
+      if (Chance(30)) s += std::to_string(Int(0, 999));
+    }
+    return s;
+  }
+};
+
+RecordBatchPtr FromJson(const SchemaPtr& schema, const std::string& text) {
+  auto b = ReadJsonLines(text, schema);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return b.ok() ? *b : nullptr;
+}
+
+SchemaPtr MixedSchema() {
+  return schema({field("seq", int64(), false), field("konst", int32()), field("runs", int32()),
+                 field("rand", float64()), field("category", utf8()), field("text", utf8()),
+                 field("maybe", int32()), field("nothing", int32()), field("flag", boolean()),
+                 field("tags", list(int32())), field("pair", struct_({field("a", int32()), field("b", utf8())})),
+                 field("vec", fixed_size_list(float32(), 4))});
+}
+
+std::string MixedRows(int64_t n, uint64_t seed) {
+  Gen g(seed);
+  std::string out;
+  for (int64_t i = 0; i < n; ++i) {
+    std::string tags = "null";
+    if (!g.Chance(10)) {
+      tags = "[";
+      const int k = static_cast<int>(g.Int(0, 4));
+      for (int j = 0; j < k; ++j) tags += (j ? "," : "") + (g.Chance(10) ? std::string("null") : std::to_string(g.Int(-50, 50)));
+      tags += "]";
+    }
+    std::string pair = g.Chance(10) ? "null"
+                                    : fmt::format("{{\"a\": {}, \"b\": {}}}",
+                                                  g.Chance(10) ? "null" : std::to_string(g.Int(0, 9)),
+                                                  g.Chance(10) ? "null" : "\"" + g.Word() + "\"");
+    std::string vec = g.Chance(5) ? "null"
+                                   : fmt::format("[{}, {}, {}, {}]", g.Int(0, 100) / 4.0, g.Int(0, 100) / 4.0,
+                                                 g.Int(0, 100) / 4.0, g.Int(0, 100) / 4.0);
+    out += fmt::format(
+        "{{\"seq\": {}, \"konst\": 7, \"runs\": {}, \"rand\": {}, \"category\": \"cat{}\", "
+        "\"text\": \"{}\", \"maybe\": {}, \"nothing\": null, \"flag\": {}, \"tags\": {}, "
+        "\"pair\": {}, \"vec\": {}}}\n",
+        i, i / 700, static_cast<double>(g.Int(0, 1 << 30)) / 1024.0, g.Int(0, 9), g.Text(3, 12),
+        g.Chance(10) ? "null" : std::to_string(g.Int(0, 1000)), g.Chance(50) ? "true" : "false",
+        tags, pair, vec);
+  }
+  return out;
+}
+
+TEST(FileWriterTest, MixedColumnsRoundTrip) {
+  auto s = MixedSchema();
+  auto b = FromJson(s, MixedRows(6000, 1));
+  ASSERT_NE(b, nullptr);
+  RoundTrip(s, Split(*b, 4), "mixed");
+}
+
+TEST(FileWriterTest, ChoosesEncodingsFromTheData) {
+  auto s = MixedSchema();
+  auto b = FromJson(s, MixedRows(10000, 2));
+  ASSERT_NE(b, nullptr);
+  for (uint16_t minor : {1, 2}) {
+    WriteOptions o;
+    o.version = {2, minor};
+    auto r = WriteAndOpen(s, {b}, o);
+    ASSERT_NE(r, nullptr);
+    auto desc = [&](int c) { return Descriptions(*r, c).at(0); };
+    SCOPED_TRACE(minor);
+    EXPECT_EQ(desc(0), "mini_block(values=inline_bitpacking(64))");
+    EXPECT_EQ(desc(1), minor == 2 ? "constant(inline)" : "mini_block(values=rle(flat(32), flat(8)))");
+    EXPECT_EQ(desc(2), "mini_block(values=rle(flat(32), flat(8)))");
+    EXPECT_EQ(desc(3), "mini_block(values=flat(64))");
+    EXPECT_EQ(desc(4), minor == 2 ? "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, variable(flat(32))))"
+                                  : "mini_block(values=inline_bitpacking(32), dictionary=variable(flat(32)))");
+    EXPECT_EQ(desc(6), "mini_block(values=inline_bitpacking(32), def=inline_bitpacking(16))");
+    EXPECT_EQ(desc(7), "constant");
+    EXPECT_EQ(desc(8), "mini_block(values=flat(1))");
+    auto all = r->ReadAll();
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    ExpectBatchesEqual(*b, **all, "encodings");
+  }
+  // Without compression every value is flat or variable.
+  WriteOptions plain;
+  plain.compress = false;
+  auto r = WriteAndOpen(s, {b}, plain);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(Descriptions(*r, 0).at(0), "mini_block(values=flat(64))");
+  EXPECT_EQ(Descriptions(*r, 4).at(0), "mini_block(values=variable(flat(32)))");
+  EXPECT_EQ(Descriptions(*r, 6).at(0), "mini_block(values=flat(32), def=flat(16))");
+}
+
+TEST(FileWriterTest, HugeStringsGoFullZip) {
+  auto s = schema({field("id", int32()), field("blob", utf8()), field("big", large_utf8())});
+  Gen g(3);
+  std::string rows;
+  for (int i = 0; i < 12; ++i) {
+    const size_t len = i % 4 == 0 ? (1u << 20) : static_cast<size_t>(g.Int(0, 3000));
+    std::string v(len, 'a');
+    for (size_t k = 0; k < len; k += 97) v[k] = static_cast<char>('a' + g.Int(0, 25));
+    const std::string blob = i % 5 == 3 ? "null" : "\"" + v + "\"";
+    rows += fmt::format("{{\"id\": {}, \"blob\": {}, \"big\": {}}}\n", i, blob,
+                        i % 3 == 1 ? "null" : "\"" + v.substr(0, 40000) + "\"");
+  }
+  auto b = FromJson(s, rows);
+  ASSERT_NE(b, nullptr);
+  RoundTrip(s, Split(*b, 3), "huge strings");
+  auto r = WriteAndOpen(s, {b}, WriteOptions{});
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(Descriptions(*r, 1).at(0), "full_zip(values=variable(flat(32)))");
+  EXPECT_EQ(Descriptions(*r, 2).at(0), "full_zip(values=variable(flat(64)))");
+}
+
+TEST(FileWriterTest, RandomNestedRoundTrip) {
+  auto s = schema({field("ll", list(list(int64()))),
+                   field("ls", large_list(struct_({field("x", int32()), field("y", utf8())}))),
+                   field("sl", struct_({field("l", list(utf8())), field("z", float64())})),
+                   field("lv", list(fixed_size_list(float32(), 2)))});
+  for (uint64_t seed : {11, 12, 13}) {
+    Gen g(seed);
+    const int null_pct = static_cast<int>(g.Int(0, 40));
+    auto maybe = [&](const std::string& v) { return g.Chance(null_pct) ? std::string("null") : v; };
+    auto list_of = [&](int max, const std::function<std::string()>& item) {
+      if (g.Chance(null_pct)) return std::string("null");
+      std::string out = "[";
+      const int k = static_cast<int>(g.Int(0, max));
+      for (int j = 0; j < k; ++j) out += (j ? "," : "") + item();
+      return out + "]";
+    };
+    std::string rows;
+    const int n = static_cast<int>(g.Int(1, 2500));
+    for (int i = 0; i < n; ++i) {
+      rows += fmt::format(
+          "{{\"ll\": {}, \"ls\": {}, \"sl\": {}, \"lv\": {}}}\n",
+          list_of(3, [&] { return list_of(4, [&] { return maybe(std::to_string(g.Int(-1000, 1000))); }); }),
+          list_of(3, [&] {
+            return maybe(fmt::format("{{\"x\": {}, \"y\": {}}}", maybe(std::to_string(g.Int(0, 5))),
+                                     maybe("\"" + g.Word() + "\"")));
+          }),
+          maybe(fmt::format("{{\"l\": {}, \"z\": {}}}", list_of(3, [&] { return maybe("\"" + g.Text(1, 3) + "\""); }),
+                            maybe(std::to_string(g.Int(0, 100)) + ".5"))),
+          list_of(2, [&] { return maybe(fmt::format("[{}, {}]", g.Int(0, 9), g.Int(0, 9))); }));
+    }
+    auto b = FromJson(s, rows);
+    ASSERT_NE(b, nullptr);
+    RoundTrip(s, Split(*b, 3), fmt::format("nested seed {}", seed));
+  }
+}
+
+TEST(FileWriterTest, AllNullAndAllEmpty) {
+  auto s = schema({field("n", int64()), field("l", list(int32())), field("st", struct_({field("a", int32())})),
+                   field("t", utf8())});
+  std::string rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows += fmt::format("{{\"n\": null, \"l\": {}, \"st\": {}, \"t\": null}}\n", i % 3 == 0 ? "null" : "[]",
+                        i % 2 ? "null" : "{\"a\": null}");
+  }
+  auto b = FromJson(s, rows);
+  ASSERT_NE(b, nullptr);
+  RoundTrip(s, Split(*b, 2), "all null");
+}
+
+}  // namespace
+}  // namespace lance::file

@@ -33,6 +33,7 @@ struct PageEncodeOptions {
   int minor_version = 2;           // 1 or 2 (2.1 / 2.2)
   int64_t max_chunk_values = 4096;  // power of two, <= 4096
   bool compress = true;
+  bool flat_levels = false;  // plain u16 levels even with `compress`
 };
 
 // One leaf column page, as the writer's shredder produced it.
@@ -42,6 +43,7 @@ struct LeafPage {
   std::vector<uint16_t> rep;      // one per level; empty without list layers
   std::vector<uint16_t> def;      // one per level; empty when every level is 0
   DataBlock values;               // the visible values
+  int offset_bits = 32;           // variable-width values: 64 for large_utf8 / large_binary
 };
 
 struct EncodedPage {

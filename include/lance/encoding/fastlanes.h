@@ -30,4 +30,15 @@ extern template void UnpackFastLanesBlock<uint16_t>(const uint8_t*, int, uint16_
 extern template void UnpackFastLanesBlock<uint32_t>(const uint8_t*, int, uint32_t*);
 extern template void UnpackFastLanesBlock<uint64_t>(const uint8_t*, int, uint64_t*);
 
+// Packs one block (the inverse of UnpackFastLanesBlock). REQUIRES: `in` holds 1024 values
+// that fit in `width` bits, 0 <= width <= bits(T); `packed` has room for
+// FastLanesPackedBytes(bits(T), width) bytes (any alignment).
+template <typename T>
+void PackFastLanesBlock(const T* in, int width, uint8_t* packed);
+
+extern template void PackFastLanesBlock<uint8_t>(const uint8_t*, int, uint8_t*);
+extern template void PackFastLanesBlock<uint16_t>(const uint16_t*, int, uint8_t*);
+extern template void PackFastLanesBlock<uint32_t>(const uint32_t*, int, uint8_t*);
+extern template void PackFastLanesBlock<uint64_t>(const uint64_t*, int, uint8_t*);
+
 }  // namespace lance::encoding
