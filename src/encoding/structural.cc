@@ -149,6 +149,64 @@ Result<DataBlock> DecodeDictionaryItems(const pb21::CompressiveEncoding& encodin
   return items;
 }
 
+// The parts of one mini-block chunk: level count, level bytes and value buffers.
+struct ChunkParts {
+  uint64_t num_levels = 0;
+  std::string_view rep, def;
+  std::vector<std::string_view> values;
+};
+
+Result<ChunkParts> ParseChunk(const pb21::MiniBlockLayout& mb, std::string_view chunk, size_t c) {
+  const bool large = mb.has_large_chunk();
+  const uint64_t num_buffers = mb.num_buffers();
+  if (num_buffers == 0 || num_buffers > 16) {
+    return Status::Corruption("mini-block page with {} value buffers per chunk", num_buffers);
+  }
+  size_t pos = 0;
+  auto read = [&](int bytes) -> Result<uint64_t> {
+    if (pos + static_cast<size_t>(bytes) > chunk.size()) {
+      return Status::Corruption("chunk {} header past its {} bytes", c, chunk.size());
+    }
+    const uint64_t v = LoadLE(chunk.data() + pos, bytes);
+    pos += static_cast<size_t>(bytes);
+    return v;
+  };
+  ChunkParts parts;
+  LANCE_ASSIGN_OR_RAISE(parts.num_levels, read(2));
+  uint64_t rep_size = 0, def_size = 0;
+  if (mb.has_rep_compression()) {
+    LANCE_ASSIGN_OR_RAISE(rep_size, read(2));
+  }
+  if (mb.has_def_compression()) {
+    LANCE_ASSIGN_OR_RAISE(def_size, read(2));
+  }
+  uint64_t sizes[16];
+  for (uint64_t b = 0; b < num_buffers; ++b) {
+    LANCE_ASSIGN_OR_RAISE(sizes[b], read(large ? 4 : 2));
+  }
+  auto take = [&](uint64_t size, const char* what) -> Result<std::string_view> {
+    pos = static_cast<size_t>(bit_util::RoundUpToMultipleOf8(static_cast<int64_t>(pos)));
+    if (size > chunk.size() || pos + size > chunk.size()) {
+      return Status::Corruption("chunk {}: {} of {} bytes at {} past its {} bytes", c, what, size,
+                                pos, chunk.size());
+    }
+    std::string_view out = chunk.substr(pos, size);
+    pos += size;
+    return out;
+  };
+  if (mb.has_rep_compression()) {
+    LANCE_ASSIGN_OR_RAISE(parts.rep, take(rep_size, "repetition levels"));
+  }
+  if (mb.has_def_compression()) {
+    LANCE_ASSIGN_OR_RAISE(parts.def, take(def_size, "definition levels"));
+  }
+  for (uint64_t b = 0; b < num_buffers; ++b) {
+    LANCE_ASSIGN_OR_RAISE(auto bytes, take(sizes[b], "value buffer"));
+    parts.values.push_back(bytes);
+  }
+  return parts;
+}
+
 Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
   const pb21::MiniBlockLayout& mb = in.layout->mini_block_layout();
   DecodedPage page;
@@ -210,54 +268,18 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
                                 chunk_bytes, chunk_start, data.size());
     }
     const std::string_view chunk = data.substr(chunk_start, chunk_bytes);
-    size_t pos = 0;
-    auto read = [&](int bytes) -> Result<uint64_t> {
-      if (pos + static_cast<size_t>(bytes) > chunk.size()) {
-        return Status::Corruption("chunk {} header past its {} bytes", c, chunk.size());
-      }
-      const uint64_t v = LoadLE(chunk.data() + pos, bytes);
-      pos += static_cast<size_t>(bytes);
-      return v;
-    };
-    LANCE_ASSIGN_OR_RAISE(uint64_t num_levels, read(2));
-    uint64_t rep_size = 0, def_size = 0;
+    LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, c));
     if (has_rep) {
-      LANCE_ASSIGN_OR_RAISE(rep_size, read(2));
-    }
-    if (has_def) {
-      LANCE_ASSIGN_OR_RAISE(def_size, read(2));
-    }
-    std::vector<uint64_t> sizes(num_buffers);
-    for (auto& s : sizes) {
-      LANCE_ASSIGN_OR_RAISE(s, read(large ? 4 : 2));
-    }
-    auto take = [&](uint64_t size, const char* what) -> Result<std::string_view> {
-      pos = static_cast<size_t>(bit_util::RoundUpToMultipleOf8(static_cast<int64_t>(pos)));
-      if (size > chunk.size() || pos + size > chunk.size()) {
-        return Status::Corruption("chunk {}: {} of {} bytes at {} past its {} bytes", c, what, size,
-                                  pos, chunk.size());
-      }
-      std::string_view out = chunk.substr(pos, size);
-      pos += size;
-      return out;
-    };
-    if (has_rep) {
-      LANCE_ASSIGN_OR_RAISE(auto bytes, take(rep_size, "repetition levels"));
-      LANCE_ASSIGN_OR_RAISE(auto levels, DecodeLevels(mb.rep_compression(), bytes,
-                                                      static_cast<int64_t>(num_levels)));
+      LANCE_ASSIGN_OR_RAISE(auto levels, DecodeLevels(mb.rep_compression(), parts.rep,
+                                                      static_cast<int64_t>(parts.num_levels)));
       page.rep.insert(page.rep.end(), levels.begin(), levels.end());
     }
     if (has_def) {
-      LANCE_ASSIGN_OR_RAISE(auto bytes, take(def_size, "definition levels"));
-      LANCE_ASSIGN_OR_RAISE(auto levels, DecodeLevels(mb.def_compression(), bytes,
-                                                      static_cast<int64_t>(num_levels)));
+      LANCE_ASSIGN_OR_RAISE(auto levels, DecodeLevels(mb.def_compression(), parts.def,
+                                                      static_cast<int64_t>(parts.num_levels)));
       page.def.insert(page.def.end(), levels.begin(), levels.end());
     }
-    std::vector<std::string_view> bufs;
-    for (uint64_t s : sizes) {
-      LANCE_ASSIGN_OR_RAISE(auto bytes, take(s, "value buffer"));
-      bufs.push_back(bytes);
-    }
+    const std::vector<std::string_view>& bufs = parts.values;
     if (has_dict) {
       LANCE_ASSIGN_OR_RAISE(DataBlock chunk_block,
                             DecodeMiniBlockValues(mb.value_compression(), bufs, chunk_values));
@@ -691,6 +713,43 @@ Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(const pb21::MiniBlockLa
     return Status::Corruption("chunks hold {} values, the page has {}", done, num_items);
   }
   return chunks;
+}
+
+Result<DataBlock> DecodeMiniBlockDictionary(const pb21::MiniBlockLayout& mb, std::string_view bytes) {
+  return DecodeDictionaryItems(mb.dictionary(), bytes, static_cast<int64_t>(mb.num_dictionary_items()));
+}
+
+Status DecodeMiniBlockChunkAt(const pb21::MiniBlockLayout& mb, std::string_view chunk,
+                              int64_t chunk_values, const DataBlock* dictionary,
+                              const std::vector<int64_t>& positions, DataBlock* out) {
+  if (mb.has_rep_compression() || mb.has_def_compression()) {
+    return Status::InvalidArgument("mini-block chunk with levels: decode the whole page");
+  }
+  LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
+  if (dictionary == nullptr) {
+    return DecodeMiniBlockValuesAt(mb.value_compression(), parts.values, chunk_values, positions, out);
+  }
+  // Indices of the wanted values, then the items they name.
+  const auto& enc = mb.value_compression();
+  uint64_t bits = 0;
+  if (enc.has_flat()) bits = enc.flat().bits_per_value();
+  if (enc.has_inline_bitpacking()) bits = enc.inline_bitpacking().uncompressed_bits_per_value();
+  if (enc.has_out_of_line_bitpacking()) bits = enc.out_of_line_bitpacking().uncompressed_bits_per_value();
+  DataBlock indices;
+  if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+    indices = DataBlock::Fixed(static_cast<int>(bits));
+    LANCE_RETURN_NOT_OK(DecodeMiniBlockValuesAt(enc, parts.values, chunk_values, positions, &indices));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(DataBlock all, DecodeMiniBlockValues(enc, parts.values, chunk_values));
+    indices = DataBlock::EmptyLike(all);
+    for (int64_t p : positions) {
+      if (p < 0 || p >= all.num_values) {
+        return Status::Corruption("mini-block value {} of {}", p, all.num_values);
+      }
+      LANCE_RETURN_NOT_OK(indices.AppendRange(all, p, 1));
+    }
+  }
+  return GatherDictionary(*dictionary, indices, out);
 }
 
 Result<int> FullZipRepIndexWidth(uint64_t rep_index_size, int64_t num_rows) {

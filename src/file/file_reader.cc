@@ -797,6 +797,94 @@ Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_st
   return Status::OK();
 }
 
+// Rows of a column whose pages are all mini-block without levels (every value is one row):
+// reads the chunk metadata (and dictionary) of the pages holding `wanted` (sorted, unique),
+// then only the chunks holding them, and decodes only those values (bit-packed chunks only
+// the 1024-value blocks that hold them). Returns the values in the order of `rows`.
+Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, const std::vector<PageMeta>& pages,
+                                     int minor_version, const std::vector<int64_t>& wanted,
+                                     const std::vector<int64_t>& rows, const DataBlock& prototype,
+                                     const DataTypePtr& type) {
+  DataBlock picked = DataBlock::EmptyLike(prototype);
+  picked.Reserve(static_cast<int64_t>(wanted.size()));
+  int64_t page_start = 0;
+  auto next = wanted.begin();
+  for (size_t p = 0; p < pages.size() && next != wanted.end(); page_start += pages[p].num_rows, ++p) {
+    const PageMeta& pm = pages[p];
+    const int64_t page_end = page_start + pm.num_rows;
+    if (*next >= page_end) continue;
+    auto context = [&](const Status& st) { return st.WithContext(fmt::format("page {}", p)); };
+    const auto& mb = pm.layout->mini_block_layout();
+    const bool has_dict = mb.has_dictionary();
+    if (pm.buffers.size() < (has_dict ? 3u : 2u)) {
+      return context(Status::Corruption("mini-block page with {} buffers", pm.buffers.size()));
+    }
+    if (mb.num_items() != static_cast<uint64_t>(pm.num_rows)) {
+      return context(Status::Corruption("page of {} rows has {} items without levels", pm.num_rows,
+                                        mb.num_items()));
+    }
+    std::vector<io::Range> head = {{static_cast<int64_t>(pm.buffers[0].first),
+                                    static_cast<int64_t>(pm.buffers[0].second)}};
+    if (has_dict) {
+      head.push_back({static_cast<int64_t>(pm.buffers[2].first),
+                      static_cast<int64_t>(pm.buffers[2].second)});
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> head_bufs, fetch(head));
+    auto chunks = encoding::ParseMiniBlockChunks(mb, head_bufs[0]->view(), minor_version);
+    if (!chunks.ok()) return context(chunks.status());
+    DataBlock dictionary;
+    if (has_dict) {
+      auto items = encoding::DecodeMiniBlockDictionary(mb, head_bufs[1]->view());
+      if (!items.ok()) return context(items.status());
+      dictionary = std::move(*items);
+    }
+    // The chunks holding wanted rows, with the wanted positions inside each.
+    std::vector<size_t> chunk_ids;
+    std::vector<std::vector<int64_t>> positions;
+    std::vector<io::Range> ranges;
+    int64_t chunk_row = page_start;
+    const uint64_t data_size = pm.buffers[1].second;
+    for (size_t c = 0; c < chunks->size() && next != wanted.end(); ++c) {
+      const int64_t end = chunk_row + (*chunks)[c].num_values;
+      if (*next < end) {
+        std::vector<int64_t> pos;
+        for (; next != wanted.end() && *next < end; ++next) pos.push_back(*next - chunk_row);
+        const auto& ch = (*chunks)[c];
+        if (ch.offset > data_size || ch.size > data_size - ch.offset) {
+          return context(Status::Corruption("chunk {} at {} (+{}) past the {} byte chunk buffer", c,
+                                            ch.offset, ch.size, data_size));
+        }
+        ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + ch.offset),
+                          static_cast<int64_t>(ch.size)});
+        chunk_ids.push_back(c);
+        positions.push_back(std::move(pos));
+      }
+      chunk_row = end;
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> chunk_bufs, fetch(ranges));
+    if (chunk_bufs.size() != ranges.size()) return Status::IOError("lance file: short chunk read");
+    for (size_t k = 0; k < chunk_ids.size(); ++k) {
+      const auto st = encoding::DecodeMiniBlockChunkAt(
+          mb, chunk_bufs[k]->view(), (*chunks)[chunk_ids[k]].num_values,
+          has_dict ? &dictionary : nullptr, positions[k], &picked);
+      if (!st.ok()) return context(st.WithContext(fmt::format("chunk {}", chunk_ids[k])));
+    }
+  }
+  if (picked.num_values != static_cast<int64_t>(wanted.size())) {
+    return Status::Corruption("took {} values for {} rows", picked.num_values, wanted.size());
+  }
+  if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
+    return encoding::DataBlockToArray(type, std::move(picked), {});
+  }
+  DataBlock out = DataBlock::EmptyLike(prototype);
+  out.Reserve(static_cast<int64_t>(rows.size()));
+  for (int64_t r : rows) {
+    const auto idx = std::lower_bound(wanted.begin(), wanted.end(), r) - wanted.begin();
+    LANCE_RETURN_NOT_OK(out.AppendRange(picked, idx, 1));
+  }
+  return encoding::DataBlockToArray(type, std::move(out), {});
+}
+
 }  // namespace
 
 Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows) const {
@@ -821,6 +909,18 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
+
+  bool levelless_mini_block = type->id() != TypeId::kNull;
+  for (const auto& pm : pages) {
+    levelless_mini_block = levelless_mini_block && pm.layout->has_mini_block_layout() &&
+                           !pm.layout->mini_block_layout().has_rep_compression() &&
+                           !pm.layout->mini_block_layout().has_def_compression();
+  }
+  if (levelless_mini_block) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, TakeMiniBlockValues(impl_->fetch, pages, version_.minor,
+                                                            wanted, rows, prototype, type));
+    return RestoreDictionaries(f->type(), arr);
+  }
 
   std::vector<std::pair<int64_t, ArrayPtr>> pieces;
   int64_t page_start = 0;

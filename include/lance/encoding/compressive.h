@@ -69,6 +69,14 @@ Status DecodeMiniBlockValuesInto(const pb21::CompressiveEncoding& encoding,
                                  const std::vector<std::string_view>& buffers,
                                  int64_t num_values, DataBlock* out);
 
+// Appends the values at `positions` (ascending, each < num_values, repeats allowed) of one
+// mini-block chunk of `num_values` values to `out`. Flat values are copied one by one and
+// bit-packed ones unpack only the 1024-value blocks that hold them; other encodings decode the
+// chunk and pick. Errors: as DecodeMiniBlockValues; Corruption for a position out of range.
+Status DecodeMiniBlockValuesAt(const pb21::CompressiveEncoding& encoding,
+                               const std::vector<std::string_view>& buffers, int64_t num_values,
+                               const std::vector<int64_t>& positions, DataBlock* out);
+
 // Decodes a block-form buffer holding `num_values` values.
 Result<DataBlock> DecodeBlockValues(const pb21::CompressiveEncoding& encoding,
                                     std::string_view bytes, int64_t num_values);

@@ -93,6 +93,18 @@ Result<ByteRange> FullZipFixedRowRange(const ::lance::encodings21::FullZipLayout
 Result<ByteRange> FullZipIndexedRowRange(std::string_view entries, int width, int64_t count,
                                          uint64_t data_size);
 
+// The dictionary items of a mini-block page (page buffer 2, block form).
+Result<DataBlock> DecodeMiniBlockDictionary(const ::lance::encodings21::MiniBlockLayout& layout,
+                                            std::string_view bytes);
+// Appends the values at `positions` (ascending, relative to the chunk) of one chunk (its bytes)
+// of a mini-block page without repetition or definition levels, decoding as little of the
+// chunk as the encoding allows. `dictionary`: the page's decoded dictionary items, or null.
+// Errors: Corruption; InvalidArgument for a page with levels.
+Status DecodeMiniBlockChunkAt(const ::lance::encodings21::MiniBlockLayout& layout,
+                              std::string_view chunk, int64_t chunk_values,
+                              const DataBlock* dictionary, const std::vector<int64_t>& positions,
+                              DataBlock* out);
+
 // A one-line description of a page layout for `lance file info`.
 std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);
 
