@@ -1,0 +1,67 @@
+// Schema evolution of Lance datasets: drop, rename and alter columns, add new columns.
+//
+// Dropping, renaming and changing nullability rewrite no data: they commit a Project
+// transaction carrying the new schema (field ids unchanged; data files keep the columns of
+// dropped fields, which readers ignore, until compaction rewrites them). Adding columns writes
+// one new data file per fragment holding only the new fields (fresh field ids, above every id
+// any schema or data file of the dataset used) and commits a Merge transaction listing every
+// fragment with its new file; existing data files are never rewritten. As lance 12 does.
+//
+// Paths name top-level columns ("score") or nested struct fields ("meta.source"; rename and
+// nullability only). Every
+// function opens the latest version, builds its transaction against it and commits through
+// the commit machinery of transaction.h (a concurrent writer makes it rebase or fail with
+// CommitConflict). Safe to call from several threads or processes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/table/transaction.h"
+
+namespace lance::table {
+
+// Removes the top-level columns `paths` (with their children) from the schema.
+// Errors: InvalidArgument (unknown path, or nothing would be left), NotSupported (a nested
+// field: this library's reader reads struct columns whole), NotFound, CommitConflict.
+Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
+                               const CommitOptions& options = {});
+
+struct ColumnAlteration {
+  std::string path;                   // the field to change
+  std::optional<std::string> rename;  // its new name (same parent)
+  std::optional<bool> nullable;       // new nullability
+};
+
+// Renames fields and/or changes their nullability. Making a field non-nullable scans it and
+// refuses (InvalidArgument) when it holds a null. Errors: InvalidArgument (unknown path, a
+// name already used by a sibling, an empty name), NotFound, CommitConflict.
+Result<CommitInfo> AlterColumns(const std::string& uri,
+                                const std::vector<ColumnAlteration>& alterations,
+                                const CommitOptions& options = {});
+
+// A column to add, computed per row from the existing columns (see lance/expr/ast.h),
+// e.g. {"total", "price * quantity"}.
+struct ColumnExpression {
+  std::string name;
+  std::string expression;
+};
+
+// Adds columns computed from expressions over each fragment's rows. Rows already deleted get
+// nulls. The new fields are nullable. Errors: InvalidArgument (bad expression, name already
+// used), NotSupported (2.0 datasets), NotFound, CommitConflict.
+Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
+                              const CommitOptions& options = {});
+
+// Adds the columns of `batches` (all of `schema`), whose rows line up with the dataset's live
+// rows in scan order (row i of the input belongs to the i-th row a full scan returns).
+// Errors: InvalidArgument (row count differs from the dataset's, name already used),
+// NotSupported, NotFound, CommitConflict.
+Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const CommitOptions& options = {});
+
+}  // namespace lance::table

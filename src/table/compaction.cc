@@ -1,0 +1,112 @@
+// Compaction (compaction.h): plan groups of adjacent small or deletion-heavy fragments,
+// rewrite each group's live rows, commit one Rewrite transaction.
+#include "lance/table/compaction.h"
+
+#include <fmt/format.h>
+
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "table/commit_internal.h"
+#include "table/row_rewrite.h"
+
+namespace lance::table {
+
+Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options) {
+  if (options.target_rows_per_fragment <= 0) {
+    return Status::InvalidArgument("compaction: target rows per fragment must be positive, got {}",
+                                   options.target_rows_per_fragment);
+  }
+  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  const internal::StoredVersion& sv = *latest;
+  LANCE_RETURN_NOT_OK(CheckCanWrite(sv.manifest.reader_feature_flags(),
+                                    sv.manifest.writer_feature_flags(), sv.path));
+  OpenOptions o;
+  o.version = sv.version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  const TableManifest& tm = ds->manifest();
+  const bool stable = (tm.reader_feature_flags & kFlagStableRowIds) != 0;
+  const auto target = static_cast<uint64_t>(options.target_rows_per_fragment);
+
+  // Plan.
+  std::vector<std::vector<size_t>> groups;
+  std::vector<size_t> cur;
+  uint64_t cur_rows = 0;
+  auto close = [&] {
+    if (cur.size() > 1 || (cur.size() == 1 && tm.fragments[cur[0]].num_rows() !=
+                                                  tm.fragments[cur[0]].physical_rows)) {
+      groups.push_back(cur);
+    }
+    cur.clear();
+    cur_rows = 0;
+  };
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    const FragmentInfo& f = tm.fragments[i];
+    const uint64_t live = f.num_rows();
+    const uint64_t dead = f.physical_rows - live;
+    const bool heavy = options.materialize_deletions && f.physical_rows > 0 &&
+                       static_cast<double>(dead) > options.materialize_deletions_threshold *
+                                                       static_cast<double>(f.physical_rows);
+    if (live >= target && !heavy) {
+      close();
+      continue;
+    }
+    cur.push_back(i);
+    cur_rows += live;
+    if (cur_rows >= target) close();
+  }
+  close();
+  CompactionResult out;
+  out.commit.attempts = 0;
+  if (groups.empty()) return out;
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  if (tm.num_indices > 0 && !stable) {
+    return Status::NotSupported("compaction of a dataset with indexes needs stable row ids (the "
+                                "indexes would point at rewritten row addresses)");
+  }
+
+  std::vector<uint64_t> scan_start(tm.fragments.size() + 1, 0);
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    scan_start[i + 1] = scan_start[i] + tm.fragments[i].num_rows();
+  }
+  const SchemaPtr& schema = ds->schema();
+  const int nc = schema->num_fields();
+  internal::CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(internal::NewUuid());
+  auto* rw = req.txn.mutable_rewrite();
+  for (const auto& g : groups) {
+    auto* pg = rw->add_groups();
+    for (size_t i : g) *pg->add_old_fragments() = sv.manifest.fragments(static_cast<int>(i));
+    out.fragments_removed += g.size();
+    const uint64_t first = scan_start[g.front()];
+    const uint64_t rows = scan_start[g.back() + 1] - first;
+    if (rows == 0) continue;
+    ScanOptions so;
+    so.offset = static_cast<int64_t>(first);
+    so.limit = static_cast<int64_t>(rows);
+    so.with_row_id = stable;
+    LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+    std::vector<RecordBatchPtr> data;
+    std::vector<uint64_t> ids;
+    for (const auto& b : batches) {
+      std::vector<ArrayPtr> cols(b->columns().begin(), b->columns().begin() + nc);
+      data.push_back(std::make_shared<RecordBatch>(schema, b->num_rows(), std::move(cols)));
+      if (stable) {
+        const uint64_t* r = b->column(nc)->Values<uint64_t>();
+        ids.insert(ids.end(), r, r + b->num_rows());
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragments(loc, sv.manifest, schema, data,
+                                                                   options.target_rows_per_fragment));
+    if (stable) LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, ids));
+    out.fragments_added += fragments.size();
+    out.rows_rewritten += rows;
+    for (auto& f : fragments) *pg->add_new_fragments() = std::move(f);
+  }
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), options.commit));
+  return out;
+}
+
+}  // namespace lance::table

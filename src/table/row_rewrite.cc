@@ -1,0 +1,281 @@
+// Gathering rows and writing new data files for the row-rewriting operations (row_rewrite.h).
+#include "table/row_rewrite.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "lance/file/file_writer.h"
+#include "lance/file/lance_schema.h"
+#include "table/proto/rowids.pb.h"
+
+namespace lance::table::internal {
+
+namespace {
+
+std::string NewDataFileName() {
+  return fmt::format("{:016x}{:016x}.lance", RandomU64(), RandomU64());
+}
+
+Result<file::FileVersion> FileVersionOf(const ::lance::table::Manifest& m) {
+  const std::string& v = m.data_format().version();
+  if (v == "2.1") return file::FileVersion{2, 1};
+  if (v == "2.2") return file::FileVersion{2, 2};
+  return Status::NotSupported("the dataset stores data files of version '{}'; lance-cpp writes "
+                              "2.1 and 2.2 data files only",
+                              v);
+}
+
+// Lance ids of the fields that own a column in a 2.1+ file: the leaves of the flattened
+// schema (a field without child fields), in pre-order.
+Result<std::vector<int32_t>> LeafIds(const Schema& schema) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> fields, file::LanceFieldsFromSchema(schema));
+  std::vector<int32_t> leaves;
+  for (const auto& f : fields) {
+    const bool parent = std::any_of(fields.begin(), fields.end(), [&](const file::LanceField& c) {
+      return c.parent_id == f.id;
+    });
+    if (!parent) leaves.push_back(f.id);
+  }
+  return leaves;
+}
+
+}  // namespace
+
+Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices) {
+  if (indices.empty()) return MakeEmptyArray(array->type);
+  std::vector<ArrayPtr> pieces;
+  size_t i = 0;
+  while (i < indices.size()) {
+    size_t j = i + 1;
+    while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
+    const int64_t start = indices[i];
+    const int64_t len = static_cast<int64_t>(j - i);
+    if (start < 0 || start + len > array->length) {
+      return Status::InvalidArgument("take: row {} out of range (length {})", start, array->length);
+    }
+    pieces.push_back(array->Slice(start, len));
+    i = j;
+  }
+  if (pieces.size() == 1 && pieces[0]->length == array->length) return array;
+  return Concatenate(pieces);
+}
+
+Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& indices) {
+  std::vector<ArrayPtr> cols;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, TakeArray(batch.column(c), indices));
+    cols.push_back(std::move(a));
+  }
+  return std::make_shared<RecordBatch>(batch.schema(), static_cast<int64_t>(indices.size()),
+                                       std::move(cols));
+}
+
+Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
+                                          const std::vector<RecordBatchPtr>& batches) {
+  int64_t rows = 0;
+  for (const auto& b : batches) rows += b->num_rows();
+  std::vector<ArrayPtr> cols;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    if (batches.size() == 1) {
+      cols.push_back(batches[0]->column(c));
+      continue;
+    }
+    std::vector<ArrayPtr> parts;
+    for (const auto& b : batches) parts.push_back(b->column(c));
+    if (parts.empty()) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr e, MakeEmptyArray(schema->field(c)->type()));
+      cols.push_back(std::move(e));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr a, Concatenate(parts));
+      cols.push_back(std::move(a));
+    }
+  }
+  return std::make_shared<RecordBatch>(schema, rows, std::move(cols));
+}
+
+Status CheckWritableStorage(const ::lance::table::Manifest& m) {
+  return FileVersionOf(m).status();
+}
+
+Result<std::vector<::lance::table::DataFragment>> WriteFragments(
+    const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
+    const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file) {
+  if (max_rows_per_file <= 0) {
+    return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
+  }
+  LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, FileVersionOf(m));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema));
+  file::WriteOptions wo;
+  wo.version = fv;
+  std::vector<::lance::table::DataFragment> out;
+  std::unique_ptr<file::FileWriter> writer;
+  std::string name;
+  int64_t in_file = 0;
+  auto finish = [&]() -> Status {
+    LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
+    writer.reset();
+    if (s.num_columns != static_cast<int>(leaves.size())) {
+      return Status::Internal("data file {} has {} columns but the schema has {} leaf fields", name,
+                              s.num_columns, leaves.size());
+    }
+    ::lance::table::DataFragment frag;
+    auto* df = frag.add_files();
+    df->set_path(name);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      df->add_fields(leaves[i]);
+      df->add_column_indices(static_cast<int32_t>(i));
+    }
+    df->set_file_major_version(static_cast<uint32_t>(fv.major));
+    df->set_file_minor_version(static_cast<uint32_t>(fv.minor));
+    df->set_file_size_bytes(static_cast<uint64_t>(s.size_bytes));
+    frag.set_physical_rows(static_cast<uint64_t>(s.num_rows));
+    out.push_back(std::move(frag));
+    in_file = 0;
+    return Status::OK();
+  };
+  for (const auto& batch : batches) {
+    if (batch->num_columns() != schema->num_fields()) {
+      return Status::InvalidArgument("a batch has {} columns, the dataset schema {}",
+                                     batch->num_columns(), schema->num_fields());
+    }
+    int64_t off = 0;
+    while (off < batch->num_rows()) {
+      if (!writer) {
+        name = NewDataFileName();
+        LANCE_ASSIGN_OR_RAISE(writer,
+                              file::FileWriter::Open(loc.store, loc.Path("data/" + name), schema, wo));
+      }
+      const int64_t n = std::min(batch->num_rows() - off, max_rows_per_file - in_file);
+      std::vector<ArrayPtr> cols;
+      for (const auto& c : batch->columns()) cols.push_back(n == batch->num_rows() ? c : c->Slice(off, n));
+      RecordBatch part(schema, n, std::move(cols));
+      LANCE_RETURN_NOT_OK(writer->Write(part));
+      in_file += n;
+      off += n;
+      if (in_file == max_rows_per_file) LANCE_RETURN_NOT_OK(finish());
+    }
+  }
+  if (writer) LANCE_RETURN_NOT_OK(finish());
+  return out;
+}
+
+Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
+                                                 const ::lance::table::Manifest& m,
+                                                 const RecordBatch& batch) {
+  LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, FileVersionOf(m));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema()));
+  file::WriteOptions wo;
+  wo.version = fv;
+  const std::string name = NewDataFileName();
+  LANCE_ASSIGN_OR_RAISE(auto writer, file::FileWriter::Open(loc.store, loc.Path("data/" + name),
+                                                           batch.schema(), wo));
+  LANCE_RETURN_NOT_OK(writer->Write(batch));
+  LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
+  ::lance::table::DataFile df;
+  df.set_path(name);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    df.add_fields(leaves[i]);
+    df.add_column_indices(static_cast<int32_t>(i));
+  }
+  df.set_file_major_version(static_cast<uint32_t>(fv.major));
+  df.set_file_minor_version(static_cast<uint32_t>(fv.minor));
+  df.set_file_size_bytes(static_cast<uint64_t>(s.size_bytes));
+  return df;
+}
+
+std::string RowIdSequenceOf(const std::vector<uint64_t>& ids) {
+  ::lance::table::RowIdSequence seq;
+  std::string loose;  // little-endian u64 values not in a long run
+  auto flush_loose = [&] {
+    if (loose.empty()) return;
+    seq.add_segments()->mutable_array()->mutable_u64_array()->set_values(loose);
+    loose.clear();
+  };
+  size_t i = 0;
+  while (i < ids.size()) {
+    size_t j = i + 1;
+    while (j < ids.size() && ids[j] == ids[j - 1] + 1) ++j;
+    if (j - i >= 4) {
+      flush_loose();
+      auto* r = seq.add_segments()->mutable_range();
+      r->set_start(ids[i]);
+      r->set_end(ids[j - 1] + 1);
+    } else {
+      for (size_t k = i; k < j; ++k) {
+        char b[8];
+        std::memcpy(b, &ids[k], 8);
+        loose.append(b, 8);
+      }
+    }
+    i = j;
+  }
+  flush_loose();
+  return seq.SerializeAsString();
+}
+
+Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const StoredVersion& sv,
+                          const std::vector<uint64_t>& addresses, CommitRequest* req) {
+  std::map<uint64_t, std::vector<uint32_t>> by_fragment;
+  for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
+  auto* upd = req->txn.mutable_update();
+  const TableManifest& tm = ds.manifest();
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    const FragmentInfo& fr = tm.fragments[i];
+    auto it = by_fragment.find(fr.id);
+    if (it == by_fragment.end()) continue;
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> existing, ds.DeletedRows(i));
+    std::vector<uint32_t> merged;
+    std::set_union(existing.begin(), existing.end(), it->second.begin(), it->second.end(),
+                   std::back_inserter(merged));
+    const auto& pbf = sv.manifest.fragments(static_cast<int>(i));
+    req->base_deletions[fr.id] =
+        pbf.has_deletion_file() ? std::optional(pbf.deletion_file()) : std::nullopt;
+    req->affected_rows[fr.id] = it->second;
+    if (merged.size() >= fr.physical_rows) {
+      upd->add_removed_fragment_ids(fr.id);
+    } else {
+      LANCE_ASSIGN_OR_RAISE(auto d, WriteDeletionFile(loc, fr.id, sv.version, merged));
+      auto* uf = upd->add_updated_fragments();
+      *uf = pbf;
+      *uf->mutable_deletion_file() = d;
+    }
+  }
+  return Status::OK();
+}
+
+Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
+                    const std::vector<uint64_t>& ids) {
+  size_t pos = 0;
+  for (auto& f : *fragments) {
+    const size_t n = static_cast<size_t>(f.physical_rows());
+    if (pos + n > ids.size()) {
+      return Status::Internal("row ids: {} ids for more rows", ids.size());
+    }
+    f.set_inline_row_ids(RowIdSequenceOf(std::vector<uint64_t>(ids.begin() + static_cast<std::ptrdiff_t>(pos),
+                                                               ids.begin() + static_cast<std::ptrdiff_t>(pos + n))));
+    pos += n;
+  }
+  if (pos != ids.size()) return Status::Internal("row ids: {} ids for {} rows", ids.size(), pos);
+  return Status::OK();
+}
+
+std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m) {
+  std::vector<file::LanceField> out;
+  for (const auto& f : m.fields()) {
+    file::LanceField lf;
+    lf.name = f.name();
+    lf.id = f.id();
+    lf.parent_id = f.parent_id();
+    lf.logical_type = f.logical_type();
+    lf.nullable = f.nullable();
+    for (const auto& [k, v] : f.metadata()) lf.metadata.emplace_back(k, v);
+    out.push_back(std::move(lf));
+  }
+  return out;
+}
+
+}  // namespace lance::table::internal

@@ -1,0 +1,65 @@
+// Building blocks of the operations that rewrite rows or add data files to a dataset
+// (update, merge-insert, add columns, compaction; internal, not installed):
+//   * TakeRows / ConcatenateBatches: gather rows of record batches;
+//   * WriteFragments: new fragments (one data file each, the dataset's field ids) from batches;
+//   * WriteColumnFile: one data file holding new columns of one existing fragment;
+//   * RowIdSequenceOf: the serialized RowIdSequence of a list of stable row ids.
+// Stateless functions; safe to call from several threads on different inputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/table/dataset.h"
+#include "table/commit_internal.h"
+
+namespace lance::table::internal {
+
+// Rows `indices` (any order, repeats allowed) of `batch`, in that order.
+Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& indices);
+// Rows `indices` of `array`.
+Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices);
+
+// All rows of `batches` (same schema, at least one batch) as one batch with `schema`.
+Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
+                                          const std::vector<RecordBatchPtr>& batches);
+
+// The data file version ({2, 1} or {2, 2}) of a dataset's data storage version.
+// Errors: NotSupported for 2.0 and unknown versions (lance-cpp writes 2.1+ files only).
+Status CheckWritableStorage(const ::lance::table::Manifest& m);
+
+// Writes `batches` (columns in the order of `schema`, whose Field::id() are Lance ids) as
+// fragments of at most `max_rows_per_file` rows, one data file each, in data/. The fragments
+// have id 0 (assigned at commit) and no row ids.
+Result<std::vector<::lance::table::DataFragment>> WriteFragments(
+    const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
+    const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file);
+
+// Writes one data file with `batch` (schema with Lance ids; one row per physical row of the
+// fragment it will join) and returns its DataFile entry.
+Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
+                                                 const ::lance::table::Manifest& m,
+                                                 const RecordBatch& batch);
+
+// Serialized RowIdSequence listing `ids` in order (ranges where they are consecutive).
+std::string RowIdSequenceOf(const std::vector<uint64_t>& ids);
+
+// Adds to the Update transaction of `req` the deletion of the rows at `addresses` (row
+// addresses of `ds`, the dataset at version `sv`; sorted, unique, live): new deletion files
+// (updated_fragments), fragments left empty (removed_fragment_ids), and what a rebase needs
+// (affected_rows, base_deletions).
+Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const StoredVersion& sv,
+                          const std::vector<uint64_t>& addresses, CommitRequest* req);
+
+// Gives `fragments` (new, in order) the stable row ids `ids` (one per row, in order).
+// Errors: Internal when the counts differ.
+Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
+                    const std::vector<uint64_t>& ids);
+
+// The dataset's Lance fields as stored (protobuf), for schema edits.
+std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m);
+
+}  // namespace lance::table::internal

@@ -1,0 +1,445 @@
+// Drop / rename / alter columns (Project transactions) and add columns (Merge transactions
+// with one new data file per fragment). See schema_evolution.h.
+#include "lance/table/schema_evolution.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "lance/expr/expression.h"
+#include "lance/file/lance_schema.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "table/commit_internal.h"
+#include "table/row_rewrite.h"
+
+namespace lance::table {
+
+namespace {
+
+using internal::StoredVersion;
+using internal::TableLocation;
+using PbField = ::lance::file::Field;
+
+Result<StoredVersion> Latest(const TableLocation& loc, const std::string& uri) {
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
+                                    latest->manifest.writer_feature_flags(), latest->path));
+  return std::move(*latest);
+}
+
+std::string ColumnList(const ::lance::table::Manifest& m) {
+  std::string out;
+  for (const auto& f : m.fields()) {
+    if (f.parent_id() != -1) continue;
+    if (!out.empty()) out += ", ";
+    out += f.name();
+  }
+  return out;
+}
+
+// Index in m.fields() of the field at `path` ("a" or "a.b.c" through struct children).
+Result<int> FindField(const ::lance::table::Manifest& m, const std::string& path) {
+  int32_t parent = -1;
+  int found = -1;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    found = -1;
+    for (int i = 0; i < m.fields_size(); ++i) {
+      if (m.fields(i).parent_id() == parent && m.fields(i).name() == part) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) {
+      return Status::InvalidArgument("no field '{}' in the dataset (column '{}'); columns are: {}",
+                                     part, path, ColumnList(m));
+    }
+    if (dot == std::string::npos) return found;
+    parent = m.fields(found).id();
+    start = dot + 1;
+  }
+}
+
+// `id` and the ids of every field below it.
+std::set<int32_t> Subtree(const ::lance::table::Manifest& m, int32_t id) {
+  std::set<int32_t> ids{id};
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (const auto& f : m.fields()) {
+      if (ids.count(f.parent_id()) && ids.insert(f.id()).second) grew = true;
+    }
+  }
+  return ids;
+}
+
+// One past the largest field id any field or data file of the dataset uses (ids of dropped
+// fields may still sit in data files, so they are never handed out again).
+int32_t NextFieldId(const ::lance::table::Manifest& m) {
+  int32_t max_id = -1;
+  for (const auto& f : m.fields()) max_id = std::max(max_id, f.id());
+  for (const auto& frag : m.fragments()) {
+    for (const auto& df : frag.files()) {
+      for (int32_t id : df.fields()) max_id = std::max(max_id, id);
+    }
+  }
+  return max_id + 1;
+}
+
+Result<CommitInfo> CommitProject(const TableLocation& loc, const StoredVersion& sv,
+                                 google::protobuf::RepeatedPtrField<PbField> fields,
+                                 bool preserves_nullability, const CommitOptions& options) {
+  internal::CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(internal::NewUuid());
+  auto* p = req.txn.mutable_project();
+  *p->mutable_schema() = std::move(fields);
+  p->set_preserves_nullability(preserves_nullability);
+  return internal::Commit(loc, std::move(req), options);
+}
+
+// The values of the (possibly nested) field at `path` in a scan of its top-level column.
+ArrayPtr NestedArray(const ArrayPtr& top, const std::vector<std::string>& path,
+                     const DataType* type) {
+  ArrayPtr cur = top;
+  const DataType* t = type;
+  for (size_t k = 1; k < path.size() && cur; ++k) {
+    const auto& children = t->fields();
+    ArrayPtr next;
+    for (size_t c = 0; c < children.size(); ++c) {
+      if (children[c]->name() == path[k]) {
+        next = cur->children[c]->Slice(cur->offset, cur->length);
+        t = children[c]->type().get();
+        break;
+      }
+    }
+    cur = next;
+  }
+  return cur;
+}
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+// `live` (one value per live row, at the offsets `addrs` & 0xffffffff, ascending) spread over
+// `physical` rows, with nulls at the rows not listed.
+Result<ArrayPtr> SpreadOverPhysical(const ArrayPtr& live, const uint64_t* addrs, int64_t physical) {
+  if (live->length == physical) return live;
+  std::vector<ArrayPtr> pieces;
+  int64_t next = 0;  // next physical row to cover
+  int64_t i = 0;
+  while (i < live->length) {
+    const int64_t off = static_cast<int64_t>(addrs[i] & 0xffffffffULL);
+    if (off > next) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(live->type, off - next));
+      pieces.push_back(std::move(nulls));
+    }
+    int64_t j = i + 1;
+    while (j < live->length && static_cast<int64_t>(addrs[j] & 0xffffffffULL) == off + (j - i)) ++j;
+    pieces.push_back(live->Slice(i, j - i));
+    next = off + (j - i);
+    i = j;
+  }
+  if (next < physical) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(live->type, physical - next));
+    pieces.push_back(std::move(nulls));
+  }
+  if (pieces.size() == 1) return pieces[0];
+  return Concatenate(pieces);
+}
+
+// Lance fields (protobuf) and the Arrow schema with ids of `added` top-level fields, with ids
+// from `first_id` up.
+Status NewFields(const std::vector<FieldPtr>& added, int32_t first_id,
+                 std::vector<file::LanceField>* lance_fields, SchemaPtr* with_ids) {
+  LANCE_ASSIGN_OR_RAISE(*lance_fields, file::LanceFieldsFromSchema(Schema(added)));
+  for (auto& f : *lance_fields) {
+    f.id += first_id;
+    if (f.parent_id >= 0) f.parent_id += first_id;
+    f.nullable = true;
+  }
+  LANCE_ASSIGN_OR_RAISE(*with_ids, file::SchemaFromLanceFields(*lance_fields));
+  return Status::OK();
+}
+
+void ToProto(const file::LanceField& lf, PbField* f) {
+  f->set_name(lf.name);
+  f->set_id(lf.id);
+  f->set_parent_id(lf.parent_id);
+  f->set_logical_type(lf.logical_type);
+  f->set_nullable(lf.nullable);
+  for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
+}
+
+// Shared tail of the two AddColumns flavours: `column_of(i, frag)` returns the new columns of
+// fragment i spread over its physical rows.
+template <typename ColumnsOf>
+Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersion& sv,
+                                    const std::vector<file::LanceField>& lance_fields,
+                                    const SchemaPtr& file_schema, ColumnsOf columns_of,
+                                    const CommitOptions& options) {
+  internal::CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(internal::NewUuid());
+  auto* mg = req.txn.mutable_merge();
+  for (int i = 0; i < sv.manifest.fragments_size(); ++i) {
+    const auto& frag = sv.manifest.fragments(i);
+    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, columns_of(static_cast<size_t>(i), frag));
+    RecordBatch batch(file_schema, static_cast<int64_t>(frag.physical_rows()), std::move(cols));
+    LANCE_ASSIGN_OR_RAISE(auto df, internal::WriteColumnFile(loc, sv.manifest, batch));
+    auto* nf = mg->add_fragments();
+    *nf = frag;
+    *nf->add_files() = std::move(df);
+  }
+  *mg->mutable_schema() = sv.manifest.fields();
+  for (const auto& lf : lance_fields) ToProto(lf, mg->add_schema());
+  for (const auto& [k, v] : sv.manifest.schema_metadata()) (*mg->mutable_schema_metadata())[k] = v;
+  mg->set_preserves_nullability(true);
+  return internal::Commit(loc, std::move(req), options);
+}
+
+Status CheckNewName(const ::lance::table::Manifest& m, const std::string& name,
+                    std::set<std::string>* seen) {
+  if (name.empty()) return Status::InvalidArgument("a new column needs a name");
+  for (const auto& f : m.fields()) {
+    if (f.parent_id() == -1 && f.name() == name) {
+      return Status::InvalidArgument("column '{}' already exists", name);
+    }
+  }
+  if (!seen->insert(name).second) {
+    return Status::InvalidArgument("column '{}' is added twice", name);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
+                               const CommitOptions& options) {
+  if (paths.empty()) return Status::InvalidArgument("drop columns: no column named");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  std::set<int32_t> removed;
+  for (const auto& p : paths) {
+    LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, p));
+    if (sv.manifest.fields(idx).parent_id() != -1) {
+      // The format allows it, but this library's reader reads a struct column whole and
+      // would then refuse the narrower schema.
+      return Status::NotSupported("drop columns: '{}' is a nested field; lance-cpp drops "
+                                  "top-level columns only",
+                                  p);
+    }
+    const auto sub = Subtree(sv.manifest, sv.manifest.fields(idx).id());
+    removed.insert(sub.begin(), sub.end());
+  }
+  google::protobuf::RepeatedPtrField<PbField> kept;
+  bool any_top = false;
+  for (const auto& f : sv.manifest.fields()) {
+    if (removed.count(f.id())) continue;
+    *kept.Add() = f;
+    if (f.parent_id() == -1) any_top = true;
+  }
+  if (!any_top) {
+    return Status::InvalidArgument("drop columns: cannot drop every column of the dataset");
+  }
+  return CommitProject(loc, sv, std::move(kept), true, options);
+}
+
+Result<CommitInfo> AlterColumns(const std::string& uri,
+                                const std::vector<ColumnAlteration>& alterations,
+                                const CommitOptions& options) {
+  if (alterations.empty()) return Status::InvalidArgument("alter columns: nothing to change");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  google::protobuf::RepeatedPtrField<PbField> fields = sv.manifest.fields();
+  bool preserves = true;
+  std::shared_ptr<Dataset> ds;
+  for (const auto& a : alterations) {
+    LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, a.path));
+    PbField& f = fields[idx];
+    if (a.nullable.has_value() && *a.nullable != f.nullable()) {
+      if (!*a.nullable) {
+        // Tightening: every stored value must be present.
+        preserves = false;
+        if (!ds) {
+          OpenOptions o;
+          o.version = sv.version;
+          LANCE_ASSIGN_OR_RAISE(ds, Dataset::Open(loc.store, loc.root, o));
+        }
+        const auto parts = SplitPath(a.path);
+        ScanOptions so;
+        so.columns = {parts[0]};
+        LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+        const DataType* top_type = ds->schema()->GetFieldByName(parts[0])->type().get();
+        for (const auto& b : batches) {
+          ArrayPtr values = NestedArray(b->column(0), parts, top_type);
+          if (!values) return Status::Internal("alter columns: cannot locate '{}' in a scan", a.path);
+          if (values->null_count > 0 || (parts.size() > 1 && b->column(0)->null_count > 0)) {
+            return Status::InvalidArgument("cannot make '{}' non-nullable: it holds nulls", a.path);
+          }
+        }
+      }
+      f.set_nullable(*a.nullable);
+    }
+    if (a.rename.has_value()) {
+      const std::string& name = *a.rename;
+      if (name.empty() || name.find('.') != std::string::npos) {
+        return Status::InvalidArgument("cannot rename '{}' to '{}': a name must be non-empty and "
+                                       "contain no '.'",
+                                       a.path, name);
+      }
+      for (const auto& other : fields) {
+        if (other.parent_id() == f.parent_id() && other.id() != f.id() && other.name() == name) {
+          return Status::InvalidArgument("cannot rename '{}' to '{}': that name is taken", a.path,
+                                         name);
+        }
+      }
+      f.set_name(name);
+    }
+  }
+  return CommitProject(loc, sv, std::move(fields), preserves, options);
+}
+
+Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
+                              const CommitOptions& options) {
+  if (columns.empty()) return Status::InvalidArgument("add columns: no column given");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  OpenOptions o;
+  o.version = sv.version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  std::vector<std::shared_ptr<const expr::Expression>> exprs;
+  std::vector<FieldPtr> added;
+  std::set<std::string> seen, reads;
+  ScanOptions so;
+  so.with_row_addr = true;
+  for (const auto& c : columns) {
+    LANCE_RETURN_NOT_OK(CheckNewName(sv.manifest, c.name, &seen));
+    auto e = expr::Expression::Make(c.expression, ds->schema());
+    if (!e.ok()) {
+      return Status::InvalidArgument("column '{}': {}", c.name, e.status().message());
+    }
+    for (const auto& col : (*e)->columns()) {
+      if (reads.insert(col).second) so.columns.push_back(col);
+    }
+    added.push_back(field(c.name, (*e)->type(), true));
+    exprs.push_back(*e);
+  }
+  if (so.columns.empty()) so.columns.push_back(ds->schema()->field(0)->name());
+  std::vector<file::LanceField> lance_fields;
+  SchemaPtr file_schema;
+  LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
+  uint64_t scan_pos = 0;
+  auto columns_of = [&](size_t i, const ::lance::table::DataFragment& frag)
+      -> Result<std::vector<ArrayPtr>> {
+    const FragmentInfo& fi = ds->manifest().fragments[i];
+    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
+    std::vector<ArrayPtr> out;
+    RecordBatchPtr batch;
+    if (fi.num_rows() > 0) {
+      ScanOptions fso = so;
+      fso.offset = static_cast<int64_t>(scan_pos);
+      fso.limit = static_cast<int64_t>(fi.num_rows());
+      scan_pos += fi.num_rows();
+      LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(fso));
+      if (batches.size() != 1 || batches[0]->num_rows() != static_cast<int64_t>(fi.num_rows())) {
+        return Status::Internal("add columns: fragment {} scanned as {} batches", fi.id, batches.size());
+      }
+      batch = batches[0];
+    }
+    for (size_t k = 0; k < exprs.size(); ++k) {
+      const DataTypePtr& type = file_schema->field(static_cast<int>(k))->type();
+      if (!batch) {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(type, physical));
+        out.push_back(std::move(nulls));
+        continue;
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr live, exprs[k]->Evaluate(*batch));
+      const ArrayPtr& addr = batch->column(batch->num_columns() - 1);
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
+                            SpreadOverPhysical(live, addr->Values<uint64_t>(), physical));
+      out.push_back(std::move(spread));
+    }
+    return out;
+  };
+  return CommitNewColumns(loc, sv, lance_fields, file_schema, columns_of, options);
+}
+
+Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const CommitOptions& options) {
+  if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  OpenOptions o;
+  o.version = sv.version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  std::set<std::string> seen;
+  std::vector<FieldPtr> added;
+  for (const auto& f : schema->fields()) {
+    LANCE_RETURN_NOT_OK(CheckNewName(sv.manifest, f->name(), &seen));
+    added.push_back(field(f->name(), f->type(), true, f->metadata()));
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
+  if (static_cast<uint64_t>(all->num_rows()) != ds->CountRows()) {
+    return Status::InvalidArgument("add columns: the input has {} rows but the dataset has {}; "
+                                   "row i of the input must belong to row i of a scan",
+                                   all->num_rows(), ds->CountRows());
+  }
+  std::vector<file::LanceField> lance_fields;
+  SchemaPtr file_schema;
+  LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    if (!all->column(c)->type->Equals(*file_schema->field(c)->type())) {
+      return Status::NotSupported("add columns: column '{}' of type {} is stored as {}",
+                                  schema->field(c)->name(), all->column(c)->type->ToString(),
+                                  file_schema->field(c)->type()->ToString());
+    }
+  }
+  int64_t pos = 0;
+  auto columns_of = [&](size_t i, const ::lance::table::DataFragment& frag)
+      -> Result<std::vector<ArrayPtr>> {
+    const FragmentInfo& fi = ds->manifest().fragments[i];
+    const int64_t live = static_cast<int64_t>(fi.num_rows());
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds->DeletedRows(i));
+    std::vector<uint64_t> addrs;
+    addrs.reserve(static_cast<size_t>(live));
+    size_t d = 0;
+    for (uint64_t r = 0; r < frag.physical_rows(); ++r) {
+      if (d < deleted.size() && deleted[d] == r) {
+        ++d;
+        continue;
+      }
+      addrs.push_back(r);
+    }
+    std::vector<ArrayPtr> out;
+    for (int c = 0; c < schema->num_fields(); ++c) {
+      ArrayPtr part = all->column(c)->Slice(pos, live);
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
+                            SpreadOverPhysical(part, addrs.data(),
+                                               static_cast<int64_t>(frag.physical_rows())));
+      out.push_back(std::move(spread));
+    }
+    pos += live;
+    return out;
+  };
+  return CommitNewColumns(loc, sv, lance_fields, file_schema, columns_of, options);
+}
+
+}  // namespace lance::table

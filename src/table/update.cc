@@ -1,0 +1,113 @@
+// UPDATE ... SET ... WHERE as an Update transaction in rewrite-rows mode (update.h).
+#include "lance/table/update.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "lance/expr/expression.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "table/commit_internal.h"
+#include "table/row_rewrite.h"
+
+namespace lance::table {
+
+namespace {
+
+using internal::StoredVersion;
+using internal::TableLocation;
+
+struct Assignment {
+  int column = 0;
+  std::shared_ptr<const expr::Expression> value;
+};
+
+}  // namespace
+
+Result<UpdateResult> UpdateRows(const std::string& uri,
+                                const std::vector<std::pair<std::string, std::string>>& assignments,
+                                const std::string& where, const UpdateParams& params) {
+  if (assignments.empty()) return Status::InvalidArgument("update: no column to set");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  const StoredVersion& sv = *latest;
+  LANCE_RETURN_NOT_OK(CheckCanWrite(sv.manifest.reader_feature_flags(),
+                                    sv.manifest.writer_feature_flags(), sv.path));
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  OpenOptions o;
+  o.version = sv.version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  const SchemaPtr& schema = ds->schema();
+  std::vector<Assignment> sets;
+  std::set<int> seen;
+  for (const auto& [name, text] : assignments) {
+    const int c = schema->GetFieldIndex(name);
+    if (c < 0) {
+      std::string cols;
+      for (const auto& f : schema->fields()) cols += (cols.empty() ? "" : ", ") + f->name();
+      return Status::InvalidArgument("update: no column '{}'; columns are: {}", name, cols);
+    }
+    if (!seen.insert(c).second) return Status::InvalidArgument("update: column '{}' set twice", name);
+    auto e = expr::Expression::Make(text, schema);
+    if (!e.ok()) return Status::InvalidArgument("update of '{}': {}", name, e.status().message());
+    sets.push_back({c, *e});
+  }
+  const bool stable = (sv.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  ScanOptions so;
+  so.filter = where;
+  so.with_row_addr = true;
+  so.with_row_id = stable;
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+  std::vector<RecordBatchPtr> rewritten;
+  std::vector<uint64_t> addresses, row_ids;
+  const int nc = schema->num_fields();
+  for (const auto& b : batches) {
+    if (b->num_rows() == 0) continue;
+    std::vector<ArrayPtr> cols(b->columns().begin(), b->columns().begin() + nc);
+    for (const auto& s : sets) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr v, s.value->Evaluate(*b));
+      const FieldPtr& target = schema->field(s.column);
+      if (!v->type->Equals(*target->type())) {
+        auto cast = expr::Cast(v, target->type());
+        if (!cast.ok()) {
+          return Status::InvalidArgument("update of '{}': {}", target->name(), cast.status().message());
+        }
+        v = *cast;
+      }
+      if (!target->nullable() && v->null_count > 0) {
+        return Status::InvalidArgument("update: column '{}' is not nullable but '{}' gives {} nulls",
+                                       target->name(), s.value->text(), v->null_count);
+      }
+      cols[static_cast<size_t>(s.column)] = v;
+    }
+    rewritten.push_back(std::make_shared<RecordBatch>(schema, b->num_rows(), std::move(cols)));
+    const uint64_t* a = b->column(nc + (stable ? 1 : 0))->Values<uint64_t>();
+    addresses.insert(addresses.end(), a, a + b->num_rows());
+    if (stable) {
+      const uint64_t* r = b->column(nc)->Values<uint64_t>();
+      row_ids.insert(row_ids.end(), r, r + b->num_rows());
+    }
+  }
+  UpdateResult out;
+  out.commit.attempts = 0;
+  if (addresses.empty()) return out;
+  out.rows_updated = addresses.size();
+  LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragments(loc, sv.manifest, schema, rewritten,
+                                                                 params.max_rows_per_file));
+  if (stable) LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, row_ids));
+  internal::CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(internal::NewUuid());
+  auto* upd = req.txn.mutable_update();
+  std::sort(addresses.begin(), addresses.end());
+  LANCE_RETURN_NOT_OK(internal::AddUpdateDeletions(loc, *ds, sv, addresses, &req));
+  for (auto& f : fragments) *upd->add_new_fragments() = std::move(f);
+  upd->set_update_mode(0);
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), params.commit));
+  return out;
+}
+
+}  // namespace lance::table
