@@ -29,5 +29,6 @@ void RegisterDemoCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterIpcCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTableCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterFileCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterIpcCommands(app, registry);
   lance::cli::RegisterTableCommands(app, registry);
   lance::cli::RegisterFileCommands(app, registry);
+  lance::cli::RegisterWriteCommands(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -71,8 +71,11 @@ Result<std::string> LogicalTypeOf(const DataType& t) {
       return fmt::format("timestamp:{}:{}", UnitName(t.unit()),
                          t.timezone().empty() ? "-" : t.timezone());
     case TypeId::kDecimal128: return fmt::format("decimal:128:{}:{}", t.precision(), t.scale());
-    case TypeId::kList: return std::string("list");
-    case TypeId::kLargeList: return std::string("large_list");
+    // A list of structs is "list.struct" (what lance 12 writes; it refuses "list" there).
+    case TypeId::kList:
+      return std::string(t.value_type()->id() == TypeId::kStruct ? "list.struct" : "list");
+    case TypeId::kLargeList:
+      return std::string(t.value_type()->id() == TypeId::kStruct ? "large_list.struct" : "large_list");
     case TypeId::kStruct: return std::string("struct");
     case TypeId::kMap: return std::string("map");
     case TypeId::kFixedSizeList: {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <set>
 
+#include "lance/columnar/json.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest_writer.h"
@@ -399,6 +400,141 @@ TEST(Commit, DeleteOnMissingDatasetIsNotFound) {
   internal::CommitRequest r;
   r.txn.mutable_delete_();
   EXPECT_TRUE(internal::Commit(loc, std::move(r), {}).status().IsNotFound());
+}
+
+}  // namespace
+}  // namespace lance::table
+
+namespace lance::table {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// WriteDataset / DeleteRows through the data file writer, on the memory store.
+
+SchemaPtr PeopleSchema() {
+  return schema({field("id", int64(), false), field("name", utf8()),
+                 field("tags", list(utf8())),
+                 field("pos", struct_({field("x", float64()), field("y", float64())}))});
+}
+
+RecordBatchPtr People(int64_t start, int64_t n) {
+  std::string text;
+  for (int64_t i = start; i < start + n; ++i) {
+    text += "{\"id\":" + std::to_string(i) + ",\"name\":" +
+            (i % 4 == 0 ? std::string("null") : "\"p" + std::to_string(i) + "\"") +
+            ",\"tags\":[\"a\",\"t" + std::to_string(i % 3) + "\"],\"pos\":{\"x\":" +
+            std::to_string(i) + ".5,\"y\":null}}\n";
+  }
+  auto b = ReadJsonLines(text, PeopleSchema());
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return *b;
+}
+
+std::vector<int64_t> ScanIds(const std::string& uri) {
+  std::vector<int64_t> ids;
+  auto ds = Dataset::Open(uri);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  ScanOptions o;
+  o.columns = {"id"};
+  auto batches = (*ds)->Scan(o);
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  for (const auto& b : *batches) {
+    for (int64_t i = 0; i < b->num_rows(); ++i) ids.push_back(b->column(0)->Values<int64_t>()[i]);
+  }
+  return ids;
+}
+
+TEST(WriteDataset, CreateAppendOverwriteAndRead) {
+  for (const char* dsv : {"2.1", "2.2"}) {
+    const std::string uri = FreshUri();
+    WriteParams p;
+    p.data_storage_version = dsv;
+    p.max_rows_per_file = 40;
+    ASSERT_OK_AND_ASSIGN(WriteResult w, WriteDataset(uri, PeopleSchema(), {People(0, 50), People(50, 50)}, p));
+    EXPECT_EQ(w.commit.version, 1u);
+    EXPECT_EQ(w.rows_written, 100u);
+    EXPECT_EQ(w.fragment_ids, (std::vector<uint64_t>{0, 1, 2}));
+    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    EXPECT_EQ(ds->manifest().data_storage_version, dsv);
+    EXPECT_EQ(ds->manifest().fragments[2].physical_rows, 20u);
+    // Leaf field ids only, in column order; file sizes recorded.
+    EXPECT_EQ(ds->manifest().fragments[0].files[0].fields, (std::vector<int32_t>{0, 1, 3, 5, 6}));
+    EXPECT_GT(ds->manifest().fragments[0].files[0].size_bytes, 0u);
+    ASSERT_OK_AND_ASSIGN(auto all, ds->Scan());
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_TRUE(all[1]->Equals(*People(40, 40)->Slice(0, 40))) << all[1]->ToString();
+
+    EXPECT_TRUE(WriteDataset(uri, PeopleSchema(), {People(0, 1)}, p).status().IsAlreadyExists());
+    p.mode = WriteMode::kAppend;
+    p.data_storage_version.clear();
+    ASSERT_OK_AND_ASSIGN(w, WriteDataset(uri, PeopleSchema(), {People(100, 10)}, p));
+    EXPECT_EQ(w.fragment_ids, (std::vector<uint64_t>{3}));
+    auto wrong = schema({field("id", int64(), false), field("name", utf8())});
+    EXPECT_TRUE(WriteDataset(uri, wrong, {}, p).status().IsInvalidArgument());
+    // A null id (non-nullable in the dataset) is refused.
+    auto nullable_id = schema({field("id", int64()), field("name", utf8()), field("tags", list(utf8())),
+                               field("pos", struct_({field("x", float64()), field("y", float64())}))});
+    ASSERT_OK_AND_ASSIGN(auto with_null, ReadJsonLines("{\"id\":null}\n", nullable_id));
+    EXPECT_TRUE(WriteDataset(uri, nullable_id, {with_null}, p).status().IsInvalidArgument());
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < 110; ++i) want.push_back(i);
+    EXPECT_EQ(ScanIds(uri), want);
+
+    ASSERT_OK_AND_ASSIGN(DeleteResult d, DeleteRows(uri, "id % 10 = 3 OR id < 40"));
+    EXPECT_EQ(d.num_deleted_rows, 47u);
+    EXPECT_EQ(d.removed_fragment_ids, (std::vector<uint64_t>{0}));
+    EXPECT_EQ(d.commit.version, 3u);
+    ASSERT_OK_AND_ASSIGN(DeleteResult none, DeleteRows(uri, "id > 1000"));
+    EXPECT_EQ(none.num_deleted_rows, 0u);
+    EXPECT_EQ(none.commit.version, 0u);
+    EXPECT_TRUE(DeleteRows(uri, "nope = 1").status().IsInvalidArgument());
+    want.clear();
+    for (int64_t i = 40; i < 110; ++i) {
+      if (i % 10 != 3) want.push_back(i);
+    }
+    EXPECT_EQ(ScanIds(uri), want);
+    ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+    EXPECT_EQ(ds->manifest().fragments.size(), 3u);
+    EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagDeletionFiles);
+
+    p.mode = WriteMode::kOverwrite;
+    ASSERT_OK_AND_ASSIGN(w, WriteDataset(uri, PeopleSchema(), {People(500, 5)}, p));
+    EXPECT_EQ(w.fragment_ids, (std::vector<uint64_t>{4}));
+    EXPECT_EQ(ScanIds(uri), (std::vector<int64_t>{500, 501, 502, 503, 504}));
+    ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+    EXPECT_EQ(ds->manifest().reader_feature_flags, 0u);
+    EXPECT_EQ(ds->version(), 4u);
+  }
+}
+
+TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
+  auto s = schema({field("m", map(utf8(), int32()))});
+  WriteParams p;
+  p.data_storage_version = "2.1";
+  auto st = WriteDataset(FreshUri(), s, {}, p).status();
+  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  p.data_storage_version = "2.0";
+  EXPECT_TRUE(WriteDataset(FreshUri(), PeopleSchema(), {}, p).status().IsNotSupported());
+
+  const std::string uri = FreshUri();
+  WriteParams q;
+  q.enable_stable_row_ids = true;
+  q.max_rows_per_file = 8;
+  ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(0, 10)}, q).status());
+  q.mode = WriteMode::kAppend;
+  ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(10, 3)}, q).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->manifest().next_row_id, 13u);
+  ASSERT_OK_AND_ASSIGN(auto ids, ds->RowIds(2));
+  EXPECT_EQ(ids, (std::vector<uint64_t>{10, 11, 12}));
+  ASSERT_OK(DeleteRowAddresses(uri, {(uint64_t{1} << 32) | 0}).status());
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+  ScanOptions o;
+  o.columns = {"id"};
+  o.with_row_id = true;
+  ASSERT_OK_AND_ASSIGN(auto rows, ds->Scan(o));
+  EXPECT_EQ(rows[1]->column(1)->Values<uint64_t>()[0], 9u);  // row 8 deleted, ids kept
+  EXPECT_EQ(ds->CountRows(), 12u);
 }
 
 }  // namespace

@@ -1,0 +1,195 @@
+// Dataset write commands: `lance create` (create / append / overwrite) and `lance delete`.
+// Each prints one JSON object describing the commit.
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "lance/columnar/json.h"
+#include "lance/io/object_store.h"
+#include "lance/ipc/reader.h"
+#include "lance/table/write.h"
+
+namespace lance::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct WriteArgs {
+  std::string uri;
+  std::string input;
+  std::string mode = "create";
+  std::string schema;
+  std::string data_storage_version;
+  int64_t max_rows_per_file = 1024 * 1024;
+  bool stable_row_ids = false;
+  bool legacy_names = false;
+  bool plain = false;
+  std::string commit_handler = "put";
+  std::string filter;
+  std::string row_addresses;
+};
+
+Status Print(const Json& j) {
+  const std::string text = j.dump() + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+Result<BufferPtr> ReadWhole(const std::string& path) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(path));
+  return sp.store->Get(sp.path);
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The input rows: Arrow IPC (stream or file) or JSON lines with a schema.
+Status ReadInput(const WriteArgs& a, SchemaPtr* schema, std::vector<RecordBatchPtr>* batches) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(a.input));
+  if (EndsWith(a.input, ".jsonl") || EndsWith(a.input, ".json")) {
+    if (a.schema.empty()) {
+      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", a.input);
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(a.schema));
+    LANCE_ASSIGN_OR_RAISE(
+        *schema, SchemaFromJson(std::string_view(reinterpret_cast<const char*>(sj->data()),
+                                                 static_cast<size_t>(sj->size()))));
+    LANCE_ASSIGN_OR_RAISE(
+        auto batch, ReadJsonLines(std::string_view(reinterpret_cast<const char*>(data->data()),
+                                                   static_cast<size_t>(data->size())),
+                                  *schema));
+    if (batch->num_rows() > 0) batches->push_back(batch);
+    return Status::OK();
+  }
+  auto reader = ipc::OpenAny(data);
+  if (!reader.ok()) {
+    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
+                                   "--schema): {}",
+                                   a.input, reader.status().message());
+  }
+  *schema = (*reader)->schema();
+  LANCE_ASSIGN_OR_RAISE(*batches, (*reader)->ReadAll());
+  return Status::OK();
+}
+
+Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
+  table::CommitOptions o;
+  if (a.commit_handler == "put") {
+    o.handler = table::PutIfNotExistsCommitHandler();
+  } else if (a.commit_handler == "rename") {
+    o.handler = table::RenameIfNotExistsCommitHandler();
+  } else {
+    return Status::InvalidArgument("--commit-handler '{}': expected put or rename", a.commit_handler);
+  }
+  return o;
+}
+
+Json CommitJson(const table::CommitInfo& c) {
+  Json j;
+  j["version"] = c.version;
+  j["read_version"] = c.read_version;
+  j["attempts"] = c.attempts;
+  j["rebased"] = c.rebased;
+  return j;
+}
+
+Status Create(const WriteArgs& a) {
+  table::WriteParams p;
+  LANCE_ASSIGN_OR_RAISE(p.mode, table::WriteModeFromName(a.mode));
+  p.data_storage_version = a.data_storage_version;
+  p.max_rows_per_file = a.max_rows_per_file;
+  p.enable_stable_row_ids = a.stable_row_ids;
+  p.naming = a.legacy_names ? table::ManifestNaming::kLegacy : table::ManifestNaming::kV2;
+  p.compress = !a.plain;
+  LANCE_ASSIGN_OR_RAISE(p.commit, CommitOpts(a));
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+  LANCE_RETURN_NOT_OK(ReadInput(a, &schema, &batches));
+  LANCE_ASSIGN_OR_RAISE(table::WriteResult r, table::WriteDataset(a.uri, schema, batches, p));
+  Json j = CommitJson(r.commit);
+  j["rows_written"] = r.rows_written;
+  j["fragment_ids"] = r.fragment_ids;
+  return Print(j);
+}
+
+Status Delete(const WriteArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(table::CommitOptions o, CommitOpts(a));
+  if (a.filter.empty() == a.row_addresses.empty()) {
+    return Status::InvalidArgument("delete: give exactly one of --filter (--where) and --row-addresses");
+  }
+  table::DeleteResult r;
+  if (!a.filter.empty()) {
+    LANCE_ASSIGN_OR_RAISE(r, table::DeleteRows(a.uri, a.filter, o));
+  } else {
+    std::vector<uint64_t> addrs;
+    size_t start = 0;
+    while (start <= a.row_addresses.size()) {
+      size_t end = a.row_addresses.find(',', start);
+      if (end == std::string::npos) end = a.row_addresses.size();
+      const std::string s = a.row_addresses.substr(start, end - start);
+      uint64_t v = 0;
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+        return Status::InvalidArgument("'{}' is not a row address", s);
+      }
+      addrs.push_back(v);
+      start = end + 1;
+    }
+    LANCE_ASSIGN_OR_RAISE(r, table::DeleteRowAddresses(a.uri, addrs, std::nullopt, "", o));
+  }
+  Json j = CommitJson(r.commit);
+  j["deleted_rows"] = r.num_deleted_rows;
+  j["removed_fragment_ids"] = r.removed_fragment_ids;
+  return Print(j);
+}
+
+void AddCommitHandlerOption(CLI::App* sub, WriteArgs* a) {
+  sub->add_option("--commit-handler", a->commit_handler,
+                  "How the version file is published: put (put-if-not-exists, default) or "
+                  "rename (rename-if-not-exists)");
+}
+
+}  // namespace
+
+void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
+  auto args = std::make_shared<WriteArgs>();
+
+  CLI::App* create = app.add_subcommand(
+      "create", "Write rows as a new dataset version (create, append or overwrite)");
+  create->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  create->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC) or .jsonl")->required();
+  create->add_option("--mode", args->mode, "create (default), append or overwrite");
+  create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+  create->add_option("--data-storage-version", args->data_storage_version,
+                     "2.1 or 2.2 (default: the dataset's, 2.2 for a new one)");
+  create->add_option("--max-rows-per-file", args->max_rows_per_file,
+                     "Rows per fragment (default 1048576)");
+  create->add_flag("--enable-stable-row-ids", args->stable_row_ids,
+                   "New datasets: give rows stable ids");
+  create->add_flag("--legacy-manifest-names", args->legacy_names,
+                   "New datasets: name versions {N}.manifest");
+  create->add_flag("--plain", args->plain, "Plain page encodings only (no compression)");
+  AddCommitHandlerOption(create, args.get());
+  registry.OnRun(create, [args] { return Create(*args); });
+
+  CLI::App* del = app.add_subcommand("delete", "Delete rows (by filter or by row address)");
+  del->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  del->add_option("--filter,--where", args->filter, "SQL-like predicate of the rows to delete");
+  del->add_option("--row-addresses", args->row_addresses,
+                  "Comma-separated row addresses (fragment id << 32 | offset)");
+  AddCommitHandlerOption(del, args.get());
+  registry.OnRun(del, [args] { return Delete(*args); });
+}
+
+}  // namespace lance::cli

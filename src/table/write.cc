@@ -1,0 +1,316 @@
+// Create / append / overwrite (WriteDataset) and deletes (DeleteRowAddresses, DeleteRows).
+#include "lance/table/write.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "lance/file/file_writer.h"
+#include "lance/table/dataset.h"
+#include "lance/table/feature_flags.h"
+#include "table/commit_internal.h"
+
+namespace lance::table {
+
+namespace {
+
+using internal::TableLocation;
+
+Result<file::FileVersion> ParseStorageVersion(const std::string& v) {
+  if (v == "2.1") return file::FileVersion{2, 1};
+  if (v == "2.2") return file::FileVersion{2, 2};
+  return Status::NotSupported("data storage version '{}' cannot be written (2.1 and 2.2 can)", v);
+}
+
+std::vector<file::LanceField> FieldsOf(const ::lance::table::Manifest& m) {
+  std::vector<file::LanceField> out;
+  for (const auto& f : m.fields()) {
+    file::LanceField lf;
+    lf.name = f.name();
+    lf.id = f.id();
+    lf.parent_id = f.parent_id();
+    lf.logical_type = f.logical_type();
+    lf.nullable = f.nullable();
+    out.push_back(std::move(lf));
+  }
+  return out;
+}
+
+void ToProto(const file::LanceField& lf, ::lance::file::Field* f) {
+  f->set_name(lf.name);
+  f->set_id(lf.id);
+  f->set_parent_id(lf.parent_id);
+  f->set_logical_type(lf.logical_type);
+  f->set_nullable(lf.nullable);
+  for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
+}
+
+// Position of each field among its siblings' parent, as a path of indices, for comparing
+// two flattened schemas whose ids differ.
+std::vector<int> ParentPositions(const std::vector<file::LanceField>& fields) {
+  std::map<int32_t, int> pos;
+  std::vector<int> out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    pos[fields[i].id] = static_cast<int>(i);
+    out.push_back(fields[i].parent_id < 0 ? -1 : pos.count(fields[i].parent_id) ? pos[fields[i].parent_id] : -2);
+  }
+  return out;
+}
+
+// The ids of `dataset` fields matched to the input's flattened fields, in the input's order.
+Result<std::vector<int32_t>> MatchSchema(const std::vector<file::LanceField>& dataset,
+                                         const std::vector<file::LanceField>& input) {
+  if (dataset.size() != input.size()) {
+    return Status::InvalidArgument("the input has {} fields (flattened) but the dataset has {}; "
+                                   "append needs the dataset's schema",
+                                   input.size(), dataset.size());
+  }
+  const auto pd = ParentPositions(dataset), pi = ParentPositions(input);
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < dataset.size(); ++i) {
+    if (dataset[i].name != input[i].name || dataset[i].logical_type != input[i].logical_type ||
+        pd[i] != pi[i]) {
+      return Status::InvalidArgument("input field {} is '{}' ({}) but the dataset has '{}' ({}) "
+                                     "there; append needs the dataset's schema",
+                                     i, input[i].name, input[i].logical_type, dataset[i].name,
+                                     dataset[i].logical_type);
+    }
+    ids.push_back(dataset[i].id);
+  }
+  return ids;
+}
+
+std::string NewDataFileName() {
+  const uint64_t a = internal::RandomU64(), b = internal::RandomU64();
+  return fmt::format("{:016x}{:016x}.lance", a, b);
+}
+
+}  // namespace
+
+Result<WriteMode> WriteModeFromName(const std::string& name) {
+  if (name == "create") return WriteMode::kCreate;
+  if (name == "append") return WriteMode::kAppend;
+  if (name == "overwrite") return WriteMode::kOverwrite;
+  return Status::InvalidArgument("write mode '{}': expected create, append or overwrite", name);
+}
+
+Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
+                                 const std::vector<RecordBatchPtr>& batches,
+                                 const WriteParams& params) {
+  if (params.max_rows_per_file <= 0) {
+    return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
+  }
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  if (latest && params.mode == WriteMode::kCreate) {
+    return Status::AlreadyExists("{}: a dataset already exists (version {}); use mode append or "
+                                 "overwrite",
+                                 uri, latest->version);
+  }
+  if (latest) {
+    LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
+                                      latest->manifest.writer_feature_flags(), latest->path));
+  }
+  const bool append = params.mode == WriteMode::kAppend && latest.has_value();
+  std::string dsv = params.data_storage_version;
+  if (append) {
+    const std::string existing = latest->manifest.data_format().version();
+    if (!dsv.empty() && dsv != existing) {
+      return Status::InvalidArgument("{}: the dataset stores data version {}; cannot append {} files",
+                                     uri, existing, dsv);
+    }
+    dsv = existing;
+  } else if (dsv.empty()) {
+    dsv = latest ? latest->manifest.data_format().version() : "2.2";
+  }
+  LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, ParseStorageVersion(dsv));
+
+  // The schema written, with the dataset's field ids (append) or fresh ones.
+  SchemaPtr file_schema;
+  std::vector<file::LanceField> fields;
+  std::vector<int> non_nullable;  // top-level columns that must not hold nulls
+  if (append) {
+    LANCE_ASSIGN_OR_RAISE(auto input_fields, internal::FlattenSchema(*schema, nullptr));
+    const auto dataset_fields = FieldsOf(latest->manifest);
+    LANCE_ASSIGN_OR_RAISE(auto ids, MatchSchema(dataset_fields, input_fields));
+    LANCE_ASSIGN_OR_RAISE(fields, internal::FlattenSchema(*schema, &file_schema, &ids));
+    for (int c = 0; c < schema->num_fields(); ++c) {
+      for (const auto& df : dataset_fields) {
+        if (df.id == file_schema->field(c)->id() && !df.nullable) non_nullable.push_back(c);
+      }
+    }
+  } else {
+    LANCE_ASSIGN_OR_RAISE(fields, internal::FlattenSchema(*schema, &file_schema));
+    for (int c = 0; c < schema->num_fields(); ++c) {
+      if (!schema->field(c)->nullable()) non_nullable.push_back(c);
+    }
+  }
+  if (fv.minor < 2) {
+    for (const auto& f : fields) {
+      if (f.logical_type == "map") {
+        return Status::NotSupported("field '{}': map columns need data storage version 2.2 (the "
+                                    "dataset uses {})",
+                                    f.name, dsv);
+      }
+    }
+  }
+  // Leaves hold the columns of 2.1+ files.
+  std::vector<int32_t> leaves;
+  for (const auto& f : fields) {
+    const bool has_child = std::any_of(fields.begin(), fields.end(),
+                                       [&](const file::LanceField& c) { return c.parent_id == f.id; });
+    if (!has_child) leaves.push_back(f.id);
+  }
+  for (int c : non_nullable) {
+    for (const auto& b : batches) {
+      if (b->column(c)->null_count > 0) {
+        return Status::InvalidArgument("field '{}' is not nullable but the input has {} nulls",
+                                       file_schema->field(c)->name(), b->column(c)->null_count);
+      }
+    }
+  }
+
+  // Data files: one per fragment of at most max_rows_per_file rows.
+  file::WriteOptions wo;
+  wo.version = fv;
+  wo.compress = params.compress;
+  std::vector<::lance::table::DataFragment> fragments;
+  std::unique_ptr<file::FileWriter> writer;
+  std::string name;
+  int64_t in_file = 0;
+  uint64_t total = 0;
+  auto finish = [&]() -> Status {
+    LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
+    writer.reset();
+    if (s.num_columns != static_cast<int>(leaves.size())) {
+      return Status::Corruption("data file {} has {} columns but the schema has {} leaf fields",
+                             name, s.num_columns, leaves.size());
+    }
+    ::lance::table::DataFragment frag;
+    auto* df = frag.add_files();
+    df->set_path(name);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      df->add_fields(leaves[i]);
+      df->add_column_indices(static_cast<int32_t>(i));
+    }
+    df->set_file_major_version(static_cast<uint32_t>(fv.major));
+    df->set_file_minor_version(static_cast<uint32_t>(fv.minor));
+    df->set_file_size_bytes(static_cast<uint64_t>(s.size_bytes));
+    frag.set_physical_rows(static_cast<uint64_t>(s.num_rows));
+    fragments.push_back(std::move(frag));
+    in_file = 0;
+    return Status::OK();
+  };
+  for (const auto& batch : batches) {
+    if (batch->num_columns() != file_schema->num_fields()) {
+      return Status::InvalidArgument("a batch has {} columns, the schema {}", batch->num_columns(),
+                                     file_schema->num_fields());
+    }
+    int64_t off = 0;
+    while (off < batch->num_rows()) {
+      if (!writer) {
+        name = NewDataFileName();
+        LANCE_ASSIGN_OR_RAISE(writer, file::FileWriter::Open(loc.store, loc.Path("data/" + name),
+                                                             file_schema, wo));
+      }
+      const int64_t n = std::min(batch->num_rows() - off, params.max_rows_per_file - in_file);
+      RecordBatchPtr part = (off == 0 && n == batch->num_rows()) ? batch : batch->Slice(off, n);
+      RecordBatch with_schema(file_schema, n, part->columns());
+      LANCE_RETURN_NOT_OK(writer->Write(with_schema));
+      in_file += n;
+      off += n;
+      total += static_cast<uint64_t>(n);
+      if (in_file == params.max_rows_per_file) LANCE_RETURN_NOT_OK(finish());
+    }
+  }
+  if (writer) LANCE_RETURN_NOT_OK(finish());
+
+  internal::CommitRequest req;
+  req.txn.set_read_version(latest ? latest->version : 0);
+  req.txn.set_uuid(internal::NewUuid());
+  if (append) {
+    for (auto& f : fragments) *req.txn.mutable_append()->add_fragments() = f;
+  } else {
+    auto* o = req.txn.mutable_overwrite();
+    for (auto& f : fragments) *o->add_fragments() = f;
+    for (const auto& lf : fields) ToProto(lf, o->add_schema());
+    if (schema->metadata()) {
+      for (const auto& [k, v] : schema->metadata()->pairs()) (*o->mutable_schema_metadata())[k] = v;
+    }
+    req.data_storage_version = dsv;
+  }
+  req.new_dataset.naming = params.naming;
+  req.new_dataset.stable_row_ids = params.enable_stable_row_ids;
+  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, internal::Commit(loc, std::move(req), params.commit));
+  WriteResult out;
+  out.commit = ci;
+  out.rows_written = total;
+  // The ids the commit assigned: the last fragments of the new version, in order.
+  LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ci.version));
+  const int nf = sv.manifest.fragments_size();
+  for (int i = nf - static_cast<int>(fragments.size()); i < nf; ++i) {
+    out.fragment_ids.push_back(sv.manifest.fragments(i).id());
+  }
+  return out;
+}
+
+Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint64_t> addresses,
+                                        std::optional<uint64_t> read_version,
+                                        const std::string& predicate, const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  OpenOptions oo;
+  oo.version = read_version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, oo));
+  const TableManifest& tm = ds->manifest();
+  LANCE_RETURN_NOT_OK(CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags, ds->manifest_path()));
+  LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ds->version()));
+
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  std::map<uint64_t, std::vector<uint32_t>> by_fragment;
+  for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
+
+  internal::CommitRequest req;
+  req.txn.set_read_version(ds->version());
+  req.txn.set_uuid(internal::NewUuid());
+  auto* del = req.txn.mutable_delete_();
+  del->set_predicate(predicate);
+  DeleteResult out;
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    const FragmentInfo& fr = tm.fragments[i];
+    auto it = by_fragment.find(fr.id);
+    if (it == by_fragment.end()) continue;
+    std::vector<uint32_t> rows;
+    for (uint32_t r : it->second) {
+      if (r < fr.physical_rows) rows.push_back(r);
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> existing, ds->DeletedRows(i));
+    std::vector<uint32_t> fresh;
+    std::set_difference(rows.begin(), rows.end(), existing.begin(), existing.end(),
+                        std::back_inserter(fresh));
+    if (fresh.empty()) continue;
+    std::vector<uint32_t> merged;
+    std::set_union(existing.begin(), existing.end(), fresh.begin(), fresh.end(),
+                   std::back_inserter(merged));
+    const auto& pbf = sv.manifest.fragments(static_cast<int>(i));
+    req.base_deletions[fr.id] =
+        pbf.has_deletion_file() ? std::optional(pbf.deletion_file()) : std::nullopt;
+    out.num_deleted_rows += fresh.size();
+    req.affected_rows[fr.id] = std::move(fresh);
+    if (merged.size() == fr.physical_rows) {
+      del->add_deleted_fragment_ids(fr.id);
+      out.removed_fragment_ids.push_back(fr.id);
+    } else {
+      LANCE_ASSIGN_OR_RAISE(auto d, internal::WriteDeletionFile(loc, fr.id, ds->version(), merged));
+      auto* uf = del->add_updated_fragments();
+      *uf = pbf;
+      *uf->mutable_deletion_file() = d;
+    }
+  }
+  if (req.affected_rows.empty()) return out;
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), options));
+  return out;
+}
+
+}  // namespace lance::table
