@@ -10,6 +10,7 @@
 #include "lance/core/bit_util.h"
 #include "lance/encoding/encoder.h"
 #include "lance/encoding/fastlanes.h"
+#include "lance/encoding/fsst_encoder.h"
 
 namespace lance::encoding {
 
@@ -510,7 +511,9 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
   return out;
 }
 
-Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&) {
+Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&,
+                                  const DataBlock* fsst_codes = nullptr,
+                                  const std::string* fsst_table = nullptr) {
   const bool has_rep = !p.rep.empty();
   const bool has_def = !p.def.empty();
   const int64_t num_levels = has_rep ? static_cast<int64_t>(p.rep.size())
@@ -523,7 +526,7 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&) {
   if (has_def) {
     LANCE_ASSIGN_OR_RAISE(visible_codes, VisibleCodes(p.layers));
   }
-  const DataBlock& v = p.values;
+  const DataBlock& v = fsst_codes != nullptr ? *fsst_codes : p.values;
   const bool variable = v.kind == DataBlock::Kind::kVariable;
   int64_t value_bytes = 0;
   int offset_bytes = 0;
@@ -532,7 +535,13 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&) {
   if (variable) {
     offset_bytes = p.offset_bits == 64 || v.offsets.back() > UINT32_MAX / 2 ? 8 : 4;
     fz->set_bits_per_offset(static_cast<uint32_t>(offset_bytes * 8));
-    *fz->mutable_value_compression() = VariableEncoding(offset_bytes * 8);
+    if (fsst_table != nullptr) {
+      auto* f = fz->mutable_value_compression()->mutable_fsst();
+      f->set_symbol_table(*fsst_table);
+      *f->mutable_values() = VariableEncoding(offset_bytes * 8);
+    } else {
+      *fz->mutable_value_compression() = VariableEncoding(offset_bytes * 8);
+    }
   } else if (v.kind == DataBlock::Kind::kFixedSizeList) {
     value_bytes = v.dimension * v.child->bits_per_value / 8;
     fz->set_bits_per_value(static_cast<uint32_t>(value_bytes * 8));
@@ -633,6 +642,58 @@ bool WantsFullZip(const DataBlock& v) {
   return false;
 }
 
+
+
+// FSST codes of every string, when a table trained on a sample makes them clearly smaller.
+struct FsstCompressed {
+  std::string table;
+  DataBlock codes = DataBlock::Variable();
+};
+
+std::optional<FsstCompressed> FsstCompress(const DataBlock& v) {
+  constexpr int64_t kMinBytes = 32 * 1024;
+  constexpr int64_t kSampleBytes = 32 * 1024;
+  const int64_t n = v.num_values;
+  const int64_t total = v.offsets.back() - v.offsets.front();
+  if (n == 0 || total < kMinBytes) return std::nullopt;
+  std::vector<std::string_view> sample;
+  const int64_t avg = std::max<int64_t>(1, total / n);
+  const int64_t want = std::max<int64_t>(1, kSampleBytes / avg);
+  const int64_t stride = std::max<int64_t>(1, n / want);
+  int64_t sample_bytes = 0;
+  for (int64_t i = 0; i < n && sample_bytes < kSampleBytes; i += stride) {
+    std::string_view s = v.ValueView(i);
+    if (s.size() > 4096) s = s.substr(0, 4096);
+    sample.push_back(s);
+    sample_bytes += static_cast<int64_t>(s.size());
+  }
+  const FsstEncoder enc = FsstEncoder::Train(sample);
+  std::string probe;
+  for (std::string_view s : sample) enc.Compress(s, &probe);
+  if (static_cast<int64_t>(probe.size()) * 10 > sample_bytes * 8) return std::nullopt;
+  FsstCompressed out;
+  out.table = enc.SymbolTable();
+  std::string all;
+  all.reserve(static_cast<size_t>(total));
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(n + 1));
+  offsets.push_back(0);
+  for (int64_t i = 0; i < n; ++i) {
+    enc.Compress(v.ValueView(i), &all);
+    offsets.push_back(static_cast<int64_t>(all.size()));
+  }
+  out.codes.data.append(all.data(), all.size());
+  out.codes.offsets = std::move(offsets);
+  out.codes.num_values = n;
+  return out;
+}
+
+Enc WrapFsst(const std::string& table, const Enc& inner) {
+  Enc e;
+  e.mutable_fsst()->set_symbol_table(table);
+  *e.mutable_fsst()->mutable_values() = inner;
+  return e;
+}
 
 // ConstantLayout (2.2) with the single value inline (fixed width up to 32 bytes, bools as one
 // byte) or, for variable width, in page buffer 0 as `u32 2 | u32 offsets size | u32 data size |
@@ -832,8 +893,13 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     }
     if (simple || p.values.num_values == 0) return EncodeAllNull(p);
   }
-  if (WantsFullZip(p.values)) return EncodeFullZip(p, opt);
   const DataBlock& v = p.values;
+  if (WantsFullZip(v)) {
+    if (opt.compress && v.kind == DataBlock::Kind::kVariable) {
+      if (auto fsst = FsstCompress(v)) return EncodeFullZip(p, opt, &fsst->codes, &fsst->table);
+    }
+    return EncodeFullZip(p, opt);
+  }
   if (opt.compress) {
     if (opt.minor_version >= 2 && p.rep.empty() && p.def.empty()) {
       if (auto value = ConstantValue(v)) {
@@ -847,6 +913,11 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     }
     if (v.kind == DataBlock::Kind::kVariable) {
       if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
+      if (auto fsst = FsstCompress(v)) {
+        ChunkCodec codec = PlainCodec(fsst->codes, p.offset_bits);
+        codec.encoding = WrapFsst(fsst->table, codec.encoding);
+        return EncodeMiniBlock(p, codec, opt);
+      }
     }
   }
   return EncodeMiniBlock(p, PlainCodec(v, p.offset_bits), opt);

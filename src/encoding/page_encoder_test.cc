@@ -7,6 +7,8 @@
 
 #include "lance/encoding/encoder.h"
 #include "lance/encoding/fastlanes.h"
+#include "lance/encoding/fsst.h"
+#include "lance/encoding/fsst_encoder.h"
 #include "lance/encoding/structural.h"
 
 namespace lance::encoding {
@@ -76,6 +78,36 @@ TEST(PageEncoderTest, IntegersAndLevelsRoundTrip) {
       }
     }
   }
+}
+
+TEST(FsstEncoderTest, CompressesAndDecodes) {
+  std::mt19937_64 rng(3);
+  const char* words[] = {"alpha", "beta", "gamma", "delta", "lance", "\xff\x00bin", "zz"};
+  std::vector<std::string> texts;
+  for (int i = 0; i < 2000; ++i) {
+    std::string t;
+    const int n = static_cast<int>(rng() % 12);
+    for (int k = 0; k < n; ++k) t += std::string(words[rng() % 7]) + (rng() % 3 ? " " : "");
+    if (i % 50 == 0) t += std::string(1, static_cast<char>(rng() % 256));
+    texts.push_back(t);
+  }
+  std::vector<std::string_view> sample(texts.begin(), texts.begin() + 500);
+  const FsstEncoder enc = FsstEncoder::Train(sample);
+  const std::string table = enc.SymbolTable();
+  EXPECT_EQ(table.size(), kFsstSymbolTableBytes);
+  EXPECT_GT(enc.num_symbols(), 10);
+  auto parsed = FsstSymbolTable::Parse(table);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  size_t raw = 0, packed = 0;
+  for (const auto& t : texts) {
+    std::string codes, back;
+    enc.Compress(t, &codes);
+    ASSERT_TRUE(parsed->Decode(codes, &back).ok());
+    ASSERT_EQ(back, t);
+    raw += t.size();
+    packed += codes.size();
+  }
+  EXPECT_LT(packed * 2, raw);  // these texts compress at least 2x
 }
 
 }  // namespace

@@ -378,6 +378,7 @@ TEST(FileWriterTest, ChoosesEncodingsFromTheData) {
     EXPECT_EQ(desc(3), "mini_block(values=flat(64))");
     EXPECT_EQ(desc(4), minor == 2 ? "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, variable(flat(32))))"
                                   : "mini_block(values=inline_bitpacking(32), dictionary=variable(flat(32)))");
+    EXPECT_EQ(desc(5), "mini_block(values=fsst(variable(flat(32))))");
     EXPECT_EQ(desc(6), "mini_block(values=inline_bitpacking(32), def=inline_bitpacking(16))");
     EXPECT_EQ(desc(7), "constant");
     EXPECT_EQ(desc(8), "mini_block(values=flat(1))");
@@ -412,8 +413,14 @@ TEST(FileWriterTest, HugeStringsGoFullZip) {
   RoundTrip(s, Split(*b, 3), "huge strings");
   auto r = WriteAndOpen(s, {b}, WriteOptions{});
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(Descriptions(*r, 1).at(0), "full_zip(values=variable(flat(32)))");
-  EXPECT_EQ(Descriptions(*r, 2).at(0), "full_zip(values=variable(flat(64)))");
+  EXPECT_EQ(Descriptions(*r, 1).at(0), "full_zip(values=fsst(variable(flat(32))))");
+  EXPECT_EQ(Descriptions(*r, 2).at(0), "full_zip(values=fsst(variable(flat(64))))");
+  WriteOptions plain;
+  plain.compress = false;
+  auto rp = WriteAndOpen(s, {b}, plain);
+  ASSERT_NE(rp, nullptr);
+  EXPECT_EQ(Descriptions(*rp, 1).at(0), "full_zip(values=variable(flat(32)))");
+  EXPECT_EQ(Descriptions(*rp, 2).at(0), "full_zip(values=variable(flat(64)))");
 }
 
 TEST(FileWriterTest, RandomNestedRoundTrip) {

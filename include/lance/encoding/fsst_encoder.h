@@ -1,0 +1,46 @@
+// FSST (Fast Static Symbol Table) string compression for Lance's `Fsst` encoding: the
+// encoder side of fsst.h.
+//
+// Train() builds a table of up to 255 symbols (1 to 8 bytes) from a sample of the strings:
+// a few rounds of compressing the sample with the current table, counting how often each
+// symbol and each pair of adjacent symbols is emitted, and keeping the candidates (symbols,
+// concatenated pairs, single bytes) with the largest count * length. Compress() then emits,
+// at each position, the code of the longest symbol that matches, or 255 and the literal byte.
+// SymbolTable() is the 2312-byte table lance stores in the Fsst message (header, 256 u64
+// symbol slots, 256 length bytes); FsstSymbolTable::Parse reads it back. An encoder is
+// immutable after Train and may be shared between threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lance::encoding {
+
+inline constexpr size_t kFsstSymbolTableBytes = 8 + 256 * 8 + 256;
+
+class FsstEncoder {
+ public:
+  // `sample` should hold a few tens of KiB of representative strings.
+  static FsstEncoder Train(const std::vector<std::string_view>& sample);
+
+  int num_symbols() const { return static_cast<int>(symbols_.size()); }
+  std::string SymbolTable() const;
+  // Appends the codes of `in` to `out`.
+  void Compress(std::string_view in, std::string* out) const;
+
+ private:
+  void BuildIndex();
+  // The code of the longest symbol matching at `p` (n bytes left), or -1.
+  int Match(const uint8_t* p, size_t n) const;
+
+  std::vector<uint64_t> symbols_;
+  std::vector<uint8_t> lengths_;
+  std::array<int16_t, 256> single_{};
+  std::vector<uint16_t> bucket_;  // 65537 starts into order_, by the first two bytes
+  std::vector<uint8_t> order_;    // codes of symbols of 2+ bytes, longest first per bucket
+};
+
+}  // namespace lance::encoding
