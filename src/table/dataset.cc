@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/feature_flags.h"
@@ -266,9 +267,18 @@ Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
 
 Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                              const ScanOptions& options,
-                                             const SchemaPtr& out_schema) const {
+                                             const SchemaPtr& out_schema, int64_t range_start,
+                                             int64_t range_length) const {
   const FragmentInfo& frag = manifest_.fragments[index];
-  const int64_t n = rows ? static_cast<int64_t>(rows->size()) : static_cast<int64_t>(frag.physical_rows);
+  const bool ranged = !rows && range_length >= 0;
+  if (ranged && (range_start < 0 ||
+                 static_cast<uint64_t>(range_start + range_length) > frag.physical_rows)) {
+    return Status::InvalidArgument("fragment {}: rows [{}, {}) are out of range ({} rows)", frag.id,
+                                   range_start, range_start + range_length, frag.physical_rows);
+  }
+  const int64_t n = rows ? static_cast<int64_t>(rows->size())
+                    : ranged ? range_length
+                             : static_cast<int64_t>(frag.physical_rows);
   const int num_data = out_schema->num_fields() - (options.with_row_id ? 1 : 0) -
                        (options.with_row_addr ? 1 : 0);
 
@@ -335,6 +345,8 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
       RecordBatchPtr batch;
       if (rows) {
         LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {file_field}));
+      } else if (ranged) {
+        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadRange(range_start, range_length, {file_field}));
       } else {
         LANCE_ASSIGN_OR_RAISE(batch, reader->ReadAll({file_field}));
       }
@@ -354,7 +366,8 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   if (options.with_row_id || options.with_row_addr) {
     std::vector<uint64_t> addrs(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      const uint64_t off = rows ? static_cast<uint64_t>((*rows)[static_cast<size_t>(i)]) : static_cast<uint64_t>(i);
+      const uint64_t off = rows ? static_cast<uint64_t>((*rows)[static_cast<size_t>(i)])
+                                : static_cast<uint64_t>(range_start + i);
       addrs[static_cast<size_t>(i)] = (frag.id << 32) | off;
     }
     if (options.with_row_id) {
@@ -396,10 +409,31 @@ Result<std::vector<int64_t>> Dataset::FilterFragment(size_t index, const expr::E
   }
   if (read.with_row_id) fields.push_back(field("_rowid", uint64(), true));
   if (read.with_row_addr) fields.push_back(field("_rowaddr", uint64(), true));
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
-                        ReadFragment(index, nullptr, read, ::lance::schema(std::move(fields))));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, filter.Evaluate(*batch));
-  std::vector<int64_t> rows = expr::TrueIndices(*mask);
+  const SchemaPtr read_schema = ::lance::schema(std::move(fields));
+  // Chunks of rows, filtered in parallel: the decoded columns of a chunk stay small (cache-
+  // and allocator-friendly) and both cores decode.
+  constexpr int64_t kChunkRows = 8 * 1024;
+  const int64_t total = static_cast<int64_t>(manifest_.fragments[index].physical_rows);
+  const int64_t num_chunks = (total + kChunkRows - 1) / kChunkRows;
+  std::vector<std::vector<int64_t>> hits(static_cast<size_t>(num_chunks));
+  std::vector<Status> errors(static_cast<size_t>(num_chunks));
+  ParallelFor(ThreadPool::Default(), num_chunks, [&](int64_t c) {
+    const int64_t start = c * kChunkRows;
+    const int64_t len = std::min(kChunkRows, total - start);
+    auto run = [&]() -> Status {
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                            ReadFragment(index, nullptr, read, read_schema, start, len));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, filter.Evaluate(*batch));
+      std::vector<int64_t> found = expr::TrueIndices(*mask);
+      for (int64_t& r : found) r += start;
+      hits[static_cast<size_t>(c)] = std::move(found);
+      return Status::OK();
+    };
+    errors[static_cast<size_t>(c)] = run();
+  });
+  for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
+  std::vector<int64_t> rows;
+  for (auto& h : hits) rows.insert(rows.end(), h.begin(), h.end());
   if (!deleted.empty() && !rows.empty()) {
     size_t d = 0, w = 0;
     for (int64_t r : rows) {

@@ -218,6 +218,25 @@ describe('filtered scans equal lance 12', () => {
     assert.equal(second, String(await table.countRows('id >= 300')));
   });
 
+  test('fragments larger than one filter chunk (8192 rows), with deletions', async () => {
+    const dir = scratchDir('lance-table-filter-big-');
+    const db = await lancedb.connect(dir);
+    const big = await db.createTable('big', rows(0, 20000));
+    await big.add(rows(20000, 9000));
+    await big.delete('id % 1000 = 7 OR (id >= 8000 AND id < 8400)');
+    const bigUri = `${dir}/big.lance`;
+    for (const filter of ["cat = 'c7' AND f64 > 0", 'i32 IS NULL OR st.a > 30', "s LIKE '%an%'",
+                          'id BETWEEN 8100 AND 16500 AND NOT b']) {
+      const want = await referenceRows(big, filter);
+      assert.ok(want.length > 100, filter);
+      assert.equal(diffRows(want, lanceOk(['scan', bigUri, '--filter', filter]).stdout), null, filter);
+      assert.equal(lanceOk(['count', bigUri, '--filter', filter]).stdout.trim(),
+                   String(await big.countRows(filter)), filter);
+      const page = lanceOk(['scan', bigUri, '--filter', filter, '--offset', '100', '--limit', '50']).stdout;
+      assert.equal(diffRows(want.slice(100, 150), page), null, `${filter} page`);
+    }
+  });
+
   test('errors point at the filter position', () => {
     const r = lance(['scan', uri, '--filter', 'scroe > 5']);
     assert.notEqual(r.status, 0);

@@ -110,8 +110,11 @@ class Dataset {
 
  private:
   Dataset() = default;
+  // Rows `rows` of fragment `index` (every row when null; rows [range_start, range_start +
+  // range_length) when null and range_length >= 0).
   Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
-                                      const ScanOptions& options, const SchemaPtr& out_schema) const;
+                                      const ScanOptions& options, const SchemaPtr& out_schema,
+                                      int64_t range_start = 0, int64_t range_length = -1) const;
   // Physical rows of fragment `index` where `filter` is TRUE and that `deleted` (sorted)
   // does not list, ascending.
   Result<std::vector<int64_t>> FilterFragment(size_t index, const expr::Expression& filter,

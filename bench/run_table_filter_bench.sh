@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Filtered scan and filtered count on the 1M-row peer-bench data, reference (lance 12 via
+# @lancedb/lancedb in node) and ours (the lance CLI) side by side, with ratios.
+#
+#   bench/run_table_filter_bench.sh [--rows N] [--work DIR] [--build DIR] [--reps 10]
+#
+#   --rows   rows of the generated data (default 1000000)
+#   --work   scratch directory (default /tmp/lance-table-filter-bench); the export and the
+#            reference-written table are kept there and reused
+#   --build  build directory holding the `lance` CLI (default <repo>/build) and, when it was
+#            configured with -DLANCE_BUILD_BENCH=ON, lance_bench (adds in-process figures)
+#   --reps   timed repetitions after the first call (median reported; default 10)
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROWS=1000000
+WORK=/tmp/lance-table-filter-bench
+BUILD="$REPO/build"
+REPS=10
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rows) ROWS="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    --reps) REPS="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+NODE_MODULES="$REPO/tests/interop/node_modules"
+GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+LANCE_BIN="$BUILD/lance"
+[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
+[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
+[[ -x "$LANCE_BIN" ]] || { echo "missing $LANCE_BIN (build target lance_cli)" >&2; exit 1; }
+
+mkdir -p "$WORK"
+cp "$GEN_SRC" "$WORK/gen.mjs"
+ln -sfn "$NODE_MODULES" "$WORK/node_modules"
+EXPORT="$WORK/export-$ROWS"
+if [[ ! -f "$EXPORT/workload.json" || ! -f "$EXPORT/base.arrow" ]]; then
+  echo "== generating $ROWS rows into $EXPORT" >&2
+  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
+fi
+BENCH_ARGS=()
+[[ -x "$BUILD/lance_bench" ]] && BENCH_ARGS=(--bench "$BUILD/lance_bench")
+NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/table_filter_peer.mjs" \
+  --export "$EXPORT" --dir "$WORK/table-$ROWS" --lance "$LANCE_BIN" --reps "$REPS" \
+  "${BENCH_ARGS[@]}" --out "$WORK/results-$ROWS.json"

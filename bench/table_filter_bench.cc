@@ -1,0 +1,86 @@
+// Filtered scan and filtered count of a Lance table, in process (the reference's figures are
+// in process too). bench/run_table_filter_bench.sh runs these next to lance 12.
+//
+// Registered only when the environment names the table:
+//   LANCE_TABLE=/path/to/table.lance                     a dataset directory
+//   LANCE_TABLE_FILTER="score > 50 AND category = 'c7'"  optional (this is the default)
+// Run e.g. LANCE_TABLE=... lance_bench --benchmark_filter=TableFilter
+//
+// Benchmarks (each iteration is one full query on an open dataset, like a query on an open
+// lancedb table handle):
+//   BM_TableFilterScanIds   Scan({columns: id, filter}); counter hits = rows returned
+//   BM_TableFilterCount     CountRows(filter)
+//   BM_TableFilterOpenScan  Dataset::Open + the scan above (a cold handle, warm page cache)
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "lance/table/dataset.h"
+
+namespace lance::table {
+namespace {
+
+std::string Filter() {
+  const char* f = getenv("LANCE_TABLE_FILTER");
+  return f ? f : "score > 50 AND category = 'c7'";
+}
+
+int64_t ScanIds(const Dataset& ds, benchmark::State& state) {
+  ScanOptions o;
+  o.columns = {"id"};
+  o.filter = Filter();
+  auto batches = ds.Scan(o);
+  if (!batches.ok()) {
+    state.SkipWithError(batches.status().ToString().c_str());
+    return 0;
+  }
+  int64_t hits = 0;
+  for (const auto& b : *batches) hits += b->num_rows();
+  return hits;
+}
+
+void BM_TableFilterScanIds(benchmark::State& state, std::string uri) {
+  auto ds = Dataset::Open(uri);
+  if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+  int64_t hits = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(hits = ScanIds(**ds, state));
+  state.counters["hits"] = static_cast<double>(hits);
+}
+
+void BM_TableFilterCount(benchmark::State& state, std::string uri) {
+  auto ds = Dataset::Open(uri);
+  if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+  uint64_t count = 0;
+  for (auto _ : state) {
+    auto n = (*ds)->CountRows(Filter());
+    if (!n.ok()) return state.SkipWithError(n.status().ToString().c_str());
+    benchmark::DoNotOptimize(count = *n);
+  }
+  state.counters["count"] = static_cast<double>(count);
+}
+
+void BM_TableFilterOpenScan(benchmark::State& state, std::string uri) {
+  int64_t hits = 0;
+  for (auto _ : state) {
+    auto ds = Dataset::Open(uri);
+    if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+    benchmark::DoNotOptimize(hits = ScanIds(**ds, state));
+  }
+  state.counters["hits"] = static_cast<double>(hits);
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  const char* uri = getenv("LANCE_TABLE");
+  if (!uri) return false;
+  benchmark::RegisterBenchmark("BM_TableFilterScanIds", BM_TableFilterScanIds, std::string(uri))
+      ->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_TableFilterCount", BM_TableFilterCount, std::string(uri))
+      ->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_TableFilterOpenScan", BM_TableFilterOpenScan, std::string(uri))
+      ->Unit(benchmark::kMillisecond)->UseRealTime();
+  return true;
+}();
+
+}  // namespace
+}  // namespace lance::table
