@@ -60,6 +60,7 @@ table(["operation", "ours", "reference", "speed-up (ref/ours)"], rows);
 
 console.log("\nOurs in detail (medians):\n");
 const detail = [];
+const memcpyBps = get("BM_LanceFileMemcpy").bytes_per_second;
 const cols = [...med.keys()].filter((k) => k.startsWith("BM_LanceFileScan/")).map((k) => k.slice("BM_LanceFileScan/".length));
 for (const c of cols) {
   const s = get(`BM_LanceFileScan/${c}`);
@@ -72,9 +73,11 @@ for (const c of cols) {
     `${fmt(toMs(d), 2)} ms`,
     `${(d.bytes_per_second / 1e9).toFixed(2)}`,
     `${(d.out_bytes / 2 ** 20).toFixed(1)}`,
+    `${((100 * s.bytes_per_second) / memcpyBps).toFixed(0)}%`,
   ]);
 }
-table(["column", "scan (store)", "rows/s", "file GB/s read", "decode (in memory)", "decode GB/s out", "Arrow MiB"], detail);
+table(["column", "scan (store)", "rows/s", "file GB/s read", "decode (in memory)", "decode GB/s out", "Arrow MiB",
+       "scan GB/s out vs memcpy"], detail);
 const mc = get("BM_LanceFileMemcpy");
 console.log(`\nmemcpy of the whole file: ${fmt(toMs(mc), 2)} ms, ${(mc.bytes_per_second / 1e9).toFixed(2)} GB/s`);
 for (const k of ["all", "id_score", "id_score_10rows"]) {
