@@ -158,18 +158,22 @@ std::string FsstEncoder::SymbolTable() const {
 void FsstEncoder::Compress(std::string_view in, std::string* out) const {
   const auto* p = reinterpret_cast<const uint8_t*>(in.data());
   const size_t n = in.size();
+  const size_t start = out->size();
+  out->resize(start + 2 * n);  // at most an escape and a literal per byte
+  char* o = out->data() + start;
   size_t pos = 0;
   while (pos < n) {
     const int m = Match(p + pos, n - pos);
     if (m >= 0) {
-      out->push_back(static_cast<char>(m));
+      *o++ = static_cast<char>(m);
       pos += lengths_[static_cast<size_t>(m)];
     } else {
-      out->push_back(static_cast<char>(kEscape));
-      out->push_back(static_cast<char>(p[pos]));
+      *o++ = static_cast<char>(kEscape);
+      *o++ = static_cast<char>(p[pos]);
       ++pos;
     }
   }
+  out->resize(static_cast<size_t>(o - out->data()));
 }
 
 }  // namespace lance::encoding

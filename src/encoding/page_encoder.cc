@@ -554,6 +554,18 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&,
     *fz->mutable_value_compression() = FlatEncoding(v.bits_per_value);
   }
   const char* fixed_data = v.kind == DataBlock::Kind::kFixedSizeList ? v.child->data.data() : v.data.data();
+  if (!variable && ctrl_bytes == 0 && !has_rep) {
+    // Fixed-width values without levels: the zipped buffer is the values themselves.
+    fz->set_bits_rep(0);
+    fz->set_bits_def(0);
+    fz->set_num_items(static_cast<uint32_t>(v.num_values));
+    fz->set_num_visible_items(static_cast<uint32_t>(v.num_values));
+    SetLayers(p.layers, fz->mutable_layers());
+    out.buffers.emplace_back();
+    out.borrowed_index = 0;
+    out.borrowed = std::string_view(fixed_data, static_cast<size_t>(v.num_values * value_bytes));
+    return out;
+  }
   std::string zipped;
   int64_t reserve = num_levels * (ctrl_bytes + offset_bytes);
   reserve += variable ? v.offsets.back() : v.num_values * value_bytes;

@@ -46,7 +46,7 @@ DecodedPage RoundTrip(const LeafPage& page, const PageEncodeOptions& opt, std::s
   *layout = DescribePageLayout(enc->layout);
   PageInput in;
   in.layout = &enc->layout;
-  for (const auto& b : enc->buffers) in.buffers.emplace_back(b);
+  for (size_t i = 0; i < enc->buffers.size(); ++i) in.buffers.push_back(enc->buffer(i));
   in.num_rows = page.num_rows;
   in.minor_version = opt.minor_version;
   in.prototype = DataBlock::EmptyLike(page.values);

@@ -342,7 +342,8 @@ struct FileWriter::Impl {
           fmt::format("field '{}'", schema->field(c.field_index)->name()));
     }
     auto* pm = c.meta.add_pages();
-    for (const auto& b : encoded->buffers) {
+    for (size_t i = 0; i < encoded->buffers.size(); ++i) {
+      const std::string_view b = encoded->buffer(i);
       LANCE_RETURN_NOT_OK(Align());
       pm->add_buffer_offsets(static_cast<uint64_t>(pos));
       pm->add_buffer_sizes(b.size());

@@ -474,3 +474,25 @@ TEST(FileWriterTest, AllNullAndAllEmpty) {
 
 }  // namespace
 }  // namespace lance::file
+
+namespace lance::file {
+namespace {
+
+TEST(FileWriterTest, ZeroRowsKeepTheSchema) {
+  auto s = schema({field("a", int32()), field("l", list(utf8())), field("v", fixed_size_list(float32(), 3))});
+  for (uint16_t minor : {1, 2}) {
+    WriteOptions o;
+    o.version = {2, minor};
+    WriteSummary summary;
+    auto r = WriteAndOpen(s, {}, o, &summary);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->num_rows(), 0);
+    EXPECT_EQ(summary.num_rows, 0);
+    EXPECT_EQ(r->num_columns(), 3);
+    EXPECT_TRUE(r->schema()->Equals(*s));
+    for (int c = 0; c < 3; ++c) EXPECT_TRUE(r->columns()[static_cast<size_t>(c)].pages.empty());
+  }
+}
+
+}  // namespace
+}  // namespace lance::file

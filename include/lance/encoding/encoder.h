@@ -49,6 +49,14 @@ struct LeafPage {
 struct EncodedPage {
   ::lance::encodings21::PageLayout layout;
   std::vector<std::string> buffers;
+  // When set, buffer `borrowed_index` is these bytes of the LeafPage's values instead (no
+  // copy); valid while the LeafPage lives.
+  int borrowed_index = -1;
+  std::string_view borrowed;
+
+  std::string_view buffer(size_t i) const {
+    return static_cast<int>(i) == borrowed_index ? borrowed : std::string_view(buffers[i]);
+  }
 };
 
 // Errors: InvalidArgument for inconsistent input (levels vs values), NotSupported for data
