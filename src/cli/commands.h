@@ -30,5 +30,6 @@ void RegisterIpcCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTableCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterFileCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterTableCommands(app, registry);
   lance::cli::RegisterFileCommands(app, registry);
   lance::cli::RegisterWriteCommands(app, registry);
+  lance::cli::RegisterEvolveCommands(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

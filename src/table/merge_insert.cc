@@ -91,7 +91,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   for (const auto& f : schema->fields()) {
     const int c = in_schema->GetFieldIndex(f->name());
     if (c < 0) return Status::InvalidArgument("merge-insert: the input has no column '{}'", f->name());
-    if (!in_schema->field(c)->type()->Equals(*f->type())) {
+    if (!internal::SameStorageType(*in_schema->field(c)->type(), *f->type())) {
       return Status::InvalidArgument("merge-insert: input column '{}' is {} but the dataset has {}",
                                      f->name(), in_schema->field(c)->type()->ToString(),
                                      f->type()->ToString());
@@ -101,7 +101,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
                                      "{} nulls",
                                      f->name(), in_all->column(c)->null_count);
     }
-    src_cols.push_back(in_all->column(c));
+    src_cols.push_back(internal::Relabel(in_all->column(c), f->type()));
   }
   const int64_t n_src = in_all->num_rows();
   RecordBatch source(schema, n_src, src_cols);

@@ -45,6 +45,35 @@ Result<std::vector<int32_t>> LeafIds(const Schema& schema) {
 
 }  // namespace
 
+bool SameStorageType(const DataType& a, const DataType& b) {
+  if (a.id() != b.id() || a.byte_width() != b.byte_width() || a.list_size() != b.list_size() ||
+      a.precision() != b.precision() || a.scale() != b.scale() || a.num_fields() != b.num_fields()) {
+    return false;
+  }
+  if (a.id() == TypeId::kDictionary || a.id() == TypeId::kTimestamp || a.id() == TypeId::kTime32 ||
+      a.id() == TypeId::kTime64 || a.id() == TypeId::kDuration) {
+    return a.Equals(b);
+  }
+  for (int i = 0; i < a.num_fields(); ++i) {
+    if (!SameStorageType(*a.field(i)->type(), *b.field(i)->type())) return false;
+  }
+  return true;
+}
+
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type) {
+  if (array->type->Equals(*type)) return array;
+  auto out = std::make_shared<Array>(*array);
+  out->type = type;
+  if (type->id() == TypeId::kStruct) {
+    for (size_t i = 0; i < out->children.size(); ++i) {
+      out->children[i] = Relabel(out->children[i], type->field(static_cast<int>(i))->type());
+    }
+  } else if (type->is_list_like() && !out->children.empty()) {
+    out->children[0] = Relabel(out->children[0], type->value_field()->type());
+  }
+  return out;
+}
+
 Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices) {
   if (indices.empty()) return MakeEmptyArray(array->type);
   std::vector<ArrayPtr> pieces;

@@ -23,6 +23,12 @@ Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int6
 // Rows `indices` of `array`.
 Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices);
 
+// Whether arrays of type `a` can be stored as type `b`: the same type up to the names and
+// nullability of nested fields (a fixed-size list's item nullability is not stored).
+bool SameStorageType(const DataType& a, const DataType& b);
+// `array` relabelled with `type`, recursively. REQUIRES: SameStorageType(*array->type, *type).
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
+
 // All rows of `batches` (same schema, at least one batch) as one batch with `schema`.
 Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
                                           const std::vector<RecordBatchPtr>& batches);

@@ -405,12 +405,14 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
   std::vector<file::LanceField> lance_fields;
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
+  std::vector<ArrayPtr> input_cols;
   for (int c = 0; c < schema->num_fields(); ++c) {
-    if (!all->column(c)->type->Equals(*file_schema->field(c)->type())) {
+    if (!internal::SameStorageType(*all->column(c)->type, *file_schema->field(c)->type())) {
       return Status::NotSupported("add columns: column '{}' of type {} is stored as {}",
                                   schema->field(c)->name(), all->column(c)->type->ToString(),
                                   file_schema->field(c)->type()->ToString());
     }
+    input_cols.push_back(internal::Relabel(all->column(c), file_schema->field(c)->type()));
   }
   int64_t pos = 0;
   auto columns_of = [&](size_t i, const ::lance::table::DataFragment& frag)
@@ -430,7 +432,7 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
     }
     std::vector<ArrayPtr> out;
     for (int c = 0; c < schema->num_fields(); ++c) {
-      ArrayPtr part = all->column(c)->Slice(pos, live);
+      ArrayPtr part = input_cols[static_cast<size_t>(c)]->Slice(pos, live);
       LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
                             SpreadOverPhysical(part, addrs.data(),
                                                static_cast<int64_t>(frag.physical_rows())));

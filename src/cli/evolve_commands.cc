@@ -1,0 +1,345 @@
+// Commands that change a dataset's rows or schema in place: `lance update`, `merge-insert`,
+// `add-columns`, `drop-columns`, `rename-column`, `alter-column`, `compact`, `cleanup`.
+// Each prints one JSON object describing what it did (the version committed, counts).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "lance/columnar/json.h"
+#include "lance/io/object_store.h"
+#include "lance/ipc/reader.h"
+#include "lance/table/cleanup.h"
+#include "lance/table/compaction.h"
+#include "lance/table/merge_insert.h"
+#include "lance/table/schema_evolution.h"
+#include "lance/table/update.h"
+
+namespace lance::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct EvolveArgs {
+  std::string uri;
+  std::vector<std::string> sets;
+  std::string where;
+  std::string input;
+  std::string schema;
+  std::string on;
+  std::string when_matched = "update";
+  std::string when_not_matched = "insert";
+  std::string when_not_matched_by_source = "keep";
+  std::vector<std::string> exprs;
+  std::string columns;
+  std::string old_name;
+  std::string new_name;
+  std::string column;
+  std::string nullable;
+  int64_t target_rows = 1024 * 1024;
+  int64_t max_rows_per_file = 1024 * 1024;
+  bool no_materialize = false;
+  std::string older_than;
+  int64_t keep = 0;
+  bool delete_unverified = false;
+  bool dry_run = false;
+};
+
+Status Print(const Json& j) {
+  const std::string text = j.dump() + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+Json CommitJson(const table::CommitInfo& c) {
+  Json j;
+  j["version"] = c.version;
+  j["read_version"] = c.read_version;
+  j["attempts"] = c.attempts;
+  j["rebased"] = c.rebased;
+  return j;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<BufferPtr> ReadWhole(const std::string& path) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(path));
+  return sp.store->Get(sp.path);
+}
+
+std::string_view View(const BufferPtr& b) {
+  return {reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())};
+}
+
+// Rows of --input: Arrow IPC (stream or file), or JSON lines with --schema.
+Status ReadRows(const EvolveArgs& a, SchemaPtr* schema, std::vector<RecordBatchPtr>* batches) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(a.input));
+  if (EndsWith(a.input, ".jsonl") || EndsWith(a.input, ".json")) {
+    if (a.schema.empty()) {
+      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", a.input);
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(a.schema));
+    LANCE_ASSIGN_OR_RAISE(*schema, SchemaFromJson(View(sj)));
+    LANCE_ASSIGN_OR_RAISE(auto batch, ReadJsonLines(View(data), *schema));
+    if (batch->num_rows() > 0) batches->push_back(batch);
+    return Status::OK();
+  }
+  auto reader = ipc::OpenAny(data);
+  if (!reader.ok()) {
+    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
+                                   "--schema): {}",
+                                   a.input, reader.status().message());
+  }
+  *schema = (*reader)->schema();
+  LANCE_ASSIGN_OR_RAISE(*batches, (*reader)->ReadAll());
+  return Status::OK();
+}
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    std::string part = s.substr(start, end - start);
+    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+    while (!part.empty() && part.back() == ' ') part.pop_back();
+    if (!part.empty()) out.push_back(part);
+    start = end + 1;
+  }
+  return out;
+}
+
+// "name=expression" (the first '=' splits; names cannot contain one).
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& s, const char* what) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument("{} '{}': expected NAME=EXPRESSION", what, s);
+  }
+  std::string name = s.substr(0, eq);
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+  return std::make_pair(name, s.substr(eq + 1));
+}
+
+Status Update(const EvolveArgs& a) {
+  std::vector<std::pair<std::string, std::string>> assignments;
+  for (const auto& s : a.sets) {
+    LANCE_ASSIGN_OR_RAISE(auto kv, SplitAssignment(s, "--set"));
+    assignments.push_back(std::move(kv));
+  }
+  table::UpdateParams p;
+  p.max_rows_per_file = a.max_rows_per_file;
+  LANCE_ASSIGN_OR_RAISE(auto r, table::UpdateRows(a.uri, assignments, a.where, p));
+  Json j = CommitJson(r.commit);
+  j["rows_updated"] = r.rows_updated;
+  return Print(j);
+}
+
+Status MergeInsertCommand(const EvolveArgs& a) {
+  table::MergeInsertParams p;
+  p.on = SplitComma(a.on);
+  if (a.when_matched == "update" || a.when_matched == "update-all") {
+    p.when_matched = table::WhenMatched::kUpdateAll;
+  } else if (a.when_matched == "nothing") {
+    p.when_matched = table::WhenMatched::kDoNothing;
+  } else {
+    return Status::InvalidArgument("--when-matched '{}': expected update or nothing", a.when_matched);
+  }
+  if (a.when_not_matched == "insert") {
+    p.when_not_matched = table::WhenNotMatched::kInsert;
+  } else if (a.when_not_matched == "nothing") {
+    p.when_not_matched = table::WhenNotMatched::kDoNothing;
+  } else {
+    return Status::InvalidArgument("--when-not-matched '{}': expected insert or nothing",
+                                   a.when_not_matched);
+  }
+  if (a.when_not_matched_by_source == "keep") {
+    p.when_not_matched_by_source = table::WhenNotMatchedBySource::kKeep;
+  } else if (a.when_not_matched_by_source == "delete") {
+    p.when_not_matched_by_source = table::WhenNotMatchedBySource::kDelete;
+  } else {
+    return Status::InvalidArgument("--when-not-matched-by-source '{}': expected delete or keep",
+                                   a.when_not_matched_by_source);
+  }
+  p.max_rows_per_file = a.max_rows_per_file;
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+  LANCE_RETURN_NOT_OK(ReadRows(a, &schema, &batches));
+  LANCE_ASSIGN_OR_RAISE(auto r, table::MergeInsert(a.uri, schema, batches, p));
+  Json j = CommitJson(r.commit);
+  j["rows_updated"] = r.rows_updated;
+  j["rows_inserted"] = r.rows_inserted;
+  j["rows_deleted"] = r.rows_deleted;
+  return Print(j);
+}
+
+Status AddColumnsCommand(const EvolveArgs& a) {
+  if (a.exprs.empty() == a.input.empty()) {
+    return Status::InvalidArgument("add-columns: give --expr NAME=EXPRESSION (one or more) or "
+                                   "--input FILE, not both");
+  }
+  table::CommitInfo c;
+  if (!a.exprs.empty()) {
+    std::vector<table::ColumnExpression> cols;
+    for (const auto& e : a.exprs) {
+      LANCE_ASSIGN_OR_RAISE(auto kv, SplitAssignment(e, "--expr"));
+      cols.push_back({kv.first, kv.second});
+    }
+    LANCE_ASSIGN_OR_RAISE(c, table::AddColumns(a.uri, cols));
+  } else {
+    SchemaPtr schema;
+    std::vector<RecordBatchPtr> batches;
+    LANCE_RETURN_NOT_OK(ReadRows(a, &schema, &batches));
+    LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
+  }
+  return Print(CommitJson(c));
+}
+
+Status DropColumnsCommand(const EvolveArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto c, table::DropColumns(a.uri, SplitComma(a.columns)));
+  return Print(CommitJson(c));
+}
+
+Status RenameColumnCommand(const EvolveArgs& a) {
+  table::ColumnAlteration alt;
+  alt.path = a.old_name;
+  alt.rename = a.new_name;
+  LANCE_ASSIGN_OR_RAISE(auto c, table::AlterColumns(a.uri, {alt}));
+  return Print(CommitJson(c));
+}
+
+Status AlterColumnCommand(const EvolveArgs& a) {
+  table::ColumnAlteration alt;
+  alt.path = a.column;
+  if (!a.new_name.empty()) alt.rename = a.new_name;
+  if (a.nullable == "true") {
+    alt.nullable = true;
+  } else if (a.nullable == "false") {
+    alt.nullable = false;
+  } else if (!a.nullable.empty()) {
+    return Status::InvalidArgument("--nullable '{}': expected true or false", a.nullable);
+  }
+  if (!alt.rename && !alt.nullable) {
+    return Status::InvalidArgument("alter-column: give --rename NAME and/or --nullable true|false");
+  }
+  LANCE_ASSIGN_OR_RAISE(auto c, table::AlterColumns(a.uri, {alt}));
+  return Print(CommitJson(c));
+}
+
+Status CompactCommand(const EvolveArgs& a) {
+  table::CompactionOptions o;
+  o.target_rows_per_fragment = a.target_rows;
+  o.materialize_deletions = !a.no_materialize;
+  LANCE_ASSIGN_OR_RAISE(auto r, table::CompactFiles(a.uri, o));
+  Json j = CommitJson(r.commit);
+  j["fragments_removed"] = r.fragments_removed;
+  j["fragments_added"] = r.fragments_added;
+  j["rows_rewritten"] = r.rows_rewritten;
+  return Print(j);
+}
+
+Status CleanupCommand(const EvolveArgs& a) {
+  table::CleanupOptions o;
+  if (!a.older_than.empty()) {
+    LANCE_ASSIGN_OR_RAISE(int64_t s, table::ParseDurationSeconds(a.older_than));
+    o.older_than_seconds = s;
+  }
+  if (a.keep < 0) return Status::InvalidArgument("--keep must be at least 1, got {}", a.keep);
+  if (a.keep > 0) o.keep_versions = static_cast<uint64_t>(a.keep);
+  if (!o.older_than_seconds && !o.keep_versions) o.older_than_seconds = 7 * 24 * 3600;
+  o.delete_unverified = a.delete_unverified;
+  o.dry_run = a.dry_run;
+  LANCE_ASSIGN_OR_RAISE(auto s, table::CleanupOldVersions(a.uri, o));
+  Json j;
+  j["removed_versions"] = s.removed_versions;
+  j["data_files_removed"] = s.data_files_removed;
+  j["deletion_files_removed"] = s.deletion_files_removed;
+  j["transaction_files_removed"] = s.transaction_files_removed;
+  j["bytes_removed"] = s.bytes_removed;
+  j["dry_run"] = a.dry_run;
+  return Print(j);
+}
+
+}  // namespace
+
+void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
+  auto args = std::make_shared<EvolveArgs>();
+
+  CLI::App* up = app.add_subcommand("update", "Set columns of the rows matching a filter");
+  up->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  up->add_option("--set", args->sets, "COLUMN=EXPRESSION (repeatable)")->required();
+  up->add_option("--where,--filter", args->where, "SQL-like filter (default: every row)");
+  up->add_option("--max-rows-per-file", args->max_rows_per_file, "Rows per new fragment");
+  registry.OnRun(up, [args] { return Update(*args); });
+
+  CLI::App* mi = app.add_subcommand("merge-insert", "Upsert rows, joined on key columns");
+  mi->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  mi->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC) or .jsonl")->required();
+  mi->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+  mi->add_option("--on", args->on, "Key columns, comma-separated")->required();
+  mi->add_option("--when-matched", args->when_matched, "update (default) or nothing");
+  mi->add_option("--when-not-matched", args->when_not_matched, "insert (default) or nothing");
+  mi->add_option("--when-not-matched-by-source", args->when_not_matched_by_source,
+                 "keep (default) or delete");
+  mi->add_option("--max-rows-per-file", args->max_rows_per_file, "Rows per new fragment");
+  registry.OnRun(mi, [args] { return MergeInsertCommand(*args); });
+
+  CLI::App* ac = app.add_subcommand(
+      "add-columns", "Add columns from expressions or from new data (existing files untouched)");
+  ac->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  ac->add_option("--expr", args->exprs, "NAME=EXPRESSION (repeatable)");
+  ac->add_option("--input", args->input,
+                 "New columns, one row per dataset row in scan order (.arrows/.arrow/.jsonl)");
+  ac->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+  registry.OnRun(ac, [args] { return AddColumnsCommand(*args); });
+
+  CLI::App* dc = app.add_subcommand("drop-columns", "Remove columns from the schema (no rewrite)");
+  dc->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  dc->add_option("--columns", args->columns, "Comma-separated column paths (a, s.b)")->required();
+  registry.OnRun(dc, [args] { return DropColumnsCommand(*args); });
+
+  CLI::App* rc = app.add_subcommand("rename-column", "Rename a column (no rewrite)");
+  rc->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  rc->add_option("old", args->old_name, "Column path")->required();
+  rc->add_option("new", args->new_name, "New name")->required();
+  registry.OnRun(rc, [args] { return RenameColumnCommand(*args); });
+
+  CLI::App* al = app.add_subcommand("alter-column", "Rename a column and/or change its nullability");
+  al->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  al->add_option("column", args->column, "Column path")->required();
+  al->add_option("--rename", args->new_name, "New name");
+  al->add_option("--nullable", args->nullable, "true or false (false checks for nulls)");
+  registry.OnRun(al, [args] { return AlterColumnCommand(*args); });
+
+  CLI::App* cp = app.add_subcommand(
+      "compact", "Merge small fragments and materialize deletions (Rewrite)");
+  cp->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  cp->add_option("--target-rows-per-fragment", args->target_rows,
+                 "Rows per compacted fragment (default 1048576)");
+  cp->add_flag("--no-materialize-deletions", args->no_materialize,
+               "Leave fragments with many deleted rows alone unless they are small");
+  registry.OnRun(cp, [args] { return CompactCommand(*args); });
+
+  CLI::App* cl = app.add_subcommand("cleanup", "Remove old versions and the files only they use");
+  cl->add_option("uri", args->uri, "Dataset directory or URI")->required();
+  cl->add_option("--older-than", args->older_than,
+                 "Remove versions older than this (e.g. 7d, 12h, 30m, 0s; default 7d)");
+  cl->add_option("--keep", args->keep, "Always keep the newest N versions");
+  cl->add_flag("--delete-unverified", args->delete_unverified,
+               "Also delete recent files no version references");
+  cl->add_flag("--dry-run", args->dry_run, "Report only");
+  registry.OnRun(cl, [args] { return CleanupCommand(*args); });
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,169 @@
+// Schema evolution: drop / rename / nullability (Project, no data rewritten) and added
+// columns (Merge, one new data file per fragment), every row read back.
+#include "lance/table/schema_evolution.h"
+
+#include <gtest/gtest.h>
+
+#include "table/commit_internal.h"
+#include "table/evolve_test_util.h"
+
+namespace lance::table {
+namespace {
+
+using namespace evolve_test;
+
+TEST(SchemaEvolution, DropColumnsKeepsDataFilesAndEveryRow) {
+  const std::string uri = FreshUri("drop");
+  EV_ASSERT_OK(MakePeople(uri, 5, 3));
+  EV_ASSIGN(auto before, Dataset::Open(uri));
+  EV_ASSIGN(CommitInfo c, DropColumns(uri, {"name"}));
+  EXPECT_EQ(c.version, 2u);
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_EQ(ds->schema()->num_fields(), 2);
+  EXPECT_EQ(ds->schema()->field(0)->name(), "id");
+  EXPECT_EQ(ds->schema()->field(1)->name(), "score");
+  EXPECT_EQ(ds->schema()->field(1)->id(), 2);
+  // Same data files as before: nothing was rewritten.
+  ASSERT_EQ(ds->manifest().fragments.size(), 2u);
+  EXPECT_EQ(ds->manifest().fragments[0].files[0].path, before->manifest().fragments[0].files[0].path);
+  EXPECT_EQ(ds->manifest().fragments[0].files[0].fields, (std::vector<int32_t>{0, 1, 2}));
+  EV_ASSIGN(auto rows, Rows(uri));
+  auto sch = schema({field("id", int64(), false), field("score", float64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"score":0},{"id":1,"score":0.5},{"id":2,"score":1},
+                                         {"id":3,"score":1.5},{"id":4,"score":2}])"));
+  EXPECT_EQ(rows, want);
+  // The transaction is a Project (lance 12 writes the same).
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  EXPECT_TRUE(txn->has_project());
+  EXPECT_TRUE(txn->project().preserves_nullability());
+
+  EXPECT_TRUE(DropColumns(uri, {"nope"}).status().IsInvalidArgument());
+  auto all = DropColumns(uri, {"id", "score"});
+  ASSERT_TRUE(all.status().IsInvalidArgument()) << all.status().ToString();
+  EXPECT_NE(all.status().message().find("every column"), std::string::npos);
+}
+
+TEST(SchemaEvolution, DropNestedFieldIsRefused) {
+  const std::string uri = FreshUri("drop_nested");
+  auto sch = schema({field("id", int64()),
+                     field("s", struct_({field("a", int32()), field("b", utf8())}))});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(sch, R"([{"id":1,"s":{"a":10,"b":"x"}},{"id":2,"s":null}])"));
+  EV_ASSERT_OK(WriteDataset(uri, sch, {batch}).status());
+  auto st = DropColumns(uri, {"s.b"}).status();
+  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  EXPECT_TRUE(DropColumns(uri, {"s.zz"}).status().IsInvalidArgument());
+  // The whole struct can go.
+  EV_ASSERT_OK(DropColumns(uri, {"s"}).status());
+  EV_ASSIGN(auto rows, Rows(uri));
+  EV_ASSIGN(auto want, Expected(schema({field("id", int64())}), R"([{"id":1},{"id":2}])"));
+  EXPECT_EQ(rows, want);
+}
+
+TEST(SchemaEvolution, RenameAndNullability) {
+  const std::string uri = FreshUri("rename");
+  EV_ASSERT_OK(MakePeople(uri, 4, 2));
+  ColumnAlteration r;
+  r.path = "score";
+  r.rename = "points";
+  EV_ASSERT_OK(AlterColumns(uri, {r}).status());
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->schema()->field(2)->name(), "points");
+  EXPECT_EQ(ds->schema()->field(2)->id(), 2);
+  EV_ASSIGN(auto rows, Rows(uri));
+  auto sch = schema({field("id", int64(), false), field("name", utf8()), field("points", float64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","points":0},{"id":1,"name":"n1","points":0.5},
+                                         {"id":2,"name":"n2","points":1},{"id":3,"name":"n3","points":1.5}])"));
+  EXPECT_EQ(rows, want);
+
+  // Taken names and bad names are refused.
+  ColumnAlteration clash;
+  clash.path = "points";
+  clash.rename = "id";
+  EXPECT_TRUE(AlterColumns(uri, {clash}).status().IsInvalidArgument());
+  clash.rename = "a.b";
+  EXPECT_TRUE(AlterColumns(uri, {clash}).status().IsInvalidArgument());
+
+  // Loosening is always allowed; tightening only without nulls.
+  ColumnAlteration loosen;
+  loosen.path = "id";
+  loosen.nullable = true;
+  EV_ASSERT_OK(AlterColumns(uri, {loosen}).status());
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_TRUE(ds->schema()->field(0)->nullable());
+  ColumnAlteration tighten;
+  tighten.path = "name";
+  tighten.nullable = false;
+  EV_ASSIGN(CommitInfo c, AlterColumns(uri, {tighten}));
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_FALSE(ds->schema()->field(1)->nullable());
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, c.version));
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  EXPECT_FALSE(txn->project().preserves_nullability());
+
+  // A column holding a null cannot become non-nullable.
+  const std::string uri2 = FreshUri("rename_nulls");
+  auto sch2 = schema({field("id", int64()), field("v", utf8())});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(sch2, R"([{"id":1,"v":"a"},{"id":2,"v":null}])"));
+  EV_ASSERT_OK(WriteDataset(uri2, sch2, {batch}).status());
+  ColumnAlteration bad;
+  bad.path = "v";
+  bad.nullable = false;
+  auto st = AlterColumns(uri2, {bad}).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("holds nulls"), std::string::npos);
+}
+
+TEST(SchemaEvolution, AddColumnsFromExpressionsWritesOneFilePerFragment) {
+  const std::string uri = FreshUri("add_expr");
+  EV_ASSERT_OK(MakePeople(uri, 5, 3));
+  EV_ASSERT_OK(DeleteRows(uri, "id = 1").status());
+  EV_ASSERT_OK(DropColumns(uri, {"score"}).status());
+  EV_ASSIGN(CommitInfo c, AddColumns(uri, {{"twice", "id * 2"}, {"big", "upper(name)"}}));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), c.version);
+  ASSERT_EQ(ds->schema()->num_fields(), 4);
+  // Ids continue above the dropped field's id (2), which data files still hold.
+  EXPECT_EQ(ds->schema()->field(2)->id(), 3);
+  EXPECT_EQ(ds->schema()->field(3)->id(), 4);
+  for (const auto& f : ds->manifest().fragments) {
+    ASSERT_EQ(f.files.size(), 2u);
+    EXPECT_EQ(f.files[1].fields, (std::vector<int32_t>{3, 4}));
+  }
+  EV_ASSIGN(auto rows, Rows(uri));
+  auto sch = schema({field("id", int64(), false), field("name", utf8()), field("twice", int64()),
+                     field("big", utf8())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","twice":0,"big":"N0"},
+                                         {"id":2,"name":"n2","twice":4,"big":"N2"},
+                                         {"id":3,"name":"n3","twice":6,"big":"N3"},
+                                         {"id":4,"name":"n4","twice":8,"big":"N4"}])"));
+  EXPECT_EQ(rows, want);
+  EXPECT_TRUE(AddColumns(uri, {{"id", "1"}}).status().IsInvalidArgument());
+  EXPECT_TRUE(AddColumns(uri, {{"x", "nope + 1"}}).status().IsInvalidArgument());
+}
+
+TEST(SchemaEvolution, AddColumnsFromDataLinesUpWithScanOrder) {
+  const std::string uri = FreshUri("add_data");
+  EV_ASSERT_OK(MakePeople(uri, 6, 4));
+  EV_ASSERT_OK(DeleteRows(uri, "id = 0 OR id = 5").status());
+  auto extra = schema({field("tag", utf8()), field("n", int32())});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(extra, R"([{"tag":"a","n":1},{"tag":null,"n":2},
+                                                       {"tag":"c","n":3},{"tag":"d","n":null}])"));
+  EV_ASSERT_OK(AddColumnsFromData(uri, extra, {batch}).status());
+  ScanOptions so;
+  so.columns = {"id", "tag", "n"};
+  EV_ASSIGN(auto rows, Rows(uri, so));
+  auto sch = schema({field("id", int64(), false), field("tag", utf8()), field("n", int32())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":1,"tag":"a","n":1},{"id":2,"tag":null,"n":2},
+                                         {"id":3,"tag":"c","n":3},{"id":4,"tag":"d","n":null}])"));
+  EXPECT_EQ(rows, want);
+  EV_ASSIGN(auto short_batch, RecordBatchFromJSON(schema({field("z", int32())}), R"([{"z":1}])"));
+  auto st = AddColumnsFromData(uri, short_batch->schema(), {short_batch}).status();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+}
+
+}  // namespace
+}  // namespace lance::table

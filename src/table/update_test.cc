@@ -1,0 +1,234 @@
+// UPDATE and merge-insert: every row read back, the Update transaction's shape, stable row
+// ids kept, rebase over a concurrent delete of other rows and refusal for the same rows.
+#include "lance/table/update.h"
+
+#include <gtest/gtest.h>
+
+#include "lance/table/merge_insert.h"
+#include "table/commit_internal.h"
+#include "table/evolve_test_util.h"
+
+namespace lance::table {
+namespace {
+
+using namespace evolve_test;
+
+std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
+  std::string json = "[";
+  for (size_t i = 0; i < objects.size(); ++i) json += (i ? "," : "") + objects[i];
+  auto rows = Expected(PeopleSchema(), json + "]");
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? *rows : std::vector<std::string>{};
+}
+
+TEST(Update, RewritesMatchingRowsIntoNewFragments) {
+  const std::string uri = FreshUri("update");
+  EV_ASSERT_OK(MakePeople(uri, 6, 3));
+  EV_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "score * 10 + id"}, {"name", "upper(name)"}},
+                                       "id >= 2 AND id < 5"));
+  EXPECT_EQ(r.rows_updated, 3u);
+  EXPECT_EQ(r.commit.version, 2u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  // Untouched rows stay in place; the updated ones move to the new fragment at the end.
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(5, "n5", 2.5),
+                              PersonJson(2, "N2", 12), PersonJson(3, "N3", 18), PersonJson(4, "N4", 24)}));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_EQ(ds->manifest().fragments.size(), 3u);
+  EXPECT_EQ(ds->manifest().fragments[0].deletion->num_deleted_rows, 1u);
+  EXPECT_EQ(ds->manifest().fragments[1].deletion->num_deleted_rows, 2u);
+  EXPECT_EQ(ds->manifest().fragments[2].id, 2u);
+  EXPECT_EQ(ds->manifest().fragments[2].physical_rows, 3u);
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn->has_update());
+  EXPECT_EQ(txn->update().updated_fragments_size(), 2);
+  EXPECT_EQ(txn->update().new_fragments_size(), 1);
+  EXPECT_EQ(txn->update().new_fragments(0).id(), 0u);  // assigned by the commit
+
+  // No match: nothing is committed.
+  EV_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
+  EXPECT_EQ(none.rows_updated, 0u);
+  EXPECT_EQ(none.commit.version, 0u);
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 2u);
+
+  // Every row of a fragment updated: the fragment goes away.
+  EV_ASSERT_OK(UpdateRows(uri, {{"score", "-1"}}, "id < 2").status());
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->manifest().fragments[0].id, 1u);
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(5, "n5", 2.5), PersonJson(2, "N2", 12), PersonJson(3, "N3", 18),
+                              PersonJson(4, "N4", 24), PersonJson(0, "n0", -1), PersonJson(1, "n1", -1)}));
+}
+
+TEST(Update, RefusesBadAssignments) {
+  const std::string uri = FreshUri("update_bad");
+  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  EXPECT_TRUE(UpdateRows(uri, {{"nope", "1"}}, "").status().IsInvalidArgument());
+  EXPECT_TRUE(UpdateRows(uri, {{"score", "nope + 1"}}, "").status().IsInvalidArgument());
+  EXPECT_TRUE(UpdateRows(uri, {{"score", "1"}}, "nope = 1").status().IsInvalidArgument());
+  auto st = UpdateRows(uri, {{"id", "NULL"}}, "id = 1").status();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  // The int64 result of `id + 1` is cast to the int64 column; a double to int64 too.
+  EV_ASSERT_OK(UpdateRows(uri, {{"id", "id + 10"}}, "id = 2").status());
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(12, "n2", 1)}));
+}
+
+TEST(Update, StableRowIdsAreKept) {
+  const std::string uri = FreshUri("update_stable");
+  EV_ASSERT_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
+  EV_ASSERT_OK(UpdateRows(uri, {{"name", "'x'"}}, "id = 1 OR id = 2").status());
+  ScanOptions so;
+  so.columns = {"id", "name"};
+  so.with_row_id = true;
+  EV_ASSIGN(auto rows, Rows(uri, so));
+  auto sch = schema({field("id", int64(), false), field("name", utf8()), field("_rowid", uint64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":3,"name":"n3","_rowid":3},
+                                         {"id":1,"name":"x","_rowid":1},{"id":2,"name":"x","_rowid":2}])"));
+  EXPECT_EQ(rows, want);
+  // New rows appended afterwards get fresh ids.
+  EV_ASSIGN(auto more, People(10, 1));
+  WriteParams p;
+  p.mode = WriteMode::kAppend;
+  EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {more}, p).status());
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ids, ds->RowIds(ds->manifest().fragments.size() - 1));
+  EXPECT_EQ(ids, (std::vector<uint64_t>{4}));
+}
+
+TEST(Update, RebasesOverConcurrentDeleteOfOtherRows) {
+  const std::string uri = FreshUri("update_race");
+  EV_ASSERT_OK(MakePeople(uri, 4, 4));
+  UpdateParams p;
+  auto handler = std::make_shared<RacingHandler>([&] {
+    auto d = DeleteRows(uri, "id = 0");
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+  });
+  p.commit.handler = handler;
+  EV_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "100"}}, "id = 3", p));
+  EXPECT_EQ(r.commit.attempts, 2);
+  EXPECT_EQ(r.commit.version, 3u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1), PersonJson(3, "n3", 100)}));
+
+  // A concurrent delete of the same row: retryable conflict, nothing committed.
+  auto same = std::make_shared<RacingHandler>([&] {
+    auto d = DeleteRows(uri, "id = 1");
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+  });
+  p.commit.handler = same;
+  auto st = UpdateRows(uri, {{"score", "7"}}, "id = 1", p).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("retryable"), std::string::npos) << st.ToString();
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 100)}));
+}
+
+RecordBatchPtr Source(const std::string& json) {
+  auto b = RecordBatchFromJSON(PeopleSchema(), json);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return *b;
+}
+
+TEST(MergeInsert, UpsertUpdatesMatchesAndInsertsTheRest) {
+  const std::string uri = FreshUri("merge");
+  EV_ASSERT_OK(MakePeople(uri, 4, 2));
+  MergeInsertParams p;
+  p.on = {"id"};
+  auto src = Source("[" + PersonJson(5, "new5", 5) + "," + PersonJson(1, "upd1", 10) + "," +
+                    PersonJson(3, "upd3", 30) + "," + PersonJson(7, "new7", 7) + "]");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 2u);
+  EXPECT_EQ(r.rows_inserted, 2u);
+  EXPECT_EQ(r.rows_deleted, 0u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(1, "upd1", 10),
+                              PersonJson(3, "upd3", 30), PersonJson(5, "new5", 5),
+                              PersonJson(7, "new7", 7)}));
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  EXPECT_TRUE(txn->has_update());
+}
+
+TEST(MergeInsert, InsertOnlyAndDeleteNotMatchedBySource) {
+  const std::string uri = FreshUri("merge_modes");
+  EV_ASSERT_OK(MakePeople(uri, 4, 4));
+  // Source columns in another order: matched by name.
+  auto sch = schema({field("score", float64()), field("id", int64(), false), field("name", utf8())});
+  EV_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"score":9,"id":2,"name":"x"},
+                                                   {"score":9,"id":9,"name":"y"}])"));
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched = WhenMatched::kDoNothing;
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+  EXPECT_EQ(r.rows_updated, 0u);
+  EXPECT_EQ(r.rows_inserted, 1u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
+                              PersonJson(3, "n3", 1.5), PersonJson(9, "y", 9)}));
+  // Replace the table's content with the source: update matches, delete the rest.
+  p.when_matched = WhenMatched::kUpdateAll;
+  p.when_not_matched = WhenNotMatched::kDoNothing;
+  p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+  EV_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
+  EXPECT_EQ(r.rows_updated, 2u);
+  EXPECT_EQ(r.rows_deleted, 3u);
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(2, "x", 9), PersonJson(9, "y", 9)}));
+  // Nothing to do: no commit.
+  p.when_matched = WhenMatched::kDoNothing;
+  p.when_not_matched_by_source = WhenNotMatchedBySource::kKeep;
+  EV_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
+  EXPECT_EQ(r.commit.version, 0u);
+}
+
+TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
+  const std::string uri = FreshUri("merge_keys");
+  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  MergeInsertParams p;
+  p.on = {"id", "name"};
+  // (1, n1) matches; (2, zz) does not (inserted); a null name never matches (inserted).
+  auto src = Source(R"([{"id":1,"name":"n1","score":100},{"id":2,"name":"zz","score":200},
+                        {"id":0,"name":null,"score":300}])");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 1u);
+  EXPECT_EQ(r.rows_inserted, 2u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(1, "n1", 100),
+                              PersonJson(2, "zz", 200), R"({"id":0,"name":null,"score":300})"}));
+  // Two source rows for one dataset row.
+  p.on = {"id"};
+  auto dup = Source("[" + PersonJson(1, "a", 1) + "," + PersonJson(1, "b", 2) + "]");
+  auto st = MergeInsert(uri, PeopleSchema(), {dup}, p).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("ambiguous"), std::string::npos);
+  // Schema mismatches.
+  auto other = schema({field("id", int64(), false), field("name", utf8())});
+  EV_ASSIGN(auto b, RecordBatchFromJSON(other, R"([{"id":1,"name":"a"}])"));
+  EXPECT_TRUE(MergeInsert(uri, other, {b}, p).status().IsInvalidArgument());
+  p.on = {"nope"};
+  EXPECT_TRUE(MergeInsert(uri, PeopleSchema(), {src}, p).status().IsInvalidArgument());
+}
+
+TEST(MergeInsert, StableRowIdsKeptForUpdatedRowsFreshForInserted) {
+  const std::string uri = FreshUri("merge_stable");
+  EV_ASSERT_OK(MakePeople(uri, 3, 3, /*stable_row_ids=*/true));
+  MergeInsertParams p;
+  p.on = {"id"};
+  auto src = Source("[" + PersonJson(1, "u", 1) + "," + PersonJson(8, "i", 8) + "]");
+  EV_ASSERT_OK(MergeInsert(uri, PeopleSchema(), {src}, p).status());
+  ScanOptions so;
+  so.columns = {"id"};
+  so.with_row_id = true;
+  EV_ASSIGN(auto rows, Rows(uri, so));
+  auto sch = schema({field("id", int64(), false), field("_rowid", uint64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":2,"_rowid":2},{"id":1,"_rowid":1},
+                                         {"id":8,"_rowid":3}])"));
+  EXPECT_EQ(rows, want);
+}
+
+}  // namespace
+}  // namespace lance::table

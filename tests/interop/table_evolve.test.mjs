@@ -1,0 +1,177 @@
+// Datasets changed in place by lance-cpp (update, merge-insert, add/drop/rename columns,
+// compaction, cleanup), read and continued by the reference (lance 12):
+//   * after each of our operations lance 12 reads every version of the dataset equal, row for
+//     row and column for column, to what `lance scan` reads (whole tables, sorted by id), and
+//     the set of ids equals a model of the operations;
+//   * lance 12 then appends, deletes and merge-inserts on top of ours and we read its result
+//     equal to what it reads.
+// Rows carry every type of the table catalogue (nulls included) and a unique int64 `id`.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import * as A from 'apache-arrow';
+import * as lancedb from '@lancedb/lancedb';
+
+import { diffRows, expectedRows } from './lib/canonical.mjs';
+import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
+import { makeTable, toIPC, typeColumns } from './lib/gen.mjs';
+import { TABLE_TYPES } from './lib/table_gen.mjs';
+
+// Rows for ids [start, start + n); `shift` changes every value but the id (an "update").
+function columns(start, n, shift = 0, { drop = [], rename = {}, extra = false } = {}) {
+  const catalogue = new Map(typeColumns().map((c) => [c.name, c]));
+  const cols = [{ name: 'id', type: new A.Int64(), nullable: false,
+                  values: Array.from({ length: n }, (_, i) => BigInt(start + i)) }];
+  for (const name of TABLE_TYPES) {
+    if (drop.includes(name)) continue;
+    const c = catalogue.get(name);
+    const k = c.values.length;
+    cols.push({ name: rename[name] ?? c.name, type: c.type,
+                values: Array.from({ length: n }, (_, i) => c.values[(start + i * 7 + shift) % k]) });
+  }
+  if (extra) {
+    cols.push({ name: 'twice', type: new A.Int64(), values: Array.from({ length: n }, (_, i) => BigInt(2 * (start + i))) });
+    cols.push({ name: 'flag', type: new A.Bool(), values: Array.from({ length: n }, (_, i) => (i % 3 === 0 ? null : i % 2 === 0)) });
+  }
+  return cols;
+}
+
+const table = (start, n, shift, opts) => makeTable(columns(start, n, shift, opts), [n]);
+
+function writeInput(dir, name, t) {
+  const p = path.join(dir, `${name}.arrows`);
+  fs.writeFileSync(p, toIPC(t, 'stream'));
+  return p;
+}
+
+const idOf = (line) => BigInt(/^\{"id":(-?\d+)/.exec(line)[1]);
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+// Our scan of `version` (latest when undefined), lines sorted by id.
+function ourLines(uri, version) {
+  const args = ['scan', uri];
+  if (version !== undefined) args.push('--version', String(version));
+  const lines = lanceOk(args).stdout.split('\n').filter((l) => l).map((l) => l + '\n');
+  return lines.sort((x, y) => cmp(idOf(x), idOf(y)));
+}
+
+// The reference's rows of `version`, sorted by id.
+async function referenceRows(t, version) {
+  if (version !== undefined) await t.checkout(version); else await t.checkoutLatest();
+  const rows = expectedRows(await t.query().toArrow()).slice();
+  return rows.sort((a, b) => cmp(a.entries[0][1], b.entries[0][1]));
+}
+
+async function assertSame(t, uri, version, ids, what) {
+  const ref = await referenceRows(t, version);
+  const ours = ourLines(uri, version);
+  assert.equal(diffRows(ref, ours.join('')), null, `${what}: lance 12 and lance-cpp differ`);
+  if (ids) {
+    assert.deepEqual(ours.map(idOf), [...ids].sort(cmp), `${what}: ids differ from the model`);
+  }
+  return ours;
+}
+
+describe('the reference reads and continues datasets we change in place', () => {
+  for (const dsv of ['2.1', '2.2']) {
+    const name = `evolve_${dsv.replace('.', '_')}`;
+    let dir, uri, steps, ids;
+    before(async () => {
+      dir = scratchDir('lance-table-evolve-');
+      uri = path.join(dir, `${name}.lance`);
+      steps = [];
+      const run = (what, args) => {
+        const info = JSON.parse(lanceOk(args).stdout);
+        steps.push({ what, version: info.version, ids: new Set(ids) });
+        return info;
+      };
+      ids = new Set(Array.from({ length: 600 }, (_, i) => BigInt(i)));
+      run('create', ['create', uri, '--input', writeInput(dir, 'v1', table(0, 600)),
+                     '--data-storage-version', dsv, '--max-rows-per-file', '150']);
+      for (const id of [...ids]) if (id % 7n === 3n) ids.delete(id);
+      run('delete', ['delete', uri, '--where', 'id % 7 = 3']);
+      let info = run('update', ['update', uri, '--set', 'float64=float64 + 1', '--set', 'utf8=upper(utf8)',
+                                '--where', 'id % 10 = 1']);
+      assert.equal(info.rows_updated, [...ids].filter((id) => id % 10n === 1n).length);
+      // ids 500..699 with other values: 500..599 update (those still present), 600..699 insert.
+      let fresh = 0;
+      for (let i = 500n; i < 700n; i++) if (!ids.has(i)) fresh++;
+      for (let i = 500n; i < 700n; i++) ids.add(i);
+      info = run('merge-insert', ['merge-insert', uri, '--input', writeInput(dir, 'upsert', table(500, 200, 5)),
+                                  '--on', 'id']);
+      assert.equal(info.rows_inserted, fresh);
+      assert.equal(info.rows_updated, 200 - fresh);
+      run('add-columns', ['add-columns', uri, '--expr', 'twice=id * 2', '--expr', 'flag=int32 > 0']);
+      run('drop-columns', ['drop-columns', uri, '--columns', 'int8,struct']);
+      run('rename-column', ['rename-column', uri, 'utf8', 'text']);
+      info = run('compact', ['compact', uri, '--target-rows-per-fragment', '400']);
+      assert.ok(info.fragments_removed > 1, JSON.stringify(info));
+    });
+
+    test(`data storage ${dsv}: lance 12 reads every version equal to ours`, async () => {
+      assert.deepEqual(steps.map((s) => s.version), [1, 2, 3, 4, 5, 6, 7, 8]);
+      const t = await (await lancedb.connect(dir)).openTable(name);
+      for (const s of steps) await assertSame(t, uri, s.version, s.ids, `${s.what} (version ${s.version})`);
+      // Spot checks against the model of the operations.
+      await t.checkoutLatest();
+      const schema = (await t.schema()).fields.map((f) => f.name);
+      assert.ok(schema.includes('text') && schema.includes('twice') && schema.includes('flag'), schema.join(','));
+      assert.ok(!schema.includes('utf8') && !schema.includes('int8') && !schema.includes('struct'), schema.join(','));
+      const twice = await t.query().where('twice <> id * 2').toArray();
+      assert.equal(twice.length, 0);
+      assert.equal(await t.countRows(), ids.size);
+      // Updated rows: the float64 of id 11 is its original value + 1.
+      const orig = expectedRows(table(0, 12))[11].entries.find(([k]) => k === 'float64')[1];
+      const now = ourLines(uri).find((l) => idOf(l) === 11n);
+      if (orig !== null && Number.isFinite(orig.value)) {
+        assert.equal(JSON.parse(now).float64, orig.value + 1);
+      }
+    });
+
+    test(`data storage ${dsv}: cleanup keeps what the kept versions need`, async () => {
+      // Versions 6-8 still use every data file (compaction at 8 rewrote what 6 and 7 use);
+      // the deletion files superseded by the update went with versions 1-5.
+      let info = JSON.parse(lanceOk(['cleanup', uri, '--keep', '3']).stdout);
+      assert.deepEqual(info.removed_versions, [1, 2, 3, 4, 5]);
+      assert.equal(info.data_files_removed, 0, JSON.stringify(info));
+      assert.ok(info.deletion_files_removed >= 1, JSON.stringify(info));
+      const t = await (await lancedb.connect(dir)).openTable(name);
+      assert.deepEqual((await t.listVersions()).map((v) => v.version), [6, 7, 8]);
+      for (const s of steps.slice(5)) await assertSame(t, uri, s.version, s.ids, `after cleanup, version ${s.version}`);
+      assert.notEqual(lance(['scan', uri, '--version', '2']).status, 0);
+      // Everything but the latest: the files compaction replaced go.
+      const before = fs.readdirSync(path.join(uri, 'data')).length;
+      info = JSON.parse(lanceOk(['cleanup', uri, '--older-than', '0s']).stdout);
+      assert.deepEqual(info.removed_versions, [6, 7]);
+      assert.ok(info.data_files_removed >= 1, JSON.stringify(info));
+      assert.equal(fs.readdirSync(path.join(uri, 'data')).length, before - info.data_files_removed);
+      const t2 = await (await lancedb.connect(dir)).openTable(name);
+      assert.deepEqual((await t2.listVersions()).map((v) => v.version), [8]);
+      await assertSame(t2, uri, 8, steps[7].ids, 'after cleaning all but the latest');
+    });
+
+    test(`data storage ${dsv}: lance 12 appends, deletes and merge-inserts on ours; we read it`, async () => {
+      const t = await (await lancedb.connect(dir)).openTable(name);
+      await t.checkoutLatest();
+      const shape = { drop: ['int8', 'struct'], rename: { utf8: 'text' }, extra: true };
+      await t.add(table(1000, 80, 0, shape));
+      for (let i = 1000n; i < 1080n; i++) ids.add(i);
+      await t.delete('id % 5 = 0');
+      for (const id of [...ids]) if (id % 5n === 0n) ids.delete(id);
+      await t.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll()
+        .execute(table(1070, 20, 3, shape));  // 1070..1079 update (those left), 1080..1089 new
+      for (let i = 1070n; i < 1090n; i++) ids.add(i);
+      await assertSame(t, uri, undefined, ids, 'after the reference wrote on ours');
+      // And we keep going on top of the reference's commits.
+      const info = JSON.parse(lanceOk(['update', uri, '--set', 'twice=0', '--where', 'id >= 1000']).stdout);
+      assert.equal(info.rows_updated, [...ids].filter((id) => id >= 1000n).length);
+      const cinfo = JSON.parse(lanceOk(['compact', uri, '--target-rows-per-fragment', '100000']).stdout);
+      const t2 = await (await lancedb.connect(dir)).openTable(name);
+      await assertSame(t2, uri, cinfo.version, ids, 'our update + compaction after the reference');
+      const zero = await t2.query().where('id >= 1000 AND twice <> 0').toArray();
+      assert.equal(zero.length, 0);
+    });
+  }
+});
