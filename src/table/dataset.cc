@@ -490,7 +490,10 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
       skip = 0;
       if (rows.size() > remaining) rows.resize(static_cast<size_t>(remaining));
       remaining -= rows.size();
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, &rows, options, out_schema));
+      // Every row passed: a plain read beats a take.
+      const bool all = rows.size() == frag.physical_rows;
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b,
+                            ReadFragment(i, all ? nullptr : &rows, options, out_schema));
       out.push_back(std::move(b));
     }
     return out;
