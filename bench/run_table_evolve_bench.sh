@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Merge-insert (10k rows: half updates, half new), update of 1% of the rows, a computed column
+# and compaction on an N-row table, reference (lance 12 via @lancedb/lancedb in node) and ours
+# (the lance CLI) side by side on copies of the same table, with ratios.
+#
+#   bench/run_table_evolve_bench.sh [--rows N] [--work DIR] [--build DIR] [--reps 3]
+#
+#   --rows   rows of the table (default 1000000)
+#   --work   scratch directory (default /tmp/lance-table-evolve-bench); rewritten each run
+#   --build  build directory holding the `lance` CLI (default <repo>/build)
+#   --reps   repetitions of merge-insert and update (median reported; default 3)
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROWS=1000000
+WORK=/tmp/lance-table-evolve-bench
+BUILD="$REPO/build"
+REPS=3
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rows) ROWS="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    --reps) REPS="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+NODE_MODULES="$REPO/tests/interop/node_modules"
+LANCE_BIN="$BUILD/lance"
+[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
+[[ -x "$LANCE_BIN" ]] || { echo "missing $LANCE_BIN (build target lance_cli)" >&2; exit 1; }
+mkdir -p "$WORK"
+NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/table_evolve_peer.mjs" \
+  --dir "$WORK" --lance "$LANCE_BIN" --rows "$ROWS" --reps "$REPS" --out "$WORK/results-$ROWS.json"
