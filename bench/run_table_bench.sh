@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Table operations side by side: the reference (lance 12.0.0 through @lancedb/lancedb 0.39.0
+# in node, bench/table_peer.mjs) and ours (the library API, bench/table_bench.cc plus the
+# filtered scan/count of bench/table_filter_bench.cc), on the same generated data.
+#
+#   bench/run_table_bench.sh [--rows N] [--work DIR] [--build DIR] [--reps 3] [--append 100000]
+#                            [--skip-peer]
+#
+#   --rows       rows of the generated data set (default 1000000; 100000 for a quick run)
+#   --work       scratch directory (default /tmp/lance-table-bench); the export is kept per N
+#   --build      build dir holding lance_bench (default <repo>/build-bench, configured with
+#                -DLANCE_BUILD_BENCH=ON)
+#   --reps       repetitions of each operation on both sides (medians reported; default 3)
+#   --append     rows appended by the append operation (default 100000)
+#   --skip-peer  reuse <work>/peer-N.json from an earlier run (ours only)
+#
+# Writes <work>/peer-N.json, <work>/ours-create-N.json, <work>/ours-N.json and prints the
+# comparison (ratio = reference time / ours; > 1 means we are faster).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROWS=1000000
+WORK=/tmp/lance-table-bench
+BUILD="$REPO/build-bench"
+REPS=3
+APPEND=100000
+SKIP_PEER=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rows) ROWS="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    --reps) REPS="$2"; shift 2 ;;
+    --append) APPEND="$2"; shift 2 ;;
+    --skip-peer) SKIP_PEER=1; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+NODE_MODULES="$REPO/tests/interop/node_modules"
+GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+BENCH_BIN="$BUILD/lance_bench"
+[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
+[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
+[[ -x "$BENCH_BIN" ]] || { echo "missing $BENCH_BIN (build target lance_bench with -DLANCE_BUILD_BENCH=ON)" >&2; exit 1; }
+
+mkdir -p "$WORK"
+# gen.mjs is an ES module whose bare imports resolve from its own directory: run (and import)
+# a copy next to a node_modules link; the shared original stays untouched.
+cp "$GEN_SRC" "$WORK/gen.mjs"
+ln -sfn "$NODE_MODULES" "$WORK/node_modules"
+EXPORT="$WORK/export-$ROWS"
+if [[ ! -f "$EXPORT/workload.json" || ! -f "$EXPORT/base.arrow" ]]; then
+  echo "== generating $ROWS rows into $EXPORT" >&2
+  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
+fi
+
+PEER_JSON="$WORK/peer-$ROWS.json"
+if [[ $SKIP_PEER == 0 ]]; then
+  echo "== reference (lance 12 via lancedb): $REPS reps" >&2
+  NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/table_peer.mjs" --gen "$WORK/gen.mjs" \
+    --export "$EXPORT" --dir "$WORK/ref-$ROWS" --reps "$REPS" --append "$APPEND" --out "$PEER_JSON"
+  # The reference's tables are not needed any more (1M rows: several GB with the copies).
+  rm -rf "$WORK/ref-$ROWS"
+fi
+
+OURS_DIR="$WORK/ours-$ROWS"
+mkdir -p "$OURS_DIR"
+export LANCE_TABLE_BENCH_EXPORT="$EXPORT" LANCE_TABLE_BENCH_DIR="$OURS_DIR" LANCE_TABLE_BENCH_APPEND="$APPEND"
+COMMON=(--benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true --benchmark_out_format=json)
+echo "== ours: create" >&2
+"$BENCH_BIN" --benchmark_filter='^BM_TableCreate/' "${COMMON[@]}" \
+  --benchmark_out="$WORK/ours-create-$ROWS.json" >&2
+echo "== ours: reads and mutations of $OURS_DIR/base" >&2
+LANCE_TABLE="$OURS_DIR/base" LANCE_TABLE_FILTER="$(node -e \
+  'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).filter)' "$EXPORT/workload.json")" \
+  "$BENCH_BIN" \
+  --benchmark_filter='^BM_Table(ScanAll|ScanId|Take|Append|Delete|MergeInsert|OpenLatest|FilterScanIds|FilterCount)/' \
+  "${COMMON[@]}" --benchmark_min_time=0.2 --benchmark_out="$WORK/ours-$ROWS.json" >&2
+
+node "$REPO/bench/table_peer.mjs" --compare "$PEER_JSON" "$WORK/ours-create-$ROWS.json" "$WORK/ours-$ROWS.json"

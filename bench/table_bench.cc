@@ -1,0 +1,322 @@
+// Table operations through the library API, on the peer-bench data; bench/table_peer.mjs
+// times the same operations with the reference and bench/run_table_bench.sh prints both.
+//
+// Registered only when the environment names the inputs:
+//   LANCE_TABLE_BENCH_EXPORT=DIR   gen.mjs --export output (base.arrow, workload.json) plus the
+//                                  append-<A>.arrow and merge.arrow that table_peer.mjs writes
+//   LANCE_TABLE_BENCH_DIR=DIR      our scratch directory (base table and copies live there)
+//   LANCE_TABLE_BENCH_APPEND=A     rows of the append input (default 100000)
+//
+// BM_TableCreate writes DIR/base (removed first); every other benchmark reads it, so run
+// BM_TableCreate in an earlier lance_bench invocation (registration order across files is not
+// fixed). The filtered scan and count are bench/table_filter_bench.cc's
+// (LANCE_TABLE=DIR/base).
+//   BM_TableCreate       WriteDataset(create) of all base rows
+//   BM_TableScanAll      Dataset::Scan() of every column
+//   BM_TableScanId       Scan({columns: id})
+//   BM_TableTake         Take(set) of one of the workload's 1000-offset sets (cycles them)
+//   BM_TableAppend       WriteDataset(append) of the append rows        } each on a fresh copy
+//   BM_TableDelete       DeleteRows("id % 100 = 7")                     } of the base table
+//   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         } (untimed)
+//   BM_TableOpenLatest   Dataset::Open + CountRows() of a copy with 21 versions; counters
+//                        gets/heads/lists = objects read by one open
+// Mutations report rows_after (CountRows of the new version), checked against the reference.
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lance/io/object_store.h"
+#include "lance/ipc/reader.h"
+#include "lance/table/dataset.h"
+#if __has_include("lance/table/merge_insert.h")
+#include "lance/table/merge_insert.h"
+#define LANCE_TABLE_BENCH_MERGE_INSERT 1
+#endif
+#include "lance/table/write.h"
+
+namespace lance::table {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kDeleteFilter = "id % 100 = 7";
+
+struct Inputs {
+  std::string export_dir;
+  std::string dir;
+  int64_t append_rows = 100000;
+};
+Inputs g_in;
+
+struct Data {
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+};
+
+Result<Data> ReadArrow(const std::string& path) {
+  LANCE_ASSIGN_OR_RAISE(auto where, io::ObjectStore::FromUri(path));
+  LANCE_ASSIGN_OR_RAISE(auto bytes, where.store->Get(where.path));
+  LANCE_ASSIGN_OR_RAISE(auto reader, ipc::FileReader::Open(bytes));
+  Data d;
+  d.schema = reader->schema();
+  LANCE_ASSIGN_OR_RAISE(d.batches, reader->ReadAll());
+  return d;
+}
+
+// Loaded once, outside every timer.
+const Data* Cached(const std::string& name) {
+  static std::map<std::string, Data> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return &it->second;
+  auto d = ReadArrow(g_in.export_dir + "/" + name);
+  if (!d.ok()) {
+    fprintf(stderr, "table_bench: %s: %s\n", name.c_str(), d.status().ToString().c_str());
+    return nullptr;
+  }
+  return &cache.emplace(name, std::move(*d)).first->second;
+}
+
+std::string BasePath() { return g_in.dir + "/base"; }
+
+// A copy of a table directory: data files hard-linked (never rewritten), the rest copied.
+void CopyTable(const std::string& src, const std::string& dst) {
+  fs::remove_all(dst);
+  for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path rel = fs::relative(it->path(), src);
+    const fs::path out = fs::path(dst) / rel;
+    if (it->is_directory()) {
+      fs::create_directories(out);
+    } else {
+      fs::create_directories(out.parent_path());
+      if (it->path().parent_path().filename() == "data") {
+        fs::create_hard_link(it->path(), out);
+      } else {
+        fs::copy_file(it->path(), out);
+      }
+    }
+  }
+}
+
+std::vector<std::vector<uint64_t>> TakeSets() {
+  // workload.json: {"rows":..,"seed":..,"opts":{..},"takeOffsets":[[..],..],...}
+  std::ifstream in(g_in.export_dir + "/workload.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  std::vector<std::vector<uint64_t>> sets;
+  size_t p = s.find("\"takeOffsets\":[");
+  if (p == std::string::npos) return sets;
+  p += 15;
+  while (p < s.size() && s[p] == '[') {
+    ++p;
+    std::vector<uint64_t> set;
+    while (p < s.size() && s[p] != ']') {
+      char* end = nullptr;
+      set.push_back(strtoull(s.c_str() + p, &end, 10));
+      p = static_cast<size_t>(end - s.c_str());
+      if (s[p] == ',') ++p;
+    }
+    sets.push_back(std::move(set));
+    ++p;                          // ']'
+    if (s[p] == ',') ++p;
+  }
+  return sets;
+}
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void BM_TableCreate(benchmark::State& state) {
+  const Data* base = Cached("base.arrow");
+  if (!base) return state.SkipWithError("base.arrow");
+  for (auto _ : state) {
+    fs::remove_all(BasePath());
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = WriteDataset(BasePath(), base->schema, base->batches);
+    state.SetIterationTime(Seconds(t0));
+    if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
+    state.counters["rows"] = static_cast<double>(r->rows_written);
+    state.counters["fragments"] = static_cast<double>(r->fragment_ids.size());
+  }
+}
+
+template <typename Fn>
+void ReadBench(benchmark::State& state, Fn fn) {
+  auto ds = Dataset::Open(BasePath());
+  if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    Status st = fn(**ds, state);
+    state.SetIterationTime(Seconds(t0));
+    if (!st.ok()) return state.SkipWithError(st.ToString().c_str());
+  }
+}
+
+Status CountScan(const Dataset& ds, benchmark::State& state, ScanOptions o) {
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(o));
+  int64_t n = 0;
+  for (const auto& b : batches) n += b->num_rows();
+  state.counters["rows"] = static_cast<double>(n);
+  return Status::OK();
+}
+
+void BM_TableScanAll(benchmark::State& state) {
+  ReadBench(state, [](const Dataset& ds, benchmark::State& st) { return CountScan(ds, st, {}); });
+}
+
+void BM_TableScanId(benchmark::State& state) {
+  ReadBench(state, [](const Dataset& ds, benchmark::State& st) {
+    ScanOptions o;
+    o.columns = {"id"};
+    return CountScan(ds, st, o);
+  });
+}
+
+void BM_TableTake(benchmark::State& state) {
+  static const auto sets = TakeSets();
+  if (sets.empty()) return state.SkipWithError("workload.json: no takeOffsets");
+  // Check one set's rows before timing: ids equal offsets (id = row offset), request order.
+  {
+    auto ds = Dataset::Open(BasePath());
+    if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+    ScanOptions o;
+    o.columns = {"id"};
+    auto r = (*ds)->Take(sets[0], o);
+    if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
+    size_t i = 0;
+    for (const auto& b : *r) {
+      const int64_t* ids = b->column(0)->Values<int64_t>();
+      for (int64_t k = 0; k < b->num_rows(); ++k, ++i) {
+        if (i >= sets[0].size() || static_cast<uint64_t>(ids[k]) != sets[0][i]) {
+          return state.SkipWithError("take: wrong rows");
+        }
+      }
+    }
+    if (i != sets[0].size()) return state.SkipWithError("take: wrong row count");
+  }
+  size_t next = 0;
+  ReadBench(state, [&](const Dataset& ds, benchmark::State&) -> Status {
+    LANCE_ASSIGN_OR_RAISE(auto batches, ds.Take(sets[next++ % sets.size()]));
+    benchmark::DoNotOptimize(batches.data());
+    return Status::OK();
+  });
+}
+
+// One mutation per iteration on a fresh copy of the base table (the copy is untimed).
+template <typename Fn>
+void MutationBench(benchmark::State& state, Fn fn) {
+  const std::string copy = g_in.dir + "/mut";
+  for (auto _ : state) {
+    CopyTable(BasePath(), copy);
+    auto t0 = std::chrono::steady_clock::now();
+    Status st = fn(copy, state);
+    state.SetIterationTime(Seconds(t0));
+    if (!st.ok()) return state.SkipWithError(st.ToString().c_str());
+    auto ds = Dataset::Open(copy);
+    if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+    state.counters["rows_after"] = static_cast<double>((*ds)->CountRows());
+    state.counters["version_after"] = static_cast<double>((*ds)->version());
+  }
+}
+
+std::string AppendName() { return "append-" + std::to_string(g_in.append_rows) + ".arrow"; }
+
+void BM_TableAppend(benchmark::State& state) {
+  const Data* in = Cached(AppendName());
+  if (!in) return state.SkipWithError("append input (run table_peer.mjs first)");
+  MutationBench(state, [&](const std::string& uri, benchmark::State&) -> Status {
+    WriteParams p;
+    p.mode = WriteMode::kAppend;
+    return WriteDataset(uri, in->schema, in->batches, p).status();
+  });
+}
+
+void BM_TableDelete(benchmark::State& state) {
+  MutationBench(state, [](const std::string& uri, benchmark::State& st) -> Status {
+    LANCE_ASSIGN_OR_RAISE(auto r, DeleteRows(uri, kDeleteFilter));
+    st.counters["deleted"] = static_cast<double>(r.num_deleted_rows);
+    return Status::OK();
+  });
+}
+
+#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
+void BM_TableMergeInsert(benchmark::State& state) {
+  const Data* in = Cached("merge.arrow");
+  if (!in) return state.SkipWithError("merge.arrow (run table_peer.mjs first)");
+  MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
+    MergeInsertParams p;
+    p.on = {"id"};
+    LANCE_ASSIGN_OR_RAISE(auto r, MergeInsert(uri, in->schema, in->batches, p));
+    st.counters["updated"] = static_cast<double>(r.rows_updated);
+    st.counters["inserted"] = static_cast<double>(r.rows_inserted);
+    return Status::OK();
+  });
+}
+#endif
+
+void BM_TableOpenLatest(benchmark::State& state) {
+  const std::string uri = g_in.dir + "/versions";
+  static bool ready = false;
+  if (!ready) {
+    const Data* in = Cached(AppendName());
+    if (!in) return state.SkipWithError("append input (run table_peer.mjs first)");
+    CopyTable(BasePath(), uri);
+    WriteParams p;
+    p.mode = WriteMode::kAppend;
+    const std::vector<RecordBatchPtr> small = {in->batches[0]->Slice(0, 10)};
+    for (int i = 0; i < 20; ++i) {
+      auto r = WriteDataset(uri, in->schema, small, p);
+      if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
+    }
+    ready = true;
+  }
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto ds = Dataset::Open(uri);
+    if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+    benchmark::DoNotOptimize((*ds)->CountRows());
+    state.SetIterationTime(Seconds(t0));
+    state.counters["version"] = static_cast<double>((*ds)->version());
+    state.counters["gets"] = (*ds)->open_stats().gets;
+    state.counters["heads"] = (*ds)->open_stats().heads;
+    state.counters["lists"] = (*ds)->open_stats().lists;
+  }
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  const char* exp = getenv("LANCE_TABLE_BENCH_EXPORT");
+  const char* dir = getenv("LANCE_TABLE_BENCH_DIR");
+  if (!exp || !dir) return false;
+  g_in.export_dir = exp;
+  g_in.dir = dir;
+  if (const char* a = getenv("LANCE_TABLE_BENCH_APPEND")) g_in.append_rows = atoll(a);
+  auto reg = [](const char* name, void (*fn)(benchmark::State&), int iterations) {
+    benchmark::RegisterBenchmark(name, fn)
+        ->Unit(benchmark::kMillisecond)
+        ->UseManualTime()
+        ->Iterations(iterations);
+  };
+  reg("BM_TableCreate", BM_TableCreate, 1);
+  reg("BM_TableScanAll", BM_TableScanAll, 1);
+  reg("BM_TableScanId", BM_TableScanId, 3);
+  reg("BM_TableTake", BM_TableTake, 10);
+  reg("BM_TableAppend", BM_TableAppend, 1);
+  reg("BM_TableDelete", BM_TableDelete, 1);
+#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
+  reg("BM_TableMergeInsert", BM_TableMergeInsert, 1);
+#endif
+  reg("BM_TableOpenLatest", BM_TableOpenLatest, 10);
+  return true;
+}();
+
+}  // namespace
+}  // namespace lance::table
