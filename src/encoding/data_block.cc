@@ -115,8 +115,30 @@ void DataBlock::AppendEmpty(int64_t n) {
   num_values += n;
 }
 
-void DataBlock::Reserve(int64_t values, int64_t bytes) {
+namespace {
+
+// Bytes one value takes in a block of this shape (offsets for variable width), at least 1.
+int64_t BytesPerValue(const DataBlock& b) {
+  switch (b.kind) {
+    case DataBlock::Kind::kFixed:
+      return std::max<int64_t>(1, b.bits_per_value / 8);
+    case DataBlock::Kind::kVariable:
+      return 8;
+    case DataBlock::Kind::kFixedSizeList: {
+      const int64_t child = b.child ? BytesPerValue(*b.child) : 1;
+      const int64_t dim = std::max<int64_t>(1, b.dimension);
+      return dim > INT64_MAX / child ? INT64_MAX : dim * child;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
+void DataBlock::Reserve(int64_t values, int64_t bytes, int64_t max_bytes) {
   if (values <= 0 && bytes <= 0) return;
+  values = std::min(std::max<int64_t>(values, 0), max_bytes / BytesPerValue(*this));
+  bytes = std::min(std::max<int64_t>(bytes, 0), max_bytes);
   switch (kind) {
     case Kind::kFixed:
       data.reserve(static_cast<size_t>(bit_util::BytesForBits((num_values + values) * bits_per_value)));

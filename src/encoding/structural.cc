@@ -248,8 +248,8 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
   if (!has_dict) {
     // A reservation only: the counts are the file's claims, so cap them by what the chunk
     // bytes could plausibly expand to.
-    values->Reserve(std::min<int64_t>(num_items, static_cast<int64_t>(data.size()) * 64 + 4096),
-                    static_cast<int64_t>(data.size()));
+    values->Reserve(num_items, static_cast<int64_t>(data.size()),
+                    static_cast<int64_t>(data.size()) * 64 + (1 << 20));
   }
   DataBlock indices;  // dictionary pages: the chunks hold indices
   bool first = true;

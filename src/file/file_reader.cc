@@ -488,13 +488,7 @@ struct Reader21 {
           values += std::min<int64_t>(pm.num_rows, 1 << 30);
         }
       }
-      const int64_t cap = 64 * page_bytes + (1 << 20);
-      const bool fsl = leaf_type.id() == TypeId::kFixedSizeList;
-      const int64_t width_bytes =
-          fsl ? std::max<int64_t>(1, leaf_type.value_type()->bit_width() / 8) * leaf_type.list_size()
-              : std::max<int64_t>(1, leaf_type.bit_width() / 8);
-      if (values * width_bytes > cap) values = cap / width_bytes;
-      out.values.Reserve(values, std::min(bytes, cap));
+      out.values.Reserve(values, bytes, 64 * page_bytes + (1 << 20));
     }
     for (size_t p = 0; p < column_pages.size(); ++p) {
       const PageMeta& pm = column_pages[p];

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -158,8 +159,9 @@ struct DataBlock {
   // Appends n zero/empty values (placeholders under nulls).
   void AppendEmpty(int64_t n);
   // Makes room for `values` more values and, for variable-width blocks, `bytes` more value
-  // bytes, so that appends up to that size do not reallocate.
-  void Reserve(int64_t values, int64_t bytes = 0);
+  // bytes, so that appends up to that size do not reallocate. At most `max_bytes` are reserved
+  // (pass a bound when the counts come from a file and could be absurd).
+  void Reserve(int64_t values, int64_t bytes = 0, int64_t max_bytes = INT64_MAX);
 
   // Appends values [start, start + n) of `src`. Errors: Corruption if `src` has a different
   // shape or the range is out of bounds.
