@@ -3,10 +3,12 @@
 #include "lance/table/schema_evolution.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "lance/core/bit_util.h"
 #include "lance/expr/expression.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/dataset.h"
@@ -139,6 +141,25 @@ std::vector<std::string> SplitPath(const std::string& path) {
 // `physical` rows, with nulls at the rows not listed.
 Result<ArrayPtr> SpreadOverPhysical(const ArrayPtr& live, const uint64_t* addrs, int64_t physical) {
   if (live->length == physical) return live;
+  const DataType& t = *live->type;
+  const int bits = t.bit_width();
+  if (t.is_fixed_width() && t.id() != TypeId::kDictionary && bits >= 8 && bits % 8 == 0 &&
+      live->children.empty()) {
+    // Scatter the values straight into place; rows not listed stay null (zeroed).
+    const int64_t w = bits / 8;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(physical * w, /*zero_fill=*/true));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, AllocateBuffer((physical + 7) / 8, /*zero_fill=*/true));
+    const uint8_t* src = live->buffers[1]->data() + live->offset * w;
+    uint8_t* dst = values->mutable_data();
+    uint8_t* valid = validity->mutable_data();
+    for (int64_t i = 0; i < live->length; ++i) {
+      const int64_t off = static_cast<int64_t>(addrs[i] & 0xffffffffULL);
+      if (off >= physical) return Status::Internal("row offset {} beyond {} rows", off, physical);
+      std::memcpy(dst + off * w, src + i * w, static_cast<size_t>(w));
+      if (live->IsValid(i)) bit_util::SetBit(valid, off);
+    }
+    return Array::Make(live->type, physical, {validity, values});
+  }
   std::vector<ArrayPtr> pieces;
   int64_t next = 0;  // next physical row to cover
   int64_t i = 0;
