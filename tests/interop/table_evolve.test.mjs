@@ -279,3 +279,28 @@ describe('racing updates and deletes', () => {
     for (const r of low) assert.ok(['s0', 's1', 's2'].includes(r.v), JSON.stringify(r));
   });
 });
+
+describe('nullability', () => {
+  test('alter-column changes nullability as lance 12 reads it; tightening checks for nulls', async () => {
+    const dir = scratchDir('lance-table-evolve-null-');
+    const uri = path.join(dir, 'n.lance');
+    const t0 = makeTable([
+      { name: 'id', type: new A.Int64(), nullable: false, values: [1n, 2n, 3n] },
+      { name: 'a', type: new A.Utf8(), values: ['x', null, 'z'] },
+      { name: 'b', type: new A.Float64(), values: [1.5, 2.5, 3.5] },
+    ], [3]);
+    lanceOk(['create', uri, '--input', writeInput(dir, 'n', t0)]);
+    lanceOk(['alter-column', uri, 'id', '--nullable', 'true']);
+    const bad = lance(['alter-column', uri, 'a', '--nullable', 'false']);
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /holds nulls/);
+    lanceOk(['alter-column', uri, 'b', '--nullable', 'false', '--rename', 'bee']);
+    const t = await (await lancedb.connect(dir)).openTable('n');
+    const fields = Object.fromEntries((await t.schema()).fields.map((f) => [f.name, f.nullable]));
+    assert.deepEqual(fields, { id: true, a: true, bee: false });
+    assert.equal(diffRows(expectedRows(await t.query().toArrow()), lanceOk(['scan', uri]).stdout), null);
+    // lance 12 appends to the altered schema and we count its row.
+    await t.add([{ id: 4n, a: 'w', bee: 4.5 }]);
+    assert.equal(lanceOk(['count', uri]).stdout.trim(), '4');
+  });
+});
