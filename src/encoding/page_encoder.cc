@@ -925,7 +925,14 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     }
     if (v.kind == DataBlock::Kind::kVariable) {
       if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
-      if (auto fsst = FsstCompress(v)) {
+      auto fsst = FsstCompress(v);
+      // Escapes can double a value; mini-block chunks must still hold the longest one.
+      bool fits = fsst.has_value();
+      for (int64_t i = 0; fits && i < fsst->codes.num_values; ++i) {
+        fits = fsst->codes.offsets[static_cast<size_t>(i + 1)] - fsst->codes.offsets[static_cast<size_t>(i)] <=
+               kMaxMiniBlockValueBytes;
+      }
+      if (fits) {
         ChunkCodec codec = PlainCodec(fsst->codes, p.offset_bits);
         codec.encoding = WrapFsst(fsst->table, codec.encoding);
         return EncodeMiniBlock(p, codec, opt);

@@ -108,11 +108,21 @@ struct LeafColumn {
     } else {
       ch.AppendFixedBytes(c.buffers[1]->data() + (c.offset + first) * (ch.bits_per_value / 8), n * dim);
     }
-    if (c.null_count > 0 || !values.child_validity.empty()) {
+    bool child_nulls = !values.child_validity.empty();
+    for (int64_t k = 0; !child_nulls && c.null_count > 0 && k < n * dim; ++k) {
+      child_nulls = !c.IsValid(first + k) && a.IsValid(i + k / dim);
+    }
+    if (child_nulls) {
       if (values.child_validity.empty()) {
         values.child_validity.assign(static_cast<size_t>(ch.num_values - n * dim), 1);
       }
-      for (int64_t k = 0; k < n * dim; ++k) values.child_validity.push_back(c.IsValid(first + k) ? 1 : 0);
+      // Items under a null list are placeholders: valid, so they need no validity buffer.
+      for (int64_t j = 0; j < n; ++j) {
+        const bool parent_valid = a.IsValid(i + j);
+        for (int64_t k = 0; k < dim; ++k) {
+          values.child_validity.push_back(!parent_valid || c.IsValid(first + j * dim + k) ? 1 : 0);
+        }
+      }
     }
     values.num_values += n;
   }

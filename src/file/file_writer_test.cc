@@ -496,3 +496,36 @@ TEST(FileWriterTest, ZeroRowsKeepTheSchema) {
 
 }  // namespace
 }  // namespace lance::file
+
+namespace lance::file {
+namespace {
+
+TEST(FileWriterTest, NullableVectors) {
+  auto s = schema({field("v", fixed_size_list(float32(), 128)), field("w", fixed_size_list(float32(), 128))});
+  Gen g(5);
+  std::string rows;
+  for (int i = 0; i < 700; ++i) {
+    auto vec = [&](bool item_nulls) {
+      std::string out = "[";
+      for (int k = 0; k < 128; ++k) {
+        out += k ? "," : "";
+        out += item_nulls && g.Chance(3) ? std::string("null") : std::to_string(g.Int(0, 1 << 20) / 64.0);
+      }
+      return out + "]";
+    };
+    rows += fmt::format("{{\"v\": {}, \"w\": {}}}\n", i % 9 == 4 ? "null" : vec(false),
+                        i % 11 == 2 ? "null" : vec(true));
+  }
+  auto b = FromJson(s, rows);
+  ASSERT_NE(b, nullptr);
+  RoundTrip(s, Split(*b, 2), "vectors");
+  auto r = WriteAndOpen(s, {b}, WriteOptions{});
+  ASSERT_NE(r, nullptr);
+  // Null vectors only: full-zip with a 1-byte control word; null items: mini-block with validity.
+  EXPECT_EQ(Descriptions(*r, 0).at(0), "full_zip(values=fixed_size_list(128, flat(32)))");
+  EXPECT_EQ(Descriptions(*r, 1).at(0),
+            "mini_block(values=fixed_size_list(128, validity, flat(32)), def=inline_bitpacking(16))");
+}
+
+}  // namespace
+}  // namespace lance::file
