@@ -42,6 +42,7 @@ struct EvolveArgs {
   std::string new_name;
   std::string column;
   std::string nullable;
+  std::string type;
   int64_t target_rows = 1024 * 1024;
   int64_t max_rows_per_file = 1024 * 1024;
   bool no_materialize = false;
@@ -230,10 +231,18 @@ Status AlterColumnCommand(const EvolveArgs& a) {
   } else if (!a.nullable.empty()) {
     return Status::InvalidArgument("--nullable '{}': expected true or false", a.nullable);
   }
-  if (!alt.rename && !alt.nullable) {
-    return Status::InvalidArgument("alter-column: give --rename NAME and/or --nullable true|false");
+  if (!alt.rename && !alt.nullable && a.type.empty()) {
+    return Status::InvalidArgument("alter-column: give --rename NAME, --nullable true|false "
+                                   "and/or --type TYPE");
   }
-  LANCE_ASSIGN_OR_RAISE(auto c, table::AlterColumns(a.uri, {alt}));
+  table::CommitInfo c;
+  if (!a.type.empty()) {
+    // The type first (a new data file per fragment), then the schema-only changes.
+    LANCE_ASSIGN_OR_RAISE(c, table::AlterColumnType(a.uri, a.column, a.type));
+  }
+  if (alt.rename || alt.nullable) {
+    LANCE_ASSIGN_OR_RAISE(c, table::AlterColumns(a.uri, {alt}));
+  }
   return Print(CommitJson(c));
 }
 
@@ -315,11 +324,14 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   rc->add_option("new", args->new_name, "New name")->required();
   registry.OnRun(rc, [args] { return RenameColumnCommand(*args); });
 
-  CLI::App* al = app.add_subcommand("alter-column", "Rename a column and/or change its nullability");
+  CLI::App* al = app.add_subcommand("alter-column",
+                                    "Rename a column, change its nullability and/or its type");
   al->add_option("uri", args->uri, "Dataset directory or URI")->required();
   al->add_option("column", args->column, "Column path")->required();
   al->add_option("--rename", args->new_name, "New name");
   al->add_option("--nullable", args->nullable, "true or false (false checks for nulls)");
+  al->add_option("--type", args->type,
+                 "New type (a CAST type: int, bigint, double, string, ...; values are cast)");
   registry.OnRun(al, [args] { return AlterColumnCommand(*args); });
 
   CLI::App* cp = app.add_subcommand(

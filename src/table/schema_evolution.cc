@@ -3,6 +3,7 @@
 #include "lance/table/schema_evolution.h"
 
 #include <algorithm>
+#include <functional>
 #include <cstring>
 #include <set>
 
@@ -206,12 +207,23 @@ void ToProto(const file::LanceField& lf, PbField* f) {
   for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
 }
 
-// Shared tail of the two AddColumns flavours: `column_of(i, frag)` returns the new columns of
-// fragment i spread over its physical rows.
-template <typename ColumnsOf>
+// The dataset's fields followed by `added`.
+google::protobuf::RepeatedPtrField<PbField> AppendedSchema(
+    const ::lance::table::Manifest& m, const std::vector<file::LanceField>& added) {
+  google::protobuf::RepeatedPtrField<PbField> out = m.fields();
+  for (const auto& lf : added) ToProto(lf, out.Add());
+  return out;
+}
+
+using ColumnsOf =
+    std::function<Result<std::vector<ArrayPtr>>(size_t, const ::lance::table::DataFragment&)>;
+
+// Shared tail of AddColumns, AddColumnsFromData and AlterColumnType: `columns_of(i, frag)`
+// returns the new columns of fragment i spread over its physical rows; they are written as
+// one new data file per fragment and a Merge with `schema` is committed.
 Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersion& sv,
-                                    const std::vector<file::LanceField>& lance_fields,
-                                    const SchemaPtr& file_schema, ColumnsOf columns_of,
+                                    google::protobuf::RepeatedPtrField<PbField> schema,
+                                    const SchemaPtr& file_schema, const ColumnsOf& columns_of,
                                     const CommitOptions& options) {
   internal::CommitRequest req;
   req.txn.set_read_version(sv.version);
@@ -226,11 +238,50 @@ Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersio
     *nf = frag;
     *nf->add_files() = std::move(df);
   }
-  *mg->mutable_schema() = sv.manifest.fields();
-  for (const auto& lf : lance_fields) ToProto(lf, mg->add_schema());
+  *mg->mutable_schema() = std::move(schema);
   for (const auto& [k, v] : sv.manifest.schema_metadata()) (*mg->mutable_schema_metadata())[k] = v;
   mg->set_preserves_nullability(true);
   return internal::Commit(loc, std::move(req), options);
+}
+
+// Columns of fragment i computed by `exprs` over a scan (`so`: the columns they read plus
+// _rowaddr) of its live rows, as `file_schema`'s types, nulls at deleted rows.
+ColumnsOf ExpressionColumns(std::shared_ptr<Dataset> ds,
+                            std::vector<std::shared_ptr<const expr::Expression>> exprs,
+                            ScanOptions so, SchemaPtr file_schema) {
+  auto scan_pos = std::make_shared<uint64_t>(0);
+  return [=](size_t i, const ::lance::table::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
+    uint64_t& pos = *scan_pos;
+    const FragmentInfo& fi = ds->manifest().fragments[i];
+    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
+    std::vector<ArrayPtr> out;
+    RecordBatchPtr batch;
+    if (fi.num_rows() > 0) {
+      ScanOptions fso = so;
+      fso.offset = static_cast<int64_t>(pos);
+      fso.limit = static_cast<int64_t>(fi.num_rows());
+      pos += fi.num_rows();
+      LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(fso));
+      if (batches.size() != 1 || batches[0]->num_rows() != static_cast<int64_t>(fi.num_rows())) {
+        return Status::Internal("add columns: fragment {} scanned as {} batches", fi.id, batches.size());
+      }
+      batch = batches[0];
+    }
+    for (size_t k = 0; k < exprs.size(); ++k) {
+      const DataTypePtr& type = file_schema->field(static_cast<int>(k))->type();
+      if (!batch) {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(type, physical));
+        out.push_back(std::move(nulls));
+        continue;
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr live, exprs[k]->Evaluate(*batch));
+      const ArrayPtr& addr = batch->column(batch->num_columns() - 1);
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
+                            SpreadOverPhysical(live, addr->Values<uint64_t>(), physical));
+      out.push_back(std::move(spread));
+    }
+    return out;
+  };
 }
 
 Status CheckNewName(const ::lance::table::Manifest& m, const std::string& name,
@@ -365,40 +416,8 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
   std::vector<file::LanceField> lance_fields;
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
-  uint64_t scan_pos = 0;
-  auto columns_of = [&](size_t i, const ::lance::table::DataFragment& frag)
-      -> Result<std::vector<ArrayPtr>> {
-    const FragmentInfo& fi = ds->manifest().fragments[i];
-    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
-    std::vector<ArrayPtr> out;
-    RecordBatchPtr batch;
-    if (fi.num_rows() > 0) {
-      ScanOptions fso = so;
-      fso.offset = static_cast<int64_t>(scan_pos);
-      fso.limit = static_cast<int64_t>(fi.num_rows());
-      scan_pos += fi.num_rows();
-      LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(fso));
-      if (batches.size() != 1 || batches[0]->num_rows() != static_cast<int64_t>(fi.num_rows())) {
-        return Status::Internal("add columns: fragment {} scanned as {} batches", fi.id, batches.size());
-      }
-      batch = batches[0];
-    }
-    for (size_t k = 0; k < exprs.size(); ++k) {
-      const DataTypePtr& type = file_schema->field(static_cast<int>(k))->type();
-      if (!batch) {
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(type, physical));
-        out.push_back(std::move(nulls));
-        continue;
-      }
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr live, exprs[k]->Evaluate(*batch));
-      const ArrayPtr& addr = batch->column(batch->num_columns() - 1);
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
-                            SpreadOverPhysical(live, addr->Values<uint64_t>(), physical));
-      out.push_back(std::move(spread));
-    }
-    return out;
-  };
-  return CommitNewColumns(loc, sv, lance_fields, file_schema, columns_of, options);
+  return CommitNewColumns(loc, sv, AppendedSchema(sv.manifest, lance_fields), file_schema,
+                          ExpressionColumns(ds, exprs, so, file_schema), options);
 }
 
 Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
@@ -462,7 +481,58 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
     pos += live;
     return out;
   };
-  return CommitNewColumns(loc, sv, lance_fields, file_schema, columns_of, options);
+  return CommitNewColumns(loc, sv, AppendedSchema(sv.manifest, lance_fields), file_schema,
+                          columns_of, options);
+}
+
+Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
+                                   const std::string& type_name, const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, column));
+  const PbField& old = sv.manifest.fields(idx);
+  if (old.parent_id() != -1 || Subtree(sv.manifest, old.id()).size() != 1) {
+    return Status::NotSupported("alter column type: '{}' is nested or has children; only "
+                                "top-level columns of a leaf type can change type",
+                                column);
+  }
+  if (column.find('"') != std::string::npos) {
+    return Status::InvalidArgument("alter column type: column name '{}' contains a quote", column);
+  }
+  OpenOptions o;
+  o.version = sv.version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  auto e = expr::Expression::Make(fmt::format("CAST(\"{}\" AS {})", column, type_name), ds->schema());
+  if (!e.ok()) {
+    return Status::InvalidArgument("alter column type of '{}' to '{}': {}", column, type_name,
+                                   e.status().message());
+  }
+  std::vector<file::LanceField> lance_fields;
+  SchemaPtr file_schema;
+  LANCE_RETURN_NOT_OK(NewFields({field(old.name(), (*e)->type(), true)}, NextFieldId(sv.manifest),
+                                &lance_fields, &file_schema));
+  if (lance_fields.size() != 1) {
+    return Status::NotSupported("alter column type: '{}' is not a leaf type", type_name);
+  }
+  // The field keeps its place, name, nullability and metadata under a new id (the old id's
+  // values stay in the old data files, which readers then ignore).
+  google::protobuf::RepeatedPtrField<PbField> schema;
+  for (int i = 0; i < sv.manifest.fields_size(); ++i) {
+    if (i != idx) {
+      *schema.Add() = sv.manifest.fields(i);
+      continue;
+    }
+    PbField* f = schema.Add();
+    ToProto(lance_fields[0], f);
+    f->set_nullable(old.nullable());
+    *f->mutable_metadata() = old.metadata();
+  }
+  ScanOptions so;
+  so.columns = {old.name()};
+  so.with_row_addr = true;
+  auto columns_of = ExpressionColumns(ds, {*e}, so, file_schema);
+  return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
 }
 
 }  // namespace lance::table

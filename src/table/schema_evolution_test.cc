@@ -165,5 +165,37 @@ TEST(SchemaEvolution, AddColumnsFromDataLinesUpWithScanOrder) {
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
 }
 
+TEST(SchemaEvolution, AlterColumnTypeCastsIntoNewFiles) {
+  const std::string uri = FreshUri("alter_type");
+  auto sch = schema({field("id", int64(), false), field("n", int32(), false), field("s", utf8())});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(sch, R"([{"id":0,"n":7,"s":"10"},{"id":1,"n":-3,"s":"x"},
+                                                     {"id":2,"n":12,"s":null},{"id":3,"n":5,"s":"4"}])"));
+  WriteParams wp;
+  wp.max_rows_per_file = 2;
+  EV_ASSERT_OK(WriteDataset(uri, sch, {batch}, wp).status());
+  EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
+  EV_ASSIGN(CommitInfo c, AlterColumnType(uri, "n", "double"));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), c.version);
+  ASSERT_EQ(ds->schema()->num_fields(), 3);
+  EXPECT_EQ(ds->schema()->field(1)->name(), "n");
+  EXPECT_TRUE(ds->schema()->field(1)->type()->Equals(*float64()));
+  EXPECT_FALSE(ds->schema()->field(1)->nullable());
+  EXPECT_EQ(ds->schema()->field(1)->id(), 3);  // a new id: the old one stays in the old files
+  for (const auto& f : ds->manifest().fragments) EXPECT_EQ(f.files.size(), 2u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  auto want_sch = schema({field("id", int64(), false), field("n", float64(), false), field("s", utf8())});
+  EV_ASSIGN(auto want, Expected(want_sch, R"([{"id":0,"n":7,"s":"10"},{"id":1,"n":-3,"s":"x"},
+                                              {"id":3,"n":5,"s":"4"}])"));
+  EXPECT_EQ(rows, want);
+  // A value that does not convert fails the whole change; nothing is committed.
+  auto st = AlterColumnType(uri, "s", "bigint").status();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), c.version);
+  EXPECT_TRUE(AlterColumnType(uri, "n", "nosuchtype").status().IsInvalidArgument());
+  EXPECT_TRUE(AlterColumnType(uri, "zz", "int").status().IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace lance::table

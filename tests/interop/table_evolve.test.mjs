@@ -281,7 +281,7 @@ describe('racing updates and deletes', () => {
 });
 
 describe('nullability', () => {
-  test('alter-column changes nullability as lance 12 reads it; tightening checks for nulls', async () => {
+  test('alter-column changes nullability and type as lance 12 reads them; tightening checks for nulls', async () => {
     const dir = scratchDir('lance-table-evolve-null-');
     const uri = path.join(dir, 'n.lance');
     const t0 = makeTable([
@@ -302,5 +302,16 @@ describe('nullability', () => {
     // lance 12 appends to the altered schema and we count its row.
     await t.add([{ id: 4n, a: 'w', bee: 4.5 }]);
     assert.equal(lanceOk(['count', uri]).stdout.trim(), '4');
+    // A type change: the values are cast into new data files under a new field id.
+    lanceOk(['alter-column', uri, 'bee', '--type', 'float']);
+    lanceOk(['alter-column', uri, 'id', '--type', 'int']);
+    const t2 = await (await lancedb.connect(dir)).openTable('n');
+    const types = Object.fromEntries((await t2.schema()).fields.map((f) => [f.name, String(f.type)]));
+    assert.deepEqual(types, { id: 'Int32', a: 'Utf8', bee: 'Float32' });
+    const ref = expectedRows(await t2.query().toArrow()).slice().sort((x, y) => cmp(x.entries[0][1], y.entries[0][1]));
+    const ours = lanceOk(['scan', uri]).stdout.split('\n').filter((l) => l).map((l) => l + '\n')
+      .sort((x, y) => cmp(idOf(x), idOf(y))).join('');
+    assert.equal(diffRows(ref, ours), null);
+    assert.deepEqual(ref.map((r) => Number(r.entries[0][1])), [1, 2, 3, 4]);
   });
 });

@@ -43,6 +43,15 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
                                 const std::vector<ColumnAlteration>& alterations,
                                 const CommitOptions& options = {});
 
+// Changes the type of top-level column `column` to `type_name` (a CAST type of lance/expr,
+// e.g. "bigint", "double", "string"): its values are cast (CAST rules; a value that does not
+// convert fails the whole operation) and written as one new data file per fragment under a new
+// field id, in a Merge transaction, as lance 12 does; name, position and nullability stay.
+// Errors: InvalidArgument (unknown column or type, a value that does not cast), NotSupported
+// (nested columns, 2.0 datasets), NotFound, CommitConflict.
+Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
+                                   const std::string& type_name, const CommitOptions& options = {});
+
 // A column to add, computed per row from the existing columns (see lance/expr/ast.h),
 // e.g. {"total", "price * quantity"}.
 struct ColumnExpression {
