@@ -36,10 +36,15 @@ bench: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DLANCE_BUILD_BENCH=ON >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target lance_bench lance
 
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="file_reader_fuzz ..."]: builds every libFuzzer
+# target (clang, ASan+UBSan) and runs each for FUZZ_SECONDS from its seeds in fuzz/corpus/<target>/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(sort $(basename $(notdir $(shell find src -name '*_fuzz.cc'))))
 fuzz:
 	@LANCE_WITH_CLANG=1 scripts/install-deps.sh
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_FUZZ=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS)
+	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
+	@scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz

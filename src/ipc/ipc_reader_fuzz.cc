@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes through the IPC stream and file readers.
 //
 // Every input must yield batches or an error; crashes, sanitizer reports, leaks and
-// timeouts are bugs. Seeds live in fuzz/corpus/ipc/; see fuzz/README.md.
+// timeouts are bugs. Seeds live in fuzz/corpus/ipc_reader_fuzz/; see fuzz/README.md.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
