@@ -94,21 +94,28 @@ const appendTable = readArrow(appendPath);
 const mergeTable = readArrow(mergePath);
 
 // --- helpers --------------------------------------------------------------------------------
+// [wall ms, result, CPU ms of the whole process (user + system, every thread: lance's pools
+// included) during the call].
 async function timed(fn) {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await fn();
-  return [performance.now() - t0, r];
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return [ms, r, (c.user + c.system) / 1000];
 }
 async function series(reps, fn, { first = true } = {}) {
   let firstMs, last;
   if (first) [firstMs, last] = await timed(fn);
-  const ms = [];
+  const ms = [], cpu = [];
   for (let i = 0; i < reps; i++) {
-    const [t, r] = await timed(fn);
+    const [t, r, c] = await timed(fn);
     ms.push(t);
+    cpu.push(c);
     last = r;
   }
-  return { first_ms: firstMs, median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms), reps, last };
+  return { first_ms: firstMs, median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms),
+           cpu_median_ms: median(cpu), reps, last };
 }
 // A copy of a table directory: data files hard-linked (immutable), everything else copied.
 function copyTable(src, dst) {
@@ -135,12 +142,15 @@ const save = () => fs.writeFileSync(args.out, JSON.stringify(result, null, 2));
 
 // create
 {
-  const ms = [];
+  const ms = [], cpu = [];
   for (let i = 0; i < REPS; i++) {
     if ((await db.tableNames()).includes("base")) await db.dropTable("base");
-    ms.push((await timed(() => db.createTable("base", base)))[0]);
+    const [t, , c] = await timed(() => db.createTable("base", base));
+    ms.push(t);
+    cpu.push(c);
   }
-  result.create = { median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms), reps: REPS };
+  result.create = { median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms),
+                    cpu_median_ms: median(cpu), reps: REPS };
   log(`create ${result.create.median_ms.toFixed(0)} ms`);
   save();
 }
@@ -161,32 +171,36 @@ const table = await db.openTable("base");
   result.count_filter = { ...strip(cf), count: cf.last };
   const sets = workload.takeOffsets;
   await table.takeOffsets(sets[0]).toArrow();
-  const tk = [];
+  const tk = [], tkCpu = [];
   for (const set of sets) {
-    const [t, r] = await timed(() => table.takeOffsets(set).toArrow());
+    const [t, r, c] = await timed(() => table.takeOffsets(set).toArrow());
     tk.push(t);
+    tkCpu.push(c);
     const got = Array.from(r.getChild("id").toArray(), Number).sort((a, b) => a - b);
     const want = [...set].sort((a, b) => a - b);
     if (got.length !== want.length || got.some((v, i) => v !== want[i])) throw new Error("take: wrong rows");
   }
-  result.take = { median_ms: median(tk), min_ms: Math.min(...tk), max_ms: Math.max(...tk), sets: sets.length };
+  result.take = { median_ms: median(tk), min_ms: Math.min(...tk), max_ms: Math.max(...tk),
+                  cpu_median_ms: median(tkCpu), sets: sets.length };
   log(`reads done`);
   save();
 }
 
 // mutations, each on a fresh copy of the base table
 async function mutation(name, fn) {
-  const ms = [];
+  const ms = [], cpu = [];
   let after;
   for (let i = 0; i < REPS; i++) {
     copyTable(baseDir, `${args.dir}/mut.lance`);
     const t = await db.openTable("mut");
-    const [elapsed, r] = await timed(() => fn(t));
+    const [elapsed, r, c] = await timed(() => fn(t));
     ms.push(elapsed);
+    cpu.push(c);
     after = { rows_after: await t.countRows(), version_after: await t.version(), detail: r ?? null };
     t.close();
   }
-  result[name] = { median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms), reps: REPS, ...after };
+  result[name] = { median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms),
+                   cpu_median_ms: median(cpu), reps: REPS, ...after };
   log(`${name} ${result[name].median_ms.toFixed(0)} ms, ${after.rows_after} rows after`);
   save();
 }
@@ -252,7 +266,9 @@ function compare(peerPath, ...oursPaths) {
     ["open latest (21 versions)", peer.open, med.BM_TableOpenLatest],
   ];
   console.log(`rows ${peer.rows}; filter ${peer.filter}; medians; ratio = reference / ours (> 1: we are faster)`);
-  console.log(`${"operation".padEnd(32)}${"ours ms".padStart(11)}${"ref ms".padStart(11)}${"ratio".padStart(9)}  check`);
+  console.log("wall: elapsed time; cpu: CPU time of the whole process (all threads) during the call");
+  console.log(`${"operation".padEnd(32)}${"ours ms".padStart(11)}${"ref ms".padStart(11)}${"ratio".padStart(9)}` +
+              `${"ours cpu".padStart(11)}${"ref cpu".padStart(11)}${"cpu ratio".padStart(10)}  check`);
   for (const [name, p, o] of rows) {
     const r = p?.median_ms, u = ms(o);
     let check = "";
@@ -265,6 +281,8 @@ function compare(peerPath, ...oursPaths) {
     }
     const f = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 3 : 1) : "-").padStart(11);
     const ratio = Number.isFinite(r / u) ? `${(r / u).toFixed(2)}x` : "-";
-    console.log(`${name.padEnd(32)}${f(u)}${f(r)}${ratio.padStart(9)}  ${check}`);
+    const rc = p?.cpu_median_ms, uc = o?.cpu_ms;
+    const cpuRatio = Number.isFinite(rc / uc) ? `${(rc / uc).toFixed(2)}x` : "-";
+    console.log(`${name.padEnd(32)}${f(u)}${f(r)}${ratio.padStart(9)}${f(uc)}${f(rc)}${cpuRatio.padStart(10)}  ${check}`);
   }
 }
