@@ -40,7 +40,9 @@ function realistic(n) {
     { name: 'score', type: new A.Float64(), values: Array.from({ length: n }, () => rnd() * 100) },
     { name: 'text', type: new A.Utf8(), values: Array.from({ length: n }, () => (rnd() < 0.02 ? null : text())) },
     { name: 'long', type: new A.Utf8(), values: Array.from({ length: n }, (_, i) => (i % 10 === 0 ? Array.from({ length: 40 }, text).join('|') : null)) },
-    { name: 'vector', type: new A.FixedSizeList(128, new A.Field('item', new A.Float32(), true)), values: Array.from({ length: n }, vec) },
+    { name: 'vector', type: new A.FixedSizeList(128, new A.Field('item', new A.Float32(), true)), values: Array.from({ length: n }, (_, i) => (i % 17 === 3 ? null : vec())) },
+    { name: 'pair', type: new A.Struct([new A.Field('a', new A.Int32(), true), new A.Field('b', new A.Utf8(), true)]),
+      values: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : { a: i % 7 === 0 ? null : i, b: words[i % 30] })) },
     { name: 'tags', type: new A.List(new A.Field('item', new A.Utf8(), true)),
       values: Array.from({ length: n }, () => (rnd() < 0.1 ? null : Array.from({ length: Math.floor(rnd() * 4) }, () => words[Math.floor(rnd() * 20)]))) },
   ];
@@ -81,6 +83,7 @@ for (const version of ['2.1', '2.2']) {
       assert.match(enc[5], /fsst\(variable/);
       assert.match(enc[6], /^full_zip\(values=fsst/);
       assert.equal(enc[7], 'full_zip(values=fixed_size_list(128, flat(32)))');
+      assert.equal(info.columns[7].pages[0].buffers.length, 1);
       const db = await lancedb.connect(path.join(dir, `real-${version}`));
       const got = await (await db.openTable('t')).query().limit(1e9).toArrow();
       assert.equal(got.numRows, table.numRows);
