@@ -67,7 +67,7 @@ for (const version of ['2.1', '2.2']) {
     });
 
     test('realistic data written by lance create is read by lance 12 value for value', async () => {
-      const table = realistic(20000);
+      const table = realistic(8000);
       const ipc = path.join(dir, `real-${version}.arrows`);
       fs.writeFileSync(ipc, toIPC(table, 'stream'));
       const uri = path.join(dir, `real-${version}`, 't.lance');
