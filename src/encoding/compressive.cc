@@ -322,8 +322,9 @@ Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::strin
     }
     const uint64_t size = prefix(size_prefix_bytes);
     const size_t in_size = bytes.size() - static_cast<size_t>(size_prefix_bytes);
-    if (size >= kMaxDecompressed || in_size > INT32_MAX) {
-      return Status::Corruption("lz4 block: size {}", size);
+    // An LZ4 block expands at most 255x: a larger claim is corrupt (and must not allocate).
+    if (size >= kMaxDecompressed || in_size > INT32_MAX || size > uint64_t{in_size} * 255 + 16) {
+      return Status::Corruption("lz4 block: size {} from {} compressed bytes", size, in_size);
     }
     std::string out(size, '\0');
     const int got = LZ4_decompress_safe(bytes.data() + size_prefix_bytes, out.data(),
@@ -362,7 +363,12 @@ Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::strin
       }
       size = s;
     }
-    if (size >= kMaxDecompressed) return Status::Corruption("zstd block: size {}", size);
+    // A zstd block of at most 128 KiB takes at least 4 bytes (an RLE block): a claim beyond
+    // that ratio is corrupt (and must not allocate).
+    const uint64_t bound = uint64_t{frame.size()} * 32768 + (128 << 10);
+    if (size >= kMaxDecompressed || size > bound) {
+      return Status::Corruption("zstd block: size {} from {} compressed bytes", size, frame.size());
+    }
     std::string out(size, '\0');
     const size_t got = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
     if (ZSTD_isError(got) || got != size) {
