@@ -33,24 +33,13 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-NODE_MODULES="$REPO/tests/interop/node_modules"
-GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+source "$REPO/bench/lib/peer_data.sh"
 BENCH_BIN="$BUILD/lance_bench"
-[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
-[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
-[[ -x "$BENCH_BIN" ]] || { echo "missing $BENCH_BIN (build target lance_bench with -DLANCE_BUILD_BENCH=ON)" >&2; exit 1; }
+need_node_modules
+need_gen
+need_exe "$BENCH_BIN" "build target lance_bench with -DLANCE_BUILD_BENCH=ON"
 
-mkdir -p "$WORK"
-# gen.mjs is an ES module: bare imports resolve from its own directory, so run a copy next
-# to a node_modules link (the shared original stays untouched).
-cp "$GEN_SRC" "$WORK/gen.mjs"
-ln -sfn "$NODE_MODULES" "$WORK/node_modules"
-
-EXPORT="$WORK/export-$ROWS"
-if [[ ! -f "$EXPORT/workload.json" || ! -f "$EXPORT/base.arrow" ]]; then
-  echo "== generating $ROWS rows into $EXPORT" >&2
-  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
-fi
+peer_export "$WORK" "$ROWS"
 
 PEER_JSON="$WORK/peer-$ROWS-$VERSION.json"
 OURS_JSON="$WORK/ours-$ROWS-$VERSION.json"

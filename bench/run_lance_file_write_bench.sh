@@ -33,20 +33,12 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-NODE_MODULES="$REPO/tests/interop/node_modules"
-GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+source "$REPO/bench/lib/peer_data.sh"
 LANCE="$BUILD/lance"
-[[ -x "$LANCE" ]] || { echo "missing $LANCE (build target lance_cli)" >&2; exit 1; }
-[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
+need_exe "$LANCE" "build target lance_cli"
+need_gen
 
-mkdir -p "$WORK"
-cp "$GEN_SRC" "$WORK/gen.mjs"
-ln -sfn "$NODE_MODULES" "$WORK/node_modules"
-EXPORT="$WORK/export-$ROWS"
-if [[ ! -f "$EXPORT/base.arrow" ]]; then
-  echo "== generating $ROWS rows into $EXPORT" >&2
-  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
-fi
+peer_export "$WORK" "$ROWS" base.arrow
 
 echo "== reference: createTable (storage $VERSION), $PEER_REPS reps" >&2
 NODE_PATH="$NODE_MODULES" node "$REPO/bench/lance_file_write_peer.mjs" --arrow "$EXPORT/base.arrow" \

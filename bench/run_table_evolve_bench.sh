@@ -26,10 +26,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-NODE_MODULES="$REPO/tests/interop/node_modules"
+source "$REPO/bench/lib/peer_data.sh"
 LANCE_BIN="$BUILD/lance"
-[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
-[[ -x "$LANCE_BIN" ]] || { echo "missing $LANCE_BIN (build target lance_cli)" >&2; exit 1; }
+need_node_modules
+need_exe "$LANCE_BIN" "build target lance_cli"
 mkdir -p "$WORK"
 NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/table_evolve_peer.mjs" \
   --dir "$WORK" --lance "$LANCE_BIN" --rows "$ROWS" --reps "$REPS" --out "$WORK/results-$ROWS.json"

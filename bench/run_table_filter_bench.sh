@@ -27,21 +27,13 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-NODE_MODULES="$REPO/tests/interop/node_modules"
-GEN_SRC="${LANCE_PEER_BENCH_DIR:-$REPO/../shared/bench/reference}/gen.mjs"
+source "$REPO/bench/lib/peer_data.sh"
 LANCE_BIN="$BUILD/lance"
-[[ -d "$NODE_MODULES/@lancedb/lancedb" ]] || { echo "missing $NODE_MODULES/@lancedb/lancedb" >&2; exit 1; }
-[[ -f "$GEN_SRC" ]] || { echo "missing generator $GEN_SRC" >&2; exit 1; }
-[[ -x "$LANCE_BIN" ]] || { echo "missing $LANCE_BIN (build target lance_cli)" >&2; exit 1; }
+need_node_modules
+need_gen
+need_exe "$LANCE_BIN" "build target lance_cli"
 
-mkdir -p "$WORK"
-cp "$GEN_SRC" "$WORK/gen.mjs"
-ln -sfn "$NODE_MODULES" "$WORK/node_modules"
-EXPORT="$WORK/export-$ROWS"
-if [[ ! -f "$EXPORT/workload.json" || ! -f "$EXPORT/base.arrow" ]]; then
-  echo "== generating $ROWS rows into $EXPORT" >&2
-  (cd "$WORK" && node gen.mjs --rows "$ROWS" --export "$EXPORT" >&2)
-fi
+peer_export "$WORK" "$ROWS"
 BENCH_ARGS=()
 [[ -x "$BUILD/lance_bench" ]] && BENCH_ARGS=(--bench "$BUILD/lance_bench")
 NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/table_filter_peer.mjs" \
