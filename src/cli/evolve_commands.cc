@@ -1,9 +1,6 @@
 // Commands that change a dataset's rows or schema in place: `lance update`, `merge-insert`,
 // `add-columns`, `drop-columns`, `rename-column`, `alter-column`, `compact`, `cleanup`.
 // Each prints one JSON object describing what it did (the version committed, counts).
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -11,9 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "lance/columnar/json.h"
-#include "lance/io/object_store.h"
-#include "lance/ipc/reader.h"
+#include "cli/commit_json.h"
+#include "cli/input_files.h"
 #include "lance/table/cleanup.h"
 #include "lance/table/compaction.h"
 #include "lance/table/merge_insert.h"
@@ -51,60 +47,6 @@ struct EvolveArgs {
   bool delete_unverified = false;
   bool dry_run = false;
 };
-
-Status Print(const Json& j) {
-  const std::string text = j.dump() + "\n";
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
-  }
-  return Status::OK();
-}
-
-Json CommitJson(const table::CommitInfo& c) {
-  Json j;
-  j["version"] = c.version;
-  j["read_version"] = c.read_version;
-  j["attempts"] = c.attempts;
-  j["rebased"] = c.rebased;
-  return j;
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-Result<BufferPtr> ReadWhole(const std::string& path) {
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(path));
-  return sp.store->Get(sp.path);
-}
-
-std::string_view View(const BufferPtr& b) {
-  return {reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())};
-}
-
-// Rows of --input: Arrow IPC (stream or file), or JSON lines with --schema.
-Status ReadRows(const EvolveArgs& a, SchemaPtr* schema, std::vector<RecordBatchPtr>* batches) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(a.input));
-  if (EndsWith(a.input, ".jsonl") || EndsWith(a.input, ".json")) {
-    if (a.schema.empty()) {
-      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", a.input);
-    }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(a.schema));
-    LANCE_ASSIGN_OR_RAISE(*schema, SchemaFromJson(View(sj)));
-    LANCE_ASSIGN_OR_RAISE(auto batch, ReadJsonLines(View(data), *schema));
-    if (batch->num_rows() > 0) batches->push_back(batch);
-    return Status::OK();
-  }
-  auto reader = ipc::OpenAny(data);
-  if (!reader.ok()) {
-    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                   "--schema): {}",
-                                   a.input, reader.status().message());
-  }
-  *schema = (*reader)->schema();
-  LANCE_ASSIGN_OR_RAISE(*batches, (*reader)->ReadAll());
-  return Status::OK();
-}
 
 std::vector<std::string> SplitComma(const std::string& s) {
   std::vector<std::string> out;
@@ -144,7 +86,7 @@ Status Update(const EvolveArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto r, table::UpdateRows(a.uri, assignments, a.where, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;
-  return Print(j);
+  return PrintJson(j);
 }
 
 Status MergeInsertCommand(const EvolveArgs& a) {
@@ -176,13 +118,13 @@ Status MergeInsertCommand(const EvolveArgs& a) {
   p.max_rows_per_file = a.max_rows_per_file;
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadRows(a, &schema, &batches));
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
   LANCE_ASSIGN_OR_RAISE(auto r, table::MergeInsert(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;
   j["rows_inserted"] = r.rows_inserted;
   j["rows_deleted"] = r.rows_deleted;
-  return Print(j);
+  return PrintJson(j);
 }
 
 Status AddColumnsCommand(const EvolveArgs& a) {
@@ -201,15 +143,15 @@ Status AddColumnsCommand(const EvolveArgs& a) {
   } else {
     SchemaPtr schema;
     std::vector<RecordBatchPtr> batches;
-    LANCE_RETURN_NOT_OK(ReadRows(a, &schema, &batches));
+    LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
     LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
   }
-  return Print(CommitJson(c));
+  return PrintJson(CommitJson(c));
 }
 
 Status DropColumnsCommand(const EvolveArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto c, table::DropColumns(a.uri, SplitComma(a.columns)));
-  return Print(CommitJson(c));
+  return PrintJson(CommitJson(c));
 }
 
 Status RenameColumnCommand(const EvolveArgs& a) {
@@ -217,7 +159,7 @@ Status RenameColumnCommand(const EvolveArgs& a) {
   alt.path = a.old_name;
   alt.rename = a.new_name;
   LANCE_ASSIGN_OR_RAISE(auto c, table::AlterColumns(a.uri, {alt}));
-  return Print(CommitJson(c));
+  return PrintJson(CommitJson(c));
 }
 
 Status AlterColumnCommand(const EvolveArgs& a) {
@@ -243,7 +185,7 @@ Status AlterColumnCommand(const EvolveArgs& a) {
   if (alt.rename || alt.nullable) {
     LANCE_ASSIGN_OR_RAISE(c, table::AlterColumns(a.uri, {alt}));
   }
-  return Print(CommitJson(c));
+  return PrintJson(CommitJson(c));
 }
 
 Status CompactCommand(const EvolveArgs& a) {
@@ -255,7 +197,7 @@ Status CompactCommand(const EvolveArgs& a) {
   j["fragments_removed"] = r.fragments_removed;
   j["fragments_added"] = r.fragments_added;
   j["rows_rewritten"] = r.rows_rewritten;
-  return Print(j);
+  return PrintJson(j);
 }
 
 Status CleanupCommand(const EvolveArgs& a) {
@@ -277,7 +219,7 @@ Status CleanupCommand(const EvolveArgs& a) {
   j["transaction_files_removed"] = s.transaction_files_removed;
   j["bytes_removed"] = s.bytes_removed;
   j["dry_run"] = a.dry_run;
-  return Print(j);
+  return PrintJson(j);
 }
 
 }  // namespace

@@ -1,9 +1,6 @@
 // Dataset write commands: `lance create` (create / append / overwrite) and `lance delete`.
 // Each prints one JSON object describing the commit.
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -11,9 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "lance/columnar/json.h"
-#include "lance/io/object_store.h"
-#include "lance/ipc/reader.h"
+#include "cli/commit_json.h"
+#include "cli/input_files.h"
 #include "lance/table/write.h"
 
 namespace lance::cli {
@@ -37,52 +33,6 @@ struct WriteArgs {
   std::string row_addresses;
 };
 
-Status Print(const Json& j) {
-  const std::string text = j.dump() + "\n";
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
-  }
-  return Status::OK();
-}
-
-Result<BufferPtr> ReadWhole(const std::string& path) {
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(path));
-  return sp.store->Get(sp.path);
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The input rows: Arrow IPC (stream or file) or JSON lines with a schema.
-Status ReadInput(const WriteArgs& a, SchemaPtr* schema, std::vector<RecordBatchPtr>* batches) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(a.input));
-  if (EndsWith(a.input, ".jsonl") || EndsWith(a.input, ".json")) {
-    if (a.schema.empty()) {
-      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", a.input);
-    }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(a.schema));
-    LANCE_ASSIGN_OR_RAISE(
-        *schema, SchemaFromJson(std::string_view(reinterpret_cast<const char*>(sj->data()),
-                                                 static_cast<size_t>(sj->size()))));
-    LANCE_ASSIGN_OR_RAISE(
-        auto batch, ReadJsonLines(std::string_view(reinterpret_cast<const char*>(data->data()),
-                                                   static_cast<size_t>(data->size())),
-                                  *schema));
-    if (batch->num_rows() > 0) batches->push_back(batch);
-    return Status::OK();
-  }
-  auto reader = ipc::OpenAny(data);
-  if (!reader.ok()) {
-    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                   "--schema): {}",
-                                   a.input, reader.status().message());
-  }
-  *schema = (*reader)->schema();
-  LANCE_ASSIGN_OR_RAISE(*batches, (*reader)->ReadAll());
-  return Status::OK();
-}
-
 Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
   table::CommitOptions o;
   if (a.commit_handler == "put") {
@@ -93,15 +43,6 @@ Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
     return Status::InvalidArgument("--commit-handler '{}': expected put or rename", a.commit_handler);
   }
   return o;
-}
-
-Json CommitJson(const table::CommitInfo& c) {
-  Json j;
-  j["version"] = c.version;
-  j["read_version"] = c.read_version;
-  j["attempts"] = c.attempts;
-  j["rebased"] = c.rebased;
-  return j;
 }
 
 Status Create(const WriteArgs& a) {
@@ -115,12 +56,12 @@ Status Create(const WriteArgs& a) {
   LANCE_ASSIGN_OR_RAISE(p.commit, CommitOpts(a));
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadInput(a, &schema, &batches));
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
   LANCE_ASSIGN_OR_RAISE(table::WriteResult r, table::WriteDataset(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_written"] = r.rows_written;
   j["fragment_ids"] = r.fragment_ids;
-  return Print(j);
+  return PrintJson(j);
 }
 
 Status Delete(const WriteArgs& a) {
@@ -151,7 +92,7 @@ Status Delete(const WriteArgs& a) {
   Json j = CommitJson(r.commit);
   j["deleted_rows"] = r.num_deleted_rows;
   j["removed_fragment_ids"] = r.removed_fragment_ids;
-  return Print(j);
+  return PrintJson(j);
 }
 
 void AddCommitHandlerOption(CLI::App* sub, WriteArgs* a) {

@@ -1,0 +1,27 @@
+#include "cli/commit_json.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace lance::cli {
+
+Status PrintJson(const nlohmann::ordered_json& j) {
+  const std::string text = j.dump() + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+nlohmann::ordered_json CommitJson(const table::CommitInfo& c) {
+  nlohmann::ordered_json j;
+  j["version"] = c.version;
+  j["read_version"] = c.read_version;
+  j["attempts"] = c.attempts;
+  j["rebased"] = c.rebased;
+  return j;
+}
+
+}  // namespace lance::cli
