@@ -1,10 +1,8 @@
 #include "lance/table/commit.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <ctime>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -12,6 +10,7 @@
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
+#include "table/commit_internal.h"
 #include "table/proto/table.pb.h"
 #include "table/proto/transaction.pb.h"
 
@@ -43,29 +42,8 @@ Status CheckTagName(const std::string& name) {
   return Status::OK();
 }
 
-// A random (version 4) UUID, hyphenated lowercase.
-std::string NewUuid() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
-                      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  uint8_t b[16];
-  for (int i = 0; i < 16; i += 8) {
-    const uint64_t r = gen();
-    std::memcpy(b + i, &r, 8);
-  }
-  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
-  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += fmt::format("{:02x}", b[i]);
-  }
-  return out;
-}
-
 std::string IsoNow() {
-  const auto now = std::chrono::system_clock::now();
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  const int64_t ns = internal::NowNs();
   const std::time_t secs = static_cast<std::time_t>(ns / 1000000000LL);
   std::tm tm{};
   gmtime_r(&secs, &tm);
@@ -98,14 +76,13 @@ Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version) {
   }
   const uint64_t next = lm.version + 1;
   pb.set_version(next);
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  const int64_t ns = internal::NowNs();
   pb.mutable_timestamp()->set_seconds(ns / 1000000000LL);
   pb.mutable_timestamp()->set_nanos(static_cast<int32_t>(ns % 1000000000LL));
   // The transaction: a file in _transactions/ and a copy inline in the manifest.
   ::lance::table::Transaction txn;
   txn.set_read_version(lm.version);
-  txn.set_uuid(NewUuid());
+  txn.set_uuid(internal::NewUuid());
   txn.mutable_restore()->set_version(version);
   const std::string txn_bytes = txn.SerializeAsString();
   const std::string txn_name = fmt::format("{}-{}.txn", lm.version, txn.uuid());
