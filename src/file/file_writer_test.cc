@@ -224,6 +224,48 @@ TEST(FileWriterTest, AssignsPreOrderIds) {
                                            "l:3:1:list", "item:4:3:int64", "v:5:-1:fixed_size_list:float:4"}));
 }
 
+TEST(FileWriterTest, ListOfStructAndGivenIds) {
+  auto s = schema({field("k", int64(), false),
+                   field("ls", list(struct_({field("x", int32())}))),
+                   field("lls", large_list(struct_({field("y", utf8())}))),
+                   field("d", dictionary(int32(), utf8()))});
+  // Dictionaries have no Lance name; the error names the field.
+  auto bad = LanceFieldsFromSchema(*s);
+  ASSERT_TRUE(bad.status().IsNotSupported());
+  EXPECT_NE(bad.status().message().find("field 'd'"), std::string::npos) << bad.status().message();
+
+  auto ok_schema = schema({s->field(0), s->field(1), s->field(2)});
+  const std::vector<int32_t> ids = {7, 3, 9, 4, 1, 8, 2};
+  SchemaPtr with_ids;
+  auto fields = LanceFieldsWithIds(*ok_schema, &ids, &with_ids);
+  ASSERT_TRUE(fields.ok()) << fields.status().ToString();
+  std::vector<std::string> got;
+  for (const auto& f : *fields) {
+    got.push_back(fmt::format("{}:{}:{}:{}:{}", f.name, f.id, f.parent_id, f.logical_type, f.nullable));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"k:7:-1:int64:false", "ls:3:-1:list.struct:true",
+                                           "item:9:3:struct:true", "x:4:9:int32:true",
+                                           "lls:1:-1:large_list.struct:true", "item:8:1:struct:true",
+                                           "y:2:8:string:true"}));
+  ASSERT_NE(with_ids, nullptr);
+  EXPECT_EQ(with_ids->field(1)->id(), 3);
+  EXPECT_EQ(with_ids->field(1)->type()->value_field()->id(), 9);
+
+  // Without ids: 0, 1, ... in pre-order, whatever Field::id() says.
+  auto fresh = LanceFieldsWithIds(*with_ids, nullptr);
+  ASSERT_TRUE(fresh.ok());
+  for (size_t i = 0; i < fresh->size(); ++i) EXPECT_EQ((*fresh)[i].id, static_cast<int32_t>(i));
+  // The logical types read back as the same schema.
+  auto back = SchemaFromLanceFields(*fields);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE((*back)->field(1)->type()->Equals(*ok_schema->field(1)->type()));
+
+  const std::vector<int32_t> short_ids = {1, 2};
+  EXPECT_TRUE(LanceFieldsWithIds(*ok_schema, &short_ids).status().IsInvalidArgument());
+  const std::vector<int32_t> long_ids = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_TRUE(LanceFieldsWithIds(*ok_schema, &long_ids).status().IsInvalidArgument());
+}
+
 TEST(FileWriterTest, RejectsBadOptionsAndSchemas) {
   auto store = io::MemoryObjectStore::Make();
   auto s = schema({field("a", int32())});

@@ -43,48 +43,37 @@ Result<std::string> LogicalTypeFromArrow(const DataType& t) {
       LANCE_ASSIGN_OR_RAISE(std::string inner, LogicalTypeFromArrow(child));
       return fmt::format("fixed_size_list:{}:{}", inner, t.list_size());
     }
-    case TypeId::kList: return std::string("list");
-    case TypeId::kLargeList: return std::string("large_list");
+    // A list of structs is "list.struct": what lance 12 writes, and it refuses "list" there.
+    case TypeId::kList:
+      return std::string(t.value_type()->id() == TypeId::kStruct ? "list.struct" : "list");
+    case TypeId::kLargeList:
+      return std::string(t.value_type()->id() == TypeId::kStruct ? "large_list.struct" : "large_list");
     case TypeId::kStruct: return std::string("struct");
     case TypeId::kMap: return std::string("map");
     case TypeId::kDictionary:
-      break;
+      return Status::NotSupported("dictionary type {} cannot be stored in a Lance file (decode it first)",
+                                  t.ToString());
   }
   return Status::NotSupported("type {} cannot be stored in a Lance file", t.ToString());
 }
 
-Result<std::vector<LanceField>> LanceFieldsFromSchema(const ::lance::Schema& schema, SchemaPtr* with_ids) {
-  // Pass 1: the ids already present.
-  std::set<int32_t> used;
-  int32_t max_id = -1;
-  bool duplicate = false;
-  int32_t dup_id = 0;
-  std::function<void(const Field&)> collect = [&](const Field& f) {
-    if (f.id() >= 0) {
-      if (!used.insert(f.id()).second) {
-        duplicate = true;
-        dup_id = f.id();
-      }
-      max_id = std::max(max_id, f.id());
-    }
-    const DataType& t = *f.type();
-    if (t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList ||
-        t.id() == TypeId::kMap) {
-      for (const auto& c : t.fields()) collect(*c);
-    }
-  };
-  for (const auto& f : schema.fields()) collect(*f);
-  if (duplicate) return Status::InvalidArgument("schema: field id {} is used twice", dup_id);
+namespace {
 
-  int32_t next_id = max_id + 1;
+// Pre-order flattening shared by both entry points; `id_of` gives each field's Lance id.
+Result<std::vector<LanceField>> Flatten(const ::lance::Schema& schema, SchemaPtr* with_ids,
+                                        const std::function<Result<int32_t>(const Field&)>& id_of) {
   std::vector<LanceField> out;
   std::function<Result<FieldPtr>(const FieldPtr&, int32_t)> visit =
       [&](const FieldPtr& f, int32_t parent) -> Result<FieldPtr> {
     LanceField lf;
     lf.name = f->name();
-    lf.id = f->id() >= 0 ? f->id() : next_id++;
+    LANCE_ASSIGN_OR_RAISE(lf.id, id_of(*f));
     lf.parent_id = parent;
-    LANCE_ASSIGN_OR_RAISE(lf.logical_type, LogicalTypeFromArrow(*f->type()));
+    auto lt = LogicalTypeFromArrow(*f->type());
+    if (!lt.ok()) {
+      return Status(lt.status().code(), fmt::format("field '{}': {}", f->name(), lt.status().message()));
+    }
+    lf.logical_type = std::move(*lt);
     lf.nullable = f->nullable();
     if (f->metadata()) lf.metadata = f->metadata()->pairs();
     const int32_t id = lf.id;
@@ -113,6 +102,53 @@ Result<std::vector<LanceField>> LanceFieldsFromSchema(const ::lance::Schema& sch
     fields.push_back(std::move(g));
   }
   if (with_ids) *with_ids = ::lance::schema(std::move(fields), schema.metadata());
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<LanceField>> LanceFieldsFromSchema(const ::lance::Schema& schema, SchemaPtr* with_ids) {
+  // The ids already present.
+  std::set<int32_t> used;
+  int32_t max_id = -1;
+  bool duplicate = false;
+  int32_t dup_id = 0;
+  std::function<void(const Field&)> collect = [&](const Field& f) {
+    if (f.id() >= 0) {
+      if (!used.insert(f.id()).second) {
+        duplicate = true;
+        dup_id = f.id();
+      }
+      max_id = std::max(max_id, f.id());
+    }
+    const DataType& t = *f.type();
+    if (t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList ||
+        t.id() == TypeId::kMap) {
+      for (const auto& c : t.fields()) collect(*c);
+    }
+  };
+  for (const auto& f : schema.fields()) collect(*f);
+  if (duplicate) return Status::InvalidArgument("schema: field id {} is used twice", dup_id);
+
+  int32_t next_id = max_id + 1;
+  return Flatten(schema, with_ids,
+                 [&](const Field& f) -> Result<int32_t> { return f.id() >= 0 ? f.id() : next_id++; });
+}
+
+Result<std::vector<LanceField>> LanceFieldsWithIds(const ::lance::Schema& schema,
+                                                   const std::vector<int32_t>* ids,
+                                                   SchemaPtr* with_ids) {
+  size_t next = 0;
+  LANCE_ASSIGN_OR_RAISE(auto out, Flatten(schema, with_ids, [&](const Field&) -> Result<int32_t> {
+    if (ids == nullptr) return static_cast<int32_t>(next++);
+    if (next >= ids->size()) {
+      return Status::InvalidArgument("the schema has more fields than the {} ids given", ids->size());
+    }
+    return (*ids)[next++];
+  }));
+  if (ids != nullptr && next != ids->size()) {
+    return Status::InvalidArgument("the schema has {} fields but {} ids were given", next, ids->size());
+  }
   return out;
 }
 

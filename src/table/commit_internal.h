@@ -62,6 +62,10 @@ void ApplyFeatureFlags(::lance::table::Manifest* m, uint64_t sticky_reader, uint
 std::string SerializeManifestFile(::lance::table::Manifest* m, const std::string& index_section,
                                   const std::string& transaction);
 
+// A Lance field as a manifest stores it, and back (metadata in the protobuf map's order).
+void FieldToProto(const file::LanceField& lf, ::lance::file::Field* f);
+file::LanceField FieldFromProto(const ::lance::file::Field& f);
+
 std::string NewUuid();
 uint64_t RandomU64();
 int64_t NowNs();
@@ -71,14 +75,6 @@ Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
                                                        uint64_t fragment_id,
                                                        uint64_t read_version,
                                                        const std::vector<uint32_t>& rows);
-
-// The Lance fields of an Arrow schema in pre-order (list items and struct children are
-// fields; fixed-size-list items are not), with ids 0, 1, ... in that order, or `ids[i]` for
-// the i-th field when given. `with_ids` receives the schema with the ids set.
-// Errors: NotSupported types; InvalidArgument when `ids` has the wrong length.
-Result<std::vector<file::LanceField>> FlattenSchema(const Schema& schema, SchemaPtr* with_ids,
-                                                   const std::vector<int32_t>* ids = nullptr);
-Result<std::string> LogicalTypeOf(const DataType& type);
 
 struct NewDatasetParams {
   ManifestNaming naming = ManifestNaming::kV2;

@@ -17,11 +17,7 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
                                    options.target_rows_per_fragment);
   }
   LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
-  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
-  const internal::StoredVersion& sv = *latest;
-  LANCE_RETURN_NOT_OK(CheckCanWrite(sv.manifest.reader_feature_flags(),
-                                    sv.manifest.writer_feature_flags(), sv.path));
+  LANCE_ASSIGN_OR_RAISE(const internal::StoredVersion sv, internal::LatestWritable(loc, uri));
   OpenOptions o;
   o.version = sv.version;
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));

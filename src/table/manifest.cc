@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "table/commit_internal.h"
 #include "table/proto/table.pb.h"
 
 namespace lance::table {
@@ -125,13 +126,7 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
 
   TableManifest m;
   for (const auto& f : pb.fields()) {
-    file::LanceField lf;
-    lf.name = f.name();
-    lf.id = f.id();
-    lf.parent_id = f.parent_id();
-    lf.logical_type = f.logical_type();
-    lf.nullable = f.nullable();
-    for (const auto& [k, v] : f.metadata()) lf.metadata.emplace_back(k, v);
+    file::LanceField lf = internal::FieldFromProto(f);
     std::sort(lf.metadata.begin(), lf.metadata.end());
     m.fields.push_back(std::move(lf));
   }
@@ -271,5 +266,20 @@ Result<uint64_t> ParseVersionJson(std::string_view json, const std::string& what
   return Status::Corruption("{}: no top-level \"version\" member in {}", what,
                             std::string(json.substr(0, 200)));
 }
+
+namespace internal {
+
+file::LanceField FieldFromProto(const ::lance::file::Field& f) {
+  file::LanceField lf;
+  lf.name = f.name();
+  lf.id = f.id();
+  lf.parent_id = f.parent_id();
+  lf.logical_type = f.logical_type();
+  lf.nullable = f.nullable();
+  for (const auto& [k, v] : f.metadata()) lf.metadata.emplace_back(k, v);
+  return lf;
+}
+
+}  // namespace internal
 
 }  // namespace lance::table

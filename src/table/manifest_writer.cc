@@ -1,8 +1,6 @@
-// Manifest encoding (TableManifest -> manifest file bytes), feature flags computed from the
-// content, and Arrow schema -> flattened Lance fields.
+// Manifest encoding (TableManifest -> manifest file bytes) and feature flags computed from the
+// content.
 #include "lance/table/manifest_writer.h"
-
-#include <functional>
 
 #include <fmt/format.h>
 
@@ -12,16 +10,6 @@
 namespace lance::table {
 
 namespace {
-
-const char* UnitName(TimeUnit u) {
-  switch (u) {
-    case TimeUnit::kSecond: return "s";
-    case TimeUnit::kMilli: return "ms";
-    case TimeUnit::kMicro: return "us";
-    case TimeUnit::kNano: return "ns";
-  }
-  return "?";
-}
 
 void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
 void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
@@ -42,107 +30,13 @@ void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<cons
 
 namespace internal {
 
-Result<std::string> LogicalTypeOf(const DataType& t) {
-  switch (t.id()) {
-    case TypeId::kNull: return std::string("null");
-    case TypeId::kBool: return std::string("bool");
-    case TypeId::kInt8: return std::string("int8");
-    case TypeId::kInt16: return std::string("int16");
-    case TypeId::kInt32: return std::string("int32");
-    case TypeId::kInt64: return std::string("int64");
-    case TypeId::kUInt8: return std::string("uint8");
-    case TypeId::kUInt16: return std::string("uint16");
-    case TypeId::kUInt32: return std::string("uint32");
-    case TypeId::kUInt64: return std::string("uint64");
-    case TypeId::kHalfFloat: return std::string("halffloat");
-    case TypeId::kFloat: return std::string("float");
-    case TypeId::kDouble: return std::string("double");
-    case TypeId::kString: return std::string("string");
-    case TypeId::kLargeString: return std::string("large_string");
-    case TypeId::kBinary: return std::string("binary");
-    case TypeId::kLargeBinary: return std::string("large_binary");
-    case TypeId::kFixedSizeBinary: return fmt::format("fixed_size_binary:{}", t.byte_width());
-    case TypeId::kDate32: return std::string("date32:day");
-    case TypeId::kDate64: return std::string("date64:ms");
-    case TypeId::kTime32: return fmt::format("time32:{}", UnitName(t.unit()));
-    case TypeId::kTime64: return fmt::format("time64:{}", UnitName(t.unit()));
-    case TypeId::kDuration: return fmt::format("duration:{}", UnitName(t.unit()));
-    case TypeId::kTimestamp:
-      return fmt::format("timestamp:{}:{}", UnitName(t.unit()),
-                         t.timezone().empty() ? "-" : t.timezone());
-    case TypeId::kDecimal128: return fmt::format("decimal:128:{}:{}", t.precision(), t.scale());
-    // A list of structs is "list.struct" (what lance 12 writes; it refuses "list" there).
-    case TypeId::kList:
-      return std::string(t.value_type()->id() == TypeId::kStruct ? "list.struct" : "list");
-    case TypeId::kLargeList:
-      return std::string(t.value_type()->id() == TypeId::kStruct ? "large_list.struct" : "large_list");
-    case TypeId::kStruct: return std::string("struct");
-    case TypeId::kMap: return std::string("map");
-    case TypeId::kFixedSizeList: {
-      const DataType& child = *t.value_type();
-      if (child.is_nested()) {
-        return Status::NotSupported("fixed_size_list of {} cannot be stored in a Lance table",
-                                    child.ToString());
-      }
-      LANCE_ASSIGN_OR_RAISE(std::string c, LogicalTypeOf(child));
-      return fmt::format("fixed_size_list:{}:{}", c, t.list_size());
-    }
-    case TypeId::kDictionary:
-      return Status::NotSupported("dictionary type {} cannot be stored in a Lance table (decode it first)",
-                                  t.ToString());
-  }
-  return Status::NotSupported("type {} cannot be stored in a Lance table", t.ToString());
-}
-
-Result<std::vector<file::LanceField>> FlattenSchema(const Schema& schema, SchemaPtr* with_ids,
-                                                   const std::vector<int32_t>* ids) {
-  std::vector<file::LanceField> out;
-  int32_t next_id = 0;
-  std::function<Result<FieldPtr>(const FieldPtr&, int32_t)> visit =
-      [&](const FieldPtr& f, int32_t parent) -> Result<FieldPtr> {
-    file::LanceField lf;
-    lf.name = f->name();
-    if (ids != nullptr && static_cast<size_t>(next_id) >= ids->size()) {
-      return Status::InvalidArgument("the schema has more fields than the {} ids given", ids->size());
-    }
-    lf.id = ids != nullptr ? (*ids)[static_cast<size_t>(next_id++)] : next_id++;
-    lf.parent_id = parent;
-    auto lt = LogicalTypeOf(*f->type());
-    if (!lt.ok()) {
-      return Status(lt.status().code(), fmt::format("field '{}': {}", f->name(), lt.status().message()));
-    }
-    lf.logical_type = *lt;
-    lf.nullable = f->nullable();
-    if (f->metadata()) lf.metadata = f->metadata()->pairs();
-    const int32_t id = lf.id;
-    out.push_back(std::move(lf));
-    const DataType& t = *f->type();
-    DataTypePtr type = f->type();
-    if (t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList ||
-        t.id() == TypeId::kMap) {
-      std::vector<FieldPtr> kids;
-      for (const auto& c : t.fields()) {
-        LANCE_ASSIGN_OR_RAISE(FieldPtr k, visit(c, id));
-        kids.push_back(std::move(k));
-      }
-      if (t.id() == TypeId::kStruct) type = struct_(std::move(kids));
-      if (t.id() == TypeId::kList) type = list(kids[0]);
-      if (t.id() == TypeId::kLargeList) type = large_list(kids[0]);
-      if (t.id() == TypeId::kMap) type = map(kids[0], t.keys_sorted());
-    }
-    return f->WithType(std::move(type))->WithId(id);
-  };
-  std::vector<FieldPtr> fields;
-  for (const auto& f : schema.fields()) {
-    LANCE_ASSIGN_OR_RAISE(FieldPtr nf, visit(f, -1));
-    fields.push_back(std::move(nf));
-  }
-  if (ids != nullptr && static_cast<size_t>(next_id) != ids->size()) {
-    return Status::InvalidArgument("the schema has {} fields but {} ids were given", next_id,
-                                   ids->size());
-  }
-  if (with_ids != nullptr) *with_ids = ::lance::schema(std::move(fields), schema.metadata());
-  return out;
+void FieldToProto(const file::LanceField& lf, ::lance::file::Field* f) {
+  f->set_name(lf.name);
+  f->set_id(lf.id);
+  f->set_parent_id(lf.parent_id);
+  f->set_logical_type(lf.logical_type);
+  f->set_nullable(lf.nullable);
+  for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
 }
 
 }  // namespace internal
@@ -181,15 +75,7 @@ FeatureFlags ComputeFeatureFlags(const TableManifest& m) {
 Result<std::string> EncodeManifest(const TableManifest& m, std::string_view transaction,
                                    std::string_view index_section) {
   ::lance::table::Manifest pb;
-  for (const auto& lf : m.fields) {
-    auto* f = pb.add_fields();
-    f->set_name(lf.name);
-    f->set_id(lf.id);
-    f->set_parent_id(lf.parent_id);
-    f->set_logical_type(lf.logical_type);
-    f->set_nullable(lf.nullable);
-    for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
-  }
+  for (const auto& lf : m.fields) internal::FieldToProto(lf, pb.add_fields());
   for (const auto& [k, v] : m.schema_metadata) (*pb.mutable_schema_metadata())[k] = v;
   for (const auto& fr : m.fragments) {
     auto* f = pb.add_fragments();

@@ -70,15 +70,8 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
                                       const MergeInsertParams& params) {
   if (params.on.empty()) return Status::InvalidArgument("merge-insert: no key column (on)");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
-  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
-  const StoredVersion& sv = *latest;
-  LANCE_RETURN_NOT_OK(CheckCanWrite(sv.manifest.reader_feature_flags(),
-                                    sv.manifest.writer_feature_flags(), sv.path));
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
-  OpenOptions o;
-  o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(const StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
   const SchemaPtr& schema = ds->schema();
 
   // The source, columns in the dataset's order.
@@ -187,15 +180,8 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
                                                               params.max_rows_per_file));
     for (auto& f : more) fragments.push_back(std::move(f));
   }
-  internal::CommitRequest req;
-  req.txn.set_read_version(sv.version);
-  req.txn.set_uuid(internal::NewUuid());
-  auto* upd = req.txn.mutable_update();
-  std::sort(deleted.begin(), deleted.end());
-  LANCE_RETURN_NOT_OK(internal::AddUpdateDeletions(loc, *ds, sv, deleted, &req));
-  for (auto& f : fragments) *upd->add_new_fragments() = std::move(f);
-  upd->set_update_mode(0);
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), params.commit));
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, *ds, sv, std::move(deleted),
+                                                              std::move(fragments), params.commit));
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
+#include "lance/table/feature_flags.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table::internal {
@@ -130,6 +131,21 @@ Status CheckWritableStorage(const ::lance::table::Manifest& m) {
   return FileVersionOf(m).status();
 }
 
+Result<StoredVersion> LatestWritable(const TableLocation& loc, const std::string& uri) {
+  LANCE_ASSIGN_OR_RAISE(auto latest, LoadLatest(loc));
+  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
+                                    latest->manifest.writer_feature_flags(), latest->path));
+  return std::move(*latest);
+}
+
+Result<std::shared_ptr<Dataset>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv) {
+  LANCE_RETURN_NOT_OK(CheckWritableStorage(sv.manifest));
+  OpenOptions o;
+  o.version = sv.version;
+  return Dataset::Open(loc.store, loc.root, o);
+}
+
 Result<std::vector<::lance::table::DataFragment>> WriteFragments(
     const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
     const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file) {
@@ -140,6 +156,17 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragments(
   LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema));
   file::WriteOptions wo;
   wo.version = fv;
+  return WriteFragmentFiles(loc, wo, schema, leaves, batches, max_rows_per_file);
+}
+
+Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
+    const TableLocation& loc, const file::WriteOptions& wo, const SchemaPtr& schema,
+    const std::vector<int32_t>& leaves, const std::vector<RecordBatchPtr>& batches,
+    int64_t max_rows_per_file) {
+  if (max_rows_per_file <= 0) {
+    return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
+  }
+  const file::FileVersion fv = wo.version;
   std::vector<::lance::table::DataFragment> out;
   std::unique_ptr<file::FileWriter> writer;
   std::string name;
@@ -168,8 +195,8 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragments(
   };
   for (const auto& batch : batches) {
     if (batch->num_columns() != schema->num_fields()) {
-      return Status::InvalidArgument("a batch has {} columns, the dataset schema {}",
-                                     batch->num_columns(), schema->num_fields());
+      return Status::InvalidArgument("a batch has {} columns, the schema {}", batch->num_columns(),
+                                     schema->num_fields());
     }
     int64_t off = 0;
     while (off < batch->num_rows()) {
@@ -294,17 +321,23 @@ Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
 
 std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m) {
   std::vector<file::LanceField> out;
-  for (const auto& f : m.fields()) {
-    file::LanceField lf;
-    lf.name = f.name();
-    lf.id = f.id();
-    lf.parent_id = f.parent_id();
-    lf.logical_type = f.logical_type();
-    lf.nullable = f.nullable();
-    for (const auto& [k, v] : f.metadata()) lf.metadata.emplace_back(k, v);
-    out.push_back(std::move(lf));
-  }
+  for (const auto& f : m.fields()) out.push_back(FieldFromProto(f));
   return out;
+}
+
+Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Dataset& ds,
+                                   const StoredVersion& sv, std::vector<uint64_t> addresses,
+                                   std::vector<::lance::table::DataFragment> fragments,
+                                   const CommitOptions& options) {
+  CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(NewUuid());
+  auto* upd = req.txn.mutable_update();
+  std::sort(addresses.begin(), addresses.end());
+  LANCE_RETURN_NOT_OK(AddUpdateDeletions(loc, ds, sv, addresses, &req));
+  for (auto& f : fragments) *upd->add_new_fragments() = std::move(f);
+  upd->set_update_mode(0);
+  return Commit(loc, std::move(req), options);
 }
 
 }  // namespace lance::table::internal

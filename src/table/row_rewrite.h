@@ -13,6 +13,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
+#include "lance/file/file_writer.h"
 #include "lance/table/dataset.h"
 #include "table/commit_internal.h"
 
@@ -37,12 +38,27 @@ Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
 // Errors: NotSupported for 2.0 and unknown versions (lance-cpp writes 2.1+ files only).
 Status CheckWritableStorage(const ::lance::table::Manifest& m);
 
+// The latest version of the dataset at `loc` (`uri` names it in errors). Errors: NotFound when
+// there is none; what CheckCanWrite says when lance-cpp may not write it.
+Result<StoredVersion> LatestWritable(const TableLocation& loc, const std::string& uri);
+
+// The dataset at the stored version `sv` of `loc`, once CheckWritableStorage has passed: where
+// the operations that rewrite rows or add columns start.
+Result<std::shared_ptr<Dataset>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv);
+
 // Writes `batches` (columns in the order of `schema`, whose Field::id() are Lance ids) as
 // fragments of at most `max_rows_per_file` rows, one data file each, in data/. The fragments
 // have id 0 (assigned at commit) and no row ids.
 Result<std::vector<::lance::table::DataFragment>> WriteFragments(
     const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
     const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file);
+
+// WriteFragments with the data file options and the field ids of the leaf columns of `schema`
+// (in column order) given: what a write that is not yet a dataset's needs.
+Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
+    const TableLocation& loc, const file::WriteOptions& options, const SchemaPtr& schema,
+    const std::vector<int32_t>& leaves, const std::vector<RecordBatchPtr>& batches,
+    int64_t max_rows_per_file);
 
 // Writes one data file with `batch` (schema with Lance ids; one row per physical row of the
 // fragment it will join) and returns its DataFile entry.
@@ -59,6 +75,14 @@ std::string RowIdSequenceOf(const std::vector<uint64_t>& ids);
 // (affected_rows, base_deletions).
 Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const StoredVersion& sv,
                           const std::vector<uint64_t>& addresses, CommitRequest* req);
+
+// Commits, read at `sv`, the Update transaction that deletes the rows at `addresses` (row
+// addresses of `ds`, unique, live; any order) and adds `fragments`: what update and
+// merge-insert commit.
+Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Dataset& ds,
+                                   const StoredVersion& sv, std::vector<uint64_t> addresses,
+                                   std::vector<::lance::table::DataFragment> fragments,
+                                   const CommitOptions& options);
 
 // Gives `fragments` (new, in order) the stable row ids `ids` (one per row, in order).
 // Errors: Internal when the counts differ.

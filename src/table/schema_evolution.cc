@@ -25,14 +25,6 @@ using internal::StoredVersion;
 using internal::TableLocation;
 using PbField = ::lance::file::Field;
 
-Result<StoredVersion> Latest(const TableLocation& loc, const std::string& uri) {
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
-  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
-  LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
-                                    latest->manifest.writer_feature_flags(), latest->path));
-  return std::move(*latest);
-}
-
 std::string ColumnList(const ::lance::table::Manifest& m) {
   std::string out;
   for (const auto& f : m.fields()) {
@@ -198,20 +190,11 @@ Status NewFields(const std::vector<FieldPtr>& added, int32_t first_id,
   return Status::OK();
 }
 
-void ToProto(const file::LanceField& lf, PbField* f) {
-  f->set_name(lf.name);
-  f->set_id(lf.id);
-  f->set_parent_id(lf.parent_id);
-  f->set_logical_type(lf.logical_type);
-  f->set_nullable(lf.nullable);
-  for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
-}
-
 // The dataset's fields followed by `added`.
 google::protobuf::RepeatedPtrField<PbField> AppendedSchema(
     const ::lance::table::Manifest& m, const std::vector<file::LanceField>& added) {
   google::protobuf::RepeatedPtrField<PbField> out = m.fields();
-  for (const auto& lf : added) ToProto(lf, out.Add());
+  for (const auto& lf : added) internal::FieldToProto(lf, out.Add());
   return out;
 }
 
@@ -304,7 +287,7 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
                                const CommitOptions& options) {
   if (paths.empty()) return Status::InvalidArgument("drop columns: no column named");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   std::set<int32_t> removed;
   for (const auto& p : paths) {
     LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, p));
@@ -336,7 +319,7 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
                                 const CommitOptions& options) {
   if (alterations.empty()) return Status::InvalidArgument("alter columns: nothing to change");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   google::protobuf::RepeatedPtrField<PbField> fields = sv.manifest.fields();
   bool preserves = true;
   std::shared_ptr<Dataset> ds;
@@ -390,11 +373,8 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
                               const CommitOptions& options) {
   if (columns.empty()) return Status::InvalidArgument("add columns: no column given");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
-  OpenOptions o;
-  o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
   std::vector<std::shared_ptr<const expr::Expression>> exprs;
   std::vector<FieldPtr> added;
   std::set<std::string> seen, reads;
@@ -425,11 +405,8 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
                                       const CommitOptions& options) {
   if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
-  OpenOptions o;
-  o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
   for (const auto& f : schema->fields()) {
@@ -488,7 +465,7 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
 Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
                                    const std::string& type_name, const CommitOptions& options) {
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, Latest(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
   LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, column));
   const PbField& old = sv.manifest.fields(idx);
@@ -524,7 +501,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
       continue;
     }
     PbField* f = schema.Add();
-    ToProto(lance_fields[0], f);
+    internal::FieldToProto(lance_fields[0], f);
     f->set_nullable(old.nullable());
     *f->mutable_metadata() = old.metadata();
   }

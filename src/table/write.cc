@@ -10,6 +10,7 @@
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
+#include "table/row_rewrite.h"
 
 namespace lance::table {
 
@@ -21,29 +22,6 @@ Result<file::FileVersion> ParseStorageVersion(const std::string& v) {
   if (v == "2.1") return file::FileVersion{2, 1};
   if (v == "2.2") return file::FileVersion{2, 2};
   return Status::NotSupported("data storage version '{}' cannot be written (2.1 and 2.2 can)", v);
-}
-
-std::vector<file::LanceField> FieldsOf(const ::lance::table::Manifest& m) {
-  std::vector<file::LanceField> out;
-  for (const auto& f : m.fields()) {
-    file::LanceField lf;
-    lf.name = f.name();
-    lf.id = f.id();
-    lf.parent_id = f.parent_id();
-    lf.logical_type = f.logical_type();
-    lf.nullable = f.nullable();
-    out.push_back(std::move(lf));
-  }
-  return out;
-}
-
-void ToProto(const file::LanceField& lf, ::lance::file::Field* f) {
-  f->set_name(lf.name);
-  f->set_id(lf.id);
-  f->set_parent_id(lf.parent_id);
-  f->set_logical_type(lf.logical_type);
-  f->set_nullable(lf.nullable);
-  for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
 }
 
 // Position of each field among its siblings' parent, as a path of indices, for comparing
@@ -79,11 +57,6 @@ Result<std::vector<int32_t>> MatchSchema(const std::vector<file::LanceField>& da
     ids.push_back(dataset[i].id);
   }
   return ids;
-}
-
-std::string NewDataFileName() {
-  const uint64_t a = internal::RandomU64(), b = internal::RandomU64();
-  return fmt::format("{:016x}{:016x}.lance", a, b);
 }
 
 }  // namespace
@@ -131,17 +104,17 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
   std::vector<file::LanceField> fields;
   std::vector<int> non_nullable;  // top-level columns that must not hold nulls
   if (append) {
-    LANCE_ASSIGN_OR_RAISE(auto input_fields, internal::FlattenSchema(*schema, nullptr));
-    const auto dataset_fields = FieldsOf(latest->manifest);
+    LANCE_ASSIGN_OR_RAISE(auto input_fields, file::LanceFieldsWithIds(*schema, nullptr));
+    const auto dataset_fields = internal::LanceFieldsOf(latest->manifest);
     LANCE_ASSIGN_OR_RAISE(auto ids, MatchSchema(dataset_fields, input_fields));
-    LANCE_ASSIGN_OR_RAISE(fields, internal::FlattenSchema(*schema, &file_schema, &ids));
+    LANCE_ASSIGN_OR_RAISE(fields, file::LanceFieldsWithIds(*schema, &ids, &file_schema));
     for (int c = 0; c < schema->num_fields(); ++c) {
       for (const auto& df : dataset_fields) {
         if (df.id == file_schema->field(c)->id() && !df.nullable) non_nullable.push_back(c);
       }
     }
   } else {
-    LANCE_ASSIGN_OR_RAISE(fields, internal::FlattenSchema(*schema, &file_schema));
+    LANCE_ASSIGN_OR_RAISE(fields, file::LanceFieldsWithIds(*schema, nullptr, &file_schema));
     for (int c = 0; c < schema->num_fields(); ++c) {
       if (!schema->field(c)->nullable()) non_nullable.push_back(c);
     }
@@ -175,56 +148,10 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
   file::WriteOptions wo;
   wo.version = fv;
   wo.compress = params.compress;
-  std::vector<::lance::table::DataFragment> fragments;
-  std::unique_ptr<file::FileWriter> writer;
-  std::string name;
-  int64_t in_file = 0;
+  LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragmentFiles(loc, wo, file_schema, leaves,
+                                                                    batches, params.max_rows_per_file));
   uint64_t total = 0;
-  auto finish = [&]() -> Status {
-    LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
-    writer.reset();
-    if (s.num_columns != static_cast<int>(leaves.size())) {
-      return Status::Corruption("data file {} has {} columns but the schema has {} leaf fields",
-                             name, s.num_columns, leaves.size());
-    }
-    ::lance::table::DataFragment frag;
-    auto* df = frag.add_files();
-    df->set_path(name);
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      df->add_fields(leaves[i]);
-      df->add_column_indices(static_cast<int32_t>(i));
-    }
-    df->set_file_major_version(static_cast<uint32_t>(fv.major));
-    df->set_file_minor_version(static_cast<uint32_t>(fv.minor));
-    df->set_file_size_bytes(static_cast<uint64_t>(s.size_bytes));
-    frag.set_physical_rows(static_cast<uint64_t>(s.num_rows));
-    fragments.push_back(std::move(frag));
-    in_file = 0;
-    return Status::OK();
-  };
-  for (const auto& batch : batches) {
-    if (batch->num_columns() != file_schema->num_fields()) {
-      return Status::InvalidArgument("a batch has {} columns, the schema {}", batch->num_columns(),
-                                     file_schema->num_fields());
-    }
-    int64_t off = 0;
-    while (off < batch->num_rows()) {
-      if (!writer) {
-        name = NewDataFileName();
-        LANCE_ASSIGN_OR_RAISE(writer, file::FileWriter::Open(loc.store, loc.Path("data/" + name),
-                                                             file_schema, wo));
-      }
-      const int64_t n = std::min(batch->num_rows() - off, params.max_rows_per_file - in_file);
-      RecordBatchPtr part = (off == 0 && n == batch->num_rows()) ? batch : batch->Slice(off, n);
-      RecordBatch with_schema(file_schema, n, part->columns());
-      LANCE_RETURN_NOT_OK(writer->Write(with_schema));
-      in_file += n;
-      off += n;
-      total += static_cast<uint64_t>(n);
-      if (in_file == params.max_rows_per_file) LANCE_RETURN_NOT_OK(finish());
-    }
-  }
-  if (writer) LANCE_RETURN_NOT_OK(finish());
+  for (const auto& f : fragments) total += f.physical_rows();
 
   internal::CommitRequest req;
   req.txn.set_read_version(latest ? latest->version : 0);
@@ -234,7 +161,7 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
   } else {
     auto* o = req.txn.mutable_overwrite();
     for (auto& f : fragments) *o->add_fragments() = f;
-    for (const auto& lf : fields) ToProto(lf, o->add_schema());
+    for (const auto& lf : fields) internal::FieldToProto(lf, o->add_schema());
     if (schema->metadata()) {
       for (const auto& [k, v] : schema->metadata()->pairs()) (*o->mutable_schema_metadata())[k] = v;
     }

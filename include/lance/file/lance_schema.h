@@ -43,7 +43,8 @@ namespace lance::file {
 
 // The logical type string of a type the Lance file format can hold ("int32", "string",
 // "timestamp:us:-", "fixed_size_list:float:128", "struct", ...): the inverse of
-// LogicalTypeToArrow, plus "list" / "large_list" / "struct" / "map" for nested types.
+// LogicalTypeToArrow, plus "list" / "large_list" ("list.struct" / "large_list.struct" when the
+// items are structs) / "struct" / "map" for nested types.
 // Errors: NotSupported for types Lance has no name for (dictionary).
 Result<std::string> LogicalTypeFromArrow(const ::lance::DataType& type);
 
@@ -55,5 +56,12 @@ Result<std::string> LogicalTypeFromArrow(const ::lance::DataType& type);
 // InvalidArgument for duplicate ids.
 Result<std::vector<LanceField>> LanceFieldsFromSchema(const ::lance::Schema& schema,
                                                       SchemaPtr* with_ids = nullptr);
+
+// As LanceFieldsFromSchema, but every Field::id() is ignored: the i-th field in pre-order gets
+// `ids[i]`, or i when `ids` is null (a table's fresh schema, or an append matched to it).
+// Errors: as LanceFieldsFromSchema; InvalidArgument when `ids` has the wrong length.
+Result<std::vector<LanceField>> LanceFieldsWithIds(const ::lance::Schema& schema,
+                                                   const std::vector<int32_t>* ids,
+                                                   SchemaPtr* with_ids = nullptr);
 
 }  // namespace lance::file
