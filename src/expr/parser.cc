@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -233,24 +234,31 @@ class Parser {
     return n;
   }
 
-  Result<NodePtr> ParseOr() {
-    LANCE_ASSIGN_OR_RAISE(NodePtr left, ParseAnd());
-    while (IsKeyword(Peek(), "OR")) {
+  // A left-associative chain `operand (OP operand)*`: `op_at` gives the operator the next token
+  // stands for, or nullopt where the chain ends.
+  template <typename OpAt>
+  Result<NodePtr> ParseChain(Result<NodePtr> (Parser::*operand)(), const OpAt& op_at) {
+    LANCE_ASSIGN_OR_RAISE(NodePtr left, (this->*operand)());
+    while (const std::optional<Op> op = op_at(Peek())) {
       const int64_t pos = Next().pos;
-      LANCE_ASSIGN_OR_RAISE(NodePtr right, ParseAnd());
-      left = Binary(Op::kOr, std::move(left), std::move(right), pos);
+      LANCE_ASSIGN_OR_RAISE(NodePtr right, (this->*operand)());
+      left = Binary(*op, std::move(left), std::move(right), pos);
     }
     return left;
   }
 
+  Result<NodePtr> ParseOr() {
+    return ParseChain(&Parser::ParseAnd, [this](const Token& t) -> std::optional<Op> {
+      if (IsKeyword(t, "OR")) return Op::kOr;
+      return std::nullopt;
+    });
+  }
+
   Result<NodePtr> ParseAnd() {
-    LANCE_ASSIGN_OR_RAISE(NodePtr left, ParseNot());
-    while (IsKeyword(Peek(), "AND")) {
-      const int64_t pos = Next().pos;
-      LANCE_ASSIGN_OR_RAISE(NodePtr right, ParseNot());
-      left = Binary(Op::kAnd, std::move(left), std::move(right), pos);
-    }
-    return left;
+    return ParseChain(&Parser::ParseNot, [this](const Token& t) -> std::optional<Op> {
+      if (IsKeyword(t, "AND")) return Op::kAnd;
+      return std::nullopt;
+    });
   }
 
   Result<NodePtr> ParseNot() {
@@ -354,25 +362,20 @@ class Parser {
   }
 
   Result<NodePtr> ParseAdditive() {
-    LANCE_ASSIGN_OR_RAISE(NodePtr left, ParseMultiplicative());
-    while (IsSymbol(Peek(), "+") || IsSymbol(Peek(), "-")) {
-      const Token& t = Next();
-      const Op op = t.text == "+" ? Op::kAdd : Op::kSub;
-      LANCE_ASSIGN_OR_RAISE(NodePtr right, ParseMultiplicative());
-      left = Binary(op, std::move(left), std::move(right), t.pos);
-    }
-    return left;
+    return ParseChain(&Parser::ParseMultiplicative, [this](const Token& t) -> std::optional<Op> {
+      if (IsSymbol(t, "+")) return Op::kAdd;
+      if (IsSymbol(t, "-")) return Op::kSub;
+      return std::nullopt;
+    });
   }
 
   Result<NodePtr> ParseMultiplicative() {
-    LANCE_ASSIGN_OR_RAISE(NodePtr left, ParseUnary());
-    while (IsSymbol(Peek(), "*") || IsSymbol(Peek(), "/") || IsSymbol(Peek(), "%")) {
-      const Token& t = Next();
-      const Op op = t.text == "*" ? Op::kMul : t.text == "/" ? Op::kDiv : Op::kMod;
-      LANCE_ASSIGN_OR_RAISE(NodePtr right, ParseUnary());
-      left = Binary(op, std::move(left), std::move(right), t.pos);
-    }
-    return left;
+    return ParseChain(&Parser::ParseUnary, [this](const Token& t) -> std::optional<Op> {
+      if (IsSymbol(t, "*")) return Op::kMul;
+      if (IsSymbol(t, "/")) return Op::kDiv;
+      if (IsSymbol(t, "%")) return Op::kMod;
+      return std::nullopt;
+    });
   }
 
   Result<NodePtr> ParseUnary() {
