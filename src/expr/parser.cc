@@ -71,6 +71,25 @@ class Parser {
   }
 
  private:
+  // The text quoted by text_[open] (a doubled quote inside stands for one) into `out`; returns
+  // the position after the closing quote, or 0 when there is none.
+  size_t ScanQuoted(size_t open, std::string* out) const {
+    const char q = text_[open];
+    size_t j = open + 1;
+    while (j < text_.size()) {
+      if (text_[j] == q) {
+        if (j + 1 < text_.size() && text_[j + 1] == q) {
+          *out += q;
+          j += 2;
+          continue;
+        }
+        return j + 1;
+      }
+      *out += text_[j++];
+    }
+    return 0;
+  }
+
   Status Tokenize() {
     size_t i = 0;
     while (i < text_.size()) {
@@ -88,46 +107,14 @@ class Parser {
         t.text = std::string(text_.substr(i, j - i));
         i = j;
       } else if (c == '`' || c == '"') {
-        size_t j = i + 1;
-        std::string s;
-        bool closed = false;
-        while (j < text_.size()) {
-          if (text_[j] == c) {
-            if (j + 1 < text_.size() && text_[j + 1] == c) {  // doubled quote: a literal quote
-              s += c;
-              j += 2;
-              continue;
-            }
-            closed = true;
-            ++j;
-            break;
-          }
-          s += text_[j++];
-        }
-        if (!closed) return PosError(t.pos, fmt::format("unterminated quoted name (missing {})", c));
+        const size_t j = ScanQuoted(i, &t.text);
+        if (j == 0) return PosError(t.pos, fmt::format("unterminated quoted name (missing {})", c));
         t.kind = Tok::kQuotedIdent;
-        t.text = std::move(s);
         i = j;
       } else if (c == '\'') {
-        size_t j = i + 1;
-        std::string s;
-        bool closed = false;
-        while (j < text_.size()) {
-          if (text_[j] == '\'') {
-            if (j + 1 < text_.size() && text_[j + 1] == '\'') {
-              s += '\'';
-              j += 2;
-              continue;
-            }
-            closed = true;
-            ++j;
-            break;
-          }
-          s += text_[j++];
-        }
-        if (!closed) return PosError(t.pos, "unterminated string literal (missing ')");
+        const size_t j = ScanQuoted(i, &t.text);
+        if (j == 0) return PosError(t.pos, "unterminated string literal (missing ')");
         t.kind = Tok::kString;
-        t.text = std::move(s);
         i = j;
       } else if (IsDigit(c) || (c == '.' && i + 1 < text_.size() && IsDigit(text_[i + 1]))) {
         size_t j = i;
