@@ -455,6 +455,39 @@ uint64_t NextFragmentId(const Manifest& m) {
 }
 
 // The manifest of the next version: `req`'s operation applied to `latest` (or to nothing).
+// The fragments of `m` with the deletion files of `updated` and without `removed`: what a delete
+// or an update (`what`) does to the existing fragments of the version before `version`.
+// Errors: CommitConflict (retryable) when one of those fragments is no longer there.
+Status ApplyDeletions(Manifest* m,
+                      const google::protobuf::RepeatedPtrField<::lance::table::DataFragment>& updated_list,
+                      const google::protobuf::RepeatedField<uint64_t>& removed_ids, const char* what,
+                      uint64_t version) {
+  std::map<uint64_t, const ::lance::table::DataFragment*> updated;
+  for (const auto& f : updated_list) updated[f.id()] = &f;
+  const std::set<uint64_t> removed(removed_ids.begin(), removed_ids.end());
+  google::protobuf::RepeatedPtrField<::lance::table::DataFragment> out;
+  size_t seen = 0;
+  for (const auto& f : m->fragments()) {
+    if (removed.count(f.id())) {
+      ++seen;
+      continue;
+    }
+    auto* nf = out.Add();
+    *nf = f;
+    if (auto it = updated.find(f.id()); it != updated.end()) {
+      ++seen;
+      *nf->mutable_deletion_file() = it->second->deletion_file();
+    }
+  }
+  if (seen != updated.size() + removed.size()) {
+    return Status::CommitConflict("retryable conflict: a fragment this {} changes no longer exists "
+                                  "at version {}",
+                                  what, version - 1);
+  }
+  m->mutable_fragments()->Swap(&out);
+  return Status::OK();
+}
+
 Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req,
                                                         const std::optional<StoredVersion>& latest) {
   Manifest m;
@@ -517,29 +550,8 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     }
     case Transaction::kDelete: {
       const auto& d = t.delete_();
-      std::map<uint64_t, const ::lance::table::DataFragment*> updated;
-      for (const auto& f : d.updated_fragments()) updated[f.id()] = &f;
-      const std::set<uint64_t> removed(d.deleted_fragment_ids().begin(), d.deleted_fragment_ids().end());
-      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> out;
-      size_t seen = 0;
-      for (const auto& f : m.fragments()) {
-        if (removed.count(f.id())) {
-          ++seen;
-          continue;
-        }
-        auto* nf = out.Add();
-        *nf = f;
-        if (auto it = updated.find(f.id()); it != updated.end()) {
-          ++seen;
-          *nf->mutable_deletion_file() = it->second->deletion_file();
-        }
-      }
-      if (seen != updated.size() + removed.size()) {
-        return Status::CommitConflict("retryable conflict: a fragment this delete changes no longer "
-                                      "exists at version {}",
-                                      version - 1);
-      }
-      m.mutable_fragments()->Swap(&out);
+      LANCE_RETURN_NOT_OK(
+          ApplyDeletions(&m, d.updated_fragments(), d.deleted_fragment_ids(), "delete", version));
       break;
     }
     case Transaction::kMerge: {
@@ -562,29 +574,8 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       // Deletion files of the fragments the rows left, fragments left empty removed, the
       // rewritten rows appended as new fragments.
       const auto& u = t.update();
-      std::map<uint64_t, const ::lance::table::DataFragment*> updated;
-      for (const auto& f : u.updated_fragments()) updated[f.id()] = &f;
-      const std::set<uint64_t> removed(u.removed_fragment_ids().begin(), u.removed_fragment_ids().end());
-      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> old;
-      old.Swap(m.mutable_fragments());
-      size_t seen = 0;
-      for (const auto& f : old) {
-        if (removed.count(f.id())) {
-          ++seen;
-          continue;
-        }
-        auto* nf = m.add_fragments();
-        *nf = f;
-        if (auto it = updated.find(f.id()); it != updated.end()) {
-          ++seen;
-          *nf->mutable_deletion_file() = it->second->deletion_file();
-        }
-      }
-      if (seen != updated.size() + removed.size()) {
-        return Status::CommitConflict("retryable conflict: a fragment this update changes no longer "
-                                      "exists at version {}",
-                                      version - 1);
-      }
+      LANCE_RETURN_NOT_OK(
+          ApplyDeletions(&m, u.updated_fragments(), u.removed_fragment_ids(), "update", version));
       for (const auto& f : u.new_fragments()) add_new(f);
       break;
     }
