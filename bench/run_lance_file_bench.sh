@@ -22,18 +22,9 @@ VERSION=2.2
 WORK=/tmp/lance-file-bench
 BUILD="$REPO/build-bench"
 REPS=5
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rows) ROWS="$2"; shift 2 ;;
-    --version) VERSION="$2"; shift 2 ;;
-    --work) WORK="$2"; shift 2 ;;
-    --build) BUILD="$2"; shift 2 ;;
-    --reps) REPS="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 source "$REPO/bench/lib/peer_data.sh"
+parse_options "--rows=ROWS --version=VERSION --work=WORK --build=BUILD --reps=REPS" "$@"
+
 BENCH_BIN="$BUILD/lance_bench"
 need_node_modules
 need_gen

@@ -21,19 +21,9 @@ WORK=/tmp/lance-file-write-bench
 BUILD="$REPO/build"
 REPS=3
 PEER_REPS=2
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rows) ROWS="$2"; shift 2 ;;
-    --version) VERSION="$2"; shift 2 ;;
-    --work) WORK="$2"; shift 2 ;;
-    --build) BUILD="$2"; shift 2 ;;
-    --reps) REPS="$2"; shift 2 ;;
-    --peer-reps) PEER_REPS="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 source "$REPO/bench/lib/peer_data.sh"
+parse_options "--rows=ROWS --version=VERSION --work=WORK --build=BUILD --reps=REPS --peer-reps=PEER_REPS" "$@"
+
 LANCE="$BUILD/lance"
 need_exe "$LANCE" "build target lance_cli"
 need_gen

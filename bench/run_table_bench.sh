@@ -25,19 +25,9 @@ BUILD="$REPO/build-bench"
 REPS=3
 APPEND=100000
 SKIP_PEER=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rows) ROWS="$2"; shift 2 ;;
-    --work) WORK="$2"; shift 2 ;;
-    --build) BUILD="$2"; shift 2 ;;
-    --reps) REPS="$2"; shift 2 ;;
-    --append) APPEND="$2"; shift 2 ;;
-    --skip-peer) SKIP_PEER=1; shift ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 source "$REPO/bench/lib/peer_data.sh"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --append=APPEND --skip-peer:SKIP_PEER" "$@"
+
 BENCH_BIN="$BUILD/lance_bench"
 need_node_modules
 need_gen

@@ -17,17 +17,9 @@ ROWS=1000000
 WORK=/tmp/lance-table-filter-bench
 BUILD="$REPO/build"
 REPS=10
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rows) ROWS="$2"; shift 2 ;;
-    --work) WORK="$2"; shift 2 ;;
-    --build) BUILD="$2"; shift 2 ;;
-    --reps) REPS="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 source "$REPO/bench/lib/peer_data.sh"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS" "$@"
+
 LANCE_BIN="$BUILD/lance"
 need_node_modules
 need_gen

@@ -42,3 +42,29 @@ peer_export() {
     fi
   done
 }
+
+# parse_options SPEC "$@": SPEC lists a script's options, each "--name=VAR" (takes a value, put
+# in VAR) or "--name:VAR" (a flag: VAR=1). Exits 2 on an unknown option or a missing value.
+parse_options() {
+  local spec="$1"
+  shift
+  local item found
+  while [[ $# -gt 0 ]]; do
+    found=0
+    for item in $spec; do
+      if [[ "$item" == "$1="* ]]; then
+        [[ $# -ge 2 ]] || { echo "option $1 needs a value" >&2; exit 2; }
+        printf -v "${item#*=}" '%s' "$2"
+        shift 2
+        found=1
+        break
+      elif [[ "$item" == "$1:"* ]]; then
+        printf -v "${item#*:}" '%s' 1
+        shift
+        found=1
+        break
+      fi
+    done
+    [[ $found == 1 ]] || { echo "unknown option $1" >&2; exit 2; }
+  done
+}
