@@ -57,24 +57,39 @@ async function referenceIds(dir, name) {
 
 const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 
-test('racing appends: every append lands exactly once', async () => {
-  const dir = scratchDir('lance-race-append-');
+// One round: 8 appends of `rows` rows each race onto a fresh dataset. Every round must keep
+// each append exactly once; whether a loser had to rebase depends on the processes' timing.
+async function raceAppends(round, rows) {
+  const dir = scratchDir(`lance-race-append-${round}-`);
   const uri = path.join(dir, 'race.lance');
   lanceOk(['create', uri, '--input', input(dir, 'base', range(0, 10))]);
   const n = 8;
+  const base = (k) => 1000000 * (k + 1);
   const results = await runAll(range(0, n).map((k) => [
-    'create', uri, '--mode', 'append', '--input', input(dir, `a${k}`, range(1000 * (k + 1), 1000 * (k + 1) + 50)),
+    'create', uri, '--mode', 'append', '--input', input(dir, `a${k}`, range(base(k), base(k) + rows)),
     '--commit-handler', k % 2 ? 'rename' : 'put']));
   for (const r of results) assert.equal(r.status, 0, `${r.args.join(' ')}: ${r.stderr}`);
   const versions = results.map((r) => JSON.parse(r.stdout).version).sort((a, b) => a - b);
   assert.deepEqual(versions, range(2, 2 + n), 'each append got its own version');
-  assert.ok(results.some((r) => JSON.parse(r.stdout).rebased > 0), 'some append had to rebase');
-  const want = [...range(0, 10), ...range(0, n).flatMap((k) => range(1000 * (k + 1), 1000 * (k + 1) + 50))];
+  const want = [...range(0, 10), ...range(0, n).flatMap((k) => range(base(k), base(k) + rows))];
   assert.deepEqual(scanIds(uri), want);
   assert.deepEqual(await referenceIds(dir, 'race'), want);
   const listed = fs.readdirSync(path.join(uri, '_versions')).filter((f) => f.endsWith('.manifest'));
   assert.equal(listed.length, n + 1);
   assert.deepEqual(fs.readdirSync(path.join(uri, '_versions')).filter((f) => f.includes('.manifest-')), []);
+  return results.reduce((sum, r) => sum + JSON.parse(r.stdout).rebased, 0);
+}
+
+test('racing appends: every append lands exactly once', async () => {
+  // On a quiet machine 8 small appends can finish one after another without ever racing, so
+  // rounds grow the appends (a longer write between reading the version and committing) until
+  // one loser had to rebase; every round checks exactly-once on its own.
+  let rebased = 0;
+  const sizes = [50, 5000, 20000, 50000, 100000];
+  for (let round = 0; round < sizes.length && rebased === 0; ++round) {
+    rebased = await raceAppends(round, sizes[round]);
+  }
+  assert.ok(rebased > 0, `no append had to rebase in ${sizes.length} rounds`);
 });
 
 test('append racing a delete, and deletes of disjoint rows: all land', async () => {
