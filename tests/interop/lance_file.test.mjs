@@ -3,17 +3,14 @@
 // must equal the canonical rows of the Arrow table handed to the writer, byte for byte.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
 import { diffRows, expectedRows } from './lib/canonical.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable, ROWS, typeColumns } from './lib/gen.mjs';
+import { writeWithReference } from './lib/reference_file.mjs';
 import * as A from 'apache-arrow';
-
-const require = createRequire(import.meta.url);
-const lancedb = require('@lancedb/lancedb');
 
 // Types lance 12 refuses to write (or panics on) are left out: large_utf8/large_binary built by
 // this apache-arrow copy are not recognised by lancedb's (covered by tests/golden/lance_file),
@@ -27,15 +24,6 @@ function columnsFor(version) {
   return typeColumns().filter((c) => !REFUSED.has(c.name) &&
     !(version !== '2.2' && REFUSED_BEFORE_2_2.has(c.name)) &&
     !(version === '2.0' && REFUSED_2_0.has(c.name)));
-}
-
-async function writeWithReference(dir, version, name, table) {
-  const db = await lancedb.connect(path.join(dir, version));
-  await db.createTable(name, table, { storageOptions: { new_table_data_storage_version: version } });
-  const dataDir = path.join(dir, version, `${name}.lance`, 'data');
-  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.lance'));
-  assert.equal(files.length, 1, `${name}: one data file`);
-  return path.join(dataDir, files[0]);
 }
 
 const dir = scratchDir('lance-file-interop-');

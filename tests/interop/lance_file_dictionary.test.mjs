@@ -3,26 +3,12 @@
 // the dictionary values row for row, for whole files, --rows and --range, in every data storage
 // version the reference writes dictionaries to.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { describe, test } from 'node:test';
 
 import { diffRows, expectedRows } from './lib/canonical.mjs';
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { dictionaryColumns, makeTable, nonNullColumn, ROWS } from './lib/gen.mjs';
-
-const require = createRequire(import.meta.url);
-const lancedb = require('@lancedb/lancedb');
-
-async function writeWithReference(dir, version, name, table) {
-  const db = await lancedb.connect(path.join(dir, version));
-  await db.createTable(name, table, { storageOptions: { new_table_data_storage_version: version } });
-  const dataDir = path.join(dir, version, `${name}.lance`, 'data');
-  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.lance'));
-  assert.equal(files.length, 1, `${name}: one data file`);
-  return path.join(dataDir, files[0]);
-}
+import { writeWithReference } from './lib/reference_file.mjs';
 
 const dir = scratchDir('lance-file-dict-');
 
