@@ -8,7 +8,6 @@
 // Both commit handlers (put-if-not-exists, rename-if-not-exists) take part. The reference
 // (lance 12) reads the final datasets equal.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -16,7 +15,7 @@ import { test } from 'node:test';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
-import { LANCE_BIN, lanceOk, scratchDir } from './lib/cli.mjs';
+import { lanceAll, lanceOk, scratchDir } from './lib/cli.mjs';
 import { toIPC } from './lib/gen.mjs';
 
 function idsTable(ids) {
@@ -29,19 +28,6 @@ function input(dir, name, ids) {
   const p = path.join(dir, `${name}.arrows`);
   fs.writeFileSync(p, toIPC(idsTable(ids), 'stream'));
   return p;
-}
-
-// Runs all commands at once; resolves to [{status, stdout, stderr}] in order.
-function runAll(commands) {
-  return Promise.all(commands.map((args) => new Promise((resolve, reject) => {
-    const p = spawn(LANCE_BIN, args);
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    p.on('error', reject);
-    p.on('close', (status) => resolve({ status, stdout, stderr, args }));
-  })));
 }
 
 function scanIds(uri) {
@@ -65,7 +51,7 @@ async function raceAppends(round, rows) {
   lanceOk(['create', uri, '--input', input(dir, 'base', range(0, 10))]);
   const n = 8;
   const base = (k) => 1000000 * (k + 1);
-  const results = await runAll(range(0, n).map((k) => [
+  const results = await lanceAll(range(0, n).map((k) => [
     'create', uri, '--mode', 'append', '--input', input(dir, `a${k}`, range(base(k), base(k) + rows)),
     '--commit-handler', k % 2 ? 'rename' : 'put']));
   for (const r of results) assert.equal(r.status, 0, `${r.args.join(' ')}: ${r.stderr}`);
@@ -96,7 +82,7 @@ test('append racing a delete, and deletes of disjoint rows: all land', async () 
   const dir = scratchDir('lance-race-mixed-');
   const uri = path.join(dir, 'mixed.lance');
   lanceOk(['create', uri, '--input', input(dir, 'base', range(0, 3000)), '--max-rows-per-file', '1000']);
-  const results = await runAll([
+  const results = await lanceAll([
     ['create', uri, '--mode', 'append', '--input', input(dir, 'a1', range(5001, 5101).filter((i) => i % 2))],
     ['delete', uri, '--where', 'id < 3000 AND id % 4 = 0'],
     ['create', uri, '--mode', 'append', '--input', input(dir, 'a2', range(6001, 6101).filter((i) => i % 2)),
@@ -119,7 +105,7 @@ test('deletes of the same rows: deleted once; the loser finds nothing or gets Co
     const name = `same${round}`;
     const uri = path.join(dir, `${name}.lance`);
     lanceOk(['create', uri, '--input', input(dir, `base${round}`, range(0, 500))]);
-    const results = await runAll([
+    const results = await lanceAll([
       ['delete', uri, '--where', 'id < 100'],
       ['delete', uri, '--where', 'id < 100', '--commit-handler', 'rename'],
       ['delete', uri, '--where', 'id >= 100 AND id < 150'],

@@ -9,7 +9,6 @@
 //     all land (deletion vectors merged); updates of the same rows never land twice.
 // Rows carry every type of the table catalogue (nulls included) and a unique int64 `id`.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -18,7 +17,7 @@ import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { diffRows, expectedRows } from './lib/canonical.mjs';
-import { LANCE_BIN, lance, lanceOk, scratchDir } from './lib/cli.mjs';
+import { lance, lanceAll, lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable, toIPC, typeColumns } from './lib/gen.mjs';
 import { TABLE_TYPES } from './lib/table_gen.mjs';
 
@@ -220,19 +219,6 @@ describe('stable row ids survive our rewrites', () => {
   });
 });
 
-// Runs all commands at once (real processes); resolves to [{status, stdout, stderr}].
-function runAll(commands) {
-  return Promise.all(commands.map((args) => new Promise((resolve, reject) => {
-    const p = spawn(LANCE_BIN, args);
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    p.on('error', reject);
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  })));
-}
-
 describe('racing updates and deletes', () => {
   test('disjoint rows: every commit lands once; same rows: never twice', async () => {
     const dir = scratchDir('lance-table-evolve-race-');
@@ -247,7 +233,7 @@ describe('racing updates and deletes', () => {
     const cmds = [];
     for (let k = 0; k < 4; k++) cmds.push(['update', uri, '--set', `v='u${k}'`, '--where', `id % 8 = ${k}`]);
     for (let k = 4; k < 6; k++) cmds.push(['delete', uri, '--where', `id % 8 = ${k}`]);
-    const results = await runAll(cmds);
+    const results = await lanceAll(cmds);
     for (const r of results) assert.equal(r.status, 0, r.stderr);
     const versions = results.map((r) => JSON.parse(r.stdout).version).sort((a, b) => a - b);
     assert.deepEqual(versions, [2, 3, 4, 5, 6, 7]);
@@ -266,7 +252,7 @@ describe('racing updates and deletes', () => {
 
     // Three updates of the same rows: each lands at most once, the losers that raced get a
     // retryable CommitConflict, and every row exists exactly once.
-    const same = await runAll([0, 1, 2].map((k) => ['update', uri, '--set', `v='s${k}'`, '--where', 'id < 100']));
+    const same = await lanceAll([0, 1, 2].map((k) => ['update', uri, '--set', `v='s${k}'`, '--where', 'id < 100']));
     const won = same.filter((r) => r.status === 0);
     assert.ok(won.length >= 1, same.map((r) => r.stderr).join('\n'));
     for (const r of same.filter((x) => x.status !== 0)) assert.match(r.stderr, /CommitConflict.*retryable/);

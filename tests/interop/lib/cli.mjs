@@ -1,5 +1,5 @@
 // Running the `lance` CLI from tests, and scratch directories outside the repository.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,4 +34,18 @@ export function scratchDir(prefix = 'lance-interop-') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+// Runs every `lance` command at once as real processes (for commit races); resolves to
+// [{status, stdout, stderr, args}] in the order given.
+export function lanceAll(commands) {
+  return Promise.all(commands.map((args) => new Promise((resolve, reject) => {
+    const p = spawn(LANCE_BIN, args);
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('error', reject);
+    p.on('close', (status) => resolve({ status, stdout, stderr, args }));
+  })));
 }
