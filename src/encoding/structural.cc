@@ -32,6 +32,12 @@ std::vector<LayerKind> Layers(const google::protobuf::RepeatedField<int>& layers
   return out;
 }
 
+int NumListLayers(const std::vector<LayerKind>& layers) {
+  int n = 0;
+  for (LayerKind l : layers) n += IsListLayer(l) ? 1 : 0;
+  return n;
+}
+
 Status CheckLayers(const std::vector<LayerKind>& layers) {
   if (layers.empty()) return Status::Corruption("page layout without repetition/definition layers");
   for (LayerKind l : layers) {
@@ -207,8 +213,14 @@ Result<ChunkParts> ParseChunk(const pb21::MiniBlockLayout& mb, std::string_view 
   return parts;
 }
 
-Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
-  const pb21::MiniBlockLayout& mb = in.layout->mini_block_layout();
+// Decodes the chunks whose metadata words are `meta` and bytes `data` (a whole page, or a run
+// of consecutive chunks holding `num_items` values). `dictionary`: the page's decoded
+// dictionary items, or null to decode them from `dictionary_bytes` when the page has one.
+Result<DecodedPage> DecodeMiniBlockChunks(const pb21::MiniBlockLayout& mb, std::string_view meta,
+                                          std::string_view data, int64_t num_items,
+                                          const DataBlock* dictionary,
+                                          std::string_view dictionary_bytes,
+                                          const PageInput& in) {
   DecodedPage page;
   page.num_rows = in.num_rows;
   page.layers = Layers(mb.layers());
@@ -220,12 +232,6 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
     return Status::Corruption("a 2.{} mini-block page without the u32 chunk grammar",
                               in.minor_version);
   }
-  const size_t needed = 2 + (mb.has_dictionary() ? 1 : 0) + (mb.repetition_index_depth() > 0 ? 1 : 0);
-  if (in.buffers.size() < needed) {
-    return Status::Corruption("mini-block page has {} buffers, needs {}", in.buffers.size(), needed);
-  }
-  const std::string_view meta = in.buffers[0];
-  const std::string_view data = in.buffers[1];
   const int word = large ? 4 : 2;
   if (meta.size() % static_cast<size_t>(word) != 0) {
     return Status::Corruption("chunk metadata of {} bytes is not a multiple of {}", meta.size(), word);
@@ -234,7 +240,6 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
   if (num_buffers == 0 || num_buffers > 16) {
     return Status::Corruption("mini-block page with {} value buffers per chunk", num_buffers);
   }
-  const int64_t num_items = static_cast<int64_t>(mb.num_items());
   const size_t num_chunks = meta.size() / static_cast<size_t>(word);
 
   DataBlock local;
@@ -309,14 +314,29 @@ Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
     return Status::Corruption("chunks hold {} values, the page has {}", items_done, num_items);
   }
   if (has_dict && !first) {
-    LANCE_ASSIGN_OR_RAISE(DataBlock items,
-                          DecodeDictionaryItems(mb.dictionary(), in.buffers[2],
-                                                static_cast<int64_t>(mb.num_dictionary_items())));
-    LANCE_RETURN_NOT_OK(GatherDictionary(items, indices, values));
+    if (dictionary != nullptr) {
+      LANCE_RETURN_NOT_OK(GatherDictionary(*dictionary, indices, values));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(DataBlock items,
+                            DecodeDictionaryItems(mb.dictionary(), dictionary_bytes,
+                                                  static_cast<int64_t>(mb.num_dictionary_items())));
+      LANCE_RETURN_NOT_OK(GatherDictionary(items, indices, values));
+    }
   }
   page.num_values = values->num_values - values_before;
   if (values == &local) page.values = std::move(local);
   return page;
+}
+
+Result<DecodedPage> DecodeMiniBlock(const PageInput& in) {
+  const pb21::MiniBlockLayout& mb = in.layout->mini_block_layout();
+  const size_t needed = 2 + (mb.has_dictionary() ? 1 : 0) + (mb.repetition_index_depth() > 0 ? 1 : 0);
+  if (in.buffers.size() < needed) {
+    return Status::Corruption("mini-block page has {} buffers, needs {}", in.buffers.size(), needed);
+  }
+  return DecodeMiniBlockChunks(mb, in.buffers[0], in.buffers[1],
+                               static_cast<int64_t>(mb.num_items()), nullptr,
+                               mb.has_dictionary() ? in.buffers[2] : std::string_view(), in);
 }
 
 Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecoder* fsst,
@@ -404,7 +424,8 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
 
   // Fixed-width values without control words: buffer 0 is the values, back to back, exactly
   // as Arrow lays them out.
-  if (ctrl_bytes == 0 && value_bytes > 0 && (enc.has_flat() || enc.has_fixed_size_list())) {
+  if (ctrl_bytes == 0 && value_bytes > 0 && (enc.has_flat() || enc.has_fixed_size_list()) &&
+      !in.full_zip_row_slice) {
     if (num_items > data.size() / static_cast<uint64_t>(value_bytes)) {
       return Status::Corruption("full-zip: {} items of {} bytes past {} bytes", num_items,
                                 value_bytes, data.size());
@@ -466,7 +487,11 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
     auto v = IsVisibleDefinition(page.layers, static_cast<uint16_t>(d));
     visible_def[d] = v.ok() && *v;
   }
-  for (uint64_t i = 0; i < num_items; ++i) {
+  // A slice of whole rows: items until the bytes end; the rows are counted by their starts.
+  const bool slice = in.full_zip_row_slice;
+  const uint16_t row_start_rep = static_cast<uint16_t>(NumListLayers(page.layers));
+  int64_t row_starts = 0;
+  for (uint64_t i = 0; slice ? pos < data.size() : i < num_items; ++i) {
     uint64_t ctrl = 0;
     if (ctrl_bytes > 0) {
       if (pos + static_cast<size_t>(ctrl_bytes) > data.size()) {
@@ -477,7 +502,17 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
     }
     // Definition in the low bits, repetition above it.
     const auto def = static_cast<uint16_t>(ctrl & def_mask);
-    if (has_rep) page.rep.push_back(static_cast<uint16_t>(ctrl >> fz.bits_def()));
+    if (has_rep) {
+      const auto rep = static_cast<uint16_t>(ctrl >> fz.bits_def());
+      if (slice && i == 0 && rep != row_start_rep) {
+        return Status::Corruption("full-zip rows start with repetition level {}, not {}", rep,
+                                  row_start_rep);
+      }
+      row_starts += rep == row_start_rep ? 1 : 0;
+      page.rep.push_back(rep);
+    } else {
+      ++row_starts;
+    }
     if (has_def) page.def.push_back(def);
     if (def != 0) {
       if (!visible_def[def]) {
@@ -516,6 +551,14 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
     pos += static_cast<size_t>(len);
   }
   page.num_values = values->num_values - values_before;
+  if (slice) {
+    if (row_starts != in.num_rows) {
+      return Status::Corruption("full-zip slice holds {} rows, the repetition index says {}",
+                                row_starts, in.num_rows);
+    }
+    if (values == &local) page.values = std::move(local);
+    return page;
+  }
   if (static_cast<uint64_t>(page.num_values) != fz.num_visible_items()) {
     return Status::Corruption("full-zip page decoded {} visible items, layout says {}",
                               page.num_values, fz.num_visible_items());
@@ -750,6 +793,153 @@ Status DecodeMiniBlockChunkAt(const pb21::MiniBlockLayout& mb, std::string_view 
     }
   }
   return GatherDictionary(*dictionary, indices, out);
+}
+
+Result<std::vector<MiniBlockChunkRows>> ParseMiniBlockRowIndex(
+    const pb21::MiniBlockLayout& mb, std::string_view rep_index,
+    const std::vector<MiniBlockChunk>& chunks, int64_t num_rows) {
+  std::vector<MiniBlockChunkRows> out(chunks.size());
+  int64_t row = 0;
+  if (mb.repetition_index_depth() == 0) {
+    if (mb.has_rep_compression()) {
+      return Status::NotSupported("mini-block page with repetition but no repetition index");
+    }
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      out[c].first_row = row;
+      out[c].num_starts = chunks[c].num_values;
+      row += chunks[c].num_values;
+    }
+  } else {
+    const uint64_t depth = mb.repetition_index_depth();
+    if (depth > 16) return Status::Corruption("repetition index depth {}", depth);
+    const size_t stride = static_cast<size_t>(depth + 1) * 8;
+    if (rep_index.size() != chunks.size() * stride) {
+      return Status::Corruption("repetition index of {} bytes for {} chunks of depth {}",
+                                rep_index.size(), chunks.size(), depth);
+    }
+    bool preamble = false;  // the previous chunk left a row open
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      const uint64_t ends = Load<uint64_t>(rep_index.data() + c * stride);
+      const uint64_t partial = Load<uint64_t>(rep_index.data() + c * stride + 8);
+      const bool trailer = partial > 0;
+      // Rows ending here, plus the one left open at the end, minus the one begun earlier.
+      if (ends > static_cast<uint64_t>(num_rows) || (ends == 0 && preamble && !trailer) ||
+          (ends == 0 && !preamble && !trailer && chunks[c].num_values > 0)) {
+        return Status::Corruption("repetition index: chunk {} ends {} rows ({} items open)", c,
+                                  ends, partial);
+      }
+      if (trailer && c + 1 == chunks.size()) {
+        return Status::Corruption("repetition index: the last chunk leaves a row open");
+      }
+      const auto starts = static_cast<int64_t>(ends) + (trailer ? 1 : 0) - (preamble ? 1 : 0);
+      out[c] = {row, starts, preamble, trailer};
+      row += starts;
+      if (row > num_rows) {
+        return Status::Corruption("repetition index: {} rows by chunk {}, the page has {}", row,
+                                  c, num_rows);
+      }
+      preamble = trailer;
+    }
+  }
+  if (row != num_rows) {
+    return Status::Corruption("repetition index: chunks hold {} rows, the page has {}", row,
+                              num_rows);
+  }
+  return out;
+}
+
+Result<DecodedPage> DecodeMiniBlockRun(const PageInput& in, std::string_view meta,
+                                       std::string_view data, int64_t num_items,
+                                       const DataBlock* dictionary) {
+  if (in.layout == nullptr || !in.layout->has_mini_block_layout()) {
+    return Status::InvalidArgument("DecodeMiniBlockRun: not a mini-block page");
+  }
+  const auto& mb = in.layout->mini_block_layout();
+  if (mb.has_dictionary() && dictionary == nullptr) {
+    return Status::InvalidArgument("DecodeMiniBlockRun: the page's dictionary is needed");
+  }
+  return DecodeMiniBlockChunks(mb, meta, data, num_items, dictionary, {}, in);
+}
+
+Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bool has_preamble,
+                                   const int64_t* rows, size_t num_rows, DecodedPage* out,
+                                   DataBlock* values) {
+  const bool has_rep = !run.rep.empty();
+  const bool has_def = !run.def.empty();
+  if (has_rep && has_def && run.rep.size() != run.def.size()) {
+    return Status::Corruption("{} repetition but {} definition levels", run.rep.size(),
+                              run.def.size());
+  }
+  const size_t num_levels = has_rep ? run.rep.size() : has_def ? run.def.size()
+                                                              : static_cast<size_t>(run.num_values);
+  if (!has_rep && !has_def && run.values.num_values != run.num_values) {
+    return Status::Corruption("{} values decoded, {} counted", run.values.num_values,
+                              run.num_values);
+  }
+  if (!has_rep && has_preamble) {
+    return Status::Corruption("a chunk without repetition cannot continue a row");
+  }
+  // Which definition codes carry a value.
+  std::vector<uint8_t> visible;
+  if (has_def) {
+    uint16_t max_def = 0;
+    for (uint16_t d : run.def) max_def = std::max(max_def, d);
+    visible.resize(static_cast<size_t>(max_def) + 1);
+    for (size_t d = 0; d < visible.size(); ++d) {
+      LANCE_ASSIGN_OR_RAISE(bool v, IsVisibleDefinition(run.layers, static_cast<uint16_t>(d)));
+      visible[d] = v ? 1 : 0;
+    }
+  }
+  const auto start_rep = static_cast<uint16_t>(NumListLayers(run.layers));
+  if (has_rep && num_levels > 0 && (run.rep[0] == start_rep) == has_preamble) {
+    return Status::Corruption("the repetition index says the levels {} a row, they {}",
+                              has_preamble ? "continue" : "start",
+                              has_preamble ? "start one" : "do not");
+  }
+  const int64_t values_before = values->num_values;
+  int64_t row = first_row - 1;  // the row of the current level
+  int64_t starts = 0;
+  int64_t v = 0;                // the current level's value, when visible
+  int64_t copy_from = -1, copy_len = 0;  // a run of values to copy
+  size_t next = 0;
+  while (next < num_rows && rows[next] < first_row) ++next;
+  auto flush = [&]() -> Status {
+    if (copy_len > 0) LANCE_RETURN_NOT_OK(values->AppendRange(run.values, copy_from, copy_len));
+    copy_len = 0;
+    return Status::OK();
+  };
+  bool taking = false;
+  for (size_t i = 0; i < num_levels; ++i) {
+    const bool starts_row = has_rep ? run.rep[i] == start_rep : true;
+    if (starts_row) {
+      ++row;
+      ++starts;
+      while (next < num_rows && rows[next] < row) ++next;
+      taking = next < num_rows && rows[next] == row;
+      if (taking) ++next;
+    }
+    const bool has_value = !has_def || visible[run.def[i]] != 0;
+    if (taking) {
+      if (has_rep) out->rep.push_back(run.rep[i]);
+      if (has_def) out->def.push_back(run.def[i]);
+      if (has_value) {
+        if (copy_len > 0 && copy_from + copy_len == v) {
+          ++copy_len;
+        } else {
+          LANCE_RETURN_NOT_OK(flush());
+          copy_from = v;
+          copy_len = 1;
+        }
+      }
+    }
+    if (has_value) ++v;
+  }
+  LANCE_RETURN_NOT_OK(flush());
+  if (v > run.values.num_values) {
+    return Status::Corruption("levels name {} values, {} were decoded", v, run.values.num_values);
+  }
+  out->num_values += values->num_values - values_before;
+  return starts;
 }
 
 Result<int> FullZipRepIndexWidth(uint64_t rep_index_size, int64_t num_rows) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <unordered_map>
 
 #include "encoding/proto/encodings_v2_0.pb.h"
@@ -158,6 +159,67 @@ Result<ArrayPtr> RestoreDictionaries(const DataTypePtr& type, const ArrayPtr& ar
   return Array::Make(type, arr->length, arr->buffers, std::move(children), arr->offset);
 }
 
+using FetchFn = std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)>;
+
+// What a take must know of a mini-block page before it can find rows in it: where each chunk
+// lives, which rows start in it, and the page's dictionary. Parsed once per page and kept, so
+// that later takes fetch only chunks.
+struct MiniBlockPageIndex {
+  std::vector<encoding::MiniBlockChunk> chunks;
+  std::vector<encoding::MiniBlockChunkRows> rows;
+  BufferPtr meta;  // the chunk metadata words
+  bool has_dictionary = false;
+  DataBlock dictionary;
+};
+
+// Page indexes by (column, page). Thread-safe; entries are immutable once published.
+class PageIndexCache {
+ public:
+  std::shared_ptr<const MiniBlockPageIndex> Find(int column, size_t page) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(Key(column, page));
+    return it == entries_.end() ? nullptr : it->second;
+  }
+  void Put(int column, size_t page, std::shared_ptr<const MiniBlockPageIndex> index) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.emplace(Key(column, page), std::move(index));
+  }
+
+ private:
+  static uint64_t Key(int column, size_t page) {
+    return static_cast<uint64_t>(column) << 32 | static_cast<uint64_t>(page);
+  }
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<const MiniBlockPageIndex>> entries_;
+};
+
+// Parses the chunk metadata, repetition index and dictionary of mini-block page `pm` from its
+// buffers 0, 2 (dictionary, if any) and the repetition index buffer, as fetched.
+Result<std::shared_ptr<const MiniBlockPageIndex>> ParseMiniBlockPageIndex(
+    const PageMeta& pm, int minor_version, BufferPtr meta, const BufferPtr& dictionary,
+    const BufferPtr& rep_index) {
+  const auto& mb = pm.layout->mini_block_layout();
+  auto index = std::make_shared<MiniBlockPageIndex>();
+  LANCE_ASSIGN_OR_RAISE(index->chunks,
+                        encoding::ParseMiniBlockChunks(mb, meta->view(), minor_version));
+  uint64_t end = 0;
+  for (const auto& c : index->chunks) end = std::max(end, c.offset + c.size);
+  if (pm.buffers.size() < 2 || end > pm.buffers[1].second) {
+    return Status::Corruption("mini-block chunks end at {} past the chunk buffer", end);
+  }
+  LANCE_ASSIGN_OR_RAISE(index->rows, encoding::ParseMiniBlockRowIndex(
+                                         mb, rep_index ? rep_index->view() : std::string_view(),
+                                         index->chunks, pm.num_rows));
+  index->meta = std::move(meta);
+  if (mb.has_dictionary()) {
+    if (!dictionary) return Status::Corruption("mini-block page without its dictionary buffer");
+    LANCE_ASSIGN_OR_RAISE(index->dictionary,
+                          encoding::DecodeMiniBlockDictionary(mb, dictionary->view()));
+    index->has_dictionary = true;
+  }
+  return std::shared_ptr<const MiniBlockPageIndex>(std::move(index));
+}
+
 }  // namespace
 
 struct FileReader::Impl {
@@ -165,7 +227,8 @@ struct FileReader::Impl {
   std::vector<int> first_column;             // per top-level field
   std::vector<int> num_field_columns;        // per top-level field
   // Reads byte ranges of the file (whole-file buffer slices, or ranged object store reads).
-  std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch;
+  FetchFn fetch;
+  PageIndexCache page_index;
 
   // The buffers of every page of columns [first, first + count): [column][page][buffer].
   Result<std::vector<std::vector<std::vector<BufferPtr>>>> FetchColumns(int first, int count) const {
@@ -463,13 +526,287 @@ namespace {
 
 using FetchedColumns = std::vector<std::vector<std::vector<BufferPtr>>>;
 
+// One page's share of a take: the page-local rows and how they will be read.
+struct PageTake {
+  size_t page = 0;
+  int64_t page_start = 0;
+  std::vector<int64_t> rows;  // page-local, ascending, unique
+  // Mini-block.
+  std::shared_ptr<const MiniBlockPageIndex> index;
+  size_t head_at = 0, head_count = 0;  // this page's ranges in the first fetch
+  struct ChunkRun {
+    size_t first, last;  // chunks, inclusive
+  };
+  std::vector<ChunkRun> chunk_runs;
+  // Full-zip: runs of consecutive rows as [first, first + count).
+  std::vector<std::pair<int64_t, int64_t>> row_runs;
+  size_t data_at = 0, data_count = 0;  // this page's ranges in the second fetch
+};
+
+// The rows of each chunk run: chunks holding the starts of `rows`, extended over the chunks
+// their last row continues into.
+Status PlanChunkRuns(PageTake* take) {
+  const auto& rows = take->index->rows;
+  size_t c = 0;
+  for (int64_t r : take->rows) {
+    while (c < rows.size() && r >= rows[c].first_row + rows[c].num_starts) ++c;
+    if (c == rows.size() || r < rows[c].first_row) {
+      return Status::Corruption("row {} is in no chunk of the repetition index", r);
+    }
+    size_t e = c;
+    if (r == rows[c].first_row + rows[c].num_starts - 1 && rows[c].has_trailer) {
+      do {
+        ++e;
+        if (e == rows.size() || !rows[e].has_preamble) {
+          return Status::Corruption("row {} continues past chunk {}", r, e - 1);
+        }
+      } while (rows[e].num_starts == 0 && rows[e].has_trailer);
+    }
+    auto& runs = take->chunk_runs;
+    if (!runs.empty() && runs.back().last + 1 >= c) {
+      runs.back().last = std::max(runs.back().last, e);
+    } else {
+      runs.push_back({c, e});
+    }
+  }
+  return Status::OK();
+}
+
 struct Reader21 {
   const std::vector<std::vector<PageMeta>>* pages;
   int minor;
   const FetchedColumns* fetched;  // page buffers of columns [first_column, ...)
   int first_column;
+  // Set for a take: the rows (ascending, unique) and where to read them from.
+  const std::vector<int64_t>* selection = nullptr;
+  const FetchFn* fetch = nullptr;
+  PageIndexCache* page_index = nullptr;
+
+  // The leaf's levels and values of the `selection` rows only: per page, the chunk metadata,
+  // repetition index and dictionary of mini-block pages (once, then cached), then in one
+  // fetch only the mini-block chunks and full-zip rows that hold the rows. Constant pages and
+  // other layouts are read whole.
+  Result<LeafData> TakeLeaf(int column, const DataType& leaf_type) const {
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(leaf_type));
+    const auto& column_pages = (*pages)[static_cast<size_t>(column)];
+    const std::vector<int64_t>& wanted = *selection;
+    std::vector<PageTake> takes;
+    {
+      int64_t page_start = 0;
+      auto w = wanted.begin();
+      for (size_t p = 0; p < column_pages.size() && w != wanted.end(); ++p) {
+        const int64_t page_end = page_start + column_pages[p].num_rows;
+        if (*w < page_end) {
+          PageTake t;
+          t.page = p;
+          t.page_start = page_start;
+          for (; w != wanted.end() && *w < page_end; ++w) t.rows.push_back(*w - page_start);
+          takes.push_back(std::move(t));
+        }
+        page_start = page_end;
+      }
+      if (w != wanted.end()) {
+        return Status::Corruption("column {}: row {} past its pages", column, *w);
+      }
+    }
+    auto range_of = [](const std::pair<uint64_t, uint64_t>& buf) {
+      return io::Range{static_cast<int64_t>(buf.first), static_cast<int64_t>(buf.second)};
+    };
+    // First fetch: what locates the rows (uncached mini-block indexes, full-zip repetition
+    // index entries) and whole pages of other layouts.
+    std::vector<io::Range> head;
+    for (PageTake& t : takes) {
+      const PageMeta& pm = column_pages[t.page];
+      t.head_at = head.size();
+      auto context = [&](const Status& st) {
+        return st.WithContext(fmt::format("column {} page {}", column, t.page));
+      };
+      if (pm.layout->has_mini_block_layout()) {
+        t.index = page_index->Find(column, t.page);
+        if (t.index) continue;
+        const auto& mb = pm.layout->mini_block_layout();
+        const size_t rep_buffer = mb.has_dictionary() ? 3 : 2;
+        const size_t needed = rep_buffer + (mb.repetition_index_depth() > 0 ? 1 : 0);
+        if (pm.buffers.size() < needed) {
+          return context(Status::Corruption("mini-block page with {} buffers, needs {}",
+                                            pm.buffers.size(), needed));
+        }
+        head.push_back(range_of(pm.buffers[0]));
+        if (mb.has_dictionary()) head.push_back(range_of(pm.buffers[2]));
+        if (mb.repetition_index_depth() > 0) head.push_back(range_of(pm.buffers[rep_buffer]));
+      } else if (pm.layout->has_full_zip_layout()) {
+        const auto& fz = pm.layout->full_zip_layout();
+        for (int64_t r : t.rows) {
+          if (!t.row_runs.empty() && t.row_runs.back().first + t.row_runs.back().second == r) {
+            ++t.row_runs.back().second;
+          } else {
+            t.row_runs.emplace_back(r, 1);
+          }
+        }
+        if (pm.buffers.empty()) return context(Status::Corruption("full-zip page without buffers"));
+        const bool stride = fz.details_case() == pb21::FullZipLayout::kBitsPerValue && fz.bits_rep() == 0;
+        if (stride) continue;
+        if (pm.buffers.size() < 2) {
+          return context(Status::Corruption("full-zip page without a repetition index"));
+        }
+        auto w = encoding::FullZipRepIndexWidth(pm.buffers[1].second, pm.num_rows);
+        if (!w.ok()) return context(w.status());
+        for (const auto& [first, count] : t.row_runs) {
+          head.push_back({static_cast<int64_t>(pm.buffers[1].first) + first * *w, (count + 1) * *w});
+        }
+      } else {
+        for (const auto& buf : pm.buffers) head.push_back(range_of(buf));
+      }
+      t.head_count = head.size() - t.head_at;
+    }
+    std::vector<BufferPtr> head_bufs;
+    if (!head.empty()) {
+      LANCE_ASSIGN_OR_RAISE(head_bufs, (*fetch)(head));
+      if (head_bufs.size() != head.size()) return Status::IOError("lance file: short read");
+    }
+    // Second fetch: the chunks and rows.
+    std::vector<io::Range> data;
+    for (PageTake& t : takes) {
+      const PageMeta& pm = column_pages[t.page];
+      auto context = [&](const Status& st) {
+        return st.WithContext(fmt::format("column {} page {}", column, t.page));
+      };
+      t.data_at = data.size();
+      if (pm.layout->has_mini_block_layout()) {
+        if (!t.index) {
+          const auto& mb = pm.layout->mini_block_layout();
+          size_t k = t.head_at;
+          BufferPtr meta = head_bufs[k++];
+          BufferPtr dictionary = mb.has_dictionary() ? head_bufs[k++] : nullptr;
+          BufferPtr rep_index = mb.repetition_index_depth() > 0 ? head_bufs[k++] : nullptr;
+          auto index = ParseMiniBlockPageIndex(pm, minor, std::move(meta), dictionary, rep_index);
+          if (!index.ok()) return context(index.status());
+          t.index = *index;
+          page_index->Put(column, t.page, t.index);
+        }
+        auto st = PlanChunkRuns(&t);
+        if (!st.ok()) return context(st);
+        const auto& chunks = t.index->chunks;
+        for (const auto& run : t.chunk_runs) {
+          const uint64_t begin = chunks[run.first].offset;
+          const uint64_t end = chunks[run.last].offset + chunks[run.last].size;
+          data.push_back({static_cast<int64_t>(pm.buffers[1].first + begin),
+                          static_cast<int64_t>(end - begin)});
+        }
+      } else if (pm.layout->has_full_zip_layout()) {
+        const auto& fz = pm.layout->full_zip_layout();
+        const uint64_t data_size = pm.buffers[0].second;
+        for (size_t r = 0; r < t.row_runs.size(); ++r) {
+          const auto [first, count] = t.row_runs[r];
+          Result<encoding::ByteRange> br =
+              t.head_count == 0
+                  ? encoding::FullZipFixedRowRange(fz, first, count, data_size)
+                  : encoding::FullZipIndexedRowRange(
+                        head_bufs[t.head_at + r]->view(),
+                        static_cast<int>(head[t.head_at + r].length / (count + 1)), count,
+                        data_size);
+          if (!br.ok()) return context(br.status());
+          data.push_back({static_cast<int64_t>(pm.buffers[0].first + br->offset),
+                          static_cast<int64_t>(br->size)});
+        }
+      }
+      t.data_count = data.size() - t.data_at;
+    }
+    std::vector<BufferPtr> data_bufs;
+    if (!data.empty()) {
+      LANCE_ASSIGN_OR_RAISE(data_bufs, (*fetch)(data));
+      if (data_bufs.size() != data.size()) return Status::IOError("lance file: short read");
+    }
+    // Decode: per page, the selected rows' levels and values, then their layers.
+    LeafData out;
+    out.values = DataBlock::EmptyLike(prototype);
+    bool first = true;
+    for (const PageTake& t : takes) {
+      const PageMeta& pm = column_pages[t.page];
+      auto context = [&](const Status& st) {
+        return st.WithContext(fmt::format("column {} page {}", column, t.page));
+      };
+      encoding::PageInput in;
+      in.layout = pm.layout.get();
+      in.minor_version = minor;
+      in.prototype = prototype;
+      encoding::DecodedPage selected;
+      const int64_t* rows = t.rows.data();
+      const size_t num_rows = t.rows.size();
+      auto select = [&](const encoding::DecodedPage& run, int64_t first_row, bool preamble,
+                        int64_t expected_starts) -> Status {
+        if (selected.layers.empty()) selected.layers = run.layers;
+        LANCE_ASSIGN_OR_RAISE(int64_t starts,
+                              encoding::AppendSelectedRows(run, first_row, preamble, rows,
+                                                           num_rows, &selected, &out.values));
+        if (expected_starts >= 0 && starts != expected_starts) {
+          return Status::Corruption("{} rows start in the decoded levels, the index says {}",
+                                    starts, expected_starts);
+        }
+        return Status::OK();
+      };
+      if (pm.layout->has_mini_block_layout()) {
+        const MiniBlockPageIndex& index = *t.index;
+        const size_t word = pm.layout->mini_block_layout().has_large_chunk() ? 4 : 2;
+        for (size_t r = 0; r < t.chunk_runs.size(); ++r) {
+          const auto& run = t.chunk_runs[r];
+          int64_t items = 0, starts = 0;
+          for (size_t c = run.first; c <= run.last; ++c) {
+            items += index.chunks[c].num_values;
+            starts += index.rows[c].num_starts;
+          }
+          in.num_rows = starts;
+          const std::string_view meta =
+              index.meta->view().substr(run.first * word, (run.last - run.first + 1) * word);
+          auto decoded = encoding::DecodeMiniBlockRun(
+              in, meta, data_bufs[t.data_at + r]->view(), items,
+              index.has_dictionary ? &index.dictionary : nullptr);
+          if (!decoded.ok()) {
+            return context(decoded.status().WithContext(fmt::format("chunk {}", run.first)));
+          }
+          auto st = select(*decoded, index.rows[run.first].first_row,
+                           index.rows[run.first].has_preamble, starts);
+          if (!st.ok()) return context(st.WithContext(fmt::format("chunk {}", run.first)));
+        }
+      } else if (pm.layout->has_full_zip_layout()) {
+        for (size_t r = 0; r < t.row_runs.size(); ++r) {
+          const auto [first_row, count] = t.row_runs[r];
+          in.num_rows = count;
+          in.full_zip_row_slice = true;
+          in.buffers = {data_bufs[t.data_at + r]->view()};
+          auto decoded = encoding::DecodePage(in);
+          if (!decoded.ok()) return context(decoded.status());
+          auto st = select(*decoded, first_row, false, count);
+          if (!st.ok()) return context(st);
+        }
+      } else {
+        in.num_rows = pm.num_rows;
+        for (size_t k = 0; k < t.head_count; ++k) in.buffers.push_back(head_bufs[t.head_at + k]->view());
+        auto decoded = encoding::DecodePage(in);
+        if (!decoded.ok()) return context(decoded.status());
+        auto st = select(*decoded, 0, false, -1);
+        if (!st.ok()) return context(st);
+      }
+      auto layers = encoding::UnravelLevels(selected.layers, selected.rep, selected.def,
+                                            static_cast<int64_t>(num_rows), selected.num_values);
+      if (!layers.ok()) return context(layers.status());
+      if (first) {
+        out.layers = std::move(*layers);
+        first = false;
+      } else {
+        if (layers->size() != out.layers.size()) {
+          return context(Status::Corruption("{} layers, earlier pages have {}", layers->size(),
+                                            out.layers.size()));
+        }
+        for (size_t j = 0; j < layers->size(); ++j) out.layers[j].Append((*layers)[j]);
+      }
+    }
+    if (first) return Status::Corruption("column {}: no rows taken", column);
+    return out;
+  }
 
   Result<LeafData> ReadLeaf(int column, const DataType& leaf_type, int64_t expected_rows) const {
+    if (selection != nullptr) return TakeLeaf(column, leaf_type);
     LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(leaf_type));
     LeafData out;
     out.values = DataBlock::EmptyLike(prototype);
@@ -728,8 +1065,6 @@ bool IsStructural(const DataType& t) {
 
 namespace {
 
-using FetchFn = std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)>;
-
 // Decodes the wanted rows of one full-zip page without repetition (fixed-width rows sit at a
 // fixed stride, variable-width ones are found through the repetition index), reading only
 // their bytes: a bounded number of bytes per row.
@@ -914,7 +1249,8 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
                 (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0) ||
                 (layout.has_full_zip_layout() && layout.full_zip_layout().bits_rep() == 0);
   }
-  if (!selective) {
+  if (rows.empty()) return MakeEmptyArray(f->type());
+  if (version_.is_legacy()) {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
     return GatherRows({{0, all}}, rows, f->type());
   }
@@ -923,6 +1259,28 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   // filtered count.
   if (!std::is_sorted(wanted.begin(), wanted.end())) std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  if (!selective) {
+    // Nested fields: every leaf column reads only the chunks / rows holding the wanted rows;
+    // the layers are rebuilt for those rows alone.
+    Reader21 r{&impl_->pages, version_.minor, nullptr, column};
+    r.selection = &wanted;
+    r.fetch = &impl_->fetch;
+    r.page_index = &impl_->page_index;
+    int next_column = column;
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr picked, r.Build(type, 0, &next_column,
+                                                   static_cast<int64_t>(wanted.size()), nullptr));
+    if (picked->length != static_cast<int64_t>(wanted.size())) {
+      return Status::Corruption("took {} rows for {}", picked->length, wanted.size());
+    }
+    if (rows.size() != wanted.size() || !std::equal(rows.begin(), rows.end(), wanted.begin())) {
+      std::vector<int64_t> positions(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        positions[i] = std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin();
+      }
+      LANCE_ASSIGN_OR_RAISE(picked, GatherRows({{0, picked}}, positions, type));
+    }
+    return RestoreDictionaries(f->type(), picked);
+  }
   LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
 
   bool levelless_mini_block = type->id() != TypeId::kNull;

@@ -47,6 +47,9 @@ struct PageInput {
   // laid out as Arrow expects (fixed-width full-zip without control words) are referenced, not
   // copied, if the output is empty.
   std::vector<BufferPtr> owners;
+  // Full-zip only: buffer 0 is a slice of the page holding exactly `num_rows` whole rows (found
+  // through the repetition index) rather than the page; items are decoded until it ends.
+  bool full_zip_row_slice = false;
 };
 
 struct DecodedPage {
@@ -74,6 +77,41 @@ struct MiniBlockChunk {
 Result<std::vector<MiniBlockChunk>> ParseMiniBlockChunks(
     const ::lance::encodings21::MiniBlockLayout& layout, std::string_view metadata,
     int minor_version);
+
+// Which top-level rows each chunk of a mini-block page holds. A list row may span chunks: it
+// starts in one chunk (counted there) and continues as the preamble of the next ones.
+struct MiniBlockChunkRows {
+  int64_t first_row = 0;      // page-local index of the first row that starts in the chunk
+  int64_t num_starts = 0;     // rows that start in the chunk, a trailing unfinished one included
+  bool has_preamble = false;  // the chunk opens with the rest of a row begun in an earlier chunk
+  bool has_trailer = false;   // the chunk's last row continues in the next chunk
+};
+
+// Reads the repetition index of a mini-block page (the buffer after the dictionary, per chunk
+// `repetition_index_depth + 1` u64: the rows that end in the chunk, then the levels of a row
+// left open at its end; only the first two are used). Without an index (depth 0, no
+// repetition) every value is a row. Errors: Corruption when the index disagrees with the
+// chunks or does not add up to `num_rows`; NotSupported for repetition without an index.
+Result<std::vector<MiniBlockChunkRows>> ParseMiniBlockRowIndex(
+    const ::lance::encodings21::MiniBlockLayout& layout, std::string_view rep_index,
+    const std::vector<MiniBlockChunk>& chunks, int64_t num_rows);
+
+// Decodes the levels and values of consecutive chunks of the mini-block page `in.layout`:
+// `meta` their chunk metadata words, `data` their bytes back to back, `num_items` the values
+// they hold; `dictionary` the page's decoded dictionary (REQUIRED when the page has one).
+// in.buffers is not used; values go to in.output or the result. Errors: Corruption.
+Result<DecodedPage> DecodeMiniBlockRun(const PageInput& in, std::string_view meta,
+                                       std::string_view data, int64_t num_items,
+                                       const DataBlock* dictionary);
+
+// Appends the levels (to out->rep / out->def) and visible values (to *values, counted in
+// out->num_values) of the rows `rows` (ascending, unique) found in `run`, decoded levels whose
+// first row start is row `first_row`; with `has_preamble` the levels open with the end of an
+// earlier row, which is skipped. Rows outside the run are ignored. Returns the number of rows
+// that start in `run`. Errors: Corruption when the levels, values or preamble disagree.
+Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bool has_preamble,
+                                   const int64_t* rows, size_t num_rows, DecodedPage* out,
+                                   DataBlock* values);
 
 // Where rows [first, first + count) of a full-zip page without repetition live in its buffer 0:
 // a byte range. `rep_index` is page buffer 1 (ignored for fixed-width values, whose rows are
