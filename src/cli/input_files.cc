@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
@@ -38,10 +39,22 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path, S
     if (batch->num_rows() > 0) batches->push_back(batch);
     return Status::OK();
   }
+  if (EndsWith(input, ".csv")) {
+    CsvReadOptions o;
+    o.what = input;
+    if (!schema_path.empty()) {
+      LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(schema_path));
+      LANCE_ASSIGN_OR_RAISE(o.schema, SchemaFromJson(View(sj)));
+    }
+    LANCE_ASSIGN_OR_RAISE(auto batch, ReadCsv(View(data), o));
+    *schema = batch->schema();
+    if (batch->num_rows() > 0) batches->push_back(batch);
+    return Status::OK();
+  }
   auto reader = ipc::OpenAny(data);
   if (!reader.ok()) {
     return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                   "--schema): {}",
+                                   "--schema, or .csv): {}",
                                    input, reader.status().message());
   }
   *schema = (*reader)->schema();

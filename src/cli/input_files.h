@@ -14,9 +14,12 @@ namespace lance::cli {
 // The whole content of a local path or object-store URI.
 Result<BufferPtr> ReadWhole(const std::string& path);
 
-// The rows of `input`: Arrow IPC (stream or file), or JSON lines (.jsonl / .json) whose schema
-// is the JSON file `schema_path`. An empty JSON-lines input gives no batches.
-// Errors: InvalidArgument naming `input` when it is neither, or JSON lines without a schema.
+// The rows of `input`: Arrow IPC (stream or file), JSON lines (.jsonl / .json) whose schema
+// is the JSON file `schema_path`, or CSV (.csv, header row first; typed by `schema_path` when
+// given, else inferred: see lance/columnar/csv.h). An empty JSON-lines or CSV input gives no
+// batches (a CSV header alone still gives the schema).
+// Errors: InvalidArgument naming `input` when it is none of these, JSON lines without a
+// schema, or a CSV record or cell that does not parse (with its line and column).
 Status ReadInputRows(const std::string& input, const std::string& schema_path, SchemaPtr* schema,
                      std::vector<RecordBatchPtr>* batches);
 

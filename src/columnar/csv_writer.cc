@@ -1,0 +1,83 @@
+// AppendCsv: each cell is the value's canonical JSON text with a JSON string's quotes and
+// escapes taken off (strings and binary are read from their buffers directly), then quoted
+// for CSV when it must be.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lance/columnar/csv.h"
+#include "lance/columnar/json.h"
+
+namespace lance {
+
+namespace {
+
+bool NeedsQuotes(std::string_view s) {
+  return s.find_first_of(",\"\r\n") != std::string_view::npos;
+}
+
+void AppendField(std::string_view s, bool quote_empty, std::string* out) {
+  if (!NeedsQuotes(s) && !(s.empty() && quote_empty)) {
+    out->append(s);
+    return;
+  }
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+Status AppendCell(const Array& column, int64_t row, std::string* scratch, std::string* out) {
+  if (column.IsNull(row)) return Status::OK();
+  switch (column.type_id()) {
+    case TypeId::kString:
+    case TypeId::kLargeString:
+      AppendField(column.GetView(row), /*quote_empty=*/true, out);
+      return Status::OK();
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      AppendField(Base64Encode(column.GetView(row)), /*quote_empty=*/true, out);
+      return Status::OK();
+    default:
+      break;
+  }
+  scratch->clear();
+  LANCE_RETURN_NOT_OK(AppendJsonValue(column, row, scratch));
+  if (!scratch->empty() && (*scratch)[0] == '"') {
+    const auto parsed = nlohmann::json::parse(*scratch, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_string()) {
+      return Status::Internal("canonical JSON of a {} value is not a JSON string: {}",
+                              column.type->ToString(), *scratch);
+    }
+    AppendField(parsed.get_ref<const std::string&>(), /*quote_empty=*/true, out);
+    return Status::OK();
+  }
+  AppendField(*scratch, /*quote_empty=*/false, out);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status AppendCsv(const RecordBatch& batch, bool header, std::string* out) {
+  const Schema& s = *batch.schema();
+  if (header) {
+    for (int c = 0; c < s.num_fields(); ++c) {
+      if (c > 0) out->push_back(',');
+      AppendField(s.field(c)->name(), /*quote_empty=*/true, out);
+    }
+    out->push_back('\n');
+  }
+  std::string scratch;
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    for (int c = 0; c < s.num_fields(); ++c) {
+      if (c > 0) out->push_back(',');
+      LANCE_RETURN_NOT_OK(AppendCell(*batch.column(c), r, &scratch, out));
+    }
+    out->push_back('\n');
+  }
+  return Status::OK();
+}
+
+}  // namespace lance
