@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -62,6 +63,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri, OpenOptio
 Result<std::shared_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store,
                                                std::string root, OpenOptions options) {
   std::shared_ptr<Dataset> ds(new Dataset());
+  ds->readers_ = std::make_shared<ReaderCache>();
   ds->store_ = std::move(store);
   ds->root_ = std::move(root);
   while (ds->root_.size() > 1 && ds->root_.back() == '/') ds->root_.pop_back();
@@ -213,6 +215,37 @@ Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Dataset::Resolv
                             manifest_path_, *base_id);
 }
 
+struct Dataset::ReaderCache {
+  std::mutex mu;
+  std::map<std::pair<size_t, size_t>, std::shared_ptr<const file::FileReader>> readers;
+};
+
+Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t index,
+                                                                        size_t file) const {
+  const auto key = std::make_pair(index, file);
+  {
+    std::lock_guard<std::mutex> lock(readers_->mu);
+    auto it = readers_->readers.find(key);
+    if (it != readers_->readers.end()) return it->second;
+  }
+  // Opened outside the lock (I/O); two threads racing on one file keep the first reader.
+  const FragmentInfo& frag = manifest_.fragments.at(index);
+  const DataFileInfo& df = frag.files.at(file);
+  LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(df.base_id, "data", df.path));
+  auto opened = file::FileReader::Open(loc.first, loc.second);
+  if (!opened.ok()) {
+    return Status(opened.status().code(), fmt::format("fragment {}: {}: {}", frag.id, loc.second,
+                                                      opened.status().message()));
+  }
+  std::shared_ptr<const file::FileReader> reader(std::move(*opened));
+  if (static_cast<uint64_t>(reader->num_rows()) != frag.physical_rows) {
+    return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
+                              frag.id, df.path, reader->num_rows(), frag.physical_rows);
+  }
+  std::lock_guard<std::mutex> lock(readers_->mu);
+  return readers_->readers.emplace(key, std::move(reader)).first->second;
+}
+
 Result<std::vector<uint32_t>> Dataset::DeletedRows(size_t index) const {
   const FragmentInfo& frag = manifest_.fragments.at(index);
   if (!frag.deletion) return std::vector<uint32_t>{};
@@ -300,8 +333,12 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     return ids;
   };
 
-  std::map<size_t, std::shared_ptr<file::FileReader>> readers;
-  std::vector<ArrayPtr> columns;
+  // Where each column lives: (data file, top-level field of that file), or no file (null).
+  struct Source {
+    int file = -1;
+    int field = -1;
+  };
+  std::vector<Source> sources(static_cast<size_t>(num_data));
   for (int c = 0; c < num_data; ++c) {
     const FieldPtr& tf = out_schema->field(c);
     const std::set<int32_t> ids = subtree(tf.get()->id());
@@ -314,41 +351,37 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
         }
       }
     }
+    if (!file_index) continue;
+    LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, *file_index));
+    int file_field = -1;
+    const auto& fs = reader->schema()->fields();
+    for (size_t k = 0; k < fs.size(); ++k) {
+      if (fs[k]->id() == tf->id()) file_field = static_cast<int>(k);
+    }
+    if (file_field < 0) {
+      return Status::Corruption("fragment {}: data file {} lists field {} ('{}') but its schema "
+                                "has no top-level field with that id",
+                                frag.id, frag.files[*file_index].path, tf->id(), tf->name());
+    }
+    sources[static_cast<size_t>(c)] = {static_cast<int>(*file_index), file_field};
+  }
+  // Columns decode independently: one task per column on the pool (safe to nest in a
+  // chunked filter's tasks).
+  std::vector<ArrayPtr> columns(static_cast<size_t>(num_data));
+  std::vector<Status> errors(static_cast<size_t>(num_data));
+  auto read_column = [&](int c) -> Status {
+    const FieldPtr& tf = out_schema->field(c);
+    const Source& src = sources[static_cast<size_t>(c)];
     ArrayPtr column;
-    if (file_index) {
-      auto& reader = readers[*file_index];
-      const DataFileInfo& df = frag.files[*file_index];
-      if (!reader) {
-        LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(df.base_id, "data", df.path));
-        auto opened = file::FileReader::Open(loc.first, loc.second);
-        if (!opened.ok()) {
-          return Status(opened.status().code(),
-                        fmt::format("fragment {}: {}: {}", frag.id, loc.second,
-                                    opened.status().message()));
-        }
-        reader = std::shared_ptr<file::FileReader>(std::move(*opened));
-        if (static_cast<uint64_t>(reader->num_rows()) != frag.physical_rows) {
-          return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
-                                    frag.id, df.path, reader->num_rows(), frag.physical_rows);
-        }
-      }
-      int file_field = -1;
-      const auto& fs = reader->schema()->fields();
-      for (size_t k = 0; k < fs.size(); ++k) {
-        if (fs[k]->id() == tf->id()) file_field = static_cast<int>(k);
-      }
-      if (file_field < 0) {
-        return Status::Corruption("fragment {}: data file {} lists field {} ('{}') but its schema "
-                                  "has no top-level field with that id",
-                                  frag.id, df.path, tf->id(), tf->name());
-      }
+    if (src.file >= 0) {
+      LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file)));
       RecordBatchPtr batch;
       if (rows) {
-        LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {file_field}));
+        LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {src.field}));
       } else if (ranged) {
-        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadRange(range_start, range_length, {file_field}));
+        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadRange(range_start, range_length, {src.field}));
       } else {
-        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadAll({file_field}));
+        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadAll({src.field}));
       }
       column = batch->column(0);
     } else {
@@ -361,7 +394,15 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
                                   frag.id, tf->name(), column->type->ToString(),
                                   tf->type()->ToString());
     }
-    columns.push_back(std::move(column));
+    columns[static_cast<size_t>(c)] = std::move(column);
+    return Status::OK();
+  };
+  if (num_data == 1) {
+    LANCE_RETURN_NOT_OK(read_column(0));
+  } else {
+    ParallelFor(ThreadPool::Default(), num_data,
+                [&](int64_t c) { errors[static_cast<size_t>(c)] = read_column(static_cast<int>(c)); });
+    for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
   }
   if (options.with_row_id || options.with_row_addr) {
     std::vector<uint64_t> addrs(static_cast<size_t>(n));

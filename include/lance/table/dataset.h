@@ -27,6 +27,9 @@
 namespace lance::expr {
 class Expression;
 }  // namespace lance::expr
+namespace lance::file {
+class FileReader;
+}  // namespace lance::file
 
 namespace lance::table {
 
@@ -121,12 +124,20 @@ class Dataset {
                                               const std::vector<uint32_t>& deleted) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
+  // The reader of data file `file` of fragment `index`, opened on first use and kept for the
+  // dataset's life (data files are immutable), so that scans in chunks, counts and takes
+  // neither re-read nor re-parse a file's metadata (nor lose the reader's page caches).
+  // Thread-safe. Errors: the store's, Corruption (row count differs from the manifest).
+  Result<std::shared_ptr<const file::FileReader>> DataFileReader(size_t index, size_t file) const;
+
+  struct ReaderCache;  // opened data files, by (fragment index, file index)
 
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
   std::string manifest_path_;
   TableManifest manifest_;
   OpenStats stats_;
+  std::shared_ptr<ReaderCache> readers_;
 };
 
 // Row ids of a serialized RowIdSequence. Errors: Corruption.
