@@ -144,7 +144,11 @@ Status AddColumnsCommand(const EvolveArgs& a) {
     SchemaPtr schema;
     std::vector<RecordBatchPtr> batches;
     LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
-    LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
+    if (a.on.empty()) {
+      LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsJoined(a.uri, schema, batches, SplitComma(a.on)));
+    }
   }
   return PrintJson(CommitJson(c));
 }
@@ -251,8 +255,12 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   ac->add_option("uri", args->uri, "Dataset directory or URI")->required();
   ac->add_option("--expr", args->exprs, "NAME=EXPRESSION (repeatable)");
   ac->add_option("--input", args->input,
-                 "New columns, one row per dataset row in scan order (.arrows/.arrow/.jsonl)");
-  ac->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+                 "New columns (.arrows/.arrow/.jsonl/.csv): one row per dataset row in scan "
+                 "order, or joined on --on");
+  ac->add_option("--schema", args->schema, "Schema JSON file (.jsonl input; optional for .csv)");
+  ac->add_option("--on", args->on,
+                 "Key columns (comma-separated) joining --input rows to dataset rows; rows "
+                 "without a match get nulls");
   registry.OnRun(ac, [args] { return AddColumnsCommand(*args); });
 
   CLI::App* dc = app.add_subcommand("drop-columns", "Remove columns from the schema (no rewrite)");

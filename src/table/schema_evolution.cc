@@ -5,16 +5,21 @@
 #include <algorithm>
 #include <functional>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "lance/columnar/json.h"
 #include "lance/core/bit_util.h"
 #include "lance/expr/expression.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
+#include "table/proto/table.pb.h"
 #include "table/row_rewrite.h"
 
 namespace lance::table {
@@ -84,6 +89,32 @@ int32_t NextFieldId(const ::lance::table::Manifest& m) {
     }
   }
   return max_id + 1;
+}
+
+// Refuses (NotSupported) to take the fields `removed` out of the schema while an index of the
+// dataset covers one of them: lance 12 drops such indexes from the index section when it
+// commits, which the commit machinery does not do yet, and a reader given an index on a field
+// the schema lacks fails.
+Status RefuseIndexedFields(const StoredVersion& sv, const std::set<int32_t>& removed,
+                           const std::string& what) {
+  if (sv.index_section.empty()) return Status::OK();
+  ::lance::table::IndexSection section;
+  if (!section.ParseFromString(sv.index_section)) {
+    return Status::Corruption("{}: the index section of version {} does not decode", what, sv.version);
+  }
+  for (const auto& x : section.indices()) {
+    for (int32_t f : x.fields()) {
+      if (!removed.count(f)) continue;
+      std::string column = fmt::format("#{}", f);
+      for (const auto& field : sv.manifest.fields()) {
+        if (field.id() == f) column = field.name();
+      }
+      return Status::NotSupported("{}: field '{}' (id {}) is indexed by '{}'; lance-cpp does not "
+                                  "drop index metadata yet: drop the index first",
+                                  what, column, f, x.name());
+    }
+  }
+  return Status::OK();
 }
 
 Result<CommitInfo> CommitProject(const TableLocation& loc, const StoredVersion& sv,
@@ -283,23 +314,70 @@ Status CheckNewName(const ::lance::table::Manifest& m, const std::string& name,
 
 }  // namespace
 
+namespace {
+
+// `type` (a struct) without the field at `path[depth..]` (names of nested struct fields), and
+// `array` (of `type`; may be null) likewise: the remaining children keep their buffers.
+Result<std::pair<DataTypePtr, ArrayPtr>> PruneStruct(const DataTypePtr& type, const ArrayPtr& array,
+                                                     const std::vector<std::string>& path,
+                                                     size_t depth) {
+  if (type->id() != TypeId::kStruct) {
+    return Status::NotSupported("drop columns: '{}' is not a struct field, so '{}' cannot be "
+                                "dropped from it (only struct children can be)",
+                                path[depth - 1], path[depth]);
+  }
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> children;
+  bool found = false;
+  for (int c = 0; c < type->num_fields(); ++c) {
+    const FieldPtr& f = type->field(c);
+    const ArrayPtr child = array ? array->children[static_cast<size_t>(c)] : nullptr;
+    if (f->name() != path[depth]) {
+      fields.push_back(f);
+      children.push_back(child);
+      continue;
+    }
+    found = true;
+    if (depth + 1 == path.size()) continue;  // the field dropped
+    LANCE_ASSIGN_OR_RAISE(auto pruned, PruneStruct(f->type(), child, path, depth + 1));
+    fields.push_back(field(f->name(), pruned.first, f->nullable(), f->metadata()));
+    children.push_back(pruned.second);
+  }
+  if (!found) return Status::InvalidArgument("drop columns: no field '{}' in '{}'", path[depth], path[depth - 1]);
+  if (fields.empty()) {
+    return Status::InvalidArgument("drop columns: '{}' is the last field of struct '{}'; drop the "
+                                   "struct instead",
+                                   path[depth], path[depth - 1]);
+  }
+  DataTypePtr pruned_type = struct_(std::move(fields));
+  if (!array) return std::make_pair(pruned_type, ArrayPtr());
+  return std::make_pair(pruned_type, Array::Make(pruned_type, array->length, array->buffers,
+                                                 std::move(children), array->offset));
+}
+
+}  // namespace
+
 Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
                                const CommitOptions& options) {
   if (paths.empty()) return Status::InvalidArgument("drop columns: no column named");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   std::set<int32_t> removed;
+  // Nested fields to drop, by the index (in m.fields) of their top-level column.
+  std::map<int, std::vector<std::vector<std::string>>> nested;
   for (const auto& p : paths) {
     LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, p));
     if (sv.manifest.fields(idx).parent_id() != -1) {
-      // The format allows it, but this library's reader reads a struct column whole and
-      // would then refuse the narrower schema.
-      return Status::NotSupported("drop columns: '{}' is a nested field; lance-cpp drops "
-                                  "top-level columns only",
-                                  p);
+      std::vector<std::string> parts = SplitPath(p);
+      LANCE_ASSIGN_OR_RAISE(int top, FindField(sv.manifest, parts[0]));
+      nested[top].push_back(std::move(parts));
+      continue;
     }
     const auto sub = Subtree(sv.manifest, sv.manifest.fields(idx).id());
     removed.insert(sub.begin(), sub.end());
+  }
+  for (auto it = nested.begin(); it != nested.end();) {  // inside a dropped column: nothing to do
+    it = removed.count(sv.manifest.fields(it->first).id()) ? nested.erase(it) : std::next(it);
   }
   google::protobuf::RepeatedPtrField<PbField> kept;
   bool any_top = false;
@@ -311,7 +389,114 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
   if (!any_top) {
     return Status::InvalidArgument("drop columns: cannot drop every column of the dataset");
   }
-  return CommitProject(loc, sv, std::move(kept), true, options);
+  std::set<int32_t> gone = removed;  // ids leaving the schema, rewritten structs' included
+  for (const auto& n : nested) {
+    const auto sub = Subtree(sv.manifest, sv.manifest.fields(n.first).id());
+    gone.insert(sub.begin(), sub.end());
+  }
+  LANCE_RETURN_NOT_OK(RefuseIndexedFields(sv, gone, "drop columns"));
+  if (nested.empty()) return CommitProject(loc, sv, std::move(kept), true, options);
+
+  // A struct losing a child is rewritten: one new data file per fragment holds the struct
+  // without the child under new field ids, in the struct's place in the schema (a Merge, as
+  // for a type change). lance 12 only drops the child from the schema (a Project); this
+  // library's reader reads struct columns whole from their data files, so it needs the
+  // narrower struct stored.
+  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  std::vector<std::string> top_names;
+  std::vector<std::vector<std::vector<std::string>>> top_paths;
+  std::vector<FieldPtr> new_top;
+  for (const auto& [idx, drops] : nested) {
+    const PbField& top = sv.manifest.fields(idx);
+    const FieldPtr& f = ds->schema()->GetFieldByName(top.name());
+    DataTypePtr type = f->type();
+    for (const auto& path : drops) {
+      LANCE_ASSIGN_OR_RAISE(auto pruned, PruneStruct(type, nullptr, path, 1));
+      type = pruned.first;
+    }
+    top_names.push_back(top.name());
+    top_paths.push_back(drops);
+    new_top.push_back(field(top.name(), type, f->nullable(), f->metadata()));
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> lance_fields,
+                        file::LanceFieldsFromSchema(Schema(new_top)));
+  const int32_t first_id = NextFieldId(sv.manifest);
+  for (auto& lf : lance_fields) {
+    lf.id += first_id;
+    if (lf.parent_id >= 0) lf.parent_id += first_id;
+  }
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr file_schema, file::SchemaFromLanceFields(lance_fields));
+  // Each rewritten struct's subtree takes the place of the old one; other fields stay as kept.
+  google::protobuf::RepeatedPtrField<PbField> schema;
+  for (const auto& f : kept) {
+    auto it = std::find_if(nested.begin(), nested.end(), [&](const auto& n) {
+      return Subtree(sv.manifest, sv.manifest.fields(n.first).id()).count(f.id()) > 0;
+    });
+    if (it == nested.end()) {
+      *schema.Add() = f;
+      continue;
+    }
+    if (f.id() != sv.manifest.fields(it->first).id()) continue;  // a child of a rewritten struct
+    const size_t k = static_cast<size_t>(std::distance(nested.begin(), it));
+    const int32_t new_id = file_schema->field(static_cast<int>(k))->id();
+    const std::set<int32_t> ids = [&] {
+      std::set<int32_t> out{new_id};
+      bool grew = true;
+      while (grew) {
+        grew = false;
+        for (const auto& lf : lance_fields) {
+          if (out.count(lf.parent_id) && out.insert(lf.id).second) grew = true;
+        }
+      }
+      return out;
+    }();
+    for (const auto& lf : lance_fields) {
+      if (ids.count(lf.id)) internal::FieldToProto(lf, schema.Add());
+    }
+  }
+  ScanOptions so;
+  so.columns = top_names;
+  so.with_row_addr = true;
+  auto scan_pos = std::make_shared<uint64_t>(0);
+  auto columns_of = [&, scan_pos](size_t i, const ::lance::table::DataFragment& frag)
+      -> Result<std::vector<ArrayPtr>> {
+    const FragmentInfo& fi = ds->manifest().fragments[i];
+    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
+    std::vector<ArrayPtr> out;
+    if (fi.num_rows() == 0) {
+      for (int c = 0; c < file_schema->num_fields(); ++c) {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(file_schema->field(c)->type(), physical));
+        out.push_back(std::move(nulls));
+      }
+      return out;
+    }
+    ScanOptions fso = so;
+    fso.offset = static_cast<int64_t>(*scan_pos);
+    fso.limit = static_cast<int64_t>(fi.num_rows());
+    *scan_pos += fi.num_rows();
+    LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(fso));
+    if (batches.size() != 1 || batches[0]->num_rows() != static_cast<int64_t>(fi.num_rows())) {
+      return Status::Internal("drop columns: fragment {} scanned as {} batches", fi.id, batches.size());
+    }
+    const RecordBatchPtr& b = batches[0];
+    const ArrayPtr& addr = b->column(b->num_columns() - 1);
+    for (size_t k = 0; k < top_names.size(); ++k) {
+      ArrayPtr column = b->column(static_cast<int>(k));
+      DataTypePtr type = column->type;
+      for (const auto& path : top_paths[k]) {
+        LANCE_ASSIGN_OR_RAISE(auto pruned, PruneStruct(type, column, path, 1));
+        type = pruned.first;
+        column = pruned.second;
+      }
+      column = internal::Relabel(column, file_schema->field(static_cast<int>(k))->type());
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
+                            SpreadOverPhysical(column, addr->Values<uint64_t>(), physical));
+      out.push_back(std::move(spread));
+    }
+    return out;
+  };
+  return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
 }
 
 Result<CommitInfo> AlterColumns(const std::string& uri,
@@ -400,20 +585,19 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
                           ExpressionColumns(ds, exprs, so, file_schema), options);
 }
 
-Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
-                                      const std::vector<RecordBatchPtr>& batches,
-                                      const CommitOptions& options) {
-  if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+namespace {
+
+// AddColumnsFromData once the input is one batch `all` (of `schema`) whose row i belongs to
+// the i-th live row of `ds` (the dataset at `sv`).
+Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersion& sv,
+                                     const std::shared_ptr<Dataset>& ds, const SchemaPtr& schema,
+                                     const RecordBatchPtr& all, const CommitOptions& options) {
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
   for (const auto& f : schema->fields()) {
     LANCE_RETURN_NOT_OK(CheckNewName(sv.manifest, f->name(), &seen));
     added.push_back(field(f->name(), f->type(), true, f->metadata()));
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
   if (static_cast<uint64_t>(all->num_rows()) != ds->CountRows()) {
     return Status::InvalidArgument("add columns: the input has {} rows but the dataset has {}; "
                                    "row i of the input must belong to row i of a scan",
@@ -462,6 +646,113 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
                           columns_of, options);
 }
 
+// The join key of row `row` of `columns` (canonical JSON of each value, unit-separated);
+// nullopt when a key value is null (a null key matches nothing).
+Result<std::optional<std::string>> JoinKey(const std::vector<ArrayPtr>& columns, int64_t row) {
+  std::string key;
+  for (const auto& c : columns) {
+    if (c->IsNull(row)) return std::optional<std::string>();
+    LANCE_RETURN_NOT_OK(AppendJsonValue(*c, row, &key));
+    key += '\x1f';
+  }
+  return std::optional<std::string>(std::move(key));
+}
+
+}  // namespace
+
+Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const CommitOptions& options) {
+  if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
+  return AddAlignedColumns(loc, sv, ds, schema, all, options);
+}
+
+Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& schema,
+                                    const std::vector<RecordBatchPtr>& batches,
+                                    const std::vector<std::string>& on,
+                                    const CommitOptions& options) {
+  if (on.empty()) return Status::InvalidArgument("add columns: no key column (--on)");
+  std::vector<int> key_index;
+  for (const auto& k : on) {
+    const int i = schema->GetFieldIndex(k);
+    if (i < 0) {
+      return Status::InvalidArgument("add columns: key column '{}' is not in the input", k);
+    }
+    if (std::find(key_index.begin(), key_index.end(), i) != key_index.end()) {
+      return Status::InvalidArgument("add columns: key column '{}' is named twice", k);
+    }
+    key_index.push_back(i);
+  }
+  std::vector<FieldPtr> new_fields;
+  std::vector<int> new_index;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    if (std::find(key_index.begin(), key_index.end(), c) != key_index.end()) continue;
+    new_fields.push_back(schema->field(c));
+    new_index.push_back(c);
+  }
+  if (new_fields.empty()) {
+    return Status::InvalidArgument("add columns: the input has only the key columns");
+  }
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  for (const auto& k : on) {
+    if (ds->schema()->GetFieldIndex(k) < 0) {
+      return Status::InvalidArgument("add columns: key column '{}' is not a column of the "
+                                     "dataset",
+                                     k);
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
+
+  // Input row of each key; the input's keys must be unique.
+  std::unordered_map<std::string, int64_t> by_key;
+  std::vector<ArrayPtr> input_keys;
+  for (int i : key_index) input_keys.push_back(all->column(i));
+  for (int64_t r = 0; r < all->num_rows(); ++r) {
+    LANCE_ASSIGN_OR_RAISE(auto key, JoinKey(input_keys, r));
+    if (!key) continue;
+    if (!by_key.emplace(*key, r).second) {
+      std::string shown = *key;
+      std::replace(shown.begin(), shown.end(), '\x1f', ' ');
+      return Status::InvalidArgument("add columns: input rows {} and {} have the same key ({}); "
+                                     "each dataset row can take one input row",
+                                     by_key[*key], r, shown);
+    }
+  }
+
+  // For each live row in scan order, its input row (the appended all-null row when none).
+  ScanOptions so;
+  so.columns = on;
+  LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
+  const int64_t no_match = all->num_rows();
+  std::vector<int64_t> take;
+  for (const auto& b : scanned) {
+    std::vector<ArrayPtr> keys;
+    for (int c = 0; c < b->num_columns(); ++c) keys.push_back(b->column(c));
+    for (int64_t r = 0; r < b->num_rows(); ++r) {
+      LANCE_ASSIGN_OR_RAISE(auto key, JoinKey(keys, r));
+      auto it = key ? by_key.find(*key) : by_key.end();
+      take.push_back(it == by_key.end() ? no_match : it->second);
+    }
+  }
+  std::vector<ArrayPtr> aligned;
+  for (int c : new_index) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr null_row, MakeArrayOfNulls(all->column(c)->type, 1));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr extended, Concatenate({all->column(c), null_row}));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, internal::TakeArray(extended, take));
+    aligned.push_back(std::move(taken));
+  }
+  auto new_schema = lance::schema(std::move(new_fields));
+  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(new_schema, static_cast<int64_t>(take.size()),
+                                                      std::move(aligned)));
+  return AddAlignedColumns(loc, sv, ds, new_schema, batch, options);
+}
+
 Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
                                    const std::string& type_name, const CommitOptions& options) {
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
@@ -477,6 +768,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   if (column.find('"') != std::string::npos) {
     return Status::InvalidArgument("alter column type: column name '{}' contains a quote", column);
   }
+  LANCE_RETURN_NOT_OK(RefuseIndexedFields(sv, {old.id()}, "alter column type"));
   OpenOptions o;
   o.version = sv.version;
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));

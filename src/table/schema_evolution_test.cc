@@ -46,20 +46,66 @@ TEST(SchemaEvolution, DropColumnsKeepsDataFilesAndEveryRow) {
   EXPECT_NE(all.status().message().find("every column"), std::string::npos);
 }
 
-TEST(SchemaEvolution, DropNestedFieldIsRefused) {
+TEST(SchemaEvolution, DropNestedFieldRewritesTheStruct) {
   const std::string uri = FreshUri("drop_nested");
   auto sch = schema({field("id", int64()),
-                     field("s", struct_({field("a", int32()), field("b", utf8())}))});
-  EV_ASSIGN(auto batch, RecordBatchFromJSON(sch, R"([{"id":1,"s":{"a":10,"b":"x"}},{"id":2,"s":null}])"));
-  EV_ASSERT_OK(WriteDataset(uri, sch, {batch}).status());
-  auto st = DropColumns(uri, {"s.b"}).status();
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
-  EXPECT_TRUE(DropColumns(uri, {"s.zz"}).status().IsInvalidArgument());
-  // The whole struct can go.
-  EV_ASSERT_OK(DropColumns(uri, {"s"}).status());
+                     field("s", struct_({field("a", int32()), field("b", utf8()),
+                                         field("t", struct_({field("x", int8()), field("y", utf8(), false)}))})),
+                     field("l", list(struct_({field("p", int32()), field("q", int32())})))});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(sch, R"([
+      {"id":1,"s":{"a":10,"b":"x","t":{"x":1,"y":"u"}},"l":[{"p":1,"q":2}]},
+      {"id":2,"s":null,"l":null},
+      {"id":3,"s":{"a":null,"b":"z","t":{"x":5,"y":"w"}},"l":[]},
+      {"id":4,"s":{"a":40,"b":null,"t":{"x":null,"y":"v"}},"l":null}])"));
+  WriteParams wp;
+  wp.max_rows_per_file = 3;
+  EV_ASSERT_OK(WriteDataset(uri, sch, {batch}, wp).status());
+  EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
+  EV_ASSIGN(auto before, Dataset::Open(uri));
+
+  EV_ASSIGN(CommitInfo c, DropColumns(uri, {"s.b", "s.t.x"}));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), c.version);
+  // s keeps its place with new ids (above every id used before); l and id are untouched.
+  ASSERT_EQ(ds->schema()->num_fields(), 3);
+  EXPECT_EQ(ds->schema()->field(1)->name(), "s");
+  EXPECT_GT(ds->schema()->field(1)->id(), 10);
+  EXPECT_EQ(ds->schema()->field(0)->id(), 0);
+  EXPECT_EQ(ds->schema()->field(2)->id(), before->schema()->field(2)->id());
+  const auto& t = ds->schema()->field(1)->type()->field(1);
+  EXPECT_EQ(t->name(), "t");
+  ASSERT_EQ(t->type()->num_fields(), 1);
+  EXPECT_FALSE(t->type()->field(0)->nullable());  // y keeps its nullability
+  // Each fragment gained one data file; the old ones are still there.
+  for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
+    EXPECT_EQ(ds->manifest().fragments[i].files.size(), 2u);
+    EXPECT_EQ(ds->manifest().fragments[i].files[0].path, before->manifest().fragments[i].files[0].path);
+  }
   EV_ASSIGN(auto rows, Rows(uri));
-  EV_ASSIGN(auto want, Expected(schema({field("id", int64())}), R"([{"id":1},{"id":2}])"));
+  auto want_sch = schema({field("id", int64()),
+                          field("s", struct_({field("a", int32()),
+                                              field("t", struct_({field("y", utf8(), false)}))})),
+                          field("l", list(struct_({field("p", int32()), field("q", int32())})))});
+  EV_ASSIGN(auto want, Expected(want_sch, R"([
+      {"id":1,"s":{"a":10,"t":{"y":"u"}},"l":[{"p":1,"q":2}]},
+      {"id":3,"s":{"a":null,"t":{"y":"w"}},"l":[]},
+      {"id":4,"s":{"a":40,"t":{"y":"v"}},"l":null}])"));
   EXPECT_EQ(rows, want);
+
+  auto through_list = DropColumns(uri, {"l.item.p"}).status();
+  EXPECT_FALSE(through_list.ok());
+  EXPECT_TRUE(DropColumns(uri, {"s.zz"}).status().IsInvalidArgument());
+  auto last = DropColumns(uri, {"s.t.y"}).status();
+  ASSERT_TRUE(last.IsInvalidArgument()) << last.ToString();
+  EXPECT_NE(last.message().find("last field of struct 't'"), std::string::npos) << last.ToString();
+  // A child together with its whole struct: the struct goes, nothing is rewritten.
+  EV_ASSIGN(auto before_drop, Dataset::Open(uri));
+  EV_ASSERT_OK(DropColumns(uri, {"s.a", "s"}).status());
+  EV_ASSIGN(auto after, Dataset::Open(uri));
+  EXPECT_EQ(after->manifest().fragments[0].files.size(), before_drop->manifest().fragments[0].files.size());
+  EV_ASSIGN(auto rows2, Rows(uri, [] { ScanOptions o; o.columns = {"id"}; return o; }()));
+  EV_ASSIGN(auto want2, Expected(schema({field("id", int64())}), R"([{"id":1},{"id":3},{"id":4}])"));
+  EXPECT_EQ(rows2, want2);
 }
 
 TEST(SchemaEvolution, RenameAndNullability) {
@@ -163,6 +209,41 @@ TEST(SchemaEvolution, AddColumnsFromDataLinesUpWithScanOrder) {
   EV_ASSIGN(auto short_batch, RecordBatchFromJSON(schema({field("z", int32())}), R"([{"z":1}])"));
   auto st = AddColumnsFromData(uri, short_batch->schema(), {short_batch}).status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+}
+
+TEST(SchemaEvolution, AddColumnsJoinedOnAKey) {
+  const std::string uri = FreshUri("add_joined");
+  EV_ASSERT_OK(MakePeople(uri, 6, 4));
+  EV_ASSERT_OK(DeleteRows(uri, "id = 1").status());
+  // Input in its own order, with a key the dataset lacks (9), a null key and keys 0 and 3
+  // missing; the key column is int32 while the dataset's is int64.
+  auto extra = schema({field("tag", utf8()), field("id", int32()), field("n", int64())});
+  EV_ASSIGN(auto batch, RecordBatchFromJSON(extra, R"([{"tag":"five","id":5,"n":50},
+      {"tag":"nine","id":9,"n":90},{"tag":"two","id":2,"n":null},{"tag":"nokey","id":null,"n":7},
+      {"tag":"four","id":4,"n":40},{"tag":"one","id":1,"n":10}])"));
+  EV_ASSIGN(CommitInfo c, AddColumnsJoined(uri, extra, {batch}, {"id"}));
+  EXPECT_EQ(c.version, 3u);
+  ScanOptions so;
+  so.columns = {"id", "tag", "n"};
+  EV_ASSIGN(auto rows, Rows(uri, so));
+  auto sch = schema({field("id", int64(), false), field("tag", utf8()), field("n", int64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"tag":null,"n":null},{"id":2,"tag":"two","n":null},
+      {"id":3,"tag":null,"n":null},{"id":4,"tag":"four","n":40},{"id":5,"tag":"five","n":50}])"));
+  EXPECT_EQ(rows, want);
+
+  EV_ASSIGN(auto dup, RecordBatchFromJSON(schema({field("id", int64()), field("z", int32())}),
+                                          R"([{"id":3,"z":1},{"id":3,"z":2}])"));
+  auto st = AddColumnsJoined(uri, dup->schema(), {dup}, {"id"}).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("input rows 0 and 1 have the same key (3 )"), std::string::npos) << st.ToString();
+  EXPECT_TRUE(AddColumnsJoined(uri, dup->schema(), {dup}, {"nope"}).status().IsInvalidArgument());
+  EV_ASSIGN(auto only_key, RecordBatchFromJSON(schema({field("id", int64())}), R"([{"id":3}])"));
+  EXPECT_TRUE(AddColumnsJoined(uri, only_key->schema(), {only_key}, {"id"}).status().IsInvalidArgument());
+  EV_ASSIGN(auto other_key, RecordBatchFromJSON(schema({field("k", int64()), field("z", int32())}),
+                                                R"([{"k":3,"z":1}])"));
+  auto missing = AddColumnsJoined(uri, other_key->schema(), {other_key}, {"k"}).status();
+  ASSERT_TRUE(missing.IsInvalidArgument());
+  EXPECT_NE(missing.message().find("not a column of the dataset"), std::string::npos);
 }
 
 TEST(SchemaEvolution, AlterColumnTypeCastsIntoNewFiles) {
