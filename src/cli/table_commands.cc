@@ -1,5 +1,6 @@
 // Dataset (table) commands: `lance scan`, `count`, `take`, `schema`, `versions`, `manifest`.
 // Rows print as canonical JSON lines; everything else as JSON.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -7,13 +8,17 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
+#include "lance/io/object_store.h"
+#include "lance/ipc/writer.h"
 #include "lance/table/commit.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
@@ -36,6 +41,7 @@ struct TableArgs {
   std::string offsets;
   std::string row_ids;
   std::string filter;  // scan/count: SQL-like condition
+  std::string output;  // scan/take: write rows to this file instead of stdout
 };
 
 Status PrintText(const std::string& text) {
@@ -89,10 +95,74 @@ Status PrintBatches(const std::vector<RecordBatchPtr>& batches) {
   return PrintText(out);
 }
 
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Rows to stdout as JSON lines, or with --output to a file whose extension names the format:
+// .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON lines), .csv (header
+// row + records). The file is written in one put, so it appears whole or not at all; stdout
+// then gets {"path","format","num_rows"}.
+Status EmitRows(const TableArgs& a, const table::Dataset& ds,
+                const std::vector<RecordBatchPtr>& batches) {
+  if (a.output.empty()) return PrintBatches(batches);
+  SchemaPtr schema;
+  if (!batches.empty()) {
+    schema = batches[0]->schema();
+  } else {
+    LANCE_ASSIGN_OR_RAISE(schema, ds.ProjectedSchema(ScanOpts(a)));
+  }
+  int64_t rows = 0;
+  for (const auto& b : batches) rows += b->num_rows();
+  std::string text;
+  BufferPtr binary;
+  std::string format;
+  if (EndsWith(a.output, ".arrows")) {
+    format = "arrow_stream";
+    LANCE_ASSIGN_OR_RAISE(binary, ipc::WriteStream(schema, batches));
+  } else if (EndsWith(a.output, ".arrow")) {
+    format = "arrow_file";
+    LANCE_ASSIGN_OR_RAISE(binary, ipc::WriteFile(schema, batches));
+  } else if (EndsWith(a.output, ".jsonl")) {
+    format = "jsonl";
+    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
+  } else if (EndsWith(a.output, ".csv")) {
+    format = "csv";
+    std::vector<RecordBatchPtr> header_only;
+    if (batches.empty()) {  // the header row still names the columns
+      std::vector<ArrayPtr> columns;
+      for (const auto& f : schema->fields()) {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr empty, MakeEmptyArray(f->type()));
+        columns.push_back(std::move(empty));
+      }
+      LANCE_ASSIGN_OR_RAISE(auto empty, RecordBatch::Make(schema, 0, std::move(columns)));
+      header_only.push_back(std::move(empty));
+    }
+    const auto& rows_out = batches.empty() ? header_only : batches;
+    for (size_t i = 0; i < rows_out.size(); ++i) {
+      LANCE_RETURN_NOT_OK(AppendCsv(*rows_out[i], /*header=*/i == 0, &text));
+    }
+  } else {
+    return Status::InvalidArgument("--output {}: expected a .arrows, .arrow, .jsonl or .csv file",
+                                   a.output);
+  }
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(a.output));
+  const std::string_view bytes =
+      binary ? std::string_view(reinterpret_cast<const char*>(binary->data()),
+                                static_cast<size_t>(binary->size()))
+             : std::string_view(text);
+  LANCE_RETURN_NOT_OK(sp.store->Put(sp.path, bytes));
+  Json j;
+  j["path"] = a.output;
+  j["format"] = format;
+  j["num_rows"] = rows;
+  return PrintText(j.dump() + "\n");
+}
+
 Status Scan(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(ScanOpts(a)));
-  return PrintBatches(batches);
+  return EmitRows(a, *ds, batches);
 }
 
 Status Take(const TableArgs& a) {
@@ -111,10 +181,10 @@ Status Take(const TableArgs& a) {
   }
   if (!a.row_ids.empty()) {
     LANCE_ASSIGN_OR_RAISE(auto by_id, ds->TakeRowIds(offsets, ScanOpts(a)));
-    return PrintBatches(by_id);
+    return EmitRows(a, *ds, by_id);
   }
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Take(offsets, ScanOpts(a)));
-  return PrintBatches(batches);
+  return EmitRows(a, *ds, batches);
 }
 
 Status Count(const TableArgs& a) {
@@ -163,6 +233,61 @@ Json FlagsJson(uint64_t flags) {
   return j;
 }
 
+// "parent.child" path of field `id`, or "#id" when the schema has no such field (an index on
+// a dropped column).
+std::string FieldPath(const table::TableManifest& m, int32_t id) {
+  std::string path;
+  int guard = 0;
+  while (id >= 0 && guard++ < 1000) {
+    auto it = std::find_if(m.fields.begin(), m.fields.end(),
+                           [id](const file::LanceField& f) { return f.id == id; });
+    if (it == m.fields.end()) return path.empty() ? fmt::format("#{}", id) : path;
+    path = path.empty() ? it->name : it->name + "." + path;
+    id = it->parent_id;
+  }
+  return path;
+}
+
+Json IndexJson(const table::TableManifest& m, const table::IndexInfo& x) {
+  Json j;
+  j["name"] = x.name;
+  j["uuid"] = x.uuid;
+  j["type"] = table::IndexTypeName(x);
+  j["columns"] = Json::array();
+  for (int32_t f : x.fields) j["columns"].push_back(FieldPath(m, f));
+  j["fields"] = x.fields;
+  j["dataset_version"] = x.dataset_version;
+  j["index_version"] = x.index_version ? Json(*x.index_version) : Json(nullptr);
+  j["fragment_ids"] = x.has_fragment_bitmap ? Json(x.fragment_ids) : Json(nullptr);
+  uint64_t rows = 0;
+  std::vector<uint64_t> unindexed;
+  for (const auto& fr : m.fragments) {
+    if (std::binary_search(x.fragment_ids.begin(), x.fragment_ids.end(), fr.id)) {
+      rows += fr.num_rows();
+    } else {
+      unindexed.push_back(fr.id);
+    }
+  }
+  j["num_indexed_rows"] = x.has_fragment_bitmap ? Json(rows) : Json(nullptr);
+  j["unindexed_fragment_ids"] = x.has_fragment_bitmap ? Json(unindexed) : Json(nullptr);
+  j["details_type_url"] = x.details_type_url;
+  const std::string vector = table::VectorIndexDetailsJson(x);
+  j["details"] = vector.empty() ? Json(nullptr) : Json::parse(vector);
+  j["created_at_ms"] = x.created_at_ms ? Json(*x.created_at_ms) : Json(nullptr);
+  j["base_id"] = x.base_id ? Json(*x.base_id) : Json(nullptr);
+  j["files"] = Json::array();
+  for (const auto& f : x.files) j["files"].push_back({{"path", f.path}, {"size_bytes", f.size_bytes}});
+  j["covering_fields"] = x.covering_fields;
+  return j;
+}
+
+Status Indexes(const TableArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  std::string out;
+  for (const auto& x : ds->manifest().indices) out += IndexJson(ds->manifest(), x).dump() + "\n";
+  return PrintText(out);
+}
+
 Status ManifestCmd(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
   const table::TableManifest& m = ds->manifest();
@@ -189,6 +314,8 @@ Status ManifestCmd(const TableArgs& a) {
   j["config"] = m.config;
   j["table_metadata"] = m.table_metadata;
   j["num_indices"] = m.num_indices;
+  j["indices"] = Json::array();
+  for (const auto& x : m.indices) j["indices"].push_back(IndexJson(m, x));
   j["base_paths"] = Json::array();
   for (const auto& b : m.base_paths) {
     Json bj = {{"id", b.id}, {"is_dataset_root", b.is_dataset_root}, {"path", b.path}};
@@ -239,6 +366,9 @@ void AddScanOptions(CLI::App* sub, TableArgs* a) {
   sub->add_option("--columns", a->columns, "comma-separated top-level columns (default: all)");
   sub->add_flag("--with-row-id", a->with_row_id, "append the _rowid column");
   sub->add_flag("--with-row-addr", a->with_row_addr, "append the _rowaddr column");
+  sub->add_option("--output", a->output,
+                  "write the rows to FILE.arrows|.arrow|.jsonl|.csv (by extension) instead of "
+                  "JSON lines on stdout");
 }
 
 struct WriteArgs {
@@ -310,6 +440,9 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
   make("versions", "Print one JSON line per version", Versions);
   make("manifest", "Print the decoded manifest as JSON (feature flags by name)", ManifestCmd);
+  make("indexes",
+       "Print one JSON line per index of the manifest (name, columns, type, fragments covered)",
+       Indexes);
   {
     auto* sub = app.add_subcommand("restore", "Commit a new version with the content of an old one");
     auto args = std::make_shared<WriteArgs>();

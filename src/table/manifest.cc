@@ -5,10 +5,14 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <roaring/roaring.h>
 
 #include "table/commit_internal.h"
+#include "table/proto/index_details.pb.h"
 #include "table/proto/table.pb.h"
 
 namespace lance::table {
@@ -31,6 +35,63 @@ uint16_t LoadU16(const char* p) {
   uint16_t v;
   std::memcpy(&v, p, 2);
   return v;
+}
+
+// More fragment ids than this in one index's bitmap is taken as a damaged bitmap (the ids
+// are materialized).
+constexpr uint64_t kMaxIndexedFragments = uint64_t{1} << 24;
+
+Result<IndexInfo> ConvertIndex(const ::lance::table::IndexMetadata& pb, const std::string& what) {
+  IndexInfo x;
+  x.name = pb.name();
+  const std::string& raw = pb.uuid().uuid();
+  if (pb.has_uuid() && raw.size() != 16) {
+    return Status::Corruption("{}: index '{}' has a uuid of {} bytes, expected 16", what, x.name,
+                              raw.size());
+  }
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) x.uuid += '-';
+    x.uuid += fmt::format("{:02x}", static_cast<unsigned>(static_cast<unsigned char>(raw[i])));
+  }
+  x.fields.assign(pb.fields().begin(), pb.fields().end());
+  x.dataset_version = pb.dataset_version();
+  if (!pb.fragment_bitmap().empty()) {
+    const char* p = pb.fragment_bitmap().data();
+    const size_t n = pb.fragment_bitmap().size();
+    const size_t need = roaring_bitmap_portable_deserialize_size(p, n);
+    roaring_bitmap_t* bm = need == 0 || need > n ? nullptr : roaring_bitmap_portable_deserialize_safe(p, n);
+    if (bm == nullptr) {
+      return Status::Corruption("{}: the fragment bitmap of index '{}' is not a portable Roaring "
+                                "bitmap ({} bytes)",
+                                what, x.name, n);
+    }
+    const uint64_t count = roaring_bitmap_get_cardinality(bm);
+    if (count > kMaxIndexedFragments) {
+      roaring_bitmap_free(bm);
+      return Status::Corruption("{}: the fragment bitmap of index '{}' holds {} fragment ids", what,
+                                x.name, count);
+    }
+    x.fragment_ids.resize(count);
+    if (count > 0) roaring_bitmap_to_uint32_array(bm, x.fragment_ids.data());
+    roaring_bitmap_free(bm);
+    x.has_fragment_bitmap = true;
+  }
+  if (pb.has_index_details()) {
+    x.details_type_url = pb.index_details().type_url();
+    x.details = pb.index_details().value();
+  }
+  if (pb.has_index_version()) x.index_version = pb.index_version();
+  if (pb.has_created_at()) x.created_at_ms = pb.created_at();
+  if (pb.has_base_id()) x.base_id = pb.base_id();
+  for (const auto& f : pb.files()) x.files.push_back(IndexFileInfo{f.path(), f.size_bytes()});
+  x.covering_fields.assign(pb.covering_fields().begin(), pb.covering_fields().end());
+  return x;
+}
+
+// "BTreeIndexDetails" of "/lance.table.BTreeIndexDetails" (or of "type.googleapis.com/...").
+std::string DetailsMessageName(const std::string& type_url) {
+  const size_t dot = type_url.find_last_of("./");
+  return dot == std::string::npos ? type_url : type_url.substr(dot + 1);
 }
 
 DataFileInfo ConvertDataFile(const ::lance::table::DataFile& f) {
@@ -225,8 +286,97 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
                                 pb.index_section());
     }
     m.num_indices = idx.indices_size();
+    for (const auto& entry : idx.indices()) {
+      LANCE_ASSIGN_OR_RAISE(IndexInfo info, ConvertIndex(entry, what));
+      m.indices.push_back(std::move(info));
+    }
   }
   return m;
+}
+
+Result<std::string> RetainRelevantIndices(std::string_view section,
+                                          const std::vector<int32_t>& field_ids) {
+  ::lance::table::IndexSection in;
+  if (!in.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
+    return Status::Corruption("the index section ({} bytes) does not decode", section.size());
+  }
+  const std::set<int32_t> ids(field_ids.begin(), field_ids.end());
+  ::lance::table::IndexSection out;
+  for (const auto& x : in.indices()) {
+    const bool system = x.name() == "__lance_frag_reuse" || x.name() == "__lance_mem_wal";
+    const bool fields_present = std::all_of(x.fields().begin(), x.fields().end(),
+                                            [&](int32_t f) { return ids.count(f) > 0; });
+    if (system || fields_present) *out.add_indices() = x;
+  }
+  if (out.indices_size() == 0) return std::string();
+  if (out.indices_size() == in.indices_size()) return std::string(section);
+  return out.SerializeAsString();
+}
+
+std::string IndexTypeName(const IndexInfo& index) {
+  const std::string message = DetailsMessageName(index.details_type_url);
+  static const std::pair<const char*, const char*> kScalar[] = {
+      {"BTreeIndexDetails", "BTREE"},        {"BitmapIndexDetails", "BITMAP"},
+      {"InvertedIndexDetails", "INVERTED"},  {"LabelListIndexDetails", "LABEL_LIST"},
+      {"NGramIndexDetails", "NGRAM"},        {"ZoneMapIndexDetails", "ZONEMAP"},
+      {"BloomFilterIndexDetails", "BLOOMFILTER"}, {"MemWalIndexDetails", "MEMWAL"},
+      {"JsonIndexDetails", "JSON"},          {"RTreeIndexDetails", "RTREE"},
+      {"FMIndexDetails", "FM"},              {"MinHashLshIndexDetails", "MINHASH_LSH"}};
+  for (const auto& [details, type] : kScalar) {
+    if (message == details) return type;
+  }
+  if (message != "VectorIndexDetails") return message;
+  ::lance::index::pb::VectorIndexDetails v;
+  if (!v.ParseFromString(index.details)) return "VECTOR";
+  std::string type = v.has_hnsw_index_config() ? "IVF_HNSW" : "IVF";
+  switch (v.compression_case()) {
+    case ::lance::index::pb::VectorIndexDetails::kPq: return type + "_PQ";
+    case ::lance::index::pb::VectorIndexDetails::kSq: return type + "_SQ";
+    case ::lance::index::pb::VectorIndexDetails::kRq: return type + "_RQ";
+    case ::lance::index::pb::VectorIndexDetails::kFlat: return type + "_FLAT";
+    default: return type == "IVF" ? "VECTOR" : type;
+  }
+}
+
+std::string VectorIndexDetailsJson(const IndexInfo& index) {
+  if (DetailsMessageName(index.details_type_url) != "VectorIndexDetails") return "";
+  ::lance::index::pb::VectorIndexDetails v;
+  if (!v.ParseFromString(index.details)) return "";
+  nlohmann::ordered_json j;
+  static const char* kMetrics[] = {"l2", "cosine", "dot", "hamming"};
+  const int metric = static_cast<int>(v.metric_type());
+  j["metric"] = metric >= 0 && metric < 4 ? nlohmann::ordered_json(kMetrics[metric]) : nlohmann::ordered_json(metric);
+  switch (v.compression_case()) {
+    case ::lance::index::pb::VectorIndexDetails::kPq:
+      j["compression"] = "pq";
+      j["num_bits"] = v.pq().num_bits();
+      j["num_sub_vectors"] = v.pq().num_sub_vectors();
+      break;
+    case ::lance::index::pb::VectorIndexDetails::kSq:
+      j["compression"] = "sq";
+      j["num_bits"] = v.sq().num_bits();
+      break;
+    case ::lance::index::pb::VectorIndexDetails::kRq:
+      j["compression"] = "rq";
+      j["num_bits"] = v.rq().num_bits();
+      break;
+    case ::lance::index::pb::VectorIndexDetails::kFlat:
+      j["compression"] = "flat";
+      break;
+    default:
+      j["compression"] = nullptr;
+  }
+  if (v.has_hnsw_index_config()) {
+    j["hnsw"] = {{"max_connections", v.hnsw_index_config().max_connections()},
+                 {"construction_ef", v.hnsw_index_config().construction_ef()},
+                 {"max_level", v.hnsw_index_config().max_level()}};
+  }
+  if (v.target_partition_size() != 0) j["target_partition_size"] = v.target_partition_size();
+  if (v.has_target_num_partitions()) j["target_num_partitions"] = v.target_num_partitions();
+  // Sorted: the protobuf map has no stable order.
+  std::map<std::string, std::string> hints(v.runtime_hints().begin(), v.runtime_hints().end());
+  j["runtime_hints"] = hints;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 Result<uint64_t> ParseVersionJson(std::string_view json, const std::string& what) {

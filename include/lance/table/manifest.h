@@ -75,6 +75,49 @@ struct BasePathInfo {
   std::string path;
 };
 
+struct IndexFileInfo {
+  std::string path;  // relative to _indices/{uuid}/
+  uint64_t size_bytes = 0;
+};
+
+// One entry of the manifest's index section (IndexMetadata). An index covers the rows of the
+// fragments in its fragment bitmap as of `dataset_version`; rows of other fragments are not
+// indexed (readers scan them).
+struct IndexInfo {
+  std::string uuid;  // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase; files in _indices/{uuid}/
+  std::string name;
+  std::vector<int32_t> fields;  // field ids of the indexed columns
+  uint64_t dataset_version = 0;
+  bool has_fragment_bitmap = false;  // absent in indexes of old writers: coverage unknown
+  std::vector<uint32_t> fragment_ids;  // the fragment bitmap, ascending
+  std::string details_type_url;  // e.g. "/lance.table.BTreeIndexDetails"; empty when absent
+  std::string details;           // the serialized details message (Any.value)
+  std::optional<int32_t> index_version;
+  std::optional<uint64_t> created_at_ms;  // since the Unix epoch
+  std::optional<uint32_t> base_id;
+  std::vector<IndexFileInfo> files;
+  std::vector<int32_t> covering_fields;
+};
+
+// The index type named after its details: "BTREE", "BITMAP", "INVERTED" (full-text search),
+// "LABEL_LIST", "NGRAM", "ZONEMAP", "BLOOMFILTER", "MEMWAL", vector indexes as "IVF_PQ",
+// "IVF_SQ", "IVF_RQ", "IVF_FLAT" with "_HNSW" after "IVF" when they have an HNSW layer, or the
+// details message name for anything else ("" without details).
+std::string IndexTypeName(const IndexInfo& index);
+
+// The vector index settings in the details, for display: {"metric": "l2", "compression":
+// "pq", "num_bits": 8, "num_sub_vectors": 2, ...} as JSON text; "" when `index` is not a
+// vector index or its details do not decode.
+std::string VectorIndexDetailsJson(const IndexInfo& index);
+
+// What lance 12 does to the index section on every commit: keeps only the indexes whose
+// fields are all in `field_ids` (the new schema's ids), and the system indexes
+// ("__lance_frag_reuse", "__lance_mem_wal") always. `section` and the result are serialized
+// IndexSection messages; the result is "" when no index is left.
+// Errors: Corruption when `section` does not decode.
+Result<std::string> RetainRelevantIndices(std::string_view section,
+                                          const std::vector<int32_t>& field_ids);
+
 struct TableManifest {
   std::vector<file::LanceField> fields;  // flattened, as stored
   SchemaPtr schema;                      // nested Arrow schema; Field::id() = Lance field id
@@ -99,12 +142,14 @@ struct TableManifest {
   std::optional<uint64_t> index_section;
   std::optional<uint64_t> transaction_section;
   int num_indices = 0;  // entries of the index section, when present
+  std::vector<IndexInfo> indices;  // the index section, decoded
 
   uint64_t num_rows() const;
 };
 
 // Decodes a whole manifest file. `what` (usually the path) names it in errors.
-// Errors: Corruption for a bad footer, out-of-range sections, undecodable protobuf or schema.
+// Errors: Corruption for a bad footer, out-of-range sections, undecodable protobuf or schema
+// (the index section and its fragment bitmaps included).
 // Feature flags are NOT checked here (see CheckCanRead).
 Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& what = "manifest");
 

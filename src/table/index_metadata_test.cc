@@ -1,0 +1,196 @@
+// The manifest's index section decoded into IndexInfo: every IndexMetadata field, the fragment
+// bitmap as ids, index type names from the details, and damaged sections refused.
+#include <gtest/gtest.h>
+
+#include <roaring/roaring.h>
+
+#include "lance/table/manifest.h"
+#include "lance/table/manifest_writer.h"
+#include "table/proto/index_details.pb.h"
+#include "table/proto/table.pb.h"
+
+namespace lance::table {
+namespace {
+
+std::string Bitmap(std::vector<uint32_t> ids) {
+  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(ids.size(), ids.data());
+  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, out.data());
+  roaring_bitmap_free(bm);
+  return out;
+}
+
+TableManifest SmallManifest() {
+  TableManifest m;
+  file::LanceField id;
+  id.name = "id";
+  id.id = 0;
+  id.logical_type = "int64";
+  m.fields = {id};
+  m.version = 3;
+  m.data_file_format = "lance";
+  m.data_storage_version = "2.2";
+  return m;
+}
+
+::lance::table::IndexMetadata* AddIndex(::lance::table::IndexSection* section, const std::string& name,
+                                        const std::string& type_url, const std::string& details) {
+  auto* x = section->add_indices();
+  x->set_name(name);
+  std::string uuid(16, '\0');
+  for (int i = 0; i < 16; ++i) uuid[static_cast<size_t>(i)] = static_cast<char>(0xa0 + i + section->indices_size());
+  x->mutable_uuid()->set_uuid(uuid);
+  x->add_fields(0);
+  x->set_dataset_version(2);
+  x->mutable_index_details()->set_type_url(type_url);
+  x->mutable_index_details()->set_value(details);
+  return x;
+}
+
+Result<TableManifest> RoundTrip(const ::lance::table::IndexSection& section) {
+  LANCE_ASSIGN_OR_RAISE(std::string bytes, EncodeManifest(SmallManifest(), {}, section.SerializeAsString()));
+  return DecodeManifest(bytes, "m.manifest");
+}
+
+TEST(IndexMetadata, EveryFieldDecodes) {
+  ::lance::table::IndexSection section;
+  auto* x = AddIndex(&section, "id_idx", "/lance.table.BTreeIndexDetails", "");
+  x->set_fragment_bitmap(Bitmap({0, 1, 5, 70000}));
+  x->set_index_version(3);
+  x->set_created_at(1796009275080ULL);
+  x->set_base_id(2);
+  auto* f = x->add_files();
+  f->set_path("page_data.lance");
+  f->set_size_bytes(3201);
+  f = x->add_files();
+  f->set_path("page_lookup.lance");
+  f->set_size_bytes(701);
+  x->add_covering_fields(1);
+  AddIndex(&section, "old_idx", "", "");  // an index of an old writer: no bitmap, no details
+
+  auto m = RoundTrip(section);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->num_indices, 2);
+  ASSERT_EQ(m->indices.size(), 2u);
+  const IndexInfo& a = m->indices[0];
+  EXPECT_EQ(a.name, "id_idx");
+  EXPECT_EQ(a.uuid, "a1a2a3a4-a5a6-a7a8-a9aa-abacadaeafb0");
+  EXPECT_EQ(a.fields, std::vector<int32_t>{0});
+  EXPECT_EQ(a.dataset_version, 2u);
+  EXPECT_TRUE(a.has_fragment_bitmap);
+  EXPECT_EQ(a.fragment_ids, (std::vector<uint32_t>{0, 1, 5, 70000}));
+  EXPECT_EQ(a.details_type_url, "/lance.table.BTreeIndexDetails");
+  EXPECT_EQ(a.index_version, 3);
+  EXPECT_EQ(a.created_at_ms, 1796009275080ULL);
+  EXPECT_EQ(a.base_id, 2u);
+  ASSERT_EQ(a.files.size(), 2u);
+  EXPECT_EQ(a.files[1].path, "page_lookup.lance");
+  EXPECT_EQ(a.files[1].size_bytes, 701u);
+  EXPECT_EQ(a.covering_fields, std::vector<int32_t>{1});
+  EXPECT_EQ(IndexTypeName(a), "BTREE");
+  EXPECT_EQ(VectorIndexDetailsJson(a), "");
+
+  const IndexInfo& b = m->indices[1];
+  EXPECT_FALSE(b.has_fragment_bitmap);
+  EXPECT_TRUE(b.fragment_ids.empty());
+  EXPECT_FALSE(b.index_version.has_value());
+  EXPECT_FALSE(b.created_at_ms.has_value());
+  EXPECT_FALSE(b.base_id.has_value());
+  EXPECT_EQ(IndexTypeName(b), "");
+}
+
+TEST(IndexMetadata, TypeNamesFromDetails) {
+  auto info = [](std::string url, std::string details = "") {
+    IndexInfo x;
+    x.details_type_url = std::move(url);
+    x.details = std::move(details);
+    return x;
+  };
+  EXPECT_EQ(IndexTypeName(info("/lance.table.BitmapIndexDetails")), "BITMAP");
+  EXPECT_EQ(IndexTypeName(info("/lance.table.InvertedIndexDetails")), "INVERTED");
+  EXPECT_EQ(IndexTypeName(info("type.googleapis.com/lance.table.LabelListIndexDetails")), "LABEL_LIST");
+  EXPECT_EQ(IndexTypeName(info("/lance.table.ZoneMapIndexDetails")), "ZONEMAP");
+  EXPECT_EQ(IndexTypeName(info("/lance.table.SomethingNewDetails")), "SomethingNewDetails");
+
+  ::lance::index::pb::VectorIndexDetails v;
+  v.set_metric_type(::lance::index::pb::VectorIndexDetails::COSINE);
+  v.mutable_pq()->set_num_bits(8);
+  v.mutable_pq()->set_num_sub_vectors(16);
+  (*v.mutable_runtime_hints())["b"] = "2";
+  (*v.mutable_runtime_hints())["a"] = "1";
+  const IndexInfo pq = info("/lance.index.pb.VectorIndexDetails", v.SerializeAsString());
+  EXPECT_EQ(IndexTypeName(pq), "IVF_PQ");
+  EXPECT_EQ(VectorIndexDetailsJson(pq),
+            R"({"metric":"cosine","compression":"pq","num_bits":8,"num_sub_vectors":16,"runtime_hints":{"a":"1","b":"2"}})");
+  v.mutable_sq()->set_num_bits(4);
+  v.mutable_hnsw_index_config()->set_max_connections(20);
+  EXPECT_EQ(IndexTypeName(info("/lance.index.pb.VectorIndexDetails", v.SerializeAsString())), "IVF_HNSW_SQ");
+  v.clear_hnsw_index_config();
+  v.mutable_flat();
+  EXPECT_EQ(IndexTypeName(info("/lance.index.pb.VectorIndexDetails", v.SerializeAsString())), "IVF_FLAT");
+  EXPECT_EQ(IndexTypeName(info("/lance.index.pb.VectorIndexDetails", "\xff\xff")), "VECTOR");
+}
+
+TEST(IndexMetadata, DamagedEntriesAreCorruption) {
+  {
+    ::lance::table::IndexSection section;
+    AddIndex(&section, "bad_bitmap", "", "")->set_fragment_bitmap("not a bitmap");
+    auto m = RoundTrip(section);
+    ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
+    EXPECT_NE(m.status().message().find("m.manifest: the fragment bitmap of index 'bad_bitmap'"),
+              std::string::npos)
+        << m.status().ToString();
+  }
+  {
+    ::lance::table::IndexSection section;
+    AddIndex(&section, "short_uuid", "", "")->mutable_uuid()->set_uuid("abc");
+    auto m = RoundTrip(section);
+    ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
+    EXPECT_NE(m.status().message().find("uuid of 3 bytes"), std::string::npos);
+  }
+  {
+    // A bitmap of 2^32 ids (one full run) is refused before it is materialized.
+    roaring_bitmap_t* bm = roaring_bitmap_create();
+    roaring_bitmap_add_range_closed(bm, 0, UINT32_MAX);
+    roaring_bitmap_run_optimize(bm);
+    std::string bytes(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+    roaring_bitmap_portable_serialize(bm, bytes.data());
+    roaring_bitmap_free(bm);
+    ::lance::table::IndexSection section;
+    AddIndex(&section, "huge", "", "")->set_fragment_bitmap(bytes);
+    auto m = RoundTrip(section);
+    ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
+    EXPECT_NE(m.status().message().find("holds 4294967296 fragment ids"), std::string::npos);
+  }
+}
+
+TEST(IndexMetadata, RetainRelevantIndicesDropsIndexesOfDroppedFields) {
+  ::lance::table::IndexSection section;
+  AddIndex(&section, "on_0", "", "");                       // fields {0}
+  AddIndex(&section, "on_0_and_3", "", "")->add_fields(3);  // fields {0, 3}
+  auto* sys = AddIndex(&section, "__lance_frag_reuse", "", "");
+  sys->set_fields(0, 9);
+  const std::string bytes = section.SerializeAsString();
+
+  auto all = RetainRelevantIndices(bytes, {0, 1, 3});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, bytes);  // nothing dropped: unchanged
+
+  auto some = RetainRelevantIndices(bytes, {0, 1});
+  ASSERT_TRUE(some.ok());
+  ::lance::table::IndexSection kept;
+  ASSERT_TRUE(kept.ParseFromString(*some));
+  ASSERT_EQ(kept.indices_size(), 2);
+  EXPECT_EQ(kept.indices(0).name(), "on_0");
+  EXPECT_EQ(kept.indices(1).name(), "__lance_frag_reuse");
+
+  ::lance::table::IndexSection user_only;
+  *user_only.add_indices() = section.indices(0);
+  auto none = RetainRelevantIndices(user_only.SerializeAsString(), {1, 2});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, "");
+  EXPECT_TRUE(RetainRelevantIndices("\xff\xff\xff", {0}).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace lance::table
