@@ -153,9 +153,25 @@ describe('index metadata of datasets lance 12 indexed', () => {
     const vplan = await t.query().nearestTo(key).limit(10).explainPlan(true);
     assert.match(vplan, /ANN|KNNVectorDistance|IVF/i, vplan);
 
+    // Our update and merge-insert: rows move to new (unindexed) fragments; lance 12 still
+    // answers through the indexes, equal to our scans.
+    lanceOk(['update', uri, '--set', "cat = 'c9'", '--where', 'id >= 100 AND id < 120']);
+    const upsert = path.join(dir, 'upsert.arrows');
+    fs.writeFileSync(upsert, toIPC(rows(690, 20), 'stream'));  // 690..699 exist, 700..709 new
+    lanceOk(['merge-insert', uri, '--input', upsert, '--on', 'id']);
+    const t2 = await open(dir);
+    assert.equal((await t2.listIndices()).length, 4);
+    for (const filter of ['id = 105', 'id = 695', 'id = 705', "cat = 'c9'", "cat = 'c1' AND id < 130"]) {
+      const q = t2.query().where(filter);
+      assert.match(await q.explainPlan(true), /ScalarIndexQuery|MaterializeIndex|ScalarIndex/, filter);
+      assert.equal(sortedLines(canonicalLines(await q.toArrow())),
+        sortedLines(lanceOk(['scan', uri, '--where', filter]).stdout), filter);
+    }
+    assert.equal(idsOf(lanceOk(['scan', uri, '--columns', 'id', '--where', "cat = 'c9'"]).stdout).length, 18);
+
     // Dropping or retyping an indexed column is refused (the index section would keep an
     // index on a field the schema lacks, which lance 12 cannot open); nothing is committed.
-    const version = (await t.version());
+    const version = await t2.version();
     for (const args of [['drop-columns', uri, '--columns', 'cat'], ['alter-column', uri, 'id', '--type', 'double']]) {
       const r = lance(args);
       assert.notEqual(r.status, 0, args.join(' '));
