@@ -6,6 +6,9 @@
 //   LANCE_FILE_WORKLOAD=/path/workload.json  optional: the generator's workload; its
 //                                            `takeOffsets` (sets of row offsets) drive the
 //                                            take benchmarks (without it: 10 fixed sets)
+//   LANCE_FILE_TAKE_FIELDS=a,b               optional: also BM_LanceFileTake/<field> and
+//                                            /<field>_10rows for each (e.g. list columns of
+//                                            bench/lance_file_list_peer.mjs's files)
 // Run e.g. LANCE_FILE=... lance_bench --benchmark_filter=LanceFile
 //
 // Benchmarks (rows/s are `items_per_second`):
@@ -72,8 +75,12 @@ class CountingObjectStore : public io::ObjectStore {
                                            const std::vector<io::Range>& ranges) override {
     for (const io::Range& r : ranges) requested_bytes_ += r.length;
     requested_ranges_ += static_cast<int64_t>(ranges.size());
-    // The inherited implementation coalesces and calls this->GetRange per merged read.
-    return ObjectStore::GetRanges(path, ranges);
+    // The base store's own GetRanges runs (for a local file: one open for all the reads, as
+    // in production); the backend reads are counted from the same coalescing plan.
+    LANCE_ASSIGN_OR_RAISE(io::CoalescedReads plan,
+                          io::CoalesceRanges(ranges, base_->coalesce_options()));
+    for (const io::Range& r : plan.reads) Count(r.length);
+    return base_->GetRanges(path, ranges);
   }
   Result<io::ObjectMeta> Head(std::string_view path) override { return base_->Head(path); }
   Status Put(std::string_view path, std::string_view bytes) override {
@@ -376,6 +383,19 @@ void RegisterLanceFileBenchmarks() {
                                [](benchmark::State& s) { TakeBench(s, "all", 0); })
       ->Unit(benchmark::kMicrosecond)
       ->UseRealTime();
+  if (const char* take_fields = std::getenv("LANCE_FILE_TAKE_FIELDS")) {
+    for (const std::string& n : names) {
+      if (("," + std::string(take_fields) + ",").find("," + n + ",") == std::string::npos) continue;
+      benchmark::RegisterBenchmark(("BM_LanceFileTake/" + n).c_str(),
+                                   [n](benchmark::State& s) { TakeBench(s, n, 0); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("BM_LanceFileTake/" + n + "_10rows").c_str(),
+                                   [n](benchmark::State& s) { TakeBench(s, n, 10); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    }
+  }
   if (std::find(names.begin(), names.end(), "score") != names.end()) {
     benchmark::RegisterBenchmark("BM_LanceFileTake/id_score",
                                  [](benchmark::State& s) { TakeBench(s, "id,score", 0); })
