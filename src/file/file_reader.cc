@@ -13,6 +13,7 @@
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
+#include "lance/core/thread_pool.h"
 #include "lance/encoding/legacy.h"
 #include "lance/encoding/repdef.h"
 #include "lance/encoding/structural.h"
@@ -1146,76 +1147,109 @@ Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_st
 }
 
 // Rows of a column whose pages are all mini-block without levels (every value is one row):
-// reads the chunk metadata (and dictionary) of the pages holding `wanted` (sorted, unique),
-// then only the chunks holding them, and decodes only those values (bit-packed chunks only
-// the 1024-value blocks that hold them). Returns the values in the order of `rows`.
-Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, const std::vector<PageMeta>& pages,
-                                     int minor_version, const std::vector<int64_t>& wanted,
+// the chunk metadata (and dictionary) of the pages holding `wanted` (sorted, unique) come from
+// the page index cache or one fetch, then one fetch reads only the chunks holding the rows,
+// and only those values are decoded (bit-packed chunks only the 1024-value blocks that hold
+// them). Returns the values in the order of `rows`.
+Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache, int column,
+                                     const std::vector<PageMeta>& pages, int minor_version,
+                                     const std::vector<int64_t>& wanted,
                                      const std::vector<int64_t>& rows, const DataBlock& prototype,
                                      const DataTypePtr& type) {
   DataBlock picked = DataBlock::EmptyLike(prototype);
   picked.Reserve(static_cast<int64_t>(wanted.size()));
-  int64_t page_start = 0;
-  auto next = wanted.begin();
-  for (size_t p = 0; p < pages.size() && next != wanted.end(); page_start += pages[p].num_rows, ++p) {
-    const PageMeta& pm = pages[p];
-    const int64_t page_end = page_start + pm.num_rows;
-    if (*next >= page_end) continue;
-    auto context = [&](const Status& st) { return st.WithContext(fmt::format("page {}", p)); };
-    const auto& mb = pm.layout->mini_block_layout();
-    const bool has_dict = mb.has_dictionary();
-    if (pm.buffers.size() < (has_dict ? 3u : 2u)) {
-      return context(Status::Corruption("mini-block page with {} buffers", pm.buffers.size()));
+  struct PageRows {
+    size_t page;
+    int64_t page_start;
+    std::vector<int64_t>::const_iterator begin, end;  // the wanted rows in the page
+    std::shared_ptr<const MiniBlockPageIndex> index;
+    size_t head_at;
+    std::vector<size_t> chunk_ids;
+    std::vector<std::vector<int64_t>> positions;  // chunk-local positions per chunk
+    size_t data_at;
+  };
+  std::vector<PageRows> touched;
+  std::vector<io::Range> head;
+  {
+    int64_t page_start = 0;
+    auto next = wanted.begin();
+    for (size_t p = 0; p < pages.size() && next != wanted.end(); page_start += pages[p].num_rows, ++p) {
+      const PageMeta& pm = pages[p];
+      const int64_t page_end = page_start + pm.num_rows;
+      if (*next >= page_end) continue;
+      PageRows t{p, page_start, next, next, cache->Find(column, p), head.size(), {}, {}, 0};
+      while (next != wanted.end() && *next < page_end) ++next;
+      t.end = next;
+      if (!t.index) {
+        const auto& mb = pm.layout->mini_block_layout();
+        if (pm.buffers.size() < (mb.has_dictionary() ? 3u : 2u)) {
+          return Status::Corruption("page {}: mini-block page with {} buffers", p, pm.buffers.size());
+        }
+        head.push_back({static_cast<int64_t>(pm.buffers[0].first),
+                        static_cast<int64_t>(pm.buffers[0].second)});
+        if (mb.has_dictionary()) {
+          head.push_back({static_cast<int64_t>(pm.buffers[2].first),
+                          static_cast<int64_t>(pm.buffers[2].second)});
+        }
+      }
+      touched.push_back(std::move(t));
     }
+  }
+  std::vector<BufferPtr> head_bufs;
+  if (!head.empty()) {
+    LANCE_ASSIGN_OR_RAISE(head_bufs, fetch(head));
+    if (head_bufs.size() != head.size()) return Status::IOError("lance file: short read");
+  }
+  std::vector<io::Range> ranges;
+  for (PageRows& t : touched) {
+    const PageMeta& pm = pages[t.page];
+    auto context = [&](const Status& st) { return st.WithContext(fmt::format("page {}", t.page)); };
+    const auto& mb = pm.layout->mini_block_layout();
     if (mb.num_items() != static_cast<uint64_t>(pm.num_rows)) {
       return context(Status::Corruption("page of {} rows has {} items without levels", pm.num_rows,
                                         mb.num_items()));
     }
-    std::vector<io::Range> head = {{static_cast<int64_t>(pm.buffers[0].first),
-                                    static_cast<int64_t>(pm.buffers[0].second)}};
-    if (has_dict) {
-      head.push_back({static_cast<int64_t>(pm.buffers[2].first),
-                      static_cast<int64_t>(pm.buffers[2].second)});
-    }
-    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> head_bufs, fetch(head));
-    auto chunks = encoding::ParseMiniBlockChunks(mb, head_bufs[0]->view(), minor_version);
-    if (!chunks.ok()) return context(chunks.status());
-    DataBlock dictionary;
-    if (has_dict) {
-      auto items = encoding::DecodeMiniBlockDictionary(mb, head_bufs[1]->view());
-      if (!items.ok()) return context(items.status());
-      dictionary = std::move(*items);
+    if (!t.index) {
+      auto index = ParseMiniBlockPageIndex(pm, minor_version, head_bufs[t.head_at],
+                                           mb.has_dictionary() ? head_bufs[t.head_at + 1] : nullptr,
+                                           nullptr);
+      if (!index.ok()) return context(index.status());
+      t.index = *index;
+      cache->Put(column, t.page, t.index);
     }
     // The chunks holding wanted rows, with the wanted positions inside each.
-    std::vector<size_t> chunk_ids;
-    std::vector<std::vector<int64_t>> positions;
-    std::vector<io::Range> ranges;
-    int64_t chunk_row = page_start;
-    const uint64_t data_size = pm.buffers[1].second;
-    for (size_t c = 0; c < chunks->size() && next != wanted.end(); ++c) {
-      const int64_t end = chunk_row + (*chunks)[c].num_values;
+    const auto& chunks = t.index->chunks;
+    t.data_at = ranges.size();
+    int64_t chunk_row = t.page_start;
+    auto next = t.begin;
+    for (size_t c = 0; c < chunks.size() && next != t.end; ++c) {
+      const int64_t end = chunk_row + chunks[c].num_values;
       if (*next < end) {
         std::vector<int64_t> pos;
-        for (; next != wanted.end() && *next < end; ++next) pos.push_back(*next - chunk_row);
-        const auto& ch = (*chunks)[c];
-        if (ch.offset > data_size || ch.size > data_size - ch.offset) {
-          return context(Status::Corruption("chunk {} at {} (+{}) past the {} byte chunk buffer", c,
-                                            ch.offset, ch.size, data_size));
-        }
-        ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + ch.offset),
-                          static_cast<int64_t>(ch.size)});
-        chunk_ids.push_back(c);
-        positions.push_back(std::move(pos));
+        for (; next != t.end && *next < end; ++next) pos.push_back(*next - chunk_row);
+        ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + chunks[c].offset),
+                          static_cast<int64_t>(chunks[c].size)});
+        t.chunk_ids.push_back(c);
+        t.positions.push_back(std::move(pos));
       }
       chunk_row = end;
     }
-    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> chunk_bufs, fetch(ranges));
+  }
+  std::vector<BufferPtr> chunk_bufs;
+  if (!ranges.empty()) {
+    LANCE_ASSIGN_OR_RAISE(chunk_bufs, fetch(ranges));
     if (chunk_bufs.size() != ranges.size()) return Status::IOError("lance file: short chunk read");
-    for (size_t k = 0; k < chunk_ids.size(); ++k) {
+  }
+  for (const PageRows& t : touched) {
+    const auto& mb = pages[t.page].layout->mini_block_layout();
+    const MiniBlockPageIndex& index = *t.index;
+    for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
       const auto st = encoding::DecodeMiniBlockChunkAt(
-          mb, chunk_bufs[k]->view(), (*chunks)[chunk_ids[k]].num_values,
-          has_dict ? &dictionary : nullptr, positions[k], &picked);
-      if (!st.ok()) return context(st.WithContext(fmt::format("chunk {}", chunk_ids[k])));
+          mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
+          index.has_dictionary ? &index.dictionary : nullptr, t.positions[k], &picked);
+      if (!st.ok()) {
+        return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
+      }
     }
   }
   if (picked.num_values != static_cast<int64_t>(wanted.size())) {
@@ -1240,15 +1274,18 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   const DataTypePtr type = StorageType(f->type());
   const int column = impl_->first_column[static_cast<size_t>(field_index)];
   const auto& pages = impl_->pages[static_cast<size_t>(column)];
-  bool selective = !version_.is_legacy() && !IsStructural(*type);
+  // Columns of full-zip pages (with constant pages among them) and no lists: the rows'
+  // bytes are read page by page at their stride or through the repetition index.
+  bool full_zip = !version_.is_legacy() && !IsStructural(*type);
+  bool any_full_zip = false;
   for (const auto& pm : pages) {
-    if (!selective) break;
+    if (!full_zip) break;
     const auto& layout = *pm.layout;
-    selective = (layout.has_mini_block_layout() && !layout.mini_block_layout().has_rep_compression() &&
-                 layout.mini_block_layout().repetition_index_depth() == 0) ||
-                (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0) ||
-                (layout.has_full_zip_layout() && layout.full_zip_layout().bits_rep() == 0);
+    any_full_zip |= layout.has_full_zip_layout();
+    full_zip = (layout.has_constant_layout() && layout.constant_layout().num_rep_values() == 0) ||
+               (layout.has_full_zip_layout() && layout.full_zip_layout().bits_rep() == 0);
   }
+  full_zip = full_zip && any_full_zip;
   if (rows.empty()) return MakeEmptyArray(f->type());
   if (version_.is_legacy()) {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
@@ -1259,9 +1296,23 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   // filtered count.
   if (!std::is_sorted(wanted.begin(), wanted.end())) std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  if (!selective) {
-    // Nested fields: every leaf column reads only the chunks / rows holding the wanted rows;
-    // the layers are rebuilt for those rows alone.
+  bool levelless_mini_block = type->id() != TypeId::kNull && !IsStructural(*type);
+  for (const auto& pm : pages) {
+    levelless_mini_block = levelless_mini_block && pm.layout->has_mini_block_layout() &&
+                           !pm.layout->mini_block_layout().has_rep_compression() &&
+                           !pm.layout->mini_block_layout().has_def_compression();
+  }
+  if (levelless_mini_block) {
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, TakeMiniBlockValues(impl_->fetch, &impl_->page_index, column,
+                                                            pages, version_.minor,
+                                                            wanted, rows, prototype, type));
+    return RestoreDictionaries(f->type(), arr);
+  }
+  if (!full_zip) {
+    // Nested fields and mini-block / constant leaves with levels: every leaf column reads only
+    // the chunks / rows holding the wanted rows (page indexes cached, one fetch per column for
+    // the rest); the layers are rebuilt for those rows alone.
     Reader21 r{&impl_->pages, version_.minor, nullptr, column};
     r.selection = &wanted;
     r.fetch = &impl_->fetch;
@@ -1282,19 +1333,6 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     return RestoreDictionaries(f->type(), picked);
   }
   LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
-
-  bool levelless_mini_block = type->id() != TypeId::kNull;
-  for (const auto& pm : pages) {
-    levelless_mini_block = levelless_mini_block && pm.layout->has_mini_block_layout() &&
-                           !pm.layout->mini_block_layout().has_rep_compression() &&
-                           !pm.layout->mini_block_layout().has_def_compression();
-  }
-  if (levelless_mini_block) {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, TakeMiniBlockValues(impl_->fetch, pages, version_.minor,
-                                                            wanted, rows, prototype, type));
-    return RestoreDictionaries(f->type(), arr);
-  }
-
   std::vector<std::pair<int64_t, ArrayPtr>> pieces;
   int64_t page_start = 0;
   auto next_wanted = wanted.begin();
@@ -1316,90 +1354,16 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
       if (!st.ok()) return context(st);
       continue;
     }
-    if (!pm.layout->has_mini_block_layout()) {
-      std::vector<io::Range> ranges;
-      for (const auto& [pos, len] : pm.buffers) {
-        ranges.push_back({static_cast<int64_t>(pos), static_cast<int64_t>(len)});
-      }
-      LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bufs, impl_->fetch(ranges));
-      for (const auto& b : bufs) in.buffers.emplace_back(b->view());
-      in.num_rows = pm.num_rows;
-      auto arr = DecodeLeafPage(in, type);
-      if (!arr.ok()) return context(arr.status());
-      pieces.emplace_back(page_start, *arr);
-      continue;
+    std::vector<io::Range> ranges;
+    for (const auto& [pos, len] : pm.buffers) {
+      ranges.push_back({static_cast<int64_t>(pos), static_cast<int64_t>(len)});
     }
-    // Mini-block: read the chunk metadata (and dictionary), then only the chunks holding
-    // wanted rows. Without repetition every value is one row.
-    const auto& mb = pm.layout->mini_block_layout();
-    const bool has_dict = mb.has_dictionary();
-    if (pm.buffers.size() < (has_dict ? 3u : 2u)) {
-      return context(Status::Corruption("mini-block page with {} buffers", pm.buffers.size()));
-    }
-    std::vector<io::Range> head = {{static_cast<int64_t>(pm.buffers[0].first),
-                                    static_cast<int64_t>(pm.buffers[0].second)}};
-    if (has_dict) {
-      head.push_back({static_cast<int64_t>(pm.buffers[2].first),
-                      static_cast<int64_t>(pm.buffers[2].second)});
-    }
-    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> head_bufs, impl_->fetch(head));
-    auto chunks = encoding::ParseMiniBlockChunks(mb, head_bufs[0]->view(), version_.minor);
-    if (!chunks.ok()) return context(chunks.status());
-    if (mb.num_items() != static_cast<uint64_t>(pm.num_rows)) {
-      return context(Status::Corruption("page of {} rows has {} items without repetition",
-                                        pm.num_rows, mb.num_items()));
-    }
-    // Runs of adjacent chunks that hold wanted rows.
-    struct Run {
-      size_t first, last;  // chunk indices, inclusive
-      int64_t first_row;
-    };
-    std::vector<Run> runs;
-    int64_t chunk_row = page_start;
-    for (size_t c = 0; c < chunks->size(); ++c) {
-      const int64_t end = chunk_row + (*chunks)[c].num_values;
-      auto w = std::lower_bound(next_wanted, wanted.end(), chunk_row);
-      if (w != wanted.end() && *w < end) {
-        if (!runs.empty() && runs.back().last + 1 == c) {
-          runs.back().last = c;
-        } else {
-          runs.push_back({c, c, chunk_row});
-        }
-      }
-      chunk_row = end;
-    }
-    const uint64_t data_size = pm.buffers[1].second;
-    std::vector<io::Range> run_ranges;
-    for (const Run& run : runs) {
-      const uint64_t begin = (*chunks)[run.first].offset;
-      const uint64_t end = (*chunks)[run.last].offset + (*chunks)[run.last].size;
-      if (end > data_size) {
-        return context(Status::Corruption("chunks end at {} past the {} byte chunk buffer", end,
-                                          data_size));
-      }
-      run_ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + begin),
-                            static_cast<int64_t>(end - begin)});
-    }
-    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> run_bufs, impl_->fetch(run_ranges));
-    const size_t word = mb.has_large_chunk() ? 4 : 2;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      const Run& run = runs[r];
-      pb21::PageLayout sub;
-      *sub.mutable_mini_block_layout() = mb;
-      int64_t values = 0;
-      for (size_t c = run.first; c <= run.last; ++c) values += (*chunks)[c].num_values;
-      sub.mutable_mini_block_layout()->set_num_items(static_cast<uint64_t>(values));
-      const std::string_view meta = head_bufs[0]->view().substr(run.first * word,
-                                                                (run.last - run.first + 1) * word);
-      encoding::PageInput sub_in = in;
-      sub_in.layout = &sub;
-      sub_in.num_rows = values;
-      sub_in.buffers = {meta, run_bufs[r]->view()};
-      if (has_dict) sub_in.buffers.push_back(head_bufs[1]->view());
-      auto arr = DecodeLeafPage(sub_in, type);
-      if (!arr.ok()) return context(arr.status());
-      pieces.emplace_back(run.first_row, *arr);
-    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bufs, impl_->fetch(ranges));
+    for (const auto& b : bufs) in.buffers.emplace_back(b->view());
+    in.num_rows = pm.num_rows;
+    auto arr = DecodeLeafPage(in, type);
+    if (!arr.ok()) return context(arr.status());
+    pieces.emplace_back(page_start, *arr);
   }
   LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, GatherRows(pieces, rows, type));
   return RestoreDictionaries(f->type(), gathered);
@@ -1454,15 +1418,25 @@ Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
     for (int i = 0; i < schema_->num_fields(); ++i) indices.push_back(i);
   }
   std::vector<FieldPtr> fields;
-  std::vector<ArrayPtr> columns;
   for (int i : indices) {
     if (i < 0 || i >= schema_->num_fields()) {
       return Status::InvalidArgument("field index {} outside [0, {})", i, schema_->num_fields());
     }
-    auto arr = TakeField(i, rows);
-    if (!arr.ok()) return arr.status().WithContext(fmt::format("field '{}'", schema_->field(i)->name()));
     fields.push_back(schema_->field(i));
-    columns.push_back(std::move(*arr));
+  }
+  // Fields are independent: take them in parallel (each waits on its own reads; decoding of
+  // one overlaps the reads of another).
+  std::vector<Result<ArrayPtr>> taken(indices.size(), Status::Internal("not taken"));
+  ParallelFor(indices.size() > 1 ? ThreadPool::Default() : nullptr,
+              static_cast<int64_t>(indices.size()), [&](int64_t k) {
+                taken[static_cast<size_t>(k)] = TakeField(indices[static_cast<size_t>(k)], rows);
+              });
+  std::vector<ArrayPtr> columns;
+  for (size_t k = 0; k < taken.size(); ++k) {
+    if (!taken[k].ok()) {
+      return taken[k].status().WithContext(fmt::format("field '{}'", fields[k]->name()));
+    }
+    columns.push_back(std::move(*taken[k]));
   }
   return RecordBatch::Make(::lance::schema(std::move(fields), schema_->metadata()),
                            static_cast<int64_t>(rows.size()), std::move(columns));
