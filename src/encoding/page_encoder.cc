@@ -799,42 +799,99 @@ std::optional<StringDictionary> BuildDictionary(const DataBlock& v) {
   return d;
 }
 
-// Variable block form: u32 offset width in bits | u32 position of the bytes | offsets
-// relative to the bytes | bytes.
+// Variable block form: offset width in bits | position of the bytes (both u32 with 32-bit
+// offsets, u64 with 64-bit ones) | offsets relative to the bytes | bytes.
 std::string VariableBlock(const DataBlock& items, int offset_bits) {
   std::string out;
   const int w = offset_bits / 8;
-  Put<uint32_t>(&out, static_cast<uint32_t>(offset_bits));
-  Put<uint32_t>(&out, static_cast<uint32_t>(8 + (items.num_values + 1) * w));
-  for (int64_t o : items.offsets) PutLE(&out, static_cast<uint64_t>(o), w);
-  out.append(items.data.data(), items.data.size());
+  PutLE(&out, static_cast<uint64_t>(offset_bits), w);
+  PutLE(&out, static_cast<uint64_t>(2 * w + (items.num_values + 1) * w), w);
+  for (int64_t o : items.offsets) PutLE(&out, static_cast<uint64_t>(o - items.offsets.front()), w);
+  out.append(items.data.data() + items.offsets.front(),
+             static_cast<size_t>(items.offsets.back() - items.offsets.front()));
   return out;
+}
+
+// The dictionary buffer of a mini-block page and its encoding: the items in block form
+// (Variable block or plain fixed-width bytes), LZ4-compressed in 2.2 as lance 12 writes them.
+Result<std::pair<Enc, std::string>> EncodeDictionaryItems(const DataBlock& items, int offset_bits,
+                                                         int minor_version) {
+  Enc inner;
+  std::string block;
+  if (items.kind == DataBlock::Kind::kVariable) {
+    inner = VariableEncoding(offset_bits);
+    block = VariableBlock(items, offset_bits);
+  } else if (items.kind == DataBlock::Kind::kFixed && items.bits_per_value % 8 == 0) {
+    inner = FlatEncoding(items.bits_per_value);
+    block.assign(items.data.data(), static_cast<size_t>(items.num_values * items.bits_per_value / 8));
+  } else {
+    return Status::NotSupported("dictionary items of {} bits", items.bits_per_value);
+  }
+  if (minor_version < 2) return std::make_pair(std::move(inner), std::move(block));
+  Enc e;
+  auto* g = e.mutable_general();
+  g->mutable_compression()->set_scheme(pb21::COMPRESSION_ALGORITHM_LZ4);
+  *g->mutable_values() = std::move(inner);
+  if (block.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
+    return Status::NotSupported("dictionary of {} bytes", block.size());
+  }
+  const int bound = LZ4_compressBound(static_cast<int>(block.size()));
+  std::string buf(4 + static_cast<size_t>(bound), '\0');
+  const auto raw = static_cast<uint32_t>(block.size());
+  std::memcpy(buf.data(), &raw, 4);
+  const int got = LZ4_compress_default(block.data(), buf.data() + 4, static_cast<int>(block.size()), bound);
+  if (got <= 0) return Status::Internal("lz4 compression of a dictionary failed");
+  buf.resize(4 + static_cast<size_t>(got));
+  return std::make_pair(std::move(e), std::move(buf));
 }
 
 Result<EncodedPage> EncodeDictionary(const LeafPage& p, const StringDictionary& d,
                                      const PageEncodeOptions& opt) {
-  const int offset_bits = p.offset_bits == 64 ? 64 : 32;
-  std::string block = VariableBlock(d.items, offset_bits);
-  Enc dict_enc;
-  std::string dict_buf;
-  if (opt.minor_version >= 2) {
-    auto* g = dict_enc.mutable_general();
-    g->mutable_compression()->set_scheme(pb21::COMPRESSION_ALGORITHM_LZ4);
-    *g->mutable_values() = VariableEncoding(offset_bits);
-    const int bound = LZ4_compressBound(static_cast<int>(block.size()));
-    dict_buf.resize(4 + static_cast<size_t>(bound));
-    const auto raw = static_cast<uint32_t>(block.size());
-    std::memcpy(dict_buf.data(), &raw, 4);
-    const int got = LZ4_compress_default(block.data(), dict_buf.data() + 4, static_cast<int>(block.size()), bound);
-    if (got <= 0) return Status::Internal("lz4 compression of a dictionary failed");
-    dict_buf.resize(4 + static_cast<size_t>(got));
-  } else {
-    dict_enc = VariableEncoding(offset_bits);
-    dict_buf = std::move(block);
-  }
+  LANCE_ASSIGN_OR_RAISE(auto dict, EncodeDictionaryItems(d.items, p.offset_bits == 64 ? 64 : 32,
+                                                         opt.minor_version));
   const ChunkCodec codec = BitpackCodecT<uint32_t>(d.indices);
-  return EncodeMiniBlock(p, codec, opt, &dict_enc, &dict_buf,
+  return EncodeMiniBlock(p, codec, opt, &dict.first, &dict.second,
                          static_cast<uint64_t>(d.items.num_values));
+}
+
+// A dictionary of the distinct 64-bit values when lance 12 would pick one (file 2.2): at least
+// 100 values and (distinct * 8 + values * 4) < 0.8 * values * 8 bytes, i.e. fewer distinct
+// values than 30% of them. Indices are u32 in first-occurrence order.
+struct FixedDictionary {
+  DataBlock items = DataBlock::Fixed(64);
+  DataBlock indices = DataBlock::Fixed(32);
+};
+
+std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v) {
+  const int64_t n = v.num_values;
+  if (v.kind != DataBlock::Kind::kFixed || v.bits_per_value != 64 || n < 100 || n > UINT32_MAX) {
+    return std::nullopt;
+  }
+  const int64_t limit = (n * 3 - 1) / 10;  // largest count with count * 10 < n * 3
+  // Open addressing on the value bits; slot = index + 1 (0 = empty).
+  size_t cap = 64;
+  while (static_cast<int64_t>(cap) < 2 * (limit + 1)) cap *= 2;
+  std::vector<uint64_t> keys(cap);
+  std::vector<uint32_t> slots(cap, 0);
+  FixedDictionary d;
+  d.indices.data.resize_for_overwrite(static_cast<size_t>(n) * 4);
+  auto* idx = reinterpret_cast<uint32_t*>(d.indices.data.mutable_data());
+  const char* p = v.data.data();
+  uint32_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t x = LoadT<uint64_t>(p + i * 8);
+    size_t h = static_cast<size_t>((x * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+    while (slots[h] != 0 && keys[h] != x) h = (h + 1) & (cap - 1);
+    if (slots[h] == 0) {
+      if (++count > limit) return std::nullopt;
+      keys[h] = x;
+      slots[h] = count;
+      d.items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(&x), 1);
+    }
+    idx[i] = slots[h] - 1;
+  }
+  d.indices.num_values = n;
+  return d;
 }
 
 // The smallest of Flat, InlineBitpacking and RLE for fixed-width integers.
@@ -844,6 +901,7 @@ ChunkCodec ChooseFixedCodec(const DataBlock& v) {
   const int64_t flat = n * bits / 8;
   int64_t packed = INT64_MAX;
   switch (bits) {
+    case 8: packed = InlineBitpackedSize<uint8_t>(v.data.data(), n); break;
     case 16: packed = InlineBitpackedSize<uint16_t>(v.data.data(), n); break;
     case 32: packed = InlineBitpackedSize<uint32_t>(v.data.data(), n); break;
     case 64: packed = InlineBitpackedSize<uint64_t>(v.data.data(), n); break;
@@ -905,6 +963,18 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     }
     if (simple || p.values.num_values == 0) return EncodeAllNull(p);
   }
+  if (p.has_dictionary) {
+    // An Arrow dictionary column keeps its own indices (their width is the field's index
+    // type, which lance 12 reads back) and items.
+    const int offset_bits = p.offset_bits == 64 ? 64 : 32;
+    LANCE_ASSIGN_OR_RAISE(auto dict, EncodeDictionaryItems(p.dictionary, offset_bits,
+                                                           opt.compress ? opt.minor_version : 1));
+    if (p.values.kind != DataBlock::Kind::kFixed || p.values.bits_per_value % 8 != 0) {
+      return Status::InvalidArgument("page encoder: dictionary indices of {} bits", p.values.bits_per_value);
+    }
+    return EncodeMiniBlock(p, opt.compress ? ChooseFixedCodec(p.values) : PlainCodec(p.values), opt,
+                           &dict.first, &dict.second, static_cast<uint64_t>(p.dictionary.num_values));
+  }
   const DataBlock& v = p.values;
   if (WantsFullZip(v)) {
     if (opt.compress && v.kind == DataBlock::Kind::kVariable) {
@@ -921,10 +991,22 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     if (v.kind == DataBlock::Kind::kFixed &&
         (v.bits_per_value == 8 || v.bits_per_value == 16 || v.bits_per_value == 32 ||
          v.bits_per_value == 64)) {
+      // (Pages of lists keep their values: our reader's take of list pages checks the
+      // repetition index less strictly with a dictionary.)
+      if (opt.minor_version >= 2 && p.rep.empty()) {
+        if (auto d = BuildFixedDictionary(v)) {
+          LANCE_ASSIGN_OR_RAISE(auto dict, EncodeDictionaryItems(d->items, 32, opt.minor_version));
+          return EncodeMiniBlock(p, ChooseFixedCodec(d->indices), opt, &dict.first, &dict.second,
+                                 static_cast<uint64_t>(d->items.num_values));
+        }
+      }
       return EncodeMiniBlock(p, ChooseFixedCodec(v), opt);
     }
     if (v.kind == DataBlock::Kind::kVariable) {
-      if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
+      // (Not with 64-bit offsets until our reader takes the u64 header of such items.)
+      if (p.offset_bits != 64) {
+        if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
+      }
       auto fsst = FsstCompress(v);
       // Escapes can double a value; mini-block chunks must still hold the longest one.
       bool fits = fsst.has_value();

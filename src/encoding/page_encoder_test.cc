@@ -2,6 +2,7 @@
 // through the page decoders, for every width and level shape.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -108,6 +109,46 @@ TEST(FsstEncoderTest, CompressesAndDecodes) {
     packed += codes.size();
   }
   EXPECT_LT(packed * 2, raw);  // these texts compress at least 2x
+}
+
+
+// Dictionary items with 64-bit offsets (large_utf8 / large_binary dictionaries) use the block
+// form with u64 header fields, as lance 12 writes and reads them: u64 64 | u64 position of the
+// bytes | u64 offsets | bytes. With 32-bit offsets the header fields are u32.
+TEST(PageEncoderTest, DictionaryItemsBlockHeaderFollowsTheOffsetWidth) {
+  for (int offset_bits : {32, 64}) {
+    LeafPage page;
+    page.num_rows = 4;
+    page.layers = {LayerKind::kAllValidItem};
+    page.values = DataBlock::Fixed(16);
+    const uint16_t idx[4] = {1, 0, 1, 1};
+    page.values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx), 4);
+    page.offset_bits = offset_bits;
+    page.has_dictionary = true;
+    page.dictionary = DataBlock::Variable();
+    page.dictionary.AppendVariable("ab");
+    page.dictionary.AppendVariable("cde");
+    PageEncodeOptions opt;
+    opt.minor_version = 1;
+    auto enc = EncodePage(page, opt);
+    ASSERT_TRUE(enc.ok()) << enc.status().ToString();
+    ASSERT_TRUE(enc->layout.has_mini_block_layout());
+    EXPECT_EQ(enc->layout.mini_block_layout().num_dictionary_items(), 2u);
+    ASSERT_EQ(enc->buffers.size(), 3u);
+    const std::string& d = enc->buffers[2];
+    const size_t w = static_cast<size_t>(offset_bits / 8);
+    ASSERT_EQ(d.size(), 2 * w + 3 * w + 5);
+    uint64_t header[2] = {0, 0}, offsets[3] = {0, 0, 0};
+    std::memcpy(&header[0], d.data(), w);
+    std::memcpy(&header[1], d.data() + w, w);
+    for (int k = 0; k < 3; ++k) std::memcpy(&offsets[k], d.data() + 2 * w + static_cast<size_t>(k) * w, w);
+    EXPECT_EQ(header[0], static_cast<uint64_t>(offset_bits));
+    EXPECT_EQ(header[1], 5 * w);
+    EXPECT_EQ(offsets[0], 0u);
+    EXPECT_EQ(offsets[1], 2u);
+    EXPECT_EQ(offsets[2], 5u);
+    EXPECT_EQ(d.substr(5 * w), "abcde");
+  }
 }
 
 }  // namespace

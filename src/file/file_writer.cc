@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
+#include <utility>
 
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "encoding/proto/encodings_v2_1.pb.h"
@@ -52,6 +54,20 @@ struct LeafColumn {
   DataTypePtr leaf_type;
   int num_lists = 0;
 
+  // Arrow dictionary leaves: `values` holds indices of the index type's width into
+  // `dict_items`, the page's dictionary. A page adopts the first batch's dictionary as it is
+  // (unused and duplicate items kept, as lance 12 does); a batch with another dictionary is
+  // merged into it by value. Items that are null become null rows.
+  bool is_dict = false;
+  int index_bytes = 0;
+  uint64_t index_max = 0;
+  DataBlock dict_items;
+  ArrayPtr dict_src;      // the dictionary `dict_remap` maps from
+  ArrayPtr dict_adopted;  // the dictionary the page adopted, while nothing was merged into it
+  std::vector<int64_t> dict_remap;  // batch dictionary index -> page index, -1 for null items
+  std::unordered_map<std::string, int64_t> dict_index;  // item bytes -> page index, once merged
+  Status dict_error;
+
   // Buffered rows.
   std::vector<uint16_t> rep;
   std::vector<uint16_t> events;
@@ -68,6 +84,7 @@ struct LeafColumn {
                 static_cast<int64_t>(rep.size() + events.size()) * 2;
     if (values.kind == DataBlock::Kind::kVariable) b += static_cast<int64_t>(values.offsets.size()) * 8;
     if (values.child) b += static_cast<int64_t>(values.child->data.size() + values.child_validity.size());
+    if (is_dict) b += static_cast<int64_t>(dict_items.data.size() + dict_items.offsets.size() * 8);
     return b;
   }
 
@@ -75,6 +92,84 @@ struct LeafColumn {
     if (num_lists > 0) rep.push_back(r);
     events.push_back(e);
     any_event |= e != 0;
+  }
+
+  std::string_view DictItem(const Array& d, int64_t j) const {
+    if (dict_items.kind == DataBlock::Kind::kVariable) return d.GetView(j);
+    const int64_t w = dict_items.bits_per_value / 8;
+    return {reinterpret_cast<const char*>(d.buffers[1]->data()) + (d.offset + j) * w, static_cast<size_t>(w)};
+  }
+
+  void AppendItem(std::string_view v) {
+    if (dict_items.kind == DataBlock::Kind::kVariable) {
+      dict_items.AppendVariable(v);
+    } else {
+      dict_items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
+    }
+  }
+
+  // Makes dict_remap map the indices of `a` (a dictionary array) into the page's dictionary.
+  Status UseDictionary(const Array& a) {
+    if (a.dictionary == dict_src) return Status::OK();
+    const Array& d = *a.dictionary;
+    dict_remap.assign(static_cast<size_t>(d.length), -1);
+    if (dict_items.num_values == 0 && !dict_adopted) {
+      for (int64_t j = 0; j < d.length; ++j) {
+        if (d.IsValid(j)) {
+          AppendItem(DictItem(d, j));
+          dict_remap[static_cast<size_t>(j)] = j;
+        } else {
+          dict_items.AppendEmpty(1);
+        }
+      }
+      dict_adopted = a.dictionary;
+    } else if (dict_adopted && d.Equals(*dict_adopted)) {
+      for (int64_t j = 0; j < d.length; ++j) {
+        if (d.IsValid(j)) dict_remap[static_cast<size_t>(j)] = j;
+      }
+    } else {
+      if (dict_adopted) {
+        // First merge: index the page's items (first occurrence wins).
+        for (int64_t j = dict_items.num_values - 1; j >= 0; --j) {
+          const bool valid = dict_adopted->IsValid(j);
+          if (valid) dict_index[std::string(DictItem(*dict_adopted, j))] = j;
+        }
+        dict_adopted = nullptr;
+      }
+      for (int64_t j = 0; j < d.length; ++j) {
+        if (!d.IsValid(j)) continue;
+        const std::string_view v = DictItem(d, j);
+        auto [it, fresh] = dict_index.emplace(std::string(v), dict_items.num_values);
+        if (fresh) AppendItem(v);
+        dict_remap[static_cast<size_t>(j)] = it->second;
+      }
+    }
+    if (dict_items.num_values > 0 && static_cast<uint64_t>(dict_items.num_values - 1) > index_max) {
+      return Status::InvalidArgument("dictionary of {} distinct items does not fit index type {}",
+                                     dict_items.num_values, leaf_type->index_type()->ToString());
+    }
+    dict_src = a.dictionary;
+    return Status::OK();
+  }
+
+  // Page index of dictionary element i of `a`, or -1 when the element is null (as a row or
+  // as an item). REQUIRES: UseDictionary(a) succeeded.
+  int64_t DictIndexOf(const Array& a, int64_t i) {
+    if (!a.IsValid(i)) return -1;
+    const int64_t k = a.DictionaryIndex(i);
+    if (k < 0 || k >= static_cast<int64_t>(dict_remap.size())) {
+      if (dict_error.ok()) {
+        dict_error = Status::InvalidArgument("dictionary index {} out of range (dictionary of {} items)", k,
+                                             dict_remap.size());
+      }
+      return -1;
+    }
+    return dict_remap[static_cast<size_t>(k)];
+  }
+
+  void AppendIndex(int64_t k) {
+    const uint64_t u = static_cast<uint64_t>(k < 0 ? 0 : k);
+    values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(&u), 1);  // little-endian low bytes
   }
 
   // Appends value i of leaf array `a` to the values.
@@ -130,6 +225,19 @@ struct LeafColumn {
   // Shreds element i of `a`, the node at `d`, whose first level has repetition r.
   void Visit(int d, const Array& a, int64_t i, uint16_t r) {
     if (d == depth() - 1) {
+      if (is_dict) {
+        if (a.dictionary != dict_src) {
+          Status st = UseDictionary(a);
+          if (!st.ok()) {
+            if (dict_error.ok()) dict_error = std::move(st);
+            return;
+          }
+        }
+        const int64_t k = DictIndexOf(a, i);
+        Emit(r, k < 0 ? NullEvent(d) : 0);
+        AppendIndex(k);
+        return;
+      }
       if (!a.IsValid(i)) {
         Emit(r, NullEvent(d));
         values.AppendEmpty(1);
@@ -160,7 +268,21 @@ struct LeafColumn {
   }
 
   // Appends rows [0, a.length) of the top-level array.
-  void Shred(const Array& a) {
+  Status Shred(const Array& a) {
+    if (is_dict && depth() == 1) {
+      LANCE_RETURN_NOT_OK(UseDictionary(a));
+      const int64_t n = a.length;
+      events.reserve(events.size() + static_cast<size_t>(n));
+      values.data.reserve(values.data.size() + static_cast<size_t>(n * index_bytes));
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = DictIndexOf(a, i);
+        events.push_back(k < 0 ? NullEvent(0) : 0);
+        any_event |= k < 0;
+        AppendIndex(k);
+      }
+      rows += n;
+      return std::exchange(dict_error, Status::OK());
+    }
     if (depth() == 1 && a.type_id() != TypeId::kNull) {
       // Flat top-level leaf: bulk copies.
       const int64_t n = a.length;
@@ -195,10 +317,11 @@ struct LeafColumn {
           break;
       }
       rows += n;
-      return;
+      return Status::OK();
     }
     for (int64_t i = 0; i < a.length; ++i) Visit(0, a, i, static_cast<uint16_t>(num_lists));
     rows += a.length;
+    return std::exchange(dict_error, Status::OK());
   }
 
   // Turns the buffered rows into a page and clears them.
@@ -237,6 +360,15 @@ struct LeafColumn {
     }
     page.rep = std::move(rep);
     page.values = std::move(values);
+    if (is_dict) {
+      page.has_dictionary = true;
+      page.dictionary = std::move(dict_items);
+      dict_items = DataBlock::EmptyLike(page.dictionary);
+      dict_src = nullptr;
+      dict_adopted = nullptr;
+      dict_remap.clear();
+      dict_index.clear();
+    }
     rep = {};
     events = {};
     any_event = false;
@@ -309,7 +441,26 @@ struct FileWriter::Impl {
     proto.continue_rep.push_back(-1);
     proto.child.push_back(-1);
     proto.leaf_type = f->type();
-    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, encoding::DataBlockPrototype(t));
+    if (t.id() == TypeId::kDictionary) {
+      // Indices of the index type's width, items of the value type (checked by the schema).
+      const DataType& it = *t.index_type();
+      proto.is_dict = true;
+      proto.index_bytes = it.bit_width() / 8;
+      const bool is_signed = it.id() == TypeId::kInt8 || it.id() == TypeId::kInt16 ||
+                             it.id() == TypeId::kInt32 || it.id() == TypeId::kInt64;
+      proto.index_max = proto.index_bytes >= 8
+                            ? (is_signed ? uint64_t{INT64_MAX} : UINT64_MAX)
+                            : (uint64_t{1} << (proto.index_bytes * 8 - (is_signed ? 1 : 0))) - 1;
+      LANCE_ASSIGN_OR_RAISE(proto.dict_items, encoding::DataBlockPrototype(*t.dictionary_value_type()));
+      if (proto.dict_items.kind == DataBlock::Kind::kFixedSizeList ||
+          (proto.dict_items.kind == DataBlock::Kind::kFixed && proto.dict_items.bits_per_value % 8 != 0)) {
+        return Status::NotSupported("field '{}': dictionary of {}", f->name(),
+                                    t.dictionary_value_type()->ToString());
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(DataBlock prototype,
+                          proto.is_dict ? Result<DataBlock>(DataBlock::Fixed(proto.index_bytes * 8))
+                                        : encoding::DataBlockPrototype(t));
     if (prototype.kind == DataBlock::Kind::kFixedSizeList &&
         prototype.child->kind != DataBlock::Kind::kFixed) {
       return Status::NotSupported("field '{}': fixed_size_list of {}", f->name(),
@@ -339,7 +490,8 @@ struct FileWriter::Impl {
   Status FlushPage(LeafColumn& c) {
     const int64_t first_row = c.first_row;
     LANCE_ASSIGN_OR_RAISE(encoding::LeafPage page, c.TakePage());
-    if (c.leaf_type->id() == TypeId::kLargeString || c.leaf_type->id() == TypeId::kLargeBinary) {
+    const DataType& storage = c.is_dict ? *c.leaf_type->dictionary_value_type() : *c.leaf_type;
+    if (storage.id() == TypeId::kLargeString || storage.id() == TypeId::kLargeBinary) {
       page.offset_bits = 64;
     }
     encoding::PageEncodeOptions opt;
@@ -379,7 +531,11 @@ struct FileWriter::Impl {
       f->set_logical_type(lf.logical_type);
       f->set_nullable(lf.nullable);
       const std::string& t = lf.logical_type;
-      if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
+      if (t.rfind("dict:", 0) == 0) {
+        // As lance 12: dictionary encoding, with an empty Dictionary message.
+        f->set_encoding(::lance::file::DICTIONARY);
+        f->mutable_dictionary();
+      } else if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
         f->set_encoding(::lance::file::VAR_BINARY);
       } else if (t != "struct") {
         f->set_encoding(::lance::file::PLAIN);
@@ -496,7 +652,8 @@ Status FileWriter::Write(const RecordBatch& batch) {
     for (auto& c : im.columns) {
       const ArrayPtr col = batch.column(c.field_index);
       const ArrayPtr part = len == n ? col : col->Slice(start, len);
-      c.Shred(*part);
+      LANCE_RETURN_NOT_OK(c.Shred(*part).WithContext(
+          fmt::format("lance file '{}': field '{}'", im.path, im.schema->field(c.field_index)->name())));
       if (c.BufferedBytes() >= im.options.max_page_bytes) {
         LANCE_RETURN_NOT_OK(im.FlushPage(c));
       }

@@ -5,12 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
+#include "lance/core/bit_util.h"
 #include "lance/file/file_reader.h"
 #include "lance/file/lance_schema.h"
 #include "lance/io/memory_object_store.h"
@@ -228,11 +232,22 @@ TEST(FileWriterTest, ListOfStructAndGivenIds) {
   auto s = schema({field("k", int64(), false),
                    field("ls", list(struct_({field("x", int32())}))),
                    field("lls", large_list(struct_({field("y", utf8())}))),
-                   field("d", dictionary(int32(), utf8()))});
-  // Dictionaries have no Lance name; the error names the field.
+                   field("d", dictionary(int32(), list(int32())))});
+  // Dictionaries of nested values have no Lance name; the error names the field.
   auto bad = LanceFieldsFromSchema(*s);
   ASSERT_TRUE(bad.status().IsNotSupported());
   EXPECT_NE(bad.status().message().find("field 'd'"), std::string::npos) << bad.status().message();
+  // Dictionaries of flat values are named as lance 12 names them.
+  auto dict = LanceFieldsFromSchema(*schema({field("a", dictionary(int8(), utf8())),
+                                             field("b", dictionary(uint32(), large_binary(), true)),
+                                             field("c", dictionary(int64(), timestamp(TimeUnit::kMicro, "UTC")))}));
+  ASSERT_TRUE(dict.ok()) << dict.status().ToString();
+  EXPECT_EQ((*dict)[0].logical_type, "dict:string:int8:false");
+  EXPECT_EQ((*dict)[1].logical_type, "dict:large_binary:uint32:true");
+  EXPECT_EQ((*dict)[2].logical_type, "dict:timestamp:us:UTC:int64:false");
+  auto dict_back = SchemaFromLanceFields(*dict);
+  ASSERT_TRUE(dict_back.ok()) << dict_back.status().ToString();
+  EXPECT_TRUE((*dict_back)->field(2)->type()->Equals(*dictionary(int64(), timestamp(TimeUnit::kMicro, "UTC"))));
 
   auto ok_schema = schema({s->field(0), s->field(1), s->field(2)});
   const std::vector<int32_t> ids = {7, 3, 9, 4, 1, 8, 2};
@@ -567,6 +582,197 @@ TEST(FileWriterTest, NullableVectors) {
   EXPECT_EQ(Descriptions(*r, 0).at(0), "full_zip(values=fixed_size_list(128, flat(32)))");
   EXPECT_EQ(Descriptions(*r, 1).at(0),
             "mini_block(values=fixed_size_list(128, validity, flat(32)), def=inline_bitpacking(16))");
+}
+
+
+// A dictionary array of `type` over `items` with the given indices (nullopt: a null row).
+ArrayPtr DictArray(const DataTypePtr& type, ArrayPtr items, const std::vector<std::optional<int64_t>>& idx) {
+  const int64_t n = static_cast<int64_t>(idx.size());
+  const int w = type->index_type()->bit_width() / 8;
+  BufferPtr indices = *AllocateBuffer(n * w, true);
+  BufferPtr validity = *AllocateBuffer(bit_util::BytesForBits(n), true);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!idx[static_cast<size_t>(i)]) continue;
+    const uint64_t k = static_cast<uint64_t>(*idx[static_cast<size_t>(i)]);
+    std::memcpy(indices->mutable_data() + i * w, &k, static_cast<size_t>(w));
+    bit_util::SetBit(validity->mutable_data(), i);
+  }
+  return Array::Make(type, n, {validity, indices}, {}, 0, std::move(items));
+}
+
+ArrayPtr StringsArray(const DataTypePtr& type, const std::vector<std::optional<std::string>>& v) {
+  std::string json = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    json += i ? "," : "";
+    json += v[i] ? "\"" + *v[i] + "\"" : std::string("null");
+  }
+  auto a = ArrayFromJSON(type, json + "]");
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  return a.ok() ? *a : nullptr;
+}
+
+// Arrow dictionary columns (every index width, string / binary / number items, nulls as rows
+// and as items, a dictionary that changes between batches, nested in a list and a struct) read
+// back with equal values, in every layout variant; the indices keep the index type's width.
+TEST(FileWriterTest, ArrowDictionaryColumnsRoundTrip) {
+  const int64_t n = 3000;
+  const std::vector<std::string> colors = {"red", "green", "blue", "", "ünïcode", "unused"};
+  const std::vector<std::string> other = {"x", "blue", "red", "green", "", "ünïcode"};  // batch 2
+  auto s8 = dictionary(int8(), utf8());
+  auto u16b = dictionary(uint16(), binary());
+  auto i64v = dictionary(int32(), int64());
+  auto holes = dictionary(int16(), utf8());
+  auto wide = dictionary(int64(), utf8());
+  auto lst = list(field("item", dictionary(int8(), utf8())));
+  auto st = struct_({field("d", dictionary(uint32(), utf8())), field("k", int32())});
+  auto sch = schema({field("s8", s8), field("u16b", u16b), field("i64v", i64v), field("holes", holes),
+                     field("wide", wide), field("lst", lst), field("st", st)});
+
+  std::vector<std::optional<std::string>> s8_values(n), wide_values(n);
+  std::vector<std::optional<int64_t>> s8_a, s8_b, u16_idx(n), i64_idx(n), hole_idx(n), wide_idx(n);
+  std::vector<std::optional<std::string>> hole_values(n);
+  std::vector<std::optional<std::string>> many;
+  for (int k = 0; k < 300; ++k) many.push_back(fmt::format("item-{}-{}", k, std::string(static_cast<size_t>(k % 7), 'z')));
+  std::string lst_json = "[", st_json = "[";
+  for (int64_t i = 0; i < n; ++i) {
+    const bool null = i % 11 == 3;
+    const int64_t c = (i * 3 + (i >> 4)) % 5;
+    s8_values[static_cast<size_t>(i)] = null ? std::nullopt : std::optional<std::string>(colors[static_cast<size_t>(c)]);
+    if (i < 1000) {
+      s8_a.push_back(null ? std::nullopt : std::optional<int64_t>(c));
+    } else {
+      const auto it = std::find(other.begin(), other.end(), colors[static_cast<size_t>(c)]);
+      s8_b.push_back(null ? std::nullopt : std::optional<int64_t>(it - other.begin()));
+    }
+    u16_idx[static_cast<size_t>(i)] = (i * 7) % 300;
+    i64_idx[static_cast<size_t>(i)] = i % 13 == 5 ? std::nullopt : std::optional<int64_t>(i % 4);
+    hole_idx[static_cast<size_t>(i)] = i % 3;
+    hole_values[static_cast<size_t>(i)] = i % 3 == 1 ? std::nullopt : std::optional<std::string>(i % 3 ? "c" : "a");
+    wide_idx[static_cast<size_t>(i)] = null ? std::nullopt : std::optional<int64_t>(i % 6);
+    wide_values[static_cast<size_t>(i)] = null ? std::nullopt : std::optional<std::string>(colors[static_cast<size_t>(i % 6)]);
+    lst_json += i ? "," : "";
+    lst_json += i % 9 == 0 ? "null" : i % 9 == 1 ? "[]" : fmt::format("[\"{}\", null, \"{}\"]", colors[static_cast<size_t>(i % 4)], colors[static_cast<size_t>(c)]);
+    st_json += i ? "," : "";
+    st_json += i % 7 == 0 ? "null" : fmt::format("{{\"d\": {}, \"k\": {}}}", i % 5 == 0 ? "null" : "\"" + colors[static_cast<size_t>(c)] + "\"", i);
+  }
+  lst_json += "]";
+  st_json += "]";
+  std::vector<std::optional<std::string>> c_opt(colors.begin(), colors.end()), o_opt(other.begin(), other.end());
+  auto colors_arr = StringsArray(utf8(), c_opt);
+  auto other_arr = StringsArray(utf8(), o_opt);
+  ArrayPtr many_arr;
+  {
+    auto as_binary = std::make_shared<Array>(*StringsArray(utf8(), many));
+    as_binary->type = binary();  // same layout
+    many_arr = as_binary;
+  }
+  auto numbers = ArrayFromJSON(int64(), "[5, 900, -7, 123456789012]");
+  auto hole_items = StringsArray(utf8(), {std::string("a"), std::nullopt, std::string("c")});
+  auto lst_arr = ArrayFromJSON(lst, lst_json);
+  auto st_arr = ArrayFromJSON(st, st_json);
+  ASSERT_TRUE(numbers.ok() && lst_arr.ok() && st_arr.ok()) << lst_arr.status().ToString() << st_arr.status().ToString();
+
+  auto s8_in_a = DictArray(s8, colors_arr, s8_a);
+  auto s8_in_b = DictArray(s8, other_arr, s8_b);
+  auto u16_in = DictArray(u16b, many_arr, u16_idx);
+  auto i64_in = DictArray(i64v, *numbers, i64_idx);
+  auto hole_in = DictArray(holes, hole_items, hole_idx);
+  auto wide_in = DictArray(wide, colors_arr, wide_idx);
+  std::vector<RecordBatchPtr> batches;
+  for (auto [start, len] : {std::pair<int64_t, int64_t>{0, 1000}, {1000, 0}, {1000, 2000}}) {
+    const ArrayPtr s8_part = start < 1000 ? s8_in_a : s8_in_b->Slice(start - 1000, len);
+    batches.push_back(std::make_shared<RecordBatch>(
+        sch, len,
+        std::vector<ArrayPtr>{len == 0 ? s8_in_a->Slice(0, 0) : s8_part, u16_in->Slice(start, len),
+                              i64_in->Slice(start, len), hole_in->Slice(start, len), wide_in->Slice(start, len),
+                              (*lst_arr)->Slice(start, len), (*st_arr)->Slice(start, len)}));
+  }
+  // Expected: the same values (rows pointing at a null item are null rows).
+  const RecordBatch expected(sch, n,
+                             {StringsArray(s8, s8_values), u16_in, i64_in,
+                              StringsArray(holes, hole_values), StringsArray(wide, wide_values), *lst_arr, *st_arr});
+  for (const Variant& v : AllVariants()) {
+    auto reader = WriteAndOpen(sch, batches, v.Options());
+    ASSERT_NE(reader, nullptr) << v.Name();
+    EXPECT_TRUE(reader->schema()->Equals(*sch)) << reader->schema()->ToString();
+    CheckReads(*reader, expected, "dictionaries " + v.Name());
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (uint16_t minor : {1, 2}) {
+    WriteOptions o;
+    o.version = {2, minor};
+    auto r = WriteAndOpen(sch, batches, o);
+    ASSERT_NE(r, nullptr);
+    const std::string items = minor == 2 ? "general(lz4, variable(flat(32)))" : "variable(flat(32))";
+    const std::string numbers_items = minor == 2 ? "general(lz4, flat(64))" : "flat(64)";
+    EXPECT_EQ(Descriptions(*r, 0).at(0),
+              "mini_block(values=inline_bitpacking(8), dictionary=" + items + ", def=inline_bitpacking(16))");
+    EXPECT_EQ(Descriptions(*r, 1).at(0), "mini_block(values=inline_bitpacking(16), dictionary=" + items + ")");
+    EXPECT_EQ(Descriptions(*r, 2).at(0),
+              "mini_block(values=inline_bitpacking(32), dictionary=" + numbers_items + ", def=inline_bitpacking(16))");
+    EXPECT_EQ(Descriptions(*r, 4).at(0),
+              "mini_block(values=inline_bitpacking(64), dictionary=" + items + ", def=inline_bitpacking(16))");
+  }
+}
+
+// A dictionary whose items do not fit the index type after merging batches is refused.
+TEST(FileWriterTest, ArrowDictionaryOverflowingItsIndexType) {
+  auto t = dictionary(int8(), utf8());
+  auto sch = schema({field("d", t)});
+  std::vector<std::optional<std::string>> a, b;
+  for (int k = 0; k < 100; ++k) {
+    a.push_back("a" + std::to_string(k));
+    b.push_back("b" + std::to_string(k));
+  }
+  std::vector<std::optional<int64_t>> idx = {0, 99};
+  auto store = io::MemoryObjectStore::Make();
+  auto w = FileWriter::Open(store, "d.lance", sch);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Write(RecordBatch(sch, 2, {DictArray(t, StringsArray(utf8(), a), idx)})).ok());
+  const Status st = (*w)->Write(RecordBatch(sch, 2, {DictArray(t, StringsArray(utf8(), b), idx)}));
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("does not fit index type int8"), std::string::npos) << st.ToString();
+}
+
+// Low-cardinality 64-bit numbers: a dictionary of the distinct values in 2.2 (as lance 12
+// chooses: fewer distinct values than 30% of them), bit-packing / flat in 2.1.
+TEST(FileWriterTest, LowCardinalityNumbersGetADictionaryIn22) {
+  auto sch = schema({field("i", int64()), field("f", float64()), field("u", int64()), field("small", int64())});
+  const int64_t vals[12] = {5, 900, 12345678901, 7, -3, 42, 1000, 2, 3, 4, 5, 6};
+  std::string rows;
+  Gen g(11);
+  for (int i = 0; i < 5000; ++i) {
+    rows += fmt::format("{{\"i\": {}, \"f\": {}, \"u\": {}, \"small\": {}}}\n",
+                        i % 17 == 0 ? "null" : std::to_string(vals[i % 12]), (i % 5) * 0.25 + 0.5,
+                        g.Int(0, 1 << 30) * 1000, i < 50 ? std::to_string(i % 2) : "null");
+  }
+  auto b = FromJson(sch, rows);
+  ASSERT_NE(b, nullptr);
+  RoundTrip(sch, Split(*b, 3), "numbers");
+  {
+    // The 12 repeating values alone: a few KB (lance 12: 3.7 KB; flat: 40 KB).
+    auto only = schema({field("i", int64())});
+    auto ib = std::make_shared<RecordBatch>(only, b->num_rows(), std::vector<ArrayPtr>{b->column(0)});
+    WriteSummary summary;
+    ASSERT_NE(WriteAndOpen(only, {ib}, WriteOptions{}, &summary), nullptr);
+    EXPECT_LT(summary.size_bytes, 5000);
+  }
+  for (uint16_t minor : {1, 2}) {
+    WriteOptions o;
+    o.version = {2, minor};
+    WriteSummary summary;
+    auto r = WriteAndOpen(sch, {b}, o, &summary);
+    ASSERT_NE(r, nullptr);
+    if (minor == 2) {
+      EXPECT_EQ(Descriptions(*r, 0).at(0),
+                "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=inline_bitpacking(16))");
+      EXPECT_EQ(Descriptions(*r, 1).at(0), "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)))");
+    } else {
+      EXPECT_EQ(Descriptions(*r, 0).at(0), "mini_block(values=flat(64), def=inline_bitpacking(16))");
+    }
+    // Many distinct values: no dictionary.
+    EXPECT_EQ(Descriptions(*r, 2).at(0).find("dictionary"), std::string::npos) << Descriptions(*r, 2).at(0);
+  }
 }
 
 }  // namespace

@@ -50,9 +50,21 @@ Result<std::string> LogicalTypeFromArrow(const DataType& t) {
       return std::string(t.value_type()->id() == TypeId::kStruct ? "large_list.struct" : "large_list");
     case TypeId::kStruct: return std::string("struct");
     case TypeId::kMap: return std::string("map");
-    case TypeId::kDictionary:
-      return Status::NotSupported("dictionary type {} cannot be stored in a Lance file (decode it first)",
-                                  t.ToString());
+    // dict:<value>:<index>:<ordered>, as lance 12 names Arrow dictionary fields.
+    case TypeId::kDictionary: {
+      const DataType& index = *t.index_type();
+      const DataType& value = *t.dictionary_value_type();
+      if (!index.is_integer()) {
+        return Status::NotSupported("dictionary index type {} is not an integer", index.ToString());
+      }
+      if (value.is_nested() || value.id() == TypeId::kDictionary || value.id() == TypeId::kBool ||
+          value.id() == TypeId::kNull) {
+        return Status::NotSupported("dictionary of {} values in a Lance file", value.ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(std::string value_type, LogicalTypeFromArrow(value));
+      LANCE_ASSIGN_OR_RAISE(std::string index_type, LogicalTypeFromArrow(index));
+      return fmt::format("dict:{}:{}:{}", value_type, index_type, t.ordered() ? "true" : "false");
+    }
   }
   return Status::NotSupported("type {} cannot be stored in a Lance file", t.ToString());
 }

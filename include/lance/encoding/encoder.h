@@ -15,7 +15,10 @@
 //               and pages without one valid value (all null / all empty lists)
 // With `compress`, the value encoding of a mini-block page is chosen from cheap statistics
 // (bit widths, run count, distinct count, string lengths): FastLanes bit-packing, RLE,
-// dictionary, FSST; otherwise Flat / Variable only. Pure functions.
+// dictionary (strings; in 2.2 also 64-bit values with fewer distinct values than 30% of the
+// page, as lance 12), FSST; otherwise Flat / Variable only. Arrow dictionary columns are
+// mini-block pages of their own indices with their items as the page dictionary. Pure
+// functions.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,11 @@ struct LeafPage {
   std::vector<uint16_t> def;      // one per level; empty when every level is 0
   DataBlock values;               // the visible values
   int offset_bits = 32;           // variable-width values: 64 for large_utf8 / large_binary
+  // An Arrow dictionary column: `values` are its indices (fixed width of the index type) and
+  // `dictionary` its items, written as a mini-block page with the dictionary in buffer 2 (how
+  // lance 12 stores dictionary-typed fields; the reader gives back the indices' width).
+  bool has_dictionary = false;
+  DataBlock dictionary;
 };
 
 struct EncodedPage {
