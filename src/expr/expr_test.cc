@@ -370,5 +370,57 @@ TEST(ExprEval, ColumnsAndSelection) {
   EXPECT_EQ(TrueIndices(**sliced), want_sliced);
 }
 
+// MakeConjuncts: the top-level AND chain split into bound conjuncts, point tests first; a
+// row passes every conjunct exactly when it passes the whole filter.
+TEST(Conjuncts, SplitOrderAndAgreeWithTheWholeFilter) {
+  const std::string text = "f > 1 AND (s = 'apple' AND (b OR id = 2)) AND i32 IN (10, 30) AND st.a IS NULL";
+  auto parts = Expression::MakeConjuncts(text, TestSchema());
+  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_EQ(parts->size(), 5u);
+  // Point tests (=, IN, IS NULL on a column) first, in text order; then the rest.
+  EXPECT_EQ((*parts)[0]->columns(), std::vector<std::string>{"s"});
+  EXPECT_EQ((*parts)[1]->columns(), std::vector<std::string>{"i32"});
+  EXPECT_EQ((*parts)[2]->columns(), std::vector<std::string>{"st"});
+  EXPECT_EQ((*parts)[3]->columns(), std::vector<std::string>{"f"});
+  EXPECT_EQ((*parts)[4]->columns(), (std::vector<std::string>{"b", "id"}));
+  const RecordBatchPtr batch = TestBatch();
+  for (const std::string& f : {text, std::string("s = 'apple' AND f IS NULL"),
+                               std::string("NOT b AND i32 >= 0 AND s IS NOT NULL"),
+                               std::string("id > 1 AND NULL"), std::string("b")}) {
+    SCOPED_TRACE(f);
+    auto whole = Expression::MakePredicate(f, TestSchema());
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    auto mask = (*whole)->Evaluate(*batch);
+    ASSERT_TRUE(mask.ok());
+    auto cs = Expression::MakeConjuncts(f, TestSchema());
+    ASSERT_TRUE(cs.ok()) << cs.status().ToString();
+    std::vector<bool> all(static_cast<size_t>(batch->num_rows()), true);
+    for (const auto& c : *cs) {
+      EXPECT_EQ(c->type()->id(), TypeId::kBool);
+      auto m = c->Evaluate(*batch);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        if (!((*m)->IsValid(i) && (*m)->BoolValue(i))) all[static_cast<size_t>(i)] = false;
+      }
+    }
+    std::vector<bool> expected(static_cast<size_t>(batch->num_rows()), false);
+    for (int64_t i : TrueIndices(**mask)) expected[static_cast<size_t>(i)] = true;
+    EXPECT_EQ(all, expected);
+  }
+}
+
+TEST(Conjuncts, NonBooleanPartsAndBadNamesAreErrors) {
+  auto a = Expression::MakeConjuncts("b AND id + 1", TestSchema());
+  ASSERT_FALSE(a.ok());
+  EXPECT_TRUE(a.status().IsInvalidArgument()) << a.status().ToString();
+  auto b = Expression::MakeConjuncts("b AND nope = 1", TestSchema());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("nope"), std::string::npos) << b.status().ToString();
+  // An OR at the top is one conjunct.
+  auto c = Expression::MakeConjuncts("b OR id = 1", TestSchema());
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->size(), 1u);
+}
+
 }  // namespace
 }  // namespace lance::expr

@@ -748,6 +748,73 @@ Result<std::shared_ptr<const Expression>> Expression::MakePredicate(std::string_
   return e;
 }
 
+namespace {
+
+// Collects the operands of the top-level AND chain of `n`.
+void CollectConjuncts(const Node& n, std::vector<const Node*>* out) {
+  if (n.kind == Node::Kind::kBinary && n.op == Op::kAnd) {
+    CollectConjuncts(*n.args[0], out);
+    CollectConjuncts(*n.args[1], out);
+    return;
+  }
+  out->push_back(&n);
+}
+
+// A column (or struct field, or dictionary column read as values) compared with literals by
+// equality, IN or IS [NOT] NULL.
+bool IsPointTest(const BoundNode& b) {
+  auto is_column = [](const BoundNode& x) {
+    const BoundNode* y = &x;
+    while (y->kind == BoundNode::Kind::kCast && !y->args.empty()) y = y->args[0].get();
+    return y->kind == BoundNode::Kind::kColumn || y->kind == BoundNode::Kind::kField;
+  };
+  switch (b.kind) {
+    case BoundNode::Kind::kCompare:
+      return b.op == Op::kEq &&
+             ((is_column(*b.args[0]) && b.args[1]->kind == BoundNode::Kind::kLiteral) ||
+              (is_column(*b.args[1]) && b.args[0]->kind == BoundNode::Kind::kLiteral));
+    case BoundNode::Kind::kIn:
+      return !b.negated && is_column(*b.args[0]);
+    case BoundNode::Kind::kIs:
+      return b.is_what == IsWhat::kNull && is_column(*b.args[0]);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::shared_ptr<const Expression>>> Expression::MakeConjuncts(
+    std::string_view text, const SchemaPtr& schema) {
+  LANCE_ASSIGN_OR_RAISE(NodePtr ast, Parse(text));
+  std::vector<const Node*> parts;
+  CollectConjuncts(*ast, &parts);
+  std::vector<std::shared_ptr<const Expression>> points, others;
+  for (const Node* part : parts) {
+    std::shared_ptr<Expression> e(new Expression());
+    e->text_ = std::string(text);
+    Binder binder(e->text_, schema);
+    LANCE_ASSIGN_OR_RAISE(e->root_, binder.Bind(*part));
+    e->columns_ = std::move(binder.columns);
+    const TypeId id = e->root_->type->id();
+    if (id != TypeId::kBool && id != TypeId::kNull) {
+      return Status::InvalidArgument("filter \"{}\": the condition at position {} is {}, not "
+                                     "boolean", text, part->pos, e->root_->type->ToString());
+    }
+    if (id == TypeId::kNull) {
+      // NULL as a condition: never TRUE (a boolean null literal).
+      e->root_ = std::make_unique<BoundNode>();
+      e->root_->kind = BoundNode::Kind::kLiteral;
+      e->root_->type = boolean();
+      e->root_->literal.type = boolean();
+    }
+    e->type_ = boolean();
+    (IsPointTest(*e->root_) ? points : others).push_back(std::move(e));
+  }
+  for (auto& e : others) points.push_back(std::move(e));
+  return points;
+}
+
 Result<ArrayPtr> Expression::Evaluate(const RecordBatch& batch) const {
   LANCE_ASSIGN_OR_RAISE(Datum d, Binder::Eval(*root_, batch));
   if (d.is_array()) return d.array;

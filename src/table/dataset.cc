@@ -48,10 +48,16 @@ SchemaPtr FilterSchema(const Schema& s) {
   return ::lance::schema(std::move(fields));
 }
 
-Result<std::shared_ptr<const expr::Expression>> BindFilter(const std::string& filter,
-                                                           const Schema& s) {
-  return expr::Expression::MakePredicate(filter, FilterSchema(s));
+// The filter's conjuncts in evaluation order (errors as Expression::MakePredicate, which
+// checks the whole filter first so that messages name the filter as a whole).
+Result<std::vector<std::shared_ptr<const expr::Expression>>> BindFilter(const std::string& filter,
+                                                                        const Schema& s) {
+  const SchemaPtr schema = FilterSchema(s);
+  LANCE_RETURN_NOT_OK(expr::Expression::MakePredicate(filter, schema).status());
+  return expr::Expression::MakeConjuncts(filter, schema);
 }
+
+bool MaskTrue(const Array& mask, int64_t i) { return mask.IsValid(i) && mask.BoolValue(i); }
 
 }  // namespace
 
@@ -433,69 +439,137 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   return RecordBatch::Make(out_schema, n, std::move(columns));
 }
 
-Result<std::vector<int64_t>> Dataset::FilterFragment(size_t index, const expr::Expression& filter,
-                                                     const std::vector<uint32_t>& deleted) const {
-  // Read only the columns the filter uses, every physical row, in ReadFragment's layout
-  // (data columns, then _rowid, then _rowaddr).
-  ScanOptions read;
-  std::vector<FieldPtr> fields;
-  for (const auto& name : filter.columns()) {
-    if (name == "_rowid") {
-      read.with_row_id = true;
-    } else if (name == "_rowaddr") {
-      read.with_row_addr = true;
-    } else {
-      fields.push_back(manifest_.schema->GetFieldByName(name));
+Result<std::vector<int64_t>> Dataset::FilterFragment(
+    size_t index, const std::vector<std::shared_ptr<const expr::Expression>>& conjuncts,
+    const std::vector<uint32_t>& deleted, uint64_t* count) const {
+  // Per conjunct: the columns it reads, in ReadFragment's layout (data columns, then _rowid,
+  // then _rowaddr).
+  struct Stage {
+    const expr::Expression* expr;
+    ScanOptions read;
+    SchemaPtr schema;
+  };
+  std::vector<Stage> stages;
+  for (const auto& e : conjuncts) {
+    Stage st{e.get(), {}, nullptr};
+    std::vector<FieldPtr> fields;
+    for (const auto& name : e->columns()) {
+      if (name == "_rowid") {
+        st.read.with_row_id = true;
+      } else if (name == "_rowaddr") {
+        st.read.with_row_addr = true;
+      } else {
+        fields.push_back(manifest_.schema->GetFieldByName(name));
+      }
     }
+    if (st.read.with_row_id) fields.push_back(field("_rowid", uint64(), true));
+    if (st.read.with_row_addr) fields.push_back(field("_rowaddr", uint64(), true));
+    st.schema = ::lance::schema(std::move(fields));
+    stages.push_back(std::move(st));
   }
-  if (read.with_row_id) fields.push_back(field("_rowid", uint64(), true));
-  if (read.with_row_addr) fields.push_back(field("_rowaddr", uint64(), true));
-  const SchemaPtr read_schema = ::lance::schema(std::move(fields));
   // Chunks of rows, filtered in parallel: the decoded columns of a chunk stay small (cache-
-  // and allocator-friendly) and both cores decode.
+  // and allocator-friendly) and both cores decode. Within a chunk the conjuncts run one after
+  // the other: the first over every row, each next one only over the rows still in play --
+  // read with a take when few remain (late materialization: `category = 'c7' AND score > 50`
+  // decodes score for 1% of the rows), else over the chunk again.
   constexpr int64_t kChunkRows = 8 * 1024;
   const int64_t total = static_cast<int64_t>(manifest_.fragments[index].physical_rows);
   const int64_t num_chunks = (total + kChunkRows - 1) / kChunkRows;
   std::vector<std::vector<int64_t>> hits(static_cast<size_t>(num_chunks));
+  std::vector<uint64_t> counts(static_cast<size_t>(num_chunks), 0);
   std::vector<Status> errors(static_cast<size_t>(num_chunks));
   ParallelFor(ThreadPool::Default(), num_chunks, [&](int64_t c) {
     const int64_t start = c * kChunkRows;
     const int64_t len = std::min(kChunkRows, total - start);
+    // Deleted rows inside the chunk.
+    const auto del_begin = std::lower_bound(deleted.begin(), deleted.end(),
+                                            static_cast<uint32_t>(start));
+    const auto del_end = std::lower_bound(del_begin, deleted.end(),
+                                          static_cast<uint32_t>(start + len));
     auto run = [&]() -> Status {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
-                            ReadFragment(index, nullptr, read, read_schema, start, len));
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, filter.Evaluate(*batch));
-      std::vector<int64_t> found = expr::TrueIndices(*mask);
-      for (int64_t& r : found) r += start;
-      hits[static_cast<size_t>(c)] = std::move(found);
+      std::vector<int64_t> live;  // rows still in play once `all` is false
+      bool all = true;
+      for (size_t k = 0; k < stages.size(); ++k) {
+        const Stage& stage = stages[k];
+        if (!all && live.empty()) break;
+        const bool sparse = !all && static_cast<int64_t>(live.size()) * 4 <= len;
+        RecordBatchPtr batch;
+        if (sparse) {
+          LANCE_ASSIGN_OR_RAISE(batch, ReadFragment(index, &live, stage.read, stage.schema));
+        } else {
+          LANCE_ASSIGN_OR_RAISE(batch,
+                                ReadFragment(index, nullptr, stage.read, stage.schema, start, len));
+        }
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, stage.expr->Evaluate(*batch));
+        if (all) {
+          if (count && k + 1 == stages.size()) {
+            // One conjunct over the whole chunk: count its TRUE bits, less the deleted ones.
+            uint64_t n = static_cast<uint64_t>(expr::CountTrue(*mask));
+            for (auto d = del_begin; d != del_end; ++d) {
+              if (MaskTrue(*mask, static_cast<int64_t>(*d) - start)) --n;
+            }
+            counts[static_cast<size_t>(c)] = n;
+            return Status::OK();
+          }
+          live = expr::TrueIndices(*mask);
+          for (int64_t& r : live) r += start;
+          all = false;
+          continue;
+        }
+        size_t w = 0;
+        for (size_t i = 0; i < live.size(); ++i) {
+          const int64_t at = sparse ? static_cast<int64_t>(i) : live[i] - start;
+          if (MaskTrue(*mask, at)) live[w++] = live[i];
+        }
+        live.resize(w);
+      }
+      if (all) {  // no conjuncts: every row
+        live.resize(static_cast<size_t>(len));
+        for (int64_t i = 0; i < len; ++i) live[static_cast<size_t>(i)] = start + i;
+      }
+      if (del_begin != del_end && !live.empty()) {
+        auto d = del_begin;
+        size_t w = 0;
+        for (int64_t r : live) {
+          while (d != del_end && static_cast<int64_t>(*d) < r) ++d;
+          if (d != del_end && static_cast<int64_t>(*d) == r) continue;
+          live[w++] = r;
+        }
+        live.resize(w);
+      }
+      if (count) {
+        counts[static_cast<size_t>(c)] = live.size();
+      } else {
+        hits[static_cast<size_t>(c)] = std::move(live);
+      }
       return Status::OK();
     };
     errors[static_cast<size_t>(c)] = run();
   });
   for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
   std::vector<int64_t> rows;
-  for (auto& h : hits) rows.insert(rows.end(), h.begin(), h.end());
-  if (!deleted.empty() && !rows.empty()) {
-    size_t d = 0, w = 0;
-    for (int64_t r : rows) {
-      while (d < deleted.size() && static_cast<int64_t>(deleted[d]) < r) ++d;
-      if (d < deleted.size() && static_cast<int64_t>(deleted[d]) == r) continue;
-      rows[w++] = r;
-    }
-    rows.resize(w);
+  if (count) {
+    *count = 0;
+    for (uint64_t n : counts) *count += n;
+    return rows;
   }
+  size_t num_hits = 0;
+  for (const auto& h : hits) num_hits += h.size();
+  rows.reserve(num_hits);
+  for (auto& h : hits) rows.insert(rows.end(), h.begin(), h.end());
   return rows;
 }
 
 Result<uint64_t> Dataset::CountRows(const std::string& filter) const {
   if (filter.empty()) return CountRows();
-  LANCE_ASSIGN_OR_RAISE(auto bound, BindFilter(filter, *manifest_.schema));
+  LANCE_ASSIGN_OR_RAISE(auto conjuncts, BindFilter(filter, *manifest_.schema));
   uint64_t total = 0;
   for (size_t i = 0; i < manifest_.fragments.size(); ++i) {
     if (manifest_.fragments[i].num_rows() == 0) continue;
     LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(i));
-    LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> rows, FilterFragment(i, *bound, deleted));
-    total += rows.size();
+    uint64_t n = 0;
+    LANCE_RETURN_NOT_OK(FilterFragment(i, conjuncts, deleted, &n).status());
+    total += n;
   }
   return total;
 }
@@ -513,7 +587,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
   if (!options.filter.empty()) {
     // Filter each fragment on the columns it needs, then read the projection for the rows
     // that pass; offset and limit count filtered rows.
-    LANCE_ASSIGN_OR_RAISE(auto bound, BindFilter(options.filter, *manifest_.schema));
+    LANCE_ASSIGN_OR_RAISE(auto conjuncts, BindFilter(options.filter, *manifest_.schema));
     for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
       const FragmentInfo& frag = manifest_.fragments[i];
       if (frag.num_rows() == 0) continue;
@@ -522,7 +596,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
         return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
                                   frag.id, deleted.size(), frag.physical_rows - frag.num_rows());
       }
-      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> rows, FilterFragment(i, *bound, deleted));
+      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> rows, FilterFragment(i, conjuncts, deleted));
       if (skip >= rows.size()) {
         skip -= rows.size();
         continue;

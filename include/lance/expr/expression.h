@@ -42,6 +42,15 @@ class Expression {
   // Like Make() and also requires a boolean result (a filter). Errors: InvalidArgument.
   static Result<std::shared_ptr<const Expression>> MakePredicate(std::string_view text,
                                                                  const SchemaPtr& schema);
+  // The conjuncts of the predicate `text`: the operands of its top-level AND chain ("a AND
+  // (b AND c)" gives a, b, c), each bound on its own; a predicate without a top-level AND is its
+  // only conjunct. A row satisfies the predicate exactly when every conjunct is TRUE for it
+  // (three-valued AND), so a scan may evaluate them one after the other on the rows still in
+  // play. Order: conjuncts that compare a column with literals by =, IN or IS [NOT] NULL first
+  // (usually the most selective and cheapest), then the others, each group in text order.
+  // Errors: as MakePredicate (each conjunct must be boolean).
+  static Result<std::vector<std::shared_ptr<const Expression>>> MakeConjuncts(
+      std::string_view text, const SchemaPtr& schema);
   ~Expression();
 
   const std::string& text() const { return text_; }

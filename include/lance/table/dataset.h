@@ -118,10 +118,12 @@ class Dataset {
   Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                       const ScanOptions& options, const SchemaPtr& out_schema,
                                       int64_t range_start = 0, int64_t range_length = -1) const;
-  // Physical rows of fragment `index` where `filter` is TRUE and that `deleted` (sorted)
-  // does not list, ascending.
-  Result<std::vector<int64_t>> FilterFragment(size_t index, const expr::Expression& filter,
-                                              const std::vector<uint32_t>& deleted) const;
+  // Physical rows of fragment `index` where every one of `conjuncts` (see
+  // expr::Expression::MakeConjuncts) is TRUE and that `deleted` (sorted) does not list,
+  // ascending. With `count` set, only their number is stored there (the result is empty).
+  Result<std::vector<int64_t>> FilterFragment(
+      size_t index, const std::vector<std::shared_ptr<const expr::Expression>>& conjuncts,
+      const std::vector<uint32_t>& deleted, uint64_t* count = nullptr) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
   // The reader of data file `file` of fragment `index`, opened on first use and kept for the
