@@ -23,15 +23,39 @@
 #include "lance/io/object_store.h"
 #include "lance/table/manifest.h"
 #include "lance/table/transaction.h"
+#include "lance/table/write.h"
+#include "table/durable_files.h"
 #include "table/proto/table.pb.h"
 #include "table/proto/transaction.pb.h"
+
+namespace lance::table {
+class Dataset;
+}  // namespace lance::table
 
 namespace lance::table::internal {
 
 struct TableLocation {
   std::shared_ptr<io::ObjectStore> store;
   std::string root;  // path of the dataset directory inside the store
+  // Local filesystems only (null elsewhere): `store` without per-object syncs, through which
+  // new files are written and then made durable together by Commit() (durable_files.h).
+  std::shared_ptr<io::LocalObjectStore> unsynced;
+  // The new files written for this operation (never null after Locate()).
+  std::shared_ptr<WrittenFiles> written = std::make_shared<WrittenFiles>();
+
   std::string Path(const std::string& rel) const { return io::JoinPath(root, rel); }
+  // Where an operation writes its new immutable files (data, deletion, transaction files).
+  std::shared_ptr<io::ObjectStore> file_store() const {
+    return unsynced ? std::static_pointer_cast<io::ObjectStore>(unsynced) : store;
+  }
+  // Records that `path` was written through file_store(): the commit syncs it first.
+  void Written(const std::string& path) const { written->Add(path); }
+  // Writes one new immutable object through file_store() and records it.
+  Status PutFile(const std::string& path, std::string_view bytes) const {
+    LANCE_RETURN_NOT_OK(file_store()->Put(path, bytes));
+    Written(path);
+    return Status::OK();
+  }
 };
 
 Result<TableLocation> Locate(const std::string& uri);
@@ -91,6 +115,13 @@ struct CommitRequest {
   // Overwrite of an existing dataset: the data storage version ("" keeps the dataset's).
   std::string data_storage_version;
 };
+
+// Deletes the rows at `addresses` (row addresses of `ds`, a version of the dataset at `loc`;
+// any order, repeats and already deleted rows ignored), recording `predicate`: what
+// DeleteRowAddresses and DeleteRows do once they have the dataset open.
+Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Dataset& ds,
+                                       std::vector<uint64_t> addresses,
+                                       const std::string& predicate, const CommitOptions& options);
 
 // Commits `request` (see above). Errors: CommitConflict (incompatible or retryable
 // conflict, or max_retries lost races), NotFound (non-Overwrite on a missing dataset).

@@ -15,6 +15,7 @@
 #include "lance/table/feature_flags.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
+#include "table/durable_files.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table {
@@ -277,7 +278,11 @@ int64_t NowNs() {
 
 Result<TableLocation> Locate(const std::string& uri) {
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
-  return TableLocation{sp.store, sp.path};
+  TableLocation loc;
+  loc.store = sp.store;
+  loc.root = sp.path;
+  LANCE_ASSIGN_OR_RAISE(loc.unsynced, UnsyncedTwin(loc.store));
+  return loc;
 }
 
 namespace {
@@ -369,7 +374,7 @@ Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
   info.read_version = read_version;
   info.id = RandomU64();
   info.num_deleted_rows = rows.size();
-  LANCE_RETURN_NOT_OK(loc.store->Put(loc.Path("_deletions/" + info.FileName(fragment_id)), bytes));
+  LANCE_RETURN_NOT_OK(loc.PutFile(loc.Path("_deletions/" + info.FileName(fragment_id)), bytes));
   ::lance::table::DeletionFile d;
   d.set_file_type(info.type == DeletionFileType::kBitmap ? ::lance::table::DeletionFile::BITMAP
                                                          : ::lance::table::DeletionFile::ARROW_ARRAY);
@@ -638,10 +643,52 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
 
 }  // namespace
 
-Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const CommitOptions& options) {
-  std::shared_ptr<CommitHandler> handler =
-      options.handler ? options.handler : PutIfNotExistsCommitHandler();
-  if (req.txn.uuid().empty()) req.txn.set_uuid(NewUuid());
+namespace {
+
+// Ancestors of the store path `dir`, itself included, up to the filesystem root ("").
+std::vector<std::string> SelfAndAncestors(std::string dir) {
+  std::vector<std::string> out;
+  for (;;) {
+    out.push_back(dir);
+    if (dir.empty()) return out;
+    dir = ParentPath(dir);
+  }
+}
+
+// Publishes the manifest `bytes` at `path` if the name is free (AlreadyExists otherwise),
+// after making the files the commit wrote durable. With `loc.unsynced` and no handler of the
+// caller's choosing, as durable_files.h argues: the files and the staged manifest synced in
+// one round, the rename, the directory synced; else through `handler` on the syncing store.
+Status Publish(const TableLocation& loc, CommitHandler* handler, bool new_dataset,
+               const std::string& path, const std::string& bytes) {
+  std::vector<std::string> dirs;
+  if (loc.unsynced) {
+    // New subdirectories of the dataset directory; for a new dataset, mkdir -p's parents.
+    dirs = new_dataset ? SelfAndAncestors(loc.root) : std::vector<std::string>{loc.root};
+  }
+  if (handler != nullptr || !loc.unsynced) {
+    if (loc.unsynced) {
+      LANCE_RETURN_NOT_OK(SyncFiles(*loc.unsynced, loc.written->TakeUnsynced(), dirs));
+    }
+    return (handler ? handler : PutIfNotExistsCommitHandler().get())
+        ->CommitManifest(*loc.store, path, bytes);
+  }
+  // A name that never parses as a version (it does not end in ".manifest").
+  const std::string staging = path + "." + NewUuid() + ".staged";
+  LANCE_RETURN_NOT_OK(loc.unsynced->Put(staging, bytes));
+  std::vector<std::string> files = loc.written->TakeUnsynced();
+  files.push_back(staging);
+  Status st = SyncFiles(*loc.unsynced, files, dirs);
+  if (st.ok()) st = loc.unsynced->RenameIfNotExists(staging, path);
+  if (!st.ok()) {
+    (void)loc.unsynced->Delete(staging);
+    return st;
+  }
+  return SyncFiles(*loc.unsynced, {}, {ParentPath(path)});
+}
+
+Result<CommitInfo> CommitLoop(const TableLocation& loc, CommitRequest& req,
+                              const CommitOptions& options, bool* maybe_published) {
   const uint64_t read_version = req.txn.read_version();
   const Op op = req.txn.operation_case();
   uint64_t checked = read_version;
@@ -699,21 +746,25 @@ Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const Com
     Manifest& m = applied.first;
     const std::string txn_bytes = req.txn.SerializeAsString();
     const std::string txn_name = fmt::format("{}-{}.txn", read_version, req.txn.uuid());
-    LANCE_RETURN_NOT_OK(loc.store->Put(loc.Path("_transactions/" + txn_name), txn_bytes));
+    LANCE_RETURN_NOT_OK(loc.PutFile(loc.Path("_transactions/" + txn_name), txn_bytes));
     m.set_transaction_file(txn_name);
     const std::string bytes = SerializeManifestFile(&m, applied.second, txn_bytes);
     const ManifestNaming naming = latest ? latest->naming : req.new_dataset.naming;
     const std::string path = loc.Path("_versions/" + ManifestFileName(m.version(), naming));
-    Status st = handler->CommitManifest(*loc.store, path, bytes);
+    *maybe_published = true;
+    Status st = Publish(loc, options.handler.get(), !latest, path, bytes);
     if (st.IsAlreadyExists()) {
+      *maybe_published = false;
       // Lost the race for this version: back off a little, then rebase on the winner.
       std::this_thread::sleep_for(std::chrono::microseconds(RandomU64() % (500 * attempt + 1)));
       continue;
     }
     LANCE_RETURN_NOT_OK(st);
+    loc.written->Clear();
     info.version = m.version();
-    // The hint only helps readers find the latest version quickly; a stale one is tolerated
-    // (readers check the next version), so a slower winner does not move it backwards.
+    // The hint only helps readers find the latest version quickly; a stale or lost one is
+    // tolerated (readers check the next version), so it is not synced, and a slower winner
+    // does not move it backwards.
     const std::string hint = loc.Path("_versions/latest_version_hint.json");
     auto old_hint = loc.store->Get(hint);
     std::optional<uint64_t> old_version;
@@ -724,12 +775,27 @@ Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const Com
       if (parsed.ok()) old_version = *parsed;
     }
     if (!old_version || *old_version < m.version()) {
-      (void)loc.store->Put(hint, fmt::format("{{\"version\":{}}}", m.version()));
+      (void)loc.file_store()->Put(hint, fmt::format("{{\"version\":{}}}", m.version()));
     }
     return info;
   }
   return Status::CommitConflict("{}: gave up after losing {} commit races", loc.root,
                                 options.max_retries + 1);
+}
+
+}  // namespace
+
+Result<CommitInfo> Commit(const TableLocation& loc, CommitRequest req, const CommitOptions& options) {
+  if (req.txn.uuid().empty()) req.txn.set_uuid(NewUuid());
+  bool maybe_published = false;
+  Result<CommitInfo> r = CommitLoop(loc, req, options, &maybe_published);
+  if (!r.ok() && !maybe_published) {
+    // No version names this operation's files (its manifest was never published): they are
+    // garbage, so the failed operation leaves nothing behind. Best effort: a file that cannot
+    // be removed is an unreferenced file, which cleanup removes later.
+    for (const std::string& path : loc.written->All()) (void)loc.file_store()->Delete(path);
+  }
+  return r;
 }
 
 }  // namespace internal

@@ -4,12 +4,15 @@
 #include "lance/table/merge_insert.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "lance/columnar/json.h"
+#include "lance/core/thread_pool.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
@@ -63,6 +66,85 @@ Result<bool> RowKey(const std::vector<ArrayPtr>& cols, int64_t i, std::string* k
   return true;
 }
 
+// Whether a key column of type `t` can be hashed by its value bits (FixedKeyIndex): one
+// fixed-width value of 1, 2, 4 or 8 bytes (integers, floats by bits as AppendKey does,
+// dates, times, timestamps, durations).
+bool IsFixedKey(const DataType& t) {
+  const int bits = t.bit_width();
+  return t.is_fixed_width() && t.id() != TypeId::kBool && t.id() != TypeId::kDictionary &&
+         (bits == 8 || bits == 16 || bits == 32 || bits == 64);
+}
+
+// The key bits of element i of a fixed-key array (zero-extended to 64 bits).
+inline uint64_t KeyBits(const uint8_t* values, int width, int64_t i) {
+  uint64_t k = 0;
+  std::memcpy(&k, values + i * width, static_cast<size_t>(width));
+  return k;
+}
+
+// Open-addressing hash table from one fixed-width key to the source row that has it (-1 when
+// several do): a probe is a multiply, a shift and usually one cache line, which makes
+// probing every dataset row cheap next to decoding it.
+class FixedKeyIndex {
+ public:
+  static constexpr int64_t kAbsent = -2;
+
+  explicit FixedKeyIndex(const Array& keys) : width_(keys.type->bit_width() / 8) {
+    int64_t capacity = 16;
+    while (capacity < 2 * keys.length) capacity *= 2;
+    shift_ = 64 - std::countr_zero(static_cast<uint64_t>(capacity));
+    mask_ = static_cast<uint64_t>(capacity - 1);
+    keys_.assign(static_cast<size_t>(capacity), 0);
+    rows_.assign(static_cast<size_t>(capacity), kAbsent);
+    const uint8_t* v = Data(keys);
+    for (int64_t i = 0; i < keys.length; ++i) {
+      if (keys.IsNull(i)) continue;
+      const uint64_t k = KeyBits(v, width_, i);
+      uint64_t s = Slot(k);
+      while (rows_[s] != kAbsent && keys_[s] != k) s = (s + 1) & mask_;
+      if (rows_[s] == kAbsent) {
+        keys_[s] = k;
+        rows_[s] = i;
+      } else {
+        rows_[s] = -1;
+      }
+    }
+  }
+  static const uint8_t* Data(const Array& a) {
+    return a.buffers[1]->data() + a.offset * (a.type->bit_width() / 8);
+  }
+  int width() const { return width_; }
+  // The source row with key bits `k`, -1 (several) or kAbsent.
+  int64_t Find(uint64_t k) const {
+    uint64_t s = Slot(k);
+    while (rows_[s] != kAbsent) {
+      if (keys_[s] == k) return rows_[s];
+      s = (s + 1) & mask_;
+    }
+    return kAbsent;
+  }
+
+ private:
+  uint64_t Slot(uint64_t k) const { return (k * 0x9E3779B97F4A7C15ull) >> shift_; }
+
+  int width_;
+  int shift_ = 0;
+  uint64_t mask_ = 0;
+  std::vector<uint64_t> keys_;
+  std::vector<int64_t> rows_;
+};
+
+// What probing one slice of the dataset's key scan found, in scan order.
+struct ProbeResult {
+  std::vector<int64_t> matched_src;       // source row of each matched dataset row
+  std::vector<int64_t> matched_at;        // row of the slice of each matched dataset row
+  std::vector<int64_t> unmatched_at;      // rows of the slice no source row matches
+  Status status;
+};
+
+// Rows of the dataset's key scan per probed slice: small enough to spread over the cores.
+constexpr int64_t kProbeSliceRows = 64 * 1024;
+
 }  // namespace
 
 Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& in_schema,
@@ -74,21 +156,14 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
   const SchemaPtr& schema = ds->schema();
 
-  // The source, columns in the dataset's order.
-  if (in_schema->num_fields() != schema->num_fields()) {
-    return Status::InvalidArgument("merge-insert: the input has {} columns but the dataset has {}",
-                                   in_schema->num_fields(), schema->num_fields());
-  }
+  // The source, columns matched by name and put in the dataset's order.
+  LANCE_ASSIGN_OR_RAISE(std::vector<int> by_name,
+                        internal::MatchColumnsByName(*schema, *in_schema, "merge-insert"));
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr in_all, internal::ConcatenateBatches(in_schema, batches));
   std::vector<ArrayPtr> src_cols;
-  for (const auto& f : schema->fields()) {
-    const int c = in_schema->GetFieldIndex(f->name());
-    if (c < 0) return Status::InvalidArgument("merge-insert: the input has no column '{}'", f->name());
-    if (!internal::SameStorageType(*in_schema->field(c)->type(), *f->type())) {
-      return Status::InvalidArgument("merge-insert: input column '{}' is {} but the dataset has {}",
-                                     f->name(), in_schema->field(c)->type()->ToString(),
-                                     f->type()->ToString());
-    }
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    const auto& f = schema->field(i);
+    const int c = by_name[static_cast<size_t>(i)];
     if (!f->nullable() && in_all->column(c)->null_count > 0) {
       return Status::InvalidArgument("merge-insert: column '{}' is not nullable but the input has "
                                      "{} nulls",
@@ -105,52 +180,96 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     src_keys.push_back(src_cols[static_cast<size_t>(c)]);
   }
 
-  // Hash the source keys: key -> first source row; -1 marks a key given twice.
+  // Hash the source keys: key -> the source row; -1 marks a key given twice.
+  const bool fixed_key = src_keys.size() == 1 && IsFixedKey(*src_keys[0]->type);
+  std::optional<FixedKeyIndex> fixed_index;
   std::unordered_map<std::string, int64_t> index;
-  index.reserve(static_cast<size_t>(n_src) * 2);
-  std::string key;
-  for (int64_t i = 0; i < n_src; ++i) {
-    LANCE_ASSIGN_OR_RAISE(bool ok, RowKey(src_keys, i, &key));
-    if (!ok) continue;
-    auto [it, fresh] = index.emplace(key, i);
-    if (!fresh) it->second = -1;
+  if (fixed_key) {
+    fixed_index.emplace(*src_keys[0]);
+  } else {
+    index.reserve(static_cast<size_t>(n_src) * 2);
+    std::string key;
+    for (int64_t i = 0; i < n_src; ++i) {
+      LANCE_ASSIGN_OR_RAISE(bool ok, RowKey(src_keys, i, &key));
+      if (!ok) continue;
+      auto [it, fresh] = index.emplace(key, i);
+      if (!fresh) it->second = -1;
+    }
   }
 
-  // Probe with the dataset's keys.
+  // Probe with the dataset's keys, slices of the scan on every core.
   const bool stable = (sv.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
   ScanOptions so;
   so.columns = params.on;
   so.with_row_addr = true;
   so.with_row_id = stable;
   LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
+  const size_t nk = params.on.size();
+  std::vector<RecordBatchPtr> slices;
+  for (const auto& b : scanned) {
+    for (int64_t start = 0; start < b->num_rows(); start += kProbeSliceRows) {
+      slices.push_back(b->Slice(start, std::min(kProbeSliceRows, b->num_rows() - start)));
+    }
+  }
+  const bool want_unmatched = params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
+  std::vector<ProbeResult> probed(slices.size());
+  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
+    const RecordBatch& b = *slices[static_cast<size_t>(s)];
+    ProbeResult& pr = probed[static_cast<size_t>(s)];
+    auto found = [&](int64_t r, int64_t src) {
+      if (src == FixedKeyIndex::kAbsent) {
+        if (want_unmatched) pr.unmatched_at.push_back(r);
+      } else {
+        pr.matched_src.push_back(src);
+        pr.matched_at.push_back(r);
+      }
+    };
+    if (fixed_key) {
+      const Array& k = *b.column(0);
+      const uint8_t* v = FixedKeyIndex::Data(k);
+      const int w = fixed_index->width();
+      for (int64_t r = 0; r < b.num_rows(); ++r) {
+        found(r, k.IsValid(r) ? fixed_index->Find(KeyBits(v, w, r)) : FixedKeyIndex::kAbsent);
+      }
+      return;
+    }
+    std::vector<ArrayPtr> keys(b.columns().begin(), b.columns().begin() + static_cast<std::ptrdiff_t>(nk));
+    std::string key;
+    for (int64_t r = 0; r < b.num_rows(); ++r) {
+      auto ok = RowKey(keys, r, &key);
+      if (!ok.ok()) {
+        pr.status = ok.status();
+        return;
+      }
+      auto it = *ok ? index.find(key) : index.end();
+      found(r, it == index.end() ? FixedKeyIndex::kAbsent : it->second);
+    }
+  });
+
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
   std::vector<int64_t> updated_rows;   // source rows to write as updates, in dataset order
   std::vector<uint64_t> updated_ids;   // their stable row ids
   std::vector<uint64_t> deleted;       // row addresses to delete
   MergeInsertResult out;
-  const size_t nk = params.on.size();
-  for (const auto& b : scanned) {
-    std::vector<ArrayPtr> keys(b->columns().begin(), b->columns().begin() + static_cast<std::ptrdiff_t>(nk));
-    const uint64_t* addr = b->column(b->num_columns() - 1)->Values<uint64_t>();
-    const uint64_t* ids = stable ? b->column(static_cast<int>(nk))->Values<uint64_t>() : nullptr;
-    for (int64_t r = 0; r < b->num_rows(); ++r) {
-      LANCE_ASSIGN_OR_RAISE(bool ok, RowKey(keys, r, &key));
-      auto it = ok ? index.find(key) : index.end();
-      if (it == index.end()) {
-        if (params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete) {
-          deleted.push_back(addr[r]);
-          ++out.rows_deleted;
-        }
-        continue;
-      }
-      if (it->second < 0) {
+  for (size_t s = 0; s < slices.size(); ++s) {
+    const ProbeResult& pr = probed[s];
+    LANCE_RETURN_NOT_OK(pr.status);
+    const RecordBatch& b = *slices[s];
+    const uint64_t* addr = b.column(b.num_columns() - 1)->Values<uint64_t>();
+    const uint64_t* ids = stable ? b.column(static_cast<int>(nk))->Values<uint64_t>() : nullptr;
+    for (int64_t r : pr.unmatched_at) deleted.push_back(addr[r]);
+    out.rows_deleted += pr.unmatched_at.size();
+    for (size_t m = 0; m < pr.matched_src.size(); ++m) {
+      const int64_t src = pr.matched_src[m];
+      const int64_t r = pr.matched_at[m];
+      if (src < 0) {
         return Status::InvalidArgument("merge-insert: several input rows have the key of dataset "
                                        "row {} (address {}); the update would be ambiguous",
                                        r, addr[r]);
       }
-      matched[static_cast<size_t>(it->second)] = 1;
+      matched[static_cast<size_t>(src)] = 1;
       if (params.when_matched == WhenMatched::kUpdateAll) {
-        updated_rows.push_back(it->second);
+        updated_rows.push_back(src);
         if (stable) updated_ids.push_back(ids[r]);
         deleted.push_back(addr[r]);
         ++out.rows_updated;
@@ -167,18 +286,26 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   out.commit.attempts = 0;
   if (deleted.empty() && inserted_rows.empty()) return out;
 
+  // The updated rows replace the dataset's rows whole (every column comes from the source),
+  // so nothing is read back from the dataset. Without stable row ids, updated and inserted
+  // rows share one data file; with them, the updated rows keep their ids in fragments of
+  // their own and the inserted rows get fresh ids at commit.
   std::vector<::lance::table::DataFragment> fragments;
-  if (!updated_rows.empty()) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(source, updated_rows));
-    LANCE_ASSIGN_OR_RAISE(fragments, internal::WriteFragments(loc, sv.manifest, schema, {rows},
-                                                              params.max_rows_per_file));
-    if (stable) LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, updated_ids));
-  }
-  if (!inserted_rows.empty()) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(source, inserted_rows));
+  auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
+    if (rows_of_source.empty()) return Status::OK();
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(source, rows_of_source));
     LANCE_ASSIGN_OR_RAISE(auto more, internal::WriteFragments(loc, sv.manifest, schema, {rows},
                                                               params.max_rows_per_file));
     for (auto& f : more) fragments.push_back(std::move(f));
+    return Status::OK();
+  };
+  if (stable) {
+    LANCE_RETURN_NOT_OK(write(updated_rows));
+    LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, updated_ids));
+    LANCE_RETURN_NOT_OK(write(inserted_rows));
+  } else {
+    updated_rows.insert(updated_rows.end(), inserted_rows.begin(), inserted_rows.end());
+    LANCE_RETURN_NOT_OK(write(updated_rows));
   }
   LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, *ds, sv, std::move(deleted),
                                                               std::move(fragments), params.commit));

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
@@ -102,6 +103,37 @@ Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int6
   }
   return std::make_shared<RecordBatch>(batch.schema(), static_cast<int64_t>(indices.size()),
                                        std::move(cols));
+}
+
+Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
+                                            const std::string& what) {
+  std::vector<int> out;
+  std::vector<std::string> missing, extra;
+  for (const auto& f : dataset.fields()) {
+    const int c = input.GetFieldIndex(f->name());
+    if (c < 0) missing.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    out.push_back(c);
+  }
+  for (const auto& f : input.fields()) {
+    if (dataset.GetFieldIndex(f->name()) < 0) {
+      extra.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    }
+  }
+  if (!missing.empty() || !extra.empty()) {
+    std::string msg = fmt::format("{}: the input's columns do not match the dataset's", what);
+    if (!missing.empty()) msg += fmt::format("; missing {}", fmt::join(missing, ", "));
+    if (!extra.empty()) msg += fmt::format("; not in the dataset {}", fmt::join(extra, ", "));
+    return Status::InvalidArgument("{}", msg);
+  }
+  for (int i = 0; i < dataset.num_fields(); ++i) {
+    const auto& f = dataset.field(i);
+    const auto& in = input.field(out[static_cast<size_t>(i)]);
+    if (!SameStorageType(*in->type(), *f->type())) {
+      return Status::InvalidArgument("{}: input column '{}' is {} but the dataset has {}", what,
+                                     f->name(), in->type()->ToString(), f->type()->ToString());
+    }
+  }
+  return out;
 }
 
 Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
@@ -202,8 +234,9 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
     while (off < batch->num_rows()) {
       if (!writer) {
         name = NewDataFileName();
-        LANCE_ASSIGN_OR_RAISE(writer,
-                              file::FileWriter::Open(loc.store, loc.Path("data/" + name), schema, wo));
+        LANCE_ASSIGN_OR_RAISE(writer, file::FileWriter::Open(loc.file_store(),
+                                                             loc.Path("data/" + name), schema, wo));
+        loc.Written(loc.Path("data/" + name));
       }
       const int64_t n = std::min(batch->num_rows() - off, max_rows_per_file - in_file);
       std::vector<ArrayPtr> cols;
@@ -227,8 +260,10 @@ Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
   file::WriteOptions wo;
   wo.version = fv;
   const std::string name = NewDataFileName();
-  LANCE_ASSIGN_OR_RAISE(auto writer, file::FileWriter::Open(loc.store, loc.Path("data/" + name),
+  LANCE_ASSIGN_OR_RAISE(auto writer, file::FileWriter::Open(loc.file_store(),
+                                                           loc.Path("data/" + name),
                                                            batch.schema(), wo));
+  loc.Written(loc.Path("data/" + name));
   LANCE_RETURN_NOT_OK(writer->Write(batch));
   LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
   ::lance::table::DataFile df;

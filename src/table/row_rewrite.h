@@ -30,6 +30,13 @@ bool SameStorageType(const DataType& a, const DataType& b);
 // `array` relabelled with `type`, recursively. REQUIRES: SameStorageType(*array->type, *type).
 ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
 
+// For each top-level column of `dataset`, the index of the `input` column of the same name
+// (the input's columns may come in any order). Errors: InvalidArgument, prefixed with `what`,
+// naming the dataset columns the input lacks and the input columns the dataset lacks (each
+// with its type), or the first column whose types differ (SameStorageType).
+Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
+                                            const std::string& what);
+
 // All rows of `batches` (same schema, at least one batch) as one batch with `schema`.
 Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
                                           const std::vector<RecordBatchPtr>& batches);

@@ -206,9 +206,19 @@ TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
   ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("ambiguous"), std::string::npos);
   // Schema mismatches.
-  auto other = schema({field("id", int64(), false), field("name", utf8())});
-  EV_ASSIGN(auto b, RecordBatchFromJSON(other, R"([{"id":1,"name":"a"}])"));
-  EXPECT_TRUE(MergeInsert(uri, other, {b}, p).status().IsInvalidArgument());
+  auto other = schema({field("id", int64(), false), field("name", utf8()), field("extra", int32())});
+  EV_ASSIGN(auto b, RecordBatchFromJSON(other, R"([{"id":1,"name":"a","extra":1}])"));
+  st = MergeInsert(uri, other, {b}, p).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("missing 'score' (double)"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("not in the dataset 'extra' (int32)"), std::string::npos)
+      << st.ToString();
+  auto retyped = schema({field("id", int64(), false), field("name", utf8()), field("score", utf8())});
+  EV_ASSIGN(b, RecordBatchFromJSON(retyped, R"([{"id":1,"name":"a","score":"x"}])"));
+  st = MergeInsert(uri, retyped, {b}, p).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("'score' is string but the dataset has double"), std::string::npos)
+      << st.ToString();
   p.on = {"nope"};
   EXPECT_TRUE(MergeInsert(uri, PeopleSchema(), {src}, p).status().IsInvalidArgument());
 }
@@ -228,6 +238,44 @@ TEST(MergeInsert, StableRowIdsKeptForUpdatedRowsFreshForInserted) {
   EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":2,"_rowid":2},{"id":1,"_rowid":1},
                                          {"id":8,"_rowid":3}])"));
   EXPECT_EQ(rows, want);
+}
+
+// Many dataset rows (several probe slices on several threads): every key probed once, the
+// matches found wherever they are, for a fixed-width key (int32, hashed by value) and a
+// string key (hashed through its encoding).
+TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
+  constexpr int64_t kRows = 150000;
+  for (bool string_key : {false, true}) {
+    const std::string uri = FreshUri(string_key ? "merge_many_s" : "merge_many_i");
+    auto sch = schema({field("k", int32(), false), field("s", utf8(), false), field("v", int64())});
+    auto make = [&](int64_t start, int64_t n, int64_t step, int64_t v) {
+      std::string json = "[";
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = start + i * step;
+        json += fmt::format("{}{{\"k\":{},\"s\":\"s{}\",\"v\":{}}}", i ? "," : "", k, k, v);
+      }
+      return RecordBatchFromJSON(sch, json + "]");
+    };
+    EV_ASSIGN(auto base, make(0, kRows, 1, 0));
+    WriteParams wp;
+    wp.max_rows_per_file = 100000;
+    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
+    // Keys 7, 1007, ... (150 of them, in both fragments) plus 50 beyond the dataset.
+    EV_ASSIGN(auto src, make(7, 200, 1000, 1));
+    MergeInsertParams p;
+    p.on = {string_key ? "s" : "k"};
+    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+    EXPECT_EQ(r.rows_updated, 150u);
+    EXPECT_EQ(r.rows_inserted, 50u);
+    EV_ASSIGN(auto ds, Dataset::Open(uri));
+    EXPECT_EQ(ds->CountRows(), static_cast<uint64_t>(kRows + 50));
+    EV_ASSIGN(uint64_t ones, ds->CountRows("v = 1"));
+    EXPECT_EQ(ones, 200u);
+    EV_ASSIGN(uint64_t updated, ds->CountRows("v = 1 AND k % 1000 = 7 AND k < 150000"));
+    EXPECT_EQ(updated, 150u);
+    EV_ASSIGN(uint64_t stale, ds->CountRows("v = 0 AND k % 1000 = 7"));
+    EXPECT_EQ(stale, 0u);
+  }
 }
 
 }  // namespace

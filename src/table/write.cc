@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "lance/file/file_writer.h"
 #include "lance/table/dataset.h"
@@ -59,6 +60,46 @@ Result<std::vector<int32_t>> MatchSchema(const std::vector<file::LanceField>& da
   return ids;
 }
 
+// Puts the input's top-level columns in the order of the dataset's (`dataset`: its flattened
+// fields), matching them by name. Errors: InvalidArgument naming the missing and the extra
+// columns with their types.
+Status InDatasetOrder(const std::vector<file::LanceField>& dataset, SchemaPtr* schema,
+                      std::vector<RecordBatchPtr>* batches) {
+  const Schema& in = **schema;
+  std::vector<int> order;
+  std::vector<std::string> missing, extra;
+  for (const auto& f : dataset) {
+    if (f.parent_id >= 0) continue;
+    const int c = in.GetFieldIndex(f.name);
+    if (c < 0) missing.push_back(fmt::format("'{}' ({})", f.name, f.logical_type));
+    order.push_back(c);
+  }
+  for (const auto& f : in.fields()) {
+    const bool known = std::any_of(dataset.begin(), dataset.end(), [&](const file::LanceField& d) {
+      return d.parent_id < 0 && d.name == f->name();
+    });
+    if (!known) extra.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+  }
+  if (!missing.empty() || !extra.empty()) {
+    std::string msg = "append: the input's columns do not match the dataset's";
+    if (!missing.empty()) msg += fmt::format("; missing {}", fmt::join(missing, ", "));
+    if (!extra.empty()) msg += fmt::format("; not in the dataset {}", fmt::join(extra, ", "));
+    return Status::InvalidArgument("{}", msg);
+  }
+  bool same = true;
+  for (size_t i = 0; i < order.size(); ++i) same = same && order[i] == static_cast<int>(i);
+  if (same) return Status::OK();
+  std::vector<FieldPtr> fields;
+  for (int c : order) fields.push_back(in.field(c));
+  *schema = ::lance::schema(std::move(fields), in.metadata());
+  for (auto& b : *batches) {
+    std::vector<ArrayPtr> cols;
+    for (int c : order) cols.push_back(b->column(c));
+    b = std::make_shared<RecordBatch>(*schema, b->num_rows(), std::move(cols));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<WriteMode> WriteModeFromName(const std::string& name) {
@@ -68,9 +109,11 @@ Result<WriteMode> WriteModeFromName(const std::string& name) {
   return Status::InvalidArgument("write mode '{}': expected create, append or overwrite", name);
 }
 
-Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
-                                 const std::vector<RecordBatchPtr>& batches,
+Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_schema,
+                                 const std::vector<RecordBatchPtr>& input_batches,
                                  const WriteParams& params) {
+  SchemaPtr schema = input_schema;
+  std::vector<RecordBatchPtr> batches = input_batches;
   if (params.max_rows_per_file <= 0) {
     return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
   }
@@ -104,8 +147,9 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
   std::vector<file::LanceField> fields;
   std::vector<int> non_nullable;  // top-level columns that must not hold nulls
   if (append) {
-    LANCE_ASSIGN_OR_RAISE(auto input_fields, file::LanceFieldsWithIds(*schema, nullptr));
     const auto dataset_fields = internal::LanceFieldsOf(latest->manifest);
+    LANCE_RETURN_NOT_OK(InDatasetOrder(dataset_fields, &schema, &batches));
+    LANCE_ASSIGN_OR_RAISE(auto input_fields, file::LanceFieldsWithIds(*schema, nullptr));
     LANCE_ASSIGN_OR_RAISE(auto ids, MatchSchema(dataset_fields, input_fields));
     LANCE_ASSIGN_OR_RAISE(fields, file::LanceFieldsWithIds(*schema, &ids, &file_schema));
     for (int c = 0; c < schema->num_fields(); ++c) {
@@ -189,6 +233,15 @@ Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint
   OpenOptions oo;
   oo.version = read_version;
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, oo));
+  return internal::DeleteFromDataset(loc, *ds, std::move(addresses), predicate, options);
+}
+
+namespace internal {
+
+Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Dataset& dataset,
+                                       std::vector<uint64_t> addresses,
+                                       const std::string& predicate, const CommitOptions& options) {
+  const Dataset* ds = &dataset;
   const TableManifest& tm = ds->manifest();
   LANCE_RETURN_NOT_OK(CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags, ds->manifest_path()));
   LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ds->version()));
@@ -239,5 +292,7 @@ Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint
   LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), options));
   return out;
 }
+
+}  // namespace internal
 
 }  // namespace lance::table

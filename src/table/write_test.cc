@@ -6,7 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "lance/columnar/json.h"
 #include "lance/table/dataset.h"
@@ -507,6 +512,39 @@ TEST(WriteDataset, CreateAppendOverwriteAndRead) {
   }
 }
 
+TEST(WriteDataset, AppendMatchesColumnsByName) {
+  const std::string uri = FreshUri();
+  ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(0, 3)}).status());
+  // The same columns in another order.
+  const RecordBatchPtr more = People(3, 2);
+  auto reordered = schema({PeopleSchema()->field(3), PeopleSchema()->field(1),
+                           PeopleSchema()->field(0), PeopleSchema()->field(2)});
+  auto batch = std::make_shared<RecordBatch>(
+      reordered, more->num_rows(),
+      std::vector<ArrayPtr>{more->column(3), more->column(1), more->column(0), more->column(2)});
+  WriteParams p;
+  p.mode = WriteMode::kAppend;
+  ASSERT_OK(WriteDataset(uri, reordered, {batch}, p).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto all, ds->Scan());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_TRUE(all[1]->Equals(*more)) << all[1]->ToString();
+  // A missing and an extra column are named, with their types.
+  auto wrong = schema({field("id", int64(), false), field("name", utf8()), field("tags", list(utf8())),
+                       field("extra", int16())});
+  auto st = WriteDataset(uri, wrong, {}, p).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("missing 'pos' (struct)"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("not in the dataset 'extra' (int16)"), std::string::npos)
+      << st.ToString();
+  // Same names, another type: the flattened comparison names the field.
+  auto retyped = schema({field("id", int64(), false), field("name", int32()), field("tags", list(utf8())),
+                         field("pos", struct_({field("x", float64()), field("y", float64())}))});
+  st = WriteDataset(uri, retyped, {}, p).status();
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("'name'"), std::string::npos) << st.ToString();
+}
+
 TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
   auto s = schema({field("m", map(utf8(), int32()))});
   WriteParams p;
@@ -535,6 +573,152 @@ TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
   ASSERT_OK_AND_ASSIGN(auto rows, ds->Scan(o));
   EXPECT_EQ(rows[1]->column(1)->Values<uint64_t>()[0], 9u);  // row 8 deleted, ids kept
   EXPECT_EQ(ds->CountRows(), 12u);
+}
+
+// ---------------------------------------------------------------------------------------
+// Local directories: files synced together, the manifest staged then renamed
+// (durable_files.h), and a commit that fails for good removing the files it wrote.
+
+// A fresh local directory for one test (removed first).
+std::string LocalDir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("lance_write_test_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+// Names of the files in `dir` (none when it does not exist), sorted.
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The data files every version of `uri` references.
+std::set<std::string> ReferencedDataFiles(const std::string& uri) {
+  std::set<std::string> out;
+  auto latest = Dataset::Open(uri);
+  EXPECT_TRUE(latest.ok()) << latest.status().ToString();
+  for (uint64_t v = 1; v <= (*latest)->version(); ++v) {
+    OpenOptions o;
+    o.version = v;
+    auto ds = Dataset::Open(uri, o);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    for (const auto& f : (*ds)->manifest().fragments) {
+      for (const auto& df : f.files) out.insert(df.path);
+    }
+  }
+  return out;
+}
+
+TEST(LocalCommit, EveryVersionReadsBackAndNothingIsLeftStaged) {
+  const std::string uri = LocalDir("staged");
+  WriteParams p;
+  p.max_rows_per_file = 30;
+  ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(0, 50)}, p).status());
+  p.mode = WriteMode::kAppend;
+  ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(50, 10)}, p).status());
+  ASSERT_OK_AND_ASSIGN(DeleteResult d, DeleteRows(uri, "id % 7 = 0"));
+  EXPECT_EQ(d.num_deleted_rows, 9u);
+  EXPECT_EQ(d.commit.version, 3u);
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 60; ++i) {
+    if (i % 7 != 0) want.push_back(i);
+  }
+  EXPECT_EQ(ScanIds(uri), want);
+  // Three manifests and the hint; no staging file, no temp file.
+  const auto versions = FilesIn(uri + "/_versions");
+  ASSERT_EQ(versions.size(), 4u) << ::testing::PrintToString(versions);
+  for (const auto& name : versions) {
+    EXPECT_TRUE(name.ends_with(".manifest") || name == "latest_version_hint.json") << name;
+  }
+  EXPECT_EQ(FilesIn(uri + "/_transactions").size(), 3u);
+  EXPECT_EQ(FilesIn(uri + "/_deletions").size(), 3u);  // each fragment lost rows
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->open_stats().lists, 0);  // the hint named the latest version
+  std::filesystem::remove_all(uri);
+}
+
+TEST(LocalCommit, RacingWritersEachLandExactlyOnce) {
+  const std::string uri = LocalDir("racing");
+  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  constexpr int kPerThread = 15;
+  std::vector<std::thread> threads;
+  std::atomic<int> lost{0};
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto l = internal::Locate(uri);
+        ASSERT_TRUE(l.ok());
+        auto c = internal::Commit(*l, AppendRequest(1, 1, fmt::format("t{}-{}.lance", t, i)), {});
+        ASSERT_TRUE(c.ok()) << c.status().ToString();
+        lost += c->attempts - 1;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 1u + 2 * kPerThread);
+  std::multiset<std::string> names;
+  for (const auto& f : ds->manifest().fragments) names.insert(f.files[0].path);
+  for (int t = 0; t < 2; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      EXPECT_EQ(names.count(fmt::format("t{}-{}.lance", t, i)), 1u) << t << " " << i;
+    }
+  }
+  for (const auto& name : FilesIn(uri + "/_versions")) {
+    EXPECT_TRUE(name.ends_with(".manifest") || name == "latest_version_hint.json") << name;
+  }
+  std::filesystem::remove_all(uri);
+}
+
+TEST(FailedCommit, RemovesTheFilesItWrote) {
+  for (bool local : {true, false}) {
+    const std::string uri = local ? LocalDir("failed") : FreshUri();
+    WriteParams p;
+    ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(0, 20)}, p).status());
+    // An append that loses its race to an overwrite: incompatible, nothing of it may remain.
+    auto handler = std::make_shared<RacingHandler>([&] {
+      WriteParams o;
+      o.mode = WriteMode::kOverwrite;
+      ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(100, 5)}, o).status());
+    });
+    p.mode = WriteMode::kAppend;
+    p.commit.handler = handler;
+    auto st = WriteDataset(uri, PeopleSchema(), {People(20, 20)}, p).status();
+    ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+    EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
+    const std::set<std::string> referenced = ReferencedDataFiles(uri);
+    EXPECT_EQ(referenced.size(), 2u);
+    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+    ASSERT_OK_AND_ASSIGN(auto data, loc.store->List(loc.Path("data")));
+    std::set<std::string> present;
+    for (const auto& obj : data) present.insert(obj.path.substr(obj.path.rfind('/') + 1));
+    EXPECT_EQ(present, referenced);
+    // Its transaction file went too: one per committed version.
+    ASSERT_OK_AND_ASSIGN(auto txns, loc.store->List(loc.Path("_transactions")));
+    EXPECT_EQ(txns.size(), 2u);
+    // A delete that conflicts for good (the dataset was overwritten since it read) leaves
+    // no deletion file either.
+    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    auto handler2 = std::make_shared<RacingHandler>([&] {
+      WriteParams o;
+      o.mode = WriteMode::kOverwrite;
+      ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(200, 5)}, o).status());
+    });
+    CommitOptions co;
+    co.handler = handler2;
+    const uint64_t first = ds->manifest().fragments[0].id << 32;
+    st = DeleteRowAddresses(uri, {first, first + 1}, ds->version(), "", co).status();
+    ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+    auto dels = loc.store->List(loc.Path("_deletions"));
+    EXPECT_TRUE(!dels.ok() || dels->empty()) << (dels.ok() ? dels->size() : 0) << " "
+                                             << (dels.ok() && !dels->empty() ? (*dels)[0].path : "");
+    if (local) std::filesystem::remove_all(uri);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+// Syncing a commit's files together (durable_files.h).
+#include "table/durable_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "lance/core/thread_pool.h"
+
+namespace lance::table::internal {
+
+namespace {
+
+// fdatasync (a file) or fsync (a directory: its entries are its data) of `full`.
+Status SyncOne(const std::string& full, bool directory) {
+  const int fd = ::open(full.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) {
+    return Status::IOError("open '{}' to sync it: {}", full, std::strerror(errno));
+  }
+  const int rc = directory ? ::fsync(fd) : ::fdatasync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) {
+    return Status::IOError("{} '{}': {}", directory ? "fsync directory" : "fdatasync", full,
+                           std::strerror(err));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string ParentPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(
+    const std::shared_ptr<io::ObjectStore>& store) {
+  const auto* local = dynamic_cast<const io::LocalObjectStore*>(store.get());
+  if (local == nullptr) return std::shared_ptr<io::LocalObjectStore>();
+  // One twin per root ("/" for every path-named dataset): Make stats the root each time.
+  static std::mutex mu;
+  static std::shared_ptr<io::LocalObjectStore> last;
+  std::lock_guard<std::mutex> lock(mu);
+  if (last && last->root() == local->root()) return last;
+  io::LocalObjectStoreOptions o;
+  o.sync = false;
+  LANCE_ASSIGN_OR_RAISE(last, io::LocalObjectStore::Make(local->root(), o));
+  return last;
+}
+
+Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,
+                 const std::vector<std::string>& extra_dirs) {
+  const std::set<std::string> files(paths.begin(), paths.end());
+  std::set<std::string> dirs(extra_dirs.begin(), extra_dirs.end());
+  for (const auto& p : files) dirs.insert(ParentPath(p));
+  std::vector<std::pair<std::string, bool>> items;  // full path, is a directory
+  for (const auto& p : files) items.emplace_back(store.FullPath(p), false);
+  for (const auto& d : dirs) items.emplace_back(store.FullPath(d), true);
+  std::vector<Status> results(items.size());
+  // Blocking calls: the pool's threads and the caller each wait on one at a time, and the
+  // filesystem folds concurrent flushes into one journal commit.
+  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(items.size()), [&](int64_t i) {
+    const auto& [full, is_dir] = items[static_cast<size_t>(i)];
+    results[static_cast<size_t>(i)] = SyncOne(full, is_dir);
+  });
+  for (const Status& st : results) LANCE_RETURN_NOT_OK(st);
+  return Status::OK();
+}
+
+}  // namespace lance::table::internal
