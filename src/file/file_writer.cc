@@ -3,7 +3,10 @@
 #include <google/protobuf/any.pb.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <deque>
+#include <future>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -13,6 +16,7 @@
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
+#include "lance/core/thread_pool.h"
 #include "lance/encoding/encoder.h"
 #include "lance/file/lance_schema.h"
 
@@ -379,6 +383,16 @@ struct LeafColumn {
   }
 };
 
+// A page taken from a column, encoded (possibly on a worker thread) and waiting to be written
+// in the order the pages were taken.
+struct PendingPage {
+  size_t column = 0;
+  int64_t first_row = 0;
+  encoding::LeafPage page;  // owns the bytes an encoded page may borrow
+  encoding::PageEncodeOptions options;
+  Result<encoding::EncodedPage> encoded = Status::Internal("page not encoded");
+};
+
 // Estimated bytes of an array's buffers (whole buffers, slices count fully).
 int64_t ArrayBytes(const Array& a) {
   int64_t n = 0;
@@ -402,6 +416,17 @@ struct FileWriter::Impl {
   std::vector<LeafColumn> columns;
   bool finished = false;
   bool aborted = false;
+  // Pages being encoded on the pool, oldest first; written strictly in this order, so the
+  // file's bytes do not depend on the threads.
+  std::deque<std::future<std::unique_ptr<PendingPage>>> pending;
+
+  // The pool to encode on, or null to encode inline (options, or a caller that is itself a
+  // worker of the pool: waiting for our pages there could starve it).
+  ThreadPool* Pool() const {
+    if (!options.use_threads) return nullptr;
+    ThreadPool* p = ThreadPool::Default();
+    return p->IsWorkerThread() || p->InForkedChild() ? nullptr : p;
+  }
 
   Status WriteBytes(const void* data, int64_t n) {
     if (n == 0) return Status::OK();
@@ -487,18 +512,53 @@ struct FileWriter::Impl {
     return Status::OK();
   }
 
-  Status FlushPage(LeafColumn& c) {
-    const int64_t first_row = c.first_row;
-    LANCE_ASSIGN_OR_RAISE(encoding::LeafPage page, c.TakePage());
+  // Takes the column's buffered rows as a page and encodes it, on the pool when there is one;
+  // writes the pages that are done (and waits for the oldest when too many are pending).
+  Status FlushPage(size_t ci) {
+    LeafColumn& c = columns[ci];
+    auto job = std::make_unique<PendingPage>();
+    job->column = ci;
+    job->first_row = c.first_row;
+    LANCE_ASSIGN_OR_RAISE(job->page, c.TakePage());
+    encoding::LeafPage& page = job->page;
     const DataType& storage = c.is_dict ? *c.leaf_type->dictionary_value_type() : *c.leaf_type;
     if (storage.id() == TypeId::kLargeString || storage.id() == TypeId::kLargeBinary) {
       page.offset_bits = 64;
     }
-    encoding::PageEncodeOptions opt;
+    encoding::PageEncodeOptions& opt = job->options;
     opt.minor_version = options.version.minor;
     opt.max_chunk_values = options.max_chunk_values;
     opt.compress = options.compress;
-    auto encoded = encoding::EncodePage(page, opt);
+    ThreadPool* pool = Pool();
+    if (pool == nullptr) {
+      job->encoded = encoding::EncodePage(job->page, job->options);
+      return WritePage(*job);
+    }
+    pending.push_back(pool->Submit([job = std::move(job)]() mutable {
+      job->encoded = encoding::EncodePage(job->page, job->options);
+      return std::move(job);
+    }));
+    return WritePending(static_cast<size_t>(pool->num_threads()) + 1);
+  }
+
+  // Writes the oldest pending pages: every one that is done, and more (waiting for them) until
+  // at most `keep` remain.
+  Status WritePending(size_t keep) {
+    while (!pending.empty() &&
+           (pending.size() > keep ||
+            pending.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)) {
+      std::unique_ptr<PendingPage> job = pending.front().get();
+      pending.pop_front();
+      LANCE_RETURN_NOT_OK(WritePage(*job));
+    }
+    return Status::OK();
+  }
+
+  Status WritePage(const PendingPage& job) {
+    LeafColumn& c = columns[job.column];
+    const encoding::LeafPage& page = job.page;
+    const int64_t first_row = job.first_row;
+    const auto& encoded = job.encoded;
     if (!encoded.ok()) {
       return encoded.status().WithContext(
           fmt::format("field '{}'", schema->field(c.field_index)->name()));
@@ -647,15 +707,29 @@ Status FileWriter::Write(const RecordBatch& batch) {
   for (const auto& c : batch.columns()) bytes += ArrayBytes(*c);
   const int64_t per_row = std::max<int64_t>(1, bytes / n);
   const int64_t piece = std::clamp<int64_t>(im.options.max_page_bytes / per_row, 1, n);
+  ThreadPool* pool = im.Pool();
+  std::vector<Status> shredded(im.columns.size());
   for (int64_t start = 0; start < n; start += piece) {
     const int64_t len = std::min(piece, n - start);
-    for (auto& c : im.columns) {
+    // Columns shred independently (on the pool too); pages are then taken in column order.
+    auto shred = [&](int64_t i) {
+      LeafColumn& c = im.columns[static_cast<size_t>(i)];
       const ArrayPtr col = batch.column(c.field_index);
       const ArrayPtr part = len == n ? col : col->Slice(start, len);
-      LANCE_RETURN_NOT_OK(c.Shred(*part).WithContext(
+      shredded[static_cast<size_t>(i)] = c.Shred(*part);
+    };
+    const auto num_columns = static_cast<int64_t>(im.columns.size());
+    if (pool != nullptr && num_columns > 1) {
+      ParallelFor(pool, num_columns, shred);
+    } else {
+      for (int64_t i = 0; i < num_columns; ++i) shred(i);
+    }
+    for (size_t i = 0; i < im.columns.size(); ++i) {
+      LeafColumn& c = im.columns[i];
+      LANCE_RETURN_NOT_OK(shredded[i].WithContext(
           fmt::format("lance file '{}': field '{}'", im.path, im.schema->field(c.field_index)->name())));
       if (c.BufferedBytes() >= im.options.max_page_bytes) {
-        LANCE_RETURN_NOT_OK(im.FlushPage(c));
+        LANCE_RETURN_NOT_OK(im.FlushPage(i));
       }
     }
     im.num_rows += len;
@@ -666,9 +740,10 @@ Status FileWriter::Write(const RecordBatch& batch) {
 Result<WriteSummary> FileWriter::Finish() {
   Impl& im = *impl_;
   if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
-  for (auto& c : im.columns) {
-    if (c.rows > 0) LANCE_RETURN_NOT_OK(im.FlushPage(c));
+  for (size_t i = 0; i < im.columns.size(); ++i) {
+    if (im.columns[i].rows > 0) LANCE_RETURN_NOT_OK(im.FlushPage(i));
   }
+  LANCE_RETURN_NOT_OK(im.WritePending(0));
   LANCE_RETURN_NOT_OK(im.WriteFooter());
   LANCE_RETURN_NOT_OK(im.out->Close());
   im.finished = true;
@@ -684,6 +759,8 @@ Result<WriteSummary> FileWriter::Finish() {
 void FileWriter::Abort() {
   if (!impl_ || impl_->finished || impl_->aborted) return;
   impl_->aborted = true;
+  for (auto& f : impl_->pending) f.wait();
+  impl_->pending.clear();
   if (impl_->out) (void)impl_->out->Abort();
 }
 

@@ -775,5 +775,37 @@ TEST(FileWriterTest, LowCardinalityNumbersGetADictionaryIn22) {
   }
 }
 
+
+// Encoding on the thread pool does not change a byte of the file (pages are written in the
+// order they are taken), with many pages of many columns in flight.
+TEST(FileWriterTest, ThreadedEncodingWritesTheSameBytes) {
+  auto s = MixedSchema();
+  auto b = FromJson(s, MixedRows(8000, 9));
+  ASSERT_NE(b, nullptr);
+  for (uint16_t minor : {1, 2}) {
+    std::string bytes[2];
+    for (int threaded = 0; threaded < 2; ++threaded) {
+      WriteOptions o;
+      o.version = {2, minor};
+      o.max_page_bytes = 4096;
+      o.use_threads = threaded == 1;
+      auto store = io::MemoryObjectStore::Make();
+      auto w = FileWriter::Open(store, "t.lance", s, o);
+      ASSERT_TRUE(w.ok());
+      for (const auto& part : Split(*b, 5)) ASSERT_TRUE((*w)->Write(*part).ok());
+      ASSERT_TRUE((*w)->Finish().ok());
+      auto got = store->Get("t.lance");
+      ASSERT_TRUE(got.ok());
+      bytes[threaded] = std::string((*got)->view());
+      auto reader = FileReader::Open(*got);
+      ASSERT_TRUE(reader.ok());
+      EXPECT_GT((*reader)->columns()[0].pages.size(), 10u);
+      CheckReads(**reader, *b, fmt::format("threaded={} 2.{}", threaded, minor));
+    }
+    EXPECT_EQ(bytes[0].size(), bytes[1].size());
+    EXPECT_TRUE(bytes[0] == bytes[1]) << "2." << minor;
+  }
+}
+
 }  // namespace
 }  // namespace lance::file

@@ -34,6 +34,10 @@ struct WriteOptions {
   // Let the writer pick compressive encodings (bit-packing, dictionary, FSST, RLE, ...);
   // false writes plain Flat / Variable values only (useful to test the plain paths).
   bool compress = true;
+  // Shred and encode columns on ThreadPool::Default(); pages are still written in the order
+  // they are taken, so the file's bytes are the same either way. Ignored on a worker of
+  // that pool (encoding runs inline there).
+  bool use_threads = true;
 };
 
 struct WriteSummary {
