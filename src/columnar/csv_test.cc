@@ -207,6 +207,19 @@ TEST(CsvRoundTripTest, EveryTypeReadsBackEqual) {
   EXPECT_EQ(Lines(*back), expected);
 }
 
+TEST(CsvRoundTripTest, LeadingByteOrderMarkInAValueIsQuoted) {
+  // Found by csv_fuzz: a header name starting with the BOM bytes was written first in the text
+  // and read back as the file's BOM.
+  auto b = Read("\n\xEF\xBB\xBF\nZ\n\xEF\xBB\xBFq\n");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->schema()->field(0)->name(), "\xEF\xBB\xBF");
+  const std::string text = Csv(*b);
+  EXPECT_EQ(text, "\"\xEF\xBB\xBF\"\nZ\n\"\xEF\xBB\xBFq\"\n");
+  auto again = Read(text, b->schema());
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(again->Equals(*b));
+}
+
 TEST(CsvRoundTripTest, InferredSchemaReadsItsOwnOutput) {
   auto b = Read("id,score,ok,name\n1,0.5,true,\"a,b\"\n2,,false,\n,3e-7,,z\n");
   ASSERT_NE(b, nullptr);

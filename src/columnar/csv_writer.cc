@@ -12,8 +12,10 @@ namespace lance {
 
 namespace {
 
+// A field starting with a UTF-8 byte order mark is quoted too: at the start of the text the
+// reader would take it for the file's BOM.
 bool NeedsQuotes(std::string_view s) {
-  return s.find_first_of(",\"\r\n") != std::string_view::npos;
+  return s.find_first_of(",\"\r\n") != std::string_view::npos || s.substr(0, 3) == "\xEF\xBB\xBF";
 }
 
 void AppendField(std::string_view s, bool quote_empty, std::string* out) {
