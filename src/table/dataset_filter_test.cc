@@ -4,6 +4,7 @@
 // take both the dense and the sparse (take the rows still in play) paths of a staged filter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -153,6 +154,49 @@ TEST_F(DatasetFilter, BadFiltersAreInvalidArgument) {
   auto b = (*ds)->CountRows("cat = 'c1' AND scroe > 1");
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("scroe"), std::string::npos) << b.status().ToString();
+}
+
+// Take by scan position over fragments with deleted rows: every live row, in a shuffled
+// order with repeats, equals the scan's row at that position (ids and every column).
+TEST_F(DatasetFilter, TakeMapsLivePositionsPastDeletedRows) {
+  auto ds = Dataset::Open(*uri_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  auto scanned = (*ds)->Scan();
+  ASSERT_TRUE(scanned.ok()) << scanned.status().ToString();
+  std::vector<std::string> lines;
+  for (const auto& b : *scanned) {
+    std::string text;
+    DF_ASSERT_OK(AppendJsonLines(*b, &text));
+    size_t start = 0;
+    while (start < text.size()) {
+      const size_t nl = text.find('\n', start);
+      lines.push_back(text.substr(start, nl - start));
+      start = nl + 1;
+    }
+  }
+  ASSERT_EQ(lines.size(), (*ds)->CountRows());
+  std::vector<uint64_t> offsets;
+  for (uint64_t i = 0; i < lines.size(); i += 3) offsets.push_back(i);
+  offsets.push_back(lines.size() - 1);
+  offsets.push_back(0);
+  std::mt19937 rng(7);
+  std::shuffle(offsets.begin(), offsets.end(), rng);
+  auto taken = (*ds)->Take(offsets);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  std::string text;
+  for (const auto& b : *taken) DF_ASSERT_OK(AppendJsonLines(*b, &text));
+  size_t start = 0, k = 0;
+  while (start < text.size()) {
+    const size_t nl = text.find('\n', start);
+    ASSERT_LT(k, offsets.size());
+    EXPECT_EQ(text.substr(start, nl - start), lines[offsets[k]]) << "offset " << offsets[k];
+    ++k;
+    start = nl + 1;
+  }
+  EXPECT_EQ(k, offsets.size());
+  auto bad = (*ds)->Take({lines.size()});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
 }
 
 }  // namespace
