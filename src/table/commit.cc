@@ -23,17 +23,6 @@ std::string Join(const std::string& a, const std::string& b) {
   return a.back() == '/' ? a + b : a + "/" + b;
 }
 
-void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
-
-// The length-prefixed section at `pos` of a manifest file (bounds already checked by
-// DecodeManifest).
-std::string_view Section(std::string_view file, uint64_t pos) {
-  uint32_t len;
-  std::memcpy(&len, file.data() + pos, 4);
-  return file.substr(pos + 4, len);
-}
-
 Status CheckTagName(const std::string& name) {
   if (name.empty() || name.size() > 255 || name == "." || name == ".." ||
       name.find_first_of("/\\\"") != std::string::npos || name.front() == '.') {
@@ -54,79 +43,25 @@ std::string IsoNow() {
 }  // namespace
 
 Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version) {
-  LANCE_ASSIGN_OR_RAISE(auto latest, Dataset::Open(uri));
-  OpenOptions o;
-  o.version = version;
-  LANCE_ASSIGN_OR_RAISE(auto old, Dataset::Open(uri, o));
-  const TableManifest& lm = latest->manifest();
-  LANCE_RETURN_NOT_OK(CheckCanWrite(lm.reader_feature_flags, lm.writer_feature_flags,
-                                    latest->manifest_path()));
-  LANCE_RETURN_NOT_OK(CheckCanWrite(old->manifest().reader_feature_flags,
-                                    old->manifest().writer_feature_flags, old->manifest_path()));
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, sp.store->Get(old->manifest_path()));
-  const std::string_view file(reinterpret_cast<const char*>(bytes->data()),
-                              static_cast<size_t>(bytes->size()));
-  uint64_t pos;
-  std::memcpy(&pos, file.data() + file.size() - 16, 8);
-  ::lance::table::Manifest pb;
-  const std::string_view body = Section(file, pos);
-  if (!pb.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-    return Status::Corruption("{}: the manifest does not decode", old->manifest_path());
-  }
-  const uint64_t next = lm.version + 1;
-  pb.set_version(next);
-  const int64_t ns = internal::NowNs();
-  pb.mutable_timestamp()->set_seconds(ns / 1000000000LL);
-  pb.mutable_timestamp()->set_nanos(static_cast<int32_t>(ns % 1000000000LL));
-  // The transaction: a file in _transactions/ and a copy inline in the manifest.
-  ::lance::table::Transaction txn;
-  txn.set_read_version(lm.version);
-  txn.set_uuid(internal::NewUuid());
-  txn.mutable_restore()->set_version(version);
-  const std::string txn_bytes = txn.SerializeAsString();
-  const std::string txn_name = fmt::format("{}-{}.txn", lm.version, txn.uuid());
-  pb.set_transaction_file(txn_name);
-  pb.clear_transaction_section();
-  pb.mutable_writer_version()->set_library("lance-cpp");
-  pb.mutable_writer_version()->set_version("0.1.0");
-  if (lm.max_fragment_id && (!pb.has_max_fragment_id() || pb.max_fragment_id() < *lm.max_fragment_id)) {
-    pb.set_max_fragment_id(*lm.max_fragment_id);  // fragment ids are never reused
-  }
-  if (pb.next_row_id() < lm.next_row_id) pb.set_next_row_id(lm.next_row_id);
+  return RestoreVersion(uri, version, CommitOptions{});
+}
 
-  std::string out;
-  if (pb.has_index_section()) {
-    const std::string_view idx = Section(file, pb.index_section());
-    pb.set_index_section(0);
-    AppendU32(&out, static_cast<uint32_t>(idx.size()));
-    out.append(idx);
-  }
-  pb.set_transaction_section(out.size());
-  AppendU32(&out, static_cast<uint32_t>(txn_bytes.size()));
-  out += txn_bytes;
-  const uint64_t manifest_pos = out.size();
-  const std::string encoded = pb.SerializeAsString();
-  AppendU32(&out, static_cast<uint32_t>(encoded.size()));
-  out += encoded;
-  AppendU64(&out, manifest_pos);
-  out.append("\x00\x00\x02\x00LANC", 8);
-
-  LANCE_RETURN_NOT_OK(sp.store->Put(Join(Join(sp.path, "_transactions"), txn_name), txn_bytes));
-  const ManifestNaming naming =
-      ParseManifestFileName(latest->manifest_path().substr(latest->manifest_path().rfind('/') + 1))
-          ->second;
-  const std::string target = Join(Join(sp.path, "_versions"), ManifestFileName(next, naming));
-  Status put = sp.store->PutIfNotExists(target, out);
-  if (put.IsAlreadyExists()) {
-    return Status::CommitConflict("restore of version {}: version {} was committed by another "
-                                  "writer first; retry",
-                                  version, next);
-  }
-  LANCE_RETURN_NOT_OK(put);
-  LANCE_RETURN_NOT_OK(sp.store->Put(Join(Join(sp.path, "_versions"), "latest_version_hint.json"),
-                                    fmt::format("{{\"version\":{}}}", next)));
-  return next;
+Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version,
+                                const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  if (!latest) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
+                                    latest->manifest.writer_feature_flags(), latest->path));
+  LANCE_ASSIGN_OR_RAISE(internal::StoredVersion old, internal::LoadVersion(loc, version));
+  LANCE_RETURN_NOT_OK(CheckCanWrite(old.manifest.reader_feature_flags(),
+                                    old.manifest.writer_feature_flags(), old.path));
+  internal::CommitRequest req;
+  req.txn.set_read_version(latest->version);
+  req.txn.mutable_restore()->set_version(version);
+  req.restore_source = std::move(old);
+  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, internal::Commit(loc, std::move(req), options));
+  return ci.version;
 }
 
 Status CreateTag(const std::string& uri, const std::string& name, uint64_t version) {

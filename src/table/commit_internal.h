@@ -114,6 +114,8 @@ struct CommitRequest {
   NewDatasetParams new_dataset;  // used when no version exists yet
   // Overwrite of an existing dataset: the data storage version ("" keeps the dataset's).
   std::string data_storage_version;
+  // Restore: the version whose content the next version takes.
+  std::optional<StoredVersion> restore_source;
 };
 
 // Deletes the rows at `addresses` (row addresses of `ds`, a version of the dataset at `loc`;

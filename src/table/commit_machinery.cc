@@ -170,6 +170,10 @@ Verdict Check(const Transaction& ours, const Transaction& theirs) {
       }
       if (t == Transaction::kProject || t == Transaction::kMerge) return Verdict::kRetryable;
       return Verdict::kCompatible;
+    case Transaction::kRestore:
+      // A restore replaces whatever happened since it read; only a MemWAL state change
+      // (which it would silently undo) stops it.
+      return t == Transaction::kUpdateMemWalState ? Verdict::kIncompatible : Verdict::kCompatible;
     case Transaction::kRewrite:
       if (t == Transaction::kOverwrite || t == Transaction::kRestore) return Verdict::kIncompatible;
       if (t == Transaction::kMerge || t == Transaction::kCreateIndex) return Verdict::kRetryable;
@@ -582,6 +586,27 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       LANCE_RETURN_NOT_OK(
           ApplyDeletions(&m, u.updated_fragments(), u.removed_fragment_ids(), "update", version));
       for (const auto& f : u.new_fragments()) add_new(f);
+      break;
+    }
+    case Transaction::kRestore: {
+      // The restored version's manifest (schema, fragments, config, indexes, its own flags),
+      // with fragment ids and row ids continuing after the latest version's.
+      if (!req.restore_source) return Status::Internal("a restore without the version to restore");
+      const StoredVersion& src = *req.restore_source;
+      const uint64_t max_frag = NextFragmentId(m) == 0 ? 0 : NextFragmentId(m) - 1;
+      const bool had_fragments = m.has_max_fragment_id() || m.fragments_size() > 0;
+      next_row_id = std::max<uint64_t>(next_row_id, src.manifest.next_row_id());
+      m = src.manifest;
+      index_section = src.index_section;
+      const uint64_t keep = kFlagCoveredIndexMetadata | kFlagMixedDataFileVersions | kFlagStableRowIds;
+      sticky_r = m.reader_feature_flags() & keep;
+      sticky_w = m.writer_feature_flags() & keep;
+      stable = (m.reader_feature_flags() & kFlagStableRowIds) != 0;
+      if (had_fragments) {
+        m.set_max_fragment_id(static_cast<uint32_t>(std::max<uint64_t>(max_frag, m.max_fragment_id())));
+      }
+      if (!stable && next_row_id > m.next_row_id()) m.set_next_row_id(next_row_id);
+      m.clear_transaction_file();
       break;
     }
     case Transaction::kRewrite: {

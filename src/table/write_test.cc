@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lance/columnar/json.h"
+#include "lance/table/commit.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest_writer.h"
@@ -717,6 +718,43 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     auto dels = loc.store->List(loc.Path("_deletions"));
     EXPECT_TRUE(!dels.ok() || dels->empty()) << (dels.ok() ? dels->size() : 0) << " "
                                              << (dels.ok() && !dels->empty() ? (*dels)[0].path : "");
+    if (local) std::filesystem::remove_all(uri);
+  }
+}
+
+TEST(Commit, RestoreRetriesALostRaceAndAnAppendAfterItIsIncompatible) {
+  for (bool local : {false, true}) {
+    const std::string uri = local ? LocalDir("restore") : FreshUri();
+    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
+    ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());         // v1
+    ASSERT_OK(internal::Commit(loc, AppendRequest(1, 2, "b.lance"), {}).status());  // v2
+    // The restore of v1 loses its first race to an append (v3), re-reads and lands as v4.
+    auto handler = std::make_shared<RacingHandler>([&] {
+      ASSERT_OK(internal::Commit(loc, AppendRequest(2, 3, "c.lance"), {}).status());
+    });
+    CommitOptions o;
+    o.handler = handler;
+    ASSERT_OK_AND_ASSIGN(uint64_t v, RestoreVersion(uri, 1, o));
+    EXPECT_EQ(v, 4u);
+    EXPECT_EQ(handler->calls, 2);
+    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    EXPECT_EQ(ds->version(), 4u);
+    ASSERT_EQ(ds->manifest().fragments.size(), 1u);
+    EXPECT_EQ(ds->CountRows(), 5u);
+    // Fragment ids are not reused: the next append gets 3 (0, 1, 2 were taken).
+    EXPECT_EQ(ds->manifest().max_fragment_id, std::optional<uint32_t>(2));
+    ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 4));
+    ASSERT_OK_AND_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+    ASSERT_TRUE(txn.has_value() && txn->has_restore());
+    EXPECT_EQ(txn->restore().version(), 1u);
+    EXPECT_EQ(txn->read_version(), 2u);
+    // An append read before the restore cannot land after it.
+    auto st = internal::Commit(loc, AppendRequest(3, 1, "late.lance"), {}).status();
+    ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+    EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
+    ASSERT_OK(internal::Commit(loc, AppendRequest(4, 1, "d.lance"), {}).status());
+    EXPECT_EQ(FragmentIds(uri), (std::vector<uint64_t>{0, 3}));
+    EXPECT_TRUE(RestoreVersion(uri, 42).status().IsNotFound());
     if (local) std::filesystem::remove_all(uri);
   }
 }

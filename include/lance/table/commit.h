@@ -1,9 +1,11 @@
 // Writes that need no new data files: restoring an old version and tags.
 //
-// A commit writes the next version's manifest with put-if-not-exists (so two writers racing
-// for the same version cannot both win: the loser gets CommitConflict), in the naming scheme
-// the dataset already uses, then rewrites latest_version_hint.json. The writer feature flags
-// of the manifests involved are checked first (unknown bits -> NotSupported).
+// A restore commits through the commit machinery like every other write (transaction.h): the
+// next version's manifest is created only if absent; a writer that loses that race re-reads
+// the latest version and tries again, since a restore tolerates every concurrent operation
+// transaction.md lists except UpdateMemWalState (it replaces whatever they did). Tags are
+// created with put-if-not-exists. The writer feature flags of the manifests involved are
+// checked first (unknown bits -> NotSupported).
 #pragma once
 
 #include <cstdint>
@@ -11,13 +13,18 @@
 #include <vector>
 
 #include "lance/core/result.h"
+#include "lance/table/transaction.h"
 
 namespace lance::table {
 
 // Commits a new version whose content (schema, fragments, config, indexes) is that of
-// `version`; returns the new version number. Errors: NotFound (no such version),
-// CommitConflict (another writer committed the same version first), NotSupported (flags).
+// `version`; returns the new version number. Fragment ids and stable row ids are never
+// reused: the new version's max fragment id and next row id are at least the latest's.
+// Errors: NotFound (no such version), CommitConflict (an incompatible concurrent commit, or
+// options.max_retries lost races), NotSupported (flags).
 Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version);
+Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version,
+                                const CommitOptions& options);
 
 struct TagInfo {
   std::string name;
