@@ -48,6 +48,11 @@ std::string PackAny(std::string_view url, const google::protobuf::Message& msg) 
   return any.SerializeAsString();
 }
 
+// The bytes holding a block's values (a fixed-size list's child values).
+encoding::Bytes& ValueBytes(DataBlock& b) {
+  return b.kind == DataBlock::Kind::kFixedSizeList ? b.child->data : b.data;
+}
+
 // One leaf column: its path from the top-level field and the rows buffered for its next page.
 struct LeafColumn {
   int field_index = 0;             // top-level field
@@ -71,6 +76,9 @@ struct LeafColumn {
   std::vector<int64_t> dict_remap;  // batch dictionary index -> page index, -1 for null items
   std::unordered_map<std::string, int64_t> dict_index;  // item bytes -> page index, once merged
   Status dict_error;
+  // The value bytes of a written page, kept for the next page (fresh memory costs the kernel
+  // a page clear per 4 KiB touched: a fifth of the writer's time on 1M rows).
+  encoding::Bytes spare;
 
   // Buffered rows.
   std::vector<uint16_t> rep;
@@ -377,6 +385,7 @@ struct LeafColumn {
     events = {};
     any_event = false;
     values = DataBlock::EmptyLike(page.values);
+    if (spare.capacity() > 0) ValueBytes(values) = std::move(spare);
     first_row += rows;
     rows = 0;
     return page;
@@ -554,7 +563,7 @@ struct FileWriter::Impl {
     return Status::OK();
   }
 
-  Status WritePage(const PendingPage& job) {
+  Status WritePage(PendingPage& job) {
     LeafColumn& c = columns[job.column];
     const encoding::LeafPage& page = job.page;
     const int64_t first_row = job.first_row;
@@ -576,6 +585,13 @@ struct FileWriter::Impl {
     pm->set_priority(static_cast<uint64_t>(first_row));
     pm->mutable_encoding()->mutable_direct()->set_encoding(
         PackAny("/lance.encodings21.PageLayout", encoded->layout));
+    // The page is written (the store copies what it is given): its value bytes can hold the
+    // column's next page.
+    encoding::Bytes& used = ValueBytes(job.page.values);
+    if (used.capacity() >= (size_t{1} << 20) && used.capacity() > c.spare.capacity()) {
+      used.resize_for_overwrite(0);
+      c.spare = std::move(used);
+    }
     return Status::OK();
   }
 
