@@ -170,5 +170,33 @@ for (const version of ['2.1', '2.2']) {
       const mine = lanceOk(['scan', uri]).stdout.split('\n').filter((l) => l).sort().join('\n') + '\n';
       assert.equal(mine, wantTexts[3].split('\n').filter((l) => l).sort().join('\n') + '\n');
     });
+
+    test('merge-insert of dictionary rows into a dataset lance 12 created, read by lance 12', async () => {
+      const dtype = (id) => new A.Dictionary(new A.Utf8(), new A.Int8(), id);
+      const base = path.join(dir, `merge-${version}`);
+      const target = makeTable([
+        { name: 'id', type: new A.Int32(), nullable: false, values: Array.from({ length: 100 }, (_, i) => i) },
+        { name: 's', type: dtype(301), values: Array.from({ length: 100 }, (_, i) => (i % 3 === 2 ? null : i % 2)) },
+      ], [100], { dicts: new Map([[301, new A.Vector([dataFrom(new A.Utf8(), ['red', 'green'])])]]) });
+      const db = await lancedb.connect(base);
+      await db.createTable('t', target, { storageOptions: { new_table_data_storage_version: version } });
+      // The source's dictionary differs from the target's (new item, other order).
+      const source = makeTable([
+        { name: 'id', type: new A.Int32(), nullable: false, values: [1, 2, 5000, 5001] },
+        { name: 's', type: dtype(302), values: [0, 1, 2, null] },
+      ], [4], { dicts: new Map([[302, new A.Vector([dataFrom(new A.Utf8(), ['zz', 'red', 'new'])])]]) });
+      const ipc = path.join(dir, `merge-${version}.arrows`);
+      fs.writeFileSync(ipc, toIPC(source, 'stream'));
+      const uri = path.join(base, 't.lance');
+      const out = JSON.parse(lanceOk(['merge-insert', uri, '--input', ipc, '--on', 'id']).stdout);
+      assert.equal(out.rows_updated, 2);
+      assert.equal(out.rows_inserted, 2);
+      const got = await readAll(uri);
+      assert.equal(String(got.schema.fields[1].type), String(dtype(301)));
+      const have = new Map(expectedRows(got).map((r) => [Number(r.entries[0][1].raw ?? r.entries[0][1]), r.entries[1][1]]));
+      const want = new Map(Array.from({ length: 100 }, (_, i) => [i, i % 3 === 2 ? null : ['red', 'green'][i % 2]]));
+      want.set(1, 'zz').set(2, 'red').set(5000, 'new').set(5001, null);
+      assert.deepEqual([...have.entries()].sort((a, b) => a[0] - b[0]), [...want.entries()].sort((a, b) => a[0] - b[0]));
+    });
   });
 }
