@@ -361,18 +361,35 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
   }
   const int level_streams = (has_rep ? 1 : 0) + (has_def ? 1 : 0);
   // Bytes of `levels` levels in a chunk (an upper bound when bit-packed).
-  int level_width = 0;
+  // Bit-packed levels are out-of-line as lance 12 writes them: one width for the page (in the
+  // encoding), FastLanes blocks of 1024 levels, and a last partial block either padded or, when
+  // that is no larger, its levels as raw u16 (the reader tells the two apart by the size).
+  int level_width = 1;
   for (uint16_t r : p.rep) level_width = std::max(level_width, BitsFor(r));
   for (uint16_t d : p.def) level_width = std::max(level_width, BitsFor(d));
+  const int64_t level_block_bytes = FastLanesPackedBytes(16, level_width);
   auto level_bytes = [&](int64_t levels) -> int64_t {
     if (!pack_levels) return levels * 2;
-    const int64_t blocks = (levels + kFastLanesBlockValues - 1) / kFastLanesBlockValues;
-    return blocks * (2 + FastLanesPackedBytes(16, level_width));
+    const int64_t tail = levels % kFastLanesBlockValues;
+    return levels / kFastLanesBlockValues * level_block_bytes +
+           (tail == 0 ? 0 : std::min(tail * 2, level_block_bytes));
   };
   auto encode_levels = [&](const std::vector<uint16_t>& lv, int64_t from, int64_t count) {
     std::string out;
     if (pack_levels) {
-      InlineBitpack<uint16_t>(reinterpret_cast<const char*>(lv.data() + from), count, &out);
+      uint16_t tmp[kFastLanesBlockValues];
+      for (int64_t b = 0; b < count; b += kFastLanesBlockValues) {
+        const int64_t m = std::min<int64_t>(kFastLanesBlockValues, count - b);
+        if (m < kFastLanesBlockValues && m * 2 <= level_block_bytes) {
+          out.append(reinterpret_cast<const char*>(lv.data() + from + b), static_cast<size_t>(m * 2));
+          break;
+        }
+        std::memcpy(tmp, lv.data() + from + b, static_cast<size_t>(m) * 2);
+        std::memset(tmp + m, 0, static_cast<size_t>(kFastLanesBlockValues - m) * 2);
+        const size_t at = out.size();
+        out.resize(at + static_cast<size_t>(level_block_bytes));
+        PackFastLanesBlock<uint16_t>(tmp, level_width, reinterpret_cast<uint8_t*>(out.data() + at));
+      }
     } else {
       out.assign(reinterpret_cast<const char*>(lv.data() + from), static_cast<size_t>(count * 2));
     }
@@ -489,7 +506,12 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
   }
   auto* mb = out.layout.mutable_mini_block_layout();
   SetLayers(p.layers, mb->mutable_layers());
-  const Enc level_encoding = pack_levels ? InlineBitpackingEncoding(16) : FlatEncoding(16);
+  Enc level_encoding = FlatEncoding(16);
+  if (pack_levels) {
+    auto* oob = level_encoding.mutable_out_of_line_bitpacking();
+    oob->set_uncompressed_bits_per_value(16);
+    *oob->mutable_values() = FlatEncoding(level_width);
+  }
   if (has_rep) *mb->mutable_rep_compression() = level_encoding;
   if (has_def) *mb->mutable_def_compression() = level_encoding;
   *mb->mutable_value_compression() = codec.encoding;

@@ -436,7 +436,7 @@ TEST(FileWriterTest, ChoosesEncodingsFromTheData) {
     EXPECT_EQ(desc(4), minor == 2 ? "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, variable(flat(32))))"
                                   : "mini_block(values=inline_bitpacking(32), dictionary=variable(flat(32)))");
     EXPECT_EQ(desc(5), "mini_block(values=fsst(variable(flat(32))))");
-    EXPECT_EQ(desc(6), "mini_block(values=inline_bitpacking(32), def=inline_bitpacking(16))");
+    EXPECT_EQ(desc(6), "mini_block(values=inline_bitpacking(32), def=out_of_line_bitpacking(16, flat(1)))");
     EXPECT_EQ(desc(7), "constant");
     EXPECT_EQ(desc(8), "mini_block(values=flat(1))");
     auto all = r->ReadAll();
@@ -581,7 +581,7 @@ TEST(FileWriterTest, NullableVectors) {
   // Null vectors only: full-zip with a 1-byte control word; null items: mini-block with validity.
   EXPECT_EQ(Descriptions(*r, 0).at(0), "full_zip(values=fixed_size_list(128, flat(32)))");
   EXPECT_EQ(Descriptions(*r, 1).at(0),
-            "mini_block(values=fixed_size_list(128, validity, flat(32)), def=inline_bitpacking(16))");
+            "mini_block(values=fixed_size_list(128, validity, flat(32)), def=out_of_line_bitpacking(16, flat(1)))");
 }
 
 
@@ -706,12 +706,12 @@ TEST(FileWriterTest, ArrowDictionaryColumnsRoundTrip) {
     const std::string items = minor == 2 ? "general(lz4, variable(flat(32)))" : "variable(flat(32))";
     const std::string numbers_items = minor == 2 ? "general(lz4, flat(64))" : "flat(64)";
     EXPECT_EQ(Descriptions(*r, 0).at(0),
-              "mini_block(values=inline_bitpacking(8), dictionary=" + items + ", def=inline_bitpacking(16))");
+              "mini_block(values=inline_bitpacking(8), dictionary=" + items + ", def=out_of_line_bitpacking(16, flat(1)))");
     EXPECT_EQ(Descriptions(*r, 1).at(0), "mini_block(values=inline_bitpacking(16), dictionary=" + items + ")");
     EXPECT_EQ(Descriptions(*r, 2).at(0),
-              "mini_block(values=inline_bitpacking(32), dictionary=" + numbers_items + ", def=inline_bitpacking(16))");
+              "mini_block(values=inline_bitpacking(32), dictionary=" + numbers_items + ", def=out_of_line_bitpacking(16, flat(1)))");
     EXPECT_EQ(Descriptions(*r, 4).at(0),
-              "mini_block(values=inline_bitpacking(64), dictionary=" + items + ", def=inline_bitpacking(16))");
+              "mini_block(values=inline_bitpacking(64), dictionary=" + items + ", def=out_of_line_bitpacking(16, flat(1)))");
   }
 }
 
@@ -765,10 +765,10 @@ TEST(FileWriterTest, LowCardinalityNumbersGetADictionaryIn22) {
     ASSERT_NE(r, nullptr);
     if (minor == 2) {
       EXPECT_EQ(Descriptions(*r, 0).at(0),
-                "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=inline_bitpacking(16))");
+                "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=out_of_line_bitpacking(16, flat(1)))");
       EXPECT_EQ(Descriptions(*r, 1).at(0), "mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)))");
     } else {
-      EXPECT_EQ(Descriptions(*r, 0).at(0), "mini_block(values=flat(64), def=inline_bitpacking(16))");
+      EXPECT_EQ(Descriptions(*r, 0).at(0), "mini_block(values=flat(64), def=out_of_line_bitpacking(16, flat(1)))");
     }
     // Many distinct values: no dictionary.
     EXPECT_EQ(Descriptions(*r, 2).at(0).find("dictionary"), std::string::npos) << Descriptions(*r, 2).at(0);

@@ -89,8 +89,8 @@ for (const version of ['2.1', '2.2']) {
       const last = info.columns.length - 1;
       assert.equal(info.schema.fields.at(-1).name, 'lowcard');
       assert.equal(info.columns[last].pages[0].encoding, version === '2.2'
-        ? 'mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=inline_bitpacking(16))'
-        : 'mini_block(values=flat(64), def=inline_bitpacking(16))');
+        ? 'mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=out_of_line_bitpacking(16, flat(1)))'
+        : 'mini_block(values=flat(64), def=out_of_line_bitpacking(16, flat(1)))');
       const db = await lancedb.connect(path.join(dir, `real-${version}`));
       const got = await (await db.openTable('t')).query().limit(1e9).toArrow();
       assert.equal(got.numRows, table.numRows);
