@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "lance/columnar/json.h"
@@ -420,6 +421,54 @@ TEST(Conjuncts, NonBooleanPartsAndBadNamesAreErrors) {
   auto c = Expression::MakeConjuncts("b OR id = 1", TestSchema());
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->size(), 1u);
+}
+
+// Comparisons, IN, LIKE and IS on a dictionary-encoded column are evaluated once per
+// dictionary entry and looked up per row: results equal those on the decoded strings, with
+// null rows and a null dictionary entry, on whole and sliced batches.
+TEST(DictionaryColumns, PerEntryEvaluationEqualsDecodedValues) {
+  const SchemaPtr plain_schema = schema({field("s", utf8())});
+  auto dict_values = ReadJsonLines("{\"s\":\"b\"}\n{\"s\":\"a\"}\n{\"s\":null}\n{\"s\":\"abc\"}\n",
+                                   plain_schema);
+  ASSERT_TRUE(dict_values.ok()) << dict_values.status().ToString();
+  const std::vector<int32_t> idx = {0, 1, 3, 2, 1, 0, 0, 3, 1};
+  const std::vector<bool> valid = {true, true, true, true, true, false, true, true, true};
+  const int64_t n = static_cast<int64_t>(idx.size());
+  auto ib = AllocateBuffer(n * 4, true);
+  auto vb = AllocateBuffer(bit_util::BytesForBits(n), true);
+  ASSERT_TRUE(ib.ok() && vb.ok());
+  std::memcpy((*ib)->mutable_data(), idx.data(), idx.size() * 4);
+  std::string rows;
+  const char* text[] = {"\"b\"", "\"a\"", "null", "\"abc\""};
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid[static_cast<size_t>(i)]) bit_util::SetBit((*vb)->mutable_data(), i);
+    rows += std::string("{\"s\":") + (valid[static_cast<size_t>(i)] ? text[idx[static_cast<size_t>(i)]] : "null") + "}\n";
+  }
+  const DataTypePtr dtype = dictionary(int32(), utf8());
+  const SchemaPtr dict_schema = schema({field("s", dtype)});
+  ArrayPtr darr = Array::Make(dtype, n, {*vb, *ib}, {}, 0, (*dict_values)->column(0));
+  auto dict_batch = RecordBatch::Make(dict_schema, n, {darr});
+  ASSERT_TRUE(dict_batch.ok()) << dict_batch.status().ToString();
+  auto plain_batch = ReadJsonLines(rows, plain_schema);
+  ASSERT_TRUE(plain_batch.ok()) << plain_batch.status().ToString();
+  for (const char* f : {"s = 'a'", "s <> 'a'", "s < 'b'", "s >= 'abc'", "s IN ('a', 'abc')",
+                        "s NOT IN ('b')", "s IN ('a', NULL)", "s LIKE 'a%'", "s NOT LIKE '%c'",
+                        "s ILIKE 'A_C'", "s IS NULL", "s IS NOT NULL", "s = NULL",
+                        "s = 'zz' OR s IS NULL", "NOT (s = 'b')", "upper(s) = 'A'"}) {
+    SCOPED_TRACE(f);
+    auto de = Expression::Make(f, dict_schema);
+    auto pe = Expression::Make(f, plain_schema);
+    ASSERT_TRUE(de.ok()) << de.status().ToString();
+    ASSERT_TRUE(pe.ok()) << pe.status().ToString();
+    for (int64_t off : {0, 3}) {
+      auto dr = (*de)->Evaluate(*(*dict_batch)->Slice(off, n - off));
+      auto pr = (*pe)->Evaluate(*(*plain_batch)->Slice(off, n - off));
+      ASSERT_TRUE(dr.ok()) << dr.status().ToString();
+      ASSERT_TRUE(pr.ok()) << pr.status().ToString();
+      EXPECT_TRUE((*dr)->Validate().ok());
+      EXPECT_EQ(Render(**dr), Render(**pr)) << "offset " << off;
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "lance/expr/expression.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -577,10 +578,80 @@ class Binder {
   }
 
  public:
+  // A comparison with a literal, IN, LIKE or IS on a dictionary-encoded column: evaluated
+  // once per dictionary entry (plus one null entry for null rows), then looked up by each
+  // row's index, instead of expanding every row's value first. nullopt when `b` is not such a
+  // node.
+  static Result<std::optional<Datum>> EvalOnDictionary(const BoundNode& b, const RecordBatch& batch) {
+    const bool shape = (b.kind == BoundNode::Kind::kCompare &&
+                        b.args[1]->kind == BoundNode::Kind::kLiteral) ||
+                       b.kind == BoundNode::Kind::kIn || b.kind == BoundNode::Kind::kLike ||
+                       b.kind == BoundNode::Kind::kIs;
+    if (!shape || b.args.empty() || b.args[0]->kind != BoundNode::Kind::kCast ||
+        b.args[0]->args.empty() || b.args[0]->args[0]->type->id() != TypeId::kDictionary) {
+      return std::optional<Datum>();
+    }
+    LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*b.args[0]->args[0], batch));
+    if (!x.is_array() || x.array->type_id() != TypeId::kDictionary || !x.array->dictionary) {
+      return Status::InvalidArgument("evaluate: a dictionary column without its dictionary");
+    }
+    const Array& d = *x.array;
+    const ArrayPtr& dict = d.dictionary;
+    if (!dict->type->Equals(*b.args[0]->type)) {
+      return Status::InvalidArgument("evaluate: dictionary values are {}, the expression was bound "
+                                     "to {}", dict->type->ToString(), b.args[0]->type->ToString());
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr null_entry, MakeArrayOfNulls(dict->type, 1));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr entries, Concatenate({dict, null_entry}));
+    const int64_t ne = entries->length;
+    Datum values;
+    values.array = entries;
+    Datum per_entry;
+    if (b.kind == BoundNode::Kind::kCompare) {
+      LANCE_ASSIGN_OR_RAISE(Datum lit, Eval(*b.args[1], batch));
+      LANCE_ASSIGN_OR_RAISE(per_entry, CompareKernel(b.op, b.domain, values, lit, ne));
+    } else if (b.kind == BoundNode::Kind::kIn) {
+      LANCE_ASSIGN_OR_RAISE(per_entry, InKernel(b.in_set, b.negated, values, ne));
+    } else if (b.kind == BoundNode::Kind::kLike) {
+      LANCE_ASSIGN_OR_RAISE(per_entry, LikeKernel(b.like, b.negated, values, ne));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(per_entry, IsKernel(b.is_what, b.negated, values, ne));
+    }
+    if (!per_entry.is_array()) return std::optional<Datum>(per_entry);  // the same for every row
+    const Array& pe = *per_entry.array;
+    const int64_t n = batch.num_rows();
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBuffer(bit_util::BytesForBits(n), true));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr valid, AllocateBuffer(bit_util::BytesForBits(n), true));
+    int64_t nulls = 0;
+    const int64_t null_index = ne - 1;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k = null_index;
+      if (d.IsValid(i)) {
+        k = d.DictionaryIndex(i);
+        if (k < 0 || k >= null_index) {
+          return Status::InvalidArgument("evaluate: dictionary index {} of {} entries", k, null_index);
+        }
+      }
+      if (pe.IsNull(k)) {
+        ++nulls;
+        continue;
+      }
+      bit_util::SetBit(valid->mutable_data(), i);
+      if (pe.BoolValue(k)) bit_util::SetBit(bits->mutable_data(), i);
+    }
+    Datum out;
+    out.array = Array::Make(boolean(), n, {nulls > 0 ? valid : nullptr, bits});
+    return std::optional<Datum>(out);
+  }
+
   // Evaluation (also used for constant folding).
   static Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
     const int64_t n = batch.num_rows();
     auto arg = [&](size_t k) { return Eval(*b.args[k], batch); };
+    {
+      LANCE_ASSIGN_OR_RAISE(std::optional<Datum> on_dictionary, EvalOnDictionary(b, batch));
+      if (on_dictionary) return std::move(*on_dictionary);
+    }
     switch (b.kind) {
       case BoundNode::Kind::kLiteral: {
         Datum d;
