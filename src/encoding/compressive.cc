@@ -740,18 +740,25 @@ Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
     case Enc::kConstant:
       return DecodeMiniBlockValues(encoding, {bytes}, num_values);
     case Enc::kVariable: {
+      // Header: the offset width in bits, then where the data starts, each stored in the
+      // offset width itself (two u32 for 32-bit offsets, two u64 for 64-bit ones).
       LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
-      if (bytes.size() < 8) return Status::Corruption("variable block: {} bytes", bytes.size());
-      const uint32_t stored_width = Load<uint32_t>(bytes.data());
-      const uint32_t data_start = Load<uint32_t>(bytes.data() + 4);
-      if (stored_width != static_cast<uint32_t>(width) || data_start < 8 ||
+      const size_t header = width == 64 ? 16 : 8;
+      if (bytes.size() < header) {
+        return Status::Corruption("variable block: {} bytes (header of {})", bytes.size(), header);
+      }
+      const uint64_t stored_width =
+          width == 64 ? Load<uint64_t>(bytes.data()) : Load<uint32_t>(bytes.data());
+      const uint64_t data_start = width == 64 ? Load<uint64_t>(bytes.data() + 8)
+                                              : Load<uint32_t>(bytes.data() + 4);
+      if (stored_width != static_cast<uint64_t>(width) || data_start < header ||
           data_start > bytes.size()) {
         return Status::Corruption("variable block: offset width {} (expected {}), data at {} of {}",
                                   stored_width, width, data_start, bytes.size());
       }
       DataBlock out = DataBlock::Variable();
-      LANCE_RETURN_NOT_OK(ReadVariable(bytes.substr(8, data_start - 8), width, num_values, 0,
-                                       bytes.substr(data_start), &out));
+      LANCE_RETURN_NOT_OK(ReadVariable(bytes.substr(header, data_start - header), width,
+                                       num_values, 0, bytes.substr(data_start), &out));
       return out;
     }
     case Enc::kRle: {

@@ -1025,10 +1025,7 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
       return EncodeMiniBlock(p, ChooseFixedCodec(v), opt);
     }
     if (v.kind == DataBlock::Kind::kVariable) {
-      // (Not with 64-bit offsets until our reader takes the u64 header of such items.)
-      if (p.offset_bits != 64) {
-        if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
-      }
+      if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
       auto fsst = FsstCompress(v);
       // Escapes can double a value; mini-block chunks must still hold the longest one.
       bool fits = fsst.has_value();

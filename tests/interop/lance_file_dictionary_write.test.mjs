@@ -96,10 +96,9 @@ for (const version of ['2.1', '2.2']) {
       assert.deepEqual(typesOf(got.schema), typesOf(table.schema));
       assertRowsEqual(expectedRows(table), expectedRows(got), 'lance 12 read');
 
-      // Our own reader, on every column but the large_utf8 one (see the writer's report).
-      const cols = table.schema.fields.map((f) => f.name).filter((n) => n !== 'ls_i16');
-      const mine = lanceOk(['file', 'cat', file, '--columns', cols.join(',')]).stdout;
-      const problem = diffRows(expectedRows(dictionaryTable({ withLarge: false })), mine);
+      // Our own reader, every column (the large_utf8 items carry the 64-bit block header).
+      const mine = lanceOk(['file', 'cat', file]).stdout;
+      const problem = diffRows(expectedRows(table), mine);
       assert.equal(problem, null, problem ?? '');
     });
 
@@ -129,6 +128,7 @@ for (const version of ['2.1', '2.2']) {
     });
 
     test('lance 12 creates a dataset with dictionary columns; we update and compact it; lance 12 reads every version', async () => {
+      // No large_utf8 dictionary here: @lancedb/lancedb's createTable refuses that Arrow type.
       const table = dictionaryTable({ withLarge: false });
       const base = path.join(dir, `table-${version}`);
       const db = await lancedb.connect(base);
