@@ -13,6 +13,7 @@
 #include "lance/ipc/writer.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
+#include "lance/table/manifest.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
 #include "table/durable_files.h"
@@ -649,6 +650,14 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     default:
       return Status::NotSupported("committing a {} transaction is not implemented",
                                   OpName(t.operation_case()));
+  }
+  if (!index_section.empty()) {
+    // As lance 12 on every commit: an index on a field the new schema lacks (dropped, or
+    // retyped under a new id) leaves the section; system indexes stay.
+    std::vector<int32_t> ids;
+    ids.reserve(static_cast<size_t>(m.fields_size()));
+    for (const auto& f : m.fields()) ids.push_back(f.id());
+    LANCE_ASSIGN_OR_RAISE(index_section, RetainRelevantIndices(index_section, ids));
   }
   if (assigned || m.has_max_fragment_id()) {
     const uint64_t max_id = next_frag == 0 ? 0 : next_frag - 1;

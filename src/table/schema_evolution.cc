@@ -91,32 +91,6 @@ int32_t NextFieldId(const ::lance::table::Manifest& m) {
   return max_id + 1;
 }
 
-// Refuses (NotSupported) to take the fields `removed` out of the schema while an index of the
-// dataset covers one of them: lance 12 drops such indexes from the index section when it
-// commits, which the commit machinery does not do yet, and a reader given an index on a field
-// the schema lacks fails.
-Status RefuseIndexedFields(const StoredVersion& sv, const std::set<int32_t>& removed,
-                           const std::string& what) {
-  if (sv.index_section.empty()) return Status::OK();
-  ::lance::table::IndexSection section;
-  if (!section.ParseFromString(sv.index_section)) {
-    return Status::Corruption("{}: the index section of version {} does not decode", what, sv.version);
-  }
-  for (const auto& x : section.indices()) {
-    for (int32_t f : x.fields()) {
-      if (!removed.count(f)) continue;
-      std::string column = fmt::format("#{}", f);
-      for (const auto& field : sv.manifest.fields()) {
-        if (field.id() == f) column = field.name();
-      }
-      return Status::NotSupported("{}: field '{}' (id {}) is indexed by '{}'; lance-cpp does not "
-                                  "drop index metadata yet: drop the index first",
-                                  what, column, f, x.name());
-    }
-  }
-  return Status::OK();
-}
-
 Result<CommitInfo> CommitProject(const TableLocation& loc, const StoredVersion& sv,
                                  google::protobuf::RepeatedPtrField<PbField> fields,
                                  bool preserves_nullability, const CommitOptions& options) {
@@ -394,7 +368,6 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
     const auto sub = Subtree(sv.manifest, sv.manifest.fields(n.first).id());
     gone.insert(sub.begin(), sub.end());
   }
-  LANCE_RETURN_NOT_OK(RefuseIndexedFields(sv, gone, "drop columns"));
   if (nested.empty()) return CommitProject(loc, sv, std::move(kept), true, options);
 
   // A struct losing a child is rewritten: one new data file per fragment holds the struct
@@ -768,7 +741,6 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   if (column.find('"') != std::string::npos) {
     return Status::InvalidArgument("alter column type: column name '{}' contains a quote", column);
   }
-  LANCE_RETURN_NOT_OK(RefuseIndexedFields(sv, {old.id()}, "alter column type"));
   OpenOptions o;
   o.version = sv.version;
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
