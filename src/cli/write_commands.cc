@@ -109,9 +109,9 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
   CLI::App* create = app.add_subcommand(
       "create", "Write rows as a new dataset version (create, append or overwrite)");
   create->add_option("uri", args->uri, "Dataset directory or URI")->required();
-  create->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC) or .jsonl")->required();
+  create->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC), .jsonl or .csv")->required();
   create->add_option("--mode", args->mode, "create (default), append or overwrite");
-  create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+  create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv, whose types are inferred without it)");
   create->add_option("--data-storage-version", args->data_storage_version,
                      "2.1 or 2.2 (default: the dataset's, 2.2 for a new one)");
   create->add_option("--max-rows-per-file", args->max_rows_per_file,
