@@ -11,6 +11,7 @@
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
 #include "lance/file/file_writer.h"
+#include "file/file_test_util.h"
 #include "lance/io/fault_injecting_object_store.h"
 #include "lance/io/memory_object_store.h"
 
@@ -97,17 +98,6 @@ std::string NestedRows(int64_t n, bool with_docs) {
   }
   return out;
 }
-
-// Counts the bytes of every backend read (GetRanges goes through GetRange per merged read).
-class ByteCountingStore : public io::FaultInjectingObjectStore {
- public:
-  using io::FaultInjectingObjectStore::FaultInjectingObjectStore;
-  Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override {
-    bytes += length;
-    return io::FaultInjectingObjectStore::GetRange(path, offset, length);
-  }
-  int64_t bytes = 0;
-};
 
 struct Written {
   std::shared_ptr<ByteCountingStore> store;

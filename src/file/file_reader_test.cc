@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lance/columnar/json.h"
+#include "file/file_test_util.h"
 #include "lance/io/fault_injecting_object_store.h"
 #include "lance/io/local_object_store.h"
 
@@ -226,17 +227,6 @@ TEST(FileReaderObjectStore, RangedReadsMatchWholeFile) {
   store->ClearRules();
   EXPECT_TRUE(FileReader::Open(store, "missing.lance").status().IsNotFound());
 }
-
-// Counts the bytes asked for through GetRange (GetRanges goes through it too).
-class ByteCountingStore : public io::FaultInjectingObjectStore {
- public:
-  using io::FaultInjectingObjectStore::FaultInjectingObjectStore;
-  Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override {
-    bytes += length;
-    return io::FaultInjectingObjectStore::GetRange(path, offset, length);
-  }
-  int64_t bytes = 0;
-};
 
 // Taking a few rows of a mini-block column reads the chunk metadata and the chunks holding
 // them, not the whole column; results equal a full read.
