@@ -37,6 +37,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
 #include "lance/table/dataset.h"
+#include "process_cpu.h"
 #if __has_include("lance/table/merge_insert.h")
 #include "lance/table/merge_insert.h"
 #define LANCE_TABLE_BENCH_MERGE_INSERT 1
@@ -137,12 +138,7 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 }
 
 // CPU seconds of the whole process (every thread: the scan pool included), user + system.
-double ProcessCpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+using lance::bench::ProcessCpuSeconds;
 
 // Wall time of one timed section goes to SetIterationTime; its process CPU time is averaged
 // over the iterations into the counter cpu_ms (reported next to the wall time because the

@@ -19,17 +19,12 @@
 #include <string>
 
 #include "lance/table/dataset.h"
+#include "process_cpu.h"
 
 namespace lance::table {
 namespace {
 
-// CPU seconds of the whole process (the scan pool's threads included), user + system.
-double ProcessCpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+using lance::bench::ProcessCpuSeconds;
 
 // Reports the process CPU time per iteration as the counter cpu_ms (the shared machine makes
 // wall time mostly a wait for a core; the library's work runs on pool threads, which the
