@@ -69,6 +69,19 @@ struct Golden {
 
 void PrintTo(const Golden& g, std::ostream* os) { *os << g.stem(); }
 
+// Rows `rows` of `all` (in that order, repeats allowed), cut from a full read: what a take
+// must return.
+Result<RecordBatchPtr> RowsOf(const RecordBatch& all, const std::vector<int64_t>& rows) {
+  std::vector<ArrayPtr> cols;
+  for (const auto& col : all.columns()) {
+    std::vector<ArrayPtr> pieces;
+    for (int64_t r : rows) pieces.push_back(col->Slice(r, 1));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr cat, Concatenate(pieces));
+    cols.push_back(std::move(cat));
+  }
+  return RecordBatch::Make(all.schema(), static_cast<int64_t>(rows.size()), std::move(cols));
+}
+
 class GoldenFileTest : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenFileTest, ReadsAllRows) {
@@ -106,16 +119,8 @@ TEST_P(GoldenFileTest, ReadsRangesAndRows) {
   const std::vector<int64_t> rows = {n - 1, 0, 7, 7, n / 2};
   auto taken = (*reader)->Take(rows);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-  std::vector<ArrayPtr> want_cols;
-  for (const auto& col : (*expected)->columns()) {
-    std::vector<ArrayPtr> pieces;
-    for (int64_t r : rows) pieces.push_back(col->Slice(r, 1));
-    auto cat = Concatenate(pieces);
-    ASSERT_TRUE(cat.ok());
-    want_cols.push_back(*cat);
-  }
-  auto want_take = RecordBatch::Make((*expected)->schema(), static_cast<int64_t>(rows.size()), want_cols);
-  ASSERT_TRUE(want_take.ok());
+  auto want_take = RowsOf(**expected, rows);
+  ASSERT_TRUE(want_take.ok()) << want_take.status().ToString();
   ExpectBatchesEqual(**want_take, **taken);
 
   EXPECT_TRUE((*reader)->Take({n}).status().IsInvalidArgument());
@@ -137,16 +142,8 @@ TEST_P(GoldenFileTest, TakeOfScatteredRowsMatchesFullRead) {
   rows.push_back(0);
   auto taken = (*reader)->Take(rows);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-  std::vector<ArrayPtr> want_cols;
-  for (const auto& col : (*all)->columns()) {
-    std::vector<ArrayPtr> pieces;
-    for (int64_t r : rows) pieces.push_back(col->Slice(r, 1));
-    auto cat = Concatenate(pieces);
-    ASSERT_TRUE(cat.ok());
-    want_cols.push_back(*cat);
-  }
-  auto want = RecordBatch::Make((*all)->schema(), static_cast<int64_t>(rows.size()), want_cols);
-  ASSERT_TRUE(want.ok());
+  auto want = RowsOf(**all, rows);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
   ExpectBatchesEqual(**want, **taken);
 }
 
