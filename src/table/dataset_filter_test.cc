@@ -13,15 +13,10 @@
 #include "lance/expr/expression.h"
 #include "lance/table/dataset.h"
 #include "lance/table/write.h"
+#include "table/json_lines_test_util.h"
 
 namespace lance::table {
 namespace {
-
-#define DF_ASSERT_OK(expr)                                     \
-  do {                                                         \
-    const ::lance::Status _st = (expr);                        \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString();  \
-  } while (0)
 
 SchemaPtr TestSchema() {
   return schema({field("id", int64(), false), field("cat", utf8()), field("score", float64()),
@@ -163,17 +158,9 @@ TEST_F(DatasetFilter, TakeMapsLivePositionsPastDeletedRows) {
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   auto scanned = (*ds)->Scan();
   ASSERT_TRUE(scanned.ok()) << scanned.status().ToString();
-  std::vector<std::string> lines;
-  for (const auto& b : *scanned) {
-    std::string text;
-    DF_ASSERT_OK(AppendJsonLines(*b, &text));
-    size_t start = 0;
-    while (start < text.size()) {
-      const size_t nl = text.find('\n', start);
-      lines.push_back(text.substr(start, nl - start));
-      start = nl + 1;
-    }
-  }
+  auto scanned_lines = JsonLinesOf(*scanned);
+  ASSERT_TRUE(scanned_lines.ok()) << scanned_lines.status().ToString();
+  const std::vector<std::string>& lines = *scanned_lines;
   ASSERT_EQ(lines.size(), (*ds)->CountRows());
   std::vector<uint64_t> offsets;
   for (uint64_t i = 0; i < lines.size(); i += 3) offsets.push_back(i);
@@ -183,17 +170,12 @@ TEST_F(DatasetFilter, TakeMapsLivePositionsPastDeletedRows) {
   std::shuffle(offsets.begin(), offsets.end(), rng);
   auto taken = (*ds)->Take(offsets);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-  std::string text;
-  for (const auto& b : *taken) DF_ASSERT_OK(AppendJsonLines(*b, &text));
-  size_t start = 0, k = 0;
-  while (start < text.size()) {
-    const size_t nl = text.find('\n', start);
-    ASSERT_LT(k, offsets.size());
-    EXPECT_EQ(text.substr(start, nl - start), lines[offsets[k]]) << "offset " << offsets[k];
-    ++k;
-    start = nl + 1;
+  auto taken_lines = JsonLinesOf(*taken);
+  ASSERT_TRUE(taken_lines.ok()) << taken_lines.status().ToString();
+  ASSERT_EQ(taken_lines->size(), offsets.size());
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    EXPECT_EQ((*taken_lines)[k], lines[offsets[k]]) << "offset " << offsets[k];
   }
-  EXPECT_EQ(k, offsets.size());
   auto bad = (*ds)->Take({lines.size()});
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(bad.status().IsInvalidArgument());

@@ -15,6 +15,7 @@
 #include "lance/table/dataset.h"
 #include "lance/table/transaction.h"
 #include "lance/table/write.h"
+#include "table/json_lines_test_util.h"
 
 #define EV_CONCAT_INNER(a, b) a##b
 #define EV_CONCAT(a, b) EV_CONCAT_INNER(a, b)
@@ -70,31 +71,13 @@ inline Status MakePeople(const std::string& uri, int n, int64_t rows_per_fragmen
 inline Result<std::vector<std::string>> Rows(const std::string& uri, ScanOptions options = {}) {
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(uri));
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(options));
-  std::string text;
-  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
+  return JsonLinesOf(batches);
 }
 
 // `json` (an array of row objects of `schema`) as canonical JSON lines, one per row.
 inline Result<std::vector<std::string>> Expected(const SchemaPtr& schema, const std::string& json) {
   LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatchFromJSON(schema, json));
-  std::string text;
-  LANCE_RETURN_NOT_OK(AppendJsonLines(*batch, &text));
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
+  return JsonLinesOf(std::vector<RecordBatchPtr>{batch});
 }
 
 // One People row as a JSON object.
