@@ -42,6 +42,7 @@
 
 #include "lance/file/file_reader.h"
 #include "lance/io/object_store.h"
+#include "process_cpu.h"
 
 namespace lance::file {
 namespace {
@@ -259,11 +260,7 @@ void TakeBench(benchmark::State& state, const std::string& which, size_t limit,
   g_inputs->store->Reset();
   // CPU of every thread of the process (the reads run on the io pool, fields in parallel):
   // on a shared machine the wall time mostly measures waiting for a core.
-  auto process_cpu_us = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
-  };
+  auto process_cpu_us = [] { return lance::bench::ProcessCpuSeconds() * 1e6; };
   const double cpu_start = process_cpu_us();
   for (auto _ : state) {
     const auto& set = sets[next];
