@@ -423,20 +423,22 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
                   : static_cast<uint64_t>(range_start + i);
     };
     const uint64_t high = frag.id << 32;
+    const bool stable = (manifest_.reader_feature_flags & kFlagStableRowIds) != 0;
+    // Without stable row ids a row's id is its address: one array serves both columns.
+    ArrayPtr addrs;
+    if (options.with_row_addr || !stable) {
+      LANCE_ASSIGN_OR_RAISE(addrs, make_u64([&](int64_t i) { return high | offset_of(i); }));
+    }
     if (options.with_row_id) {
-      if (manifest_.reader_feature_flags & kFlagStableRowIds) {
+      if (stable) {
         LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> all, RowIds(index));
         LANCE_ASSIGN_OR_RAISE(ArrayPtr a, make_u64([&](int64_t i) { return all[offset_of(i)]; }));
-        columns.push_back(a);
+        columns.push_back(std::move(a));
       } else {
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr a, make_u64([&](int64_t i) { return high | offset_of(i); }));
-        columns.push_back(a);
+        columns.push_back(addrs);
       }
     }
-    if (options.with_row_addr) {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr a, make_u64([&](int64_t i) { return high | offset_of(i); }));
-      columns.push_back(a);
-    }
+    if (options.with_row_addr) columns.push_back(addrs);
   }
   return RecordBatch::Make(out_schema, n, std::move(columns));
 }
