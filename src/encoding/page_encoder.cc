@@ -884,34 +884,99 @@ struct FixedDictionary {
   DataBlock indices = DataBlock::Fixed(32);
 };
 
+// 64-bit mixer (the finalizer of MurmurHash3): every input bit reaches the high bits the
+// tables below index with, so values that differ only in a few bits (doubles with zero low
+// mantissa bits, multiples of a power of two) still spread.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Whether a random sample already shows that more than `limit` of the n 64-bit values are
+// distinct. With D distinct values among n, two distinct positions drawn at random hold
+// equal values with probability sum f(f - 1) / (n (n - 1)) >= (n / D - 1) / (n - 1); for
+// D <= limit (< 0.3 n) about s^2 / n repeats are expected among s sampled positions. A sample
+// with under an eighth of that cannot come from such a page except with negligible probability
+// (a page of nearly all-distinct values, like ids, shows almost none), so the exact count that
+// would run to `limit` before giving up is skipped. Positions come from a fixed-seed generator:
+// the decision depends on the data only.
+bool SampleSaysTooManyDistinct(const char* p, int64_t n, int64_t limit) {
+  constexpr int64_t kSample = 8192;
+  if (n < 16 * kSample) return false;
+  std::vector<int64_t> pos(kSample);
+  uint64_t state = 0x853c49e6748fea9bULL;
+  for (auto& q : pos) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    q = static_cast<int64_t>((Mix64(state) >> 11) % static_cast<uint64_t>(n));
+  }
+  std::sort(pos.begin(), pos.end());
+  pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
+  std::vector<uint64_t> vals(pos.size());
+  for (size_t i = 0; i < pos.size(); ++i) vals[i] = LoadT<uint64_t>(p + pos[i] * 8);
+  std::sort(vals.begin(), vals.end());
+  int64_t repeats = 0;
+  for (size_t i = 1; i < vals.size(); ++i) repeats += vals[i] == vals[i - 1] ? 1 : 0;
+  const double s = static_cast<double>(vals.size());
+  const double nd = static_cast<double>(n);
+  const double per_pair = (nd / static_cast<double>(limit) - 1.0) / (nd - 1.0);
+  const double expected = s * (s - 1.0) / 2.0 * per_pair;
+  return static_cast<double>(repeats) * 8.0 < expected;
+}
+
 std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v) {
   const int64_t n = v.num_values;
   if (v.kind != DataBlock::Kind::kFixed || v.bits_per_value != 64 || n < 100 || n > UINT32_MAX) {
     return std::nullopt;
   }
   const int64_t limit = (n * 3 - 1) / 10;  // largest count with count * 10 < n * 3
-  // Open addressing on the value bits; slot = index + 1 (0 = empty).
-  size_t cap = 64;
-  while (static_cast<int64_t>(cap) < 2 * (limit + 1)) cap *= 2;
-  std::vector<uint64_t> keys(cap);
-  std::vector<uint32_t> slots(cap, 0);
+  const char* p = v.data.data();
+  if (limit <= 0 || SampleSaysTooManyDistinct(p, n, limit)) return std::nullopt;
+  // Open addressing on the mixed value bits, one 16-byte slot per entry (key and index + 1,
+  // 0 = empty) so that a probe touches one cache line; the table doubles at half load.
+  struct Slot {
+    uint64_t key;
+    uint64_t index1;
+  };
+  int shift = 64 - 12;
+  std::vector<Slot> table(size_t{1} << 12, Slot{0, 0});
+  size_t mask = table.size() - 1;
   FixedDictionary d;
   d.indices.data.resize_for_overwrite(static_cast<size_t>(n) * 4);
   auto* idx = reinterpret_cast<uint32_t*>(d.indices.data.mutable_data());
-  const char* p = v.data.data();
-  uint32_t count = 0;
+  std::vector<uint64_t> items;
+  auto grow = [&] {
+    std::vector<Slot> bigger(table.size() * 2, Slot{0, 0});
+    --shift;
+    const size_t m = bigger.size() - 1;
+    for (const Slot& s : table) {
+      if (s.index1 == 0) continue;
+      size_t h = static_cast<size_t>(Mix64(s.key) >> shift);
+      while (bigger[h].index1 != 0) h = (h + 1) & m;
+      bigger[h] = s;
+    }
+    table.swap(bigger);
+    mask = m;
+  };
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t x = LoadT<uint64_t>(p + i * 8);
-    size_t h = static_cast<size_t>((x * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
-    while (slots[h] != 0 && keys[h] != x) h = (h + 1) & (cap - 1);
-    if (slots[h] == 0) {
-      if (++count > limit) return std::nullopt;
-      keys[h] = x;
-      slots[h] = count;
-      d.items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(&x), 1);
+    size_t h = static_cast<size_t>(Mix64(x) >> shift);
+    while (table[h].index1 != 0 && table[h].key != x) h = (h + 1) & mask;
+    if (table[h].index1 != 0) {
+      idx[i] = static_cast<uint32_t>(table[h].index1 - 1);
+      continue;
     }
-    idx[i] = slots[h] - 1;
+    if (static_cast<int64_t>(items.size()) >= limit) return std::nullopt;
+    idx[i] = static_cast<uint32_t>(items.size());
+    items.push_back(x);
+    table[h] = Slot{x, items.size()};
+    if (items.size() * 2 > table.size()) grow();
   }
+  d.items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(items.data()),
+                           static_cast<int64_t>(items.size()));
   d.indices.num_values = n;
   return d;
 }

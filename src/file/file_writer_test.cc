@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <fstream>
 #include <random>
@@ -775,6 +776,51 @@ TEST(FileWriterTest, LowCardinalityNumbersGetADictionaryIn22) {
   }
 }
 
+
+// Large pages of 64-bit numbers: the dictionary decision (distinct values under 30%) holds on
+// pages past the size where a sample screens out nearly-distinct pages first, whatever the
+// order of the values (sorted runs, shuffled) and whatever bits they differ in (doubles of
+// whole numbers differ only in their high bits); the values read back exactly.
+TEST(FileWriterTest, FixedDictionaryDecisionOnLargePages) {
+  const int64_t n = 200000;
+  struct Case {
+    std::string name;
+    std::function<uint64_t(int64_t)> value;
+    bool dictionary;
+  };
+  auto shuffled = [n](int64_t i) { return static_cast<uint64_t>((i * 7919) % n); };
+  const std::vector<Case> cases = {
+      {"sorted runs of 4", [](int64_t i) { return static_cast<uint64_t>(i / 4); }, true},
+      {"shuffled 25%", [&](int64_t i) { return shuffled(i) % (n / 4) * 1000003; }, true},
+      {"whole doubles 10%",
+       [&](int64_t i) {
+         const double d = static_cast<double>(shuffled(i) % (n / 10));
+         uint64_t bits;
+         std::memcpy(&bits, &d, 8);
+         return bits;
+       },
+       true},
+      {"few distinct", [](int64_t i) { return static_cast<uint64_t>(i % 3) << 60; }, true},
+      {"shuffled 35%", [&](int64_t i) { return shuffled(i) % (n * 35 / 100); }, false},
+      {"all distinct", [](int64_t i) { return static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ULL; }, false},
+      {"runs of 2", [](int64_t i) { return static_cast<uint64_t>(i / 2); }, false},
+  };
+  auto sch = schema({field("v", int64(), false)});
+  for (const auto& c : cases) {
+    auto buf = AllocateBuffer(n * 8);
+    ASSERT_TRUE(buf.ok());
+    auto* out = reinterpret_cast<uint64_t*>(std::const_pointer_cast<Buffer>(*buf)->mutable_data());
+    for (int64_t i = 0; i < n; ++i) out[i] = c.value(i);
+    ArrayPtr arr = Array::Make(int64(), n, {nullptr, *buf});
+    auto b = std::make_shared<RecordBatch>(sch, n, std::vector<ArrayPtr>{arr});
+    auto r = WriteAndOpen(sch, {b}, WriteOptions{});
+    ASSERT_NE(r, nullptr) << c.name;
+    for (const auto& d : Descriptions(*r, 0)) {
+      EXPECT_EQ(d.find("dictionary") != std::string::npos, c.dictionary) << c.name << ": " << d;
+    }
+    CheckReads(*r, *b, c.name);
+  }
+}
 
 // Encoding on the thread pool does not change a byte of the file (pages are written in the
 // order they are taken), with many pages of many columns in flight.
