@@ -644,6 +644,21 @@ class Binder {
     return std::optional<Datum>(out);
   }
 
+  // The `x % k` operand of a comparison `x % k = c` / `<>` (either side) with integer literals
+  // k and c, else null.
+  static const BoundNode* ModOfLiteral(const BoundNode& b) {
+    if (b.domain != Domain::kInt || (b.op != Op::kEq && b.op != Op::kNe)) return nullptr;
+    auto is_literal = [](const BoundNode& n) { return n.kind == BoundNode::Kind::kLiteral; };
+    for (size_t side = 0; side < 2; ++side) {
+      const BoundNode& m = *b.args[side];
+      if (m.kind == BoundNode::Kind::kArith && m.op == Op::kMod && m.domain == Domain::kInt &&
+          is_literal(*m.args[1]) && !is_literal(*m.args[0]) && is_literal(*b.args[1 - side])) {
+        return &m;
+      }
+    }
+    return nullptr;
+  }
+
   // Evaluation (also used for constant folding).
   static Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
     const int64_t n = batch.num_rows();
@@ -703,6 +718,22 @@ class Binder {
         return d;
       }
       case BoundNode::Kind::kCompare: {
+        if (const BoundNode* mod = ModOfLiteral(b)) {
+          // `x % k = c`: one pass over x (ModCompareKernel) when it applies.
+          const BoundNode& c = *b.args[mod == b.args[0].get() ? 1 : 0];
+          LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*mod->args[0], batch));
+          LANCE_ASSIGN_OR_RAISE(std::optional<Datum> fused,
+                                ModCompareKernel(b.op == Op::kNe, x, mod->args[1]->literal,
+                                                 c.literal, n));
+          if (fused) return std::move(*fused);
+          Datum k;
+          k.scalar = mod->args[1]->literal;
+          LANCE_ASSIGN_OR_RAISE(Datum r, ArithmeticKernel(Op::kMod, Domain::kInt, x, k, n));
+          Datum cd;
+          cd.scalar = c.literal;
+          return mod == b.args[0].get() ? CompareKernel(b.op, b.domain, r, cd, n)
+                                        : CompareKernel(b.op, b.domain, cd, r, n);
+        }
         LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
         LANCE_ASSIGN_OR_RAISE(Datum y, arg(1));
         return CompareKernel(b.op, b.domain, x, y, n);

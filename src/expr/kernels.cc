@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "expr/cast.h"
+#include "expr/int_division.h"
 #include "lance/columnar/builder.h"
 
 namespace lance::expr {
@@ -151,6 +152,20 @@ std::vector<double> FloatValues(const Array& a) {
     return 0;
   });
   return out;
+}
+
+// The values of an integer array as int64: in place for 64-bit integers (int64 and the
+// temporal types stored as int64; uint64 reinterpreted, as IntValues converts it), else
+// converted into *scratch.
+const int64_t* Int64ValuesOf(const Array& a, std::vector<int64_t>* scratch) {
+  switch (a.type_id()) {
+    case TypeId::kInt64: case TypeId::kUInt64: case TypeId::kDate64: case TypeId::kTime64:
+    case TypeId::kTimestamp: case TypeId::kDuration:
+      return a.Values<int64_t>();
+    default:
+      *scratch = IntValues(a);
+      return scratch->data();
+  }
 }
 
 bool CompareScalars(Op op, Domain domain, const Scalar& a, const Scalar& b) {
@@ -331,12 +346,10 @@ Result<Datum> ArithmeticKernel(Op op, Domain domain, const Datum& a, const Datum
   LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(len * 8));
   if (domain == Domain::kInt) {
     std::vector<int64_t> xa, xb;
-    if (a.is_array()) xa = IntValues(*a.array);
-    if (b.is_array()) xb = IntValues(*b.array);
+    const int64_t* pa = a.is_array() ? Int64ValuesOf(*a.array, &xa) : nullptr;
+    const int64_t* pb = b.is_array() ? Int64ValuesOf(*b.array, &xb) : nullptr;
     const int64_t ka = a.is_array() ? 0 : IntValue(a.scalar);
     const int64_t kb = b.is_array() ? 0 : IntValue(b.scalar);
-    const int64_t* pa = a.is_array() ? xa.data() : nullptr;
-    const int64_t* pb = b.is_array() ? xb.data() : nullptr;
     int64_t* o = values->mutable_data_as<int64_t>();
     auto run = [&](auto f) -> Status {
       for (int64_t i = 0; i < len; ++i) {
@@ -351,6 +364,21 @@ Result<Datum> ArithmeticKernel(Op op, Domain domain, const Datum& a, const Datum
       case Op::kSub: LANCE_RETURN_NOT_OK(run([](uint64_t x, uint64_t y) { return x - y; })); break;
       case Op::kMul: LANCE_RETURN_NOT_OK(run([](uint64_t x, uint64_t y) { return x * y; })); break;
       default: {
+        if (pa && !pb && kb != 0) {
+          // A constant divisor: no row can fail, and a multiply replaces the division.
+          const SignedDivisor div(kb);
+          if (op == Op::kDiv) {
+            for (int64_t i = 0; i < len; ++i) o[i] = div.Quotient(pa[i]);
+          } else {
+            for (int64_t i = 0; i < len; ++i) o[i] = div.Remainder(pa[i]);
+          }
+          if (valid) {
+            for (int64_t i = 0; i < len; ++i) {
+              if (!bit_util::GetBit(valid, i)) o[i] = 0;
+            }
+          }
+          break;
+        }
         for (int64_t i = 0; i < len; ++i) {
           const int64_t x = pa ? pa[i] : ka;
           const int64_t y = pb ? pb[i] : kb;
@@ -397,6 +425,37 @@ Result<Datum> ArithmeticKernel(Op op, Domain domain, const Datum& a, const Datum
     d.array = out;
   }
   return d;
+}
+
+Result<std::optional<Datum>> ModCompareKernel(bool negated, const Datum& x, const Scalar& k,
+                                              const Scalar& c, int64_t n) {
+  if (!x.is_array() || !k.valid || !c.valid) return std::optional<Datum>();
+  const Array& arr = *x.array;
+  const TypeId id = arr.type_id();
+  if (id == TypeId::kBool || !IsNativeNumeric(id) || id == TypeId::kFloat ||
+      id == TypeId::kDouble) {
+    return std::optional<Datum>();
+  }
+  const int64_t kv = IntValue(k), cv = IntValue(c);
+  if (kv == 0) return std::optional<Datum>();  // the generic path reports division by zero
+  LANCE_ASSIGN_OR_RAISE(BufferPtr values, NewBitmap(n));
+  uint8_t* out = values->mutable_data();
+  const RemainderEquals test(kv, cv);
+  if (test.never()) {
+    if (negated) std::memset(out, 0xff, static_cast<size_t>(bit_util::BytesForBits(n)));
+  } else {
+    VisitNative(arr, [&](const auto* v) {
+      if (negated) {
+        PackBits(n, out, [&](int64_t i) { return !test.Matches(static_cast<int64_t>(v[i])); });
+      } else {
+        PackBits(n, out, [&](int64_t i) { return test.Matches(static_cast<int64_t>(v[i])); });
+      }
+      return 0;
+    });
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, ValidityOf(arr, n));
+  LANCE_ASSIGN_OR_RAISE(Datum d, BoolArray(n, values, validity));
+  return std::optional<Datum>(std::move(d));
 }
 
 Result<Datum> NegateKernel(Domain domain, const Datum& a, int64_t n) {

@@ -3,6 +3,7 @@
 // operands so that a kernel only sees the types its domain allows.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
 // + - * / % in kInt (int64, wrapping; division by zero is an error) or kFloat (double).
 Result<Datum> ArithmeticKernel(Op op, Domain domain, const Datum& a, const Datum& b, int64_t n);
 Result<Datum> NegateKernel(Domain domain, const Datum& a, int64_t n);
+// `x % k = c` (`<>` when negated) for an integer array x and integer literals k, c in one pass:
+// the same result as ArithmeticKernel(kMod) then CompareKernel(kEq / kNe) in kInt, without the
+// int64 remainders. nullopt when it does not apply (x is not an integer array, k or c is
+// null, k is 0: the generic path reports the division by zero or the nulls).
+Result<std::optional<Datum>> ModCompareKernel(bool negated, const Datum& x, const Scalar& k,
+                                              const Scalar& c, int64_t n);
+
 // Three-valued AND/OR over boolean (or null-typed) operands; NOT.
 Result<Datum> LogicKernel(Op op, const Datum& a, const Datum& b, int64_t n);
 Result<Datum> NotKernel(const Datum& a, int64_t n);
