@@ -79,6 +79,9 @@ struct LeafColumn {
   // The value bytes of a written page, kept for the next page (fresh memory costs the kernel
   // a page clear per 4 KiB touched: a fifth of the writer's time on 1M rows).
   encoding::Bytes spare;
+  // The buffered values are (or began as) a view of an input array's buffer, not memory of
+  // ours to keep as `spare`.
+  bool adopted = false;
 
   // Buffered rows.
   std::vector<uint16_t> rep;
@@ -92,8 +95,10 @@ struct LeafColumn {
   int depth() const { return static_cast<int>(ids.size()); }
 
   int64_t BufferedBytes() const {
+    // (Flat leaves keep no levels until a null arrives: they count as if they did.)
+    const bool implied = depth() == 1 && !is_dict && !any_event;
     int64_t b = static_cast<int64_t>(values.data.size()) +
-                static_cast<int64_t>(rep.size() + events.size()) * 2;
+                static_cast<int64_t>(rep.size() + (implied ? static_cast<size_t>(rows) : events.size())) * 2;
     if (values.kind == DataBlock::Kind::kVariable) b += static_cast<int64_t>(values.offsets.size()) * 8;
     if (values.child) b += static_cast<int64_t>(values.child->data.size() + values.child_validity.size());
     if (is_dict) b += static_cast<int64_t>(dict_items.data.size() + dict_items.offsets.size() * 8);
@@ -297,18 +302,27 @@ struct LeafColumn {
     }
     if (depth() == 1 && a.type_id() != TypeId::kNull) {
       // Flat top-level leaf: bulk copies.
+      // Levels are kept only once a null arrives (until then every level is 0, implied).
       const int64_t n = a.length;
       if (a.null_count > 0) {
+        if (!any_event) events.assign(static_cast<size_t>(rows), 0);
         events.reserve(events.size() + static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) events.push_back(a.IsValid(i) ? 0 : NullEvent(0));
         any_event = true;
-      } else {
+      } else if (any_event) {
         events.insert(events.end(), static_cast<size_t>(n), 0);
       }
       switch (values.kind) {
         case DataBlock::Kind::kFixed:
           if (values.bits_per_value == 1) {
             values.AppendBits(a.buffers[1]->data(), a.offset, n);
+          } else if (values.num_values == 0 && n > 0) {
+            // The first values of a page: the page reads the array's bytes in place (a later
+            // append copies them); the encoders only read values.
+            const int64_t w = values.bits_per_value / 8;
+            values.data = encoding::Bytes::Adopt(SliceBuffer(a.buffers[1], a.offset * w, n * w));
+            values.num_values = n;
+            adopted = true;
           } else {
             values.AppendFixedBytes(a.buffers[1]->data() + a.offset * (values.bits_per_value / 8), n);
           }
@@ -398,6 +412,7 @@ struct PendingPage {
   size_t column = 0;
   int64_t first_row = 0;
   encoding::LeafPage page;  // owns the bytes an encoded page may borrow
+  bool adopted = false;      // page.values views an input buffer (LeafColumn::adopted)
   encoding::PageEncodeOptions options;
   Result<encoding::EncodedPage> encoded = Status::Internal("page not encoded");
 };
@@ -528,6 +543,7 @@ struct FileWriter::Impl {
     auto job = std::make_unique<PendingPage>();
     job->column = ci;
     job->first_row = c.first_row;
+    job->adopted = std::exchange(c.adopted, false);
     LANCE_ASSIGN_OR_RAISE(job->page, c.TakePage());
     encoding::LeafPage& page = job->page;
     const DataType& storage = c.is_dict ? *c.leaf_type->dictionary_value_type() : *c.leaf_type;
@@ -588,7 +604,7 @@ struct FileWriter::Impl {
     // The page is written (the store copies what it is given): its value bytes can hold the
     // column's next page.
     encoding::Bytes& used = ValueBytes(job.page.values);
-    if (used.capacity() >= (size_t{1} << 20) && used.capacity() > c.spare.capacity()) {
+    if (!job.adopted && used.capacity() >= (size_t{1} << 20) && used.capacity() > c.spare.capacity()) {
       used.resize_for_overwrite(0);
       c.spare = std::move(used);
     }

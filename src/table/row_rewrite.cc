@@ -5,10 +5,13 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "lance/core/thread_pool.h"
+#include "lance/file/file_reader.h"
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/feature_flags.h"
@@ -352,6 +355,275 @@ Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
   }
   if (pos != ids.size()) return Status::Internal("row ids: {} ids for {} rows", ids.size(), pos);
   return Status::OK();
+}
+
+Result<std::shared_ptr<const file::FileReader>> DirectFileReaders::Get(const std::string& path) {
+  auto it = open_.find(path);
+  if (it != open_.end()) return it->second;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, loc_.store->Get(loc_.Path("data/" + path)));
+  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<file::FileReader> reader, file::FileReader::Open(std::move(bytes)));
+  std::shared_ptr<const file::FileReader> shared = std::move(reader);
+  open_.emplace(path, shared);
+  return shared;
+}
+
+Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t index,
+                                                       const std::vector<std::string>& names,
+                                                       DirectFileReaders* readers) {
+  const TableManifest& tm = ds.manifest();
+  if (index >= tm.fragments.size()) {
+    return Status::InvalidArgument("fragment index {} of {}", index, tm.fragments.size());
+  }
+  const FragmentInfo& frag = tm.fragments[index];
+  if (frag.num_overlays > 0) return std::optional<RecordBatchPtr>();
+  const auto physical = static_cast<int64_t>(frag.physical_rows);
+  ScanOptions so;
+  so.columns = names;
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ds.ProjectedSchema(so));
+  std::map<int32_t, std::vector<int32_t>> children;
+  for (const auto& f : tm.fields) children[f.parent_id].push_back(f.id);
+  // Where each column is: (reader, field of its file); no reader = all null.
+  struct Source {
+    std::shared_ptr<const file::FileReader> reader;
+    int field = -1;
+  };
+  std::vector<Source> sources(names.size());
+  for (size_t c = 0; c < names.size(); ++c) {
+    const FieldPtr& tf = out_schema->field(static_cast<int>(c));
+    std::set<int32_t> ids{tf->id()};
+    std::vector<int32_t> stack{tf->id()};
+    while (!stack.empty()) {
+      const int32_t cur = stack.back();
+      stack.pop_back();
+      auto it = children.find(cur);
+      if (it == children.end()) continue;
+      for (int32_t k : it->second) {
+        if (ids.insert(k).second) stack.push_back(k);
+      }
+    }
+    const DataFileInfo* file = nullptr;
+    for (const auto& df : frag.files) {
+      if (std::any_of(df.fields.begin(), df.fields.end(), [&](int32_t id) { return ids.count(id) > 0; })) {
+        file = &df;
+        break;
+      }
+    }
+    if (file == nullptr) continue;
+    if (file->base_id.has_value()) return std::optional<RecordBatchPtr>();
+    LANCE_ASSIGN_OR_RAISE(auto reader, readers->Get(file->path));
+    if (reader->num_rows() != physical) return std::optional<RecordBatchPtr>();
+    const auto& fs = reader->schema()->fields();
+    for (size_t k = 0; k < fs.size(); ++k) {
+      if (fs[k]->id() == tf->id()) sources[c] = {reader, static_cast<int>(k)};
+    }
+    if (sources[c].field < 0) return std::optional<RecordBatchPtr>();
+  }
+  // Columns decode independently: one task per column on both cores.
+  std::vector<ArrayPtr> columns(names.size());
+  std::vector<Status> errors(names.size());
+  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(names.size()), [&](int64_t c) {
+    const auto k = static_cast<size_t>(c);
+    const DataTypePtr& type = out_schema->field(static_cast<int>(c))->type();
+    if (!sources[k].reader) {
+      auto nulls = MakeArrayOfNulls(type, physical);
+      if (nulls.ok()) columns[k] = *nulls; else errors[k] = nulls.status();
+      return;
+    }
+    auto batch = sources[k].reader->ReadAll({sources[k].field});
+    if (batch.ok()) columns[k] = (*batch)->column(0); else errors[k] = batch.status();
+  });
+  for (size_t c = 0; c < names.size(); ++c) {
+    LANCE_RETURN_NOT_OK(errors[c]);
+    if (!columns[c]->type->Equals(*out_schema->field(static_cast<int>(c))->type()) ||
+        columns[c]->length != physical) {
+      return std::optional<RecordBatchPtr>();
+    }
+  }
+  return std::optional<RecordBatchPtr>(
+      std::make_shared<RecordBatch>(out_schema, physical, std::move(columns)));
+}
+
+namespace {
+
+// Calls fn(start, length, out_position) for each run of elements of [0, n) not in `drop`.
+template <typename F>
+void ForEachKeptRun(int64_t n, const std::vector<uint32_t>& drop, F&& fn) {
+  int64_t start = 0;
+  int64_t out = 0;
+  for (uint32_t d : drop) {
+    const auto end = static_cast<int64_t>(d);
+    if (end > start) {
+      fn(start, end - start, out);
+      out += end - start;
+    }
+    start = end + 1;
+  }
+  if (n > start) fn(start, n - start, out);
+}
+
+}  // namespace
+
+Result<ArrayPtr> DropElements(const ArrayPtr& array, const std::vector<uint32_t>& drop) {
+  if (drop.empty()) return array;
+  const Array& a = *array;
+  const int64_t n = a.length;
+  if (static_cast<int64_t>(drop.back()) >= n) {
+    return Status::InvalidArgument("drop rows: row {} of {}", drop.back(), n);
+  }
+  const int64_t kept = n - static_cast<int64_t>(drop.size());
+  const DataType& t = *a.type;
+  const bool fixed = t.is_fixed_width() && t.id() != TypeId::kDictionary && a.children.empty() &&
+                     (t.id() == TypeId::kBool || (t.bit_width() >= 8 && t.bit_width() % 8 == 0));
+  const bool binary = t.is_binary_like();
+  if (!fixed && !binary) {
+    std::vector<int64_t> rows;
+    rows.reserve(static_cast<size_t>(kept));
+    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t) {
+      for (int64_t i = s; i < s + len; ++i) rows.push_back(i);
+    });
+    return TakeArray(array, rows);
+  }
+  BufferPtr validity;
+  if (a.null_count > 0 && a.validity() != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer(bit_util::BytesForBits(kept), /*zero_fill=*/true));
+    uint8_t* v = std::const_pointer_cast<Buffer>(validity)->mutable_data();
+    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
+      bit_util::CopyBitmap(a.validity(), a.offset + s, len, v, o);
+    });
+  }
+  if (t.id() == TypeId::kBool) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBuffer(bit_util::BytesForBits(kept), /*zero_fill=*/true));
+    uint8_t* b = std::const_pointer_cast<Buffer>(bits)->mutable_data();
+    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
+      bit_util::CopyBitmap(a.buffers[1]->data(), a.offset + s, len, b, o);
+    });
+    return Array::Make(a.type, kept, {validity, bits});
+  }
+  if (fixed) {
+    const int64_t w = t.bit_width() / 8;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(kept * w));
+    uint8_t* dst = std::const_pointer_cast<Buffer>(values)->mutable_data();
+    const uint8_t* src = a.buffers[1]->data() + a.offset * w;
+    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
+      std::memcpy(dst + o * w, src + s * w, static_cast<size_t>(len * w));
+    });
+    return Array::Make(a.type, kept, {validity, values});
+  }
+  // utf8 / binary, 32- or 64-bit offsets.
+  const bool large = t.has_large_offsets();
+  const int64_t ow = large ? 8 : 4;
+  int64_t bytes = 0;
+  ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t) {
+    bytes += a.ValueOffset(s + len) - a.ValueOffset(s);
+  });
+  if (!large && bytes > INT32_MAX) return Status::InvalidArgument("drop rows: {} bytes overflow 32-bit offsets", bytes);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, AllocateBuffer((kept + 1) * ow));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, AllocateBuffer(std::max<int64_t>(bytes, 1)));
+  uint8_t* od = std::const_pointer_cast<Buffer>(offsets)->mutable_data();
+  uint8_t* dd = std::const_pointer_cast<Buffer>(data)->mutable_data();
+  const uint8_t* sd = a.buffers[2] ? a.buffers[2]->data() : nullptr;
+  int64_t at = 0;
+  auto put_offset = [&](int64_t i, int64_t v) {
+    if (large) {
+      reinterpret_cast<int64_t*>(od)[i] = v;
+    } else {
+      reinterpret_cast<int32_t*>(od)[i] = static_cast<int32_t>(v);
+    }
+  };
+  put_offset(0, 0);
+  ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
+    const int64_t first = a.ValueOffset(s);
+    const int64_t last = a.ValueOffset(s + len);
+    if (last > first) std::memcpy(dd + at, sd + first, static_cast<size_t>(last - first));
+    const int64_t shift = at - first;
+    for (int64_t i = 1; i <= len; ++i) put_offset(o + i, a.ValueOffset(s + i) + shift);
+    at += last - first;
+  });
+  return Array::Make(a.type, kept, {validity, offsets, data});
+}
+
+Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vector<uint32_t>& rows) {
+  if (rows.empty() || array->type_id() == TypeId::kNull) return std::optional<ArrayPtr>(array);
+  if (array->buffers.empty()) {
+    return std::optional<ArrayPtr>();
+  }
+  const Array& a = *array;
+  if (static_cast<int64_t>(rows.back()) >= a.length) {
+    return Status::InvalidArgument("null rows: row {} of {}", rows.back(), a.length);
+  }
+  const int64_t bits = a.offset + a.length;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, AllocateBuffer(bit_util::BytesForBits(bits)));
+  uint8_t* v = std::const_pointer_cast<Buffer>(validity)->mutable_data();
+  if (a.validity() != nullptr) {
+    std::memcpy(v, a.validity(), static_cast<size_t>(bit_util::BytesForBits(bits)));
+  } else {
+    std::memset(v, 0xff, static_cast<size_t>(bit_util::BytesForBits(bits)));
+  }
+  for (uint32_t r : rows) bit_util::ClearBit(v, a.offset + static_cast<int64_t>(r));
+  std::vector<BufferPtr> buffers = a.buffers;
+  buffers[0] = std::move(validity);
+  return std::optional<ArrayPtr>(
+      Array::Make(a.type, a.length, std::move(buffers), a.children, a.offset, a.dictionary));
+}
+
+Result<std::vector<RecordBatchPtr>> ReadLiveRows(const TableLocation& loc, const Dataset& ds,
+                                                 const std::vector<size_t>& fragments,
+                                                 bool with_row_id) {
+  const TableManifest& tm = ds.manifest();
+  const SchemaPtr& schema = ds.schema();
+  std::vector<std::string> names;
+  for (const auto& f : schema->fields()) names.push_back(f->name());
+  ScanOptions so;
+  so.with_row_id = with_row_id;
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ds.ProjectedSchema(so));
+  std::vector<uint64_t> scan_start(tm.fragments.size() + 1, 0);
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    scan_start[i + 1] = scan_start[i] + tm.fragments[i].num_rows();
+  }
+  DirectFileReaders readers(loc);
+  std::vector<RecordBatchPtr> out;
+  for (size_t i : fragments) {
+    if (i >= tm.fragments.size()) {
+      return Status::InvalidArgument("fragment index {} of {}", i, tm.fragments.size());
+    }
+    const FragmentInfo& frag = tm.fragments[i];
+    const uint64_t live = frag.num_rows();
+    if (live == 0) continue;
+    LANCE_ASSIGN_OR_RAISE(auto physical, ReadPhysicalRows(ds, i, names, &readers));
+    if (!physical) {
+      ScanOptions fso = so;
+      fso.offset = static_cast<int64_t>(scan_start[i]);
+      fso.limit = static_cast<int64_t>(live);
+      LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(fso));
+      out.insert(out.end(), batches.begin(), batches.end());
+      continue;
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds.DeletedRows(i));
+    if (deleted.size() != frag.physical_rows - live) {
+      return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
+                                frag.id, deleted.size(), frag.physical_rows - live);
+    }
+    const RecordBatch& b = **physical;
+    std::vector<ArrayPtr> cols(names.size() + (with_row_id ? 1 : 0));
+    std::vector<Status> errors(names.size());
+    ParallelFor(ThreadPool::Default(), static_cast<int64_t>(names.size()), [&](int64_t c) {
+      const auto k = static_cast<size_t>(c);
+      auto kept = DropElements(b.column(static_cast<int>(c)), deleted);
+      if (kept.ok()) cols[k] = *kept; else errors[k] = kept.status();
+    });
+    for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
+    if (with_row_id) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, ds.RowIds(i));
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(live * 8)));
+      auto* dst = reinterpret_cast<uint64_t*>(std::const_pointer_cast<Buffer>(buf)->mutable_data());
+      ForEachKeptRun(static_cast<int64_t>(ids.size()), deleted, [&](int64_t s, int64_t len, int64_t o) {
+        std::memcpy(dst + o, ids.data() + s, static_cast<size_t>(len) * 8);
+      });
+      cols.back() = Array::Make(uint64(), static_cast<int64_t>(live), {nullptr, buf});
+    }
+    out.push_back(std::make_shared<RecordBatch>(out_schema, static_cast<int64_t>(live), std::move(cols)));
+  }
+  return out;
 }
 
 std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m) {

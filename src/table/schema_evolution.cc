@@ -234,15 +234,40 @@ Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersio
 
 // Columns of fragment i computed by `exprs` over a scan (`so`: the columns they read plus
 // _rowaddr) of its live rows, as `file_schema`'s types, nulls at deleted rows.
-ColumnsOf ExpressionColumns(std::shared_ptr<Dataset> ds,
+//
+// Fast path: the columns are read whole (every physical row, no row list and no _rowaddr),
+// the expressions evaluated over all of them and the deleted rows then nulled. An expression
+// may fail on a deleted row's value (a CAST, a division by zero) where the live rows are fine:
+// that fragment, and one the direct read declines, then goes the scan's way.
+ColumnsOf ExpressionColumns(const TableLocation& loc, std::shared_ptr<Dataset> ds,
                             std::vector<std::shared_ptr<const expr::Expression>> exprs,
                             ScanOptions so, SchemaPtr file_schema) {
   auto scan_pos = std::make_shared<uint64_t>(0);
+  auto readers = std::make_shared<internal::DirectFileReaders>(loc);
+  std::vector<std::string> read_columns = so.columns;
   return [=](size_t i, const ::lance::table::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
     uint64_t& pos = *scan_pos;
     const FragmentInfo& fi = ds->manifest().fragments[i];
     const int64_t physical = static_cast<int64_t>(frag.physical_rows());
     std::vector<ArrayPtr> out;
+    if (fi.num_rows() > 0) {
+      auto whole = internal::ReadPhysicalRows(*ds, i, read_columns, readers.get());
+      auto deleted = ds->DeletedRows(i);
+      if (whole.ok() && *whole && deleted.ok()) {
+        for (size_t k = 0; k < exprs.size(); ++k) {
+          auto v = exprs[k]->Evaluate(***whole);
+          if (!v.ok() || (*v)->length != physical) break;
+          auto nulled = internal::NullAtRows(*v, *deleted);
+          if (!nulled.ok() || !*nulled) break;
+          out.push_back(**nulled);
+        }
+        if (out.size() == exprs.size()) {
+          pos += fi.num_rows();
+          return out;
+        }
+        out.clear();
+      }
+    }
     RecordBatchPtr batch;
     if (fi.num_rows() > 0) {
       ScanOptions fso = so;
@@ -555,7 +580,7 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
   return CommitNewColumns(loc, sv, AppendedSchema(sv.manifest, lance_fields), file_schema,
-                          ExpressionColumns(ds, exprs, so, file_schema), options);
+                          ExpressionColumns(loc, ds, exprs, so, file_schema), options);
 }
 
 namespace {
@@ -772,7 +797,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   ScanOptions so;
   so.columns = {old.name()};
   so.with_row_addr = true;
-  auto columns_of = ExpressionColumns(ds, {*e}, so, file_schema);
+  auto columns_of = ExpressionColumns(loc, ds, {*e}, so, file_schema);
   return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
 }
 
