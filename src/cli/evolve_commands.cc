@@ -28,6 +28,7 @@ struct EvolveArgs {
   std::string where;
   std::string input;
   std::string schema;
+  std::string delimiter;
   std::string on;
   std::string when_matched = "update";
   std::string when_not_matched = "insert";
@@ -118,7 +119,7 @@ Status MergeInsertCommand(const EvolveArgs& a) {
   p.max_rows_per_file = a.max_rows_per_file;
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
   LANCE_ASSIGN_OR_RAISE(auto r, table::MergeInsert(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;
@@ -143,7 +144,7 @@ Status AddColumnsCommand(const EvolveArgs& a) {
   } else {
     SchemaPtr schema;
     std::vector<RecordBatchPtr> batches;
-    LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
+    LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
     if (a.on.empty()) {
       LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
     } else {
@@ -240,8 +241,10 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
 
   CLI::App* mi = app.add_subcommand("merge-insert", "Upsert rows, joined on key columns");
   mi->add_option("uri", args->uri, "Dataset directory or URI")->required();
-  mi->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC) or .jsonl")->required();
-  mi->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input)");
+  mi->add_option("--input", args->input,
+                 "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv")->required();
+  mi->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv)");
+  mi->add_option("--delimiter", args->delimiter, "CSV field separator (default ',', TAB for .tsv)");
   mi->add_option("--on", args->on, "Key columns, comma-separated")->required();
   mi->add_option("--when-matched", args->when_matched, "update (default) or nothing");
   mi->add_option("--when-not-matched", args->when_not_matched, "insert (default) or nothing");
@@ -255,9 +258,10 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   ac->add_option("uri", args->uri, "Dataset directory or URI")->required();
   ac->add_option("--expr", args->exprs, "NAME=EXPRESSION (repeatable)");
   ac->add_option("--input", args->input,
-                 "New columns (.arrows/.arrow/.jsonl/.csv): one row per dataset row in scan "
+                 "New columns (.arrows/.arrow/.jsonl/.csv/.tsv): one row per dataset row in scan "
                  "order, or joined on --on");
   ac->add_option("--schema", args->schema, "Schema JSON file (.jsonl input; optional for .csv)");
+  ac->add_option("--delimiter", args->delimiter, "CSV field separator (default ',', TAB for .tsv)");
   ac->add_option("--on", args->on,
                  "Key columns (comma-separated) joining --input rows to dataset rows; rows "
                  "without a match get nulls");

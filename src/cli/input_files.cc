@@ -26,8 +26,36 @@ Result<BufferPtr> ReadWhole(const std::string& path) {
   return sp.store->Get(sp.path);
 }
 
-Status ReadInputRows(const std::string& input, const std::string& schema_path, SchemaPtr* schema,
+Result<char> ParseDelimiter(const std::string& text) {
+  char c = 0;
+  if (text == "\\t" || text == "tab" || text == "TAB" || text == "\t") {
+    c = '\t';
+  } else if (text.size() == 1) {
+    c = text[0];
+  } else {
+    return Status::InvalidArgument("--delimiter '{}': expected one character, or \\t (tab)", text);
+  }
+  if (Status s = CheckCsvDelimiter(c); !s.ok()) {
+    return Status::InvalidArgument("--delimiter: {}", s.message());
+  }
+  return c;
+}
+
+Result<char> DelimiterFor(const std::string& path, const std::string& delimiter) {
+  if (!delimiter.empty()) return ParseDelimiter(delimiter);
+  return EndsWith(path, ".tsv") ? '\t' : ',';
+}
+
+bool IsDelimitedText(const std::string& path) {
+  return EndsWith(path, ".csv") || EndsWith(path, ".tsv");
+}
+
+Status ReadInputRows(const std::string& input, const std::string& schema_path,
+                     const std::string& delimiter, SchemaPtr* schema,
                      std::vector<RecordBatchPtr>* batches) {
+  if (!delimiter.empty() && !IsDelimitedText(input)) {
+    return Status::InvalidArgument("{}: --delimiter applies to .csv / .tsv input only", input);
+  }
   LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(input));
   if (EndsWith(input, ".jsonl") || EndsWith(input, ".json")) {
     if (schema_path.empty()) {
@@ -39,9 +67,10 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path, S
     if (batch->num_rows() > 0) batches->push_back(batch);
     return Status::OK();
   }
-  if (EndsWith(input, ".csv")) {
+  if (IsDelimitedText(input)) {
     CsvReadOptions o;
     o.what = input;
+    LANCE_ASSIGN_OR_RAISE(o.delimiter, DelimiterFor(input, delimiter));
     if (!schema_path.empty()) {
       LANCE_ASSIGN_OR_RAISE(BufferPtr sj, ReadWhole(schema_path));
       LANCE_ASSIGN_OR_RAISE(o.schema, SchemaFromJson(View(sj)));
@@ -54,7 +83,7 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path, S
   auto reader = ipc::OpenAny(data);
   if (!reader.ok()) {
     return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                   "--schema, or .csv): {}",
+                                   "--schema, or .csv / .tsv): {}",
                                    input, reader.status().message());
   }
   *schema = (*reader)->schema();

@@ -14,13 +14,27 @@ namespace lance::cli {
 // The whole content of a local path or object-store URI.
 Result<BufferPtr> ReadWhole(const std::string& path);
 
+// The field separator named by a `--delimiter` value: one character, or `\t` / `tab` for TAB.
+// Errors: InvalidArgument for anything else, or a character CSV cannot use ('"', CR, LF).
+Result<char> ParseDelimiter(const std::string& text);
+
+// The delimiter of a CSV-like file: `delimiter` (a --delimiter value) when not empty, else TAB
+// for `.tsv` and ',' for anything else.
+Result<char> DelimiterFor(const std::string& path, const std::string& delimiter);
+
+// True for the paths ReadInputRows and `--output` read / write as delimited text.
+bool IsDelimitedText(const std::string& path);
+
 // The rows of `input`: Arrow IPC (stream or file), JSON lines (.jsonl / .json) whose schema
-// is the JSON file `schema_path`, or CSV (.csv, header row first; typed by `schema_path` when
-// given, else inferred: see lance/columnar/csv.h). An empty JSON-lines or CSV input gives no
-// batches (a CSV header alone still gives the schema).
+// is the JSON file `schema_path`, or CSV (.csv, or .tsv separated by TAB; `delimiter` — a
+// --delimiter value — overrides; header row first; typed by `schema_path` when given, else
+// inferred: see lance/columnar/csv.h). An empty JSON-lines or CSV input gives no batches (a
+// CSV header alone still gives the schema).
 // Errors: InvalidArgument naming `input` when it is none of these, JSON lines without a
-// schema, or a CSV record or cell that does not parse (with its line and column).
-Status ReadInputRows(const std::string& input, const std::string& schema_path, SchemaPtr* schema,
+// schema, a CSV record or cell that does not parse (with its line and column), or a
+// `delimiter` given for input that is not CSV.
+Status ReadInputRows(const std::string& input, const std::string& schema_path,
+                     const std::string& delimiter, SchemaPtr* schema,
                      std::vector<RecordBatchPtr>* batches);
 
 }  // namespace lance::cli

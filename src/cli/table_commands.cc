@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/input_files.h"
 #include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
@@ -42,6 +43,7 @@ struct TableArgs {
   std::string row_ids;
   std::string filter;  // scan/count: SQL-like condition
   std::string output;  // scan/take: write rows to this file instead of stdout
+  std::string delimiter;  // scan/take: field separator of a .csv / .tsv --output
 };
 
 Status PrintText(const std::string& text) {
@@ -100,12 +102,21 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 }
 
 // Rows to stdout as JSON lines, or with --output to a file whose extension names the format:
-// .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON lines), .csv (header
-// row + records). The file is written in one put, so it appears whole or not at all; stdout
-// then gets {"path","format","num_rows"}.
+// .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON lines), .csv / .tsv
+// (header row + records, separated by ',' / TAB or --delimiter). The file is written in one
+// put, so it appears whole or not at all; stdout then gets {"path","format","num_rows"}.
 Status EmitRows(const TableArgs& a, const table::Dataset& ds,
                 const std::vector<RecordBatchPtr>& batches) {
-  if (a.output.empty()) return PrintBatches(batches);
+  if (a.output.empty()) {
+    if (!a.delimiter.empty()) {
+      return Status::InvalidArgument("--delimiter needs --output FILE.csv|.tsv");
+    }
+    return PrintBatches(batches);
+  }
+  if (!a.delimiter.empty() && !IsDelimitedText(a.output)) {
+    return Status::InvalidArgument("--output {}: --delimiter applies to .csv / .tsv output only",
+                                   a.output);
+  }
   SchemaPtr schema;
   if (!batches.empty()) {
     schema = batches[0]->schema();
@@ -126,8 +137,9 @@ Status EmitRows(const TableArgs& a, const table::Dataset& ds,
   } else if (EndsWith(a.output, ".jsonl")) {
     format = "jsonl";
     for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
-  } else if (EndsWith(a.output, ".csv")) {
-    format = "csv";
+  } else if (IsDelimitedText(a.output)) {
+    format = EndsWith(a.output, ".tsv") ? "tsv" : "csv";
+    LANCE_ASSIGN_OR_RAISE(const char delimiter, DelimiterFor(a.output, a.delimiter));
     std::vector<RecordBatchPtr> header_only;
     if (batches.empty()) {  // the header row still names the columns
       std::vector<ArrayPtr> columns;
@@ -140,10 +152,10 @@ Status EmitRows(const TableArgs& a, const table::Dataset& ds,
     }
     const auto& rows_out = batches.empty() ? header_only : batches;
     for (size_t i = 0; i < rows_out.size(); ++i) {
-      LANCE_RETURN_NOT_OK(AppendCsv(*rows_out[i], /*header=*/i == 0, &text));
+      LANCE_RETURN_NOT_OK(AppendCsv(*rows_out[i], /*header=*/i == 0, &text, delimiter));
     }
   } else {
-    return Status::InvalidArgument("--output {}: expected a .arrows, .arrow, .jsonl or .csv file",
+    return Status::InvalidArgument("--output {}: expected a .arrows, .arrow, .jsonl, .csv or .tsv file",
                                    a.output);
   }
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(a.output));
@@ -367,8 +379,10 @@ void AddScanOptions(CLI::App* sub, TableArgs* a) {
   sub->add_flag("--with-row-id", a->with_row_id, "append the _rowid column");
   sub->add_flag("--with-row-addr", a->with_row_addr, "append the _rowaddr column");
   sub->add_option("--output", a->output,
-                  "write the rows to FILE.arrows|.arrow|.jsonl|.csv (by extension) instead of "
-                  "JSON lines on stdout");
+                  "write the rows to FILE.arrows|.arrow|.jsonl|.csv|.tsv (by extension) instead "
+                  "of JSON lines on stdout");
+  sub->add_option("--delimiter", a->delimiter,
+                  "field separator of a .csv/.tsv --output: one character or \\t");
 }
 
 struct WriteArgs {

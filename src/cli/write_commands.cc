@@ -23,6 +23,7 @@ struct WriteArgs {
   std::string input;
   std::string mode = "create";
   std::string schema;
+  std::string delimiter;
   std::string data_storage_version;
   int64_t max_rows_per_file = 1024 * 1024;
   bool stable_row_ids = false;
@@ -56,7 +57,7 @@ Status Create(const WriteArgs& a) {
   LANCE_ASSIGN_OR_RAISE(p.commit, CommitOpts(a));
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, &schema, &batches));
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
   LANCE_ASSIGN_OR_RAISE(table::WriteResult r, table::WriteDataset(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_written"] = r.rows_written;
@@ -109,9 +110,12 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
   CLI::App* create = app.add_subcommand(
       "create", "Write rows as a new dataset version (create, append or overwrite)");
   create->add_option("uri", args->uri, "Dataset directory or URI")->required();
-  create->add_option("--input", args->input, "Rows: .arrows/.arrow (Arrow IPC), .jsonl or .csv")->required();
+  create->add_option("--input", args->input,
+                     "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv")->required();
   create->add_option("--mode", args->mode, "create (default), append or overwrite");
   create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv, whose types are inferred without it)");
+  create->add_option("--delimiter", args->delimiter,
+                     "CSV field separator: one character or \\t (default ',', TAB for .tsv)");
   create->add_option("--data-storage-version", args->data_storage_version,
                      "2.1 or 2.2 (default: the dataset's, 2.2 for a new one)");
   create->add_option("--max-rows-per-file", args->max_rows_per_file,

@@ -1,7 +1,8 @@
 // libFuzzer target for the CSV reader: the input is read with type inference and against a
 // schema of several types. Any input must give either a batch or an error; whatever parses
 // must validate, and its CSV text must read back equal (null strings aside, which CSV cannot
-// carry: the every-type schema's string column is not nullable, so none occur there).
+// carry: the every-type schema's string column is not nullable, so none occur there). A third
+// pass reads the input as TSV against temporal columns (ISO 8601 or integer cells).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -18,11 +19,19 @@ lance::SchemaPtr SomeTypes() {
                  field("l", list(int32())), field("st", struct_({field("x", utf8())}))});
 }
 
-void CheckRoundTrip(const lance::RecordBatch& batch, const lance::SchemaPtr& schema) {
+lance::SchemaPtr Temporal() {
+  using namespace lance;
+  return schema({field("d", date32()), field("d64", date64()), field("t", time64(TimeUnit::kMicro)),
+                 field("ts", timestamp(TimeUnit::kNano, "UTC")), field("s", utf8(), false)});
+}
+
+void CheckRoundTrip(const lance::RecordBatch& batch, const lance::SchemaPtr& schema,
+                    char delimiter = ',') {
   std::string text;
-  if (!lance::AppendCsv(batch, true, &text).ok()) __builtin_trap();
+  if (!lance::AppendCsv(batch, true, &text, delimiter).ok()) __builtin_trap();
   lance::CsvReadOptions o;
   o.schema = schema;
+  o.delimiter = delimiter;
   auto back = lance::ReadCsv(text, o);
   if (!back.ok() || !(*back)->Equals(batch)) __builtin_trap();
 }
@@ -42,6 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto typed = lance::ReadCsv(text, o); typed.ok()) {
     if (!(*typed)->ValidateFull().ok()) __builtin_trap();
     CheckRoundTrip(**typed, kSchema);
+  }
+  static const lance::SchemaPtr kTemporal = Temporal();
+  o.schema = kTemporal;
+  o.delimiter = '\t';
+  if (auto tsv = lance::ReadCsv(text, o); tsv.ok()) {
+    if (!(*tsv)->ValidateFull().ok()) __builtin_trap();
+    CheckRoundTrip(**tsv, kTemporal, '\t');
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,8 @@ std::string Excerpt(std::string_view s) {
 
 class Tokenizer {
  public:
-  Tokenizer(std::string_view text, const std::string& what) : text_(text), what_(what) {
+  Tokenizer(std::string_view text, const std::string& what, char delimiter)
+      : text_(text), what_(what), delimiter_(delimiter) {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
   }
 
@@ -125,9 +127,9 @@ class Tokenizer {
         }
         if (pos_ < text_.size() && !AtFieldEnd()) {
           return Status::InvalidArgument(
-              "{}: line {}, column {}: unexpected '{}' after the closing quote (expected ',' or "
+              "{}: line {}, column {}: unexpected '{}' after the closing quote (expected '{}' or "
               "a line break)",
-              what_, line_, column, Excerpt(text_.substr(pos_, 1)));
+              what_, line_, column, Excerpt(text_.substr(pos_, 1)), DelimiterName());
         }
       } else {
         const size_t start = pos_;
@@ -144,7 +146,7 @@ class Tokenizer {
       }
       record->push_back(cell);
       if (pos_ >= text_.size()) return Status::OK();
-      if (text_[pos_] == ',') {
+      if (text_[pos_] == delimiter_) {
         ++pos_;
         continue;
       }
@@ -156,11 +158,17 @@ class Tokenizer {
 
   bool AtFieldEnd() const {
     const char c = text_[pos_];
-    return c == ',' || c == '\n' || (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n');
+    return c == delimiter_ || c == '\n' ||
+           (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n');
+  }
+
+  std::string DelimiterName() const {
+    return delimiter_ == '\t' ? std::string("\\t") : std::string(1, delimiter_);
   }
 
   std::string_view text_;
   const std::string& what_;
+  char delimiter_;
   size_t pos_ = 0;
   int64_t line_ = 1;
 };
@@ -242,6 +250,211 @@ bool JsonValueIsString(const DataType& type) {
   }
 }
 
+// ISO 8601 text for the temporal types. All positions index into `s`.
+
+// Exactly `n` ASCII digits at s[*p], consumed.
+bool TakeDigits(std::string_view s, size_t* p, int n, int64_t* out) {
+  if (*p + static_cast<size_t>(n) > s.size()) return false;
+  int64_t v = 0;
+  for (int i = 0; i < n; ++i) {
+    const char c = s[*p + static_cast<size_t>(i)];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *p += static_cast<size_t>(n);
+  *out = v;
+  return true;
+}
+
+bool Take(std::string_view s, size_t* p, char c) {
+  if (*p < s.size() && s[*p] == c) {
+    ++*p;
+    return true;
+  }
+  return false;
+}
+
+// Days from 1970-01-01 to the proleptic Gregorian date y-m-d (era arithmetic: 400-year
+// cycles of 146097 days, years counted from March so the leap day ends the year).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// YYYY-MM-DD -> days since the epoch.
+bool TakeDate(std::string_view s, size_t* p, int64_t* days, std::string* error) {
+  int64_t y = 0, m = 0, d = 0;
+  if (!TakeDigits(s, p, 4, &y) || !Take(s, p, '-') || !TakeDigits(s, p, 2, &m) ||
+      !Take(s, p, '-') || !TakeDigits(s, p, 2, &d)) {
+    *error = "expected an integer or an ISO 8601 date YYYY-MM-DD";
+    return false;
+  }
+  static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12 || d < 1 || d > kDaysIn[m - 1] || (m == 2 && d == 29 && !leap)) {
+    *error = fmt::format("{:04}-{:02}-{:02} is not a calendar date", y, m, d);
+    return false;
+  }
+  *days = DaysFromCivil(y, m, d);
+  return true;
+}
+
+// HH:MM[:SS[.fraction of 1 to 9 digits]] -> nanoseconds since midnight.
+bool TakeTime(std::string_view s, size_t* p, int64_t* nanos, std::string* error) {
+  int64_t h = 0, mi = 0, sec = 0, frac = 0;
+  if (!TakeDigits(s, p, 2, &h) || !Take(s, p, ':') || !TakeDigits(s, p, 2, &mi)) {
+    *error = "expected an integer or an ISO 8601 time HH:MM[:SS[.fraction]]";
+    return false;
+  }
+  if (Take(s, p, ':')) {
+    if (!TakeDigits(s, p, 2, &sec)) {
+      *error = "expected two digits of seconds";
+      return false;
+    }
+    if (Take(s, p, '.') || Take(s, p, ',')) {
+      int digits = 0;
+      while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') {
+        if (++digits > 9) {
+          *error = "a fraction of a second has at most 9 digits";
+          return false;
+        }
+        frac = frac * 10 + (s[(*p)++] - '0');
+      }
+      if (digits == 0) {
+        *error = "expected digits after the decimal point";
+        return false;
+      }
+      for (int i = digits; i < 9; ++i) frac *= 10;
+    }
+  }
+  if (h > 23 || mi > 59 || sec > 59) {
+    *error = fmt::format("{:02}:{:02}:{:02} is not a time of day", h, mi, sec);
+    return false;
+  }
+  *nanos = ((h * 60 + mi) * 60 + sec) * 1000000000 + frac;
+  return true;
+}
+
+// Z, +HH, +HHMM or +HH:MM (or -) -> seconds east of UTC.
+bool TakeOffset(std::string_view s, size_t* p, int64_t* seconds, std::string* error) {
+  if (Take(s, p, 'Z') || Take(s, p, 'z')) {
+    *seconds = 0;
+    return true;
+  }
+  const bool minus = *p < s.size() && s[*p] == '-';
+  if (!Take(s, p, '+') && !Take(s, p, '-')) {
+    *error = "expected Z or a UTC offset +HH:MM after the time";
+    return false;
+  }
+  int64_t h = 0, m = 0;
+  if (!TakeDigits(s, p, 2, &h)) {
+    *error = "expected a UTC offset +HH[:MM]";
+    return false;
+  }
+  const bool colon = Take(s, p, ':');
+  if ((colon || *p < s.size()) && !TakeDigits(s, p, 2, &m)) {
+    *error = "expected a UTC offset +HH[:MM]";
+    return false;
+  }
+  if (h > 23 || m > 59) {
+    *error = "the UTC offset is out of range";
+    return false;
+  }
+  *seconds = (minus ? -1 : 1) * (h * 3600 + m * 60);
+  return true;
+}
+
+int64_t NanosPerUnit(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return 1000000000;
+    case TimeUnit::kMilli:
+      return 1000000;
+    case TimeUnit::kMicro:
+      return 1000;
+    case TimeUnit::kNano:
+      return 1;
+  }
+  return 1;
+}
+
+// Nanoseconds -> the unit, refusing a fraction the unit cannot hold or an int64 overflow.
+std::optional<int64_t> InUnit(__int128 nanos, TimeUnit unit, std::string* error) {
+  const int64_t per = NanosPerUnit(unit);
+  if (nanos % per != 0) {
+    *error = fmt::format("the fraction of a second is finer than the type's unit ({})",
+                         TimeUnitName(unit));
+    return std::nullopt;
+  }
+  const __int128 v = nanos / per;
+  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()) {
+    *error = "out of the type's range";
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
+}
+
+// The value of ISO 8601 text `s` for a date, time or timestamp type, in the type's unit.
+std::optional<int64_t> ParseIsoTemporal(const DataType& type, std::string_view s,
+                                        std::string* error) {
+  size_t p = 0;
+  int64_t days = 0;
+  int64_t nanos = 0;
+  int64_t offset = 0;
+  switch (type.id()) {
+    case TypeId::kDate32:
+    case TypeId::kDate64:
+      if (!TakeDate(s, &p, &days, error)) return std::nullopt;
+      break;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      if (!TakeTime(s, &p, &nanos, error)) return std::nullopt;
+      break;
+    case TypeId::kTimestamp: {
+      if (!TakeDate(s, &p, &days, error)) {
+        *error = "expected an integer or an ISO 8601 timestamp YYYY-MM-DD[THH:MM:SS[.fraction]]";
+        return std::nullopt;
+      }
+      if (p < s.size() && (s[p] == 'T' || s[p] == 't' || s[p] == ' ')) {
+        ++p;
+        if (!TakeTime(s, &p, &nanos, error)) return std::nullopt;
+        if (p < s.size()) {
+          if (!TakeOffset(s, &p, &offset, error)) return std::nullopt;
+          if (type.timezone().empty()) {
+            *error = "the text has a UTC offset, but the column is a timestamp without time zone";
+            return std::nullopt;
+          }
+        }
+      }
+      break;
+    }
+    default:
+      *error = "not a temporal type";
+      return std::nullopt;
+  }
+  if (p != s.size()) {
+    *error = fmt::format("unexpected '{}' at character {}", Excerpt(s.substr(p)), p + 1);
+    return std::nullopt;
+  }
+  switch (type.id()) {
+    case TypeId::kDate32:
+      return days;
+    case TypeId::kDate64:
+      return days * 86400000;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return InUnit(nanos, type.unit(), error);
+    default:
+      return InUnit(static_cast<__int128>(days) * 86400 * 1000000000 + nanos -
+                        static_cast<__int128>(offset) * 1000000000,
+                    type.unit(), error);
+  }
+}
+
 class ColumnReader {
  public:
   ColumnReader(const CsvTable& table, size_t column, const std::string& what)
@@ -318,6 +531,13 @@ class ColumnReader {
       case TypeId::kBinary:
       case TypeId::kLargeBinary:
         return ReadBinary(type);
+      case TypeId::kDate32:
+      case TypeId::kTime32:
+        return ReadTemporal<int32_t>(type);
+      case TypeId::kDate64:
+      case TypeId::kTime64:
+      case TypeId::kTimestamp:
+        return ReadTemporal<int64_t>(type);
       default:
         return ReadThroughJson(type);
     }
@@ -382,6 +602,33 @@ class ColumnReader {
     return builder.Finish();
   }
 
+  // An integer in the type's unit (as canonical JSON writes it) or ISO 8601 text.
+  template <typename T>
+  Result<ArrayPtr> ReadTemporal(const DataTypePtr& type) const {
+    NumericBuilder<T> builder(type);
+    LANCE_RETURN_NOT_OK(builder.Reserve(table_.num_rows()));
+    for (int64_t r = 0; r < table_.num_rows(); ++r) {
+      const std::string_view s = cell(r).text;
+      if (s.empty()) {
+        LANCE_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      T v{};
+      if (ParseInt(s, &v)) {
+        LANCE_RETURN_NOT_OK(builder.Append(v));
+        continue;
+      }
+      std::string error;
+      const std::optional<int64_t> x = ParseIsoTemporal(*type, s, &error);
+      if (!x) return BadCell(r, *type, error);
+      if (*x < std::numeric_limits<T>::min() || *x > std::numeric_limits<T>::max()) {
+        return BadCell(r, *type, "out of the type's range");
+      }
+      LANCE_RETURN_NOT_OK(builder.Append(static_cast<T>(*x)));
+    }
+    return builder.Finish();
+  }
+
   // `{"v":<cell as JSON>}` for a non-empty cell, `{}` (null) for an empty one. Line breaks
   // in a cell become spaces: they can only be JSON whitespace (or an error either way).
   void AppendJsonLine(int64_t row, bool as_string, std::string* out) const {
@@ -438,7 +685,10 @@ class ColumnReader {
 
 Result<RecordBatchPtr> ReadCsv(std::string_view text, const CsvReadOptions& options) {
   CsvTable table;
-  LANCE_RETURN_NOT_OK(Tokenizer(text, options.what).Run(&table));
+  if (Status d = CheckCsvDelimiter(options.delimiter); !d.ok()) {
+    return Status::InvalidArgument("{}: {}", options.what, d.message());
+  }
+  LANCE_RETURN_NOT_OK(Tokenizer(text, options.what, options.delimiter).Run(&table));
   std::vector<FieldPtr> fields;
   std::vector<ArrayPtr> columns;
   if (options.schema == nullptr) {

@@ -228,5 +228,123 @@ TEST(CsvRoundTripTest, InferredSchemaReadsItsOwnOutput) {
   EXPECT_TRUE(again->Equals(*b));
 }
 
+
+RecordBatchPtr ReadWith(std::string_view text, char delimiter, SchemaPtr s = nullptr) {
+  CsvReadOptions o;
+  o.schema = std::move(s);
+  o.what = "t.tsv";
+  o.delimiter = delimiter;
+  auto r = ReadCsv(text, o);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : nullptr;
+}
+
+TEST(CsvDelimiterTest, TabAndSemicolonSeparateFieldsAndCommasAreText) {
+  auto b = ReadWith("a\tb\ts\n1\t2.5\tx,y\n\"3\"\t\t\"q\tz\"\n", '\t');
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Lines(*b),
+            "{\"a\":1,\"b\":2.5,\"s\":\"x,y\"}\n"
+            "{\"a\":3,\"b\":null,\"s\":\"q\\tz\"}\n");
+  auto c = ReadWith("a;s\n1;\"p;q\"\n", ';');
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Lines(*c), "{\"a\":1,\"s\":\"p;q\"}\n");
+  // The same text with ',' is one column per line.
+  auto one = Read("a\tb\n1\t2\n");
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(one->num_columns(), 1);
+}
+
+TEST(CsvDelimiterTest, WriteQuotesTheDelimiterAndReadsBack) {
+  auto s = schema({field("s", utf8()), field("i", int32()), field("l", list(int32()))});
+  auto b = Read("s,i,l\n\"tab\there, comma\",1,\"[1,2]\"\n\"\",,\n", s);
+  ASSERT_NE(b, nullptr);
+  std::string tsv;
+  ASSERT_TRUE(AppendCsv(*b, true, &tsv, '\t').ok());
+  EXPECT_EQ(tsv, "s\ti\tl\n\"tab\there, comma\"\t1\t[1,2]\n\"\"\t\t\n");
+  auto back = ReadWith(tsv, '\t', s);
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(Lines(*back), Lines(*b));
+}
+
+TEST(CsvDelimiterTest, ImpossibleDelimitersAreRefused) {
+  for (char d : {'"', '\n', '\r'}) {
+    CsvReadOptions o;
+    o.what = "t.csv";
+    o.delimiter = d;
+    auto r = ReadCsv("a\n1\n", o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().ToString().find("t.csv: a CSV delimiter cannot be"), std::string::npos)
+        << r.status().ToString();
+    std::string out;
+    EXPECT_FALSE(AppendCsv(*Read("a\n1\n"), true, &out, d).ok());
+  }
+}
+
+TEST(CsvTemporalTest, IsoDatesTimesAndTimestampsOrIntegers) {
+  auto s = schema({field("d", date32()), field("d64", date64()), field("t", time32(TimeUnit::kMilli)),
+                   field("t64", time64(TimeUnit::kNano)), field("ts", timestamp(TimeUnit::kMicro)),
+                   field("tz", timestamp(TimeUnit::kSecond, "UTC")),
+                   field("tzms", timestamp(TimeUnit::kMilli, "America/New_York"))});
+  const std::string text =
+      "d,d64,t,t64,ts,tz,tzms\n"
+      "1970-01-01,1970-01-02,00:00:01.5,23:59:59.123456789,2024-02-29T12:34:56.789012,"
+      "2024-01-01T00:00:00Z,2024-01-01 05:00:00.25+05:00\n"
+      "2000-03-01,1969-12-31,12:00,00:00:00,1969-12-31 23:59:59,2024-01-01T01:00:00-0130,"
+      "2024-01-01\n"
+      "0001-01-01,86400000,1000,5,1700000000000000,1700000000,1700000000000\n"
+      "9999-12-31,,,,,2024-06-30T12:00+02,\n";
+  auto b = Read(text, s);
+  ASSERT_NE(b, nullptr);
+  // 2024-02-29 = day 19782; 2000-03-01 = 11017; 0001-01-01 = -719162; 9999-12-31 = 2932896.
+  EXPECT_EQ(Lines(*b),
+            "{\"d\":0,\"d64\":86400000,\"t\":1500,\"t64\":86399123456789,"
+            "\"ts\":1709210096789012,\"tz\":1704067200,\"tzms\":1704067200250}\n"
+            "{\"d\":11017,\"d64\":-86400000,\"t\":43200000,\"t64\":0,\"ts\":-1000000,"
+            "\"tz\":1704076200,\"tzms\":1704067200000}\n"
+            "{\"d\":-719162,\"d64\":86400000,\"t\":1000,\"t64\":5,\"ts\":1700000000000000,"
+            "\"tz\":1700000000,\"tzms\":1700000000000}\n"
+            "{\"d\":2932896,\"d64\":null,\"t\":null,\"t64\":null,\"ts\":null,"
+            "\"tz\":1719741600,\"tzms\":null}\n");
+  EXPECT_TRUE(b->ValidateFull().ok());
+}
+
+TEST(CsvTemporalTest, BadTemporalTextNamesLineColumnAndWhy) {
+  auto s = schema({field("d", date32()), field("t", time32(TimeUnit::kSecond)),
+                   field("ts", timestamp(TimeUnit::kMilli))});
+  auto err = [&](const std::string& row) { return ReadError("d,t,ts\n" + row + "\n", s); };
+  std::string e = err("2023-02-29,,");
+  EXPECT_NE(e.find("line 2, column 1 ('d'): '2023-02-29' is not a valid date32[day] value: 2023-02-29 "
+                   "is not a calendar date"),
+            std::string::npos)
+      << e;
+  e = err("2023-13-01,,");
+  EXPECT_NE(e.find("not a calendar date"), std::string::npos) << e;
+  e = err("2023/01/01,,");
+  EXPECT_NE(e.find("expected an integer or an ISO 8601 date YYYY-MM-DD"), std::string::npos) << e;
+  e = err(",12:00:00.5,");
+  EXPECT_NE(e.find("column 2 ('t'): '12:00:00.5' is not a valid time32[s] value: the fraction of a "
+                   "second is finer than the type's unit (s)"),
+            std::string::npos)
+      << e;
+  e = err(",24:00:00,");
+  EXPECT_NE(e.find("24:00:00 is not a time of day"), std::string::npos) << e;
+  e = err(",,2024-01-01T00:00:00Z");
+  EXPECT_NE(e.find("column 3 ('ts'): '2024-01-01T00:00:00Z' is not a valid timestamp[ms] value: the "
+                   "text has a UTC offset, but the column is a timestamp without time zone"),
+            std::string::npos)
+      << e;
+  e = err(",,2024-01-01T00:00:00.1234");
+  EXPECT_NE(e.find("finer than the type's unit (ms)"), std::string::npos) << e;
+  e = err(",,2024-01-01x");
+  EXPECT_NE(e.find("unexpected 'x' at character 11"), std::string::npos) << e;
+  // Out of int32 range for a date32 given as a date (year 9999 fits; a huge integer does not).
+  e = err("99999999999,,");
+  EXPECT_NE(e.find("is not a valid date32[day] value"), std::string::npos) << e;
+  // Nanosecond timestamps hold about 1677..2262 only.
+  auto ns = schema({field("ts", timestamp(TimeUnit::kNano))});
+  e = ReadError("ts\n2300-01-01\n", ns);
+  EXPECT_NE(e.find("out of the type's range"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace lance

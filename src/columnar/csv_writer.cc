@@ -14,12 +14,13 @@ namespace {
 
 // A field starting with a UTF-8 byte order mark is quoted too: at the start of the text the
 // reader would take it for the file's BOM.
-bool NeedsQuotes(std::string_view s) {
-  return s.find_first_of(",\"\r\n") != std::string_view::npos || s.substr(0, 3) == "\xEF\xBB\xBF";
+bool NeedsQuotes(std::string_view s, char delimiter) {
+  return s.find_first_of("\"\r\n") != std::string_view::npos ||
+         s.find(delimiter) != std::string_view::npos || s.substr(0, 3) == "\xEF\xBB\xBF";
 }
 
-void AppendField(std::string_view s, bool quote_empty, std::string* out) {
-  if (!NeedsQuotes(s) && !(s.empty() && quote_empty)) {
+void AppendField(std::string_view s, bool quote_empty, char delimiter, std::string* out) {
+  if (!NeedsQuotes(s, delimiter) && !(s.empty() && quote_empty)) {
     out->append(s);
     return;
   }
@@ -31,16 +32,17 @@ void AppendField(std::string_view s, bool quote_empty, std::string* out) {
   out->push_back('"');
 }
 
-Status AppendCell(const Array& column, int64_t row, std::string* scratch, std::string* out) {
+Status AppendCell(const Array& column, int64_t row, char delimiter, std::string* scratch,
+                  std::string* out) {
   if (column.IsNull(row)) return Status::OK();
   switch (column.type_id()) {
     case TypeId::kString:
     case TypeId::kLargeString:
-      AppendField(column.GetView(row), /*quote_empty=*/true, out);
+      AppendField(column.GetView(row), /*quote_empty=*/true, delimiter, out);
       return Status::OK();
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
-      AppendField(Base64Encode(column.GetView(row)), /*quote_empty=*/true, out);
+      AppendField(Base64Encode(column.GetView(row)), /*quote_empty=*/true, delimiter, out);
       return Status::OK();
     default:
       break;
@@ -53,29 +55,38 @@ Status AppendCell(const Array& column, int64_t row, std::string* scratch, std::s
       return Status::Internal("canonical JSON of a {} value is not a JSON string: {}",
                               column.type->ToString(), *scratch);
     }
-    AppendField(parsed.get_ref<const std::string&>(), /*quote_empty=*/true, out);
+    AppendField(parsed.get_ref<const std::string&>(), /*quote_empty=*/true, delimiter, out);
     return Status::OK();
   }
-  AppendField(*scratch, /*quote_empty=*/false, out);
+  AppendField(*scratch, /*quote_empty=*/false, delimiter, out);
   return Status::OK();
 }
 
 }  // namespace
 
-Status AppendCsv(const RecordBatch& batch, bool header, std::string* out) {
+Status CheckCsvDelimiter(char delimiter) {
+  if (delimiter == '"' || delimiter == '\r' || delimiter == '\n') {
+    return Status::InvalidArgument("a CSV delimiter cannot be '\"', CR or LF (got byte {})",
+                                   static_cast<int>(static_cast<unsigned char>(delimiter)));
+  }
+  return Status::OK();
+}
+
+Status AppendCsv(const RecordBatch& batch, bool header, std::string* out, char delimiter) {
+  LANCE_RETURN_NOT_OK(CheckCsvDelimiter(delimiter));
   const Schema& s = *batch.schema();
   if (header) {
     for (int c = 0; c < s.num_fields(); ++c) {
-      if (c > 0) out->push_back(',');
-      AppendField(s.field(c)->name(), /*quote_empty=*/true, out);
+      if (c > 0) out->push_back(delimiter);
+      AppendField(s.field(c)->name(), /*quote_empty=*/true, delimiter, out);
     }
     out->push_back('\n');
   }
   std::string scratch;
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     for (int c = 0; c < s.num_fields(); ++c) {
-      if (c > 0) out->push_back(',');
-      LANCE_RETURN_NOT_OK(AppendCell(*batch.column(c), r, &scratch, out));
+      if (c > 0) out->push_back(delimiter);
+      LANCE_RETURN_NOT_OK(AppendCell(*batch.column(c), r, delimiter, &scratch, out));
     }
     out->push_back('\n');
   }

@@ -5,6 +5,8 @@
 //     those rows, with those types;
 //   * with `--schema`: narrower and temporal/nested types, read by lance 12 equal to the
 //     JSON-lines twin of the same rows written through `lance create --input X.jsonl`;
+//   * TSV and `--delimiter`, with ISO 8601 dates, times and timestamps (offsets on zoned
+//     columns): read by lance 12 equal to the JSON-lines twin holding the integers;
 //   * malformed CSV: the error names the file, line and column;
 //   * `lance scan --output X.arrows|.arrow|.jsonl|.csv` of a dataset lance 12 wrote: each
 //     file read back (apache-arrow JS, text, the JS CSV parser and `lance create` again)
@@ -178,6 +180,109 @@ describe('CSV input and scan --output, read by lance 12', () => {
     assert.deepEqual(typeNames(a.schema), typeNames(b.schema));
     assert.equal(a.arrow.numRows, 120);
     assert.equal(diffRows(expectedRows(b.arrow), canonicalLines(a.arrow)), null);
+  });
+
+  test('TSV and --delimiter with ISO 8601 temporal text equal their JSON-lines twin in lance 12', async () => {
+    const schema = {
+      fields: [
+        { name: 'id', type: 'int32', nullable: false },
+        { name: 'day', type: 'date32' },
+        { name: 'at', type: { name: 'timestamp', unit: 'us' } },
+        { name: 'atz', type: { name: 'timestamp', unit: 'ms', timezone: 'UTC' } },
+        { name: 'tod', type: { name: 'time64', unit: 'us' } },
+        { name: 'note', type: 'utf8' },
+      ],
+    };
+    const schemaFile = path.join(dir, 'iso.schema.json');
+    fs.writeFileSync(schemaFile, JSON.stringify(schema));
+    const pad = (n, w = 2) => String(n).padStart(w, '0');
+    const rows = [];
+    for (let i = 0; i < 90; i++) {
+      const y = 1960 + i;  // before and after the epoch, leap years included
+      const m = 1 + (i % 12);
+      const d = 1 + ((i * 7) % 28) + (m === 2 && i % 4 === 0 ? 1 : 0);
+      const h = i % 24;
+      const mi = (i * 13) % 60;
+      const sec = (i * 17) % 60;
+      const frac = (i * 12345) % 1000000;  // microseconds
+      const off = [0, 330, -90, 60][i % 4];  // minutes east of UTC, for the zoned column
+      const dayMs = Date.UTC(y, m - 1, d);
+      const local = dayMs + ((h * 60 + mi) * 60 + sec) * 1000;
+      const offText = off === 0 ? 'Z' : `${off < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+      const ms = Math.trunc(frac / 1000);
+      rows.push({
+        id: i,
+        day: i % 9 === 0 ? null : { text: `${y}-${pad(m)}-${pad(d)}`, value: dayMs / 86400000 },
+        at: i % 10 === 0 ? null : {
+          text: `${y}-${pad(m)}-${pad(d)}${i % 2 ? 'T' : ' '}${pad(h)}:${pad(mi)}:${pad(sec)}.${pad(frac, 6)}`,
+          value: (BigInt(local) * 1000n + BigInt(frac)).toString() },
+        atz: i % 11 === 0 ? null : {
+          text: `${y}-${pad(m)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(sec)}.${pad(ms, 3)}${offText}`,
+          value: (BigInt(local - off * 60000) + BigInt(ms)).toString() },
+        tod: i % 12 === 0 ? null : {
+          text: `${pad(h)}:${pad(mi)}:${pad(sec)}.${pad(frac, 6)}`,
+          value: ((h * 3600 + mi * 60 + sec) * 1000000 + frac).toString() },
+        note: `n${i}, "quoted"; |piped|`,
+      });
+    }
+    const cols = ['id', 'day', 'at', 'atz', 'tod', 'note'];
+    const cell = (r, c, sep) => {
+      const v = r[c];
+      if (v === null) return '';
+      if (typeof v === 'object') return v.text;
+      const text = String(v);
+      return text.includes(sep) || text.includes('"') ? `"${text.replaceAll('"', '""')}"` : text;
+    };
+    const write = (name, sep) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, [cols.join(sep), ...rows.map((r) => cols.map((c) => cell(r, c, sep)).join(sep))].join('\n') + '\n');
+      return file;
+    };
+    const jsonl = path.join(dir, 'iso.jsonl');
+    fs.writeFileSync(jsonl, rows.map((r) => `{${cols.map((c) => {
+      const v = r[c];
+      return `"${c}":${v === null ? 'null' : typeof v === 'object' ? v.value : JSON.stringify(v)}`;
+    }).join(',')}}`).join('\n') + '\n');
+    lanceOk(['create', path.join(dir, 'iso_tsv.lance'), '--input', write('iso.tsv', '\t'), '--schema', schemaFile]);
+    lanceOk(['create', path.join(dir, 'iso_semi.lance'), '--input', write('iso_semi.csv', ';'), '--schema', schemaFile,
+             '--delimiter', ';']);
+    lanceOk(['create', path.join(dir, 'iso_jsonl.lance'), '--input', jsonl, '--schema', schemaFile]);
+    const twin = await referenceRead(dir, 'iso_jsonl');
+    assert.equal(twin.arrow.numRows, 90);
+    for (const name of ['iso_tsv', 'iso_semi']) {
+      const got = await referenceRead(dir, name);
+      assert.deepEqual(typeNames(got.schema), typeNames(twin.schema), name);
+      assert.equal(diffRows(expectedRows(twin.arrow), canonicalLines(got.arrow)), null, name);
+    }
+    // Without --delimiter the ';' file is one column per record, and its quoted notes break the
+    // CSV quoting rules: the error names the record.
+    const r = lance(['create', path.join(dir, 'iso_wrong.lance'), '--input', path.join(dir, 'iso_semi.csv'),
+                     '--schema', schemaFile]);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /iso_semi\.csv: line 2, column 1: '"' inside an unquoted field/);
+    // An offset on a timestamp without time zone names the cell.
+    const bad = path.join(dir, 'bad_offset.tsv');
+    fs.writeFileSync(bad, 'id\tat\n1\t2024-01-01T00:00:00+01:00\n');
+    const badSchema = path.join(dir, 'bad_offset.schema.json');
+    fs.writeFileSync(badSchema, JSON.stringify({ fields: [schema.fields[0], schema.fields[2]] }));
+    const e = lance(['create', path.join(dir, 'bad_offset.lance'), '--input', bad, '--schema', badSchema]);
+    assert.notEqual(e.status, 0);
+    assert.match(e.stderr, /bad_offset\.tsv: line 2, column 2 \('at'\): '2024-01-01T00:00:00\+01:00' is not a valid timestamp\[us\] value: the text has a UTC offset, but the column is a timestamp without time zone/);
+    // scan --output .tsv and --delimiter '|' read back into equal datasets.
+    const uri = path.join(dir, 'iso_tsv.lance');
+    for (const [out, extra] of [['back.tsv', []], ['back_pipe.csv', ['--delimiter', '|']]]) {
+      const file = path.join(dir, out);
+      const info = JSON.parse(lanceOk(['scan', uri, '--output', file, ...extra]).stdout);
+      assert.equal(info.format, out.endsWith('.tsv') ? 'tsv' : 'csv');
+      const name = out.replace('.', '_');
+      lanceOk(['create', path.join(dir, `${name}.lance`), '--input', file, '--schema', schemaFile, ...extra]);
+      const back = await referenceRead(dir, name);
+      assert.equal(diffRows(expectedRows(twin.arrow), canonicalLines(back.arrow)), null, out);
+    }
+    assert.match(fs.readFileSync(path.join(dir, 'back.tsv'), 'utf8').split('\n')[0], /^id\tday\tat\tatz\ttod\tnote$/);
+    assert.notEqual(lance(['scan', uri, '--delimiter', ';']).status, 0);
+    assert.notEqual(lance(['create', path.join(dir, 'x.lance'), '--input', jsonl, '--schema', schemaFile,
+                           '--delimiter', ';']).status, 0);
   });
 
   test('malformed CSV: the error names file, line and column', () => {
