@@ -1,10 +1,23 @@
-// Delete by filter: the rows of the latest version where the predicate is TRUE, found by a
-// scan of the columns the predicate reads (plus _rowaddr) evaluated in slices on every core,
-// then deleted through the commit machinery (internal::DeleteFromDataset).
+// Delete by filter: the rows of the latest version where the predicate is TRUE, then deleted
+// through the commit machinery (internal::DeleteFromDataset).
+//
+// Finding the rows. Per fragment, only the predicate's columns are read (from the data files
+// directly, FileReader::ReadAll), then evaluated in runs of kChunkRows physical rows on every
+// core; a TRUE position becomes a row address from the run's position (fragment id << 32 |
+// offset), so no `_rowaddr` column is built (8 bytes per row, in fresh pages the kernel has to
+// fault in) and no take of the live rows is needed: deleted rows are evaluated with the rest
+// and skipped (a run whose evaluation fails and holds deleted rows is evaluated again over its
+// live rows alone, as a scan would). Predicates this path does not cover (no column, a column
+// stored outside its fragment's data files or in another base) go through a scan with
+// `_rowaddr` like any reader.
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
+#include "lance/file/file_reader.h"
 #include "lance/table/dataset.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
@@ -13,30 +26,241 @@ namespace lance::table {
 
 namespace {
 
-// Rows per evaluated slice: the predicate's temporaries (an int64 column of the slice is
-// 256 KiB) stay in cache and in the allocator's reused memory instead of being fresh pages
-// of a column-sized allocation, and the slices spread over the cores.
-constexpr int64_t kSliceRows = 32 * 1024;
+// Rows per task: a multiple of the mini-block chunk sizes (so a run decodes no chunk twice),
+// small enough that a run's columns stay in the core's cache and enough runs to feed both
+// cores.
+constexpr int64_t kChunkRows = 32 * 1024;
 
-}  // namespace
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
 
-Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
-                                const CommitOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root));
-  LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
+// Where a predicate column of a fragment is read: a top-level field of one data file.
+struct ColumnSource {
+  std::shared_ptr<const file::FileReader> reader;
+  int field = -1;
+};
+
+// The data files of fragments, opened once per delete (local files are memory-mapped, as the
+// Dataset's own reader does).
+class FileCache {
+ public:
+  explicit FileCache(std::shared_ptr<io::ObjectStore> store) : store_(std::move(store)) {}
+
+  Result<std::shared_ptr<const file::FileReader>> Get(const std::string& path) {
+    auto it = readers_.find(path);
+    if (it != readers_.end()) return it->second;
+    std::unique_ptr<file::FileReader> reader;
+    const std::string_view scheme = store_->scheme();
+    if (scheme == "file" || scheme == "memory") {
+      LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, store_->Get(path));
+      LANCE_ASSIGN_OR_RAISE(reader, file::FileReader::Open(std::move(bytes)));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(reader, file::FileReader::Open(store_, path));
+    }
+    std::shared_ptr<const file::FileReader> shared(std::move(reader));
+    readers_.emplace(path, shared);
+    return shared;
+  }
+
+ private:
+  std::shared_ptr<io::ObjectStore> store_;
+  std::map<std::string, std::shared_ptr<const file::FileReader>> readers_;
+};
+
+// The sources of `columns` in fragment `frag`, found as a scan finds them (the first data file
+// listing the field or one of its descendants, then the top-level field with that id in the
+// file's schema); nullopt when one of them is not plainly there (the scan path then decides:
+// all-null column, error, other base).
+Result<std::optional<std::vector<ColumnSource>>> FindSources(
+    const Dataset& ds, const FragmentInfo& frag, const std::vector<FieldPtr>& columns,
+    FileCache* files) {
+  std::map<int32_t, std::vector<int32_t>> children;
+  for (const auto& f : ds.manifest().fields) children[f.parent_id].push_back(f.id);
+  std::vector<ColumnSource> out;
+  for (const FieldPtr& column : columns) {
+    std::set<int32_t> ids{column->id()};
+    std::vector<int32_t> stack{column->id()};
+    while (!stack.empty()) {
+      const int32_t cur = stack.back();
+      stack.pop_back();
+      auto it = children.find(cur);
+      if (it == children.end()) continue;
+      for (int32_t c : it->second) {
+        if (ids.insert(c).second) stack.push_back(c);
+      }
+    }
+    const DataFileInfo* df = nullptr;
+    for (const auto& f : frag.files) {
+      if (std::any_of(f.fields.begin(), f.fields.end(), [&](int32_t id) { return ids.count(id) > 0; })) {
+        df = &f;
+        break;
+      }
+    }
+    if (df == nullptr || df->base_id) return std::optional<std::vector<ColumnSource>>();
+    const std::string path = JoinPath(JoinPath(ds.root(), "data"), df->path);
+    auto reader = files->Get(path);
+    if (!reader.ok()) {
+      return Status(reader.status().code(), fmt::format("fragment {}: {}: {}", frag.id, path,
+                                                        reader.status().message()));
+    }
+    if (static_cast<uint64_t>((*reader)->num_rows()) != frag.physical_rows) {
+      return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
+                                frag.id, df->path, (*reader)->num_rows(), frag.physical_rows);
+    }
+    ColumnSource src{*reader, -1};
+    const auto& fs = src.reader->schema()->fields();
+    for (size_t k = 0; k < fs.size(); ++k) {
+      if (fs[k]->id() == column->id()) src.field = static_cast<int>(k);
+    }
+    if (src.field < 0 || !fs[static_cast<size_t>(src.field)]->type()->Equals(*column->type())) {
+      return std::optional<std::vector<ColumnSource>>();
+    }
+    out.push_back(std::move(src));
+  }
+  return std::optional<std::vector<ColumnSource>>(std::move(out));
+}
+
+// Addresses of the live rows of physical rows [start, start + length) of fragment `frag`
+// where `pred` is TRUE, appended to `out`. `columns` are the fragment's predicate columns
+// (every physical row); `deleted` its deleted rows, sorted.
+Status EvaluateRun(const FragmentInfo& frag, int64_t start, int64_t length,
+                   const std::vector<ArrayPtr>& columns, const std::vector<ColumnSource>& sources,
+                   const std::vector<uint32_t>& deleted, const SchemaPtr& schema,
+                   const expr::Expression& pred, std::vector<uint64_t>* out) {
+  const auto del_begin =
+      std::lower_bound(deleted.begin(), deleted.end(), static_cast<uint32_t>(start));
+  const auto del_end =
+      std::lower_bound(del_begin, deleted.end(), static_cast<uint32_t>(start + length));
+  std::vector<ArrayPtr> slices;
+  for (const auto& c : columns) slices.push_back(c->Slice(start, length));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, RecordBatch::Make(schema, length, std::move(slices)));
+  auto mask = pred.Evaluate(*batch);
+  const uint64_t high = frag.id << 32;
+  if (mask.ok()) {
+    // Deleted rows are evaluated too (it is one pass over the run) and skipped here.
+    auto d = del_begin;
+    for (int64_t k : expr::TrueIndices(**mask)) {
+      const int64_t row = start + k;
+      while (d != del_end && static_cast<int64_t>(*d) < row) ++d;
+      if (d != del_end && static_cast<int64_t>(*d) == row) continue;
+      out->push_back(high | static_cast<uint64_t>(row));
+    }
+    return Status::OK();
+  }
+  if (del_begin == del_end) return mask.status();
+  // An error, maybe from a deleted row (a division by zero there): a scan never evaluates
+  // those, so evaluate the live rows alone, as it does.
+  std::vector<int64_t> live;
+  auto d = del_begin;
+  for (int64_t r = start; r < start + length; ++r) {
+    if (d != del_end && static_cast<int64_t>(*d) == r) {
+      ++d;
+    } else {
+      live.push_back(r);
+    }
+  }
+  if (live.empty()) return Status::OK();
+  std::vector<ArrayPtr> taken;
+  for (const ColumnSource& src : sources) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, src.reader->Take(live, {src.field}));
+    taken.push_back(b->column(0));
+  }
+  LANCE_ASSIGN_OR_RAISE(batch, RecordBatch::Make(schema, static_cast<int64_t>(live.size()),
+                                                 std::move(taken)));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr live_mask, pred.Evaluate(*batch));
+  for (int64_t k : expr::TrueIndices(*live_mask)) {
+    out->push_back(high | static_cast<uint64_t>(live[static_cast<size_t>(k)]));
+  }
+  return Status::OK();
+}
+
+// Row addresses matching `pred`, fragment by fragment: its predicate columns read whole (the
+// columns of one fragment in parallel), then evaluated in runs on every core; nullopt when a
+// column is not plainly in the fragment's data files (the scan path then decides).
+Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Dataset& ds,
+                                                        std::shared_ptr<io::ObjectStore> store,
+                                                        const expr::Expression& pred) {
+  using Found = std::optional<std::vector<uint64_t>>;
+  if (pred.columns().empty()) return Found();
+  std::vector<FieldPtr> fields;
+  for (const auto& name : pred.columns()) {
+    FieldPtr f = ds.schema()->GetFieldByName(name);
+    if (!f) return Found();
+    fields.push_back(f);
+  }
+  const SchemaPtr schema = ::lance::schema(fields);
+  const auto& fragments = ds.manifest().fragments;
+  FileCache files(std::move(store));
+  std::vector<std::vector<ColumnSource>> sources(fragments.size());
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    if (fragments[i].num_rows() == 0) continue;
+    LANCE_ASSIGN_OR_RAISE(auto found, FindSources(ds, fragments[i], fields, &files));
+    if (!found) return Found();
+    sources[i] = std::move(*found);
+  }
+  std::vector<uint64_t> addresses;
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    const FragmentInfo& frag = fragments[i];
+    if (frag.num_rows() == 0) continue;
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds.DeletedRows(i));
+    const auto& srcs = sources[i];
+    std::vector<ArrayPtr> columns(srcs.size());
+    std::vector<Status> read_errors(srcs.size());
+    auto read = [&](int64_t c) {
+      const ColumnSource& src = srcs[static_cast<size_t>(c)];
+      auto st = [&]() -> Status {
+        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, src.reader->ReadAll({src.field}));
+        const FieldPtr& f = fields[static_cast<size_t>(c)];
+        if (!b->column(0)->type->Equals(*f->type())) {
+          return Status::NotSupported("fragment {}: column '{}' is stored as {} but the dataset "
+                                      "schema says {}",
+                                      frag.id, f->name(), b->column(0)->type->ToString(),
+                                      f->type()->ToString());
+        }
+        columns[static_cast<size_t>(c)] = b->column(0);
+        return Status::OK();
+      }();
+      read_errors[static_cast<size_t>(c)] = st;
+    };
+    if (srcs.size() == 1) {
+      read(0);
+    } else {
+      ParallelFor(ThreadPool::Default(), static_cast<int64_t>(srcs.size()), read);
+    }
+    for (const Status& st : read_errors) LANCE_RETURN_NOT_OK(st);
+    const int64_t rows = static_cast<int64_t>(frag.physical_rows);
+    const int64_t num_runs = (rows + kChunkRows - 1) / kChunkRows;
+    std::vector<std::vector<uint64_t>> hits(static_cast<size_t>(num_runs));
+    std::vector<Status> errors(static_cast<size_t>(num_runs));
+    ParallelFor(ThreadPool::Default(), num_runs, [&](int64_t r) {
+      const int64_t start = r * kChunkRows;
+      errors[static_cast<size_t>(r)] =
+          EvaluateRun(frag, start, std::min(kChunkRows, rows - start), columns, srcs, deleted,
+                      schema, pred, &hits[static_cast<size_t>(r)]);
+    });
+    for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
+    for (const auto& h : hits) addresses.insert(addresses.end(), h.begin(), h.end());
+  }
+  return Found(std::move(addresses));
+}
+
+// Row addresses matching `pred` from a scan of its columns plus `_rowaddr`.
+Result<std::vector<uint64_t>> FindByScan(const Dataset& ds, const expr::Expression& pred) {
   ScanOptions so;
-  so.columns = pred->columns();
+  so.columns = pred.columns();
   so.with_row_addr = true;
   if (so.columns.empty()) {
     // A constant predicate still needs one column to give the batches their length.
-    so.columns.push_back(ds->schema()->field(0)->name());
+    so.columns.push_back(ds.schema()->field(0)->name());
   }
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(so));
   std::vector<RecordBatchPtr> slices;
   for (const auto& b : batches) {
-    for (int64_t start = 0; start < b->num_rows(); start += kSliceRows) {
-      slices.push_back(b->Slice(start, std::min(kSliceRows, b->num_rows() - start)));
+    for (int64_t start = 0; start < b->num_rows(); start += kChunkRows) {
+      slices.push_back(b->Slice(start, std::min(kChunkRows, b->num_rows() - start)));
     }
   }
   std::vector<std::vector<uint64_t>> found(slices.size());
@@ -44,7 +268,7 @@ Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filte
   ParallelFor(ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t i) {
     const RecordBatch& b = *slices[static_cast<size_t>(i)];
     auto run = [&]() -> Status {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, pred->Evaluate(b));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, pred.Evaluate(b));
       const uint64_t* a = b.column(b.num_columns() - 1)->Values<uint64_t>();
       auto& out = found[static_cast<size_t>(i)];
       for (int64_t r : expr::TrueIndices(*mask)) out.push_back(a[r]);
@@ -55,6 +279,23 @@ Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filte
   for (const Status& st : errors) LANCE_RETURN_NOT_OK(st);
   std::vector<uint64_t> addresses;
   for (const auto& f : found) addresses.insert(addresses.end(), f.begin(), f.end());
+  return addresses;
+}
+
+}  // namespace
+
+Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
+                                const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root));
+  LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
+  LANCE_ASSIGN_OR_RAISE(auto by_runs, FindByRuns(*ds, loc.store, *pred));
+  std::vector<uint64_t> addresses;
+  if (by_runs) {
+    addresses = std::move(*by_runs);
+  } else {
+    LANCE_ASSIGN_OR_RAISE(addresses, FindByScan(*ds, *pred));
+  }
   return internal::DeleteFromDataset(loc, *ds, std::move(addresses), filter, options);
 }
 
