@@ -82,6 +82,8 @@ struct LeafColumn {
   // The buffered values are (or began as) a view of an input array's buffer, not memory of
   // ours to keep as `spare`.
   bool adopted = false;
+  BufferPtr adopted_from;     // the input buffer `values` still views, if any
+  int64_t adopted_begin = 0;  // where in it the view starts (bytes)
 
   // Buffered rows.
   std::vector<uint16_t> rep;
@@ -284,6 +286,19 @@ struct LeafColumn {
     for (int64_t j = b; j < e; ++j) Visit(d + 1, c, j, j == b ? r : cont);
   }
 
+  // Before the rows [start, col.length) of the top-level array `col` arrive in pieces: room
+  // for as many of their variable-width bytes as the page can take, so that the pieces do not
+  // grow (copy) the page's buffer again and again.
+  void Reserve(const Array& col, int64_t start, int64_t page_bytes) {
+    if (depth() != 1 || is_dict || values.kind != DataBlock::Kind::kVariable ||
+        col.type_id() == TypeId::kNull || start >= col.length) {
+      return;
+    }
+    const int64_t bytes = col.ValueOffset(col.length) - col.ValueOffset(start);
+    const auto want = static_cast<size_t>(std::min(bytes, page_bytes + page_bytes / 4)) + values.data.size();
+    if (want > values.data.capacity()) values.data.reserve(want);
+  }
+
   // Appends rows [0, a.length) of the top-level array.
   Status Shred(const Array& a) {
     if (is_dict && depth() == 1) {
@@ -316,15 +331,28 @@ struct LeafColumn {
         case DataBlock::Kind::kFixed:
           if (values.bits_per_value == 1) {
             values.AppendBits(a.buffers[1]->data(), a.offset, n);
-          } else if (values.num_values == 0 && n > 0) {
-            // The first values of a page: the page reads the array's bytes in place (a later
-            // append copies them); the encoders only read values.
-            const int64_t w = values.bits_per_value / 8;
-            values.data = encoding::Bytes::Adopt(SliceBuffer(a.buffers[1], a.offset * w, n * w));
-            values.num_values = n;
-            adopted = true;
           } else {
-            values.AppendFixedBytes(a.buffers[1]->data() + a.offset * (values.bits_per_value / 8), n);
+            // The first values of a page: the page reads the array's bytes in place, and so
+            // it does while the next pieces continue the same buffer (Write cuts a large batch
+            // into pieces); anything else is copied. The encoders only read values.
+            const int64_t w = values.bits_per_value / 8;
+            const BufferPtr& src = a.buffers[1];
+            const int64_t begin = a.offset * w;
+            if (values.num_values == 0 && n > 0) {
+              values.data = encoding::Bytes::Adopt(SliceBuffer(src, begin, n * w));
+              adopted = true;
+              adopted_from = src;
+              adopted_begin = begin;
+            } else if (adopted_from != nullptr && adopted_from == src &&
+                       adopted_begin + static_cast<int64_t>(values.data.size()) == begin) {
+              values.data = encoding::Bytes::Adopt(
+                  SliceBuffer(src, adopted_begin, static_cast<int64_t>(values.data.size()) + n * w));
+            } else {
+              adopted_from = nullptr;
+              values.AppendFixedBytes(src->data() + begin, n);
+              break;
+            }
+            values.num_values += n;
           }
           break;
         case DataBlock::Kind::kVariable: {
@@ -398,6 +426,7 @@ struct LeafColumn {
     rep = {};
     events = {};
     any_event = false;
+    adopted_from = nullptr;
     values = DataBlock::EmptyLike(page.values);
     if (spare.capacity() > 0) ValueBytes(values) = std::move(spare);
     first_row += rows;
@@ -747,6 +776,7 @@ Status FileWriter::Write(const RecordBatch& batch) {
     auto shred = [&](int64_t i) {
       LeafColumn& c = im.columns[static_cast<size_t>(i)];
       const ArrayPtr col = batch.column(c.field_index);
+      c.Reserve(*col, start, im.options.max_page_bytes);
       const ArrayPtr part = len == n ? col : col->Slice(start, len);
       shredded[static_cast<size_t>(i)] = c.Shred(*part);
     };
