@@ -675,12 +675,65 @@ Status BitpackedAt(uint64_t type_bits, int fixed_width, std::string_view bytes, 
   }
 }
 
+// Calls emit(value) for the values at `positions` of a variable-width buffer (n + 1 offsets
+// of `width` bits, then the bytes they index into, as ReadVariable reads it), without
+// copying the others. Each value's two offsets are checked against the buffer.
+template <typename Emit>
+Status ForVariableValuesAt(std::string_view bytes, int width, int64_t n,
+                           const std::vector<int64_t>& positions, Emit emit) {
+  const int64_t w = width / 8;
+  if (n < 0 || static_cast<int64_t>(bytes.size()) < (n + 1) * w) {
+    return Status::Corruption("variable: {} offsets of {} bytes do not fit in {} bytes", n + 1, w,
+                              bytes.size());
+  }
+  auto at = [&](int64_t i) -> uint64_t {
+    return w == 4 ? uint64_t{Load<uint32_t>(bytes.data() + i * 4)} : Load<uint64_t>(bytes.data() + i * 8);
+  };
+  for (int64_t p : positions) {
+    if (p < 0 || p >= n) return Status::Corruption("variable: value {} of {}", p, n);
+    const uint64_t begin = at(p), end = at(p + 1);
+    if (begin > end || end > bytes.size()) {
+      return Status::Corruption("variable: value {} at bytes [{}, {}) of {}", p, begin, end,
+                                bytes.size());
+    }
+    LANCE_RETURN_NOT_OK(emit(bytes.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin))));
+  }
+  return Status::OK();
+}
+
+// Whether `positions` (ascending) are the consecutive values [front, back].
+bool IsRun(const std::vector<int64_t>& positions) {
+  return !positions.empty() &&
+         positions.back() - positions.front() + 1 == static_cast<int64_t>(positions.size());
+}
+
 }  // namespace
 
 Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::string_view>& buffers,
                                int64_t num_values, const std::vector<int64_t>& positions,
                                DataBlock* out) {
   const bool fixed_out = out->kind == DataBlock::Kind::kFixed;
+  // A run of consecutive values (a ranged read) decodes whole: the chunk's own values when
+  // it is all of them, else the chunk into a scratch block when the run is a good part of it.
+  if (IsRun(positions)) {
+    const int64_t first = positions.front();
+    const auto count = static_cast<int64_t>(positions.size());
+    if (first < 0 || first + count > num_values) {
+      return Status::Corruption("mini-block values [{}, {}) of {}", first, first + count, num_values);
+    }
+    if (first == 0 && count == num_values) {
+      return DecodeMiniBlockValuesInto(encoding, buffers, num_values, out);
+    }
+    if (count * 4 >= num_values) {
+      DataBlock scratch = DataBlock::EmptyLike(*out);
+      LANCE_RETURN_NOT_OK(DecodeMiniBlockValuesInto(encoding, buffers, num_values, &scratch));
+      if (scratch.num_values != num_values) {
+        return Status::Corruption("mini-block chunk decoded {} values, expected {}",
+                                  scratch.num_values, num_values);
+      }
+      return out->AppendRange(scratch, first, count);
+    }
+  }
   switch (encoding.compression_case()) {
     case Enc::kFlat: {
       const uint64_t bits = encoding.flat().bits_per_value();
@@ -716,6 +769,24 @@ Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::strin
       }
       return BitpackedAt(bits, static_cast<int>(oob.values().flat().bits_per_value()), buffers[0],
                          num_values, positions, out);
+    }
+    case Enc::kVariable: {
+      if (buffers.empty() || out->kind != DataBlock::Kind::kVariable) break;
+      LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
+      return ForVariableValuesAt(buffers[0], width, num_values, positions,
+                                 [&](std::string_view v) {
+                                   out->AppendVariable(v);
+                                   return Status::OK();
+                                 });
+    }
+    case Enc::kFsst: {
+      // Only the wanted values are decompressed (a take of one row of a chunk of hundreds).
+      const Enc& inner = encoding.fsst().values();
+      if (buffers.empty() || out->kind != DataBlock::Kind::kVariable || !inner.has_variable()) break;
+      LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(inner.variable()));
+      LANCE_ASSIGN_OR_RAISE(FsstDecoder decoder, FsstDecoder::Make(encoding.fsst().symbol_table()));
+      return ForVariableValuesAt(buffers[0], width, num_values, positions,
+                                 [&](std::string_view codes) { return decoder.AppendValue(codes, out); });
     }
     default:
       break;

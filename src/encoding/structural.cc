@@ -1,5 +1,8 @@
 #include "lance/encoding/structural.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -762,6 +765,56 @@ Result<DataBlock> DecodeMiniBlockDictionary(const pb21::MiniBlockLayout& mb, std
   return DecodeDictionaryItems(mb.dictionary(), bytes, static_cast<int64_t>(mb.num_dictionary_items()));
 }
 
+namespace {
+
+// The dictionary indices of the values at `positions` of a chunk (its parsed parts).
+Result<DataBlock> ChunkIndicesAt(const pb21::MiniBlockLayout& mb, const ChunkParts& parts,
+                                 int64_t chunk_values, const std::vector<int64_t>& positions) {
+  const auto& enc = mb.value_compression();
+  uint64_t bits = 0;
+  if (enc.has_flat()) bits = enc.flat().bits_per_value();
+  if (enc.has_inline_bitpacking()) bits = enc.inline_bitpacking().uncompressed_bits_per_value();
+  if (enc.has_out_of_line_bitpacking()) bits = enc.out_of_line_bitpacking().uncompressed_bits_per_value();
+  DataBlock indices;
+  if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+    indices = DataBlock::Fixed(static_cast<int>(bits));
+    LANCE_RETURN_NOT_OK(DecodeMiniBlockValuesAt(enc, parts.values, chunk_values, positions, &indices));
+    return indices;
+  }
+  LANCE_ASSIGN_OR_RAISE(DataBlock all, DecodeMiniBlockValues(enc, parts.values, chunk_values));
+  indices = DataBlock::EmptyLike(all);
+  for (int64_t p : positions) {
+    if (p < 0 || p >= all.num_values) {
+      return Status::Corruption("mini-block value {} of {}", p, all.num_values);
+    }
+    LANCE_RETURN_NOT_OK(indices.AppendRange(all, p, 1));
+  }
+  return indices;
+}
+
+template <typename I>
+Status AppendIndices(const I* idx, int64_t n, int64_t dictionary_size, int32_t base,
+                     std::vector<int32_t>* out) {
+  const size_t at = out->size();
+  out->resize(at + static_cast<size_t>(n));
+  int32_t* dst = out->data() + at;
+  const auto limit = static_cast<uint64_t>(dictionary_size);
+  uint64_t worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<uint64_t>(idx[i]);
+    worst = std::max(worst, k);
+    dst[i] = static_cast<int32_t>(static_cast<int64_t>(base) + static_cast<int64_t>(k));
+  }
+  if (n > 0 && (worst > limit || static_cast<int64_t>(base) + static_cast<int64_t>(worst) > INT32_MAX)) {
+    out->resize(at);
+    return Status::Corruption("dictionary index {} but the dictionary has {} items", worst,
+                              dictionary_size);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status DecodeMiniBlockChunkAt(const pb21::MiniBlockLayout& mb, std::string_view chunk,
                               int64_t chunk_values, const DataBlock* dictionary,
                               const std::vector<int64_t>& positions, DataBlock* out) {
@@ -773,26 +826,47 @@ Status DecodeMiniBlockChunkAt(const pb21::MiniBlockLayout& mb, std::string_view 
     return DecodeMiniBlockValuesAt(mb.value_compression(), parts.values, chunk_values, positions, out);
   }
   // Indices of the wanted values, then the items they name.
-  const auto& enc = mb.value_compression();
-  uint64_t bits = 0;
-  if (enc.has_flat()) bits = enc.flat().bits_per_value();
-  if (enc.has_inline_bitpacking()) bits = enc.inline_bitpacking().uncompressed_bits_per_value();
-  if (enc.has_out_of_line_bitpacking()) bits = enc.out_of_line_bitpacking().uncompressed_bits_per_value();
-  DataBlock indices;
-  if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
-    indices = DataBlock::Fixed(static_cast<int>(bits));
-    LANCE_RETURN_NOT_OK(DecodeMiniBlockValuesAt(enc, parts.values, chunk_values, positions, &indices));
-  } else {
-    LANCE_ASSIGN_OR_RAISE(DataBlock all, DecodeMiniBlockValues(enc, parts.values, chunk_values));
-    indices = DataBlock::EmptyLike(all);
-    for (int64_t p : positions) {
-      if (p < 0 || p >= all.num_values) {
-        return Status::Corruption("mini-block value {} of {}", p, all.num_values);
-      }
-      LANCE_RETURN_NOT_OK(indices.AppendRange(all, p, 1));
-    }
-  }
+  LANCE_ASSIGN_OR_RAISE(DataBlock indices, ChunkIndicesAt(mb, parts, chunk_values, positions));
   return GatherDictionary(*dictionary, indices, out);
+}
+
+Status DecodeMiniBlockChunkIndicesAt(const pb21::MiniBlockLayout& mb, std::string_view chunk,
+                                     int64_t chunk_values, int64_t dictionary_size,
+                                     const std::vector<int64_t>& positions, int32_t base,
+                                     std::vector<int32_t>* out) {
+  if (mb.has_rep_compression() || mb.has_def_compression()) {
+    return Status::InvalidArgument("mini-block chunk with levels: decode the whole page");
+  }
+  if (!mb.has_dictionary()) return Status::InvalidArgument("mini-block page without a dictionary");
+  if (dictionary_size < 0 || base < 0) {
+    return Status::InvalidArgument("dictionary of {} items at {}", dictionary_size, base);
+  }
+  LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
+  LANCE_ASSIGN_OR_RAISE(DataBlock indices, ChunkIndicesAt(mb, parts, chunk_values, positions));
+  if (indices.kind != DataBlock::Kind::kFixed) {
+    return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
+  }
+  const char* p = indices.data.data();
+  const int64_t n = indices.num_values;
+  if (static_cast<int64_t>(indices.data.size()) * 8 < n * indices.bits_per_value) {
+    return Status::Corruption("{} dictionary indices in {} bytes", n, indices.data.size());
+  }
+  switch (indices.bits_per_value) {
+    case 8:
+      return AppendIndices(reinterpret_cast<const uint8_t*>(p), n, dictionary_size, base, out);
+    case 16:
+    case 32:
+    case 64: {
+      if (indices.bits_per_value == 32 && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
+        return AppendIndices(reinterpret_cast<const uint32_t*>(p), n, dictionary_size, base, out);
+      }
+      std::vector<uint64_t> wide(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) wide[static_cast<size_t>(i)] = FixedValueAt(indices, i);
+      return AppendIndices(wide.data(), n, dictionary_size, base, out);
+    }
+    default:
+      return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
+  }
 }
 
 Result<std::vector<MiniBlockChunkRows>> ParseMiniBlockRowIndex(

@@ -1150,13 +1150,21 @@ Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_st
 // the page index cache or one fetch, then one fetch reads only the chunks holding the rows,
 // and only those values are decoded (bit-packed chunks only the 1024-value blocks that hold
 // them). Returns the values in the order of `rows`.
+// With `keep_dictionaries` (every page has a dictionary), returns a dictionary array instead
+// (see ReadOptions::keep_dictionaries).
 Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache, int column,
                                      const std::vector<PageMeta>& pages, int minor_version,
                                      const std::vector<int64_t>& wanted,
                                      const std::vector<int64_t>& rows, const DataBlock& prototype,
-                                     const DataTypePtr& type) {
+                                     const DataTypePtr& type, bool keep_dictionaries = false) {
   DataBlock picked = DataBlock::EmptyLike(prototype);
-  picked.Reserve(static_cast<int64_t>(wanted.size()));
+  std::vector<int32_t> picked_indices;  // keep_dictionaries: the values' dictionary indices
+  DataBlock dictionary = DataBlock::EmptyLike(prototype);  // and the pages' dictionaries
+  if (keep_dictionaries) {
+    picked_indices.reserve(wanted.size());
+  } else {
+    picked.Reserve(static_cast<int64_t>(wanted.size()));
+  }
   struct PageRows {
     size_t page;
     int64_t page_start;
@@ -1242,6 +1250,28 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
   for (const PageRows& t : touched) {
     const auto& mb = pages[t.page].layout->mini_block_layout();
     const MiniBlockPageIndex& index = *t.index;
+    if (keep_dictionaries) {
+      if (!index.has_dictionary) {
+        return Status::Internal("page {} has no dictionary to keep", t.page);
+      }
+      if (dictionary.num_values > INT32_MAX - index.dictionary.num_values - 1) {
+        return Status::Corruption("page {}: dictionaries of more than 2^31 items", t.page);
+      }
+      const auto base = static_cast<int32_t>(dictionary.num_values);
+      for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
+        const auto st = encoding::DecodeMiniBlockChunkIndicesAt(
+            mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
+            index.dictionary.num_values, t.positions[k], base, &picked_indices);
+        if (!st.ok()) {
+          return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
+        }
+      }
+      LANCE_RETURN_NOT_OK(
+          dictionary.AppendRange(index.dictionary, 0, index.dictionary.num_values)
+              .WithContext(fmt::format("page {} dictionary", t.page)));
+      dictionary.AppendEmpty(1);  // the unstored null entry, read as an empty value
+      continue;
+    }
     for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
       const auto st = encoding::DecodeMiniBlockChunkAt(
           mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
@@ -1250,6 +1280,25 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
         return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
       }
     }
+  }
+  if (keep_dictionaries) {
+    if (picked_indices.size() != wanted.size()) {
+      return Status::Corruption("took {} values for {} rows", picked_indices.size(), wanted.size());
+    }
+    const auto n = static_cast<int64_t>(rows.size());
+    LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(sizeof(int32_t))));
+    auto* out = reinterpret_cast<int32_t*>(buf->mutable_data());
+    if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
+      std::memcpy(out, picked_indices.data(), picked_indices.size() * sizeof(int32_t));
+    } else {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        out[i] = picked_indices[static_cast<size_t>(
+            std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin())];
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr values,
+                          encoding::DataBlockToArray(type, std::move(dictionary), {}));
+    return Array::Make(::lance::dictionary(int32(), type), n, {nullptr, buf}, {}, 0, values);
   }
   if (picked.num_values != static_cast<int64_t>(wanted.size())) {
     return Status::Corruption("took {} values for {} rows", picked.num_values, wanted.size());
@@ -1268,7 +1317,8 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
 
 }  // namespace
 
-Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows) const {
+Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows,
+                                       bool keep_dictionaries) const {
   const FieldPtr& f = schema_->field(field_index);
   const DataTypePtr type = StorageType(f->type());
   const int column = impl_->first_column[static_cast<size_t>(field_index)];
@@ -1290,11 +1340,17 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
     return GatherRows({{0, all}}, rows, f->type());
   }
-  std::vector<int64_t> wanted = rows;
-  // Filtered scans pass ascending rows: sorting half a million of them again was ~10% of a
-  // filtered count.
-  if (!std::is_sorted(wanted.begin(), wanted.end())) std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  // Filtered scans and ranged reads pass ascending rows: they are used as they are (sorting
+  // half a million of them again was ~10% of a filtered count; copying them, ~5%).
+  const bool ascending =
+      std::adjacent_find(rows.begin(), rows.end(), std::greater_equal<int64_t>()) == rows.end();
+  std::vector<int64_t> sorted;
+  if (!ascending) {
+    sorted = rows;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  }
+  const std::vector<int64_t>& wanted = ascending ? rows : sorted;
   bool levelless_mini_block = type->id() != TypeId::kNull && !IsStructural(*type);
   for (const auto& pm : pages) {
     levelless_mini_block = levelless_mini_block && pm.layout->has_mini_block_layout() &&
@@ -1302,10 +1358,18 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
                            !pm.layout->mini_block_layout().has_def_compression();
   }
   if (levelless_mini_block) {
+    // Dictionary indices are kept only for plain fields (not Arrow dictionary fields, which
+    // RestoreDictionaries re-encodes) whose every page has a dictionary.
+    bool dictionaries = keep_dictionaries && !HasDictionary(*f->type()) &&
+                        type->id() != TypeId::kFixedSizeList;
+    for (const auto& pm : pages) {
+      dictionaries = dictionaries && pm.layout->mini_block_layout().has_dictionary();
+    }
     LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
     LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, TakeMiniBlockValues(impl_->fetch, &impl_->page_index, column,
-                                                            pages, version_.minor,
-                                                            wanted, rows, prototype, type));
+                                                            pages, version_.minor, wanted, rows,
+                                                            prototype, type, dictionaries));
+    if (dictionaries) return arr;
     return RestoreDictionaries(f->type(), arr);
   }
   if (!full_zip) {
@@ -1407,6 +1471,24 @@ Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
 
 Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
                                         const std::vector<int>& field_indices) const {
+  return Take(rows, field_indices, ReadOptions{});
+}
+
+Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
+                                             const std::vector<int>& field_indices,
+                                             const ReadOptions& options) const {
+  if (start < 0 || length < 0 || start > num_rows_ || length > num_rows_ - start) {
+    return Status::InvalidArgument("row range [{}, {}) outside the file's {} rows", start,
+                                   start + length, num_rows_);
+  }
+  std::vector<int64_t> rows(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) rows[static_cast<size_t>(i)] = start + i;
+  return Take(rows, field_indices, options);
+}
+
+Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
+                                        const std::vector<int>& field_indices,
+                                        const ReadOptions& options) const {
   for (int64_t r : rows) {
     if (r < 0 || r >= num_rows_) {
       return Status::InvalidArgument("row {} outside the file's {} rows", r, num_rows_);
@@ -1428,8 +1510,11 @@ Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
   // shared 2-core machine; the reads of each field already run on the io pool.
   std::vector<ArrayPtr> columns;
   for (size_t k = 0; k < indices.size(); ++k) {
-    auto arr = TakeField(indices[k], rows);
+    auto arr = TakeField(indices[k], rows, options.keep_dictionaries);
     if (!arr.ok()) return arr.status().WithContext(fmt::format("field '{}'", fields[k]->name()));
+    if (options.keep_dictionaries && !(*arr)->type->Equals(*fields[k]->type())) {
+      fields[k] = fields[k]->WithType((*arr)->type);
+    }
     columns.push_back(std::move(*arr));
   }
   return RecordBatch::Make(::lance::schema(std::move(fields), schema_->metadata()),

@@ -16,6 +16,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if ((*reader)->num_rows() > (1 << 20)) return 0;
   auto batch = (*reader)->ReadAll();
   if (batch.ok()) (void)(*batch)->Validate();
-  if ((*reader)->num_rows() > 2) (void)(*reader)->Take({(*reader)->num_rows() - 1, 0});
+  const int64_t n = (*reader)->num_rows();
+  if (n > 2) (void)(*reader)->Take({n - 1, 0});
+  // Ranged reads (whole-chunk decodes) and dictionary indices kept as they are.
+  if (n > 0) {
+    lance::file::ReadOptions keep;
+    keep.keep_dictionaries = true;
+    auto range = (*reader)->ReadRange(n / 3, n - n / 3, {}, keep);
+    if (range.ok()) (void)(*range)->Validate();
+    auto taken = (*reader)->Take({n / 2, 0, n - 1, n / 2}, {}, keep);
+    if (taken.ok()) (void)(*taken)->Validate();
+  }
   return 0;
 }

@@ -6,10 +6,12 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "lance/core/bit_util.h"
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
@@ -48,6 +50,57 @@ Result<std::vector<std::shared_ptr<const expr::Expression>>> BindFilter(const st
 }
 
 bool MaskTrue(const Array& mask, int64_t i) { return mask.IsValid(i) && mask.BoolValue(i); }
+
+// `condition` (reading the one column of `schema`) per row of `column`, a dictionary array
+// whose values have the column's type: evaluated once per dictionary entry, then looked up
+// by each row's index. The mask has no nulls (rows where the condition is FALSE or NULL are
+// 0 bits: callers only test for TRUE).
+Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const SchemaPtr& schema,
+                                      const Array& column) {
+  const ArrayPtr& values = column.dictionary;
+  if (!values || column.type->index_type()->id() != TypeId::kInt32) {
+    return Status::Internal("dictionary column without values or int32 indices");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      RecordBatchPtr entries,
+      RecordBatch::Make(::lance::schema({schema->field(0)->WithType(values->type)}),
+                        values->length, {values}));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr per_entry, condition.Evaluate(*entries));
+  if (per_entry->length != values->length) {
+    return Status::Internal("condition gave {} values for {} dictionary entries",
+                            per_entry->length, values->length);
+  }
+  std::vector<uint8_t> pass(static_cast<size_t>(values->length));
+  bool any = false;
+  for (int64_t k = 0; k < values->length; ++k) {
+    pass[static_cast<size_t>(k)] = MaskTrue(*per_entry, k) ? 1 : 0;
+    any = any || pass[static_cast<size_t>(k)];
+  }
+  const int64_t n = column.length;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBuffer(bit_util::BytesForBits(n), true));
+  if (any) {
+    auto* out = std::const_pointer_cast<Buffer>(bits)->mutable_data();
+    const int32_t* idx = column.Values<int32_t>();
+    const uint8_t* valid = column.null_count > 0 ? column.validity() : nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t k = idx[i];
+      if (k < 0 || k >= values->length) {
+        return Status::Corruption("dictionary index {} of {} entries", k, values->length);
+      }
+      if (pass[static_cast<size_t>(k)] && (!valid || bit_util::GetBit(valid, column.offset + i))) {
+        out[i >> 3] = static_cast<uint8_t>(out[i >> 3] | (1u << (i & 7)));
+      }
+    }
+  }
+  return Array::Make(boolean(), n, {nullptr, bits});
+}
+
+// Whether a take of `n` rows of `frag` reads byte ranges rather than a memory mapping: up to
+// one row in 32 (1000 of the bench's million rows touch ~2000 pages of a fresh mapping,
+// each a page fault; a take of most rows is better served by the mapping).
+bool PointReads(size_t n, const FragmentInfo& frag) {
+  return static_cast<uint64_t>(n) * 32 <= frag.physical_rows;
+}
 
 }  // namespace
 
@@ -213,12 +266,13 @@ Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Dataset::Resolv
 
 struct Dataset::ReaderCache {
   std::mutex mu;
-  std::map<std::pair<size_t, size_t>, std::shared_ptr<const file::FileReader>> readers;
+  // By (fragment index, file index, point reads).
+  std::map<std::tuple<size_t, size_t, bool>, std::shared_ptr<const file::FileReader>> readers;
 };
 
-Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t index,
-                                                                        size_t file) const {
-  const auto key = std::make_pair(index, file);
+Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t index, size_t file,
+                                                                        bool point_reads) const {
+  const auto key = std::make_tuple(index, file, point_reads);
   {
     std::lock_guard<std::mutex> lock(readers_->mu);
     auto it = readers_->readers.find(key);
@@ -233,7 +287,9 @@ Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t i
   // (a 1000-row take issues thousands). Other stores read only the ranges a read needs.
   auto open = [&]() -> Result<std::unique_ptr<file::FileReader>> {
     const std::string_view scheme = loc.first->scheme();
-    if (scheme != "file" && scheme != "memory") return file::FileReader::Open(loc.first, loc.second);
+    if ((scheme != "file" && scheme != "memory") || (point_reads && scheme == "file")) {
+      return file::FileReader::Open(loc.first, loc.second);
+    }
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, loc.first->Get(loc.second));
     return file::FileReader::Open(std::move(bytes));
   };
@@ -306,7 +362,8 @@ Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
 Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                              const ScanOptions& options,
                                              const SchemaPtr& out_schema, int64_t range_start,
-                                             int64_t range_length) const {
+                                             int64_t range_length, bool point_reads,
+                                             bool keep_dictionaries) const {
   const FragmentInfo& frag = manifest_.fragments[index];
   const bool ranged = !rows && range_length >= 0;
   if (ranged && (range_start < 0 ||
@@ -379,12 +436,16 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     const Source& src = sources[static_cast<size_t>(c)];
     ArrayPtr column;
     if (src.file >= 0) {
-      LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file)));
+      LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file),
+                                                        rows != nullptr && point_reads));
       RecordBatchPtr batch;
+      file::ReadOptions read_options;
+      read_options.keep_dictionaries = keep_dictionaries;
       if (rows) {
-        LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {src.field}));
+        LANCE_ASSIGN_OR_RAISE(batch, reader->Take(*rows, {src.field}, read_options));
       } else if (ranged) {
-        LANCE_ASSIGN_OR_RAISE(batch, reader->ReadRange(range_start, range_length, {src.field}));
+        LANCE_ASSIGN_OR_RAISE(batch,
+                              reader->ReadRange(range_start, range_length, {src.field}, read_options));
       } else {
         LANCE_ASSIGN_OR_RAISE(batch, reader->ReadAll({src.field}));
       }
@@ -393,7 +454,10 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
       // A field no data file of this fragment holds (e.g. added later): all null.
       LANCE_ASSIGN_OR_RAISE(column, MakeArrayOfNulls(tf->type(), n));
     }
-    if (!column->type->Equals(*tf->type())) {
+    const bool kept_dictionary = keep_dictionaries && column->type_id() == TypeId::kDictionary &&
+                                 tf->type()->id() != TypeId::kDictionary &&
+                                 column->type->dictionary_value_type()->Equals(*tf->type());
+    if (!kept_dictionary && !column->type->Equals(*tf->type())) {
       return Status::NotSupported("fragment {}: column '{}' is stored as {} but the dataset "
                                   "schema says {}",
                                   frag.id, tf->name(), column->type->ToString(),
@@ -440,6 +504,22 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     }
     if (options.with_row_addr) columns.push_back(addrs);
   }
+  if (keep_dictionaries) {
+    // Columns read as dictionary arrays: the schema says so.
+    std::vector<FieldPtr> fields = out_schema->fields();
+    bool changed = false;
+    for (int c = 0; c < num_data; ++c) {
+      const auto& type = columns[static_cast<size_t>(c)]->type;
+      if (!type->Equals(*fields[static_cast<size_t>(c)]->type())) {
+        fields[static_cast<size_t>(c)] = fields[static_cast<size_t>(c)]->WithType(type);
+        changed = true;
+      }
+    }
+    if (changed) {
+      return RecordBatch::Make(::lance::schema(std::move(fields), out_schema->metadata()), n,
+                               std::move(columns));
+    }
+  }
   return RecordBatch::Make(out_schema, n, std::move(columns));
 }
 
@@ -452,10 +532,13 @@ Result<std::vector<int64_t>> Dataset::FilterFragment(
     const expr::Expression* expr;
     ScanOptions read;
     SchemaPtr schema;
+    bool one_column = false;  // reads one data column: dictionary pages stay dictionaries
   };
   std::vector<Stage> stages;
   for (const auto& e : conjuncts) {
     Stage st{e.get(), {}, nullptr};
+    st.one_column = e->columns().size() == 1 && e->columns()[0] != "_rowid" &&
+                    e->columns()[0] != "_rowaddr";
     std::vector<FieldPtr> fields;
     for (const auto& name : e->columns()) {
       if (name == "_rowid") {
@@ -497,14 +580,32 @@ Result<std::vector<int64_t>> Dataset::FilterFragment(
         const Stage& stage = stages[k];
         if (!all && live.empty()) break;
         const bool sparse = !all && static_cast<int64_t>(live.size()) * 4 <= len;
-        RecordBatchPtr batch;
-        if (sparse) {
-          LANCE_ASSIGN_OR_RAISE(batch, ReadFragment(index, &live, stage.read, stage.schema));
-        } else {
-          LANCE_ASSIGN_OR_RAISE(batch,
-                                ReadFragment(index, nullptr, stage.read, stage.schema, start, len));
+        auto read = [&](bool keep_dictionaries) -> Result<RecordBatchPtr> {
+          if (sparse) {
+            return ReadFragment(index, &live, stage.read, stage.schema, 0, -1, false,
+                                keep_dictionaries);
+          }
+          return ReadFragment(index, nullptr, stage.read, stage.schema, start, len, false,
+                              keep_dictionaries);
+        };
+        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, read(stage.one_column));
+        ArrayPtr mask;
+        if (batch->num_columns() == 1 && batch->column(0)->type_id() == TypeId::kDictionary &&
+            stage.schema->field(0)->type()->id() != TypeId::kDictionary) {
+          // The column came back as dictionary indices: the condition is tested once per
+          // dictionary entry (it reads this one column, row by row), then looked up per row.
+          // Should the entries not evaluate (an entry no row of the chunk uses may fail where
+          // the rows would not), the chunk's values are read and tested instead.
+          auto on_entries = EvaluateOnDictionary(*stage.expr, stage.schema, *batch->column(0));
+          if (on_entries.ok()) {
+            mask = std::move(*on_entries);
+          } else {
+            LANCE_ASSIGN_OR_RAISE(batch, read(false));
+          }
         }
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, stage.expr->Evaluate(*batch));
+        if (!mask) {
+          LANCE_ASSIGN_OR_RAISE(mask, stage.expr->Evaluate(*batch));
+        }
         if (all) {
           if (count && k + 1 == stages.size()) {
             // One conjunct over the whole chunk: count its TRUE bits, less the deleted ones.
@@ -707,7 +808,8 @@ Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& o
       rows.push_back(static_cast<int64_t>(live) + skipped);
       ++i;
     }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema, 0,
+                                                         -1, PointReads(rows.size(), frag)));
     out.push_back(std::move(b));
   }
   return out;
@@ -760,7 +862,9 @@ Result<std::vector<RecordBatchPtr>> Dataset::TakeRowIds(const std::vector<uint64
     const size_t frag = resolved[i].first;
     std::vector<int64_t> rows;
     while (i < resolved.size() && resolved[i].first == frag) rows.push_back(resolved[i++].second);
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag, &rows, options, out_schema));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b,
+                          ReadFragment(frag, &rows, options, out_schema, 0, -1,
+                                       PointReads(rows.size(), manifest_.fragments[frag])));
     out.push_back(std::move(b));
   }
   return out;

@@ -11,6 +11,8 @@
 
 #include "lance/columnar/json.h"
 #include "lance/expr/expression.h"
+#include "lance/file/file_reader.h"
+#include "lance/io/object_store.h"
 #include "lance/table/dataset.h"
 #include "lance/table/write.h"
 #include "table/json_lines_test_util.h"
@@ -20,11 +22,13 @@ namespace {
 
 SchemaPtr TestSchema() {
   return schema({field("id", int64(), false), field("cat", utf8()), field("score", float64()),
-                 field("flag", boolean())});
+                 field("flag", boolean()), field("kind", utf8(), false)});
 }
 
 // Rows [start, start + n): cat cycles through c0..c9 with a null every 13th row, score is
-// i * 37 % 100 (null every 17th row), flag is i % 3 == 0 (null every 11th row).
+// i * 37 % 100 (null every 17th row), flag is i % 3 == 0 (null every 11th row), kind is one
+// of k0..k5 (never null: dictionary pages without levels, read as dictionary indices by
+// filters).
 std::string RowsJson(int start, int n) {
   std::string out;
   for (int i = start; i < start + n; ++i) {
@@ -32,6 +36,7 @@ std::string RowsJson(int start, int n) {
     out += ",\"cat\":" + (i % 13 == 5 ? std::string("null") : "\"c" + std::to_string(i * 7 % 10) + "\"");
     out += ",\"score\":" + (i % 17 == 2 ? std::string("null") : std::to_string((i * 37) % 100) + ".5");
     out += ",\"flag\":" + std::string(i % 11 == 4 ? "null" : (i % 3 == 0 ? "true" : "false"));
+    out += ",\"kind\":\"k" + std::to_string(i * 11 % 6) + "\"";
     out += "}\n";
   }
   return out;
@@ -115,8 +120,47 @@ TEST_F(DatasetFilter, ConjunctionsMatchDirectEvaluation) {
            "id >= 0",                            // every live row
            "flag",
            "NULL AND cat = 'c1'",
+           // kind: tested once per dictionary entry
+           "score > 50 AND kind = 'k4'",
+           "kind = 'k1'",
+           "kind IN ('k0', 'k5') AND id % 2 = 1",
+           "kind LIKE '%3' AND cat IS NOT NULL",
+           "kind IS NULL",
+           "kind IS NOT NULL AND score < 10",
+           "kind <> 'k2' AND NOT flag",
+           "kind > 'k3'",
+           "kind = 'k9'",                        // no entry matches
+           "(kind = 'k2' OR kind = 'k3') AND score >= 90.5",
+           "kind = 'k1' AND id < 30000 AND kind <> 'k0'",
+           "kind = cat",                         // two columns: read as values
+           "(kind = 'k0' OR score > 98) AND flag IS NULL",
+           "upper(kind) = 'K2' AND length(kind) = 2",
        }) {
     Check(**ds, f);
+  }
+}
+
+// The dictionary path above is exercised: kind's pages are dictionary pages without levels.
+TEST_F(DatasetFilter, KindIsStoredInDictionaryPages) {
+  auto ds = Dataset::Open(*uri_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  auto sp = io::ObjectStore::FromUri(*uri_);
+  ASSERT_TRUE(sp.ok());
+  for (const auto& frag : (*ds)->manifest().fragments) {
+    ASSERT_EQ(frag.files.size(), 1u);
+    auto reader = file::FileReader::Open(sp->store, sp->path + "/data/" + frag.files[0].path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    const int kind = (*reader)->schema()->GetFieldIndex("kind");
+    ASSERT_EQ(kind, 4);
+    for (const auto& page : (*reader)->columns()[4].pages) {
+      EXPECT_NE(page.description.find("dictionary"), std::string::npos) << page.description;
+      EXPECT_EQ(page.description.find("def="), std::string::npos) << page.description;
+    }
+    file::ReadOptions keep;
+    keep.keep_dictionaries = true;
+    auto b = (*reader)->ReadRange(0, 100, {kind}, keep);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_EQ((*b)->column(0)->type_id(), TypeId::kDictionary);
   }
 }
 
@@ -127,7 +171,9 @@ TEST_F(DatasetFilter, RandomConjunctionsCountEqualsScan) {
       "cat = 'c3'", "cat IN ('c0', 'c5', 'c8')", "cat LIKE '%9'", "cat IS NULL",
       "cat IS NOT NULL", "cat NOT IN ('c1')", "score > 50", "score <= 20.5",
       "score IS NULL", "id % 3 = 0", "flag", "NOT flag", "flag IS NULL", "id < 20000",
-      "(cat = 'c2' OR flag)", "_rowaddr % 4 = 0", "score BETWEEN 10 AND 40"};
+      "(cat = 'c2' OR flag)", "_rowaddr % 4 = 0", "score BETWEEN 10 AND 40",
+      "kind = 'k3'", "kind IN ('k1', 'k2')", "kind NOT LIKE 'k1'", "kind >= 'k4'",
+      "(kind = 'k5' OR id % 4 = 1)"};
   std::mt19937 rng(1234);
   for (int t = 0; t < 40; ++t) {
     const int n = 1 + static_cast<int>(rng() % 3);

@@ -142,6 +142,16 @@ Status DecodeMiniBlockChunkAt(const ::lance::encodings21::MiniBlockLayout& layou
                               std::string_view chunk, int64_t chunk_values,
                               const DataBlock* dictionary, const std::vector<int64_t>& positions,
                               DataBlock* out);
+// Dictionary pages: appends the dictionary indices (not the items) of the values at
+// `positions` of one chunk to `out`, each plus `base`. An index is at most `dictionary_size`
+// (the number of decoded items; index == dictionary_size is the null entry the writer counts
+// without storing, which DecodeMiniBlockChunkAt turns into an empty value).
+// Errors: Corruption (an index past the dictionary, base + index past int32); InvalidArgument
+// for a page with levels or without a dictionary.
+Status DecodeMiniBlockChunkIndicesAt(const ::lance::encodings21::MiniBlockLayout& layout,
+                                     std::string_view chunk, int64_t chunk_values,
+                                     int64_t dictionary_size, const std::vector<int64_t>& positions,
+                                     int32_t base, std::vector<int32_t>* out);
 
 // A one-line description of a page layout for `lance file info`.
 std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);

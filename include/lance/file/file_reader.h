@@ -57,6 +57,17 @@ struct ColumnInfo {
   std::vector<PageInfo> pages;
 };
 
+// How ReadRange/Take hand columns back.
+struct ReadOptions {
+  // A top-level string, binary or fixed-width field whose pages are all dictionary-encoded
+  // mini-block pages without levels comes back as a dictionary array instead of its values:
+  // type dictionary(int32, <field type>), int32 indices into the dictionaries of the pages
+  // read, concatenated in page order, each followed by one empty (zero) entry (the null
+  // entry the writer counts but does not store: a plain read turns it into that same empty
+  // value). Filters then test each dictionary entry once. Other fields read as usual.
+  bool keep_dictionaries = false;
+};
+
 class FileReader {
  public:
   // Opens a file from its complete contents. `file` must stay unchanged while the reader lives.
@@ -86,6 +97,12 @@ class FileReader {
   // Errors: InvalidArgument for an index outside [0, num_rows).
   Result<RecordBatchPtr> Take(const std::vector<int64_t>& rows,
                               const std::vector<int>& field_indices = {}) const;
+  // The same with `options` (see ReadOptions); the batch's schema has the types read.
+  Result<RecordBatchPtr> ReadRange(int64_t start, int64_t length,
+                                   const std::vector<int>& field_indices,
+                                   const ReadOptions& options) const;
+  Result<RecordBatchPtr> Take(const std::vector<int64_t>& rows, const std::vector<int>& field_indices,
+                              const ReadOptions& options) const;
 
  private:
   struct Impl;
@@ -99,7 +116,9 @@ class FileReader {
   Result<ArrayPtr> ReadField(int field_index) const;
   // Rows of one top-level field; top-level leaves in mini-block/constant pages decode only
   // the chunks that hold the rows (and read only those byte ranges).
-  Result<ArrayPtr> TakeField(int field_index, const std::vector<int64_t>& rows) const;
+  // With `keep_dictionaries`, a field ReadOptions describes comes back as a dictionary array.
+  Result<ArrayPtr> TakeField(int field_index, const std::vector<int64_t>& rows,
+                             bool keep_dictionaries = false) const;
 
   BufferPtr tail_;
   FileVersion version_;
