@@ -100,6 +100,14 @@ Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
                                                        uint64_t read_version,
                                                        const std::vector<uint32_t>& rows);
 
+// Stable row ids: the version of every physical row of `f` (created-at, else last-updated-at),
+// from its inline run sequence; without one, as lance 12: created at 1, last updated when
+// created. Errors: Corruption (runs not covering the rows), NotSupported (external file).
+Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f, bool created_at);
+// A serialized version-run sequence of `n` rows (a run per stretch of equal versions, spans
+// as position ranges).
+std::string VersionRunsOf(const uint64_t* versions, size_t n);
+
 struct NewDatasetParams {
   ManifestNaming naming = ManifestNaming::kV2;
   bool stable_row_ids = false;

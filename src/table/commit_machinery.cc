@@ -118,6 +118,8 @@ bool Overlaps(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
 
 enum class Verdict { kCompatible, kRetryable, kIncompatible };
 
+Verdict RewriteAfterCreateIndex(const Transaction& ours, const Transaction& theirs);
+
 // Whether `ours` (being committed) tolerates `theirs` (committed since our read version),
 // per the compatibility lists of transaction.md. Delete/Update over Delete/Update on the
 // same fragments is "compatible" here: RebaseDeletions merges or refuses afterwards.
@@ -177,7 +179,8 @@ Verdict Check(const Transaction& ours, const Transaction& theirs) {
       return t == Transaction::kUpdateMemWalState ? Verdict::kIncompatible : Verdict::kCompatible;
     case Transaction::kRewrite:
       if (t == Transaction::kOverwrite || t == Transaction::kRestore) return Verdict::kIncompatible;
-      if (t == Transaction::kMerge || t == Transaction::kCreateIndex) return Verdict::kRetryable;
+      if (t == Transaction::kMerge) return Verdict::kRetryable;
+      if (t == Transaction::kCreateIndex) return RewriteAfterCreateIndex(ours, theirs);
       if ((t == Transaction::kDataReplacement || t == Transaction::kDelete ||
            t == Transaction::kUpdate || t == Transaction::kRewrite) && overlap) {
         return Verdict::kRetryable;
@@ -204,6 +207,49 @@ std::string VersionRun(uint64_t n, uint64_t version) {
   run->mutable_span()->mutable_range()->set_end(n);
   run->set_version(version);
   return seq.SerializeAsString();
+}
+
+// Fragment ids of an index's fragment bitmap (portable Roaring). Errors: Corruption.
+Result<std::set<uint32_t>> BitmapIds(const std::string& bytes, const std::string& index_name) {
+  const size_t need = roaring_bitmap_portable_deserialize_size(bytes.data(), bytes.size());
+  roaring_bitmap_t* bm = need == 0 || need > bytes.size()
+                             ? nullptr
+                             : roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  if (bm == nullptr) {
+    return Status::Corruption("the fragment bitmap of index '{}' is not a portable Roaring bitmap "
+                              "({} bytes)",
+                              index_name, bytes.size());
+  }
+  std::vector<uint32_t> ids(roaring_bitmap_get_cardinality(bm));
+  if (!ids.empty()) roaring_bitmap_to_uint32_array(bm, ids.data());
+  roaring_bitmap_free(bm);
+  return std::set<uint32_t>(ids.begin(), ids.end());
+}
+
+// The portable Roaring bitmap of `ids`, without run containers (as lance 12 writes them).
+std::string BitmapOf(const std::set<uint32_t>& ids) {
+  roaring_bitmap_t* bm = roaring_bitmap_create();
+  for (uint32_t id : ids) roaring_bitmap_add(bm, id);
+  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, out.data());
+  roaring_bitmap_free(bm);
+  return out;
+}
+
+// As lance 12: a Rewrite that remaps no index conflicts (retryably) with a concurrent
+// CreateIndex only when a new index may cover a fragment the rewrite replaces (it has no
+// fragment bitmap, or its bitmap lists one).
+Verdict RewriteAfterCreateIndex(const Transaction& ours, const Transaction& theirs) {
+  const std::set<uint64_t> replaced = TouchedFragments(ours);
+  for (const auto& x : theirs.create_index().new_indices()) {
+    if (x.fragment_bitmap().empty()) return Verdict::kRetryable;
+    auto ids = BitmapIds(x.fragment_bitmap(), x.name());
+    if (!ids.ok()) return Verdict::kRetryable;
+    for (uint32_t id : *ids) {
+      if (replaced.count(id)) return Verdict::kRetryable;
+    }
+  }
+  return Verdict::kCompatible;
 }
 
 bool SameDeletion(const std::optional<::lance::table::DeletionFile>& a,
@@ -279,6 +325,67 @@ int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f, bool created_at) {
+  using F = ::lance::table::DataFragment;
+  const uint64_t n = f.physical_rows();
+  const std::string* inline_bytes = nullptr;
+  bool external = false;
+  if (created_at) {
+    if (f.created_at_version_sequence_case() == F::kInlineCreatedAtVersions) {
+      inline_bytes = &f.inline_created_at_versions();
+    }
+    external = f.created_at_version_sequence_case() == F::kExternalCreatedAtVersions;
+  } else {
+    if (f.last_updated_at_version_sequence_case() == F::kInlineLastUpdatedAtVersions) {
+      inline_bytes = &f.inline_last_updated_at_versions();
+    }
+    external = f.last_updated_at_version_sequence_case() == F::kExternalLastUpdatedAtVersions;
+  }
+  const char* what = created_at ? "created-at" : "last-updated-at";
+  if (external) {
+    return Status::NotSupported("fragment {}: {} versions in an external file are not supported",
+                                f.id(), what);
+  }
+  // Without a sequence lance 12 takes every row as created at version 1 and last updated
+  // when it was created.
+  if (inline_bytes == nullptr) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
+  ::lance::table::RowLatestUpdateVersionSequence seq;
+  if (!seq.ParseFromString(*inline_bytes)) {
+    return Status::Corruption("fragment {}: the {} version sequence does not decode", f.id(), what);
+  }
+  std::vector<uint64_t> out;
+  out.reserve(n);
+  for (const auto& run : seq.runs()) {
+    // Only a span's length counts: wrap it as a one-segment row-id sequence to measure it.
+    ::lance::table::RowIdSequence one;
+    *one.add_segments() = run.span();
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> positions, DecodeRowIdSequence(one.SerializeAsString()));
+    if (out.size() + positions.size() > n) break;
+    out.insert(out.end(), positions.size(), run.version());
+  }
+  if (out.size() != n) {
+    return Status::Corruption("fragment {}: the {} version runs cover {} rows or more, the "
+                              "fragment has {}",
+                              f.id(), what, out.size(), n);
+  }
+  return out;
+}
+
+std::string VersionRunsOf(const uint64_t* versions, size_t n) {
+  ::lance::table::RowLatestUpdateVersionSequence seq;
+  for (size_t start = 0; start < n;) {
+    size_t end = start + 1;
+    while (end < n && versions[end] == versions[start]) ++end;
+    auto* run = seq.add_runs();
+    auto* range = run->mutable_span()->mutable_range();
+    range->set_start(start);
+    range->set_end(end);
+    run->set_version(versions[start]);
+    start = end;
+  }
+  return seq.SerializeAsString();
 }
 
 Result<TableLocation> Locate(const std::string& uri) {
@@ -458,6 +565,44 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
   return Status::OK();
 }
 
+// The index section after a Rewrite on a dataset with stable row ids: in each index's
+// fragment bitmap, a group's old fragment ids replaced by its new ones [first, second) when
+// the index covered the whole group (lance 12's rule; a group the index covered in part is
+// InvalidArgument, the planner never makes one).
+Result<std::string> RebaseIndexBitmaps(const std::string& section, const Transaction::Rewrite& rw,
+                                       const std::vector<std::pair<uint64_t, uint64_t>>& new_ids) {
+  ::lance::table::IndexSection s;
+  if (!s.ParseFromString(section)) {
+    return Status::Corruption("the index section ({} bytes) does not decode", section.size());
+  }
+  bool changed = false;
+  for (auto& x : *s.mutable_indices()) {
+    if (x.fragment_bitmap().empty()) continue;  // coverage unknown: left as is, as lance 12
+    LANCE_ASSIGN_OR_RAISE(std::set<uint32_t> ids, BitmapIds(x.fragment_bitmap(), x.name()));
+    bool touched = false;
+    for (int g = 0; g < rw.groups_size(); ++g) {
+      size_t in = 0;
+      for (const auto& f : rw.groups(g).old_fragments()) in += ids.count(static_cast<uint32_t>(f.id()));
+      if (in == 0) continue;
+      if (in != static_cast<size_t>(rw.groups(g).old_fragments_size())) {
+        return Status::InvalidArgument("compaction: a rewrite group mixes fragments index '{}' "
+                                       "covers with fragments it does not",
+                                       x.name());
+      }
+      for (const auto& f : rw.groups(g).old_fragments()) ids.erase(static_cast<uint32_t>(f.id()));
+      for (uint64_t id = new_ids[static_cast<size_t>(g)].first; id < new_ids[static_cast<size_t>(g)].second; ++id) {
+        ids.insert(static_cast<uint32_t>(id));
+      }
+      touched = true;
+    }
+    if (touched) {
+      x.set_fragment_bitmap(BitmapOf(ids));
+      changed = true;
+    }
+  }
+  return changed ? s.SerializeAsString() : section;
+}
+
 uint64_t NextFragmentId(const Manifest& m) {
   uint64_t next = m.has_max_fragment_id() ? uint64_t{m.max_fragment_id()} + 1 : 0;
   for (const auto& f : m.fragments()) next = std::max<uint64_t>(next, f.id() + 1);
@@ -520,25 +665,60 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
   uint64_t next_frag = NextFragmentId(m);
   uint64_t next_row_id = m.next_row_id();
   bool assigned = false;
-  auto add_new = [&](const ::lance::table::DataFragment& src) {
+  const Transaction& t = req.txn;
+  // Stable row ids, update / merge-insert: the created-at version of each row it moves (by
+  // row id), read from the rows it replaces, which are live in the latest version (a
+  // concurrent change to them is a conflict).
+  std::map<uint64_t, uint64_t> moved_created_at;
+  if (stable && t.operation_case() == Transaction::kUpdate) {
+    for (const auto& f : m.fragments()) {
+      auto rows = req.affected_rows.find(f.id());
+      if (rows == req.affected_rows.end() || f.inline_row_ids().empty()) continue;
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, DecodeRowIdSequence(f.inline_row_ids()));
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> created, RowVersions(f, true));
+      for (uint32_t offset : rows->second) {
+        if (offset < ids.size() && offset < created.size()) moved_created_at[ids[offset]] = created[offset];
+      }
+    }
+  }
+  auto add_new = [&](const ::lance::table::DataFragment& src) -> Status {
     auto* f = m.add_fragments();
     *f = src;
     f->set_id(next_frag++);
     assigned = true;
-    if (stable) {
-      // Rows moved by an update or a compaction arrive with their ids; new rows get fresh ones.
-      if (f->inline_row_ids().empty()) {
-        f->set_inline_row_ids(RangeRowIds(next_row_id, f->physical_rows()));
-        next_row_id += f->physical_rows();
-      }
-      f->set_inline_created_at_versions(VersionRun(f->physical_rows(), version));
-      f->set_inline_last_updated_at_versions(VersionRun(f->physical_rows(), version));
+    if (!stable) return Status::OK();
+    const uint64_t n = f->physical_rows();
+    // Rows moved by an update or a compaction arrive with their ids; new rows get fresh ones.
+    const bool moved = !f->inline_row_ids().empty();
+    if (!moved) {
+      f->set_inline_row_ids(RangeRowIds(next_row_id, n));
+      next_row_id += n;
     }
+    // As lance 12: a compaction brings its rows' versions along (set by compaction.cc);
+    // rows an update moves keep their created-at version and are last updated now; new
+    // rows are created and last updated now.
+    using F = ::lance::table::DataFragment;
+    if (f->created_at_version_sequence_case() == F::CREATED_AT_VERSION_SEQUENCE_NOT_SET) {
+      if (moved && !moved_created_at.empty()) {
+        LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, DecodeRowIdSequence(f->inline_row_ids()));
+        std::vector<uint64_t> created(ids.size(), version);
+        for (size_t i = 0; i < ids.size(); ++i) {
+          auto it = moved_created_at.find(ids[i]);
+          if (it != moved_created_at.end()) created[i] = it->second;
+        }
+        f->set_inline_created_at_versions(VersionRunsOf(created.data(), created.size()));
+      } else {
+        f->set_inline_created_at_versions(VersionRun(n, version));
+      }
+    }
+    if (f->last_updated_at_version_sequence_case() == F::LAST_UPDATED_AT_VERSION_SEQUENCE_NOT_SET) {
+      f->set_inline_last_updated_at_versions(VersionRun(n, version));
+    }
+    return Status::OK();
   };
-  const Transaction& t = req.txn;
   switch (t.operation_case()) {
     case Transaction::kAppend:
-      for (const auto& f : t.append().fragments()) add_new(f);
+      for (const auto& f : t.append().fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
     case Transaction::kOverwrite: {
       const auto& o = t.overwrite();
@@ -555,7 +735,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
         m.mutable_data_format()->set_file_format("lance");
         m.mutable_data_format()->set_version(req.data_storage_version);
       }
-      for (const auto& f : o.fragments()) add_new(f);
+      for (const auto& f : o.fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
     }
     case Transaction::kDelete: {
@@ -586,7 +766,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       const auto& u = t.update();
       LANCE_RETURN_NOT_OK(
           ApplyDeletions(&m, u.updated_fragments(), u.removed_fragment_ids(), "update", version));
-      for (const auto& f : u.new_fragments()) add_new(f);
+      for (const auto& f : u.new_fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
     }
     case Transaction::kRestore: {
@@ -636,6 +816,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       }
       google::protobuf::RepeatedPtrField<::lance::table::DataFragment> old;
       old.Swap(m.mutable_fragments());
+      std::vector<std::pair<uint64_t, uint64_t>> new_ids(static_cast<size_t>(rw.groups_size()));
       for (const auto& f : old) {
         if (!old_ids.count(f.id())) {
           *m.add_fragments() = f;
@@ -643,8 +824,38 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
         }
         auto g = first_of_group.find(f.id());
         if (g == first_of_group.end()) continue;
-        for (const auto& nf : rw.groups(g->second).new_fragments()) add_new(nf);
+        new_ids[static_cast<size_t>(g->second)].first = next_frag;
+        for (const auto& nf : rw.groups(g->second).new_fragments()) LANCE_RETURN_NOT_OK(add_new(nf));
+        new_ids[static_cast<size_t>(g->second)].second = next_frag;
       }
+      // Indexes: with stable row ids they still find every row by its id, so (as lance 12)
+      // each index's fragment bitmap trades a group's old fragments for its new ones.
+      // Without, their row addresses point into the old fragments, which this version no
+      // longer has: as lance 12 does for an index it does not remap, the bitmaps stay as
+      // they were, so readers mask the vanished fragments' rows out of index results (as
+      // for wholly deleted fragments) and scan the new, unindexed fragments directly.
+      if (stable && !index_section.empty()) {
+        LANCE_ASSIGN_OR_RAISE(index_section, RebaseIndexBitmaps(index_section, rw, new_ids));
+      }
+      break;
+    }
+    case Transaction::kCreateIndex: {
+      // As lance 12: indexes named like a new one or listed as removed (by uuid) leave, the
+      // new ones join. (lance-cpp builds no index files; this commits index metadata.)
+      ::lance::table::IndexSection section;
+      if (!index_section.empty() && !section.ParseFromString(index_section)) {
+        return Status::Corruption("the index section ({} bytes) does not decode", index_section.size());
+      }
+      const auto& ci = t.create_index();
+      ::lance::table::IndexSection out;
+      for (const auto& x : section.indices()) {
+        bool gone = false;
+        for (const auto& n : ci.new_indices()) gone = gone || n.name() == x.name();
+        for (const auto& r : ci.removed_indices()) gone = gone || r.uuid().uuid() == x.uuid().uuid();
+        if (!gone) *out.add_indices() = x;
+      }
+      for (const auto& n : ci.new_indices()) *out.add_indices() = n;
+      index_section = out.indices_size() == 0 ? std::string() : out.SerializeAsString();
       break;
     }
     default:

@@ -2,6 +2,9 @@
 // rewrite each group's live rows, commit one Rewrite transaction.
 #include "lance/table/compaction.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "lance/table/dataset.h"
@@ -10,6 +13,46 @@
 #include "table/row_rewrite.h"
 
 namespace lance::table {
+
+namespace {
+
+// Stable row ids: the created-at and last-updated-at versions of the live rows of the old
+// fragments at `positions` (scan order), cut along `fragments` (their new home, in the same
+// order), as lance 12's compaction keeps them.
+Status CarryVersions(const Dataset& ds, const ::lance::table::Manifest& m,
+                     const std::vector<size_t>& positions,
+                     std::vector<::lance::table::DataFragment>* fragments) {
+  std::vector<uint64_t> created, updated;
+  for (size_t i : positions) {
+    const auto& f = m.fragments(static_cast<int>(i));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> c, internal::RowVersions(f, true));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> u, internal::RowVersions(f, false));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds.DeletedRows(i));
+    size_t d = 0;
+    for (size_t r = 0; r < c.size(); ++r) {
+      while (d < deleted.size() && deleted[d] < r) ++d;
+      if (d < deleted.size() && deleted[d] == r) continue;
+      created.push_back(c[r]);
+      updated.push_back(u[r]);
+    }
+  }
+  size_t pos = 0;
+  for (auto& f : *fragments) {
+    const size_t n = static_cast<size_t>(f.physical_rows());
+    if (pos + n > created.size()) {
+      return Status::Internal("compaction: {} live rows read, more written", created.size());
+    }
+    f.set_inline_created_at_versions(internal::VersionRunsOf(created.data() + pos, n));
+    f.set_inline_last_updated_at_versions(internal::VersionRunsOf(updated.data() + pos, n));
+    pos += n;
+  }
+  if (pos != created.size()) {
+    return Status::Internal("compaction: {} live rows read, {} written", created.size(), pos);
+  }
+  return Status::OK();
+}
+
+}  // namespace
 
 Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options) {
   if (options.target_rows_per_fragment <= 0) {
@@ -25,9 +68,27 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   const bool stable = (tm.reader_feature_flags & kFlagStableRowIds) != 0;
   const auto target = static_cast<uint64_t>(options.target_rows_per_fragment);
 
+  // The indexes covering each fragment (positions in tm.indices): a group never mixes
+  // fragments of different coverage, as lance 12 plans it (with stable row ids each index's
+  // fragment bitmap trades a group's old fragments for its new ones, which is only right
+  // when the index covered the whole group). Indexes without a bitmap cover every fragment.
+  auto covering = [&](uint64_t fragment_id) {
+    std::vector<size_t> out;
+    for (size_t k = 0; k < tm.indices.size(); ++k) {
+      const IndexInfo& x = tm.indices[k];
+      if (!x.has_fragment_bitmap ||
+          std::binary_search(x.fragment_ids.begin(), x.fragment_ids.end(),
+                             static_cast<uint32_t>(fragment_id))) {
+        out.push_back(k);
+      }
+    }
+    return out;
+  };
+
   // Plan.
   std::vector<std::vector<size_t>> groups;
   std::vector<size_t> cur;
+  std::vector<size_t> cur_cover;
   uint64_t cur_rows = 0;
   auto close = [&] {
     if (cur.size() > 1 || (cur.size() == 1 && tm.fragments[cur[0]].num_rows() !=
@@ -48,6 +109,9 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
       close();
       continue;
     }
+    std::vector<size_t> cover = covering(f.id);
+    if (!cur.empty() && cover != cur_cover) close();
+    cur_cover = std::move(cover);
     cur.push_back(i);
     cur_rows += live;
     if (cur_rows >= target) close();
@@ -57,10 +121,6 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   out.commit.attempts = 0;
   if (groups.empty()) return out;
   LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
-  if (tm.num_indices > 0 && !stable) {
-    return Status::NotSupported("compaction of a dataset with indexes needs stable row ids (the "
-                                "indexes would point at rewritten row addresses)");
-  }
 
   std::vector<uint64_t> scan_start(tm.fragments.size() + 1, 0);
   for (size_t i = 0; i < tm.fragments.size(); ++i) {
@@ -96,7 +156,10 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
     }
     LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragments(loc, sv.manifest, schema, data,
                                                                    options.target_rows_per_fragment));
-    if (stable) LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, ids));
+    if (stable) {
+      LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, ids));
+      LANCE_RETURN_NOT_OK(CarryVersions(*ds, sv.manifest, g, &fragments));
+    }
     out.fragments_added += fragments.size();
     out.rows_rewritten += rows;
     for (auto& f : fragments) *pg->add_new_fragments() = std::move(f);

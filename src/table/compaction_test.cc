@@ -1,10 +1,17 @@
 // Compaction: the plan (small runs merged, big fragments left alone, deletions
-// materialized), every row equal afterwards, stable row ids kept, and the retryable conflict
-// with a concurrent delete on a fragment being rewritten.
+// materialized, groups never mixing index coverage), every row equal afterwards, stable row
+// ids and row versions kept, index fragment bitmaps (kept without stable row ids, traded for
+// the new fragments with them), and the retryable conflicts with a concurrent delete on a
+// fragment being rewritten or a concurrent index over one.
 #include "lance/table/compaction.h"
 
 #include <gtest/gtest.h>
 
+#include <roaring/roaring.h>
+
+#include <optional>
+
+#include "lance/table/update.h"
 #include "table/commit_internal.h"
 #include "table/evolve_test_util.h"
 
@@ -17,6 +24,75 @@ CompactionOptions Target(int64_t rows) {
   CompactionOptions o;
   o.target_rows_per_fragment = rows;
   return o;
+}
+
+std::string Bitmap(std::vector<uint32_t> ids) {
+  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(ids.size(), ids.data());
+  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, out.data());
+  roaring_bitmap_free(bm);
+  return out;
+}
+
+// Commits index metadata (no index files: our reader does not use them) through a CreateIndex
+// transaction: index `name` on `id` covering `fragments` (nullopt: no fragment bitmap).
+Status AddIndex(const std::string& uri, const std::string& name,
+                const std::optional<std::vector<uint32_t>>& fragments, CommitOptions options = {}) {
+  LANCE_ASSIGN_OR_RAISE(auto loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  internal::CommitRequest req;
+  req.txn.set_read_version(latest->version);
+  auto* x = req.txn.mutable_create_index()->add_new_indices();
+  x->set_name(name);
+  std::string uuid(16, '\0');
+  for (size_t i = 0; i < 16; ++i) uuid[i] = static_cast<char>(name.size() * 16 + i);
+  x->mutable_uuid()->set_uuid(uuid);
+  x->add_fields(0);
+  x->set_dataset_version(latest->version);
+  if (fragments) x->set_fragment_bitmap(Bitmap(*fragments));
+  x->mutable_index_details()->set_type_url("/lance.table.BTreeIndexDetails");
+  return internal::Commit(loc, std::move(req), options).status();
+}
+
+const IndexInfo* FindIndex(const Dataset& ds, const std::string& name) {
+  for (const auto& x : ds.manifest().indices) {
+    if (x.name == name) return &x;
+  }
+  return nullptr;
+}
+
+// Per row of the latest version, in scan order: "id:created-at/last-updated-at".
+Result<std::vector<std::string>> RowVersionsById(const std::string& uri) {
+  LANCE_ASSIGN_OR_RAISE(auto loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(uri));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
+    const auto& f = latest->manifest.fragments(static_cast<int>(i));
+    LANCE_ASSIGN_OR_RAISE(auto created, internal::RowVersions(f, true));
+    LANCE_ASSIGN_OR_RAISE(auto updated, internal::RowVersions(f, false));
+    LANCE_ASSIGN_OR_RAISE(auto deleted, ds->DeletedRows(i));
+    ScanOptions so;
+    so.columns = {"id"};
+    uint64_t first = 0;
+    for (size_t k = 0; k < i; ++k) first += ds->manifest().fragments[k].num_rows();
+    so.offset = static_cast<int64_t>(first);
+    so.limit = static_cast<int64_t>(ds->manifest().fragments[i].num_rows());
+    LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+    std::vector<int64_t> ids;
+    for (const auto& b : batches) {
+      const int64_t* v = b->column(0)->Values<int64_t>();
+      ids.insert(ids.end(), v, v + b->num_rows());
+    }
+    size_t live = 0;
+    for (size_t r = 0; r < created.size(); ++r) {
+      if (std::binary_search(deleted.begin(), deleted.end(), static_cast<uint32_t>(r))) continue;
+      out.push_back(std::to_string(ids.at(live++)) + ":" + std::to_string(created[r]) + "/" +
+                    std::to_string(updated[r]));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
@@ -133,6 +209,134 @@ TEST(Compaction, ConflictsWithConcurrentDeleteOnRewrittenFragment) {
   ASSERT_EQ(rows.size(), 5u);
   EV_ASSIGN(auto last, Expected(PeopleSchema(), "[" + PersonJson(50, "n50", 25) + "]"));
   EXPECT_EQ(rows.back(), last[0]);
+}
+
+// Without stable row ids the indexes are not remapped: their bitmaps stay as they were (the
+// replaced fragments are gone, which readers treat like wholly deleted fragments), and no
+// group mixes fragments an index covers with fragments it does not.
+TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
+  const std::string uri = FreshUri("compact_index");
+  EV_ASSERT_OK(MakePeople(uri, 20, 2));  // fragments 0..9
+  EV_ASSERT_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EV_ASSERT_OK(AddIndex(uri, "old_idx", std::nullopt));
+  EV_ASSERT_OK(DeleteRows(uri, "id = 3 OR id = 12").status());
+  EV_ASSIGN(auto before, Rows(uri));
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv0, internal::LoadLatest(loc));
+  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
+  EXPECT_EQ(r.fragments_removed, 10u);
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
+  EXPECT_EQ(sv.index_section, sv0->index_section);  // byte for byte
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  ASSERT_EQ(txn->rewrite().groups_size(), 2);
+  std::vector<std::vector<uint64_t>> groups;
+  for (const auto& g : txn->rewrite().groups()) {
+    groups.emplace_back();
+    for (const auto& f : g.old_fragments()) groups.back().push_back(f.id());
+  }
+  EXPECT_EQ(groups, (std::vector<std::vector<uint64_t>>{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_EQ(ds->manifest().indices.size(), 2u);
+  const IndexInfo* x = FindIndex(*ds, "id_idx");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->fragment_ids, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_FALSE(FindIndex(*ds, "old_idx")->has_fragment_bitmap);
+  for (const auto& f : ds->manifest().fragments) EXPECT_GE(f.id, 10u);
+  EV_ASSIGN(auto after, Rows(uri));
+  EXPECT_EQ(after, before);
+}
+
+// With stable row ids every index's bitmap trades a covered group's old fragments for its
+// new ones (lance 12's rule); the group it does not cover stays out of it.
+TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
+  const std::string uri = FreshUri("compact_index_stable");
+  EV_ASSERT_OK(MakePeople(uri, 20, 2, /*stable_row_ids=*/true));  // fragments 0..9
+  EV_ASSERT_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3}));
+  EV_ASSERT_OK(AddIndex(uri, "old_idx", std::nullopt));
+  EV_ASSERT_OK(DeleteRows(uri, "id = 3").status());
+  EV_ASSIGN(auto before, Rows(uri));
+  // Target 4 rows: [0, 1] (3 live rows) then fragment 2 closes the group at 5; [3] alone has
+  // no deletion so stays; then the uncovered [4, 5] and so on.
+  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(4)));
+  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
+  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  std::vector<uint32_t> want;
+  for (const auto& g : txn->rewrite().groups()) {
+    const bool covered = g.old_fragments(0).id() <= 3;
+    for (const auto& f : g.old_fragments()) EXPECT_EQ(f.id() <= 3, covered) << f.id();
+  }
+  // The covered fragments that remain, plus every new fragment holding rows of 0..7.
+  for (const auto& f : ds->manifest().fragments) {
+    bool covered_rows = false;
+    const auto& pf = sv.manifest.fragments(static_cast<int>(&f - ds->manifest().fragments.data()));
+    EV_ASSIGN(auto ids, DecodeRowIdSequence(pf.inline_row_ids()));
+    for (uint64_t id : ids) covered_rows = covered_rows || id < 8;
+    if (covered_rows) want.push_back(static_cast<uint32_t>(f.id));
+  }
+  std::sort(want.begin(), want.end());
+  // Fragment 3 (kept) and the two new fragments of group [0, 1, 2] (5 rows: 4 + 1).
+  EXPECT_EQ(want, (std::vector<uint32_t>{3, 10, 11}));
+  const IndexInfo* x = FindIndex(*ds, "id_idx");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->fragment_ids, want);
+  EXPECT_FALSE(FindIndex(*ds, "old_idx")->has_fragment_bitmap);
+  EV_ASSIGN(auto after, Rows(uri));
+  EXPECT_EQ(after, before);
+}
+
+// lance 12's rule for a compaction racing an index build: retryable when the new index covers
+// a fragment being rewritten, compatible otherwise.
+TEST(Compaction, ConflictsWithConcurrentIndexOverRewrittenFragment) {
+  const std::string uri = FreshUri("compact_index_race");
+  EV_ASSERT_OK(MakePeople(uri, 8, 2));  // fragments 0..3
+  EV_ASSERT_OK(DeleteRows(uri, "id = 1").status());  // fragment 0 is rewritten alone
+  CompactionOptions o = Target(2);
+  o.commit.handler = std::make_shared<RacingHandler>(
+      [&] { ASSERT_TRUE(AddIndex(uri, "far_idx", std::vector<uint32_t>{2, 3}).ok()); });
+  EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
+  EXPECT_EQ(r.commit.attempts, 2);
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_NE(FindIndex(*ds, "far_idx"), nullptr);
+  EXPECT_EQ(FindIndex(*ds, "far_idx")->fragment_ids, (std::vector<uint32_t>{2, 3}));
+
+  EV_ASSERT_OK(DeleteRows(uri, "id = 5").status());  // fragment 2 now
+  o.commit.handler = std::make_shared<RacingHandler>(
+      [&] { ASSERT_TRUE(AddIndex(uri, "near_idx", std::vector<uint32_t>{2}).ok()); });
+  auto st = CompactFiles(uri, o).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("retryable"), std::string::npos) << st.ToString();
+  o.commit.handler = std::make_shared<RacingHandler>(
+      [&] { ASSERT_TRUE(AddIndex(uri, "any_idx", std::nullopt).ok()); });
+  st = CompactFiles(uri, o).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+}
+
+// Stable row ids, as lance 12: rows an update moves keep their created-at version and are last
+// updated by it; rows created since keep theirs; compaction keeps both.
+TEST(Compaction, KeepsRowVersionsAsLance) {
+  const std::string uri = FreshUri("compact_versions");
+  EV_ASSERT_OK(MakePeople(uri, 6, 3, /*stable_row_ids=*/true));  // v1
+  {
+    auto more = People(6, 3);
+    ASSERT_TRUE(more.ok());
+    WriteParams p;
+    p.mode = WriteMode::kAppend;
+    EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {*more}, p).status());  // v2
+  }
+  EV_ASSERT_OK(UpdateRows(uri, {{"name", "'u'"}}, "id = 1 OR id = 7").status());  // v3
+  EV_ASSERT_OK(DeleteRows(uri, "id = 4").status());                               // v4
+  const std::vector<std::string> want = {"0:1/1", "1:1/3", "2:1/1", "3:1/1", "5:1/1",
+                                         "6:2/2", "7:2/3", "8:2/2"};
+  EV_ASSIGN(auto v4, RowVersionsById(uri));
+  EXPECT_EQ(v4, want);
+  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
+  EXPECT_EQ(r.commit.version, 5u);
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->manifest().fragments.size(), 1u);
+  EV_ASSIGN(auto v5, RowVersionsById(uri));
+  EXPECT_EQ(v5, want);
 }
 
 }  // namespace

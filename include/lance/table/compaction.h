@@ -5,8 +5,15 @@
 // Plan: fragments are taken in manifest order; a fragment is a candidate when it holds fewer
 // live rows than the target or when more than `materialize_deletions_threshold` of its rows
 // are deleted. Adjacent candidates form a group, closed once it reaches the target; a group
-// of one fragment without deletions is left alone. Each group's live rows are rewritten into
-// new fragments (stable row ids are kept) and one Rewrite transaction replaces the groups.
+// of one fragment without deletions is left alone, and a group never mixes fragments covered
+// by different sets of indexes. Each group's live rows are rewritten into new fragments and
+// one Rewrite transaction replaces the groups.
+// Stable row ids: rows keep their ids and their created-at / last-updated-at versions, and
+// each index's fragment bitmap lists the new fragments instead of the old ones.
+// Otherwise indexes are not remapped: their fragment bitmaps stay as they were, so readers
+// (lance 12 included) mask the replaced fragments' rows out of index results and search the
+// new fragments without the index until it is optimized (what lance 12 does for an index
+// it does not remap).
 // The commit is refused with a retryable CommitConflict when a concurrent commit deleted
 // rows from, updated, or rewrote a fragment being compacted (transaction.md).
 // Safe to call from several threads or processes.
@@ -34,8 +41,7 @@ struct CompactionResult {
   uint64_t rows_rewritten = 0;
 };
 
-// Errors: InvalidArgument (target <= 0), NotSupported (2.0 datasets, datasets with indexes
-// and no stable row ids — their row addresses would change under the index), NotFound,
+// Errors: InvalidArgument (target <= 0), NotSupported (2.0 datasets), NotFound,
 // CommitConflict.
 Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options = {});
 
