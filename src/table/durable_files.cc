@@ -30,6 +30,16 @@ Status SyncOne(const std::string& full, bool directory) {
   return Status::OK();
 }
 
+// Threads for the flushes of one commit (a commit syncs its new files, the staged manifest
+// and their directories: 7 for a delete). Made on first use, never destroyed.
+ThreadPool* SyncPool() {
+  static ThreadPool* pool = [] {
+    auto made = ThreadPool::Make(8);
+    return made.ok() ? made->release() : ThreadPool::Default();
+  }();
+  return pool;
+}
+
 }  // namespace
 
 std::string ParentPath(const std::string& path) {
@@ -61,9 +71,11 @@ Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::strin
   for (const auto& p : files) items.emplace_back(store.FullPath(p), false);
   for (const auto& d : dirs) items.emplace_back(store.FullPath(d), true);
   std::vector<Status> results(items.size());
-  // Blocking calls: the pool's threads and the caller each wait on one at a time, and the
-  // filesystem folds concurrent flushes into one journal commit.
-  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(items.size()), [&](int64_t i) {
+  // Blocking calls, all issued at once so that the filesystem folds the flushes into one
+  // journal commit: on threads of their own (they sleep in the kernel, not on a core), not
+  // the CPU pool's two, which would leave the directories waiting behind the files' flushes
+  // for a second commit.
+  ParallelFor(SyncPool(), static_cast<int64_t>(items.size()), [&](int64_t i) {
     const auto& [full, is_dir] = items[static_cast<size_t>(i)];
     results[static_cast<size_t>(i)] = SyncOne(full, is_dir);
   });
