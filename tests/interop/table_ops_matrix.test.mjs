@@ -6,7 +6,8 @@
 //     (all-null), drop, rename, nullability and type changes, compaction (optimize), a tag and
 //     a restore;
 //   * `lance scan --version N --with-row-id` reads every version equal to lance 12's own
-//     reading (every row, every column, row ids), `lance count` its count, `--tag` the tag;
+//     reading (every row, every column, and the stable row ids the dataset is created with —
+//     kept through updates, merge-inserts and compaction), `lance count` its count, `--tag`;
 //   * filters on the types table_filter does not cover (uint64 beyond int64, time, date64,
 //     timestamps of every unit and zone, large_utf8, binary, dictionaries, decimals of other
 //     precisions, nested fields) select the rows lance 12 selects;
@@ -55,7 +56,8 @@ describe('every type through every operation lance 12 commits, read by lance-cpp
     const db = await lancedb.connect(dir);
     const step = async (what) => { steps.set(await t.version(), what); };
     // Native entry points: the JS sanitizer refuses large_utf8 / large_binary.
-    await db.inner.createTable(name, file(rows({ start: 0, n: 60 })), 'create', [], undefined);
+    await db.inner.createTable(name, file(rows({ start: 0, n: 60 })), 'create', [],
+                               { new_table_enable_stable_row_ids: 'true' });
     t = await db.openTable(name);
     await step('create');
     await t.inner.add(file(rows({ start: 60, n: 40 })), 'append');
@@ -111,6 +113,8 @@ describe('every type through every operation lance 12 commits, read by lance-cpp
     const versions = (await t.listVersions()).map((v) => v.version);
     assert.ok(versions.length >= 18, versions.join(',') + ' ' + JSON.stringify([...steps]));
     assert.ok(fs.readdirSync(path.join(uri, '_deletions')).length > 0);
+    const m = JSON.parse(lanceOk(['manifest', uri]).stdout);
+    assert.deepEqual(m.reader_feature_flags.names, ['deletion_files', 'stable_row_ids']);
     for (const what of ['update', 'merge-insert delete-by-source', 'type', 'optimize (compaction)']) {
       assert.ok([...steps.values()].includes(what), what + JSON.stringify([...steps]));
     }
