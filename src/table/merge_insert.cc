@@ -4,6 +4,7 @@
 #include "lance/table/merge_insert.h"
 
 #include <algorithm>
+#include <map>
 #include <bit>
 #include <cstring>
 #include <optional>
@@ -199,18 +200,55 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
 
   // Probe with the dataset's keys, slices of the scan on every core.
   const bool stable = (sv.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  // Row addresses are not scanned (8 bytes per row of the dataset, for the few rows that
+  // match): a whole scan gives one batch per fragment with live rows, in manifest order, so a
+  // row's fragment and live position give its address. Should the batches not line up so, the
+  // scan is redone with _rowaddr.
   ScanOptions so;
   so.columns = params.on;
-  so.with_row_addr = true;
   so.with_row_id = stable;
   LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
+  const TableManifest& tm = ds->manifest();
+  std::vector<size_t> batch_fragment;  // fragment index of each scanned batch
+  for (size_t i = 0; i < tm.fragments.size(); ++i) {
+    if (tm.fragments[i].num_rows() > 0) batch_fragment.push_back(i);
+  }
+  bool lined_up = batch_fragment.size() == scanned.size();
+  for (size_t k = 0; lined_up && k < scanned.size(); ++k) {
+    lined_up = static_cast<uint64_t>(scanned[k]->num_rows()) == tm.fragments[batch_fragment[k]].num_rows();
+  }
+  if (!lined_up) {
+    so.with_row_addr = true;
+    LANCE_ASSIGN_OR_RAISE(scanned, ds->Scan(so));
+  }
   const size_t nk = params.on.size();
   std::vector<RecordBatchPtr> slices;
-  for (const auto& b : scanned) {
+  std::vector<std::pair<size_t, int64_t>> slice_at;  // (batch, first row) of each slice
+  for (size_t k = 0; k < scanned.size(); ++k) {
+    const auto& b = scanned[k];
     for (int64_t start = 0; start < b->num_rows(); start += kProbeSliceRows) {
       slices.push_back(b->Slice(start, std::min(kProbeSliceRows, b->num_rows() - start)));
+      slice_at.emplace_back(k, start);
     }
   }
+  // Address of row r of slice s.
+  std::map<size_t, std::vector<int64_t>> live_before;  // per fragment: d[m] - m of its deleted rows
+  auto address = [&](size_t s, int64_t r) -> Result<uint64_t> {
+    const RecordBatch& b = *slices[s];
+    if (so.with_row_addr) return b.column(b.num_columns() - 1)->Values<uint64_t>()[r];
+    const size_t fi = batch_fragment[slice_at[s].first];
+    const int64_t live = slice_at[s].second + r;
+    auto it = live_before.find(fi);
+    if (it == live_before.end()) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> del, ds->DeletedRows(fi));
+      std::vector<int64_t> before(del.size());
+      for (size_t m = 0; m < del.size(); ++m) before[m] = static_cast<int64_t>(del[m]) - static_cast<int64_t>(m);
+      it = live_before.emplace(fi, std::move(before)).first;
+    }
+    // The live row `live` comes after the deleted rows with fewer live rows before them.
+    const auto skipped = std::upper_bound(it->second.begin(), it->second.end(), live) - it->second.begin();
+    return (tm.fragments[fi].id << 32) | static_cast<uint64_t>(live + skipped);
+  };
   const bool want_unmatched = params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
   std::vector<ProbeResult> probed(slices.size());
   ParallelFor(ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
@@ -255,23 +293,26 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     const ProbeResult& pr = probed[s];
     LANCE_RETURN_NOT_OK(pr.status);
     const RecordBatch& b = *slices[s];
-    const uint64_t* addr = b.column(b.num_columns() - 1)->Values<uint64_t>();
     const uint64_t* ids = stable ? b.column(static_cast<int>(nk))->Values<uint64_t>() : nullptr;
-    for (int64_t r : pr.unmatched_at) deleted.push_back(addr[r]);
+    for (int64_t r : pr.unmatched_at) {
+      LANCE_ASSIGN_OR_RAISE(uint64_t a, address(s, r));
+      deleted.push_back(a);
+    }
     out.rows_deleted += pr.unmatched_at.size();
     for (size_t m = 0; m < pr.matched_src.size(); ++m) {
       const int64_t src = pr.matched_src[m];
       const int64_t r = pr.matched_at[m];
+      LANCE_ASSIGN_OR_RAISE(uint64_t a, address(s, r));
       if (src < 0) {
         return Status::InvalidArgument("merge-insert: several input rows have the key of dataset "
                                        "row {} (address {}); the update would be ambiguous",
-                                       r, addr[r]);
+                                       r, a);
       }
       matched[static_cast<size_t>(src)] = 1;
       if (params.when_matched == WhenMatched::kUpdateAll) {
         updated_rows.push_back(src);
         if (stable) updated_ids.push_back(ids[r]);
-        deleted.push_back(addr[r]);
+        deleted.push_back(a);
         ++out.rows_updated;
       }
     }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lance/table/merge_insert.h"
 #include "table/commit_internal.h"
 #include "table/evolve_test_util.h"
@@ -275,6 +277,65 @@ TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
     EXPECT_EQ(updated, 150u);
     EV_ASSIGN(uint64_t stale, ds->CountRows("v = 0 AND k % 1000 = 7"));
     EXPECT_EQ(stale, 0u);
+  }
+}
+
+// Merge-insert finds each matched row's address from its fragment and live position (no
+// _rowaddr scan): over fragments with deleted rows (one of them emptied), updates replace
+// exactly the matched rows and a delete-by-source removes exactly the others.
+TEST(MergeInsert, AddressesOfMatchedRowsPastDeletedRows) {
+  auto sch = schema({field("k", int64(), false), field("v", int64())});
+  auto make = [&](const std::vector<int64_t>& keys, int64_t v) {
+    std::string json = "[";
+    for (size_t i = 0; i < keys.size(); ++i) {
+      json += fmt::format("{}{{\"k\":{},\"v\":{}}}", i ? "," : "", keys[i], v);
+    }
+    return RecordBatchFromJSON(sch, json + "]");
+  };
+  for (bool by_source : {false, true}) {
+    for (bool stable : {false, true}) {
+      const std::string uri = FreshUri("merge_addr");
+      std::vector<int64_t> all(3000);
+      for (int64_t i = 0; i < 3000; ++i) all[static_cast<size_t>(i)] = i;
+      EV_ASSIGN(auto base, make(all, 0));
+      WriteParams wp;
+      wp.max_rows_per_file = 700;
+      wp.enable_stable_row_ids = stable;
+      EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
+      EV_ASSERT_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100) OR k % 17 = 5").status());
+      std::set<int64_t> live;
+      for (int64_t k : all) {
+        if (!(k % 3 == 0 || (k >= 1400 && k < 2100) || k % 17 == 5)) live.insert(k);
+      }
+      // Every 7th live key, a deleted key (inserted again) and keys beyond the dataset.
+      std::vector<int64_t> src;
+      int64_t n = 0;
+      for (int64_t k : live) {
+        if (n++ % 7 == 0) src.push_back(k);
+      }
+      for (int64_t k : {int64_t{3}, int64_t{1500}, int64_t{5000}, int64_t{5001}}) src.push_back(k);
+      EV_ASSIGN(auto input, make(src, 1));
+      MergeInsertParams p;
+      p.on = {"k"};
+      if (by_source) p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+      EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
+      const size_t matched = src.size() - 4;
+      EXPECT_EQ(r.rows_updated, matched);
+      EXPECT_EQ(r.rows_inserted, 4u);
+      std::set<std::string> want;
+      for (int64_t k : src) want.insert(fmt::format("{{\"k\":{},\"v\":1}}", k));
+      if (!by_source) {
+        const std::set<int64_t> in_src(src.begin(), src.end());
+        for (int64_t k : live) {
+          if (!in_src.count(k)) want.insert(fmt::format("{{\"k\":{},\"v\":0}}", k));
+        }
+      } else {
+        EXPECT_EQ(r.rows_deleted, live.size() - matched);
+      }
+      EV_ASSIGN(auto rows, Rows(uri));
+      EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()), want) << by_source << stable;
+      EXPECT_EQ(rows.size(), want.size());
+    }
   }
 }
 
