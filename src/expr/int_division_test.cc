@@ -84,8 +84,13 @@ TEST(IntDivision, SignedQuotientRemainderAndRemainderEquals) {
       ASSERT_EQ(div.Remainder(x), RefRemainder(x, k)) << x << " % " << k;
       for (int64_t c : cs) {
         const RemainderEquals eq(k, c);
-        ASSERT_EQ(!eq.never() && eq.Matches(x), RefRemainder(x, k) == c)
-            << x << " % " << k << " = " << c;
+        const bool want = RefRemainder(x, k) == c;
+        ASSERT_EQ(!eq.never() && eq.Matches(x), want) << x << " % " << k << " = " << c;
+        if (eq.never()) continue;
+        const bool by_sign = c > 0   ? eq.MatchesPositive(x, c)
+                             : c < 0 ? eq.MatchesNegative(x, c)
+                                     : eq.MatchesZero(x);
+        ASSERT_EQ(by_sign, want) << x << " % " << k << " = " << c << " (by sign)";
       }
     }
   }

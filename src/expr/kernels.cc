@@ -444,14 +444,23 @@ Result<std::optional<Datum>> ModCompareKernel(bool negated, const Datum& x, cons
   if (test.never()) {
     if (negated) std::memset(out, 0xff, static_cast<size_t>(bit_util::BytesForBits(n)));
   } else {
-    VisitNative(arr, [&](const auto* v) {
-      if (negated) {
-        PackBits(n, out, [&](int64_t i) { return !test.Matches(static_cast<int64_t>(v[i])); });
-      } else {
-        PackBits(n, out, [&](int64_t i) { return test.Matches(static_cast<int64_t>(v[i])); });
-      }
-      return 0;
-    });
+    auto pack = [&](auto match) {
+      VisitNative(arr, [&](const auto* v) {
+        if (negated) {
+          PackBits(n, out, [&](int64_t i) { return !match(static_cast<int64_t>(v[i])); });
+        } else {
+          PackBits(n, out, [&](int64_t i) { return match(static_cast<int64_t>(v[i])); });
+        }
+        return 0;
+      });
+    };
+    if (cv > 0) {
+      pack([&](int64_t x) { return test.MatchesPositive(x, cv); });
+    } else if (cv < 0) {
+      pack([&](int64_t x) { return test.MatchesNegative(x, cv); });
+    } else {
+      pack([&](int64_t x) { return test.MatchesZero(x); });
+    }
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr validity, ValidityOf(arr, n));
   LANCE_ASSIGN_OR_RAISE(Datum d, BoolArray(n, values, validity));
