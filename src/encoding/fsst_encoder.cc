@@ -15,7 +15,11 @@ constexpr int kRounds = 5;
 
 uint64_t LoadPartial(const uint8_t* p, size_t n) {
   uint64_t v = 0;
-  std::memcpy(&v, p, std::min<size_t>(n, 8));
+  if (n >= 8) {
+    std::memcpy(&v, p, 8);  // (a constant size: one load, not a call)
+  } else {
+    std::memcpy(&v, p, n);
+  }
   return v;
 }
 
@@ -156,24 +160,28 @@ std::string FsstEncoder::SymbolTable() const {
 }
 
 void FsstEncoder::Compress(std::string_view in, std::string* out) const {
-  const auto* p = reinterpret_cast<const uint8_t*>(in.data());
-  const size_t n = in.size();
   const size_t start = out->size();
-  out->resize(start + 2 * n);  // at most an escape and a literal per byte
-  char* o = out->data() + start;
+  out->resize(start + 2 * in.size());
+  const size_t wrote = CompressInto(reinterpret_cast<const uint8_t*>(in.data()), in.size(),
+                                    reinterpret_cast<uint8_t*>(out->data() + start));
+  out->resize(start + wrote);
+}
+
+size_t FsstEncoder::CompressInto(const uint8_t* p, size_t n, uint8_t* out) const {
+  uint8_t* o = out;
   size_t pos = 0;
   while (pos < n) {
     const int m = Match(p + pos, n - pos);
     if (m >= 0) {
-      *o++ = static_cast<char>(m);
+      *o++ = static_cast<uint8_t>(m);
       pos += lengths_[static_cast<size_t>(m)];
     } else {
-      *o++ = static_cast<char>(kEscape);
-      *o++ = static_cast<char>(p[pos]);
+      *o++ = kEscape;
+      *o++ = p[pos];
       ++pos;
     }
   }
-  out->resize(static_cast<size_t>(o - out->data()));
+  return static_cast<size_t>(o - out);
 }
 
 }  // namespace lance::encoding

@@ -707,16 +707,20 @@ std::optional<FsstCompressed> FsstCompress(const DataBlock& v) {
   if (static_cast<int64_t>(probe.size()) * 10 > sample_bytes * 8) return std::nullopt;
   FsstCompressed out;
   out.table = enc.SymbolTable();
-  std::string all;
-  all.reserve(static_cast<size_t>(total));
+  // Codes straight into the block's bytes (room for the worst case, written once, then cut).
+  out.codes.data.resize_for_overwrite(static_cast<size_t>(2 * total));
+  auto* codes = reinterpret_cast<uint8_t*>(out.codes.data.mutable_data());
   std::vector<int64_t> offsets;
   offsets.reserve(static_cast<size_t>(n + 1));
   offsets.push_back(0);
+  int64_t at = 0;
   for (int64_t i = 0; i < n; ++i) {
-    enc.Compress(v.ValueView(i), &all);
-    offsets.push_back(static_cast<int64_t>(all.size()));
+    const std::string_view s = v.ValueView(i);
+    at += static_cast<int64_t>(
+        enc.CompressInto(reinterpret_cast<const uint8_t*>(s.data()), s.size(), codes + at));
+    offsets.push_back(at);
   }
-  out.codes.data.append(all.data(), all.size());
+  out.codes.data.resize_for_overwrite(static_cast<size_t>(at));
   out.codes.offsets = std::move(offsets);
   out.codes.num_values = n;
   return out;

@@ -30,6 +30,9 @@ class FsstEncoder {
   std::string SymbolTable() const;
   // Appends the codes of `in` to `out`.
   void Compress(std::string_view in, std::string* out) const;
+  // Writes the codes of the n bytes at `in` to `out`, which has room for 2 * n bytes (an
+  // escape and a literal per byte at worst); returns how many it wrote.
+  size_t CompressInto(const uint8_t* in, size_t n, uint8_t* out) const;
 
  private:
   void BuildIndex();
