@@ -746,8 +746,36 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     }
     case Transaction::kMerge: {
       const auto& mg = t.merge();
+      // Stable row ids, as lance 12: a merge that adds a column or changes a column's type
+      // (new data files) makes every row of the fragments it gave new files last updated
+      // now. (Our rewrite of a struct after dropping a child is a Merge too, but lance 12
+      // only edits the schema there: no top-level name or type changes, no refresh.)
+      bool refresh = false;
+      if (stable) {
+        std::map<std::string, std::string> old_types;
+        for (const auto& f : m.fields()) {
+          if (f.parent_id() == -1) old_types[f.name()] = f.logical_type();
+        }
+        for (const auto& f : mg.schema()) {
+          if (f.parent_id() != -1) continue;
+          auto it = old_types.find(f.name());
+          refresh = refresh || it == old_types.end() || it->second != f.logical_type();
+        }
+      }
+      std::map<uint64_t, std::set<std::string>> old_files;
+      for (const auto& f : m.fragments()) {
+        for (const auto& d : f.files()) old_files[f.id()].insert(d.path());
+      }
       m.clear_fragments();
-      for (const auto& f : mg.fragments()) *m.add_fragments() = f;
+      for (const auto& f : mg.fragments()) {
+        auto* nf = m.add_fragments();
+        *nf = f;
+        if (!refresh) continue;
+        const auto& before = old_files[f.id()];
+        const bool new_files = std::any_of(f.files().begin(), f.files().end(),
+                                           [&](const auto& d) { return !before.count(d.path()); });
+        if (new_files) nf->set_inline_last_updated_at_versions(VersionRun(f.physical_rows(), version));
+      }
       m.clear_fields();
       for (const auto& f : mg.schema()) *m.add_fields() = f;
       if (!mg.schema_metadata().empty()) {

@@ -11,6 +11,7 @@
 
 #include <optional>
 
+#include "lance/table/schema_evolution.h"
 #include "lance/table/update.h"
 #include "table/commit_internal.h"
 #include "table/evolve_test_util.h"
@@ -337,6 +338,13 @@ TEST(Compaction, KeepsRowVersionsAsLance) {
   EXPECT_EQ(ds->manifest().fragments.size(), 1u);
   EV_ASSIGN(auto v5, RowVersionsById(uri));
   EXPECT_EQ(v5, want);
+  // Adding a column rewrites every row's values: last updated now (v6), created kept;
+  // dropping one rewrites nothing.
+  EV_ASSERT_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
+  EV_ASSERT_OK(DropColumns(uri, {"twice"}).status());
+  EV_ASSIGN(auto v7, RowVersionsById(uri));
+  EXPECT_EQ(v7, (std::vector<std::string>{"0:1/6", "1:1/6", "2:1/6", "3:1/6", "5:1/6", "6:2/6",
+                                          "7:2/6", "8:2/6"}));
 }
 
 }  // namespace

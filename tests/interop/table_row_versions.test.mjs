@@ -183,4 +183,24 @@ test('created-at / last-updated-at versions equal lance 12 through update, merge
   const refFrags = manifestFragments(refUri, await theirs.version());
   assert.equal(refFrags.length, 1);
   assert.deepEqual(perRowId(frags), perRowId(refFrags));
+
+  // Adding a column and changing a column's type rewrite every row's values (lance 12: last
+  // updated now); renaming a column does not.
+  await theirs.addColumns([{ name: 'w', valueSql: 'CAST(id * 2 AS INT)' }]);
+  await theirs.alterColumns([{ path: 'w', rename: 'w2' }]);
+  lanceOk(['add-columns', uri, '--expr', 'w=CAST(id * 2 AS INT)']);
+  lanceOk(['alter-column', uri, 'w', '--rename', 'w2']);
+  const oursAdded = await (await lancedb.connect(dir)).openTable('ours');
+  const added = await versionRows(theirs);
+  assert.ok(added.includes(`4 u rowid=4 created=1 updated=${(await theirs.version()) - 1}`), added.join('\n'));
+  const relabel = (rowsOf, version) => rowsOf.map((l) => l.replace(/updated=\d+$/, (u) => (u === `updated=${version}` ? 'updated=NOW' : u)));
+  assert.deepEqual(relabel(await versionRows(oursAdded), (await oursAdded.version()) - 1),
+                   relabel(added, (await theirs.version()) - 1));
+  await theirs.alterColumns([{ path: 'w2', dataType: new A.Int64() }]);
+  lanceOk(['alter-column', uri, 'w2', '--type', 'bigint']);
+  const oursCast = await (await lancedb.connect(dir)).openTable('ours');
+  const cast = await versionRows(theirs);
+  assert.ok(cast.includes(`4 u rowid=4 created=1 updated=${await theirs.version()}`), cast.join('\n'));
+  assert.deepEqual(relabel(await versionRows(oursCast), await oursCast.version()),
+                   relabel(cast, await theirs.version()));
 });
