@@ -646,14 +646,44 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
     has_lists |= IsListLayer(l);
     has_def_codes |= l != LayerKind::kAllValidItem && l != LayerKind::kAllValidList;
   }
-  size_t next_buffer = 0;
-  auto levels = [&](const pb21::CompressiveEncoding& enc, bool has_enc, uint64_t count,
-                    std::vector<uint16_t>* out) -> Status {
-    const std::string_view bytes = in.buffers[next_buffer++];
+  // Buffer order. Lance 12 writes the constant's value buffer (when it is neither inline nor
+  // absent) first, then the repetition and definition buffers as a pair whenever the page has
+  // levels at all (the repetition buffer empty when nothing repeats): [value] [rep def]. So three
+  // buffers are value, rep, def; two are rep, def (inline value, or every value null). One buffer
+  // is ambiguous and keeps the older reading: a level buffer when the counts or lists say so,
+  // else the value.
+  const size_t nbuf = in.buffers.size();
+  const bool inline_value = cl.has_inline_value();
+  constexpr size_t kNone = ~size_t{0};
+  size_t value_buffer = kNone, rep_buffer = kNone, def_buffer = kNone;
+  if (nbuf == 3 && !inline_value) {
+    value_buffer = 0;
+    rep_buffer = 1;
+    def_buffer = 2;
+  } else if (nbuf == 2) {
+    rep_buffer = 0;
+    def_buffer = 1;
+  } else if (nbuf == 1) {
+    if (has_lists || cl.num_rep_values() > 0) {
+      rep_buffer = 0;
+    } else if (has_def_codes && (inline_value || cl.num_def_values() > 0)) {
+      def_buffer = 0;
+    } else if (!inline_value) {
+      value_buffer = 0;
+    }
+  } else if (nbuf > 3) {
+    return Status::Corruption("constant page with {} buffers (at most value, rep, def)", nbuf);
+  }
+  auto levels = [&](size_t index, const pb21::CompressiveEncoding& enc, bool has_enc,
+                    uint64_t count, std::vector<uint16_t>* out) -> Status {
+    const std::string_view bytes = in.buffers[index];
     if (count == 0) {
-      if (has_enc) return Status::Corruption("constant page: compressed levels without a count");
+      if (has_enc && !bytes.empty()) {
+        return Status::Corruption("constant page: compressed levels without a count");
+      }
       count = bytes.size() / 2;
     }
+    if (count == 0) return Status::OK();
     if (count > (uint64_t{1} << 32)) return Status::Corruption("constant page: {} levels", count);
     if (has_enc) {
       LANCE_ASSIGN_OR_RAISE(*out, DecodeLevels(enc, bytes, static_cast<int64_t>(count)));
@@ -666,20 +696,20 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
     std::memcpy(out->data(), bytes.data(), count * 2);
     return Status::OK();
   };
-  const size_t nbuf = in.buffers.size();
-  if ((has_lists || cl.num_rep_values() > 0) && next_buffer < nbuf) {
-    LANCE_RETURN_NOT_OK(levels(cl.rep_compression(), cl.has_rep_compression(), cl.num_rep_values(), &page.rep));
+  if (rep_buffer != kNone) {
+    LANCE_RETURN_NOT_OK(levels(rep_buffer, cl.rep_compression(), cl.has_rep_compression(),
+                               cl.num_rep_values(), &page.rep));
   }
-  if (has_def_codes && next_buffer < nbuf &&
-      (cl.has_inline_value() || has_lists || cl.num_def_values() > 0 || nbuf - next_buffer >= 2)) {
-    LANCE_RETURN_NOT_OK(levels(cl.def_compression(), cl.has_def_compression(), cl.num_def_values(), &page.def));
+  if (def_buffer != kNone) {
+    LANCE_RETURN_NOT_OK(levels(def_buffer, cl.def_compression(), cl.has_def_compression(),
+                               cl.num_def_values(), &page.def));
   }
   if (!page.rep.empty() && !page.def.empty() && page.rep.size() != page.def.size()) {
     return Status::Corruption("constant page: {} repetition but {} definition levels",
                               page.rep.size(), page.def.size());
   }
 
-  const bool all_null = !cl.has_inline_value() && next_buffer >= in.buffers.size();
+  const bool all_null = !inline_value && value_buffer == kNone;
   if (all_null && page.def.empty() && !has_lists) {
     // Every row is null at the innermost nullable layer.
     uint16_t code = 0, next = 1;
@@ -714,7 +744,7 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
     }
     LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, cl.inline_value(), visible, values));
   } else if (!all_null) {
-    LANCE_ASSIGN_OR_RAISE(std::string_view value, ConstantBufferValue(in.buffers[next_buffer]));
+    LANCE_ASSIGN_OR_RAISE(std::string_view value, ConstantBufferValue(in.buffers[value_buffer]));
     LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, value, visible, values));
   } else {
     values->AppendEmpty(visible);
