@@ -94,7 +94,8 @@ class ArrayLoader {
     ArrayPtr dictionary;
     switch (t.id()) {
       case TypeId::kBool: {
-        LANCE_ASSIGN_OR_RAISE(auto values, NextBuffer(1, bit_util::BytesForBits(length), "bool values"));
+        LANCE_ASSIGN_OR_RAISE(auto values, NextValues(1, bit_util::BytesForBits(length),
+                                                      null_count == length, "bool values"));
         buffers.push_back(std::move(values));
         break;
       }
@@ -160,8 +161,8 @@ class ArrayLoader {
           return Status::NotSupported("IPC: cannot load arrays of type {}", t.ToString());
         }
         const int64_t width = t.bit_width() / 8;
-        LANCE_ASSIGN_OR_RAISE(auto values,
-                              NextBuffer(std::min<int64_t>(width, 8), length * width, "values"));
+        LANCE_ASSIGN_OR_RAISE(auto values, NextValues(std::min<int64_t>(width, 8), length * width,
+                                                      null_count == length, "values"));
         buffers.push_back(std::move(values));
         break;
       }
@@ -219,6 +220,21 @@ class ArrayLoader {
       LANCE_ASSIGN_OR_RAISE(out, CopyBuffer(out->view()));
     }
     return out;
+  }
+
+  // A values buffer. An array whose every element is null may leave it empty (apache-arrow JS
+  // writes no bytes for an all-null bool array): its slots are then zeros of the needed size.
+  Result<BufferPtr> NextValues(int64_t alignment, int64_t min_size, bool all_null, const char* what) {
+    if (all_null && min_size > 0) {
+      LANCE_ASSIGN_OR_RAISE(auto buf, NextBuffer(alignment, 0, what));
+      if (buf->size() == 0) return AllocateBuffer(min_size, true);
+      if (buf->size() < min_size) {
+        return Status::Corruption("IPC: {} buffer {} has {} bytes, at least {} needed", what,
+                                  buffer_index_ - 1, buf->size(), min_size);
+      }
+      return buf;
+    }
+    return NextBuffer(alignment, min_size, what);
   }
 
   Result<BufferPtr> Decompress(int64_t offset, int64_t size) {

@@ -76,6 +76,21 @@ describe('(a) apache-arrow writes, lance ipc cat reads', () => {
     assertCat(file, expectedRows(table), 'float bit patterns');
   });
 
+  test('all-null arrays whose values buffer apache-arrow leaves empty', () => {
+    // apache-arrow writes 0 bytes of values for an all-null bool array; the slots are read as
+    // zeros (they are null anyway), not refused.
+    const table = A.tableFromArrays({
+      b: A.vectorFromArray([null, null, null], new A.Bool()),
+      i: A.vectorFromArray([null, null, null], new A.Int32()),
+      l: A.vectorFromArray([[null], null, [null, null]],
+        new A.List(new A.Field('item', new A.Bool(), true))),
+    });
+    const bytes = toIPC(table, 'stream');
+    const file = path.join(dir, 'all_null_values.arrows');
+    fs.writeFileSync(file, bytes);
+    assertCat(file, expectedRows(table), 'all-null values');
+  });
+
   test('dictionary replacement and delta in one stream', () => {
     const { bytes, table } = dictionaryEvolutionStream();
     const file = path.join(dir, 'dict_evolution.arrows');
