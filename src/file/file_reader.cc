@@ -1432,6 +1432,19 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   return RestoreDictionaries(f->type(), gathered);
 }
 
+int64_t FileReader::FieldBytes(int field_index) const {
+  if (field_index < 0 || field_index >= schema_->num_fields()) return 0;
+  const int first = impl_->first_column[static_cast<size_t>(field_index)];
+  const int count = impl_->num_field_columns[static_cast<size_t>(field_index)];
+  int64_t bytes = 0;
+  for (int c = first; c < first + count; ++c) {
+    for (const auto& page : impl_->pages[static_cast<size_t>(c)]) {
+      for (const auto& [pos, len] : page.buffers) bytes += static_cast<int64_t>(len);
+    }
+  }
+  return bytes;
+}
+
 Result<RecordBatchPtr> FileReader::ReadAll(const std::vector<int>& field_indices) const {
   std::vector<int> indices = field_indices;
   if (indices.empty()) {

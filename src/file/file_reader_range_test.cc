@@ -160,6 +160,18 @@ TEST_P(RangeReadTest, EncodingsAreThoseUnderTest) {
   EXPECT_EQ(fsst, GetParam().max_chunk_values >= 1024) << cols[3].pages[0].description;
   EXPECT_NE(cols[4].pages[0].description.find("def="), std::string::npos)
       << cols[4].pages[0].description;
+  // One column per field here: a field's bytes are its column's page buffers.
+  for (int f = 0; f < 6; ++f) {
+    int64_t bytes = 0;
+    for (const auto& page : cols[static_cast<size_t>(f)].pages) {
+      for (const auto& b : page.buffers) bytes += static_cast<int64_t>(b.second);
+    }
+    EXPECT_GT(bytes, 0);
+    EXPECT_EQ(whole_->FieldBytes(f), bytes) << f;
+    EXPECT_EQ(ranged_->FieldBytes(f), bytes) << f;
+  }
+  EXPECT_EQ(whole_->FieldBytes(-1), 0);
+  EXPECT_EQ(whole_->FieldBytes(6), 0);
 }
 
 // Random ranges, ranges around page boundaries, single rows, whole chunks and the whole file:

@@ -436,8 +436,15 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     const Source& src = sources[static_cast<size_t>(c)];
     ArrayPtr column;
     if (src.file >= 0) {
-      LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file),
-                                                        rows != nullptr && point_reads));
+      LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file)));
+      // A take from a column larger than 64 KiB per row taken reads the rows' chunks (a fresh
+      // mapping would fault a page in per row); from a smaller column, whose pages the take
+      // mostly maps in anyway (a fault maps 64 KiB around it), the mapping is cheaper than
+      // copying whole chunks.
+      if (rows != nullptr && point_reads &&
+          reader->FieldBytes(src.field) > static_cast<int64_t>(rows->size()) * (64 << 10)) {
+        LANCE_ASSIGN_OR_RAISE(reader, DataFileReader(index, static_cast<size_t>(src.file), true));
+      }
       RecordBatchPtr batch;
       file::ReadOptions read_options;
       read_options.keep_dictionaries = keep_dictionaries;

@@ -86,6 +86,8 @@ class FileReader {
   int num_columns() const { return static_cast<int>(columns_.size()); }
   const std::vector<ColumnInfo>& columns() const { return columns_; }
   int num_global_buffers() const { return static_cast<int>(global_buffers_.size()); }
+  // Bytes of the page buffers of top-level field `field_index`'s columns (0 when out of range).
+  int64_t FieldBytes(int field_index) const;
 
   // Reads the top-level fields at `field_indices` (all when empty), every row.
   Result<RecordBatchPtr> ReadAll(const std::vector<int>& field_indices = {}) const;
