@@ -392,12 +392,24 @@ struct LeafColumn {
     }
     encoding::LeafPage page;
     page.num_rows = rows;
+    // A list under an outer layer that has nulls or empties is written nullable even when none
+    // of its own lists is null, as lance 12 writes it: lance 12 cannot read an all-valid list
+    // layer between a null outer struct and null items ("Structural validity has 4 entries for
+    // an array with 3 values").
+    std::vector<uint8_t> outer_event(static_cast<size_t>(D), 0);
+    for (int d = 1; d < D; ++d) {
+      const auto o = static_cast<size_t>(d - 1);
+      outer_event[static_cast<size_t>(d)] = outer_event[o] | has_null[o] | has_empty[o];
+    }
     std::vector<uint16_t> code(static_cast<size_t>(2 * D + 1), 0);
     uint16_t next = 1;
     for (int d = D - 1; d >= 0; --d) {
-      const bool n = has_null[static_cast<size_t>(d)], e = has_empty[static_cast<size_t>(d)];
+      const bool is_list = d < D - 1 && IsListType(ids[static_cast<size_t>(d)]);
+      const bool e = has_empty[static_cast<size_t>(d)];
+      const bool n = has_null[static_cast<size_t>(d)] ||
+                     (is_list && !e && outer_event[static_cast<size_t>(d)] != 0);
       LayerKind kind;
-      if (d < D - 1 && IsListType(ids[static_cast<size_t>(d)])) {
+      if (is_list) {
         kind = n && e ? LayerKind::kNullAndEmptyList
                       : n ? LayerKind::kNullableList
                           : e ? LayerKind::kEmptyableList : LayerKind::kAllValidList;
