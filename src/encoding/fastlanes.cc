@@ -24,17 +24,25 @@ void UnpackFastLanesBlock(const uint8_t* packed, int width, T* out) {
     return;
   }
   const T mask = width == kBits ? static_cast<T>(~T{0}) : static_cast<T>((T{1} << width) - 1);
-  for (int lane = 0; lane < kLanes; ++lane) {
-    for (int row = 0; row < kBits; ++row) {
-      const int bit = row * width;
-      const int word = bit / kBits;
-      const int shift = bit % kBits;
-      T value = static_cast<T>(LoadWord<T>(packed, int64_t{word} * kLanes + lane) >> shift);
-      if (shift + width > kBits) {
-        const T next = LoadWord<T>(packed, int64_t{word + 1} * kLanes + lane);
-        value = static_cast<T>(value | static_cast<T>(next << (kBits - shift)));
+  // Row by row, every lane at once: the lanes of a row are contiguous words in and contiguous
+  // values out, so the inner loop is a straight vector shift-and-mask.
+  for (int row = 0; row < kBits; ++row) {
+    const int bit = row * width;
+    const int word = bit / kBits;
+    const int shift = bit % kBits;
+    const uint8_t* lo = packed + static_cast<int64_t>(word) * kLanes * static_cast<int64_t>(sizeof(T));
+    T* dst = out + kOrder[row / 8] * 16 + (row % 8) * 128;
+    if (shift + width > kBits) {
+      const uint8_t* hi = lo + kLanes * sizeof(T);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const T a = LoadWord<T>(lo, lane);
+        const T b = LoadWord<T>(hi, lane);
+        dst[lane] = static_cast<T>(static_cast<T>((a >> shift) | static_cast<T>(b << (kBits - shift))) & mask);
       }
-      out[kOrder[row / 8] * 16 + (row % 8) * 128 + lane] = static_cast<T>(value & mask);
+    } else {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        dst[lane] = static_cast<T>(static_cast<T>(LoadWord<T>(lo, lane) >> shift) & mask);
+      }
     }
   }
 }
