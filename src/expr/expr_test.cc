@@ -169,6 +169,38 @@ TEST(ExprEval, FloatsCompareLikeLance12) {
   EXPECT_EQ(Eval("f = f"), "[true,true,null,true,true]");
 }
 
+TEST(ExprEval, UInt64AboveInt64Max) {
+  // uint64 values above INT64_MAX compare above every int64 (lance 12: `u > 9223372036854775807`
+  // selects them); as int64 they would wrap negative.
+  auto sch = schema({field("u", uint64()), field("v", uint64()), field("i", int64())});
+  auto batch = ReadJsonLines(
+      R"({"u":0,"v":18446744073709551615,"i":-1}
+{"u":9223372036854775807,"v":9223372036854775808,"i":5}
+{"u":9223372036854775808,"v":9223372036854775807,"i":-9223372036854775808}
+{"u":18446744073709551615,"v":0,"i":0}
+{"u":null,"v":1,"i":1}
+)", sch);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto eval = [&](const std::string& text) -> std::string {
+    auto e = Expression::Make(text, sch);
+    if (!e.ok()) return "error: " + e.status().message();
+    auto r = (*e)->Evaluate(**batch);
+    if (!r.ok()) return "error: " + r.status().message();
+    return Render(**r);
+  };
+  EXPECT_EQ(eval("u > 9223372036854775807"), "[false,false,true,true,null]");
+  EXPECT_EQ(eval("u >= 0"), "[true,true,true,true,null]");
+  EXPECT_EQ(eval("u > -1"), "[true,true,true,true,null]");
+  EXPECT_EQ(eval("u = -1"), "[false,false,false,false,null]");
+  EXPECT_EQ(eval("u < 5"), "[true,false,false,false,null]");
+  EXPECT_EQ(eval("u > v"), "[false,false,true,true,null]");
+  EXPECT_EQ(eval("v > u"), "[true,true,false,false,null]");
+  EXPECT_EQ(eval("u > i"), "[true,true,true,true,null]");
+  EXPECT_EQ(eval("i < u"), "[true,true,true,true,null]");
+  EXPECT_EQ(eval("u BETWEEN 1 AND 9223372036854775807"), "[false,true,false,false,null]");
+  EXPECT_EQ(eval("u IN (0, -1)"), "[true,false,false,false,null]");
+}
+
 TEST(ExprEval, InBetweenIs) {
   EXPECT_EQ(Eval("i32 IN (10, 0)"), "[true,null,false,false,true]");
   EXPECT_EQ(Eval("i32 NOT IN (10, 0)"), "[false,null,true,true,false]");

@@ -168,6 +168,24 @@ const int64_t* Int64ValuesOf(const Array& a, std::vector<int64_t>* scratch) {
   }
 }
 
+// Integers as 128-bit numbers, so a uint64 above INT64_MAX stays above every int64 (compared
+// as int64 it would wrap negative). Used when either side of a comparison is uint64.
+using Wide = __int128;
+Wide WideValue(const Scalar& s) {
+  return s.type->id() == TypeId::kUInt64 ? static_cast<Wide>(static_cast<uint64_t>(s.i))
+                                         : static_cast<Wide>(IntValue(s));
+}
+std::vector<Wide> WideValues(const Array& a) {
+  if (a.type_id() != TypeId::kUInt64) {
+    const std::vector<int64_t> v = IntValues(a);
+    return std::vector<Wide>(v.begin(), v.end());
+  }
+  std::vector<Wide> out(static_cast<size_t>(a.length));
+  const uint64_t* v = a.Values<uint64_t>();
+  for (int64_t i = 0; i < a.length; ++i) out[static_cast<size_t>(i)] = static_cast<Wide>(v[i]);
+  return out;
+}
+
 bool CompareScalars(Op op, Domain domain, const Scalar& a, const Scalar& b) {
   int c = 0;
   switch (domain) {
@@ -182,7 +200,7 @@ bool CompareScalars(Op op, Domain domain, const Scalar& a, const Scalar& b) {
       break;
     }
     default: {
-      const int64_t x = IntValue(a), y = IntValue(b);
+      const Wide x = WideValue(a), y = WideValue(b);
       c = x < y ? -1 : x > y ? 1 : 0;
     }
   }
@@ -239,6 +257,15 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
     if (!s.valid) return AllNull(boolean(), n, false);
     switch (domain) {
       case Domain::kInt: {
+        if (arr.type_id() == TypeId::kUInt64 || s.type->id() == TypeId::kUInt64) {
+          const Wide k = WideValue(s);
+          const std::vector<Wide> x = WideValues(arr);
+          DispatchOp(op, [&](auto o) {
+            PackBits(n, out, [&](int64_t i) { return Cmp<decltype(o)::value, Wide>(x[static_cast<size_t>(i)], k); });
+            return 0;
+          });
+          break;
+        }
         const int64_t k = IntValue(s);
         if (arr.type_id() == TypeId::kBool) {
           DispatchOp(op, [&](auto o) {
@@ -296,6 +323,16 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
     switch (domain) {
       case Domain::kInt:
       case Domain::kBool: {
+        if (arr.type_id() == TypeId::kUInt64 || other.type_id() == TypeId::kUInt64) {
+          const std::vector<Wide> x = WideValues(arr), y = WideValues(other);
+          DispatchOp(op, [&](auto o) {
+            PackBits(n, out, [&](int64_t i) {
+              return Cmp<decltype(o)::value, Wide>(x[static_cast<size_t>(i)], y[static_cast<size_t>(i)]);
+            });
+            return 0;
+          });
+          break;
+        }
         const std::vector<int64_t> x = IntValues(arr), y = IntValues(other);
         DispatchOp(op, [&](auto o) {
           PackBits(n, out, [&](int64_t i) {
@@ -610,7 +647,10 @@ Result<Datum> InKernel(const InSet& set, bool negated, const Datum& a, int64_t n
     switch (set.domain) {
       case Domain::kString: found = contains_string(a.scalar.s); break;
       case Domain::kFloat: found = contains_key(FloatKey(FloatValue(a.scalar))); break;
-      default: found = contains_key(IntValue(a.scalar)); break;
+      default:
+        found = (a.scalar.type->id() != TypeId::kUInt64 || a.scalar.i >= 0) &&
+                contains_key(IntValue(a.scalar));
+        break;
     }
     if (!found && set.has_null) return ScalarDatum(BoolScalar(false, false));
     return ScalarDatum(BoolScalar(true, found != negated));
@@ -633,6 +673,14 @@ Result<Datum> InKernel(const InSet& set, bool negated, const Datum& a, int64_t n
       PackBits(n, out, [&](int64_t i) { return contains_key(arr.BoolValue(i) ? 1 : 0); });
       break;
     default:
+      if (arr.type_id() == TypeId::kUInt64) {
+        // The keys are int64: a uint64 above INT64_MAX equals none of them.
+        const uint64_t* v = arr.Values<uint64_t>();
+        PackBits(n, out, [&](int64_t i) {
+          return v[i] <= static_cast<uint64_t>(INT64_MAX) && contains_key(static_cast<int64_t>(v[i]));
+        });
+        break;
+      }
       VisitNative(arr, [&](const auto* v) {
         PackBits(n, out, [&](int64_t i) { return contains_key(static_cast<int64_t>(v[i])); });
         return 0;
