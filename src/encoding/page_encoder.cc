@@ -643,7 +643,10 @@ EncodedPage EncodeAllNull(const LeafPage& p) {
   EncodedPage out;
   auto* cl = out.layout.mutable_constant_layout();
   SetLayers(p.layers, cl->mutable_layers());
-  if (!p.rep.empty()) {
+  // Levels as lance 12 writes them: none for a single nullable layer (every row is null there),
+  // else the pair [rep (empty without lists), def] — lance 12 needs the definition levels
+  // whenever there is more than one layer (it panics on a struct page without them).
+  if (!p.rep.empty() || (p.layers.size() > 1 && !p.def.empty())) {
     cl->set_num_rep_values(p.rep.size());
     cl->set_num_def_values(p.def.size());
     out.buffers.emplace_back(reinterpret_cast<const char*>(p.rep.data()), p.rep.size() * 2);
@@ -1043,22 +1046,7 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
   if (!any_valid && p.values.num_values > 0) {
     any_valid = std::find(p.def.begin(), p.def.end(), 0) != p.def.end();
   }
-  if (!any_valid) {
-    bool simple = p.rep.empty();
-    if (simple && !p.def.empty()) {
-      // Without levels the reader nulls every row at the innermost nullable item.
-      uint16_t code = 0, next = 1;
-      for (LayerKind l : p.layers) {
-        if (l == LayerKind::kNullableItem) {
-          code = next;
-          break;
-        }
-        if (l != LayerKind::kAllValidItem) ++next;
-      }
-      for (uint16_t d : p.def) simple = simple && d == code;
-    }
-    if (simple || p.values.num_values == 0) return EncodeAllNull(p);
-  }
+  if (!any_valid) return EncodeAllNull(p);
   if (p.has_dictionary) {
     // An Arrow dictionary column keeps its own indices (their width is the field's index
     // type, which lance 12 reads back) and items.
