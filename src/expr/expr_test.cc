@@ -201,6 +201,24 @@ TEST(ExprEval, UInt64AboveInt64Max) {
   EXPECT_EQ(eval("u IN (0, -1)"), "[true,false,false,false,null]");
 }
 
+TEST(ExprEval, Time32AgainstIntegerLiteral) {
+  // lance 12 compares an integer literal with a time32 column in the column's unit.
+  auto sch = schema({field("t", time32(TimeUnit::kSecond)), field("t64", time64(TimeUnit::kMicro))});
+  auto batch = ReadJsonLines("{\"t\":0,\"t64\":0}\n{\"t\":3600,\"t64\":1}\n{\"t\":7200,\"t64\":2}\n{\"t\":null,\"t64\":null}\n", sch);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto eval = [&](const std::string& text) -> std::string {
+    auto e = Expression::Make(text, sch);
+    if (!e.ok()) return "error: " + e.status().message();
+    auto r = (*e)->Evaluate(**batch);
+    if (!r.ok()) return "error: " + r.status().message();
+    return Render(**r);
+  };
+  EXPECT_EQ(eval("t > 3600"), "[false,false,true,null]");
+  EXPECT_EQ(eval("3600 = t"), "[false,true,false,null]");
+  EXPECT_EQ(eval("t BETWEEN 1 AND 3600"), "[false,true,false,null]");
+  EXPECT_NE(eval("t64 > 1").rfind("error: ", 0), std::string::npos);  // refused, as lance 12
+}
+
 TEST(ExprEval, InBetweenIs) {
   EXPECT_EQ(Eval("i32 IN (10, 0)"), "[true,null,false,false,true]");
   EXPECT_EQ(Eval("i32 NOT IN (10, 0)"), "[false,null,true,true,false]");

@@ -388,6 +388,15 @@ class Binder {
       }
       return Status::OK();
     }
+    // A time32 column meets an integer literal: lance 12 compares the integer in the column's
+    // unit (it refuses integers against time64, duration and dates, and so do we).
+    for (auto [col, lit] : {std::pair{a, b}, std::pair{b, a}}) {
+      if ((*col)->type->id() == TypeId::kTime32 && (*lit)->kind == BoundNode::Kind::kLiteral &&
+          CategoryOf(*(*lit)->type) == Cat::kInt) {
+        *domain = Domain::kInt;
+        return Status::OK();
+      }
+    }
     if (ca == Cat::kOther && (*a)->type->Equals(*(*b)->type) && IsNativeNumeric((*a)->type->id())) {
       *domain = Domain::kInt;  // time32/time64/duration of one unit
       return Status::OK();
