@@ -65,12 +65,17 @@ describe('every type through every operation lance 12 commits, read by lance-cpp
     await step('append');
     await t.delete('id % 5 = 2');
     await step('delete');
-    await t.update({ where: 'id % 3 = 1', valuesSql: { int16: '7', utf8: "'updated'", float64: 'float64 * 2' } });
+    // Few rows of only two value positions (ids = 1, 7 mod 12): lance 12 writes the updated rows'
+    // fragment with constant pages holding nulls (B1) and all-null struct pages (B1b).
+    await t.update({ where: 'id % 6 = 1', valuesSql: { int16: '7', utf8: "'updated'", float64: 'float64 * 2' } });
     await step('update');
     const mi = () => t.inner.mergeInsert(['id']);
-    await mi().whenMatchedUpdateAll(null).whenNotMatchedInsertAll().execute(file(rows({ start: 90, n: 20, shift: 3 })));
+    // 5-row merge-inserts: small fragments of constant pages with nulls (B1).
+    await mi().whenMatchedUpdateAll(null).whenNotMatchedInsertAll().execute(file(rows({ start: 98, n: 5, shift: 3 })));
     await step('merge-insert upsert');
-    await mi().whenNotMatchedInsertAll().execute(file(rows({ start: 105, n: 25, shift: 5 })));
+    // Not shift 3 or 5: lance 12 (arrow-rs) refuses apache-arrow's 0-byte bool buffer of the
+    // all-null struct.c.e items those give (a JS/reference limit; we read them since 71b0d85).
+    await mi().whenNotMatchedInsertAll().execute(file(rows({ start: 100, n: 5, shift: 4 })));
     await step('merge-insert insert-only');
     await mi().whenMatchedUpdateAll('target.id % 2 = 0')
       .execute(file(rows({ ids: [...Array.from({ length: 15 }, (_, i) => i), 200, 201], shift: 7 })));
@@ -192,7 +197,9 @@ describe('every type through every operation lance 12 commits, read by lance-cpp
     const inp = path.join(dir, 'ours.arrows');
     fs.writeFileSync(inp, ipcBytes(x));
     lanceOk(['create', uri, '--mode', 'append', '--input', inp]);
-    const up = matrixTable({ start: 705, n: 20, shift: 1 });
+    // A 5-row merge-insert (3 updated, 2 inserted): its apache-arrow input has all-null bool
+    // buffers (B6) and its fragment all-null struct pages (B7).
+    const up = matrixTable({ start: 712, n: 5, shift: 3 });
     fs.writeFileSync(inp, ipcBytes(up));
     lanceOk(['merge-insert', uri, '--input', inp, '--on', 'id']);
     const t2 = await (await lancedb.connect(dir)).openTable(name);
@@ -200,7 +207,7 @@ describe('every type through every operation lance 12 commits, read by lance-cpp
     assert.equal(diffRows(theirs, linesById(lanceOk(['scan', uri]).stdout)), null);
     const fresh = new Map(expectedRows(up).map((r) => [r.entries[0][1], r]));
     const mine = theirs.filter((r) => r.entries[0][1] >= 700n);
-    assert.equal(rowsText(mine), rowsText([...expectedRows(x).slice(0, 5), ...[...fresh.values()]].sort(byId)));
+    assert.equal(rowsText(mine), rowsText([...expectedRows(x).slice(0, 12), ...[...fresh.values()]].sort(byId)));
   });
 
   test('lance 12 overwrites and cleans up old versions; we read what is left', async () => {
