@@ -95,12 +95,6 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
   return Array::Make(boolean(), n, {nullptr, bits});
 }
 
-// Whether a take of `n` rows of `frag` reads byte ranges rather than a memory mapping: up to
-// one row in 32 (1000 of the bench's million rows touch ~2000 pages of a fresh mapping,
-// each a page fault; a take of most rows is better served by the mapping).
-bool PointReads(size_t n, const FragmentInfo& frag) {
-  return static_cast<uint64_t>(n) * 32 <= frag.physical_rows;
-}
 
 }  // namespace
 
@@ -362,7 +356,7 @@ Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
 Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                              const ScanOptions& options,
                                              const SchemaPtr& out_schema, int64_t range_start,
-                                             int64_t range_length, bool point_reads,
+                                             int64_t range_length,
                                              bool keep_dictionaries) const {
   const FragmentInfo& frag = manifest_.fragments[index];
   const bool ranged = !rows && range_length >= 0;
@@ -437,14 +431,6 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     ArrayPtr column;
     if (src.file >= 0) {
       LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, static_cast<size_t>(src.file)));
-      // A take from a column larger than 64 KiB per row taken reads the rows' chunks (a fresh
-      // mapping would fault a page in per row); from a smaller column, whose pages the take
-      // mostly maps in anyway (a fault maps 64 KiB around it), the mapping is cheaper than
-      // copying whole chunks.
-      if (rows != nullptr && point_reads &&
-          reader->FieldBytes(src.field) > static_cast<int64_t>(rows->size()) * (64 << 10)) {
-        LANCE_ASSIGN_OR_RAISE(reader, DataFileReader(index, static_cast<size_t>(src.file), true));
-      }
       RecordBatchPtr batch;
       file::ReadOptions read_options;
       read_options.keep_dictionaries = keep_dictionaries;
@@ -589,10 +575,9 @@ Result<std::vector<int64_t>> Dataset::FilterFragment(
         const bool sparse = !all && static_cast<int64_t>(live.size()) * 4 <= len;
         auto read = [&](bool keep_dictionaries) -> Result<RecordBatchPtr> {
           if (sparse) {
-            return ReadFragment(index, &live, stage.read, stage.schema, 0, -1, false,
-                                keep_dictionaries);
+            return ReadFragment(index, &live, stage.read, stage.schema, 0, -1, keep_dictionaries);
           }
-          return ReadFragment(index, nullptr, stage.read, stage.schema, start, len, false,
+          return ReadFragment(index, nullptr, stage.read, stage.schema, start, len,
                               keep_dictionaries);
         };
         LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, read(stage.one_column));
@@ -815,8 +800,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& o
       rows.push_back(static_cast<int64_t>(live) + skipped);
       ++i;
     }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema, 0,
-                                                         -1, PointReads(rows.size(), frag)));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag_index, &rows, options, out_schema));
     out.push_back(std::move(b));
   }
   return out;
@@ -869,9 +853,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::TakeRowIds(const std::vector<uint64
     const size_t frag = resolved[i].first;
     std::vector<int64_t> rows;
     while (i < resolved.size() && resolved[i].first == frag) rows.push_back(resolved[i++].second);
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b,
-                          ReadFragment(frag, &rows, options, out_schema, 0, -1,
-                                       PointReads(rows.size(), manifest_.fragments[frag])));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(frag, &rows, options, out_schema));
     out.push_back(std::move(b));
   }
   return out;

@@ -115,13 +115,11 @@ class Dataset {
   Dataset() = default;
   // Rows `rows` of fragment `index` (every row when null; rows [range_start, range_start +
   // range_length) when null and range_length >= 0).
-  // `point_reads`: `rows` are a few scattered rows (a take), read through DataFileReader's
-  // point-read readers. `keep_dictionaries`: file::ReadOptions::keep_dictionaries (columns
-  // read as dictionary arrays have that type in the batch's schema).
+  // `keep_dictionaries`: file::ReadOptions::keep_dictionaries (columns read as dictionary
+  // arrays have that type in the batch's schema).
   Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                       const ScanOptions& options, const SchemaPtr& out_schema,
                                       int64_t range_start = 0, int64_t range_length = -1,
-                                      bool point_reads = false,
                                       bool keep_dictionaries = false) const;
   // Physical rows of fragment `index` where every one of `conjuncts` (see
   // expr::Expression::MakeConjuncts) is TRUE and that `deleted` (sorted) does not list,
@@ -136,8 +134,8 @@ class Dataset {
   // neither re-read nor re-parse a file's metadata (nor lose the reader's page caches).
   // Thread-safe. Errors: the store's, Corruption (row count differs from the manifest).
   // Local files are memory-mapped; with `point_reads` a second reader of the file reads byte
-  // ranges instead (a take of scattered rows from a fresh mapping pays a page fault per 4 KiB
-  // page it touches, which costs more than reading just the rows' bytes).
+  // ranges instead. (Takes use the mapping: on the bench table, ranged reads of the large
+  // columns cost as much CPU and more wall time on a loaded machine.)
   Result<std::shared_ptr<const file::FileReader>> DataFileReader(size_t index, size_t file,
                                                                  bool point_reads = false) const;
 
