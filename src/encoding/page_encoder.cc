@@ -738,7 +738,7 @@ Enc WrapFsst(const std::string& table, const Enc& inner) {
 
 // ConstantLayout (2.2) with the single value inline (fixed width up to 32 bytes, bools as one
 // byte) or, for variable width, in page buffer 0 as `u32 2 | u32 offsets size | u32 data size |
-// u32 offsets [0, len] | bytes`.
+// offsets [0, len] (u32, or u64 for the large types) | bytes`.
 EncodedPage EncodeConstant(const LeafPage& p, std::string_view value, bool in_buffer) {
   EncodedPage out;
   auto* cl = out.layout.mutable_constant_layout();
@@ -747,12 +747,20 @@ EncodedPage EncodeConstant(const LeafPage& p, std::string_view value, bool in_bu
     cl->set_inline_value(std::string(value));
     return out;
   }
+  // Offsets as wide as the Arrow type's (lance 12 refuses 32-bit offsets for large_utf8 /
+  // large_binary: "Buffer 0 of LargeUtf8 isn't large enough").
+  const bool wide = p.offset_bits == 64;
   std::string buf;
   Put<uint32_t>(&buf, 2);
-  Put<uint32_t>(&buf, 8);
+  Put<uint32_t>(&buf, wide ? 16 : 8);
   Put<uint32_t>(&buf, static_cast<uint32_t>(value.size()));
-  Put<uint32_t>(&buf, 0);
-  Put<uint32_t>(&buf, static_cast<uint32_t>(value.size()));
+  if (wide) {
+    Put<uint64_t>(&buf, 0);
+    Put<uint64_t>(&buf, value.size());
+  } else {
+    Put<uint32_t>(&buf, 0);
+    Put<uint32_t>(&buf, static_cast<uint32_t>(value.size()));
+  }
   buf.append(value);
   out.buffers.push_back(std::move(buf));
   return out;
