@@ -32,7 +32,9 @@ struct EvolveArgs {
   std::string on;
   std::string when_matched = "update";
   std::string when_not_matched = "insert";
-  std::string when_not_matched_by_source = "keep";
+  std::string when_not_matched_by_source;  // keep, or delete when a delete condition is given
+  std::string when_matched_update_where;
+  std::string when_not_matched_by_source_delete_where;
   std::vector<std::string> exprs;
   std::string columns;
   std::string old_name;
@@ -108,14 +110,19 @@ Status MergeInsertCommand(const EvolveArgs& a) {
     return Status::InvalidArgument("--when-not-matched '{}': expected insert or nothing",
                                    a.when_not_matched);
   }
-  if (a.when_not_matched_by_source == "keep") {
+  const std::string by_source = !a.when_not_matched_by_source.empty() ? a.when_not_matched_by_source
+                                : a.when_not_matched_by_source_delete_where.empty() ? "keep"
+                                                                                     : "delete";
+  if (by_source == "keep") {
     p.when_not_matched_by_source = table::WhenNotMatchedBySource::kKeep;
-  } else if (a.when_not_matched_by_source == "delete") {
+  } else if (by_source == "delete") {
     p.when_not_matched_by_source = table::WhenNotMatchedBySource::kDelete;
   } else {
     return Status::InvalidArgument("--when-not-matched-by-source '{}': expected delete or keep",
                                    a.when_not_matched_by_source);
   }
+  p.when_matched_update_where = a.when_matched_update_where;
+  p.when_not_matched_by_source_delete_where = a.when_not_matched_by_source_delete_where;
   p.max_rows_per_file = a.max_rows_per_file;
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
@@ -249,7 +256,14 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   mi->add_option("--when-matched", args->when_matched, "update (default) or nothing");
   mi->add_option("--when-not-matched", args->when_not_matched, "insert (default) or nothing");
   mi->add_option("--when-not-matched-by-source", args->when_not_matched_by_source,
-                 "keep (default) or delete");
+                 "keep (default) or delete (default with a delete condition)");
+  mi->add_option("--when-matched-update-where", args->when_matched_update_where,
+                 "Update a matched row only where this holds; name the dataset's columns "
+                 "target.COL and the input's source.COL (target.score < source.score)");
+  mi->add_option("--when-not-matched-by-source-delete-where",
+                 args->when_not_matched_by_source_delete_where,
+                 "Delete a dataset row without a match only where this filter over its columns "
+                 "holds (implies --when-not-matched-by-source delete)");
   mi->add_option("--max-rows-per-file", args->max_rows_per_file, "Rows per new fragment");
   registry.OnRun(mi, [args] { return MergeInsertCommand(*args); });
 

@@ -14,6 +14,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
+#include "lance/expr/expression.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
@@ -139,7 +140,9 @@ class FixedKeyIndex {
 struct ProbeResult {
   std::vector<int64_t> matched_src;       // source row of each matched dataset row
   std::vector<int64_t> matched_at;        // row of the slice of each matched dataset row
-  std::vector<int64_t> unmatched_at;      // rows of the slice no source row matches
+  std::vector<int64_t> unmatched_at;      // rows of the slice no source row matches (and,
+                                          // with a delete condition, where it is TRUE)
+  std::vector<char> update;               // per matched row: its update condition is TRUE
   Status status;
 };
 
@@ -181,6 +184,43 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     src_keys.push_back(src_cols[static_cast<size_t>(c)]);
   }
 
+  // The conditions. The update condition sees the joined pair as two struct columns,
+  // `target` and `source`, each with the dataset's columns, so `target.score` and
+  // `source.score` resolve as struct fields and a bare `score` is unknown.
+  std::shared_ptr<const expr::Expression> update_where;
+  std::shared_ptr<const expr::Expression> delete_where;
+  DataTypePtr row_type;
+  if (!params.when_matched_update_where.empty()) {
+    if (params.when_matched != WhenMatched::kUpdateAll) {
+      return Status::InvalidArgument("merge-insert: an update condition ({}) needs matched rows "
+                                     "to be updated (when matched: update)",
+                                     params.when_matched_update_where);
+    }
+    row_type = struct_(schema->fields());
+    auto joined = std::make_shared<Schema>(std::vector<FieldPtr>{
+        field("target", row_type, false), field("source", row_type, false)});
+    auto bound = expr::Expression::MakePredicate(params.when_matched_update_where, joined);
+    if (!bound.ok()) {
+      return Status::InvalidArgument("merge-insert: update condition (name the dataset's columns "
+                                     "target.COL and the input's source.COL): {}",
+                                     bound.status().message());
+    }
+    update_where = *bound;
+  }
+  if (!params.when_not_matched_by_source_delete_where.empty()) {
+    if (params.when_not_matched_by_source != WhenNotMatchedBySource::kDelete) {
+      return Status::InvalidArgument("merge-insert: a delete condition ({}) needs rows not matched "
+                                     "by the input to be deleted (when not matched by source: "
+                                     "delete)",
+                                     params.when_not_matched_by_source_delete_where);
+    }
+    auto bound = expr::Expression::MakePredicate(params.when_not_matched_by_source_delete_where, schema);
+    if (!bound.ok()) {
+      return Status::InvalidArgument("merge-insert: delete condition: {}", bound.status().message());
+    }
+    delete_where = *bound;
+  }
+
   // Hash the source keys: key -> the source row; -1 marks a key given twice.
   const bool fixed_key = src_keys.size() == 1 && IsFixedKey(*src_keys[0]->type);
   std::optional<FixedKeyIndex> fixed_index;
@@ -206,6 +246,19 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   // scan is redone with _rowaddr.
   ScanOptions so;
   so.columns = params.on;
+  // With a condition, every column of the dataset rows is scanned after the keys.
+  std::vector<int> scan_pos(static_cast<size_t>(schema->num_fields()), -1);
+  for (size_t k = 0; k < params.on.size(); ++k) {
+    scan_pos[static_cast<size_t>(schema->GetFieldIndex(params.on[k]))] = static_cast<int>(k);
+  }
+  if (update_where || delete_where) {
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      if (scan_pos[static_cast<size_t>(i)] >= 0) continue;
+      scan_pos[static_cast<size_t>(i)] = static_cast<int>(so.columns.size());
+      so.columns.push_back(schema->field(i)->name());
+    }
+  }
+  const size_t n_scan_cols = so.columns.size();
   so.with_row_id = stable;
   LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
   const TableManifest& tm = ds->manifest();
@@ -250,6 +303,38 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     return (tm.fragments[fi].id << 32) | static_cast<uint64_t>(live + skipped);
   };
   const bool want_unmatched = params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
+  // Narrows the probe of slice `b` by the conditions: unmatched rows to those the delete
+  // condition holds for, and marks which matched rows the update condition holds for.
+  auto ApplyConditions = [&](const RecordBatch& b, ProbeResult* pr) -> Status {
+    if (delete_where && !pr->unmatched_at.empty()) {
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(b, pr->unmatched_at));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, delete_where->Evaluate(*rows));
+      std::vector<int64_t> kept;
+      for (int64_t i : expr::TrueIndices(*mask)) kept.push_back(pr->unmatched_at[static_cast<size_t>(i)]);
+      pr->unmatched_at = std::move(kept);
+    }
+    if (!update_where || pr->matched_at.empty()) return Status::OK();
+    pr->update.assign(pr->matched_at.size(), 0);
+    // An ambiguous match is reported by the caller; the condition is not evaluated then.
+    for (int64_t src : pr->matched_src) {
+      if (src < 0) return Status::OK();
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr target, internal::TakeRows(b, pr->matched_at));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr src, internal::TakeRows(source, pr->matched_src));
+    const int64_t n = target->num_rows();
+    std::vector<ArrayPtr> target_cols;
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      target_cols.push_back(target->column(scan_pos[static_cast<size_t>(i)]));
+    }
+    auto joined = std::make_shared<Schema>(std::vector<FieldPtr>{
+        field("target", row_type, false), field("source", row_type, false)});
+    RecordBatch pair(joined, n,
+                     {Array::Make(row_type, n, {nullptr}, std::move(target_cols)),
+                      Array::Make(row_type, n, {nullptr}, src->columns())});
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, update_where->Evaluate(pair));
+    for (int64_t i : expr::TrueIndices(*mask)) pr->update[static_cast<size_t>(i)] = 1;
+    return Status::OK();
+  };
   std::vector<ProbeResult> probed(slices.size());
   ParallelFor(ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
     const RecordBatch& b = *slices[static_cast<size_t>(s)];
@@ -269,19 +354,20 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
       for (int64_t r = 0; r < b.num_rows(); ++r) {
         found(r, k.IsValid(r) ? fixed_index->Find(KeyBits(v, w, r)) : FixedKeyIndex::kAbsent);
       }
-      return;
-    }
-    std::vector<ArrayPtr> keys(b.columns().begin(), b.columns().begin() + static_cast<std::ptrdiff_t>(nk));
-    std::string key;
-    for (int64_t r = 0; r < b.num_rows(); ++r) {
-      auto ok = RowKey(keys, r, &key);
-      if (!ok.ok()) {
-        pr.status = ok.status();
-        return;
+    } else {
+      std::vector<ArrayPtr> keys(b.columns().begin(), b.columns().begin() + static_cast<std::ptrdiff_t>(nk));
+      std::string key;
+      for (int64_t r = 0; r < b.num_rows(); ++r) {
+        auto ok = RowKey(keys, r, &key);
+        if (!ok.ok()) {
+          pr.status = ok.status();
+          return;
+        }
+        auto it = *ok ? index.find(key) : index.end();
+        found(r, it == index.end() ? FixedKeyIndex::kAbsent : it->second);
       }
-      auto it = *ok ? index.find(key) : index.end();
-      found(r, it == index.end() ? FixedKeyIndex::kAbsent : it->second);
     }
+    pr.status = ApplyConditions(b, &pr);
   });
 
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
@@ -293,7 +379,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     const ProbeResult& pr = probed[s];
     LANCE_RETURN_NOT_OK(pr.status);
     const RecordBatch& b = *slices[s];
-    const uint64_t* ids = stable ? b.column(static_cast<int>(nk))->Values<uint64_t>() : nullptr;
+    const uint64_t* ids = stable ? b.column(static_cast<int>(n_scan_cols))->Values<uint64_t>() : nullptr;
     for (int64_t r : pr.unmatched_at) {
       LANCE_ASSIGN_OR_RAISE(uint64_t a, address(s, r));
       deleted.push_back(a);
@@ -309,7 +395,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
                                        r, a);
       }
       matched[static_cast<size_t>(src)] = 1;
-      if (params.when_matched == WhenMatched::kUpdateAll) {
+      if (params.when_matched == WhenMatched::kUpdateAll && (!update_where || pr.update[m])) {
         updated_rows.push_back(src);
         if (stable) updated_ids.push_back(ids[r]);
         deleted.push_back(a);

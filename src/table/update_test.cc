@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "lance/table/merge_insert.h"
@@ -336,6 +338,212 @@ TEST(MergeInsert, AddressesOfMatchedRowsPastDeletedRows) {
       EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()), want) << by_source << stable;
       EXPECT_EQ(rows.size(), want.size());
     }
+  }
+}
+
+
+std::vector<std::string> Sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// A conditional update: only matched rows whose condition over target.* and source.* is TRUE
+// are replaced; FALSE or NULL leave the row as it is, and its input row is not inserted.
+TEST(MergeInsert, UpdateConditionOverTargetAndSourceColumns) {
+  const std::string uri = FreshUri("merge_cond");
+  EV_ASSERT_OK(MakePeople(uri, 6, 3));
+  EV_ASSERT_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 4").status());
+  EV_ASSERT_OK(DeleteRows(uri, "id = 5").status());
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched_update_where = "target.score < source.score";
+  auto src = Source("[" + PersonJson(1, "u1", 10) + "," + PersonJson(2, "u2", 0.25) + "," +
+                    PersonJson(4, "u4", 7) + "," + PersonJson(5, "u5", 9) + "," +
+                    PersonJson(9, "u9", 9) + "]");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 1u);   // id 1 (0.5 < 10); id 2 false, id 4 null
+  EXPECT_EQ(r.rows_inserted, 2u);  // 5 (deleted before) and 9; not 2 nor 4
+  EXPECT_EQ(r.rows_deleted, 0u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(Sorted(rows),
+            Sorted(PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "u1", 10), PersonJson(2, "n2", 1),
+                               PersonJson(3, "n3", 1.5), R"({"id":4,"name":"n4","score":null})",
+                               PersonJson(5, "u5", 9), PersonJson(9, "u9", 9)})));
+
+  // Source-only and mixed conditions.
+  p.when_matched_update_where = "source.name = 'v0' OR (target.name = 'n3' AND source.score > 1)";
+  p.when_not_matched = WhenNotMatched::kDoNothing;
+  src = Source("[" + PersonJson(0, "v0", -1) + "," + PersonJson(3, "v3", 3) + "," +
+               PersonJson(2, "v2", 50) + "," + PersonJson(77, "v77", 1) + "]");
+  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 2u);
+  EXPECT_EQ(r.rows_inserted, 0u);
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(Sorted(rows),
+            Sorted(PeopleRows({PersonJson(0, "v0", -1), PersonJson(1, "u1", 10), PersonJson(2, "n2", 1),
+                               PersonJson(3, "v3", 3), R"({"id":4,"name":"n4","score":null})",
+                               PersonJson(5, "u5", 9), PersonJson(9, "u9", 9)})));
+
+  // A condition false for every match and nothing to insert: nothing committed.
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  const uint64_t version = ds->version();
+  p.when_matched_update_where = "target.score > source.score";
+  src = Source("[" + PersonJson(1, "w", 11) + "]");
+  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 0u);
+  EXPECT_EQ(r.commit.version, 0u);
+  EV_ASSIGN(ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), version);
+}
+
+TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {
+  const std::string uri = FreshUri("merge_cond_bad");
+  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  auto src = Source("[" + PersonJson(1, "u", 1) + "]");
+  auto refused = [&](const MergeInsertParams& p, const std::string& needle) {
+    auto st = MergeInsert(uri, PeopleSchema(), {src}, p).status();
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find(needle), std::string::npos) << st.ToString();
+  };
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched_update_where = "score < 1";  // unqualified: lance 12 calls it ambiguous
+  refused(p, "target.COL");
+  p.when_matched_update_where = "target.nope < 1";
+  refused(p, "nope");
+  p.when_matched_update_where = "target.score + source.score";
+  refused(p, "update condition");
+  p.when_matched_update_where = "target.score < 1";
+  p.when_matched = WhenMatched::kDoNothing;
+  refused(p, "when matched: update");
+  p = {};
+  p.on = {"id"};
+  p.when_not_matched_by_source_delete_where = "score > 1";
+  refused(p, "when not matched by source: delete");  // the delete is not asked for
+  p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+  p.when_not_matched_by_source_delete_where = "target.score > 1";  // lance 12 refuses it too
+  refused(p, "delete condition");
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 1u);
+}
+
+// A conditional delete by source: only unmatched rows where the filter over their own columns
+// is TRUE go (NULL keeps the row).
+TEST(MergeInsert, DeleteConditionOverUnmatchedDatasetRows) {
+  const std::string uri = FreshUri("merge_cond_del");
+  EV_ASSERT_OK(MakePeople(uri, 7, 3));
+  EV_ASSERT_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 6").status());
+  EV_ASSERT_OK(DeleteRows(uri, "id = 0").status());
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+  p.when_not_matched_by_source_delete_where = "score > 1.6 OR name = 'n2'";
+  // id 5 matches (updated even though the filter holds for it), 8 is inserted.
+  auto src = Source("[" + PersonJson(5, "u5", 5) + "," + PersonJson(8, "u8", 8) + "]");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 1u);
+  EXPECT_EQ(r.rows_inserted, 1u);
+  EXPECT_EQ(r.rows_deleted, 2u);  // 2 (name) and 4 (2.0); not 1, 3 (false) nor 6 (null)
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(Sorted(rows),
+            Sorted(PeopleRows({PersonJson(1, "n1", 0.5), PersonJson(3, "n3", 1.5), PersonJson(5, "u5", 5),
+                               R"({"id":6,"name":"n6","score":null})", PersonJson(8, "u8", 8)})));
+
+  // Both conditions at once: update only the improved matches, delete only low scores.
+  p.when_matched_update_where = "source.score > target.score";
+  p.when_not_matched_by_source_delete_where = "score < 1";
+  src = Source("[" + PersonJson(3, "x3", 1) + "," + PersonJson(8, "x8", 80) + "]");
+  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 1u);   // 8; not 3 (1 < 1.5)
+  EXPECT_EQ(r.rows_inserted, 0u);
+  EXPECT_EQ(r.rows_deleted, 1u);   // 1 (0.5); 5 (5) and 6 (null) stay
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(Sorted(rows),
+            Sorted(PeopleRows({PersonJson(3, "n3", 1.5), PersonJson(5, "u5", 5),
+                               R"({"id":6,"name":"n6","score":null})", PersonJson(8, "x8", 80)})));
+}
+
+TEST(MergeInsert, ConditionalUpdateKeepsStableRowIds) {
+  const std::string uri = FreshUri("merge_cond_stable");
+  EV_ASSERT_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched_update_where = "source.score > target.score";
+  p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+  p.when_not_matched_by_source_delete_where = "id = 3";
+  auto src = Source("[" + PersonJson(1, "a", 9) + "," + PersonJson(2, "b", 0) + "," +
+                    PersonJson(8, "c", 8) + "]");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_updated, 1u);
+  EXPECT_EQ(r.rows_inserted, 1u);
+  EXPECT_EQ(r.rows_deleted, 1u);
+  ScanOptions so;
+  so.columns = {"id", "name"};
+  so.with_row_id = true;
+  EV_ASSIGN(auto rows, Rows(uri, so));
+  auto sch = schema({field("id", int64(), false), field("name", utf8()), field("_rowid", uint64())});
+  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":1,"name":"a","_rowid":1},
+                                         {"id":2,"name":"n2","_rowid":2},{"id":8,"name":"c","_rowid":4}])"));
+  EXPECT_EQ(Sorted(rows), Sorted(want));
+}
+
+// Conditions over many rows in fragments with deleted rows: the condition of each matched
+// row is evaluated on that row (not a neighbour), checked against a model.
+TEST(MergeInsert, ConditionsPastDeletedRowsMatchAModel) {
+  auto sch = schema({field("k", int64(), false), field("v", int64())});
+  for (bool stable : {false, true}) {
+    const std::string uri = FreshUri("merge_cond_many");
+    std::string json = "[";
+    for (int64_t i = 0; i < 3000; ++i) json += fmt::format("{}{{\"k\":{},\"v\":{}}}", i ? "," : "", i, i % 10);
+    EV_ASSIGN(auto base, RecordBatchFromJSON(sch, json + "]"));
+    WriteParams wp;
+    wp.max_rows_per_file = 700;
+    wp.enable_stable_row_ids = stable;
+    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
+    EV_ASSERT_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100)").status());
+    std::map<int64_t, int64_t> model;
+    for (int64_t k = 0; k < 3000; ++k) {
+      if (!(k % 3 == 0 || (k >= 1400 && k < 2100))) model[k] = k % 10;
+    }
+    // Every 4th key with v = 5; the update holds where the old v was below 5.
+    json = "[";
+    std::set<int64_t> in_src;
+    for (int64_t k = 0; k < 3200; k += 4) {
+      json += fmt::format("{}{{\"k\":{},\"v\":5}}", in_src.empty() ? "" : ",", k);
+      in_src.insert(k);
+    }
+    EV_ASSIGN(auto input, RecordBatchFromJSON(sch, json + "]"));
+    MergeInsertParams p;
+    p.on = {"k"};
+    p.when_matched_update_where = "target.v < source.v";
+    p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+    p.when_not_matched_by_source_delete_where = "v = 7 OR k < 100";
+    uint64_t updated = 0, inserted = 0, deleted = 0;
+    std::map<int64_t, int64_t> want;
+    for (auto [k, v] : model) {
+      if (in_src.count(k)) {
+        want[k] = v < 5 ? 5 : v;
+        updated += v < 5;
+      } else if (!(v == 7 || k < 100)) {
+        want[k] = v;
+      } else {
+        ++deleted;
+      }
+    }
+    for (int64_t k : in_src) {
+      if (!model.count(k)) {
+        want[k] = 5;
+        ++inserted;
+      }
+    }
+    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
+    EXPECT_EQ(r.rows_updated, updated);
+    EXPECT_EQ(r.rows_inserted, inserted);
+    EXPECT_EQ(r.rows_deleted, deleted);
+    std::vector<std::string> want_rows;
+    for (auto [k, v] : want) want_rows.push_back(fmt::format("{{\"k\":{},\"v\":{}}}", k, v));
+    EV_ASSIGN(auto rows, Rows(uri));
+    EXPECT_EQ(Sorted(rows), Sorted(want_rows)) << stable;
   }
 }
 

@@ -5,6 +5,15 @@
 //   * matched:               update all columns from the source row, or do nothing;
 //   * not matched (source):  insert the source row, or do nothing;
 //   * not matched by source: delete the dataset row, or keep it.
+// Both the update and the delete may be conditional, as lance 12's
+// `when_matched_update_all(condition)` and `when_not_matched_by_source_delete(expr)`:
+//   * when_matched_update_where is a filter over the joined pair, naming the dataset row's
+//     columns `target.col` and the input row's `source.col` (an unqualified name is an error,
+//     as lance 12 calls it ambiguous). A matched row whose condition is FALSE or NULL is left
+//     as it is (neither rewritten nor deleted) and its input row is not inserted.
+//   * when_not_matched_by_source_delete_where is a filter over the dataset row's own columns,
+//     unqualified (lance 12 rejects `target.` there); only unmatched rows where it is TRUE are
+//     deleted.
 // Keys compare by value and type; a null key never matches. Two source rows matching the same
 // dataset row is an error (the update would be ambiguous). Updated and inserted rows are
 // written as new fragments; replaced and deleted rows are marked deleted; one Update
@@ -33,6 +42,10 @@ struct MergeInsertParams {
   WhenMatched when_matched = WhenMatched::kUpdateAll;
   WhenNotMatched when_not_matched = WhenNotMatched::kInsert;
   WhenNotMatchedBySource when_not_matched_by_source = WhenNotMatchedBySource::kKeep;
+  // Empty: no condition. Requires when_matched == kUpdateAll.
+  std::string when_matched_update_where;
+  // Empty: no condition. Requires when_not_matched_by_source == kDelete.
+  std::string when_not_matched_by_source_delete_where;
   int64_t max_rows_per_file = 1024 * 1024;
   CommitOptions commit;
 };
@@ -47,7 +60,8 @@ struct MergeInsertResult {
 // Merges `batches` (all of `schema`, which must have the dataset's columns, by name, in any
 // order, with the dataset's types) into the dataset at `uri`.
 // Errors: InvalidArgument (schema mismatch, unknown key column, ambiguous match, nulls in a
-// non-nullable column), NotSupported (2.0 datasets), NotFound, CommitConflict.
+// non-nullable column, a condition that does not parse or bind or is not boolean, a condition
+// given with the action it would qualify switched off), NotSupported (2.0 datasets), NotFound, CommitConflict.
 Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& schema,
                                       const std::vector<RecordBatchPtr>& batches,
                                       const MergeInsertParams& params);
