@@ -54,6 +54,15 @@ std::string Eval(const std::string& text, RecordBatchPtr batch = nullptr) {
   return Render(**r);
 }
 
+// The result of `text` bound to `sch` over `batch`, rendered, or "error: ...".
+std::string EvalOn(const SchemaPtr& sch, const RecordBatch& batch, const std::string& text) {
+  auto e = Expression::Make(text, sch);
+  if (!e.ok()) return "error: " + e.status().message();
+  auto r = (*e)->Evaluate(batch);
+  if (!r.ok()) return "error: " + r.status().message();
+  return Render(**r);
+}
+
 std::string Parsed(const std::string& text) {
   auto n = Parse(text);
   if (!n.ok()) return "error: " + n.status().message();
@@ -181,13 +190,7 @@ TEST(ExprEval, UInt64AboveInt64Max) {
 {"u":null,"v":1,"i":1}
 )", sch);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  auto eval = [&](const std::string& text) -> std::string {
-    auto e = Expression::Make(text, sch);
-    if (!e.ok()) return "error: " + e.status().message();
-    auto r = (*e)->Evaluate(**batch);
-    if (!r.ok()) return "error: " + r.status().message();
-    return Render(**r);
-  };
+  auto eval = [&](const std::string& text) { return EvalOn(sch, **batch, text); };
   EXPECT_EQ(eval("u > 9223372036854775807"), "[false,false,true,true,null]");
   EXPECT_EQ(eval("u >= 0"), "[true,true,true,true,null]");
   EXPECT_EQ(eval("u > -1"), "[true,true,true,true,null]");
@@ -206,13 +209,7 @@ TEST(ExprEval, Time32AgainstIntegerLiteral) {
   auto sch = schema({field("t", time32(TimeUnit::kSecond)), field("t64", time64(TimeUnit::kMicro))});
   auto batch = ReadJsonLines("{\"t\":0,\"t64\":0}\n{\"t\":3600,\"t64\":1}\n{\"t\":7200,\"t64\":2}\n{\"t\":null,\"t64\":null}\n", sch);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  auto eval = [&](const std::string& text) -> std::string {
-    auto e = Expression::Make(text, sch);
-    if (!e.ok()) return "error: " + e.status().message();
-    auto r = (*e)->Evaluate(**batch);
-    if (!r.ok()) return "error: " + r.status().message();
-    return Render(**r);
-  };
+  auto eval = [&](const std::string& text) { return EvalOn(sch, **batch, text); };
   EXPECT_EQ(eval("t > 3600"), "[false,false,true,null]");
   EXPECT_EQ(eval("3600 = t"), "[false,true,false,null]");
   EXPECT_EQ(eval("t BETWEEN 1 AND 3600"), "[false,true,false,null]");

@@ -16,6 +16,7 @@
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/feature_flags.h"
+#include "table/field_tree.h"
 
 namespace lance::table {
 
@@ -371,23 +372,7 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   const int num_data = out_schema->num_fields() - (options.with_row_id ? 1 : 0) -
                        (options.with_row_addr ? 1 : 0);
 
-  // Field id -> ids of it and every descendant (data files of 2.1+ list leaves only).
-  std::map<int32_t, std::vector<int32_t>> children;
-  for (const auto& f : manifest_.fields) children[f.parent_id].push_back(f.id);
-  auto subtree = [&](int32_t id) {
-    std::set<int32_t> ids{id};
-    std::vector<int32_t> stack{id};
-    while (!stack.empty()) {
-      const int32_t cur = stack.back();
-      stack.pop_back();
-      auto it = children.find(cur);
-      if (it == children.end()) continue;
-      for (int32_t c : it->second) {
-        if (ids.insert(c).second) stack.push_back(c);
-      }
-    }
-    return ids;
-  };
+  const internal::FieldTree tree(manifest_.fields);
 
   // Where each column lives: (data file, top-level field of that file), or no file (null).
   struct Source {
@@ -397,18 +382,10 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   std::vector<Source> sources(static_cast<size_t>(num_data));
   for (int c = 0; c < num_data; ++c) {
     const FieldPtr& tf = out_schema->field(c);
-    const std::set<int32_t> ids = subtree(tf.get()->id());
-    std::optional<size_t> file_index;
-    for (size_t fi = 0; fi < frag.files.size() && !file_index; ++fi) {
-      for (int32_t id : frag.files[fi].fields) {
-        if (ids.count(id)) {
-          file_index = fi;
-          break;
-        }
-      }
-    }
-    if (!file_index) continue;
-    LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, *file_index));
+    const int holding = tree.FileHolding(frag, tf->id());
+    if (holding < 0) continue;
+    const auto file_index = static_cast<size_t>(holding);
+    LANCE_ASSIGN_OR_RAISE(auto reader, DataFileReader(index, file_index));
     int file_field = -1;
     const auto& fs = reader->schema()->fields();
     for (size_t k = 0; k < fs.size(); ++k) {
@@ -417,9 +394,9 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
     if (file_field < 0) {
       return Status::Corruption("fragment {}: data file {} lists field {} ('{}') but its schema "
                                 "has no top-level field with that id",
-                                frag.id, frag.files[*file_index].path, tf->id(), tf->name());
+                                frag.id, frag.files[file_index].path, tf->id(), tf->name());
     }
-    sources[static_cast<size_t>(c)] = {static_cast<int>(*file_index), file_field};
+    sources[static_cast<size_t>(c)] = {static_cast<int>(file_index), file_field};
   }
   // Columns decode independently: one task per column on the pool (safe to nest in a
   // chunked filter's tasks).

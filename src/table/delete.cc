@@ -21,6 +21,7 @@
 #include "lance/table/dataset.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
+#include "table/field_tree.h"
 
 namespace lance::table {
 
@@ -77,28 +78,11 @@ class FileCache {
 Result<std::optional<std::vector<ColumnSource>>> FindSources(
     const Dataset& ds, const FragmentInfo& frag, const std::vector<FieldPtr>& columns,
     FileCache* files) {
-  std::map<int32_t, std::vector<int32_t>> children;
-  for (const auto& f : ds.manifest().fields) children[f.parent_id].push_back(f.id);
+  const internal::FieldTree tree(ds.manifest().fields);
   std::vector<ColumnSource> out;
   for (const FieldPtr& column : columns) {
-    std::set<int32_t> ids{column->id()};
-    std::vector<int32_t> stack{column->id()};
-    while (!stack.empty()) {
-      const int32_t cur = stack.back();
-      stack.pop_back();
-      auto it = children.find(cur);
-      if (it == children.end()) continue;
-      for (int32_t c : it->second) {
-        if (ids.insert(c).second) stack.push_back(c);
-      }
-    }
-    const DataFileInfo* df = nullptr;
-    for (const auto& f : frag.files) {
-      if (std::any_of(f.fields.begin(), f.fields.end(), [&](int32_t id) { return ids.count(id) > 0; })) {
-        df = &f;
-        break;
-      }
-    }
+    const int holding = tree.FileHolding(frag, column->id());
+    const DataFileInfo* df = holding < 0 ? nullptr : &frag.files[static_cast<size_t>(holding)];
     if (df == nullptr || df->base_id) return std::optional<std::vector<ColumnSource>>();
     const std::string path = JoinPath(JoinPath(ds.root(), "data"), df->path);
     auto reader = files->Get(path);

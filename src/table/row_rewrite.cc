@@ -15,6 +15,7 @@
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/feature_flags.h"
+#include "table/field_tree.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table::internal {
@@ -380,8 +381,7 @@ Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t
   ScanOptions so;
   so.columns = names;
   LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ds.ProjectedSchema(so));
-  std::map<int32_t, std::vector<int32_t>> children;
-  for (const auto& f : tm.fields) children[f.parent_id].push_back(f.id);
+  const FieldTree tree(tm.fields);
   // Where each column is: (reader, field of its file); no reader = all null.
   struct Source {
     std::shared_ptr<const file::FileReader> reader;
@@ -390,25 +390,9 @@ Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t
   std::vector<Source> sources(names.size());
   for (size_t c = 0; c < names.size(); ++c) {
     const FieldPtr& tf = out_schema->field(static_cast<int>(c));
-    std::set<int32_t> ids{tf->id()};
-    std::vector<int32_t> stack{tf->id()};
-    while (!stack.empty()) {
-      const int32_t cur = stack.back();
-      stack.pop_back();
-      auto it = children.find(cur);
-      if (it == children.end()) continue;
-      for (int32_t k : it->second) {
-        if (ids.insert(k).second) stack.push_back(k);
-      }
-    }
-    const DataFileInfo* file = nullptr;
-    for (const auto& df : frag.files) {
-      if (std::any_of(df.fields.begin(), df.fields.end(), [&](int32_t id) { return ids.count(id) > 0; })) {
-        file = &df;
-        break;
-      }
-    }
-    if (file == nullptr) continue;
+    const int holding = tree.FileHolding(frag, tf->id());
+    if (holding < 0) continue;
+    const DataFileInfo* file = &frag.files[static_cast<size_t>(holding)];
     if (file->base_id.has_value()) return std::optional<RecordBatchPtr>();
     LANCE_ASSIGN_OR_RAISE(auto reader, readers->Get(file->path));
     if (reader->num_rows() != physical) return std::optional<RecordBatchPtr>();
