@@ -102,10 +102,10 @@ describe('every type through every operation we commit, read by lance 12', () =>
     assert.deepEqual([info.rows_updated, info.rows_inserted], [0, r.inserted]);
     assert.equal(r.inserted, 3);
     // v7 merge-insert: update only (unmatched source rows dropped).
-    // ids 4, 5, 6 take the struct's null positions: an all-null struct page (B7). Not ids sharing
-    // every value position (1, 13, 25): lance 12 cannot read the constant large_utf8 /
-    // large_binary pages we would write (B8, audit-s8.md "Session 8 re-check").
-    t = matrixTable({ ids: [4, 5, 6, 200], shift: 7 });
+    // ids 6, 18, 30 share every column's value position, the struct's null one: constant pages
+    // of every type (large_utf8 / large_binary ones with 64-bit offsets: B8) and an all-null
+    // struct page (B7).
+    t = matrixTable({ ids: [6, 18, 30, 200], shift: 7 });
     r = model.merge(t, { insert: false });
     info = commit('merge-insert update-only', ['merge-insert', uri, '--input', writeInput(dir, 'v7', t), '--on', 'id',
                                                '--when-not-matched', 'nothing']);
