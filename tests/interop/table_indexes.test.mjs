@@ -10,26 +10,13 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { before, describe, test } from 'node:test';
 
-import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
+import { indexedRows as rows, vecOf } from './lib/indexed_rows.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
-import { makeTable, toIPC } from './lib/gen.mjs';
+import { toIPC } from './lib/gen.mjs';
 
-const DIM = 4;
-const vecOf = (i) => [i % 7, i % 3, i / 10, 1];
-const textOf = (i) => `doc ${i} ${i % 4 === 0 ? 'apple' : 'pear'} ${i % 9 === 0 ? 'kiwi' : ''}`;
-
-function rows(start, n) {
-  return makeTable([
-    { name: 'id', type: new A.Int64(), nullable: false, values: Array.from({ length: n }, (_, i) => BigInt(start + i)) },
-    { name: 'cat', type: new A.Utf8(), values: Array.from({ length: n }, (_, i) => `c${(start + i) % 5}`) },
-    { name: 'text', type: new A.Utf8(), values: Array.from({ length: n }, (_, i) => textOf(start + i)) },
-    { name: 'vec', type: new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true)),
-      values: Array.from({ length: n }, (_, i) => vecOf(start + i)) },
-  ], [n]);
-}
 
 const TYPE_OF = { BTree: 'BTREE', Bitmap: 'BITMAP', FTS: 'INVERTED', IvfPq: 'IVF_PQ' };
 const idsOf = (text) => text.split('\n').filter((l) => l).map((l) => BigInt(/"id":(-?\d+)/.exec(l)[1]));
