@@ -494,7 +494,7 @@ class ColumnReader {
   Result<ArrayPtr> Read(const DataTypePtr& type) const {
     switch (type->id()) {
       case TypeId::kBool:
-        return ReadWith<BooleanBuilder>(type, [](std::string_view s, BooleanBuilder* b, bool* ok) {
+        return ReadWith<BooleanBuilder>(type, [](std::string_view s, BooleanBuilder* b, bool* ok, std::string*) {
           bool v = false;
           *ok = ParseBool(s, &v);
           return *ok ? b->Append(v) : Status::OK();
@@ -520,7 +520,7 @@ class ColumnReader {
       case TypeId::kDouble:
         return ReadNumber<double>(type);
       case TypeId::kHalfFloat:
-        return ReadWith<UInt16Builder>(type, [](std::string_view s, UInt16Builder* b, bool* ok) {
+        return ReadWith<UInt16Builder>(type, [](std::string_view s, UInt16Builder* b, bool* ok, std::string*) {
           double v = 0;
           *ok = ParseFloat(s, &v);
           return *ok ? b->Append(DoubleToHalf(v)) : Status::OK();
@@ -544,7 +544,8 @@ class ColumnReader {
   }
 
  private:
-  // Empty cells are null; `append(text, builder, &ok)` appends a parsed value or sets ok=false.
+  // Empty cells are null; `append(text, builder, &ok, &why)` appends a parsed value or leaves
+  // ok false (why, when set, says what is wrong with the cell).
   template <typename Builder, typename Append>
   Result<ArrayPtr> ReadWith(const DataTypePtr& type, Append append) const {
     Builder builder(type);
@@ -556,15 +557,16 @@ class ColumnReader {
         continue;
       }
       bool ok = false;
-      LANCE_RETURN_NOT_OK(append(s, &builder, &ok));
-      if (!ok) return BadCell(r, *type);
+      std::string why;
+      LANCE_RETURN_NOT_OK(append(s, &builder, &ok, &why));
+      if (!ok) return BadCell(r, *type, why);
     }
     return builder.Finish();
   }
 
   template <typename T>
   Result<ArrayPtr> ReadNumber(const DataTypePtr& type) const {
-    return ReadWith<NumericBuilder<T>>(type, [](std::string_view s, NumericBuilder<T>* b, bool* ok) {
+    return ReadWith<NumericBuilder<T>>(type, [](std::string_view s, NumericBuilder<T>* b, bool* ok, std::string*) {
       T v{};
       if constexpr (std::is_floating_point_v<T>) {
         *ok = ParseFloat(s, &v);
@@ -605,28 +607,22 @@ class ColumnReader {
   // An integer in the type's unit (as canonical JSON writes it) or ISO 8601 text.
   template <typename T>
   Result<ArrayPtr> ReadTemporal(const DataTypePtr& type) const {
-    NumericBuilder<T> builder(type);
-    LANCE_RETURN_NOT_OK(builder.Reserve(table_.num_rows()));
-    for (int64_t r = 0; r < table_.num_rows(); ++r) {
-      const std::string_view s = cell(r).text;
-      if (s.empty()) {
-        LANCE_RETURN_NOT_OK(builder.AppendNull());
-        continue;
-      }
-      T v{};
-      if (ParseInt(s, &v)) {
-        LANCE_RETURN_NOT_OK(builder.Append(v));
-        continue;
-      }
-      std::string error;
-      const std::optional<int64_t> x = ParseIsoTemporal(*type, s, &error);
-      if (!x) return BadCell(r, *type, error);
-      if (*x < std::numeric_limits<T>::min() || *x > std::numeric_limits<T>::max()) {
-        return BadCell(r, *type, "out of the type's range");
-      }
-      LANCE_RETURN_NOT_OK(builder.Append(static_cast<T>(*x)));
-    }
-    return builder.Finish();
+    return ReadWith<NumericBuilder<T>>(
+        type, [&type](std::string_view s, NumericBuilder<T>* b, bool* ok, std::string* why) {
+          T v{};
+          if (ParseInt(s, &v)) {
+            *ok = true;
+            return b->Append(v);
+          }
+          const std::optional<int64_t> x = ParseIsoTemporal(*type, s, why);
+          if (!x) return Status::OK();
+          if (*x < std::numeric_limits<T>::min() || *x > std::numeric_limits<T>::max()) {
+            *why = "out of the type's range";
+            return Status::OK();
+          }
+          *ok = true;
+          return b->Append(static_cast<T>(*x));
+        });
   }
 
   // `{"v":<cell as JSON>}` for a non-empty cell, `{}` (null) for an empty one. Line breaks
