@@ -216,6 +216,24 @@ TEST(ExprEval, Time32AgainstIntegerLiteral) {
   EXPECT_NE(eval("t64 > 1").rfind("error: ", 0), std::string::npos);  // refused, as lance 12
 }
 
+TEST(ExprEval, BinaryLiteralsAndFixedSizeBinary) {
+  // X'..' is a binary literal (lance 12 accepts it); fixed_size_binary compares bytewise too.
+  auto sch = schema({field("b", binary()), field("f", fixed_size_binary(2))});
+  auto batch = ReadJsonLines("{\"b\":\"AAE=\",\"f\":\"AAE=\"}\n{\"b\":\"/w==\",\"f\":\"//8=\"}\n"
+                             "{\"b\":\"\",\"f\":\"AQA=\"}\n{\"b\":null,\"f\":null}\n", sch);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto eval = [&](const std::string& text) { return EvalOn(sch, **batch, text); };
+  EXPECT_EQ(eval("b = X'0001'"), "[true,false,false,null]");
+  EXPECT_EQ(eval("b > X'00'"), "[true,true,false,null]");
+  EXPECT_EQ(eval("b = X''"), "[false,false,true,null]");
+  EXPECT_EQ(eval("f = X'ffFF'"), "[false,true,false,null]");
+  EXPECT_EQ(eval("f < X'0100'"), "[true,false,false,null]");
+  EXPECT_EQ(eval("f IN (X'0100', X'0001')"), "[true,false,true,null]");
+  EXPECT_EQ(Parsed("b = x'0aff'"), "(b = X'0AFF')");
+  EXPECT_EQ(eval("b = X'0'").rfind("error: ", 0), 0u);
+  EXPECT_EQ(eval("b = X'zz'").rfind("error: ", 0), 0u);
+}
+
 TEST(ExprEval, InBetweenIs) {
   EXPECT_EQ(Eval("i32 IN (10, 0)"), "[true,null,false,false,true]");
   EXPECT_EQ(Eval("i32 NOT IN (10, 0)"), "[false,null,true,true,false]");

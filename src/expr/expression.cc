@@ -239,6 +239,7 @@ class Binder {
       case Literal::Kind::kInt: s.type = int64(); s.i = n.literal.int_value; break;
       case Literal::Kind::kFloat: s.type = float64(); s.d = n.literal.float_value; break;
       case Literal::Kind::kString: s.type = utf8(); s.s = n.literal.text; break;
+      case Literal::Kind::kBinary: s.type = binary(); s.s = n.literal.text; break;
       case Literal::Kind::kDate: s.type = date32(); s.i = n.literal.int_value; break;
       case Literal::Kind::kTimestamp:
         s.type = timestamp(TimeUnit::kNano);

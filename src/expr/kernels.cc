@@ -301,7 +301,15 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
         break;
       }
       case Domain::kString:
-        if (arr.type->has_large_offsets()) {
+        if (arr.type_id() == TypeId::kFixedSizeBinary) {
+          // No offsets: each value is byte_width bytes.
+          DispatchOp(op, [&](auto o) {
+            PackBits(n, out, [&](int64_t i) {
+              return Cmp<decltype(o)::value, int>(arr.GetView(i).compare(s.s), 0);
+            });
+            return 0;
+          });
+        } else if (arr.type->has_large_offsets()) {
           CompareStringsScalar<int64_t>(op, arr, s.s, n, out);
         } else {
           CompareStringsScalar<int32_t>(op, arr, s.s, n, out);

@@ -490,6 +490,31 @@ class Parser {
         n->literal.bool_value = kw == "TRUE";
         return n;
       }
+      if (kw == "X" && Peek(1).kind == Tok::kString) {
+        // X'0a1B': a binary literal, two hex digits per byte.
+        const int64_t pos = Next().pos;
+        const Token& s = Next();
+        auto hex = [](char c) -> int {
+          if (c >= '0' && c <= '9') return c - '0';
+          if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+          if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+          return -1;
+        };
+        std::string bytes;
+        for (size_t k = 0; k + 1 < s.text.size(); k += 2) {
+          const int hi = hex(s.text[k]), lo = hex(s.text[k + 1]);
+          if (hi < 0 || lo < 0) break;
+          bytes.push_back(static_cast<char>(hi * 16 + lo));
+        }
+        if (bytes.size() * 2 != s.text.size()) {
+          return PosError(s.pos, fmt::format("X'{}' is not a binary literal (an even number of hex "
+                                             "digits)", s.text));
+        }
+        NodePtr n = MakeNode(Node::Kind::kLiteral, pos);
+        n->literal.kind = Literal::Kind::kBinary;
+        n->literal.text = std::move(bytes);
+        return n;
+      }
       if ((kw == "DATE" || kw == "TIMESTAMP") && Peek(1).kind == Tok::kString) {
         const int64_t pos = Next().pos;
         const Token& s = Next();
@@ -588,6 +613,11 @@ std::string ToString(const Node& n) {
         case Literal::Kind::kBool: return n.literal.bool_value ? "TRUE" : "FALSE";
         case Literal::Kind::kInt: return std::to_string(n.literal.int_value);
         case Literal::Kind::kFloat: return n.literal.text;
+        case Literal::Kind::kBinary: {
+          std::string out = "X'";
+          for (unsigned char c : n.literal.text) out += fmt::format("{:02X}", c);
+          return out + "'";
+        }
         case Literal::Kind::kDate: return fmt::format("DATE '{}'", FormatDate(n.literal.int_value));
         case Literal::Kind::kTimestamp:
           return fmt::format("TIMESTAMP '{}'", FormatTimestampNs(n.literal.int_value));

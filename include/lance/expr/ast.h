@@ -33,12 +33,12 @@ enum class Op : uint8_t {
 std::string_view OpName(Op op);  // "=", "AND", "-", ...
 
 struct Literal {
-  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp };
+  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp, kBinary };
   Kind kind = Kind::kNull;
   bool bool_value = false;
   int64_t int_value = 0;     // kInt; kDate: days since 1970-01-01; kTimestamp: ns since epoch
   double float_value = 0;    // kFloat
-  std::string text;          // kString; kFloat: the digits as written (for decimal casts)
+  std::string text;          // kString; kBinary: the bytes; kFloat: the digits as written
 };
 
 struct Node;
