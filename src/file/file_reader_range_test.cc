@@ -13,6 +13,7 @@
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
 #include "lance/file/file_writer.h"
+#include "file/file_test_util.h"
 #include "lance/io/memory_object_store.h"
 
 namespace lance::file {
@@ -127,20 +128,7 @@ class RangeReadTest : public ::testing::TestWithParam<Case> {
     }
   }
 
-  // First rows of every page after the first, over all columns.
-  std::vector<int64_t> PageBoundaries() const {
-    std::vector<int64_t> out;
-    for (const auto& col : whole_->columns()) {
-      int64_t row = 0;
-      for (const auto& page : col.pages) {
-        if (row > 0) out.push_back(row);
-        row += page.num_rows;
-      }
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }
+  std::vector<int64_t> PageBoundaries() const { return file::PageBoundaries(*whole_); }
 
   static constexpr int64_t kRows = 9000;
   std::unique_ptr<FileReader> ranged_, whole_;

@@ -150,21 +150,6 @@ void ExpectSameRows(const RecordBatch& want, const RecordBatch& got, const std::
   }
 }
 
-// First row of every page after the first, over all columns.
-std::vector<int64_t> PageBoundaries(const FileReader& reader) {
-  std::vector<int64_t> out;
-  for (const auto& col : reader.columns()) {
-    int64_t row = 0;
-    for (const auto& page : col.pages) {
-      if (row > 0) out.push_back(row);
-      row += page.num_rows;
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 struct Case {
   uint16_t minor;
   int64_t max_chunk_values;

@@ -7,11 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include <roaring/roaring.h>
-
 #include <optional>
 
 #include "lance/table/schema_evolution.h"
+#include "table/roaring_test_util.h"
 #include "lance/table/update.h"
 #include "table/commit_internal.h"
 #include "table/evolve_test_util.h"
@@ -25,14 +24,6 @@ CompactionOptions Target(int64_t rows) {
   CompactionOptions o;
   o.target_rows_per_fragment = rows;
   return o;
-}
-
-std::string Bitmap(std::vector<uint32_t> ids) {
-  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(ids.size(), ids.data());
-  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
-  roaring_bitmap_portable_serialize(bm, out.data());
-  roaring_bitmap_free(bm);
-  return out;
 }
 
 // Commits index metadata (no index files: our reader does not use them) through a CreateIndex

@@ -8,17 +8,10 @@
 #include "lance/table/manifest_writer.h"
 #include "table/proto/index_details.pb.h"
 #include "table/proto/table.pb.h"
+#include "table/roaring_test_util.h"
 
 namespace lance::table {
 namespace {
-
-std::string Bitmap(std::vector<uint32_t> ids) {
-  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(ids.size(), ids.data());
-  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
-  roaring_bitmap_portable_serialize(bm, out.data());
-  roaring_bitmap_free(bm);
-  return out;
-}
 
 TableManifest SmallManifest() {
   TableManifest m;
