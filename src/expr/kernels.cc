@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -257,34 +258,29 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
     if (!s.valid) return AllNull(boolean(), n, false);
     switch (domain) {
       case Domain::kInt: {
+        // In int64, or in 128 bits when a side is uint64 (values above INT64_MAX stay large).
+        auto compare_to = [&](auto k) {
+          using K = decltype(k);
+          if (arr.type_id() == TypeId::kBool) {
+            DispatchOp(op, [&](auto o) {
+              PackBits(n, out, [&](int64_t i) { return Cmp<decltype(o)::value, K>(arr.BoolValue(i), k); });
+              return 0;
+            });
+            return;
+          }
+          VisitNative(arr, [&](const auto* v) {
+            DispatchOp(op, [&](auto o) {
+              PackBits(n, out, [&](int64_t i) { return Cmp<decltype(o)::value, K>(static_cast<K>(v[i]), k); });
+              return 0;
+            });
+            return 0;
+          });
+        };
         if (arr.type_id() == TypeId::kUInt64 || s.type->id() == TypeId::kUInt64) {
-          const Wide k = WideValue(s);
-          const std::vector<Wide> x = WideValues(arr);
-          DispatchOp(op, [&](auto o) {
-            PackBits(n, out, [&](int64_t i) { return Cmp<decltype(o)::value, Wide>(x[static_cast<size_t>(i)], k); });
-            return 0;
-          });
-          break;
+          compare_to(WideValue(s));
+        } else {
+          compare_to(IntValue(s));
         }
-        const int64_t k = IntValue(s);
-        if (arr.type_id() == TypeId::kBool) {
-          DispatchOp(op, [&](auto o) {
-            PackBits(n, out, [&](int64_t i) {
-              return Cmp<decltype(o)::value, int64_t>(arr.BoolValue(i), k);
-            });
-            return 0;
-          });
-          break;
-        }
-        VisitNative(arr, [&](const auto* v) {
-          DispatchOp(op, [&](auto o) {
-            PackBits(n, out, [&](int64_t i) {
-              return Cmp<decltype(o)::value, int64_t>(static_cast<int64_t>(v[i]), k);
-            });
-            return 0;
-          });
-          return 0;
-        });
         break;
       }
       case Domain::kFloat: {
@@ -331,23 +327,20 @@ Result<Datum> CompareKernel(Op op, Domain domain, const Datum& a, const Datum& b
     switch (domain) {
       case Domain::kInt:
       case Domain::kBool: {
-        if (arr.type_id() == TypeId::kUInt64 || other.type_id() == TypeId::kUInt64) {
-          const std::vector<Wide> x = WideValues(arr), y = WideValues(other);
+        auto compare_pairs = [&](const auto& x, const auto& y) {
+          using T = typename std::decay_t<decltype(x)>::value_type;
           DispatchOp(op, [&](auto o) {
             PackBits(n, out, [&](int64_t i) {
-              return Cmp<decltype(o)::value, Wide>(x[static_cast<size_t>(i)], y[static_cast<size_t>(i)]);
+              return Cmp<decltype(o)::value, T>(x[static_cast<size_t>(i)], y[static_cast<size_t>(i)]);
             });
             return 0;
           });
-          break;
+        };
+        if (arr.type_id() == TypeId::kUInt64 || other.type_id() == TypeId::kUInt64) {
+          compare_pairs(WideValues(arr), WideValues(other));
+        } else {
+          compare_pairs(IntValues(arr), IntValues(other));
         }
-        const std::vector<int64_t> x = IntValues(arr), y = IntValues(other);
-        DispatchOp(op, [&](auto o) {
-          PackBits(n, out, [&](int64_t i) {
-            return Cmp<decltype(o)::value, int64_t>(x[static_cast<size_t>(i)], y[static_cast<size_t>(i)]);
-          });
-          return 0;
-        });
         break;
       }
       case Domain::kFloat: {
