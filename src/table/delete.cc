@@ -32,43 +32,10 @@ namespace {
 // cores.
 constexpr int64_t kChunkRows = 32 * 1024;
 
-std::string JoinPath(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (a.back() == '/') return a + b;
-  return a + "/" + b;
-}
-
 // Where a predicate column of a fragment is read: a top-level field of one data file.
 struct ColumnSource {
   std::shared_ptr<const file::FileReader> reader;
   int field = -1;
-};
-
-// The data files of fragments, opened once per delete (local files are memory-mapped, as the
-// Dataset's own reader does).
-class FileCache {
- public:
-  explicit FileCache(std::shared_ptr<io::ObjectStore> store) : store_(std::move(store)) {}
-
-  Result<std::shared_ptr<const file::FileReader>> Get(const std::string& path) {
-    auto it = readers_.find(path);
-    if (it != readers_.end()) return it->second;
-    std::unique_ptr<file::FileReader> reader;
-    const std::string_view scheme = store_->scheme();
-    if (scheme == "file" || scheme == "memory") {
-      LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, store_->Get(path));
-      LANCE_ASSIGN_OR_RAISE(reader, file::FileReader::Open(std::move(bytes)));
-    } else {
-      LANCE_ASSIGN_OR_RAISE(reader, file::FileReader::Open(store_, path));
-    }
-    std::shared_ptr<const file::FileReader> shared(std::move(reader));
-    readers_.emplace(path, shared);
-    return shared;
-  }
-
- private:
-  std::shared_ptr<io::ObjectStore> store_;
-  std::map<std::string, std::shared_ptr<const file::FileReader>> readers_;
 };
 
 // The sources of `columns` in fragment `frag`, found as a scan finds them (the first data file
@@ -76,25 +43,17 @@ class FileCache {
 // file's schema); nullopt when one of them is not plainly there (the scan path then decides:
 // all-null column, error, other base).
 Result<std::optional<std::vector<ColumnSource>>> FindSources(
-    const Dataset& ds, const FragmentInfo& frag, const std::vector<FieldPtr>& columns,
-    FileCache* files) {
+    const Dataset& ds, size_t index, const std::vector<FieldPtr>& columns) {
+  const FragmentInfo& frag = ds.manifest().fragments[index];
   const internal::FieldTree tree(ds.manifest().fields);
   std::vector<ColumnSource> out;
   for (const FieldPtr& column : columns) {
     const int holding = tree.FileHolding(frag, column->id());
     const DataFileInfo* df = holding < 0 ? nullptr : &frag.files[static_cast<size_t>(holding)];
     if (df == nullptr || df->base_id) return std::optional<std::vector<ColumnSource>>();
-    const std::string path = JoinPath(JoinPath(ds.root(), "data"), df->path);
-    auto reader = files->Get(path);
-    if (!reader.ok()) {
-      return Status(reader.status().code(), fmt::format("fragment {}: {}: {}", frag.id, path,
-                                                        reader.status().message()));
-    }
-    if (static_cast<uint64_t>((*reader)->num_rows()) != frag.physical_rows) {
-      return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
-                                frag.id, df->path, (*reader)->num_rows(), frag.physical_rows);
-    }
-    ColumnSource src{*reader, -1};
+    // The dataset's own reader (opened once, shared with its scans; row count checked).
+    LANCE_ASSIGN_OR_RAISE(auto reader, ds.DataFileReader(index, static_cast<size_t>(holding)));
+    ColumnSource src{reader, -1};
     const auto& fs = src.reader->schema()->fields();
     for (size_t k = 0; k < fs.size(); ++k) {
       if (fs[k]->id() == column->id()) src.field = static_cast<int>(k);
@@ -165,7 +124,6 @@ Status EvaluateRun(const FragmentInfo& frag, int64_t start, int64_t length,
 // columns of one fragment in parallel), then evaluated in runs on every core; nullopt when a
 // column is not plainly in the fragment's data files (the scan path then decides).
 Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Dataset& ds,
-                                                        std::shared_ptr<io::ObjectStore> store,
                                                         const expr::Expression& pred) {
   using Found = std::optional<std::vector<uint64_t>>;
   if (pred.columns().empty()) return Found();
@@ -177,11 +135,10 @@ Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Dataset& ds,
   }
   const SchemaPtr schema = ::lance::schema(fields);
   const auto& fragments = ds.manifest().fragments;
-  FileCache files(std::move(store));
   std::vector<std::vector<ColumnSource>> sources(fragments.size());
   for (size_t i = 0; i < fragments.size(); ++i) {
     if (fragments[i].num_rows() == 0) continue;
-    LANCE_ASSIGN_OR_RAISE(auto found, FindSources(ds, fragments[i], fields, &files));
+    LANCE_ASSIGN_OR_RAISE(auto found, FindSources(ds, i, fields));
     if (!found) return Found();
     sources[i] = std::move(*found);
   }
@@ -273,7 +230,7 @@ Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filte
   LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root));
   LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
-  LANCE_ASSIGN_OR_RAISE(auto by_runs, FindByRuns(*ds, loc.store, *pred));
+  LANCE_ASSIGN_OR_RAISE(auto by_runs, FindByRuns(*ds, *pred));
   std::vector<uint64_t> addresses;
   if (by_runs) {
     addresses = std::move(*by_runs);

@@ -111,6 +111,16 @@ class Dataset {
   // Row ids of fragment `index`, one per physical row.
   Result<std::vector<uint64_t>> RowIds(size_t index) const;
 
+  // The reader of data file `file` of fragment `index`, opened on first use and kept for the
+  // dataset's life (data files are immutable), so that scans in chunks, counts and takes
+  // neither re-read nor re-parse a file's metadata (nor lose the reader's page caches).
+  // Thread-safe. Errors: the store's, Corruption (row count differs from the manifest).
+  // Local files are memory-mapped; with `point_reads` a second reader of the file reads byte
+  // ranges instead. (Takes use the mapping: on the bench table, ranged reads of the large
+  // columns cost as much CPU and more wall time on a loaded machine.)
+  Result<std::shared_ptr<const file::FileReader>> DataFileReader(size_t index, size_t file,
+                                                                 bool point_reads = false) const;
+
  private:
   Dataset() = default;
   // Rows `rows` of fragment `index` (every row when null; rows [range_start, range_start +
@@ -129,15 +139,6 @@ class Dataset {
       const std::vector<uint32_t>& deleted, uint64_t* count = nullptr) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
-  // The reader of data file `file` of fragment `index`, opened on first use and kept for the
-  // dataset's life (data files are immutable), so that scans in chunks, counts and takes
-  // neither re-read nor re-parse a file's metadata (nor lose the reader's page caches).
-  // Thread-safe. Errors: the store's, Corruption (row count differs from the manifest).
-  // Local files are memory-mapped; with `point_reads` a second reader of the file reads byte
-  // ranges instead. (Takes use the mapping: on the bench table, ranged reads of the large
-  // columns cost as much CPU and more wall time on a loaded machine.)
-  Result<std::shared_ptr<const file::FileReader>> DataFileReader(size_t index, size_t file,
-                                                                 bool point_reads = false) const;
 
   struct ReaderCache;  // opened data files, by (fragment index, file index)
 
