@@ -358,19 +358,8 @@ Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
   return Status::OK();
 }
 
-Result<std::shared_ptr<const file::FileReader>> DirectFileReaders::Get(const std::string& path) {
-  auto it = open_.find(path);
-  if (it != open_.end()) return it->second;
-  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, loc_.store->Get(loc_.Path("data/" + path)));
-  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<file::FileReader> reader, file::FileReader::Open(std::move(bytes)));
-  std::shared_ptr<const file::FileReader> shared = std::move(reader);
-  open_.emplace(path, shared);
-  return shared;
-}
-
 Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t index,
-                                                       const std::vector<std::string>& names,
-                                                       DirectFileReaders* readers) {
+                                                       const std::vector<std::string>& names) {
   const TableManifest& tm = ds.manifest();
   if (index >= tm.fragments.size()) {
     return Status::InvalidArgument("fragment index {} of {}", index, tm.fragments.size());
@@ -394,8 +383,7 @@ Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t
     if (holding < 0) continue;
     const DataFileInfo* file = &frag.files[static_cast<size_t>(holding)];
     if (file->base_id.has_value()) return std::optional<RecordBatchPtr>();
-    LANCE_ASSIGN_OR_RAISE(auto reader, readers->Get(file->path));
-    if (reader->num_rows() != physical) return std::optional<RecordBatchPtr>();
+    LANCE_ASSIGN_OR_RAISE(auto reader, ds.DataFileReader(index, static_cast<size_t>(holding)));
     const auto& fs = reader->schema()->fields();
     for (size_t k = 0; k < fs.size(); ++k) {
       if (fs[k]->id() == tf->id()) sources[c] = {reader, static_cast<int>(k)};
@@ -550,7 +538,7 @@ Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vec
       Array::Make(a.type, a.length, std::move(buffers), a.children, a.offset, a.dictionary));
 }
 
-Result<std::vector<RecordBatchPtr>> ReadLiveRows(const TableLocation& loc, const Dataset& ds,
+Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Dataset& ds,
                                                  const std::vector<size_t>& fragments,
                                                  bool with_row_id) {
   const TableManifest& tm = ds.manifest();
@@ -564,7 +552,6 @@ Result<std::vector<RecordBatchPtr>> ReadLiveRows(const TableLocation& loc, const
   for (size_t i = 0; i < tm.fragments.size(); ++i) {
     scan_start[i + 1] = scan_start[i] + tm.fragments[i].num_rows();
   }
-  DirectFileReaders readers(loc);
   std::vector<RecordBatchPtr> out;
   for (size_t i : fragments) {
     if (i >= tm.fragments.size()) {
@@ -573,7 +560,7 @@ Result<std::vector<RecordBatchPtr>> ReadLiveRows(const TableLocation& loc, const
     const FragmentInfo& frag = tm.fragments[i];
     const uint64_t live = frag.num_rows();
     if (live == 0) continue;
-    LANCE_ASSIGN_OR_RAISE(auto physical, ReadPhysicalRows(ds, i, names, &readers));
+    LANCE_ASSIGN_OR_RAISE(auto physical, ReadPhysicalRows(ds, i, names));
     if (!physical) {
       ScanOptions fso = so;
       fso.offset = static_cast<int64_t>(scan_start[i]);

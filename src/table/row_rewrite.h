@@ -98,27 +98,14 @@ Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Dataset& ds,
 Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
                     const std::vector<uint64_t>& ids);
 
-// Data files an operation reads whole, each opened once (memory-mapped on local stores, as the
-// store's Get() hands large objects out). Not thread-safe.
-class DirectFileReaders {
- public:
-  explicit DirectFileReaders(TableLocation loc) : loc_(std::move(loc)) {}
-  // The reader of `data/<path>` of the dataset.
-  Result<std::shared_ptr<const file::FileReader>> Get(const std::string& path);
-
- private:
-  TableLocation loc_;
-  std::map<std::string, std::shared_ptr<const file::FileReader>> open_;
-};
-
 // Every physical row of fragment `index` of `ds` (deleted rows included), for the top-level
 // dataset columns `names` in that order (types as the dataset's; a column no data file of
 // the fragment holds is all null), read as whole columns: no row list, no take. nullopt when
 // the fragment needs the dataset's own reading (a data file under another base path, or a
 // column stored as another type); the caller then scans.
+// Files are read through the dataset's own data-file readers.
 Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t index,
-                                                       const std::vector<std::string>& names,
-                                                       DirectFileReaders* readers);
+                                                       const std::vector<std::string>& names);
 
 // `array` without the elements at `drop` (sorted, unique, < array->length): values copied
 // straight for fixed-width, bool and utf8/binary arrays; other types through slices.
@@ -135,7 +122,7 @@ Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vec
 // but read as whole columns with the deleted rows dropped afterwards (a scan of a fragment
 // with deletions takes its live rows one list at a time). Falls back to the scan for a
 // fragment ReadPhysicalRows declines.
-Result<std::vector<RecordBatchPtr>> ReadLiveRows(const TableLocation& loc, const Dataset& ds,
+Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Dataset& ds,
                                                  const std::vector<size_t>& fragments,
                                                  bool with_row_id);
 

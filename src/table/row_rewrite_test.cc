@@ -88,7 +88,7 @@ TEST(RowRewrite, ReadLiveRowsEqualsTheScan) {
       so.limit = static_cast<int64_t>(rows);
       so.with_row_id = stable;
       EV_ASSIGN(auto want, ds->Scan(so));
-      EV_ASSIGN(auto got, internal::ReadLiveRows(loc, *ds, pick, stable));
+      EV_ASSIGN(auto got, internal::ReadLiveRows(*ds, pick, stable));
       ASSERT_EQ(got.size(), want.size());
       for (size_t k = 0; k < got.size(); ++k) {
         ASSERT_TRUE(got[k]->schema()->Equals(*want[k]->schema())) << got[k]->schema()->ToString();
@@ -105,8 +105,7 @@ TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   MakeMixed(uri, false);
   EV_ASSIGN(auto loc, internal::Locate(uri));
   EV_ASSIGN(auto ds, Dataset::Open(uri));
-  internal::DirectFileReaders readers(loc);
-  EV_ASSIGN(auto got, internal::ReadPhysicalRows(*ds, 1, {"half", "id"}, &readers));
+  EV_ASSIGN(auto got, internal::ReadPhysicalRows(*ds, 1, {"half", "id"}));
   ASSERT_TRUE(got.has_value());
   const auto& frag = ds->manifest().fragments[1];
   ASSERT_EQ((*got)->num_rows(), static_cast<int64_t>(frag.physical_rows));
@@ -124,7 +123,7 @@ TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   EXPECT_TRUE(live_half->Equals(*want[0]->column(0)));
   EXPECT_TRUE(live_id->Equals(*want[0]->column(1)));
   // An unknown column is the caller's error.
-  EXPECT_FALSE(internal::ReadPhysicalRows(*ds, 1, {"nope"}, &readers).ok());
+  EXPECT_FALSE(internal::ReadPhysicalRows(*ds, 1, {"nope"}).ok());
 }
 
 // DropElements keeps exactly the other elements, for every kind of array (sliced ones too).
@@ -216,8 +215,7 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
       }
     }
     // Deleted rows hold nulls in the new files.
-    internal::DirectFileReaders readers(*internal::Locate(uri));
-    EV_ASSIGN(auto phys, internal::ReadPhysicalRows(*after, 1, {"a"}, &readers));
+    EV_ASSIGN(auto phys, internal::ReadPhysicalRows(*after, 1, {"a"}));
     ASSERT_TRUE(phys.has_value());
     EV_ASSIGN(auto deleted, after->DeletedRows(1));
     for (uint32_t r : deleted) EXPECT_TRUE((*phys)->column(0)->IsNull(r)) << r;

@@ -239,11 +239,10 @@ Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersio
 // the expressions evaluated over all of them and the deleted rows then nulled. An expression
 // may fail on a deleted row's value (a CAST, a division by zero) where the live rows are fine:
 // that fragment, and one the direct read declines, then goes the scan's way.
-ColumnsOf ExpressionColumns(const TableLocation& loc, std::shared_ptr<Dataset> ds,
+ColumnsOf ExpressionColumns(std::shared_ptr<Dataset> ds,
                             std::vector<std::shared_ptr<const expr::Expression>> exprs,
                             ScanOptions so, SchemaPtr file_schema) {
   auto scan_pos = std::make_shared<uint64_t>(0);
-  auto readers = std::make_shared<internal::DirectFileReaders>(loc);
   std::vector<std::string> read_columns = so.columns;
   return [=](size_t i, const ::lance::table::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
     uint64_t& pos = *scan_pos;
@@ -251,7 +250,7 @@ ColumnsOf ExpressionColumns(const TableLocation& loc, std::shared_ptr<Dataset> d
     const int64_t physical = static_cast<int64_t>(frag.physical_rows());
     std::vector<ArrayPtr> out;
     if (fi.num_rows() > 0) {
-      auto whole = internal::ReadPhysicalRows(*ds, i, read_columns, readers.get());
+      auto whole = internal::ReadPhysicalRows(*ds, i, read_columns);
       auto deleted = ds->DeletedRows(i);
       if (whole.ok() && *whole && deleted.ok()) {
         for (size_t k = 0; k < exprs.size(); ++k) {
@@ -580,7 +579,7 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
   return CommitNewColumns(loc, sv, AppendedSchema(sv.manifest, lance_fields), file_schema,
-                          ExpressionColumns(loc, ds, exprs, so, file_schema), options);
+                          ExpressionColumns(ds, exprs, so, file_schema), options);
 }
 
 namespace {
@@ -797,7 +796,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   ScanOptions so;
   so.columns = {old.name()};
   so.with_row_addr = true;
-  auto columns_of = ExpressionColumns(loc, ds, {*e}, so, file_schema);
+  auto columns_of = ExpressionColumns(ds, {*e}, so, file_schema);
   return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
 }
 
