@@ -34,7 +34,7 @@ test: build npm
 
 bench: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DLANCE_BUILD_BENCH=ON >/dev/null
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target lance_bench lance
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target lance_bench lance_cli
 
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="file_reader_fuzz ..."]: builds every libFuzzer
 # target (clang, ASan+UBSan) and runs each for FUZZ_SECONDS from its seeds in fuzz/corpus/<target>/.

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include <fmt/format.h>
+
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
 

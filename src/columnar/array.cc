@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "lance/columnar/array.h"
 
 namespace lance {

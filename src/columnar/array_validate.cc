@@ -7,6 +7,8 @@
 // which ValidateFull() checks along with UTF-8, dictionary indices and null counts.
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "lance/columnar/array.h"
 #include "lance/columnar/utf8.h"
 

@@ -1,4 +1,4 @@
-#include "lance/c/demo_stream.h"
+#include "columnar/demo_stream.h"
 
 #include <cerrno>
 #include <new>

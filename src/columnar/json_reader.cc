@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "lance/columnar/builder.h"
 #include "lance/columnar/float16.h"
 #include "lance/columnar/json.h"

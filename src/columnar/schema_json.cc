@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "lance/columnar/json.h"
 
 namespace lance {

@@ -1,4 +1,4 @@
-#include "lance/encoding/compressive.h"
+#include "encoding/compressive.h"
 
 #include <lz4.h>
 #include <zstd.h>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "lance/core/bit_util.h"
-#include "lance/encoding/fastlanes.h"
-#include "lance/encoding/fsst.h"
+#include "encoding/fastlanes.h"
+#include "encoding/fsst.h"
 
 namespace lance::encoding {
 

@@ -1,6 +1,6 @@
 // General (LZ4/zstd) block decompression refuses uncompressed sizes the compressed bytes could
 // not expand to, before allocating (a fuzzed file claimed ~2 GiB behind a few bytes).
-#include "lance/encoding/compressive.h"
+#include "encoding/compressive.h"
 
 #include <gtest/gtest.h>
 #include <lz4.h>

@@ -1,4 +1,4 @@
-#include "lance/encoding/data_block.h"
+#include "encoding/data_block.h"
 
 #include <cstring>
 #include <new>

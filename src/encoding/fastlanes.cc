@@ -1,4 +1,4 @@
-#include "lance/encoding/fastlanes.h"
+#include "encoding/fastlanes.h"
 
 #include <cstring>
 

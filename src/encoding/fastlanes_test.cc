@@ -1,6 +1,6 @@
 // FastLanes unpacking against an independent bit-by-bit packer written from the layout
 // description in fastlanes.h, for every type and width.
-#include "lance/encoding/fastlanes.h"
+#include "encoding/fastlanes.h"
 
 #include <gtest/gtest.h>
 

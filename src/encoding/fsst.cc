@@ -1,4 +1,4 @@
-#include "lance/encoding/fsst.h"
+#include "encoding/fsst.h"
 
 #include <cstring>
 

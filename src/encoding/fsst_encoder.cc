@@ -1,4 +1,4 @@
-#include "lance/encoding/fsst_encoder.h"
+#include "encoding/fsst_encoder.h"
 
 #include <algorithm>
 #include <cstring>

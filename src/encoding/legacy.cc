@@ -1,10 +1,10 @@
-#include "lance/encoding/legacy.h"
+#include "encoding/legacy.h"
 
 #include <cstring>
 
 #include "lance/core/bit_util.h"
-#include "lance/encoding/compressive.h"
-#include "lance/encoding/data_block.h"
+#include "encoding/compressive.h"
+#include "encoding/data_block.h"
 
 namespace lance::encoding {
 

@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "lance/core/bit_util.h"
-#include "lance/encoding/encoder.h"
-#include "lance/encoding/fastlanes.h"
-#include "lance/encoding/fsst_encoder.h"
+#include "encoding/encoder.h"
+#include "encoding/fastlanes.h"
+#include "encoding/fsst_encoder.h"
 
 namespace lance::encoding {
 

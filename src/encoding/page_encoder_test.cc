@@ -6,11 +6,11 @@
 #include <random>
 #include <vector>
 
-#include "lance/encoding/encoder.h"
-#include "lance/encoding/fastlanes.h"
-#include "lance/encoding/fsst.h"
-#include "lance/encoding/fsst_encoder.h"
-#include "lance/encoding/structural.h"
+#include "encoding/encoder.h"
+#include "encoding/fastlanes.h"
+#include "encoding/fsst.h"
+#include "encoding/fsst_encoder.h"
+#include "encoding/structural.h"
 
 namespace lance::encoding {
 namespace {

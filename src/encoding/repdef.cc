@@ -1,4 +1,4 @@
-#include "lance/encoding/repdef.h"
+#include "encoding/repdef.h"
 
 #include <algorithm>
 

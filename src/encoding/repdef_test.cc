@@ -1,5 +1,5 @@
 // Repetition/definition levels -> Arrow layers, on hand-made level streams.
-#include "lance/encoding/repdef.h"
+#include "encoding/repdef.h"
 
 #include <gtest/gtest.h>
 

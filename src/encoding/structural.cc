@@ -1,4 +1,4 @@
-#include "lance/encoding/structural.h"
+#include "encoding/structural.h"
 
 #include <algorithm>
 #include <climits>
@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "lance/core/bit_util.h"
-#include "lance/encoding/compressive.h"
-#include "lance/encoding/fsst.h"
+#include "encoding/compressive.h"
+#include "encoding/fsst.h"
 
 namespace lance::encoding {
 

@@ -8,14 +8,16 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
-#include "lance/encoding/legacy.h"
-#include "lance/encoding/repdef.h"
-#include "lance/encoding/structural.h"
+#include "encoding/legacy.h"
+#include "encoding/repdef.h"
+#include "encoding/structural.h"
 #include "lance/file/lance_schema.h"
 
 namespace lance::file {

@@ -11,13 +11,15 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
 #include "lance/core/thread_pool.h"
-#include "lance/encoding/encoder.h"
+#include "encoding/encoder.h"
 #include "lance/file/lance_schema.h"
 
 namespace lance::file {

@@ -13,6 +13,8 @@
 #include <random>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
 #include "lance/core/bit_util.h"

@@ -2,6 +2,8 @@
 #include <functional>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "lance/file/lance_schema.h"
 
 namespace lance::file {

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "io/coalesced_read.h"
 #include "lance/core/thread_pool.h"
 

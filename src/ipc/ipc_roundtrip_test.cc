@@ -5,6 +5,8 @@
 #include <cstring>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "ipc/ipc_test_util.h"
 #include "ipc/wire.h"
 

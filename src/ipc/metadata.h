@@ -15,7 +15,7 @@
 
 #include "lance/columnar/type.h"
 #include "lance/core/result.h"
-#include "lance/ipc/format/file_generated.h"
+#include "ipc/format/file_generated.h"
 
 namespace lance::ipc::internal {
 

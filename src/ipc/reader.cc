@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ipc/codec.h"
 #include "ipc/message_reader.h"
 #include "ipc/metadata.h"

@@ -514,7 +514,7 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
   for (auto& [id, rows] : req->affected_rows) {
     auto it = frags.find(id);
     if (it == frags.end()) {
-      return Status::CommitConflict("retryable conflict: fragment {} was removed by a concurrent "
+      return Status::RetryableCommitConflict("retryable conflict: fragment {} was removed by a concurrent "
                                     "commit (version {}); run the delete again",
                                     id, latest.version);
     }
@@ -534,7 +534,7 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
     std::set_intersection(theirs.begin(), theirs.end(), rows.begin(), rows.end(),
                           std::back_inserter(common));
     if (!common.empty()) {
-      return Status::CommitConflict("retryable conflict: {} of the rows this delete removes from "
+      return Status::RetryableCommitConflict("retryable conflict: {} of the rows this delete removes from "
                                     "fragment {} (e.g. offset {}) were deleted by a concurrent "
                                     "commit (version {}); run the delete again",
                                     common.size(), id, common[0], latest.version);
@@ -635,7 +635,7 @@ Status ApplyDeletions(Manifest* m,
     }
   }
   if (seen != updated.size() + removed.size()) {
-    return Status::CommitConflict("retryable conflict: a fragment this {} changes no longer exists "
+    return Status::RetryableCommitConflict("retryable conflict: a fragment this {} changes no longer exists "
                                   "at version {}",
                                   what, version - 1);
   }
@@ -834,7 +834,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
           if (of.has_deletion_file()) want = of.deletion_file();
           if (it != current.end() && it->second->has_deletion_file()) have = it->second->deletion_file();
           if (it == current.end() || !SameDeletion(want, have)) {
-            return Status::CommitConflict("retryable conflict: fragment {} was changed or removed "
+            return Status::RetryableCommitConflict("retryable conflict: fragment {} was changed or removed "
                                           "by a concurrent commit (version {}); compact again",
                                           of.id(), version - 1);
           }
@@ -1001,12 +1001,16 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, CommitRequest& req,
         }
         const Verdict verdict = Check(req.txn, *theirs);
         if (verdict != Verdict::kCompatible) {
+          if (verdict == Verdict::kRetryable) {
+            return Status::RetryableCommitConflict(
+                "retryable conflict: this {} (read version {}) cannot be committed after the {} "
+                "committed as version {}; run the operation again on the new version",
+                OpName(op), read_version, OpName(theirs->operation_case()), v);
+          }
           return Status::CommitConflict(
-              "{} conflict: this {} (read version {}) cannot be committed after the {} "
-              "committed as version {}{}",
-              verdict == Verdict::kRetryable ? "retryable" : "incompatible", OpName(op),
-              read_version, OpName(theirs->operation_case()), v,
-              verdict == Verdict::kRetryable ? "; run the operation again on the new version" : "");
+              "incompatible conflict: this {} (read version {}) cannot be committed after the {} "
+              "committed as version {}",
+              OpName(op), read_version, OpName(theirs->operation_case()), v);
         }
         ++info.rebased;
       }

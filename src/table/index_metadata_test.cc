@@ -5,7 +5,7 @@
 #include <roaring/roaring.h>
 
 #include "lance/table/manifest.h"
-#include "lance/table/manifest_writer.h"
+#include "table/manifest_writer.h"
 #include "table/proto/index_details.pb.h"
 #include "table/proto/table.pb.h"
 #include "table/roaring_test_util.h"

@@ -1,6 +1,6 @@
 // Manifest encoding (TableManifest -> manifest file bytes) and feature flags computed from the
 // content.
-#include "lance/table/manifest_writer.h"
+#include "table/manifest_writer.h"
 
 #include <fmt/format.h>
 

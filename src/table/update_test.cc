@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "lance/table/merge_insert.h"
 #include "table/commit_internal.h"
 #include "table/evolve_test_util.h"

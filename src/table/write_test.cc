@@ -17,7 +17,7 @@
 #include "lance/table/commit.h"
 #include "lance/table/dataset.h"
 #include "lance/table/feature_flags.h"
-#include "lance/table/manifest_writer.h"
+#include "table/manifest_writer.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
 #include "table/proto/rowids.pb.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lance/c/demo_stream.h"
+#include "columnar/demo_stream.h"
 #include "lance/columnar/c_abi.h"
 
 static int failures = 0;

@@ -22,6 +22,7 @@
 #include "lance/columnar/buffer.h"
 #include "lance/columnar/type.h"
 #include "lance/core/bit_util.h"
+#include "lance/core/int128.h"
 #include "lance/core/result.h"
 
 namespace lance {
@@ -74,7 +75,7 @@ class ArrayBuilder {
   // children where the layout needs them (struct children, fixed_size_list values).
   virtual Status AppendNulls(int64_t n) = 0;
   // Makes room for `n` more elements (a hint; never required).
-  virtual Status Reserve(int64_t n) { return Status::OK(); }
+  virtual Status Reserve(int64_t /*n*/) { return Status::OK(); }
   // Returns the array built so far and resets the builder. Errors: InvalidArgument when the
   // children of a nested builder are inconsistent with it (e.g. a fixed_size_list child of the
   // wrong length), OutOfMemory.
@@ -213,13 +214,13 @@ class FixedSizeBinaryBuilder final : public ArrayBuilder {
 class Decimal128Builder final : public ArrayBuilder {
  public:
   explicit Decimal128Builder(DataTypePtr type) : ArrayBuilder(std::move(type)) {}
-  Status Append(__int128 unscaled) {
+  Status Append(Int128 unscaled) {
     LANCE_RETURN_NOT_OK(values_.AppendValue(unscaled));
     return AppendValidity(true);
   }
   // The value high * 2^64 + low.
   Status Append(uint64_t low, int64_t high) {
-    return Append(static_cast<__int128>((static_cast<unsigned __int128>(static_cast<uint64_t>(high))
+    return Append(static_cast<Int128>((static_cast<UInt128>(static_cast<uint64_t>(high))
                                          << 64) |
                                         low));
   }

@@ -15,6 +15,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/columnar/type.h"
+#include "lance/core/int128.h"
 #include "lance/core/result.h"
 
 namespace lance {
@@ -48,10 +49,10 @@ Result<std::string> Base64Decode(std::string_view text);
 
 // Decimal text of an unscaled 128-bit value with `scale` fraction digits ("-12.30"); a
 // negative scale appends zeros.
-std::string Decimal128ToString(__int128 unscaled, int32_t scale);
+std::string Decimal128ToString(Int128 unscaled, int32_t scale);
 // Parses "[-+]digits[.digits]" (or exponent-free JSON integers) into an unscaled value with
 // `scale` fraction digits. Errors: InvalidArgument for malformed text, more fraction digits
 // than `scale` (unless they are zeros) or more than `precision` digits.
-Result<__int128> Decimal128FromString(std::string_view text, int32_t precision, int32_t scale);
+Result<Int128> Decimal128FromString(std::string_view text, int32_t precision, int32_t scale);
 
 }  // namespace lance

@@ -6,12 +6,12 @@
 // and so safe to share between threads.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace lance {
 
@@ -30,6 +30,69 @@ enum class StatusCode : int {
   kOutOfMemory = 11,
 };
 
+namespace status_detail {
+
+// One argument of a status message: the formatting factories below take any mix of integers,
+// floating-point numbers, bools, characters, strings and pointers, and the message text is
+// built inside the library (so this header needs no formatting library). Placeholders are
+// "{}" or "{:spec}" with the usual format-spec grammar ("{:#018x}", "{:.3f}"); "{{" and "}}"
+// are literal braces.
+class MessageArg {
+ public:
+  enum class Kind { kSigned, kUnsigned, kDouble, kBool, kChar, kString, kPointer };
+
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> &&
+                                                    !std::is_same_v<T, bool> &&
+                                                    !std::is_same_v<T, char>>>
+  MessageArg(T v) {  // NOLINT(runtime/explicit)
+    if constexpr (std::is_signed_v<T>) {
+      kind_ = Kind::kSigned;
+      i_ = static_cast<long long>(v);
+    } else {
+      kind_ = Kind::kUnsigned;
+      u_ = static_cast<unsigned long long>(v);
+    }
+  }
+  MessageArg(bool v) : kind_(Kind::kBool), b_(v) {}             // NOLINT
+  MessageArg(char v) : kind_(Kind::kChar), c_(v) {}             // NOLINT
+  MessageArg(double v) : kind_(Kind::kDouble), d_(v) {}         // NOLINT
+  MessageArg(float v) : kind_(Kind::kDouble), d_(v) {}          // NOLINT
+  MessageArg(std::string_view v) : kind_(Kind::kString), s_(v) {}  // NOLINT
+  MessageArg(const std::string& v) : kind_(Kind::kString), s_(v) {}  // NOLINT
+  MessageArg(const char* v) : kind_(Kind::kString), s_(v ? v : "(null)") {}  // NOLINT
+  MessageArg(const void* v) : kind_(Kind::kPointer), p_(v) {}   // NOLINT
+  // Enumerations print as their underlying integer.
+  template <typename E, typename = std::enable_if_t<std::is_enum_v<E>>, typename = void>
+  MessageArg(E v) : MessageArg(static_cast<std::underlying_type_t<E>>(v)) {}  // NOLINT
+
+  Kind kind() const { return kind_; }
+  long long as_signed() const { return i_; }
+  unsigned long long as_unsigned() const { return u_; }
+  double as_double() const { return d_; }
+  bool as_bool() const { return b_; }
+  char as_char() const { return c_; }
+  std::string_view as_string() const { return s_; }
+  const void* as_pointer() const { return p_; }
+
+ private:
+  Kind kind_ = Kind::kSigned;
+  union {
+    long long i_ = 0;
+    unsigned long long u_;
+    double d_;
+    bool b_;
+    char c_;
+    const void* p_;
+  };
+  std::string_view s_;
+};
+
+// `format` with its placeholders replaced by `args` in order (see MessageArg). A placeholder
+// without an argument is kept as written; surplus arguments are ignored.
+std::string FormatMessage(std::string_view format, std::initializer_list<MessageArg> args);
+
+}  // namespace status_detail
+
 // Returns the stable human-readable name of a code ("Corruption", "NotFound", ...).
 std::string_view StatusCodeName(StatusCode code);
 
@@ -41,48 +104,57 @@ class [[nodiscard]] Status {
   static Status OK() { return Status(); }
 
   template <typename... Args>
-  static Status InvalidArgument(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kInvalidArgument, fmt::format(f, std::forward<Args>(args)...));
+  static Status InvalidArgument(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kInvalidArgument, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status NotFound(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kNotFound, fmt::format(f, std::forward<Args>(args)...));
+  static Status NotFound(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kNotFound, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status AlreadyExists(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kAlreadyExists, fmt::format(f, std::forward<Args>(args)...));
+  static Status AlreadyExists(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kAlreadyExists, format, {status_detail::MessageArg(args)...});
+  }
+  // A commit lost to a concurrent one that it cannot be rebased over. Not retryable: running
+  // the operation again on the new version would conflict again (e.g. after an overwrite).
+  template <typename... Args>
+  static Status CommitConflict(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kCommitConflict, format, {status_detail::MessageArg(args)...});
+  }
+  // A commit conflict that running the whole operation again on the latest version may
+  // resolve (e.g. a concurrent delete of the same rows). IsRetryable() is true.
+  template <typename... Args>
+  static Status RetryableCommitConflict(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kCommitConflict, format, {status_detail::MessageArg(args)...},
+                /*retryable=*/true);
   }
   template <typename... Args>
-  static Status CommitConflict(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kCommitConflict, fmt::format(f, std::forward<Args>(args)...));
+  static Status Fenced(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kFenced, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status Fenced(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kFenced, fmt::format(f, std::forward<Args>(args)...));
+  static Status Corruption(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kCorruption, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status Corruption(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kCorruption, fmt::format(f, std::forward<Args>(args)...));
+  static Status IOError(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kIOError, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status IOError(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kIOError, fmt::format(f, std::forward<Args>(args)...));
+  static Status NotSupported(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kNotSupported, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status NotSupported(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kNotSupported, fmt::format(f, std::forward<Args>(args)...));
+  static Status Cancelled(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kCancelled, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status Cancelled(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kCancelled, fmt::format(f, std::forward<Args>(args)...));
+  static Status Internal(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kInternal, format, {status_detail::MessageArg(args)...});
   }
   template <typename... Args>
-  static Status Internal(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kInternal, fmt::format(f, std::forward<Args>(args)...));
-  }
-  template <typename... Args>
-  static Status OutOfMemory(fmt::format_string<Args...> f, Args&&... args) {
-    return Status(StatusCode::kOutOfMemory, fmt::format(f, std::forward<Args>(args)...));
+  static Status OutOfMemory(std::string_view format, const Args&... args) {
+    return Make(StatusCode::kOutOfMemory, format, {status_detail::MessageArg(args)...});
   }
 
   bool ok() const { return state_ == nullptr; }
@@ -100,6 +172,10 @@ class [[nodiscard]] Status {
   bool IsNotSupported() const { return code() == StatusCode::kNotSupported; }
   bool IsCancelled() const { return code() == StatusCode::kCancelled; }
   bool IsInternal() const { return code() == StatusCode::kInternal; }
+  bool IsOutOfMemory() const { return code() == StatusCode::kOutOfMemory; }
+  // True for a CommitConflict made by RetryableCommitConflict: the operation may succeed if
+  // run again from the latest version. False for every other status.
+  bool IsRetryable() const { return state_ != nullptr && state_->retryable; }
 
   // "Corruption: <message>", or "OK".
   std::string ToString() const;
@@ -111,9 +187,14 @@ class [[nodiscard]] Status {
   void Abort(std::string_view where = {}) const;
 
  private:
+  static Status Make(StatusCode code, std::string_view format,
+                     std::initializer_list<status_detail::MessageArg> args,
+                     bool retryable = false);
+
   struct State {
     StatusCode code;
     std::string message;
+    bool retryable = false;
   };
   // shared_ptr keeps copies cheap; the state is never mutated after construction.
   std::shared_ptr<const State> state_;

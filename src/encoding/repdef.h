@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lance/core/result.h"
-#include "lance/encoding/data_block.h"
+#include "encoding/data_block.h"
 
 namespace lance::encoding {
 

@@ -27,8 +27,8 @@
 
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "lance/core/result.h"
-#include "lance/encoding/data_block.h"
-#include "lance/encoding/repdef.h"
+#include "encoding/data_block.h"
+#include "encoding/repdef.h"
 
 namespace lance::encoding {
 

@@ -34,7 +34,7 @@
 
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "lance/core/result.h"
-#include "lance/encoding/data_block.h"
+#include "encoding/data_block.h"
 
 namespace lance::encoding {
 

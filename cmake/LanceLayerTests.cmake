@@ -1,0 +1,8 @@
+# Tests of the build's own promises: layers enforced, and the installed package usable by an
+# out-of-tree consumer (CMake and pkg-config).
+add_test(NAME layers_enforced COMMAND ${CMAKE_COMMAND} -DCXX=${CMAKE_CXX_COMPILER}
+  -DSRC=${CMAKE_SOURCE_DIR} -DVIEWS=${LANCE_VIEWS_DIR} -DGEN=${LANCE_GENERATED_DIR}
+  -P ${CMAKE_SOURCE_DIR}/tests/layers/check_layers.cmake)
+add_test(NAME install_consumers COMMAND ${CMAKE_SOURCE_DIR}/tests/install/consumers.sh
+  ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+set_tests_properties(install_consumers PROPERTIES TIMEOUT 600)
