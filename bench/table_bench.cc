@@ -12,13 +12,13 @@
 // fixed). The filtered scan and count are bench/table_filter_bench.cc's
 // (LANCE_TABLE=DIR/base).
 //   BM_TableCreate       WriteDataset(create) of all base rows
-//   BM_TableScanAll      Dataset::Scan() of every column
+//   BM_TableScanAll      Snapshot::Scan() of every column
 //   BM_TableScanId       Scan({columns: id})
 //   BM_TableTake         Take(set) of one of the workload's 1000-offset sets (cycles them)
 //   BM_TableAppend       WriteDataset(append) of the append rows        } each on a fresh copy
 //   BM_TableDelete       DeleteRows("id % 100 = 7")                     } of the base table
 //   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         } (untimed)
-//   BM_TableOpenLatest   Dataset::Open + CountRows() of a copy with 21 versions; counters
+//   BM_TableOpenLatest   Snapshot::Open + CountRows() of a copy with 21 versions; counters
 //                        gets/heads/lists = objects read by one open
 // Mutations report rows_after (CountRows of the new version), checked against the reference.
 #include <benchmark/benchmark.h>
@@ -36,7 +36,7 @@
 
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "process_cpu.h"
 #if __has_include("lance/table/merge_insert.h")
 #include "lance/table/merge_insert.h"
@@ -181,7 +181,7 @@ void BM_TableCreate(benchmark::State& state) {
 
 template <typename Fn>
 void ReadBench(benchmark::State& state, Fn fn) {
-  auto ds = Dataset::Open(BasePath());
+  auto ds = Snapshot::Open(BasePath());
   if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
   Timer timer;
   for (auto _ : state) {
@@ -193,7 +193,7 @@ void ReadBench(benchmark::State& state, Fn fn) {
   timer.Report(state);
 }
 
-Status CountScan(const Dataset& ds, benchmark::State& state, ScanOptions o) {
+Status CountScan(const Snapshot& ds, benchmark::State& state, ScanOptions o) {
   LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(o));
   int64_t n = 0;
   for (const auto& b : batches) n += b->num_rows();
@@ -202,11 +202,11 @@ Status CountScan(const Dataset& ds, benchmark::State& state, ScanOptions o) {
 }
 
 void BM_TableScanAll(benchmark::State& state) {
-  ReadBench(state, [](const Dataset& ds, benchmark::State& st) { return CountScan(ds, st, {}); });
+  ReadBench(state, [](const Snapshot& ds, benchmark::State& st) { return CountScan(ds, st, {}); });
 }
 
 void BM_TableScanId(benchmark::State& state) {
-  ReadBench(state, [](const Dataset& ds, benchmark::State& st) {
+  ReadBench(state, [](const Snapshot& ds, benchmark::State& st) {
     ScanOptions o;
     o.columns = {"id"};
     return CountScan(ds, st, o);
@@ -218,7 +218,7 @@ void BM_TableTake(benchmark::State& state) {
   if (sets.empty()) return state.SkipWithError("workload.json: no takeOffsets");
   // Check one set's rows before timing: ids equal offsets (id = row offset), request order.
   {
-    auto ds = Dataset::Open(BasePath());
+    auto ds = Snapshot::Open(BasePath());
     if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
     ScanOptions o;
     o.columns = {"id"};
@@ -236,7 +236,7 @@ void BM_TableTake(benchmark::State& state) {
     if (i != sets[0].size()) return state.SkipWithError("take: wrong row count");
   }
   size_t next = 0;
-  ReadBench(state, [&](const Dataset& ds, benchmark::State&) -> Status {
+  ReadBench(state, [&](const Snapshot& ds, benchmark::State&) -> Status {
     LANCE_ASSIGN_OR_RAISE(auto batches, ds.Take(sets[next++ % sets.size()]));
     benchmark::DoNotOptimize(batches.data());
     return Status::OK();
@@ -254,7 +254,7 @@ void MutationBench(benchmark::State& state, Fn fn) {
     Status st = fn(copy, state);
     timer.Stop(state);
     if (!st.ok()) return state.SkipWithError(st.ToString().c_str());
-    auto ds = Dataset::Open(copy);
+    auto ds = Snapshot::Open(copy);
     if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
     state.counters["rows_after"] = static_cast<double>((*ds)->CountRows());
     state.counters["version_after"] = static_cast<double>((*ds)->version());
@@ -316,7 +316,7 @@ void BM_TableOpenLatest(benchmark::State& state) {
   Timer timer;
   for (auto _ : state) {
     timer.Start();
-    auto ds = Dataset::Open(uri);
+    auto ds = Snapshot::Open(uri);
     if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
     benchmark::DoNotOptimize((*ds)->CountRows());
     timer.Stop(state);

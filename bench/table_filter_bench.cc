@@ -11,14 +11,14 @@
 // lancedb table handle):
 //   BM_TableFilterScanIds   Scan({columns: id, filter}); counter hits = rows returned
 //   BM_TableFilterCount     CountRows(filter)
-//   BM_TableFilterOpenScan  Dataset::Open + the scan above (a cold handle, warm page cache)
+//   BM_TableFilterOpenScan  Snapshot::Open + the scan above (a cold handle, warm page cache)
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
 #include <string>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "process_cpu.h"
 
 namespace lance::table {
@@ -47,7 +47,7 @@ std::string Filter() {
   return f ? f : "score > 50 AND category = 'c7'";
 }
 
-int64_t ScanIds(const Dataset& ds, benchmark::State& state) {
+int64_t ScanIds(const Snapshot& ds, benchmark::State& state) {
   ScanOptions o;
   o.columns = {"id"};
   o.filter = Filter();
@@ -62,7 +62,7 @@ int64_t ScanIds(const Dataset& ds, benchmark::State& state) {
 }
 
 void BM_TableFilterScanIds(benchmark::State& state, std::string uri) {
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
   int64_t hits = 0;
   {
@@ -73,7 +73,7 @@ void BM_TableFilterScanIds(benchmark::State& state, std::string uri) {
 }
 
 void BM_TableFilterCount(benchmark::State& state, std::string uri) {
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
   uint64_t count = 0;
   {
@@ -92,7 +92,7 @@ void BM_TableFilterOpenScan(benchmark::State& state, std::string uri) {
   {
     CpuCounter cpu(state);
     for (auto _ : state) {
-      auto ds = Dataset::Open(uri);
+      auto ds = Snapshot::Open(uri);
       if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
       benchmark::DoNotOptimize(hits = ScanIds(**ds, state));
     }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include <lance/columnar/builder.h>
-#include <lance/table/dataset.h>
+#include <lance/table/snapshot.h>
 #include <lance/table/write.h>
 
 namespace {
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     auto written = lance::table::WriteDataset(uri, schema, {*rows}, params);
     if (!written.ok()) return Fail(written.status(), "write");
   }
-  auto ds = lance::table::Dataset::Open(uri);
+  auto ds = lance::table::Snapshot::Open(uri);
   if (!ds.ok()) return Fail(ds.status(), "open");
   if ((*ds)->version() != 2 || (*ds)->CountRows() != 200) {
     std::fprintf(stderr, "expected version 2 with 200 rows, got version %llu with %llu rows\n",

@@ -21,7 +21,7 @@
 #include "lance/ipc/writer.h"
 #include "lance/table/commit.h"
 #include "lance/table/compaction.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/merge_insert.h"
 #include "lance/table/schema_evolution.h"
 #include "lance/table/update.h"
@@ -182,7 +182,7 @@ Status RunTableDemo(const std::string& dir) {
 
   // v3: delete by filter.
   const std::string low = "score < 10";
-  LANCE_ASSIGN_OR_RAISE(auto before_delete, table::Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto before_delete, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t low_rows, before_delete->CountRows(low));
   LANCE_ASSIGN_OR_RAISE(auto deleted, table::DeleteRows(uri, low));
   LANCE_RETURN_NOT_OK(Expect(deleted.num_deleted_rows, low_rows, "rows deleted by " + low));
@@ -192,7 +192,7 @@ Status RunTableDemo(const std::string& dir) {
 
   // v4: update with an expression.
   const std::string c3 = "category = 'c3'";
-  LANCE_ASSIGN_OR_RAISE(auto before_update, table::Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto before_update, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t c3_rows, before_update->CountRows(c3));
   LANCE_ASSIGN_OR_RAISE(auto updated, table::UpdateRows(uri, {{"score", "score + 1000"}}, c3));
   LANCE_RETURN_NOT_OK(Expect(updated.rows_updated, c3_rows, "rows updated where " + c3));
@@ -201,7 +201,7 @@ Status RunTableDemo(const std::string& dir) {
               static_cast<unsigned long long>(updated.rows_updated));
 
   // v5: merge-insert 40 rows on id: ids 1480..1499 exist (unless deleted), 1500..1519 are new.
-  LANCE_ASSIGN_OR_RAISE(auto before_merge, table::Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto before_merge, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t existing, before_merge->CountRows("id >= 1480 AND id < 1500"));
   LANCE_ASSIGN_OR_RAISE(auto upserts, Products(1480, 40, /*score_shift=*/500));
   table::MergeInsertParams merge;
@@ -229,7 +229,7 @@ Status RunTableDemo(const std::string& dir) {
               static_cast<unsigned long long>(compacted.rows_rewritten));
 
   // Time travel: every version's rows, checked against what each operation did.
-  LANCE_ASSIGN_OR_RAISE(auto latest, table::Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(auto versions, latest->ListVersions());
   std::printf("== time travel (%zu versions)\n", versions.size());
   const uint64_t after_delete = 1500 - low_rows;
@@ -238,7 +238,7 @@ Status RunTableDemo(const std::string& dir) {
   for (const auto& v : versions) {
     table::OpenOptions at;
     at.version = v.version;
-    LANCE_ASSIGN_OR_RAISE(auto ds, table::Dataset::Open(uri, at));
+    LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(uri, at));
     LANCE_ASSIGN_OR_RAISE(uint64_t high, ds->CountRows("score >= 1000"));
     std::printf("v%llu: %llu rows in %zu fragments, %llu with score >= 1000, %zu columns\n",
                 static_cast<unsigned long long>(v.version),
@@ -251,7 +251,7 @@ Status RunTableDemo(const std::string& dir) {
   }
   table::OpenOptions tagged;
   tagged.tag = "initial";
-  LANCE_ASSIGN_OR_RAISE(auto initial, table::Dataset::Open(uri, tagged));
+  LANCE_ASSIGN_OR_RAISE(auto initial, table::Snapshot::Open(uri, tagged));
   LANCE_RETURN_NOT_OK(Expect(initial->CountRows(), 1000, "rows at tag 'initial'"));
 
   table::ScanOptions scan;

@@ -21,7 +21,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
 #include "lance/table/commit.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 
 namespace lance::cli {
@@ -67,11 +67,11 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
-Result<std::shared_ptr<table::Dataset>> OpenTable(const TableArgs& a) {
+Result<std::shared_ptr<table::Snapshot>> OpenTable(const TableArgs& a) {
   table::OpenOptions o;
   if (a.version >= 0) o.version = static_cast<uint64_t>(a.version);
   if (!a.tag.empty()) o.tag = a.tag;
-  return table::Dataset::Open(a.uri, o);
+  return table::Snapshot::Open(a.uri, o);
 }
 
 table::ScanOptions ScanOpts(const TableArgs& a) {
@@ -105,7 +105,7 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 // .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON lines), .csv / .tsv
 // (header row + records, separated by ',' / TAB or --delimiter). The file is written in one
 // put, so it appears whole or not at all; stdout then gets {"path","format","num_rows"}.
-Status EmitRows(const TableArgs& a, const table::Dataset& ds,
+Status EmitRows(const TableArgs& a, const table::Snapshot& ds,
                 const std::vector<RecordBatchPtr>& batches) {
   if (a.output.empty()) {
     if (!a.delimiter.empty()) {
@@ -247,7 +247,7 @@ Json FlagsJson(uint64_t flags) {
 
 // "parent.child" path of field `id`, or "#id" when the schema has no such field (an index on
 // a dropped column).
-std::string FieldPath(const table::TableManifest& m, int32_t id) {
+std::string FieldPath(const table::Manifest& m, int32_t id) {
   std::string path;
   int guard = 0;
   while (id >= 0 && guard++ < 1000) {
@@ -260,7 +260,7 @@ std::string FieldPath(const table::TableManifest& m, int32_t id) {
   return path;
 }
 
-Json IndexJson(const table::TableManifest& m, const table::IndexInfo& x) {
+Json IndexJson(const table::Manifest& m, const table::IndexInfo& x) {
   Json j;
   j["name"] = x.name;
   j["uuid"] = x.uuid;
@@ -302,7 +302,7 @@ Status Indexes(const TableArgs& a) {
 
 Status ManifestCmd(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
-  const table::TableManifest& m = ds->manifest();
+  const table::Manifest& m = ds->manifest();
   Json j;
   j["path"] = ds->manifest_path();
   j["version"] = m.version;
@@ -400,7 +400,7 @@ Status Restore(const WriteArgs& a) {
 Status TagCreate(const WriteArgs& a) {
   int64_t version = a.version;
   if (version < 0) {
-    LANCE_ASSIGN_OR_RAISE(auto ds, table::Dataset::Open(a.uri));
+    LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
     version = static_cast<int64_t>(ds->version());
   }
   return table::CreateTag(a.uri, a.name, static_cast<uint64_t>(version));

@@ -22,12 +22,12 @@ using internal::StoredVersion;
 using internal::TableLocation;
 
 // Paths (relative to the table root) of the files a version references.
-void ReferencedFiles(const ::lance::table::Manifest& m, std::set<std::string>* out) {
+void ReferencedFiles(const ::lance::table::pb::Manifest& m, std::set<std::string>* out) {
   for (const auto& f : m.fragments()) {
     for (const auto& df : f.files()) out->insert("data/" + df.path());
     if (f.has_deletion_file()) {
       DeletionFileInfo d;
-      d.type = f.deletion_file().file_type() == ::lance::table::DeletionFile::BITMAP
+      d.type = f.deletion_file().file_type() == ::lance::table::pb::DeletionFile::BITMAP
                    ? DeletionFileType::kBitmap
                    : DeletionFileType::kArrowArray;
       d.read_version = f.deletion_file().read_version();

@@ -27,7 +27,7 @@ std::set<std::string> Files(const std::string& uri, const std::string& dir) {
 }
 
 std::vector<uint64_t> Versions(const std::string& uri) {
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok());
   auto vs = (*ds)->ListVersions();
   EXPECT_TRUE(vs.ok());
@@ -80,10 +80,10 @@ TEST(Cleanup, KeepLastVersionsDeletesOnlyUnreferencedFiles) {
   EXPECT_EQ(rows, latest_rows);
   OpenOptions v4;
   v4.version = 4;
-  EV_ASSIGN(auto ds4, Dataset::Open(uri, v4));
+  EV_ASSIGN(auto ds4, Snapshot::Open(uri, v4));
   EXPECT_EQ(ds4->CountRows(), 3u);
   v4.version = 2;
-  EXPECT_TRUE(Dataset::Open(uri, v4).status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open(uri, v4).status().IsNotFound());
   // The latest version always stays.
   o.keep_versions = 1;
   o.older_than_seconds = 0;
@@ -111,7 +111,7 @@ TEST(Cleanup, TaggedVersionsAndAgeAreRespected) {
   // Version 1's files are kept for the tag: it still reads every row.
   OpenOptions t;
   t.tag = "first";
-  EV_ASSIGN(auto ds, Dataset::Open(uri, t));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri, t));
   EV_ASSIGN(auto batches, ds->Scan());
   int64_t n = 0;
   for (const auto& b : batches) n += b->num_rows();

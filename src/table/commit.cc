@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "lance/io/object_store.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "table/commit_internal.h"
@@ -68,7 +68,7 @@ Status CreateTag(const std::string& uri, const std::string& name, uint64_t versi
   LANCE_RETURN_NOT_OK(CheckTagName(name));
   OpenOptions o;
   o.version = version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(uri, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri, o));
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
   LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, sp.store->Head(ds->manifest_path()));
   const std::string now = IsoNow();

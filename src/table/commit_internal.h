@@ -29,7 +29,7 @@
 #include "table/proto/transaction.pb.h"
 
 namespace lance::table {
-class Dataset;
+class Snapshot;
 }  // namespace lance::table
 
 namespace lance::table::internal {
@@ -65,7 +65,7 @@ struct StoredVersion {
   uint64_t version = 0;
   ManifestNaming naming = ManifestNaming::kV2;
   std::string path;
-  ::lance::table::Manifest manifest;
+  ::lance::table::pb::Manifest manifest;
   std::string index_section;  // raw IndexSection bytes (empty: none)
   std::string transaction;    // raw Transaction bytes (empty: none recorded)
 };
@@ -75,15 +75,15 @@ Result<std::optional<StoredVersion>> LoadLatest(const TableLocation& loc);
 // Errors: NotFound.
 Result<StoredVersion> LoadVersion(const TableLocation& loc, uint64_t version);
 // The transaction that produced `v` (inline section, else the _transactions/ file).
-Result<std::optional<::lance::table::Transaction>> LoadTransaction(const TableLocation& loc,
+Result<std::optional<::lance::table::pb::Transaction>> LoadTransaction(const TableLocation& loc,
                                                                    const StoredVersion& v);
 
 // Sets the flags of `m` from its content (see manifest_writer.h); sticky bits come from
 // `sticky_reader` / `sticky_writer`.
-void ApplyFeatureFlags(::lance::table::Manifest* m, uint64_t sticky_reader, uint64_t sticky_writer);
+void ApplyFeatureFlags(::lance::table::pb::Manifest* m, uint64_t sticky_reader, uint64_t sticky_writer);
 
 // Whole manifest file: sections, manifest, footer. Sets transaction_section/index_section.
-std::string SerializeManifestFile(::lance::table::Manifest* m, const std::string& index_section,
+std::string SerializeManifestFile(::lance::table::pb::Manifest* m, const std::string& index_section,
                                   const std::string& transaction);
 
 // A Lance field as a manifest stores it, and back (metadata in the protobuf map's order).
@@ -95,7 +95,7 @@ uint64_t RandomU64();
 int64_t NowNs();
 
 // Writes a deletion file for `fragment_id` listing `rows` (sorted, unique).
-Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
+Result<::lance::table::pb::DeletionFile> WriteDeletionFile(const TableLocation& loc,
                                                        uint64_t fragment_id,
                                                        uint64_t read_version,
                                                        const std::vector<uint32_t>& rows);
@@ -103,7 +103,7 @@ Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
 // Stable row ids: the version of every physical row of `f` (created-at, else last-updated-at),
 // from its inline run sequence; without one, as lance 12: created at 1, last updated when
 // created. Errors: Corruption (runs not covering the rows), NotSupported (external file).
-Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f, bool created_at);
+Result<std::vector<uint64_t>> RowVersions(const ::lance::table::pb::DataFragment& f, bool created_at);
 // A serialized version-run sequence of `n` rows (a run per stretch of equal versions, spans
 // as position ranges).
 std::string VersionRunsOf(const uint64_t* versions, size_t n);
@@ -114,11 +114,11 @@ struct NewDatasetParams {
 };
 
 struct CommitRequest {
-  ::lance::table::Transaction txn;
+  ::lance::table::pb::Transaction txn;
   // Delete/Update: per fragment id, the row offsets this transaction deletes (sorted) and
   // the deletion file of the fragment it read (nullopt: none).
   std::map<uint64_t, std::vector<uint32_t>> affected_rows;
-  std::map<uint64_t, std::optional<::lance::table::DeletionFile>> base_deletions;
+  std::map<uint64_t, std::optional<::lance::table::pb::DeletionFile>> base_deletions;
   NewDatasetParams new_dataset;  // used when no version exists yet
   // Overwrite of an existing dataset: the data storage version ("" keeps the dataset's).
   std::string data_storage_version;
@@ -129,7 +129,7 @@ struct CommitRequest {
 // Deletes the rows at `addresses` (row addresses of `ds`, a version of the dataset at `loc`;
 // any order, repeats and already deleted rows ignored), recording `predicate`: what
 // DeleteRowAddresses and DeleteRows do once they have the dataset open.
-Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Dataset& ds,
+Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Snapshot& ds,
                                        std::vector<uint64_t> addresses,
                                        const std::string& predicate, const CommitOptions& options);
 

@@ -11,7 +11,7 @@
 #include <roaring/roaring.h>
 
 #include "lance/ipc/writer.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "lance/table/write.h"
@@ -23,9 +23,8 @@ namespace lance::table {
 
 namespace {
 
-using ::lance::table::Manifest;
-using ::lance::table::Transaction;
-using Op = Transaction::OperationCase;
+using ::lance::table::pb::Transaction;
+using Op = pb::Transaction::OperationCase;
 
 class PutHandler final : public CommitHandler {
  public:
@@ -57,50 +56,50 @@ uint32_t LoadU32(const char* p) {
 
 const char* OpName(Op op) {
   switch (op) {
-    case Transaction::kAppend: return "Append";
-    case Transaction::kDelete: return "Delete";
-    case Transaction::kOverwrite: return "Overwrite";
-    case Transaction::kCreateIndex: return "CreateIndex";
-    case Transaction::kRewrite: return "Rewrite";
-    case Transaction::kMerge: return "Merge";
-    case Transaction::kRestore: return "Restore";
-    case Transaction::kReserveFragments: return "ReserveFragments";
-    case Transaction::kUpdate: return "Update";
-    case Transaction::kProject: return "Project";
-    case Transaction::kUpdateConfig: return "UpdateConfig";
-    case Transaction::kDataReplacement: return "DataReplacement";
-    case Transaction::kUpdateMemWalState: return "UpdateMemWalState";
-    case Transaction::kClone: return "Clone";
-    case Transaction::kUpdateBases: return "UpdateBases";
-    case Transaction::kDataOverlay: return "DataOverlay";
-    case Transaction::kAppendFriTransitions: return "AppendFragmentReuseTransitions";
-    case Transaction::OPERATION_NOT_SET: break;
+    case pb::Transaction::kAppend: return "Append";
+    case pb::Transaction::kDelete: return "Delete";
+    case pb::Transaction::kOverwrite: return "Overwrite";
+    case pb::Transaction::kCreateIndex: return "CreateIndex";
+    case pb::Transaction::kRewrite: return "Rewrite";
+    case pb::Transaction::kMerge: return "Merge";
+    case pb::Transaction::kRestore: return "Restore";
+    case pb::Transaction::kReserveFragments: return "ReserveFragments";
+    case pb::Transaction::kUpdate: return "Update";
+    case pb::Transaction::kProject: return "Project";
+    case pb::Transaction::kUpdateConfig: return "UpdateConfig";
+    case pb::Transaction::kDataReplacement: return "DataReplacement";
+    case pb::Transaction::kUpdateMemWalState: return "UpdateMemWalState";
+    case pb::Transaction::kClone: return "Clone";
+    case pb::Transaction::kUpdateBases: return "UpdateBases";
+    case pb::Transaction::kDataOverlay: return "DataOverlay";
+    case pb::Transaction::kAppendFriTransitions: return "AppendFragmentReuseTransitions";
+    case pb::Transaction::OPERATION_NOT_SET: break;
   }
   return "unknown operation";
 }
 
 // Fragment ids an operation modifies or removes (not the ones it adds).
-std::set<uint64_t> TouchedFragments(const Transaction& t) {
+std::set<uint64_t> TouchedFragments(const pb::Transaction& t) {
   std::set<uint64_t> ids;
   switch (t.operation_case()) {
-    case Transaction::kDelete:
+    case pb::Transaction::kDelete:
       for (const auto& f : t.delete_().updated_fragments()) ids.insert(f.id());
       for (uint64_t id : t.delete_().deleted_fragment_ids()) ids.insert(id);
       break;
-    case Transaction::kUpdate:
+    case pb::Transaction::kUpdate:
       for (const auto& f : t.update().updated_fragments()) ids.insert(f.id());
       for (uint64_t id : t.update().removed_fragment_ids()) ids.insert(id);
       break;
-    case Transaction::kRewrite:
+    case pb::Transaction::kRewrite:
       for (const auto& f : t.rewrite().old_fragments()) ids.insert(f.id());
       for (const auto& g : t.rewrite().groups()) {
         for (const auto& f : g.old_fragments()) ids.insert(f.id());
       }
       break;
-    case Transaction::kMerge:
+    case pb::Transaction::kMerge:
       for (const auto& f : t.merge().fragments()) ids.insert(f.id());
       break;
-    case Transaction::kDataReplacement:
+    case pb::Transaction::kDataReplacement:
       for (const auto& g : t.data_replacement().replacements()) ids.insert(g.fragment_id());
       break;
     default:
@@ -118,71 +117,71 @@ bool Overlaps(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
 
 enum class Verdict { kCompatible, kRetryable, kIncompatible };
 
-Verdict RewriteAfterCreateIndex(const Transaction& ours, const Transaction& theirs);
+Verdict RewriteAfterCreateIndex(const pb::Transaction& ours, const pb::Transaction& theirs);
 
 // Whether `ours` (being committed) tolerates `theirs` (committed since our read version),
 // per the compatibility lists of transaction.md. Delete/Update over Delete/Update on the
 // same fragments is "compatible" here: RebaseDeletions merges or refuses afterwards.
-Verdict Check(const Transaction& ours, const Transaction& theirs) {
+Verdict Check(const pb::Transaction& ours, const pb::Transaction& theirs) {
   const Op o = ours.operation_case();
   const Op t = theirs.operation_case();
-  if (t == Transaction::OPERATION_NOT_SET) return Verdict::kIncompatible;
+  if (t == pb::Transaction::OPERATION_NOT_SET) return Verdict::kIncompatible;
   const bool overlap = Overlaps(TouchedFragments(ours), TouchedFragments(theirs));
   switch (o) {
-    case Transaction::kAppend:
-      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
-          t == Transaction::kUpdateMemWalState) {
+    case pb::Transaction::kAppend:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kRestore ||
+          t == pb::Transaction::kUpdateMemWalState) {
         return Verdict::kIncompatible;
       }
       return Verdict::kCompatible;
-    case Transaction::kDelete:
-    case Transaction::kUpdate:
-      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
-          t == Transaction::kUpdateMemWalState) {
+    case pb::Transaction::kDelete:
+    case pb::Transaction::kUpdate:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kRestore ||
+          t == pb::Transaction::kUpdateMemWalState) {
         return Verdict::kIncompatible;
       }
-      if (o == Transaction::kUpdate && t == Transaction::kMerge) return Verdict::kRetryable;
-      if ((t == Transaction::kMerge || t == Transaction::kRewrite ||
-           t == Transaction::kDataReplacement) && overlap) {
+      if (o == pb::Transaction::kUpdate && t == pb::Transaction::kMerge) return Verdict::kRetryable;
+      if ((t == pb::Transaction::kMerge || t == pb::Transaction::kRewrite ||
+           t == pb::Transaction::kDataReplacement) && overlap) {
         return Verdict::kRetryable;
       }
       return Verdict::kCompatible;
-    case Transaction::kOverwrite:
-      if (t == Transaction::kOverwrite || t == Transaction::kUpdateMemWalState) {
+    case pb::Transaction::kOverwrite:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kUpdateMemWalState) {
         return Verdict::kRetryable;
       }
-      if (t == Transaction::kUpdateConfig && !ours.overwrite().config_upsert_values().empty()) {
+      if (t == pb::Transaction::kUpdateConfig && !ours.overwrite().config_upsert_values().empty()) {
         return Verdict::kRetryable;
       }
       return Verdict::kCompatible;
-    case Transaction::kMerge:
-      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
-          t == Transaction::kUpdateMemWalState || t == Transaction::kProject) {
+    case pb::Transaction::kMerge:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kRestore ||
+          t == pb::Transaction::kUpdateMemWalState || t == pb::Transaction::kProject) {
         return Verdict::kIncompatible;
       }
-      if (t == Transaction::kUpdate || t == Transaction::kAppend || t == Transaction::kDelete ||
-          t == Transaction::kMerge || t == Transaction::kRewrite ||
-          t == Transaction::kDataReplacement) {
+      if (t == pb::Transaction::kUpdate || t == pb::Transaction::kAppend || t == pb::Transaction::kDelete ||
+          t == pb::Transaction::kMerge || t == pb::Transaction::kRewrite ||
+          t == pb::Transaction::kDataReplacement) {
         return Verdict::kRetryable;
       }
       return Verdict::kCompatible;
-    case Transaction::kProject:
-      if (t == Transaction::kOverwrite || t == Transaction::kRestore ||
-          t == Transaction::kUpdateMemWalState) {
+    case pb::Transaction::kProject:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kRestore ||
+          t == pb::Transaction::kUpdateMemWalState) {
         return Verdict::kIncompatible;
       }
-      if (t == Transaction::kProject || t == Transaction::kMerge) return Verdict::kRetryable;
+      if (t == pb::Transaction::kProject || t == pb::Transaction::kMerge) return Verdict::kRetryable;
       return Verdict::kCompatible;
-    case Transaction::kRestore:
+    case pb::Transaction::kRestore:
       // A restore replaces whatever happened since it read; only a MemWAL state change
       // (which it would silently undo) stops it.
-      return t == Transaction::kUpdateMemWalState ? Verdict::kIncompatible : Verdict::kCompatible;
-    case Transaction::kRewrite:
-      if (t == Transaction::kOverwrite || t == Transaction::kRestore) return Verdict::kIncompatible;
-      if (t == Transaction::kMerge) return Verdict::kRetryable;
-      if (t == Transaction::kCreateIndex) return RewriteAfterCreateIndex(ours, theirs);
-      if ((t == Transaction::kDataReplacement || t == Transaction::kDelete ||
-           t == Transaction::kUpdate || t == Transaction::kRewrite) && overlap) {
+      return t == pb::Transaction::kUpdateMemWalState ? Verdict::kIncompatible : Verdict::kCompatible;
+    case pb::Transaction::kRewrite:
+      if (t == pb::Transaction::kOverwrite || t == pb::Transaction::kRestore) return Verdict::kIncompatible;
+      if (t == pb::Transaction::kMerge) return Verdict::kRetryable;
+      if (t == pb::Transaction::kCreateIndex) return RewriteAfterCreateIndex(ours, theirs);
+      if ((t == pb::Transaction::kDataReplacement || t == pb::Transaction::kDelete ||
+           t == pb::Transaction::kUpdate || t == pb::Transaction::kRewrite) && overlap) {
         return Verdict::kRetryable;
       }
       return Verdict::kCompatible;
@@ -193,7 +192,7 @@ Verdict Check(const Transaction& ours, const Transaction& theirs) {
 
 // RowIdSequence of [start, start + n).
 std::string RangeRowIds(uint64_t start, uint64_t n) {
-  ::lance::table::RowIdSequence seq;
+  ::lance::table::pb::RowIdSequence seq;
   auto* r = seq.add_segments()->mutable_range();
   r->set_start(start);
   r->set_end(start + n);
@@ -202,7 +201,7 @@ std::string RangeRowIds(uint64_t start, uint64_t n) {
 
 // Every row of [0, n) at `version`.
 std::string VersionRun(uint64_t n, uint64_t version) {
-  ::lance::table::RowLatestUpdateVersionSequence seq;
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   auto* run = seq.add_runs();
   run->mutable_span()->mutable_range()->set_end(n);
   run->set_version(version);
@@ -239,7 +238,7 @@ std::string BitmapOf(const std::set<uint32_t>& ids) {
 // As lance 12: a Rewrite that remaps no index conflicts (retryably) with a concurrent
 // CreateIndex only when a new index may cover a fragment the rewrite replaces (it has no
 // fragment bitmap, or its bitmap lists one).
-Verdict RewriteAfterCreateIndex(const Transaction& ours, const Transaction& theirs) {
+Verdict RewriteAfterCreateIndex(const pb::Transaction& ours, const pb::Transaction& theirs) {
   const std::set<uint64_t> replaced = TouchedFragments(ours);
   for (const auto& x : theirs.create_index().new_indices()) {
     if (x.fragment_bitmap().empty()) return Verdict::kRetryable;
@@ -252,8 +251,8 @@ Verdict RewriteAfterCreateIndex(const Transaction& ours, const Transaction& thei
   return Verdict::kCompatible;
 }
 
-bool SameDeletion(const std::optional<::lance::table::DeletionFile>& a,
-                  const std::optional<::lance::table::DeletionFile>& b) {
+bool SameDeletion(const std::optional<::lance::table::pb::DeletionFile>& a,
+                  const std::optional<::lance::table::pb::DeletionFile>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
   return a->id() == b->id() && a->read_version() == b->read_version() &&
@@ -327,8 +326,8 @@ int64_t NowNs() {
       .count();
 }
 
-Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f, bool created_at) {
-  using F = ::lance::table::DataFragment;
+Result<std::vector<uint64_t>> RowVersions(const ::lance::table::pb::DataFragment& f, bool created_at) {
+  using F = ::lance::table::pb::DataFragment;
   const uint64_t n = f.physical_rows();
   const std::string* inline_bytes = nullptr;
   bool external = false;
@@ -351,7 +350,7 @@ Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f,
   // Without a sequence lance 12 takes every row as created at version 1 and last updated
   // when it was created.
   if (inline_bytes == nullptr) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
-  ::lance::table::RowLatestUpdateVersionSequence seq;
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   if (!seq.ParseFromString(*inline_bytes)) {
     return Status::Corruption("fragment {}: the {} version sequence does not decode", f.id(), what);
   }
@@ -359,7 +358,7 @@ Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f,
   out.reserve(n);
   for (const auto& run : seq.runs()) {
     // Only a span's length counts: wrap it as a one-segment row-id sequence to measure it.
-    ::lance::table::RowIdSequence one;
+    ::lance::table::pb::RowIdSequence one;
     *one.add_segments() = run.span();
     LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> positions, DecodeRowIdSequence(one.SerializeAsString()));
     if (out.size() + positions.size() > n) break;
@@ -374,7 +373,7 @@ Result<std::vector<uint64_t>> RowVersions(const ::lance::table::DataFragment& f,
 }
 
 std::string VersionRunsOf(const uint64_t* versions, size_t n) {
-  ::lance::table::RowLatestUpdateVersionSequence seq;
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   for (size_t start = 0; start < n;) {
     size_t end = start + 1;
     while (end < n && versions[end] == versions[start]) ++end;
@@ -405,7 +404,7 @@ Result<StoredVersion> ReadStored(const TableLocation& loc, const std::string& pa
   const std::string_view bytes(reinterpret_cast<const char*>(buf->data()),
                                static_cast<size_t>(buf->size()));
   // DecodeManifest validates the footer and the section bounds.
-  LANCE_ASSIGN_OR_RAISE(TableManifest decoded, DecodeManifest(bytes, path));
+  LANCE_ASSIGN_OR_RAISE(Manifest decoded, DecodeManifest(bytes, path));
   StoredVersion sv;
   sv.version = version;
   sv.naming = naming;
@@ -460,24 +459,24 @@ Result<StoredVersion> LoadVersion(const TableLocation& loc, uint64_t version) {
   return Status::NotFound("{}: version {} does not exist", loc.root, version);
 }
 
-Result<std::optional<Transaction>> LoadTransaction(const TableLocation& loc, const StoredVersion& v) {
-  Transaction t;
+Result<std::optional<pb::Transaction>> LoadTransaction(const TableLocation& loc, const StoredVersion& v) {
+  pb::Transaction t;
   if (!v.transaction.empty()) {
     if (!t.ParseFromString(v.transaction)) {
       return Status::Corruption("{}: the inline transaction does not decode", v.path);
     }
-    return std::optional<Transaction>(std::move(t));
+    return std::optional<pb::Transaction>(std::move(t));
   }
-  if (v.manifest.transaction_file().empty()) return std::optional<Transaction>();
+  if (v.manifest.transaction_file().empty()) return std::optional<pb::Transaction>();
   const std::string path = loc.Path("_transactions/" + v.manifest.transaction_file());
   LANCE_ASSIGN_OR_RAISE(BufferPtr buf, loc.store->Get(path));
   if (!t.ParseFromArray(buf->data(), static_cast<int>(buf->size()))) {
     return Status::Corruption("{}: the transaction does not decode", path);
   }
-  return std::optional<Transaction>(std::move(t));
+  return std::optional<pb::Transaction>(std::move(t));
 }
 
-Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
+Result<::lance::table::pb::DeletionFile> WriteDeletionFile(const TableLocation& loc,
                                                        uint64_t fragment_id,
                                                        uint64_t read_version,
                                                        const std::vector<uint32_t>& rows) {
@@ -487,9 +486,9 @@ Result<::lance::table::DeletionFile> WriteDeletionFile(const TableLocation& loc,
   info.id = RandomU64();
   info.num_deleted_rows = rows.size();
   LANCE_RETURN_NOT_OK(loc.PutFile(loc.Path("_deletions/" + info.FileName(fragment_id)), bytes));
-  ::lance::table::DeletionFile d;
-  d.set_file_type(info.type == DeletionFileType::kBitmap ? ::lance::table::DeletionFile::BITMAP
-                                                         : ::lance::table::DeletionFile::ARROW_ARRAY);
+  ::lance::table::pb::DeletionFile d;
+  d.set_file_type(info.type == DeletionFileType::kBitmap ? ::lance::table::pb::DeletionFile::BITMAP
+                                                         : ::lance::table::pb::DeletionFile::ARROW_ARRAY);
   d.set_read_version(read_version);
   d.set_id(info.id);
   d.set_num_deleted_rows(info.num_deleted_rows);
@@ -502,14 +501,14 @@ namespace {
 // vectors, or refuses (retryable) when both deleted a common row or the fragment is gone.
 Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const StoredVersion& latest) {
   // Delete and Update record deletions the same way (updated fragments + emptied fragments).
-  const bool is_update = req->txn.operation_case() == Transaction::kUpdate;
+  const bool is_update = req->txn.operation_case() == pb::Transaction::kUpdate;
   auto* ufs = is_update ? req->txn.mutable_update()->mutable_updated_fragments()
                         : req->txn.mutable_delete_()->mutable_updated_fragments();
   auto* dids = is_update ? req->txn.mutable_update()->mutable_removed_fragment_ids()
                          : req->txn.mutable_delete_()->mutable_deleted_fragment_ids();
-  std::map<uint64_t, const ::lance::table::DataFragment*> frags;
+  std::map<uint64_t, const ::lance::table::pb::DataFragment*> frags;
   for (const auto& f : latest.manifest.fragments()) frags[f.id()] = &f;
-  std::shared_ptr<Dataset> ds;  // opened at `latest` on first need
+  std::shared_ptr<Snapshot> ds;  // opened at `latest` on first need
   bool changed = false;
   for (auto& [id, rows] : req->affected_rows) {
     auto it = frags.find(id);
@@ -518,14 +517,14 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
                                     "commit (version {}); run the delete again",
                                     id, latest.version);
     }
-    const ::lance::table::DataFragment& lf = *it->second;
-    std::optional<::lance::table::DeletionFile> cur;
+    const ::lance::table::pb::DataFragment& lf = *it->second;
+    std::optional<::lance::table::pb::DeletionFile> cur;
     if (lf.has_deletion_file()) cur = lf.deletion_file();
     if (SameDeletion(req->base_deletions[id], cur)) continue;
     if (!ds) {
       OpenOptions o;
       o.version = latest.version;
-      LANCE_ASSIGN_OR_RAISE(ds, Dataset::Open(loc.store, loc.root, o));
+      LANCE_ASSIGN_OR_RAISE(ds, Snapshot::Open(loc.store, loc.root, o));
     }
     size_t index = 0;
     while (ds->manifest().fragments[index].id != id) ++index;
@@ -569,9 +568,9 @@ Status RebaseDeletions(const TableLocation& loc, CommitRequest* req, const Store
 // fragment bitmap, a group's old fragment ids replaced by its new ones [first, second) when
 // the index covered the whole group (lance 12's rule; a group the index covered in part is
 // InvalidArgument, the planner never makes one).
-Result<std::string> RebaseIndexBitmaps(const std::string& section, const Transaction::Rewrite& rw,
+Result<std::string> RebaseIndexBitmaps(const std::string& section, const pb::Transaction::Rewrite& rw,
                                        const std::vector<std::pair<uint64_t, uint64_t>>& new_ids) {
-  ::lance::table::IndexSection s;
+  ::lance::table::pb::IndexSection s;
   if (!s.ParseFromString(section)) {
     return Status::Corruption("the index section ({} bytes) does not decode", section.size());
   }
@@ -603,7 +602,7 @@ Result<std::string> RebaseIndexBitmaps(const std::string& section, const Transac
   return changed ? s.SerializeAsString() : section;
 }
 
-uint64_t NextFragmentId(const Manifest& m) {
+uint64_t NextFragmentId(const pb::Manifest& m) {
   uint64_t next = m.has_max_fragment_id() ? uint64_t{m.max_fragment_id()} + 1 : 0;
   for (const auto& f : m.fragments()) next = std::max<uint64_t>(next, f.id() + 1);
   return next;
@@ -613,14 +612,14 @@ uint64_t NextFragmentId(const Manifest& m) {
 // The fragments of `m` with the deletion files of `updated` and without `removed`: what a delete
 // or an update (`what`) does to the existing fragments of the version before `version`.
 // Errors: CommitConflict (retryable) when one of those fragments is no longer there.
-Status ApplyDeletions(Manifest* m,
-                      const google::protobuf::RepeatedPtrField<::lance::table::DataFragment>& updated_list,
+Status ApplyDeletions(pb::Manifest* m,
+                      const google::protobuf::RepeatedPtrField<::lance::table::pb::DataFragment>& updated_list,
                       const google::protobuf::RepeatedField<uint64_t>& removed_ids, const char* what,
                       uint64_t version) {
-  std::map<uint64_t, const ::lance::table::DataFragment*> updated;
+  std::map<uint64_t, const ::lance::table::pb::DataFragment*> updated;
   for (const auto& f : updated_list) updated[f.id()] = &f;
   const std::set<uint64_t> removed(removed_ids.begin(), removed_ids.end());
-  google::protobuf::RepeatedPtrField<::lance::table::DataFragment> out;
+  google::protobuf::RepeatedPtrField<::lance::table::pb::DataFragment> out;
   size_t seen = 0;
   for (const auto& f : m->fragments()) {
     if (removed.count(f.id())) {
@@ -643,9 +642,9 @@ Status ApplyDeletions(Manifest* m,
   return Status::OK();
 }
 
-Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req,
+Result<std::pair<pb::Manifest, std::string>> ApplyOperation(const CommitRequest& req,
                                                         const std::optional<StoredVersion>& latest) {
-  Manifest m;
+  pb::Manifest m;
   std::string index_section;
   uint64_t sticky_r = 0, sticky_w = 0;
   bool stable = req.new_dataset.stable_row_ids;
@@ -665,12 +664,12 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
   uint64_t next_frag = NextFragmentId(m);
   uint64_t next_row_id = m.next_row_id();
   bool assigned = false;
-  const Transaction& t = req.txn;
+  const pb::Transaction& t = req.txn;
   // Stable row ids, update / merge-insert: the created-at version of each row it moves (by
   // row id), read from the rows it replaces, which are live in the latest version (a
   // concurrent change to them is a conflict).
   std::map<uint64_t, uint64_t> moved_created_at;
-  if (stable && t.operation_case() == Transaction::kUpdate) {
+  if (stable && t.operation_case() == pb::Transaction::kUpdate) {
     for (const auto& f : m.fragments()) {
       auto rows = req.affected_rows.find(f.id());
       if (rows == req.affected_rows.end() || f.inline_row_ids().empty()) continue;
@@ -681,7 +680,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       }
     }
   }
-  auto add_new = [&](const ::lance::table::DataFragment& src) -> Status {
+  auto add_new = [&](const ::lance::table::pb::DataFragment& src) -> Status {
     auto* f = m.add_fragments();
     *f = src;
     f->set_id(next_frag++);
@@ -697,7 +696,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     // As lance 12: a compaction brings its rows' versions along (set by compaction.cc);
     // rows an update moves keep their created-at version and are last updated now; new
     // rows are created and last updated now.
-    using F = ::lance::table::DataFragment;
+    using F = ::lance::table::pb::DataFragment;
     if (f->created_at_version_sequence_case() == F::CREATED_AT_VERSION_SEQUENCE_NOT_SET) {
       if (moved && !moved_created_at.empty()) {
         LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, DecodeRowIdSequence(f->inline_row_ids()));
@@ -717,10 +716,10 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
     return Status::OK();
   };
   switch (t.operation_case()) {
-    case Transaction::kAppend:
+    case pb::Transaction::kAppend:
       for (const auto& f : t.append().fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
-    case Transaction::kOverwrite: {
+    case pb::Transaction::kOverwrite: {
       const auto& o = t.overwrite();
       m.clear_fragments();
       m.clear_fields();
@@ -738,13 +737,13 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       for (const auto& f : o.fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
     }
-    case Transaction::kDelete: {
+    case pb::Transaction::kDelete: {
       const auto& d = t.delete_();
       LANCE_RETURN_NOT_OK(
           ApplyDeletions(&m, d.updated_fragments(), d.deleted_fragment_ids(), "delete", version));
       break;
     }
-    case Transaction::kMerge: {
+    case pb::Transaction::kMerge: {
       const auto& mg = t.merge();
       // Stable row ids, as lance 12: a merge that adds a column or changes a column's type
       // (new data files) makes every row of the fragments it gave new files last updated
@@ -784,11 +783,11 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       }
       break;
     }
-    case Transaction::kProject:
+    case pb::Transaction::kProject:
       m.clear_fields();
       for (const auto& f : t.project().schema()) *m.add_fields() = f;
       break;
-    case Transaction::kUpdate: {
+    case pb::Transaction::kUpdate: {
       // Deletion files of the fragments the rows left, fragments left empty removed, the
       // rewritten rows appended as new fragments.
       const auto& u = t.update();
@@ -797,7 +796,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       for (const auto& f : u.new_fragments()) LANCE_RETURN_NOT_OK(add_new(f));
       break;
     }
-    case Transaction::kRestore: {
+    case pb::Transaction::kRestore: {
       // The restored version's manifest (schema, fragments, config, indexes, its own flags),
       // with fragment ids and row ids continuing after the latest version's.
       if (!req.restore_source) return Status::Internal("a restore without the version to restore");
@@ -818,11 +817,11 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       m.clear_transaction_file();
       break;
     }
-    case Transaction::kRewrite: {
+    case pb::Transaction::kRewrite: {
       // Each group's old fragments must be exactly as read (same deletion file); the group's
       // new fragments take the place of its first old fragment.
       const auto& rw = t.rewrite();
-      std::map<uint64_t, const ::lance::table::DataFragment*> current;
+      std::map<uint64_t, const ::lance::table::pb::DataFragment*> current;
       for (const auto& f : m.fragments()) current[f.id()] = &f;
       std::map<uint64_t, int> first_of_group;
       std::set<uint64_t> old_ids;
@@ -830,7 +829,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
         for (int k = 0; k < rw.groups(g).old_fragments_size(); ++k) {
           const auto& of = rw.groups(g).old_fragments(k);
           auto it = current.find(of.id());
-          std::optional<::lance::table::DeletionFile> want, have;
+          std::optional<::lance::table::pb::DeletionFile> want, have;
           if (of.has_deletion_file()) want = of.deletion_file();
           if (it != current.end() && it->second->has_deletion_file()) have = it->second->deletion_file();
           if (it == current.end() || !SameDeletion(want, have)) {
@@ -842,7 +841,7 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
           if (k == 0) first_of_group[of.id()] = g;
         }
       }
-      google::protobuf::RepeatedPtrField<::lance::table::DataFragment> old;
+      google::protobuf::RepeatedPtrField<::lance::table::pb::DataFragment> old;
       old.Swap(m.mutable_fragments());
       std::vector<std::pair<uint64_t, uint64_t>> new_ids(static_cast<size_t>(rw.groups_size()));
       for (const auto& f : old) {
@@ -867,15 +866,15 @@ Result<std::pair<Manifest, std::string>> ApplyOperation(const CommitRequest& req
       }
       break;
     }
-    case Transaction::kCreateIndex: {
+    case pb::Transaction::kCreateIndex: {
       // As lance 12: indexes named like a new one or listed as removed (by uuid) leave, the
       // new ones join. (lance-cpp builds no index files; this commits index metadata.)
-      ::lance::table::IndexSection section;
+      ::lance::table::pb::IndexSection section;
       if (!index_section.empty() && !section.ParseFromString(index_section)) {
         return Status::Corruption("the index section ({} bytes) does not decode", index_section.size());
       }
       const auto& ci = t.create_index();
-      ::lance::table::IndexSection out;
+      ::lance::table::pb::IndexSection out;
       for (const auto& x : section.indices()) {
         bool gone = false;
         for (const auto& n : ci.new_indices()) gone = gone || n.name() == x.name();
@@ -971,7 +970,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, CommitRequest& req,
     info.attempts = attempt;
     LANCE_ASSIGN_OR_RAISE(std::optional<StoredVersion> latest, LoadLatest(loc));
     if (!latest) {
-      if (op != Transaction::kOverwrite) {
+      if (op != pb::Transaction::kOverwrite) {
         return Status::NotFound("{}: no dataset (no version in _versions/)", loc.root);
       }
       if (read_version != 0) {
@@ -979,7 +978,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, CommitRequest& req,
                                       loc.root, read_version);
       }
     } else {
-      const Manifest& lm = latest->manifest;
+      const pb::Manifest& lm = latest->manifest;
       LANCE_RETURN_NOT_OK(CheckCanWrite(lm.reader_feature_flags(), lm.writer_feature_flags(),
                                         latest->path));
       if (latest->version < read_version) {
@@ -1015,12 +1014,12 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, CommitRequest& req,
         ++info.rebased;
       }
       checked = latest->version;
-      if (op == Transaction::kDelete || op == Transaction::kUpdate) {
+      if (op == pb::Transaction::kDelete || op == pb::Transaction::kUpdate) {
         LANCE_RETURN_NOT_OK(RebaseDeletions(loc, &req, *latest));
       }
     }
     LANCE_ASSIGN_OR_RAISE(auto applied, ApplyOperation(req, latest));
-    Manifest& m = applied.first;
+    pb::Manifest& m = applied.first;
     const std::string txn_bytes = req.txn.SerializeAsString();
     const std::string txn_name = fmt::format("{}-{}.txn", read_version, req.txn.uuid());
     LANCE_RETURN_NOT_OK(loc.PutFile(loc.Path("_transactions/" + txn_name), txn_bytes));

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
 #include "table/row_rewrite.h"
@@ -19,9 +19,9 @@ namespace {
 // Stable row ids: the created-at and last-updated-at versions of the live rows of the old
 // fragments at `positions` (scan order), cut along `fragments` (their new home, in the same
 // order), as lance 12's compaction keeps them.
-Status CarryVersions(const Dataset& ds, const ::lance::table::Manifest& m,
+Status CarryVersions(const Snapshot& ds, const ::lance::table::pb::Manifest& m,
                      const std::vector<size_t>& positions,
-                     std::vector<::lance::table::DataFragment>* fragments) {
+                     std::vector<::lance::table::pb::DataFragment>* fragments) {
   std::vector<uint64_t> created, updated;
   for (size_t i : positions) {
     const auto& f = m.fragments(static_cast<int>(i));
@@ -63,8 +63,8 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   LANCE_ASSIGN_OR_RAISE(const internal::StoredVersion sv, internal::LatestWritable(loc, uri));
   OpenOptions o;
   o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
-  const TableManifest& tm = ds->manifest();
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, o));
+  const Manifest& tm = ds->manifest();
   const bool stable = (tm.reader_feature_flags & kFlagStableRowIds) != 0;
   const auto target = static_cast<uint64_t>(options.target_rows_per_fragment);
 

@@ -46,7 +46,7 @@ Status AddIndex(const std::string& uri, const std::string& name,
   return internal::Commit(loc, std::move(req), options).status();
 }
 
-const IndexInfo* FindIndex(const Dataset& ds, const std::string& name) {
+const IndexInfo* FindIndex(const Snapshot& ds, const std::string& name) {
   for (const auto& x : ds.manifest().indices) {
     if (x.name == name) return &x;
   }
@@ -57,7 +57,7 @@ const IndexInfo* FindIndex(const Dataset& ds, const std::string& name) {
 Result<std::vector<std::string>> RowVersionsById(const std::string& uri) {
   LANCE_ASSIGN_OR_RAISE(auto loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
   std::vector<std::string> out;
   for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
     const auto& f = latest->manifest.fragments(static_cast<int>(i));
@@ -97,7 +97,7 @@ TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
   o.target_rows_per_fragment = 8;
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.rows_rewritten, 17u);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), r.commit.version);
   // Groups close at 8 live rows: [0..4] 9 rows -> 8 + 1, and so on; no deletion files left.
   uint64_t total = 0;
@@ -125,7 +125,7 @@ TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
 TEST(Compaction, LeavesBigFragmentsAlone) {
   const std::string uri = FreshUri("compact_big");
   EV_ASSERT_OK(MakePeople(uri, 10, 5));  // 2 fragments of 5
-  EV_ASSIGN(auto ds0, Dataset::Open(uri));
+  EV_ASSIGN(auto ds0, Snapshot::Open(uri));
   CompactionOptions o;
   o.target_rows_per_fragment = 5;
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
@@ -135,7 +135,7 @@ TEST(Compaction, LeavesBigFragmentsAlone) {
   EV_ASSIGN(r, CompactFiles(uri, o));
   EXPECT_EQ(r.fragments_removed, 1u);
   EXPECT_EQ(r.fragments_added, 1u);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 2u);
   EXPECT_EQ(ds->manifest().fragments[0].files[0].path, ds0->manifest().fragments[0].files[0].path);
   EXPECT_EQ(ds->manifest().fragments[1].physical_rows, 4u);
@@ -151,7 +151,7 @@ TEST(Compaction, KeepsStableRowIds) {
   EV_ASSERT_OK(MakePeople(uri, 6, 2, /*stable_row_ids=*/true));
   EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
   EV_ASSERT_OK(CompactFiles(uri, Target(100)).status());
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 1u);
   ScanOptions so;
   so.columns = {"id"};
@@ -227,7 +227,7 @@ TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
     for (const auto& f : g.old_fragments()) groups.back().push_back(f.id());
   }
   EXPECT_EQ(groups, (std::vector<std::vector<uint64_t>>{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().indices.size(), 2u);
   const IndexInfo* x = FindIndex(*ds, "id_idx");
   ASSERT_NE(x, nullptr);
@@ -253,7 +253,7 @@ TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
   EV_ASSIGN(auto loc, internal::Locate(uri));
   EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
   EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   std::vector<uint32_t> want;
   for (const auto& g : txn->rewrite().groups()) {
     const bool covered = g.old_fragments(0).id() <= 3;
@@ -289,7 +289,7 @@ TEST(Compaction, ConflictsWithConcurrentIndexOverRewrittenFragment) {
       [&] { ASSERT_TRUE(AddIndex(uri, "far_idx", std::vector<uint32_t>{2, 3}).ok()); });
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.commit.attempts, 2);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_NE(FindIndex(*ds, "far_idx"), nullptr);
   EXPECT_EQ(FindIndex(*ds, "far_idx")->fragment_ids, (std::vector<uint32_t>{2, 3}));
 
@@ -325,7 +325,7 @@ TEST(Compaction, KeepsRowVersionsAsLance) {
   EXPECT_EQ(v4, want);
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
   EXPECT_EQ(r.commit.version, 5u);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().fragments.size(), 1u);
   EV_ASSIGN(auto v5, RowVersionsById(uri));
   EXPECT_EQ(v5, want);

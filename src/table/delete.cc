@@ -18,7 +18,7 @@
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 #include "table/commit_internal.h"
 #include "table/field_tree.h"
@@ -43,7 +43,7 @@ struct ColumnSource {
 // file's schema); nullopt when one of them is not plainly there (the scan path then decides:
 // all-null column, error, other base).
 Result<std::optional<std::vector<ColumnSource>>> FindSources(
-    const Dataset& ds, size_t index, const std::vector<FieldPtr>& columns) {
+    const Snapshot& ds, size_t index, const std::vector<FieldPtr>& columns) {
   const FragmentInfo& frag = ds.manifest().fragments[index];
   const internal::FieldTree tree(ds.manifest().fields);
   std::vector<ColumnSource> out;
@@ -123,7 +123,7 @@ Status EvaluateRun(const FragmentInfo& frag, int64_t start, int64_t length,
 // Row addresses matching `pred`, fragment by fragment: its predicate columns read whole (the
 // columns of one fragment in parallel), then evaluated in runs on every core; nullopt when a
 // column is not plainly in the fragment's data files (the scan path then decides).
-Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Dataset& ds,
+Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Snapshot& ds,
                                                         const expr::Expression& pred) {
   using Found = std::optional<std::vector<uint64_t>>;
   if (pred.columns().empty()) return Found();
@@ -189,7 +189,7 @@ Result<std::optional<std::vector<uint64_t>>> FindByRuns(const Dataset& ds,
 }
 
 // Row addresses matching `pred` from a scan of its columns plus `_rowaddr`.
-Result<std::vector<uint64_t>> FindByScan(const Dataset& ds, const expr::Expression& pred) {
+Result<std::vector<uint64_t>> FindByScan(const Snapshot& ds, const expr::Expression& pred) {
   ScanOptions so;
   so.columns = pred.columns();
   so.with_row_addr = true;
@@ -228,7 +228,7 @@ Result<std::vector<uint64_t>> FindByScan(const Dataset& ds, const expr::Expressi
 Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
                                 const CommitOptions& options) {
   LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root));
   LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
   LANCE_ASSIGN_OR_RAISE(auto by_runs, FindByRuns(*ds, *pred));
   std::vector<uint64_t> addresses;

@@ -13,7 +13,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/expr/expression.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 
 namespace lance::table {
@@ -52,7 +52,7 @@ void MakeDataset(const std::string& uri) {
 // Live rows as (row address, id).
 std::vector<std::pair<uint64_t, int64_t>> LiveRows(const std::string& uri) {
   std::vector<std::pair<uint64_t, int64_t>> out;
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return out;
   ScanOptions so;
@@ -72,7 +72,7 @@ std::vector<std::pair<uint64_t, int64_t>> LiveRows(const std::string& uri) {
 // Addresses of the live rows where `filter` is TRUE, by evaluating it over a scan.
 std::set<uint64_t> Expected(const std::string& uri, const std::string& filter) {
   std::set<uint64_t> out;
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok());
   auto pred = expr::Expression::MakePredicate(filter, (*ds)->schema());
   EXPECT_TRUE(pred.ok()) << pred.status().ToString();
@@ -138,7 +138,7 @@ TEST(DeleteRows, FailingFilterAndNothingToDelete) {
   EXPECT_EQ(none->num_deleted_rows, 0u);
   EXPECT_EQ(none->commit.version, 0u);
   EXPECT_EQ(LiveRows(uri), before);
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok());
   EXPECT_EQ((*ds)->version(), 2u);
 }

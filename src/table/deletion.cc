@@ -5,7 +5,7 @@
 #include <roaring/roaring.h>
 
 #include "lance/ipc/reader.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::table {
 

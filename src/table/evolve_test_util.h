@@ -12,7 +12,7 @@
 
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/transaction.h"
 #include "lance/table/write.h"
 #include "table/json_lines_test_util.h"
@@ -69,7 +69,7 @@ inline Status MakePeople(const std::string& uri, int n, int64_t rows_per_fragmen
 
 // Every row of the latest version (or `options`) as canonical JSON lines, one per row.
 inline Result<std::vector<std::string>> Rows(const std::string& uri, ScanOptions options = {}) {
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(options));
   return JsonLinesOf(batches);
 }

@@ -13,8 +13,8 @@
 namespace lance::table {
 namespace {
 
-TableManifest SmallManifest() {
-  TableManifest m;
+Manifest SmallManifest() {
+  Manifest m;
   file::LanceField id;
   id.name = "id";
   id.id = 0;
@@ -26,7 +26,7 @@ TableManifest SmallManifest() {
   return m;
 }
 
-::lance::table::IndexMetadata* AddIndex(::lance::table::IndexSection* section, const std::string& name,
+::lance::table::pb::IndexMetadata* AddIndex(::lance::table::pb::IndexSection* section, const std::string& name,
                                         const std::string& type_url, const std::string& details) {
   auto* x = section->add_indices();
   x->set_name(name);
@@ -40,13 +40,13 @@ TableManifest SmallManifest() {
   return x;
 }
 
-Result<TableManifest> RoundTrip(const ::lance::table::IndexSection& section) {
+Result<Manifest> RoundTrip(const ::lance::table::pb::IndexSection& section) {
   LANCE_ASSIGN_OR_RAISE(std::string bytes, EncodeManifest(SmallManifest(), {}, section.SerializeAsString()));
   return DecodeManifest(bytes, "m.manifest");
 }
 
 TEST(IndexMetadata, EveryFieldDecodes) {
-  ::lance::table::IndexSection section;
+  ::lance::table::pb::IndexSection section;
   auto* x = AddIndex(&section, "id_idx", "/lance.table.BTreeIndexDetails", "");
   x->set_fragment_bitmap(Bitmap({0, 1, 5, 70000}));
   x->set_index_version(3);
@@ -126,7 +126,7 @@ TEST(IndexMetadata, TypeNamesFromDetails) {
 
 TEST(IndexMetadata, DamagedEntriesAreCorruption) {
   {
-    ::lance::table::IndexSection section;
+    ::lance::table::pb::IndexSection section;
     AddIndex(&section, "bad_bitmap", "", "")->set_fragment_bitmap("not a bitmap");
     auto m = RoundTrip(section);
     ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
@@ -135,7 +135,7 @@ TEST(IndexMetadata, DamagedEntriesAreCorruption) {
         << m.status().ToString();
   }
   {
-    ::lance::table::IndexSection section;
+    ::lance::table::pb::IndexSection section;
     AddIndex(&section, "short_uuid", "", "")->mutable_uuid()->set_uuid("abc");
     auto m = RoundTrip(section);
     ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
@@ -149,7 +149,7 @@ TEST(IndexMetadata, DamagedEntriesAreCorruption) {
     std::string bytes(roaring_bitmap_portable_size_in_bytes(bm), '\0');
     roaring_bitmap_portable_serialize(bm, bytes.data());
     roaring_bitmap_free(bm);
-    ::lance::table::IndexSection section;
+    ::lance::table::pb::IndexSection section;
     AddIndex(&section, "huge", "", "")->set_fragment_bitmap(bytes);
     auto m = RoundTrip(section);
     ASSERT_TRUE(m.status().IsCorruption()) << m.status().ToString();
@@ -158,7 +158,7 @@ TEST(IndexMetadata, DamagedEntriesAreCorruption) {
 }
 
 TEST(IndexMetadata, RetainRelevantIndicesDropsIndexesOfDroppedFields) {
-  ::lance::table::IndexSection section;
+  ::lance::table::pb::IndexSection section;
   AddIndex(&section, "on_0", "", "");                       // fields {0}
   AddIndex(&section, "on_0_and_3", "", "")->add_fields(3);  // fields {0, 3}
   auto* sys = AddIndex(&section, "__lance_frag_reuse", "", "");
@@ -171,13 +171,13 @@ TEST(IndexMetadata, RetainRelevantIndicesDropsIndexesOfDroppedFields) {
 
   auto some = RetainRelevantIndices(bytes, {0, 1});
   ASSERT_TRUE(some.ok());
-  ::lance::table::IndexSection kept;
+  ::lance::table::pb::IndexSection kept;
   ASSERT_TRUE(kept.ParseFromString(*some));
   ASSERT_EQ(kept.indices_size(), 2);
   EXPECT_EQ(kept.indices(0).name(), "on_0");
   EXPECT_EQ(kept.indices(1).name(), "__lance_frag_reuse");
 
-  ::lance::table::IndexSection user_only;
+  ::lance::table::pb::IndexSection user_only;
   *user_only.add_indices() = section.indices(0);
   auto none = RetainRelevantIndices(user_only.SerializeAsString(), {1, 2});
   ASSERT_TRUE(none.ok());

@@ -41,7 +41,7 @@ uint16_t LoadU16(const char* p) {
 // are materialized).
 constexpr uint64_t kMaxIndexedFragments = uint64_t{1} << 24;
 
-Result<IndexInfo> ConvertIndex(const ::lance::table::IndexMetadata& pb, const std::string& what) {
+Result<IndexInfo> ConvertIndex(const ::lance::table::pb::IndexMetadata& pb, const std::string& what) {
   IndexInfo x;
   x.name = pb.name();
   const std::string& raw = pb.uuid().uuid();
@@ -94,7 +94,7 @@ std::string DetailsMessageName(const std::string& type_url) {
   return dot == std::string::npos ? type_url : type_url.substr(dot + 1);
 }
 
-DataFileInfo ConvertDataFile(const ::lance::table::DataFile& f) {
+DataFileInfo ConvertDataFile(const ::lance::table::pb::DataFile& f) {
   DataFileInfo d;
   d.path = f.path();
   d.fields.assign(f.fields().begin(), f.fields().end());
@@ -154,13 +154,13 @@ std::string DeletionFileInfo::FileName(uint64_t fragment_id) const {
                      type == DeletionFileType::kBitmap ? "bin" : "arrow");
 }
 
-uint64_t TableManifest::num_rows() const {
+uint64_t Manifest::num_rows() const {
   uint64_t n = 0;
   for (const auto& f : fragments) n += f.num_rows();
   return n;
 }
 
-Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& what) {
+Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what) {
   if (bytes.size() < kFooterLen + 4) {
     return Status::Corruption("{}: {} bytes is too short for a manifest (footer is {} bytes)", what,
                               bytes.size(), kFooterLen);
@@ -179,13 +179,13 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
   const uint64_t pos = LoadU64(footer);
   uint32_t len = 0;
   LANCE_RETURN_NOT_OK(CheckSection(bytes, pos, limit, "manifest", what, &len));
-  ::lance::table::Manifest pb;
+  ::lance::table::pb::Manifest pb;
   if (!pb.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len))) {
     return Status::Corruption("{}: the manifest protobuf ({} bytes at {}) does not decode", what,
                               len, pos);
   }
 
-  TableManifest m;
+  Manifest m;
   for (const auto& f : pb.fields()) {
     file::LanceField lf = internal::FieldFromProto(f);
     std::sort(lf.metadata.begin(), lf.metadata.end());
@@ -216,12 +216,12 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
     if (fp.has_deletion_file()) {
       const auto& dp = fp.deletion_file();
       DeletionFileInfo del;
-      if (dp.file_type() != ::lance::table::DeletionFile::ARROW_ARRAY &&
-          dp.file_type() != ::lance::table::DeletionFile::BITMAP) {
+      if (dp.file_type() != ::lance::table::pb::DeletionFile::ARROW_ARRAY &&
+          dp.file_type() != ::lance::table::pb::DeletionFile::BITMAP) {
         return Status::Corruption("{}: fragment {}: unknown deletion file type {}", what, fr.id,
                                   static_cast<int>(dp.file_type()));
       }
-      del.type = dp.file_type() == ::lance::table::DeletionFile::BITMAP
+      del.type = dp.file_type() == ::lance::table::pb::DeletionFile::BITMAP
                      ? DeletionFileType::kBitmap
                      : DeletionFileType::kArrowArray;
       del.read_version = dp.read_version();
@@ -280,7 +280,7 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
     uint32_t ilen = 0;
     LANCE_RETURN_NOT_OK(
         CheckSection(bytes, pb.index_section(), limit, "index section", what, &ilen));
-    ::lance::table::IndexSection idx;
+    ::lance::table::pb::IndexSection idx;
     if (!idx.ParseFromArray(bytes.data() + pb.index_section() + 4, static_cast<int>(ilen))) {
       return Status::Corruption("{}: the index section at {} does not decode", what,
                                 pb.index_section());
@@ -296,12 +296,12 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& 
 
 Result<std::string> RetainRelevantIndices(std::string_view section,
                                           const std::vector<int32_t>& field_ids) {
-  ::lance::table::IndexSection in;
+  ::lance::table::pb::IndexSection in;
   if (!in.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
     return Status::Corruption("the index section ({} bytes) does not decode", section.size());
   }
   const std::set<int32_t> ids(field_ids.begin(), field_ids.end());
-  ::lance::table::IndexSection out;
+  ::lance::table::pb::IndexSection out;
   for (const auto& x : in.indices()) {
     const bool system = x.name() == "__lance_frag_reuse" || x.name() == "__lance_mem_wal";
     const bool fields_present = std::all_of(x.fields().begin(), x.fields().end(),

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 

@@ -1,4 +1,4 @@
-// Manifest encoding (TableManifest -> manifest file bytes) and feature flags computed from the
+// Manifest encoding (Manifest -> manifest file bytes) and feature flags computed from the
 // content.
 #include "table/manifest_writer.h"
 
@@ -14,8 +14,8 @@ namespace {
 void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
 void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
 
-::lance::table::DataFile ToProto(const DataFileInfo& d) {
-  ::lance::table::DataFile f;
+::lance::table::pb::DataFile ToProto(const DataFileInfo& d) {
+  ::lance::table::pb::DataFile f;
   f.set_path(d.path);
   for (int32_t id : d.fields) f.add_fields(id);
   for (int32_t c : d.column_indices) f.add_column_indices(c);
@@ -41,7 +41,7 @@ void FieldToProto(const file::LanceField& lf, ::lance::file::Field* f) {
 
 }  // namespace internal
 
-FeatureFlags ComputeFeatureFlags(const TableManifest& m) {
+FeatureFlags ComputeFeatureFlags(const Manifest& m) {
   FeatureFlags f;
   const uint64_t sticky = kFlagCoveredIndexMetadata | kFlagMixedDataFileVersions;
   f.reader = m.reader_feature_flags & sticky;
@@ -72,9 +72,9 @@ FeatureFlags ComputeFeatureFlags(const TableManifest& m) {
   return f;
 }
 
-Result<std::string> EncodeManifest(const TableManifest& m, std::string_view transaction,
+Result<std::string> EncodeManifest(const Manifest& m, std::string_view transaction,
                                    std::string_view index_section) {
-  ::lance::table::Manifest pb;
+  ::lance::table::pb::Manifest pb;
   for (const auto& lf : m.fields) internal::FieldToProto(lf, pb.add_fields());
   for (const auto& [k, v] : m.schema_metadata) (*pb.mutable_schema_metadata())[k] = v;
   for (const auto& fr : m.fragments) {
@@ -88,8 +88,8 @@ Result<std::string> EncodeManifest(const TableManifest& m, std::string_view tran
       }
       auto* d = f->mutable_deletion_file();
       d->set_file_type(fr.deletion->type == DeletionFileType::kBitmap
-                           ? ::lance::table::DeletionFile::BITMAP
-                           : ::lance::table::DeletionFile::ARROW_ARRAY);
+                           ? ::lance::table::pb::DeletionFile::BITMAP
+                           : ::lance::table::pb::DeletionFile::ARROW_ARRAY);
       d->set_read_version(fr.deletion->read_version);
       d->set_id(fr.deletion->id);
       d->set_num_deleted_rows(fr.deletion->num_deleted_rows);
@@ -132,7 +132,7 @@ Result<std::string> EncodeManifest(const TableManifest& m, std::string_view tran
 
 namespace internal {
 
-void ApplyFeatureFlags(::lance::table::Manifest* m, uint64_t sticky_reader, uint64_t sticky_writer) {
+void ApplyFeatureFlags(::lance::table::pb::Manifest* m, uint64_t sticky_reader, uint64_t sticky_writer) {
   uint64_t r = sticky_reader, w = sticky_writer;
   bool deletions = false, row_ids = false, overlays = false;
   for (const auto& f : m->fragments()) {
@@ -161,7 +161,7 @@ void ApplyFeatureFlags(::lance::table::Manifest* m, uint64_t sticky_reader, uint
   m->set_writer_feature_flags(w);
 }
 
-std::string SerializeManifestFile(::lance::table::Manifest* m, const std::string& index_section,
+std::string SerializeManifestFile(::lance::table::pb::Manifest* m, const std::string& index_section,
                                   const std::string& transaction) {
   std::string out;
   m->clear_index_section();

@@ -23,13 +23,13 @@ struct FeatureFlags {
 };
 
 // The flags a manifest with this content must carry (see above).
-FeatureFlags ComputeFeatureFlags(const TableManifest& m);
+FeatureFlags ComputeFeatureFlags(const Manifest& m);
 
 // Manifest file bytes: [u32 len + index section] [u32 len + transaction] u32 len + Manifest,
 // footer. `transaction` and `index_section` are serialized protobufs (empty: none); the
 // manifest's transaction_section / index_section positions are set accordingly.
 // Errors: InvalidArgument (e.g. a deletion file counting more rows than its fragment).
-Result<std::string> EncodeManifest(const TableManifest& m, std::string_view transaction = {},
+Result<std::string> EncodeManifest(const Manifest& m, std::string_view transaction = {},
                                    std::string_view index_section = {});
 
 }  // namespace lance::table

@@ -15,7 +15,7 @@
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
 #include "table/row_rewrite.h"
@@ -261,7 +261,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   const size_t n_scan_cols = so.columns.size();
   so.with_row_id = stable;
   LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
-  const TableManifest& tm = ds->manifest();
+  const Manifest& tm = ds->manifest();
   std::vector<size_t> batch_fragment;  // fragment index of each scanned batch
   for (size_t i = 0; i < tm.fragments.size(); ++i) {
     if (tm.fragments[i].num_rows() > 0) batch_fragment.push_back(i);
@@ -417,7 +417,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   // so nothing is read back from the dataset. Without stable row ids, updated and inserted
   // rows share one data file; with them, the updated rows keep their ids in fragments of
   // their own and the inserted rows get fresh ids at commit.
-  std::vector<::lance::table::DataFragment> fragments;
+  std::vector<::lance::table::pb::DataFragment> fragments;
   auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
     if (rows_of_source.empty()) return Status::OK();
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(source, rows_of_source));

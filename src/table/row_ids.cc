@@ -2,7 +2,7 @@
 // and bit-packed arrays.
 #include <cstring>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table {
@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint64_t kMaxIds = 1ULL << 32;  // a fragment never holds more rows
 
-Status DecodeArray(const ::lance::table::EncodedU64Array& a, std::vector<uint64_t>* out) {
+Status DecodeArray(const ::lance::table::pb::EncodedU64Array& a, std::vector<uint64_t>* out) {
   auto unpack = [&](const std::string& bytes, size_t width, uint64_t base) -> Status {
     if (bytes.size() % width != 0) {
       return Status::Corruption("row-id array: {} bytes is not a multiple of {}", bytes.size(), width);
@@ -26,11 +26,11 @@ Status DecodeArray(const ::lance::table::EncodedU64Array& a, std::vector<uint64_
     return Status::OK();
   };
   switch (a.array_case()) {
-    case ::lance::table::EncodedU64Array::kU16Array:
+    case ::lance::table::pb::EncodedU64Array::kU16Array:
       return unpack(a.u16_array().offsets(), 2, a.u16_array().base());
-    case ::lance::table::EncodedU64Array::kU32Array:
+    case ::lance::table::pb::EncodedU64Array::kU32Array:
       return unpack(a.u32_array().offsets(), 4, a.u32_array().base());
-    case ::lance::table::EncodedU64Array::kU64Array:
+    case ::lance::table::pb::EncodedU64Array::kU64Array:
       return unpack(a.u64_array().values(), 8, 0);
     default:
       return Status::Corruption("row-id array: no encoding set");
@@ -40,7 +40,7 @@ Status DecodeArray(const ::lance::table::EncodedU64Array& a, std::vector<uint64_
 }  // namespace
 
 Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
-  ::lance::table::RowIdSequence seq;
+  ::lance::table::pb::RowIdSequence seq;
   if (!seq.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Status::Corruption("row-id sequence: the protobuf does not decode ({} bytes)",
                               bytes.size());
@@ -48,7 +48,7 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
   std::vector<uint64_t> ids;
   for (const auto& s : seq.segments()) {
     switch (s.segment_case()) {
-      case ::lance::table::U64Segment::kRange: {
+      case ::lance::table::pb::U64Segment::kRange: {
         const uint64_t a = s.range().start(), b = s.range().end();
         if (b < a || b - a > kMaxIds - ids.size()) {
           return Status::Corruption("row-id range [{}, {}) is invalid or too long", a, b);
@@ -56,7 +56,7 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
         for (uint64_t v = a; v < b; ++v) ids.push_back(v);
         break;
       }
-      case ::lance::table::U64Segment::kRangeWithHoles: {
+      case ::lance::table::pb::U64Segment::kRangeWithHoles: {
         const auto& r = s.range_with_holes();
         if (r.end() < r.start() || r.end() - r.start() > kMaxIds - ids.size()) {
           return Status::Corruption("row-id range [{}, {}) is invalid or too long", r.start(), r.end());
@@ -71,7 +71,7 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
         }
         break;
       }
-      case ::lance::table::U64Segment::kRangeWithBitmap: {
+      case ::lance::table::pb::U64Segment::kRangeWithBitmap: {
         const auto& r = s.range_with_bitmap();
         if (r.end() < r.start() || r.end() - r.start() > kMaxIds - ids.size() ||
             (r.end() - r.start() + 7) / 8 > r.bitmap().size()) {
@@ -84,10 +84,10 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
         }
         break;
       }
-      case ::lance::table::U64Segment::kSortedArray:
+      case ::lance::table::pb::U64Segment::kSortedArray:
         LANCE_RETURN_NOT_OK(DecodeArray(s.sorted_array(), &ids));
         break;
-      case ::lance::table::U64Segment::kArray:
+      case ::lance::table::pb::U64Segment::kArray:
         LANCE_RETURN_NOT_OK(DecodeArray(s.array(), &ids));
         break;
       default:

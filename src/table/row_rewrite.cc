@@ -26,7 +26,7 @@ std::string NewDataFileName() {
   return fmt::format("{:016x}{:016x}.lance", RandomU64(), RandomU64());
 }
 
-Result<file::FileVersion> FileVersionOf(const ::lance::table::Manifest& m) {
+Result<file::FileVersion> FileVersionOf(const ::lance::table::pb::Manifest& m) {
   const std::string& v = m.data_format().version();
   if (v == "2.1") return file::FileVersion{2, 1};
   if (v == "2.2") return file::FileVersion{2, 2};
@@ -163,7 +163,7 @@ Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
   return std::make_shared<RecordBatch>(schema, rows, std::move(cols));
 }
 
-Status CheckWritableStorage(const ::lance::table::Manifest& m) {
+Status CheckWritableStorage(const ::lance::table::pb::Manifest& m) {
   return FileVersionOf(m).status();
 }
 
@@ -175,15 +175,15 @@ Result<StoredVersion> LatestWritable(const TableLocation& loc, const std::string
   return std::move(*latest);
 }
 
-Result<std::shared_ptr<Dataset>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv) {
+Result<std::shared_ptr<Snapshot>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv) {
   LANCE_RETURN_NOT_OK(CheckWritableStorage(sv.manifest));
   OpenOptions o;
   o.version = sv.version;
-  return Dataset::Open(loc.store, loc.root, o);
+  return Snapshot::Open(loc.store, loc.root, o);
 }
 
-Result<std::vector<::lance::table::DataFragment>> WriteFragments(
-    const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
+Result<std::vector<::lance::table::pb::DataFragment>> WriteFragments(
+    const TableLocation& loc, const ::lance::table::pb::Manifest& m, const SchemaPtr& schema,
     const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file) {
   if (max_rows_per_file <= 0) {
     return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
@@ -195,7 +195,7 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragments(
   return WriteFragmentFiles(loc, wo, schema, leaves, batches, max_rows_per_file);
 }
 
-Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
+Result<std::vector<::lance::table::pb::DataFragment>> WriteFragmentFiles(
     const TableLocation& loc, const file::WriteOptions& wo, const SchemaPtr& schema,
     const std::vector<int32_t>& leaves, const std::vector<RecordBatchPtr>& batches,
     int64_t max_rows_per_file) {
@@ -203,7 +203,7 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
     return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
   }
   const file::FileVersion fv = wo.version;
-  std::vector<::lance::table::DataFragment> out;
+  std::vector<::lance::table::pb::DataFragment> out;
   std::unique_ptr<file::FileWriter> writer;
   std::string name;
   int64_t in_file = 0;
@@ -214,7 +214,7 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
       return Status::Internal("data file {} has {} columns but the schema has {} leaf fields", name,
                               s.num_columns, leaves.size());
     }
-    ::lance::table::DataFragment frag;
+    ::lance::table::pb::DataFragment frag;
     auto* df = frag.add_files();
     df->set_path(name);
     for (size_t i = 0; i < leaves.size(); ++i) {
@@ -256,8 +256,8 @@ Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
   return out;
 }
 
-Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
-                                                 const ::lance::table::Manifest& m,
+Result<::lance::table::pb::DataFile> WriteColumnFile(const TableLocation& loc,
+                                                 const ::lance::table::pb::Manifest& m,
                                                  const RecordBatch& batch) {
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, FileVersionOf(m));
   LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema()));
@@ -270,7 +270,7 @@ Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
   loc.Written(loc.Path("data/" + name));
   LANCE_RETURN_NOT_OK(writer->Write(batch));
   LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
-  ::lance::table::DataFile df;
+  ::lance::table::pb::DataFile df;
   df.set_path(name);
   for (size_t i = 0; i < leaves.size(); ++i) {
     df.add_fields(leaves[i]);
@@ -283,7 +283,7 @@ Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
 }
 
 std::string RowIdSequenceOf(const std::vector<uint64_t>& ids) {
-  ::lance::table::RowIdSequence seq;
+  ::lance::table::pb::RowIdSequence seq;
   std::string loose;  // little-endian u64 values not in a long run
   auto flush_loose = [&] {
     if (loose.empty()) return;
@@ -312,12 +312,12 @@ std::string RowIdSequenceOf(const std::vector<uint64_t>& ids) {
   return seq.SerializeAsString();
 }
 
-Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const StoredVersion& sv,
+Status AddUpdateDeletions(const TableLocation& loc, const Snapshot& ds, const StoredVersion& sv,
                           const std::vector<uint64_t>& addresses, CommitRequest* req) {
   std::map<uint64_t, std::vector<uint32_t>> by_fragment;
   for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
   auto* upd = req->txn.mutable_update();
-  const TableManifest& tm = ds.manifest();
+  const Manifest& tm = ds.manifest();
   for (size_t i = 0; i < tm.fragments.size(); ++i) {
     const FragmentInfo& fr = tm.fragments[i];
     auto it = by_fragment.find(fr.id);
@@ -342,7 +342,7 @@ Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const Sto
   return Status::OK();
 }
 
-Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
+Status AssignRowIds(std::vector<::lance::table::pb::DataFragment>* fragments,
                     const std::vector<uint64_t>& ids) {
   size_t pos = 0;
   for (auto& f : *fragments) {
@@ -358,9 +358,9 @@ Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
   return Status::OK();
 }
 
-Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t index,
+Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Snapshot& ds, size_t index,
                                                        const std::vector<std::string>& names) {
-  const TableManifest& tm = ds.manifest();
+  const Manifest& tm = ds.manifest();
   if (index >= tm.fragments.size()) {
     return Status::InvalidArgument("fragment index {} of {}", index, tm.fragments.size());
   }
@@ -538,10 +538,10 @@ Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vec
       Array::Make(a.type, a.length, std::move(buffers), a.children, a.offset, a.dictionary));
 }
 
-Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Dataset& ds,
+Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Snapshot& ds,
                                                  const std::vector<size_t>& fragments,
                                                  bool with_row_id) {
-  const TableManifest& tm = ds.manifest();
+  const Manifest& tm = ds.manifest();
   const SchemaPtr& schema = ds.schema();
   std::vector<std::string> names;
   for (const auto& f : schema->fields()) names.push_back(f->name());
@@ -597,15 +597,15 @@ Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Dataset& ds,
   return out;
 }
 
-std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m) {
+std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::pb::Manifest& m) {
   std::vector<file::LanceField> out;
   for (const auto& f : m.fields()) out.push_back(FieldFromProto(f));
   return out;
 }
 
-Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Dataset& ds,
+Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Snapshot& ds,
                                    const StoredVersion& sv, std::vector<uint64_t> addresses,
-                                   std::vector<::lance::table::DataFragment> fragments,
+                                   std::vector<::lance::table::pb::DataFragment> fragments,
                                    const CommitOptions& options) {
   CommitRequest req;
   req.txn.set_read_version(sv.version);

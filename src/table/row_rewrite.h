@@ -16,7 +16,7 @@
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
 #include "lance/file/file_writer.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "table/commit_internal.h"
 
 namespace lance::table::internal {
@@ -45,7 +45,7 @@ Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
 
 // The data file version ({2, 1} or {2, 2}) of a dataset's data storage version.
 // Errors: NotSupported for 2.0 and unknown versions (lance-cpp writes 2.1+ files only).
-Status CheckWritableStorage(const ::lance::table::Manifest& m);
+Status CheckWritableStorage(const ::lance::table::pb::Manifest& m);
 
 // The latest version of the dataset at `loc` (`uri` names it in errors). Errors: NotFound when
 // there is none; what CheckCanWrite says when lance-cpp may not write it.
@@ -53,26 +53,26 @@ Result<StoredVersion> LatestWritable(const TableLocation& loc, const std::string
 
 // The dataset at the stored version `sv` of `loc`, once CheckWritableStorage has passed: where
 // the operations that rewrite rows or add columns start.
-Result<std::shared_ptr<Dataset>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv);
+Result<std::shared_ptr<Snapshot>> OpenForRewrite(const TableLocation& loc, const StoredVersion& sv);
 
 // Writes `batches` (columns in the order of `schema`, whose Field::id() are Lance ids) as
 // fragments of at most `max_rows_per_file` rows, one data file each, in data/. The fragments
 // have id 0 (assigned at commit) and no row ids.
-Result<std::vector<::lance::table::DataFragment>> WriteFragments(
-    const TableLocation& loc, const ::lance::table::Manifest& m, const SchemaPtr& schema,
+Result<std::vector<::lance::table::pb::DataFragment>> WriteFragments(
+    const TableLocation& loc, const ::lance::table::pb::Manifest& m, const SchemaPtr& schema,
     const std::vector<RecordBatchPtr>& batches, int64_t max_rows_per_file);
 
 // WriteFragments with the data file options and the field ids of the leaf columns of `schema`
 // (in column order) given: what a write that is not yet a dataset's needs.
-Result<std::vector<::lance::table::DataFragment>> WriteFragmentFiles(
+Result<std::vector<::lance::table::pb::DataFragment>> WriteFragmentFiles(
     const TableLocation& loc, const file::WriteOptions& options, const SchemaPtr& schema,
     const std::vector<int32_t>& leaves, const std::vector<RecordBatchPtr>& batches,
     int64_t max_rows_per_file);
 
 // Writes one data file with `batch` (schema with Lance ids; one row per physical row of the
 // fragment it will join) and returns its DataFile entry.
-Result<::lance::table::DataFile> WriteColumnFile(const TableLocation& loc,
-                                                 const ::lance::table::Manifest& m,
+Result<::lance::table::pb::DataFile> WriteColumnFile(const TableLocation& loc,
+                                                 const ::lance::table::pb::Manifest& m,
                                                  const RecordBatch& batch);
 
 // Serialized RowIdSequence listing `ids` in order (ranges where they are consecutive).
@@ -82,20 +82,20 @@ std::string RowIdSequenceOf(const std::vector<uint64_t>& ids);
 // addresses of `ds`, the dataset at version `sv`; sorted, unique, live): new deletion files
 // (updated_fragments), fragments left empty (removed_fragment_ids), and what a rebase needs
 // (affected_rows, base_deletions).
-Status AddUpdateDeletions(const TableLocation& loc, const Dataset& ds, const StoredVersion& sv,
+Status AddUpdateDeletions(const TableLocation& loc, const Snapshot& ds, const StoredVersion& sv,
                           const std::vector<uint64_t>& addresses, CommitRequest* req);
 
 // Commits, read at `sv`, the Update transaction that deletes the rows at `addresses` (row
 // addresses of `ds`, unique, live; any order) and adds `fragments`: what update and
 // merge-insert commit.
-Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Dataset& ds,
+Result<CommitInfo> CommitRowUpdate(const TableLocation& loc, const Snapshot& ds,
                                    const StoredVersion& sv, std::vector<uint64_t> addresses,
-                                   std::vector<::lance::table::DataFragment> fragments,
+                                   std::vector<::lance::table::pb::DataFragment> fragments,
                                    const CommitOptions& options);
 
 // Gives `fragments` (new, in order) the stable row ids `ids` (one per row, in order).
 // Errors: Internal when the counts differ.
-Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
+Status AssignRowIds(std::vector<::lance::table::pb::DataFragment>* fragments,
                     const std::vector<uint64_t>& ids);
 
 // Every physical row of fragment `index` of `ds` (deleted rows included), for the top-level
@@ -104,7 +104,7 @@ Status AssignRowIds(std::vector<::lance::table::DataFragment>* fragments,
 // the fragment needs the dataset's own reading (a data file under another base path, or a
 // column stored as another type); the caller then scans.
 // Files are read through the dataset's own data-file readers.
-Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Dataset& ds, size_t index,
+Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Snapshot& ds, size_t index,
                                                        const std::vector<std::string>& names);
 
 // `array` without the elements at `drop` (sorted, unique, < array->length): values copied
@@ -122,11 +122,11 @@ Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vec
 // but read as whole columns with the deleted rows dropped afterwards (a scan of a fragment
 // with deletions takes its live rows one list at a time). Falls back to the scan for a
 // fragment ReadPhysicalRows declines.
-Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Dataset& ds,
+Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Snapshot& ds,
                                                  const std::vector<size_t>& fragments,
                                                  bool with_row_id);
 
 // The dataset's Lance fields as stored (protobuf), for schema edits.
-std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::Manifest& m);
+std::vector<file::LanceField> LanceFieldsOf(const ::lance::table::pb::Manifest& m);
 
 }  // namespace lance::table::internal

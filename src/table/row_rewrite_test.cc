@@ -72,7 +72,7 @@ TEST(RowRewrite, ReadLiveRowsEqualsTheScan) {
     const std::string uri = FreshUri(stable ? "live_stable" : "live");
     MakeMixed(uri, stable);
     EV_ASSIGN(auto loc, internal::Locate(uri));
-    EV_ASSIGN(auto ds, Dataset::Open(uri));
+    EV_ASSIGN(auto ds, Snapshot::Open(uri));
     const auto& frags = ds->manifest().fragments;
     ASSERT_GE(frags.size(), 4u);
     ASSERT_EQ(frags[0].files.size(), 2u);
@@ -104,7 +104,7 @@ TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   const std::string uri = FreshUri("physical");
   MakeMixed(uri, false);
   EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EV_ASSIGN(auto got, internal::ReadPhysicalRows(*ds, 1, {"half", "id"}));
   ASSERT_TRUE(got.has_value());
   const auto& frag = ds->manifest().fragments[1];
@@ -188,7 +188,7 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
     const std::string uri = FreshUri(stable ? "add_direct_stable" : "add_direct");
     MakeMixed(uri, stable);
     EV_ASSERT_OK(DeleteRows(uri, "id = 713").status());
-    EV_ASSIGN(auto before, Dataset::Open(uri));
+    EV_ASSIGN(auto before, Snapshot::Open(uri));
     const std::vector<ColumnExpression> exprs = {{"a", "score * 2 + small"},
                                                  {"b", "name"},
                                                  {"c", "small > 0 AND flag"},
@@ -203,7 +203,7 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
       }
     }
     EV_ASSERT_OK(AddColumns(uri, exprs).status());
-    EV_ASSIGN(auto after, Dataset::Open(uri));
+    EV_ASSIGN(auto after, Snapshot::Open(uri));
     ScanOptions so;
     so.columns = {"a", "b", "c", "d"};
     EV_ASSIGN(auto got, after->Scan(so));

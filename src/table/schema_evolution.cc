@@ -16,7 +16,7 @@
 #include "lance/core/bit_util.h"
 #include "lance/expr/expression.h"
 #include "lance/file/lance_schema.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
 #include "table/proto/table.pb.h"
@@ -30,7 +30,7 @@ using internal::StoredVersion;
 using internal::TableLocation;
 using PbField = ::lance::file::Field;
 
-std::string ColumnList(const ::lance::table::Manifest& m) {
+std::string ColumnList(const ::lance::table::pb::Manifest& m) {
   std::string out;
   for (const auto& f : m.fields()) {
     if (f.parent_id() != -1) continue;
@@ -41,7 +41,7 @@ std::string ColumnList(const ::lance::table::Manifest& m) {
 }
 
 // Index in m.fields() of the field at `path` ("a" or "a.b.c" through struct children).
-Result<int> FindField(const ::lance::table::Manifest& m, const std::string& path) {
+Result<int> FindField(const ::lance::table::pb::Manifest& m, const std::string& path) {
   int32_t parent = -1;
   int found = -1;
   size_t start = 0;
@@ -66,7 +66,7 @@ Result<int> FindField(const ::lance::table::Manifest& m, const std::string& path
 }
 
 // `id` and the ids of every field below it.
-std::set<int32_t> Subtree(const ::lance::table::Manifest& m, int32_t id) {
+std::set<int32_t> Subtree(const ::lance::table::pb::Manifest& m, int32_t id) {
   std::set<int32_t> ids{id};
   bool grew = true;
   while (grew) {
@@ -80,7 +80,7 @@ std::set<int32_t> Subtree(const ::lance::table::Manifest& m, int32_t id) {
 
 // One past the largest field id any field or data file of the dataset uses (ids of dropped
 // fields may still sit in data files, so they are never handed out again).
-int32_t NextFieldId(const ::lance::table::Manifest& m) {
+int32_t NextFieldId(const ::lance::table::pb::Manifest& m) {
   int32_t max_id = -1;
   for (const auto& f : m.fields()) max_id = std::max(max_id, f.id());
   for (const auto& frag : m.fragments()) {
@@ -197,14 +197,14 @@ Status NewFields(const std::vector<FieldPtr>& added, int32_t first_id,
 
 // The dataset's fields followed by `added`.
 google::protobuf::RepeatedPtrField<PbField> AppendedSchema(
-    const ::lance::table::Manifest& m, const std::vector<file::LanceField>& added) {
+    const ::lance::table::pb::Manifest& m, const std::vector<file::LanceField>& added) {
   google::protobuf::RepeatedPtrField<PbField> out = m.fields();
   for (const auto& lf : added) internal::FieldToProto(lf, out.Add());
   return out;
 }
 
 using ColumnsOf =
-    std::function<Result<std::vector<ArrayPtr>>(size_t, const ::lance::table::DataFragment&)>;
+    std::function<Result<std::vector<ArrayPtr>>(size_t, const ::lance::table::pb::DataFragment&)>;
 
 // Shared tail of AddColumns, AddColumnsFromData and AlterColumnType: `columns_of(i, frag)`
 // returns the new columns of fragment i spread over its physical rows; they are written as
@@ -239,12 +239,12 @@ Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersio
 // the expressions evaluated over all of them and the deleted rows then nulled. An expression
 // may fail on a deleted row's value (a CAST, a division by zero) where the live rows are fine:
 // that fragment, and one the direct read declines, then goes the scan's way.
-ColumnsOf ExpressionColumns(std::shared_ptr<Dataset> ds,
+ColumnsOf ExpressionColumns(std::shared_ptr<Snapshot> ds,
                             std::vector<std::shared_ptr<const expr::Expression>> exprs,
                             ScanOptions so, SchemaPtr file_schema) {
   auto scan_pos = std::make_shared<uint64_t>(0);
   std::vector<std::string> read_columns = so.columns;
-  return [=](size_t i, const ::lance::table::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
+  return [=](size_t i, const ::lance::table::pb::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
     uint64_t& pos = *scan_pos;
     const FragmentInfo& fi = ds->manifest().fragments[i];
     const int64_t physical = static_cast<int64_t>(frag.physical_rows());
@@ -296,7 +296,7 @@ ColumnsOf ExpressionColumns(std::shared_ptr<Dataset> ds,
   };
 }
 
-Status CheckNewName(const ::lance::table::Manifest& m, const std::string& name,
+Status CheckNewName(const ::lance::table::pb::Manifest& m, const std::string& name,
                     std::set<std::string>* seen) {
   if (name.empty()) return Status::InvalidArgument("a new column needs a name");
   for (const auto& f : m.fields()) {
@@ -456,7 +456,7 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
   so.columns = top_names;
   so.with_row_addr = true;
   auto scan_pos = std::make_shared<uint64_t>(0);
-  auto columns_of = [&, scan_pos](size_t i, const ::lance::table::DataFragment& frag)
+  auto columns_of = [&, scan_pos](size_t i, const ::lance::table::pb::DataFragment& frag)
       -> Result<std::vector<ArrayPtr>> {
     const FragmentInfo& fi = ds->manifest().fragments[i];
     const int64_t physical = static_cast<int64_t>(frag.physical_rows());
@@ -504,7 +504,7 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
   LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   google::protobuf::RepeatedPtrField<PbField> fields = sv.manifest.fields();
   bool preserves = true;
-  std::shared_ptr<Dataset> ds;
+  std::shared_ptr<Snapshot> ds;
   for (const auto& a : alterations) {
     LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, a.path));
     PbField& f = fields[idx];
@@ -515,7 +515,7 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
         if (!ds) {
           OpenOptions o;
           o.version = sv.version;
-          LANCE_ASSIGN_OR_RAISE(ds, Dataset::Open(loc.store, loc.root, o));
+          LANCE_ASSIGN_OR_RAISE(ds, Snapshot::Open(loc.store, loc.root, o));
         }
         const auto parts = SplitPath(a.path);
         ScanOptions so;
@@ -587,7 +587,7 @@ namespace {
 // AddColumnsFromData once the input is one batch `all` (of `schema`) whose row i belongs to
 // the i-th live row of `ds` (the dataset at `sv`).
 Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersion& sv,
-                                     const std::shared_ptr<Dataset>& ds, const SchemaPtr& schema,
+                                     const std::shared_ptr<Snapshot>& ds, const SchemaPtr& schema,
                                      const RecordBatchPtr& all, const CommitOptions& options) {
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
@@ -613,7 +613,7 @@ Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersi
     input_cols.push_back(internal::Relabel(all->column(c), file_schema->field(c)->type()));
   }
   int64_t pos = 0;
-  auto columns_of = [&](size_t i, const ::lance::table::DataFragment& frag)
+  auto columns_of = [&](size_t i, const ::lance::table::pb::DataFragment& frag)
       -> Result<std::vector<ArrayPtr>> {
     const FragmentInfo& fi = ds->manifest().fragments[i];
     const int64_t live = static_cast<int64_t>(fi.num_rows());
@@ -767,7 +767,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   }
   OpenOptions o;
   o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, o));
   auto e = expr::Expression::Make(fmt::format("CAST(\"{}\" AS {})", column, type_name), ds->schema());
   if (!e.ok()) {
     return Status::InvalidArgument("alter column type of '{}' to '{}': {}", column, type_name,

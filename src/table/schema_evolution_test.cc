@@ -15,10 +15,10 @@ using namespace evolve_test;
 TEST(SchemaEvolution, DropColumnsKeepsDataFilesAndEveryRow) {
   const std::string uri = FreshUri("drop");
   EV_ASSERT_OK(MakePeople(uri, 5, 3));
-  EV_ASSIGN(auto before, Dataset::Open(uri));
+  EV_ASSIGN(auto before, Snapshot::Open(uri));
   EV_ASSIGN(CommitInfo c, DropColumns(uri, {"name"}));
   EXPECT_EQ(c.version, 2u);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->schema()->num_fields(), 2);
   EXPECT_EQ(ds->schema()->field(0)->name(), "id");
   EXPECT_EQ(ds->schema()->field(1)->name(), "score");
@@ -61,10 +61,10 @@ TEST(SchemaEvolution, DropNestedFieldRewritesTheStruct) {
   wp.max_rows_per_file = 3;
   EV_ASSERT_OK(WriteDataset(uri, sch, {batch}, wp).status());
   EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
-  EV_ASSIGN(auto before, Dataset::Open(uri));
+  EV_ASSIGN(auto before, Snapshot::Open(uri));
 
   EV_ASSIGN(CommitInfo c, DropColumns(uri, {"s.b", "s.t.x"}));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), c.version);
   // s keeps its place with new ids (above every id used before); l and id are untouched.
   ASSERT_EQ(ds->schema()->num_fields(), 3);
@@ -99,9 +99,9 @@ TEST(SchemaEvolution, DropNestedFieldRewritesTheStruct) {
   ASSERT_TRUE(last.IsInvalidArgument()) << last.ToString();
   EXPECT_NE(last.message().find("last field of struct 't'"), std::string::npos) << last.ToString();
   // A child together with its whole struct: the struct goes, nothing is rewritten.
-  EV_ASSIGN(auto before_drop, Dataset::Open(uri));
+  EV_ASSIGN(auto before_drop, Snapshot::Open(uri));
   EV_ASSERT_OK(DropColumns(uri, {"s.a", "s"}).status());
-  EV_ASSIGN(auto after, Dataset::Open(uri));
+  EV_ASSIGN(auto after, Snapshot::Open(uri));
   EXPECT_EQ(after->manifest().fragments[0].files.size(), before_drop->manifest().fragments[0].files.size());
   EV_ASSIGN(auto rows2, Rows(uri, [] { ScanOptions o; o.columns = {"id"}; return o; }()));
   EV_ASSIGN(auto want2, Expected(schema({field("id", int64())}), R"([{"id":1},{"id":3},{"id":4}])"));
@@ -115,7 +115,7 @@ TEST(SchemaEvolution, RenameAndNullability) {
   r.path = "score";
   r.rename = "points";
   EV_ASSERT_OK(AlterColumns(uri, {r}).status());
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->schema()->field(2)->name(), "points");
   EXPECT_EQ(ds->schema()->field(2)->id(), 2);
   EV_ASSIGN(auto rows, Rows(uri));
@@ -137,13 +137,13 @@ TEST(SchemaEvolution, RenameAndNullability) {
   loosen.path = "id";
   loosen.nullable = true;
   EV_ASSERT_OK(AlterColumns(uri, {loosen}).status());
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_TRUE(ds->schema()->field(0)->nullable());
   ColumnAlteration tighten;
   tighten.path = "name";
   tighten.nullable = false;
   EV_ASSIGN(CommitInfo c, AlterColumns(uri, {tighten}));
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_FALSE(ds->schema()->field(1)->nullable());
   EV_ASSIGN(auto loc, internal::Locate(uri));
   EV_ASSIGN(auto sv, internal::LoadVersion(loc, c.version));
@@ -169,7 +169,7 @@ TEST(SchemaEvolution, AddColumnsFromExpressionsWritesOneFilePerFragment) {
   EV_ASSERT_OK(DeleteRows(uri, "id = 1").status());
   EV_ASSERT_OK(DropColumns(uri, {"score"}).status());
   EV_ASSIGN(CommitInfo c, AddColumns(uri, {{"twice", "id * 2"}, {"big", "upper(name)"}}));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), c.version);
   ASSERT_EQ(ds->schema()->num_fields(), 4);
   // Ids continue above the dropped field's id (2), which data files still hold.
@@ -256,7 +256,7 @@ TEST(SchemaEvolution, AlterColumnTypeCastsIntoNewFiles) {
   EV_ASSERT_OK(WriteDataset(uri, sch, {batch}, wp).status());
   EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
   EV_ASSIGN(CommitInfo c, AlterColumnType(uri, "n", "double"));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), c.version);
   ASSERT_EQ(ds->schema()->num_fields(), 3);
   EXPECT_EQ(ds->schema()->field(1)->name(), "n");
@@ -272,7 +272,7 @@ TEST(SchemaEvolution, AlterColumnTypeCastsIntoNewFiles) {
   // A value that does not convert fails the whole change; nothing is committed.
   auto st = AlterColumnType(uri, "s", "bigint").status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), c.version);
   EXPECT_TRUE(AlterColumnType(uri, "n", "nosuchtype").status().IsInvalidArgument());
   EXPECT_TRUE(AlterColumnType(uri, "zz", "int").status().IsInvalidArgument());

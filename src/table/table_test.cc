@@ -15,7 +15,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
 #include "lance/table/commit.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "table/proto/rowids.pb.h"
@@ -246,7 +246,7 @@ TEST(Manifest, CorruptInputIsCorruption) {
   EXPECT_TRUE(DecodeManifest(Wrap("\xff\xff\xff\xff\xff")).status().IsCorruption());
   EXPECT_TRUE(DecodeManifest(Wrap("", 0, 9)).status().IsNotSupported());
   // A schema whose parent does not exist.
-  ::lance::table::Manifest pb;
+  ::lance::table::pb::Manifest pb;
   auto* f = pb.add_fields();
   f->set_name("x");
   f->set_id(3);
@@ -254,7 +254,7 @@ TEST(Manifest, CorruptInputIsCorruption) {
   f->set_logical_type("int32");
   EXPECT_TRUE(DecodeManifest(Wrap(pb.SerializeAsString())).status().IsCorruption());
   // A fragment deleting more rows than it has.
-  ::lance::table::Manifest pb2;
+  ::lance::table::pb::Manifest pb2;
   auto* fr = pb2.add_fragments();
   fr->set_physical_rows(2);
   fr->mutable_deletion_file()->set_num_deleted_rows(3);
@@ -301,7 +301,7 @@ std::string CopyGolden() {
   return uri;
 }
 
-std::string ScanText(const Dataset& ds, const ScanOptions& o) {
+std::string ScanText(const Snapshot& ds, const ScanOptions& o) {
   auto batches = ds.Scan(o);
   EXPECT_TRUE(batches.ok()) << batches.status().ToString();
   std::string out;
@@ -318,14 +318,14 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-TEST(Dataset, EveryVersionEqualsTheReference) {
+TEST(Snapshot, EveryVersionEqualsTheReference) {
   const std::string uri = CopyGolden();
   ScanOptions o;
   o.with_row_id = true;
   for (uint64_t v = 1; v <= 4; ++v) {
     OpenOptions open;
     open.version = v;
-    auto ds = Dataset::Open(uri, open);
+    auto ds = Snapshot::Open(uri, open);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     EXPECT_EQ((*ds)->version(), v);
     const std::string expected = ReadText(kGolden / ("expected_v" + std::to_string(v) + ".jsonl"));
@@ -334,9 +334,9 @@ TEST(Dataset, EveryVersionEqualsTheReference) {
   }
 }
 
-TEST(Dataset, LatestIsOneHintOneManifestOneHead) {
+TEST(Snapshot, LatestIsOneHintOneManifestOneHead) {
   const std::string uri = CopyGolden();
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ((*ds)->version(), 4u);
   EXPECT_EQ((*ds)->open_stats().gets, 2);
@@ -344,22 +344,22 @@ TEST(Dataset, LatestIsOneHintOneManifestOneHead) {
   EXPECT_EQ((*ds)->open_stats().lists, 0);
 }
 
-TEST(Dataset, StaleOrMissingHintFallsBackToListing) {
+TEST(Snapshot, StaleOrMissingHintFallsBackToListing) {
   const std::string uri = CopyGolden();
   auto sp = io::ObjectStore::FromUri(uri);
   ASSERT_TRUE(sp.ok());
   ASSERT_TRUE(sp->store->Put(sp->path + "/_versions/latest_version_hint.json", R"({"version":2})").ok());
-  auto stale = Dataset::Open(uri);
+  auto stale = Snapshot::Open(uri);
   ASSERT_TRUE(stale.ok()) << stale.status().ToString();
   EXPECT_EQ((*stale)->version(), 4u);
   EXPECT_EQ((*stale)->open_stats().lists, 1);
   ASSERT_TRUE(sp->store->Delete(sp->path + "/_versions/latest_version_hint.json").ok());
-  auto missing = Dataset::Open(uri);
+  auto missing = Snapshot::Open(uri);
   ASSERT_TRUE(missing.ok()) << missing.status().ToString();
   EXPECT_EQ((*missing)->version(), 4u);
 }
 
-TEST(Dataset, LegacyManifestNames) {
+TEST(Snapshot, LegacyManifestNames) {
   const std::string uri = CopyGolden();
   auto sp = io::ObjectStore::FromUri(uri);
   ASSERT_TRUE(sp.ok());
@@ -370,13 +370,13 @@ TEST(Dataset, LegacyManifestNames) {
     ASSERT_TRUE(sp->store->Delete(dir + ManifestFileName(v, ManifestNaming::kV2)).ok());
   }
   ASSERT_TRUE(sp->store->Delete(dir + "latest_version_hint.json").ok());
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ((*ds)->version(), 4u);
   EXPECT_EQ((*ds)->manifest_path(), dir + "4.manifest");
   OpenOptions o;
   o.version = 3;
-  auto v3 = Dataset::Open(uri, o);
+  auto v3 = Snapshot::Open(uri, o);
   ASSERT_TRUE(v3.ok()) << v3.status().ToString();
   EXPECT_EQ((*v3)->CountRows(), 4507u);
   auto versions = (*ds)->ListVersions();
@@ -386,28 +386,28 @@ TEST(Dataset, LegacyManifestNames) {
   EXPECT_EQ((*versions)[3].num_rows, 232u);
 }
 
-TEST(Dataset, TagsAndMissingVersions) {
+TEST(Snapshot, TagsAndMissingVersions) {
   const std::string uri = CopyGolden();
   OpenOptions o;
   o.tag = "v3tag";
-  auto ds = Dataset::Open(uri, o);
+  auto ds = Snapshot::Open(uri, o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ((*ds)->version(), 3u);
   o.tag = "nope";
-  EXPECT_TRUE(Dataset::Open(uri, o).status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open(uri, o).status().IsNotFound());
   o.tag = "../x";
-  EXPECT_TRUE(Dataset::Open(uri, o).status().IsInvalidArgument());
+  EXPECT_TRUE(Snapshot::Open(uri, o).status().IsInvalidArgument());
   OpenOptions v;
   v.version = 99;
-  EXPECT_TRUE(Dataset::Open(uri, v).status().IsNotFound());
-  EXPECT_TRUE(Dataset::Open("memory://table_test_empty/none.lance").status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open(uri, v).status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open("memory://table_test_empty/none.lance").status().IsNotFound());
 }
 
-TEST(Dataset, ProjectionLimitOffsetTakeAndRowAddresses) {
+TEST(Snapshot, ProjectionLimitOffsetTakeAndRowAddresses) {
   const std::string uri = CopyGolden();
   OpenOptions open;
   open.version = 3;
-  auto ds = Dataset::Open(uri, open);
+  auto ds = Snapshot::Open(uri, open);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
   ScanOptions o;
@@ -441,11 +441,11 @@ TEST(Dataset, ProjectionLimitOffsetTakeAndRowAddresses) {
   EXPECT_TRUE((*ds)->Scan(unknown).status().IsInvalidArgument());
 }
 
-TEST(Dataset, TakeRowIdsSkipsDeletedAndMissing) {
+TEST(Snapshot, TakeRowIdsSkipsDeletedAndMissing) {
   const std::string uri = CopyGolden();
   OpenOptions open;
   open.version = 3;
-  auto ds = Dataset::Open(uri, open);
+  auto ds = Snapshot::Open(uri, open);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
   ScanOptions o;
@@ -468,7 +468,7 @@ std::string WithFlags(uint64_t reader, uint64_t writer) {
   std::memcpy(&pos, bytes.data() + bytes.size() - 16, 8);
   uint32_t len;
   std::memcpy(&len, bytes.data() + pos, 4);
-  ::lance::table::Manifest pb;
+  ::lance::table::pb::Manifest pb;
   EXPECT_TRUE(pb.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len)));
   pb.set_reader_feature_flags(reader);
   pb.set_writer_feature_flags(writer);
@@ -478,18 +478,18 @@ std::string WithFlags(uint64_t reader, uint64_t writer) {
   return uri;
 }
 
-TEST(Dataset, OpenChecksFeatureFlags) {
-  EXPECT_TRUE(Dataset::Open(WithFlags(1, 1)).ok());
-  auto unknown = Dataset::Open(WithFlags(1 | 512, 1));
+TEST(Snapshot, OpenChecksFeatureFlags) {
+  EXPECT_TRUE(Snapshot::Open(WithFlags(1, 1)).ok());
+  auto unknown = Snapshot::Open(WithFlags(1 | 512, 1));
   EXPECT_TRUE(unknown.status().IsNotSupported()) << unknown.status().ToString();
   EXPECT_NE(unknown.status().message().find("upgrade"), std::string::npos);
-  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 256, 1)).status().IsCorruption());
+  EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 256, 1)).status().IsCorruption());
   ::unsetenv(kEnableOverlayFilesEnv);
 #ifdef NDEBUG
-  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 64, 1 | 64)).status().IsNotSupported());
+  EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 64, 1 | 64)).status().IsNotSupported());
 #endif
   ::setenv(kEnableOverlayFilesEnv, "1", 1);
-  EXPECT_TRUE(Dataset::Open(WithFlags(1 | 64, 1 | 64)).ok());
+  EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 64, 1 | 64)).ok());
   ::unsetenv(kEnableOverlayFilesEnv);
 }
 
@@ -518,7 +518,7 @@ TEST(DeletionFile, RoaringAndArrowAgree) {
 }
 
 TEST(RowIds, Segments) {
-  ::lance::table::RowIdSequence seq;
+  ::lance::table::pb::RowIdSequence seq;
   auto* r = seq.add_segments()->mutable_range();
   r->set_start(10);
   r->set_end(13);
@@ -536,7 +536,7 @@ TEST(RowIds, Segments) {
   ASSERT_TRUE(ids.ok()) << ids.status().ToString();
   EXPECT_EQ(*ids, (std::vector<uint64_t>{10, 11, 12, 20, 22, 24, 107, 102}));
   EXPECT_TRUE(DecodeRowIdSequence("\x0a\x05\xff").status().IsCorruption());
-  ::lance::table::RowIdSequence huge;
+  ::lance::table::pb::RowIdSequence huge;
   huge.add_segments()->mutable_range()->set_end(uint64_t{1} << 40);
   EXPECT_TRUE(DecodeRowIdSequence(huge.SerializeAsString()).status().IsCorruption());
 }
@@ -555,7 +555,7 @@ TEST(Commit, RestoreMakesANewVersionWithOldContent) {
   auto v = RestoreVersion(uri, 2);
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, 5u);
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ((*ds)->version(), 5u);
   EXPECT_EQ((*ds)->manifest().writer_library, "lance-cpp");
@@ -573,7 +573,7 @@ TEST(Commit, RestoreMakesANewVersionWithOldContent) {
   ASSERT_TRUE(sp->store->Put(sp->path + "/_versions/latest_version_hint.json", R"({"version":5})").ok());
   // Open sees the hint is stale (version 6 exists) and lists; the undecodable version 6 is
   // then an error, not silently skipped.
-  EXPECT_TRUE(Dataset::Open(uri).status().IsCorruption());
+  EXPECT_TRUE(Snapshot::Open(uri).status().IsCorruption());
   ASSERT_TRUE(sp->store->Delete(v6).ok());
   EXPECT_TRUE(RestoreVersion(uri, 99).status().IsNotFound());
 }
@@ -591,7 +591,7 @@ TEST(Commit, Tags) {
   EXPECT_TRUE(CreateTag(uri, "../evil", 1).IsInvalidArgument());
   OpenOptions o;
   o.tag = "first";
-  auto ds = Dataset::Open(uri, o);
+  auto ds = Snapshot::Open(uri, o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_EQ((*ds)->version(), 1u);
   tags = ListTags(uri);
@@ -600,7 +600,7 @@ TEST(Commit, Tags) {
   EXPECT_EQ((*tags)[0].name, "first");
   ASSERT_TRUE(DeleteTag(uri, "first").ok());
   EXPECT_TRUE(DeleteTag(uri, "first").IsNotFound());
-  EXPECT_TRUE(Dataset::Open(uri, o).status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open(uri, o).status().IsNotFound());
 }
 
 }  // namespace

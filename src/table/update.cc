@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "lance/expr/expression.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
 #include "table/row_rewrite.h"

@@ -38,7 +38,7 @@ TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   // Untouched rows stay in place; the updated ones move to the new fragment at the end.
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(5, "n5", 2.5),
                               PersonJson(2, "N2", 12), PersonJson(3, "N3", 18), PersonJson(4, "N4", 24)}));
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 3u);
   EXPECT_EQ(ds->manifest().fragments[0].deletion->num_deleted_rows, 1u);
   EXPECT_EQ(ds->manifest().fragments[1].deletion->num_deleted_rows, 2u);
@@ -56,12 +56,12 @@ TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   EV_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
   EXPECT_EQ(none.rows_updated, 0u);
   EXPECT_EQ(none.commit.version, 0u);
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 2u);
 
   // Every row of a fragment updated: the fragment goes away.
   EV_ASSERT_OK(UpdateRows(uri, {{"score", "-1"}}, "id < 2").status());
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().fragments[0].id, 1u);
   EV_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(5, "n5", 2.5), PersonJson(2, "N2", 12), PersonJson(3, "N3", 18),
@@ -99,7 +99,7 @@ TEST(Update, StableRowIdsAreKept) {
   WriteParams p;
   p.mode = WriteMode::kAppend;
   EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {more}, p).status());
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EV_ASSIGN(auto ids, ds->RowIds(ds->manifest().fragments.size() - 1));
   EXPECT_EQ(ids, (std::vector<uint64_t>{4}));
 }
@@ -273,7 +273,7 @@ TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
     EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
     EXPECT_EQ(r.rows_updated, 150u);
     EXPECT_EQ(r.rows_inserted, 50u);
-    EV_ASSIGN(auto ds, Dataset::Open(uri));
+    EV_ASSIGN(auto ds, Snapshot::Open(uri));
     EXPECT_EQ(ds->CountRows(), static_cast<uint64_t>(kRows + 50));
     EV_ASSIGN(uint64_t ones, ds->CountRows("v = 1"));
     EXPECT_EQ(ones, 200u);
@@ -387,14 +387,14 @@ TEST(MergeInsert, UpdateConditionOverTargetAndSourceColumns) {
                                PersonJson(5, "u5", 9), PersonJson(9, "u9", 9)})));
 
   // A condition false for every match and nothing to insert: nothing committed.
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   const uint64_t version = ds->version();
   p.when_matched_update_where = "target.score > source.score";
   src = Source("[" + PersonJson(1, "w", 11) + "]");
   EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 0u);
   EXPECT_EQ(r.commit.version, 0u);
-  EV_ASSIGN(ds, Dataset::Open(uri));
+  EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), version);
 }
 
@@ -425,7 +425,7 @@ TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {
   p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
   p.when_not_matched_by_source_delete_where = "target.score > 1";  // lance 12 refuses it too
   refused(p, "delete condition");
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
 }
 

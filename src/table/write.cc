@@ -8,7 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "lance/file/file_writer.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/commit_internal.h"
 #include "table/row_rewrite.h"
@@ -232,17 +232,17 @@ Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
   OpenOptions oo;
   oo.version = read_version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Dataset::Open(loc.store, loc.root, oo));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, oo));
   return internal::DeleteFromDataset(loc, *ds, std::move(addresses), predicate, options);
 }
 
 namespace internal {
 
-Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Dataset& dataset,
+Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Snapshot& dataset,
                                        std::vector<uint64_t> addresses,
                                        const std::string& predicate, const CommitOptions& options) {
-  const Dataset* ds = &dataset;
-  const TableManifest& tm = ds->manifest();
+  const Snapshot* ds = &dataset;
+  const Manifest& tm = ds->manifest();
   LANCE_RETURN_NOT_OK(CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags, ds->manifest_path()));
   LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ds->version()));
 

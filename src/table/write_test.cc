@@ -15,7 +15,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/table/commit.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "table/manifest_writer.h"
 #include "lance/table/write.h"
@@ -45,8 +45,8 @@ std::atomic<int> g_counter{0};
 
 std::string FreshUri() { return "memory://write_test_" + std::to_string(++g_counter) + "/t.lance"; }
 
-TableManifest SampleManifest() {
-  TableManifest m;
+Manifest SampleManifest() {
+  Manifest m;
   m.fields = {{"id", 0, -1, "int64", false, {}},
               {"tags", 1, -1, "list", true, {{"k", "v"}}},
               {"item", 2, 1, "string", true, {}}};
@@ -78,18 +78,18 @@ TableManifest SampleManifest() {
 }
 
 TEST(ManifestWriter, RoundTripsThroughDecode) {
-  TableManifest m = SampleManifest();
+  Manifest m = SampleManifest();
   m.config = {{"lance.auto_cleanup", "x"}};
   m.base_paths.push_back({1, std::string("b1"), false, "/elsewhere"});
-  ::lance::table::IndexSection idx;
+  ::lance::table::pb::IndexSection idx;
   idx.add_indices()->set_name("i");
   const std::string idx_bytes = idx.SerializeAsString();
-  ::lance::table::Transaction txn;
+  ::lance::table::pb::Transaction txn;
   txn.set_read_version(4);
   txn.mutable_append();
   const std::string txn_bytes = txn.SerializeAsString();
   ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeManifest(m, txn_bytes, idx_bytes));
-  ASSERT_OK_AND_ASSIGN(TableManifest d, DecodeManifest(bytes, "encoded"));
+  ASSERT_OK_AND_ASSIGN(Manifest d, DecodeManifest(bytes, "encoded"));
   ASSERT_EQ(d.fields.size(), 3u);
   EXPECT_EQ(d.fields[1].name, "tags");
   EXPECT_EQ(d.fields[2].parent_id, 1);
@@ -127,7 +127,7 @@ TEST(ManifestWriter, RoundTripsThroughDecode) {
 }
 
 TEST(ManifestWriter, FeatureFlagsFollowContent) {
-  TableManifest m = SampleManifest();
+  Manifest m = SampleManifest();
   m.fragments[1].deletion.reset();
   EXPECT_EQ(ComputeFeatureFlags(m).reader, 0u);
   EXPECT_EQ(ComputeFeatureFlags(m).writer, 0u);
@@ -150,7 +150,7 @@ TEST(ManifestWriter, FeatureFlagsFollowContent) {
 }
 
 TEST(ManifestWriter, RejectsMoreDeletedThanStoredRows) {
-  TableManifest m = SampleManifest();
+  Manifest m = SampleManifest();
   m.fragments[1].deletion->num_deleted_rows = 8;
   EXPECT_TRUE(EncodeManifest(m).status().IsInvalidArgument());
 }
@@ -170,8 +170,8 @@ TEST(DeletionFiles, SmallIsArrowLargeIsBitmap) {
 // ---------------------------------------------------------------------------------------
 // Commit machinery on manifest-only datasets.
 
-::lance::table::DataFragment FakeFragment(uint64_t rows, const std::string& name) {
-  ::lance::table::DataFragment f;
+::lance::table::pb::DataFragment FakeFragment(uint64_t rows, const std::string& name) {
+  ::lance::table::pb::DataFragment f;
   auto* d = f.add_files();
   d->set_path(name);
   d->add_fields(0);
@@ -224,7 +224,7 @@ Result<internal::CommitRequest> DeleteRequest(const internal::TableLocation& loc
 }
 
 std::vector<uint64_t> FragmentIds(const std::string& uri) {
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   std::vector<uint64_t> ids;
   for (const auto& f : (*ds)->manifest().fragments) ids.push_back(f.id);
@@ -249,7 +249,7 @@ TEST(Commit, CreatesVersionOneWithTransactionFileAndInlineCopy) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(txn->data()), static_cast<size_t>(txn->size())),
             sv.transaction);
   EXPECT_EQ(sv.manifest.transaction_file().substr(0, 2), "0-");
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows(), 11u);
   // A second create from read version 0 loses: Overwrite after Overwrite is retryable.
@@ -269,7 +269,7 @@ TEST(Commit, ConcurrentAppendsRebaseAndBothLand) {
   EXPECT_EQ(b.version, 3u);
   EXPECT_EQ(b.rebased, 1);
   EXPECT_EQ(FragmentIds(uri), (std::vector<uint64_t>{0, 1, 2}));
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->CountRows(), 12u);
   EXPECT_EQ(ds->manifest().fragments[2].files[0].path, "b.lance");
 }
@@ -306,7 +306,7 @@ TEST(Commit, LostRaceIsRetriedExactlyOnce) {
     EXPECT_EQ(c.attempts, 2);
     EXPECT_EQ(c.version, 3u);
     EXPECT_EQ(handler->calls, 2);
-    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
     ASSERT_EQ(ds->manifest().fragments.size(), 3u);
     EXPECT_EQ(ds->manifest().fragments[1].files[0].path, "winner.lance");
     EXPECT_EQ(ds->manifest().fragments[2].files[0].path, "loser.lance");
@@ -345,7 +345,7 @@ TEST(Commit, DeletesOfDisjointRowsMergeDeletionVectors) {
   ASSERT_OK_AND_ASSIGN(CommitInfo c3, internal::Commit(loc, std::move(d3), {}));
   EXPECT_EQ(c2.version, 3u);
   EXPECT_EQ(c3.version, 4u);
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_OK_AND_ASSIGN(auto rows0, ds->DeletedRows(0));
   EXPECT_EQ(rows0, (std::vector<uint32_t>{1, 2, 5, 9}));
   EXPECT_EQ(ds->manifest().fragments[0].deletion->read_version, 2u);  // rebased on version 2
@@ -365,7 +365,7 @@ TEST(Commit, DeletesOfTheSameRowConflict) {
   auto st = internal::Commit(loc, std::move(d2), {}).status();
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_NE(st.message().find("retryable"), std::string::npos);
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 2u);
   EXPECT_EQ(ds->CountRows(), 8u);
 }
@@ -377,7 +377,7 @@ TEST(Commit, DeleteAfterAppendKeepsTheAppend) {
   ASSERT_OK_AND_ASSIGN(auto d, DeleteRequest(loc, 1, 0, {0}));
   ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "x.lance"), {}).status());
   ASSERT_OK(internal::Commit(loc, std::move(d), {}).status());
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 3u);
   EXPECT_EQ(ds->CountRows(), 12u);
   EXPECT_EQ(ds->manifest().fragments.size(), 2u);
@@ -388,13 +388,13 @@ TEST(Commit, StableRowIdsContinueAcrossAppends) {
   ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
   ASSERT_OK(internal::Commit(loc, CreateRequest({5}, true), {}).status());
   ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "a.lance"), {}).status());
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().next_row_id, 8u);
   EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagStableRowIds);
   ASSERT_OK_AND_ASSIGN(auto ids, ds->RowIds(1));
   EXPECT_EQ(ids, (std::vector<uint64_t>{5, 6, 7}));
   ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
-  ::lance::table::RowLatestUpdateVersionSequence seq;
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   ASSERT_TRUE(seq.ParseFromString(sv.manifest.fragments(1).inline_created_at_versions()));
   ASSERT_EQ(seq.runs_size(), 1);
   EXPECT_EQ(seq.runs(0).version(), 2u);
@@ -438,7 +438,7 @@ RecordBatchPtr People(int64_t start, int64_t n) {
 
 std::vector<int64_t> ScanIds(const std::string& uri) {
   std::vector<int64_t> ids;
-  auto ds = Dataset::Open(uri);
+  auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   ScanOptions o;
   o.columns = {"id"};
@@ -460,7 +460,7 @@ TEST(WriteDataset, CreateAppendOverwriteAndRead) {
     EXPECT_EQ(w.commit.version, 1u);
     EXPECT_EQ(w.rows_written, 100u);
     EXPECT_EQ(w.fragment_ids, (std::vector<uint64_t>{0, 1, 2}));
-    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
     EXPECT_EQ(ds->manifest().data_storage_version, dsv);
     EXPECT_EQ(ds->manifest().fragments[2].physical_rows, 20u);
     // Leaf field ids only, in column order; file sizes recorded.
@@ -499,7 +499,7 @@ TEST(WriteDataset, CreateAppendOverwriteAndRead) {
       if (i % 10 != 3) want.push_back(i);
     }
     EXPECT_EQ(ScanIds(uri), want);
-    ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(ds, Snapshot::Open(uri));
     EXPECT_EQ(ds->manifest().fragments.size(), 3u);
     EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagDeletionFiles);
 
@@ -507,7 +507,7 @@ TEST(WriteDataset, CreateAppendOverwriteAndRead) {
     ASSERT_OK_AND_ASSIGN(w, WriteDataset(uri, PeopleSchema(), {People(500, 5)}, p));
     EXPECT_EQ(w.fragment_ids, (std::vector<uint64_t>{4}));
     EXPECT_EQ(ScanIds(uri), (std::vector<int64_t>{500, 501, 502, 503, 504}));
-    ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(ds, Snapshot::Open(uri));
     EXPECT_EQ(ds->manifest().reader_feature_flags, 0u);
     EXPECT_EQ(ds->version(), 4u);
   }
@@ -526,7 +526,7 @@ TEST(WriteDataset, AppendMatchesColumnsByName) {
   WriteParams p;
   p.mode = WriteMode::kAppend;
   ASSERT_OK(WriteDataset(uri, reordered, {batch}, p).status());
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_OK_AND_ASSIGN(auto all, ds->Scan());
   ASSERT_EQ(all.size(), 2u);
   EXPECT_TRUE(all[1]->Equals(*more)) << all[1]->ToString();
@@ -562,12 +562,12 @@ TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
   ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(0, 10)}, q).status());
   q.mode = WriteMode::kAppend;
   ASSERT_OK(WriteDataset(uri, PeopleSchema(), {People(10, 3)}, q).status());
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().next_row_id, 13u);
   ASSERT_OK_AND_ASSIGN(auto ids, ds->RowIds(2));
   EXPECT_EQ(ids, (std::vector<uint64_t>{10, 11, 12}));
   ASSERT_OK(DeleteRowAddresses(uri, {(uint64_t{1} << 32) | 0}).status());
-  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(ds, Snapshot::Open(uri));
   ScanOptions o;
   o.columns = {"id"};
   o.with_row_id = true;
@@ -600,12 +600,12 @@ std::vector<std::string> FilesIn(const std::string& dir) {
 // The data files every version of `uri` references.
 std::set<std::string> ReferencedDataFiles(const std::string& uri) {
   std::set<std::string> out;
-  auto latest = Dataset::Open(uri);
+  auto latest = Snapshot::Open(uri);
   EXPECT_TRUE(latest.ok()) << latest.status().ToString();
   for (uint64_t v = 1; v <= (*latest)->version(); ++v) {
     OpenOptions o;
     o.version = v;
-    auto ds = Dataset::Open(uri, o);
+    auto ds = Snapshot::Open(uri, o);
     EXPECT_TRUE(ds.ok()) << ds.status().ToString();
     for (const auto& f : (*ds)->manifest().fragments) {
       for (const auto& df : f.files) out.insert(df.path);
@@ -637,7 +637,7 @@ TEST(LocalCommit, EveryVersionReadsBackAndNothingIsLeftStaged) {
   }
   EXPECT_EQ(FilesIn(uri + "/_transactions").size(), 3u);
   EXPECT_EQ(FilesIn(uri + "/_deletions").size(), 3u);  // each fragment lost rows
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->open_stats().lists, 0);  // the hint named the latest version
   std::filesystem::remove_all(uri);
 }
@@ -661,7 +661,7 @@ TEST(LocalCommit, RacingWritersEachLandExactlyOnce) {
     });
   }
   for (auto& th : threads) th.join();
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u + 2 * kPerThread);
   std::multiset<std::string> names;
   for (const auto& f : ds->manifest().fragments) names.insert(f.files[0].path);
@@ -704,7 +704,7 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     EXPECT_EQ(txns.size(), 2u);
     // A delete that conflicts for good (the dataset was overwritten since it read) leaves
     // no deletion file either.
-    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
     auto handler2 = std::make_shared<RacingHandler>([&] {
       WriteParams o;
       o.mode = WriteMode::kOverwrite;
@@ -737,7 +737,7 @@ TEST(Commit, RestoreRetriesALostRaceAndAnAppendAfterItIsIncompatible) {
     ASSERT_OK_AND_ASSIGN(uint64_t v, RestoreVersion(uri, 1, o));
     EXPECT_EQ(v, 4u);
     EXPECT_EQ(handler->calls, 2);
-    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
     EXPECT_EQ(ds->version(), 4u);
     ASSERT_EQ(ds->manifest().fragments.size(), 1u);
     EXPECT_EQ(ds->CountRows(), 5u);

@@ -118,7 +118,7 @@ std::string VectorIndexDetailsJson(const IndexInfo& index);
 Result<std::string> RetainRelevantIndices(std::string_view section,
                                           const std::vector<int32_t>& field_ids);
 
-struct TableManifest {
+struct Manifest {
   std::vector<file::LanceField> fields;  // flattened, as stored
   SchemaPtr schema;                      // nested Arrow schema; Field::id() = Lance field id
   std::vector<std::pair<std::string, std::string>> schema_metadata;
@@ -151,7 +151,7 @@ struct TableManifest {
 // Errors: Corruption for a bad footer, out-of-range sections, undecodable protobuf or schema
 // (the index section and its fragment bitmaps included).
 // Feature flags are NOT checked here (see CheckCanRead).
-Result<TableManifest> DecodeManifest(std::string_view bytes, const std::string& what = "manifest");
+Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what = "manifest");
 
 // Parses {"version":N,...} (latest_version_hint.json or a tag file): the top-level "version".
 Result<uint64_t> ParseVersionJson(std::string_view json, const std::string& what);

@@ -1,4 +1,4 @@
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 #include <algorithm>
 #include <cstring>
@@ -99,14 +99,14 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
 
 }  // namespace
 
-Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri, OpenOptions options) {
+Result<std::shared_ptr<Snapshot>> Snapshot::Open(const std::string& uri, OpenOptions options) {
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
   return Open(sp.store, sp.path, std::move(options));
 }
 
-Result<std::shared_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store,
+Result<std::shared_ptr<Snapshot>> Snapshot::Open(std::shared_ptr<io::ObjectStore> store,
                                                std::string root, OpenOptions options) {
-  std::shared_ptr<Dataset> ds(new Dataset());
+  std::shared_ptr<Snapshot> ds(new Snapshot());
   ds->readers_ = std::make_shared<ReaderCache>();
   ds->store_ = std::move(store);
   ds->root_ = std::move(root);
@@ -221,7 +221,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> 
   return ds;
 }
 
-Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
+Result<std::vector<VersionInfo>> Snapshot::ListVersions() const {
   const std::string versions_dir = Join(root_, "_versions");
   LANCE_ASSIGN_OR_RAISE(auto listing, store_->List(versions_dir));
   std::map<uint64_t, VersionInfo> out;
@@ -230,7 +230,7 @@ Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
     if (!parsed) continue;
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, store_->Get(obj.path));
     LANCE_ASSIGN_OR_RAISE(
-        TableManifest m, DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
+        Manifest m, DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
                                                     static_cast<size_t>(bytes->size())),
                                    obj.path));
     VersionInfo vi;
@@ -246,7 +246,7 @@ Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
   return v;
 }
 
-Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Dataset::ResolveFile(
+Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Snapshot::ResolveFile(
     std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const {
   if (!base_id) return std::make_pair(store_, Join(Join(root_, dir), name));
   for (const auto& b : manifest_.base_paths) {
@@ -259,13 +259,13 @@ Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Dataset::Resolv
                             manifest_path_, *base_id);
 }
 
-struct Dataset::ReaderCache {
+struct Snapshot::ReaderCache {
   std::mutex mu;
   // By (fragment index, file index, point reads).
   std::map<std::tuple<size_t, size_t, bool>, std::shared_ptr<const file::FileReader>> readers;
 };
 
-Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t index, size_t file,
+Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t index, size_t file,
                                                                         bool point_reads) const {
   const auto key = std::make_tuple(index, file, point_reads);
   {
@@ -302,7 +302,7 @@ Result<std::shared_ptr<const file::FileReader>> Dataset::DataFileReader(size_t i
   return readers_->readers.emplace(key, std::move(reader)).first->second;
 }
 
-Result<std::vector<uint32_t>> Dataset::DeletedRows(size_t index) const {
+Result<std::vector<uint32_t>> Snapshot::DeletedRows(size_t index) const {
   const FragmentInfo& frag = manifest_.fragments.at(index);
   if (!frag.deletion) return std::vector<uint32_t>{};
   const std::string name = frag.deletion->FileName(frag.id);
@@ -317,7 +317,7 @@ Result<std::vector<uint32_t>> Dataset::DeletedRows(size_t index) const {
   return rows;
 }
 
-Result<std::vector<uint64_t>> Dataset::RowIds(size_t index) const {
+Result<std::vector<uint64_t>> Snapshot::RowIds(size_t index) const {
   const FragmentInfo& frag = manifest_.fragments.at(index);
   if (!(manifest_.reader_feature_flags & kFlagStableRowIds)) {
     std::vector<uint64_t> ids(frag.physical_rows);
@@ -336,7 +336,7 @@ Result<std::vector<uint64_t>> Dataset::RowIds(size_t index) const {
   return ids;
 }
 
-Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
+Result<SchemaPtr> Snapshot::ProjectedSchema(const ScanOptions& options) const {
   std::vector<FieldPtr> fields;
   if (options.columns.empty()) {
     fields = manifest_.schema->fields();
@@ -354,7 +354,7 @@ Result<SchemaPtr> Dataset::ProjectedSchema(const ScanOptions& options) const {
   return ::lance::schema(std::move(fields), manifest_.schema->metadata());
 }
 
-Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int64_t>* rows,
+Result<RecordBatchPtr> Snapshot::ReadFragment(size_t index, const std::vector<int64_t>* rows,
                                              const ScanOptions& options,
                                              const SchemaPtr& out_schema, int64_t range_start,
                                              int64_t range_length,
@@ -493,7 +493,7 @@ Result<RecordBatchPtr> Dataset::ReadFragment(size_t index, const std::vector<int
   return RecordBatch::Make(out_schema, n, std::move(columns));
 }
 
-Result<std::vector<int64_t>> Dataset::FilterFragment(
+Result<std::vector<int64_t>> Snapshot::FilterFragment(
     size_t index, const std::vector<std::shared_ptr<const expr::Expression>>& conjuncts,
     const std::vector<uint32_t>& deleted, uint64_t* count) const {
   // Per conjunct: the columns it reads, in ReadFragment's layout (data columns, then _rowid,
@@ -634,7 +634,7 @@ Result<std::vector<int64_t>> Dataset::FilterFragment(
   return rows;
 }
 
-Result<uint64_t> Dataset::CountRows(const std::string& filter) const {
+Result<uint64_t> Snapshot::CountRows(const std::string& filter) const {
   if (filter.empty()) return CountRows();
   LANCE_ASSIGN_OR_RAISE(auto conjuncts, BindFilter(filter, *manifest_.schema));
   uint64_t total = 0;
@@ -648,7 +648,7 @@ Result<uint64_t> Dataset::CountRows(const std::string& filter) const {
   return total;
 }
 
-Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) const {
+Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) const {
   if (options.offset < 0) return Status::InvalidArgument("scan: negative offset {}", options.offset);
   if (options.limit && *options.limit < 0) {
     return Status::InvalidArgument("scan: negative limit {}", *options.limit);
@@ -726,7 +726,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::Scan(const ScanOptions& options) co
   return out;
 }
 
-Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& offsets,
+Result<std::vector<RecordBatchPtr>> Snapshot::Take(const std::vector<uint64_t>& offsets,
                                                   const ScanOptions& options) const {
   if (!options.filter.empty()) {
     return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");
@@ -783,7 +783,7 @@ Result<std::vector<RecordBatchPtr>> Dataset::Take(const std::vector<uint64_t>& o
   return out;
 }
 
-Result<std::vector<RecordBatchPtr>> Dataset::TakeRowIds(const std::vector<uint64_t>& row_ids,
+Result<std::vector<RecordBatchPtr>> Snapshot::TakeRowIds(const std::vector<uint64_t>& row_ids,
                                                         const ScanOptions& options) const {
   if (!options.filter.empty()) {
     return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");

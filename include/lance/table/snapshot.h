@@ -1,4 +1,4 @@
-// Dataset: a read-only view of one version of a Lance table.
+// Snapshot: a read-only view of one version of a Lance table.
 //
 // Opening resolves the version (latest, a number, or a tag under _refs/tags/{name}.json),
 // reads and decodes that one manifest and checks its reader feature flags. Opening the
@@ -66,14 +66,14 @@ struct OpenStats {
   int lists = 0;
 };
 
-class Dataset {
+class Snapshot {
  public:
   // `uri` is anything io::ObjectStore::FromUri accepts (a local path, file://, memory://).
-  static Result<std::shared_ptr<Dataset>> Open(const std::string& uri, OpenOptions options = {});
-  static Result<std::shared_ptr<Dataset>> Open(std::shared_ptr<io::ObjectStore> store,
+  static Result<std::shared_ptr<Snapshot>> Open(const std::string& uri, OpenOptions options = {});
+  static Result<std::shared_ptr<Snapshot>> Open(std::shared_ptr<io::ObjectStore> store,
                                                std::string root, OpenOptions options = {});
 
-  const TableManifest& manifest() const { return manifest_; }
+  const Manifest& manifest() const { return manifest_; }
   uint64_t version() const { return manifest_.version; }
   const SchemaPtr& schema() const { return manifest_.schema; }
   const std::string& root() const { return root_; }
@@ -122,7 +122,7 @@ class Dataset {
                                                                  bool point_reads = false) const;
 
  private:
-  Dataset() = default;
+  Snapshot() = default;
   // Rows `rows` of fragment `index` (every row when null; rows [range_start, range_start +
   // range_length) when null and range_length >= 0).
   // `keep_dictionaries`: file::ReadOptions::keep_dictionaries (columns read as dictionary
@@ -145,7 +145,7 @@ class Dataset {
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
   std::string manifest_path_;
-  TableManifest manifest_;
+  Manifest manifest_;
   OpenStats stats_;
   std::shared_ptr<ReaderCache> readers_;
 };

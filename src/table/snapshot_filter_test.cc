@@ -1,4 +1,4 @@
-// Filtered counts and scans of Dataset against a direct evaluation of the whole filter over
+// Filtered counts and scans of Snapshot against a direct evaluation of the whole filter over
 // every live row: several fragments (chunk boundaries inside them), deleted rows, nulls, a
 // low-cardinality string column (written dictionary-encoded), and random conjunctions that
 // take both the dense and the sparse (take the rows still in play) paths of a staged filter.
@@ -13,7 +13,7 @@
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/io/object_store.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 #include "table/json_lines_test_util.h"
 
@@ -61,7 +61,7 @@ class DatasetFilter : public ::testing::Test {
 
   // Ids of the live rows where `filter` is TRUE, by evaluating the whole filter directly on
   // a full scan (with _rowaddr, which filters may use).
-  static Result<std::vector<int64_t>> Expected(const Dataset& ds, const std::string& filter) {
+  static Result<std::vector<int64_t>> Expected(const Snapshot& ds, const std::string& filter) {
     ScanOptions all;
     all.with_row_addr = true;
     LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(all));
@@ -78,7 +78,7 @@ class DatasetFilter : public ::testing::Test {
     return ids;
   }
 
-  static void Check(const Dataset& ds, const std::string& filter) {
+  static void Check(const Snapshot& ds, const std::string& filter) {
     SCOPED_TRACE(filter);
     auto expected = Expected(ds, filter);
     ASSERT_TRUE(expected.ok()) << expected.status().ToString();
@@ -105,7 +105,7 @@ class DatasetFilter : public ::testing::Test {
 std::string* DatasetFilter::uri_ = nullptr;
 
 TEST_F(DatasetFilter, ConjunctionsMatchDirectEvaluation) {
-  auto ds = Dataset::Open(*uri_);
+  auto ds = Snapshot::Open(*uri_);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   for (const char* f : {
            "score > 50 AND cat = 'c7'",          // selective equality first, score taken
@@ -142,7 +142,7 @@ TEST_F(DatasetFilter, ConjunctionsMatchDirectEvaluation) {
 
 // The dictionary path above is exercised: kind's pages are dictionary pages without levels.
 TEST_F(DatasetFilter, KindIsStoredInDictionaryPages) {
-  auto ds = Dataset::Open(*uri_);
+  auto ds = Snapshot::Open(*uri_);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   auto sp = io::ObjectStore::FromUri(*uri_);
   ASSERT_TRUE(sp.ok());
@@ -165,7 +165,7 @@ TEST_F(DatasetFilter, KindIsStoredInDictionaryPages) {
 }
 
 TEST_F(DatasetFilter, RandomConjunctionsCountEqualsScan) {
-  auto ds = Dataset::Open(*uri_);
+  auto ds = Snapshot::Open(*uri_);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   const std::vector<std::string> atoms = {
       "cat = 'c3'", "cat IN ('c0', 'c5', 'c8')", "cat LIKE '%9'", "cat IS NULL",
@@ -187,7 +187,7 @@ TEST_F(DatasetFilter, RandomConjunctionsCountEqualsScan) {
 }
 
 TEST_F(DatasetFilter, BadFiltersAreInvalidArgument) {
-  auto ds = Dataset::Open(*uri_);
+  auto ds = Snapshot::Open(*uri_);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   auto a = (*ds)->CountRows("score + 1");
   ASSERT_FALSE(a.ok());
@@ -200,7 +200,7 @@ TEST_F(DatasetFilter, BadFiltersAreInvalidArgument) {
 // Take by scan position over fragments with deleted rows: every live row, in a shuffled
 // order with repeats, equals the scan's row at that position (ids and every column).
 TEST_F(DatasetFilter, TakeMapsLivePositionsPastDeletedRows) {
-  auto ds = Dataset::Open(*uri_);
+  auto ds = Snapshot::Open(*uri_);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   auto scanned = (*ds)->Scan();
   ASSERT_TRUE(scanned.ok()) << scanned.status().ToString();
