@@ -14,6 +14,7 @@
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
+#include "file/legacy_v1_reader.h"
 #include "lance/core/bit_util.h"
 #include "encoding/legacy.h"
 #include "encoding/repdef.h"
@@ -269,6 +270,7 @@ FileReader::~FileReader() = default;
 
 std::string FileVersion::ToString() const {
   if (is_legacy()) return "2.0";
+  if (is_v1()) return "0.1";
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -285,7 +287,34 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr file) {
     }
     return out;
   };
+  if (file->size() >= kV1FooterSize && LegacyV1Reader::IsV1Footer(file->data() + file->size())) {
+    return OpenV1(file->size(), file, std::move(fetch));
+  }
   return OpenTail(file->size(), file, std::move(fetch));
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::OpenV1(
+    int64_t size, BufferPtr tail,
+    std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
+    int64_t tail_offset) {
+  LANCE_ASSIGN_OR_RAISE(auto v1, LegacyV1Reader::Open(size, std::move(tail), tail_offset, std::move(fetch)));
+  std::unique_ptr<FileReader> reader(new FileReader());
+  reader->version_ = v1->version();
+  reader->schema_ = v1->schema();
+  reader->num_rows_ = v1->num_rows();
+  reader->columns_ = v1->columns();
+  reader->v1_ = std::move(v1);
+  return reader;
+}
+
+Result<RecordBatchPtr> FileReader::LegacyStatistics() const {
+  if (!v1_) return RecordBatchPtr{};
+  return v1_->Statistics();
+}
+
+std::vector<int64_t> FileReader::LegacyBatchOffsets() const {
+  if (!v1_) return {};
+  return v1_->batch_offsets();
 }
 
 Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectStore> store,
@@ -303,6 +332,14 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectS
   LANCE_ASSIGN_OR_RAISE(BufferPtr tail, store->GetRange(path, tail_start, size - tail_start));
   if (tail->size() != size - tail_start) {
     return Status::IOError("lance file '{}': short read of the last {} bytes", path, size - tail_start);
+  }
+  if (LegacyV1Reader::IsV1Footer(tail->data() + tail->size())) {
+    auto fetch = [store, path](const std::vector<io::Range>& ranges) {
+      return store->GetRanges(path, ranges);
+    };
+    auto reader = OpenV1(size, tail, std::move(fetch), tail_start);
+    if (!reader.ok()) return reader.status().WithContext("lance file '" + path + "'");
+    return reader;
   }
   // The metadata starts at the column metadata or at global buffer 0 (the schema), whichever
   // comes first: lance writes the schema before the column metadata, so with large metadata
@@ -976,6 +1013,7 @@ struct Reader21 {
 }  // namespace
 
 Result<ArrayPtr> FileReader::ReadField(int field_index) const {
+  if (v1_) return v1_->ReadField(field_index);
   const FieldPtr& f = schema_->field(field_index);
   // A file without rows may have no pages at all (our writer writes none; there is nothing
   // to decode them into anyway).
@@ -1321,6 +1359,7 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
 
 Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows,
                                        bool keep_dictionaries) const {
+  if (v1_) return v1_->TakeField(field_index, rows);
   const FieldPtr& f = schema_->field(field_index);
   const DataTypePtr type = StorageType(f->type());
   const int column = impl_->first_column[static_cast<size_t>(field_index)];
@@ -1435,6 +1474,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
 }
 
 int64_t FileReader::FieldBytes(int field_index) const {
+  if (v1_) return v1_->FieldBytes(field_index);
   if (field_index < 0 || field_index >= schema_->num_fields()) return 0;
   const int first = impl_->first_column[static_cast<size_t>(field_index)];
   const int count = impl_->num_field_columns[static_cast<size_t>(field_index)];

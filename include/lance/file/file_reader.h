@@ -1,5 +1,7 @@
 // FileReader: reads Lance data files of format 2.0 (footer version 0.3), 2.1 and 2.2 into
-// Arrow-model RecordBatches.
+// Arrow-model RecordBatches, and legacy v1 files (footer 0.1 / 0.2, see
+// src/file/legacy_v1_reader.h): Open dispatches on the footer version, and every read below
+// works the same on both.
 //
 // File layout (all integers little-endian):
 //   data pages | column metadata blocks | column metadata offset table (num_columns x u64
@@ -43,6 +45,8 @@ struct FileVersion {
   // The data storage version: "2.0" for footer 0.3, else "major.minor".
   std::string ToString() const;
   bool is_legacy() const { return major == 0 && minor == 3; }
+  // The legacy "v1" file (footer 0.1 / 0.2), data storage version "0.1" (lance's "legacy").
+  bool is_v1() const { return major == 0 && minor < 3; }
 };
 
 struct PageInfo {
@@ -68,6 +72,8 @@ struct ReadOptions {
   bool keep_dictionaries = false;
 };
 
+class LegacyV1Reader;
+
 class FileReader {
  public:
   // Opens a file from its complete contents. `file` must stay unchanged while the reader lives.
@@ -88,6 +94,12 @@ class FileReader {
   int num_global_buffers() const { return static_cast<int>(global_buffers_.size()); }
   // Bytes of the page buffers of top-level field `field_index`'s columns (0 when out of range).
   int64_t FieldBytes(int field_index) const;
+
+  // v1 files only: their page statistics (one row per batch, a struct<null_count, min_value,
+  // max_value> column per field, named by field id); null when the file has none or is 2.x.
+  Result<RecordBatchPtr> LegacyStatistics() const;
+  // v1 files only: the first row of every batch and the row count (empty for 2.x).
+  std::vector<int64_t> LegacyBatchOffsets() const;
 
   // Reads the top-level fields at `field_indices` (all when empty), every row.
   Result<RecordBatchPtr> ReadAll(const std::vector<int>& field_indices = {}) const;
@@ -115,6 +127,11 @@ class FileReader {
       int64_t size, BufferPtr tail,
       std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
       int64_t tail_offset = 0);
+  // A v1 file (the same contract as OpenTail).
+  static Result<std::unique_ptr<FileReader>> OpenV1(
+      int64_t size, BufferPtr tail,
+      std::function<Result<std::vector<BufferPtr>>(const std::vector<io::Range>&)> fetch,
+      int64_t tail_offset = 0);
   Result<ArrayPtr> ReadField(int field_index) const;
   // Rows of one top-level field; top-level leaves in mini-block/constant pages decode only
   // the chunks that hold the rows (and read only those byte ranges).
@@ -129,6 +146,7 @@ class FileReader {
   std::vector<ColumnInfo> columns_;
   std::vector<std::pair<uint64_t, uint64_t>> global_buffers_;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<LegacyV1Reader> v1_;  // set for v1 files (impl_ is then unset)
 };
 
 }  // namespace lance::file
