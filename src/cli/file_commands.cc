@@ -57,6 +57,22 @@ Status Info(const std::string& path) {
     }
     columns.push_back(std::move(col));
   }
+  if (reader->version().is_v1()) {
+    // Legacy v1 files: their batches and the page statistics the writer kept.
+    out["batch_offsets"] = reader->LegacyBatchOffsets();
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr stats, reader->LegacyStatistics());
+    auto& st = out["statistics"] = nlohmann::ordered_json::array();
+    if (stats) {
+      std::string lines;
+      LANCE_RETURN_NOT_OK(AppendJsonLines(*stats, &lines));
+      size_t start = 0;
+      while (start < lines.size()) {
+        const size_t end = lines.find('\n', start);
+        st.push_back(nlohmann::ordered_json::parse(lines.substr(start, end - start)));
+        start = end == std::string::npos ? lines.size() : end + 1;
+      }
+    }
+  }
   return Print(out.dump(2) + "\n");
 }
 

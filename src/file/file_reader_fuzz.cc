@@ -1,6 +1,8 @@
 // libFuzzer target: arbitrary bytes through the Lance data file reader (footer, offset tables,
-// protobuf metadata, every page decoder). Every input must give a batch or an error; crashes,
-// sanitizer reports and leaks are bugs. Seeds: tests/golden/lance_file/*.lance.
+// protobuf metadata, every page decoder), 2.x and legacy v1 (footer 0.1/0.2: metadata,
+// embedded schema, page table, every v1 page layout, dictionaries, statistics). Every input
+// must give a batch or an error; crashes, sanitizer reports and leaks are bugs. Seeds:
+// tests/golden/lance_file/*.lance and v1 files of tests/golden/legacy.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,6 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (batch.ok()) (void)(*batch)->Validate();
   const int64_t n = (*reader)->num_rows();
   if (n > 2) (void)(*reader)->Take({n - 1, 0});
+  if ((*reader)->version().is_v1()) {
+    auto stats = (*reader)->LegacyStatistics();
+    if (stats.ok() && *stats) (void)(*stats)->Validate();
+  }
   // Ranged reads (whole-chunk decodes) and dictionary indices kept as they are.
   if (n > 0) {
     lance::file::ReadOptions keep;
