@@ -969,6 +969,25 @@ Result<SchemaPtr> ImportSchema(ArrowSchema* schema) {
   return std::make_shared<const Schema>(f->type()->fields(), f->metadata());
 }
 
+Result<DataTypePtr> ReadType(const ArrowSchema* schema) {
+  if (schema == nullptr) return Status::InvalidArgument("C data: ArrowSchema is null");
+  auto f = ImportFieldNode(schema, 0);
+  if (!f.ok()) return f.status().WithContext("C data");
+  return (*f)->type();
+}
+
+Result<SchemaPtr> ReadSchema(const ArrowSchema* schema) {
+  if (schema == nullptr) return Status::InvalidArgument("C data: ArrowSchema is null");
+  if (schema->release != nullptr &&
+      (schema->format == nullptr || std::string_view(schema->format) != "+s")) {
+    return Status::InvalidArgument("C data: a schema must have format '+s', got '{}'",
+                                   schema->format ? schema->format : "(null)");
+  }
+  auto f = ImportFieldNode(schema, 0);
+  if (!f.ok()) return f.status().WithContext("C data");
+  return std::make_shared<const Schema>((*f)->type()->fields(), (*f)->metadata());
+}
+
 Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema) {
   auto owner = TakeArray(array);  // first, so the array is consumed even if the schema is bad
   auto type = ImportType(schema);

@@ -370,6 +370,46 @@ TEST(CBridgeTest, SchemaRoundTripWithMetadata) {
   EXPECT_TRUE((*back)->field(3)->type()->ordered());
 }
 
+// ReadSchema / ReadType describe a schema the caller keeps: it is neither released nor
+// moved, so reading it twice gives the same answer and the caller's release still works.
+TEST(CBridgeTest, ReadSchemaLeavesTheCallersSchemaAlone) {
+  auto md = std::make_shared<const KeyValueMetadata>(
+      std::vector<std::pair<std::string, std::string>>{{"k", "v"}});
+  auto s = schema({field("id", int64(), false, md), field("tags", list(utf8()))},
+                  std::make_shared<const KeyValueMetadata>(
+                      std::vector<std::pair<std::string, std::string>>{{"origin", "x"}}));
+  ArrowSchema c;
+  ASSERT_TRUE(ExportSchema(*s, &c).ok());
+  for (int pass = 0; pass < 2; ++pass) {
+    auto back = ReadSchema(&c);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_NE(c.release, nullptr);
+    EXPECT_TRUE(s->Equals(**back, /*check_metadata=*/true)) << (*back)->ToString();
+  }
+  auto child = ReadType(c.children[1]);
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  EXPECT_TRUE((*child)->Equals(*list(utf8())));
+  c.release(&c);
+  EXPECT_EQ(c.release, nullptr);
+
+  // A released, NULL or non-struct schema is refused, naming what is wrong.
+  auto released = ReadSchema(&c);
+  ASSERT_TRUE(released.status().IsInvalidArgument());
+  EXPECT_NE(released.status().message().find("released"), std::string::npos);
+  EXPECT_TRUE(ReadSchema(nullptr).status().IsInvalidArgument());
+  EXPECT_TRUE(ReadType(nullptr).status().IsInvalidArgument());
+  ArrowSchema i;
+  ASSERT_TRUE(ExportType(*int32(), &i).ok());
+  auto not_struct = ReadSchema(&i);
+  ASSERT_TRUE(not_struct.status().IsInvalidArgument());
+  EXPECT_NE(not_struct.status().message().find("'+s'"), std::string::npos);
+  EXPECT_NE(i.release, nullptr);
+  auto t = ReadType(&i);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE((*t)->Equals(*int32()));
+  i.release(&i);
+}
+
 TEST(CBridgeTest, TypeAndFieldRoundTrip) {
   std::vector<DataTypePtr> types = {
       null(), boolean(), int8(), uint64(), float16(), fixed_size_binary(16), date64(),

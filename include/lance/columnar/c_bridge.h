@@ -61,6 +61,12 @@ Result<DataTypePtr> ImportType(ArrowSchema* schema);
 Result<FieldPtr> ImportField(ArrowSchema* schema);
 Result<SchemaPtr> ImportSchema(ArrowSchema* schema);
 
+// The same descriptions read from a schema the caller keeps: nothing is released or moved
+// (for APIs that borrow a caller's ArrowSchema, such as a declared write schema). Errors as
+// the Import* above; InvalidArgument also for a NULL or released `schema`.
+Result<DataTypePtr> ReadType(const ArrowSchema* schema);
+Result<SchemaPtr> ReadSchema(const ArrowSchema* schema);
+
 // Imports an array without copying. Consumes `array` (and `schema`) whatever the outcome.
 Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema);
 Result<ArrayPtr> ImportArray(ArrowArray* array, DataTypePtr type);
