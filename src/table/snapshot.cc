@@ -653,8 +653,26 @@ Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) c
   if (options.limit && *options.limit < 0) {
     return Status::InvalidArgument("scan: negative limit {}", *options.limit);
   }
+  if (options.batch_size < 0) {
+    return Status::InvalidArgument("scan: negative batch size {}", options.batch_size);
+  }
   LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema, ProjectedSchema(options));
   std::vector<RecordBatchPtr> out;
+  std::set<uint64_t> selected;
+  if (options.fragment_ids) selected.insert(options.fragment_ids->begin(), options.fragment_ids->end());
+  auto skipped = [&](const FragmentInfo& frag) {
+    return options.fragment_ids && selected.count(frag.id) == 0;
+  };
+  auto emit = [&](RecordBatchPtr b) {
+    const int64_t n = b->num_rows();
+    if (options.batch_size == 0 || n <= options.batch_size) {
+      out.push_back(std::move(b));
+      return;
+    }
+    for (int64_t start = 0; start < n; start += options.batch_size) {
+      out.push_back(b->Slice(start, std::min(options.batch_size, n - start)));
+    }
+  };
   uint64_t skip = static_cast<uint64_t>(options.offset);
   uint64_t remaining = options.limit ? static_cast<uint64_t>(*options.limit)
                                      : std::numeric_limits<uint64_t>::max();
@@ -664,7 +682,7 @@ Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) c
     LANCE_ASSIGN_OR_RAISE(auto conjuncts, BindFilter(options.filter, *manifest_.schema));
     for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
       const FragmentInfo& frag = manifest_.fragments[i];
-      if (frag.num_rows() == 0) continue;
+      if (frag.num_rows() == 0 || skipped(frag)) continue;
       LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, DeletedRows(i));
       if (deleted.size() != frag.physical_rows - frag.num_rows()) {
         return Status::Corruption("fragment {}: deletion file lists {} rows, the manifest says {}",
@@ -683,12 +701,13 @@ Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) c
       const bool all = rows.size() == frag.physical_rows;
       LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b,
                             ReadFragment(i, all ? nullptr : &rows, options, out_schema));
-      out.push_back(std::move(b));
+      emit(std::move(b));
     }
     return out;
   }
   for (size_t i = 0; i < manifest_.fragments.size() && remaining > 0; ++i) {
     const FragmentInfo& frag = manifest_.fragments[i];
+    if (skipped(frag)) continue;
     const uint64_t live = frag.num_rows();
     if (skip >= live) {
       skip -= live;
@@ -701,7 +720,7 @@ Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) c
     }
     if (deleted.empty() && skip == 0 && remaining >= live) {
       LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, nullptr, options, out_schema));
-      out.push_back(std::move(b));
+      emit(std::move(b));
       remaining -= live;
       continue;
     }
@@ -721,7 +740,7 @@ Result<std::vector<RecordBatchPtr>> Snapshot::Scan(const ScanOptions& options) c
     }
     if (rows.empty()) continue;
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, ReadFragment(i, &rows, options, out_schema));
-    out.push_back(std::move(b));
+    emit(std::move(b));
   }
   return out;
 }

@@ -49,6 +49,13 @@ struct ScanOptions {
   // "_rowid"/"_rowaddr". Scan keeps the rows where it is TRUE; offset and limit count rows
   // after filtering. Take/TakeRowIds refuse a filter (InvalidArgument).
   std::string filter;
+  // Scan only the fragments with these ids (in manifest order, whatever the order here; ids
+  // the version does not have are ignored); unset = every fragment. Offset and limit count
+  // rows of the selected fragments. Take/TakeRowIds ignore it.
+  std::optional<std::vector<uint64_t>> fragment_ids;
+  // At most this many rows per scan batch (a fragment's rows are then split into several
+  // batches, zero-copy); 0 = one batch per fragment. Errors: InvalidArgument when negative.
+  int64_t batch_size = 0;
 };
 
 struct VersionInfo {
@@ -90,7 +97,8 @@ class Snapshot {
   // does not parse or bind (the message points at the position), IO/Corruption from reads.
   Result<uint64_t> CountRows(const std::string& filter) const;
 
-  // One batch per fragment that contributes rows (none for an empty result).
+  // One batch per fragment that contributes rows (none for an empty result), or batches of
+  // at most options.batch_size rows.
   Result<std::vector<RecordBatchPtr>> Scan(const ScanOptions& options = {}) const;
 
   // Rows at the given positions of the scan order (0 = first live row), in the given order.

@@ -1,0 +1,118 @@
+// ScanOptions::fragment_ids and ScanOptions::batch_size: a scan restricted to some fragments
+// (manifest order, unknown ids ignored, offset/limit/filter over the selection) and batches cut
+// to a size, compared row by row with a full scan.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lance/table/dataset.h"
+#include "lance/table/write.h"
+#include "table/evolve_test_util.h"
+#include "table/json_lines_test_util.h"
+
+namespace lance::table {
+namespace {
+
+using namespace evolve_test;
+
+// People rows [0, 25) in fragments of 10 rows: ids 0-9, 10-19, 20-24.
+std::string ThreeFragments() {
+  const std::string uri = FreshUri("scan_options");
+  EXPECT_TRUE(MakePeople(uri, 25, 10).ok());
+  return uri;
+}
+
+std::vector<std::string> Ids(const std::vector<RecordBatchPtr>& batches) {
+  std::vector<std::string> out;
+  for (const auto& b : batches) {
+    const auto* ids = b->GetColumnByName("id")->Values<int64_t>();
+    for (int64_t i = 0; i < b->num_rows(); ++i) out.push_back(std::to_string(ids[i]));
+  }
+  return out;
+}
+
+std::vector<std::string> Range(int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i) out.push_back(std::to_string(i));
+  return out;
+}
+
+TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
+  const std::string uri = ThreeFragments();
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  ASSERT_EQ(ds->manifest().fragments.size(), 3u);
+  const uint64_t f0 = ds->manifest().fragments[0].id, f2 = ds->manifest().fragments[2].id;
+
+  ScanOptions so;
+  so.fragment_ids = std::vector<uint64_t>{f2, 12345, f0};  // order and unknown ids do not matter
+  EV_ASSIGN(auto batches, ds->Scan(so));
+  std::vector<std::string> want = Range(0, 10);
+  for (const auto& s : Range(20, 25)) want.push_back(s);
+  EXPECT_EQ(Ids(batches), want);
+
+  // Whole rows, not only ids: the selection reads the same rows a full scan does.
+  EV_ASSIGN(auto all, ds->Scan());
+  EV_ASSIGN(auto all_lines, JsonLinesOf(all));
+  EV_ASSIGN(auto some_lines, JsonLinesOf(batches));
+  std::vector<std::string> expected(all_lines.begin(), all_lines.begin() + 10);
+  expected.insert(expected.end(), all_lines.begin() + 20, all_lines.end());
+  EXPECT_EQ(some_lines, expected);
+
+  // Offset and limit count rows of the selection; a filter applies inside it.
+  so.offset = 8;
+  so.limit = 4;
+  EV_ASSIGN(auto windowed, ds->Scan(so));
+  EXPECT_EQ(Ids(windowed), (std::vector<std::string>{"8", "9", "20", "21"}));
+  so.offset = 0;
+  so.limit.reset();
+  so.filter = "id % 2 = 1";
+  EV_ASSIGN(auto filtered, ds->Scan(so));
+  EXPECT_EQ(Ids(filtered), (std::vector<std::string>{"1", "3", "5", "7", "9", "21", "23"}));
+
+  // An empty selection scans nothing.
+  ScanOptions none;
+  none.fragment_ids = std::vector<uint64_t>{};
+  EV_ASSIGN(auto empty, ds->Scan(none));
+  EXPECT_TRUE(empty.empty());
+}
+
+TEST(ScanOptions, BatchSizeCutsBatches) {
+  const std::string uri = ThreeFragments();
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto whole, ds->Scan());
+  ASSERT_EQ(whole.size(), 3u);  // one per fragment by default
+  EV_ASSIGN(auto whole_lines, JsonLinesOf(whole));
+
+  ScanOptions so;
+  so.batch_size = 4;
+  EV_ASSIGN(auto cut, ds->Scan(so));
+  std::vector<int64_t> sizes;
+  for (const auto& b : cut) sizes.push_back(b->num_rows());
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2, 4, 4, 2, 4, 1}));
+  EV_ASSIGN(auto cut_lines, JsonLinesOf(cut));
+  EXPECT_EQ(cut_lines, whole_lines);
+
+  // With a filter, a limit and row ids the batches still hold the same rows, cut.
+  so.filter = "id >= 3";
+  so.limit = 15;
+  so.with_row_id = true;
+  EV_ASSIGN(auto filtered, ds->Scan(so));
+  for (const auto& b : filtered) EXPECT_LE(b->num_rows(), 4);
+  EXPECT_EQ(Ids(filtered), Range(3, 18));
+  ScanOptions uncut = so;
+  uncut.batch_size = 0;
+  EV_ASSIGN(auto ref, ds->Scan(uncut));
+  EV_ASSIGN(auto a, JsonLinesOf(filtered));
+  EV_ASSIGN(auto b, JsonLinesOf(ref));
+  EXPECT_EQ(a, b);
+
+  ScanOptions bad;
+  bad.batch_size = -1;
+  auto r = ds->Scan(bad);
+  ASSERT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_NE(r.status().message().find("batch size"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lance::table
