@@ -109,16 +109,34 @@ Result<WriteMode> WriteModeFromName(const std::string& name) {
   return Status::InvalidArgument("write mode '{}': expected create, append or overwrite", name);
 }
 
-Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_schema,
-                                 const std::vector<RecordBatchPtr>& input_batches,
-                                 const WriteParams& params) {
+namespace {
+
+// What a write prepared before committing: its data files written, the transaction's parts.
+struct PreparedWrite {
+  TableLocation loc;
+  std::optional<internal::StoredVersion> latest;
+  bool append = false;
+  std::string dsv;
+  std::vector<file::LanceField> fields;
+  SchemaPtr schema;  // the input's, in the dataset's column order for appends
+  std::vector<::lance::table::DataFragment> fragments;
+};
+
+// Checks `params` against the dataset at `uri` (if any) and writes the data files of
+// `input_batches`: everything WriteDataset does before its commit.
+Result<PreparedWrite> PrepareWrite(const std::string& uri, const SchemaPtr& input_schema,
+                                   const std::vector<RecordBatchPtr>& input_batches,
+                                   const WriteParams& params) {
+  PreparedWrite pw;
   SchemaPtr schema = input_schema;
   std::vector<RecordBatchPtr> batches = input_batches;
   if (params.max_rows_per_file <= 0) {
     return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
   }
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  LANCE_ASSIGN_OR_RAISE(pw.loc, internal::Locate(uri));
+  const TableLocation& loc = pw.loc;
+  LANCE_ASSIGN_OR_RAISE(pw.latest, internal::LoadLatest(loc));
+  const auto& latest = pw.latest;
   if (latest && params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("{}: a dataset already exists (version {}); use mode append or "
                                  "overwrite",
@@ -129,6 +147,7 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_
                                       latest->manifest.writer_feature_flags(), latest->path));
   }
   const bool append = params.mode == WriteMode::kAppend && latest.has_value();
+  pw.append = append;
   std::string dsv = params.data_storage_version;
   if (append) {
     const std::string existing = latest->manifest.data_format().version();
@@ -141,10 +160,11 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_
     dsv = latest ? latest->manifest.data_format().version() : "2.2";
   }
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, ParseStorageVersion(dsv));
+  pw.dsv = dsv;
 
   // The schema written, with the dataset's field ids (append) or fresh ones.
   SchemaPtr file_schema;
-  std::vector<file::LanceField> fields;
+  std::vector<file::LanceField>& fields = pw.fields;
   std::vector<int> non_nullable;  // top-level columns that must not hold nulls
   if (append) {
     const auto dataset_fields = internal::LanceFieldsOf(latest->manifest);
@@ -163,6 +183,7 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_
       if (!schema->field(c)->nullable()) non_nullable.push_back(c);
     }
   }
+  pw.schema = schema;
   if (fv.minor < 2) {
     for (const auto& f : fields) {
       if (f.logical_type == "map") {
@@ -192,24 +213,41 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_
   file::WriteOptions wo;
   wo.version = fv;
   wo.compress = params.compress;
-  LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragmentFiles(loc, wo, file_schema, leaves,
-                                                                    batches, params.max_rows_per_file));
+  LANCE_ASSIGN_OR_RAISE(pw.fragments, internal::WriteFragmentFiles(loc, wo, file_schema, leaves,
+                                                                  batches, params.max_rows_per_file));
+  return pw;
+}
+
+}  // namespace
+
+Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_schema,
+                                 const std::vector<RecordBatchPtr>& input_batches,
+                                 const WriteParams& params) {
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(uri, input_schema, input_batches, params));
+  const TableLocation& loc = pw.loc;
+  const auto& latest = pw.latest;
+  auto& fragments = pw.fragments;
   uint64_t total = 0;
   for (const auto& f : fragments) total += f.physical_rows();
 
   internal::CommitRequest req;
   req.txn.set_read_version(latest ? latest->version : 0);
   req.txn.set_uuid(internal::NewUuid());
-  if (append) {
+  if (pw.append) {
     for (auto& f : fragments) *req.txn.mutable_append()->add_fragments() = f;
   } else {
     auto* o = req.txn.mutable_overwrite();
     for (auto& f : fragments) *o->add_fragments() = f;
-    for (const auto& lf : fields) internal::FieldToProto(lf, o->add_schema());
-    if (schema->metadata()) {
-      for (const auto& [k, v] : schema->metadata()->pairs()) (*o->mutable_schema_metadata())[k] = v;
+    for (const auto& lf : pw.fields) internal::FieldToProto(lf, o->add_schema());
+    if (pw.schema->metadata()) {
+      for (const auto& [k, v] : pw.schema->metadata()->pairs()) (*o->mutable_schema_metadata())[k] = v;
     }
-    req.data_storage_version = dsv;
+    // A dataset this write creates starts with `create_config` (as lance 12's Create mode
+    // records its auto-cleanup settings).
+    if (!latest && params.mode != WriteMode::kOverwrite) {
+      for (const auto& [k, v] : params.create_config) (*o->mutable_config_upsert_values())[k] = v;
+    }
+    req.data_storage_version = pw.dsv;
   }
   req.new_dataset.naming = params.naming;
   req.new_dataset.stable_row_ids = params.enable_stable_row_ids;
@@ -222,6 +260,35 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_
   const int nf = sv.manifest.fragments_size();
   for (int i = nf - static_cast<int>(fragments.size()); i < nf; ++i) {
     out.fragment_ids.push_back(sv.manifest.fragments(i).id());
+  }
+  return out;
+}
+
+Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const std::string& uri,
+                                                            const SchemaPtr& schema,
+                                                            const std::vector<RecordBatchPtr>& batches,
+                                                            const WriteParams& params) {
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(uri, schema, batches, params));
+  // Nothing commits these files, so they are made durable here.
+  if (pw.loc.unsynced) {
+    LANCE_RETURN_NOT_OK(internal::SyncFiles(*pw.loc.unsynced, pw.loc.written->TakeUnsynced(),
+                                            {pw.loc.root}));
+  }
+  std::vector<FragmentInfo> out;
+  for (const auto& f : pw.fragments) {
+    FragmentInfo fi;
+    fi.physical_rows = f.physical_rows();
+    for (const auto& df : f.files()) {
+      DataFileInfo d;
+      d.path = df.path();
+      d.fields.assign(df.fields().begin(), df.fields().end());
+      d.column_indices.assign(df.column_indices().begin(), df.column_indices().end());
+      d.major = df.file_major_version();
+      d.minor = df.file_minor_version();
+      d.size_bytes = df.file_size_bytes();
+      fi.files.push_back(std::move(d));
+    }
+    out.push_back(std::move(fi));
   }
   return out;
 }

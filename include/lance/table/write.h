@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct WriteParams {
   ManifestNaming naming = ManifestNaming::kV2;  // new datasets only
   // Let the file writer pick compressive encodings (false: plain pages only).
   bool compress = true;
+  // Config entries (manifest `config`) a dataset created by this write starts with: kCreate,
+  // or kAppend of a missing path (e.g. lance 12's "lance.auto_cleanup.interval" = "20").
+  std::map<std::string, std::string> create_config;
   CommitOptions commit;
 };
 
@@ -57,6 +61,17 @@ struct WriteResult {
 Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
                                  const std::vector<RecordBatchPtr>& batches,
                                  const WriteParams& params = {});
+
+// Writes the data files of `batches` as WriteDataset would (same checks, field ids and
+// layout: data/{random}.lance under `uri`, fragments of at most max_rows_per_file rows) and
+// commits nothing: no manifest is written or changed. Each file's footer carries its schema
+// with field ids and its row count, so a later commit (by any writer) can add them. On a local
+// store the files are durable on return. Returns one entry per fragment (id 0: unassigned;
+// DataFileInfo::path relative to data/). Errors: as WriteDataset, without CommitConflict.
+Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const std::string& uri,
+                                                            const SchemaPtr& schema,
+                                                            const std::vector<RecordBatchPtr>& batches,
+                                                            const WriteParams& params = {});
 
 struct DeleteResult {
   CommitInfo commit;            // version 0 and attempts 0 when nothing matched (no commit)
