@@ -400,6 +400,13 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
         if (stable) updated_ids.push_back(ids[r]);
         deleted.push_back(a);
         ++out.rows_updated;
+      } else if (params.when_matched == WhenMatched::kDelete) {
+        deleted.push_back(a);
+        ++out.rows_deleted;
+      } else if (params.when_matched == WhenMatched::kFail) {
+        return Status::InvalidArgument("merge-insert: input row {} matches dataset row {} (address "
+                                       "{}) and matched rows are set to fail the operation",
+                                       src, r, a);
       }
     }
   }

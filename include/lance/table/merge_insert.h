@@ -2,7 +2,8 @@
 //
 // Source rows are joined to the dataset's rows on the key columns (`on`) with an in-memory
 // hash join (the source side is hashed; the dataset's key columns are scanned once). Then:
-//   * matched:               update all columns from the source row, or do nothing;
+//   * matched:               update all columns from the source row, do nothing, delete the
+//                            dataset row, or fail;
 //   * not matched (source):  insert the source row, or do nothing;
 //   * not matched by source: delete the dataset row, or keep it.
 // Both the update and the delete may be conditional, as lance 12's
@@ -33,7 +34,10 @@
 
 namespace lance::table {
 
-enum class WhenMatched { kUpdateAll, kDoNothing };
+// kDelete removes a matched dataset row (and inserts nothing for it); kFail fails the whole
+// operation (InvalidArgument, nothing committed) when any dataset row matches, as lance 12's
+// WhenMatched::Delete and WhenMatched::Fail.
+enum class WhenMatched { kUpdateAll, kDoNothing, kDelete, kFail };
 enum class WhenNotMatched { kInsert, kDoNothing };
 enum class WhenNotMatchedBySource { kKeep, kDelete };
 

@@ -1,0 +1,84 @@
+// Merge-insert with matched rows deleted (WhenMatched::kDelete) or failing the operation
+// (WhenMatched::kFail), with and without stable row ids.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lance/columnar/json.h"
+#include "lance/table/dataset.h"
+#include "lance/table/merge_insert.h"
+#include "table/evolve_test_util.h"
+
+namespace lance::table {
+namespace {
+
+using namespace evolve_test;
+
+std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
+  std::string json = "[";
+  for (size_t i = 0; i < objects.size(); ++i) json += (i ? "," : "") + objects[i];
+  auto rows = Expected(PeopleSchema(), json + "]");
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? *rows : std::vector<std::string>{};
+}
+
+RecordBatchPtr Source(const std::string& json) {
+  auto b = RecordBatchFromJSON(PeopleSchema(), json);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return *b;
+}
+
+class MergeMatched : public ::testing::TestWithParam<bool> {};
+
+TEST_P(MergeMatched, DeleteRemovesMatchedRowsAndInsertsTheRest) {
+  const std::string uri = FreshUri("merge_delete");
+  EV_ASSERT_OK(MakePeople(uri, 5, 2, /*stable_row_ids=*/GetParam()));
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched = WhenMatched::kDelete;
+  auto src = Source(R"([{"id":1,"name":"x","score":9},{"id":4,"name":"y","score":9},
+                        {"id":7,"name":"z","score":7}])");
+  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  EXPECT_EQ(r.rows_deleted, 2u);
+  EXPECT_EQ(r.rows_updated, 0u);
+  EXPECT_EQ(r.rows_inserted, 1u);
+  EXPECT_EQ(r.commit.version, 2u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5),
+                              PersonJson(7, "z", 7)}));
+
+  // Deleting matches without inserting: only deletions are committed.
+  p.when_not_matched = WhenNotMatched::kDoNothing;
+  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":0,"name":"a","score":1},
+                                                             {"id":99,"name":"b","score":1}])")}, p));
+  EXPECT_EQ(r.rows_deleted, 1u);
+  EXPECT_EQ(r.rows_inserted, 0u);
+  EV_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5), PersonJson(7, "z", 7)}));
+}
+
+TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
+  const std::string uri = FreshUri("merge_fail");
+  EV_ASSERT_OK(MakePeople(uri, 3, 10, GetParam()));
+  MergeInsertParams p;
+  p.on = {"id"};
+  p.when_matched = WhenMatched::kFail;
+  auto r = MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1},
+                                                         {"id":2,"name":"y","score":1}])")}, p);
+  ASSERT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("fail"), std::string::npos);
+  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EXPECT_EQ(ds->version(), 1u);
+  // Without a match it inserts as usual.
+  EV_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1}])")}, p));
+  EXPECT_EQ(ok.rows_inserted, 1u);
+  EV_ASSIGN(auto rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
+                              PersonJson(8, "x", 1)}));
+}
+
+INSTANTIATE_TEST_SUITE_P(StableRowIds, MergeMatched, ::testing::Bool());
+
+}  // namespace
+}  // namespace lance::table
