@@ -134,7 +134,11 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   auto* rw = req.txn.mutable_rewrite();
   for (const auto& g : groups) {
     auto* pg = rw->add_groups();
-    for (size_t i : g) *pg->add_old_fragments() = sv.manifest.fragments(static_cast<int>(i));
+    for (size_t i : g) {
+      const auto& old = sv.manifest.fragments(static_cast<int>(i));
+      *pg->add_old_fragments() = old;
+      out.files_removed += static_cast<uint64_t>(old.files_size()) + (old.has_deletion_file() ? 1 : 0);
+    }
     out.fragments_removed += g.size();
     const uint64_t first = scan_start[g.front()];
     const uint64_t rows = scan_start[g.back() + 1] - first;
@@ -161,6 +165,7 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
       LANCE_RETURN_NOT_OK(CarryVersions(*ds, sv.manifest, g, &fragments));
     }
     out.fragments_added += fragments.size();
+    for (const auto& f : fragments) out.files_added += static_cast<uint64_t>(f.files_size());
     out.rows_rewritten += rows;
     for (auto& f : fragments) *pg->add_new_fragments() = std::move(f);
   }

@@ -135,6 +135,8 @@ TEST(Compaction, LeavesBigFragmentsAlone) {
   EV_ASSIGN(r, CompactFiles(uri, o));
   EXPECT_EQ(r.fragments_removed, 1u);
   EXPECT_EQ(r.fragments_added, 1u);
+  EXPECT_EQ(r.files_removed, 2u);  // its data file and its deletion file
+  EXPECT_EQ(r.files_added, 1u);
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 2u);
   EXPECT_EQ(ds->manifest().fragments[0].files[0].path, ds0->manifest().fragments[0].files[0].path);
@@ -217,6 +219,8 @@ TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
   EV_ASSIGN(auto sv0, internal::LoadLatest(loc));
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
   EXPECT_EQ(r.fragments_removed, 10u);
+  EXPECT_EQ(r.files_removed, 12u);  // 10 data files, 2 deletion files
+  EXPECT_EQ(r.files_added, r.fragments_added);
   EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
   EXPECT_EQ(sv.index_section, sv0->index_section);  // byte for byte
   EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));

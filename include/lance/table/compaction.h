@@ -39,6 +39,10 @@ struct CompactionResult {
   uint64_t fragments_removed = 0;
   uint64_t fragments_added = 0;
   uint64_t rows_rewritten = 0;
+  // Files the new version no longer references (data and deletion files of the removed
+  // fragments) and data files it adds, as lance 12's CompactionMetrics count them.
+  uint64_t files_removed = 0;
+  uint64_t files_added = 0;
 };
 
 // Errors: InvalidArgument (target <= 0), NotSupported (2.0 datasets), NotFound,
