@@ -668,6 +668,51 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
   return AddAlignedColumns(loc, sv, ds, schema, all, options);
 }
 
+namespace {
+
+// The first field of `f`'s tree (itself, struct members, list items; not a map's fixed
+// entries/key layout) that is not nullable, or null.
+const Field* FirstNonNullable(const FieldPtr& f) {
+  if (!f->nullable()) return f.get();
+  if (f->type()->id() == TypeId::kMap) return nullptr;
+  for (const auto& c : f->type()->fields()) {
+    if (const Field* bad = FirstNonNullable(c)) return bad;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
+                                  const CommitOptions& options) {
+  if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the schema has no field");
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
+  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  std::set<std::string> seen;
+  std::vector<FieldPtr> added;
+  for (const auto& f : schema->fields()) {
+    LANCE_RETURN_NOT_OK(CheckNewName(sv.manifest, f->name(), &seen));
+    if (const Field* bad = FirstNonNullable(f)) {
+      return Status::InvalidArgument("add all-null column '{}': field '{}' is not nullable (an "
+                                     "all-null column must be)",
+                                     f->name(), bad->name());
+    }
+    added.push_back(f);
+  }
+  std::vector<file::LanceField> lance_fields;
+  SchemaPtr file_schema;
+  LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
+  internal::CommitRequest req;
+  req.txn.set_read_version(sv.version);
+  req.txn.set_uuid(internal::NewUuid());
+  auto* mg = req.txn.mutable_merge();
+  for (const auto& frag : sv.manifest.fragments()) *mg->add_fragments() = frag;
+  *mg->mutable_schema() = AppendedSchema(sv.manifest, lance_fields);
+  for (const auto& [k, v] : sv.manifest.schema_metadata()) (*mg->mutable_schema_metadata())[k] = v;
+  mg->set_preserves_nullability(true);
+  return internal::Commit(loc, std::move(req), options);
+}
+
 Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& schema,
                                     const std::vector<RecordBatchPtr>& batches,
                                     const std::vector<std::string>& on,

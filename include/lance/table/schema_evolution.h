@@ -73,6 +73,14 @@ struct ColumnExpression {
 Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
                               const CommitOptions& options = {});
 
+// Adds the fields of `schema` as columns holding only nulls, without writing data: a Merge
+// transaction with every fragment unchanged and the schema extended (fresh field ids), as
+// lance 12's all-null add (readers give nulls for a field no data file of a fragment holds).
+// Errors: InvalidArgument (no field, a name already used, a field anywhere in a new column's
+// tree that is not nullable), NotFound, CommitConflict.
+Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
+                                  const CommitOptions& options = {});
+
 // Adds the columns of `batches` (all of `schema`), whose rows line up with the dataset's live
 // rows in scan order (row i of the input belongs to the i-th row a full scan returns).
 // Errors: InvalidArgument (row count differs from the dataset's, name already used),
