@@ -1022,6 +1022,13 @@ Result<RecordBatchPtr> ImportRecordBatch(ArrowArray* array, SchemaPtr schema) {
 Result<std::unique_ptr<RecordBatchReader>> ImportRecordBatchReader(ArrowArrayStream* stream) {
   if (stream == nullptr) return Status::InvalidArgument("C stream import: stream is null");
   if (stream->release == nullptr) return Status::InvalidArgument("C stream import: stream is released");
+  if (stream->get_schema == nullptr || stream->get_next == nullptr) {
+    const char* missing = stream->get_schema == nullptr ? "get_schema" : "get_next";
+    auto release = stream->release;
+    release(stream);
+    stream->release = nullptr;
+    return Status::InvalidArgument("C stream import: the stream has no {} callback", missing);
+  }
   auto reader = std::make_unique<ImportedStreamReader>(stream);
   LANCE_RETURN_NOT_OK(reader->Init());
   return std::unique_ptr<RecordBatchReader>(std::move(reader));

@@ -410,6 +410,25 @@ TEST(CBridgeTest, ReadSchemaLeavesTheCallersSchemaAlone) {
   i.release(&i);
 }
 
+// A stream without its get_schema or get_next callback is refused (not called through a NULL
+// pointer) and still released, as every import consumes its stream.
+TEST(CBridgeTest, StreamWithoutCallbacksIsRefusedAndReleased) {
+  for (int missing = 0; missing < 2; ++missing) {
+    ArrowArrayStream c;
+    auto s = schema({field("x", int32())});
+    ASSERT_TRUE(ExportRecordBatchReader(
+                    std::make_unique<VectorRecordBatchReader>(s, std::vector<RecordBatchPtr>{}), &c)
+                    .ok());
+    if (missing == 0) c.get_schema = nullptr;
+    if (missing == 1) c.get_next = nullptr;
+    auto r = ImportRecordBatchReader(&c);
+    ASSERT_TRUE(r.status().IsInvalidArgument());
+    EXPECT_NE(r.status().message().find(missing == 0 ? "get_schema" : "get_next"), std::string::npos)
+        << r.status().ToString();
+    EXPECT_EQ(c.release, nullptr);
+  }
+}
+
 TEST(CBridgeTest, TypeAndFieldRoundTrip) {
   std::vector<DataTypePtr> types = {
       null(), boolean(), int8(), uint64(), float16(), fixed_size_binary(16), date64(),
