@@ -688,6 +688,11 @@ Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schem
   if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the schema has no field");
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  const std::string& dsv = sv.manifest.data_format().version();
+  if (dsv == "0.1" || dsv == "legacy") {
+    return Status::NotSupported("{}: all-null columns cannot be added to a legacy (0.1) dataset",
+                                uri);
+  }
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
   for (const auto& f : schema->fields()) {

@@ -77,7 +77,8 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
 // transaction with every fragment unchanged and the schema extended (fresh field ids), as
 // lance 12's all-null add (readers give nulls for a field no data file of a fragment holds).
 // Errors: InvalidArgument (no field, a name already used, a field anywhere in a new column's
-// tree that is not nullable), NotFound, CommitConflict.
+// tree that is not nullable), NotSupported (a legacy 0.1 dataset, as lance 12), NotFound,
+// CommitConflict.
 Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
                                   const CommitOptions& options = {});
 
