@@ -110,7 +110,7 @@ uint64_t lance_dataset_count_rows(const LanceDataset* dataset) {
 
 uint64_t lance_dataset_latest_version(const LanceDataset* dataset) {
   return Count(dataset, [](const LanceDataset& d) -> lance::Result<uint64_t> {
-    LANCE_ASSIGN_OR_RAISE(auto latest, lance::table::Dataset::Open(d.uri));
+    LANCE_ASSIGN_OR_RAISE(auto latest, lance::table::Snapshot::Open(d.uri));
     return latest->version();
   });
 }

@@ -14,12 +14,12 @@
 #include <string>
 
 #include "lance/core/result.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 struct LanceDataset {
   std::string uri;
 
-  std::shared_ptr<const lance::table::Dataset> Snapshot() const {
+  std::shared_ptr<const lance::table::Snapshot> Snapshot() const {
     std::lock_guard<std::mutex> lock(mu);
     return current;
   }
@@ -30,7 +30,7 @@ struct LanceDataset {
   lance::Status Mutate(const std::function<lance::Result<uint64_t>(const std::string&)>& commit);
 
   mutable std::mutex mu;  // guards `current`
-  std::shared_ptr<const lance::table::Dataset> current;
+  std::shared_ptr<const lance::table::Snapshot> current;
   std::mutex write_mu;  // serializes Mutate
 };
 
@@ -40,7 +40,7 @@ namespace lance::capi {
 Result<LanceDataset*> OpenHandle(const std::string& uri, uint64_t version);
 
 // The handle's dataset. Errors: InvalidArgument "<what> must not be NULL".
-Result<std::shared_ptr<const table::Dataset>> SnapshotOf(const LanceDataset* dataset,
+Result<std::shared_ptr<const table::Snapshot>> SnapshotOf(const LanceDataset* dataset,
                                                          const char* what = "dataset");
 
 }  // namespace lance::capi

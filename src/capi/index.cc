@@ -16,7 +16,7 @@ namespace lance::capi {
 namespace {
 
 // The user indexes (segments) of `ds`, optionally only those named `name`.
-std::vector<const table::IndexInfo*> UserIndexes(const table::Dataset& ds,
+std::vector<const table::IndexInfo*> UserIndexes(const table::Snapshot& ds,
                                                  const std::string* name = nullptr) {
   std::vector<const table::IndexInfo*> out;
   for (const auto& x : ds.manifest().indices) {
@@ -60,7 +60,7 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-std::string IndexListJson(const table::Dataset& ds) {
+std::string IndexListJson(const table::Snapshot& ds) {
   std::map<int32_t, std::string> names;
   for (const auto& f : ds.manifest().fields) names[f.id] = f.name;
   std::string out = "[";

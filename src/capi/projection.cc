@@ -2,7 +2,7 @@
 
 namespace lance::capi {
 
-Projection MakeProjection(const table::Dataset& dataset,
+Projection MakeProjection(const table::Snapshot& dataset,
                           const std::optional<std::vector<std::string>>& columns, bool with_row_id) {
   Projection p;
   if (!columns) {
@@ -43,7 +43,7 @@ Projection MakeProjection(const table::Dataset& dataset,
   return p;
 }
 
-Result<SchemaPtr> OutputSchema(const table::Dataset& dataset, const Projection& p) {
+Result<SchemaPtr> OutputSchema(const table::Snapshot& dataset, const Projection& p) {
   LANCE_ASSIGN_OR_RAISE(SchemaPtr scanned, dataset.ProjectedSchema(p.options));
   if (p.identity) return scanned;
   std::vector<FieldPtr> fields;

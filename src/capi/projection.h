@@ -10,7 +10,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::capi {
 
@@ -22,11 +22,11 @@ struct Projection {
 
 // `columns`: the requested names (nullopt: every data column); `with_row_id`: also "_rowid" at
 // the end when the list does not name it. Unknown names are reported by the scan.
-Projection MakeProjection(const table::Dataset& dataset,
+Projection MakeProjection(const table::Snapshot& dataset,
                           const std::optional<std::vector<std::string>>& columns, bool with_row_id);
 
 // The schema of the output. Errors: InvalidArgument naming an unknown column.
-Result<SchemaPtr> OutputSchema(const table::Dataset& dataset, const Projection& p);
+Result<SchemaPtr> OutputSchema(const table::Snapshot& dataset, const Projection& p);
 
 // `batch` (scanned with p.options) with the requested columns, in the requested order.
 RecordBatchPtr Apply(const Projection& p, const RecordBatchPtr& batch);

@@ -9,7 +9,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
   if (config.index_segments && !config.has_nearest) {
     return Invalid("index_segments requires nearest() to be configured");
   }
-  const table::Dataset& ds = *config.dataset;
+  const table::Snapshot& ds = *config.dataset;
   Projection p = MakeProjection(ds, config.columns, config.with_row_id);
   p.options.filter = config.filter.value_or("");
   p.options.offset = config.offset.value_or(0);

@@ -11,7 +11,7 @@
 
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::capi {
 
@@ -19,7 +19,7 @@ namespace lance::capi {
 inline constexpr int64_t kDefaultBatchSize = 8192;
 
 struct ScanConfig {
-  std::shared_ptr<const table::Dataset> dataset;  // the version the scanner reads
+  std::shared_ptr<const table::Snapshot> dataset;  // the version the scanner reads
   std::optional<std::vector<std::string>> columns;
   std::optional<std::string> filter;
   std::optional<int64_t> limit;

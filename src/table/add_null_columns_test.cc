@@ -5,7 +5,7 @@
 #include <string>
 
 #include "lance/columnar/json.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/schema_evolution.h"
 #include "lance/table/update.h"
 #include "lance/table/write.h"
@@ -20,12 +20,12 @@ using namespace evolve_test;
 TEST(AddNullColumns, MetadataOnlyAndReadAsNulls) {
   const std::string uri = FreshUri("add_nulls");
   EV_ASSERT_OK(MakePeople(uri, 5, 2));
-  EV_ASSIGN(auto before, Dataset::Open(uri));
+  EV_ASSIGN(auto before, Snapshot::Open(uri));
   auto added = schema({field("note", utf8()),
                        field("pos", struct_({field("x", float64()), field("y", float64())}))});
   EV_ASSIGN(CommitInfo ci, AddNullColumns(uri, added));
   EXPECT_EQ(ci.version, 2u);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   // Same fragments, same data files: nothing was written.
   ASSERT_EQ(ds->manifest().fragments.size(), before->manifest().fragments.size());
   for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
@@ -64,7 +64,7 @@ TEST(AddNullColumns, RefusesNonNullableAndTakenNames) {
   r = AddNullColumns(uri, schema({field("name", utf8())}));
   ASSERT_TRUE(r.status().IsInvalidArgument());
   EXPECT_NE(r.status().message().find("already exists"), std::string::npos) << r.status().ToString();
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
 }
 

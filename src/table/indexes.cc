@@ -20,7 +20,7 @@ Result<CommitInfo> DropIndex(const std::string& uri, const std::string& name,
   if (name.empty()) return Status::InvalidArgument("drop index: the index name is empty");
   LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LatestWritable(loc, uri));
-  ::lance::table::IndexSection section;
+  ::lance::table::pb::IndexSection section;
   if (!sv.index_section.empty() && !section.ParseFromString(sv.index_section)) {
     return Status::Corruption("{}: the index section ({} bytes) does not decode", sv.path,
                               sv.index_section.size());

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/indexes.h"
 #include "table/json_lines_test_util.h"
 
@@ -31,7 +31,7 @@ std::string CopyOfGolden(const std::string& name) {
 
 TEST(Indexes, DropIndexRemovesOnlyThatIndex) {
   const std::string uri = CopyOfGolden("drop");
-  auto before = Dataset::Open(uri);
+  auto before = Snapshot::Open(uri);
   ASSERT_TRUE(before.ok()) << before.status().ToString();
   ASSERT_EQ((*before)->manifest().indices.size(), 4u);
   for (const auto& x : (*before)->manifest().indices) EXPECT_FALSE(IsSystemIndex(x));
@@ -39,7 +39,7 @@ TEST(Indexes, DropIndexRemovesOnlyThatIndex) {
   auto ci = DropIndex(uri, "cat_idx");
   ASSERT_TRUE(ci.ok()) << ci.status().ToString();
   EXPECT_EQ(ci->version, (*before)->version() + 1);
-  auto after = Dataset::Open(uri);
+  auto after = Snapshot::Open(uri);
   ASSERT_TRUE(after.ok());
   std::vector<std::string> names;
   for (const auto& x : (*after)->manifest().indices) {

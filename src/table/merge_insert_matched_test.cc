@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lance/columnar/json.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/merge_insert.h"
 #include "table/evolve_test_util.h"
 
@@ -68,7 +68,7 @@ TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
                                                          {"id":2,"name":"y","score":1}])")}, p);
   ASSERT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
   EXPECT_NE(r.status().message().find("fail"), std::string::npos);
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   // Without a match it inserts as usual.
   EV_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1}])")}, p));

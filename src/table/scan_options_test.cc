@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 #include "table/evolve_test_util.h"
 #include "table/json_lines_test_util.h"
@@ -40,7 +40,7 @@ std::vector<std::string> Range(int from, int to) {
 
 TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   const std::string uri = ThreeFragments();
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 3u);
   const uint64_t f0 = ds->manifest().fragments[0].id, f2 = ds->manifest().fragments[2].id;
 
@@ -79,7 +79,7 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
 
 TEST(ScanOptions, BatchSizeCutsBatches) {
   const std::string uri = ThreeFragments();
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EV_ASSIGN(auto whole, ds->Scan());
   ASSERT_EQ(whole.size(), 3u);  // one per fragment by default
   EV_ASSIGN(auto whole_lines, JsonLinesOf(whole));

@@ -6,8 +6,8 @@
 
 namespace lance::table {
 
-Result<std::vector<FieldStatistics>> CalculateDataStatistics(const Dataset& dataset) {
-  const TableManifest& m = dataset.manifest();
+Result<std::vector<FieldStatistics>> CalculateDataStatistics(const Snapshot& dataset) {
+  const Manifest& m = dataset.manifest();
   std::map<int32_t, uint64_t> bytes;
   for (const auto& f : m.fields) bytes[f.id] = 0;
   const bool legacy = m.data_storage_version == "0.1" || m.data_storage_version == "legacy";

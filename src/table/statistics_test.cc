@@ -8,7 +8,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/schema_evolution.h"
 #include "lance/table/statistics.h"
 #include "lance/table/write.h"
@@ -44,8 +44,8 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
   EV_ASSERT_OK(WriteDataset(uri, s, {batch}, wp).status());
   EV_ASSERT_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
 
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
-  const TableManifest& m = ds->manifest();
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  const Manifest& m = ds->manifest();
   ASSERT_EQ(m.fragments.size(), 3u);
   // Expected, from the readers: 2.2 files have one column per leaf, mapped by column_indices.
   std::map<int32_t, uint64_t> want;
@@ -89,7 +89,7 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
 
   // A dropped column leaves the statistics (its bytes still sit in the files).
   EV_ASSERT_OK(DropColumns(uri, {"twice"}).status());
-  EV_ASSIGN(auto after, Dataset::Open(uri));
+  EV_ASSIGN(auto after, Snapshot::Open(uri));
   EV_ASSIGN(auto stats2, CalculateDataStatistics(*after));
   ASSERT_EQ(stats2.size(), stats.size() - 1);
   for (const auto& f : stats2) EXPECT_EQ(f.bytes_on_disk, want[f.field_id]);
@@ -98,7 +98,7 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
 TEST(DataStatistics, EmptyDatasetHasZeroBytesPerField) {
   const std::string uri = FreshUri("stats_empty");
   EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {}, {}).status());
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EV_ASSIGN(auto stats, CalculateDataStatistics(*ds));
   ASSERT_EQ(stats.size(), 3u);
   for (const auto& f : stats) EXPECT_EQ(f.bytes_on_disk, 0u);

@@ -6,7 +6,7 @@
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
 #include "lance/io/object_store.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 #include "table/evolve_test_util.h"
 #include "table/json_lines_test_util.h"
@@ -27,7 +27,7 @@ TEST(UncommittedWrite, WritesDataFilesAndNoManifest) {
   // No version exists: nothing was committed.
   EV_ASSIGN(auto versions, sp.store->List(sp.path + "/_versions"));
   EXPECT_TRUE(versions.empty());
-  EXPECT_TRUE(Dataset::Open(uri).status().IsNotFound());
+  EXPECT_TRUE(Snapshot::Open(uri).status().IsNotFound());
   // Each file holds its rows with the schema's fresh field ids 0, 1, 2.
   std::vector<std::string> lines;
   for (size_t i = 0; i < frags.size(); ++i) {
@@ -67,7 +67,7 @@ TEST(UncommittedWrite, ChecksTheDatasetLikeAWrite) {
   ASSERT_EQ(frags.size(), 1u);
   EXPECT_EQ(frags[0].physical_rows, 3u);
   // The dataset itself is unchanged.
-  EV_ASSIGN(auto ds, Dataset::Open(uri));
+  EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows(), 5u);
 }
@@ -78,24 +78,24 @@ TEST(CreateConfig, RecordedByCreateOnly) {
   EV_ASSIGN(auto batch, People(0, 3));
   const std::string created = FreshUri("create_config");
   EV_ASSERT_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds, Dataset::Open(created));
+  EV_ASSIGN(auto ds, Snapshot::Open(created));
   EXPECT_EQ(ds->manifest().config.at("lance.auto_cleanup.interval"), "20");
   EXPECT_EQ(ds->manifest().config.at("lance.auto_cleanup.older_than"), "14days");
   // An append keeps them, an overwrite (of an existing or of a missing path) does not add them.
   p.mode = WriteMode::kAppend;
   EV_ASSERT_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds2, Dataset::Open(created));
+  EV_ASSIGN(auto ds2, Snapshot::Open(created));
   EXPECT_EQ(ds2->manifest().config.count("lance.auto_cleanup.interval"), 1u);
   p.mode = WriteMode::kOverwrite;
   const std::string overwritten = FreshUri("create_config_overwrite");
   EV_ASSERT_OK(WriteDataset(overwritten, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds3, Dataset::Open(overwritten));
+  EV_ASSIGN(auto ds3, Snapshot::Open(overwritten));
   EXPECT_EQ(ds3->manifest().config.count("lance.auto_cleanup.interval"), 0u);
   // Append of a missing path creates the dataset: it records them.
   p.mode = WriteMode::kAppend;
   const std::string appended = FreshUri("create_config_append");
   EV_ASSERT_OK(WriteDataset(appended, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds4, Dataset::Open(appended));
+  EV_ASSIGN(auto ds4, Snapshot::Open(appended));
   EXPECT_EQ(ds4->manifest().config.at("lance.auto_cleanup.interval"), "20");
 }
 

@@ -119,7 +119,7 @@ struct PreparedWrite {
   std::string dsv;
   std::vector<file::LanceField> fields;
   SchemaPtr schema;  // the input's, in the dataset's column order for appends
-  std::vector<::lance::table::DataFragment> fragments;
+  std::vector<::lance::table::pb::DataFragment> fragments;
 };
 
 // Checks `params` against the dataset at `uri` (if any) and writes the data files of

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lance/core/result.h"
-#include "lance/table/dataset.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::table {
 
@@ -24,6 +24,6 @@ struct FieldStatistics {
 
 // One entry per field of the schema (nested fields included), in the manifest's field order.
 // Errors: the data file readers' (NotFound, IOError, Corruption).
-Result<std::vector<FieldStatistics>> CalculateDataStatistics(const Dataset& dataset);
+Result<std::vector<FieldStatistics>> CalculateDataStatistics(const Snapshot& dataset);
 
 }  // namespace lance::table
