@@ -301,7 +301,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   strncpy(scratch, argv[2], sizeof(scratch) - 1);
-  mkdir(scratch, 0777);
+  /* The scratch directory must be fresh (ctest's capi_fixture removes it): the tests create
+   * datasets there and expect them not to exist yet. */
+  if (mkdir(scratch, 0777) != 0) {
+    fprintf(stderr, "cannot create the scratch directory %s (it must not exist yet)\n", scratch);
+    return 2;
+  }
 
   CHECK(headers_lance_first() == headers_abi_first());
   CHECK(headers_lance_first() == (int)(sizeof(struct ArrowSchema) + sizeof(struct ArrowArray)) + 3);
