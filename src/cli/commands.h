@@ -31,5 +31,6 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterFileCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

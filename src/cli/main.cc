@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterFileCommands(app, registry);
   lance::cli::RegisterWriteCommands(app, registry);
   lance::cli::RegisterEvolveCommands(app, registry);
+  lance::cli::RegisterTokenizeCommand(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
