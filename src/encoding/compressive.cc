@@ -813,19 +813,32 @@ Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
     case Enc::kVariable: {
       // Header: the offset width in bits, then where the data starts, each stored in the
       // offset width itself (two u32 for 32-bit offsets, two u64 for 64-bit ones).
+      // Writers before lance 12 (e.g. lance 0.33.0) wrote an older header instead: the width
+      // as one byte, then the value count and the data start in the offset width (9 or 17
+      // bytes). The width is at most 64, so the three bytes after it are zero in the current
+      // header and hold the low bytes of the value count in the old one (lance 12 tells them
+      // apart the same way; a page of 2^24 dictionary items would not be told apart).
       LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
-      const size_t header = width == 64 ? 16 : 8;
+      const size_t w = static_cast<size_t>(width / 8);
+      const bool old_header = bytes.size() >= 4 && (bytes[1] != 0 || bytes[2] != 0 || bytes[3] != 0);
+      const size_t header = old_header ? 1 + 2 * w : 2 * w;
       if (bytes.size() < header) {
         return Status::Corruption("variable block: {} bytes (header of {})", bytes.size(), header);
       }
+      auto word = [&](size_t at) -> uint64_t {
+        return width == 64 ? Load<uint64_t>(bytes.data() + at) : Load<uint32_t>(bytes.data() + at);
+      };
       const uint64_t stored_width =
-          width == 64 ? Load<uint64_t>(bytes.data()) : Load<uint32_t>(bytes.data());
-      const uint64_t data_start = width == 64 ? Load<uint64_t>(bytes.data() + 8)
-                                              : Load<uint32_t>(bytes.data() + 4);
+          old_header ? static_cast<uint8_t>(bytes[0]) : word(0);
+      const uint64_t data_start = old_header ? word(1 + w) : word(w);
       if (stored_width != static_cast<uint64_t>(width) || data_start < header ||
           data_start > bytes.size()) {
         return Status::Corruption("variable block: offset width {} (expected {}), data at {} of {}",
                                   stored_width, width, data_start, bytes.size());
+      }
+      if (old_header && word(1) != static_cast<uint64_t>(num_values)) {
+        return Status::Corruption("variable block: {} values in the header, {} expected", word(1),
+                                  num_values);
       }
       DataBlock out = DataBlock::Variable();
       LANCE_RETURN_NOT_OK(ReadVariable(bytes.substr(header, data_start - header), width,

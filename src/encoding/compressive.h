@@ -9,8 +9,11 @@
 //   Flat(bits)              packed values; bits == 1 is an LSB-first bitmap
 //   Variable (mini-block)   (n + 1) offsets of the inner Flat width, absolute within the
 //                           buffer (the first one is the size of the offsets), then the bytes
-//   Variable (block)        u32 offset width in bits | u32 position of the bytes | (n + 1)
-//                           offsets relative to the bytes | bytes
+//   Variable (block)        offset width in bits | position of the bytes (both u32 with
+//                           32-bit offsets, u64 with 64-bit ones) | (n + 1) offsets relative
+//                           to the bytes | bytes. Writers before lance 12 (lance 0.33.0's
+//                           dictionary items) put u8 width | n | position of the bytes (n and
+//                           position in the offset width) instead; both are read
 //   InlineBitpacking(T)     per 1024 values: a T holding the bit width w, then a FastLanes
 //                           block of 1024 * w / 8 bytes (the last block is padded to 1024)
 //   OutOfLineBitpacking(T)  FastLanes blocks of width `values.flat.bits_per_value`, no header;

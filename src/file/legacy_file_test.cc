@@ -158,15 +158,6 @@ TEST(LegacyGoldens, EveryWriterLeftFiles) {
   EXPECT_GE(v2["v0_21_3"], 8);
 }
 
-// Files lance 12 reads and we do not yet, each with the error we give today (asserted, so a
-// fix shows up here): the dictionary-encoded string pages (`dictionary=variable(flat(32))`)
-// of the 2.1 files lance 0.33.0's compaction wrote store their dictionary block without the
-// offset-width header our 2.1 decoder expects.
-bool KnownGap(const LegacyFile& f, const Status& st) {
-  return f.writer == "v0_21_3" && f.dataset == "vectors" && st.IsCorruption() &&
-         st.message().find("variable block: offset width") != std::string::npos;
-}
-
 class LegacyFileTest : public ::testing::TestWithParam<LegacyFile> {};
 
 TEST_P(LegacyFileTest, EveryColumnEqualsLance12) {
@@ -178,24 +169,6 @@ TEST_P(LegacyFileTest, EveryColumnEqualsLance12) {
   const auto fields = FieldIndices(**reader, f);
   ASSERT_EQ(fields.size(), f.columns.size());
   auto all = (*reader)->ReadAll(fields);
-  if (!all.ok() && KnownGap(f, all.status())) {
-    // Column by column: the others read equal to lance 12, the gap's columns fail as known.
-    std::vector<int64_t> rows(f.rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
-    int gaps = 0;
-    for (size_t k = 0; k < fields.size(); ++k) {
-      auto one = (*reader)->ReadAll({fields[k]});
-      if (!one.ok()) {
-        EXPECT_TRUE(KnownGap(f, one.status())) << one.status().ToString();
-        ++gaps;
-        continue;
-      }
-      LegacyFile single = f;
-      single.columns = {f.columns[k]};
-      ExpectRows(single, **one, rows);
-    }
-    GTEST_SKIP() << "known gap in " << gaps << " columns: " << all.status().ToString();
-  }
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   std::vector<int64_t> rows(f.rows.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
@@ -213,7 +186,6 @@ TEST_P(LegacyFileTest, TakeOfScatteredRowsEqualsLance12) {
   for (int64_t i = std::max<int64_t>(0, 1020); i < std::min<int64_t>(n, 1028); ++i) rows.push_back(i);
   const auto fields = FieldIndices(**reader, f);
   auto taken = (*reader)->Take(rows, fields);
-  if (!taken.ok() && KnownGap(f, taken.status())) GTEST_SKIP() << "known gap: " << taken.status().ToString();
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   ExpectRows(f, **taken, rows);
   auto range = (*reader)->ReadRange(n / 3, n - n / 3, fields);
