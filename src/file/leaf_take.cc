@@ -1,0 +1,302 @@
+// Takes of leaf columns without levels: mini-block values and full-zip rows by byte range.
+#include "file/leaf_take.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "encoding/repdef.h"
+
+namespace lance::file {
+
+using encoding::DataBlock;
+
+bool IsStructural(const DataType& t) {
+  return t.id() == TypeId::kStruct || t.id() == TypeId::kList || t.id() == TypeId::kLargeList ||
+         t.id() == TypeId::kMap;
+}
+
+Result<ArrayPtr> GatherRows(const std::vector<std::pair<int64_t, ArrayPtr>>& pieces,
+                            const std::vector<int64_t>& rows, const DataTypePtr& type) {
+  if (rows.empty()) return MakeEmptyArray(type);
+  std::vector<ArrayPtr> slices;
+  size_t piece = 0;
+  int64_t run_start = -1, run_len = 0;
+  auto flush = [&] {
+    if (run_len > 0) slices.push_back(pieces[piece].second->Slice(run_start, run_len));
+    run_len = 0;
+  };
+  for (int64_t r : rows) {
+    auto it = std::upper_bound(pieces.begin(), pieces.end(), r,
+                               [](int64_t row, const auto& p) { return row < p.first; });
+    if (it == pieces.begin()) return Status::Internal("row {} not decoded", r);
+    const size_t k = static_cast<size_t>(it - pieces.begin()) - 1;
+    const int64_t idx = r - pieces[k].first;
+    if (idx >= pieces[k].second->length) return Status::Internal("row {} not decoded", r);
+    if (run_len > 0 && k == piece && idx == run_start + run_len) {
+      ++run_len;
+      continue;
+    }
+    flush();
+    piece = k;
+    run_start = idx;
+    run_len = 1;
+  }
+  flush();
+  if (slices.size() == 1) return slices[0];
+  return Concatenate(slices);
+}
+
+Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type) {
+  LANCE_ASSIGN_OR_RAISE(encoding::DecodedPage page, encoding::DecodePage(in));
+  LANCE_ASSIGN_OR_RAISE(auto layers, encoding::UnravelLevels(page.layers, page.rep, page.def,
+                                                              in.num_rows, page.num_values));
+  if (layers.size() != 1) {
+    return Status::Corruption("top-level leaf page with {} layers", layers.size());
+  }
+  if (type->id() == TypeId::kNull) return MakeArrayOfNulls(type, layers[0].length);
+  return encoding::DataBlockToArray(type, std::move(page.values), layers[0].validity);
+}
+
+Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_start,
+                       std::vector<int64_t>::const_iterator wanted,
+                       std::vector<int64_t>::const_iterator wanted_end,
+                       const encoding::PageInput& proto_in, const DataTypePtr& type,
+                       std::vector<std::pair<int64_t, ArrayPtr>>* pieces) {
+  const auto& fz = pm.layout->full_zip_layout();
+  const int64_t page_end = page_start + pm.num_rows;
+  if (pm.buffers.empty()) return Status::Corruption("full-zip page without buffers");
+  if (fz.num_items() != static_cast<uint64_t>(pm.num_rows) ||
+      fz.num_visible_items() != fz.num_items()) {
+    return Status::Corruption("full-zip page of {} rows has {} items ({} visible) without repetition",
+                              pm.num_rows, fz.num_items(), fz.num_visible_items());
+  }
+  // Runs of consecutive wanted rows, as page-local [first, first + count).
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (auto it = wanted; it != wanted_end && *it < page_end; ++it) {
+    const int64_t local = *it - page_start;
+    if (!runs.empty() && runs.back().first + runs.back().second == local) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(local, 1);
+    }
+  }
+  if (runs.empty()) return Status::OK();
+  const uint64_t data_pos = pm.buffers[0].first;
+  const uint64_t data_size = pm.buffers[0].second;
+  std::vector<encoding::ByteRange> byte_ranges;
+  byte_ranges.reserve(runs.size());
+  if (fz.details_case() == pb21::FullZipLayout::kBitsPerValue) {
+    // Fixed width: rows sit at a fixed stride.
+    for (const auto& [first, count] : runs) {
+      LANCE_ASSIGN_OR_RAISE(auto r, encoding::FullZipFixedRowRange(fz, first, count, data_size));
+      byte_ranges.push_back(r);
+    }
+  } else {
+    // Variable width: the repetition index (buffer 1) holds each row's start; read only the
+    // entries around the wanted rows.
+    if (pm.buffers.size() < 2) {
+      return Status::Corruption("variable-width full-zip page without a repetition index");
+    }
+    LANCE_ASSIGN_OR_RAISE(int w, encoding::FullZipRepIndexWidth(pm.buffers[1].second, pm.num_rows));
+    std::vector<io::Range> index_ranges;
+    index_ranges.reserve(runs.size());
+    for (const auto& [first, count] : runs) {
+      index_ranges.push_back({static_cast<int64_t>(pm.buffers[1].first) + first * w, (count + 1) * w});
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> entries, fetch(index_ranges));
+    if (entries.size() != runs.size()) return Status::IOError("lance file: short repetition index read");
+    for (size_t r = 0; r < runs.size(); ++r) {
+      LANCE_ASSIGN_OR_RAISE(auto br, encoding::FullZipIndexedRowRange(entries[r]->view(), w,
+                                                                      runs[r].second, data_size));
+      byte_ranges.push_back(br);
+    }
+  }
+  std::vector<io::Range> data_ranges;
+  data_ranges.reserve(runs.size());
+  for (const auto& br : byte_ranges) {
+    data_ranges.push_back({static_cast<int64_t>(data_pos + br.offset), static_cast<int64_t>(br.size)});
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> bytes, fetch(data_ranges));
+  if (bytes.size() != runs.size()) return Status::IOError("lance file: short full-zip read");
+  pb21::PageLayout sub = *pm.layout;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int64_t count = runs[r].second;
+    sub.mutable_full_zip_layout()->set_num_items(static_cast<uint64_t>(count));
+    sub.mutable_full_zip_layout()->set_num_visible_items(static_cast<uint64_t>(count));
+    encoding::PageInput in = proto_in;
+    in.layout = &sub;
+    in.num_rows = count;
+    in.buffers = {bytes[r]->view()};
+    in.owners = {bytes[r]};
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, DecodeLeafPage(in, type));
+    pieces->emplace_back(page_start + runs[r].first, std::move(arr));
+  }
+  return Status::OK();
+}
+
+Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache, int column,
+                                     const std::vector<PageMeta>& pages, int minor_version,
+                                     const std::vector<int64_t>& wanted,
+                                     const std::vector<int64_t>& rows, const DataBlock& prototype,
+                                     const DataTypePtr& type, bool keep_dictionaries) {
+  DataBlock picked = DataBlock::EmptyLike(prototype);
+  std::vector<int32_t> picked_indices;  // keep_dictionaries: the values' dictionary indices
+  DataBlock dictionary = DataBlock::EmptyLike(prototype);  // and the pages' dictionaries
+  if (keep_dictionaries) {
+    picked_indices.reserve(wanted.size());
+  } else {
+    picked.Reserve(static_cast<int64_t>(wanted.size()));
+  }
+  struct PageRows {
+    size_t page;
+    int64_t page_start;
+    std::vector<int64_t>::const_iterator begin, end;  // the wanted rows in the page
+    std::shared_ptr<const MiniBlockPageIndex> index;
+    size_t head_at;
+    std::vector<size_t> chunk_ids;
+    std::vector<std::vector<int64_t>> positions;  // chunk-local positions per chunk
+    size_t data_at;
+  };
+  std::vector<PageRows> touched;
+  std::vector<io::Range> head;
+  {
+    int64_t page_start = 0;
+    auto next = wanted.begin();
+    for (size_t p = 0; p < pages.size() && next != wanted.end(); page_start += pages[p].num_rows, ++p) {
+      const PageMeta& pm = pages[p];
+      const int64_t page_end = page_start + pm.num_rows;
+      if (*next >= page_end) continue;
+      PageRows t{p, page_start, next, next, cache->Find(column, p), head.size(), {}, {}, 0};
+      while (next != wanted.end() && *next < page_end) ++next;
+      t.end = next;
+      if (!t.index) {
+        const auto& mb = pm.layout->mini_block_layout();
+        if (pm.buffers.size() < (mb.has_dictionary() ? 3u : 2u)) {
+          return Status::Corruption("page {}: mini-block page with {} buffers", p, pm.buffers.size());
+        }
+        head.push_back({static_cast<int64_t>(pm.buffers[0].first),
+                        static_cast<int64_t>(pm.buffers[0].second)});
+        if (mb.has_dictionary()) {
+          head.push_back({static_cast<int64_t>(pm.buffers[2].first),
+                          static_cast<int64_t>(pm.buffers[2].second)});
+        }
+      }
+      touched.push_back(std::move(t));
+    }
+  }
+  std::vector<BufferPtr> head_bufs;
+  if (!head.empty()) {
+    LANCE_ASSIGN_OR_RAISE(head_bufs, fetch(head));
+    if (head_bufs.size() != head.size()) return Status::IOError("lance file: short read");
+  }
+  std::vector<io::Range> ranges;
+  for (PageRows& t : touched) {
+    const PageMeta& pm = pages[t.page];
+    auto context = [&](const Status& st) { return st.WithContext(fmt::format("page {}", t.page)); };
+    const auto& mb = pm.layout->mini_block_layout();
+    if (mb.num_items() != static_cast<uint64_t>(pm.num_rows)) {
+      return context(Status::Corruption("page of {} rows has {} items without levels", pm.num_rows,
+                                        mb.num_items()));
+    }
+    if (!t.index) {
+      auto index = ParseMiniBlockPageIndex(pm, minor_version, head_bufs[t.head_at],
+                                           mb.has_dictionary() ? head_bufs[t.head_at + 1] : nullptr,
+                                           nullptr);
+      if (!index.ok()) return context(index.status());
+      t.index = *index;
+      cache->Put(column, t.page, t.index);
+    }
+    // The chunks holding wanted rows, with the wanted positions inside each.
+    const auto& chunks = t.index->chunks;
+    t.data_at = ranges.size();
+    int64_t chunk_row = t.page_start;
+    auto next = t.begin;
+    for (size_t c = 0; c < chunks.size() && next != t.end; ++c) {
+      const int64_t end = chunk_row + chunks[c].num_values;
+      if (*next < end) {
+        std::vector<int64_t> pos;
+        for (; next != t.end && *next < end; ++next) pos.push_back(*next - chunk_row);
+        ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + chunks[c].offset),
+                          static_cast<int64_t>(chunks[c].size)});
+        t.chunk_ids.push_back(c);
+        t.positions.push_back(std::move(pos));
+      }
+      chunk_row = end;
+    }
+  }
+  std::vector<BufferPtr> chunk_bufs;
+  if (!ranges.empty()) {
+    LANCE_ASSIGN_OR_RAISE(chunk_bufs, fetch(ranges));
+    if (chunk_bufs.size() != ranges.size()) return Status::IOError("lance file: short chunk read");
+  }
+  for (const PageRows& t : touched) {
+    const auto& mb = pages[t.page].layout->mini_block_layout();
+    const MiniBlockPageIndex& index = *t.index;
+    if (keep_dictionaries) {
+      if (!index.has_dictionary) {
+        return Status::Internal("page {} has no dictionary to keep", t.page);
+      }
+      if (dictionary.num_values > INT32_MAX - index.dictionary.num_values - 1) {
+        return Status::Corruption("page {}: dictionaries of more than 2^31 items", t.page);
+      }
+      const auto base = static_cast<int32_t>(dictionary.num_values);
+      for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
+        const auto st = encoding::DecodeMiniBlockChunkIndicesAt(
+            mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
+            index.dictionary.num_values, t.positions[k], base, &picked_indices);
+        if (!st.ok()) {
+          return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
+        }
+      }
+      LANCE_RETURN_NOT_OK(
+          dictionary.AppendRange(index.dictionary, 0, index.dictionary.num_values)
+              .WithContext(fmt::format("page {} dictionary", t.page)));
+      dictionary.AppendEmpty(1);  // the unstored null entry, read as an empty value
+      continue;
+    }
+    for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
+      const auto st = encoding::DecodeMiniBlockChunkAt(
+          mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
+          index.has_dictionary ? &index.dictionary : nullptr, t.positions[k], &picked);
+      if (!st.ok()) {
+        return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
+      }
+    }
+  }
+  if (keep_dictionaries) {
+    if (picked_indices.size() != wanted.size()) {
+      return Status::Corruption("took {} values for {} rows", picked_indices.size(), wanted.size());
+    }
+    const auto n = static_cast<int64_t>(rows.size());
+    LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(sizeof(int32_t))));
+    auto* out = reinterpret_cast<int32_t*>(buf->mutable_data());
+    if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
+      std::memcpy(out, picked_indices.data(), picked_indices.size() * sizeof(int32_t));
+    } else {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        out[i] = picked_indices[static_cast<size_t>(
+            std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin())];
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr values,
+                          encoding::DataBlockToArray(type, std::move(dictionary), {}));
+    return Array::Make(::lance::dictionary(int32(), type), n, {nullptr, buf}, {}, 0, values);
+  }
+  if (picked.num_values != static_cast<int64_t>(wanted.size())) {
+    return Status::Corruption("took {} values for {} rows", picked.num_values, wanted.size());
+  }
+  if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
+    return encoding::DataBlockToArray(type, std::move(picked), {});
+  }
+  DataBlock out = DataBlock::EmptyLike(prototype);
+  out.Reserve(static_cast<int64_t>(rows.size()));
+  for (int64_t r : rows) {
+    const auto idx = std::lower_bound(wanted.begin(), wanted.end(), r) - wanted.begin();
+    LANCE_RETURN_NOT_OK(out.AppendRange(picked, idx, 1));
+  }
+  return encoding::DataBlockToArray(type, std::move(out), {});
+}
+
+}  // namespace lance::file
