@@ -1,6 +1,6 @@
 // The page-layout decoders behind DecodePage (structural.h), one per layout -- mini-block
 // (mini_block.cc), full-zip (full_zip.cc), constant (constant_page.cc) -- and what they share:
-// little-endian loads from page bytes and the repetition / definition layer list of a layout.
+// the repetition / definition layer list of a layout (loads of page bytes: little_endian.h).
 // Internal to the encoding layer.
 #pragma once
 
@@ -9,25 +9,12 @@
 #include <vector>
 
 #include "encoding/proto/encodings_v2_1.pb.h"
+#include "encoding/little_endian.h"
 #include "encoding/repdef.h"
 #include "encoding/structural.h"
 #include "lance/core/result.h"
 
 namespace lance::encoding::layout {
-
-template <typename T>
-T Load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-// An unsigned little-endian integer of `bytes` bytes (at most 8).
-inline uint64_t LoadLE(const char* p, int bytes) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, static_cast<size_t>(bytes));
-  return v;
-}
 
 // The layers of a layout, outermost first.
 inline std::vector<LayerKind> Layers(const google::protobuf::RepeatedField<int>& layers) {

@@ -18,8 +18,6 @@ namespace lance::encoding {
 
 using layout::CheckLayers;
 using layout::Layers;
-using layout::Load;
-using layout::LoadLE;
 using layout::NumListLayers;
 
 namespace {
