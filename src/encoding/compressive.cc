@@ -42,9 +42,9 @@ Status DecodeFlatInto(const pb21::Flat& flat, std::string_view bytes, int64_t n,
                               out->bits_per_value);
   }
   if (bits == 1) {
-    out->AppendBits(reinterpret_cast<const uint8_t*>(bytes.data()), 0, n);
+    LANCE_RETURN_NOT_OK(out->AppendBits(reinterpret_cast<const uint8_t*>(bytes.data()), 0, n));
   } else {
-    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), n);
+    LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), n));
   }
   return Status::OK();
 }
@@ -94,13 +94,13 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
     const size_t at = out->data.size();
     if (take == kFastLanesBlockValues && at % alignof(T) == 0) {
       // A whole block: unpack straight into the output.
-      out->data.resize_for_overwrite(at + kFastLanesBlockValues * sizeof(T));
+      LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + kFastLanesBlockValues * sizeof(T)));
       UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width,
                               reinterpret_cast<T*>(out->data.mutable_data() + at));
       out->num_values += take;
     } else {
       UnpackFastLanesBlock<T>(reinterpret_cast<const uint8_t*>(bytes.data() + pos), width, tmp);
-      out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp), take);
+      LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(tmp), take));
     }
     pos += packed;
     done += take;
@@ -111,7 +111,7 @@ Status UnpackBlocks(std::string_view bytes, int64_t n, int fixed_width, DataBloc
       return Status::Corruption("bitpacking: raw tail of {} values past the {} byte buffer", tail,
                                 bytes.size());
     }
-    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data() + pos), tail);
+    LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data() + pos), tail));
   }
   return Status::OK();
 }
@@ -193,7 +193,7 @@ Status ReadVariable(std::string_view offsets_bytes, int width, int64_t n, int64_
     dst[i] = next + shift;
     prev = next;
   }
-  out->data.append(data.data() + first, static_cast<size_t>(prev - first));
+  LANCE_RETURN_NOT_OK(out->data.Append(data.data() + first, static_cast<size_t>(prev - first)));
   out->num_values += n;
   return Status::OK();
 }
@@ -206,7 +206,7 @@ Status FsstDecodeInto(const pb21::Fsst& fsst, const DataBlock& codes, DataBlock*
     return Status::Corruption("fsst: values are not variable width");
   }
   LANCE_ASSIGN_OR_RAISE(FsstDecoder decoder, FsstDecoder::Make(fsst.symbol_table()));
-  out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3);
+  LANCE_RETURN_NOT_OK(out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3));
   for (int64_t i = 0; i < codes.num_values; ++i) {
     LANCE_RETURN_NOT_OK(decoder.AppendValue(codes.ValueView(i), out));
   }
@@ -242,7 +242,9 @@ Result<DataBlock> RepeatConstant(const pb21::Constant& constant, int64_t n) {
   const std::string& v = constant.value();
   if (v.empty()) return Status::NotSupported("constant: empty value");
   DataBlock out = DataBlock::Fixed(static_cast<int>(v.size() * 8));
-  for (int64_t i = 0; i < n; ++i) out.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
+  for (int64_t i = 0; i < n; ++i) {
+    LANCE_RETURN_NOT_OK(out.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1));
+  }
   return out;
 }
 
@@ -262,10 +264,10 @@ Result<FsstDecoder> FsstDecoder::Make(std::string_view bytes) {
 Status FsstDecoder::AppendValue(std::string_view codes, DataBlock* out) const {
   const size_t at = out->data.size();
   if (!compressed_) {
-    out->data.append(codes);
+    LANCE_RETURN_NOT_OK(out->data.Append(codes));
   } else {
     // Every code writes 8 bytes and advances by its symbol's length (at most 8).
-    out->data.resize_for_overwrite(at + codes.size() * 8 + 8);
+    LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + codes.size() * 8 + 8));
     char* const begin = out->data.mutable_data() + at;
     char* d = begin;
     const auto* p = reinterpret_cast<const uint8_t*>(codes.data());
@@ -278,13 +280,13 @@ Status FsstDecoder::AppendValue(std::string_view codes, DataBlock* out) const {
       } else if (c == 255 && p < end) {
         *d++ = static_cast<char>(*p++);
       } else {
-        out->data.resize_for_overwrite(at);
+        out->data.Truncate(at);
         return c == 255 ? Status::Corruption("FSST: escape code at the end of a value")
                         : Status::Corruption("FSST: code {} but the table has {} symbols", c,
                                              num_symbols_);
       }
     }
-    out->data.resize_for_overwrite(at + static_cast<size_t>(d - begin));
+    out->data.Truncate(at + static_cast<size_t>(d - begin));
   }
   out->offsets.push_back(static_cast<int64_t>(out->data.size()));
   ++out->num_values;
@@ -481,7 +483,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       }
       const int64_t w = split.bits_per_value / 8;
       DataBlock out = DataBlock::Fixed(split.bits_per_value);
-      out.data.resize(split.data.size());
+      LANCE_RETURN_NOT_OK(out.data.Resize(split.data.size()));
       char* dst = out.data.mutable_data();
       for (int64_t i = 0; i < num_values; ++i) {
         for (int64_t k = 0; k < w; ++k) {

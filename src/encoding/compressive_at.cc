@@ -116,7 +116,7 @@ Status UnpackBlocksAt(std::string_view bytes, int64_t n, int fixed_width,
       v = FastLanesValueAt<T>(reinterpret_cast<const uint8_t*>(bytes.data() + block_start),
                               block_width, static_cast<int>(p % kFastLanesBlockValues));
     }
-    out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(&v), 1);
+    LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(&v), 1));
   }
   return Status::OK();
 }
@@ -210,7 +210,7 @@ Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::strin
       }
       for (int64_t p : positions) {
         if (p < 0 || p >= num_values) return Status::Corruption("flat: value {} of {}", p, num_values);
-        out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(buffers[0].data()) + p * w, 1);
+        LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(buffers[0].data()) + p * w, 1));
       }
       return Status::OK();
     }
@@ -237,7 +237,7 @@ Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::strin
       LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(encoding.variable()));
       return ForVariableValuesAt(buffers[0], width, num_values, positions,
                                  [&](std::string_view v) {
-                                   out->AppendVariable(v);
+                                   LANCE_RETURN_NOT_OK(out->AppendVariable(v));
                                    return Status::OK();
                                  });
     }

@@ -30,21 +30,21 @@ Status AppendConstant(const DataBlock& prototype, std::string_view value, int64_
       if (prototype.bits_per_value == 1) {
         if (value.size() != 1) break;
         const uint8_t bit = static_cast<uint8_t>(value[0]) & 1;
-        for (int64_t i = 0; i < n; ++i) out->AppendBits(&bit, 0, 1);
+        for (int64_t i = 0; i < n; ++i) LANCE_RETURN_NOT_OK(out->AppendBits(&bit, 0, 1));
         return Status::OK();
       }
       if (static_cast<int64_t>(value.size()) * 8 != prototype.bits_per_value) break;
       if (n > 0) {
         const size_t w = value.size();
         const size_t at = out->data.size();
-        out->data.resize_for_overwrite(at + static_cast<size_t>(n) * w);
+        LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + static_cast<size_t>(n) * w));
         char* dst = out->data.mutable_data() + at;
         for (int64_t i = 0; i < n; ++i) std::memcpy(dst + static_cast<size_t>(i) * w, value.data(), w);
         out->num_values += n;
       }
       return Status::OK();
     case DataBlock::Kind::kVariable:
-      for (int64_t i = 0; i < n; ++i) out->AppendVariable(value);
+      for (int64_t i = 0; i < n; ++i) LANCE_RETURN_NOT_OK(out->AppendVariable(value));
       return Status::OK();
     case DataBlock::Kind::kFixedSizeList:
       if (prototype.child->kind != DataBlock::Kind::kFixed || prototype.child->bits_per_value % 8 ||
@@ -52,7 +52,7 @@ Status AppendConstant(const DataBlock& prototype, std::string_view value, int64_
         break;
       }
       for (int64_t i = 0; i < n; ++i) {
-        out->child->AppendFixedBytes(reinterpret_cast<const uint8_t*>(value.data()), prototype.dimension);
+        LANCE_RETURN_NOT_OK(out->child->AppendFixedBytes(reinterpret_cast<const uint8_t*>(value.data()), prototype.dimension));
       }
       out->num_values += n;
       return Status::OK();
@@ -204,7 +204,7 @@ Result<DecodedPage> DecodeConstant(const PageInput& in) {
     LANCE_ASSIGN_OR_RAISE(std::string_view value, ConstantBufferValue(in.buffers[value_buffer]));
     LANCE_RETURN_NOT_OK(AppendConstant(in.prototype, value, visible, values));
   } else {
-    values->AppendEmpty(visible);
+    LANCE_RETURN_NOT_OK(values->AppendEmpty(visible));
   }
   page.num_values = values->num_values - before;
   return page;

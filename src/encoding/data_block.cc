@@ -1,19 +1,22 @@
 #include "encoding/data_block.h"
 
 #include <cstring>
-#include <new>
 
 #include "lance/columnar/array.h"
 #include "lance/core/bit_util.h"
 
 namespace lance::encoding {
 
-Bytes& Bytes::operator=(const Bytes& other) {
-  if (this != &other) {
-    Bytes copy(other);
-    Swap(copy);
-  }
-  return *this;
+Result<Bytes> Bytes::CopyOf(std::string_view s) {
+  Bytes b;
+  LANCE_RETURN_NOT_OK(b.Append(s));
+  return b;
+}
+
+Status Bytes::Assign(std::string_view s) {
+  LANCE_ASSIGN_OR_RAISE(Bytes copy, CopyOf(s));
+  Swap(copy);
+  return Status::OK();
 }
 
 Bytes Bytes::Adopt(BufferPtr buffer) {
@@ -26,36 +29,40 @@ Bytes Bytes::Adopt(BufferPtr buffer) {
   return b;
 }
 
-void Bytes::Unshare(size_t capacity) {
+Status Bytes::Unshare(size_t capacity) {
   capacity = std::max(capacity, size_);
+  if (capacity > static_cast<size_t>(INT64_MAX)) {
+    return Status::OutOfMemory("cannot grow a data block to {} bytes", capacity);
+  }
   auto fresh = AllocateBuffer(static_cast<int64_t>(std::max<size_t>(capacity, 64)));
-  if (!fresh.ok()) throw std::bad_alloc();
+  if (!fresh.ok()) return fresh.status();
   char* p = reinterpret_cast<char*>((*fresh)->mutable_data());
   if (size_ > 0) std::memcpy(p, data_, size_);
   buf_ = std::move(*fresh);
   data_ = p;
   cap_ = static_cast<size_t>(buf_->capacity());
   shared_ = false;
+  return Status::OK();
 }
 
-void Bytes::resize(size_t n, char fill) {
+Status Bytes::Resize(size_t n, char fill) {
   const size_t old = size_;
-  resize_for_overwrite(n);
+  LANCE_RETURN_NOT_OK(ResizeForOverwrite(n));
   if (n > old) std::memset(data_ + old, fill, n - old);
+  return Status::OK();
 }
 
-void Bytes::append(size_t n, char c) {
+Status Bytes::Append(size_t n, char c) {
   const size_t old = size_;
-  resize_for_overwrite(size_ + n);
+  LANCE_RETURN_NOT_OK(ResizeForOverwrite(size_ + n));
   std::memset(data_ + old, c, n);
+  return Status::OK();
 }
 
-BufferPtr Bytes::Release() {
+Result<BufferPtr> Bytes::Release() {
   BufferPtr out;
   if (!buf_) {
-    auto empty = AllocateBuffer(0);
-    if (!empty.ok()) throw std::bad_alloc();
-    out = std::move(*empty);
+    LANCE_ASSIGN_OR_RAISE(out, AllocateBuffer(0));
   } else if (shared_) {
     out = SliceBuffer(buf_, reinterpret_cast<const uint8_t*>(data_) - buf_->data(),
                       static_cast<int64_t>(size_));
@@ -79,40 +86,57 @@ DataBlock DataBlock::EmptyLike(const DataBlock& like) {
   return DataBlock();
 }
 
-void DataBlock::AppendFixedBytes(const uint8_t* bytes, int64_t n) {
-  data.append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(n * bits_per_value / 8));
-  num_values += n;
+Result<DataBlock> DataBlock::Clone() const {
+  DataBlock out;
+  out.kind = kind;
+  out.num_values = num_values;
+  out.bits_per_value = bits_per_value;
+  LANCE_ASSIGN_OR_RAISE(out.data, Bytes::CopyOf(data));
+  out.offsets = offsets;
+  out.dimension = dimension;
+  out.child = child;
+  out.child_validity = child_validity;
+  return out;
 }
 
-void DataBlock::AppendBits(const uint8_t* bits, int64_t offset, int64_t n) {
-  data.resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0');
+Status DataBlock::AppendFixedBytes(const uint8_t* bytes, int64_t n) {
+  LANCE_RETURN_NOT_OK(
+      data.Append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(n * bits_per_value / 8)));
+  num_values += n;
+  return Status::OK();
+}
+
+Status DataBlock::AppendBits(const uint8_t* bits, int64_t offset, int64_t n) {
+  LANCE_RETURN_NOT_OK(data.Resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0'));
   auto* out = reinterpret_cast<uint8_t*>(data.mutable_data());
   for (int64_t i = 0; i < n; ++i) {
     if (bit_util::GetBit(bits, offset + i)) bit_util::SetBit(out, num_values + i);
   }
   num_values += n;
+  return Status::OK();
 }
 
-void DataBlock::AppendEmpty(int64_t n) {
+Status DataBlock::AppendEmpty(int64_t n) {
   switch (kind) {
     case Kind::kFixed:
       if (bits_per_value == 1) {
-        data.resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0');
+        LANCE_RETURN_NOT_OK(data.Resize(static_cast<size_t>(bit_util::BytesForBits(num_values + n)), '\0'));
       } else {
-        data.append(static_cast<size_t>(n * bits_per_value / 8), '\0');
+        LANCE_RETURN_NOT_OK(data.Append(static_cast<size_t>(n * bits_per_value / 8), '\0'));
       }
       break;
     case Kind::kVariable:
       offsets.insert(offsets.end(), static_cast<size_t>(n), offsets.back());
       break;
     case Kind::kFixedSizeList:
-      child->AppendEmpty(n * dimension);
+      LANCE_RETURN_NOT_OK(child->AppendEmpty(n * dimension));
       if (!child_validity.empty()) {
         child_validity.insert(child_validity.end(), static_cast<size_t>(n * dimension), 1);
       }
       break;
   }
   num_values += n;
+  return Status::OK();
 }
 
 namespace {
@@ -135,24 +159,22 @@ int64_t BytesPerValue(const DataBlock& b) {
 
 }  // namespace
 
-void DataBlock::Reserve(int64_t values, int64_t bytes, int64_t max_bytes) {
-  if (values <= 0 && bytes <= 0) return;
+Status DataBlock::Reserve(int64_t values, int64_t bytes, int64_t max_bytes) {
+  if (values <= 0 && bytes <= 0) return Status::OK();
   values = std::min(std::max<int64_t>(values, 0), max_bytes / BytesPerValue(*this));
   bytes = std::min(std::max<int64_t>(bytes, 0), max_bytes);
   switch (kind) {
     case Kind::kFixed:
-      data.reserve(static_cast<size_t>(bit_util::BytesForBits((num_values + values) * bits_per_value)));
-      break;
+      return data.Reserve(static_cast<size_t>(bit_util::BytesForBits((num_values + values) * bits_per_value)));
     case Kind::kVariable: {
       const size_t want = offsets.size() + static_cast<size_t>(std::max<int64_t>(values, 0));
       if (want > offsets.capacity()) offsets.reserve(std::max(want, offsets.capacity() * 2));
-      data.reserve(data.size() + static_cast<size_t>(std::max<int64_t>(bytes, 0)));
-      break;
+      return data.Reserve(data.size() + static_cast<size_t>(std::max<int64_t>(bytes, 0)));
     }
     case Kind::kFixedSizeList:
-      child->Reserve(values * dimension, bytes);
-      break;
+      return child->Reserve(values * dimension, bytes);
   }
+  return Status::OK();
 }
 
 Status DataBlock::AppendRange(const DataBlock& src, int64_t start, int64_t n) {
@@ -167,17 +189,16 @@ Status DataBlock::AppendRange(const DataBlock& src, int64_t start, int64_t n) {
                                   src.bits_per_value, bits_per_value);
       }
       if (bits_per_value == 1) {
-        AppendBits(reinterpret_cast<const uint8_t*>(src.data.data()), start, n);
+        return AppendBits(reinterpret_cast<const uint8_t*>(src.data.data()), start, n);
       } else {
         const int64_t width = bits_per_value / 8;
-        AppendFixedBytes(reinterpret_cast<const uint8_t*>(src.data.data()) + start * width, n);
+        return AppendFixedBytes(reinterpret_cast<const uint8_t*>(src.data.data()) + start * width, n);
       }
-      return Status::OK();
     case Kind::kVariable: {
       const int64_t begin = src.offsets[static_cast<size_t>(start)];
       const int64_t end = src.offsets[static_cast<size_t>(start + n)];
       const int64_t shift = static_cast<int64_t>(data.size()) - begin;
-      data.append(src.data.data() + begin, static_cast<size_t>(end - begin));
+      LANCE_RETURN_NOT_OK(data.Append(src.data.data() + begin, static_cast<size_t>(end - begin)));
       for (int64_t i = 1; i <= n; ++i) offsets.push_back(src.offsets[static_cast<size_t>(start + i)] + shift);
       num_values += n;
       return Status::OK();
@@ -217,8 +238,11 @@ Result<BufferPtr> ValidityFromBytes(const std::vector<uint8_t>& valid, int64_t l
 
 Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, const DataBlock& block,
                                   const std::vector<uint8_t>& validity) {
-  DataBlock copy = block;
-  if (block.child) copy.child = std::make_shared<DataBlock>(*block.child);
+  LANCE_ASSIGN_OR_RAISE(DataBlock copy, block.Clone());
+  if (block.child) {
+    LANCE_ASSIGN_OR_RAISE(DataBlock child, block.child->Clone());
+    copy.child = std::make_shared<DataBlock>(std::move(child));
+  }
   return DataBlockToArray(type, std::move(copy), validity);
 }
 
@@ -233,7 +257,7 @@ Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, DataBlock&& block,
         return Status::Corruption("decoded {} bytes for {} values of {} bits", block.data.size(), n,
                                   block.bits_per_value);
       }
-      BufferPtr values = block.data.Release();
+      LANCE_ASSIGN_OR_RAISE(BufferPtr values, block.data.Release());
       values->set_size(need);
       return Array::Make(type, n, {valid, values});
     }
@@ -253,7 +277,7 @@ Result<ArrayPtr> DataBlockToArray(const DataTypePtr& type, DataBlock&& block,
         const int64_t* src = block.offsets.data();
         for (int64_t i = 0; i <= n; ++i) o[i] = static_cast<int32_t>(src[i]);
       }
-      BufferPtr data = block.data.Release();
+      LANCE_ASSIGN_OR_RAISE(BufferPtr data, block.data.Release());
       return Array::Make(type, n, {valid, off, data});
     }
     case DataBlock::Kind::kFixedSizeList: {

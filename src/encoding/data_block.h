@@ -27,13 +27,14 @@ namespace lance::encoding {
 
 // Growable bytes backed by an aligned Buffer (big ones on huge pages) that a DataBlock hands
 // over to its Array without copying (Release). It may also view an existing buffer (Adopt,
-// zero-copy); the first mutation then copies it. Copying a Bytes copies the bytes. Growth
-// failure throws std::bad_alloc, as std::string would.
+// zero-copy); the first mutation then copies it. Every call that may allocate returns a
+// Status (OutOfMemory when the allocation fails) and leaves the bytes as they were on error;
+// copies are explicit (CopyOf), so that no allocation can fail where it cannot report it.
 class Bytes {
  public:
   Bytes() = default;
-  Bytes(const Bytes& other) { append(other.data(), other.size()); }
-  Bytes& operator=(const Bytes& other);
+  Bytes(const Bytes&) = delete;
+  Bytes& operator=(const Bytes&) = delete;
   Bytes(Bytes&& other) noexcept { Swap(other); }
   Bytes& operator=(Bytes&& other) noexcept {
     Bytes tmp(std::move(other));
@@ -41,21 +42,16 @@ class Bytes {
     return *this;
   }
 
-  // A copy of `s` (so that `block.data = some_string;` keeps working).
-  Bytes& operator=(std::string_view s) {
-    Bytes copy;
-    copy.append(s);
-    Swap(copy);
-    return *this;
-  }
-
+  // Owned bytes holding a copy of `s`. Errors: OutOfMemory.
+  static Result<Bytes> CopyOf(std::string_view s);
   // A read-only view of `buffer`'s bytes.
   static Bytes Adopt(BufferPtr buffer);
 
   const char* data() const { return data_; }
-  // Writable bytes (copies an adopted buffer first).
+  // Writable bytes. REQUIRES: the bytes are owned, i.e. not adopted, or grown / resized (which
+  // copies adopted bytes) since they were.
   char* mutable_data() {
-    if (shared_) Unshare(size_);
+    if (shared_) Status::Internal("Bytes::mutable_data on adopted bytes").Abort();
     return data_;
   }
   size_t size() const { return size_; }
@@ -64,28 +60,36 @@ class Bytes {
   operator std::string_view() const { return {data_, size_}; }  // NOLINT: string-like
 
   // Makes room for n bytes; repeated growing reservations grow geometrically.
-  void reserve(size_t n) {
-    if (n > cap_ || shared_) Unshare(cap_ == 0 ? n : std::max(n, cap_ * 2));
+  Status Reserve(size_t n) {
+    if (n > cap_ || shared_) return Unshare(cap_ == 0 ? n : std::max(n, cap_ * 2));
+    return Status::OK();
   }
   size_t capacity() const { return cap_; }
   // Grows or shrinks to n bytes; new bytes are `fill`.
-  void resize(size_t n, char fill = '\0');
+  Status Resize(size_t n, char fill = '\0');
   // Grows or shrinks to n bytes; new bytes are unspecified (to be overwritten).
-  void resize_for_overwrite(size_t n) {
-    if (n > cap_ || shared_) Unshare(std::max(n, cap_ * 2));
+  Status ResizeForOverwrite(size_t n) {
+    if (n > cap_ || shared_) LANCE_RETURN_NOT_OK(Unshare(std::max(n, cap_ * 2)));
     size_ = n;
+    return Status::OK();
   }
-  void append(const char* p, size_t n) {
-    if (n == 0) return;
-    if (size_ + n > cap_ || shared_) Unshare(std::max(size_ + n, cap_ * 2));
+  Status Append(const char* p, size_t n) {
+    if (n == 0) return Status::OK();
+    if (size_ + n > cap_ || shared_) LANCE_RETURN_NOT_OK(Unshare(std::max(size_ + n, cap_ * 2)));
     std::memcpy(data_ + size_, p, n);
     size_ += n;
+    return Status::OK();
   }
-  void append(std::string_view s) { append(s.data(), s.size()); }
-  void append(size_t n, char c);
+  Status Append(std::string_view s) { return Append(s.data(), s.size()); }
+  // Shrinks to n bytes (never allocates). REQUIRES: n <= size().
+  void Truncate(size_t n) { size_ = std::min(n, size_); }
+  Status Append(size_t n, char c);
+  // Replaces the bytes with a copy of `s`.
+  Status Assign(std::string_view s);
   void clear() { *this = Bytes(); }
   // The bytes as a Buffer of size() bytes, without copying; *this becomes empty.
-  BufferPtr Release();
+  // Errors: OutOfMemory (only for empty bytes, which need a buffer of their own).
+  Result<BufferPtr> Release();
 
  private:
   void Swap(Bytes& o) noexcept {
@@ -96,7 +100,8 @@ class Bytes {
     std::swap(shared_, o.shared_);
   }
   // Moves the bytes to an owned allocation of at least `capacity` bytes.
-  void Unshare(size_t capacity);
+  // Errors: OutOfMemory (the bytes stay as they were).
+  Status Unshare(size_t capacity);
 
   BufferPtr buf_;
   char* data_ = nullptr;
@@ -144,27 +149,39 @@ struct DataBlock {
                                          static_cast<size_t>(offsets[i + 1] - offsets[i]));
   }
 
+  // A DataBlock is moved, or copied explicitly (Clone): copying allocates.
+  DataBlock() = default;
+  DataBlock(const DataBlock&) = delete;
+  DataBlock& operator=(const DataBlock&) = delete;
+  DataBlock(DataBlock&&) noexcept = default;
+  DataBlock& operator=(DataBlock&&) noexcept = default;
+  // A copy of the values (the child of a fixed-size list block is shared, not copied).
+  // Errors: OutOfMemory.
+  Result<DataBlock> Clone() const;
+
   // Appends one variable-width value. REQUIRES: kind == kVariable.
-  void AppendVariable(std::string_view value) {
-    data.append(value);
+  // The Append* and Reserve calls below fail only with OutOfMemory, leaving the block as it was.
+  Status AppendVariable(std::string_view value) {
+    LANCE_RETURN_NOT_OK(data.Append(value));
     offsets.push_back(static_cast<int64_t>(data.size()));
     ++num_values;
+    return Status::OK();
   }
   // Appends n fixed-width values from `bytes` (n * bits_per_value / 8 bytes).
   // REQUIRES: kind == kFixed, bits_per_value % 8 == 0.
-  void AppendFixedBytes(const uint8_t* bytes, int64_t n);
+  Status AppendFixedBytes(const uint8_t* bytes, int64_t n);
   // Appends n bits from an LSB-first bitmap starting at bit `offset`.
   // REQUIRES: kind == kFixed, bits_per_value == 1.
-  void AppendBits(const uint8_t* bits, int64_t offset, int64_t n);
+  Status AppendBits(const uint8_t* bits, int64_t offset, int64_t n);
   // Appends n zero/empty values (placeholders under nulls).
-  void AppendEmpty(int64_t n);
+  Status AppendEmpty(int64_t n);
   // Makes room for `values` more values and, for variable-width blocks, `bytes` more value
   // bytes, so that appends up to that size do not reallocate. At most `max_bytes` are reserved
   // (pass a bound when the counts come from a file and could be absurd).
-  void Reserve(int64_t values, int64_t bytes = 0, int64_t max_bytes = INT64_MAX);
+  Status Reserve(int64_t values, int64_t bytes = 0, int64_t max_bytes = INT64_MAX);
 
   // Appends values [start, start + n) of `src`. Errors: Corruption if `src` has a different
-  // shape or the range is out of bounds.
+  // shape or the range is out of bounds; OutOfMemory.
   Status AppendRange(const DataBlock& src, int64_t start, int64_t n);
 };
 

@@ -9,7 +9,7 @@
 
 namespace lance::encoding::encoder {
 
-std::optional<StringDictionary> BuildDictionary(const DataBlock& v) {
+Result<std::optional<StringDictionary>> BuildDictionary(const DataBlock& v) {
   const int64_t n = v.num_values;
   if (n < 64) return std::nullopt;
   // A cheap look at the first values first: most high-cardinality columns stop here.
@@ -28,13 +28,13 @@ std::optional<StringDictionary> BuildDictionary(const DataBlock& v) {
     auto [it, fresh] = index.emplace(s, static_cast<uint32_t>(index.size()));
     if (fresh) {
       if (static_cast<int64_t>(index.size()) > limit) return std::nullopt;
-      d.items.AppendVariable(s);
+      LANCE_RETURN_NOT_OK(d.items.AppendVariable(s));
     }
     idx[static_cast<size_t>(i)] = it->second;
   }
   // Item bytes can repeat the strings' storage only when there are few of them.
   if (d.items.offsets.back() * 2 > v.offsets.back()) return std::nullopt;
-  d.indices.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx.data()), n);
+  LANCE_RETURN_NOT_OK(d.indices.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx.data()), n));
   return d;
 }
 
@@ -130,7 +130,7 @@ bool SampleSaysTooManyDistinct(const char* p, int64_t n, int64_t limit) {
 
 }  // namespace
 
-std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v) {
+Result<std::optional<FixedDictionary>> BuildFixedDictionary(const DataBlock& v) {
   const int64_t n = v.num_values;
   if (v.kind != DataBlock::Kind::kFixed || v.bits_per_value != 64 || n < 100 || n > UINT32_MAX) {
     return std::nullopt;
@@ -148,7 +148,7 @@ std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v) {
   std::vector<Slot> table(size_t{1} << 12, Slot{0, 0});
   size_t mask = table.size() - 1;
   FixedDictionary d;
-  d.indices.data.resize_for_overwrite(static_cast<size_t>(n) * 4);
+  LANCE_RETURN_NOT_OK(d.indices.data.ResizeForOverwrite(static_cast<size_t>(n) * 4));
   auto* idx = reinterpret_cast<uint32_t*>(d.indices.data.mutable_data());
   std::vector<uint64_t> items;
   auto grow = [&] {
@@ -183,8 +183,8 @@ std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v) {
     table[h] = Slot{x, items.size()};
     if (items.size() * 2 > table.size()) grow();
   }
-  d.items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(items.data()),
-                           static_cast<int64_t>(items.size()));
+  LANCE_RETURN_NOT_OK(d.items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(items.data()),
+                                               static_cast<int64_t>(items.size())));
   d.indices.num_values = n;
   return d;
 }

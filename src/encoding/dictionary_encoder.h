@@ -21,7 +21,7 @@ struct StringDictionary {
   DataBlock indices = DataBlock::Fixed(32);
 };
 
-std::optional<StringDictionary> BuildDictionary(const DataBlock& v);
+Result<std::optional<StringDictionary>> BuildDictionary(const DataBlock& v);  // Errors: OutOfMemory
 
 // Variable block form: offset width in bits | position of the bytes (both u32 with 32-bit
 // offsets, u64 with 64-bit ones) | offsets relative to the bytes | bytes.
@@ -40,6 +40,6 @@ struct FixedDictionary {
   DataBlock indices = DataBlock::Fixed(32);
 };
 
-std::optional<FixedDictionary> BuildFixedDictionary(const DataBlock& v);
+Result<std::optional<FixedDictionary>> BuildFixedDictionary(const DataBlock& v);
 
 }  // namespace lance::encoding::encoder

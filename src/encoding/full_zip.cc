@@ -30,7 +30,7 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecode
   switch (enc.compression_case()) {
     case Enc::kVariable:
       if (out->kind != DataBlock::Kind::kVariable) break;
-      out->AppendVariable(bytes);
+      LANCE_RETURN_NOT_OK(out->AppendVariable(bytes));
       return Status::OK();
     case Enc::kFsst: {
       if (out->kind != DataBlock::Kind::kVariable || fsst == nullptr) break;
@@ -41,7 +41,7 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecode
           static_cast<int64_t>(bytes.size()) * 8 != out->bits_per_value) {
         break;
       }
-      out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), 1);
+      LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), 1));
       return Status::OK();
     case Enc::kFixedSizeList: {
       const auto& fsl = enc.fixed_size_list();
@@ -51,7 +51,7 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecode
           static_cast<int64_t>(bytes.size()) * 8 != out->dimension * out->child->bits_per_value) {
         break;
       }
-      out->child->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), out->dimension);
+      LANCE_RETURN_NOT_OK(out->child->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), out->dimension));
       if (!out->child_validity.empty()) {
         out->child_validity.insert(out->child_validity.end(), static_cast<size_t>(out->dimension), 1);
       }
@@ -148,7 +148,7 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
         static_cast<size_t>(in.owners[0]->size()) == data.size()) {
       target->data = Bytes::Adopt(SliceBuffer(in.owners[0], 0, static_cast<int64_t>(bytes)));
     } else {
-      target->data.append(data.data(), bytes);
+      LANCE_RETURN_NOT_OK(target->data.Append(data.data(), bytes));
     }
     target->num_values += target_values;
     if (target != values) values->num_values += n;
@@ -166,8 +166,8 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
                               values->kind == DataBlock::Kind::kVariable;
   if (offset_bytes > 0 && values->kind == DataBlock::Kind::kVariable) {
     // FSST values expand (about 2-3x for text); a reservation only.
-    values->Reserve(static_cast<int64_t>(std::min<uint64_t>(num_items, data.size())),
-                    static_cast<int64_t>(data.size()) * (fsst ? 3 : 1));
+    LANCE_RETURN_NOT_OK(values->Reserve(static_cast<int64_t>(std::min<uint64_t>(num_items, data.size())),
+                                        static_cast<int64_t>(data.size()) * (fsst ? 3 : 1)));
   }
   if (has_rep) page.rep.reserve(static_cast<size_t>(std::min<uint64_t>(num_items, data.size())));
   if (has_def) page.def.reserve(static_cast<size_t>(std::min<uint64_t>(num_items, data.size())));
@@ -208,7 +208,7 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
         LANCE_ASSIGN_OR_RAISE(bool visible, IsVisibleDefinition(page.layers, def));
         if (!visible) continue;
       }
-      values->AppendEmpty(1);
+      LANCE_RETURN_NOT_OK(values->AppendEmpty(1));
       // Fixed-width values keep their slot under a null item; variable-width ones do not.
       if (value_bytes > 0) {
         if (static_cast<uint64_t>(value_bytes) > data.size() - pos) {
@@ -232,7 +232,7 @@ Result<DecodedPage> DecodeFullZip(const PageInput& in) {
                                 data.size());
     }
     if (plain_variable) {
-      values->AppendVariable(data.substr(pos, static_cast<size_t>(len)));
+      LANCE_RETURN_NOT_OK(values->AppendVariable(data.substr(pos, static_cast<size_t>(len))));
     } else {
       LANCE_RETURN_NOT_OK(AppendFullZipValue(enc, fsst ? &*fsst : nullptr,
                                              data.substr(pos, static_cast<size_t>(len)), values));

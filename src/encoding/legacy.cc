@@ -84,7 +84,7 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
         }
         case pb20::Nullable::kAllNulls:
           out.values = DataBlock::EmptyLike(prototype);
-          out.values.AppendEmpty(n);
+          LANCE_RETURN_NOT_OK(out.values.AppendEmpty(n));
           out.validity.assign(static_cast<size_t>(n), 0);
           return out;
         default:
@@ -135,7 +135,7 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
           return Status::Corruption("2.0 binary: value {} ends at {} (start {}, {} bytes)", i, end,
                                     start, bytes.size());
         }
-        out.values.AppendVariable(is_null ? std::string_view() : bytes.substr(start, end - start));
+        LANCE_RETURN_NOT_OK(out.values.AppendVariable(is_null ? std::string_view() : bytes.substr(start, end - start)));
         if (is_null || !out.validity.empty()) out.validity.push_back(is_null ? 0 : 1);
         start = end;
       }
@@ -150,7 +150,7 @@ Result<Decoded> Decode(const AE& enc, const LegacyPage& page, int64_t n, const D
         const uint64_t index = indices[static_cast<size_t>(i)];
         if (index == 0) {
           out.validity.resize(static_cast<size_t>(i), 1);
-          out.values.AppendEmpty(1);
+          LANCE_RETURN_NOT_OK(out.values.AppendEmpty(1));
           out.validity.push_back(0);
           continue;
         }
@@ -186,7 +186,7 @@ Result<Decoded> DecodeArrowDictionary(const pb20::Dictionary& dict, const Legacy
   out.validity = std::move(indices.validity);
   for (int64_t i = 0; i < n; ++i) {
     if (!out.validity.empty() && !out.validity[static_cast<size_t>(i)]) {
-      out.values.AppendEmpty(1);
+      LANCE_RETURN_NOT_OK(out.values.AppendEmpty(1));
       continue;
     }
     const uint64_t index = FixedValueAt(idx, i);

@@ -39,7 +39,7 @@ Status GatherDictionaryTyped(const DataBlock& items, const I* idx, int64_t n, Da
       out->kind == DataBlock::Kind::kFixed && out->bits_per_value == items.bits_per_value) {
     const size_t w = static_cast<size_t>(items.bits_per_value / 8);
     const size_t at = out->data.size();
-    out->data.resize_for_overwrite(at + static_cast<size_t>(n) * w);
+    LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + static_cast<size_t>(n) * w));
     char* dst = out->data.mutable_data() + at;
     const char* src = items.data.data();
     for (int64_t i = 0; i < n; ++i, dst += w) {
@@ -60,7 +60,7 @@ Status GatherDictionaryTyped(const DataBlock& items, const I* idx, int64_t n, Da
       if (k < count) bytes += items.offsets[k + 1] - items.offsets[k];
     }
     const size_t at = out->data.size();
-    out->data.resize_for_overwrite(at + static_cast<size_t>(bytes));
+    LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + static_cast<size_t>(bytes)));
     char* dst = out->data.mutable_data();
     size_t pos = at;
     out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
@@ -81,7 +81,7 @@ Status GatherDictionaryTyped(const DataBlock& items, const I* idx, int64_t n, Da
     if (k < count) {
       LANCE_RETURN_NOT_OK(out->AppendRange(items, static_cast<int64_t>(k), 1));
     } else {
-      out->AppendEmpty(1);
+      LANCE_RETURN_NOT_OK(out->AppendEmpty(1));
     }
   }
   return Status::OK();
@@ -229,8 +229,8 @@ Result<DecodedPage> DecodeMiniBlockChunks(const pb21::MiniBlockLayout& mb, std::
   if (!has_dict) {
     // A reservation only: the counts are the file's claims, so cap them by what the chunk
     // bytes could plausibly expand to.
-    values->Reserve(num_items, static_cast<int64_t>(data.size()),
-                    static_cast<int64_t>(data.size()) * 64 + (1 << 20));
+    LANCE_RETURN_NOT_OK(values->Reserve(num_items, static_cast<int64_t>(data.size()),
+                                        static_cast<int64_t>(data.size()) * 64 + (1 << 20)));
   }
   DataBlock indices;  // dictionary pages: the chunks hold indices
   bool first = true;

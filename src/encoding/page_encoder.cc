@@ -67,7 +67,7 @@ struct FsstCompressed {
   DataBlock codes = DataBlock::Variable();
 };
 
-std::optional<FsstCompressed> FsstCompress(const DataBlock& v) {
+Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v) {
   constexpr int64_t kMinBytes = 32 * 1024;
   constexpr int64_t kSampleBytes = 32 * 1024;
   const int64_t n = v.num_values;
@@ -91,7 +91,7 @@ std::optional<FsstCompressed> FsstCompress(const DataBlock& v) {
   FsstCompressed out;
   out.table = enc.SymbolTable();
   // Codes straight into the block's bytes (room for the worst case, written once, then cut).
-  out.codes.data.resize_for_overwrite(static_cast<size_t>(2 * total));
+  LANCE_RETURN_NOT_OK(out.codes.data.ResizeForOverwrite(static_cast<size_t>(2 * total)));
   auto* codes = reinterpret_cast<uint8_t*>(out.codes.data.mutable_data());
   std::vector<int64_t> offsets;
   offsets.reserve(static_cast<size_t>(n + 1));
@@ -103,7 +103,7 @@ std::optional<FsstCompressed> FsstCompress(const DataBlock& v) {
         enc.CompressInto(reinterpret_cast<const uint8_t*>(s.data()), s.size(), codes + at));
     offsets.push_back(at);
   }
-  out.codes.data.resize_for_overwrite(static_cast<size_t>(at));
+  out.codes.data.Truncate(static_cast<size_t>(at));
   out.codes.offsets = std::move(offsets);
   out.codes.num_values = n;
   return out;
@@ -241,7 +241,8 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
   const DataBlock& v = p.values;
   if (WantsFullZip(v)) {
     if (opt.compress && v.kind == DataBlock::Kind::kVariable) {
-      if (auto fsst = FsstCompress(v)) return EncodeFullZip(p, opt, &fsst->codes, &fsst->table);
+      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v));
+      if (fsst) return EncodeFullZip(p, opt, &fsst->codes, &fsst->table);
     }
     return EncodeFullZip(p, opt);
   }
@@ -257,7 +258,8 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
       // (Pages of lists keep their values: our reader's take of list pages checks the
       // repetition index less strictly with a dictionary.)
       if (opt.minor_version >= 2 && p.rep.empty()) {
-        if (auto d = BuildFixedDictionary(v)) {
+        LANCE_ASSIGN_OR_RAISE(auto d, BuildFixedDictionary(v));
+        if (d) {
           LANCE_ASSIGN_OR_RAISE(auto dict, EncodeDictionaryItems(d->items, 32, opt.minor_version));
           return EncodeMiniBlock(p, ChooseFixedCodec(d->indices), opt, &dict.first, &dict.second,
                                  static_cast<uint64_t>(d->items.num_values));
@@ -266,8 +268,9 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
       return EncodeMiniBlock(p, ChooseFixedCodec(v), opt);
     }
     if (v.kind == DataBlock::Kind::kVariable) {
-      if (auto dict = BuildDictionary(v)) return EncodeDictionary(p, *dict, opt);
-      auto fsst = FsstCompress(v);
+      LANCE_ASSIGN_OR_RAISE(auto dict, BuildDictionary(v));
+      if (dict) return EncodeDictionary(p, *dict, opt);
+      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v));
       // Escapes can double a value; mini-block chunks must still hold the longest one.
       bool fits = fsst.has_value();
       for (int64_t i = 0; fits && i < fsst->codes.num_values; ++i) {

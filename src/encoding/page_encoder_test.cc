@@ -67,7 +67,7 @@ TEST(PageEncoderTest, IntegersAndLevelsRoundTrip) {
         page.values = DataBlock::Fixed(32);
         std::vector<uint32_t> vals(5000);
         for (auto& v : vals) v = static_cast<uint32_t>(rng() & ((uint64_t{1} << width) - 1));
-        page.values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(vals.data()), 5000);
+        ASSERT_TRUE(page.values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(vals.data()), 5000).ok());
         for (int i = 0; i < 5000; ++i) page.def.push_back(rng() % 4 == 0 ? 1 : 0);
         PageEncodeOptions opt;
         opt.minor_version = minor;
@@ -122,12 +122,12 @@ TEST(PageEncoderTest, DictionaryItemsBlockHeaderFollowsTheOffsetWidth) {
     page.layers = {LayerKind::kAllValidItem};
     page.values = DataBlock::Fixed(16);
     const uint16_t idx[4] = {1, 0, 1, 1};
-    page.values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx), 4);
+    ASSERT_TRUE(page.values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(idx), 4).ok());
     page.offset_bits = offset_bits;
     page.has_dictionary = true;
     page.dictionary = DataBlock::Variable();
-    page.dictionary.AppendVariable("ab");
-    page.dictionary.AppendVariable("cde");
+    ASSERT_TRUE(page.dictionary.AppendVariable("ab").ok());
+    ASSERT_TRUE(page.dictionary.AppendVariable("cde").ok());
     PageEncodeOptions opt;
     opt.minor_version = 1;
     auto enc = EncodePage(page, opt);

@@ -85,9 +85,9 @@ Result<ArrayPtr> DictionaryEncode(const DataTypePtr& type, const ArrayPtr& value
                                   type->ToString(), max_index + 1);
       }
       if (variable) {
-        unique.AppendVariable(v);
+        LANCE_RETURN_NOT_OK(unique.AppendVariable(v));
       } else {
-        unique.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
+        LANCE_RETURN_NOT_OK(unique.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1));
       }
     }
     const uint64_t k = static_cast<uint64_t>(pos->second);

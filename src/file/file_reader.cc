@@ -152,7 +152,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     encoding::PageInput in;
     in.layout = pm.layout.get();
     in.minor_version = version_.minor;
-    in.prototype = prototype;
+    in.prototype = DataBlock::EmptyLike(prototype);
     if (pm.layout->has_full_zip_layout()) {
       auto st = TakeFullZipRows(impl_->fetch, pm, page_start, next_wanted, wanted.end(), in,
                                 type, &pieces);

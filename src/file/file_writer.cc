@@ -116,7 +116,7 @@ struct FileWriter::Impl {
         return Status::InvalidArgument("field '{}': structs without children cannot be written", f->name());
       }
       for (int c = 0; c < t.num_fields(); ++c) {
-        LeafColumn next = proto;
+        LeafColumn next = proto.Branch();
         next.child.push_back(c);
         LANCE_RETURN_NOT_OK(AddLeaves(field_index, t.field(c), std::move(next)));
       }
@@ -241,7 +241,7 @@ struct FileWriter::Impl {
     // column's next page.
     encoding::Bytes& used = ValueBytes(job.page.values);
     if (!job.adopted && used.capacity() >= (size_t{1} << 20) && used.capacity() > c.spare.capacity()) {
-      used.resize_for_overwrite(0);
+      used.Truncate(0);
       c.spare = std::move(used);
     }
     return Status::OK();
@@ -383,9 +383,9 @@ Status FileWriter::Write(const RecordBatch& batch) {
     auto shred = [&](int64_t i) {
       LeafColumn& c = im.columns[static_cast<size_t>(i)];
       const ArrayPtr col = batch.column(c.field_index);
-      c.Reserve(*col, start, im.options.max_page_bytes);
+      Status st = c.Reserve(*col, start, im.options.max_page_bytes);
       const ArrayPtr part = len == n ? col : col->Slice(start, len);
-      shredded[static_cast<size_t>(i)] = c.Shred(*part);
+      shredded[static_cast<size_t>(i)] = st.ok() ? c.Shred(*part) : std::move(st);
     };
     const auto num_columns = static_cast<int64_t>(im.columns.size());
     if (pool != nullptr && num_columns > 1) {

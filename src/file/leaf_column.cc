@@ -30,10 +30,10 @@ Status LeafColumn::UseDictionary(const Array& a) {
   if (dict_items.num_values == 0 && !dict_adopted) {
     for (int64_t j = 0; j < d.length; ++j) {
       if (d.IsValid(j)) {
-        AppendItem(DictItem(d, j));
+        LANCE_RETURN_NOT_OK(AppendItem(DictItem(d, j)));
         dict_remap[static_cast<size_t>(j)] = j;
       } else {
-        dict_items.AppendEmpty(1);
+        LANCE_RETURN_NOT_OK(dict_items.AppendEmpty(1));
       }
     }
     dict_adopted = a.dictionary;
@@ -54,7 +54,7 @@ Status LeafColumn::UseDictionary(const Array& a) {
       if (!d.IsValid(j)) continue;
       const std::string_view v = DictItem(d, j);
       auto [it, fresh] = dict_index.emplace(std::string(v), dict_items.num_values);
-      if (fresh) AppendItem(v);
+      if (fresh) LANCE_RETURN_NOT_OK(AppendItem(v));
       dict_remap[static_cast<size_t>(j)] = it->second;
     }
   }
@@ -79,34 +79,32 @@ int64_t LeafColumn::DictIndexOf(const Array& a, int64_t i) {
   return dict_remap[static_cast<size_t>(k)];
 }
 
-void LeafColumn::AppendValue(const Array& a, int64_t i) {
+Status LeafColumn::AppendValue(const Array& a, int64_t i) {
   switch (values.kind) {
     case DataBlock::Kind::kFixed:
       if (values.bits_per_value == 1) {
-        values.AppendBits(a.buffers[1]->data(), a.offset + i, 1);
+        return values.AppendBits(a.buffers[1]->data(), a.offset + i, 1);
       } else {
         const int64_t w = values.bits_per_value / 8;
-        values.AppendFixedBytes(a.buffers[1]->data() + (a.offset + i) * w, 1);
+        return values.AppendFixedBytes(a.buffers[1]->data() + (a.offset + i) * w, 1);
       }
-      return;
     case DataBlock::Kind::kVariable:
-      values.AppendVariable(a.GetView(i));
-      return;
+      return values.AppendVariable(a.GetView(i));
     case DataBlock::Kind::kFixedSizeList:
-      AppendFsl(a, i, 1);
-      return;
+      return AppendFsl(a, i, 1);
   }
+  return Status::OK();
 }
 
-void LeafColumn::AppendFsl(const Array& a, int64_t i, int64_t n) {
+Status LeafColumn::AppendFsl(const Array& a, int64_t i, int64_t n) {
   const Array& c = *a.children[0];
   const int64_t dim = values.dimension;
   const int64_t first = (a.offset + i) * dim;
   DataBlock& ch = *values.child;
   if (ch.bits_per_value == 1) {
-    ch.AppendBits(c.buffers[1]->data(), c.offset + first, n * dim);
+    LANCE_RETURN_NOT_OK(ch.AppendBits(c.buffers[1]->data(), c.offset + first, n * dim));
   } else {
-    ch.AppendFixedBytes(c.buffers[1]->data() + (c.offset + first) * (ch.bits_per_value / 8), n * dim);
+    LANCE_RETURN_NOT_OK(ch.AppendFixedBytes(c.buffers[1]->data() + (c.offset + first) * (ch.bits_per_value / 8), n * dim));
   }
   bool child_nulls = !values.child_validity.empty();
   for (int64_t k = 0; !child_nulls && c.null_count > 0 && k < n * dim; ++k) {
@@ -125,60 +123,59 @@ void LeafColumn::AppendFsl(const Array& a, int64_t i, int64_t n) {
     }
   }
   values.num_values += n;
+  return Status::OK();
 }
 
-void LeafColumn::Visit(int d, const Array& a, int64_t i, uint16_t r) {
+Status LeafColumn::Visit(int d, const Array& a, int64_t i, uint16_t r) {
   if (d == depth() - 1) {
     if (is_dict) {
       if (a.dictionary != dict_src) {
         Status st = UseDictionary(a);
         if (!st.ok()) {
           if (dict_error.ok()) dict_error = std::move(st);
-          return;
+          return Status::OK();
         }
       }
       const int64_t k = DictIndexOf(a, i);
       Emit(r, k < 0 ? NullEvent(d) : 0);
-      AppendIndex(k);
-      return;
+      return AppendIndex(k);
     }
     if (!a.IsValid(i)) {
       Emit(r, NullEvent(d));
-      values.AppendEmpty(1);
-    } else {
-      Emit(r, 0);
-      AppendValue(a, i);
+      return values.AppendEmpty(1);
     }
-    return;
+    Emit(r, 0);
+    return AppendValue(a, i);
   }
   const TypeId id = ids[static_cast<size_t>(d)];
   if (!a.IsValid(i)) {
     Emit(r, NullEvent(d));
-    if (!list_below[static_cast<size_t>(d)]) values.AppendEmpty(1);
-    return;
+    if (!list_below[static_cast<size_t>(d)]) return values.AppendEmpty(1);
+    return Status::OK();
   }
   if (id == TypeId::kStruct) {
-    Visit(d + 1, *a.children[static_cast<size_t>(child[static_cast<size_t>(d)])], a.offset + i, r);
-    return;
+    return Visit(d + 1, *a.children[static_cast<size_t>(child[static_cast<size_t>(d)])], a.offset + i, r);
   }
   const int64_t b = a.ValueOffset(i), e = a.ValueOffset(i + 1);
   if (b == e) {
     Emit(r, EmptyEvent(d));
-    return;
+    return Status::OK();
   }
   const Array& c = *a.children[0];
   const uint16_t cont = static_cast<uint16_t>(continue_rep[static_cast<size_t>(d)]);
-  for (int64_t j = b; j < e; ++j) Visit(d + 1, c, j, j == b ? r : cont);
+  for (int64_t j = b; j < e; ++j) LANCE_RETURN_NOT_OK(Visit(d + 1, c, j, j == b ? r : cont));
+  return Status::OK();
 }
 
-void LeafColumn::Reserve(const Array& col, int64_t start, int64_t page_bytes) {
+Status LeafColumn::Reserve(const Array& col, int64_t start, int64_t page_bytes) {
   if (depth() != 1 || is_dict || values.kind != DataBlock::Kind::kVariable ||
       col.type_id() == TypeId::kNull || start >= col.length) {
-    return;
+    return Status::OK();
   }
   const int64_t bytes = col.ValueOffset(col.length) - col.ValueOffset(start);
   const auto want = static_cast<size_t>(std::min(bytes, page_bytes + page_bytes / 4)) + values.data.size();
-  if (want > values.data.capacity()) values.data.reserve(want);
+  if (want > values.data.capacity()) return values.data.Reserve(want);
+  return Status::OK();
 }
 
 Status LeafColumn::Shred(const Array& a) {
@@ -186,12 +183,12 @@ Status LeafColumn::Shred(const Array& a) {
     LANCE_RETURN_NOT_OK(UseDictionary(a));
     const int64_t n = a.length;
     events.reserve(events.size() + static_cast<size_t>(n));
-    values.data.reserve(values.data.size() + static_cast<size_t>(n * index_bytes));
+    LANCE_RETURN_NOT_OK(values.data.Reserve(values.data.size() + static_cast<size_t>(n * index_bytes)));
     for (int64_t i = 0; i < n; ++i) {
       const int64_t k = DictIndexOf(a, i);
       events.push_back(k < 0 ? NullEvent(0) : 0);
       any_event |= k < 0;
-      AppendIndex(k);
+      LANCE_RETURN_NOT_OK(AppendIndex(k));
     }
     rows += n;
     return std::exchange(dict_error, Status::OK());
@@ -211,7 +208,7 @@ Status LeafColumn::Shred(const Array& a) {
     switch (values.kind) {
       case DataBlock::Kind::kFixed:
         if (values.bits_per_value == 1) {
-          values.AppendBits(a.buffers[1]->data(), a.offset, n);
+          LANCE_RETURN_NOT_OK(values.AppendBits(a.buffers[1]->data(), a.offset, n));
         } else {
           // The first values of a page: the page reads the array's bytes in place, and so
           // it does while the next pieces continue the same buffer (Write cuts a large batch
@@ -230,7 +227,7 @@ Status LeafColumn::Shred(const Array& a) {
                 SliceBuffer(src, adopted_begin, static_cast<int64_t>(values.data.size()) + n * w));
           } else {
             adopted_from = nullptr;
-            values.AppendFixedBytes(src->data() + begin, n);
+            LANCE_RETURN_NOT_OK(values.AppendFixedBytes(src->data() + begin, n));
             break;
           }
           values.num_values += n;
@@ -240,21 +237,23 @@ Status LeafColumn::Shred(const Array& a) {
         const int64_t begin = n > 0 ? a.ValueOffset(0) : 0;
         const int64_t end = n > 0 ? a.ValueOffset(n) : 0;
         const int64_t shift = static_cast<int64_t>(values.data.size()) - begin;
-        values.data.append(reinterpret_cast<const char*>(a.buffers[2]->data()) + begin,
-                           static_cast<size_t>(end - begin));
+        LANCE_RETURN_NOT_OK(values.data.Append(reinterpret_cast<const char*>(a.buffers[2]->data()) + begin,
+                                               static_cast<size_t>(end - begin)));
         values.offsets.reserve(values.offsets.size() + static_cast<size_t>(n));
         for (int64_t i = 1; i <= n; ++i) values.offsets.push_back(a.ValueOffset(i) + shift);
         values.num_values += n;
         break;
       }
       case DataBlock::Kind::kFixedSizeList:
-        AppendFsl(a, 0, n);
+        LANCE_RETURN_NOT_OK(AppendFsl(a, 0, n));
         break;
     }
     rows += n;
     return Status::OK();
   }
-  for (int64_t i = 0; i < a.length; ++i) Visit(0, a, i, static_cast<uint16_t>(num_lists));
+  for (int64_t i = 0; i < a.length; ++i) {
+    LANCE_RETURN_NOT_OK(Visit(0, a, i, static_cast<uint16_t>(num_lists)));
+  }
   rows += a.length;
   return std::exchange(dict_error, Status::OK());
 }

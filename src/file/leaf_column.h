@@ -73,6 +73,19 @@ struct LeafColumn {
   int64_t first_row = 0;  // row number of the first buffered row
   ::lance::file::v2::ColumnMetadata meta;
 
+  // A column down the same path so far, for the schema walk to branch at a struct: the path
+  // only. REQUIRES: nothing of the leaf set or buffered yet.
+  LeafColumn Branch() const {
+    LeafColumn c;
+    c.field_index = field_index;
+    c.ids = ids;
+    c.child = child;
+    c.continue_rep = continue_rep;
+    c.list_below = list_below;
+    c.num_lists = num_lists;
+    return c;
+  }
+
   int depth() const { return static_cast<int>(ids.size()); }
 
   int64_t BufferedBytes() const {
@@ -98,12 +111,9 @@ struct LeafColumn {
     return {reinterpret_cast<const char*>(d.buffers[1]->data()) + (d.offset + j) * w, static_cast<size_t>(w)};
   }
 
-  void AppendItem(std::string_view v) {
-    if (dict_items.kind == DataBlock::Kind::kVariable) {
-      dict_items.AppendVariable(v);
-    } else {
-      dict_items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
-    }
+  Status AppendItem(std::string_view v) {
+    if (dict_items.kind == DataBlock::Kind::kVariable) return dict_items.AppendVariable(v);
+    return dict_items.AppendFixedBytes(reinterpret_cast<const uint8_t*>(v.data()), 1);
   }
 
   // Makes dict_remap map the indices of `a` (a dictionary array) into the page's dictionary.
@@ -113,24 +123,24 @@ struct LeafColumn {
   // as an item). REQUIRES: UseDictionary(a) succeeded.
   int64_t DictIndexOf(const Array& a, int64_t i);
 
-  void AppendIndex(int64_t k) {
+  Status AppendIndex(int64_t k) {
     const uint64_t u = static_cast<uint64_t>(k < 0 ? 0 : k);
-    values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(&u), 1);  // little-endian low bytes
+    return values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(&u), 1);  // little-endian low bytes
   }
 
   // Appends value i of leaf array `a` to the values.
-  void AppendValue(const Array& a, int64_t i);
+  Status AppendValue(const Array& a, int64_t i);
 
   // Appends n fixed-size lists starting at i.
-  void AppendFsl(const Array& a, int64_t i, int64_t n);
+  Status AppendFsl(const Array& a, int64_t i, int64_t n);
 
   // Shreds element i of `a`, the node at `d`, whose first level has repetition r.
-  void Visit(int d, const Array& a, int64_t i, uint16_t r);
+  Status Visit(int d, const Array& a, int64_t i, uint16_t r);
 
   // Before the rows [start, col.length) of the top-level array `col` arrive in pieces: room
   // for as many of their variable-width bytes as the page can take, so that the pieces do not
   // grow (copy) the page's buffer again and again.
-  void Reserve(const Array& col, int64_t start, int64_t page_bytes);
+  Status Reserve(const Array& col, int64_t start, int64_t page_bytes);
 
   // Appends rows [0, a.length) of the top-level array.
   Status Shred(const Array& a);

@@ -125,7 +125,12 @@ Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_st
     const int64_t count = runs[r].second;
     sub.mutable_full_zip_layout()->set_num_items(static_cast<uint64_t>(count));
     sub.mutable_full_zip_layout()->set_num_visible_items(static_cast<uint64_t>(count));
-    encoding::PageInput in = proto_in;
+    // proto_in as it is (layout, version and value shape; buffers are this run's own).
+    encoding::PageInput in;
+    in.minor_version = proto_in.minor_version;
+    in.prototype = DataBlock::EmptyLike(proto_in.prototype);
+    in.output = proto_in.output;
+    in.full_zip_row_slice = proto_in.full_zip_row_slice;
     in.layout = &sub;
     in.num_rows = count;
     in.buffers = {bytes[r]->view()};
@@ -147,7 +152,7 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
   if (keep_dictionaries) {
     picked_indices.reserve(wanted.size());
   } else {
-    picked.Reserve(static_cast<int64_t>(wanted.size()));
+    LANCE_RETURN_NOT_OK(picked.Reserve(static_cast<int64_t>(wanted.size())));
   }
   struct PageRows {
     size_t page;
@@ -253,7 +258,7 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
       LANCE_RETURN_NOT_OK(
           dictionary.AppendRange(index.dictionary, 0, index.dictionary.num_values)
               .WithContext(fmt::format("page {} dictionary", t.page)));
-      dictionary.AppendEmpty(1);  // the unstored null entry, read as an empty value
+      LANCE_RETURN_NOT_OK(dictionary.AppendEmpty(1));  // the unstored null entry, read as an empty value
       continue;
     }
     for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
@@ -291,7 +296,7 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
     return encoding::DataBlockToArray(type, std::move(picked), {});
   }
   DataBlock out = DataBlock::EmptyLike(prototype);
-  out.Reserve(static_cast<int64_t>(rows.size()));
+  LANCE_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(rows.size())));
   for (int64_t r : rows) {
     const auto idx = std::lower_bound(wanted.begin(), wanted.end(), r) - wanted.begin();
     LANCE_RETURN_NOT_OK(out.AppendRange(picked, idx, 1));

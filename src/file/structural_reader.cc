@@ -207,7 +207,7 @@ Result<LeafData> StructuralReader::TakeLeaf(int column, const DataType& leaf_typ
     encoding::PageInput in;
     in.layout = pm.layout.get();
     in.minor_version = minor;
-    in.prototype = prototype;
+    in.prototype = DataBlock::EmptyLike(prototype);
     encoding::DecodedPage selected;
     const int64_t* rows = t.rows.data();
     const size_t num_rows = t.rows.size();
@@ -320,7 +320,7 @@ Result<LeafData> StructuralReader::ReadLeaf(int column, const DataType& leaf_typ
         values += std::min<int64_t>(pm.num_rows, 1 << 30);
       }
     }
-    out.values.Reserve(values, bytes, 64 * page_bytes + (1 << 20));
+    LANCE_RETURN_NOT_OK(out.values.Reserve(values, bytes, 64 * page_bytes + (1 << 20)));
   }
   for (size_t p = 0; p < column_pages.size(); ++p) {
     const PageMeta& pm = column_pages[p];
@@ -328,7 +328,7 @@ Result<LeafData> StructuralReader::ReadLeaf(int column, const DataType& leaf_typ
     in.layout = pm.layout.get();
     in.num_rows = pm.num_rows;
     in.minor_version = minor;
-    in.prototype = prototype;
+    in.prototype = DataBlock::EmptyLike(prototype);
     in.output = &out.values;
     for (const auto& buf : (*fetched)[fetched_column][p]) {
       in.buffers.emplace_back(reinterpret_cast<const char*>(buf->data()),
