@@ -2,6 +2,7 @@
 // CLI's output path. The exact output rules are documented in docs/cli.md ("Canonical rows");
 // floats use shortest round-trip digits for their width in one fixed notation, the same as the
 // JS reference view in tests/interop/lib/canonical.mjs, so rows compare byte for byte.
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -168,9 +169,11 @@ bool AppendNearestWithDigits(double x, int digits, RoundTrips round_trips,
     AppendFromDecimalText(lower_text, out);
     return true;
   }
-  const std::string upper_text =
-      fmt::format("{}{}e{}", sign, std::stoull(lower) + 1, exp10);
-  const bool lower_ok = std::stoull(lower) != 0 &&
+  // `lower` is 1 to 17 decimal digits: it fits (std::from_chars does not throw, stoull would).
+  uint64_t lower_value = 0;
+  std::from_chars(lower.data(), lower.data() + lower.size(), lower_value);
+  const std::string upper_text = fmt::format("{}{}e{}", sign, lower_value + 1, exp10);
+  const bool lower_ok = lower_value != 0 &&
                         round_trips(std::strtod(lower_text.c_str(), nullptr));
   const bool upper_ok = round_trips(std::strtod(upper_text.c_str(), nullptr));
   if (!lower_ok && !upper_ok) return false;
