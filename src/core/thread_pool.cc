@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 
 namespace lance {
 
@@ -20,7 +21,15 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::Make(int num_threads) {
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
   pool->workers_.reserve(static_cast<size_t>(num_threads));
   for (int i = 0; i < num_threads; ++i) {
-    pool->workers_.emplace_back([p = pool.get()] { p->WorkerLoop(); });
+    // std::thread reports a thread it cannot start only by throwing std::system_error (e.g.
+    // EAGAIN at the process's thread limit): that one exception becomes a Status here; the
+    // workers already started are joined when `pool` goes away.
+    try {
+      pool->workers_.emplace_back([p = pool.get()] { p->WorkerLoop(); });
+    } catch (const std::system_error& e) {
+      return Status::IOError("ThreadPool::Make: cannot start worker {} of {}: {}", i + 1,
+                             num_threads, e.what());
+    }
   }
   return pool;
 }

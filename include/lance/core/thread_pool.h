@@ -28,7 +28,8 @@ namespace lance {
 
 class ThreadPool {
  public:
-  // Starts `num_threads` workers. Errors: InvalidArgument when num_threads < 1.
+  // Starts `num_threads` workers. Errors: InvalidArgument when num_threads < 1, IOError when
+  // the system cannot start a thread (the workers already started are joined).
   static Result<std::unique_ptr<ThreadPool>> Make(int num_threads);
 
   // The process-wide pool, sized to the number of hardware threads (at least 2), created on
