@@ -177,7 +177,6 @@ Status ExportRecordBatchReader(std::unique_ptr<RecordBatchReader> reader, ArrowA
   return Status::OK();
 }
 
-
 Result<std::unique_ptr<RecordBatchReader>> ImportRecordBatchReader(ArrowArrayStream* stream) {
   if (stream == nullptr) return Status::InvalidArgument("C stream import: stream is null");
   if (stream->release == nullptr) return Status::InvalidArgument("C stream import: stream is released");
