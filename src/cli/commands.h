@@ -32,5 +32,6 @@ void RegisterFileCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
+void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterWriteCommands(app, registry);
   lance::cli::RegisterEvolveCommands(app, registry);
   lance::cli::RegisterTokenizeCommand(app, registry);
+  lance::cli::RegisterFlatSearchCommand(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

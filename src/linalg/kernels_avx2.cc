@@ -1,0 +1,461 @@
+// AVX2 + FMA + F16C + POPCNT kernels, compiled for those instructions by target pragma and
+// chosen at run time (dispatch.cc). Same results as kernels_portable.cc, bit for bit: lane l
+// of an accumulator holds exactly the terms the portable code puts in lane l, multiplies and
+// adds stay separate where the reference keeps them separate, and the folds are the same
+// scalar expressions. Speed comes from several vectors in flight per loop (independent chains)
+// and from the wide loads.
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "linalg/kernels.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LANCE_LINALG_AVX2 1
+#endif
+
+#ifdef LANCE_LINALG_AVX2
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c,popcnt"))), apply_to = function)
+#pragma clang fp contract(off)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,popcnt")
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace lance::linalg::internal {
+namespace {
+
+inline double SeqSum8d(__m256d lo, __m256d hi) {
+  alignas(32) double t[8];
+  _mm256_store_pd(t, lo);
+  _mm256_store_pd(t + 4, hi);
+  double s = 0;
+  for (int l = 0; l < 8; ++l) s += t[l];
+  return s;
+}
+
+inline float TailL2(const float* q, const float* y, size_t from, size_t dim) {
+  float s = 0;
+  for (size_t i = from; i < dim; ++i) {
+    const float d = q[i] - y[i];
+    s += d * d;
+  }
+  return s;
+}
+inline float TailDot(const float* q, const float* y, size_t from, size_t dim) {
+  float s = 0;
+  for (size_t i = from; i < dim; ++i) s += y[i] * q[i];
+  return s;
+}
+
+inline float Fold8v(__m256 a) {
+  alignas(32) float t[8];
+  _mm256_store_ps(t, a);
+  return Fold8(t);
+}
+
+// ---- float32 l2 / dot: one fused 8-lane accumulator per vector, eight vectors per pass ---------
+template <bool kL2>
+inline __m256 Fused(__m256 q, __m256 y, __m256 acc) {
+  if constexpr (kL2) {
+    const __m256 d = _mm256_sub_ps(q, y);
+    return _mm256_fmadd_ps(d, d, acc);
+  } else {
+    return _mm256_fmadd_ps(q, y, acc);
+  }
+}
+
+template <bool kL2>
+inline float Finish(const float* q, const float* y, size_t full, size_t dim, __m256 acc) {
+  const float s = (kL2 ? TailL2(q, y, full, dim) : TailDot(q, y, full, dim)) + Fold8v(acc);
+  return kL2 ? s : 1.0f - s;
+}
+
+template <bool kL2>
+void F32Batch(const float* q, const float* v, size_t n, size_t dim, float* out) {
+  const size_t full = dim / 8 * 8;
+  constexpr size_t kWays = 8;
+  size_t i = 0;
+  for (; i + kWays <= n; i += kWays) {
+    const float* y = v + i * dim;
+    __m256 acc[kWays];
+    for (size_t j = 0; j < kWays; ++j) acc[j] = _mm256_setzero_ps();
+    for (size_t d = 0; d < full; d += 8) {
+      const __m256 qd = _mm256_loadu_ps(q + d);
+      for (size_t j = 0; j < kWays; ++j) {
+        acc[j] = Fused<kL2>(qd, _mm256_loadu_ps(y + j * dim + d), acc[j]);
+      }
+    }
+    for (size_t j = 0; j < kWays; ++j) out[i + j] = Finish<kL2>(q, y + j * dim, full, dim, acc[j]);
+  }
+  for (; i < n; ++i) {
+    const float* y = v + i * dim;
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t d = 0; d < full; d += 8) acc = Fused<kL2>(_mm256_loadu_ps(q + d), _mm256_loadu_ps(y + d), acc);
+    out[i] = Finish<kL2>(q, y, full, dim, acc);
+  }
+}
+
+void L2F32(const void* q, float, const void* v, size_t n, size_t dim, float* out) {
+  F32Batch<true>(static_cast<const float*>(q), static_cast<const float*>(v), n, dim, out);
+}
+void DotF32(const void* q, float, const void* v, size_t n, size_t dim, float* out) {
+  F32Batch<false>(static_cast<const float*>(q), static_cast<const float*>(v), n, dim, out);
+}
+
+inline float Fold16v(__m256 lo, __m256 hi) {
+  alignas(32) float t[16];
+  _mm256_store_ps(t, lo);
+  _mm256_store_ps(t + 8, hi);
+  return Fold16(t);
+}
+
+// float32 cosine, two vectors per pass.
+void CosineF32(const void* qv, float norm, const void* vv, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const float*>(qv);
+  auto* v = static_cast<const float*>(vv);
+  const size_t full16 = dim / 16 * 16;
+  const size_t full8 = dim / 8 * 8;
+  auto finish = [&](const float* y, __m256 xyl, __m256 xyh, __m256 yyl, __m256 yyh, __m256 xy8,
+                    __m256 yy8) {
+    float tail_sq = 0, tail_xy = 0;
+    for (size_t i = full8; i < dim; ++i) tail_sq += y[i] * y[i];
+    for (size_t i = full8; i < dim; ++i) tail_xy += y[i] * x[i];
+    // The reference's tail: the square of the tail's norm, and a plain dot (each "+ 0" is
+    // the empty fold of its lanes).
+    const float tail_norm = std::sqrt(tail_sq + 0.0f);
+    const float y_sq = Fold16v(yyl, yyh) + Fold8v(yy8) + tail_norm * tail_norm;
+    const float xy = Fold16v(xyl, xyh) + Fold8v(xy8) + (tail_xy + 0.0f);
+    return 1.0f - xy / norm / std::sqrt(y_sq);
+  };
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const float* y0 = v + i * dim;
+    const float* y1 = y0 + dim;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0;  // x.y lo/hi
+    __m256 c0 = a0, c1 = a0, e0 = a0, e1 = a0;                    // y.y lo/hi
+    for (size_t d = 0; d < full16; d += 16) {
+      const __m256 xl = _mm256_loadu_ps(x + d), xh = _mm256_loadu_ps(x + d + 8);
+      const __m256 yl0 = _mm256_loadu_ps(y0 + d), yh0 = _mm256_loadu_ps(y0 + d + 8);
+      const __m256 yl1 = _mm256_loadu_ps(y1 + d), yh1 = _mm256_loadu_ps(y1 + d + 8);
+      a0 = _mm256_fmadd_ps(xl, yl0, a0);
+      a1 = _mm256_fmadd_ps(xh, yh0, a1);
+      c0 = _mm256_fmadd_ps(yl0, yl0, c0);
+      c1 = _mm256_fmadd_ps(yh0, yh0, c1);
+      b0 = _mm256_fmadd_ps(xl, yl1, b0);
+      b1 = _mm256_fmadd_ps(xh, yh1, b1);
+      e0 = _mm256_fmadd_ps(yl1, yl1, e0);
+      e1 = _mm256_fmadd_ps(yh1, yh1, e1);
+    }
+    __m256 xy8a = _mm256_setzero_ps(), yy8a = xy8a, xy8b = xy8a, yy8b = xy8a;
+    if (full8 > full16) {
+      const __m256 xl = _mm256_loadu_ps(x + full16);
+      const __m256 ya = _mm256_loadu_ps(y0 + full16), yb = _mm256_loadu_ps(y1 + full16);
+      xy8a = _mm256_fmadd_ps(xl, ya, xy8a);
+      yy8a = _mm256_fmadd_ps(ya, ya, yy8a);
+      xy8b = _mm256_fmadd_ps(xl, yb, xy8b);
+      yy8b = _mm256_fmadd_ps(yb, yb, yy8b);
+    }
+    out[i] = finish(y0, a0, a1, c0, c1, xy8a, yy8a);
+    out[i + 1] = finish(y1, b0, b1, e0, e1, xy8b, yy8b);
+  }
+  for (; i < n; ++i) {
+    const float* y = v + i * dim;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, c0 = a0, c1 = a0;
+    for (size_t d = 0; d < full16; d += 16) {
+      const __m256 xl = _mm256_loadu_ps(x + d), xh = _mm256_loadu_ps(x + d + 8);
+      const __m256 yl = _mm256_loadu_ps(y + d), yh = _mm256_loadu_ps(y + d + 8);
+      a0 = _mm256_fmadd_ps(xl, yl, a0);
+      a1 = _mm256_fmadd_ps(xh, yh, a1);
+      c0 = _mm256_fmadd_ps(yl, yl, c0);
+      c1 = _mm256_fmadd_ps(yh, yh, c1);
+    }
+    __m256 xy8 = _mm256_setzero_ps(), yy8 = xy8;
+    if (full8 > full16) {
+      const __m256 xl = _mm256_loadu_ps(x + full16), yl = _mm256_loadu_ps(y + full16);
+      xy8 = _mm256_fmadd_ps(xl, yl, xy8);
+      yy8 = _mm256_fmadd_ps(yl, yl, yy8);
+    }
+    out[i] = finish(y, a0, a1, c0, c1, xy8, yy8);
+  }
+}
+
+float NormF32(const void* vv, size_t dim) {
+  auto* v = static_cast<const float*>(vv);
+  const size_t full = dim / 8 * 8;
+  __m256 acc = _mm256_setzero_ps();
+  for (size_t d = 0; d < full; d += 8) {
+    const __m256 a = _mm256_loadu_ps(v + d);
+    acc = _mm256_fmadd_ps(a, a, acc);
+  }
+  return std::sqrt(TailDot(v, v, full, dim) + Fold8v(acc));
+}
+
+// ---- float64: 8 lanes as two 4-lane registers -------------------------------------------------
+template <bool kL2>
+inline double F64One(const double* q, const double* y, size_t dim) {
+  const size_t full = dim / 8 * 8;
+  __m256d lo = _mm256_setzero_pd(), hi = lo;
+  for (size_t d = 0; d < full; d += 8) {
+    const __m256d ql = _mm256_loadu_pd(q + d), qh = _mm256_loadu_pd(q + d + 4);
+    const __m256d yl = _mm256_loadu_pd(y + d), yh = _mm256_loadu_pd(y + d + 4);
+    if constexpr (kL2) {
+      const __m256d dl = _mm256_sub_pd(ql, yl), dh = _mm256_sub_pd(qh, yh);
+      lo = _mm256_add_pd(lo, _mm256_mul_pd(dl, dl));
+      hi = _mm256_add_pd(hi, _mm256_mul_pd(dh, dh));
+    } else {
+      lo = _mm256_add_pd(lo, _mm256_mul_pd(yl, ql));
+      hi = _mm256_add_pd(hi, _mm256_mul_pd(yh, qh));
+    }
+  }
+  double tail = 0;
+  for (size_t i = full; i < dim; ++i) {
+    if constexpr (kL2) {
+      const double d = q[i] - y[i];
+      tail += d * d;
+    } else {
+      tail += y[i] * q[i];
+    }
+  }
+  return tail + SeqSum8d(lo, hi);
+}
+
+void L2F64(const void* q, float, const void* v, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const double*>(q);
+  auto* y = static_cast<const double*>(v);
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(F64One<true>(x, y + i * dim, dim));
+}
+void DotF64(const void* q, float, const void* v, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const double*>(q);
+  auto* y = static_cast<const double*>(v);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = 1.0f - static_cast<float>(F64One<false>(x, y + i * dim, dim));
+  }
+}
+void CosineF64(const void* q, float norm, const void* v, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const double*>(q);
+  auto* y = static_cast<const double*>(v);
+  for (size_t i = 0; i < n; ++i) {
+    const double* yi = y + i * dim;
+    const float y_sq = static_cast<float>(F64One<false>(yi, yi, dim));
+    const float xy = static_cast<float>(F64One<false>(x, yi, dim));
+    out[i] = 1.0f - xy / norm / std::sqrt(y_sq);
+  }
+}
+float NormF64(const void* v, size_t dim) {
+  auto* x = static_cast<const double*>(v);
+  return static_cast<float>(std::sqrt(F64One<false>(x, x, dim)));
+}
+
+// ---- float16: one fused 8-lane accumulator, tail fused one by one -----------------------------
+inline __m256 LoadHalf8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline float Half1(uint16_t h) { return _cvtsh_ss(h); }
+
+void L2F16(const void* qv, float, const void* vv, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const uint16_t*>(qv);
+  auto* v = static_cast<const uint16_t*>(vv);
+  const size_t full = dim / 8 * 8;
+  for (size_t r = 0; r < n; ++r) {
+    const uint16_t* y = v + r * dim;
+    float sum = 0;
+    if (full > 0) {
+      __m256 acc = _mm256_setzero_ps();
+      for (size_t d = 0; d < full; d += 8) {
+        const __m256 diff = _mm256_sub_ps(LoadHalf8(x + d), LoadHalf8(y + d));
+        acc = _mm256_fmadd_ps(diff, diff, acc);
+      }
+      sum = Fold8v(acc);
+    }
+    for (size_t i = full; i < dim; ++i) {
+      const float diff = Half1(x[i]) - Half1(y[i]);
+      sum = std::fma(diff, diff, sum);
+    }
+    out[r] = sum;
+  }
+}
+
+inline float HalfDot(const uint16_t* x, const uint16_t* y, size_t dim) {
+  const size_t full = dim / 8 * 8;
+  float sum = 0;
+  if (full > 0) {
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t d = 0; d < full; d += 8) acc = _mm256_fmadd_ps(LoadHalf8(x + d), LoadHalf8(y + d), acc);
+    sum = Fold8v(acc);
+  }
+  for (size_t i = full; i < dim; ++i) sum = std::fma(Half1(x[i]), Half1(y[i]), sum);
+  return sum;
+}
+
+void DotF16(const void* qv, float, const void* vv, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const uint16_t*>(qv);
+  auto* v = static_cast<const uint16_t*>(vv);
+  for (size_t r = 0; r < n; ++r) out[r] = 1.0f - HalfDot(x, v + r * dim, dim);
+}
+
+void CosineF16(const void* qv, float norm, const void* vv, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const uint16_t*>(qv);
+  auto* v = static_cast<const uint16_t*>(vv);
+  const __m128 minus3 = _mm_set_ss(-3.0f), half = _mm_set_ss(0.5f), one = _mm_set_ss(1.0f);
+  const __m128 norm_v = _mm_set_ss(norm);
+  for (size_t r = 0; r < n; ++r) {
+    const uint16_t* y = v + r * dim;
+    const float xy = HalfDot(x, y, dim);
+    const float yy = HalfDot(y, y, dim);
+    // The reference's epilogue: r = rsqrt(yy) with one Newton step, folded into
+    // fma(x.y, -(1/sqrt(yy)) / |x|, 1).
+    const __m128 yyv = _mm_set_ss(yy);
+    const __m128 est = _mm_rsqrt_ss(yyv);
+    __m128 t = _mm_mul_ss(yyv, est);
+    t = _mm_fmadd_ss(est, t, minus3);
+    const __m128 inv = _mm_mul_ss(_mm_mul_ss(est, half), t);
+    const __m128 w = _mm_div_ss(inv, norm_v);
+    out[r] = _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(xy), w, one));
+  }
+}
+
+float NormF16(const void* v, size_t dim) {
+  auto* x = static_cast<const uint16_t*>(v);
+  return std::sqrt(HalfDot(x, x, dim));
+}
+
+// ---- hamming ------------------------------------------------------------------------------
+void HammingU8(const void* qv, float, const void* vv, size_t n, size_t dim, float* out) {
+  auto* x = static_cast<const uint8_t*>(qv);
+  auto* v = static_cast<const uint8_t*>(vv);
+  const size_t words = dim / 8;
+  for (size_t r = 0; r < n; ++r) {
+    const uint8_t* y = v + r * dim;
+    uint64_t bits = 0;
+    for (size_t w = 0; w < words; ++w) {
+      uint64_t a, b;
+      std::memcpy(&a, x + 8 * w, 8);
+      std::memcpy(&b, y + 8 * w, 8);
+      bits += static_cast<uint64_t>(_mm_popcnt_u64(a ^ b));
+    }
+    for (size_t i = words * 8; i < dim; ++i) {
+      bits += static_cast<uint64_t>(_mm_popcnt_u32(static_cast<unsigned>(x[i] ^ y[i])));
+    }
+    out[r] = static_cast<float>(bits);
+  }
+}
+
+// ---- k-means assignment: |c|^2 - 2 x.c, 4 vectors x 16 centroids per register block ------------
+void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms, size_t k,
+                  size_t dim, uint32_t* idx, float* score) {
+  // Centroids packed dimension-major in blocks of 8: packed[b][d][lane]; padding lanes have
+  // zero coordinates and an infinite norm, so they never win.
+  const size_t blocks = (k + 7) / 8;
+  const size_t pairs = (blocks + 1) / 2;  // 16-centroid groups (the last may be half)
+  std::vector<float> packed(pairs * 2 * dim * 8, 0.0f);
+  std::vector<float> norms(pairs * 16, INFINITY);
+  for (size_t j = 0; j < k; ++j) {
+    const size_t b = j / 8, lane = j % 8;
+    for (size_t d = 0; d < dim; ++d) packed[(b * dim + d) * 8 + lane] = c[j * dim + d];
+    norms[j] = c_norms[j];
+  }
+  const __m256 two = _mm256_set1_ps(2.0f);
+  const __m256i eight = _mm256_set1_epi32(8);
+  auto finish_row = [&](__m256 best, __m256i best_j, size_t row) {
+    alignas(32) float bv[8];
+    alignas(32) uint32_t bj[8];
+    _mm256_store_ps(bv, best);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bj), best_j);
+    float s = bv[0];
+    uint32_t j = bj[0];
+    for (int l = 1; l < 8; ++l) {
+      if (bv[l] < s || (bv[l] == s && bj[l] < j)) {
+        s = bv[l];
+        j = bj[l];
+      }
+    }
+    idx[row] = j;
+    score[row] = s;
+  };
+  constexpr size_t kRows = 4;
+  size_t i = 0;
+  for (; i < n; i += kRows) {
+    const size_t rows = n - i < kRows ? n - i : kRows;
+    const float* xr[kRows];
+    for (size_t r = 0; r < kRows; ++r) xr[r] = x + (i + (r < rows ? r : 0)) * dim;
+    __m256 best[kRows];
+    __m256i best_j[kRows];
+    for (size_t r = 0; r < kRows; ++r) {
+      best[r] = _mm256_set1_ps(INFINITY);
+      best_j[r] = _mm256_setzero_si256();
+    }
+    __m256i lane_j = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t p = 0; p < pairs; ++p) {
+      const float* p0 = packed.data() + (2 * p) * dim * 8;
+      const float* p1 = p0 + dim * 8;
+      __m256 acc[kRows][2];
+      for (size_t r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+      for (size_t d = 0; d < dim; ++d) {
+        const __m256 c0 = _mm256_load_ps(p0 + d * 8);
+        const __m256 c1 = _mm256_load_ps(p1 + d * 8);
+        for (size_t r = 0; r < kRows; ++r) {
+          const __m256 xb = _mm256_broadcast_ss(xr[r] + d);
+          acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(xb, c1, acc[r][1]);
+        }
+      }
+      const __m256 n0 = _mm256_loadu_ps(norms.data() + p * 16);
+      const __m256 n1 = _mm256_loadu_ps(norms.data() + p * 16 + 8);
+      const __m256i lane_j1 = _mm256_add_epi32(lane_j, eight);
+      for (size_t r = 0; r < kRows; ++r) {
+        const __m256 s0 = _mm256_fnmadd_ps(two, acc[r][0], n0);
+        const __m256 s1 = _mm256_fnmadd_ps(two, acc[r][1], n1);
+        __m256 m = _mm256_cmp_ps(s0, best[r], _CMP_LT_OQ);
+        best[r] = _mm256_blendv_ps(best[r], s0, m);
+        best_j[r] = _mm256_castps_si256(
+            _mm256_blendv_ps(_mm256_castsi256_ps(best_j[r]), _mm256_castsi256_ps(lane_j), m));
+        m = _mm256_cmp_ps(s1, best[r], _CMP_LT_OQ);
+        best[r] = _mm256_blendv_ps(best[r], s1, m);
+        best_j[r] = _mm256_castps_si256(
+            _mm256_blendv_ps(_mm256_castsi256_ps(best_j[r]), _mm256_castsi256_ps(lane_j1), m));
+      }
+      lane_j = _mm256_add_epi32(lane_j1, eight);
+    }
+    for (size_t r = 0; r < rows; ++r) finish_row(best[r], best_j[r], i + r);
+  }
+}
+
+}  // namespace
+
+}  // namespace lance::linalg::internal
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+// The table is built outside the target region: its initialisation must not use the level's
+// instructions (it runs on CPUs that lack them, when dispatch asks which levels exist).
+namespace lance::linalg::internal {
+
+const Kernels* Avx2Kernels() {
+  static const Kernels k{SimdLevel::kAvx2,
+                         L2F32, DotF32, CosineF32,
+                         L2F64, DotF64, CosineF64,
+                         L2F16, DotF16, CosineF16,
+                         HammingU8,
+                         NormF32, NormF64, NormF16,
+                         NearestL2F32};
+  return &k;
+}
+
+}  // namespace lance::linalg::internal
+
+#else  // !LANCE_LINALG_AVX2
+
+namespace lance::linalg::internal {
+const Kernels* Avx2Kernels() { return nullptr; }
+}  // namespace lance::linalg::internal
+
+#endif

@@ -1,0 +1,199 @@
+#include "lance/linalg/kmeans.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "linalg/kernels.h"
+
+namespace lance::linalg {
+namespace {
+
+constexpr size_t kAssignChunk = 1024;  // vectors per parallel task
+
+// Uniform double in [0, 1) from a 64-bit engine (the engine's sequence is fixed by the
+// standard; std's distributions are not, so none is used).
+double Uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+float SquaredNorm(const float* v, size_t dim) {
+  float s = 0;
+  for (size_t d = 0; d < dim; ++d) s += v[d] * v[d];
+  return s;
+}
+
+}  // namespace
+
+Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float* centroids,
+                         size_t k, DistanceType distance_type, ThreadPool* pool,
+                         uint32_t* assignment, float* distance) {
+  if (k == 0) return Status::InvalidArgument("k-means assignment: no centroids");
+  if (dim == 0) return Status::InvalidArgument("k-means assignment: dimension 0");
+  if (distance_type == DistanceType::kHamming) {
+    return Status::InvalidArgument("k-means assignment: hamming is not a float32 metric");
+  }
+  const bool l2 = distance_type == DistanceType::kL2;
+  std::vector<float> c_norms(k, 0.0f);
+  if (l2) {
+    for (size_t j = 0; j < k; ++j) c_norms[j] = SquaredNorm(centroids + j * dim, dim);
+  }
+  const internal::Kernels& kernels = internal::KernelsFor(ActiveSimdLevel());
+  const size_t chunks = (n + kAssignChunk - 1) / kAssignChunk;
+  ParallelFor(pool, static_cast<int64_t>(chunks), [&](int64_t c) {
+    const size_t begin = static_cast<size_t>(c) * kAssignChunk;
+    const size_t count = std::min(kAssignChunk, n - begin);
+    std::vector<float> score(count);
+    kernels.nearest_l2_f32(vectors + begin * dim, count, centroids, c_norms.data(), k, dim,
+                           assignment + begin, score.data());
+    if (distance != nullptr) {
+      for (size_t i = 0; i < count; ++i) {
+        // l2: |x|^2 + (|c|^2 - 2 x.c), never below 0; dot / cosine: 1 - x.c = 1 + score / 2.
+        distance[begin + i] =
+            l2 ? std::max(0.0f, SquaredNorm(vectors + (begin + i) * dim, dim) + score[i])
+               : 1.0f + score[i] / 2;
+      }
+    }
+  });
+  return Status::OK();
+}
+
+void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t* assignment,
+                     size_t k, uint64_t seed, ThreadPool* pool, float* centroids,
+                     uint32_t* sizes) {
+  // Members of each cluster in row order (counting sort), then one sum per cluster.
+  std::vector<size_t> start(k + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[assignment[i] + 1];
+  for (size_t j = 0; j < k; ++j) start[j + 1] += start[j];
+  std::vector<uint32_t> members(n);
+  {
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i) members[next[assignment[i]]++] = static_cast<uint32_t>(i);
+  }
+  constexpr size_t kClustersPerTask = 16;
+  const size_t tasks = (k + kClustersPerTask - 1) / kClustersPerTask;
+  ParallelFor(pool, static_cast<int64_t>(tasks), [&](int64_t t) {
+    std::vector<double> sum(dim);
+    const size_t end = std::min(k, (static_cast<size_t>(t) + 1) * kClustersPerTask);
+    for (size_t j = static_cast<size_t>(t) * kClustersPerTask; j < end; ++j) {
+      const size_t count = start[j + 1] - start[j];
+      sizes[j] = static_cast<uint32_t>(count);
+      if (count == 0) continue;
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (size_t m = start[j]; m < start[j + 1]; ++m) {
+        const float* v = vectors + static_cast<size_t>(members[m]) * dim;
+        for (size_t d = 0; d < dim; ++d) sum[d] += v[d];
+      }
+      for (size_t d = 0; d < dim; ++d) {
+        centroids[j * dim + d] = static_cast<float>(sum[d] / static_cast<double>(count));
+      }
+    }
+  });
+  // Empty clusters: split a cluster chosen with probability ~ (size - 1) / (n - k), walking
+  // the clusters round-robin as the reference (and faiss) do.
+  std::mt19937_64 rng(seed ^ 0x6b6d65616e73ULL);
+  constexpr float kEps = 1.0f / 1024.0f;
+  for (size_t i = 0; i < k; ++i) {
+    if (sizes[i] != 0) continue;
+    if (n <= k) break;
+    size_t j = 0;
+    for (;;) {
+      const double p = (static_cast<double>(sizes[j]) - 1.0) / static_cast<double>(n - k);
+      if (Uniform(rng) < p) break;
+      j = (j + 1) % k;
+    }
+    sizes[i] = sizes[j] / 2;
+    sizes[j] -= sizes[i];
+    for (size_t d = 0; d < dim; ++d) {
+      const float c = centroids[j * dim + d];
+      const bool even = d % 2 == 0;
+      centroids[i * dim + d] = c * (even ? 1 + kEps : 1 - kEps);
+      centroids[j * dim + d] = c * (even ? 1 - kEps : 1 + kEps);
+    }
+  }
+}
+
+std::vector<uint64_t> SampleRows(uint64_t n, uint64_t count, uint64_t seed) {
+  std::vector<uint64_t> rows;
+  if (count >= n) {
+    rows.resize(n);
+    for (uint64_t i = 0; i < n; ++i) rows[i] = i;
+    return rows;
+  }
+  std::mt19937_64 rng(seed);
+  // Floyd's algorithm: `count` distinct values with count draws.
+  std::unordered_set<uint64_t> chosen;
+  chosen.reserve(count * 2);
+  for (uint64_t j = n - count; j < n; ++j) {
+    const uint64_t t = static_cast<uint64_t>(Uniform(rng) * static_cast<double>(j + 1));
+    const uint64_t pick = std::min(t, j);
+    if (!chosen.insert(pick).second) chosen.insert(j);
+  }
+  rows.assign(chosen.begin(), chosen.end());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
+                                const KMeansOptions& options) {
+  const size_t k = options.k;
+  if (k == 0) return Status::InvalidArgument("k-means: k is 0");
+  if (dim == 0) return Status::InvalidArgument("k-means: dimension 0");
+  if (options.distance_type == DistanceType::kHamming) {
+    return Status::InvalidArgument("k-means: hamming vectors are not float32");
+  }
+  if (n < k) {
+    return Status::InvalidArgument("k-means: cannot train {} centroids with {} vectors", k, n);
+  }
+  // The training set: a sample of sample_rate * k rows (all rows when fewer), normalised for
+  // cosine.
+  const uint64_t want = options.sample_rate == 0 ? n : options.sample_rate * k;
+  std::vector<uint64_t> rows = SampleRows(n, want, options.seed);
+  const size_t m = rows.size();
+  std::vector<float> data(m * dim);
+  for (size_t i = 0; i < m; ++i) {
+    std::copy_n(vectors + rows[i] * dim, dim, data.data() + i * dim);
+  }
+  const bool cosine = options.distance_type == DistanceType::kCosine;
+  if (cosine) {
+    for (size_t i = 0; i < m; ++i) {
+      float* v = data.data() + i * dim;
+      const float norm = std::sqrt(SquaredNorm(v, dim));
+      if (norm > 0) {
+        for (size_t d = 0; d < dim; ++d) v[d] /= norm;
+      }
+    }
+  }
+  const DistanceType assign_type = cosine ? DistanceType::kL2 : options.distance_type;
+
+  KMeansModel model;
+  model.k = k;
+  model.dim = dim;
+  model.distance_type = options.distance_type;
+  model.centroids.resize(k * dim);
+  model.sizes.assign(k, 0);
+  // Initial centroids: k distinct training vectors.
+  std::vector<uint64_t> init = SampleRows(m, k, options.seed + 1);
+  for (size_t j = 0; j < k; ++j) {
+    std::copy_n(data.data() + init[j] * dim, dim, model.centroids.data() + j * dim);
+  }
+  std::vector<uint32_t> assignment(m);
+  std::vector<float> dist(m);
+  double last_loss = HUGE_VAL;
+  for (int it = 1; it <= std::max(1, options.max_iterations); ++it) {
+    LANCE_RETURN_NOT_OK(AssignToCentroids(data.data(), m, dim, model.centroids.data(), k,
+                                          assign_type, options.pool, assignment.data(),
+                                          dist.data()));
+    double loss = 0;
+    for (float d : dist) loss += d;
+    UpdateCentroids(data.data(), m, dim, assignment.data(), k,
+                    options.seed + static_cast<uint64_t>(it) * 0x9e3779b97f4a7c15ULL,
+                    options.pool, model.centroids.data(), model.sizes.data());
+    model.iterations = it;
+    model.loss = loss;
+    if (std::abs(last_loss - loss) < options.tolerance * loss) break;
+    last_loss = loss;
+  }
+  return model;
+}
+
+}  // namespace lance::linalg
