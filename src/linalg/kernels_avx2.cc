@@ -251,45 +251,58 @@ float NormF64(const void* v, size_t dim) {
   return static_cast<float>(std::sqrt(F64One<false>(x, x, dim)));
 }
 
-// ---- float16: one fused 8-lane accumulator, tail fused one by one -----------------------------
-inline __m256 LoadHalf8(const uint16_t* p) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+// ---- float16: four fused 4-lane accumulators per 16 elements, tail fused one by one ----------
+inline __m128 LoadHalf4(const uint16_t* p) {
+  return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
 }
 inline float Half1(uint16_t h) { return _cvtsh_ss(h); }
+
+// The fused sums of the 16-element blocks, (a0 + a1) + (a2 + a3) then (w0 + w2) + (w1 + w3).
+inline float Fold4x4(__m128 a0, __m128 a1, __m128 a2, __m128 a3) {
+  const __m128 w = _mm_add_ps(_mm_add_ps(a0, a1), _mm_add_ps(a2, a3));
+  alignas(16) float t[4];
+  _mm_store_ps(t, w);
+  return (t[0] + t[2]) + (t[1] + t[3]);
+}
+
+template <bool kL2>
+inline float HalfSum(const uint16_t* x, const uint16_t* y, size_t dim) {
+  const size_t full = dim / 16 * 16;
+  float sum = 0;
+  if (full > 0) {
+    __m128 acc[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+    for (size_t d = 0; d < full; d += 16) {
+      for (int c = 0; c < 4; ++c) {
+        const __m128 a = LoadHalf4(x + d + 4 * c), b = LoadHalf4(y + d + 4 * c);
+        if constexpr (kL2) {
+          const __m128 diff = _mm_sub_ps(a, b);
+          acc[c] = _mm_fmadd_ps(diff, diff, acc[c]);
+        } else {
+          acc[c] = _mm_fmadd_ps(a, b, acc[c]);
+        }
+      }
+    }
+    sum = Fold4x4(acc[0], acc[1], acc[2], acc[3]);
+  }
+  for (size_t i = full; i < dim; ++i) {
+    if constexpr (kL2) {
+      const float diff = Half1(x[i]) - Half1(y[i]);
+      sum = std::fma(diff, diff, sum);
+    } else {
+      sum = std::fma(Half1(x[i]), Half1(y[i]), sum);
+    }
+  }
+  return sum;
+}
 
 void L2F16(const void* qv, float, const void* vv, size_t n, size_t dim, float* out) {
   auto* x = static_cast<const uint16_t*>(qv);
   auto* v = static_cast<const uint16_t*>(vv);
-  const size_t full = dim / 8 * 8;
-  for (size_t r = 0; r < n; ++r) {
-    const uint16_t* y = v + r * dim;
-    float sum = 0;
-    if (full > 0) {
-      __m256 acc = _mm256_setzero_ps();
-      for (size_t d = 0; d < full; d += 8) {
-        const __m256 diff = _mm256_sub_ps(LoadHalf8(x + d), LoadHalf8(y + d));
-        acc = _mm256_fmadd_ps(diff, diff, acc);
-      }
-      sum = Fold8v(acc);
-    }
-    for (size_t i = full; i < dim; ++i) {
-      const float diff = Half1(x[i]) - Half1(y[i]);
-      sum = std::fma(diff, diff, sum);
-    }
-    out[r] = sum;
-  }
+  for (size_t r = 0; r < n; ++r) out[r] = HalfSum<true>(x, v + r * dim, dim);
 }
 
 inline float HalfDot(const uint16_t* x, const uint16_t* y, size_t dim) {
-  const size_t full = dim / 8 * 8;
-  float sum = 0;
-  if (full > 0) {
-    __m256 acc = _mm256_setzero_ps();
-    for (size_t d = 0; d < full; d += 8) acc = _mm256_fmadd_ps(LoadHalf8(x + d), LoadHalf8(y + d), acc);
-    sum = Fold8v(acc);
-  }
-  for (size_t i = full; i < dim; ++i) sum = std::fma(Half1(x[i]), Half1(y[i]), sum);
-  return sum;
+  return HalfSum<false>(x, y, dim);
 }
 
 void DotF16(const void* qv, float, const void* vv, size_t n, size_t dim, float* out) {

@@ -159,18 +159,23 @@ float NormF64(const void* v, size_t dim) {
 }
 
 // ---- float16: the reference's fast-math kernels ----------------------------------------------
-// One fused 8-lane accumulator over the 8-element blocks, folded by Fold8, then the tail
-// fused into the folded sum one element at a time (dim < 8: the tail only, from 0).
+// Four fused accumulators of 4 lanes over each 16-element block (element i + 4c + l into
+// accumulator c, lane l), combined (a0 + a1) + (a2 + a3) lane by lane and folded
+// (w0 + w2) + (w1 + w3), then the tail fused into that sum one element at a time.
 template <typename Term>
-float Half8(size_t dim, Term fused) {
-  const size_t full = dim / 8 * 8;
+float Half16(size_t dim, Term fused) {
+  const size_t full = dim / 16 * 16;
   float sum = 0;
   if (full > 0) {
-    float acc[8] = {};
-    for (size_t i = 0; i < full; i += 8) {
-      for (size_t l = 0; l < 8; ++l) acc[l] = fused(i + l, acc[l]);
+    float acc[4][4] = {};
+    for (size_t i = 0; i < full; i += 16) {
+      for (size_t c = 0; c < 4; ++c) {
+        for (size_t l = 0; l < 4; ++l) acc[c][l] = fused(i + 4 * c + l, acc[c][l]);
+      }
     }
-    sum = Fold8(acc);
+    float w[4];
+    for (size_t l = 0; l < 4; ++l) w[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+    sum = (w[0] + w[2]) + (w[1] + w[3]);
   }
   for (size_t i = full; i < dim; ++i) sum = fused(i, sum);
   return sum;
@@ -181,7 +186,7 @@ void L2F16(const void* q, float, const void* v, size_t n, size_t dim, float* out
   auto* y = static_cast<const uint16_t*>(v);
   for (size_t r = 0; r < n; ++r) {
     const uint16_t* yr = y + r * dim;
-    out[r] = Half8(dim, [&](size_t i, float acc) {
+    out[r] = Half16(dim, [&](size_t i, float acc) {
       const float d = HalfToFloat(x[i]) - HalfToFloat(yr[i]);
       return std::fma(d, d, acc);
     });
@@ -192,7 +197,7 @@ void DotF16(const void* q, float, const void* v, size_t n, size_t dim, float* ou
   auto* y = static_cast<const uint16_t*>(v);
   for (size_t r = 0; r < n; ++r) {
     const uint16_t* yr = y + r * dim;
-    out[r] = 1.0f - Half8(dim, [&](size_t i, float acc) {
+    out[r] = 1.0f - Half16(dim, [&](size_t i, float acc) {
       return std::fma(HalfToFloat(x[i]), HalfToFloat(yr[i]), acc);
     });
   }
@@ -204,10 +209,10 @@ void CosineF16(const void* q, float norm, const void* v, size_t n, size_t dim, f
   auto* y = static_cast<const uint16_t*>(v);
   for (size_t r = 0; r < n; ++r) {
     const uint16_t* yr = y + r * dim;
-    const float xy = Half8(dim, [&](size_t i, float acc) {
+    const float xy = Half16(dim, [&](size_t i, float acc) {
       return std::fma(HalfToFloat(x[i]), HalfToFloat(yr[i]), acc);
     });
-    const float yy = Half8(dim, [&](size_t i, float acc) {
+    const float yy = Half16(dim, [&](size_t i, float acc) {
       const float e = HalfToFloat(yr[i]);
       return std::fma(e, e, acc);
     });
@@ -217,7 +222,7 @@ void CosineF16(const void* q, float norm, const void* v, size_t n, size_t dim, f
 }
 float NormF16(const void* v, size_t dim) {
   auto* x = static_cast<const uint16_t*>(v);
-  return std::sqrt(Half8(dim, [&](size_t i, float acc) {
+  return std::sqrt(Half16(dim, [&](size_t i, float acc) {
     const float e = HalfToFloat(x[i]);
     return std::fma(e, e, acc);
   }));

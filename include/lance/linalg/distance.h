@@ -14,11 +14,10 @@
 // node): float32 l2 / dot / norm as one fused 8-lane accumulator folded
 // ((a0+a4)+(a2+a6))+((a1+a5)+(a3+a7)) plus the tail summed left to right; float32 cosine with
 // two fused 8-lane halves per 16 elements; float64 in 8 unfused lanes summed left to right;
-// float16 as the reference's fast-math AVX2 kernels (a fused chain, cosine through the CPU's
-// reciprocal square root estimate), which is bit-exact below 16 dimensions and within ~1e-6
-// relative above (the lane order of the reference's vectorised float16 loop is not
-// reproduced yet). The portable path's float16 cosine uses an exact 1/sqrt (~1e-7 from the
-// reference). All functions are thread-safe.
+// float16 as the reference's fast-math kernels (four fused 4-lane accumulators per 16
+// elements, a fused tail, cosine through the CPU's reciprocal square root estimate plus a
+// Newton step). The portable path's float16 cosine uses an exact 1/sqrt instead (~1e-7 from
+// the reference). All functions are thread-safe.
 #pragma once
 
 #include <cstddef>
