@@ -44,16 +44,26 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecode
       LANCE_RETURN_NOT_OK(out->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), 1));
       return Status::OK();
     case Enc::kFixedSizeList: {
+      // One list per value: with item validity, its bitmap (ceil(dimension / 8) bytes, LSB
+      // first) comes before the items.
       const auto& fsl = enc.fixed_size_list();
-      if (out->kind != DataBlock::Kind::kFixedSizeList || fsl.has_validity() ||
-          !fsl.values().has_flat() || out->child->kind != DataBlock::Kind::kFixed ||
-          out->child->bits_per_value % 8 != 0 ||
-          static_cast<int64_t>(bytes.size()) * 8 != out->dimension * out->child->bits_per_value) {
+      const int64_t validity_bytes = fsl.has_validity() ? (out->dimension + 7) / 8 : 0;
+      if (out->kind != DataBlock::Kind::kFixedSizeList || !fsl.values().has_flat() ||
+          out->child->kind != DataBlock::Kind::kFixed || out->child->bits_per_value % 8 != 0 ||
+          (static_cast<int64_t>(bytes.size()) - validity_bytes) * 8 !=
+              out->dimension * out->child->bits_per_value) {
         break;
       }
-      LANCE_RETURN_NOT_OK(out->child->AppendFixedBytes(reinterpret_cast<const uint8_t*>(bytes.data()), out->dimension));
-      if (!out->child_validity.empty()) {
-        out->child_validity.insert(out->child_validity.end(), static_cast<size_t>(out->dimension), 1);
+      const auto* raw = reinterpret_cast<const uint8_t*>(bytes.data());
+      LANCE_RETURN_NOT_OK(out->child->AppendFixedBytes(raw + validity_bytes, out->dimension));
+      const size_t dim = static_cast<size_t>(out->dimension);
+      if (fsl.has_validity()) {
+        if (out->child_validity.empty()) {
+          out->child_validity.assign(static_cast<size_t>(out->num_values) * dim, 1);
+        }
+        for (size_t i = 0; i < dim; ++i) out->child_validity.push_back((raw[i / 8] >> (i % 8)) & 1);
+      } else if (!out->child_validity.empty()) {
+        out->child_validity.insert(out->child_validity.end(), dim, 1);
       }
       ++out->num_values;
       return Status::OK();
