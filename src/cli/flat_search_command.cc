@@ -3,6 +3,7 @@
 // bypassVectorIndex()). A small tool for the interop tests and benchmarks of linalg; the
 // full `lance search` (indexes, filters, projections) belongs to the query layer.
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -39,8 +40,15 @@ Status RunFlatSearch(const FlatSearchArgs& a) {
     auto parsed = nlohmann::json::parse(a.vector);
     if (!parsed.is_array()) return Status::InvalidArgument("--vector: expected a JSON array");
     for (const auto& x : parsed) {
-      if (!x.is_number()) return Status::InvalidArgument("--vector: {} is not a number", x.dump());
-      query.push_back(x.get<float>());
+      if (x.is_number()) {
+        query.push_back(x.get<float>());
+      } else if (x.is_string() && (x == "inf" || x == "-inf" || x == "nan")) {
+        const std::string s = x.get<std::string>();
+        query.push_back(s == "nan" ? NAN : s == "inf" ? INFINITY : -INFINITY);
+      } else {
+        return Status::InvalidArgument("--vector: {} is not a number (or \"inf\", \"-inf\", \"nan\")",
+                                       x.dump());
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument("--vector: {}", e.what());
@@ -80,7 +88,8 @@ void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry) {
       "flat-search", "Exact k nearest rows of a vector column (JSON lines: _rowid, _distance)");
   sub->add_option("URI", a->uri, "dataset directory (path or URI)")->required();
   sub->add_option("--column", a->column, "the fixed_size_list vector column")->required();
-  sub->add_option("--vector", a->vector, "the query, a JSON array of numbers")->required();
+  sub->add_option("--vector", a->vector,
+                  "the query, a JSON array of numbers (\"inf\", \"-inf\", \"nan\" as strings)")->required();
   sub->add_option("-k", a->k, "rows to return (default 10)");
   sub->add_option("--metric", a->metric, "l2 | cosine | dot | hamming (default l2)");
   sub->add_option("--threads", a->threads, "threads of the scan (default: hardware threads)");
