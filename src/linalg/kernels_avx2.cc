@@ -409,8 +409,8 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
       __m256 acc[kRows][2];
       for (size_t r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
       for (size_t d = 0; d < dim; ++d) {
-        const __m256 c0 = _mm256_load_ps(p0 + d * 8);
-        const __m256 c1 = _mm256_load_ps(p1 + d * 8);
+        const __m256 c0 = _mm256_loadu_ps(p0 + d * 8);
+        const __m256 c1 = _mm256_loadu_ps(p1 + d * 8);
         for (size_t r = 0; r < kRows; ++r) {
           const __m256 xb = _mm256_broadcast_ss(xr[r] + d);
           acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);

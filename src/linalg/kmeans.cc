@@ -22,6 +22,54 @@ float SquaredNorm(const float* v, size_t dim) {
   return s;
 }
 
+// k-means++: the first centre uniformly, each next one with probability proportional to the
+// squared distance to the nearest centre chosen so far (kept up to date in `nearest`).
+void PlusPlusInit(const float* data, size_t m, size_t dim, size_t k, uint64_t seed, ThreadPool* pool,
+                  float* centroids) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> nearest(m, HUGE_VAL);
+  size_t pick = static_cast<size_t>(Uniform(rng) * static_cast<double>(m));
+  constexpr size_t kChunk = 4096;
+  const size_t chunks = (m + kChunk - 1) / kChunk;
+  std::vector<double> chunk_sum(chunks);
+  for (size_t j = 0; j < k; ++j) {
+    const float* c = data + std::min(pick, m - 1) * dim;
+    std::copy_n(c, dim, centroids + j * dim);
+    if (j + 1 == k) break;
+    ParallelFor(pool, static_cast<int64_t>(chunks), [&](int64_t t) {
+      const size_t begin = static_cast<size_t>(t) * kChunk, end = std::min(m, begin + kChunk);
+      double sum = 0;
+      for (size_t i = begin; i < end; ++i) {
+        double d = 0;
+        for (size_t e = 0; e < dim; ++e) {
+          const double diff = static_cast<double>(data[i * dim + e]) - c[e];
+          d += diff * diff;
+        }
+        nearest[i] = std::min(nearest[i], d);
+        sum += nearest[i];
+      }
+      chunk_sum[static_cast<size_t>(t)] = sum;
+    });
+    double total = 0;
+    for (double s : chunk_sum) total += s;
+    if (!(total > 0)) {  // every vector is a centre already: any row will do
+      pick = static_cast<size_t>(Uniform(rng) * static_cast<double>(m));
+      continue;
+    }
+    double target = Uniform(rng) * total;
+    size_t t = 0;
+    while (t + 1 < chunks && target >= chunk_sum[t]) target -= chunk_sum[t++];
+    pick = std::min(m, (t + 1) * kChunk) - 1;
+    for (size_t i = t * kChunk; i < std::min(m, (t + 1) * kChunk); ++i) {
+      if (target < nearest[i]) {
+        pick = i;
+        break;
+      }
+      target -= nearest[i];
+    }
+  }
+}
+
 }  // namespace
 
 Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float* centroids,
@@ -171,10 +219,14 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
   model.distance_type = options.distance_type;
   model.centroids.resize(k * dim);
   model.sizes.assign(k, 0);
-  // Initial centroids: k distinct training vectors.
-  std::vector<uint64_t> init = SampleRows(m, k, options.seed + 1);
-  for (size_t j = 0; j < k; ++j) {
-    std::copy_n(data.data() + init[j] * dim, dim, model.centroids.data() + j * dim);
+  if (options.init == KMeansOptions::Init::kPlusPlus) {
+    PlusPlusInit(data.data(), m, dim, k, options.seed + 1, options.pool, model.centroids.data());
+  } else {
+    // k distinct training vectors.
+    std::vector<uint64_t> init = SampleRows(m, k, options.seed + 1);
+    for (size_t j = 0; j < k; ++j) {
+      std::copy_n(data.data() + init[j] * dim, dim, model.centroids.data() + j * dim);
+    }
   }
   std::vector<uint32_t> assignment(m);
   std::vector<float> dist(m);
@@ -190,6 +242,7 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
                     options.pool, model.centroids.data(), model.sizes.data());
     model.iterations = it;
     model.loss = loss;
+    model.losses.push_back(loss);
     if (std::abs(last_loss - loss) < options.tolerance * loss) break;
     last_loss = loss;
   }

@@ -43,8 +43,13 @@ struct KMeansOptions {
   DistanceType distance_type = DistanceType::kL2;  // l2, cosine or dot
   int max_iterations = 50;
   double tolerance = 1e-4;
-  size_t sample_rate = 256;  // train on at most sample_rate * k vectors
+  size_t sample_rate = 256;  // train on at most sample_rate * k vectors (0: all)
   uint64_t seed = 0;
+  // kRandom: k distinct random training vectors (the reference's init); kPlusPlus: k-means++
+  // (each next centre drawn with probability proportional to its squared distance to the
+  // nearest centre so far), slower to start, less prone to two centres in one cluster.
+  enum class Init : uint8_t { kRandom, kPlusPlus };
+  Init init = Init::kRandom;
   ThreadPool* pool = nullptr;
 };
 
@@ -56,6 +61,7 @@ struct KMeansModel {
   std::vector<uint32_t> sizes;   // training vectors per centroid at the end
   double loss = 0;               // sum of the training vectors' distances at the end
   int iterations = 0;
+  std::vector<double> losses;    // the loss of every iteration's assignment
 };
 
 // Trains on `n` vectors (n x dim). Errors: InvalidArgument when n < k, k == 0, dim == 0 or
