@@ -12,6 +12,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm
 )
+# Benchmark peers, opt-in (bench/run_linalg_bench.sh sets LANCE_BENCH_PEERS=1): faiss with an
+# optimised BLAS, compared against, never linked into the library.
+if [[ "${LANCE_BENCH_PEERS:-0}" == 1 ]]; then
+  packages+=(libfaiss-dev libopenblas-pthread-dev)
+fi
 # Fuzzing and sanitizer builds use Debian's clang.
 if [[ "${LANCE_WITH_CLANG:-0}" == 1 ]]; then
   packages+=(clang libclang-rt-14-dev)
