@@ -109,6 +109,39 @@ TEST(FlatSearchTest, BatchEqualsOneQueryAtATimeAndRowIdsRenumber) {
   }
 }
 
+// The batched l2 / dot path estimates q.r in blocks and scores exactly only what may enter:
+// its answers must be the one-query answers exactly, also with ties everywhere, nulls,
+// infinities and large magnitudes.
+TEST(FlatSearchTest, BatchPrefilterEqualsOneQueryOnHardData) {
+  auto pool = *ThreadPool::Make(2);
+  for (size_t dim : {1, 3, 17, 128}) {
+    const size_t rows = 3000, nq = 6;
+    auto values = RandomFloats(rows * dim, dim + 40, -4, 4);
+    for (auto& v : values) v = std::round(v);  // few distinct vectors: ties
+    for (size_t d = 0; d < dim; ++d) {
+      values[7 * dim + d] = INFINITY;
+      values[8 * dim + d] = 1e18f;
+    }
+    auto column = VectorColumnOf(ElementType::kFloat32, dim, BytesOf(values), {0, 1, 2999});
+    auto queries = RandomFloats(nq * dim, dim + 41, -4, 4);
+    for (size_t i = 0; i < dim; ++i) queries[i] = values[5 * dim + i];  // an exact match
+    for (DistanceType dt : {DistanceType::kL2, DistanceType::kDot}) {
+      for (size_t k : {1, 10, 100}) {
+        FlatSearchOptions o;
+        o.distance_type = dt;
+        o.k = k;
+        o.pool = pool.get();
+        o.rows_per_task = 1024;
+        auto batch = *FlatSearchBatch(*column, queries.data(), nq, dim, o);
+        for (size_t q = 0; q < nq; ++q) {
+          EXPECT_EQ(batch[q], Model(values, dim, queries.data() + q * dim, dt, k, {0, 1, 2999}))
+              << "dim " << dim << " " << DistanceTypeName(dt) << " k " << k << " query " << q;
+        }
+      }
+    }
+  }
+}
+
 TEST(FlatSearchTest, ElementTypesAndQueryCasts) {
   const size_t dim = 20, rows = 300;
   auto values = RandomFloats(rows * dim, 10);

@@ -22,6 +22,11 @@ using NormFn = float (*)(const void* v, size_t dim);
 using NearestFn = void (*)(const float* x, size_t n, const float* c, const float* c_norms,
                            size_t k, size_t dim, uint32_t* idx, float* score);
 
+// out[i * nr + j] = q_i . r_j for nq queries and nr rows (float32, fused, any order: a
+// prefilter whose candidates are re-scored exactly).
+using DotBlockFn = void (*)(const float* q, size_t nq, const float* rows, size_t nr, size_t dim,
+                            float* out);
+
 struct Kernels {
   SimdLevel level;
   BatchFn l2_f32, dot_f32, cosine_f32;
@@ -30,6 +35,7 @@ struct Kernels {
   BatchFn hamming_u8;
   NormFn norm_f32, norm_f64, norm_f16;
   NearestFn nearest_l2_f32;
+  DotBlockFn dot_block_f32;
 };
 
 const Kernels& PortableKernels();

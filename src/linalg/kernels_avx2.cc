@@ -83,9 +83,11 @@ void F32Batch(const float* q, const float* v, size_t n, size_t dim, float* out) 
   for (; i + kWays <= n; i += kWays) {
     const float* y = v + i * dim;
     __m256 acc[kWays];
+#pragma GCC unroll 8
     for (size_t j = 0; j < kWays; ++j) acc[j] = _mm256_setzero_ps();
     for (size_t d = 0; d < full; d += 8) {
       const __m256 qd = _mm256_loadu_ps(q + d);
+#pragma GCC unroll 8
       for (size_t j = 0; j < kWays; ++j) {
         acc[j] = Fused<kL2>(qd, _mm256_loadu_ps(y + j * dim + d), acc[j]);
       }
@@ -272,6 +274,7 @@ inline float HalfSum(const uint16_t* x, const uint16_t* y, size_t dim) {
   if (full > 0) {
     __m128 acc[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
     for (size_t d = 0; d < full; d += 16) {
+#pragma GCC unroll 4
       for (int c = 0; c < 4; ++c) {
         const __m128 a = LoadHalf4(x + d + 4 * c), b = LoadHalf4(y + d + 4 * c);
         if constexpr (kL2) {
@@ -407,10 +410,12 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
       const float* p0 = packed.data() + (2 * p) * dim * 8;
       const float* p1 = p0 + dim * 8;
       __m256 acc[kRows][2];
+#pragma GCC unroll 4
       for (size_t r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
       for (size_t d = 0; d < dim; ++d) {
         const __m256 c0 = _mm256_loadu_ps(p0 + d * 8);
         const __m256 c1 = _mm256_loadu_ps(p1 + d * 8);
+#pragma GCC unroll 4
         for (size_t r = 0; r < kRows; ++r) {
           const __m256 xb = _mm256_broadcast_ss(xr[r] + d);
           acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);
@@ -420,6 +425,7 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
       const __m256 n0 = _mm256_loadu_ps(norms.data() + p * 16);
       const __m256 n1 = _mm256_loadu_ps(norms.data() + p * 16 + 8);
       const __m256i lane_j1 = _mm256_add_epi32(lane_j, eight);
+#pragma GCC unroll 4
       for (size_t r = 0; r < kRows; ++r) {
         const __m256 s0 = _mm256_fnmadd_ps(two, acc[r][0], n0);
         const __m256 s1 = _mm256_fnmadd_ps(two, acc[r][1], n1);
@@ -435,6 +441,49 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
       lane_j = _mm256_add_epi32(lane_j1, eight);
     }
     for (size_t r = 0; r < rows; ++r) finish_row(best[r], best_j[r], i + r);
+  }
+}
+
+// q . r for every pair: rows packed dimension-major in groups of 8 (padding rows zero), four
+// queries x 16 rows per register block.
+void DotBlockF32(const float* q, size_t nq, const float* rows, size_t nr, size_t dim, float* out) {
+  const size_t groups = (nr + 15) / 16 * 2;  // 8-row groups, an even number
+  std::vector<float> packed(groups * dim * 8, 0.0f);
+  for (size_t j = 0; j < nr; ++j) {
+    const size_t g = j / 8, lane = j % 8;
+    for (size_t d = 0; d < dim; ++d) packed[(g * dim + d) * 8 + lane] = rows[j * dim + d];
+  }
+  alignas(32) float tmp[4][16];
+  for (size_t i = 0; i < nq; i += 4) {
+    const size_t nrows = nq - i < 4 ? nq - i : 4;
+    const float* qr[4];
+    for (size_t r = 0; r < 4; ++r) qr[r] = q + (i + (r < nrows ? r : 0)) * dim;
+    for (size_t g = 0; g < groups; g += 2) {
+      const float* p0 = packed.data() + g * dim * 8;
+      const float* p1 = p0 + dim * 8;
+      __m256 acc[4][2];
+#pragma GCC unroll 4
+      for (size_t r = 0; r < 4; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+      for (size_t d = 0; d < dim; ++d) {
+        const __m256 c0 = _mm256_loadu_ps(p0 + d * 8), c1 = _mm256_loadu_ps(p1 + d * 8);
+#pragma GCC unroll 4
+        for (size_t r = 0; r < 4; ++r) {
+          const __m256 xb = _mm256_broadcast_ss(qr[r] + d);
+          acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(xb, c1, acc[r][1]);
+        }
+      }
+      // Out of registers through a fixed-index store (a run-time index would keep the
+      // accumulators in memory all along).
+#pragma GCC unroll 4
+      for (size_t r = 0; r < 4; ++r) {
+        _mm256_store_ps(tmp[r], acc[r][0]);
+        _mm256_store_ps(tmp[r] + 8, acc[r][1]);
+      }
+      const size_t j0 = g * 8;
+      const size_t width = nr - j0 < 16 ? nr - j0 : 16;
+      for (size_t r = 0; r < nrows; ++r) std::memcpy(out + (i + r) * nr + j0, tmp[r], width * sizeof(float));
+    }
   }
 }
 
@@ -459,7 +508,7 @@ const Kernels* Avx2Kernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32};
+                         NearestL2F32, DotBlockF32};
   return &k;
 }
 

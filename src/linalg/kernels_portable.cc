@@ -271,6 +271,16 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
   }
 }
 
+void DotBlockF32(const float* q, size_t nq, const float* rows, size_t nr, size_t dim, float* out) {
+  for (size_t i = 0; i < nq; ++i) {
+    for (size_t j = 0; j < nr; ++j) {
+      float s = 0;
+      for (size_t d = 0; d < dim; ++d) s = std::fma(q[i * dim + d], rows[j * dim + d], s);
+      out[i * nr + j] = s;
+    }
+  }
+}
+
 }  // namespace
 
 const Kernels& PortableKernels() {
@@ -280,7 +290,7 @@ const Kernels& PortableKernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32};
+                         NearestL2F32, DotBlockF32};
   return k;
 }
 

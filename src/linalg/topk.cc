@@ -15,6 +15,7 @@ void TopK::Prune() {
   const Neighbor& kth = items_[k_ - 1];
   bound_key_ = DistanceKey(kth.distance);
   bound_row_ = kth.row;
+  bound_distance_ = kth.distance;
   items_.resize(k_);
 }
 

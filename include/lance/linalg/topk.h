@@ -53,6 +53,10 @@ class TopK {
   // The k best (fewer when fewer were admitted), nearest first.
   std::vector<Neighbor> Sorted() const;
 
+  // No distance above this can still be admitted (+inf until the first prune; a candidate
+  // equal to it may be, by row). For callers that skip work on candidates that cannot enter.
+  float bound() const { return bound_distance_; }
+
  private:
   void Prune();
   bool Admits(uint32_t key, uint64_t row) const {
@@ -64,6 +68,7 @@ class TopK {
   // Everything after (bound_key_, bound_row_) is out: the k-th best once k are held.
   uint32_t bound_key_ = 0xffffffffu;
   uint64_t bound_row_ = UINT64_MAX;
+  float bound_distance_ = __builtin_inff();
 };
 
 // The k best of `dist` (rows 0..n), nearest first; a convenience over TopK.
