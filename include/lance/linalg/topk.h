@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace lance::linalg {
@@ -68,7 +69,7 @@ class TopK {
   // Everything after (bound_key_, bound_row_) is out: the k-th best once k are held.
   uint32_t bound_key_ = 0xffffffffu;
   uint64_t bound_row_ = UINT64_MAX;
-  float bound_distance_ = __builtin_inff();
+  float bound_distance_ = std::numeric_limits<float>::infinity();
 };
 
 // The k best of `dist` (rows 0..n), nearest first; a convenience over TopK.
