@@ -80,8 +80,14 @@ void F32Batch(const float* q, const float* v, size_t n, size_t dim, float* out) 
   const size_t full = dim / 8 * 8;
   constexpr size_t kWays = 8;
   size_t i = 0;
+  // Streaming from memory: ask for the group after next while this one is scored.
+  const size_t group_bytes = kWays * dim * sizeof(float);
   for (; i + kWays <= n; i += kWays) {
     const float* y = v + i * dim;
+    if (i + 3 * kWays <= n) {
+      const char* ahead = reinterpret_cast<const char*>(y) + 2 * group_bytes;
+      for (size_t b = 0; b < group_bytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+    }
     __m256 acc[kWays];
 #pragma GCC unroll 8
     for (size_t j = 0; j < kWays; ++j) acc[j] = _mm256_setzero_ps();
