@@ -15,6 +15,7 @@
 #include "file/legacy_v1_reader.h"
 #include "file/page_table.h"
 #include "file/structural_reader.h"
+#include "lance/columnar/compute.h"
 
 namespace lance::file {
 
@@ -80,7 +81,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   if (rows.empty()) return MakeEmptyArray(f->type());
   if (version_.is_legacy()) {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr all, ReadField(field_index));
-    return GatherRows({{0, all}}, rows, f->type());
+    return TakeArray(all, rows);
   }
   // Filtered scans and ranged reads pass ascending rows: they are used as they are (sorting
   // half a million of them again was ~10% of a filtered count; copying them, ~5%).
@@ -133,7 +134,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
       for (size_t i = 0; i < rows.size(); ++i) {
         positions[i] = std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin();
       }
-      LANCE_ASSIGN_OR_RAISE(picked, GatherRows({{0, picked}}, positions, type));
+      LANCE_ASSIGN_OR_RAISE(picked, TakeArray(picked, positions));
     }
     return RestoreDictionaries(f->type(), picked);
   }
@@ -170,7 +171,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     if (!arr.ok()) return context(arr.status());
     pieces.emplace_back(page_start, *arr);
   }
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, GatherRows(pieces, rows, type));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, TakeChunked(pieces, rows, type));
   return RestoreDictionaries(f->type(), gathered);
 }
 

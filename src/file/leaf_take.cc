@@ -17,37 +17,6 @@ bool IsStructural(const DataType& t) {
          t.id() == TypeId::kMap;
 }
 
-Result<ArrayPtr> GatherRows(const std::vector<std::pair<int64_t, ArrayPtr>>& pieces,
-                            const std::vector<int64_t>& rows, const DataTypePtr& type) {
-  if (rows.empty()) return MakeEmptyArray(type);
-  std::vector<ArrayPtr> slices;
-  size_t piece = 0;
-  int64_t run_start = -1, run_len = 0;
-  auto flush = [&] {
-    if (run_len > 0) slices.push_back(pieces[piece].second->Slice(run_start, run_len));
-    run_len = 0;
-  };
-  for (int64_t r : rows) {
-    auto it = std::upper_bound(pieces.begin(), pieces.end(), r,
-                               [](int64_t row, const auto& p) { return row < p.first; });
-    if (it == pieces.begin()) return Status::Internal("row {} not decoded", r);
-    const size_t k = static_cast<size_t>(it - pieces.begin()) - 1;
-    const int64_t idx = r - pieces[k].first;
-    if (idx >= pieces[k].second->length) return Status::Internal("row {} not decoded", r);
-    if (run_len > 0 && k == piece && idx == run_start + run_len) {
-      ++run_len;
-      continue;
-    }
-    flush();
-    piece = k;
-    run_start = idx;
-    run_len = 1;
-  }
-  flush();
-  if (slices.size() == 1) return slices[0];
-  return Concatenate(slices);
-}
-
 Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type) {
   LANCE_ASSIGN_OR_RAISE(encoding::DecodedPage page, encoding::DecodePage(in));
   LANCE_ASSIGN_OR_RAISE(auto layers, encoding::UnravelLevels(page.layers, page.rep, page.def,

@@ -1,7 +1,7 @@
 // Takes of top-level leaf columns without levels, reading only the bytes of the rows: values of
 // mini-block pages (chunk by chunk through the page index) and rows of full-zip pages (at
-// their stride or through the repetition index), and the assembly of decoded pieces into the
-// rows asked for. Internal to the file layer.
+// their stride or through the repetition index); the decoded pieces are assembled into the rows
+// asked for by TakeChunked (lance/columnar/compute.h). Internal to the file layer.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +18,6 @@ namespace lance::file {
 
 // Whether `t` is a struct, list, large list or map (decoded through its levels).
 bool IsStructural(const DataType& t);
-
-// Builds an array of `rows` (any order, repeats allowed) from pieces covering contiguous row
-// ranges, sorted by first row. Runs of consecutive rows become one slice.
-Result<ArrayPtr> GatherRows(const std::vector<std::pair<int64_t, ArrayPtr>>& pieces,
-                            const std::vector<int64_t>& rows, const DataTypePtr& type);
 
 // Decodes one page of a top-level leaf column into an array of its rows.
 Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type);

@@ -163,7 +163,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   // The source, columns matched by name and put in the dataset's order.
   LANCE_ASSIGN_OR_RAISE(std::vector<int> by_name,
                         internal::MatchColumnsByName(*schema, *in_schema, "merge-insert"));
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr in_all, internal::ConcatenateBatches(in_schema, batches));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr in_all, ConcatenateBatches(in_schema, batches));
   std::vector<ArrayPtr> src_cols;
   for (int i = 0; i < schema->num_fields(); ++i) {
     const auto& f = schema->field(i);
@@ -173,7 +173,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
                                      "{} nulls",
                                      f->name(), in_all->column(c)->null_count);
     }
-    src_cols.push_back(internal::Relabel(in_all->column(c), f->type()));
+    src_cols.push_back(Relabel(in_all->column(c), f->type()));
   }
   const int64_t n_src = in_all->num_rows();
   RecordBatch source(schema, n_src, src_cols);
@@ -307,7 +307,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   // condition holds for, and marks which matched rows the update condition holds for.
   auto ApplyConditions = [&](const RecordBatch& b, ProbeResult* pr) -> Status {
     if (delete_where && !pr->unmatched_at.empty()) {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(b, pr->unmatched_at));
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(b, pr->unmatched_at));
       LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, delete_where->Evaluate(*rows));
       std::vector<int64_t> kept;
       for (int64_t i : expr::TrueIndices(*mask)) kept.push_back(pr->unmatched_at[static_cast<size_t>(i)]);
@@ -319,8 +319,8 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
     for (int64_t src : pr->matched_src) {
       if (src < 0) return Status::OK();
     }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr target, internal::TakeRows(b, pr->matched_at));
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr src, internal::TakeRows(source, pr->matched_src));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr target, TakeRows(b, pr->matched_at));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr src, TakeRows(source, pr->matched_src));
     const int64_t n = target->num_rows();
     std::vector<ArrayPtr> target_cols;
     for (int i = 0; i < schema->num_fields(); ++i) {
@@ -427,7 +427,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   std::vector<::lance::table::pb::DataFragment> fragments;
   auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
     if (rows_of_source.empty()) return Status::OK();
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, internal::TakeRows(source, rows_of_source));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(source, rows_of_source));
     LANCE_ASSIGN_OR_RAISE(auto more, internal::WriteFragments(loc, sv.manifest, schema, {rows},
                                                               params.max_rows_per_file));
     for (auto& f : more) fragments.push_back(std::move(f));

@@ -16,6 +16,7 @@
 #include "lance/file/lance_schema.h"
 #include "lance/table/feature_flags.h"
 #include "table/field_tree.h"
+#include "lance/columnar/compute.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table::internal {
@@ -51,64 +52,6 @@ Result<std::vector<int32_t>> LeafIds(const Schema& schema) {
 
 }  // namespace
 
-bool SameStorageType(const DataType& a, const DataType& b) {
-  if (a.id() != b.id() || a.byte_width() != b.byte_width() || a.list_size() != b.list_size() ||
-      a.precision() != b.precision() || a.scale() != b.scale() || a.num_fields() != b.num_fields()) {
-    return false;
-  }
-  if (a.id() == TypeId::kDictionary || a.id() == TypeId::kTimestamp || a.id() == TypeId::kTime32 ||
-      a.id() == TypeId::kTime64 || a.id() == TypeId::kDuration) {
-    return a.Equals(b);
-  }
-  for (int i = 0; i < a.num_fields(); ++i) {
-    if (!SameStorageType(*a.field(i)->type(), *b.field(i)->type())) return false;
-  }
-  return true;
-}
-
-ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type) {
-  if (array->type->Equals(*type)) return array;
-  auto out = std::make_shared<Array>(*array);
-  out->type = type;
-  if (type->id() == TypeId::kStruct) {
-    for (size_t i = 0; i < out->children.size(); ++i) {
-      out->children[i] = Relabel(out->children[i], type->field(static_cast<int>(i))->type());
-    }
-  } else if (type->is_list_like() && !out->children.empty()) {
-    out->children[0] = Relabel(out->children[0], type->value_field()->type());
-  }
-  return out;
-}
-
-Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices) {
-  if (indices.empty()) return MakeEmptyArray(array->type);
-  std::vector<ArrayPtr> pieces;
-  size_t i = 0;
-  while (i < indices.size()) {
-    size_t j = i + 1;
-    while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
-    const int64_t start = indices[i];
-    const int64_t len = static_cast<int64_t>(j - i);
-    if (start < 0 || start + len > array->length) {
-      return Status::InvalidArgument("take: row {} out of range (length {})", start, array->length);
-    }
-    pieces.push_back(array->Slice(start, len));
-    i = j;
-  }
-  if (pieces.size() == 1 && pieces[0]->length == array->length) return array;
-  return Concatenate(pieces);
-}
-
-Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& indices) {
-  std::vector<ArrayPtr> cols;
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, TakeArray(batch.column(c), indices));
-    cols.push_back(std::move(a));
-  }
-  return std::make_shared<RecordBatch>(batch.schema(), static_cast<int64_t>(indices.size()),
-                                       std::move(cols));
-}
-
 Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
                                             const std::string& what) {
   std::vector<int> out;
@@ -138,29 +81,6 @@ Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema&
     }
   }
   return out;
-}
-
-Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
-                                          const std::vector<RecordBatchPtr>& batches) {
-  int64_t rows = 0;
-  for (const auto& b : batches) rows += b->num_rows();
-  std::vector<ArrayPtr> cols;
-  for (int c = 0; c < schema->num_fields(); ++c) {
-    if (batches.size() == 1) {
-      cols.push_back(batches[0]->column(c));
-      continue;
-    }
-    std::vector<ArrayPtr> parts;
-    for (const auto& b : batches) parts.push_back(b->column(c));
-    if (parts.empty()) {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr e, MakeEmptyArray(schema->field(c)->type()));
-      cols.push_back(std::move(e));
-    } else {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr a, Concatenate(parts));
-      cols.push_back(std::move(a));
-    }
-  }
-  return std::make_shared<RecordBatch>(schema, rows, std::move(cols));
 }
 
 Status CheckWritableStorage(const ::lance::table::pb::Manifest& m) {
@@ -415,129 +335,6 @@ Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Snapshot& ds, size_
       std::make_shared<RecordBatch>(out_schema, physical, std::move(columns)));
 }
 
-namespace {
-
-// Calls fn(start, length, out_position) for each run of elements of [0, n) not in `drop`.
-template <typename F>
-void ForEachKeptRun(int64_t n, const std::vector<uint32_t>& drop, F&& fn) {
-  int64_t start = 0;
-  int64_t out = 0;
-  for (uint32_t d : drop) {
-    const auto end = static_cast<int64_t>(d);
-    if (end > start) {
-      fn(start, end - start, out);
-      out += end - start;
-    }
-    start = end + 1;
-  }
-  if (n > start) fn(start, n - start, out);
-}
-
-}  // namespace
-
-Result<ArrayPtr> DropElements(const ArrayPtr& array, const std::vector<uint32_t>& drop) {
-  if (drop.empty()) return array;
-  const Array& a = *array;
-  const int64_t n = a.length;
-  if (static_cast<int64_t>(drop.back()) >= n) {
-    return Status::InvalidArgument("drop rows: row {} of {}", drop.back(), n);
-  }
-  const int64_t kept = n - static_cast<int64_t>(drop.size());
-  const DataType& t = *a.type;
-  const bool fixed = t.is_fixed_width() && t.id() != TypeId::kDictionary && a.children.empty() &&
-                     (t.id() == TypeId::kBool || (t.bit_width() >= 8 && t.bit_width() % 8 == 0));
-  const bool binary = t.is_binary_like();
-  if (!fixed && !binary) {
-    std::vector<int64_t> rows;
-    rows.reserve(static_cast<size_t>(kept));
-    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t) {
-      for (int64_t i = s; i < s + len; ++i) rows.push_back(i);
-    });
-    return TakeArray(array, rows);
-  }
-  BufferPtr validity;
-  if (a.null_count > 0 && a.validity() != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer(bit_util::BytesForBits(kept), /*zero_fill=*/true));
-    uint8_t* v = std::const_pointer_cast<Buffer>(validity)->mutable_data();
-    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
-      bit_util::CopyBitmap(a.validity(), a.offset + s, len, v, o);
-    });
-  }
-  if (t.id() == TypeId::kBool) {
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBuffer(bit_util::BytesForBits(kept), /*zero_fill=*/true));
-    uint8_t* b = std::const_pointer_cast<Buffer>(bits)->mutable_data();
-    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
-      bit_util::CopyBitmap(a.buffers[1]->data(), a.offset + s, len, b, o);
-    });
-    return Array::Make(a.type, kept, {validity, bits});
-  }
-  if (fixed) {
-    const int64_t w = t.bit_width() / 8;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(kept * w));
-    uint8_t* dst = std::const_pointer_cast<Buffer>(values)->mutable_data();
-    const uint8_t* src = a.buffers[1]->data() + a.offset * w;
-    ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
-      std::memcpy(dst + o * w, src + s * w, static_cast<size_t>(len * w));
-    });
-    return Array::Make(a.type, kept, {validity, values});
-  }
-  // utf8 / binary, 32- or 64-bit offsets.
-  const bool large = t.has_large_offsets();
-  const int64_t ow = large ? 8 : 4;
-  int64_t bytes = 0;
-  ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t) {
-    bytes += a.ValueOffset(s + len) - a.ValueOffset(s);
-  });
-  if (!large && bytes > INT32_MAX) return Status::InvalidArgument("drop rows: {} bytes overflow 32-bit offsets", bytes);
-  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, AllocateBuffer((kept + 1) * ow));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data, AllocateBuffer(std::max<int64_t>(bytes, 1)));
-  uint8_t* od = std::const_pointer_cast<Buffer>(offsets)->mutable_data();
-  uint8_t* dd = std::const_pointer_cast<Buffer>(data)->mutable_data();
-  const uint8_t* sd = a.buffers[2] ? a.buffers[2]->data() : nullptr;
-  int64_t at = 0;
-  auto put_offset = [&](int64_t i, int64_t v) {
-    if (large) {
-      reinterpret_cast<int64_t*>(od)[i] = v;
-    } else {
-      reinterpret_cast<int32_t*>(od)[i] = static_cast<int32_t>(v);
-    }
-  };
-  put_offset(0, 0);
-  ForEachKeptRun(n, drop, [&](int64_t s, int64_t len, int64_t o) {
-    const int64_t first = a.ValueOffset(s);
-    const int64_t last = a.ValueOffset(s + len);
-    if (last > first) std::memcpy(dd + at, sd + first, static_cast<size_t>(last - first));
-    const int64_t shift = at - first;
-    for (int64_t i = 1; i <= len; ++i) put_offset(o + i, a.ValueOffset(s + i) + shift);
-    at += last - first;
-  });
-  return Array::Make(a.type, kept, {validity, offsets, data});
-}
-
-Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vector<uint32_t>& rows) {
-  if (rows.empty() || array->type_id() == TypeId::kNull) return std::optional<ArrayPtr>(array);
-  if (array->buffers.empty()) {
-    return std::optional<ArrayPtr>();
-  }
-  const Array& a = *array;
-  if (static_cast<int64_t>(rows.back()) >= a.length) {
-    return Status::InvalidArgument("null rows: row {} of {}", rows.back(), a.length);
-  }
-  const int64_t bits = a.offset + a.length;
-  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, AllocateBuffer(bit_util::BytesForBits(bits)));
-  uint8_t* v = std::const_pointer_cast<Buffer>(validity)->mutable_data();
-  if (a.validity() != nullptr) {
-    std::memcpy(v, a.validity(), static_cast<size_t>(bit_util::BytesForBits(bits)));
-  } else {
-    std::memset(v, 0xff, static_cast<size_t>(bit_util::BytesForBits(bits)));
-  }
-  for (uint32_t r : rows) bit_util::ClearBit(v, a.offset + static_cast<int64_t>(r));
-  std::vector<BufferPtr> buffers = a.buffers;
-  buffers[0] = std::move(validity);
-  return std::optional<ArrayPtr>(
-      Array::Make(a.type, a.length, std::move(buffers), a.children, a.offset, a.dictionary));
-}
-
 Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Snapshot& ds,
                                                  const std::vector<size_t>& fragments,
                                                  bool with_row_id) {
@@ -587,9 +384,14 @@ Result<std::vector<RecordBatchPtr>> ReadLiveRows(const Snapshot& ds,
       LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids, ds.RowIds(i));
       LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(live * 8)));
       auto* dst = reinterpret_cast<uint64_t*>(std::const_pointer_cast<Buffer>(buf)->mutable_data());
-      ForEachKeptRun(static_cast<int64_t>(ids.size()), deleted, [&](int64_t s, int64_t len, int64_t o) {
-        std::memcpy(dst + o, ids.data() + s, static_cast<size_t>(len) * 8);
-      });
+      size_t d = 0, o = 0;
+      for (size_t r = 0; r < ids.size() && o < live; ++r) {
+        if (d < deleted.size() && deleted[d] == r) {
+          ++d;
+          continue;
+        }
+        dst[o++] = ids[r];
+      }
       cols.back() = Array::Make(uint64(), static_cast<int64_t>(live), {nullptr, buf});
     }
     out.push_back(std::make_shared<RecordBatch>(out_schema, static_cast<int64_t>(live), std::move(cols)));

@@ -1,6 +1,5 @@
 // Building blocks of the operations that rewrite rows or add data files to a dataset
 // (update, merge-insert, add columns, compaction; internal, not installed):
-//   * TakeRows / ConcatenateBatches: gather rows of record batches;
 //   * WriteFragments: new fragments (one data file each, the dataset's field ids) from batches;
 //   * WriteColumnFile: one data file holding new columns of one existing fragment;
 //   * RowIdSequenceOf: the serialized RowIdSequence of a list of stable row ids.
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "lance/columnar/array.h"
+#include "lance/columnar/compute.h"
 #include "lance/core/result.h"
 #include "lance/file/file_writer.h"
 #include "lance/table/snapshot.h"
@@ -21,27 +21,12 @@
 
 namespace lance::table::internal {
 
-// Rows `indices` (any order, repeats allowed) of `batch`, in that order.
-Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& indices);
-// Rows `indices` of `array`.
-Result<ArrayPtr> TakeArray(const ArrayPtr& array, const std::vector<int64_t>& indices);
-
-// Whether arrays of type `a` can be stored as type `b`: the same type up to the names and
-// nullability of nested fields (a fixed-size list's item nullability is not stored).
-bool SameStorageType(const DataType& a, const DataType& b);
-// `array` relabelled with `type`, recursively. REQUIRES: SameStorageType(*array->type, *type).
-ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
-
 // For each top-level column of `dataset`, the index of the `input` column of the same name
 // (the input's columns may come in any order). Errors: InvalidArgument, prefixed with `what`,
 // naming the dataset columns the input lacks and the input columns the dataset lacks (each
 // with its type), or the first column whose types differ (SameStorageType).
 Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
                                             const std::string& what);
-
-// All rows of `batches` (same schema, at least one batch) as one batch with `schema`.
-Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
-                                          const std::vector<RecordBatchPtr>& batches);
 
 // The data file version ({2, 1} or {2, 2}) of a dataset's data storage version.
 // Errors: NotSupported for 2.0 and unknown versions (lance-cpp writes 2.1+ files only).
@@ -106,14 +91,6 @@ Status AssignRowIds(std::vector<::lance::table::pb::DataFragment>* fragments,
 // Files are read through the dataset's own data-file readers.
 Result<std::optional<RecordBatchPtr>> ReadPhysicalRows(const Snapshot& ds, size_t index,
                                                        const std::vector<std::string>& names);
-
-// `array` without the elements at `drop` (sorted, unique, < array->length): values copied
-// straight for fixed-width, bool and utf8/binary arrays; other types through slices.
-Result<ArrayPtr> DropElements(const ArrayPtr& array, const std::vector<uint32_t>& drop);
-
-// `array` with nulls at `rows` (sorted, unique, < array->length): a new validity bitmap,
-// the values shared (nullopt when the array has no buffer slots to hold one).
-Result<std::optional<ArrayPtr>> NullAtRows(const ArrayPtr& array, const std::vector<uint32_t>& rows);
 
 // The live rows of the fragments at `fragments` (positions in ds.manifest().fragments) of
 // `ds` (the dataset at `loc`), one batch per fragment with live rows, every dataset column

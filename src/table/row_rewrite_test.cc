@@ -1,6 +1,5 @@
-// The direct whole-column reads of row_rewrite.h (ReadPhysicalRows, DropElements, NullAtRows,
-// ReadLiveRows) against the dataset's own scan, and the add-columns path built on them,
-// on random data with nulls, deletions, several fragments (with two data files each after an
+// The direct whole-column reads of row_rewrite.h (ReadPhysicalRows, ReadLiveRows) against the
+// dataset's own scan, and the add-columns path built on them, on random data with nulls, deletions, several fragments (with two data files each after an
 // added column) and stable row ids.
 #include "table/row_rewrite.h"
 
@@ -112,8 +111,8 @@ TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   EV_ASSIGN(auto deleted, ds->DeletedRows(1));
   ASSERT_FALSE(deleted.empty());
   // The live rows of the physical read are the scan's rows of that fragment.
-  EV_ASSIGN(auto live_half, internal::DropElements((*got)->column(0), deleted));
-  EV_ASSIGN(auto live_id, internal::DropElements((*got)->column(1), deleted));
+  EV_ASSIGN(auto live_half, DropElements((*got)->column(0), deleted));
+  EV_ASSIGN(auto live_id, DropElements((*got)->column(1), deleted));
   ScanOptions so;
   so.columns = {"half", "id"};
   so.offset = static_cast<int64_t>(ds->manifest().fragments[0].num_rows());
@@ -124,60 +123,6 @@ TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   EXPECT_TRUE(live_id->Equals(*want[0]->column(1)));
   // An unknown column is the caller's error.
   EXPECT_FALSE(internal::ReadPhysicalRows(*ds, 1, {"nope"}).ok());
-}
-
-// DropElements keeps exactly the other elements, for every kind of array (sliced ones too).
-TEST(RowRewrite, DropElementsKeepsTheOthers) {
-  auto batch = RecordBatchFromJSON(MixedSchema(), MixedJson(500, 3));
-  ASSERT_TRUE(batch.ok());
-  std::mt19937 rng(5);
-  for (int round = 0; round < 6; ++round) {
-    const int64_t off = round * 17;
-    const int64_t len = 500 - off - round * 5;
-    RecordBatchPtr part = (*batch)->Slice(off, len);
-    std::vector<uint32_t> drop;
-    std::vector<int64_t> keep;
-    for (int64_t i = 0; i < len; ++i) {
-      // Runs of dropped rows, single ones, the first and the last row in some rounds.
-      const bool d = (round % 2 == 0 && (i == 0 || i == len - 1)) || rng() % (round + 2) == 0;
-      if (d) drop.push_back(static_cast<uint32_t>(i)); else keep.push_back(i);
-    }
-    for (int c = 0; c < part->num_columns(); ++c) {
-      EV_ASSIGN(auto got, internal::DropElements(part->column(c), drop));
-      EV_ASSIGN(auto want, internal::TakeArray(part->column(c), keep));
-      ASSERT_TRUE(got->ValidateFull().ok()) << got->ValidateFull().ToString();
-      EXPECT_TRUE(got->Equals(*want)) << "round " << round << " column " << c << "\n"
-                                      << got->ToString() << "\n" << want->ToString();
-    }
-  }
-  EV_ASSIGN(auto same, internal::DropElements((*batch)->column(0), {}));
-  EXPECT_EQ(same, (*batch)->column(0));
-  EXPECT_FALSE(internal::DropElements((*batch)->column(0), {500}).ok());
-}
-
-TEST(RowRewrite, NullAtRowsNullsOnlyThoseRows) {
-  auto batch = RecordBatchFromJSON(MixedSchema(), MixedJson(300, 4));
-  ASSERT_TRUE(batch.ok());
-  RecordBatchPtr part = (*batch)->Slice(13, 250);
-  const std::vector<uint32_t> rows = {0, 1, 2, 77, 78, 200, 249};
-  for (int c = 0; c < part->num_columns(); ++c) {
-    const ArrayPtr& a = part->column(c);
-    EV_ASSIGN(auto got, internal::NullAtRows(a, rows));
-    ASSERT_TRUE(got.has_value());
-    ASSERT_TRUE((*got)->ValidateFull().ok());
-    size_t k = 0;
-    for (int64_t i = 0; i < a->length; ++i) {
-      const bool listed = k < rows.size() && rows[k] == i;
-      if (listed) ++k;
-      ASSERT_EQ((*got)->IsValid(i), !listed && a->IsValid(i)) << "column " << c << " row " << i;
-      if (!listed && a->IsValid(i)) {
-        std::string e, g;
-        ASSERT_TRUE(AppendJsonValue(*a, i, &e).ok());
-        ASSERT_TRUE(AppendJsonValue(**got, i, &g).ok());
-        EXPECT_EQ(e, g);
-      }
-    }
-  }
 }
 
 // Computed columns through the whole-column path equal the expression evaluated over the

@@ -256,7 +256,7 @@ ColumnsOf ExpressionColumns(std::shared_ptr<Snapshot> ds,
         for (size_t k = 0; k < exprs.size(); ++k) {
           auto v = exprs[k]->Evaluate(***whole);
           if (!v.ok() || (*v)->length != physical) break;
-          auto nulled = internal::NullAtRows(*v, *deleted);
+          auto nulled = NullAtRows(*v, *deleted);
           if (!nulled.ok() || !*nulled) break;
           out.push_back(**nulled);
         }
@@ -486,7 +486,7 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
         type = pruned.first;
         column = pruned.second;
       }
-      column = internal::Relabel(column, file_schema->field(static_cast<int>(k))->type());
+      column = Relabel(column, file_schema->field(static_cast<int>(k))->type());
       LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
                             SpreadOverPhysical(column, addr->Values<uint64_t>(), physical));
       out.push_back(std::move(spread));
@@ -605,12 +605,12 @@ Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersi
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
   std::vector<ArrayPtr> input_cols;
   for (int c = 0; c < schema->num_fields(); ++c) {
-    if (!internal::SameStorageType(*all->column(c)->type, *file_schema->field(c)->type())) {
+    if (!SameStorageType(*all->column(c)->type, *file_schema->field(c)->type())) {
       return Status::NotSupported("add columns: column '{}' of type {} is stored as {}",
                                   schema->field(c)->name(), all->column(c)->type->ToString(),
                                   file_schema->field(c)->type()->ToString());
     }
-    input_cols.push_back(internal::Relabel(all->column(c), file_schema->field(c)->type()));
+    input_cols.push_back(Relabel(all->column(c), file_schema->field(c)->type()));
   }
   int64_t pos = 0;
   auto columns_of = [&](size_t i, const ::lance::table::pb::DataFragment& frag)
@@ -664,7 +664,7 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
   LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
   LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
   LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ConcatenateBatches(schema, batches));
   return AddAlignedColumns(loc, sv, ds, schema, all, options);
 }
 
@@ -754,7 +754,7 @@ Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& sch
                                      k);
     }
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, internal::ConcatenateBatches(schema, batches));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ConcatenateBatches(schema, batches));
 
   // Input row of each key; the input's keys must be unique.
   std::unordered_map<std::string, int64_t> by_key;
@@ -791,7 +791,7 @@ Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& sch
   for (int c : new_index) {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr null_row, MakeArrayOfNulls(all->column(c)->type, 1));
     LANCE_ASSIGN_OR_RAISE(ArrayPtr extended, Concatenate({all->column(c), null_row}));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, internal::TakeArray(extended, take));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeArray(extended, take));
     aligned.push_back(std::move(taken));
   }
   auto new_schema = lance::schema(std::move(new_fields));
