@@ -53,13 +53,7 @@ Status CheckSupported(uint64_t flags, bool overlay_enabled, const char* side,
 
 }  // namespace
 
-bool DataOverlayFilesEnabled() {
-#ifndef NDEBUG
-  return true;
-#else
-  return std::getenv(kEnableOverlayFilesEnv) != nullptr;
-#endif
-}
+bool DataOverlayFilesEnabled() { return std::getenv(kEnableOverlayFilesEnv) != nullptr; }
 
 uint64_t SupportedFlags(bool overlay_files_enabled) {
   uint64_t supported = kFlagFirstUnknown - 1;

@@ -81,18 +81,21 @@ TEST(FeatureFlags, Row64OverlayFilesUnknownUnlessEnabled) {
   EXPECT_TRUE(CheckCanRead(64, 64, true).ok());
   EXPECT_TRUE(CheckCanWrite(64, 64, true).ok());
 }
+// The gate is the environment variable only, in every build type.
 TEST(FeatureFlags, Row64OverlayEnvironmentVariable) {
   ::unsetenv(kEnableOverlayFilesEnv);
-#ifdef NDEBUG
   EXPECT_FALSE(DataOverlayFilesEnabled());
   EXPECT_TRUE(CheckCanRead(64, 64).IsNotSupported());
-#else
-  EXPECT_TRUE(DataOverlayFilesEnabled());  // debug builds always understand overlays
-#endif
+  EXPECT_TRUE(CheckCanWrite(64, 64).IsNotSupported());
+  EXPECT_EQ(SupportedFlags(DataOverlayFilesEnabled()) & kFlagUnstableDataOverlayFiles, 0u);
   ::setenv(kEnableOverlayFilesEnv, "1", 1);
   EXPECT_TRUE(DataOverlayFilesEnabled());
   EXPECT_TRUE(CheckCanRead(64, 64).ok());
+  EXPECT_TRUE(CheckCanWrite(64, 64).ok());
+  ::setenv(kEnableOverlayFilesEnv, "", 1);
+  EXPECT_TRUE(DataOverlayFilesEnabled());
   ::unsetenv(kEnableOverlayFilesEnv);
+  EXPECT_FALSE(DataOverlayFilesEnabled());
 }
 TEST(FeatureFlags, Row128CoveredIndexMetadata) {
   EXPECT_EQ(kFlagCoveredIndexMetadata, 128u);
@@ -485,9 +488,7 @@ TEST(Snapshot, OpenChecksFeatureFlags) {
   EXPECT_NE(unknown.status().message().find("upgrade"), std::string::npos);
   EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 256, 1)).status().IsCorruption());
   ::unsetenv(kEnableOverlayFilesEnv);
-#ifdef NDEBUG
   EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 64, 1 | 64)).status().IsNotSupported());
-#endif
   ::setenv(kEnableOverlayFilesEnv, "1", 1);
   EXPECT_TRUE(Snapshot::Open(WithFlags(1 | 64, 1 | 64)).ok());
   ::unsetenv(kEnableOverlayFilesEnv);

@@ -1,9 +1,13 @@
 // Feature flags of a Lance table manifest: two u64 bitmaps (reader_feature_flags and
 // writer_feature_flags) naming the features a reader or writer must understand to touch the
 // dataset. Any bit this library does not support (every bit from 512 up, and the unstable
-// data-overlay bit unless LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES is set or the build is a
-// debug build) refuses every read and write with NotSupported; the paired
-// mixed-data-file-versions bit set in only one of the two bitmaps is Corruption.
+// data-overlay bit 64 unless the environment variable LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES
+// is set) refuses every read and write with NotSupported; the paired mixed-data-file-versions
+// bit set in only one of the two bitmaps is Corruption.
+//
+// The overlay gate is the environment variable alone, read on every check: debug and release
+// builds behave the same. (Even with the gate open, a fragment that has overlay files is not
+// read yet: Snapshot::Open refuses it with NotSupported.)
 #pragma once
 
 #include <cstdint>
@@ -27,7 +31,7 @@ inline constexpr uint64_t kFlagFirstUnknown = 1ULL << 9;
 
 inline constexpr const char* kEnableOverlayFilesEnv = "LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES";
 
-// True in debug builds or when the environment variable above is set (to any value).
+// True when the environment variable above is set (to any value, the empty string included).
 bool DataOverlayFilesEnabled();
 
 // The bits this build understands, given whether overlay files are enabled.
