@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,19 @@ struct LanceField {
   std::string logical_type;
   bool nullable = true;
   std::vector<std::pair<std::string, std::string>> metadata;
+
+  // Members of lance.file.Field that reading and writing the field's data do not use, kept so
+  // that a schema read from a table manifest is written back as it was stored (data files
+  // written by this library leave them unset).
+  bool unenforced_primary_key = false;
+  uint32_t unenforced_primary_key_position = 0;  // 1-based place in the key; 0 = none
+  std::string extension_name;
+  int32_t legacy_type = 0;      // Field.type (PARENT / REPEATED / LEAF); lance 12 leaves it 0
+  int32_t legacy_encoding = 0;  // Field.encoding, the v1 encoding hint (1 PLAIN, 2 VAR_BINARY, ...)
+  std::optional<std::pair<int64_t, int64_t>> legacy_dictionary;  // Field.dictionary {offset, length}
+  // Members of the message this library does not know (a newer writer's), as protobuf bytes;
+  // written back after the known ones.
+  std::string unknown_fields;
 };
 
 // The Arrow type of a leaf logical type string. Errors: NotSupported for unknown strings.
