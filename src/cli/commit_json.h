@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lance/core/status.h"
-#include "lance/table/transaction.h"
+#include "lance/table/commit.h"
 
 namespace lance::cli {
 

@@ -20,7 +20,8 @@
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
-#include "lance/table/commit.h"
+#include "lance/table/tags.h"
+#include "lance/table/versions.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 
@@ -325,7 +326,7 @@ Status ManifestCmd(const TableArgs& a) {
   j["transaction_file"] = m.transaction_file;
   j["config"] = m.config;
   j["table_metadata"] = m.table_metadata;
-  j["num_indices"] = m.num_indices;
+  j["num_indices"] = m.num_indices();
   j["indices"] = Json::array();
   for (const auto& x : m.indices) j["indices"].push_back(IndexJson(m, x));
   j["base_paths"] = Json::array();
@@ -362,7 +363,7 @@ Status ManifestCmd(const TableArgs& a) {
     } else {
       fj["deletion_file"] = nullptr;
     }
-    fj["has_row_ids"] = !fr.inline_row_ids.empty() || fr.has_external_row_ids;
+    fj["has_row_ids"] = fr.has_row_ids();
     j["fragments"].push_back(std::move(fj));
   }
   return PrintText(j.dump(2) + "\n");

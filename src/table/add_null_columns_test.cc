@@ -9,7 +9,7 @@
 #include "lance/table/schema_evolution.h"
 #include "lance/table/update.h"
 #include "lance/table/write.h"
-#include "table/commit_internal.h"
+#include "lance/table/versions.h"
 #include "table/evolve_test_util.h"
 
 namespace lance::table {
@@ -36,10 +36,11 @@ TEST(AddNullColumns, MetadataOnlyAndReadAsNulls) {
   EXPECT_TRUE(ds->schema()->field(4)->type()->Equals(*added->field(1)->type()));
   // Fresh ids above every id in use.
   EXPECT_EQ(ds->schema()->field(3)->id(), 3);
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  EXPECT_TRUE(txn->has_merge());
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, 2));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  EXPECT_TRUE(txn->is<Transaction::Merge>());
   EV_ASSIGN(auto rows, Rows(uri));
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[1], R"({"id":1,"name":"n1","score":0.5,"note":null,"pos":null})");

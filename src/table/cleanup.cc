@@ -9,33 +9,23 @@
 
 #include <fmt/format.h>
 
-#include "lance/table/commit.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
-#include "table/commit_internal.h"
+#include "lance/table/tags.h"
+#include "lance/table/versions.h"
+#include "table/unique_ids.h"
 
 namespace lance::table {
 
 namespace {
 
-using internal::StoredVersion;
-using internal::TableLocation;
-
 // Paths (relative to the table root) of the files a version references.
-void ReferencedFiles(const ::lance::table::pb::Manifest& m, std::set<std::string>* out) {
-  for (const auto& f : m.fragments()) {
-    for (const auto& df : f.files()) out->insert("data/" + df.path());
-    if (f.has_deletion_file()) {
-      DeletionFileInfo d;
-      d.type = f.deletion_file().file_type() == ::lance::table::pb::DeletionFile::BITMAP
-                   ? DeletionFileType::kBitmap
-                   : DeletionFileType::kArrowArray;
-      d.read_version = f.deletion_file().read_version();
-      d.id = f.deletion_file().id();
-      out->insert("_deletions/" + d.FileName(f.id()));
-    }
+void ReferencedFiles(const Manifest& m, std::set<std::string>* out) {
+  for (const auto& f : m.fragments) {
+    for (const auto& df : f.files) out->insert("data/" + df.path);
+    if (f.deletion) out->insert("_deletions/" + f.deletion->FileName(f.id));
   }
-  if (!m.transaction_file().empty()) out->insert("_transactions/" + m.transaction_file());
+  if (!m.transaction_file.empty()) out->insert("_transactions/" + m.transaction_file);
 }
 
 }  // namespace
@@ -63,6 +53,11 @@ Result<int64_t> ParseDurationSeconds(const std::string& text) {
 }
 
 Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return CleanupOldVersions(loc, options);
+}
+
+Result<CleanupStats> CleanupOldVersions(const TableLocation& loc, const CleanupOptions& options) {
   if (!options.older_than_seconds && !options.keep_versions) {
     return Status::InvalidArgument("cleanup: give an age (older than) and/or a number of versions "
                                    "to keep");
@@ -73,22 +68,18 @@ Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOpt
   if (options.older_than_seconds && *options.older_than_seconds < 0) {
     return Status::InvalidArgument("cleanup: negative age {}", *options.older_than_seconds);
   }
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(io::ListResult listed, loc.store->ListDir(loc.Path("_versions")));
+  LANCE_ASSIGN_OR_RAISE(std::vector<VersionFile> files, ListVersionFiles(loc));
   std::map<uint64_t, std::pair<std::string, int64_t>> versions;  // version -> path, size
-  for (const auto& obj : listed.objects) {
-    auto parsed = ParseManifestFileName(obj.path.substr(obj.path.rfind('/') + 1));
-    if (parsed) versions[parsed->first] = {obj.path, obj.size};
-  }
-  if (versions.empty()) return Status::NotFound("{}: no dataset (no version in _versions/)", uri);
+  for (const auto& f : files) versions[f.version] = {f.path, f.size};
+  if (versions.empty()) return Status::NotFound("{}: no dataset (no version in _versions/)", loc.root());
   const uint64_t latest = versions.rbegin()->first;
   {
-    LANCE_ASSIGN_OR_RAISE(StoredVersion lv, internal::LoadVersion(loc, latest));
-    LANCE_RETURN_NOT_OK(CheckCanWrite(lv.manifest.reader_feature_flags(),
-                                      lv.manifest.writer_feature_flags(), lv.path));
+    LANCE_ASSIGN_OR_RAISE(CommittedVersion lv, LoadVersion(loc, latest));
+    LANCE_RETURN_NOT_OK(CheckCanWrite(lv.manifest.reader_feature_flags,
+                                      lv.manifest.writer_feature_flags, lv.path));
   }
   std::set<uint64_t> tagged;
-  LANCE_ASSIGN_OR_RAISE(auto tags, ListTags(uri));
+  LANCE_ASSIGN_OR_RAISE(auto tags, ListTags(loc));
   for (const auto& t : tags) tagged.insert(t.version);
 
   const int64_t now_ns = internal::NowNs();
@@ -98,11 +89,11 @@ Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOpt
   CleanupStats stats;
   for (size_t k = 0; k < all.size(); ++k) {
     const uint64_t v = all[k];
-    LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LoadVersion(loc, v));
+    LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadVersion(loc, v));
     bool remove = v != latest && !tagged.count(v);
     if (remove && options.keep_versions) remove = all.size() - k > *options.keep_versions;
     if (remove && options.older_than_seconds) {
-      const int64_t ts = sv.manifest.timestamp().seconds() * 1000000000LL + sv.manifest.timestamp().nanos();
+      const int64_t ts = sv.manifest.timestamp_ns.value_or(0);
       remove = ts < now_ns - *options.older_than_seconds * 1000000000LL;
     }
     if (remove) {
@@ -116,7 +107,7 @@ Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOpt
   // later cleanup), never a manifest naming files that are gone.
   for (uint64_t v : stats.removed_versions) {
     if (!options.dry_run) {
-      Status st = loc.store->Delete(versions[v].first);
+      Status st = loc.store()->Delete(versions[v].first);
       if (!st.ok() && !st.IsNotFound()) return st;
     }
     stats.bytes_removed += static_cast<uint64_t>(versions[v].second);
@@ -124,16 +115,16 @@ Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOpt
   // Files on disk under the three directories, with their sizes and ages.
   const int64_t unverified_cutoff = now_ns - options.unverified_age_seconds * 1000000000LL;
   for (const char* dir : {"data", "_deletions", "_transactions"}) {
-    LANCE_ASSIGN_OR_RAISE(auto objs, loc.store->List(loc.Path(dir)));
+    LANCE_ASSIGN_OR_RAISE(auto objs, loc.store()->List(loc.Path(dir)));
     for (const auto& obj : objs) {
-      const std::string rel = obj.path.substr(loc.root.empty() ? 0 : loc.root.size() + 1);
+      const std::string rel = obj.path.substr(loc.root().empty() ? 0 : loc.root().size() + 1);
       if (keep_files.count(rel)) continue;
       const bool referenced_by_removed = removed_files.count(rel) > 0;
       if (!referenced_by_removed && !options.delete_unverified && obj.mtime_ns >= unverified_cutoff) {
         continue;  // maybe a write in progress
       }
       if (!options.dry_run) {
-        Status st = loc.store->Delete(obj.path);
+        Status st = loc.store()->Delete(obj.path);
         if (!st.ok() && !st.IsNotFound()) return st;
       }
       stats.bytes_removed += static_cast<uint64_t>(obj.size);

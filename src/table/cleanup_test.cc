@@ -8,7 +8,9 @@
 #include <set>
 
 #include "lance/table/commit.h"
-#include "table/commit_internal.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/tags.h"
+#include "lance/table/versions.h"
 #include "table/evolve_test_util.h"
 
 namespace lance::table {
@@ -17,9 +19,9 @@ namespace {
 using namespace evolve_test;
 
 std::set<std::string> Files(const std::string& uri, const std::string& dir) {
-  auto loc = internal::Locate(uri);
+  auto loc = TableLocation::FromUri(uri);
   EXPECT_TRUE(loc.ok());
-  auto listed = loc->store->List(loc->Path(dir));
+  auto listed = loc->store()->List(loc->Path(dir));
   EXPECT_TRUE(listed.ok());
   std::set<std::string> out;
   for (const auto& o : *listed) out.insert(o.path.substr(o.path.rfind('/') + 1));
@@ -124,8 +126,8 @@ TEST(Cleanup, TaggedVersionsAndAgeAreRespected) {
 TEST(Cleanup, UnverifiedFilesNeedAgeOrPermission) {
   const std::string uri = FreshUri("cleanup_unverified");
   History(uri);
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSERT_OK(loc.store->Put(loc.Path("data/in-progress.lance"), "partial"));
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSERT_OK(loc.store()->Put(loc.Path("data/in-progress.lance"), "partial"));
   CleanupOptions o;
   o.keep_versions = 5;
   EV_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));

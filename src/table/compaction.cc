@@ -7,10 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
-#include "table/commit_internal.h"
-#include "table/row_rewrite.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
+#include "lance/table/write.h"
 
 namespace lance::table {
 
@@ -19,14 +20,13 @@ namespace {
 // Stable row ids: the created-at and last-updated-at versions of the live rows of the old
 // fragments at `positions` (scan order), cut along `fragments` (their new home, in the same
 // order), as lance 12's compaction keeps them.
-Status CarryVersions(const Snapshot& ds, const ::lance::table::pb::Manifest& m,
-                     const std::vector<size_t>& positions,
-                     std::vector<::lance::table::pb::DataFragment>* fragments) {
+Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
+                     std::vector<FragmentInfo>* fragments) {
   std::vector<uint64_t> created, updated;
   for (size_t i : positions) {
-    const auto& f = m.fragments(static_cast<int>(i));
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> c, internal::RowVersions(f, true));
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> u, internal::RowVersions(f, false));
+    const FragmentInfo& f = ds.manifest().fragments[i];
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> c, RowVersions(f, true));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> u, RowVersions(f, false));
     LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds.DeletedRows(i));
     size_t d = 0;
     for (size_t r = 0; r < c.size(); ++r) {
@@ -38,12 +38,12 @@ Status CarryVersions(const Snapshot& ds, const ::lance::table::pb::Manifest& m,
   }
   size_t pos = 0;
   for (auto& f : *fragments) {
-    const size_t n = static_cast<size_t>(f.physical_rows());
+    const size_t n = static_cast<size_t>(f.physical_rows);
     if (pos + n > created.size()) {
       return Status::Internal("compaction: {} live rows read, more written", created.size());
     }
-    f.set_inline_created_at_versions(internal::VersionRunsOf(created.data() + pos, n));
-    f.set_inline_last_updated_at_versions(internal::VersionRunsOf(updated.data() + pos, n));
+    f.inline_created_at_versions = EncodeVersionRuns(created.data() + pos, n);
+    f.inline_last_updated_at_versions = EncodeVersionRuns(updated.data() + pos, n);
     pos += n;
   }
   if (pos != created.size()) {
@@ -55,15 +55,17 @@ Status CarryVersions(const Snapshot& ds, const ::lance::table::pb::Manifest& m,
 }  // namespace
 
 Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return CompactFiles(loc, options);
+}
+
+Result<CompactionResult> CompactFiles(const TableLocation& loc, const CompactionOptions& options) {
   if (options.target_rows_per_fragment <= 0) {
     return Status::InvalidArgument("compaction: target rows per fragment must be positive, got {}",
                                    options.target_rows_per_fragment);
   }
-  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(const internal::StoredVersion sv, internal::LatestWritable(loc, uri));
-  OpenOptions o;
-  o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc, std::move(sv)));
   const Manifest& tm = ds->manifest();
   const bool stable = (tm.reader_feature_flags & kFlagStableRowIds) != 0;
   const auto target = static_cast<uint64_t>(options.target_rows_per_fragment);
@@ -120,7 +122,7 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   CompactionResult out;
   out.commit.attempts = 0;
   if (groups.empty()) return out;
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(tm.data_storage_version).status());
 
   std::vector<uint64_t> scan_start(tm.fragments.size() + 1, 0);
   for (size_t i = 0; i < tm.fragments.size(); ++i) {
@@ -128,16 +130,14 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
   }
   const SchemaPtr& schema = ds->schema();
   const int nc = schema->num_fields();
-  internal::CommitRequest req;
-  req.txn.set_read_version(sv.version);
-  req.txn.set_uuid(internal::NewUuid());
-  auto* rw = req.txn.mutable_rewrite();
+  StagedFiles staged(loc);
+  Transaction::Rewrite rw;
   for (const auto& g : groups) {
-    auto* pg = rw->add_groups();
+    Transaction::RewriteGroup& pg = rw.groups.emplace_back();
     for (size_t i : g) {
-      const auto& old = sv.manifest.fragments(static_cast<int>(i));
-      *pg->add_old_fragments() = old;
-      out.files_removed += static_cast<uint64_t>(old.files_size()) + (old.has_deletion_file() ? 1 : 0);
+      const FragmentInfo& old = tm.fragments[i];
+      pg.old_fragments.push_back(old);
+      out.files_removed += static_cast<uint64_t>(old.files.size()) + (old.deletion ? 1 : 0);
     }
     out.fragments_removed += g.size();
     const uint64_t first = scan_start[g.front()];
@@ -158,18 +158,21 @@ Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOp
         ids.insert(ids.end(), r, r + b->num_rows());
       }
     }
-    LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragments(loc, sv.manifest, schema, data,
-                                                                   options.target_rows_per_fragment));
+    LANCE_ASSIGN_OR_RAISE(auto fragments, WriteFragments(staged, tm, schema, data,
+                                                         options.target_rows_per_fragment));
     if (stable) {
-      LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, ids));
-      LANCE_RETURN_NOT_OK(CarryVersions(*ds, sv.manifest, g, &fragments));
+      LANCE_RETURN_NOT_OK(AssignRowIds(&fragments, ids));
+      LANCE_RETURN_NOT_OK(CarryVersions(*ds, g, &fragments));
     }
     out.fragments_added += fragments.size();
-    for (const auto& f : fragments) out.files_added += static_cast<uint64_t>(f.files_size());
+    for (const auto& f : fragments) out.files_added += static_cast<uint64_t>(f.files.size());
     out.rows_rewritten += rows;
-    for (auto& f : fragments) *pg->add_new_fragments() = std::move(f);
+    for (auto& f : fragments) pg.new_fragments.push_back(std::move(f));
   }
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), options.commit));
+  Transaction txn;
+  txn.read_version = ds->version();
+  txn.operation = std::move(rw);
+  LANCE_ASSIGN_OR_RAISE(out.commit, CommitTransaction(loc, std::move(txn), options.commit, &staged));
   return out;
 }
 

@@ -7,12 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include <functional>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "lance/table/schema_evolution.h"
 #include "table/roaring_test_util.h"
 #include "lance/table/update.h"
-#include "table/commit_internal.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/versions.h"
 #include "table/evolve_test_util.h"
 
 namespace lance::table {
@@ -30,20 +36,35 @@ CompactionOptions Target(int64_t rows) {
 // transaction: index `name` on `id` covering `fragments` (nullopt: no fragment bitmap).
 Status AddIndex(const std::string& uri, const std::string& name,
                 const std::optional<std::vector<uint32_t>>& fragments, CommitOptions options = {}) {
-  LANCE_ASSIGN_OR_RAISE(auto loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
-  internal::CommitRequest req;
-  req.txn.set_read_version(latest->version);
-  auto* x = req.txn.mutable_create_index()->add_new_indices();
-  x->set_name(name);
-  std::string uuid(16, '\0');
-  for (size_t i = 0; i < 16; ++i) uuid[i] = static_cast<char>(name.size() * 16 + i);
-  x->mutable_uuid()->set_uuid(uuid);
-  x->add_fields(0);
-  x->set_dataset_version(latest->version);
-  if (fragments) x->set_fragment_bitmap(Bitmap(*fragments));
-  x->mutable_index_details()->set_type_url("/lance.table.BTreeIndexDetails");
-  return internal::Commit(loc, std::move(req), options).status();
+  LANCE_ASSIGN_OR_RAISE(auto loc, TableLocation::FromUri(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, LoadLatestVersion(loc));
+  IndexInfo x;
+  x.name = name;
+  x.uuid = fmt::format("{:08x}-0000-4000-8000-{:012x}", latest->version,
+                       std::hash<std::string>{}(name) & 0xffffffffffffULL);
+  x.fields = {0};
+  x.dataset_version = latest->version;
+  if (fragments) {
+    x.has_fragment_bitmap = true;
+    x.fragment_ids = *fragments;
+  }
+  x.details_type_url = "/lance.table.BTreeIndexDetails";
+  Transaction txn;
+  txn.read_version = latest->version;
+  txn.operation = Transaction::CreateIndex{{x}, {}, {}};
+  return CommitTransaction(loc, std::move(txn), options).status();
+}
+
+// The index section of version `v` as stored: the bytes after its length prefix.
+std::string RawIndexSection(const TableLocation& loc, const CommittedVersion& v) {
+  if (!v.manifest.index_section) return std::string();
+  auto bytes = loc.store()->Get(v.path);
+  EXPECT_TRUE(bytes.ok());
+  if (!bytes.ok()) return std::string();
+  const char* p = reinterpret_cast<const char*>((*bytes)->data()) + *v.manifest.index_section;
+  uint32_t len = 0;
+  std::memcpy(&len, p, 4);
+  return std::string(p + 4, len);
 }
 
 const IndexInfo* FindIndex(const Snapshot& ds, const std::string& name) {
@@ -55,14 +76,14 @@ const IndexInfo* FindIndex(const Snapshot& ds, const std::string& name) {
 
 // Per row of the latest version, in scan order: "id:created-at/last-updated-at".
 Result<std::vector<std::string>> RowVersionsById(const std::string& uri) {
-  LANCE_ASSIGN_OR_RAISE(auto loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto latest, internal::LoadLatest(loc));
+  LANCE_ASSIGN_OR_RAISE(auto loc, TableLocation::FromUri(uri));
+  LANCE_ASSIGN_OR_RAISE(auto latest, LoadLatestVersion(loc));
   LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
   std::vector<std::string> out;
   for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
-    const auto& f = latest->manifest.fragments(static_cast<int>(i));
-    LANCE_ASSIGN_OR_RAISE(auto created, internal::RowVersions(f, true));
-    LANCE_ASSIGN_OR_RAISE(auto updated, internal::RowVersions(f, false));
+    const auto& f = latest->manifest.fragments[i];
+    LANCE_ASSIGN_OR_RAISE(auto created, RowVersions(f, true));
+    LANCE_ASSIGN_OR_RAISE(auto updated, RowVersions(f, false));
     LANCE_ASSIGN_OR_RAISE(auto deleted, ds->DeletedRows(i));
     ScanOptions so;
     so.columns = {"id"};
@@ -110,11 +131,12 @@ TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
   EXPECT_LT(ds->manifest().fragments.size(), 10u);
   EV_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  ASSERT_TRUE(txn->has_rewrite());
-  EXPECT_GE(txn->rewrite().groups_size(), 1);
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  ASSERT_TRUE(txn->is<Transaction::Rewrite>());
+  EXPECT_GE(txn->get<Transaction::Rewrite>()->groups.size(), 1u);
 
   // Nothing left to do: no commit.
   EV_ASSIGN(CompactionResult again, CompactFiles(uri, o));
@@ -215,20 +237,22 @@ TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
   EV_ASSERT_OK(AddIndex(uri, "old_idx", std::nullopt));
   EV_ASSERT_OK(DeleteRows(uri, "id = 3 OR id = 12").status());
   EV_ASSIGN(auto before, Rows(uri));
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv0, internal::LoadLatest(loc));
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv0, LoadLatestVersion(loc));
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
   EXPECT_EQ(r.fragments_removed, 10u);
   EXPECT_EQ(r.files_removed, 12u);  // 10 data files, 2 deletion files
   EXPECT_EQ(r.files_added, r.fragments_added);
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
-  EXPECT_EQ(sv.index_section, sv0->index_section);  // byte for byte
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  ASSERT_EQ(txn->rewrite().groups_size(), 2);
+  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  EXPECT_EQ(RawIndexSection(loc, sv), RawIndexSection(loc, *sv0));  // byte for byte
+  EXPECT_FALSE(RawIndexSection(loc, sv).empty());
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  ASSERT_EQ(txn->get<Transaction::Rewrite>()->groups.size(), 2u);
   std::vector<std::vector<uint64_t>> groups;
-  for (const auto& g : txn->rewrite().groups()) {
+  for (const auto& g : txn->get<Transaction::Rewrite>()->groups) {
     groups.emplace_back();
-    for (const auto& f : g.old_fragments()) groups.back().push_back(f.id());
+    for (const auto& f : g.old_fragments) groups.back().push_back(f.id);
   }
   EXPECT_EQ(groups, (std::vector<std::vector<uint64_t>>{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}));
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
@@ -254,20 +278,21 @@ TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
   // Target 4 rows: [0, 1] (3 live rows) then fragment 2 closes the group at 5; [3] alone has
   // no deletion so stays; then the uncovered [4, 5] and so on.
   EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(4)));
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
   std::vector<uint32_t> want;
-  for (const auto& g : txn->rewrite().groups()) {
-    const bool covered = g.old_fragments(0).id() <= 3;
-    for (const auto& f : g.old_fragments()) EXPECT_EQ(f.id() <= 3, covered) << f.id();
+  for (const auto& g : txn->get<Transaction::Rewrite>()->groups) {
+    const bool covered = g.old_fragments[0].id <= 3;
+    for (const auto& f : g.old_fragments) EXPECT_EQ(f.id <= 3, covered) << f.id;
   }
   // The covered fragments that remain, plus every new fragment holding rows of 0..7.
   for (const auto& f : ds->manifest().fragments) {
     bool covered_rows = false;
-    const auto& pf = sv.manifest.fragments(static_cast<int>(&f - ds->manifest().fragments.data()));
-    EV_ASSIGN(auto ids, DecodeRowIdSequence(pf.inline_row_ids()));
+    const auto& pf = sv.manifest.fragments[static_cast<size_t>(&f - ds->manifest().fragments.data())];
+    EV_ASSIGN(auto ids, DecodeRowIdSequence(pf.inline_row_ids));
     for (uint64_t id : ids) covered_rows = covered_rows || id < 8;
     if (covered_rows) want.push_back(static_cast<uint32_t>(f.id));
   }

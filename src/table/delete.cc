@@ -1,5 +1,6 @@
-// Delete by filter: the rows of the latest version where the predicate is TRUE, then deleted
-// through the commit machinery (internal::DeleteFromDataset).
+// Deletes: by row address (DeleteRowAddresses) and by filter (DeleteRows: the rows of the
+// latest version where the predicate is TRUE), both staged by StageDeletions and committed
+// as one Delete transaction.
 //
 // Finding the rows. Per fragment, only the predicate's columns are read (from the data files
 // directly, FileReader::ReadAll), then evaluated in runs of kChunkRows physical rows on every
@@ -19,8 +20,9 @@
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/snapshot.h"
+#include "lance/table/deletion.h"
+#include "lance/table/feature_flags.h"
 #include "lance/table/write.h"
-#include "table/commit_internal.h"
 #include "table/field_tree.h"
 
 namespace lance::table {
@@ -223,12 +225,52 @@ Result<std::vector<uint64_t>> FindByScan(const Snapshot& ds, const expr::Express
   return addresses;
 }
 
+// Deletes the rows at `addresses` of `ds` (a version of the table at `loc`; any order, repeats
+// and already deleted rows ignored), recording `predicate`.
+Result<DeleteResult> DeleteFromSnapshot(const TableLocation& loc, const Snapshot& ds,
+                                        std::vector<uint64_t> addresses, const std::string& predicate,
+                                        const CommitOptions& options) {
+  const Manifest& m = ds.manifest();
+  LANCE_RETURN_NOT_OK(CheckCanWrite(m.reader_feature_flags, m.writer_feature_flags, ds.manifest_path()));
+  StagedFiles staged(loc);
+  LANCE_ASSIGN_OR_RAISE(StagedDeletions deletions, StageDeletions(staged, ds, std::move(addresses)));
+  DeleteResult out;
+  out.num_deleted_rows = deletions.num_deleted_rows;
+  out.removed_fragment_ids = deletions.removed_fragment_ids;
+  if (deletions.rebase.deleted_rows.empty()) return out;
+  Transaction::Delete del;
+  del.updated_fragments = std::move(deletions.updated_fragments);
+  del.deleted_fragment_ids = std::move(deletions.removed_fragment_ids);
+  del.predicate = predicate;
+  del.rebase = std::move(deletions.rebase);
+  Transaction txn;
+  txn.read_version = ds.version();
+  txn.operation = std::move(del);
+  LANCE_ASSIGN_OR_RAISE(out.commit, CommitTransaction(loc, std::move(txn), options, &staged));
+  return out;
+}
+
 }  // namespace
 
-Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
+Result<DeleteResult> DeleteRowAddresses(const TableLocation& location, std::vector<uint64_t> addresses,
+                                        std::optional<uint64_t> read_version,
+                                        const std::string& predicate, const CommitOptions& options) {
+  OpenOptions oo;
+  oo.version = read_version;
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(location, oo));
+  return DeleteFromSnapshot(location, *ds, std::move(addresses), predicate, options);
+}
+
+Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint64_t> addresses,
+                                        std::optional<uint64_t> read_version,
+                                        const std::string& predicate, const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return DeleteRowAddresses(location, std::move(addresses), read_version, predicate, options);
+}
+
+Result<DeleteResult> DeleteRows(const TableLocation& location, const std::string& filter,
                                 const CommitOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(internal::TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root));
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(location));
   LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
   LANCE_ASSIGN_OR_RAISE(auto by_runs, FindByRuns(*ds, *pred));
   std::vector<uint64_t> addresses;
@@ -237,7 +279,13 @@ Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filte
   } else {
     LANCE_ASSIGN_OR_RAISE(addresses, FindByScan(*ds, *pred));
   }
-  return internal::DeleteFromDataset(loc, *ds, std::move(addresses), filter, options);
+  return DeleteFromSnapshot(location, *ds, std::move(addresses), filter, options);
+}
+
+Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
+                                const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return DeleteRows(location, filter, options);
 }
 
 }  // namespace lance::table

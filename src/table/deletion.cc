@@ -1,11 +1,17 @@
-// Deletion files: Arrow IPC file of uint32 row offsets (ARROW_ARRAY) or a portable 32-bit
-// Roaring bitmap (BITMAP).
+// Deletion files (deletion.h): Arrow IPC file of uint32 row offsets (ARROW_ARRAY) or a
+// portable 32-bit Roaring bitmap (BITMAP); staging new ones.
+#include "lance/table/deletion.h"
+
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 #include <roaring/roaring.h>
 
 #include "lance/ipc/reader.h"
+#include "lance/ipc/writer.h"
 #include "lance/table/snapshot.h"
+#include "table/unique_ids.h"
 
 namespace lance::table {
 
@@ -63,6 +69,83 @@ Result<std::vector<uint32_t>> DecodeDeletionFile(BufferPtr bytes, DeletionFileTy
   std::sort(rows.begin(), rows.end());
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   return rows;
+}
+
+Result<std::string> EncodeDeletionFile(const std::vector<uint32_t>& rows, DeletionFileType* type) {
+  constexpr size_t kMaxArrowRows = 5000;  // lance 12 switches to a bitmap above this
+  if (rows.size() <= kMaxArrowRows) {
+    *type = DeletionFileType::kArrowArray;
+    LANCE_ASSIGN_OR_RAISE(auto buf, AllocateBuffer(static_cast<int64_t>(rows.size() * 4)));
+    if (!rows.empty()) std::memcpy(buf->mutable_data(), rows.data(), rows.size() * 4);
+    auto values = Array::Make(uint32(), static_cast<int64_t>(rows.size()), {nullptr, buf});
+    auto sch = schema({field("row_id", uint32(), false)});
+    auto batch = std::make_shared<RecordBatch>(sch, static_cast<int64_t>(rows.size()),
+                                               std::vector<ArrayPtr>{values});
+    ipc::IpcWriteOptions o;
+    o.compression = ipc::Compression::kZstd;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr file, ipc::WriteFile(sch, {batch}, o));
+    return std::string(reinterpret_cast<const char*>(file->data()), static_cast<size_t>(file->size()));
+  }
+  *type = DeletionFileType::kBitmap;
+  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(rows.size(), rows.data());
+  if (bm == nullptr) return Status::OutOfMemory("roaring bitmap of {} rows", rows.size());
+  roaring_bitmap_run_optimize(bm);
+  std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+  roaring_bitmap_portable_serialize(bm, out.data());
+  roaring_bitmap_free(bm);
+  return out;
+}
+
+Result<DeletionFileInfo> WriteDeletionFile(StagedFiles& staged, uint64_t fragment_id,
+                                           uint64_t read_version,
+                                           const std::vector<uint32_t>& rows) {
+  DeletionFileInfo info;
+  LANCE_ASSIGN_OR_RAISE(std::string bytes, EncodeDeletionFile(rows, &info.type));
+  info.read_version = read_version;
+  info.id = internal::RandomU64();
+  info.num_deleted_rows = rows.size();
+  LANCE_RETURN_NOT_OK(
+      staged.Put(staged.location().Path("_deletions/" + info.FileName(fragment_id)), bytes));
+  return info;
+}
+
+Result<StagedDeletions> StageDeletions(StagedFiles& staged, const Snapshot& snapshot,
+                                       std::vector<uint64_t> addresses) {
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  std::map<uint64_t, std::vector<uint32_t>> by_fragment;
+  for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
+  const Manifest& m = snapshot.manifest();
+  StagedDeletions out;
+  for (size_t i = 0; i < m.fragments.size(); ++i) {
+    const FragmentInfo& fr = m.fragments[i];
+    auto it = by_fragment.find(fr.id);
+    if (it == by_fragment.end()) continue;
+    std::vector<uint32_t> rows;
+    for (uint32_t r : it->second) {
+      if (r < fr.physical_rows) rows.push_back(r);
+    }
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> existing, snapshot.DeletedRows(i));
+    std::vector<uint32_t> fresh;
+    std::set_difference(rows.begin(), rows.end(), existing.begin(), existing.end(),
+                        std::back_inserter(fresh));
+    if (fresh.empty()) continue;
+    std::vector<uint32_t> merged;
+    std::set_union(existing.begin(), existing.end(), fresh.begin(), fresh.end(),
+                   std::back_inserter(merged));
+    out.rebase.base[fr.id] = fr.deletion;
+    out.num_deleted_rows += fresh.size();
+    out.rebase.deleted_rows[fr.id] = std::move(fresh);
+    if (merged.size() >= fr.physical_rows) {
+      out.removed_fragment_ids.push_back(fr.id);
+    } else {
+      LANCE_ASSIGN_OR_RAISE(DeletionFileInfo d, WriteDeletionFile(staged, fr.id, snapshot.version(), merged));
+      FragmentInfo updated = fr;
+      updated.deletion = std::move(d);
+      out.updated_fragments.push_back(std::move(updated));
+    }
+  }
+  return out;
 }
 
 }  // namespace lance::table

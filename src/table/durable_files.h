@@ -24,11 +24,10 @@
 // A crash before (3) leaves unreferenced files and a staging manifest, which no reader parses
 // as a version (its name does not end in ".manifest"); cleanup removes unreferenced files.
 //
-// Thread-safety: WrittenFiles is safe for concurrent use; SyncFiles is stateless.
+// The files of a commit are recorded by StagedFiles (location.h). Stateless functions.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,37 +35,6 @@
 #include "lance/io/local_object_store.h"
 
 namespace lance::table::internal {
-
-// The new objects an operation wrote (store paths): the ones not yet synced, which a commit
-// must make durable first, and all of them, which a commit that fails for good removes.
-class WrittenFiles {
- public:
-  void Add(std::string path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    unsynced_.push_back(path);
-    all_.push_back(std::move(path));
-  }
-  // The paths not yet synced; they count as synced afterwards.
-  std::vector<std::string> TakeUnsynced() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return std::move(unsynced_);
-  }
-  std::vector<std::string> All() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return all_;
-  }
-  // A version now references the files: forgets them all.
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    unsynced_.clear();
-    all_.clear();
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> unsynced_;
-  std::vector<std::string> all_;
-};
 
 // A store over the same filesystem root as `store` that does not sync objects on publication,
 // when `store` is a LocalObjectStore (null otherwise: other stores make each object durable

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "lance/table/manifest.h"
+
 namespace lance::table {
 
 namespace {
@@ -52,6 +54,27 @@ Status CheckSupported(uint64_t flags, bool overlay_enabled, const char* side,
 }
 
 }  // namespace
+
+FeatureFlags ComputeFeatureFlags(const Manifest& m) {
+  const uint64_t sticky = kFlagStableRowIds | kFlagCoveredIndexMetadata | kFlagMixedDataFileVersions;
+  FeatureFlags f{m.reader_feature_flags & sticky, m.writer_feature_flags & sticky};
+  bool deletions = false, row_ids = false, overlays = false;
+  for (const auto& fr : m.fragments) {
+    deletions |= fr.deletion.has_value();
+    row_ids |= fr.has_row_ids();
+    overlays |= !fr.overlays.empty();
+  }
+  auto both = [&f](uint64_t bit) {
+    f.reader |= bit;
+    f.writer |= bit;
+  };
+  if (deletions) both(kFlagDeletionFiles);
+  if (row_ids) both(kFlagStableRowIds);
+  if (!m.config.empty()) f.writer |= kFlagTableConfig;
+  if (!m.base_paths.empty()) both(kFlagBasePaths);
+  if (overlays) both(kFlagUnstableDataOverlayFiles);
+  return f;
+}
 
 bool DataOverlayFilesEnabled() { return std::getenv(kEnableOverlayFilesEnv) != nullptr; }
 

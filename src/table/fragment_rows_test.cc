@@ -1,7 +1,9 @@
-// The direct whole-column reads of row_rewrite.h (ReadPhysicalRows, ReadLiveRows) against the
+// The direct whole-column reads of fragment_rows.h (ReadPhysicalRows, ReadLiveRows) against the
 // dataset's own scan, and the add-columns path built on them, on random data with nulls, deletions, several fragments (with two data files each after an
 // added column) and stable row ids.
-#include "table/row_rewrite.h"
+#include "table/fragment_rows.h"
+
+#include "lance/columnar/compute.h"
 
 #include <gtest/gtest.h>
 
@@ -70,7 +72,7 @@ TEST(RowRewrite, ReadLiveRowsEqualsTheScan) {
   for (bool stable : {false, true}) {
     const std::string uri = FreshUri(stable ? "live_stable" : "live");
     MakeMixed(uri, stable);
-    EV_ASSIGN(auto loc, internal::Locate(uri));
+    EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
     EV_ASSIGN(auto ds, Snapshot::Open(uri));
     const auto& frags = ds->manifest().fragments;
     ASSERT_GE(frags.size(), 4u);
@@ -102,7 +104,7 @@ TEST(RowRewrite, ReadLiveRowsEqualsTheScan) {
 TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
   const std::string uri = FreshUri("physical");
   MakeMixed(uri, false);
-  EV_ASSIGN(auto loc, internal::Locate(uri));
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
   EV_ASSIGN(auto got, internal::ReadPhysicalRows(*ds, 1, {"half", "id"}));
   ASSERT_TRUE(got.has_value());

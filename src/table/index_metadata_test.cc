@@ -4,8 +4,9 @@
 
 #include <roaring/roaring.h>
 
+#include <cstring>
+
 #include "lance/table/manifest.h"
-#include "table/manifest_writer.h"
 #include "table/proto/index_details.pb.h"
 #include "table/proto/table.pb.h"
 #include "table/roaring_test_util.h"
@@ -40,8 +41,31 @@ Manifest SmallManifest() {
   return x;
 }
 
+// A manifest file of SmallManifest() whose index section is `section`, byte for byte (the
+// container assembled here: section, manifest, footer).
+Result<std::string> WithSection(const ::lance::table::pb::IndexSection& section) {
+  LANCE_ASSIGN_OR_RAISE(std::string plain, EncodeManifest(SmallManifest()));
+  uint32_t len = 0;
+  std::memcpy(&len, plain.data(), 4);
+  ::lance::table::pb::Manifest pb;
+  if (!pb.ParseFromArray(plain.data() + 4, static_cast<int>(len))) return Status::Internal("manifest");
+  const std::string idx = section.SerializeAsString();
+  pb.set_index_section(0);
+  const std::string body = pb.SerializeAsString();
+  std::string out;
+  auto u32 = [&out](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  u32(static_cast<uint32_t>(idx.size()));
+  out += idx;
+  const uint64_t pos = out.size();
+  u32(static_cast<uint32_t>(body.size()));
+  out += body;
+  out.append(reinterpret_cast<const char*>(&pos), 8);
+  out.append("\x00\x00\x02\x00LANC", 8);
+  return out;
+}
+
 Result<Manifest> RoundTrip(const ::lance::table::pb::IndexSection& section) {
-  LANCE_ASSIGN_OR_RAISE(std::string bytes, EncodeManifest(SmallManifest(), {}, section.SerializeAsString()));
+  LANCE_ASSIGN_OR_RAISE(std::string bytes, WithSection(section));
   return DecodeManifest(bytes, "m.manifest");
 }
 
@@ -63,7 +87,7 @@ TEST(IndexMetadata, EveryFieldDecodes) {
 
   auto m = RoundTrip(section);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
-  ASSERT_EQ(m->num_indices, 2);
+  ASSERT_EQ(m->num_indices(), 2);
   ASSERT_EQ(m->indices.size(), 2u);
   const IndexInfo& a = m->indices[0];
   EXPECT_EQ(a.name, "id_idx");
@@ -158,31 +182,55 @@ TEST(IndexMetadata, DamagedEntriesAreCorruption) {
 }
 
 TEST(IndexMetadata, RetainRelevantIndicesDropsIndexesOfDroppedFields) {
+  auto index = [](const std::string& name, std::vector<int32_t> fields) {
+    IndexInfo x;
+    x.name = name;
+    x.fields = std::move(fields);
+    return x;
+  };
+  const std::vector<IndexInfo> section = {index("on_0", {0}), index("on_0_and_3", {0, 3}),
+                                          index("__lance_frag_reuse", {9})};
+  auto names = [](const std::vector<IndexInfo>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x.name);
+    return out;
+  };
+  EXPECT_EQ(names(RetainRelevantIndices(section, {0, 1, 3})),
+            (std::vector<std::string>{"on_0", "on_0_and_3", "__lance_frag_reuse"}));
+  EXPECT_EQ(names(RetainRelevantIndices(section, {0, 1})),
+            (std::vector<std::string>{"on_0", "__lance_frag_reuse"}));
+  EXPECT_TRUE(RetainRelevantIndices({section[0]}, {1, 2}).empty());
+  EXPECT_TRUE(IsSystemIndex(section[2]));
+  EXPECT_FALSE(IsSystemIndex(section[0]));
+}
+
+// Decoded and encoded again, an index section written by another writer keeps its bytes.
+TEST(IndexMetadata, SectionSurvivesDecodeAndEncode) {
   ::lance::table::pb::IndexSection section;
-  AddIndex(&section, "on_0", "", "");                       // fields {0}
-  AddIndex(&section, "on_0_and_3", "", "")->add_fields(3);  // fields {0, 3}
-  auto* sys = AddIndex(&section, "__lance_frag_reuse", "", "");
-  sys->set_fields(0, 9);
-  const std::string bytes = section.SerializeAsString();
-
-  auto all = RetainRelevantIndices(bytes, {0, 1, 3});
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ(*all, bytes);  // nothing dropped: unchanged
-
-  auto some = RetainRelevantIndices(bytes, {0, 1});
-  ASSERT_TRUE(some.ok());
-  ::lance::table::pb::IndexSection kept;
-  ASSERT_TRUE(kept.ParseFromString(*some));
-  ASSERT_EQ(kept.indices_size(), 2);
-  EXPECT_EQ(kept.indices(0).name(), "on_0");
-  EXPECT_EQ(kept.indices(1).name(), "__lance_frag_reuse");
-
-  ::lance::table::pb::IndexSection user_only;
-  *user_only.add_indices() = section.indices(0);
-  auto none = RetainRelevantIndices(user_only.SerializeAsString(), {1, 2});
-  ASSERT_TRUE(none.ok());
-  EXPECT_EQ(*none, "");
-  EXPECT_TRUE(RetainRelevantIndices("\xff\xff\xff", {0}).status().IsCorruption());
+  auto* x = AddIndex(&section, "id_idx", "/lance.table.BTreeIndexDetails", "\x08\x01");
+  x->set_fragment_bitmap(Bitmap({0, 1, 5, 70000}));
+  x->set_index_version(3);
+  x->set_created_at(1796009275080ULL);
+  x->add_files()->set_path("page_data.lance");
+  x->add_covering_fields(7);
+  // A member this library does not know (field 99, varint 5), at the end of the entry.
+  x->GetReflection()->MutableUnknownFields(x)->AddVarint(99, 5);
+  auto* y = AddIndex(&section, "v_idx", "/lance.table.VectorIndexDetails", "");
+  y->set_fragment_bitmap(Bitmap({}));
+  auto original = WithSection(section);
+  ASSERT_TRUE(original.ok());
+  auto m = DecodeManifest(*original, "m.manifest");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->indices.size(), 2u);
+  EXPECT_FALSE(m->indices[0].unknown_fields.empty());
+  auto again = EncodeManifest(*m);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  auto back = DecodeManifest(*again, "again");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->index_section.has_value());
+  uint32_t len = 0;
+  std::memcpy(&len, again->data() + *back->index_section, 4);
+  EXPECT_EQ(std::string(again->data() + *back->index_section + 4, len), section.SerializeAsString());
 }
 
 }  // namespace

@@ -9,116 +9,17 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <roaring/roaring.h>
 
-#include "table/commit_internal.h"
 #include "table/proto/index_details.pb.h"
-#include "table/proto/table.pb.h"
 
 namespace lance::table {
 
 namespace {
 
-constexpr size_t kFooterLen = 16;
-
-uint64_t LoadU64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-uint32_t LoadU32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-uint16_t LoadU16(const char* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-
-// More fragment ids than this in one index's bitmap is taken as a damaged bitmap (the ids
-// are materialized).
-constexpr uint64_t kMaxIndexedFragments = uint64_t{1} << 24;
-
-Result<IndexInfo> ConvertIndex(const ::lance::table::pb::IndexMetadata& pb, const std::string& what) {
-  IndexInfo x;
-  x.name = pb.name();
-  const std::string& raw = pb.uuid().uuid();
-  if (pb.has_uuid() && raw.size() != 16) {
-    return Status::Corruption("{}: index '{}' has a uuid of {} bytes, expected 16", what, x.name,
-                              raw.size());
-  }
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) x.uuid += '-';
-    x.uuid += fmt::format("{:02x}", static_cast<unsigned>(static_cast<unsigned char>(raw[i])));
-  }
-  x.fields.assign(pb.fields().begin(), pb.fields().end());
-  x.dataset_version = pb.dataset_version();
-  if (!pb.fragment_bitmap().empty()) {
-    const char* p = pb.fragment_bitmap().data();
-    const size_t n = pb.fragment_bitmap().size();
-    const size_t need = roaring_bitmap_portable_deserialize_size(p, n);
-    roaring_bitmap_t* bm = need == 0 || need > n ? nullptr : roaring_bitmap_portable_deserialize_safe(p, n);
-    if (bm == nullptr) {
-      return Status::Corruption("{}: the fragment bitmap of index '{}' is not a portable Roaring "
-                                "bitmap ({} bytes)",
-                                what, x.name, n);
-    }
-    const uint64_t count = roaring_bitmap_get_cardinality(bm);
-    if (count > kMaxIndexedFragments) {
-      roaring_bitmap_free(bm);
-      return Status::Corruption("{}: the fragment bitmap of index '{}' holds {} fragment ids", what,
-                                x.name, count);
-    }
-    x.fragment_ids.resize(count);
-    if (count > 0) roaring_bitmap_to_uint32_array(bm, x.fragment_ids.data());
-    roaring_bitmap_free(bm);
-    x.has_fragment_bitmap = true;
-  }
-  if (pb.has_index_details()) {
-    x.details_type_url = pb.index_details().type_url();
-    x.details = pb.index_details().value();
-  }
-  if (pb.has_index_version()) x.index_version = pb.index_version();
-  if (pb.has_created_at()) x.created_at_ms = pb.created_at();
-  if (pb.has_base_id()) x.base_id = pb.base_id();
-  for (const auto& f : pb.files()) x.files.push_back(IndexFileInfo{f.path(), f.size_bytes()});
-  x.covering_fields.assign(pb.covering_fields().begin(), pb.covering_fields().end());
-  return x;
-}
-
 // "BTreeIndexDetails" of "/lance.table.BTreeIndexDetails" (or of "type.googleapis.com/...").
 std::string DetailsMessageName(const std::string& type_url) {
   const size_t dot = type_url.find_last_of("./");
   return dot == std::string::npos ? type_url : type_url.substr(dot + 1);
-}
-
-DataFileInfo ConvertDataFile(const ::lance::table::pb::DataFile& f) {
-  DataFileInfo d;
-  d.path = f.path();
-  d.fields.assign(f.fields().begin(), f.fields().end());
-  d.column_indices.assign(f.column_indices().begin(), f.column_indices().end());
-  d.major = f.file_major_version();
-  d.minor = f.file_minor_version();
-  d.size_bytes = f.file_size_bytes();
-  if (f.has_base_id()) d.base_id = f.base_id();
-  return d;
-}
-
-// Checks that a length-prefixed section at `pos` lies inside [0, limit).
-Status CheckSection(std::string_view bytes, uint64_t pos, size_t limit, const char* name,
-                    const std::string& what, uint32_t* len) {
-  if (pos > limit || limit - pos < 4) {
-    return Status::Corruption("{}: {} position {} is outside the file ({} bytes before the footer)",
-                              what, name, pos, limit);
-  }
-  *len = LoadU32(bytes.data() + pos);
-  if (*len > limit - pos - 4) {
-    return Status::Corruption("{}: {} at {} claims {} bytes but only {} remain before the footer",
-                              what, name, pos, *len, limit - pos - 4);
-  }
-  return Status::OK();
 }
 
 }  // namespace
@@ -154,163 +55,50 @@ std::string DeletionFileInfo::FileName(uint64_t fragment_id) const {
                      type == DeletionFileType::kBitmap ? "bin" : "arrow");
 }
 
+bool DeletionFileInfo::SameFile(const DeletionFileInfo& other) const {
+  return type == other.type && read_version == other.read_version && id == other.id &&
+         num_deleted_rows == other.num_deleted_rows;
+}
+
 uint64_t Manifest::num_rows() const {
   uint64_t n = 0;
   for (const auto& f : fragments) n += f.num_rows();
   return n;
 }
 
-Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what) {
-  if (bytes.size() < kFooterLen + 4) {
-    return Status::Corruption("{}: {} bytes is too short for a manifest (footer is {} bytes)", what,
-                              bytes.size(), kFooterLen);
+const FragmentInfo* Manifest::FindFragment(uint64_t id) const {
+  for (const auto& f : fragments) {
+    if (f.id == id) return &f;
   }
-  const char* footer = bytes.data() + bytes.size() - kFooterLen;
-  if (std::memcmp(footer + 12, "LANC", 4) != 0) {
-    return Status::Corruption("{}: manifest footer magic is not \"LANC\"", what);
-  }
-  const uint16_t major = LoadU16(footer + 8);
-  const uint16_t minor = LoadU16(footer + 10);
-  if (major != 0 || minor != 2) {
-    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.2)", what, major,
-                                minor);
-  }
-  const size_t limit = bytes.size() - kFooterLen;
-  const uint64_t pos = LoadU64(footer);
-  uint32_t len = 0;
-  LANCE_RETURN_NOT_OK(CheckSection(bytes, pos, limit, "manifest", what, &len));
-  ::lance::table::pb::Manifest pb;
-  if (!pb.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len))) {
-    return Status::Corruption("{}: the manifest protobuf ({} bytes at {}) does not decode", what,
-                              len, pos);
-  }
-
-  Manifest m;
-  for (const auto& f : pb.fields()) {
-    file::LanceField lf = internal::FieldFromProto(f);
-    std::sort(lf.metadata.begin(), lf.metadata.end());
-    m.fields.push_back(std::move(lf));
-  }
-  m.schema_metadata.assign(pb.schema_metadata().begin(), pb.schema_metadata().end());
-  std::sort(m.schema_metadata.begin(), m.schema_metadata.end());
-  auto schema = file::SchemaFromLanceFields(m.fields, m.schema_metadata);
-  if (!schema.ok()) {
-    return Status::Corruption("{}: schema: {}", what, schema.status().message());
-  }
-  m.schema = *schema;
-
-  for (const auto& fp : pb.fragments()) {
-    FragmentInfo fr;
-    fr.id = fp.id();
-    for (const auto& df : fp.files()) {
-      DataFileInfo d = ConvertDataFile(df);
-      if (!d.column_indices.empty() && d.column_indices.size() != d.fields.size()) {
-        return Status::Corruption("{}: fragment {} file '{}': {} field ids but {} column indices",
-                                  what, fr.id, d.path, d.fields.size(), d.column_indices.size());
-      }
-      if (d.path.empty()) {
-        return Status::Corruption("{}: fragment {} has a data file with an empty path", what, fr.id);
-      }
-      fr.files.push_back(std::move(d));
-    }
-    if (fp.has_deletion_file()) {
-      const auto& dp = fp.deletion_file();
-      DeletionFileInfo del;
-      if (dp.file_type() != ::lance::table::pb::DeletionFile::ARROW_ARRAY &&
-          dp.file_type() != ::lance::table::pb::DeletionFile::BITMAP) {
-        return Status::Corruption("{}: fragment {}: unknown deletion file type {}", what, fr.id,
-                                  static_cast<int>(dp.file_type()));
-      }
-      del.type = dp.file_type() == ::lance::table::pb::DeletionFile::BITMAP
-                     ? DeletionFileType::kBitmap
-                     : DeletionFileType::kArrowArray;
-      del.read_version = dp.read_version();
-      del.id = dp.id();
-      del.num_deleted_rows = dp.num_deleted_rows();
-      if (dp.has_base_id()) del.base_id = dp.base_id();
-      fr.deletion = del;
-    }
-    fr.physical_rows = fp.physical_rows();
-    if (fr.deletion && fr.deletion->num_deleted_rows > fr.physical_rows) {
-      return Status::Corruption("{}: fragment {} deletes {} rows of {}", what, fr.id,
-                                fr.deletion->num_deleted_rows, fr.physical_rows);
-    }
-    if (fp.has_inline_row_ids()) fr.inline_row_ids = fp.inline_row_ids();
-    fr.has_external_row_ids = fp.has_external_row_ids();
-    fr.num_overlays = fp.overlays_size();
-    m.fragments.push_back(std::move(fr));
-  }
-  m.version = pb.version();
-  if (pb.has_timestamp()) {
-    m.timestamp_ns = pb.timestamp().seconds() * 1000000000LL + pb.timestamp().nanos();
-  }
-  m.tag = pb.tag();
-  m.reader_feature_flags = pb.reader_feature_flags();
-  m.writer_feature_flags = pb.writer_feature_flags();
-  if (pb.has_max_fragment_id()) m.max_fragment_id = pb.max_fragment_id();
-  m.transaction_file = pb.transaction_file();
-  if (pb.has_writer_version()) {
-    m.writer_library = pb.writer_version().library();
-    m.writer_version = pb.writer_version().version();
-  }
-  m.next_row_id = pb.next_row_id();
-  if (pb.has_data_format()) {
-    m.data_file_format = pb.data_format().file_format();
-    m.data_storage_version = pb.data_format().version();
-  }
-  m.config.insert(pb.config().begin(), pb.config().end());
-  m.table_metadata.insert(pb.table_metadata().begin(), pb.table_metadata().end());
-  for (const auto& b : pb.base_paths()) {
-    BasePathInfo bp;
-    bp.id = b.id();
-    if (b.has_name()) bp.name = b.name();
-    bp.is_dataset_root = b.is_dataset_root();
-    bp.path = b.path();
-    m.base_paths.push_back(std::move(bp));
-  }
-  if (pb.has_branch()) m.branch = pb.branch();
-  if (pb.has_transaction_section()) {
-    m.transaction_section = pb.transaction_section();
-    uint32_t tlen = 0;
-    LANCE_RETURN_NOT_OK(
-        CheckSection(bytes, pb.transaction_section(), limit, "transaction section", what, &tlen));
-  }
-  if (pb.has_index_section()) {
-    m.index_section = pb.index_section();
-    uint32_t ilen = 0;
-    LANCE_RETURN_NOT_OK(
-        CheckSection(bytes, pb.index_section(), limit, "index section", what, &ilen));
-    ::lance::table::pb::IndexSection idx;
-    if (!idx.ParseFromArray(bytes.data() + pb.index_section() + 4, static_cast<int>(ilen))) {
-      return Status::Corruption("{}: the index section at {} does not decode", what,
-                                pb.index_section());
-    }
-    m.num_indices = idx.indices_size();
-    for (const auto& entry : idx.indices()) {
-      LANCE_ASSIGN_OR_RAISE(IndexInfo info, ConvertIndex(entry, what));
-      m.indices.push_back(std::move(info));
-    }
-  }
-  return m;
+  return nullptr;
 }
 
-Result<std::string> RetainRelevantIndices(std::string_view section,
-                                          const std::vector<int32_t>& field_ids) {
-  ::lance::table::pb::IndexSection in;
-  if (!in.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
-    return Status::Corruption("the index section ({} bytes) does not decode", section.size());
-  }
+uint64_t Manifest::NextFragmentId() const {
+  uint64_t next = max_fragment_id ? uint64_t{*max_fragment_id} + 1 : 0;
+  for (const auto& f : fragments) next = std::max<uint64_t>(next, f.id + 1);
+  return next;
+}
+
+Status Manifest::RebuildSchema() {
+  LANCE_ASSIGN_OR_RAISE(schema, file::SchemaFromLanceFields(fields, schema_metadata));
+  return Status::OK();
+}
+
+bool IsSystemIndex(const IndexInfo& index) {
+  return index.name == "__lance_frag_reuse" || index.name == "__lance_mem_wal";
+}
+
+std::vector<IndexInfo> RetainRelevantIndices(std::vector<IndexInfo> indices,
+                                             const std::vector<int32_t>& field_ids) {
   const std::set<int32_t> ids(field_ids.begin(), field_ids.end());
-  ::lance::table::pb::IndexSection out;
-  for (const auto& x : in.indices()) {
-    const bool system = x.name() == "__lance_frag_reuse" || x.name() == "__lance_mem_wal";
-    const bool fields_present = std::all_of(x.fields().begin(), x.fields().end(),
+  std::vector<IndexInfo> out;
+  out.reserve(indices.size());
+  for (auto& x : indices) {
+    const bool fields_present = std::all_of(x.fields.begin(), x.fields.end(),
                                             [&](int32_t f) { return ids.count(f) > 0; });
-    if (system || fields_present) *out.add_indices() = x;
+    if (IsSystemIndex(x) || fields_present) out.push_back(std::move(x));
   }
-  if (out.indices_size() == 0) return std::string();
-  if (out.indices_size() == in.indices_size()) return std::string(section);
-  return out.SerializeAsString();
+  return out;
 }
 
 std::string IndexTypeName(const IndexInfo& index) {
@@ -416,20 +204,5 @@ Result<uint64_t> ParseVersionJson(std::string_view json, const std::string& what
   return Status::Corruption("{}: no top-level \"version\" member in {}", what,
                             std::string(json.substr(0, 200)));
 }
-
-namespace internal {
-
-file::LanceField FieldFromProto(const ::lance::file::Field& f) {
-  file::LanceField lf;
-  lf.name = f.name();
-  lf.id = f.id();
-  lf.parent_id = f.parent_id();
-  lf.logical_type = f.logical_type();
-  lf.nullable = f.nullable();
-  for (const auto& [k, v] : f.metadata()) lf.metadata.emplace_back(k, v);
-  return lf;
-}
-
-}  // namespace internal
 
 }  // namespace lance::table

@@ -11,21 +11,58 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
-#include "lance/table/snapshot.h"
+#include "lance/columnar/compute.h"
 #include "lance/table/feature_flags.h"
-#include "table/commit_internal.h"
-#include "table/row_rewrite.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
+#include "lance/table/write.h"
+#include "table/row_update.h"
 
 namespace lance::table {
 
 namespace {
 
-using internal::StoredVersion;
-using internal::TableLocation;
+// For each top-level column of `dataset`, the index of the `input` column of the same name
+// (the input's columns may come in any order). Errors: InvalidArgument, prefixed with `what`,
+// naming the dataset columns the input lacks and the input columns the dataset lacks (each
+// with its type), or the first column whose types differ (SameStorageType).
+Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
+                                            const std::string& what) {
+  std::vector<int> out;
+  std::vector<std::string> missing, extra;
+  for (const auto& f : dataset.fields()) {
+    const int c = input.GetFieldIndex(f->name());
+    if (c < 0) missing.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    out.push_back(c);
+  }
+  for (const auto& f : input.fields()) {
+    if (dataset.GetFieldIndex(f->name()) < 0) {
+      extra.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    }
+  }
+  if (!missing.empty() || !extra.empty()) {
+    std::string msg = fmt::format("{}: the input's columns do not match the dataset's", what);
+    if (!missing.empty()) msg += fmt::format("; missing {}", fmt::join(missing, ", "));
+    if (!extra.empty()) msg += fmt::format("; not in the dataset {}", fmt::join(extra, ", "));
+    return Status::InvalidArgument("{}", msg);
+  }
+  for (int i = 0; i < dataset.num_fields(); ++i) {
+    const auto& f = dataset.field(i);
+    const auto& in = input.field(out[static_cast<size_t>(i)]);
+    if (!SameStorageType(*in->type(), *f->type())) {
+      return Status::InvalidArgument("{}: input column '{}' is {} but the dataset has {}", what,
+                                     f->name(), in->type()->ToString(), f->type()->ToString());
+    }
+  }
+  return out;
+}
+
 
 // Appends an encoding of element i of `a` that is equal for equal values of the same type;
 // false for a null (which never matches).
@@ -154,15 +191,22 @@ constexpr int64_t kProbeSliceRows = 64 * 1024;
 Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& in_schema,
                                       const std::vector<RecordBatchPtr>& batches,
                                       const MergeInsertParams& params) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return MergeInsert(location, in_schema, batches, params);
+}
+
+Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr& in_schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const MergeInsertParams& params) {
   if (params.on.empty()) return Status::InvalidArgument("merge-insert: no key column (on)");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(const StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc, std::move(sv)));
   const SchemaPtr& schema = ds->schema();
 
   // The source, columns matched by name and put in the dataset's order.
   LANCE_ASSIGN_OR_RAISE(std::vector<int> by_name,
-                        internal::MatchColumnsByName(*schema, *in_schema, "merge-insert"));
+                        MatchColumnsByName(*schema, *in_schema, "merge-insert"));
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr in_all, ConcatenateBatches(in_schema, batches));
   std::vector<ArrayPtr> src_cols;
   for (int i = 0; i < schema->num_fields(); ++i) {
@@ -239,7 +283,7 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   }
 
   // Probe with the dataset's keys, slices of the scan on every core.
-  const bool stable = (sv.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  const bool stable = (ds->manifest().reader_feature_flags & kFlagStableRowIds) != 0;
   // Row addresses are not scanned (8 bytes per row of the dataset, for the few rows that
   // match): a whole scan gives one batch per fragment with live rows, in manifest order, so a
   // row's fragment and live position give its address. Should the batches not line up so, the
@@ -424,24 +468,25 @@ Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& i
   // so nothing is read back from the dataset. Without stable row ids, updated and inserted
   // rows share one data file; with them, the updated rows keep their ids in fragments of
   // their own and the inserted rows get fresh ids at commit.
-  std::vector<::lance::table::pb::DataFragment> fragments;
+  StagedFiles staged(loc);
+  std::vector<FragmentInfo> fragments;
   auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
     if (rows_of_source.empty()) return Status::OK();
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(source, rows_of_source));
-    LANCE_ASSIGN_OR_RAISE(auto more, internal::WriteFragments(loc, sv.manifest, schema, {rows},
-                                                              params.max_rows_per_file));
+    LANCE_ASSIGN_OR_RAISE(auto more, WriteFragments(staged, ds->manifest(), schema, {rows},
+                                                    params.max_rows_per_file));
     for (auto& f : more) fragments.push_back(std::move(f));
     return Status::OK();
   };
   if (stable) {
     LANCE_RETURN_NOT_OK(write(updated_rows));
-    LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, updated_ids));
+    LANCE_RETURN_NOT_OK(AssignRowIds(&fragments, updated_ids));
     LANCE_RETURN_NOT_OK(write(inserted_rows));
   } else {
     updated_rows.insert(updated_rows.end(), inserted_rows.begin(), inserted_rows.end());
     LANCE_RETURN_NOT_OK(write(updated_rows));
   }
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, *ds, sv, std::move(deleted),
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, staged, *ds, std::move(deleted),
                                                               std::move(fragments), params.commit));
   return out;
 }

@@ -1,8 +1,9 @@
-// Stable row-id sequences (rowids.proto): segments of ranges, ranges with holes or bitmaps,
-// and bit-packed arrays.
+// Stable row-id sequences and row-version runs (row_ids.h; rowids.proto): the only place
+// they are parsed or serialized.
+#include "lance/table/row_ids.h"
+
 #include <cstring>
 
-#include "lance/table/snapshot.h"
 #include "table/proto/rowids.pb.h"
 
 namespace lance::table {
@@ -95,6 +96,117 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
     }
   }
   return ids;
+}
+
+std::string EncodeRowIdSequence(const std::vector<uint64_t>& ids) {
+  ::lance::table::pb::RowIdSequence seq;
+  std::string loose;  // little-endian u64 values not in a long run
+  auto flush_loose = [&] {
+    if (loose.empty()) return;
+    seq.add_segments()->mutable_array()->mutable_u64_array()->set_values(loose);
+    loose.clear();
+  };
+  size_t i = 0;
+  while (i < ids.size()) {
+    size_t j = i + 1;
+    while (j < ids.size() && ids[j] == ids[j - 1] + 1) ++j;
+    if (j - i >= 4) {
+      flush_loose();
+      auto* r = seq.add_segments()->mutable_range();
+      r->set_start(ids[i]);
+      r->set_end(ids[j - 1] + 1);
+    } else {
+      for (size_t k = i; k < j; ++k) {
+        char b[8];
+        std::memcpy(b, &ids[k], 8);
+        loose.append(b, 8);
+      }
+    }
+    i = j;
+  }
+  flush_loose();
+  return seq.SerializeAsString();
+}
+
+std::string RowIdRange(uint64_t start, uint64_t n) {
+  ::lance::table::pb::RowIdSequence seq;
+  auto* r = seq.add_segments()->mutable_range();
+  r->set_start(start);
+  r->set_end(start + n);
+  return seq.SerializeAsString();
+}
+
+Result<std::vector<uint64_t>> RowVersions(const FragmentInfo& f, bool created_at) {
+  const uint64_t n = f.physical_rows;
+  const std::string& inline_bytes = created_at ? f.inline_created_at_versions : f.inline_last_updated_at_versions;
+  const bool external = created_at ? f.external_created_at_versions.has_value()
+                                   : f.external_last_updated_at_versions.has_value();
+  const char* what = created_at ? "created-at" : "last-updated-at";
+  if (external && inline_bytes.empty()) {
+    return Status::NotSupported("fragment {}: {} versions in an external file are not supported",
+                                f.id, what);
+  }
+  // Without a sequence lance 12 takes every row as created at version 1 and last updated
+  // when it was created.
+  if (inline_bytes.empty()) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
+  if (!seq.ParseFromString(inline_bytes)) {
+    return Status::Corruption("fragment {}: the {} version sequence does not decode", f.id, what);
+  }
+  std::vector<uint64_t> out;
+  out.reserve(n);
+  for (const auto& run : seq.runs()) {
+    // Only a span's length counts: wrap it as a one-segment row-id sequence to measure it.
+    ::lance::table::pb::RowIdSequence one;
+    *one.add_segments() = run.span();
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> positions, DecodeRowIdSequence(one.SerializeAsString()));
+    if (out.size() + positions.size() > n) break;
+    out.insert(out.end(), positions.size(), run.version());
+  }
+  if (out.size() != n) {
+    return Status::Corruption("fragment {}: the {} version runs cover {} rows or more, the "
+                              "fragment has {}",
+                              f.id, what, out.size(), n);
+  }
+  return out;
+}
+
+std::string EncodeVersionRuns(const uint64_t* versions, size_t n) {
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
+  for (size_t start = 0; start < n;) {
+    size_t end = start + 1;
+    while (end < n && versions[end] == versions[start]) ++end;
+    auto* run = seq.add_runs();
+    auto* range = run->mutable_span()->mutable_range();
+    range->set_start(start);
+    range->set_end(end);
+    run->set_version(versions[start]);
+    start = end;
+  }
+  return seq.SerializeAsString();
+}
+
+std::string VersionRun(uint64_t n, uint64_t version) {
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
+  auto* run = seq.add_runs();
+  run->mutable_span()->mutable_range()->set_end(n);
+  run->set_version(version);
+  return seq.SerializeAsString();
+}
+
+Status AssignRowIds(std::vector<FragmentInfo>* fragments, const std::vector<uint64_t>& ids) {
+  size_t pos = 0;
+  for (auto& f : *fragments) {
+    const size_t n = static_cast<size_t>(f.physical_rows);
+    if (pos + n > ids.size()) {
+      return Status::Internal("row ids: {} ids for more rows", ids.size());
+    }
+    f.inline_row_ids = EncodeRowIdSequence(std::vector<uint64_t>(
+        ids.begin() + static_cast<std::ptrdiff_t>(pos), ids.begin() + static_cast<std::ptrdiff_t>(pos + n)));
+    pos += n;
+  }
+  if (pos != ids.size()) return Status::Internal("row ids: {} ids for {} rows", ids.size(), pos);
+  return Status::OK();
 }
 
 }  // namespace lance::table

@@ -16,32 +16,31 @@
 #include "lance/core/bit_util.h"
 #include "lance/expr/expression.h"
 #include "lance/file/lance_schema.h"
-#include "lance/table/snapshot.h"
+#include "lance/columnar/compute.h"
 #include "lance/table/feature_flags.h"
-#include "table/commit_internal.h"
-#include "table/proto/table.pb.h"
-#include "table/row_rewrite.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
+#include "lance/table/write.h"
+#include "table/fragment_rows.h"
 
 namespace lance::table {
 
 namespace {
 
-using internal::StoredVersion;
-using internal::TableLocation;
-using PbField = ::lance::file::Field;
+using Fields = std::vector<file::LanceField>;
 
-std::string ColumnList(const ::lance::table::pb::Manifest& m) {
+std::string ColumnList(const Manifest& m) {
   std::string out;
-  for (const auto& f : m.fields()) {
-    if (f.parent_id() != -1) continue;
+  for (const auto& f : m.fields) {
+    if (f.parent_id != -1) continue;
     if (!out.empty()) out += ", ";
-    out += f.name();
+    out += f.name;
   }
   return out;
 }
 
-// Index in m.fields() of the field at `path` ("a" or "a.b.c" through struct children).
-Result<int> FindField(const ::lance::table::pb::Manifest& m, const std::string& path) {
+// Index in m.fields of the field at `path` ("a" or "a.b.c" through struct children).
+Result<int> FindField(const Manifest& m, const std::string& path) {
   int32_t parent = -1;
   int found = -1;
   size_t start = 0;
@@ -49,8 +48,8 @@ Result<int> FindField(const ::lance::table::pb::Manifest& m, const std::string& 
     const size_t dot = path.find('.', start);
     const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     found = -1;
-    for (int i = 0; i < m.fields_size(); ++i) {
-      if (m.fields(i).parent_id() == parent && m.fields(i).name() == part) {
+    for (int i = 0; i < static_cast<int>(m.fields.size()); ++i) {
+      if (m.fields[static_cast<size_t>(i)].parent_id == parent && m.fields[static_cast<size_t>(i)].name == part) {
         found = i;
         break;
       }
@@ -60,19 +59,19 @@ Result<int> FindField(const ::lance::table::pb::Manifest& m, const std::string& 
                                      part, path, ColumnList(m));
     }
     if (dot == std::string::npos) return found;
-    parent = m.fields(found).id();
+    parent = m.fields[static_cast<size_t>(found)].id;
     start = dot + 1;
   }
 }
 
 // `id` and the ids of every field below it.
-std::set<int32_t> Subtree(const ::lance::table::pb::Manifest& m, int32_t id) {
+std::set<int32_t> Subtree(const Manifest& m, int32_t id) {
   std::set<int32_t> ids{id};
   bool grew = true;
   while (grew) {
     grew = false;
-    for (const auto& f : m.fields()) {
-      if (ids.count(f.parent_id()) && ids.insert(f.id()).second) grew = true;
+    for (const auto& f : m.fields) {
+      if (ids.count(f.parent_id) && ids.insert(f.id).second) grew = true;
     }
   }
   return ids;
@@ -80,27 +79,27 @@ std::set<int32_t> Subtree(const ::lance::table::pb::Manifest& m, int32_t id) {
 
 // One past the largest field id any field or data file of the dataset uses (ids of dropped
 // fields may still sit in data files, so they are never handed out again).
-int32_t NextFieldId(const ::lance::table::pb::Manifest& m) {
+int32_t NextFieldId(const Manifest& m) {
   int32_t max_id = -1;
-  for (const auto& f : m.fields()) max_id = std::max(max_id, f.id());
-  for (const auto& frag : m.fragments()) {
-    for (const auto& df : frag.files()) {
-      for (int32_t id : df.fields()) max_id = std::max(max_id, id);
+  for (const auto& f : m.fields) max_id = std::max(max_id, f.id);
+  for (const auto& frag : m.fragments) {
+    for (const auto& df : frag.files) {
+      for (int32_t id : df.fields) max_id = std::max(max_id, id);
     }
   }
   return max_id + 1;
 }
 
-Result<CommitInfo> CommitProject(const TableLocation& loc, const StoredVersion& sv,
-                                 google::protobuf::RepeatedPtrField<PbField> fields,
+Result<CommitInfo> CommitProject(const TableLocation& loc, const CommittedVersion& sv,
+                                 Fields fields,
                                  bool preserves_nullability, const CommitOptions& options) {
-  internal::CommitRequest req;
-  req.txn.set_read_version(sv.version);
-  req.txn.set_uuid(internal::NewUuid());
-  auto* p = req.txn.mutable_project();
-  *p->mutable_schema() = std::move(fields);
-  p->set_preserves_nullability(preserves_nullability);
-  return internal::Commit(loc, std::move(req), options);
+  Transaction::Project project;
+  project.schema = std::move(fields);
+  project.preserves_nullability = preserves_nullability;
+  Transaction txn;
+  txn.read_version = sv.version;
+  txn.operation = std::move(project);
+  return CommitTransaction(loc, std::move(txn), options);
 }
 
 // The values of the (possibly nested) field at `path` in a scan of its top-level column.
@@ -196,40 +195,41 @@ Status NewFields(const std::vector<FieldPtr>& added, int32_t first_id,
 }
 
 // The dataset's fields followed by `added`.
-google::protobuf::RepeatedPtrField<PbField> AppendedSchema(
-    const ::lance::table::pb::Manifest& m, const std::vector<file::LanceField>& added) {
-  google::protobuf::RepeatedPtrField<PbField> out = m.fields();
-  for (const auto& lf : added) internal::FieldToProto(lf, out.Add());
+Fields AppendedSchema(
+    const Manifest& m, const std::vector<file::LanceField>& added) {
+  Fields out = m.fields;
+  out.insert(out.end(), added.begin(), added.end());
   return out;
 }
 
 using ColumnsOf =
-    std::function<Result<std::vector<ArrayPtr>>(size_t, const ::lance::table::pb::DataFragment&)>;
+    std::function<Result<std::vector<ArrayPtr>>(size_t, const FragmentInfo&)>;
 
 // Shared tail of AddColumns, AddColumnsFromData and AlterColumnType: `columns_of(i, frag)`
 // returns the new columns of fragment i spread over its physical rows; they are written as
 // one new data file per fragment and a Merge with `schema` is committed.
-Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const StoredVersion& sv,
-                                    google::protobuf::RepeatedPtrField<PbField> schema,
+Result<CommitInfo> CommitNewColumns(const TableLocation& loc, const CommittedVersion& sv,
+                                    Fields schema,
                                     const SchemaPtr& file_schema, const ColumnsOf& columns_of,
                                     const CommitOptions& options) {
-  internal::CommitRequest req;
-  req.txn.set_read_version(sv.version);
-  req.txn.set_uuid(internal::NewUuid());
-  auto* mg = req.txn.mutable_merge();
-  for (int i = 0; i < sv.manifest.fragments_size(); ++i) {
-    const auto& frag = sv.manifest.fragments(i);
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, columns_of(static_cast<size_t>(i), frag));
-    RecordBatch batch(file_schema, static_cast<int64_t>(frag.physical_rows()), std::move(cols));
-    LANCE_ASSIGN_OR_RAISE(auto df, internal::WriteColumnFile(loc, sv.manifest, batch));
-    auto* nf = mg->add_fragments();
-    *nf = frag;
-    *nf->add_files() = std::move(df);
+  StagedFiles staged(loc);
+  Transaction::Merge merge;
+  for (size_t i = 0; i < sv.manifest.fragments.size(); ++i) {
+    const FragmentInfo& frag = sv.manifest.fragments[i];
+    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, columns_of(i, frag));
+    RecordBatch batch(file_schema, static_cast<int64_t>(frag.physical_rows), std::move(cols));
+    LANCE_ASSIGN_OR_RAISE(DataFileInfo df, WriteColumnFile(staged, sv.manifest, batch));
+    FragmentInfo nf = frag;
+    nf.files.push_back(std::move(df));
+    merge.fragments.push_back(std::move(nf));
   }
-  *mg->mutable_schema() = std::move(schema);
-  for (const auto& [k, v] : sv.manifest.schema_metadata()) (*mg->mutable_schema_metadata())[k] = v;
-  mg->set_preserves_nullability(true);
-  return internal::Commit(loc, std::move(req), options);
+  merge.schema = std::move(schema);
+  merge.schema_metadata = sv.manifest.schema_metadata;
+  merge.preserves_nullability = true;
+  Transaction txn;
+  txn.read_version = sv.version;
+  txn.operation = std::move(merge);
+  return CommitTransaction(loc, std::move(txn), options, &staged);
 }
 
 // Columns of fragment i computed by `exprs` over a scan (`so`: the columns they read plus
@@ -244,10 +244,10 @@ ColumnsOf ExpressionColumns(std::shared_ptr<Snapshot> ds,
                             ScanOptions so, SchemaPtr file_schema) {
   auto scan_pos = std::make_shared<uint64_t>(0);
   std::vector<std::string> read_columns = so.columns;
-  return [=](size_t i, const ::lance::table::pb::DataFragment& frag) -> Result<std::vector<ArrayPtr>> {
+  return [=](size_t i, const FragmentInfo& frag) -> Result<std::vector<ArrayPtr>> {
     uint64_t& pos = *scan_pos;
     const FragmentInfo& fi = ds->manifest().fragments[i];
-    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
+    const int64_t physical = static_cast<int64_t>(frag.physical_rows);
     std::vector<ArrayPtr> out;
     if (fi.num_rows() > 0) {
       auto whole = internal::ReadPhysicalRows(*ds, i, read_columns);
@@ -296,11 +296,11 @@ ColumnsOf ExpressionColumns(std::shared_ptr<Snapshot> ds,
   };
 }
 
-Status CheckNewName(const ::lance::table::pb::Manifest& m, const std::string& name,
+Status CheckNewName(const Manifest& m, const std::string& name,
                     std::set<std::string>* seen) {
   if (name.empty()) return Status::InvalidArgument("a new column needs a name");
-  for (const auto& f : m.fields()) {
-    if (f.parent_id() == -1 && f.name() == name) {
+  for (const auto& f : m.fields) {
+    if (f.parent_id == -1 && f.name == name) {
       return Status::InvalidArgument("column '{}' already exists", name);
     }
   }
@@ -355,41 +355,40 @@ Result<std::pair<DataTypePtr, ArrayPtr>> PruneStruct(const DataTypePtr& type, co
 
 }  // namespace
 
-Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
+Result<CommitInfo> DropColumns(const TableLocation& loc, const std::vector<std::string>& paths,
                                const CommitOptions& options) {
   if (paths.empty()) return Status::InvalidArgument("drop columns: no column named");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
   std::set<int32_t> removed;
   // Nested fields to drop, by the index (in m.fields) of their top-level column.
   std::map<int, std::vector<std::vector<std::string>>> nested;
   for (const auto& p : paths) {
     LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, p));
-    if (sv.manifest.fields(idx).parent_id() != -1) {
+    if (sv.manifest.fields[static_cast<size_t>(idx)].parent_id != -1) {
       std::vector<std::string> parts = SplitPath(p);
       LANCE_ASSIGN_OR_RAISE(int top, FindField(sv.manifest, parts[0]));
       nested[top].push_back(std::move(parts));
       continue;
     }
-    const auto sub = Subtree(sv.manifest, sv.manifest.fields(idx).id());
+    const auto sub = Subtree(sv.manifest, sv.manifest.fields[static_cast<size_t>(idx)].id);
     removed.insert(sub.begin(), sub.end());
   }
   for (auto it = nested.begin(); it != nested.end();) {  // inside a dropped column: nothing to do
-    it = removed.count(sv.manifest.fields(it->first).id()) ? nested.erase(it) : std::next(it);
+    it = removed.count(sv.manifest.fields[static_cast<size_t>(it->first)].id) ? nested.erase(it) : std::next(it);
   }
-  google::protobuf::RepeatedPtrField<PbField> kept;
+  Fields kept;
   bool any_top = false;
-  for (const auto& f : sv.manifest.fields()) {
-    if (removed.count(f.id())) continue;
-    *kept.Add() = f;
-    if (f.parent_id() == -1) any_top = true;
+  for (const auto& f : sv.manifest.fields) {
+    if (removed.count(f.id)) continue;
+    kept.push_back(f);
+    if (f.parent_id == -1) any_top = true;
   }
   if (!any_top) {
     return Status::InvalidArgument("drop columns: cannot drop every column of the dataset");
   }
   std::set<int32_t> gone = removed;  // ids leaving the schema, rewritten structs' included
   for (const auto& n : nested) {
-    const auto sub = Subtree(sv.manifest, sv.manifest.fields(n.first).id());
+    const auto sub = Subtree(sv.manifest, sv.manifest.fields[static_cast<size_t>(n.first)].id);
     gone.insert(sub.begin(), sub.end());
   }
   if (nested.empty()) return CommitProject(loc, sv, std::move(kept), true, options);
@@ -399,22 +398,23 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
   // for a type change). lance 12 only drops the child from the schema (a Project); this
   // library's reader reads struct columns whole from their data files, so it needs the
   // narrower struct stored.
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Snapshot::Open(loc, sv));
   std::vector<std::string> top_names;
   std::vector<std::vector<std::vector<std::string>>> top_paths;
   std::vector<FieldPtr> new_top;
   for (const auto& [idx, drops] : nested) {
-    const PbField& top = sv.manifest.fields(idx);
-    const FieldPtr& f = ds->schema()->GetFieldByName(top.name());
+    const file::LanceField& top = sv.manifest.fields[static_cast<size_t>(idx)];
+    const FieldPtr& f = ds->schema()->GetFieldByName(top.name);
     DataTypePtr type = f->type();
     for (const auto& path : drops) {
       LANCE_ASSIGN_OR_RAISE(auto pruned, PruneStruct(type, nullptr, path, 1));
       type = pruned.first;
     }
-    top_names.push_back(top.name());
+    top_names.push_back(top.name);
     top_paths.push_back(drops);
-    new_top.push_back(field(top.name(), type, f->nullable(), f->metadata()));
+    new_top.push_back(field(top.name, type, f->nullable(), f->metadata()));
   }
   LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> lance_fields,
                         file::LanceFieldsFromSchema(Schema(new_top)));
@@ -425,16 +425,16 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
   }
   LANCE_ASSIGN_OR_RAISE(SchemaPtr file_schema, file::SchemaFromLanceFields(lance_fields));
   // Each rewritten struct's subtree takes the place of the old one; other fields stay as kept.
-  google::protobuf::RepeatedPtrField<PbField> schema;
+  Fields schema;
   for (const auto& f : kept) {
     auto it = std::find_if(nested.begin(), nested.end(), [&](const auto& n) {
-      return Subtree(sv.manifest, sv.manifest.fields(n.first).id()).count(f.id()) > 0;
+      return Subtree(sv.manifest, sv.manifest.fields[static_cast<size_t>(n.first)].id).count(f.id) > 0;
     });
     if (it == nested.end()) {
-      *schema.Add() = f;
+      schema.push_back(f);
       continue;
     }
-    if (f.id() != sv.manifest.fields(it->first).id()) continue;  // a child of a rewritten struct
+    if (f.id != sv.manifest.fields[static_cast<size_t>(it->first)].id) continue;  // a child of a rewritten struct
     const size_t k = static_cast<size_t>(std::distance(nested.begin(), it));
     const int32_t new_id = file_schema->field(static_cast<int>(k))->id();
     const std::set<int32_t> ids = [&] {
@@ -449,17 +449,17 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
       return out;
     }();
     for (const auto& lf : lance_fields) {
-      if (ids.count(lf.id)) internal::FieldToProto(lf, schema.Add());
+      if (ids.count(lf.id)) schema.push_back(lf);
     }
   }
   ScanOptions so;
   so.columns = top_names;
   so.with_row_addr = true;
   auto scan_pos = std::make_shared<uint64_t>(0);
-  auto columns_of = [&, scan_pos](size_t i, const ::lance::table::pb::DataFragment& frag)
+  auto columns_of = [&, scan_pos](size_t i, const FragmentInfo& frag)
       -> Result<std::vector<ArrayPtr>> {
     const FragmentInfo& fi = ds->manifest().fragments[i];
-    const int64_t physical = static_cast<int64_t>(frag.physical_rows());
+    const int64_t physical = static_cast<int64_t>(frag.physical_rows);
     std::vector<ArrayPtr> out;
     if (fi.num_rows() == 0) {
       for (int c = 0; c < file_schema->num_fields(); ++c) {
@@ -496,26 +496,23 @@ Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::st
   return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
 }
 
-Result<CommitInfo> AlterColumns(const std::string& uri,
+Result<CommitInfo> AlterColumns(const TableLocation& loc,
                                 const std::vector<ColumnAlteration>& alterations,
                                 const CommitOptions& options) {
   if (alterations.empty()) return Status::InvalidArgument("alter columns: nothing to change");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  google::protobuf::RepeatedPtrField<PbField> fields = sv.manifest.fields();
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  Fields fields = sv.manifest.fields;
   bool preserves = true;
   std::shared_ptr<Snapshot> ds;
   for (const auto& a : alterations) {
     LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, a.path));
-    PbField& f = fields[idx];
-    if (a.nullable.has_value() && *a.nullable != f.nullable()) {
+    file::LanceField& f = fields[static_cast<size_t>(idx)];
+    if (a.nullable.has_value() && *a.nullable != f.nullable) {
       if (!*a.nullable) {
         // Tightening: every stored value must be present.
         preserves = false;
         if (!ds) {
-          OpenOptions o;
-          o.version = sv.version;
-          LANCE_ASSIGN_OR_RAISE(ds, Snapshot::Open(loc.store, loc.root, o));
+          LANCE_ASSIGN_OR_RAISE(ds, Snapshot::Open(loc, sv));
         }
         const auto parts = SplitPath(a.path);
         ScanOptions so;
@@ -530,7 +527,7 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
           }
         }
       }
-      f.set_nullable(*a.nullable);
+      f.nullable = *a.nullable;
     }
     if (a.rename.has_value()) {
       const std::string& name = *a.rename;
@@ -540,23 +537,23 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
                                        a.path, name);
       }
       for (const auto& other : fields) {
-        if (other.parent_id() == f.parent_id() && other.id() != f.id() && other.name() == name) {
+        if (other.parent_id == f.parent_id && other.id != f.id && other.name == name) {
           return Status::InvalidArgument("cannot rename '{}' to '{}': that name is taken", a.path,
                                          name);
         }
       }
-      f.set_name(name);
+      f.name = name;
     }
   }
   return CommitProject(loc, sv, std::move(fields), preserves, options);
 }
 
-Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
+Result<CommitInfo> AddColumns(const TableLocation& loc, const std::vector<ColumnExpression>& columns,
                               const CommitOptions& options) {
   if (columns.empty()) return Status::InvalidArgument("add columns: no column given");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Snapshot::Open(loc, sv));
   std::vector<std::shared_ptr<const expr::Expression>> exprs;
   std::vector<FieldPtr> added;
   std::set<std::string> seen, reads;
@@ -586,7 +583,7 @@ namespace {
 
 // AddColumnsFromData once the input is one batch `all` (of `schema`) whose row i belongs to
 // the i-th live row of `ds` (the dataset at `sv`).
-Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersion& sv,
+Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const CommittedVersion& sv,
                                      const std::shared_ptr<Snapshot>& ds, const SchemaPtr& schema,
                                      const RecordBatchPtr& all, const CommitOptions& options) {
   std::set<std::string> seen;
@@ -613,7 +610,7 @@ Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersi
     input_cols.push_back(Relabel(all->column(c), file_schema->field(c)->type()));
   }
   int64_t pos = 0;
-  auto columns_of = [&](size_t i, const ::lance::table::pb::DataFragment& frag)
+  auto columns_of = [&](size_t i, const FragmentInfo& frag)
       -> Result<std::vector<ArrayPtr>> {
     const FragmentInfo& fi = ds->manifest().fragments[i];
     const int64_t live = static_cast<int64_t>(fi.num_rows());
@@ -621,7 +618,7 @@ Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersi
     std::vector<uint64_t> addrs;
     addrs.reserve(static_cast<size_t>(live));
     size_t d = 0;
-    for (uint64_t r = 0; r < frag.physical_rows(); ++r) {
+    for (uint64_t r = 0; r < frag.physical_rows; ++r) {
       if (d < deleted.size() && deleted[d] == r) {
         ++d;
         continue;
@@ -633,7 +630,7 @@ Result<CommitInfo> AddAlignedColumns(const TableLocation& loc, const StoredVersi
       ArrayPtr part = input_cols[static_cast<size_t>(c)]->Slice(pos, live);
       LANCE_ASSIGN_OR_RAISE(ArrayPtr spread,
                             SpreadOverPhysical(part, addrs.data(),
-                                               static_cast<int64_t>(frag.physical_rows())));
+                                               static_cast<int64_t>(frag.physical_rows)));
       out.push_back(std::move(spread));
     }
     pos += live;
@@ -657,13 +654,13 @@ Result<std::optional<std::string>> JoinKey(const std::vector<ArrayPtr>& columns,
 
 }  // namespace
 
-Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+Result<CommitInfo> AddColumnsFromData(const TableLocation& loc, const SchemaPtr& schema,
                                       const std::vector<RecordBatchPtr>& batches,
                                       const CommitOptions& options) {
   if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Snapshot::Open(loc, sv));
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ConcatenateBatches(schema, batches));
   return AddAlignedColumns(loc, sv, ds, schema, all, options);
 }
@@ -683,15 +680,14 @@ const Field* FirstNonNullable(const FieldPtr& f) {
 
 }  // namespace
 
-Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
+Result<CommitInfo> AddNullColumns(const TableLocation& loc, const SchemaPtr& schema,
                                   const CommitOptions& options) {
   if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the schema has no field");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  const std::string& dsv = sv.manifest.data_format().version();
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  const std::string& dsv = sv.manifest.data_storage_version;
   if (dsv == "0.1" || dsv == "legacy") {
     return Status::NotSupported("{}: all-null columns cannot be added to a legacy (0.1) dataset",
-                                uri);
+                                loc.root());
   }
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
@@ -707,18 +703,18 @@ Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schem
   std::vector<file::LanceField> lance_fields;
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(sv.manifest), &lance_fields, &file_schema));
-  internal::CommitRequest req;
-  req.txn.set_read_version(sv.version);
-  req.txn.set_uuid(internal::NewUuid());
-  auto* mg = req.txn.mutable_merge();
-  for (const auto& frag : sv.manifest.fragments()) *mg->add_fragments() = frag;
-  *mg->mutable_schema() = AppendedSchema(sv.manifest, lance_fields);
-  for (const auto& [k, v] : sv.manifest.schema_metadata()) (*mg->mutable_schema_metadata())[k] = v;
-  mg->set_preserves_nullability(true);
-  return internal::Commit(loc, std::move(req), options);
+  Transaction::Merge merge;
+  merge.fragments = sv.manifest.fragments;
+  merge.schema = AppendedSchema(sv.manifest, lance_fields);
+  merge.schema_metadata = sv.manifest.schema_metadata;
+  merge.preserves_nullability = true;
+  Transaction txn;
+  txn.read_version = sv.version;
+  txn.operation = std::move(merge);
+  return CommitTransaction(loc, std::move(txn), options);
 }
 
-Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& schema,
+Result<CommitInfo> AddColumnsJoined(const TableLocation& loc, const SchemaPtr& schema,
                                     const std::vector<RecordBatchPtr>& batches,
                                     const std::vector<std::string>& on,
                                     const CommitOptions& options) {
@@ -744,9 +740,9 @@ Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& sch
   if (new_fields.empty()) {
     return Status::InvalidArgument("add columns: the input has only the key columns");
   }
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Snapshot::Open(loc, sv));
   for (const auto& k : on) {
     if (ds->schema()->GetFieldIndex(k) < 0) {
       return Status::InvalidArgument("add columns: key column '{}' is not a column of the "
@@ -800,14 +796,13 @@ Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& sch
   return AddAlignedColumns(loc, sv, ds, new_schema, batch, options);
 }
 
-Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
+Result<CommitInfo> AlterColumnType(const TableLocation& loc, const std::string& column,
                                    const std::string& type_name, const CommitOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_RETURN_NOT_OK(internal::CheckWritableStorage(sv.manifest));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
   LANCE_ASSIGN_OR_RAISE(int idx, FindField(sv.manifest, column));
-  const PbField& old = sv.manifest.fields(idx);
-  if (old.parent_id() != -1 || Subtree(sv.manifest, old.id()).size() != 1) {
+  const file::LanceField& old = sv.manifest.fields[static_cast<size_t>(idx)];
+  if (old.parent_id != -1 || Subtree(sv.manifest, old.id).size() != 1) {
     return Status::NotSupported("alter column type: '{}' is nested or has children; only "
                                 "top-level columns of a leaf type can change type",
                                 column);
@@ -815,9 +810,7 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   if (column.find('"') != std::string::npos) {
     return Status::InvalidArgument("alter column type: column name '{}' contains a quote", column);
   }
-  OpenOptions o;
-  o.version = sv.version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, o));
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Snapshot::Open(loc, sv));
   auto e = expr::Expression::Make(fmt::format("CAST(\"{}\" AS {})", column, type_name), ds->schema());
   if (!e.ok()) {
     return Status::InvalidArgument("alter column type of '{}' to '{}': {}", column, type_name,
@@ -825,29 +818,77 @@ Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& co
   }
   std::vector<file::LanceField> lance_fields;
   SchemaPtr file_schema;
-  LANCE_RETURN_NOT_OK(NewFields({field(old.name(), (*e)->type(), true)}, NextFieldId(sv.manifest),
+  LANCE_RETURN_NOT_OK(NewFields({field(old.name, (*e)->type(), true)}, NextFieldId(sv.manifest),
                                 &lance_fields, &file_schema));
   if (lance_fields.size() != 1) {
     return Status::NotSupported("alter column type: '{}' is not a leaf type", type_name);
   }
   // The field keeps its place, name, nullability and metadata under a new id (the old id's
   // values stay in the old data files, which readers then ignore).
-  google::protobuf::RepeatedPtrField<PbField> schema;
-  for (int i = 0; i < sv.manifest.fields_size(); ++i) {
+  Fields schema;
+  for (int i = 0; i < static_cast<int>(sv.manifest.fields.size()); ++i) {
     if (i != idx) {
-      *schema.Add() = sv.manifest.fields(i);
+      schema.push_back(sv.manifest.fields[static_cast<size_t>(i)]);
       continue;
     }
-    PbField* f = schema.Add();
-    internal::FieldToProto(lance_fields[0], f);
-    f->set_nullable(old.nullable());
-    *f->mutable_metadata() = old.metadata();
+    file::LanceField f = lance_fields[0];
+    f.nullable = old.nullable;
+    f.metadata = old.metadata;
+    schema.push_back(std::move(f));
   }
   ScanOptions so;
-  so.columns = {old.name()};
+  so.columns = {old.name};
   so.with_row_addr = true;
   auto columns_of = ExpressionColumns(ds, {*e}, so, file_schema);
   return CommitNewColumns(loc, sv, std::move(schema), file_schema, columns_of, options);
+}
+
+// The URI forms.
+
+Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
+                               const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return DropColumns(loc, paths, options);
+}
+
+Result<CommitInfo> AlterColumns(const std::string& uri,
+                                const std::vector<ColumnAlteration>& alterations,
+                                const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AlterColumns(loc, alterations, options);
+}
+
+Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
+                                   const std::string& type_name, const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AlterColumnType(loc, column, type_name, options);
+}
+
+Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
+                              const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AddColumns(loc, columns, options);
+}
+
+Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
+                                  const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AddNullColumns(loc, schema, options);
+}
+
+Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AddColumnsFromData(loc, schema, batches, options);
+}
+
+Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& schema,
+                                    const std::vector<RecordBatchPtr>& batches,
+                                    const std::vector<std::string>& on,
+                                    const CommitOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
+  return AddColumnsJoined(loc, schema, batches, on, options);
 }
 
 }  // namespace lance::table

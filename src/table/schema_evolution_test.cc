@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "table/commit_internal.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/versions.h"
 #include "table/evolve_test_util.h"
 
 namespace lance::table {
@@ -33,12 +34,12 @@ TEST(SchemaEvolution, DropColumnsKeepsDataFilesAndEveryRow) {
                                          {"id":3,"score":1.5},{"id":4,"score":2}])"));
   EXPECT_EQ(rows, want);
   // The transaction is a Project (lance 12 writes the same).
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, 2));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
-  EXPECT_TRUE(txn->has_project());
-  EXPECT_TRUE(txn->project().preserves_nullability());
+  ASSERT_TRUE(txn->is<Transaction::Project>());
+  EXPECT_TRUE(txn->get<Transaction::Project>()->preserves_nullability);
 
   EXPECT_TRUE(DropColumns(uri, {"nope"}).status().IsInvalidArgument());
   auto all = DropColumns(uri, {"id", "score"});
@@ -145,10 +146,12 @@ TEST(SchemaEvolution, RenameAndNullability) {
   EV_ASSIGN(CommitInfo c, AlterColumns(uri, {tighten}));
   EV_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_FALSE(ds->schema()->field(1)->nullable());
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, c.version));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  EXPECT_FALSE(txn->project().preserves_nullability());
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, c.version));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  ASSERT_TRUE(txn->is<Transaction::Project>());
+  EXPECT_FALSE(txn->get<Transaction::Project>()->preserves_nullability);
 
   // A column holding a null cannot become non-nullable.
   const std::string uri2 = FreshUri("rename_nulls");

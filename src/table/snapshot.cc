@@ -16,6 +16,7 @@
 #include "lance/expr/expression.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/feature_flags.h"
+#include "lance/table/tags.h"
 #include "table/field_tree.h"
 
 namespace lance::table {
@@ -26,11 +27,6 @@ std::string Join(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   if (a.back() == '/') return a + b;
   return a + "/" + b;
-}
-
-std::string BaseName(const std::string& path) {
-  const size_t p = path.rfind('/');
-  return p == std::string::npos ? path : path.substr(p + 1);
 }
 
 // The schema filters bind to: the dataset's columns plus "_rowid" and "_rowaddr".
@@ -100,155 +96,67 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
 }  // namespace
 
 Result<std::shared_ptr<Snapshot>> Snapshot::Open(const std::string& uri, OpenOptions options) {
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(uri));
-  return Open(sp.store, sp.path, std::move(options));
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return Open(location, std::move(options));
 }
 
 Result<std::shared_ptr<Snapshot>> Snapshot::Open(std::shared_ptr<io::ObjectStore> store,
                                                std::string root, OpenOptions options) {
-  std::shared_ptr<Snapshot> ds(new Snapshot());
-  ds->readers_ = std::make_shared<ReaderCache>();
-  ds->store_ = std::move(store);
-  ds->root_ = std::move(root);
-  while (ds->root_.size() > 1 && ds->root_.back() == '/') ds->root_.pop_back();
-  const std::string versions_dir = Join(ds->root_, "_versions");
+  return Open(TableLocation(std::move(store), std::move(root)), std::move(options));
+}
 
+Result<std::shared_ptr<Snapshot>> Snapshot::Open(const TableLocation& location, OpenOptions options) {
   if (options.version && options.tag) {
-    return Status::InvalidArgument("open {}: give a version or a tag, not both", ds->root_);
+    return Status::InvalidArgument("open {}: give a version or a tag, not both", location.root());
   }
+  OpenStats stats;
   std::optional<uint64_t> want = options.version;
   if (options.tag) {
-    const std::string& t = *options.tag;
-    if (t.empty() || t.find('/') != std::string::npos || t == "." || t == "..") {
-      return Status::InvalidArgument("open {}: invalid tag name '{}'", ds->root_, t);
+    auto v = ResolveTag(location, *options.tag, &stats);
+    if (!v.ok()) {
+      return Status(v.status().code(), fmt::format("open {}: {}", location.root(), v.status().message()));
     }
-    const std::string tag_path = Join(ds->root_, "_refs/tags/" + t + ".json");
-    ds->stats_.gets++;
-    auto tag_bytes = ds->store_->Get(tag_path);
-    if (!tag_bytes.ok()) {
-      if (tag_bytes.status().IsNotFound()) {
-        return Status::NotFound("open {}: no tag '{}' ({} does not exist)", ds->root_, t, tag_path);
-      }
-      return tag_bytes.status();
-    }
-    const auto& b = *tag_bytes;
-    LANCE_ASSIGN_OR_RAISE(
-        uint64_t v, ParseVersionJson(std::string_view(reinterpret_cast<const char*>(b->data()),
-                                                      static_cast<size_t>(b->size())),
-                                     tag_path));
-    want = v;
+    want = *v;
   }
-
-  // Tries both names of version `v`; NotFound when neither exists.
-  auto try_load = [&](uint64_t v) -> Result<BufferPtr> {
-    for (ManifestNaming n : {ManifestNaming::kV2, ManifestNaming::kLegacy}) {
-      const std::string p = Join(versions_dir, ManifestFileName(v, n));
-      ds->stats_.gets++;
-      auto r = ds->store_->Get(p);
-      if (r.ok()) {
-        ds->manifest_path_ = p;
-        return r;
-      }
-      if (!r.status().IsNotFound()) return r.status();
-    }
-    return Status::NotFound("{}: version {} does not exist", ds->root_, v);
-  };
-
-  BufferPtr bytes;
+  CommittedVersion version;
   if (want) {
-    auto r = try_load(*want);
-    if (!r.ok()) return r.status();
-    bytes = *r;
+    LANCE_ASSIGN_OR_RAISE(version, LoadVersion(location, *want, &stats));
   } else {
-    // Latest: hint, its manifest, and a check that no newer version exists.
-    std::optional<uint64_t> hinted;
-    ds->stats_.gets++;
-    auto hint = ds->store_->Get(Join(versions_dir, "latest_version_hint.json"));
-    if (hint.ok()) {
-      const auto& h = *hint;
-      auto v = ParseVersionJson(std::string_view(reinterpret_cast<const char*>(h->data()),
-                                                 static_cast<size_t>(h->size())),
-                                "latest_version_hint.json");
-      if (v.ok()) hinted = *v;
+    LANCE_ASSIGN_OR_RAISE(std::optional<CommittedVersion> latest, LoadLatestVersion(location, &stats));
+    if (!latest) {
+      return Status::NotFound("{}: not a Lance dataset (no manifest in {})", location.root(),
+                              location.Path("_versions"));
     }
-    if (hinted) {
-      auto r = try_load(*hinted);
-      if (r.ok()) {
-        const ManifestNaming naming = ParseManifestFileName(BaseName(ds->manifest_path_))->second;
-        ds->stats_.heads++;
-        LANCE_ASSIGN_OR_RAISE(
-            bool newer, ds->store_->Exists(Join(versions_dir, ManifestFileName(*hinted + 1, naming))));
-        if (!newer) bytes = *r;
-      } else if (!r.status().IsNotFound()) {
-        return r.status();
-      }
-    }
-    if (!bytes) {
-      ds->stats_.lists++;
-      LANCE_ASSIGN_OR_RAISE(auto listing, ds->store_->List(versions_dir));
-      std::optional<std::pair<uint64_t, std::string>> best;
-      for (const auto& obj : listing) {
-        auto parsed = ParseManifestFileName(BaseName(obj.path));
-        if (!parsed) continue;
-        if (!best || parsed->first > best->first) best = std::make_pair(parsed->first, obj.path);
-      }
-      if (!best) return Status::NotFound("{}: not a Lance dataset (no manifest in {})", ds->root_,
-                                         versions_dir);
-      ds->manifest_path_ = best->second;
-      ds->stats_.gets++;
-      LANCE_ASSIGN_OR_RAISE(bytes, ds->store_->Get(best->second));
-    }
+    version = std::move(*latest);
   }
-  LANCE_ASSIGN_OR_RAISE(
-      ds->manifest_,
-      DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
-                                      static_cast<size_t>(bytes->size())),
-                     ds->manifest_path_));
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<Snapshot> ds, Open(location, std::move(version)));
+  ds->stats_ = stats;
+  return ds;
+}
+
+Result<std::shared_ptr<Snapshot>> Snapshot::Open(const TableLocation& location, CommittedVersion version) {
+  std::shared_ptr<Snapshot> ds(new Snapshot());
+  ds->readers_ = std::make_shared<ReaderCache>();
+  ds->location_ = location;
+  ds->manifest_path_ = std::move(version.path);
+  ds->manifest_ = std::move(version.manifest);
   LANCE_RETURN_NOT_OK(CheckCanRead(ds->manifest_.reader_feature_flags,
                                    ds->manifest_.writer_feature_flags, ds->manifest_path_));
-  const auto expected = ParseManifestFileName(BaseName(ds->manifest_path_));
-  if (expected && expected->first != ds->manifest_.version) {
-    return Status::Corruption("{}: file name says version {} but the manifest says {}",
-                              ds->manifest_path_, expected->first, ds->manifest_.version);
-  }
   for (const auto& f : ds->manifest_.fragments) {
-    if (f.num_overlays > 0) {
+    if (f.num_overlays() > 0) {
       return Status::NotSupported("{}: fragment {} has {} data overlay files, which lance-cpp "
                                   "cannot apply yet",
-                                  ds->manifest_path_, f.id, f.num_overlays);
+                                  ds->manifest_path_, f.id, f.num_overlays());
     }
   }
   return ds;
 }
 
-Result<std::vector<VersionInfo>> Snapshot::ListVersions() const {
-  const std::string versions_dir = Join(root_, "_versions");
-  LANCE_ASSIGN_OR_RAISE(auto listing, store_->List(versions_dir));
-  std::map<uint64_t, VersionInfo> out;
-  for (const auto& obj : listing) {
-    auto parsed = ParseManifestFileName(BaseName(obj.path));
-    if (!parsed) continue;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, store_->Get(obj.path));
-    LANCE_ASSIGN_OR_RAISE(
-        Manifest m, DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes->data()),
-                                                    static_cast<size_t>(bytes->size())),
-                                   obj.path));
-    VersionInfo vi;
-    vi.version = parsed->first;
-    vi.naming = parsed->second;
-    vi.timestamp_ns = m.timestamp_ns;
-    vi.num_rows = m.num_rows();
-    vi.num_fragments = m.fragments.size();
-    out[vi.version] = vi;
-  }
-  std::vector<VersionInfo> v;
-  for (auto& [k, vi] : out) v.push_back(vi);
-  return v;
-}
+Result<std::vector<VersionInfo>> Snapshot::ListVersions() const { return table::ListVersions(location_); }
 
 Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> Snapshot::ResolveFile(
     std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const {
-  if (!base_id) return std::make_pair(store_, Join(Join(root_, dir), name));
+  if (!base_id) return std::make_pair(location_.store(), Join(Join(location_.root(), dir), name));
   for (const auto& b : manifest_.base_paths) {
     if (b.id != *base_id) continue;
     LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(b.path));
@@ -324,7 +232,7 @@ Result<std::vector<uint64_t>> Snapshot::RowIds(size_t index) const {
     for (uint64_t i = 0; i < frag.physical_rows; ++i) ids[i] = (frag.id << 32) | i;
     return ids;
   }
-  if (frag.has_external_row_ids) {
+  if (frag.has_external_row_ids()) {
     return Status::NotSupported("{}: fragment {} stores its row ids in an external file",
                                 manifest_path_, frag.id);
   }
@@ -344,7 +252,7 @@ Result<SchemaPtr> Snapshot::ProjectedSchema(const ScanOptions& options) const {
     for (const auto& name : options.columns) {
       FieldPtr f = manifest_.schema->GetFieldByName(name);
       if (!f) {
-        return Status::InvalidArgument("{}: no column named '{}' in the dataset", root_, name);
+        return Status::InvalidArgument("{}: no column named '{}' in the dataset", location_.root(), name);
       }
       fields.push_back(f);
     }

@@ -7,17 +7,16 @@
 #include <fmt/format.h>
 
 #include "lance/expr/expression.h"
-#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
-#include "table/commit_internal.h"
-#include "table/row_rewrite.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
+#include "lance/table/write.h"
+#include "table/row_update.h"
 
 namespace lance::table {
 
 namespace {
-
-using internal::StoredVersion;
-using internal::TableLocation;
 
 struct Assignment {
   int column = 0;
@@ -29,10 +28,17 @@ struct Assignment {
 Result<UpdateResult> UpdateRows(const std::string& uri,
                                 const std::vector<std::pair<std::string, std::string>>& assignments,
                                 const std::string& where, const UpdateParams& params) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return UpdateRows(location, assignments, where, params);
+}
+
+Result<UpdateResult> UpdateRows(const TableLocation& loc,
+                                const std::vector<std::pair<std::string, std::string>>& assignments,
+                                const std::string& where, const UpdateParams& params) {
   if (assignments.empty()) return Status::InvalidArgument("update: no column to set");
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  LANCE_ASSIGN_OR_RAISE(const StoredVersion sv, internal::LatestWritable(loc, uri));
-  LANCE_ASSIGN_OR_RAISE(auto ds, internal::OpenForRewrite(loc, sv));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
+  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc, std::move(sv)));
   const SchemaPtr& schema = ds->schema();
   std::vector<Assignment> sets;
   std::set<int> seen;
@@ -48,7 +54,7 @@ Result<UpdateResult> UpdateRows(const std::string& uri,
     if (!e.ok()) return Status::InvalidArgument("update of '{}': {}", name, e.status().message());
     sets.push_back({c, *e});
   }
-  const bool stable = (sv.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  const bool stable = (ds->manifest().reader_feature_flags & kFlagStableRowIds) != 0;
   ScanOptions so;
   so.filter = where;
   so.with_row_addr = true;
@@ -88,10 +94,11 @@ Result<UpdateResult> UpdateRows(const std::string& uri,
   out.commit.attempts = 0;
   if (addresses.empty()) return out;
   out.rows_updated = addresses.size();
-  LANCE_ASSIGN_OR_RAISE(auto fragments, internal::WriteFragments(loc, sv.manifest, schema, rewritten,
-                                                                 params.max_rows_per_file));
-  if (stable) LANCE_RETURN_NOT_OK(internal::AssignRowIds(&fragments, row_ids));
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, *ds, sv, std::move(addresses),
+  StagedFiles staged(loc);
+  LANCE_ASSIGN_OR_RAISE(auto fragments, WriteFragments(staged, ds->manifest(), schema, rewritten,
+                                                       params.max_rows_per_file));
+  if (stable) LANCE_RETURN_NOT_OK(AssignRowIds(&fragments, row_ids));
+  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, staged, *ds, std::move(addresses),
                                                               std::move(fragments), params.commit));
   return out;
 }

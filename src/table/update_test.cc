@@ -11,7 +11,8 @@
 #include <fmt/format.h>
 
 #include "lance/table/merge_insert.h"
-#include "table/commit_internal.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/versions.h"
 #include "table/evolve_test_util.h"
 
 namespace lance::table {
@@ -44,13 +45,15 @@ TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   EXPECT_EQ(ds->manifest().fragments[1].deletion->num_deleted_rows, 2u);
   EXPECT_EQ(ds->manifest().fragments[2].id, 2u);
   EXPECT_EQ(ds->manifest().fragments[2].physical_rows, 3u);
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  ASSERT_TRUE(txn->has_update());
-  EXPECT_EQ(txn->update().updated_fragments_size(), 2);
-  EXPECT_EQ(txn->update().new_fragments_size(), 1);
-  EXPECT_EQ(txn->update().new_fragments(0).id(), 0u);  // assigned by the commit
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, 2));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  ASSERT_TRUE(txn->is<Transaction::Update>());
+  const auto& update = *txn->get<Transaction::Update>();
+  EXPECT_EQ(update.updated_fragments.size(), 2u);
+  ASSERT_EQ(update.new_fragments.size(), 1u);
+  EXPECT_EQ(update.new_fragments[0].id, 0u);  // assigned by the commit
 
   // No match: nothing is committed.
   EV_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
@@ -153,10 +156,11 @@ TEST(MergeInsert, UpsertUpdatesMatchesAndInsertsTheRest) {
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(1, "upd1", 10),
                               PersonJson(3, "upd3", 30), PersonJson(5, "new5", 5),
                               PersonJson(7, "new7", 7)}));
-  EV_ASSIGN(auto loc, internal::Locate(uri));
-  EV_ASSIGN(auto sv, internal::LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-  EXPECT_TRUE(txn->has_update());
+  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  ASSERT_TRUE(txn.has_value());
+  EXPECT_TRUE(txn->is<Transaction::Update>());
 }
 
 TEST(MergeInsert, InsertOnlyAndDeleteNotMatchedBySource) {

@@ -1,4 +1,4 @@
-// Create / append / overwrite (WriteDataset) and deletes (DeleteRowAddresses, DeleteRows).
+// Create / append / overwrite (WriteDataset).
 #include "lance/table/write.h"
 
 #include <algorithm>
@@ -8,16 +8,13 @@
 #include <fmt/ranges.h>
 
 #include "lance/file/file_writer.h"
-#include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
-#include "table/commit_internal.h"
-#include "table/row_rewrite.h"
+#include "lance/table/versions.h"
+#include "table/durable_files.h"
 
 namespace lance::table {
 
 namespace {
-
-using internal::TableLocation;
 
 Result<file::FileVersion> ParseStorageVersion(const std::string& v) {
   if (v == "2.1") return file::FileVersion{2, 1};
@@ -111,20 +108,21 @@ Result<WriteMode> WriteModeFromName(const std::string& name) {
 
 namespace {
 
-// What a write prepared before committing: its data files written, the transaction's parts.
+// What a write prepared before committing: its data files written (staged), the
+// transaction's parts.
 struct PreparedWrite {
-  TableLocation loc;
-  std::optional<internal::StoredVersion> latest;
+  std::optional<CommittedVersion> latest;
   bool append = false;
   std::string dsv;
   std::vector<file::LanceField> fields;
   SchemaPtr schema;  // the input's, in the dataset's column order for appends
-  std::vector<::lance::table::pb::DataFragment> fragments;
+  std::vector<FragmentInfo> fragments;
 };
 
-// Checks `params` against the dataset at `uri` (if any) and writes the data files of
-// `input_batches`: everything WriteDataset does before its commit.
-Result<PreparedWrite> PrepareWrite(const std::string& uri, const SchemaPtr& input_schema,
+// Checks `params` against the table at `loc` (if any) and writes the data files of
+// `input_batches` as `staged` files: everything WriteDataset does before its commit.
+Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged,
+                                   const SchemaPtr& input_schema,
                                    const std::vector<RecordBatchPtr>& input_batches,
                                    const WriteParams& params) {
   PreparedWrite pw;
@@ -133,31 +131,29 @@ Result<PreparedWrite> PrepareWrite(const std::string& uri, const SchemaPtr& inpu
   if (params.max_rows_per_file <= 0) {
     return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
   }
-  LANCE_ASSIGN_OR_RAISE(pw.loc, internal::Locate(uri));
-  const TableLocation& loc = pw.loc;
-  LANCE_ASSIGN_OR_RAISE(pw.latest, internal::LoadLatest(loc));
-  const auto& latest = pw.latest;
+  LANCE_ASSIGN_OR_RAISE(pw.latest, LoadLatestVersion(loc));
+  const std::optional<CommittedVersion>& latest = pw.latest;
   if (latest && params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("{}: a dataset already exists (version {}); use mode append or "
                                  "overwrite",
-                                 uri, latest->version);
+                                 loc.root(), latest->version);
   }
   if (latest) {
-    LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags(),
-                                      latest->manifest.writer_feature_flags(), latest->path));
+    LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags,
+                                      latest->manifest.writer_feature_flags, latest->path));
   }
   const bool append = params.mode == WriteMode::kAppend && latest.has_value();
   pw.append = append;
   std::string dsv = params.data_storage_version;
   if (append) {
-    const std::string existing = latest->manifest.data_format().version();
+    const std::string existing = latest->manifest.data_storage_version;
     if (!dsv.empty() && dsv != existing) {
       return Status::InvalidArgument("{}: the dataset stores data version {}; cannot append {} files",
-                                     uri, existing, dsv);
+                                     loc.root(), existing, dsv);
     }
     dsv = existing;
   } else if (dsv.empty()) {
-    dsv = latest ? latest->manifest.data_format().version() : "2.2";
+    dsv = latest ? latest->manifest.data_storage_version : "2.2";
   }
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, ParseStorageVersion(dsv));
   pw.dsv = dsv;
@@ -167,7 +163,7 @@ Result<PreparedWrite> PrepareWrite(const std::string& uri, const SchemaPtr& inpu
   std::vector<file::LanceField>& fields = pw.fields;
   std::vector<int> non_nullable;  // top-level columns that must not hold nulls
   if (append) {
-    const auto dataset_fields = internal::LanceFieldsOf(latest->manifest);
+    const std::vector<file::LanceField>& dataset_fields = latest->manifest.fields;
     LANCE_RETURN_NOT_OK(InDatasetOrder(dataset_fields, &schema, &batches));
     LANCE_ASSIGN_OR_RAISE(auto input_fields, file::LanceFieldsWithIds(*schema, nullptr));
     LANCE_ASSIGN_OR_RAISE(auto ids, MatchSchema(dataset_fields, input_fields));
@@ -213,153 +209,83 @@ Result<PreparedWrite> PrepareWrite(const std::string& uri, const SchemaPtr& inpu
   file::WriteOptions wo;
   wo.version = fv;
   wo.compress = params.compress;
-  LANCE_ASSIGN_OR_RAISE(pw.fragments, internal::WriteFragmentFiles(loc, wo, file_schema, leaves,
-                                                                  batches, params.max_rows_per_file));
+  LANCE_ASSIGN_OR_RAISE(pw.fragments,
+                        WriteFragments(staged, wo, file_schema, leaves, batches, params.max_rows_per_file));
   return pw;
 }
 
 }  // namespace
 
-Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& input_schema,
+Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
+                                 const std::vector<RecordBatchPtr>& batches,
+                                 const WriteParams& params) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return WriteDataset(location, schema, batches, params);
+}
+
+Result<WriteResult> WriteDataset(const TableLocation& loc, const SchemaPtr& input_schema,
                                  const std::vector<RecordBatchPtr>& input_batches,
                                  const WriteParams& params) {
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(uri, input_schema, input_batches, params));
-  const TableLocation& loc = pw.loc;
-  const auto& latest = pw.latest;
-  auto& fragments = pw.fragments;
+  StagedFiles staged(loc);
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(loc, staged, input_schema, input_batches, params));
+  const std::optional<CommittedVersion>& latest = pw.latest;
   uint64_t total = 0;
-  for (const auto& f : fragments) total += f.physical_rows();
+  for (const auto& f : pw.fragments) total += f.physical_rows;
+  const size_t num_new = pw.fragments.size();
 
-  internal::CommitRequest req;
-  req.txn.set_read_version(latest ? latest->version : 0);
-  req.txn.set_uuid(internal::NewUuid());
+  Transaction txn;
+  txn.read_version = latest ? latest->version : 0;
   if (pw.append) {
-    for (auto& f : fragments) *req.txn.mutable_append()->add_fragments() = f;
+    Transaction::Append op;
+    op.fragments = std::move(pw.fragments);
+    txn.operation = std::move(op);
   } else {
-    auto* o = req.txn.mutable_overwrite();
-    for (auto& f : fragments) *o->add_fragments() = f;
-    for (const auto& lf : pw.fields) internal::FieldToProto(lf, o->add_schema());
+    Transaction::Overwrite op;
+    op.fragments = std::move(pw.fragments);
+    op.schema = std::move(pw.fields);
     if (pw.schema->metadata()) {
-      for (const auto& [k, v] : pw.schema->metadata()->pairs()) (*o->mutable_schema_metadata())[k] = v;
+      op.schema_metadata = pw.schema->metadata()->pairs();
+      std::sort(op.schema_metadata.begin(), op.schema_metadata.end());
     }
     // A dataset this write creates starts with `create_config` (as lance 12's Create mode
     // records its auto-cleanup settings).
-    if (!latest && params.mode != WriteMode::kOverwrite) {
-      for (const auto& [k, v] : params.create_config) (*o->mutable_config_upsert_values())[k] = v;
-    }
-    req.data_storage_version = pw.dsv;
+    if (!latest && params.mode != WriteMode::kOverwrite) op.config_upsert_values = params.create_config;
+    op.data_storage_version = pw.dsv;
+    op.new_table.naming = params.naming;
+    op.new_table.enable_stable_row_ids = params.enable_stable_row_ids;
+    txn.operation = std::move(op);
   }
-  req.new_dataset.naming = params.naming;
-  req.new_dataset.stable_row_ids = params.enable_stable_row_ids;
-  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, internal::Commit(loc, std::move(req), params.commit));
+  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, CommitTransaction(loc, std::move(txn), params.commit, &staged));
   WriteResult out;
-  out.commit = ci;
   out.rows_written = total;
   // The ids the commit assigned: the last fragments of the new version, in order.
-  LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ci.version));
-  const int nf = sv.manifest.fragments_size();
-  for (int i = nf - static_cast<int>(fragments.size()); i < nf; ++i) {
-    out.fragment_ids.push_back(sv.manifest.fragments(i).id());
+  const auto& committed = ci.manifest->fragments;
+  for (size_t i = committed.size() - num_new; i < committed.size(); ++i) {
+    out.fragment_ids.push_back(committed[i].id);
   }
+  out.commit = std::move(ci);
   return out;
+}
+
+Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const TableLocation& loc,
+                                                            const SchemaPtr& schema,
+                                                            const std::vector<RecordBatchPtr>& batches,
+                                                            const WriteParams& params) {
+  StagedFiles staged(loc);
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(loc, staged, schema, batches, params));
+  // Nothing commits these files, so they are made durable here.
+  if (staged.unsynced_local()) {
+    LANCE_RETURN_NOT_OK(internal::SyncFiles(*staged.unsynced_local(), staged.TakeUnsynced(), {loc.root()}));
+  }
+  return std::move(pw.fragments);
 }
 
 Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const std::string& uri,
                                                             const SchemaPtr& schema,
                                                             const std::vector<RecordBatchPtr>& batches,
                                                             const WriteParams& params) {
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(uri, schema, batches, params));
-  // Nothing commits these files, so they are made durable here.
-  if (pw.loc.unsynced) {
-    LANCE_RETURN_NOT_OK(internal::SyncFiles(*pw.loc.unsynced, pw.loc.written->TakeUnsynced(),
-                                            {pw.loc.root}));
-  }
-  std::vector<FragmentInfo> out;
-  for (const auto& f : pw.fragments) {
-    FragmentInfo fi;
-    fi.physical_rows = f.physical_rows();
-    for (const auto& df : f.files()) {
-      DataFileInfo d;
-      d.path = df.path();
-      d.fields.assign(df.fields().begin(), df.fields().end());
-      d.column_indices.assign(df.column_indices().begin(), df.column_indices().end());
-      d.major = df.file_major_version();
-      d.minor = df.file_minor_version();
-      d.size_bytes = df.file_size_bytes();
-      fi.files.push_back(std::move(d));
-    }
-    out.push_back(std::move(fi));
-  }
-  return out;
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return WriteUncommittedFragments(location, schema, batches, params);
 }
-
-Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint64_t> addresses,
-                                        std::optional<uint64_t> read_version,
-                                        const std::string& predicate, const CommitOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, internal::Locate(uri));
-  OpenOptions oo;
-  oo.version = read_version;
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc.store, loc.root, oo));
-  return internal::DeleteFromDataset(loc, *ds, std::move(addresses), predicate, options);
-}
-
-namespace internal {
-
-Result<DeleteResult> DeleteFromDataset(const TableLocation& loc, const Snapshot& dataset,
-                                       std::vector<uint64_t> addresses,
-                                       const std::string& predicate, const CommitOptions& options) {
-  const Snapshot* ds = &dataset;
-  const Manifest& tm = ds->manifest();
-  LANCE_RETURN_NOT_OK(CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags, ds->manifest_path()));
-  LANCE_ASSIGN_OR_RAISE(internal::StoredVersion sv, internal::LoadVersion(loc, ds->version()));
-
-  std::sort(addresses.begin(), addresses.end());
-  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-  std::map<uint64_t, std::vector<uint32_t>> by_fragment;
-  for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
-
-  internal::CommitRequest req;
-  req.txn.set_read_version(ds->version());
-  req.txn.set_uuid(internal::NewUuid());
-  auto* del = req.txn.mutable_delete_();
-  del->set_predicate(predicate);
-  DeleteResult out;
-  for (size_t i = 0; i < tm.fragments.size(); ++i) {
-    const FragmentInfo& fr = tm.fragments[i];
-    auto it = by_fragment.find(fr.id);
-    if (it == by_fragment.end()) continue;
-    std::vector<uint32_t> rows;
-    for (uint32_t r : it->second) {
-      if (r < fr.physical_rows) rows.push_back(r);
-    }
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> existing, ds->DeletedRows(i));
-    std::vector<uint32_t> fresh;
-    std::set_difference(rows.begin(), rows.end(), existing.begin(), existing.end(),
-                        std::back_inserter(fresh));
-    if (fresh.empty()) continue;
-    std::vector<uint32_t> merged;
-    std::set_union(existing.begin(), existing.end(), fresh.begin(), fresh.end(),
-                   std::back_inserter(merged));
-    const auto& pbf = sv.manifest.fragments(static_cast<int>(i));
-    req.base_deletions[fr.id] =
-        pbf.has_deletion_file() ? std::optional(pbf.deletion_file()) : std::nullopt;
-    out.num_deleted_rows += fresh.size();
-    req.affected_rows[fr.id] = std::move(fresh);
-    if (merged.size() == fr.physical_rows) {
-      del->add_deleted_fragment_ids(fr.id);
-      out.removed_fragment_ids.push_back(fr.id);
-    } else {
-      LANCE_ASSIGN_OR_RAISE(auto d, internal::WriteDeletionFile(loc, fr.id, ds->version(), merged));
-      auto* uf = del->add_updated_fragments();
-      *uf = pbf;
-      *uf->mutable_deletion_file() = d;
-    }
-  }
-  if (req.affected_rows.empty()) return out;
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::Commit(loc, std::move(req), options));
-  return out;
-}
-
-}  // namespace internal
 
 }  // namespace lance::table

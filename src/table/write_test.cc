@@ -15,14 +15,13 @@
 
 #include "lance/columnar/json.h"
 #include "lance/table/commit.h"
-#include "lance/table/snapshot.h"
+#include "lance/table/tags.h"
+#include "lance/table/deletion.h"
 #include "lance/table/feature_flags.h"
-#include "table/manifest_writer.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
 #include "lance/table/write.h"
-#include "table/commit_internal.h"
-#include "table/proto/rowids.pb.h"
-#include "table/proto/table.pb.h"
-#include "table/proto/transaction.pb.h"
 
 #define WT_CONCAT_INNER(a, b) a##b
 #define WT_CONCAT(a, b) WT_CONCAT_INNER(a, b)
@@ -47,17 +46,38 @@ std::string FreshUri() { return "memory://write_test_" + std::to_string(++g_coun
 
 Manifest SampleManifest() {
   Manifest m;
-  m.fields = {{"id", 0, -1, "int64", false, {}},
-              {"tags", 1, -1, "list", true, {{"k", "v"}}},
-              {"item", 2, 1, "string", true, {}}};
+  auto field = [](std::string name, int32_t id, int32_t parent, std::string type, bool nullable,
+                  std::vector<std::pair<std::string, std::string>> metadata) {
+    file::LanceField f;
+    f.name = std::move(name);
+    f.id = id;
+    f.parent_id = parent;
+    f.logical_type = std::move(type);
+    f.nullable = nullable;
+    f.metadata = std::move(metadata);
+    return f;
+  };
+  m.fields = {field("id", 0, -1, "int64", false, {}), field("tags", 1, -1, "list", true, {{"k", "v"}}),
+              field("item", 2, 1, "string", true, {})};
   m.schema_metadata = {{"owner", "t"}};
   FragmentInfo f0;
   f0.id = 0;
-  f0.files.push_back({"a.lance", {0, 2}, {0, 1}, 2, 2, 1234, std::nullopt});
+  auto file = [](std::string path, uint32_t minor, uint64_t size, std::optional<uint32_t> base) {
+    DataFileInfo d;
+    d.path = std::move(path);
+    d.fields = {0, 2};
+    d.column_indices = {0, 1};
+    d.major = 2;
+    d.minor = minor;
+    d.size_bytes = size;
+    d.base_id = base;
+    return d;
+  };
+  f0.files.push_back(file("a.lance", 2, 1234, std::nullopt));
   f0.physical_rows = 10;
   FragmentInfo f1;
   f1.id = 3;
-  f1.files.push_back({"b.lance", {0, 2}, {0, 1}, 2, 1, 0, 1});
+  f1.files.push_back(file("b.lance", 1, 0, 1));
   f1.physical_rows = 7;
   DeletionFileInfo d;
   d.type = DeletionFileType::kBitmap;
@@ -80,15 +100,20 @@ Manifest SampleManifest() {
 TEST(ManifestWriter, RoundTripsThroughDecode) {
   Manifest m = SampleManifest();
   m.config = {{"lance.auto_cleanup", "x"}};
-  m.base_paths.push_back({1, std::string("b1"), false, "/elsewhere"});
-  ::lance::table::pb::IndexSection idx;
-  idx.add_indices()->set_name("i");
-  const std::string idx_bytes = idx.SerializeAsString();
-  ::lance::table::pb::Transaction txn;
-  txn.set_read_version(4);
-  txn.mutable_append();
-  const std::string txn_bytes = txn.SerializeAsString();
-  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeManifest(m, txn_bytes, idx_bytes));
+  BasePathInfo base;
+  base.id = 1;
+  base.name = "b1";
+  base.path = "/elsewhere";
+  m.base_paths.push_back(base);
+  IndexInfo index;
+  index.name = "i";
+  m.indices.push_back(index);
+  const std::string idx_bytes("\x0a\x03\x1a\x01i", 5);  // IndexSection{indices: [{name: "i"}]}
+  Transaction txn;
+  txn.read_version = 4;
+  txn.operation = Transaction::Append{};
+  ASSERT_OK_AND_ASSIGN(const std::string txn_bytes, EncodeTransaction(txn));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeManifest(m, txn_bytes));
   ASSERT_OK_AND_ASSIGN(Manifest d, DecodeManifest(bytes, "encoded"));
   ASSERT_EQ(d.fields.size(), 3u);
   EXPECT_EQ(d.fields[1].name, "tags");
@@ -117,7 +142,7 @@ TEST(ManifestWriter, RoundTripsThroughDecode) {
   EXPECT_EQ(d.base_paths[0].path, "/elsewhere");
   // Sections: index first at 0, then the transaction.
   EXPECT_EQ(d.index_section, std::optional<uint64_t>(0));
-  EXPECT_EQ(d.num_indices, 1);
+  EXPECT_EQ(d.num_indices(), 1);
   EXPECT_EQ(d.transaction_section, std::optional<uint64_t>(4 + idx_bytes.size()));
   EXPECT_EQ(bytes.substr(4, idx_bytes.size()), idx_bytes);
   EXPECT_EQ(bytes.substr(8 + idx_bytes.size(), txn_bytes.size()), txn_bytes);
@@ -133,7 +158,7 @@ TEST(ManifestWriter, FeatureFlagsFollowContent) {
   EXPECT_EQ(ComputeFeatureFlags(m).writer, 0u);
   m.fragments[0].inline_row_ids = "x";
   EXPECT_EQ(ComputeFeatureFlags(m).reader, kFlagStableRowIds);
-  m.fragments[0].num_overlays = 1;
+  m.fragments[0].overlays.emplace_back();
   EXPECT_EQ(ComputeFeatureFlags(m).writer, kFlagStableRowIds | kFlagUnstableDataOverlayFiles);
   // Input flags are ignored except the sticky ones.
   m.reader_feature_flags = kFlagDeletionFiles | kFlagMixedDataFileVersions | kFlagCoveredIndexMetadata;
@@ -143,7 +168,7 @@ TEST(ManifestWriter, FeatureFlagsFollowContent) {
                           kFlagCoveredIndexMetadata);
   EXPECT_EQ(f.reader, f.writer);
   m.fragments[0].inline_row_ids.clear();
-  m.fragments[0].num_overlays = 0;
+  m.fragments[0].overlays.clear();
   m.config = {{"a", "b"}};
   EXPECT_EQ(ComputeFeatureFlags(m).writer & kFlagTableConfig, kFlagTableConfig);
   EXPECT_EQ(ComputeFeatureFlags(m).reader & kFlagTableConfig, 0u);
@@ -170,57 +195,63 @@ TEST(DeletionFiles, SmallIsArrowLargeIsBitmap) {
 // ---------------------------------------------------------------------------------------
 // Commit machinery on manifest-only datasets.
 
-::lance::table::pb::DataFragment FakeFragment(uint64_t rows, const std::string& name) {
-  ::lance::table::pb::DataFragment f;
-  auto* d = f.add_files();
-  d->set_path(name);
-  d->add_fields(0);
-  d->add_column_indices(0);
-  d->set_file_major_version(2);
-  d->set_file_minor_version(2);
-  f.set_physical_rows(rows);
+FragmentInfo FakeFragment(uint64_t rows, const std::string& name) {
+  FragmentInfo f;
+  DataFileInfo d;
+  d.path = name;
+  d.fields = {0};
+  d.column_indices = {0};
+  d.major = 2;
+  d.minor = 2;
+  f.files.push_back(d);
+  f.physical_rows = rows;
   return f;
 }
 
-internal::CommitRequest CreateRequest(std::vector<uint64_t> rows, bool stable = false) {
-  internal::CommitRequest r;
-  auto* o = r.txn.mutable_overwrite();
-  auto* f = o->add_schema();
-  f->set_name("id");
-  f->set_id(0);
-  f->set_parent_id(-1);
-  f->set_logical_type("int64");
+Transaction CreateRequest(std::vector<uint64_t> rows, bool stable = false) {
+  Transaction::Overwrite o;
+  file::LanceField id;
+  id.name = "id";
+  id.id = 0;
+  id.parent_id = -1;
+  id.logical_type = "int64";
+  id.nullable = false;
+  o.schema = {id};
   int i = 0;
-  for (uint64_t n : rows) *o->add_fragments() = FakeFragment(n, "c" + std::to_string(i++) + ".lance");
-  r.data_storage_version = "2.2";
-  r.new_dataset.stable_row_ids = stable;
-  return r;
+  for (uint64_t n : rows) o.fragments.push_back(FakeFragment(n, "c" + std::to_string(i++) + ".lance"));
+  o.data_storage_version = "2.2";
+  o.new_table.enable_stable_row_ids = stable;
+  Transaction t;
+  t.operation = std::move(o);
+  return t;
 }
 
-internal::CommitRequest AppendRequest(uint64_t read_version, uint64_t rows, const std::string& name) {
-  internal::CommitRequest r;
-  r.txn.set_read_version(read_version);
-  *r.txn.mutable_append()->add_fragments() = FakeFragment(rows, name);
-  return r;
+Transaction AppendRequest(uint64_t read_version, uint64_t rows, const std::string& name) {
+  Transaction t;
+  t.read_version = read_version;
+  t.operation = Transaction::Append{{FakeFragment(rows, name)}, {}};
+  return t;
 }
 
 // A delete of `rows` of fragment `id` (read at `read_version`, no earlier deletions).
-Result<internal::CommitRequest> DeleteRequest(const internal::TableLocation& loc,
-                                              uint64_t read_version, uint64_t id,
-                                              std::vector<uint32_t> rows) {
-  LANCE_ASSIGN_OR_RAISE(auto sv, internal::LoadVersion(loc, read_version));
-  internal::CommitRequest r;
-  r.txn.set_read_version(read_version);
-  for (const auto& f : sv.manifest.fragments()) {
-    if (f.id() != id) continue;
-    LANCE_ASSIGN_OR_RAISE(auto d, internal::WriteDeletionFile(loc, id, read_version, rows));
-    auto* uf = r.txn.mutable_delete_()->add_updated_fragments();
-    *uf = f;
-    *uf->mutable_deletion_file() = d;
-    r.base_deletions[id] = std::nullopt;
-    r.affected_rows[id] = rows;
+Result<Transaction> DeleteRequest(const TableLocation& loc, uint64_t read_version, uint64_t id,
+                                  std::vector<uint32_t> rows) {
+  LANCE_ASSIGN_OR_RAISE(auto sv, LoadVersion(loc, read_version));
+  StagedFiles staged(loc);
+  Transaction::Delete del;
+  for (const auto& f : sv.manifest.fragments) {
+    if (f.id != id) continue;
+    LANCE_ASSIGN_OR_RAISE(auto d, WriteDeletionFile(staged, id, read_version, rows));
+    FragmentInfo uf = f;
+    uf.deletion = d;
+    del.updated_fragments.push_back(uf);
+    del.rebase.base[id] = std::nullopt;
+    del.rebase.deleted_rows[id] = rows;
   }
-  return r;
+  Transaction t;
+  t.read_version = read_version;
+  t.operation = std::move(del);
+  return t;
 }
 
 std::vector<uint64_t> FragmentIds(const std::string& uri) {
@@ -233,38 +264,42 @@ std::vector<uint64_t> FragmentIds(const std::string& uri) {
 
 TEST(Commit, CreatesVersionOneWithTransactionFileAndInlineCopy) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK_AND_ASSIGN(CommitInfo c, internal::Commit(loc, CreateRequest({5, 6}), {}));
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK_AND_ASSIGN(CommitInfo c, CommitTransaction(loc, CreateRequest({5, 6}), {}));
   EXPECT_EQ(c.version, 1u);
   EXPECT_EQ(c.attempts, 1);
-  ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 1));
+  ASSERT_OK_AND_ASSIGN(auto sv, LoadVersion(loc, 1));
   EXPECT_EQ(sv.naming, ManifestNaming::kV2);
-  EXPECT_EQ(sv.manifest.fragments(0).id(), 0u);
-  EXPECT_EQ(sv.manifest.fragments(1).id(), 1u);
-  EXPECT_EQ(sv.manifest.max_fragment_id(), 1u);
-  EXPECT_EQ(sv.manifest.data_format().version(), "2.2");
-  EXPECT_EQ(sv.manifest.writer_version().library(), "lance-cpp");
-  ASSERT_FALSE(sv.transaction.empty());
-  ASSERT_OK_AND_ASSIGN(BufferPtr txn, loc.store->Get(loc.Path("_transactions/" + sv.manifest.transaction_file())));
+  EXPECT_EQ(sv.manifest.fragments[0].id, 0u);
+  EXPECT_EQ(sv.manifest.fragments[1].id, 1u);
+  EXPECT_EQ(sv.manifest.max_fragment_id, std::optional<uint32_t>(1));
+  EXPECT_EQ(sv.manifest.data_storage_version, "2.2");
+  EXPECT_EQ(sv.manifest.writer_library, "lance-cpp");
+  ASSERT_FALSE(sv.inline_transaction.empty());
+  ASSERT_OK_AND_ASSIGN(BufferPtr txn, loc.store()->Get(loc.Path("_transactions/" + sv.manifest.transaction_file)));
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(txn->data()), static_cast<size_t>(txn->size())),
-            sv.transaction);
-  EXPECT_EQ(sv.manifest.transaction_file().substr(0, 2), "0-");
+            sv.inline_transaction);
+  EXPECT_EQ(sv.manifest.transaction_file.substr(0, 2), "0-");
+  // The committed manifest comes back with the commit.
+  ASSERT_NE(c.manifest, nullptr);
+  EXPECT_EQ(c.manifest->version, 1u);
+  EXPECT_EQ(c.manifest->fragments.size(), 2u);
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows(), 11u);
   // A second create from read version 0 loses: Overwrite after Overwrite is retryable.
-  auto again = internal::Commit(loc, CreateRequest({1}), {});
+  auto again = CommitTransaction(loc, CreateRequest({1}), {});
   ASSERT_TRUE(again.status().IsCommitConflict()) << again.status().ToString();
   EXPECT_NE(again.status().message().find("retryable"), std::string::npos);
 }
 
 TEST(Commit, ConcurrentAppendsRebaseAndBothLand) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());
   // Both appends read version 1.
-  ASSERT_OK_AND_ASSIGN(CommitInfo a, internal::Commit(loc, AppendRequest(1, 3, "a.lance"), {}));
-  ASSERT_OK_AND_ASSIGN(CommitInfo b, internal::Commit(loc, AppendRequest(1, 4, "b.lance"), {}));
+  ASSERT_OK_AND_ASSIGN(CommitInfo a, CommitTransaction(loc, AppendRequest(1, 3, "a.lance"), {}));
+  ASSERT_OK_AND_ASSIGN(CommitInfo b, CommitTransaction(loc, AppendRequest(1, 4, "b.lance"), {}));
   EXPECT_EQ(a.version, 2u);
   EXPECT_EQ(b.version, 3u);
   EXPECT_EQ(b.rebased, 1);
@@ -293,16 +328,16 @@ class RacingHandler final : public CommitHandler {
 TEST(Commit, LostRaceIsRetriedExactlyOnce) {
   for (bool rename : {false, true}) {
     const std::string uri = FreshUri();
-    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-    ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+    ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+    ASSERT_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());
     CommitOptions inner;
     if (rename) inner.handler = RenameIfNotExistsCommitHandler();
     auto handler = std::make_shared<RacingHandler>([&] {
-      ASSERT_OK(internal::Commit(loc, AppendRequest(1, 2, "winner.lance"), inner).status());
+      ASSERT_OK(CommitTransaction(loc, AppendRequest(1, 2, "winner.lance"), inner).status());
     });
     CommitOptions o;
     o.handler = handler;
-    ASSERT_OK_AND_ASSIGN(CommitInfo c, internal::Commit(loc, AppendRequest(1, 3, "loser.lance"), o));
+    ASSERT_OK_AND_ASSIGN(CommitInfo c, CommitTransaction(loc, AppendRequest(1, 3, "loser.lance"), o));
     EXPECT_EQ(c.attempts, 2);
     EXPECT_EQ(c.version, 3u);
     EXPECT_EQ(handler->calls, 2);
@@ -312,7 +347,7 @@ TEST(Commit, LostRaceIsRetriedExactlyOnce) {
     EXPECT_EQ(ds->manifest().fragments[2].files[0].path, "loser.lance");
     EXPECT_EQ(ds->manifest().fragments[2].id, 2u);
     // No staging objects are left behind by the rename handler.
-    ASSERT_OK_AND_ASSIGN(auto listed, loc.store->List(loc.Path("_versions")));
+    ASSERT_OK_AND_ASSIGN(auto listed, loc.store()->List(loc.Path("_versions")));
     for (const auto& obj : listed) {
       EXPECT_TRUE(obj.path.ends_with(".manifest") || obj.path.ends_with(".json")) << obj.path;
     }
@@ -321,12 +356,12 @@ TEST(Commit, LostRaceIsRetriedExactlyOnce) {
 
 TEST(Commit, AppendAfterOverwriteIsIncompatible) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());
   auto ow = CreateRequest({7});
-  ow.txn.set_read_version(1);
-  ASSERT_OK(internal::Commit(loc, std::move(ow), {}).status());
-  auto st = internal::Commit(loc, AppendRequest(1, 3, "late.lance"), {}).status();
+  ow.read_version = 1;
+  ASSERT_OK(CommitTransaction(loc, std::move(ow), {}).status());
+  auto st = CommitTransaction(loc, AppendRequest(1, 3, "late.lance"), {}).status();
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
   // Overwrite ids continue after the old ones (as lance 12 does).
@@ -335,14 +370,14 @@ TEST(Commit, AppendAfterOverwriteIsIncompatible) {
 
 TEST(Commit, DeletesOfDisjointRowsMergeDeletionVectors) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({10, 4}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({10, 4}), {}).status());
   ASSERT_OK_AND_ASSIGN(auto d1, DeleteRequest(loc, 1, 0, {1, 2}));
   ASSERT_OK_AND_ASSIGN(auto d2, DeleteRequest(loc, 1, 0, {5, 9}));
   ASSERT_OK_AND_ASSIGN(auto d3, DeleteRequest(loc, 1, 1, {0}));
-  ASSERT_OK(internal::Commit(loc, std::move(d1), {}).status());
-  ASSERT_OK_AND_ASSIGN(CommitInfo c2, internal::Commit(loc, std::move(d2), {}));
-  ASSERT_OK_AND_ASSIGN(CommitInfo c3, internal::Commit(loc, std::move(d3), {}));
+  ASSERT_OK(CommitTransaction(loc, std::move(d1), {}).status());
+  ASSERT_OK_AND_ASSIGN(CommitInfo c2, CommitTransaction(loc, std::move(d2), {}));
+  ASSERT_OK_AND_ASSIGN(CommitInfo c3, CommitTransaction(loc, std::move(d3), {}));
   EXPECT_EQ(c2.version, 3u);
   EXPECT_EQ(c3.version, 4u);
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
@@ -357,12 +392,12 @@ TEST(Commit, DeletesOfDisjointRowsMergeDeletionVectors) {
 
 TEST(Commit, DeletesOfTheSameRowConflict) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({10}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({10}), {}).status());
   ASSERT_OK_AND_ASSIGN(auto d1, DeleteRequest(loc, 1, 0, {1, 2}));
   ASSERT_OK_AND_ASSIGN(auto d2, DeleteRequest(loc, 1, 0, {2, 3}));
-  ASSERT_OK(internal::Commit(loc, std::move(d1), {}).status());
-  auto st = internal::Commit(loc, std::move(d2), {}).status();
+  ASSERT_OK(CommitTransaction(loc, std::move(d1), {}).status());
+  auto st = CommitTransaction(loc, std::move(d2), {}).status();
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_NE(st.message().find("retryable"), std::string::npos);
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
@@ -372,11 +407,11 @@ TEST(Commit, DeletesOfTheSameRowConflict) {
 
 TEST(Commit, DeleteAfterAppendKeepsTheAppend) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({10}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({10}), {}).status());
   ASSERT_OK_AND_ASSIGN(auto d, DeleteRequest(loc, 1, 0, {0}));
-  ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "x.lance"), {}).status());
-  ASSERT_OK(internal::Commit(loc, std::move(d), {}).status());
+  ASSERT_OK(CommitTransaction(loc, AppendRequest(1, 3, "x.lance"), {}).status());
+  ASSERT_OK(CommitTransaction(loc, std::move(d), {}).status());
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 3u);
   EXPECT_EQ(ds->CountRows(), 12u);
@@ -385,27 +420,24 @@ TEST(Commit, DeleteAfterAppendKeepsTheAppend) {
 
 TEST(Commit, StableRowIdsContinueAcrossAppends) {
   const std::string uri = FreshUri();
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({5}, true), {}).status());
-  ASSERT_OK(internal::Commit(loc, AppendRequest(1, 3, "a.lance"), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({5}, true), {}).status());
+  ASSERT_OK(CommitTransaction(loc, AppendRequest(1, 3, "a.lance"), {}).status());
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().next_row_id, 8u);
   EXPECT_EQ(ds->manifest().reader_feature_flags, kFlagStableRowIds);
   ASSERT_OK_AND_ASSIGN(auto ids, ds->RowIds(1));
   EXPECT_EQ(ids, (std::vector<uint64_t>{5, 6, 7}));
-  ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 2));
-  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
-  ASSERT_TRUE(seq.ParseFromString(sv.manifest.fragments(1).inline_created_at_versions()));
-  ASSERT_EQ(seq.runs_size(), 1);
-  EXPECT_EQ(seq.runs(0).version(), 2u);
-  EXPECT_EQ(seq.runs(0).span().range().end(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto sv, LoadVersion(loc, 2));
+  ASSERT_OK_AND_ASSIGN(auto created, RowVersions(sv.manifest.fragments[1], true));
+  EXPECT_EQ(created, (std::vector<uint64_t>{2, 2, 2}));
 }
 
 TEST(Commit, DeleteOnMissingDatasetIsNotFound) {
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(FreshUri()));
-  internal::CommitRequest r;
-  r.txn.mutable_delete_();
-  EXPECT_TRUE(internal::Commit(loc, std::move(r), {}).status().IsNotFound());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(FreshUri()));
+  Transaction r;
+  r.operation = Transaction::Delete{};
+  EXPECT_TRUE(CommitTransaction(loc, std::move(r), {}).status().IsNotFound());
 }
 
 }  // namespace
@@ -644,17 +676,17 @@ TEST(LocalCommit, EveryVersionReadsBackAndNothingIsLeftStaged) {
 
 TEST(LocalCommit, RacingWritersEachLandExactlyOnce) {
   const std::string uri = LocalDir("racing");
-  ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-  ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());
+  ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  ASSERT_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());
   constexpr int kPerThread = 15;
   std::vector<std::thread> threads;
   std::atomic<int> lost{0};
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        auto l = internal::Locate(uri);
+        auto l = TableLocation::FromUri(uri);
         ASSERT_TRUE(l.ok());
-        auto c = internal::Commit(*l, AppendRequest(1, 1, fmt::format("t{}-{}.lance", t, i)), {});
+        auto c = CommitTransaction(*l, AppendRequest(1, 1, fmt::format("t{}-{}.lance", t, i)), {});
         ASSERT_TRUE(c.ok()) << c.status().ToString();
         lost += c->attempts - 1;
       }
@@ -694,13 +726,13 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
     const std::set<std::string> referenced = ReferencedDataFiles(uri);
     EXPECT_EQ(referenced.size(), 2u);
-    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-    ASSERT_OK_AND_ASSIGN(auto data, loc.store->List(loc.Path("data")));
+    ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+    ASSERT_OK_AND_ASSIGN(auto data, loc.store()->List(loc.Path("data")));
     std::set<std::string> present;
     for (const auto& obj : data) present.insert(obj.path.substr(obj.path.rfind('/') + 1));
     EXPECT_EQ(present, referenced);
     // Its transaction file went too: one per committed version.
-    ASSERT_OK_AND_ASSIGN(auto txns, loc.store->List(loc.Path("_transactions")));
+    ASSERT_OK_AND_ASSIGN(auto txns, loc.store()->List(loc.Path("_transactions")));
     EXPECT_EQ(txns.size(), 2u);
     // A delete that conflicts for good (the dataset was overwritten since it read) leaves
     // no deletion file either.
@@ -715,7 +747,7 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     const uint64_t first = ds->manifest().fragments[0].id << 32;
     st = DeleteRowAddresses(uri, {first, first + 1}, ds->version(), "", co).status();
     ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
-    auto dels = loc.store->List(loc.Path("_deletions"));
+    auto dels = loc.store()->List(loc.Path("_deletions"));
     EXPECT_TRUE(!dels.ok() || dels->empty()) << (dels.ok() ? dels->size() : 0) << " "
                                              << (dels.ok() && !dels->empty() ? (*dels)[0].path : "");
     if (local) std::filesystem::remove_all(uri);
@@ -725,12 +757,12 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
 TEST(Commit, RestoreRetriesALostRaceAndAnAppendAfterItIsIncompatible) {
   for (bool local : {false, true}) {
     const std::string uri = local ? LocalDir("restore") : FreshUri();
-    ASSERT_OK_AND_ASSIGN(auto loc, internal::Locate(uri));
-    ASSERT_OK(internal::Commit(loc, CreateRequest({5}), {}).status());         // v1
-    ASSERT_OK(internal::Commit(loc, AppendRequest(1, 2, "b.lance"), {}).status());  // v2
+    ASSERT_OK_AND_ASSIGN(auto loc, TableLocation::FromUri(uri));
+    ASSERT_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());         // v1
+    ASSERT_OK(CommitTransaction(loc, AppendRequest(1, 2, "b.lance"), {}).status());  // v2
     // The restore of v1 loses its first race to an append (v3), re-reads and lands as v4.
     auto handler = std::make_shared<RacingHandler>([&] {
-      ASSERT_OK(internal::Commit(loc, AppendRequest(2, 3, "c.lance"), {}).status());
+      ASSERT_OK(CommitTransaction(loc, AppendRequest(2, 3, "c.lance"), {}).status());
     });
     CommitOptions o;
     o.handler = handler;
@@ -743,16 +775,16 @@ TEST(Commit, RestoreRetriesALostRaceAndAnAppendAfterItIsIncompatible) {
     EXPECT_EQ(ds->CountRows(), 5u);
     // Fragment ids are not reused: the next append gets 3 (0, 1, 2 were taken).
     EXPECT_EQ(ds->manifest().max_fragment_id, std::optional<uint32_t>(2));
-    ASSERT_OK_AND_ASSIGN(auto sv, internal::LoadVersion(loc, 4));
-    ASSERT_OK_AND_ASSIGN(auto txn, internal::LoadTransaction(loc, sv));
-    ASSERT_TRUE(txn.has_value() && txn->has_restore());
-    EXPECT_EQ(txn->restore().version(), 1u);
-    EXPECT_EQ(txn->read_version(), 2u);
+    ASSERT_OK_AND_ASSIGN(auto sv, LoadVersion(loc, 4));
+    ASSERT_OK_AND_ASSIGN(auto txn, LoadTransaction(loc, sv));
+    ASSERT_TRUE(txn.has_value() && txn->is<Transaction::Restore>());
+    EXPECT_EQ(txn->get<Transaction::Restore>()->version, 1u);
+    EXPECT_EQ(txn->read_version, 2u);
     // An append read before the restore cannot land after it.
-    auto st = internal::Commit(loc, AppendRequest(3, 1, "late.lance"), {}).status();
+    auto st = CommitTransaction(loc, AppendRequest(3, 1, "late.lance"), {}).status();
     ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
     EXPECT_NE(st.message().find("incompatible"), std::string::npos) << st.ToString();
-    ASSERT_OK(internal::Commit(loc, AppendRequest(4, 1, "d.lance"), {}).status());
+    ASSERT_OK(CommitTransaction(loc, AppendRequest(4, 1, "d.lance"), {}).status());
     EXPECT_EQ(FragmentIds(uri), (std::vector<uint64_t>{0, 3}));
     EXPECT_TRUE(RestoreVersion(uri, 42).status().IsNotFound());
     if (local) std::filesystem::remove_all(uri);

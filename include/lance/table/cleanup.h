@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lance/core/result.h"
+#include "lance/table/location.h"
 
 namespace lance::table {
 
@@ -45,5 +46,6 @@ Result<int64_t> ParseDurationSeconds(const std::string& text);
 // Removes old versions of the dataset at `uri` (see above). Errors: InvalidArgument (neither
 // criterion given, keep_versions 0), NotFound (no dataset), IOError, Corruption.
 Result<CleanupStats> CleanupOldVersions(const std::string& uri, const CleanupOptions& options);
+Result<CleanupStats> CleanupOldVersions(const TableLocation& location, const CleanupOptions& options);
 
 }  // namespace lance::table

@@ -1,42 +1,87 @@
-// Writes that need no new data files: restoring an old version and tags.
+// Commits: how a new table version is published, and what happens when another writer
+// published first.
 //
-// A restore commits through the commit machinery like every other write (transaction.h): the
-// next version's manifest is created only if absent; a writer that loses that race re-reads
-// the latest version and tries again, since a restore tolerates every concurrent operation
-// transaction.md lists except UpdateMemWalState (it replaces whatever they did). Tags are
-// created with put-if-not-exists. The writer feature flags of the manifests involved are
-// checked first (unknown bits -> NotSupported).
+// A write builds a Transaction (transaction.h) against the version it read (its
+// read_version), writes its data and deletion files (write.h, deletion.h) as StagedFiles,
+// then commits: CommitTransaction writes the transaction to
+// _transactions/{read_version}-{uuid}.txn and the next version's manifest (with the same
+// transaction inline) through a CommitHandler, which creates the version file only if it
+// does not exist. A writer that loses that race reads the transactions committed since its
+// read version and, following the compatibility rules of the public transaction.md:
+//   * rebases and retries when they are compatible (append after append/delete/...; delete
+//     after a delete of other rows, by merging the two deletion vectors);
+//   * fails with CommitConflict otherwise. A retryable conflict (two deletes of the same rows,
+//     a delete of a fragment a compaction rewrote, ...) is Status::RetryableCommitConflict
+//     (IsRetryable()): run the whole operation again on the new version. An incompatible one
+//     (anything after an overwrite or a restore) is not retryable.
+// A version is published exactly once (the handler's create-if-absent decides) and a
+// transaction is applied at most once (the loser re-applies its operation to the winner's
+// manifest, never the winner's operation).
+//
+// Durability: the staged files and the new manifest are made durable before the manifest
+// takes its version's name; on a local filesystem in one round of flushes (the manifest is
+// staged under a temporary name, then renamed if the name is free). The latest-version hint
+// is moved forward after a commit, never synced (readers treat a stale hint as a hint).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "lance/core/result.h"
+#include "lance/io/object_store.h"
+#include "lance/table/location.h"
+#include "lance/table/manifest.h"
 #include "lance/table/transaction.h"
 
 namespace lance::table {
 
-// Commits a new version whose content (schema, fragments, config, indexes) is that of
-// `version`; returns the new version number. Fragment ids and stable row ids are never
-// reused: the new version's max fragment id and next row id are at least the latest's.
-// Errors: NotFound (no such version), CommitConflict (an incompatible concurrent commit, or
-// options.max_retries lost races), NotSupported (flags).
-Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version);
-Result<uint64_t> RestoreVersion(const std::string& uri, uint64_t version,
-                                const CommitOptions& options);
-
-struct TagInfo {
-  std::string name;
-  uint64_t version = 0;
+// Publishes a manifest file at `path` only if nothing is there yet.
+class CommitHandler {
+ public:
+  virtual ~CommitHandler() = default;
+  // Errors: AlreadyExists when the version was taken (the race was lost); IOError.
+  virtual Status CommitManifest(io::ObjectStore& store, const std::string& path,
+                                std::string_view bytes) = 0;
+  virtual std::string_view name() const = 0;
 };
 
-// Creates `_refs/tags/{name}.json` naming `version` (which must exist).
-// Errors: AlreadyExists, NotFound, InvalidArgument (bad name).
-Status CreateTag(const std::string& uri, const std::string& name, uint64_t version);
-// Errors: NotFound.
-Status DeleteTag(const std::string& uri, const std::string& name);
-// Every tag, sorted by name.
-Result<std::vector<TagInfo>> ListTags(const std::string& uri);
+// ObjectStore::PutIfNotExists on the version file (the default).
+std::shared_ptr<CommitHandler> PutIfNotExistsCommitHandler();
+// Writes "{path}-{uuid}" first, then ObjectStore::RenameIfNotExists onto the version file
+// (for stores without conditional puts); the staging object is removed on a lost race.
+std::shared_ptr<CommitHandler> RenameIfNotExistsCommitHandler();
+
+struct CommitOptions {
+  // null = PutIfNotExistsCommitHandler() (on a local filesystem: the staged rename above).
+  std::shared_ptr<CommitHandler> handler;
+  int max_retries = 100;  // lost races before giving up (CommitConflict, retryable)
+};
+
+// What a commit did.
+struct CommitInfo {
+  uint64_t version = 0;       // the version published (0: nothing was committed)
+  uint64_t read_version = 0;  // the version the operation was built on (0: new dataset)
+  int attempts = 1;           // 1 + lost races
+  int rebased = 0;            // concurrent transactions rebased over
+  std::shared_ptr<const Manifest> manifest;  // the version published (null when none)
+};
+
+// Commits `txn` as the next version of the table at `location` (see above): the loop of load
+// latest -> check the transactions committed after txn.read_version -> rebase (merge
+// deletion vectors) -> apply the operation to the latest manifest -> publish, again on a lost
+// race. `staged` holds the files the transaction's fragments name (null: none); the commit
+// records its transaction file there, syncs them with the manifest, forgets them on success
+// and removes them when it fails for good. New fragments get their ids (and, with stable row
+// ids, their row ids and row versions) here.
+//
+// Errors: CommitConflict (incompatible, or retryable: IsRetryable()); NotFound (an operation
+// other than Overwrite on a missing table); NotSupported (feature flags of the latest
+// version; an operation this library cannot apply: UpdateConfig, DataReplacement, Clone,
+// UpdateBases, DataOverlay, UpdateMemWalState, AppendFragmentReuseTransitions); IOError.
+Result<CommitInfo> CommitTransaction(const TableLocation& location, Transaction txn,
+                                     const CommitOptions& options = {},
+                                     StagedFiles* staged = nullptr);
 
 }  // namespace lance::table

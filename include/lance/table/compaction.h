@@ -23,7 +23,8 @@
 #include <string>
 
 #include "lance/core/result.h"
-#include "lance/table/transaction.h"
+#include "lance/table/location.h"
+#include "lance/table/commit.h"
 
 namespace lance::table {
 
@@ -48,5 +49,7 @@ struct CompactionResult {
 // Errors: InvalidArgument (target <= 0), NotSupported (2.0 datasets), NotFound,
 // CommitConflict.
 Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options = {});
+Result<CompactionResult> CompactFiles(const TableLocation& location,
+                                      const CompactionOptions& options = {});
 
 }  // namespace lance::table

@@ -17,6 +17,8 @@
 
 namespace lance::table {
 
+struct Manifest;
+
 inline constexpr uint64_t kFlagDeletionFiles = 1ULL << 0;
 inline constexpr uint64_t kFlagStableRowIds = 1ULL << 1;
 inline constexpr uint64_t kFlagUseV2FormatDeprecated = 1ULL << 2;
@@ -30,6 +32,19 @@ inline constexpr uint64_t kFlagMixedDataFileVersions = 1ULL << 8;
 inline constexpr uint64_t kFlagFirstUnknown = 1ULL << 9;
 
 inline constexpr const char* kEnableOverlayFilesEnv = "LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES";
+
+struct FeatureFlags {
+  uint64_t reader = 0;
+  uint64_t writer = 0;
+};
+
+// The flags a manifest with this content carries: the one place lance-cpp decides them, used
+// by every commit and by EncodeManifest. From the content, as the public versioning.md says:
+// a deletion file -> 1/1; row-id sequences -> 2/2; a non-empty config -> writer 8; base paths
+// -> 16/16; overlay files -> 64/64. Carried over from the manifest's own flags (sticky):
+// stable row ids (2, kept by a dataset created with them even while it has no fragment),
+// covered index metadata (128) and mixed data file versions (256); nothing else of them.
+FeatureFlags ComputeFeatureFlags(const Manifest& m);
 
 // True when the environment variable above is set (to any value, the empty string included).
 bool DataOverlayFilesEnabled();

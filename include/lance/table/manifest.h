@@ -1,13 +1,20 @@
-// Lance table manifests and the _versions/ directory.
+// Lance table manifests: the one C++ model of a version (Manifest and the fragments, data
+// files, deletion files, base paths, index entries it holds) and its codec.
 //
 // A manifest file is: [optional u32 length + IndexSection] [optional u32 length + Transaction]
 // u32 length + Manifest protobuf, then a 16-byte footer: u64 LE position of the manifest's
 // length prefix | u16 LE major (0) | u16 LE minor (2) | "LANC".
 //
+// DecodeManifest reads every member of the format's messages into the model; what a newer
+// writer added and this library does not know is kept, per message, as raw protobuf bytes
+// (`unknown_fields`) and written back by EncodeManifest after the known members, so a commit
+// carries it over unchanged. Decoding and encoding happen here only: the commit path, the
+// readers and the operations above work on the model.
+//
 // Version files live in {table}/_versions/ under one of two naming schemes:
 //   kV2:     "{u64::MAX - version}.manifest" (decimal, no padding; what lance 12 writes)
 //   kLegacy: "{version}.manifest"
-// plus an optional "latest_version_hint.json" holding {"version":N}.
+// plus an optional "latest_version_hint.json" holding {"version":N} (versions.h resolves them).
 #pragma once
 
 #include <cstdint>
@@ -33,14 +40,26 @@ std::string ManifestFileName(uint64_t version, ManifestNaming naming);
 // A 20-digit stem is the V2 scheme (legacy numbers never reach 10^19).
 std::optional<std::pair<uint64_t, ManifestNaming>> ParseManifestFileName(std::string_view name);
 
+// Every struct below has `unknown_fields`: the members of its protobuf message this library
+// does not know, as protobuf wire bytes (usually empty), re-emitted when encoded.
+
+// A file outside the fragment's data files holding a sequence (ExternalFile).
+struct ExternalFileInfo {
+  std::string path;  // relative to the table root
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  std::string unknown_fields;
+};
+
 struct DataFileInfo {
   std::string path;  // relative to data/ of its base
-  std::vector<int32_t> fields;
-  std::vector<int32_t> column_indices;
+  std::vector<int32_t> fields;          // field ids held by the file (2.1+: leaf fields)
+  std::vector<int32_t> column_indices;  // column of each field in the file (-1: none)
   uint32_t major = 0;
   uint32_t minor = 0;
   uint64_t size_bytes = 0;  // 0 = unknown
   std::optional<uint32_t> base_id;
+  std::string unknown_fields;
 };
 
 enum class DeletionFileType { kArrowArray = 0, kBitmap = 1 };
@@ -51,8 +70,28 @@ struct DeletionFileInfo {
   uint64_t id = 0;
   uint64_t num_deleted_rows = 0;
   std::optional<uint32_t> base_id;
+  std::string unknown_fields;
   // "{fragment_id}-{read_version}-{id}.arrow|bin"
   std::string FileName(uint64_t fragment_id) const;
+  // The same file: type, read version, id and row count equal.
+  bool SameFile(const DeletionFileInfo& other) const;
+};
+
+// Per-field coverage of a sparse overlay (FieldCoverage).
+struct FieldCoverageInfo {
+  std::vector<std::string> offset_bitmaps;  // portable Roaring bitmaps, one per field
+  std::string unknown_fields;
+};
+
+// An overlay file supplying new values for some cells of a fragment (DataOverlayFile; the
+// unstable feature behind flag 64: decoded and carried, not read yet).
+struct DataOverlayFileInfo {
+  std::optional<DataFileInfo> data_file;
+  // The coverage (a oneof): one bitmap of row offsets for every field, or one per field.
+  std::optional<std::string> shared_offset_bitmap;
+  std::optional<FieldCoverageInfo> field_coverage;
+  uint64_t committed_version = 0;
+  std::string unknown_fields;
 };
 
 struct FragmentInfo {
@@ -60,12 +99,24 @@ struct FragmentInfo {
   std::vector<DataFileInfo> files;
   std::optional<DeletionFileInfo> deletion;
   uint64_t physical_rows = 0;
-  std::string inline_row_ids;  // serialized RowIdSequence (stable row ids), or empty
-  bool has_external_row_ids = false;
-  int num_overlays = 0;
+  // Stable row ids: a serialized RowIdSequence (row_ids.h), or empty; or an external file.
+  std::string inline_row_ids;
+  std::optional<ExternalFileInfo> external_row_ids;
+  // Row versions (serialized RowLatestUpdateVersionSequence), or empty; or external files.
+  std::string inline_last_updated_at_versions;
+  std::optional<ExternalFileInfo> external_last_updated_at_versions;
+  std::string inline_created_at_versions;
+  std::optional<ExternalFileInfo> external_created_at_versions;
+  std::vector<DataOverlayFileInfo> overlays;
+  std::string unknown_fields;
+
   uint64_t num_rows() const {
     return physical_rows - (deletion ? deletion->num_deleted_rows : 0);
   }
+  bool has_external_row_ids() const { return external_row_ids.has_value(); }
+  // Whether the fragment records row ids at all (inline or in a file).
+  bool has_row_ids() const { return !inline_row_ids.empty() || external_row_ids.has_value(); }
+  int num_overlays() const { return static_cast<int>(overlays.size()); }
 };
 
 struct BasePathInfo {
@@ -73,11 +124,13 @@ struct BasePathInfo {
   std::optional<std::string> name;
   bool is_dataset_root = false;
   std::string path;
+  std::string unknown_fields;
 };
 
 struct IndexFileInfo {
   std::string path;  // relative to _indices/{uuid}/
   uint64_t size_bytes = 0;
+  std::string unknown_fields;
 };
 
 // One entry of the manifest's index section (IndexMetadata). An index covers the rows of the
@@ -97,7 +150,11 @@ struct IndexInfo {
   std::optional<uint32_t> base_id;
   std::vector<IndexFileInfo> files;
   std::vector<int32_t> covering_fields;
+  std::string unknown_fields;
 };
+
+// The system indexes lance keeps whatever the schema ("__lance_frag_reuse", "__lance_mem_wal").
+bool IsSystemIndex(const IndexInfo& index);
 
 // The index type named after its details: "BTREE", "BITMAP", "INVERTED" (full-text search),
 // "LABEL_LIST", "NGRAM", "ZONEMAP", "BLOOMFILTER", "MEMWAL", vector indexes as "IVF_PQ",
@@ -111,47 +168,71 @@ std::string IndexTypeName(const IndexInfo& index);
 std::string VectorIndexDetailsJson(const IndexInfo& index);
 
 // What lance 12 does to the index section on every commit: keeps only the indexes whose
-// fields are all in `field_ids` (the new schema's ids), and the system indexes
-// ("__lance_frag_reuse", "__lance_mem_wal") always. `section` and the result are serialized
-// IndexSection messages; the result is "" when no index is left.
-// Errors: Corruption when `section` does not decode.
-Result<std::string> RetainRelevantIndices(std::string_view section,
-                                          const std::vector<int32_t>& field_ids);
+// fields are all in `field_ids` (the new schema's ids), and the system indexes always.
+std::vector<IndexInfo> RetainRelevantIndices(std::vector<IndexInfo> indices,
+                                             const std::vector<int32_t>& field_ids);
 
 struct Manifest {
-  std::vector<file::LanceField> fields;  // flattened, as stored
-  SchemaPtr schema;                      // nested Arrow schema; Field::id() = Lance field id
-  std::vector<std::pair<std::string, std::string>> schema_metadata;
+  std::vector<file::LanceField> fields;  // flattened, as stored (parents first)
+  SchemaPtr schema;  // nested Arrow schema of `fields`; Field::id() = Lance field id
+  std::vector<std::pair<std::string, std::string>> schema_metadata;  // sorted by key
   std::vector<FragmentInfo> fragments;
   uint64_t version = 0;
+  uint64_t version_aux_data = 0;
   std::optional<int64_t> timestamp_ns;  // since the Unix epoch
   std::string tag;
   uint64_t reader_feature_flags = 0;
   uint64_t writer_feature_flags = 0;
   std::optional<uint32_t> max_fragment_id;
-  std::string transaction_file;
+  std::string transaction_file;  // relative to _transactions/; "" = none written
+  // WriterVersion; the message is absent when all four are.
   std::string writer_library;
   std::string writer_version;
+  std::optional<std::string> writer_prerelease;
+  std::optional<std::string> writer_build_metadata;
   uint64_t next_row_id = 0;
+  // DataStorageFormat; the message is absent when both strings (and its unknown fields) are.
   std::string data_file_format;
   std::string data_storage_version;
+  std::string data_format_unknown_fields;
   std::map<std::string, std::string> config;
   std::map<std::string, std::string> table_metadata;
   std::vector<BasePathInfo> base_paths;
   std::optional<std::string> branch;
+  // Positions of the length prefixes of the sections in the file it was decoded from
+  // (EncodeManifest places the sections itself and ignores these).
   std::optional<uint64_t> index_section;
   std::optional<uint64_t> transaction_section;
-  int num_indices = 0;  // entries of the index section, when present
-  std::vector<IndexInfo> indices;  // the index section, decoded
+  std::vector<IndexInfo> indices;  // the index section (none: no section)
+  std::string index_section_unknown_fields;
+  std::string unknown_fields;
 
   uint64_t num_rows() const;
+  int num_indices() const { return static_cast<int>(indices.size()); }
+  // The fragment with id `id`, or null.
+  const FragmentInfo* FindFragment(uint64_t id) const;
+  // One past the highest fragment id ever used (max_fragment_id and the fragments' ids).
+  uint64_t NextFragmentId() const;
+  // Rebuilds `schema` from `fields` and `schema_metadata` (after editing them).
+  // Errors: what file::SchemaFromLanceFields says.
+  Status RebuildSchema();
 };
 
-// Decodes a whole manifest file. `what` (usually the path) names it in errors.
+// Decodes a whole manifest file (the index section included). `what` (usually the path) names
+// it in errors. When `inline_transaction` is given it receives the raw Transaction bytes of
+// the transaction section ("" when there is none).
 // Errors: Corruption for a bad footer, out-of-range sections, undecodable protobuf or schema
-// (the index section and its fragment bitmaps included).
-// Feature flags are NOT checked here (see CheckCanRead).
-Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what = "manifest");
+// (the index section and its fragment bitmaps included), inconsistent fragments; NotSupported
+// for another container version. Feature flags are NOT checked here (see CheckCanRead).
+Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what = "manifest",
+                                std::string* inline_transaction = nullptr);
+
+// The manifest file of `m`: the index section (from m.indices; none when empty), the
+// transaction section (`transaction`, serialized Transaction bytes; none when empty), the
+// manifest and the footer. The feature flags written are ComputeFeatureFlags(m)
+// (feature_flags.h), whatever m's flags say. Maps are written sorted by key.
+// Errors: InvalidArgument (a deletion file counting more rows than its fragment).
+Result<std::string> EncodeManifest(const Manifest& m, std::string_view transaction = {});
 
 // Parses {"version":N,...} (latest_version_hint.json or a tag file): the top-level "version".
 Result<uint64_t> ParseVersionJson(std::string_view json, const std::string& what);

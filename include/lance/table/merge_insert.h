@@ -30,7 +30,8 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
-#include "lance/table/transaction.h"
+#include "lance/table/location.h"
+#include "lance/table/commit.h"
 
 namespace lance::table {
 
@@ -67,6 +68,9 @@ struct MergeInsertResult {
 // non-nullable column, a condition that does not parse or bind or is not boolean, a condition
 // given with the action it would qualify switched off), NotSupported (2.0 datasets), NotFound, CommitConflict.
 Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const MergeInsertParams& params);
+Result<MergeInsertResult> MergeInsert(const TableLocation& location, const SchemaPtr& schema,
                                       const std::vector<RecordBatchPtr>& batches,
                                       const MergeInsertParams& params);
 

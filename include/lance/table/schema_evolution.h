@@ -11,7 +11,7 @@
 //
 // Paths name top-level columns ("score") or nested struct fields ("meta.source"; rename,
 // nullability and drop). Every function opens the latest version, builds its transaction
-// against it and commits through the commit machinery of transaction.h (a concurrent writer
+// against it and commits through the commit loop of commit.h (a concurrent writer
 // makes it rebase or fail with CommitConflict). Safe to call from several threads or processes.
 #pragma once
 
@@ -21,7 +21,8 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
-#include "lance/table/transaction.h"
+#include "lance/table/commit.h"
+#include "lance/table/location.h"
 
 namespace lance::table {
 
@@ -37,6 +38,8 @@ namespace lance::table {
 // CommitConflict.
 Result<CommitInfo> DropColumns(const std::string& uri, const std::vector<std::string>& paths,
                                const CommitOptions& options = {});
+Result<CommitInfo> DropColumns(const TableLocation& location, const std::vector<std::string>& paths,
+                               const CommitOptions& options = {});
 
 struct ColumnAlteration {
   std::string path;                   // the field to change
@@ -50,6 +53,9 @@ struct ColumnAlteration {
 Result<CommitInfo> AlterColumns(const std::string& uri,
                                 const std::vector<ColumnAlteration>& alterations,
                                 const CommitOptions& options = {});
+Result<CommitInfo> AlterColumns(const TableLocation& location,
+                                const std::vector<ColumnAlteration>& alterations,
+                                const CommitOptions& options = {});
 
 // Changes the type of top-level column `column` to `type_name` (a CAST type of lance/expr,
 // e.g. "bigint", "double", "string"): its values are cast (CAST rules; a value that does not
@@ -58,6 +64,8 @@ Result<CommitInfo> AlterColumns(const std::string& uri,
 // Errors: InvalidArgument (unknown column or type, a value that does not cast), NotSupported
 // (nested columns, 2.0 datasets, an indexed column), NotFound, CommitConflict.
 Result<CommitInfo> AlterColumnType(const std::string& uri, const std::string& column,
+                                   const std::string& type_name, const CommitOptions& options = {});
+Result<CommitInfo> AlterColumnType(const TableLocation& location, const std::string& column,
                                    const std::string& type_name, const CommitOptions& options = {});
 
 // A column to add, computed per row from the existing columns (see lance/expr/ast.h),
@@ -72,6 +80,9 @@ struct ColumnExpression {
 // used), NotSupported (2.0 datasets), NotFound, CommitConflict.
 Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnExpression>& columns,
                               const CommitOptions& options = {});
+Result<CommitInfo> AddColumns(const TableLocation& location,
+                              const std::vector<ColumnExpression>& columns,
+                              const CommitOptions& options = {});
 
 // Adds the fields of `schema` as columns holding only nulls, without writing data: a Merge
 // transaction with every fragment unchanged and the schema extended (fresh field ids), as
@@ -81,12 +92,17 @@ Result<CommitInfo> AddColumns(const std::string& uri, const std::vector<ColumnEx
 // CommitConflict.
 Result<CommitInfo> AddNullColumns(const std::string& uri, const SchemaPtr& schema,
                                   const CommitOptions& options = {});
+Result<CommitInfo> AddNullColumns(const TableLocation& location, const SchemaPtr& schema,
+                                  const CommitOptions& options = {});
 
 // Adds the columns of `batches` (all of `schema`), whose rows line up with the dataset's live
 // rows in scan order (row i of the input belongs to the i-th row a full scan returns).
 // Errors: InvalidArgument (row count differs from the dataset's, name already used),
 // NotSupported, NotFound, CommitConflict.
 Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& schema,
+                                      const std::vector<RecordBatchPtr>& batches,
+                                      const CommitOptions& options = {});
+Result<CommitInfo> AddColumnsFromData(const TableLocation& location, const SchemaPtr& schema,
                                       const std::vector<RecordBatchPtr>& batches,
                                       const CommitOptions& options = {});
 
@@ -99,6 +115,10 @@ Result<CommitInfo> AddColumnsFromData(const std::string& uri, const SchemaPtr& s
 // key, no column besides the keys, a name already used), NotSupported, NotFound,
 // CommitConflict.
 Result<CommitInfo> AddColumnsJoined(const std::string& uri, const SchemaPtr& schema,
+                                    const std::vector<RecordBatchPtr>& batches,
+                                    const std::vector<std::string>& on,
+                                    const CommitOptions& options = {});
+Result<CommitInfo> AddColumnsJoined(const TableLocation& location, const SchemaPtr& schema,
                                     const std::vector<RecordBatchPtr>& batches,
                                     const std::vector<std::string>& on,
                                     const CommitOptions& options = {});

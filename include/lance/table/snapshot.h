@@ -1,10 +1,10 @@
 // Snapshot: a read-only view of one version of a Lance table.
 //
-// Opening resolves the version (latest, a number, or a tag under _refs/tags/{name}.json),
-// reads and decodes that one manifest and checks its reader feature flags. Opening the
-// latest version reads latest_version_hint.json and the manifest it names, and checks that
-// the next version does not exist yet (one HEAD); it lists _versions/ only when the hint is
-// missing, stale or names a missing manifest.
+// Opening resolves the version (latest, a number, or a tag under _refs/tags/{name}.json)
+// through the version resolver of versions.h, reads and decodes that one manifest and checks
+// its reader feature flags. Opening the latest version reads latest_version_hint.json and the
+// manifest it names, and checks that the next version does not exist yet (one HEAD); it lists
+// _versions/ only when the hint is missing, stale or names a missing manifest.
 //
 // Scans read fragments in manifest order and rows in stored order, skipping rows whose
 // offsets the fragment's deletion file lists (Arrow IPC file of uint32 row offsets, or a
@@ -22,7 +22,11 @@
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
 #include "lance/io/object_store.h"
+#include "lance/table/deletion.h"
+#include "lance/table/location.h"
 #include "lance/table/manifest.h"
+#include "lance/table/row_ids.h"
+#include "lance/table/versions.h"
 
 namespace lance::expr {
 class Expression;
@@ -58,32 +62,23 @@ struct ScanOptions {
   int64_t batch_size = 0;
 };
 
-struct VersionInfo {
-  uint64_t version = 0;
-  ManifestNaming naming = ManifestNaming::kV2;
-  std::optional<int64_t> timestamp_ns;
-  uint64_t num_rows = 0;
-  size_t num_fragments = 0;
-};
-
-// Object reads an open performed (for checking the O(1) latest-version path).
-struct OpenStats {
-  int gets = 0;
-  int heads = 0;
-  int lists = 0;
-};
-
 class Snapshot {
  public:
   // `uri` is anything io::ObjectStore::FromUri accepts (a local path, file://, memory://).
   static Result<std::shared_ptr<Snapshot>> Open(const std::string& uri, OpenOptions options = {});
   static Result<std::shared_ptr<Snapshot>> Open(std::shared_ptr<io::ObjectStore> store,
                                                std::string root, OpenOptions options = {});
+  static Result<std::shared_ptr<Snapshot>> Open(const TableLocation& location,
+                                               OpenOptions options = {});
+  // A version already loaded (versions.h): no request is made; the reader flags are checked.
+  static Result<std::shared_ptr<Snapshot>> Open(const TableLocation& location,
+                                               CommittedVersion version);
 
   const Manifest& manifest() const { return manifest_; }
   uint64_t version() const { return manifest_.version; }
   const SchemaPtr& schema() const { return manifest_.schema; }
-  const std::string& root() const { return root_; }
+  const std::string& root() const { return location_.root(); }
+  const TableLocation& location() const { return location_; }
   const std::string& manifest_path() const { return manifest_path_; }
   const OpenStats& open_stats() const { return stats_; }
 
@@ -150,19 +145,11 @@ class Snapshot {
 
   struct ReaderCache;  // opened data files, by (fragment index, file index)
 
-  std::shared_ptr<io::ObjectStore> store_;
-  std::string root_;
+  TableLocation location_;
   std::string manifest_path_;
   Manifest manifest_;
   OpenStats stats_;
   std::shared_ptr<ReaderCache> readers_;
 };
-
-// Row ids of a serialized RowIdSequence. Errors: Corruption.
-Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes);
-
-// Deleted row offsets of a deletion file's bytes, sorted and unique. Errors: Corruption.
-Result<std::vector<uint32_t>> DecodeDeletionFile(BufferPtr bytes, DeletionFileType type,
-                                                 const std::string& what);
 
 }  // namespace lance::table

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "lance/core/result.h"
-#include "lance/table/transaction.h"
+#include "lance/table/location.h"
+#include "lance/table/commit.h"
 
 namespace lance::table {
 
@@ -34,6 +35,9 @@ struct UpdateResult {
 // Errors: InvalidArgument (unknown column, bad expression, a null for a non-nullable column,
 // a value that does not cast), NotSupported (2.0 datasets), NotFound, CommitConflict.
 Result<UpdateResult> UpdateRows(const std::string& uri,
+                                const std::vector<std::pair<std::string, std::string>>& assignments,
+                                const std::string& where, const UpdateParams& params = {});
+Result<UpdateResult> UpdateRows(const TableLocation& location,
                                 const std::vector<std::pair<std::string, std::string>>& assignments,
                                 const std::string& where, const UpdateParams& params = {});
 

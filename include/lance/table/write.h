@@ -1,6 +1,7 @@
 // Writing Lance datasets: create / append / overwrite from Arrow record batches, delete rows
-// by address or by filter. Data files go through file::FileWriter (formats 2.1 and 2.2);
-// every write commits a transaction as described in transaction.h.
+// by address or by filter, and the data files of new fragments for any operation that builds
+// its own transaction. Data files go through file::FileWriter (formats 2.1 and 2.2); every
+// write commits a transaction as described in commit.h.
 //
 // Layout written (as lance 12 does): data/{random}.lance, one file per fragment of at most
 // max_rows_per_file rows; _deletions/{fragment}-{read_version}-{random}.arrow (Arrow IPC file,
@@ -17,8 +18,10 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
+#include "lance/file/file_writer.h"
+#include "lance/table/commit.h"
+#include "lance/table/location.h"
 #include "lance/table/manifest.h"
-#include "lance/table/transaction.h"
 
 namespace lance::table {
 
@@ -61,6 +64,9 @@ struct WriteResult {
 Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema,
                                  const std::vector<RecordBatchPtr>& batches,
                                  const WriteParams& params = {});
+Result<WriteResult> WriteDataset(const TableLocation& location, const SchemaPtr& schema,
+                                 const std::vector<RecordBatchPtr>& batches,
+                                 const WriteParams& params = {});
 
 // Writes the data files of `batches` as WriteDataset would (same checks, field ids and
 // layout: data/{random}.lance under `uri`, fragments of at most max_rows_per_file rows) and
@@ -69,6 +75,10 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
 // store the files are durable on return. Returns one entry per fragment (id 0: unassigned;
 // DataFileInfo::path relative to data/). Errors: as WriteDataset, without CommitConflict.
 Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const std::string& uri,
+                                                            const SchemaPtr& schema,
+                                                            const std::vector<RecordBatchPtr>& batches,
+                                                            const WriteParams& params = {});
+Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const TableLocation& location,
                                                             const SchemaPtr& schema,
                                                             const std::vector<RecordBatchPtr>& batches,
                                                             const WriteParams& params = {});
@@ -86,14 +96,48 @@ Result<DeleteResult> DeleteRowAddresses(const std::string& uri, std::vector<uint
                                         std::optional<uint64_t> read_version = std::nullopt,
                                         const std::string& predicate = "",
                                         const CommitOptions& options = {});
+Result<DeleteResult> DeleteRowAddresses(const TableLocation& location,
+                                        std::vector<uint64_t> addresses,
+                                        std::optional<uint64_t> read_version = std::nullopt,
+                                        const std::string& predicate = "",
+                                        const CommitOptions& options = {});
 
 // Deletes the rows of the latest version matching the SQL-like `filter`.
 // Errors: InvalidArgument (filter), NotFound, CommitConflict.
 Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
                                 const CommitOptions& options = {});
+Result<DeleteResult> DeleteRows(const TableLocation& location, const std::string& filter,
+                                const CommitOptions& options = {});
 
-// Bytes of a deletion file listing `rows` (sorted, unique row offsets): an Arrow IPC file
-// (zstd) for at most 5000 rows, else a portable Roaring bitmap; `type` receives which.
-Result<std::string> EncodeDeletionFile(const std::vector<uint32_t>& rows, DeletionFileType* type);
+// --- Data files of new fragments, for operations that build their own transaction --------
+
+// The data file version ({2, 1} or {2, 2}) of a data storage version ("2.1", "2.2").
+// Errors: NotSupported for 2.0 and unknown versions (lance-cpp writes 2.1+ files only).
+Result<file::FileVersion> WritableFileVersion(const std::string& data_storage_version);
+
+// Writes `batches` (columns in the order of `schema`, whose Field::id() are the table's Lance
+// field ids) as staged data files under data/, one per fragment of at most
+// `max_rows_per_file` rows, in the file version of `manifest`'s data storage version (with the
+// file writer's default options). The fragments have id 0 and no row ids: a commit assigns
+// them (Append, Overwrite, Update.new_fragments, Rewrite groups).
+// Errors: InvalidArgument (rows per file, column counts), NotSupported (storage version).
+Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Manifest& manifest,
+                                                 const SchemaPtr& schema,
+                                                 const std::vector<RecordBatchPtr>& batches,
+                                                 int64_t max_rows_per_file);
+
+// WriteFragments with the data file options and the field ids of the leaf columns of
+// `schema` (in column order) given: what a write that is not yet a table's needs.
+Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged,
+                                                 const file::WriteOptions& options,
+                                                 const SchemaPtr& schema,
+                                                 const std::vector<int32_t>& leaf_ids,
+                                                 const std::vector<RecordBatchPtr>& batches,
+                                                 int64_t max_rows_per_file);
+
+// Writes one staged data file holding `batch` (schema with Lance ids; one row per physical
+// row of the existing fragment it will join, e.g. in a Merge) and returns its entry.
+Result<DataFileInfo> WriteColumnFile(StagedFiles& staged, const Manifest& manifest,
+                                     const RecordBatch& batch);
 
 }  // namespace lance::table

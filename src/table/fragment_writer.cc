@@ -1,0 +1,139 @@
+// Data files of new fragments (write.h): WriteFragments, WriteColumnFile.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lance/file/file_writer.h"
+#include "lance/file/lance_schema.h"
+#include "lance/table/write.h"
+#include "table/unique_ids.h"
+
+namespace lance::table {
+
+namespace {
+
+std::string NewDataFileName() {
+  return fmt::format("{:016x}{:016x}.lance", internal::RandomU64(), internal::RandomU64());
+}
+
+// Lance ids of the fields that own a column in a 2.1+ file: the leaves of the flattened
+// schema (a field without child fields), in pre-order.
+Result<std::vector<int32_t>> LeafIds(const Schema& schema) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> fields, file::LanceFieldsFromSchema(schema));
+  std::vector<int32_t> leaves;
+  for (const auto& f : fields) {
+    const bool parent = std::any_of(fields.begin(), fields.end(), [&](const file::LanceField& c) {
+      return c.parent_id == f.id;
+    });
+    if (!parent) leaves.push_back(f.id);
+  }
+  return leaves;
+}
+
+DataFileInfo DataFileEntry(const std::string& name, const std::vector<int32_t>& leaves,
+                           file::FileVersion fv, int64_t size_bytes) {
+  DataFileInfo df;
+  df.path = name;
+  df.fields = leaves;
+  df.column_indices.resize(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i) df.column_indices[i] = static_cast<int32_t>(i);
+  df.major = static_cast<uint32_t>(fv.major);
+  df.minor = static_cast<uint32_t>(fv.minor);
+  df.size_bytes = static_cast<uint64_t>(size_bytes);
+  return df;
+}
+
+}  // namespace
+
+Result<file::FileVersion> WritableFileVersion(const std::string& v) {
+  if (v == "2.1") return file::FileVersion{2, 1};
+  if (v == "2.2") return file::FileVersion{2, 2};
+  return Status::NotSupported("the dataset stores data files of version '{}'; lance-cpp writes "
+                              "2.1 and 2.2 data files only",
+                              v);
+}
+
+Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Manifest& manifest,
+                                                 const SchemaPtr& schema,
+                                                 const std::vector<RecordBatchPtr>& batches,
+                                                 int64_t max_rows_per_file) {
+  if (max_rows_per_file <= 0) {
+    return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
+  }
+  LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, WritableFileVersion(manifest.data_storage_version));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema));
+  file::WriteOptions wo;
+  wo.version = fv;
+  return WriteFragments(staged, wo, schema, leaves, batches, max_rows_per_file);
+}
+
+Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const file::WriteOptions& wo,
+                                                 const SchemaPtr& schema,
+                                                 const std::vector<int32_t>& leaves,
+                                                 const std::vector<RecordBatchPtr>& batches,
+                                                 int64_t max_rows_per_file) {
+  if (max_rows_per_file <= 0) {
+    return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
+  }
+  const TableLocation& loc = staged.location();
+  std::vector<FragmentInfo> out;
+  std::unique_ptr<file::FileWriter> writer;
+  std::string name;
+  int64_t in_file = 0;
+  auto finish = [&]() -> Status {
+    LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
+    writer.reset();
+    if (s.num_columns != static_cast<int>(leaves.size())) {
+      return Status::Internal("data file {} has {} columns but the schema has {} leaf fields", name,
+                              s.num_columns, leaves.size());
+    }
+    FragmentInfo frag;
+    frag.files.push_back(DataFileEntry(name, leaves, wo.version, s.size_bytes));
+    frag.physical_rows = static_cast<uint64_t>(s.num_rows);
+    out.push_back(std::move(frag));
+    in_file = 0;
+    return Status::OK();
+  };
+  for (const auto& batch : batches) {
+    if (batch->num_columns() != schema->num_fields()) {
+      return Status::InvalidArgument("a batch has {} columns, the schema {}", batch->num_columns(),
+                                     schema->num_fields());
+    }
+    int64_t off = 0;
+    while (off < batch->num_rows()) {
+      if (!writer) {
+        name = NewDataFileName();
+        const std::string path = loc.Path("data/" + name);
+        LANCE_ASSIGN_OR_RAISE(writer, file::FileWriter::Open(staged.store(), path, schema, wo));
+        staged.Record(path);
+      }
+      const int64_t n = std::min(batch->num_rows() - off, max_rows_per_file - in_file);
+      std::vector<ArrayPtr> cols;
+      for (const auto& c : batch->columns()) cols.push_back(n == batch->num_rows() ? c : c->Slice(off, n));
+      RecordBatch part(schema, n, std::move(cols));
+      LANCE_RETURN_NOT_OK(writer->Write(part));
+      in_file += n;
+      off += n;
+      if (in_file == max_rows_per_file) LANCE_RETURN_NOT_OK(finish());
+    }
+  }
+  if (writer) LANCE_RETURN_NOT_OK(finish());
+  return out;
+}
+
+Result<DataFileInfo> WriteColumnFile(StagedFiles& staged, const Manifest& manifest,
+                                     const RecordBatch& batch) {
+  LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, WritableFileVersion(manifest.data_storage_version));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema()));
+  file::WriteOptions wo;
+  wo.version = fv;
+  const std::string name = NewDataFileName();
+  const std::string path = staged.location().Path("data/" + name);
+  LANCE_ASSIGN_OR_RAISE(auto writer, file::FileWriter::Open(staged.store(), path, batch.schema(), wo));
+  staged.Record(path);
+  LANCE_RETURN_NOT_OK(writer->Write(batch));
+  LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
+  return DataFileEntry(name, leaves, fv, s.size_bytes);
+}
+
+}  // namespace lance::table

@@ -1,0 +1,217 @@
+// The manifest file codec (manifest.h): container (sections, footer) and the Manifest message
+// <-> the C++ model. The only place a manifest is parsed or serialized.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "lance/table/feature_flags.h"
+#include "lance/table/manifest.h"
+#include "table/proto_codec.h"
+#include "table/proto/table.pb.h"
+
+namespace lance::table {
+
+namespace {
+
+constexpr size_t kFooterLen = 16;
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
+void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+// Checks that a length-prefixed section at `pos` lies inside [0, limit); its length in `len`.
+Status CheckSection(std::string_view bytes, uint64_t pos, size_t limit, const char* name,
+                    const std::string& what, uint32_t* len) {
+  if (pos > limit || limit - pos < 4) {
+    return Status::Corruption("{}: {} position {} is outside the file ({} bytes before the footer)",
+                              what, name, pos, limit);
+  }
+  *len = Load<uint32_t>(bytes.data() + pos);
+  if (*len > limit - pos - 4) {
+    return Status::Corruption("{}: {} at {} claims {} bytes but only {} remain before the footer",
+                              what, name, pos, *len, limit - pos - 4);
+  }
+  return Status::OK();
+}
+
+Status FromProto(const pb::Manifest& pb, const std::string& what, Manifest* out) {
+  Manifest& m = *out;
+  m.fields.reserve(static_cast<size_t>(pb.fields_size()));
+  for (const auto& f : pb.fields()) m.fields.push_back(internal::FieldFromProto(f));
+  m.schema_metadata.assign(pb.schema_metadata().begin(), pb.schema_metadata().end());
+  std::sort(m.schema_metadata.begin(), m.schema_metadata.end());
+  if (Status st = m.RebuildSchema(); !st.ok()) {
+    return Status::Corruption("{}: schema: {}", what, st.message());
+  }
+  m.fragments.reserve(static_cast<size_t>(pb.fragments_size()));
+  for (const auto& fp : pb.fragments()) {
+    LANCE_ASSIGN_OR_RAISE(FragmentInfo fr, internal::FragmentFromProto(fp, what, /*validate=*/true));
+    m.fragments.push_back(std::move(fr));
+  }
+  m.version = pb.version();
+  m.version_aux_data = pb.version_aux_data();
+  if (pb.has_timestamp()) {
+    m.timestamp_ns = pb.timestamp().seconds() * 1000000000LL + pb.timestamp().nanos();
+  }
+  m.tag = pb.tag();
+  m.reader_feature_flags = pb.reader_feature_flags();
+  m.writer_feature_flags = pb.writer_feature_flags();
+  if (pb.has_max_fragment_id()) m.max_fragment_id = pb.max_fragment_id();
+  m.transaction_file = pb.transaction_file();
+  if (pb.has_writer_version()) {
+    const auto& w = pb.writer_version();
+    m.writer_library = w.library();
+    m.writer_version = w.version();
+    if (w.has_prerelease()) m.writer_prerelease = w.prerelease();
+    if (w.has_build_metadata()) m.writer_build_metadata = w.build_metadata();
+  }
+  m.next_row_id = pb.next_row_id();
+  if (pb.has_data_format()) {
+    m.data_file_format = pb.data_format().file_format();
+    m.data_storage_version = pb.data_format().version();
+    m.data_format_unknown_fields = internal::UnknownFieldsOf(pb.data_format());
+  }
+  m.config.insert(pb.config().begin(), pb.config().end());
+  m.table_metadata.insert(pb.table_metadata().begin(), pb.table_metadata().end());
+  for (const auto& b : pb.base_paths()) m.base_paths.push_back(internal::BasePathFromProto(b));
+  if (pb.has_branch()) m.branch = pb.branch();
+  if (pb.has_index_section()) m.index_section = pb.index_section();
+  if (pb.has_transaction_section()) m.transaction_section = pb.transaction_section();
+  m.unknown_fields = internal::UnknownFieldsOf(pb);
+  return Status::OK();
+}
+
+Status ToProto(const Manifest& m, pb::Manifest* out) {
+  pb::Manifest& pb = *out;
+  for (const auto& lf : m.fields) internal::FieldToProto(lf, pb.add_fields());
+  for (const auto& fr : m.fragments) {
+    if (fr.deletion && fr.deletion->num_deleted_rows > fr.physical_rows) {
+      return Status::InvalidArgument("fragment {}: deletion file counts {} rows of {}", fr.id,
+                                     fr.deletion->num_deleted_rows, fr.physical_rows);
+    }
+    internal::FragmentToProto(fr, pb.add_fragments());
+  }
+  pb.set_version(m.version);
+  pb.set_version_aux_data(m.version_aux_data);
+  for (const auto& [k, v] : m.schema_metadata) (*pb.mutable_schema_metadata())[k] = v;
+  if (m.timestamp_ns) {
+    pb.mutable_timestamp()->set_seconds(*m.timestamp_ns / 1000000000LL);
+    pb.mutable_timestamp()->set_nanos(static_cast<int32_t>(*m.timestamp_ns % 1000000000LL));
+  }
+  pb.set_tag(m.tag);
+  const FeatureFlags flags = ComputeFeatureFlags(m);
+  pb.set_reader_feature_flags(flags.reader);
+  pb.set_writer_feature_flags(flags.writer);
+  if (m.max_fragment_id) pb.set_max_fragment_id(*m.max_fragment_id);
+  pb.set_transaction_file(m.transaction_file);
+  if (!m.writer_library.empty() || !m.writer_version.empty() || m.writer_prerelease ||
+      m.writer_build_metadata) {
+    auto* w = pb.mutable_writer_version();
+    w->set_library(m.writer_library);
+    w->set_version(m.writer_version);
+    if (m.writer_prerelease) w->set_prerelease(*m.writer_prerelease);
+    if (m.writer_build_metadata) w->set_build_metadata(*m.writer_build_metadata);
+  }
+  pb.set_next_row_id(m.next_row_id);
+  if (!m.data_file_format.empty() || !m.data_storage_version.empty() ||
+      !m.data_format_unknown_fields.empty()) {
+    auto* d = pb.mutable_data_format();
+    d->set_file_format(m.data_file_format);
+    d->set_version(m.data_storage_version);
+    internal::SetUnknownFields(m.data_format_unknown_fields, d);
+  }
+  for (const auto& [k, v] : m.config) (*pb.mutable_config())[k] = v;
+  for (const auto& b : m.base_paths) internal::BasePathToProto(b, pb.add_base_paths());
+  for (const auto& [k, v] : m.table_metadata) (*pb.mutable_table_metadata())[k] = v;
+  if (m.branch) pb.set_branch(*m.branch);
+  internal::SetUnknownFields(m.unknown_fields, &pb);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
+                                std::string* inline_transaction) {
+  if (bytes.size() < kFooterLen + 4) {
+    return Status::Corruption("{}: {} bytes is too short for a manifest (footer is {} bytes)", what,
+                              bytes.size(), kFooterLen);
+  }
+  const char* footer = bytes.data() + bytes.size() - kFooterLen;
+  if (std::memcmp(footer + 12, "LANC", 4) != 0) {
+    return Status::Corruption("{}: manifest footer magic is not \"LANC\"", what);
+  }
+  const uint16_t major = Load<uint16_t>(footer + 8);
+  const uint16_t minor = Load<uint16_t>(footer + 10);
+  if (major != 0 || minor != 2) {
+    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.2)", what, major,
+                                minor);
+  }
+  const size_t limit = bytes.size() - kFooterLen;
+  const uint64_t pos = Load<uint64_t>(footer);
+  uint32_t len = 0;
+  LANCE_RETURN_NOT_OK(CheckSection(bytes, pos, limit, "manifest", what, &len));
+  pb::Manifest pb;
+  if (!pb.ParseFromArray(bytes.data() + pos + 4, static_cast<int>(len))) {
+    return Status::Corruption("{}: the manifest protobuf ({} bytes at {}) does not decode", what,
+                              len, pos);
+  }
+  Manifest m;
+  LANCE_RETURN_NOT_OK(FromProto(pb, what, &m));
+  if (inline_transaction) inline_transaction->clear();
+  if (m.transaction_section) {
+    uint32_t tlen = 0;
+    LANCE_RETURN_NOT_OK(
+        CheckSection(bytes, *m.transaction_section, limit, "transaction section", what, &tlen));
+    if (inline_transaction) inline_transaction->assign(bytes.data() + *m.transaction_section + 4, tlen);
+  }
+  if (m.index_section) {
+    uint32_t ilen = 0;
+    LANCE_RETURN_NOT_OK(CheckSection(bytes, *m.index_section, limit, "index section", what, &ilen));
+    pb::IndexSection idx;
+    if (!idx.ParseFromArray(bytes.data() + *m.index_section + 4, static_cast<int>(ilen))) {
+      return Status::Corruption("{}: the index section at {} does not decode", what, *m.index_section);
+    }
+    m.indices.reserve(static_cast<size_t>(idx.indices_size()));
+    for (const auto& entry : idx.indices()) {
+      LANCE_ASSIGN_OR_RAISE(IndexInfo info, internal::IndexFromProto(entry, what));
+      m.indices.push_back(std::move(info));
+    }
+    m.index_section_unknown_fields = internal::UnknownFieldsOf(idx);
+  }
+  return m;
+}
+
+Result<std::string> EncodeManifest(const Manifest& m, std::string_view transaction) {
+  pb::Manifest pb;
+  LANCE_RETURN_NOT_OK(ToProto(m, &pb));
+  std::string out;
+  if (!m.indices.empty()) {
+    pb::IndexSection idx;
+    for (const auto& x : m.indices) LANCE_RETURN_NOT_OK(internal::IndexToProto(x, idx.add_indices()));
+    internal::SetUnknownFields(m.index_section_unknown_fields, &idx);
+    const std::string section = internal::SerializeDeterministic(idx);
+    pb.set_index_section(out.size());
+    AppendU32(&out, static_cast<uint32_t>(section.size()));
+    out += section;
+  }
+  if (!transaction.empty()) {
+    pb.set_transaction_section(out.size());
+    AppendU32(&out, static_cast<uint32_t>(transaction.size()));
+    out += transaction;
+  }
+  const uint64_t pos = out.size();
+  const std::string body = internal::SerializeDeterministic(pb);
+  AppendU32(&out, static_cast<uint32_t>(body.size()));
+  out += body;
+  AppendU64(&out, pos);
+  out.append("\x00\x00\x02\x00LANC", 8);
+  return out;
+}
+
+}  // namespace lance::table
