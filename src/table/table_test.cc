@@ -635,6 +635,35 @@ TEST(Commit, RestoreMakesANewVersionWithOldContent) {
   EXPECT_TRUE(RestoreVersion(uri, 99).status().IsNotFound());
 }
 
+// The verdicts of lance 12 (its createTag) on these names, checked with the reference: the
+// same names are accepted and refused here, for creating and for opening alike.
+TEST(Tags, NamesFollowLance12) {
+  for (const char* ok : {"a.b", "a-b", "a_b", "-a", "A", "1", "v3tag", "\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
+                         "a\xd9\xa1" "b", "a\xc2\xb2" "b", "a\xc2\xaa" "b", "\xce\xa9mega"}) {
+    EXPECT_TRUE(CheckTagName(ok).ok()) << ok << ": " << CheckTagName(ok).ToString();
+  }
+  for (const char* bad : {"", ".", "..", ".hidden", "a/b", "a\\b", "a\"b", "a b", "a~b", "a^b", "a:b",
+                          "a?b", "a*b", "a[b", "a@{b", "@", "a.lock", "a..b", "ab/", "/ab", "a.",
+                          "a\tb", "a%b", "a+b", "a,b", "a'b", "a|b", "a!b", "a\x01" "b",
+                          "a\xe2\x82\xac" "b", "a\xe2\x80\x94" "b", "a\xc2\xa0" "b", "a\xc2\xb7" "b",
+                          "a\xcc\x81" "b", "a\xe2\x80\x8b" "b", "\xf0\x9f\x98\x80", "\xff", "a\xc3"}) {
+    EXPECT_TRUE(CheckTagName(bad).IsInvalidArgument()) << bad;
+  }
+  const std::string uri = CopyGolden();
+  OpenOptions o;
+  o.tag = "a b";
+  EXPECT_TRUE(Snapshot::Open(uri, o).status().IsInvalidArgument());
+  o.tag = "ok.name";
+  EXPECT_TRUE(Snapshot::Open(uri, o).status().IsNotFound());
+  EXPECT_TRUE(CreateTag(uri, "a.lock", 1).IsInvalidArgument());
+  EXPECT_TRUE(DeleteTag(uri, "..").IsInvalidArgument());
+  ASSERT_TRUE(CreateTag(uri, "\xe6\x97\xa5\xe6\x9c\xac", 2).ok());
+  o.tag = "\xe6\x97\xa5\xe6\x9c\xac";
+  auto ds = Snapshot::Open(uri, o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->version(), 2u);
+}
+
 TEST(Commit, Tags) {
   const std::string uri = CopyGolden();
   auto tags = ListTags(uri);
