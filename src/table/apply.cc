@@ -2,6 +2,7 @@
 #include "table/apply.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -77,6 +78,18 @@ Status RebaseIndexBitmaps(std::vector<IndexInfo>* indices, const T::Rewrite& rw,
     if (touched) x.fragment_ids.assign(ids.begin(), ids.end());
   }
   return Status::OK();
+}
+
+// Whether two uuids in text form are the same (hex digits compared without case, hyphens ignored).
+bool SameUuid(const std::string& a, const std::string& b) {
+  auto digits = [](const std::string& s) {
+    std::string out;
+    for (char c : s) {
+      if (c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+  };
+  return digits(a) == digits(b);
 }
 
 // The data storage version a new table takes from its first data file ("2.2" without one).
@@ -292,7 +305,7 @@ Result<Manifest> ApplyOperation(const Transaction& txn, const Manifest* latest, 
     for (auto& x : m.indices) {
       bool gone = false;
       for (const auto& n : ci->new_indices) gone = gone || n.name == x.name;
-      for (const auto& r : ci->removed_indices) gone = gone || r.uuid == x.uuid;
+      for (const auto& r : ci->removed_indices) gone = gone || SameUuid(r.uuid, x.uuid);
       if (!gone) out.push_back(std::move(x));
     }
     out.insert(out.end(), ci->new_indices.begin(), ci->new_indices.end());
