@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <optional>
 
 #include "encoding/compressive.h"
@@ -426,19 +427,11 @@ Status DecodeMiniBlockChunkAt(const pb21::MiniBlockLayout& mb, std::string_view 
   return GatherDictionary(*dictionary, indices, out);
 }
 
-Status DecodeMiniBlockChunkIndicesAt(const pb21::MiniBlockLayout& mb, std::string_view chunk,
-                                     int64_t chunk_values, int64_t dictionary_size,
-                                     const std::vector<int64_t>& positions, int32_t base,
-                                     std::vector<int32_t>* out) {
-  if (mb.has_rep_compression() || mb.has_def_compression()) {
-    return Status::InvalidArgument("mini-block chunk with levels: decode the whole page");
-  }
-  if (!mb.has_dictionary()) return Status::InvalidArgument("mini-block page without a dictionary");
-  if (dictionary_size < 0 || base < 0) {
-    return Status::InvalidArgument("dictionary of {} items at {}", dictionary_size, base);
-  }
-  LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
-  LANCE_ASSIGN_OR_RAISE(DataBlock indices, ChunkIndicesAt(mb, parts, chunk_values, positions));
+namespace {
+
+// Appends `indices` (a chunk's decoded dictionary indices) plus `base` to `out`.
+Status AppendChunkIndices(const DataBlock& indices, int64_t dictionary_size, int32_t base,
+                          std::vector<int32_t>* out) {
   if (indices.kind != DataBlock::Kind::kFixed) {
     return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
   }
@@ -463,6 +456,72 @@ Status DecodeMiniBlockChunkIndicesAt(const pb21::MiniBlockLayout& mb, std::strin
     default:
       return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
   }
+}
+
+Status CheckIndexedChunk(const pb21::MiniBlockLayout& mb, int64_t dictionary_size, int32_t base) {
+  if (mb.has_rep_compression() || mb.has_def_compression()) {
+    return Status::InvalidArgument("mini-block chunk with levels: decode the whole page");
+  }
+  if (!mb.has_dictionary()) return Status::InvalidArgument("mini-block page without a dictionary");
+  if (dictionary_size < 0 || base < 0) {
+    return Status::InvalidArgument("dictionary of {} items at {}", dictionary_size, base);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeMiniBlockChunkIndicesAt(const pb21::MiniBlockLayout& mb, std::string_view chunk,
+                                     int64_t chunk_values, int64_t dictionary_size,
+                                     const std::vector<int64_t>& positions, int32_t base,
+                                     std::vector<int32_t>* out) {
+  LANCE_RETURN_NOT_OK(CheckIndexedChunk(mb, dictionary_size, base));
+  LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
+  LANCE_ASSIGN_OR_RAISE(DataBlock indices, ChunkIndicesAt(mb, parts, chunk_values, positions));
+  return AppendChunkIndices(indices, dictionary_size, base, out);
+}
+
+Status DecodeMiniBlockChunkRange(const pb21::MiniBlockLayout& mb, std::string_view chunk,
+                                 int64_t chunk_values, const DataBlock* dictionary, int64_t first,
+                                 int64_t count, DataBlock* out) {
+  if (first < 0 || count < 0 || first + count > chunk_values) {
+    return Status::Corruption("mini-block values [{}, {}) of {}", first, first + count, chunk_values);
+  }
+  if (first == 0 && count == chunk_values) {
+    if (mb.has_rep_compression() || mb.has_def_compression()) {
+      return Status::InvalidArgument("mini-block chunk with levels: decode the whole page");
+    }
+    LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
+    if (dictionary == nullptr) {
+      return DecodeMiniBlockValuesInto(mb.value_compression(), parts.values, chunk_values, out);
+    }
+    LANCE_ASSIGN_OR_RAISE(DataBlock indices,
+                          DecodeMiniBlockValues(mb.value_compression(), parts.values, chunk_values));
+    return GatherDictionary(*dictionary, indices, out);
+  }
+  std::vector<int64_t> positions(static_cast<size_t>(count));
+  std::iota(positions.begin(), positions.end(), first);
+  return DecodeMiniBlockChunkAt(mb, chunk, chunk_values, dictionary, positions, out);
+}
+
+Status DecodeMiniBlockChunkIndicesRange(const pb21::MiniBlockLayout& mb, std::string_view chunk,
+                                        int64_t chunk_values, int64_t dictionary_size,
+                                        int64_t first, int64_t count, int32_t base,
+                                        std::vector<int32_t>* out) {
+  if (first < 0 || count < 0 || first + count > chunk_values) {
+    return Status::Corruption("mini-block values [{}, {}) of {}", first, first + count, chunk_values);
+  }
+  if (first == 0 && count == chunk_values) {
+    LANCE_RETURN_NOT_OK(CheckIndexedChunk(mb, dictionary_size, base));
+    LANCE_ASSIGN_OR_RAISE(ChunkParts parts, ParseChunk(mb, chunk, 0));
+    LANCE_ASSIGN_OR_RAISE(DataBlock indices,
+                          DecodeMiniBlockValues(mb.value_compression(), parts.values, chunk_values));
+    return AppendChunkIndices(indices, dictionary_size, base, out);
+  }
+  std::vector<int64_t> positions(static_cast<size_t>(count));
+  std::iota(positions.begin(), positions.end(), first);
+  return DecodeMiniBlockChunkIndicesAt(mb, chunk, chunk_values, dictionary_size, positions, base,
+                                       out);
 }
 
 Result<std::vector<MiniBlockChunkRows>> ParseMiniBlockRowIndex(

@@ -153,6 +153,17 @@ Status DecodeMiniBlockChunkIndicesAt(const ::lance::encodings21::MiniBlockLayout
                                      int64_t dictionary_size, const std::vector<int64_t>& positions,
                                      int32_t base, std::vector<int32_t>* out);
 
+// The same two for the values [first, first + count) of the chunk (a ranged read): a whole
+// chunk decodes in one pass, without a list of positions.
+Status DecodeMiniBlockChunkRange(const ::lance::encodings21::MiniBlockLayout& layout,
+                                 std::string_view chunk, int64_t chunk_values,
+                                 const DataBlock* dictionary, int64_t first, int64_t count,
+                                 DataBlock* out);
+Status DecodeMiniBlockChunkIndicesRange(const ::lance::encodings21::MiniBlockLayout& layout,
+                                        std::string_view chunk, int64_t chunk_values,
+                                        int64_t dictionary_size, int64_t first, int64_t count,
+                                        int32_t base, std::vector<int32_t>* out);
+
 // A one-line description of a page layout for `lance file info`.
 std::string DescribePageLayout(const ::lance::encodings21::PageLayout& layout);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -59,8 +60,46 @@ Result<ArrayPtr> FileReader::ReadField(int field_index) const {
   return RestoreDictionaries(f->type(), out);
 }
 
+Result<ArrayPtr> FileReader::TakeLevellessMiniBlock(int field_index, const WantedRows& wanted,
+                                                    const std::vector<int64_t>* order,
+                                                    bool keep_dictionaries) const {
+  const FieldPtr& f = schema_->field(field_index);
+  const DataTypePtr type = StorageType(f->type());
+  const int column = impl_->first_column[static_cast<size_t>(field_index)];
+  const auto& pages = impl_->pages[static_cast<size_t>(column)];
+  // Dictionary indices are kept only for plain fields (not Arrow dictionary fields, which
+  // RestoreDictionaries re-encodes) whose every page has a dictionary.
+  bool dictionaries = keep_dictionaries && !HasDictionary(*f->type()) &&
+                      type->id() != TypeId::kFixedSizeList;
+  for (const auto& pm : pages) {
+    dictionaries = dictionaries && pm.layout->mini_block_layout().has_dictionary();
+  }
+  LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr arr,
+                        TakeMiniBlockValues(impl_->fetch, &impl_->page_index, column, pages,
+                                            version_.minor, wanted, order, prototype, type,
+                                            dictionaries));
+  if (dictionaries) return arr;
+  return RestoreDictionaries(f->type(), arr);
+}
+
+Result<ArrayPtr> FileReader::TakeFieldRange(int field_index, int64_t start, int64_t length,
+                                            bool keep_dictionaries) const {
+  if (!v1_ && !version_.is_legacy() && length > 0) {
+    const DataTypePtr type = StorageType(schema_->field(field_index)->type());
+    const int column = impl_->first_column[static_cast<size_t>(field_index)];
+    if (LevellessMiniBlock(*type, impl_->pages[static_cast<size_t>(column)])) {
+      return TakeLevellessMiniBlock(field_index, WantedRows(start, length), nullptr,
+                                    keep_dictionaries);
+    }
+  }
+  std::vector<int64_t> rows(static_cast<size_t>(length));
+  std::iota(rows.begin(), rows.end(), start);
+  return TakeField(field_index, rows, keep_dictionaries, /*ascending=*/true);
+}
+
 Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows,
-                                       bool keep_dictionaries) const {
+                                       bool keep_dictionaries, bool ascending) const {
   if (v1_) return v1_->TakeField(field_index, rows);
   const FieldPtr& f = schema_->field(field_index);
   const DataTypePtr type = StorageType(f->type());
@@ -85,8 +124,6 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
   }
   // Filtered scans and ranged reads pass ascending rows: they are used as they are (sorting
   // half a million of them again was ~10% of a filtered count; copying them, ~5%).
-  const bool ascending =
-      std::adjacent_find(rows.begin(), rows.end(), std::greater_equal<int64_t>()) == rows.end();
   std::vector<int64_t> sorted;
   if (!ascending) {
     sorted = rows;
@@ -94,26 +131,9 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   }
   const std::vector<int64_t>& wanted = ascending ? rows : sorted;
-  bool levelless_mini_block = type->id() != TypeId::kNull && !IsStructural(*type);
-  for (const auto& pm : pages) {
-    levelless_mini_block = levelless_mini_block && pm.layout->has_mini_block_layout() &&
-                           !pm.layout->mini_block_layout().has_rep_compression() &&
-                           !pm.layout->mini_block_layout().has_def_compression();
-  }
-  if (levelless_mini_block) {
-    // Dictionary indices are kept only for plain fields (not Arrow dictionary fields, which
-    // RestoreDictionaries re-encodes) whose every page has a dictionary.
-    bool dictionaries = keep_dictionaries && !HasDictionary(*f->type()) &&
-                        type->id() != TypeId::kFixedSizeList;
-    for (const auto& pm : pages) {
-      dictionaries = dictionaries && pm.layout->mini_block_layout().has_dictionary();
-    }
-    LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr arr, TakeMiniBlockValues(impl_->fetch, &impl_->page_index, column,
-                                                            pages, version_.minor, wanted, rows,
-                                                            prototype, type, dictionaries));
-    if (dictionaries) return arr;
-    return RestoreDictionaries(f->type(), arr);
+  if (LevellessMiniBlock(*type, pages)) {
+    return TakeLevellessMiniBlock(field_index, WantedRows(wanted), ascending ? nullptr : &rows,
+                                  keep_dictionaries);
   }
   if (!full_zip) {
     // Nested fields and mini-block / constant leaves with levels: every leaf column reads only
@@ -221,9 +241,7 @@ Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
     return Status::InvalidArgument("row range [{}, {}) outside the file's {} rows", start,
                                    start + length, num_rows_);
   }
-  std::vector<int64_t> rows(static_cast<size_t>(length));
-  for (int64_t i = 0; i < length; ++i) rows[static_cast<size_t>(i)] = start + i;
-  return Take(rows, field_indices);
+  return ReadRange(start, length, field_indices, ReadOptions{});
 }
 
 Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
@@ -238,17 +256,43 @@ Result<RecordBatchPtr> FileReader::ReadRange(int64_t start, int64_t length,
     return Status::InvalidArgument("row range [{}, {}) outside the file's {} rows", start,
                                    start + length, num_rows_);
   }
-  std::vector<int64_t> rows(static_cast<size_t>(length));
-  for (int64_t i = 0; i < length; ++i) rows[static_cast<size_t>(i)] = start + i;
-  return Take(rows, field_indices, options);
+  std::vector<int> indices = field_indices;
+  if (indices.empty()) {
+    for (int i = 0; i < schema_->num_fields(); ++i) indices.push_back(i);
+  }
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> columns;
+  for (int i : indices) {
+    if (i < 0 || i >= schema_->num_fields()) {
+      return Status::InvalidArgument("field index {} outside [0, {})", i, schema_->num_fields());
+    }
+    FieldPtr f = schema_->field(i);
+    auto arr = TakeFieldRange(i, start, length, options.keep_dictionaries);
+    if (!arr.ok()) return arr.status().WithContext(fmt::format("field '{}'", f->name()));
+    if (options.keep_dictionaries && !(*arr)->type->Equals(*f->type())) f = f->WithType((*arr)->type);
+    fields.push_back(std::move(f));
+    columns.push_back(std::move(*arr));
+  }
+  return RecordBatch::Make(::lance::schema(std::move(fields), schema_->metadata()), length,
+                           std::move(columns));
 }
 
 Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
                                         const std::vector<int>& field_indices,
                                         const ReadOptions& options) const {
-  for (int64_t r : rows) {
-    if (r < 0 || r >= num_rows_) {
+  // Ascending rows (filtered scans) are checked by their ends.
+  const bool ascending =
+      std::adjacent_find(rows.begin(), rows.end(), std::greater_equal<int64_t>()) == rows.end();
+  if (ascending) {
+    if (!rows.empty() && (rows.front() < 0 || rows.back() >= num_rows_)) {
+      const int64_t r = rows.front() < 0 ? rows.front() : rows.back();
       return Status::InvalidArgument("row {} outside the file's {} rows", r, num_rows_);
+    }
+  } else {
+    for (int64_t r : rows) {
+      if (r < 0 || r >= num_rows_) {
+        return Status::InvalidArgument("row {} outside the file's {} rows", r, num_rows_);
+      }
     }
   }
   std::vector<int> indices = field_indices;
@@ -267,7 +311,7 @@ Result<RecordBatchPtr> FileReader::Take(const std::vector<int64_t>& rows,
   // shared 2-core machine; the reads of each field already run on the io pool.
   std::vector<ArrayPtr> columns;
   for (size_t k = 0; k < indices.size(); ++k) {
-    auto arr = TakeField(indices[k], rows, options.keep_dictionaries);
+    auto arr = TakeField(indices[k], rows, options.keep_dictionaries, ascending);
     if (!arr.ok()) return arr.status().WithContext(fmt::format("field '{}'", fields[k]->name()));
     if (options.keep_dictionaries && !(*arr)->type->Equals(*fields[k]->type())) {
       fields[k] = fields[k]->WithType((*arr)->type);

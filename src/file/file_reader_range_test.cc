@@ -220,6 +220,16 @@ TEST_P(RangeReadTest, ScatteredTakesEqualFullRead) {
     sets.push_back(std::move(rows));
   }
   for (const auto& b : PageBoundaries()) sets.push_back({b, b - 1, b + 1 < kRows ? b + 1 : b});
+  // Ascending lists made of runs: whole chunks and parts of chunks decode as runs.
+  {
+    std::vector<int64_t> runs;
+    for (int64_t r = 100; r < 6000; ++r) runs.push_back(r);
+    for (int64_t r = 6500; r < kRows; r += 3) runs.push_back(r);
+    sets.push_back(runs);
+    std::vector<int64_t> all(static_cast<size_t>(kRows));
+    for (int64_t r = 0; r < kRows; ++r) all[static_cast<size_t>(r)] = r;
+    sets.push_back(all);
+  }
   for (const auto& rows : sets) {
     const std::string what = "take of " + std::to_string(rows.size()) + " rows from " +
                              std::to_string(rows[0]);

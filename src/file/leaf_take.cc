@@ -17,6 +17,17 @@ bool IsStructural(const DataType& t) {
          t.id() == TypeId::kMap;
 }
 
+bool LevellessMiniBlock(const DataType& type, const std::vector<PageMeta>& pages) {
+  if (type.id() == TypeId::kNull || IsStructural(type)) return false;
+  for (const auto& pm : pages) {
+    if (!pm.layout->has_mini_block_layout() || pm.layout->mini_block_layout().has_rep_compression() ||
+        pm.layout->mini_block_layout().has_def_compression()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr& type) {
   LANCE_ASSIGN_OR_RAISE(encoding::DecodedPage page, encoding::DecodePage(in));
   LANCE_ASSIGN_OR_RAISE(auto layers, encoding::UnravelLevels(page.layers, page.rep, page.def,
@@ -112,38 +123,41 @@ Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_st
 
 Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache, int column,
                                      const std::vector<PageMeta>& pages, int minor_version,
-                                     const std::vector<int64_t>& wanted,
-                                     const std::vector<int64_t>& rows, const DataBlock& prototype,
+                                     const WantedRows& wanted,
+                                     const std::vector<int64_t>* order, const DataBlock& prototype,
                                      const DataTypePtr& type, bool keep_dictionaries) {
   DataBlock picked = DataBlock::EmptyLike(prototype);
   std::vector<int32_t> picked_indices;  // keep_dictionaries: the values' dictionary indices
   DataBlock dictionary = DataBlock::EmptyLike(prototype);  // and the pages' dictionaries
   if (keep_dictionaries) {
-    picked_indices.reserve(wanted.size());
+    picked_indices.reserve(static_cast<size_t>(wanted.size()));
   } else {
-    LANCE_RETURN_NOT_OK(picked.Reserve(static_cast<int64_t>(wanted.size())));
+    LANCE_RETURN_NOT_OK(picked.Reserve(wanted.size()));
   }
   struct PageRows {
     size_t page;
     int64_t page_start;
-    std::vector<int64_t>::const_iterator begin, end;  // the wanted rows in the page
+    int64_t begin, end;  // the wanted rows in the page (indices into `wanted`)
     std::shared_ptr<const MiniBlockPageIndex> index;
     size_t head_at;
     std::vector<size_t> chunk_ids;
-    std::vector<std::vector<int64_t>> positions;  // chunk-local positions per chunk
+    // Per chunk: the wanted values [first, first + count) of the chunk, or `positions`
+    // (chunk-local, ascending) when they are not one run.
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    std::vector<std::vector<int64_t>> positions;
     size_t data_at;
   };
   std::vector<PageRows> touched;
   std::vector<io::Range> head;
   {
     int64_t page_start = 0;
-    auto next = wanted.begin();
-    for (size_t p = 0; p < pages.size() && next != wanted.end(); page_start += pages[p].num_rows, ++p) {
+    int64_t next = 0;
+    for (size_t p = 0; p < pages.size() && next < wanted.size(); page_start += pages[p].num_rows, ++p) {
       const PageMeta& pm = pages[p];
       const int64_t page_end = page_start + pm.num_rows;
-      if (*next >= page_end) continue;
-      PageRows t{p, page_start, next, next, cache->Find(column, p), head.size(), {}, {}, 0};
-      while (next != wanted.end() && *next < page_end) ++next;
+      if (wanted[next] >= page_end) continue;
+      PageRows t{p, page_start, next, next, cache->Find(column, p), head.size(), {}, {}, {}, 0};
+      next = wanted.LowerBound(next, page_end);
       t.end = next;
       if (!t.index) {
         const auto& mb = pm.layout->mini_block_layout();
@@ -186,12 +200,20 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
     const auto& chunks = t.index->chunks;
     t.data_at = ranges.size();
     int64_t chunk_row = t.page_start;
-    auto next = t.begin;
-    for (size_t c = 0; c < chunks.size() && next != t.end; ++c) {
+    int64_t next = t.begin;
+    for (size_t c = 0; c < chunks.size() && next < t.end; ++c) {
       const int64_t end = chunk_row + chunks[c].num_values;
-      if (*next < end) {
+      if (wanted[next] < end) {
+        // The wanted rows of the chunk by binary search (arithmetic for a range); their
+        // positions only when they are not one run (a ranged read builds no list).
+        const int64_t stop = std::min(wanted.LowerBound(next, end), t.end);
         std::vector<int64_t> pos;
-        for (; next != t.end && *next < end; ++next) pos.push_back(*next - chunk_row);
+        if (wanted[stop - 1] - wanted[next] != stop - 1 - next) {
+          pos.resize(static_cast<size_t>(stop - next));
+          wanted.Positions(next, chunk_row, &pos);
+        }
+        t.runs.emplace_back(wanted[next] - chunk_row, stop - next);
+        next = stop;
         ranges.push_back({static_cast<int64_t>(pm.buffers[1].first + chunks[c].offset),
                           static_cast<int64_t>(chunks[c].size)});
         t.chunk_ids.push_back(c);
@@ -217,9 +239,16 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
       }
       const auto base = static_cast<int32_t>(dictionary.num_values);
       for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
-        const auto st = encoding::DecodeMiniBlockChunkIndicesAt(
-            mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
-            index.dictionary.num_values, t.positions[k], base, &picked_indices);
+        const auto view = chunk_bufs[t.data_at + k]->view();
+        const int64_t chunk_values = index.chunks[t.chunk_ids[k]].num_values;
+        const auto st =
+            t.positions[k].empty()
+                ? encoding::DecodeMiniBlockChunkIndicesRange(
+                      mb, view, chunk_values, index.dictionary.num_values, t.runs[k].first,
+                      t.runs[k].second, base, &picked_indices)
+                : encoding::DecodeMiniBlockChunkIndicesAt(mb, view, chunk_values,
+                                                          index.dictionary.num_values,
+                                                          t.positions[k], base, &picked_indices);
         if (!st.ok()) {
           return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
         }
@@ -231,43 +260,46 @@ Result<ArrayPtr> TakeMiniBlockValues(const FetchFn& fetch, PageIndexCache* cache
       continue;
     }
     for (size_t k = 0; k < t.chunk_ids.size(); ++k) {
-      const auto st = encoding::DecodeMiniBlockChunkAt(
-          mb, chunk_bufs[t.data_at + k]->view(), index.chunks[t.chunk_ids[k]].num_values,
-          index.has_dictionary ? &index.dictionary : nullptr, t.positions[k], &picked);
+      const auto view = chunk_bufs[t.data_at + k]->view();
+      const int64_t chunk_values = index.chunks[t.chunk_ids[k]].num_values;
+      const DataBlock* dict = index.has_dictionary ? &index.dictionary : nullptr;
+      const auto st = t.positions[k].empty()
+                          ? encoding::DecodeMiniBlockChunkRange(mb, view, chunk_values, dict,
+                                                                t.runs[k].first,
+                                                                t.runs[k].second, &picked)
+                          : encoding::DecodeMiniBlockChunkAt(mb, view, chunk_values, dict,
+                                                             t.positions[k], &picked);
       if (!st.ok()) {
         return st.WithContext(fmt::format("page {} chunk {}", t.page, t.chunk_ids[k]));
       }
     }
   }
   if (keep_dictionaries) {
-    if (picked_indices.size() != wanted.size()) {
+    if (static_cast<int64_t>(picked_indices.size()) != wanted.size()) {
       return Status::Corruption("took {} values for {} rows", picked_indices.size(), wanted.size());
     }
-    const auto n = static_cast<int64_t>(rows.size());
+    const auto n = order ? static_cast<int64_t>(order->size()) : wanted.size();
     LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(sizeof(int32_t))));
     auto* out = reinterpret_cast<int32_t*>(buf->mutable_data());
-    if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
+    if (!order) {
       std::memcpy(out, picked_indices.data(), picked_indices.size() * sizeof(int32_t));
     } else {
-      for (size_t i = 0; i < rows.size(); ++i) {
-        out[i] = picked_indices[static_cast<size_t>(
-            std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin())];
+      for (size_t i = 0; i < order->size(); ++i) {
+        out[i] = picked_indices[static_cast<size_t>(wanted.LowerBound(0, (*order)[i]))];
       }
     }
     LANCE_ASSIGN_OR_RAISE(ArrayPtr values,
                           encoding::DataBlockToArray(type, std::move(dictionary), {}));
     return Array::Make(::lance::dictionary(int32(), type), n, {nullptr, buf}, {}, 0, values);
   }
-  if (picked.num_values != static_cast<int64_t>(wanted.size())) {
+  if (picked.num_values != wanted.size()) {
     return Status::Corruption("took {} values for {} rows", picked.num_values, wanted.size());
   }
-  if (rows.size() == wanted.size() && std::equal(rows.begin(), rows.end(), wanted.begin())) {
-    return encoding::DataBlockToArray(type, std::move(picked), {});
-  }
+  if (!order) return encoding::DataBlockToArray(type, std::move(picked), {});
   DataBlock out = DataBlock::EmptyLike(prototype);
-  LANCE_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(rows.size())));
-  for (int64_t r : rows) {
-    const auto idx = std::lower_bound(wanted.begin(), wanted.end(), r) - wanted.begin();
+  LANCE_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(order->size())));
+  for (int64_t r : *order) {
+    const int64_t idx = wanted.LowerBound(0, r);
     LANCE_RETURN_NOT_OK(out.AppendRange(picked, idx, 1));
   }
   return encoding::DataBlockToArray(type, std::move(out), {});

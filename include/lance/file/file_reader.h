@@ -73,6 +73,7 @@ struct ReadOptions {
 };
 
 class LegacyV1Reader;
+class WantedRows;
 
 class FileReader {
  public:
@@ -136,8 +137,19 @@ class FileReader {
   // Rows of one top-level field; top-level leaves in mini-block/constant pages decode only
   // the chunks that hold the rows (and read only those byte ranges).
   // With `keep_dictionaries`, a field ReadOptions describes comes back as a dictionary array.
+  // `ascending`: `rows` are strictly ascending (the caller checked).
   Result<ArrayPtr> TakeField(int field_index, const std::vector<int64_t>& rows,
-                             bool keep_dictionaries = false) const;
+                             bool keep_dictionaries, bool ascending) const;
+  // Rows [start, start + length) of one top-level field, without a list of the rows where the
+  // layout allows (mini-block pages without levels).
+  Result<ArrayPtr> TakeFieldRange(int field_index, int64_t start, int64_t length,
+                                  bool keep_dictionaries) const;
+  // A take from a column of mini-block pages without levels: `wanted` ascending and unique,
+  // the output in the order of `order` (rows of `wanted`, any order, repeats) or of `wanted`
+  // when null.
+  Result<ArrayPtr> TakeLevellessMiniBlock(int field_index, const WantedRows& wanted,
+                                          const std::vector<int64_t>* order,
+                                          bool keep_dictionaries) const;
 
   BufferPtr tail_;
   FileVersion version_;
