@@ -91,6 +91,12 @@ Result<std::vector<std::shared_ptr<const Expression>>> Expression::MakeConjuncts
   for (const Node* part : parts) {
     std::shared_ptr<Expression> e(new Expression());
     e->text_ = std::string(text);
+    if (parts.size() > 1) {
+      e->part_ = ToString(*part);
+      if (e->part_.size() >= 2 && e->part_.front() == '(' && e->part_.back() == ')') {
+        e->part_ = e->part_.substr(1, e->part_.size() - 2);
+      }
+    }
     LANCE_ASSIGN_OR_RAISE(e->root_, Bind(e->text_, schema, *part, &e->columns_));
     const TypeId id = e->root_->type->id();
     if (id != TypeId::kBool && id != TypeId::kNull) {

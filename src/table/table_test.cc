@@ -1,6 +1,7 @@
 // Table layer tests: feature flags (one test per row of the spec's flag table), manifest
-// naming and decoding, and reading the golden dataset written by lance 12
-// (tests/golden/lance_table: appends, Arrow IPC and Roaring deletion files, a tag).
+// naming and decoding, and opening the golden dataset written by lance 12
+// (tests/golden/lance_table: appends, Arrow IPC and Roaring deletion files, a tag); its rows
+// are read by src/query/golden_test.cc.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -369,30 +370,6 @@ std::string ScanText(const Snapshot& ds, const ScanOptions& o) {
   return out;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string line;
-  while (std::getline(ss, line)) out.push_back(line);
-  return out;
-}
-
-TEST(Snapshot, EveryVersionEqualsTheReference) {
-  const std::string uri = CopyGolden();
-  ScanOptions o;
-  o.with_row_id = true;
-  for (uint64_t v = 1; v <= 4; ++v) {
-    OpenOptions open;
-    open.version = v;
-    auto ds = Snapshot::Open(uri, open);
-    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-    EXPECT_EQ((*ds)->version(), v);
-    const std::string expected = ReadText(kGolden / ("expected_v" + std::to_string(v) + ".jsonl"));
-    EXPECT_EQ(ScanText(**ds, o), expected) << "version " << v;
-    EXPECT_EQ((*ds)->CountRows(), Lines(expected).size());
-  }
-}
-
 TEST(Snapshot, LatestIsOneHintOneManifestOneHead) {
   const std::string uri = CopyGolden();
   auto ds = Snapshot::Open(uri);
@@ -460,62 +437,6 @@ TEST(Snapshot, TagsAndMissingVersions) {
   v.version = 99;
   EXPECT_TRUE(Snapshot::Open(uri, v).status().IsNotFound());
   EXPECT_TRUE(Snapshot::Open("memory://table_test_empty/none.lance").status().IsNotFound());
-}
-
-TEST(Snapshot, ProjectionLimitOffsetTakeAndRowAddresses) {
-  const std::string uri = CopyGolden();
-  OpenOptions open;
-  open.version = 3;
-  auto ds = Snapshot::Open(uri, open);
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
-  ScanOptions o;
-  o.columns = {"f", "id"};
-  o.offset = 5;
-  o.limit = 4;
-  o.with_row_addr = true;
-  const auto got = Lines(ScanText(**ds, o));
-  ASSERT_EQ(got.size(), 4u);
-  // Row 7 of the scan (offset 5 + 2) crosses into fragment 1 (7 live rows in fragment 0).
-  EXPECT_EQ(got[2], R"({"f":null,"id":10,"_rowaddr":4294967296})");
-  EXPECT_EQ(got[0], R"({"f":0.875,"id":7,"_rowaddr":7})");
-
-  ScanOptions none;
-  none.offset = 100000;
-  auto empty = (*ds)->Scan(none);
-  ASSERT_TRUE(empty.ok());
-  EXPECT_TRUE(empty->empty());
-
-  ScanOptions take_opts;
-  take_opts.with_row_id = true;
-  auto took = (*ds)->Take({4506, 0, 7, 7}, take_opts);
-  ASSERT_TRUE(took.ok()) << took.status().ToString();
-  std::string text;
-  for (const auto& b : *took) ASSERT_TRUE(AppendJsonLines(*b, &text).ok());
-  EXPECT_EQ(Lines(text), (std::vector<std::string>{all[4506], all[0], all[7], all[7]}));
-  EXPECT_TRUE((*ds)->Take({4507}).status().IsInvalidArgument());
-
-  ScanOptions unknown;
-  unknown.columns = {"nope"};
-  EXPECT_TRUE((*ds)->Scan(unknown).status().IsInvalidArgument());
-}
-
-TEST(Snapshot, TakeRowIdsSkipsDeletedAndMissing) {
-  const std::string uri = CopyGolden();
-  OpenOptions open;
-  open.version = 3;
-  auto ds = Snapshot::Open(uri, open);
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  const auto all = Lines(ReadText(kGolden / "expected_v3.jsonl"));
-  ScanOptions o;
-  o.with_row_id = true;
-  // (fragment 1, row 1) = id 11; (0, 0) = id 0; (0, 1) is deleted; row 99 and fragment 5 do
-  // not exist.
-  auto took = (*ds)->TakeRowIds({(uint64_t{1} << 32) | 1, 0, 1, 99, uint64_t{5} << 32}, o);
-  ASSERT_TRUE(took.ok()) << took.status().ToString();
-  std::string text;
-  for (const auto& b : *took) ASSERT_TRUE(AppendJsonLines(*b, &text).ok());
-  EXPECT_EQ(Lines(text), (std::vector<std::string>{all[8], all[0]}));
 }
 
 // Rewrites the latest manifest's flags in the memory copy.

@@ -54,6 +54,10 @@ class Expression {
   ~Expression();
 
   const std::string& text() const { return text_; }
+  // What this expression evaluates, for plans and messages: text() for Make / MakePredicate;
+  // for a conjunct of MakeConjuncts its operand of the AND chain, as expr::ToString prints it
+  // without the outer parentheses (text() stays the whole predicate, which errors name).
+  const std::string& part() const { return part_.empty() ? text_ : part_; }
   // The result type. Integer arithmetic yields int64, float/decimal arithmetic float64.
   const DataTypePtr& type() const { return type_; }
   // Top-level columns the expression reads, in first-use order (a.b.c reads "a").
@@ -68,6 +72,7 @@ class Expression {
  private:
   Expression() = default;
   std::string text_;
+  std::string part_;  // empty: text_
   DataTypePtr type_;
   std::vector<std::string> columns_;
   std::unique_ptr<BoundNode> root_;

@@ -1,0 +1,180 @@
+// Plan: a small tree of operators that answers one read of a table::Snapshot.
+//
+// Nodes are of two shapes. Row nodes yield chunks of rows of one fragment each (which rows,
+// not yet their columns): a source (FragmentScan: the live rows of fragments, chunk by chunk;
+// Take: rows named by scan position or row id, in the caller's order), then operators that
+// narrow them (Filter, Limit). The root turns rows into an answer: Project reads the projected
+// columns for the rows that reach it (late materialization: a filtered scan decodes its
+// projection for the passing rows only) and yields record batches; Count counts them.
+//
+//   Project(columns, batch_size)          <- root of scans and takes
+//     Limit(offset, limit)                <- only when asked for
+//       Filter(conjuncts)                 <- only with a filter
+//         FragmentScan(fragments, chunk)  or  Take(positions | row ids)
+//
+// Execution is pull-based: the reader a plan opens pulls a batch from Project, which pulls row
+// chunks from below; Filter and Project each run a bounded number of chunks ahead on the
+// thread pool (ExecOptions), so a scan holds a few batches, never the table.
+//
+// Later sources plug in as further row nodes (see src/query/README.md): a scalar-index lookup
+// answering some conjuncts for the fragments its index covers (a Union with a FragmentScan +
+// Filter of the others), k-NN and full-text nodes yielding ordered rows, an LSM-merge node
+// over MemWAL generations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/columnar/record_batch_reader.h"
+#include "lance/core/result.h"
+#include "lance/query/filter.h"
+#include "lance/table/snapshot.h"
+
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
+namespace lance::query {
+
+// How a plan runs.
+struct ExecOptions {
+  // Where chunks are filtered and batches materialized (and columns decoded in parallel);
+  // null: everything on the calling thread.
+  ThreadPool* pool = nullptr;
+  // Chunks each of Filter and Project may run ahead of the consumer (>= 1). Bounds a scan's
+  // memory: about (prefetch + 1) batches of the projection are alive at once.
+  int prefetch = 4;
+};
+
+class PlanNode {
+ public:
+  enum class Kind { kFragmentScan, kTake, kFilter, kLimit, kProject, kCount };
+  virtual ~PlanNode() = default;
+  virtual Kind kind() const = 0;
+  // The operator's name, e.g. "FragmentScan".
+  virtual std::string name() const = 0;
+  // Its parameters and what it reads, one line.
+  virtual std::string Describe() const = 0;
+  const std::vector<std::shared_ptr<const PlanNode>>& inputs() const { return inputs_; }
+
+ protected:
+  std::vector<std::shared_ptr<const PlanNode>> inputs_;
+};
+using PlanNodePtr = std::shared_ptr<const PlanNode>;
+
+// Source: the live rows of `fragments` (positions in the manifest), in that order, in chunks
+// of at most `chunk_rows` physical rows each.
+class FragmentScanNode final : public PlanNode {
+ public:
+  FragmentScanNode(std::shared_ptr<const table::Snapshot> snapshot, std::vector<size_t> fragments,
+                   int64_t chunk_rows);
+  Kind kind() const override { return Kind::kFragmentScan; }
+  std::string name() const override { return "FragmentScan"; }
+  std::string Describe() const override;
+  const std::shared_ptr<const table::Snapshot>& snapshot() const { return snapshot_; }
+  const std::vector<size_t>& fragments() const { return fragments_; }
+  int64_t chunk_rows() const { return chunk_rows_; }
+
+ private:
+  std::shared_ptr<const table::Snapshot> snapshot_;
+  std::vector<size_t> fragments_;
+  int64_t chunk_rows_;
+};
+
+// Source: rows named by scan position (0 = the first live row of the snapshot, fragments in
+// manifest order) or by row id ("_rowid"), in the given order, repeats kept. Positions must
+// be in range (InvalidArgument when executed); row ids that name no live row are skipped.
+class TakeNode final : public PlanNode {
+ public:
+  enum class By { kPosition, kRowId };
+  TakeNode(std::shared_ptr<const table::Snapshot> snapshot, By by, std::vector<uint64_t> keys);
+  Kind kind() const override { return Kind::kTake; }
+  std::string name() const override { return "Take"; }
+  std::string Describe() const override;
+  const std::shared_ptr<const table::Snapshot>& snapshot() const { return snapshot_; }
+  By by() const { return by_; }
+  const std::vector<uint64_t>& keys() const { return keys_; }
+
+ private:
+  std::shared_ptr<const table::Snapshot> snapshot_;
+  By by_;
+  std::vector<uint64_t> keys_;
+};
+
+// The rows of its input where `filter` is TRUE (src/query: lance/query/filter.h).
+class FilterNode final : public PlanNode {
+ public:
+  FilterNode(PlanNodePtr input, std::shared_ptr<const Filter> filter);
+  Kind kind() const override { return Kind::kFilter; }
+  std::string name() const override { return "Filter"; }
+  std::string Describe() const override;
+  const std::shared_ptr<const Filter>& filter() const { return filter_; }
+
+ private:
+  std::shared_ptr<const Filter> filter_;
+};
+
+// Skips `offset` rows of its input, then passes at most `limit`.
+class LimitNode final : public PlanNode {
+ public:
+  LimitNode(PlanNodePtr input, int64_t offset, std::optional<int64_t> limit);
+  Kind kind() const override { return Kind::kLimit; }
+  std::string name() const override { return "Limit"; }
+  std::string Describe() const override;
+  int64_t offset() const { return offset_; }
+  const std::optional<int64_t>& limit() const { return limit_; }
+
+ private:
+  int64_t offset_;
+  std::optional<int64_t> limit_;
+};
+
+// Root: reads `schema`'s columns (data and system columns, FragmentReader's form) for the rows
+// of its input, in batches of at most `batch_size` rows (rows of one fragment per batch).
+class ProjectNode final : public PlanNode {
+ public:
+  ProjectNode(PlanNodePtr input, SchemaPtr schema, int64_t batch_size);
+  Kind kind() const override { return Kind::kProject; }
+  std::string name() const override { return "Project"; }
+  std::string Describe() const override;
+  const SchemaPtr& schema() const { return schema_; }
+  int64_t batch_size() const { return batch_size_; }
+
+ private:
+  SchemaPtr schema_;
+  int64_t batch_size_;
+};
+
+// Root: the number of rows of its input (no column is read for them).
+class CountNode final : public PlanNode {
+ public:
+  explicit CountNode(PlanNodePtr input);
+  Kind kind() const override { return Kind::kCount; }
+  std::string name() const override { return "Count"; }
+  std::string Describe() const override;
+};
+
+class Plan {
+ public:
+  explicit Plan(PlanNodePtr root) : root_(std::move(root)) {}
+  const PlanNodePtr& root() const { return root_; }
+
+  // The tree, one node per line ("Name: description"), inputs indented under their node.
+  std::string Explain() const;
+
+  // Runs a plan whose root is a Project node: a stream of its batches. Errors of the reads
+  // surface from Next(). Errors: InvalidArgument for another root.
+  Result<std::unique_ptr<RecordBatchReader>> Execute(const ExecOptions& options) const;
+  // Runs a plan whose root is a Count node. Errors: InvalidArgument for another root, and the
+  // reads' errors.
+  Result<uint64_t> ExecuteCount(const ExecOptions& options) const;
+
+ private:
+  PlanNodePtr root_;
+};
+
+}  // namespace lance::query

@@ -1,0 +1,91 @@
+// Planner: turns a read request (ScanOptions) on a table::Snapshot into a Plan.
+//
+//   scan:   Project <- [Limit] <- [Filter] <- FragmentScan
+//   count:  Count   <- [Limit] <- [Filter] <- FragmentScan   (no filter, no limit: metadata)
+//   take:   Project <- Take
+//
+// The planner is the one place that decides how a read runs: which fragments, the chunk size
+// of the scan (the batch size without a filter: one chunk is one batch; kFilterChunkRows with
+// one: small enough that a chunk's filter columns stay in the core's cache), where the filter
+// goes and what Project reads. Later issues teach it to answer conjuncts from scalar indexes,
+// and to plan k-NN / full-text / LSM-merge sources (src/query/README.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/query/plan.h"
+#include "lance/table/snapshot.h"
+
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
+namespace lance::query {
+
+// Rows per batch when ScanOptions::batch_size is 0: lance 12's default for local files
+// (max(8192, object store block size / 4)).
+inline constexpr int64_t kDefaultBatchSize = 8192;
+// Physical rows per filter chunk.
+inline constexpr int64_t kFilterChunkRows = 8192;
+
+struct ScanOptions {
+  // Output columns, in order: top-level names of the dataset's schema and the system columns
+  // "_rowid" / "_rowaddr" anywhere; empty = every data column.
+  std::vector<std::string> columns;
+  // Also append "_rowid" / "_rowaddr" (uint64) when `columns` does not name them.
+  bool with_row_id = false;
+  bool with_row_addr = false;
+  // A SQL-like condition (lance/expr/ast.h), e.g. "score > 50 AND category = 'c7'"; empty =
+  // every row. It may use any column (not only `columns`), struct fields as a.b, and
+  // "_rowid" / "_rowaddr". Offset and limit count rows after filtering.
+  std::string filter;
+  int64_t offset = 0;            // rows to skip (after deletions and the filter)
+  std::optional<int64_t> limit;  // at most this many rows
+  // At most this many rows per batch; 0 = kDefaultBatchSize.
+  int64_t batch_size = 0;
+  // Read only the fragments with these ids (in manifest order, whatever the order here; ids
+  // the version does not have are ignored, as lance-c's lance_scanner_set_fragment_ids);
+  // unset = every fragment. Scan positions of Take count every fragment regardless.
+  std::optional<std::vector<uint64_t>> fragment_ids;
+  // Where the scan runs (see ExecOptions); null = ThreadPool::Default().
+  ThreadPool* pool = nullptr;
+  // Chunks Filter and Project run ahead (ExecOptions::prefetch); 0 = the pool's thread count.
+  int prefetch = 0;
+};
+
+class Planner {
+ public:
+  explicit Planner(std::shared_ptr<const table::Snapshot> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+
+  // The schema of the batches a scan or take with `options` yields (the dataset's schema
+  // metadata kept). Errors: InvalidArgument for an unknown column.
+  Result<SchemaPtr> OutputSchema(const ScanOptions& options) const;
+
+  // Errors (all InvalidArgument): an unknown column, a filter that does not parse or bind,
+  // a negative offset / limit / batch size.
+  Result<Plan> PlanScan(const ScanOptions& options) const;
+  // The rows a scan would yield, counted (only the filter's columns are read).
+  Result<Plan> PlanCount(const ScanOptions& options) const;
+  // Rows at scan positions / with row ids (see TakeNode). The options' projection and batch
+  // size apply; a filter is refused (InvalidArgument); offset, limit and fragment ids do not
+  // apply.
+  Result<Plan> PlanTake(std::vector<uint64_t> positions, const ScanOptions& options) const;
+  Result<Plan> PlanTakeRowIds(std::vector<uint64_t> row_ids, const ScanOptions& options) const;
+
+  // The ExecOptions of `options` (the pool and prefetch defaults resolved).
+  static ExecOptions ExecOptionsOf(const ScanOptions& options);
+
+ private:
+  Result<PlanNodePtr> RowSource(const ScanOptions& options, bool for_count) const;
+
+  std::shared_ptr<const table::Snapshot> snapshot_;
+};
+
+}  // namespace lance::query

@@ -1,0 +1,382 @@
+#include "query/operators.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "lance/core/thread_pool.h"
+#include "lance/table/feature_flags.h"
+#include "query/task_window.h"
+
+namespace lance::query::internal {
+
+namespace {
+
+int Depth(const ExecOptions& options) { return std::max(1, options.prefetch); }
+
+// FragmentScan: each chosen fragment with live rows, opened in turn, cut into spans of
+// chunk_rows physical rows; a span's chunk holds its live rows.
+class FragmentScanStream final : public RowStream {
+ public:
+  FragmentScanStream(std::shared_ptr<const FragmentScanNode> node, ThreadPool* pool)
+      : node_(std::move(node)), pool_(pool) {}
+
+  Result<std::optional<RowChunk>> Next() override {
+    const auto& fragments = node_->snapshot()->manifest().fragments;
+    while (true) {
+      if (!current_) {
+        if (next_fragment_ >= node_->fragments().size()) return std::optional<RowChunk>();
+        const size_t index = node_->fragments()[next_fragment_++];
+        if (fragments[index].num_rows() == 0) continue;
+        LANCE_ASSIGN_OR_RAISE(current_, FragmentReader::Open(node_->snapshot(), index, pool_));
+        next_row_ = 0;
+      }
+      const int64_t physical = current_->physical_rows();
+      if (next_row_ >= physical) {
+        current_.reset();
+        continue;
+      }
+      RowChunk chunk;
+      chunk.fragment = current_;
+      chunk.span_start = next_row_;
+      chunk.span_length = std::min(node_->chunk_rows(), physical - next_row_);
+      next_row_ += chunk.span_length;
+      chunk.rows = current_->LiveRows(chunk.span_start, chunk.span_length);
+      if (!chunk.rows.empty()) return std::optional<RowChunk>(std::move(chunk));
+    }
+  }
+
+ private:
+  std::shared_ptr<const FragmentScanNode> node_;
+  ThreadPool* pool_;
+  size_t next_fragment_ = 0;
+  std::shared_ptr<const FragmentReader> current_;
+  int64_t next_row_ = 0;
+};
+
+// Take: the keys resolved up front to (fragment, row), handed out as runs of one fragment.
+class TakeStream final : public RowStream {
+ public:
+  static Result<std::unique_ptr<RowStream>> Make(const TakeNode& node, ThreadPool* pool) {
+    std::unique_ptr<TakeStream> s(new TakeStream());
+    const auto& snapshot = node.snapshot();
+    const auto& fragments = snapshot->manifest().fragments;
+    std::map<size_t, std::shared_ptr<const FragmentReader>> readers;
+    auto reader = [&](size_t index) -> Result<std::shared_ptr<const FragmentReader>> {
+      auto it = readers.find(index);
+      if (it != readers.end()) return it->second;
+      LANCE_ASSIGN_OR_RAISE(auto r, FragmentReader::Open(snapshot, index, pool));
+      return readers.emplace(index, std::move(r)).first->second;
+    };
+    std::vector<std::pair<size_t, int64_t>> resolved;  // (fragment index, row)
+    resolved.reserve(node.keys().size());
+    if (node.by() == TakeNode::By::kPosition) {
+      std::vector<uint64_t> starts;  // first scan position of each fragment
+      uint64_t total = 0;
+      for (const auto& f : fragments) {
+        starts.push_back(total);
+        total += f.num_rows();
+      }
+      for (uint64_t pos : node.keys()) {
+        if (pos >= total) {
+          return Status::InvalidArgument("take: offset {} is out of range (the dataset has {} rows)",
+                                         pos, total);
+        }
+        const auto index = static_cast<size_t>(
+            std::upper_bound(starts.begin(), starts.end(), pos) - starts.begin() - 1);
+        LANCE_ASSIGN_OR_RAISE(auto r, reader(index));
+        resolved.emplace_back(index, r->NthLiveRow(static_cast<int64_t>(pos - starts[index])));
+      }
+    } else if (snapshot->manifest().reader_feature_flags & table::kFlagStableRowIds) {
+      std::unordered_map<uint64_t, std::pair<size_t, int64_t>> where;
+      for (size_t i = 0; i < fragments.size(); ++i) {
+        LANCE_ASSIGN_OR_RAISE(auto r, reader(i));
+        const auto& ids = r->row_ids();
+        const auto& deleted = r->deleted();
+        size_t d = 0;
+        for (size_t row = 0; row < ids.size(); ++row) {
+          if (d < deleted.size() && deleted[d] == row) {
+            ++d;
+            continue;
+          }
+          where[ids[row]] = {i, static_cast<int64_t>(row)};
+        }
+      }
+      for (uint64_t id : node.keys()) {
+        auto it = where.find(id);
+        if (it != where.end()) resolved.push_back(it->second);
+      }
+    } else {
+      std::unordered_map<uint64_t, size_t> by_id;
+      for (size_t i = 0; i < fragments.size(); ++i) by_id[fragments[i].id] = i;
+      for (uint64_t id : node.keys()) {
+        auto it = by_id.find(id >> 32);
+        if (it == by_id.end()) continue;
+        const uint64_t row = id & 0xffffffffULL;
+        if (row >= fragments[it->second].physical_rows) continue;
+        LANCE_ASSIGN_OR_RAISE(auto r, reader(it->second));
+        if (std::binary_search(r->deleted().begin(), r->deleted().end(), static_cast<uint32_t>(row))) {
+          continue;
+        }
+        resolved.emplace_back(it->second, static_cast<int64_t>(row));
+      }
+    }
+    size_t i = 0;
+    while (i < resolved.size()) {
+      RowChunk chunk;
+      const size_t index = resolved[i].first;
+      LANCE_ASSIGN_OR_RAISE(chunk.fragment, reader(index));
+      std::vector<int64_t> rows;
+      while (i < resolved.size() && resolved[i].first == index) rows.push_back(resolved[i++].second);
+      chunk.rows = RowSelection::List(std::move(rows));
+      s->chunks_.push_back(std::move(chunk));
+    }
+    return std::unique_ptr<RowStream>(std::move(s));
+  }
+
+  Result<std::optional<RowChunk>> Next() override {
+    if (next_ >= chunks_.size()) return std::optional<RowChunk>();
+    return std::optional<RowChunk>(std::move(chunks_[next_++]));
+  }
+
+ private:
+  TakeStream() = default;
+  std::vector<RowChunk> chunks_;
+  size_t next_ = 0;
+};
+
+// Filter: chunks evaluated ahead on the pool, handed out in order; chunks left empty dropped.
+class FilterStream final : public RowStream {
+ public:
+  FilterStream(std::unique_ptr<RowStream> input, std::shared_ptr<const Filter> filter,
+               const ExecOptions& options)
+      : input_(std::move(input)),
+        filter_(std::move(filter)),
+        window_(options.pool),
+        // Row lists are small: twice Project's depth keeps the materialization fed.
+        depth_(2 * static_cast<size_t>(Depth(options))) {}
+
+  Result<std::optional<RowChunk>> Next() override {
+    while (true) {
+      while (!input_done_ && window_.size() < depth_) {
+        LANCE_ASSIGN_OR_RAISE(auto chunk, input_->Next());
+        if (!chunk) {
+          input_done_ = true;
+          break;
+        }
+        window_.Push([filter = filter_, c = std::move(*chunk)]() mutable -> Result<RowChunk> {
+          LANCE_ASSIGN_OR_RAISE(c.rows,
+                                filter->Evaluate(*c.fragment, c.span_start, c.span_length, c.rows));
+          return std::move(c);
+        });
+      }
+      if (window_.empty()) return std::optional<RowChunk>();
+      LANCE_ASSIGN_OR_RAISE(RowChunk chunk, window_.PopFront());
+      if (!chunk.rows.empty()) return std::optional<RowChunk>(std::move(chunk));
+    }
+  }
+
+ private:
+  std::unique_ptr<RowStream> input_;
+  std::shared_ptr<const Filter> filter_;
+  TaskWindow<RowChunk> window_;
+  size_t depth_;
+  bool input_done_ = false;
+};
+
+class LimitStream final : public RowStream {
+ public:
+  LimitStream(std::unique_ptr<RowStream> input, int64_t offset, std::optional<int64_t> limit)
+      : input_(std::move(input)), skip_(offset), remaining_(limit.value_or(INT64_MAX)) {}
+
+  Result<std::optional<RowChunk>> Next() override {
+    while (remaining_ > 0) {
+      LANCE_ASSIGN_OR_RAISE(auto chunk, input_->Next());
+      if (!chunk) break;
+      const int64_t n = chunk->rows.size();
+      if (skip_ >= n) {
+        skip_ -= n;
+        continue;
+      }
+      const int64_t take = std::min(n - skip_, remaining_);
+      chunk->rows = chunk->rows.Slice(skip_, take);
+      skip_ = 0;
+      remaining_ -= take;
+      return chunk;
+    }
+    return std::optional<RowChunk>();
+  }
+
+ private:
+  std::unique_ptr<RowStream> input_;
+  int64_t skip_;
+  int64_t remaining_;
+};
+
+// `a` followed by `b` (ranges that meet stay a range).
+RowSelection Concat(const RowSelection& a, const RowSelection& b) {
+  if (a.empty()) return b;
+  if (a.is_range() && b.is_range() && a.start() + a.size() == b.start()) {
+    return RowSelection::Range(a.start(), a.size() + b.size());
+  }
+  std::vector<int64_t> rows = a.ToVector();
+  rows.reserve(static_cast<size_t>(a.size() + b.size()));
+  for (int64_t i = 0; i < b.size(); ++i) rows.push_back(b[i]);
+  return RowSelection::List(std::move(rows));
+}
+
+// Project: consecutive chunks of one fragment gathered into batches of at most batch_size
+// rows, each read on the pool ahead of the consumer.
+class ProjectStream final : public RecordBatchReader {
+ public:
+  ProjectStream(std::unique_ptr<RowStream> input, const ProjectNode& node,
+                const ExecOptions& options)
+      : input_(std::move(input)),
+        schema_(node.schema()),
+        batch_size_(node.batch_size()),
+        window_(options.pool),
+        depth_(static_cast<size_t>(Depth(options))) {}
+
+  SchemaPtr schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    while (!input_done_ && window_.size() < depth_) {
+      LANCE_ASSIGN_OR_RAISE(auto group, NextGroup());
+      if (!group) break;
+      window_.Push([schema = schema_, g = std::move(*group)]() -> Result<RecordBatchPtr> {
+        return g.fragment->Read(schema, g.rows);
+      });
+    }
+    if (window_.empty()) return RecordBatchPtr();
+    return window_.PopFront();
+  }
+
+ private:
+  // The rows of the next batch: from the pending chunk and the chunks after it while they are
+  // of the same fragment, up to batch_size rows.
+  Result<std::optional<RowChunk>> NextGroup() {
+    std::optional<RowChunk> group;
+    while (!group || group->rows.size() < batch_size_) {
+      if (!pending_) {
+        LANCE_ASSIGN_OR_RAISE(pending_, input_->Next());
+        if (!pending_) {
+          input_done_ = true;
+          break;
+        }
+      }
+      if (group && pending_->fragment != group->fragment) break;
+      const int64_t room = batch_size_ - (group ? group->rows.size() : 0);
+      const int64_t n = pending_->rows.size();
+      const int64_t take = std::min(room, n);
+      RowSelection part = pending_->rows.Slice(0, take);
+      if (!group) {
+        group = RowChunk{pending_->fragment, 0, 0, std::move(part)};
+      } else {
+        group->rows = Concat(group->rows, part);
+      }
+      if (take == n) {
+        pending_.reset();
+      } else {
+        pending_->rows = pending_->rows.Slice(take, n - take);
+      }
+    }
+    return group;
+  }
+
+  std::unique_ptr<RowStream> input_;
+  SchemaPtr schema_;
+  int64_t batch_size_;
+  TaskWindow<RecordBatchPtr> window_;
+  size_t depth_;
+  std::optional<RowChunk> pending_;
+  bool input_done_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RowStream>> OpenRows(const PlanNodePtr& node, const ExecOptions& options) {
+  switch (node->kind()) {
+    case PlanNode::Kind::kFragmentScan:
+      return std::unique_ptr<RowStream>(std::make_unique<FragmentScanStream>(
+          std::static_pointer_cast<const FragmentScanNode>(node), options.pool));
+    case PlanNode::Kind::kTake:
+      return TakeStream::Make(static_cast<const TakeNode&>(*node), options.pool);
+    case PlanNode::Kind::kFilter: {
+      LANCE_ASSIGN_OR_RAISE(auto input, OpenRows(node->inputs().at(0), options));
+      return std::unique_ptr<RowStream>(std::make_unique<FilterStream>(
+          std::move(input), static_cast<const FilterNode&>(*node).filter(), options));
+    }
+    case PlanNode::Kind::kLimit: {
+      const auto& limit = static_cast<const LimitNode&>(*node);
+      LANCE_ASSIGN_OR_RAISE(auto input, OpenRows(node->inputs().at(0), options));
+      return std::unique_ptr<RowStream>(
+          std::make_unique<LimitStream>(std::move(input), limit.offset(), limit.limit()));
+    }
+    default:
+      return Status::InvalidArgument("plan: {} does not yield rows", node->name());
+  }
+}
+
+Result<std::unique_ptr<RecordBatchReader>> OpenProject(const ProjectNode& node,
+                                                       const ExecOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(auto input, OpenRows(node.inputs().at(0), options));
+  return std::unique_ptr<RecordBatchReader>(
+      std::make_unique<ProjectStream>(std::move(input), node, options));
+}
+
+Result<std::vector<RowChunk>> AllChunks(std::shared_ptr<const FragmentScanNode> node,
+                                        ThreadPool* pool) {
+  FragmentScanStream stream(std::move(node), pool);
+  std::vector<RowChunk> chunks;
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto chunk, stream.Next());
+    if (!chunk) return chunks;
+    chunks.push_back(std::move(*chunk));
+  }
+}
+
+Result<uint64_t> RunCount(const CountNode& node, const ExecOptions& options) {
+  const PlanNodePtr& input = node.inputs().at(0);
+  if (input->kind() == PlanNode::Kind::kFragmentScan) {
+    // Every live row: the manifest knows.
+    const auto& scan = static_cast<const FragmentScanNode&>(*input);
+    uint64_t n = 0;
+    for (size_t i : scan.fragments()) n += scan.snapshot()->manifest().fragments[i].num_rows();
+    return n;
+  }
+  if (input->kind() == PlanNode::Kind::kFilter &&
+      input->inputs().at(0)->kind() == PlanNode::Kind::kFragmentScan) {
+    // Every chunk of every fragment at once, each counted without a list of its rows.
+    const auto& filter = *static_cast<const FilterNode&>(*input).filter();
+    LANCE_ASSIGN_OR_RAISE(
+        auto chunks,
+        AllChunks(std::static_pointer_cast<const FragmentScanNode>(input->inputs()[0]),
+                  options.pool));
+    std::vector<int64_t> counts(chunks.size(), 0);
+    std::vector<Status> errors(chunks.size());
+    ParallelFor(options.pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) {
+      const RowChunk& c = chunks[static_cast<size_t>(i)];
+      auto n = filter.Count(*c.fragment, c.span_start, c.span_length, c.rows);
+      if (n.ok()) {
+        counts[static_cast<size_t>(i)] = *n;
+      } else {
+        errors[static_cast<size_t>(i)] = n.status();
+      }
+    });
+    uint64_t total = 0;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      LANCE_RETURN_NOT_OK(errors[i]);
+      total += static_cast<uint64_t>(counts[i]);
+    }
+    return total;
+  }
+  LANCE_ASSIGN_OR_RAISE(auto rows, OpenRows(input, options));
+  uint64_t total = 0;
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto chunk, rows->Next());
+    if (!chunk) return total;
+    total += static_cast<uint64_t>(chunk->rows.size());
+  }
+}
+
+}  // namespace lance::query::internal

@@ -1,0 +1,126 @@
+#include "lance/query/planner.h"
+
+#include <algorithm>
+#include <set>
+
+#include "lance/core/thread_pool.h"
+#include "lance/query/fragment_reader.h"
+
+namespace lance::query {
+
+namespace {
+
+Status CheckNumbers(const ScanOptions& options) {
+  if (options.offset < 0) return Status::InvalidArgument("scan: negative offset {}", options.offset);
+  if (options.limit && *options.limit < 0) {
+    return Status::InvalidArgument("scan: negative limit {}", *options.limit);
+  }
+  if (options.batch_size < 0) {
+    return Status::InvalidArgument("scan: negative batch size {}", options.batch_size);
+  }
+  return Status::OK();
+}
+
+int64_t BatchSize(const ScanOptions& options) {
+  return options.batch_size > 0 ? options.batch_size : kDefaultBatchSize;
+}
+
+}  // namespace
+
+ExecOptions Planner::ExecOptionsOf(const ScanOptions& options) {
+  ExecOptions e;
+  e.pool = options.pool != nullptr ? options.pool : ThreadPool::Default();
+  e.prefetch = options.prefetch > 0 ? options.prefetch : std::max(2, e.pool->num_threads());
+  return e;
+}
+
+Result<SchemaPtr> Planner::OutputSchema(const ScanOptions& options) const {
+  const SchemaPtr& schema = snapshot_->schema();
+  std::vector<FieldPtr> fields;
+  bool row_id = false, row_addr = false;
+  auto system = [](const std::string& name) { return field(name, uint64(), true); };
+  if (options.columns.empty()) {
+    fields = schema->fields();
+  } else {
+    for (const auto& name : options.columns) {
+      if (IsSystemColumn(name)) {
+        (name == kRowIdColumn ? row_id : row_addr) = true;
+        fields.push_back(system(name));
+        continue;
+      }
+      FieldPtr f = schema->GetFieldByName(name);
+      if (!f) {
+        std::string names;
+        for (const auto& c : schema->fields()) names += (names.empty() ? "" : ", ") + c->name();
+        return Status::InvalidArgument("{}: no column named '{}' in the dataset (columns: {})",
+                                       snapshot_->root(), name, names);
+      }
+      fields.push_back(std::move(f));
+    }
+  }
+  if (options.with_row_id && !row_id) fields.push_back(system(kRowIdColumn));
+  if (options.with_row_addr && !row_addr) fields.push_back(system(kRowAddrColumn));
+  return ::lance::schema(std::move(fields), schema->metadata());
+}
+
+Result<PlanNodePtr> Planner::RowSource(const ScanOptions& options, bool for_count) const {
+  LANCE_RETURN_NOT_OK(CheckNumbers(options));
+  const auto& fragments = snapshot_->manifest().fragments;
+  std::vector<size_t> chosen;
+  if (options.fragment_ids) {
+    const std::set<uint64_t> ids(options.fragment_ids->begin(), options.fragment_ids->end());
+    for (size_t i = 0; i < fragments.size(); ++i) {
+      if (ids.count(fragments[i].id)) chosen.push_back(i);
+    }
+  } else {
+    for (size_t i = 0; i < fragments.size(); ++i) chosen.push_back(i);
+  }
+  std::shared_ptr<const Filter> filter;
+  if (!options.filter.empty()) {
+    LANCE_ASSIGN_OR_RAISE(filter, Filter::Make(options.filter, snapshot_->schema()));
+  }
+  // Without a filter a span is a batch (no row lists); with one, spans of kFilterChunkRows
+  // keep a chunk's filter columns in the core's cache while the batches gather the rows that
+  // pass, up to the batch size.
+  const int64_t chunk = filter || for_count ? kFilterChunkRows : BatchSize(options);
+  PlanNodePtr node = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
+  if (filter) node = std::make_shared<FilterNode>(std::move(node), std::move(filter));
+  if (options.offset > 0 || options.limit) {
+    node = std::make_shared<LimitNode>(std::move(node), options.offset, options.limit);
+  }
+  return node;
+}
+
+Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
+  LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/false));
+  return Plan(std::make_shared<ProjectNode>(std::move(rows), std::move(schema), BatchSize(options)));
+}
+
+Result<Plan> Planner::PlanCount(const ScanOptions& options) const {
+  LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/true));
+  return Plan(std::make_shared<CountNode>(std::move(rows)));
+}
+
+Result<Plan> Planner::PlanTake(std::vector<uint64_t> positions, const ScanOptions& options) const {
+  if (!options.filter.empty()) {
+    return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");
+  }
+  LANCE_RETURN_NOT_OK(CheckNumbers(options));
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
+  auto take = std::make_shared<TakeNode>(snapshot_, TakeNode::By::kPosition, std::move(positions));
+  return Plan(std::make_shared<ProjectNode>(std::move(take), std::move(schema), BatchSize(options)));
+}
+
+Result<Plan> Planner::PlanTakeRowIds(std::vector<uint64_t> row_ids,
+                                     const ScanOptions& options) const {
+  if (!options.filter.empty()) {
+    return Status::InvalidArgument("take: a filter applies to scans and counts, not to take");
+  }
+  LANCE_RETURN_NOT_OK(CheckNumbers(options));
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
+  auto take = std::make_shared<TakeNode>(snapshot_, TakeNode::By::kRowId, std::move(row_ids));
+  return Plan(std::make_shared<ProjectNode>(std::move(take), std::move(schema), BatchSize(options)));
+}
+
+}  // namespace lance::query

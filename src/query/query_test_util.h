@@ -1,0 +1,57 @@
+// Helpers of the query tests: rows of batches and readers as canonical JSON lines.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/json.h"
+#include "lance/columnar/record_batch_reader.h"
+#include "lance/query/scanner.h"
+
+namespace lance::query {
+
+// Every row of `batches`, in order, as one canonical JSON line without its newline.
+inline Result<std::vector<std::string>> JsonLinesOf(const std::vector<RecordBatchPtr>& batches) {
+  std::string text;
+  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t nl = text.find('\n', start);
+    out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+// The rows a reader yields, checking that every batch has the reader's schema and is neither
+// empty nor longer than `max_rows` (0: no bound).
+inline Result<std::vector<std::string>> DrainLines(RecordBatchReader* reader, int64_t max_rows = 0) {
+  std::vector<RecordBatchPtr> batches;
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto b, reader->Next());
+    if (!b) break;
+    if (!b->schema()->Equals(*reader->schema())) {
+      return Status::Internal("batch schema {} differs from the reader's {}", b->schema()->ToString(),
+                             reader->schema()->ToString());
+    }
+    if (b->num_rows() == 0) return Status::Internal("an empty batch");
+    if (max_rows > 0 && b->num_rows() > max_rows) {
+      return Status::Internal("a batch of {} rows (at most {} asked for)", b->num_rows(), max_rows);
+    }
+    LANCE_RETURN_NOT_OK(b->ValidateFull());
+    batches.push_back(std::move(b));
+  }
+  return JsonLinesOf(batches);
+}
+
+// The rows of a scan with `options`.
+inline Result<std::vector<std::string>> ScanLines(std::shared_ptr<const table::Snapshot> snapshot,
+                                                  const ScanOptions& options, int64_t max_rows = 0) {
+  LANCE_ASSIGN_OR_RAISE(auto scanner, Scanner::Make(std::move(snapshot), options));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  return DrainLines(reader.get(), max_rows);
+}
+
+}  // namespace lance::query
