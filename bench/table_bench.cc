@@ -12,9 +12,10 @@
 // fixed). The filtered scan and count are bench/table_filter_bench.cc's
 // (LANCE_TABLE=DIR/base).
 //   BM_TableCreate       WriteDataset(create) of all base rows
-//   BM_TableScanAll      Snapshot::Scan() of every column
-//   BM_TableScanId       Scan({columns: id})
-//   BM_TableTake         Take(set) of one of the workload's 1000-offset sets (cycles them)
+//   BM_TableScanAll      query::Scanner of every column, its stream drained batch by batch
+//   BM_TableScanId       the same with columns {id}
+//   BM_TableTake         Scanner::Take(set) of one of the workload's 1000-offset sets (cycles
+//                        them), every column
 //   BM_TableAppend       WriteDataset(append) of the append rows        } each on a fresh copy
 //   BM_TableDelete       DeleteRows("id % 100 = 7")                     } of the base table
 //   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         } (untimed)
@@ -36,6 +37,7 @@
 
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
+#include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
 #if __has_include("lance/table/merge_insert.h")
@@ -183,31 +185,45 @@ template <typename Fn>
 void ReadBench(benchmark::State& state, Fn fn) {
   auto ds = Snapshot::Open(BasePath());
   if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
+  const std::shared_ptr<const Snapshot> snapshot = *ds;
   Timer timer;
   for (auto _ : state) {
     timer.Start();
-    Status st = fn(**ds, state);
+    Status st = fn(snapshot, state);
     timer.Stop(state);
     if (!st.ok()) return state.SkipWithError(st.ToString().c_str());
   }
   timer.Report(state);
 }
 
-Status CountScan(const Snapshot& ds, benchmark::State& state, ScanOptions o) {
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds.Scan(o));
+// Rows of a reader, each batch dropped once counted (as a streaming consumer does).
+Result<int64_t> Drain(RecordBatchReader* reader) {
   int64_t n = 0;
-  for (const auto& b : batches) n += b->num_rows();
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto b, reader->Next());
+    if (!b) return n;
+    n += b->num_rows();
+  }
+}
+
+Status CountScan(const std::shared_ptr<const Snapshot>& ds, benchmark::State& state,
+                 query::ScanOptions o) {
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(o)));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  LANCE_ASSIGN_OR_RAISE(int64_t n, Drain(reader.get()));
   state.counters["rows"] = static_cast<double>(n);
   return Status::OK();
 }
 
 void BM_TableScanAll(benchmark::State& state) {
-  ReadBench(state, [](const Snapshot& ds, benchmark::State& st) { return CountScan(ds, st, {}); });
+  ReadBench(state, [](const std::shared_ptr<const Snapshot>& ds, benchmark::State& st) {
+    return CountScan(ds, st, {});
+  });
 }
 
 void BM_TableScanId(benchmark::State& state) {
-  ReadBench(state, [](const Snapshot& ds, benchmark::State& st) {
-    ScanOptions o;
+  ReadBench(state, [](const std::shared_ptr<const Snapshot>& ds, benchmark::State& st) {
+    query::ScanOptions o;
     o.columns = {"id"};
     return CountScan(ds, st, o);
   });
@@ -220,9 +236,13 @@ void BM_TableTake(benchmark::State& state) {
   {
     auto ds = Snapshot::Open(BasePath());
     if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
-    ScanOptions o;
+    query::ScanOptions o;
     o.columns = {"id"};
-    auto r = (*ds)->Take(sets[0], o);
+    auto scanner = query::Scanner::Make(*ds, o);
+    if (!scanner.ok()) return state.SkipWithError(scanner.status().ToString().c_str());
+    auto reader = scanner->Take(sets[0]);
+    if (!reader.ok()) return state.SkipWithError(reader.status().ToString().c_str());
+    auto r = (*reader)->ReadAll();
     if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
     size_t i = 0;
     for (const auto& b : *r) {
@@ -236,8 +256,10 @@ void BM_TableTake(benchmark::State& state) {
     if (i != sets[0].size()) return state.SkipWithError("take: wrong row count");
   }
   size_t next = 0;
-  ReadBench(state, [&](const Snapshot& ds, benchmark::State&) -> Status {
-    LANCE_ASSIGN_OR_RAISE(auto batches, ds.Take(sets[next++ % sets.size()]));
+  ReadBench(state, [&](const std::shared_ptr<const Snapshot>& ds, benchmark::State&) -> Status {
+    LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds));
+    LANCE_ASSIGN_OR_RAISE(auto reader, scanner.Take(sets[next++ % sets.size()]));
+    LANCE_ASSIGN_OR_RAISE(auto batches, reader->ReadAll());
     benchmark::DoNotOptimize(batches.data());
     return Status::OK();
   });

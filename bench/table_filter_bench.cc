@@ -9,8 +9,9 @@
 // Each reports cpu_ms, the process CPU time per iteration (pool threads included).
 // Benchmarks (each iteration is one full query on an open dataset, like a query on an open
 // lancedb table handle):
-//   BM_TableFilterScanIds   Scan({columns: id, filter}); counter hits = rows returned
-//   BM_TableFilterCount     CountRows(filter)
+//   BM_TableFilterScanIds   query::Scanner({columns: id, filter}), its stream drained;
+//                           counter hits = rows returned
+//   BM_TableFilterCount     Scanner({filter}).CountRows()
 //   BM_TableFilterOpenScan  Snapshot::Open + the scan above (a cold handle, warm page cache)
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include <string>
 
+#include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
 
@@ -47,18 +49,27 @@ std::string Filter() {
   return f ? f : "score > 50 AND category = 'c7'";
 }
 
-int64_t ScanIds(const Snapshot& ds, benchmark::State& state) {
-  ScanOptions o;
+Result<int64_t> ScanIdsOrError(const std::shared_ptr<const Snapshot>& ds) {
+  query::ScanOptions o;
   o.columns = {"id"};
   o.filter = Filter();
-  auto batches = ds.Scan(o);
-  if (!batches.ok()) {
-    state.SkipWithError(batches.status().ToString().c_str());
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, o));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  int64_t hits = 0;
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto b, reader->Next());
+    if (!b) return hits;
+    hits += b->num_rows();
+  }
+}
+
+int64_t ScanIds(const std::shared_ptr<const Snapshot>& ds, benchmark::State& state) {
+  auto hits = ScanIdsOrError(ds);
+  if (!hits.ok()) {
+    state.SkipWithError(hits.status().ToString().c_str());
     return 0;
   }
-  int64_t hits = 0;
-  for (const auto& b : *batches) hits += b->num_rows();
-  return hits;
+  return *hits;
 }
 
 void BM_TableFilterScanIds(benchmark::State& state, std::string uri) {
@@ -67,7 +78,7 @@ void BM_TableFilterScanIds(benchmark::State& state, std::string uri) {
   int64_t hits = 0;
   {
     CpuCounter cpu(state);
-    for (auto _ : state) benchmark::DoNotOptimize(hits = ScanIds(**ds, state));
+    for (auto _ : state) benchmark::DoNotOptimize(hits = ScanIds(*ds, state));
   }
   state.counters["hits"] = static_cast<double>(hits);
 }
@@ -79,7 +90,11 @@ void BM_TableFilterCount(benchmark::State& state, std::string uri) {
   {
     CpuCounter cpu(state);
     for (auto _ : state) {
-      auto n = (*ds)->CountRows(Filter());
+      query::ScanOptions o;
+      o.filter = Filter();
+      auto scanner = query::Scanner::Make(*ds, o);
+      if (!scanner.ok()) return state.SkipWithError(scanner.status().ToString().c_str());
+      auto n = scanner->CountRows();
       if (!n.ok()) return state.SkipWithError(n.status().ToString().c_str());
       benchmark::DoNotOptimize(count = *n);
     }
@@ -94,7 +109,7 @@ void BM_TableFilterOpenScan(benchmark::State& state, std::string uri) {
     for (auto _ : state) {
       auto ds = Snapshot::Open(uri);
       if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
-      benchmark::DoNotOptimize(hits = ScanIds(**ds, state));
+      benchmark::DoNotOptimize(hits = ScanIds(*ds, state));
     }
   }
   state.counters["hits"] = static_cast<double>(hits);

@@ -19,6 +19,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
+#include "lance/query/scanner.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
 #include "lance/table/compaction.h"
@@ -30,6 +31,14 @@
 
 namespace lance::cli {
 namespace {
+
+// Rows of `ds` where `filter` is TRUE (the query layer reads only the filter's columns).
+Result<uint64_t> CountWhere(const std::shared_ptr<table::Snapshot>& ds, const std::string& filter) {
+  query::ScanOptions o;
+  o.filter = filter;
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(o)));
+  return scanner.CountRows();
+}
 
 SchemaPtr DemoSchema() {
   auto tz_meta = std::make_shared<KeyValueMetadata>(
@@ -184,7 +193,7 @@ Status RunTableDemo(const std::string& dir) {
   // v3: delete by filter.
   const std::string low = "score < 10";
   LANCE_ASSIGN_OR_RAISE(auto before_delete, table::Snapshot::Open(uri));
-  LANCE_ASSIGN_OR_RAISE(uint64_t low_rows, before_delete->CountRows(low));
+  LANCE_ASSIGN_OR_RAISE(uint64_t low_rows, CountWhere(before_delete, low));
   LANCE_ASSIGN_OR_RAISE(auto deleted, table::DeleteRows(uri, low));
   LANCE_RETURN_NOT_OK(Expect(deleted.num_deleted_rows, low_rows, "rows deleted by " + low));
   std::printf("v%llu delete where %s: %llu rows\n",
@@ -194,7 +203,7 @@ Status RunTableDemo(const std::string& dir) {
   // v4: update with an expression.
   const std::string c3 = "category = 'c3'";
   LANCE_ASSIGN_OR_RAISE(auto before_update, table::Snapshot::Open(uri));
-  LANCE_ASSIGN_OR_RAISE(uint64_t c3_rows, before_update->CountRows(c3));
+  LANCE_ASSIGN_OR_RAISE(uint64_t c3_rows, CountWhere(before_update, c3));
   LANCE_ASSIGN_OR_RAISE(auto updated, table::UpdateRows(uri, {{"score", "score + 1000"}}, c3));
   LANCE_RETURN_NOT_OK(Expect(updated.rows_updated, c3_rows, "rows updated where " + c3));
   std::printf("v%llu update set score = score + 1000 where %s: %llu rows\n",
@@ -203,7 +212,7 @@ Status RunTableDemo(const std::string& dir) {
 
   // v5: merge-insert 40 rows on id: ids 1480..1499 exist (unless deleted), 1500..1519 are new.
   LANCE_ASSIGN_OR_RAISE(auto before_merge, table::Snapshot::Open(uri));
-  LANCE_ASSIGN_OR_RAISE(uint64_t existing, before_merge->CountRows("id >= 1480 AND id < 1500"));
+  LANCE_ASSIGN_OR_RAISE(uint64_t existing, CountWhere(before_merge, "id >= 1480 AND id < 1500"));
   LANCE_ASSIGN_OR_RAISE(auto upserts, Products(1480, 40, /*score_shift=*/500));
   table::MergeInsertParams merge;
   merge.on = {"id"};
@@ -240,7 +249,7 @@ Status RunTableDemo(const std::string& dir) {
     table::OpenOptions at;
     at.version = v.version;
     LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(uri, at));
-    LANCE_ASSIGN_OR_RAISE(uint64_t high, ds->CountRows("score >= 1000"));
+    LANCE_ASSIGN_OR_RAISE(uint64_t high, CountWhere(ds, "score >= 1000"));
     std::printf("v%llu: %llu rows in %zu fragments, %llu with score >= 1000, %zu columns\n",
                 static_cast<unsigned long long>(v.version),
                 static_cast<unsigned long long>(ds->CountRows()), ds->manifest().fragments.size(),
@@ -255,10 +264,11 @@ Status RunTableDemo(const std::string& dir) {
   LANCE_ASSIGN_OR_RAISE(auto initial, table::Snapshot::Open(uri, tagged));
   LANCE_RETURN_NOT_OK(Expect(initial->CountRows(), 1000, "rows at tag 'initial'"));
 
-  table::ScanOptions scan;
+  query::ScanOptions scan;
   scan.filter = "category = 'c3' AND id < 60";
   scan.columns = {"id", "category", "score", "double_score", "tags"};
-  LANCE_ASSIGN_OR_RAISE(auto batches, latest->Scan(scan));
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(latest, scan));
+  LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
   std::string rows;
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
   std::printf("== latest, where %s\n%s", scan.filter.c_str(), rows.c_str());

@@ -1,5 +1,6 @@
-// Dataset (table) commands: `lance scan`, `count`, `take`, `schema`, `versions`, `manifest`.
-// Rows print as canonical JSON lines; everything else as JSON.
+// Dataset (table) commands: `lance scan`, `count`, `take` (through the query layer: streamed,
+// `--explain` prints the plan), `schema`, `versions`, `manifest`. Rows print as canonical JSON
+// lines; everything else as JSON.
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -20,6 +21,7 @@
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
+#include "lance/query/scanner.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
 #include "lance/table/snapshot.h"
@@ -45,6 +47,9 @@ struct TableArgs {
   std::string filter;  // scan/count: SQL-like condition
   std::string output;  // scan/take: write rows to this file instead of stdout
   std::string delimiter;  // scan/take: field separator of a .csv / .tsv --output
+  int64_t batch_size = 0;  // scan/take: rows per batch (0: the default)
+  std::string fragments;   // scan/count: comma-separated fragment ids
+  bool explain = false;    // scan/take/count: print the plan instead of running it
 };
 
 Status PrintText(const std::string& text) {
@@ -68,6 +73,19 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
+Result<std::vector<uint64_t>> ParseNumbers(const std::string& list, const char* what) {
+  std::vector<uint64_t> out;
+  for (const auto& s : SplitList(list)) {
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+      return Status::InvalidArgument("'{}' is not a {}", s, what);
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
 Result<std::shared_ptr<table::Snapshot>> OpenTable(const TableArgs& a) {
   table::OpenOptions o;
   if (a.version >= 0) o.version = static_cast<uint64_t>(a.version);
@@ -75,107 +93,160 @@ Result<std::shared_ptr<table::Snapshot>> OpenTable(const TableArgs& a) {
   return table::Snapshot::Open(a.uri, o);
 }
 
-table::ScanOptions ScanOpts(const TableArgs& a) {
-  table::ScanOptions s;
+Result<query::ScanOptions> ScanOpts(const TableArgs& a) {
+  query::ScanOptions s;
   s.columns = SplitList(a.columns);
   s.offset = a.offset;
   if (a.limit >= 0) s.limit = a.limit;
   s.with_row_id = a.with_row_id;
   s.with_row_addr = a.with_row_addr;
   s.filter = a.filter;
-  return s;
-}
-
-Status PrintBatches(const std::vector<RecordBatchPtr>& batches) {
-  std::string out;
-  for (const auto& b : batches) {
-    LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));
-    if (out.size() > (1 << 22)) {
-      LANCE_RETURN_NOT_OK(PrintText(out));
-      out.clear();
-    }
+  s.batch_size = a.batch_size;
+  if (!a.fragments.empty()) {
+    LANCE_ASSIGN_OR_RAISE(s.fragment_ids, ParseNumbers(a.fragments, "fragment id"));
   }
-  return PrintText(out);
+  return s;
 }
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Rows to stdout as JSON lines, or with --output to a file whose extension names the format:
-// .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON lines), .csv / .tsv
-// (header row + records, separated by ',' / TAB or --delimiter). The file is written in one
-// put, so it appears whole or not at all; stdout then gets {"path","format","num_rows"}.
-Status EmitRows(const TableArgs& a, const table::Snapshot& ds,
-                const std::vector<RecordBatchPtr>& batches) {
-  if (a.output.empty()) {
-    if (!a.delimiter.empty()) {
-      return Status::InvalidArgument("--delimiter needs --output FILE.csv|.tsv");
+// An IPC writer's bytes into an object being written.
+class ObjectSink final : public ipc::OutputSink {
+ public:
+  explicit ObjectSink(io::ObjectWriter* writer) : writer_(writer) {}
+  Status Write(const void* data, int64_t size) override { return writer_->Write(data, size); }
+
+ private:
+  io::ObjectWriter* writer_;
+};
+
+// Where rows go, batch by batch: stdout as JSON lines, or with --output a file whose extension
+// names the format: .arrows (Arrow IPC stream), .arrow (IPC file), .jsonl (canonical JSON
+// lines), .csv / .tsv (header row + records, separated by ',' / TAB or --delimiter). The file
+// is streamed into the store and published when the last batch is in (whole or not at all);
+// stdout then gets {"path","format","num_rows"}. Text is handed on in pieces of a few MiB, so
+// memory holds about one batch whatever the scan's size.
+class RowOutput {
+ public:
+  static Result<std::unique_ptr<RowOutput>> Open(const TableArgs& a, SchemaPtr schema) {
+    std::unique_ptr<RowOutput> out(new RowOutput());
+    out->schema_ = std::move(schema);
+    out->path_ = a.output;
+    if (a.output.empty()) {
+      if (!a.delimiter.empty()) {
+        return Status::InvalidArgument("--delimiter needs --output FILE.csv|.tsv");
+      }
+      return out;
     }
-    return PrintBatches(batches);
+    if (!a.delimiter.empty() && !IsDelimitedText(a.output)) {
+      return Status::InvalidArgument("--output {}: --delimiter applies to .csv / .tsv output only",
+                                     a.output);
+    }
+    if (EndsWith(a.output, ".arrows")) {
+      out->format_ = "arrow_stream";
+    } else if (EndsWith(a.output, ".arrow")) {
+      out->format_ = "arrow_file";
+    } else if (EndsWith(a.output, ".jsonl")) {
+      out->format_ = "jsonl";
+    } else if (IsDelimitedText(a.output)) {
+      out->format_ = EndsWith(a.output, ".tsv") ? "tsv" : "csv";
+      LANCE_ASSIGN_OR_RAISE(out->delimiter_, DelimiterFor(a.output, a.delimiter));
+    } else {
+      return Status::InvalidArgument(
+          "--output {}: expected a .arrows, .arrow, .jsonl, .csv or .tsv file", a.output);
+    }
+    LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(a.output));
+    out->store_ = sp.store;
+    LANCE_ASSIGN_OR_RAISE(out->writer_, sp.store->OpenWriter(sp.path));
+    out->sink_ = std::make_unique<ObjectSink>(out->writer_.get());
+    if (out->format_ == "arrow_stream") {
+      LANCE_ASSIGN_OR_RAISE(out->stream_, ipc::StreamWriter::Open(out->sink_.get(), out->schema_));
+    } else if (out->format_ == "arrow_file") {
+      LANCE_ASSIGN_OR_RAISE(out->file_, ipc::FileWriter::Open(out->sink_.get(), out->schema_));
+    }
+    return out;
   }
-  if (!a.delimiter.empty() && !IsDelimitedText(a.output)) {
-    return Status::InvalidArgument("--output {}: --delimiter applies to .csv / .tsv output only",
-                                   a.output);
+
+  Status Write(const RecordBatch& batch) {
+    rows_ += batch.num_rows();
+    if (stream_) return stream_->WriteBatch(batch);
+    if (file_) return file_->WriteBatch(batch);
+    if (delimiter_ != 0) {
+      LANCE_RETURN_NOT_OK(AppendCsv(batch, /*header=*/!header_written_, &text_, delimiter_));
+      header_written_ = true;
+    } else {
+      LANCE_RETURN_NOT_OK(AppendJsonLines(batch, &text_));
+    }
+    return text_.size() > (size_t{1} << 22) ? FlushText() : Status::OK();
   }
-  SchemaPtr schema;
-  if (!batches.empty()) {
-    schema = batches[0]->schema();
-  } else {
-    LANCE_ASSIGN_OR_RAISE(schema, ds.ProjectedSchema(ScanOpts(a)));
-  }
-  int64_t rows = 0;
-  for (const auto& b : batches) rows += b->num_rows();
-  std::string text;
-  BufferPtr binary;
-  std::string format;
-  if (EndsWith(a.output, ".arrows")) {
-    format = "arrow_stream";
-    LANCE_ASSIGN_OR_RAISE(binary, ipc::WriteStream(schema, batches));
-  } else if (EndsWith(a.output, ".arrow")) {
-    format = "arrow_file";
-    LANCE_ASSIGN_OR_RAISE(binary, ipc::WriteFile(schema, batches));
-  } else if (EndsWith(a.output, ".jsonl")) {
-    format = "jsonl";
-    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
-  } else if (IsDelimitedText(a.output)) {
-    format = EndsWith(a.output, ".tsv") ? "tsv" : "csv";
-    LANCE_ASSIGN_OR_RAISE(const char delimiter, DelimiterFor(a.output, a.delimiter));
-    std::vector<RecordBatchPtr> header_only;
-    if (batches.empty()) {  // the header row still names the columns
+
+  Status Finish() {
+    if (delimiter_ != 0 && !header_written_) {
+      // No row: the header row still names the columns.
       std::vector<ArrayPtr> columns;
-      for (const auto& f : schema->fields()) {
+      for (const auto& f : schema_->fields()) {
         LANCE_ASSIGN_OR_RAISE(ArrayPtr empty, MakeEmptyArray(f->type()));
         columns.push_back(std::move(empty));
       }
-      LANCE_ASSIGN_OR_RAISE(auto empty, RecordBatch::Make(schema, 0, std::move(columns)));
-      header_only.push_back(std::move(empty));
+      LANCE_ASSIGN_OR_RAISE(auto empty, RecordBatch::Make(schema_, 0, std::move(columns)));
+      LANCE_RETURN_NOT_OK(AppendCsv(*empty, /*header=*/true, &text_, delimiter_));
+      header_written_ = true;
     }
-    const auto& rows_out = batches.empty() ? header_only : batches;
-    for (size_t i = 0; i < rows_out.size(); ++i) {
-      LANCE_RETURN_NOT_OK(AppendCsv(*rows_out[i], /*header=*/i == 0, &text, delimiter));
-    }
-  } else {
-    return Status::InvalidArgument("--output {}: expected a .arrows, .arrow, .jsonl, .csv or .tsv file",
-                                   a.output);
+    if (stream_) LANCE_RETURN_NOT_OK(stream_->Close());
+    if (file_) LANCE_RETURN_NOT_OK(file_->Close());
+    LANCE_RETURN_NOT_OK(FlushText());
+    if (!writer_) return Status::OK();
+    LANCE_RETURN_NOT_OK(writer_->Close());
+    Json j;
+    j["path"] = path_;
+    j["format"] = format_;
+    j["num_rows"] = rows_;
+    return PrintText(j.dump() + "\n");
   }
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(a.output));
-  const std::string_view bytes =
-      binary ? std::string_view(reinterpret_cast<const char*>(binary->data()),
-                                static_cast<size_t>(binary->size()))
-             : std::string_view(text);
-  LANCE_RETURN_NOT_OK(sp.store->Put(sp.path, bytes));
-  Json j;
-  j["path"] = a.output;
-  j["format"] = format;
-  j["num_rows"] = rows;
-  return PrintText(j.dump() + "\n");
+
+ private:
+  RowOutput() = default;
+  Status FlushText() {
+    if (text_.empty()) return Status::OK();
+    Status st = writer_ ? writer_->Write(text_) : PrintText(text_);
+    text_.clear();
+    return st;
+  }
+
+  SchemaPtr schema_;
+  std::string path_;
+  std::string format_;
+  char delimiter_ = 0;  // csv / tsv
+  bool header_written_ = false;
+  int64_t rows_ = 0;
+  std::string text_;
+  std::shared_ptr<io::ObjectStore> store_;  // outlives the writer
+  std::unique_ptr<io::ObjectWriter> writer_;
+  std::unique_ptr<ObjectSink> sink_;
+  std::unique_ptr<ipc::StreamWriter> stream_;
+  std::unique_ptr<ipc::FileWriter> file_;
+};
+
+// Every batch of `reader` to the output `a` asks for.
+Status EmitRows(const TableArgs& a, RecordBatchReader* reader) {
+  LANCE_ASSIGN_OR_RAISE(auto out, RowOutput::Open(a, reader->schema()));
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto batch, reader->Next());
+    if (!batch) break;
+    LANCE_RETURN_NOT_OK(out->Write(*batch));
+  }
+  return out->Finish();
 }
 
 Status Scan(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(ScanOpts(a)));
-  return EmitRows(a, *ds, batches);
+  LANCE_ASSIGN_OR_RAISE(auto options, ScanOpts(a));
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(options)));
+  if (a.explain) return PrintText(scanner.Explain());
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  return EmitRows(a, reader.get());
 }
 
 Status Take(const TableArgs& a) {
@@ -183,26 +254,25 @@ Status Take(const TableArgs& a) {
   if (a.offsets.empty() == a.row_ids.empty()) {
     return Status::InvalidArgument("take: give exactly one of --offsets and --row-ids");
   }
-  std::vector<uint64_t> offsets;
-  for (const auto& s : SplitList(a.offsets.empty() ? a.row_ids : a.offsets)) {
-    uint64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-      return Status::InvalidArgument("'{}' is not a row offset or row id", s);
-    }
-    offsets.push_back(v);
-  }
-  if (!a.row_ids.empty()) {
-    LANCE_ASSIGN_OR_RAISE(auto by_id, ds->TakeRowIds(offsets, ScanOpts(a)));
-    return EmitRows(a, *ds, by_id);
-  }
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Take(offsets, ScanOpts(a)));
-  return EmitRows(a, *ds, batches);
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> keys,
+                        ParseNumbers(a.offsets.empty() ? a.row_ids : a.offsets,
+                                     "row offset or row id"));
+  LANCE_ASSIGN_OR_RAISE(auto options, ScanOpts(a));
+  const query::Planner planner(ds);
+  LANCE_ASSIGN_OR_RAISE(query::Plan plan, a.row_ids.empty()
+                                              ? planner.PlanTake(std::move(keys), options)
+                                              : planner.PlanTakeRowIds(std::move(keys), options));
+  if (a.explain) return PrintText(plan.Explain());
+  LANCE_ASSIGN_OR_RAISE(auto reader, plan.Execute(query::Planner::ExecOptionsOf(options)));
+  return EmitRows(a, reader.get());
 }
 
 Status Count(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
-  LANCE_ASSIGN_OR_RAISE(uint64_t n, ds->CountRows(a.filter));
+  LANCE_ASSIGN_OR_RAISE(auto options, ScanOpts(a));
+  LANCE_ASSIGN_OR_RAISE(query::Plan plan, query::Planner(ds).PlanCount(options));
+  if (a.explain) return PrintText(plan.Explain());
+  LANCE_ASSIGN_OR_RAISE(uint64_t n, plan.ExecuteCount(query::Planner::ExecOptionsOf(options)));
   return PrintText(std::to_string(n) + "\n");
 }
 
@@ -376,9 +446,14 @@ void AddOpenOptions(CLI::App* sub, TableArgs* a) {
 }
 
 void AddScanOptions(CLI::App* sub, TableArgs* a) {
-  sub->add_option("--columns", a->columns, "comma-separated top-level columns (default: all)");
+  sub->add_option("--columns", a->columns,
+                  "comma-separated top-level columns, _rowid / _rowaddr among them anywhere "
+                  "(default: all)");
   sub->add_flag("--with-row-id", a->with_row_id, "append the _rowid column");
   sub->add_flag("--with-row-addr", a->with_row_addr, "append the _rowaddr column");
+  sub->add_option("--batch-size", a->batch_size,
+                  "rows per batch read and written (default 8192; .arrow/.arrows batches)");
+  sub->add_flag("--explain", a->explain, "print the query plan instead of the rows");
   sub->add_option("--output", a->output,
                   "write the rows to FILE.arrows|.arrow|.jsonl|.csv|.tsv (by extension) instead "
                   "of JSON lines on stdout");
@@ -439,6 +514,8 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--filter,--where", args->filter,
                     "keep rows where this SQL-like condition is true, e.g. \"score > 50 AND "
                     "category = 'c7'\" (offset/limit count filtered rows)");
+    sub->add_option("--fragments", args->fragments,
+                    "comma-separated fragment ids: scan only these (in manifest order)");
   }
   {
     auto [sub, args] = make("take", "Print the rows at given scan positions or row ids", Take);
@@ -451,6 +528,9 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     auto [sub, args] = make("count", "Print the number of rows", Count);
     sub->add_option("--filter,--where", args->filter,
                     "count only rows where this SQL-like condition is true");
+    sub->add_option("--fragments", args->fragments,
+                    "comma-separated fragment ids: count only these");
+    sub->add_flag("--explain", args->explain, "print the query plan instead of the count");
   }
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
   make("versions", "Print one JSON line per version", Versions);
