@@ -31,10 +31,22 @@ Result<std::shared_ptr<const FragmentReader>> FragmentReader::Open(
                                 frag.id, r->deleted_.size(), frag.physical_rows - frag.num_rows());
     }
   }
-  if (r->snapshot_->manifest().reader_feature_flags & table::kFlagStableRowIds) {
-    LANCE_ASSIGN_OR_RAISE(r->row_ids_, r->snapshot_->RowIds(index));
-  }
+  r->stable_ = (r->snapshot_->manifest().reader_feature_flags & table::kFlagStableRowIds) != 0;
   return std::shared_ptr<const FragmentReader>(std::move(r));
+}
+
+Result<const std::vector<uint64_t>*> FragmentReader::RowIds() const {
+  std::call_once(row_ids_once_, [&] {
+    if (!stable_) return;
+    auto ids = snapshot_->RowIds(index_);
+    if (ids.ok()) {
+      row_ids_ = std::move(*ids);
+    } else {
+      row_ids_status_ = ids.status();
+    }
+  });
+  LANCE_RETURN_NOT_OK(row_ids_status_);
+  return &row_ids_;
 }
 
 const table::FragmentInfo& FragmentReader::fragment() const {
@@ -164,11 +176,12 @@ Result<ArrayPtr> FragmentReader::SystemColumn(bool row_id, const RowSelection& r
     LANCE_RETURN_NOT_OK(check(rows.start()));
     LANCE_RETURN_NOT_OK(check(rows.start() + n - 1));
   }
-  if (row_id && !row_ids_.empty()) {
+  if (row_id) {
+    LANCE_ASSIGN_OR_RAISE(const std::vector<uint64_t>* ids, RowIds());
     for (int64_t i = 0; i < n; ++i) {
       const int64_t r = rows[i];
       if (!rows.is_range()) LANCE_RETURN_NOT_OK(check(r));
-      out[i] = row_ids_[static_cast<size_t>(r)];
+      out[i] = (*ids)[static_cast<size_t>(r)];
     }
   } else {
     for (int64_t i = 0; i < n; ++i) {
@@ -194,7 +207,7 @@ Result<RecordBatchPtr> FragmentReader::Read(const SchemaPtr& columns, const RowS
       data.push_back(c);
       continue;
     }
-    const bool stable_id = name == kRowIdColumn && !row_ids_.empty();
+    const bool stable_id = name == kRowIdColumn && stable_;
     ArrayPtr& system = stable_id ? ids : addresses;
     if (!system) {
       LANCE_ASSIGN_OR_RAISE(system, SystemColumn(stable_id, rows));

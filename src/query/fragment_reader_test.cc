@@ -10,6 +10,7 @@
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
 #include "lance/query/fragment_reader.h"
+#include "lance/query/scanner.h"
 #include "lance/table/schema_evolution.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
@@ -149,7 +150,9 @@ TEST(FragmentReader, StableRowIds) {
     ASSERT_TRUE(fr.ok());
     auto ids = ds->RowIds(i);
     ASSERT_TRUE(ids.ok());
-    EXPECT_EQ((*fr)->row_ids(), *ids);
+    auto decoded = (*fr)->RowIds();
+    ASSERT_TRUE(decoded.ok());
+    EXPECT_EQ(**decoded, *ids);
     const RowSelection live = (*fr)->LiveRows(0, (*fr)->physical_rows());
     auto b = (*fr)->Read(cols, live);
     ASSERT_TRUE(b.ok());
@@ -160,10 +163,34 @@ TEST(FragmentReader, StableRowIds) {
       ASSERT_EQ(addr[k], ((*fr)->id() << 32) | static_cast<uint64_t>(live[k]));
     }
   }
+  // Through a scan and a take by row id: the same ids, deleted rows' ids skipped.
+  ScanOptions o;
+  o.columns = {"id", "_rowid"};
+  auto scanner = Scanner::Make(ds, o);
+  ASSERT_TRUE(scanner.ok());
+  auto lines = ScanLines(ds, o);
+  ASSERT_TRUE(lines.ok());
+  ASSERT_EQ(lines->size(), ds->CountRows());
+  // Ids were assigned in write order: row id = id for every row.
+  for (const auto& line : *lines) {
+    const auto comma = line.find(',');
+    ASSERT_EQ(line.substr(6, comma - 6), line.substr(line.find("_rowid") + 8, line.size() - line.find("_rowid") - 9))
+        << line;
+  }
+  auto took = scanner->TakeRowIds({5699, 5697, 2, 3, 4, 4999, 99999});
+  ASSERT_TRUE(took.ok());
+  auto took_lines = DrainLines(took->get());
+  ASSERT_TRUE(took_lines.ok());
+  // 5699 and 2 are deleted (id % 4 = 2 or id = 5699), 99999 does not exist.
+  EXPECT_EQ(*took_lines, (std::vector<std::string>{R"({"id":5697,"_rowid":5697})",
+                                                   R"({"id":3,"_rowid":3})", R"({"id":4,"_rowid":4})",
+                                                   R"({"id":4999,"_rowid":4999})"}));
   // The appended fragment's first row has row id 5000 (ids count rows written).
   auto fr = FragmentReader::Open(ds, 2, nullptr);
   ASSERT_TRUE(fr.ok());
-  EXPECT_EQ((*fr)->row_ids().front(), 5000u);
+  auto appended = (*fr)->RowIds();
+  ASSERT_TRUE(appended.ok());
+  EXPECT_EQ((*appended)->front(), 5000u);
 }
 
 }  // namespace

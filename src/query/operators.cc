@@ -91,7 +91,8 @@ class TakeStream final : public RowStream {
       std::unordered_map<uint64_t, std::pair<size_t, int64_t>> where;
       for (size_t i = 0; i < fragments.size(); ++i) {
         LANCE_ASSIGN_OR_RAISE(auto r, reader(i));
-        const auto& ids = r->row_ids();
+        LANCE_ASSIGN_OR_RAISE(const std::vector<uint64_t>* row_ids, r->RowIds());
+        const auto& ids = *row_ids;
         const auto& deleted = r->deleted();
         size_t d = 0;
         for (size_t row = 0; row < ids.size(); ++row) {

@@ -30,7 +30,8 @@ int64_t BatchSize(const ScanOptions& options) {
 ExecOptions Planner::ExecOptionsOf(const ScanOptions& options) {
   ExecOptions e;
   e.pool = options.pool != nullptr ? options.pool : ThreadPool::Default();
-  e.prefetch = options.prefetch > 0 ? options.prefetch : std::max(2, e.pool->num_threads());
+  // A few chunks per thread keep the pool busy; more would only hold more memory.
+  e.prefetch = options.prefetch > 0 ? options.prefetch : std::clamp(e.pool->num_threads(), 2, 8);
   return e;
 }
 

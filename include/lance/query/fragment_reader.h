@@ -9,9 +9,10 @@
 // the selection's order; the selection names physical rows, deleted or not: LiveRows() gives
 // the rows the deletion vector keeps.
 //
-// Open() reads the fragment's deletion file (checked against the manifest's count) and, when
-// the dataset has stable row ids, decodes the fragment's row-id sequence once. Data files are
-// opened on first use through Snapshot::DataFileReader (cached for the snapshot's life).
+// Open() reads the fragment's deletion file (checked against the manifest's count). With stable
+// row ids, the fragment's row-id sequence is decoded on the first read of "_rowid" (once). Data
+// files are opened on first use through Snapshot::DataFileReader (cached for the snapshot's
+// life).
 // Thread-safe: reads may run concurrently (the scan's tasks share one reader per fragment).
 #pragma once
 
@@ -69,8 +70,10 @@ class FragmentReader {
   RowSelection LiveRows(int64_t start, int64_t length) const;
   // Row offset of the `n`-th live row (0-based, in row order). REQUIRES: n < live_rows().
   int64_t NthLiveRow(int64_t n) const;
-  // The stable row id of each physical row (empty without the stable-row-id feature).
-  const std::vector<uint64_t>& row_ids() const { return row_ids_; }
+  bool stable_row_ids() const { return stable_; }
+  // The stable row id of each physical row (decoded on first use; empty without the
+  // stable-row-id feature). Errors: as Open.
+  Result<const std::vector<uint64_t>*> RowIds() const;
 
   // Reads `columns` (see above) for `rows`. Errors: InvalidArgument (a row out of range, a
   // column the snapshot's schema does not have), NotSupported (a column stored with another
@@ -93,7 +96,10 @@ class FragmentReader {
   size_t index_ = 0;
   ThreadPool* pool_ = nullptr;
   std::vector<uint32_t> deleted_;
-  std::vector<uint64_t> row_ids_;
+  bool stable_ = false;
+  mutable std::once_flag row_ids_once_;
+  mutable Status row_ids_status_;
+  mutable std::vector<uint64_t> row_ids_;  // set once under row_ids_once_
   mutable std::mutex mu_;
   mutable std::vector<std::pair<int32_t, Source>> sources_;  // by field id, guarded by mu_
 };

@@ -55,7 +55,8 @@ struct ScanOptions {
   std::optional<std::vector<uint64_t>> fragment_ids;
   // Where the scan runs (see ExecOptions); null = ThreadPool::Default().
   ThreadPool* pool = nullptr;
-  // Chunks Filter and Project run ahead (ExecOptions::prefetch); 0 = the pool's thread count.
+  // Chunks Filter and Project run ahead (ExecOptions::prefetch); 0 = the pool's thread count
+  // (at least 2, at most 8).
   int prefetch = 0;
 };
 
