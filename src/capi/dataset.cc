@@ -55,14 +55,17 @@ Status TakeInto(const LanceDataset* dataset, const uint64_t* ids, size_t n,
                 const char* const* columns, bool by_row_id, ArrowArrayStream* out) {
   LANCE_ASSIGN_OR_RAISE(auto ds, SnapshotOf(dataset));
   LANCE_ASSIGN_OR_RAISE(auto cols, StringList(columns, "columns"));
-  const Projection p = MakeProjection(*ds, cols, false);
-  LANCE_ASSIGN_OR_RAISE(SchemaPtr scanned, ds->ProjectedSchema(p.options));
-  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(*ds, p));
-  const std::vector<uint64_t> list(ids, ids + n);
-  LANCE_ASSIGN_OR_RAISE(auto batches, by_row_id ? ds->TakeRowIds(list, p.options)
-                                                 : ds->Take(list, p.options));
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr one, OneBatch(scanned, batches));
-  std::vector<RecordBatchPtr> single{Apply(p, one)};
+  const Projection p = MakeProjection(cols, false);
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(ds, p));
+  std::vector<uint64_t> list(ids, ids + n);
+  const query::Planner planner(ds);
+  LANCE_ASSIGN_OR_RAISE(query::Plan plan, by_row_id ? planner.PlanTakeRowIds(std::move(list), p.options)
+                                                    : planner.PlanTake(std::move(list), p.options));
+  LANCE_ASSIGN_OR_RAISE(auto reader, plan.Execute(query::Planner::ExecOptionsOf(p.options)));
+  reader = Apply(p, std::move(reader));
+  LANCE_ASSIGN_OR_RAISE(auto batches, reader->ReadAll());
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr one, OneBatch(schema, batches));
+  std::vector<RecordBatchPtr> single{one};
   return ExportRecordBatchReader(std::make_unique<VectorRecordBatchReader>(schema, std::move(single)),
                                  out);
 }
