@@ -248,6 +248,9 @@ Result<ShardManifestStore::PutOutcome> ShardManifestStore::PutVersion(uint64_t v
       return PutOutcome::kTaken;
     }
     if (st.code() != StatusCode::kIOError) return st;
+    // Without a way to tell our landed object from another writer's, an ambiguous create is
+    // the caller's to resolve (a claim claims again from the latest version).
+    if (!accept_identical) return st;
     ambiguous = true;
     last = std::move(st);
   }
@@ -286,6 +289,7 @@ Result<ShardManifest> ShardManifestStore::Claim(uint32_t spec_id,
       // The claim may or may not have landed: claim again from whatever is latest (one epoch
       // higher if it did land), never assume the epoch is ours.
       last = put.status();
+      SleepMs(options_.io_retry_backoff_ms);
       continue;
     }
     if (*put == PutOutcome::kWritten) {
@@ -362,6 +366,7 @@ Result<ShardManifest> ShardManifestStore::Rewrite(
     auto put = PutVersion(next.version, EncodeShardManifest(next), /*accept_identical=*/false);
     if (!put.ok()) {
       if (put.status().code() != StatusCode::kIOError) return put.status();
+      SleepMs(options_.io_retry_backoff_ms);
       continue;  // re-read: a landed write shows up as the latest version
     }
     if (*put == PutOutcome::kWritten) {

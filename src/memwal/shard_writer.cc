@@ -121,7 +121,10 @@ Status ShardWriter::Recover() {
   const uint64_t hint = std::max(claimed.wal_entry_position_last_seen, replay_after);
   LANCE_ASSIGN_OR_RAISE(uint64_t tail, reader_.FindTail(hint));
   uint64_t end = tail;  // replay [replay_after + 1, end)
-  if (tail > 1 && options_.write_fence_sentinel) {
+  // A sentinel whenever an earlier writer may exist (a re-claim) or the WAL has entries: with
+  // an empty WAL and no sentinel, the previous writer's first append would land at position 1
+  // unfenced, acknowledged, and never be replayed.
+  if ((epoch_ > 1 || tail > 1) && options_.write_fence_sentinel) {
     LANCE_ASSIGN_OR_RAISE(sentinel_position_, PlaceSentinel(tail));
     end = sentinel_position_;
     next_position_ = sentinel_position_ + 1;

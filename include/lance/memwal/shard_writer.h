@@ -3,9 +3,12 @@
 //
 // Open(): claims the shard (writer_epoch + 1 in a new manifest version; SEALED shards refuse),
 // finds the WAL tip (probing from max(wal_entry_position_last_seen,
-// replay_after_wal_entry_position)), and when the shard already has WAL entries puts a fence
-// sentinel at the tip and records its position as wal_entry_position_last_seen -- from then on
-// an older writer's next append collides and gets Fenced. Only then it reads the entries
+// replay_after_wal_entry_position)), and unless the shard is brand new (its first claim, an
+// empty WAL) puts a fence sentinel at the tip and records its position as
+// wal_entry_position_last_seen -- from then on an older writer's next append collides and gets
+// Fenced. (lance 12 was only seen writing sentinels into non-empty WALs; skipping it on a
+// re-claimed shard with an empty WAL would let the old writer land an acknowledged entry at
+// position 1 that nobody replays.) Only then it reads the entries
 // replay_after + 1 .. sentinel - 1 (skipping sentinels) into recovered(): every entry a
 // previous writer managed to publish, acknowledged or not, exactly once.
 //
