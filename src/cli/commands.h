@@ -33,5 +33,6 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
+void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

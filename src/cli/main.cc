@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterEvolveCommands(app, registry);
   lance::cli::RegisterTokenizeCommand(app, registry);
   lance::cli::RegisterFlatSearchCommand(app, registry);
+  lance::cli::RegisterLsmCommands(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

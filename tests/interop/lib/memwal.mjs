@@ -145,7 +145,8 @@ export const readManifest = (table, shard, v) => decodeShardManifest(fs.readFile
 export function readWalEntry(file) {
   const r = A.RecordBatchReader.from(fs.readFileSync(file));
   r.open();
-  const md = r.schema.metadata;
+  const schema = r.schema;
+  const md = schema.metadata;
   const rows = [];
   for (const b of r) {
     for (const row of b) rows.push(row.toJSON());
@@ -153,7 +154,7 @@ export function readWalEntry(file) {
   return {
     writer_epoch: Number(md.get('writer_epoch')),
     fence_sentinel: md.get('fence_sentinel') === 'true',
-    fields: r.schema.fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable,
+    fields: schema.fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable,
       metadata: Object.fromEntries(f.metadata) })),
     rows,
   };

@@ -1,0 +1,428 @@
+// MemWAL commands (`lance lsm ...`): inspect a table's MemWAL state (spec, shards, manifests,
+// WAL entries, the unflushed tail), route rows to shards, and write WAL entries as a shard
+// writer. The MemTable, flushes and merges come later; `lsm write` leaves its rows durable in
+// the WAL, unflushed, like a reference writer that exits without closing.
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/input_files.h"
+#include "lance/columnar/json.h"
+#include "lance/io/object_store.h"
+#include "lance/memwal/index_details.h"
+#include "lance/memwal/layout.h"
+#include "lance/memwal/shard_manifest.h"
+#include "lance/memwal/shard_writer.h"
+#include "lance/memwal/sharding.h"
+#include "lance/memwal/wal.h"
+#include "lance/table/snapshot.h"
+
+namespace lance::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace mw = lance::memwal;
+
+struct LsmArgs {
+  std::string uri;
+  std::string shard;
+  std::string input;
+  std::string schema;
+  std::string primary_key;
+  int64_t from = 1;
+  bool rows = false;
+  bool tombstone = false;
+  int64_t max_in_flight = 64;
+  int64_t batch_rows = 0;
+};
+
+Status Print(const std::string& text) {
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return Status::IOError("cannot write to stdout");
+  }
+  if (std::fflush(stdout) != 0) return Status::IOError("cannot flush stdout");
+  return Status::OK();
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+struct Table {
+  io::StoreAndPath where;
+  std::shared_ptr<table::Snapshot> snapshot;
+};
+
+Result<Table> OpenBase(const std::string& uri) {
+  Table t;
+  LANCE_ASSIGN_OR_RAISE(t.where, io::ObjectStore::FromUri(uri));
+  LANCE_ASSIGN_OR_RAISE(t.snapshot, table::Snapshot::Open(t.where.store, t.where.path));
+  return t;
+}
+
+Result<mw::MemWalIndexDetails> Details(const Table& t) {
+  for (const auto& idx : t.snapshot->manifest().indices) {
+    if (idx.name == mw::kMemWalIndexName) {
+      return mw::DecodeMemWalIndexDetails(idx.details, t.snapshot->manifest_path());
+    }
+  }
+  return Status::NotFound("{}: version {} has no MemWAL index ({}); enable the LSM write path "
+                          "first",
+                          t.snapshot->root(), t.snapshot->version(), mw::kMemWalIndexName);
+}
+
+Result<mw::ShardRouter> Router(const Table& t) {
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(t));
+  if (d.sharding_specs.empty()) {
+    return Status::Corruption("{}: the MemWAL index has no sharding spec", t.snapshot->root());
+  }
+  return mw::ShardRouter::Make(d.sharding_specs.front(), *t.snapshot->schema());
+}
+
+Result<std::vector<mw::Uuid>> ShardsOf(const LsmArgs& a, const io::StoreAndPath& w) {
+  if (!a.shard.empty()) {
+    LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
+    return std::vector<mw::Uuid>{id};
+  }
+  return mw::ListShards(*w.store, w.path);
+}
+
+Status Spec(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(t));
+  return Print(mw::MemWalIndexDetailsToJson(d) + "\n");
+}
+
+Status Shards(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, w));
+  std::string out;
+  for (const mw::Uuid& s : shards) {
+    mw::ShardManifestStore store(w.store, w.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::optional<mw::ShardManifest> m, store.Latest());
+    if (m) out += mw::ShardManifestToJson(*m) + "\n";
+  }
+  return Print(out);
+}
+
+Status Manifests(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, w));
+  std::string out;
+  for (const mw::Uuid& s : shards) {
+    mw::ShardManifestStore store(w.store, w.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> versions, store.ListVersions());
+    for (uint64_t v : versions) {
+      LANCE_ASSIGN_OR_RAISE(mw::ShardManifest m, store.Read(v));
+      out += mw::ShardManifestToJson(m) + "\n";
+    }
+  }
+  return Print(out);
+}
+
+std::string EntryJson(const mw::Uuid& shard, const mw::WalEntry& e) {
+  Json j;
+  j["shard_id"] = shard.ToString();
+  j["position"] = e.position;
+  j["writer_epoch"] = e.writer_epoch;
+  j["fence_sentinel"] = e.fence_sentinel;
+  j["batches"] = e.batches.size();
+  j["rows"] = e.num_rows();
+  return j.dump() + "\n";
+}
+
+// Every WAL entry from --from on (headers, or with --rows the rows of the data entries).
+Status Wal(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, w));
+  for (const mw::Uuid& s : shards) {
+    mw::WalReader reader(w.store, w.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> positions, reader.ListPositions());
+    for (uint64_t p : positions) {
+      if (p < static_cast<uint64_t>(a.from)) continue;
+      LANCE_ASSIGN_OR_RAISE(std::optional<mw::WalEntry> e, reader.Read(p));
+      if (!e) continue;
+      std::string out;
+      if (!a.rows) {
+        out = EntryJson(s, *e);
+      } else {
+        for (const auto& b : e->batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));
+      }
+      LANCE_RETURN_NOT_OK(Print(out));
+    }
+  }
+  return Status::OK();
+}
+
+// The rows no flushed generation covers (replay_after + 1 .. tip, sentinels skipped): what a
+// strongly consistent read adds to the flushed data. Read-only: nothing is claimed.
+Status Tail(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, w));
+  for (const mw::Uuid& s : shards) {
+    mw::ShardManifestStore store(w.store, w.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::optional<mw::ShardManifest> m, store.Latest());
+    LANCE_ASSIGN_OR_RAISE(std::vector<mw::WalEntry> tail,
+                          mw::ReadUnflushedTail(w.store, w.path, s, m));
+    std::string out;
+    for (const auto& e : tail) {
+      if (!a.rows) {
+        out += EntryJson(s, e);
+        continue;
+      }
+      for (const auto& b : e.batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));
+    }
+    LANCE_RETURN_NOT_OK(Print(out));
+  }
+  return Status::OK();
+}
+
+Status Route(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, "", &schema, &batches));
+  for (const auto& b : batches) {
+    LANCE_ASSIGN_OR_RAISE(mw::ShardRouter::Routing r, router.Route(*b));
+    std::string out;
+    for (uint32_t s : r.row_shard) {
+      const mw::ShardTarget& target = r.shards[s];
+      Json values = Json::object();
+      for (const auto& v : target.field_values) values[v.field_id] = Hex(v.value);
+      Json j;
+      j["shard_id"] = target.shard_id.ToString();
+      j["values"] = values;
+      out += j.dump() + "\n";
+    }
+    LANCE_RETURN_NOT_OK(Print(out));
+  }
+  return Status::OK();
+}
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (!s.empty()) {
+    const size_t p = s.find(',', start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+// Acknowledgements in input order: after each durable acknowledgement, the rows of the longest
+// fully acknowledged prefix of the input (what must survive a crash from then on).
+class AckPrinter {
+ public:
+  // Registers input piece `i` (rows of one input batch bound for one shard) of batch `batch`.
+  void Expect(size_t batch, int64_t rows, int pieces) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pending_.size() <= batch) pending_.resize(batch + 1, {0, 0});
+    pending_[batch] = {pieces, rows};
+  }
+  void Done(size_t batch, const Status& st) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!st.ok()) {
+      if (error_.ok()) error_ = st;
+      return;
+    }
+    if (--pending_[batch].first > 0) return;
+    bool advanced = false;
+    while (next_ < pending_.size() && pending_[next_].first == 0) {
+      acked_ += pending_[next_].second;
+      ++next_;
+      advanced = true;
+    }
+    if (advanced) {
+      std::printf("{\"acked_rows\": %lld}\n", static_cast<long long>(acked_));
+      std::fflush(stdout);
+    }
+  }
+  Status error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
+  int64_t acked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return acked_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<int, int64_t>> pending_;  // per input batch: pieces left, rows
+  size_t next_ = 0;
+  int64_t acked_ = 0;
+  Status error_;
+};
+
+Status Write(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
+  SchemaPtr table_schema = t.snapshot->schema();
+  if (!a.primary_key.empty()) {
+    LANCE_ASSIGN_OR_RAISE(table_schema, mw::WithPrimaryKey(table_schema, SplitCommas(a.primary_key)));
+  }
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> input;
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, "", &schema, &input));
+  std::vector<RecordBatchPtr> batches;
+  for (const auto& b : input) {
+    const int64_t step = a.batch_rows > 0 ? a.batch_rows : std::max<int64_t>(b->num_rows(), 1);
+    for (int64_t off = 0; off < b->num_rows(); off += step) {
+      batches.push_back(b->Slice(off, std::min(step, b->num_rows() - off)));
+    }
+  }
+  std::map<mw::Uuid, std::unique_ptr<mw::ShardWriter>> writers;
+  AckPrinter acks;
+  std::mutex flight_mu;
+  std::condition_variable flight_cv;
+  int64_t in_flight = 0;
+  Status st;
+  for (size_t i = 0; i < batches.size() && st.ok(); ++i) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<mw::ShardSlice> slices, router.Split(batches[i]));
+    acks.Expect(i, batches[i]->num_rows(), static_cast<int>(slices.size()));
+    for (mw::ShardSlice& slice : slices) {
+      auto it = writers.find(slice.shard.shard_id);
+      if (it == writers.end()) {
+        mw::ShardWriterOptions o;
+        o.table_schema = table_schema;
+        o.shard_spec_id = slice.shard.spec_id;
+        o.shard_field_values = slice.shard.field_values;
+        LANCE_ASSIGN_OR_RAISE(auto w, mw::ShardWriter::Open(t.where.store, t.where.path,
+                                                            slice.shard.shard_id, o));
+        std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%zu entries "
+                     "recovered)\n",
+                     slice.shard.shard_id.ToString().c_str(),
+                     static_cast<unsigned long long>(w->epoch()), w->recovered().size());
+        it = writers.emplace(slice.shard.shard_id, std::move(w)).first;
+      }
+      {
+        std::unique_lock<std::mutex> lock(flight_mu);
+        flight_cv.wait(lock, [&] { return in_flight < a.max_in_flight; });
+        ++in_flight;
+      }
+      st = it->second->Append(*slice.batch, a.tombstone, [&, i](const Result<mw::WalAck>& r) {
+        acks.Done(i, r.status());
+        std::lock_guard<std::mutex> lock(flight_mu);
+        --in_flight;
+        flight_cv.notify_all();
+      });
+      if (!st.ok()) break;
+    }
+    if (st.ok()) st = acks.error();
+  }
+  for (auto& [id, w] : writers) {
+    Status c = w->Close();
+    if (st.ok()) st = c;
+  }
+  if (st.ok()) st = acks.error();
+  LANCE_RETURN_NOT_OK(st);
+  Json j;
+  j["acked_rows"] = acks.acked();
+  j["shards"] = writers.size();
+  j["flushed"] = false;
+  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  return Status::OK();
+}
+
+Status Recover(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::Uuid shard, mw::Uuid::Parse(a.shard));
+  SchemaPtr table_schema = t.snapshot->schema();
+  if (!a.primary_key.empty()) {
+    LANCE_ASSIGN_OR_RAISE(table_schema, mw::WithPrimaryKey(table_schema, SplitCommas(a.primary_key)));
+  }
+  mw::ShardWriterOptions o;
+  o.table_schema = table_schema;
+  LANCE_ASSIGN_OR_RAISE(auto w, mw::ShardWriter::Open(t.where.store, t.where.path, shard, o));
+  int64_t rows = 0;
+  for (const auto& e : w->recovered()) rows += e.num_rows();
+  Json j;
+  j["shard_id"] = shard.ToString();
+  j["writer_epoch"] = w->epoch();
+  j["sentinel_position"] = w->sentinel_position();
+  j["recovered_entries"] = w->recovered().size();
+  j["recovered_rows"] = rows;
+  LANCE_RETURN_NOT_OK(w->Close());
+  return Print(j.dump() + "\n");
+}
+
+}  // namespace
+
+void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry) {
+  auto args = std::make_shared<LsmArgs>();
+  CLI::App* lsm = app.add_subcommand("lsm", "MemWAL (LSM write path) state: spec, shards, WAL, "
+                                            "routing, WAL writers");
+  lsm->require_subcommand(1);
+  auto uri = [&](CLI::App* c) { c->add_option("uri", args->uri, "Table URI")->required(); };
+  auto shard = [&](CLI::App* c, bool required) {
+    auto* o = c->add_option("--shard", args->shard, "Shard id (UUID); default every shard");
+    if (required) o->required();
+  };
+  auto* spec = lsm->add_subcommand("spec", "Print the MemWAL index details as JSON");
+  uri(spec);
+  registry.OnRun(spec, [args] { return Spec(*args); });
+  auto* shards = lsm->add_subcommand("shards", "Print each shard's latest manifest as JSON");
+  uri(shards);
+  shard(shards, false);
+  registry.OnRun(shards, [args] { return Shards(*args); });
+  auto* manifests = lsm->add_subcommand("manifests", "Print every shard manifest version");
+  uri(manifests);
+  shard(manifests, false);
+  registry.OnRun(manifests, [args] { return Manifests(*args); });
+  auto* wal = lsm->add_subcommand("wal", "Print WAL entries (headers, or --rows)");
+  uri(wal);
+  shard(wal, false);
+  wal->add_option("--from", args->from, "First position");
+  wal->add_flag("--rows", args->rows, "Print the rows of data entries (canonical JSON lines)");
+  registry.OnRun(wal, [args] { return Wal(*args); });
+  auto* tail = lsm->add_subcommand("tail", "Print the unflushed WAL tail (headers, or --rows)");
+  uri(tail);
+  shard(tail, false);
+  tail->add_flag("--rows", args->rows, "Print the rows (canonical JSON lines)");
+  registry.OnRun(tail, [args] { return Tail(*args); });
+  auto* route = lsm->add_subcommand("route", "Print the shard of every input row");
+  uri(route);
+  route->add_option("--input", args->input, "Rows (Arrow IPC, JSON lines with --schema, CSV)")
+      ->required();
+  route->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
+  registry.OnRun(route, [args] { return Route(*args); });
+  auto* write = lsm->add_subcommand(
+      "write", "Append rows to the shards' WALs (durable, not flushed); prints "
+               "{\"acked_rows\": N} after each durable acknowledgement");
+  uri(write);
+  write->add_option("--input", args->input, "Rows (Arrow IPC, JSON lines with --schema, CSV)")
+      ->required();
+  write->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
+  write->add_option("--primary-key", args->primary_key,
+                    "Primary-key columns to mark in WAL entries (comma separated)");
+  write->add_option("--batch-rows", args->batch_rows, "Cut input batches to this many rows");
+  write->add_option("--max-in-flight", args->max_in_flight,
+                    "Appends waiting for durability at once (group commit)");
+  write->add_flag("--delete", args->tombstone, "Write the rows as tombstones (deletes)");
+  registry.OnRun(write, [args] { return Write(*args); });
+  auto* recover = lsm->add_subcommand(
+      "recover", "Claim a shard, fence its previous writer and replay its WAL tail");
+  uri(recover);
+  shard(recover, true);
+  recover->add_option("--primary-key", args->primary_key, "Primary-key columns");
+  registry.OnRun(recover, [args] { return Recover(*args); });
+}
+
+}  // namespace lance::cli
