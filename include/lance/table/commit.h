@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,6 +58,11 @@ struct CommitOptions {
   // null = PutIfNotExistsCommitHandler() (on a local filesystem: the staged rename above).
   std::shared_ptr<CommitHandler> handler;
   int max_retries = 100;  // lost races before giving up (CommitConflict, retryable)
+  // Called on every attempt with the manifest the operation made from the latest version,
+  // before it is published: for state kept inside the manifest that must change in the same
+  // commit (e.g. the MemWAL index's merged generations, updated with the merged rows). It may
+  // run several times; its error aborts the commit (staged files removed) and is returned.
+  std::function<Status(Manifest*)> amend;
 };
 
 // What a commit did.
