@@ -164,6 +164,14 @@ Result<MemWalIndexDetails> DecodeMemWalIndexDetails(std::string_view bytes, std:
   return d;
 }
 
+std::string EncodeMergedGeneration(const MergedGeneration& g) {
+  pb::MergedGeneration p;
+  ToPb(g, &p);
+  std::string out;
+  p.SerializeToString(&out);
+  return out;
+}
+
 std::string MemWalIndexDetailsToJson(const MemWalIndexDetails& d) {
   nlohmann::ordered_json j;
   j["snapshot_ts_millis"] = d.snapshot_ts_millis;

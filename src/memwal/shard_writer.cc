@@ -178,6 +178,17 @@ Status ShardWriter::Append(const RecordBatch& batch, bool tombstone, Callback on
     return Status::InvalidArgument("ShardWriter::Append: empty batch (a WAL entry holds rows)");
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wal_batch, MakeWalBatch(wal_schema_, batch, tombstone));
+  return AppendWalBatch(std::move(wal_batch), std::move(on_durable));
+}
+
+Status ShardWriter::AppendWalBatch(RecordBatchPtr wal_batch, Callback on_durable) {
+  if (!wal_batch || wal_batch->num_rows() == 0) {
+    return Status::InvalidArgument("ShardWriter::Append: empty batch (a WAL entry holds rows)");
+  }
+  if (!wal_batch->schema()->Equals(*wal_schema_)) {
+    return Status::InvalidArgument("ShardWriter::AppendWalBatch: the batch's schema is not the "
+                                   "shard's WAL schema (make it with MakeWalBatch)");
+  }
   Pending p;
   for (const auto& c : wal_batch->columns()) p.bytes += ArrayBytes(*c);
   p.batch = std::move(wal_batch);

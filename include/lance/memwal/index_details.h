@@ -71,6 +71,10 @@ std::string EncodeMemWalIndexDetails(const MemWalIndexDetails& d);
 // Errors: Corruption (undecodable protobuf, a shard id that is not 16 bytes).
 Result<MemWalIndexDetails> DecodeMemWalIndexDetails(std::string_view bytes, std::string_view what);
 
+// A MergedGeneration message alone: what an Update transaction lists in compacted_sstables
+// (lance's CompactedSsTable has the same fields).
+std::string EncodeMergedGeneration(const MergedGeneration& g);
+
 // One line of JSON for tools and tests.
 std::string MemWalIndexDetailsToJson(const MemWalIndexDetails& d);
 

@@ -114,6 +114,8 @@ class ShardWriter {
   // batch that does not fit the schema or is empty; the poison status of a failed writer;
   // Cancelled after Close.
   Status Append(const RecordBatch& batch, bool tombstone, Callback on_durable);
+  // Append of a batch already in the WAL schema (MakeWalBatch of wal_schema()), queued as it is.
+  Status AppendWalBatch(RecordBatchPtr wal_batch, Callback on_durable);
   std::future<Result<WalAck>> Append(const RecordBatch& batch, bool tombstone = false);
   // Append and wait for durability.
   Result<WalAck> AppendAndWait(const RecordBatch& batch, bool tombstone = false);

@@ -1,0 +1,53 @@
+// Flushed generations (mem_wal.md "Flushed MemTable"): a MemTable written as a small Lance
+// dataset `_mem_wal/{shard}/{random8}_gen_{g}/`, and reading one back.
+//
+// Written as lance 12 does: the base table's data storage version, one fragment, rows in
+// insert (WAL) order with the `_tombstone` column; for a primary-key table the older rows of a
+// key repeated inside the generation hidden by a deletion vector on fragment 0 (the newest
+// row, a tombstone too, stays), and the `_pk_index/` sidecar: page_data.lance (`values` = the
+// key, `ids` = uint64 row offset, sorted by key, masked duplicates included) and
+// page_lookup.lance (min / max / null_count / page_idx per page of 8192 values; schema
+// metadata batch_size "8192", range_partitioned "false"), which lance 12's query() opens for
+// every generation it reads. Single-column keys only for the sidecar (a composite key would
+// be Binary of the tuple encoding; NotSupported for now). `bloom_filter.bin` is not written
+// yet (lance 12 reads generations without it).
+//
+// A failed attempt leaves its directory behind, never referenced: a retry picks a new random
+// name. Publishing the generation is the shard manifest's job (the writer's flush).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lance/core/result.h"
+#include "lance/io/object_store.h"
+#include "lance/memwal/memtable.h"
+#include "lance/memwal/shard_manifest.h"
+#include "lance/memwal/uuid.h"
+#include "lance/table/snapshot.h"
+
+namespace lance::memwal {
+
+inline constexpr int64_t kPkIndexPageRows = 8192;
+
+struct GenerationWriteOptions {
+  std::string data_storage_version;  // the base table's ("2.1", "2.2"); empty: "2.2"
+};
+
+// Writes `contents` (a MemTable's Snapshot) as generation `generation` of `shard`; returns
+// the entry for the shard manifest (path = directory name, stats as lance 12 records them).
+// Errors: InvalidArgument (an empty MemTable), NotSupported (key types), IOError.
+Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>& store,
+                                          const std::string& root, const Uuid& shard,
+                                          uint64_t generation, const MemTable::Contents& contents,
+                                          const std::vector<std::string>& primary_key,
+                                          const GenerationWriteOptions& options = {});
+
+// The Lance dataset of a flushed generation.
+Result<std::shared_ptr<table::Snapshot>> OpenGeneration(const std::shared_ptr<io::ObjectStore>& store,
+                                                        const std::string& root, const Uuid& shard,
+                                                        const FlushedGeneration& generation);
+
+}  // namespace lance::memwal

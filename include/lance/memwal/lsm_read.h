@@ -1,0 +1,60 @@
+// LSM reads of a MemWAL table (mem_wal.md "Reader Consistency", "Query Planning"): the base
+// table + every shard's flushed generations not yet merged (+ the unflushed WAL tail for
+// strong consistency), last-write-wins by primary key.
+//
+// Freshness within a shard: the base is generation 0, flushed generation g ranks g, the WAL
+// tail ranks above every flushed generation (in WAL order). Generations with
+// g <= merged_generations[shard] are covered by the base and never read. Inside a generation
+// the deletion vector already hid older duplicates; a key whose newest row is a tombstone is
+// absent. Shards are disjoint by key (the sharding spec guarantees it), so the merge is one
+// map over all shards. Append-only tables (no primary key) concatenate every source.
+//
+// Strong consistency here is from ANY process: the tail is read from storage (entries after
+// replay_after_wal_entry_position, sentinels skipped), which holds every acknowledged write --
+// a live writer's in-memory rows included, since it acknowledges only durable rows.
+//
+// Until the query layer lands, the sources are read with table::Snapshot::Scan (no
+// projection / filter pushdown into the merge); the result is materialized.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/core/result.h"
+#include "lance/io/object_store.h"
+#include "lance/memwal/index_details.h"
+#include "lance/table/snapshot.h"
+
+namespace lance::memwal {
+
+enum class Consistency { kEventual, kStrong };
+
+struct LsmReadOptions {
+  Consistency consistency = Consistency::kStrong;
+  std::vector<std::string> columns;  // output columns (empty: the base schema's)
+};
+
+struct LsmReadStats {
+  int64_t base_rows = 0;
+  int64_t generations = 0;       // flushed generations read
+  int64_t generation_rows = 0;   // their rows after deletion vectors
+  int64_t skipped_merged = 0;    // generations covered by merged_generations
+  int64_t tail_entries = 0;
+  int64_t tail_rows = 0;
+  int64_t result_rows = 0;
+};
+
+// The MemWAL index details of a base version, NotFound when it has none.
+Result<MemWalIndexDetails> ReadMemWalDetails(const table::Snapshot& base);
+
+// Every visible row (base order for base rows that survive, then the newer rows in source
+// order). Errors: IOError, Corruption.
+Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
+                                            const std::string& root,
+                                            const LsmReadOptions& options = {},
+                                            LsmReadStats* stats = nullptr);
+
+}  // namespace lance::memwal

@@ -1,0 +1,206 @@
+#include "lance/memwal/memwal_writer.h"
+
+#include <chrono>
+#include <future>
+
+namespace lance::memwal {
+
+MemWalWriter::MemWalWriter(std::shared_ptr<io::ObjectStore> store, std::string root,
+                           MemWalWriterOptions o)
+    : store_(std::move(store)), root_(std::move(root)), options_(std::move(o)) {}
+
+MemWalWriter::~MemWalWriter() { (void)Close(false); }
+
+Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::ObjectStore> store,
+                                                         std::string root, Uuid shard,
+                                                         MemWalWriterOptions options) {
+  std::unique_ptr<MemWalWriter> w(new MemWalWriter(store, root, options));
+  LANCE_ASSIGN_OR_RAISE(w->shard_, ShardWriter::Open(store, root, shard, options.shard));
+  const ShardManifest m = w->shard_->manifest();
+  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> mt,
+                        MemTable::Make(w->shard_->wal_schema(), options.primary_key,
+                                       m.current_generation));
+  for (const WalEntry& e : w->shard_->recovered()) {
+    for (const auto& b : e.batches) {
+      // Replayed entries carry the schema they were written with (a previous writer's, maybe
+      // the reference's): rebuild each batch in this writer's WAL schema.
+      const SchemaPtr& ws = w->shard_->wal_schema();
+      std::vector<ArrayPtr> cols;
+      for (const auto& f : ws->fields()) {
+        ArrayPtr c = b->GetColumnByName(f->name());
+        if (!c || !c->type->Equals(*f->type())) {
+          return Status::Corruption("shard {}: WAL entry {} has no column '{}' of type {}",
+                                    shard.ToString(), e.position, f->name(), f->type()->ToString());
+        }
+        cols.push_back(std::move(c));
+      }
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, RecordBatch::Make(ws, b->num_rows(), std::move(cols)));
+      w->recovered_rows_ += wb->num_rows();
+      LANCE_RETURN_NOT_OK(mt->Insert(std::move(wb), e.position));
+    }
+  }
+  w->shard_->ReleaseRecovered();
+  w->active_ = std::move(mt);
+  if (options.auto_flush) w->flusher_ = std::thread([p = w.get()] { p->FlushLoop(); });
+  return w;
+}
+
+bool MemWalWriter::OverLimit(const MemTable& m) const {
+  if (m.empty()) return false;
+  return (options_.max_rows > 0 && m.num_rows() >= options_.max_rows) ||
+         (options_.max_bytes > 0 && m.bytes() >= options_.max_bytes) ||
+         (options_.max_age_ms > 0 && m.age_ms() >= options_.max_age_ms);
+}
+
+Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback on_durable) {
+  if (batch.num_rows() == 0) {
+    return Status::InvalidArgument("MemWalWriter::Append: empty batch (a WAL entry holds rows)");
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
+  if (options_.auto_flush) {
+    // Bounded memory: a full MemTable waits while the previous one is still being flushed.
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stop_ || !flush_error_.ok() || !frozen_ || !OverLimit(*active_); });
+    if (!flush_error_.ok()) return flush_error_;
+  }
+  return shard_->AppendWalBatch(wb, [this, wb, cb = std::move(on_durable)](const Result<WalAck>& r) {
+    if (!r.ok()) {
+      cb(r);
+      return;
+    }
+    Status st;
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      st = active_->Insert(wb, r->position);
+      wake = options_.auto_flush && OverLimit(*active_);
+    }
+    if (wake) cv_.notify_all();
+    if (!st.ok()) {
+      cb(Result<WalAck>(st));
+      return;
+    }
+    cb(r);
+  });
+}
+
+Result<WalAck> MemWalWriter::AppendAndWait(const RecordBatch& batch, bool tombstone) {
+  auto promise = std::make_shared<std::promise<Result<WalAck>>>();
+  auto future = promise->get_future();
+  Status st = Append(batch, tombstone, [promise](const Result<WalAck>& r) { promise->set_value(r); });
+  if (!st.ok()) return st;
+  return future.get();
+}
+
+Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
+  std::lock_guard<std::mutex> flush_lock(flush_mu_);
+  std::shared_ptr<MemTable> frozen;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (active_->empty()) return std::optional<FlushedGeneration>();
+    LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> next,
+                          MemTable::Make(shard_->wal_schema(), options_.primary_key,
+                                         active_->generation() + 1));
+    frozen_ = std::move(active_);
+    active_ = std::move(next);
+    frozen = frozen_;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const MemTable::Contents contents = frozen->Snapshot();
+  auto publish = [&]() -> Result<FlushedGeneration> {
+    LANCE_ASSIGN_OR_RAISE(FlushedGeneration g,
+                          WriteGeneration(store_, root_, shard_->shard_id(), frozen->generation(),
+                                          contents, options_.primary_key, options_.generation));
+    LANCE_RETURN_NOT_OK(shard_->UpdateManifest([&](ShardManifest* m) -> Status {
+      if (m->current_generation != g.generation) {
+        return Status::Internal("shard {}: flushing generation {} but the manifest's current "
+                                "generation is {}",
+                                m->shard_id.ToString(), g.generation, m->current_generation);
+      }
+      m->flushed_generations.push_back(g);
+      m->current_generation = g.generation + 1;
+      m->replay_after_wal_entry_position =
+          std::max(m->replay_after_wal_entry_position, contents.last_wal_position);
+      m->wal_entry_position_last_seen =
+          std::max({m->wal_entry_position_last_seen, contents.last_wal_position,
+                    shard_->last_durable_position()});
+      return Status::OK();
+    }).status());
+    return g;
+  };
+  Result<FlushedGeneration> g = publish();
+  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!g.ok()) {
+      // Keep the rows readable and flushable: they go back in front of the active MemTable's.
+      // (A fenced writer stays poisoned; its rows are in the WAL for the next writer.)
+      if (flush_error_.ok()) flush_error_ = g.status();
+    } else {
+      frozen_.reset();
+      ++stats_.flushes;
+      stats_.flushed_rows += contents.num_rows;
+      stats_.flush_ms += ms;
+    }
+  }
+  cv_.notify_all();
+  if (!g.ok()) return g.status();
+  return std::optional<FlushedGeneration>(std::move(*g));
+}
+
+void MemWalWriter::FlushLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      const auto wait = options_.max_age_ms > 0 ? std::chrono::milliseconds(options_.max_age_ms)
+                                                : std::chrono::milliseconds(1000);
+      cv_.wait_for(lock, wait, [&] { return stop_ || OverLimit(*active_); });
+      if (stop_ || !flush_error_.ok()) return;
+      if (!OverLimit(*active_)) continue;
+    }
+    (void)Flush();
+  }
+}
+
+std::vector<std::shared_ptr<const MemTable>> MemWalWriter::MemTables() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<const MemTable>> out;
+  if (frozen_) out.push_back(frozen_);
+  out.push_back(active_);
+  return out;
+}
+
+MemWalWriterStats MemWalWriter::stats() const {
+  MemWalWriterStats s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s = stats_;
+  }
+  s.wal = shard_->stats();
+  return s;
+}
+
+Status MemWalWriter::Close(bool flush) {
+  if (closed_) return Status::OK();
+  closed_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+  if (!shard_) return Status::OK();
+  Status st = shard_->Close();  // every queued append durable (and in the MemTable) first
+  if (st.ok() && flush) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      flush_error_ = Status::OK();
+    }
+    st = Flush().status();
+  }
+  return st;
+}
+
+}  // namespace lance::memwal
