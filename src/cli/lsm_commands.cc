@@ -1,7 +1,11 @@
-// MemWAL commands (`lance lsm ...`): inspect a table's MemWAL state (spec, shards, manifests,
-// WAL entries, the unflushed tail), route rows to shards, and write WAL entries as a shard
-// writer. The MemTable, flushes and merges come later; `lsm write` leaves its rows durable in
-// the WAL, unflushed, like a reference writer that exits without closing.
+// MemWAL commands (`lance lsm ...`): turn the LSM write path on (enable), stream upserts and
+// deletes through shard writers (write: WAL durability, MemTable, flushes), flush, merge
+// generations into the base, read base + generations (+ the WAL tail), and inspect the state
+// (status, spec, shards, manifests, WAL entries, the unflushed tail, routing). A `write`
+// without --flush leaves its rows durable in the WAL, unflushed, like a reference writer that
+// exits without closing: the next writer, `lsm flush` or a strong read replays them.
+#include <charconv>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -17,7 +21,12 @@
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/index_details.h"
+#include "lance/memwal/enable.h"
 #include "lance/memwal/layout.h"
+#include "lance/memwal/lsm_read.h"
+#include "lance/memwal/memwal_writer.h"
+#include "lance/memwal/merge.h"
+#include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
 #include "lance/memwal/sharding.h"
@@ -42,6 +51,16 @@ struct LsmArgs {
   bool tombstone = false;
   int64_t max_in_flight = 64;
   int64_t batch_rows = 0;
+  bool flush = false;
+  int64_t max_rows = 1 << 20;
+  int64_t max_bytes = int64_t{256} << 20;
+  int64_t max_age_ms = 0;
+  std::string bucket;    // enable: COL:N
+  std::string identity;  // enable: COL
+  bool unsharded = false;
+  std::vector<std::string> maintain;
+  std::string consistency = "strong";
+  std::vector<std::string> columns;
 };
 
 Status Print(const std::string& text) {
@@ -271,13 +290,30 @@ class AckPrinter {
   Status error_;
 };
 
+std::vector<std::string> TablePrimaryKey(const LsmArgs& a, const Table& t) {
+  return a.primary_key.empty() ? mw::PrimaryKeyColumns(t.snapshot->manifest())
+                               : SplitCommas(a.primary_key);
+}
+
+Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) {
+  mw::MemWalWriterOptions o;
+  o.primary_key = TablePrimaryKey(a, t);
+  o.shard.table_schema = t.snapshot->schema();
+  if (!o.primary_key.empty()) {
+    LANCE_ASSIGN_OR_RAISE(o.shard.table_schema, mw::WithPrimaryKey(o.shard.table_schema, o.primary_key));
+  }
+  o.generation.data_storage_version = t.snapshot->manifest().data_storage_version;
+  o.max_rows = a.max_rows;
+  o.max_bytes = a.max_bytes;
+  o.max_age_ms = a.max_age_ms;
+  o.auto_flush = a.max_rows > 0 || a.max_bytes > 0 || a.max_age_ms > 0;
+  return o;
+}
+
 Status Write(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
   LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
-  SchemaPtr table_schema = t.snapshot->schema();
-  if (!a.primary_key.empty()) {
-    LANCE_ASSIGN_OR_RAISE(table_schema, mw::WithPrimaryKey(table_schema, SplitCommas(a.primary_key)));
-  }
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));
   SchemaPtr schema;
   std::vector<RecordBatchPtr> input;
   LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, "", &schema, &input));
@@ -288,7 +324,7 @@ Status Write(const LsmArgs& a) {
       batches.push_back(b->Slice(off, std::min(step, b->num_rows() - off)));
     }
   }
-  std::map<mw::Uuid, std::unique_ptr<mw::ShardWriter>> writers;
+  std::map<mw::Uuid, std::unique_ptr<mw::MemWalWriter>> writers;
   AckPrinter acks;
   std::mutex flight_mu;
   std::condition_variable flight_cv;
@@ -300,16 +336,16 @@ Status Write(const LsmArgs& a) {
     for (mw::ShardSlice& slice : slices) {
       auto it = writers.find(slice.shard.shard_id);
       if (it == writers.end()) {
-        mw::ShardWriterOptions o;
-        o.table_schema = table_schema;
-        o.shard_spec_id = slice.shard.spec_id;
-        o.shard_field_values = slice.shard.field_values;
-        LANCE_ASSIGN_OR_RAISE(auto w, mw::ShardWriter::Open(t.where.store, t.where.path,
-                                                            slice.shard.shard_id, o));
-        std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%zu entries "
-                     "recovered)\n",
+        mw::MemWalWriterOptions o = wo;
+        o.shard.shard_spec_id = slice.shard.spec_id;
+        o.shard.shard_field_values = slice.shard.field_values;
+        LANCE_ASSIGN_OR_RAISE(auto w, mw::MemWalWriter::Open(t.where.store, t.where.path,
+                                                             slice.shard.shard_id, o));
+        std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%lld rows "
+                     "recovered from the WAL)\n",
                      slice.shard.shard_id.ToString().c_str(),
-                     static_cast<unsigned long long>(w->epoch()), w->recovered().size());
+                     static_cast<unsigned long long>(w->epoch()),
+                     static_cast<long long>(w->recovered_rows()));
         it = writers.emplace(slice.shard.shard_id, std::move(w)).first;
       }
       {
@@ -327,8 +363,10 @@ Status Write(const LsmArgs& a) {
     }
     if (st.ok()) st = acks.error();
   }
+  int64_t flushes = 0;
   for (auto& [id, w] : writers) {
-    Status c = w->Close();
+    Status c = w->Close(a.flush);
+    flushes += w->stats().flushes;
     if (st.ok()) st = c;
   }
   if (st.ok()) st = acks.error();
@@ -336,9 +374,168 @@ Status Write(const LsmArgs& a) {
   Json j;
   j["acked_rows"] = acks.acked();
   j["shards"] = writers.size();
-  j["flushed"] = false;
+  j["flushes"] = flushes;
+  j["flushed"] = a.flush;
   std::fprintf(stderr, "%s\n", j.dump().c_str());
   return Status::OK();
+}
+
+// Claims every shard with unflushed WAL entries (fencing its writer), replays them and flushes.
+Status Flush(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));
+  wo.auto_flush = false;
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, t.where));
+  std::string out;
+  for (const mw::Uuid& s : shards) {
+    mw::ShardManifestStore store(t.where.store, t.where.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::optional<mw::ShardManifest> m, store.Latest());
+    LANCE_ASSIGN_OR_RAISE(std::vector<mw::WalEntry> tail,
+                          mw::ReadUnflushedTail(t.where.store, t.where.path, s, m));
+    int64_t rows = 0;
+    for (const auto& e : tail) rows += e.num_rows();
+    Json j;
+    j["shard_id"] = s.ToString();
+    if (rows > 0) {
+      if (m) {
+        wo.shard.shard_spec_id = m->shard_spec_id;
+        wo.shard.shard_field_values = m->shard_field_entries;
+      }
+      LANCE_ASSIGN_OR_RAISE(auto w, mw::MemWalWriter::Open(t.where.store, t.where.path, s, wo));
+      LANCE_ASSIGN_OR_RAISE(std::optional<mw::FlushedGeneration> g, w->Flush());
+      LANCE_RETURN_NOT_OK(w->Close(false));
+      if (g) {
+        j["generation"] = g->generation;
+        j["path"] = g->path;
+      }
+    }
+    j["rows"] = rows;
+    out += j.dump() + "\n";
+  }
+  return Print(out);
+}
+
+Status Merge(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  std::optional<mw::Uuid> only;
+  if (!a.shard.empty()) {
+    LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
+    only = id;
+  }
+  LANCE_ASSIGN_OR_RAISE(mw::MergeReport r, mw::MergeGenerations(w.store, w.path, only));
+  std::string out;
+  for (const auto& m : r.merged) {
+    Json j;
+    j["shard_id"] = m.shard.ToString();
+    j["generation"] = m.generation;
+    j["version"] = m.version;
+    j["rows_upserted"] = m.rows_upserted;
+    j["base_rows_replaced"] = m.rows_deleted;
+    out += j.dump() + "\n";
+  }
+  Json j;
+  j["merged"] = r.merged.size();
+  j["skipped"] = r.skipped;
+  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  return Print(out);
+}
+
+Result<mw::ShardingSpec> SpecOf(const LsmArgs& a, const Schema& schema) {
+  const int given = (a.bucket.empty() ? 0 : 1) + (a.identity.empty() ? 0 : 1) + (a.unsharded ? 1 : 0);
+  if (given != 1) {
+    return Status::InvalidArgument("give exactly one of --bucket COL:N, --identity COL, --unsharded");
+  }
+  if (a.unsharded) return mw::UnshardedSpec();
+  const std::string col = a.identity.empty() ? a.bucket.substr(0, a.bucket.find(':')) : a.identity;
+  FieldPtr f = schema.GetFieldByName(col);
+  if (!f) return Status::InvalidArgument("no column '{}' to shard by", col);
+  if (!a.identity.empty()) return mw::IdentitySpec(f->id(), *f->type());
+  const size_t colon = a.bucket.find(':');
+  int32_t n = 0;
+  const std::string num = colon == std::string::npos ? "" : a.bucket.substr(colon + 1);
+  const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+  if (num.empty() || ec != std::errc() || p != num.data() + num.size()) {
+    return Status::InvalidArgument("--bucket wants COL:N (N buckets, 1..1024), got '{}'", a.bucket);
+  }
+  return mw::BucketSpec(f->id(), *f->type(), n);
+}
+
+Status Enable(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  mw::EnableOptions o;
+  o.primary_key = SplitCommas(a.primary_key);
+  LANCE_ASSIGN_OR_RAISE(o.spec, SpecOf(a, *t.snapshot->schema()));
+  o.maintained_indexes = a.maintain;
+  LANCE_ASSIGN_OR_RAISE(uint64_t v, mw::EnableMemWal(t.where.store, t.where.path, o));
+  LANCE_ASSIGN_OR_RAISE(Table after, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(after));
+  Json j;
+  j["version"] = v;
+  j["primary_key"] = mw::PrimaryKeyColumns(after.snapshot->manifest());
+  j["details"] = Json::parse(mw::MemWalIndexDetailsToJson(d), nullptr, false);
+  return Print(j.dump() + "\n");
+}
+
+Status Scan(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  mw::LsmReadOptions o;
+  if (a.consistency == "strong") {
+    o.consistency = mw::Consistency::kStrong;
+  } else if (a.consistency == "eventual") {
+    o.consistency = mw::Consistency::kEventual;
+  } else {
+    return Status::InvalidArgument("--consistency is strong or eventual, not '{}'", a.consistency);
+  }
+  o.columns = a.columns;
+  mw::LsmReadStats st;
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, mw::LsmScan(w.store, w.path, o, &st));
+  for (const auto& b : rows) {
+    std::string out;
+    LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));
+    LANCE_RETURN_NOT_OK(Print(out));
+  }
+  Json j;
+  j["base_rows"] = st.base_rows;
+  j["generations"] = st.generations;
+  j["generation_rows"] = st.generation_rows;
+  j["merged_generations_skipped"] = st.skipped_merged;
+  j["wal_tail_entries"] = st.tail_entries;
+  j["wal_tail_rows"] = st.tail_rows;
+  j["rows"] = st.result_rows;
+  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  return Status::OK();
+}
+
+// One line per shard: epoch, generations (flushed, merged), WAL tail.
+Status StatusCmd(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(t));
+  LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, t.where));
+  std::string out;
+  for (const mw::Uuid& s : shards) {
+    mw::ShardManifestStore store(t.where.store, t.where.path, s);
+    LANCE_ASSIGN_OR_RAISE(std::optional<mw::ShardManifest> m, store.Latest());
+    if (!m) continue;
+    LANCE_ASSIGN_OR_RAISE(std::vector<mw::WalEntry> tail,
+                          mw::ReadUnflushedTail(t.where.store, t.where.path, s, m));
+    int64_t rows = 0;
+    for (const auto& e : tail) rows += e.num_rows();
+    Json j;
+    j["shard_id"] = s.ToString();
+    j["status"] = std::string(mw::ShardStatusName(m->status));
+    j["writer_epoch"] = m->writer_epoch;
+    j["manifest_version"] = m->version;
+    j["current_generation"] = m->current_generation;
+    Json gens = Json::array();
+    for (const auto& g : m->flushed_generations) gens.push_back(g.generation);
+    j["flushed_generations"] = gens;
+    j["merged_generation"] = d.MergedGenerationOf(s);
+    j["replay_after_wal_entry_position"] = m->replay_after_wal_entry_position;
+    j["unflushed_wal_entries"] = tail.size();
+    j["unflushed_rows"] = rows;
+    out += j.dump() + "\n";
+  }
+  return Print(out);
 }
 
 Status Recover(const LsmArgs& a) {
@@ -367,14 +564,69 @@ Status Recover(const LsmArgs& a) {
 
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry) {
   auto args = std::make_shared<LsmArgs>();
-  CLI::App* lsm = app.add_subcommand("lsm", "MemWAL (LSM write path) state: spec, shards, WAL, "
-                                            "routing, WAL writers");
+  CLI::App* lsm = app.add_subcommand(
+      "lsm",
+      "MemWAL: the LSM streaming-write path of a table (mem_wal.md)");
+  lsm->footer(R"(A MemWAL table takes streaming upserts and deletes through shards. Each shard's writer
+makes every batch durable in its write-ahead log (_mem_wal/{shard}/wal/) before it is
+acknowledged, keeps it in a MemTable, and flushes the MemTable as a small Lance dataset (a
+"generation"). Readers see base + generations (+ the unflushed WAL tail), newest row per
+primary key wins. `merge` folds generations into the base table.
+
+Typical session:
+  lance lsm enable t.lance --primary-key id --bucket id:4     # once
+  lance lsm write t.lance --input rows.arrows --flush          # upserts (Arrow IPC / JSON lines)
+  lance lsm write t.lance --input keys.jsonl --schema s.json --delete   # deletes by key
+  lance lsm scan t.lance                                      # base + generations + WAL tail
+  lance lsm status t.lance                                    # per shard: epoch, generations
+  lance lsm flush t.lance                                     # flush what writers left in the WAL
+  lance lsm merge t.lance                                     # generations -> base table
+The reference (lance 12 via lancedb) reads the same state: its query() = `lsm scan
+--consistency eventual` after a flush.)");
   lsm->require_subcommand(1);
   auto uri = [&](CLI::App* c) { c->add_option("uri", args->uri, "Table URI")->required(); };
   auto shard = [&](CLI::App* c, bool required) {
     auto* o = c->add_option("--shard", args->shard, "Shard id (UUID); default every shard");
     if (required) o->required();
   };
+  auto* enable = lsm->add_subcommand(
+      "enable", "Turn the MemWAL on: mark the primary key and install the sharding spec (the "
+                "__lance_mem_wal index)");
+  uri(enable);
+  enable->add_option("--primary-key", args->primary_key,
+                     "Primary-key columns, comma separated (last write wins per key); omit for "
+                     "an append-only table");
+  enable->add_option("--bucket", args->bucket, "Shard by bucket(COL, N): COL:N, N in 1..1024");
+  enable->add_option("--identity", args->identity, "Shard by the raw value of COL");
+  enable->add_flag("--unsharded", args->unsharded, "One shard");
+  enable->add_option("--maintain", args->maintain, "Base-table indexes to maintain (recorded)");
+  registry.OnRun(enable, [args] { return Enable(*args); });
+  auto* scan = lsm->add_subcommand(
+      "scan", "Print every visible row (canonical JSON lines): base + unmerged generations, plus "
+              "the unflushed WAL tail with strong consistency; counts on stderr");
+  uri(scan);
+  scan->add_option("--consistency", args->consistency,
+                   "strong (default: includes every acknowledged write, from any process) or "
+                   "eventual (flushed generations only, what lance 12's query() sees)");
+  scan->add_option("--columns", args->columns, "Columns to print (default all)");
+  registry.OnRun(scan, [args] { return Scan(*args); });
+  auto* status = lsm->add_subcommand(
+      "status", "Per shard: writer epoch, flushed and merged generations, unflushed WAL rows");
+  uri(status);
+  shard(status, false);
+  registry.OnRun(status, [args] { return StatusCmd(*args); });
+  auto* flush = lsm->add_subcommand(
+      "flush", "Claim each shard with unflushed WAL entries (fencing its writer), replay them and "
+               "flush them as a generation");
+  uri(flush);
+  shard(flush, false);
+  registry.OnRun(flush, [args] { return Flush(*args); });
+  auto* merge = lsm->add_subcommand(
+      "merge", "Merge flushed generations into the base table (ascending per shard; "
+               "merged_generations updated in the same commit)");
+  uri(merge);
+  shard(merge, false);
+  registry.OnRun(merge, [args] { return Merge(*args); });
   auto* spec = lsm->add_subcommand("spec", "Print the MemWAL index details as JSON");
   uri(spec);
   registry.OnRun(spec, [args] { return Spec(*args); });
@@ -404,18 +656,26 @@ void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry) {
   route->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
   registry.OnRun(route, [args] { return Route(*args); });
   auto* write = lsm->add_subcommand(
-      "write", "Append rows to the shards' WALs (durable, not flushed); prints "
-               "{\"acked_rows\": N} after each durable acknowledgement");
+      "write", "Stream upserts (or --delete) into the shards: each batch is routed, made durable "
+               "in its shard's WAL, then acknowledged with {\"acked_rows\": N} (cumulative) on "
+               "stdout; MemTables flush at the limits below and with --flush at the end");
   uri(write);
-  write->add_option("--input", args->input, "Rows (Arrow IPC, JSON lines with --schema, CSV)")
+  write->add_option("--input", args->input,
+                    "Rows: Arrow IPC stream/file, JSON lines (with --schema) or CSV; - for stdin")
       ->required();
   write->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
   write->add_option("--primary-key", args->primary_key,
-                    "Primary-key columns to mark in WAL entries (comma separated)");
+                    "Primary-key columns (default: the table's)");
   write->add_option("--batch-rows", args->batch_rows, "Cut input batches to this many rows");
   write->add_option("--max-in-flight", args->max_in_flight,
-                    "Appends waiting for durability at once (group commit)");
-  write->add_flag("--delete", args->tombstone, "Write the rows as tombstones (deletes)");
+                    "Appends waiting for durability at once (they share WAL entries: group commit)");
+  write->add_flag("--delete", args->tombstone, "Write the input's keys as tombstones (deletes)");
+  write->add_flag("--flush", args->flush,
+                  "Flush every shard's MemTable at the end (else the rows stay durable in the "
+                  "WAL, unflushed, for the next writer / lsm flush / strong reads)");
+  write->add_option("--max-rows", args->max_rows, "Flush a MemTable at this many rows (0: never)");
+  write->add_option("--max-bytes", args->max_bytes, "Flush a MemTable at this many bytes (0: never)");
+  write->add_option("--max-age-ms", args->max_age_ms, "Flush a MemTable this old (0: never)");
   registry.OnRun(write, [args] { return Write(*args); });
   auto* recover = lsm->add_subcommand(
       "recover", "Claim a shard, fence its previous writer and replay its WAL tail");

@@ -1,0 +1,151 @@
+// MemWAL state written by us, read and continued by the reference (lance 12 via lancedb), and
+// the reference's read by us -- whole results compared (every row, sorted by key):
+//   * on a table the reference set up (primary key + bucket(4) spec), our `lance lsm write`
+//     upserts and deletes, flushed as generations (dedup deletion vectors, _pk_index): the
+//     reference's query() equals our model and our eventual `lsm scan`;
+//   * our unflushed WAL tail: our strong scan has it, the reference's query() does not, until a
+//     reference writer claims our shard, replays our WAL entries, keeps writing and flushes:
+//     then its query() and our scan hold our tail and its rows;
+//   * `lance lsm merge` folds every generation into the base: the reference's query() is
+//     unchanged (no merged generation counted twice) and its countRows() of the base alone is
+//     the model's size;
+//   * a table we enable ourselves (`lsm enable`) is one the reference writes to through its LSM
+//     path, and we read its generations and its writer's unflushed tail.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import * as A from 'apache-arrow';
+import * as lancedb from '@lancedb/lancedb';
+
+import { lanceOk, scratchDir } from './lib/cli.mjs';
+import * as mw from './lib/memwal.mjs';
+
+const jsonLines = (text) => text.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+const sorted = (rows) => rows.map((r) => ({ id: Number(r.id), s: r.s })).sort((a, b) => a.id - b.id);
+const modelRows = (m) => [...m.entries()].map(([id, s]) => ({ id, s })).sort((a, b) => a.id - b.id);
+
+// Child mode: upsert batches into a table and exit without closing the shard writer.
+if (process.argv[2] === '--child') {
+  const [dir, name, batchesJson] = process.argv.slice(3);
+  const t = await (await lancedb.connect(dir)).openTable(name);
+  for (const [ids, tag] of JSON.parse(batchesJson)) await mw.upsert(t, mw.idsTable(ids, tag));
+  process.exit(0);
+}
+
+async function refQuery(dir, name) {
+  const t = await (await lancedb.connect(dir)).openTable(name);
+  return sorted(await t.query().toArray());
+}
+const ourScan = (uri, consistency) =>
+  sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', consistency]).stdout));
+
+function write(dir, uri, ids, tag, extra = []) {
+  const file = path.join(dir, `in-${tag}-${ids.length}-${Math.random().toString(16).slice(2)}.arrows`);
+  fs.writeFileSync(file, A.tableToIPC(mw.idsTable(ids, tag), 'stream'));
+  const r = lanceOk(['lsm', 'write', uri, '--input', file, ...extra]);
+  const acks = jsonLines(r.stdout);
+  assert.equal(acks[acks.length - 1].acked_rows, ids.length);
+}
+function apply(model, ids, tag, del = false) {
+  for (const id of ids) {
+    if (del) model.delete(id);
+    else model.set(id, `${tag}-${id}`);
+  }
+}
+
+test('the reference reads, continues and sees merged what we write', async () => {
+  const dir = scratchDir('lance-memwal-write-');
+  const db = await lancedb.connect(dir);
+  const t = await db.createTable('w', mw.idsTable([0, 1, 2, 3, 4, 5, 6, 7], 'base'));
+  await t.setUnenforcedPrimaryKey('id');
+  await t.setLsmWriteSpec({ specType: 'bucket', column: 'id', numBuckets: 4, maintainedIndexes: [] });
+  const uri = path.join(dir, 'w.lance');
+  const model = new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, `base-${i}`]));
+
+  // Flushed generations (repeats inside one write: the deletion vector hides the older row).
+  write(dir, uri, [1, 10, 11, 12, 13, 10], 'a', ['--flush']);
+  model.set(1, 'a-1'); model.set(10, 'a-10'); model.set(11, 'a-11'); model.set(12, 'a-12'); model.set(13, 'a-13');
+  write(dir, uri, [10, 20, 2, 21], 'b', ['--flush']);
+  apply(model, [10, 20, 2, 21], 'b');
+  write(dir, uri, [11, 3, 99], 'x', ['--flush', '--delete']);
+  apply(model, [11, 3, 99], 'x', true);
+  const flushed = modelRows(model);
+  assert.deepEqual(await refQuery(dir, 'w'), flushed);
+  assert.deepEqual(ourScan(uri, 'eventual'), flushed);
+  assert.deepEqual(ourScan(uri, 'strong'), flushed);
+
+  // An unflushed tail in bucket 0: only strong reads see it...
+  // (b0[3] survives only if the reference replays our entry; baseKey is deleted by our tail.)
+  const b0 = mw.keysInBucket(0, 4, 4, 100);
+  const baseKey = [...model.keys()].find((k) => mw.bucketOfInt64(k, 4) === 0);
+  assert.ok(baseKey !== undefined);
+  write(dir, uri, [b0[0], b0[1], b0[3]], 'c');
+  write(dir, uri, [b0[0], baseKey], 'y', ['--delete']);
+  const withTail = new Map(model);
+  apply(withTail, [b0[0], b0[1], b0[3]], 'c');
+  apply(withTail, [b0[0], baseKey], 'y', true);
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
+  assert.deepEqual(ourScan(uri, 'eventual'), flushed);
+  assert.deepEqual(await refQuery(dir, 'w'), flushed);
+  // ...until a reference writer claims the shard: it replays our entries and keeps writing.
+  const t2 = await (await lancedb.connect(dir)).openTable('w');
+  await mw.upsert(t2, mw.idsTable([b0[2], b0[1]], 'r'));
+  await t2.closeLsmWriters();
+  apply(withTail, [b0[2], b0[1]], 'r');
+  assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
+  assert.deepEqual(ourScan(uri, 'eventual'), modelRows(withTail));
+
+  // Merge into the base: the same rows, now all in the base.
+  const merged = jsonLines(lanceOk(['lsm', 'merge', uri]).stdout);
+  assert.ok(merged.length >= 4, JSON.stringify(merged));
+  const st = jsonLines(lanceOk(['lsm', 'status', uri]).stdout);
+  for (const s of st) assert.deepEqual(s.merged_generation, s.flushed_generations.at(-1) ?? 0, JSON.stringify(s));
+  const fresh = await (await lancedb.connect(dir)).openTable('w');
+  assert.deepEqual(sorted(await fresh.query().toArray()), modelRows(withTail));
+  assert.equal(await fresh.countRows(), withTail.size);
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
+  // Merging again merges nothing.
+  assert.deepEqual(jsonLines(lanceOk(['lsm', 'merge', uri]).stdout), []);
+});
+
+test('a table we enable takes the reference writer, and we read its generations and tail', async () => {
+  const dir = scratchDir('lance-memwal-enable-');
+  const db = await lancedb.connect(dir);
+  await db.createTable('e', mw.idsTable([0, 1, 2, 3], 'base'));
+  const uri = path.join(dir, 'e.lance');
+  const en = JSON.parse(lanceOk(['lsm', 'enable', uri, '--primary-key', 'id', '--bucket', 'id:2']).stdout);
+  assert.deepEqual(en.primary_key, ['id']);
+  const t = await (await lancedb.connect(dir)).openTable('e');
+  const spec = await t.getLsmWriteSpec();
+  assert.equal(spec.specType, 'bucket');
+  const model = new Map([0, 1, 2, 3].map((i) => [i, `base-${i}`]));
+  const k0 = mw.keysInBucket(0, 2, 3, 10);
+  const k1 = mw.keysInBucket(1, 2, 3, 10);
+  await mw.upsert(t, mw.idsTable([k0[0], k0[1]], 'a'));
+  await mw.upsert(t, mw.idsTable([k0[0]], 'b'));
+  await t.closeLsmWriters();
+  apply(model, [k0[0], k0[1]], 'a');
+  apply(model, [k0[0]], 'b');
+  assert.deepEqual(ourScan(uri, 'eventual'), modelRows(model));
+  assert.deepEqual(await refQuery(dir, 'e'), modelRows(model));
+  // A reference writer that exits without closing: its rows are in the WAL only.
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir, 'e',
+    JSON.stringify([[[k1[0], k1[1]], 'c'], [[k1[0]], 'd']])], { encoding: 'utf8', env: process.env });
+  assert.equal(child.status, 0, child.stderr);
+  const eventual = modelRows(model);
+  apply(model, [k1[0], k1[1]], 'c');
+  apply(model, [k1[0]], 'd');
+  assert.deepEqual(ourScan(uri, 'eventual'), eventual);
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(model));
+  // We flush its tail and merge everything; the reference reads the result.
+  lanceOk(['lsm', 'flush', uri]);
+  assert.deepEqual(await refQuery(dir, 'e'), modelRows(model));
+  lanceOk(['lsm', 'merge', uri]);
+  const fresh = await (await lancedb.connect(dir)).openTable('e');
+  assert.deepEqual(sorted(await fresh.query().toArray()), modelRows(model));
+  assert.equal(await fresh.countRows(), model.size);
+});
