@@ -1,0 +1,146 @@
+// MemWAL upserts through `lance lsm write`, beside the shared harness's MemWAL phase
+// (../shared/bench/reference, phase 7: 100k upsert rows in 1000-row batches, bucket(id, 4),
+// into an N-row table; its results-N.json holds the reference's figures).
+//
+//   node bench/memwal_bench.mjs [--rows 1000000] [--upserts 100000] [--batch 1000]
+//        [--in-flight 1] [--reference ../shared/bench/reference/results-1000000.json]
+//
+// Base: N rows (id int64, s utf8, x float64) made with lancedb, primary key id, bucket(id, 4)
+// set by `lance lsm enable`. Upserts: half updates of existing ids, half new ids, grouped by
+// bucket as the harness does. Timed from this script (process-level, like the harness's Node
+// calls): the whole `lsm write` (durable acknowledgement of every batch; --in-flight 1 waits
+// for each batch's acknowledgement before the next one is sent to the WAL, as the reference's
+// sequential mergeInsert calls do), each acknowledgement's arrival on stdout (latency from the
+// previous one), the flush at the end, `lsm merge`, and peak RSS of the writer process.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(path.join(process.cwd(), 'tests/interop/package.json'));
+const A = require('apache-arrow');
+const lancedb = require('@lancedb/lancedb');
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
+  if (a.startsWith('--')) acc.push([a.slice(2), all[i + 1]]);
+  return acc;
+}, []));
+const N = Number(args.rows ?? 1000000);
+const U = Number(args.upserts ?? 100000);
+const BATCH = Number(args.batch ?? 1000);
+const IN_FLIGHT = Number(args['in-flight'] ?? 1);
+const LANCE = process.env.LANCE_BIN ?? 'build/lance';
+const refFile = args.reference ?? '/work/shared/bench/reference/results-1000000.json';
+
+// Appendix 3 bucket hash of int64 (same as tests/interop/lib/memwal.mjs).
+const rotl = (x, r) => ((x << r) | (x >>> (32 - r))) >>> 0;
+const mixK1 = (k) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51) >>> 0, 15), 0x1b873593) >>> 0;
+const mixH1 = (h, k) => ((Math.imul(rotl((h ^ k) >>> 0, 13), 5) + 0xe6546b64) >>> 0);
+function fmix(h, len) {
+  h = (h ^ len) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+function bucketOf(v, n) {
+  const u = BigInt.asUintN(64, BigInt(v));
+  const h = fmix(mixH1(mixH1(0, mixK1(Number(u & 0xffffffffn))), mixK1(Number(u >> 32n))), 8);
+  return (h & 0x7fffffff) % n;
+}
+
+function table(ids, tag) {
+  return new A.Table({
+    id: A.makeVector(BigInt64Array.from(ids.map(BigInt))),
+    s: A.vectorFromArray(ids.map((i) => `${tag}-${i}`), new A.Utf8()),
+    x: A.makeVector(Float64Array.from(ids.map((i) => i * 0.5))),
+  });
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lance-memwal-bench-'));
+const db = await lancedb.connect(dir);
+const ids = Array.from({ length: N }, (_, i) => i);
+await db.createTable('b', table(ids, 'base'));
+const uri = path.join(dir, 'b.lance');
+const en = spawnSync(LANCE, ['lsm', 'enable', uri, '--primary-key', 'id', '--bucket', 'id:4']);
+if (en.status !== 0) throw new Error(en.stderr.toString());
+
+// Upserts: U/2 updates of existing ids, U/2 new ids, grouped by bucket, in BATCH-row batches.
+let seed = 42;
+const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+const up = [];
+for (let i = 0; i < U / 2; ++i) up.push(Math.floor(rand() * N));
+for (let i = 0; i < U / 2; ++i) up.push(N + i);
+const byBucket = [[], [], [], []];
+for (const k of up) byBucket[bucketOf(k, 4)].push(k);
+const batches = [];
+for (const b of byBucket) for (let i = 0; i < b.length; i += BATCH) batches.push(table(b.slice(i, i + BATCH), 'u'));
+const input = path.join(dir, 'upserts.arrows');
+const writer = new A.RecordBatchStreamWriter();
+for (const t of batches) for (const rb of t.batches) writer.write(rb);
+writer.finish();
+fs.writeFileSync(input, writer.toUint8Array(true));
+
+function timedRun(argv) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn('/usr/bin/time', ['-f', '%M', LANCE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const acks = [];
+    let buf = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      const now = process.hrtime.bigint();
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.startsWith('{"acked_rows"')) acks.push(Number(now - t0) / 1e6);
+      }
+    });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (code !== 0) reject(new Error(err));
+      const lines = err.trim().split('\n');
+      resolve({ ms, acks, rss_mb: Number(lines[lines.length - 1]) / 1024, err });
+    });
+  });
+}
+const pct = (v, q) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+
+// Durable upserts, no flush (the rows stay in the WAL + MemTable), then flush, then merge.
+const w = await timedRun(['lsm', 'write', uri, '--input', input, '--max-in-flight', String(IN_FLIGHT),
+  '--max-rows', '0', '--max-bytes', '0']);
+const lat = w.acks.map((t, i) => t - (i ? w.acks[i - 1] : w.acks[0]));
+lat.shift();  // the first ack's latency includes process start, table open and shard claims
+const writeMsSteady = w.acks[w.acks.length - 1] - w.acks[0];
+const f = await timedRun(['lsm', 'flush', uri]);
+const m = await timedRun(['lsm', 'merge', uri]);
+const ours = {
+  rows: U, batch_rows: BATCH, in_flight: IN_FLIGHT, base_rows: N,
+  process_ms: Math.round(w.ms),
+  rows_per_s_process: Math.round(U / (w.ms / 1000)),
+  rows_per_s_steady: Math.round((U - BATCH) / (writeMsSteady / 1000)),
+  ack_p50_ms: +pct(lat, 0.5).toFixed(3), ack_p99_ms: +pct(lat, 0.99).toFixed(3),
+  writer_peak_rss_mb: Math.round(w.rss_mb),
+  flush_ms: Math.round(f.ms), merge_ms: Math.round(m.ms), merge_peak_rss_mb: Math.round(m.rss_mb),
+};
+const out = { ours };
+if (fs.existsSync(refFile)) {
+  const R = JSON.parse(fs.readFileSync(refFile, 'utf8')).memwal.variants;
+  const plain = R.plain.upsert;
+  const nd = R.nondurable?.upsert;
+  out.reference = {
+    rows_per_s_durable: plain.rows_per_s_merge_insert_only,
+    ack_p50_ms: plain.batch_latency_steady.median_ms,
+    rows_per_s_nondurable: nd?.rows_per_s_merge_insert_only,
+  };
+  out.ratio = {
+    durable_rows_per_s_process: +(ours.rows_per_s_process / plain.rows_per_s_merge_insert_only).toFixed(2),
+    durable_rows_per_s_steady: +(ours.rows_per_s_steady / plain.rows_per_s_merge_insert_only).toFixed(2),
+    ack_p50_reference_over_ours: +(plain.batch_latency_steady.median_ms / ours.ack_p50_ms).toFixed(1),
+  };
+}
+console.log(JSON.stringify(out, null, 1));
+fs.rmSync(dir, { recursive: true, force: true });
