@@ -8,6 +8,7 @@
 #include "lance/columnar/builder.h"
 #include "lance/columnar/compute.h"
 #include "lance/file/file_writer.h"
+#include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
 #include "lance/table/write.h"
 
@@ -160,6 +161,14 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
   if (!primary_key.empty()) {
     LANCE_RETURN_NOT_OK(WritePkIndex(store, dir + "/_pk_index", contents, primary_key[0]));
     g.primary_key_bytes = KeyBytes(contents, primary_key);
+    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc,
+                          PrimaryKeyEncoder::Make(*contents.batches[0]->schema(), primary_key));
+    PrimaryKeyBloomFilter bloom(static_cast<int64_t>(contents.newest.size()));
+    for (const auto& b : contents.batches) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*b));
+      for (int64_t r = 0; r < b->num_rows(); ++r) LANCE_RETURN_NOT_OK(bloom.Insert(cols, r));
+    }
+    LANCE_RETURN_NOT_OK(store->Put(dir + "/bloom_filter.bin", bloom.Serialize()));
   }
   g.in_memory_bytes = static_cast<uint64_t>(contents.bytes);
   g.physical_rows = static_cast<uint64_t>(contents.num_rows);

@@ -9,8 +9,8 @@
 // page_lookup.lance (min / max / null_count / page_idx per page of 8192 values; schema
 // metadata batch_size "8192", range_partitioned "false"), which lance 12's query() opens for
 // every generation it reads. Single-column keys only for the sidecar (a composite key would
-// be Binary of the tuple encoding; NotSupported for now). `bloom_filter.bin` is not written
-// yet (lance 12 reads generations without it).
+// be Binary of the tuple encoding; NotSupported for now), and `bloom_filter.bin`
+// (bloom_filter.h) over every key.
 //
 // A failed attempt leaves its directory behind, never referenced: a retry picks a new random
 // name. Publishing the generation is the shard manifest's job (the writer's flush).
