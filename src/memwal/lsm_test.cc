@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "lance/columnar/builder.h"
+#include "lance/io/fault_injecting_object_store.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/enable.h"
 #include "lance/memwal/layout.h"
@@ -188,6 +189,44 @@ TEST(Lsm, FencedWriterFlushLandsNothing) {
   ASSERT_TRUE((*b)->Close(true).ok());
   Model want{{0, "base-0"}, {5, "a-5"}};
   EXPECT_EQ(Read(t, Consistency::kEventual), want);
+  fs::remove_all(t.dir);
+}
+
+// A flush that fails (here: writing the generation's bloom filter) keeps its MemTable; the next
+// Flush retries that generation into a new directory before the newer rows, so replay_after
+// never covers rows that are in no published generation.
+TEST(Lsm, FailedFlushRetriesItsGeneration) {
+  Table t = MakeTable("failflush", {0});
+  auto faulty = std::make_shared<io::FaultInjectingObjectStore>(t.store);
+  io::FaultRule rule;
+  rule.ops = io::OpBit(io::ObjectOp::kPut);
+  rule.path_glob = "*bloom_filter.bin";
+  faulty->AddRule(rule);
+  const Uuid shard = UnshardedShardId();
+  auto w = MemWalWriter::Open(faulty, t.root, shard, WriterOptions(t));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({1, 2}, "a")).ok());
+  auto failed = (*w)->Flush();
+  EXPECT_FALSE(failed.ok());
+  EXPECT_TRUE((*w)->manifest().flushed_generations.empty());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({2, 3}, "b")).ok());
+  auto g1 = (*w)->Flush();
+  ASSERT_TRUE(g1.ok()) << g1.status().ToString();
+  ASSERT_TRUE(g1->has_value());
+  EXPECT_EQ((*g1)->generation, 1u);
+  EXPECT_EQ((*g1)->physical_rows, 2u);
+  EXPECT_EQ((*w)->manifest().replay_after_wal_entry_position, 1u);
+  Model want{{0, "base-0"}, {1, "a-1"}, {2, "a-2"}};
+  EXPECT_EQ(Read(t, Consistency::kEventual), want);
+  want[2] = "b-2";
+  want[3] = "b-3";
+  EXPECT_EQ(Read(t, Consistency::kStrong), want);
+  auto g2 = (*w)->Flush();
+  ASSERT_TRUE(g2.ok() && g2->has_value());
+  EXPECT_EQ((*g2)->generation, 2u);
+  EXPECT_EQ((*w)->manifest().replay_after_wal_entry_position, 2u);
+  EXPECT_EQ(Read(t, Consistency::kEventual), want);
+  ASSERT_TRUE((*w)->Close(false).ok());
   fs::remove_all(t.dir);
 }
 

@@ -97,13 +97,19 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   std::shared_ptr<MemTable> frozen;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (active_->empty()) return std::optional<FlushedGeneration>();
-    LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> next,
-                          MemTable::Make(shard_->wal_schema(), options_.primary_key,
-                                         active_->generation() + 1));
-    frozen_ = std::move(active_);
-    active_ = std::move(next);
-    frozen = frozen_;
+    if (frozen_) {
+      // A failed flush: retry that generation first (its rows are older than the active ones,
+      // and replay_after may only cover WAL entries whose rows are in a published generation).
+      frozen = frozen_;
+    } else {
+      if (active_->empty()) return std::optional<FlushedGeneration>();
+      LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> next,
+                            MemTable::Make(shard_->wal_schema(), options_.primary_key,
+                                           active_->generation() + 1));
+      frozen_ = std::move(active_);
+      active_ = std::move(next);
+      frozen = frozen_;
+    }
   }
   const auto t0 = std::chrono::steady_clock::now();
   const MemTable::Contents contents = frozen->Snapshot();
@@ -135,11 +141,12 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!g.ok()) {
-      // Keep the rows readable and flushable: they go back in front of the active MemTable's.
-      // (A fenced writer stays poisoned; its rows are in the WAL for the next writer.)
-      if (flush_error_.ok()) flush_error_ = g.status();
+      // The frozen MemTable stays (readable, and the next Flush retries it into a new
+      // directory). A fenced writer stays poisoned; its rows are in the WAL for the next writer.
+      flush_error_ = g.status();
     } else {
       frozen_.reset();
+      flush_error_ = Status::OK();
       ++stats_.flushes;
       stats_.flushed_rows += contents.num_rows;
       stats_.flush_ms += ms;
