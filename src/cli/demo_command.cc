@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/demo_memwal.h"
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
@@ -133,7 +134,8 @@ Status RunDemo(const std::string& dir_arg) {
   std::string rows;
   LANCE_RETURN_NOT_OK(AppendJsonLines(*from_file[0], &rows));
   std::printf("== rows (canonical JSON lines)\n%s", rows.c_str());
-  return RunTableDemo(dir);
+  LANCE_RETURN_NOT_OK(RunTableDemo(dir));
+  return RunMemWalDemo(dir);
 }
 
 SchemaPtr ProductSchema() {
