@@ -239,7 +239,7 @@ TEST(Manifest, DecodesGoldenVersions) {
 // decides itself may differ: the feature flags (computed from the content) and the order of map
 // entries (written sorted); both are then compared as protobuf messages with those set aside.
 TEST(Manifest, EveryGoldenManifestEncodesBackUnchanged) {
-  int files = 0, identical = 0;
+  int files = 0, identical = 0, flag_rewrites = 0;
   for (const auto& entry : fs::recursive_directory_iterator(kGolden / "..")) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || !name.ends_with(".manifest")) continue;
@@ -279,10 +279,20 @@ TEST(Manifest, EveryGoldenManifestEncodesBackUnchanged) {
       return out;
     };
     EXPECT_EQ(message(*again), message(original)) << entry.path();
-    EXPECT_EQ(again->size(), original.size()) << entry.path();
+    // lance 12 rewrites a MemWAL generation's manifest in place when it adds the dedup deletion
+    // file and leaves the feature flags of the first write (0) behind; the flags computed from
+    // the content (deletion files: 1) are two varints longer. Otherwise the sizes are equal.
+    if (back->reader_feature_flags == m->reader_feature_flags &&
+        back->writer_feature_flags == m->writer_feature_flags) {
+      EXPECT_EQ(again->size(), original.size()) << entry.path();
+    } else {
+      EXPECT_NE(entry.path().string().find("_gen_"), std::string::npos) << entry.path();
+      ++flag_rewrites;
+    }
   }
   EXPECT_GE(files, 60);
   EXPECT_GE(identical, 4);  // history.lance's, byte for byte
+  EXPECT_LE(flag_rewrites, 3);  // the golden MemWAL generations with a dedup deletion file
 }
 
 TEST(Manifest, CorruptInputIsCorruption) {
