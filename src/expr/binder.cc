@@ -53,6 +53,22 @@ class Binder {
   std::vector<std::string> columns;
 
   Result<BoundPtr> Bind(const Node& n) {
+    // Parse() bounds nesting and keeps chains flat, so this recursion is shallow; the guard
+    // holds for any tree.
+    if (depth_ >= kMaxBindDepth) {
+      return PosError(n.pos, fmt::format("the expression is nested more than {} levels deep",
+                                         kMaxBindDepth));
+    }
+    ++depth_;
+    Result<BoundPtr> out = BindNode(n);
+    --depth_;
+    return out;
+  }
+
+ private:
+  static constexpr int kMaxBindDepth = 8 * kMaxNestingDepth;
+
+  Result<BoundPtr> BindNode(const Node& n) {
     switch (n.kind) {
       case Node::Kind::kLiteral: return BindLiteral(n);
       case Node::Kind::kColumn: return BindColumn(n);
@@ -76,22 +92,11 @@ class Binder {
         return Fold(std::move(out));
       }
       case Node::Kind::kBinary: {
+        if (n.op == Op::kAnd || n.op == Op::kOr) return BindLogic(n);
+        if (IsArithmetic(n.op)) return BindArithmeticChain(n);
         LANCE_ASSIGN_OR_RAISE(BoundPtr a, Bind(*n.args[0]));
         LANCE_ASSIGN_OR_RAISE(BoundPtr b, Bind(*n.args[1]));
-        switch (n.op) {
-          case Op::kAnd:
-          case Op::kOr: {
-            LANCE_RETURN_NOT_OK(RequireBool(*a, *n.args[0], OpName(n.op)));
-            LANCE_RETURN_NOT_OK(RequireBool(*b, *n.args[1], OpName(n.op)));
-            BoundPtr out = Make(BoundNode::Kind::kLogic, boolean(), std::move(a), std::move(b));
-            out->op = n.op;
-            return Fold(std::move(out));
-          }
-          case Op::kEq: case Op::kNe: case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe:
-            return BindCompare(n.op, std::move(a), std::move(b), n);
-          default:
-            return BindArithmetic(n.op, std::move(a), std::move(b), n);
-        }
+        return BindCompare(n.op, std::move(a), std::move(b), n);
       }
       case Node::Kind::kBetween: {
         // x BETWEEN lo AND hi == x >= lo AND x <= hi (x bound twice; binding is cheap).
@@ -150,7 +155,142 @@ class Binder {
     return Status::Internal("unknown node kind");
   }
 
- private:
+  // An n-ary AND / OR. Under OR, equality tests of one column against literals (`id = 1 OR
+  // id = 2 OR ...`, in any order among other operands) become one IN test: one pass over the
+  // column instead of one per literal.
+  Result<BoundPtr> BindLogic(const Node& n) {
+    std::vector<BoundPtr> args;
+    args.reserve(n.args.size());
+    for (const NodePtr& a : n.args) {
+      LANCE_ASSIGN_OR_RAISE(BoundPtr b, Bind(*a));
+      LANCE_RETURN_NOT_OK(RequireBool(*b, *a, OpName(n.op)));
+      args.push_back(std::move(b));
+    }
+    if (n.op == Op::kOr) args = EqualitiesToIn(std::move(args));
+    if (args.size() == 1) return std::move(args[0]);
+    return MakeLogic(n.op, std::move(args));
+  }
+
+  Result<BoundPtr> MakeLogic(Op op, std::vector<BoundPtr> args) {
+    BoundPtr out = Make(BoundNode::Kind::kLogic, boolean());
+    out->op = op;
+    out->args = std::move(args);
+    return Fold(std::move(out));
+  }
+
+  // A column, a struct field, or a cast of one (a dictionary column read as its values): what
+  // an equality test can probe with an IN set. Its identity as text, or "" when `b` is not one.
+  static std::string ProbeKey(const BoundNode& b) {
+    std::string key;
+    const BoundNode* x = &b;
+    while (true) {
+      key += fmt::format("{}:{}:{}:{};", static_cast<int>(x->kind), x->name, x->field_index,
+                         x->type->ToString());
+      if (x->kind == BoundNode::Kind::kColumn) return key;
+      if ((x->kind != BoundNode::Kind::kCast && x->kind != BoundNode::Kind::kField) ||
+          x->args.size() != 1) {
+        return "";
+      }
+      x = x->args[0].get();
+    }
+  }
+
+  // The IN-set key of `lit` in `domain`, or nullopt when the rewrite does not apply.
+  static std::optional<int64_t> InKey(const Scalar& lit, Domain domain) {
+    if (!lit.valid || !lit.type) return std::nullopt;
+    const TypeId id = lit.type->id();
+    switch (domain) {
+      case Domain::kBool:
+        if (id != TypeId::kBool) return std::nullopt;
+        return lit.b ? 1 : 0;
+      case Domain::kFloat:
+        if (id == TypeId::kDouble || id == TypeId::kFloat) return FloatKey(lit.d);
+        if (id == TypeId::kInt64) return FloatKey(static_cast<double>(lit.i));
+        return std::nullopt;
+      case Domain::kInt:
+        if (id == TypeId::kUInt64 || id == TypeId::kFloat || id == TypeId::kDouble ||
+            !IsNativeNumeric(id)) {
+          return std::nullopt;
+        }
+        return lit.i;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  std::vector<BoundPtr> EqualitiesToIn(std::vector<BoundPtr> args) {
+    struct Group {
+      std::vector<size_t> members;
+      InSet set;
+    };
+    std::vector<std::pair<std::string, Group>> groups;
+    std::vector<int> group_of(args.size(), -1);
+    for (size_t i = 0; i < args.size(); ++i) {
+      const BoundNode& b = *args[i];
+      if (b.kind != BoundNode::Kind::kCompare || b.op != Op::kEq || b.args.size() != 2) continue;
+      const bool lit_right = b.args[1]->kind == BoundNode::Kind::kLiteral;
+      const BoundNode& probe = *b.args[lit_right ? 0 : 1];
+      const BoundNode& lit = *b.args[lit_right ? 1 : 0];
+      if (lit.kind != BoundNode::Kind::kLiteral) continue;
+      const std::string key = fmt::format("{}|{}", static_cast<int>(b.domain), ProbeKey(probe));
+      if (key.back() == '|') continue;  // not a column
+      std::optional<int64_t> k;
+      if (b.domain == Domain::kString) {
+        if (!lit.literal.valid) continue;
+      } else {
+        k = InKey(lit.literal, b.domain);
+        if (!k) continue;
+      }
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) {
+        groups.emplace_back(key, Group{});
+        it = groups.end() - 1;
+        it->second.set.domain = b.domain;
+      }
+      it->second.members.push_back(i);
+      if (k) {
+        it->second.set.keys.push_back(*k);
+      } else {
+        it->second.set.strings.push_back(lit.literal.s);
+      }
+      group_of[i] = static_cast<int>(it - groups.begin());
+    }
+    std::vector<BoundPtr> out;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const int g = group_of[i];
+      if (g < 0 || groups[static_cast<size_t>(g)].second.members.size() < 2) {
+        out.push_back(std::move(args[i]));
+        continue;
+      }
+      Group& group = groups[static_cast<size_t>(g)].second;
+      if (group.members.front() != i) continue;  // folded into the group's first member
+      BoundNode& first = *args[i];
+      const bool lit_right = first.args[1]->kind == BoundNode::Kind::kLiteral;
+      BoundPtr in = Make(BoundNode::Kind::kIn, boolean(), std::move(first.args[lit_right ? 0 : 1]));
+      group.set.Finish();
+      in->in_set = std::move(group.set);
+      out.push_back(std::move(in));
+    }
+    return out;
+  }
+
+  // A left-deep chain `((a + b) - c) * ...` of any length, bound along its left spine in a
+  // loop; operands are bound (recursively) one at a time.
+  Result<BoundPtr> BindArithmeticChain(const Node& n) {
+    std::vector<const Node*> spine;
+    const Node* left = &n;
+    while (left->kind == Node::Kind::kBinary && IsArithmetic(left->op)) {
+      spine.push_back(left);
+      left = left->args[0].get();
+    }
+    LANCE_ASSIGN_OR_RAISE(BoundPtr acc, Bind(*left));
+    for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+      LANCE_ASSIGN_OR_RAISE(BoundPtr b, Bind(*(*it)->args[1]));
+      LANCE_ASSIGN_OR_RAISE(acc, BindArithmetic((*it)->op, std::move(acc), std::move(b), **it));
+    }
+    return acc;
+  }
   static BoundPtr Make(BoundNode::Kind kind, DataTypePtr type, BoundPtr a = nullptr,
                        BoundPtr b = nullptr) {
     auto out = std::make_unique<BoundNode>();
@@ -426,17 +566,18 @@ class Binder {
     LANCE_ASSIGN_OR_RAISE(BoundPtr x, Bind(*n.args[0]));
     if (!all_literals || x->kind == BoundNode::Kind::kLiteral) {
       // x IN (a, b) == x = a OR x = b (the same three-valued result).
-      BoundPtr out;
+      std::vector<BoundPtr> eqs;
       for (size_t i = 1; i < n.args.size(); ++i) {
         LANCE_ASSIGN_OR_RAISE(BoundPtr xi, Bind(*n.args[0]));
         LANCE_ASSIGN_OR_RAISE(BoundPtr item, Bind(*n.args[i]));
         LANCE_ASSIGN_OR_RAISE(BoundPtr eq, BindCompare(Op::kEq, std::move(xi), std::move(item), *n.args[i]));
-        if (!out) {
-          out = std::move(eq);
-        } else {
-          out = Make(BoundNode::Kind::kLogic, boolean(), std::move(out), std::move(eq));
-          out->op = Op::kOr;
-        }
+        eqs.push_back(std::move(eq));
+      }
+      BoundPtr out;
+      if (eqs.size() == 1) {
+        out = std::move(eqs[0]);
+      } else {
+        LANCE_ASSIGN_OR_RAISE(out, MakeLogic(Op::kOr, std::move(eqs)));
       }
       if (n.negated) out = Make(BoundNode::Kind::kNot, boolean(), std::move(out));
       return Fold(std::move(out));
@@ -570,6 +711,7 @@ class Binder {
  private:
   std::string_view text_;
   SchemaPtr schema_;
+  int depth_ = 0;
 };
 
 }  // namespace

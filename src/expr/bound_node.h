@@ -18,9 +18,14 @@
 namespace lance::expr {
 
 struct BoundNode {
+  BoundNode() = default;
+  BoundNode(const BoundNode&) = delete;
+  BoundNode& operator=(const BoundNode&) = delete;
+  ~BoundNode();  // frees the subtree without recursion (evaluator.cc)
+
   enum class Kind : uint8_t {
     kLiteral, kColumn, kField, kCompare, kLogic, kNot, kNeg, kArith, kIn, kIs, kLike, kCast, kCall
-  };
+  };  // kLogic: n-ary AND / OR (args.size() >= 2); kArith: binary, chains left-deep
   Kind kind = Kind::kLiteral;
   DataTypePtr type;
   Op op = Op::kEq;

@@ -14,14 +14,19 @@ namespace lance::expr {
 
 namespace {
 
-Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch);
+Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch, int depth);
 Result<ArrayPtr> DecodeDictionary(const Array& a);
+
+// The binder keeps bound trees shallow (n-ary AND / OR, bounded nesting); left-deep arithmetic
+// chains are walked in a loop. This bounds the recursion for any tree.
+constexpr int kMaxEvalDepth = 8 * kMaxNestingDepth;
 
 // A comparison with a literal, IN, LIKE or IS on a dictionary-encoded column: evaluated
 // once per dictionary entry (plus one null entry for null rows), then looked up by each
 // row's index, instead of expanding every row's value first. nullopt when `b` is not such a
 // node.
-Result<std::optional<Datum>> EvalOnDictionary(const BoundNode& b, const RecordBatch& batch) {
+Result<std::optional<Datum>> EvalOnDictionary(const BoundNode& b, const RecordBatch& batch,
+                                              int depth) {
   const bool shape = (b.kind == BoundNode::Kind::kCompare &&
                       b.args[1]->kind == BoundNode::Kind::kLiteral) ||
                      b.kind == BoundNode::Kind::kIn || b.kind == BoundNode::Kind::kLike ||
@@ -30,7 +35,7 @@ Result<std::optional<Datum>> EvalOnDictionary(const BoundNode& b, const RecordBa
       b.args[0]->args.empty() || b.args[0]->args[0]->type->id() != TypeId::kDictionary) {
     return std::optional<Datum>();
   }
-  LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*b.args[0]->args[0], batch));
+  LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*b.args[0]->args[0], batch, depth + 1));
   if (!x.is_array() || x.array->type_id() != TypeId::kDictionary || !x.array->dictionary) {
     return Status::InvalidArgument("evaluate: a dictionary column without its dictionary");
   }
@@ -47,7 +52,7 @@ Result<std::optional<Datum>> EvalOnDictionary(const BoundNode& b, const RecordBa
   values.array = entries;
   Datum per_entry;
   if (b.kind == BoundNode::Kind::kCompare) {
-    LANCE_ASSIGN_OR_RAISE(Datum lit, Eval(*b.args[1], batch));
+    LANCE_ASSIGN_OR_RAISE(Datum lit, Eval(*b.args[1], batch, depth + 1));
     LANCE_ASSIGN_OR_RAISE(per_entry, CompareKernel(b.op, b.domain, values, lit, ne));
   } else if (b.kind == BoundNode::Kind::kIn) {
     LANCE_ASSIGN_OR_RAISE(per_entry, InKernel(b.in_set, b.negated, values, ne));
@@ -99,11 +104,15 @@ const BoundNode* ModOfLiteral(const BoundNode& b) {
 }
 
 // Evaluation (also used for constant folding).
-Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
+Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch, int depth) {
+  if (depth > kMaxEvalDepth) {
+    return Status::InvalidArgument("evaluate: the expression is nested more than {} levels deep",
+                                   kMaxEvalDepth);
+  }
   const int64_t n = batch.num_rows();
-  auto arg = [&](size_t k) { return Eval(*b.args[k], batch); };
+  auto arg = [&](size_t k) { return Eval(*b.args[k], batch, depth + 1); };
   {
-    LANCE_ASSIGN_OR_RAISE(std::optional<Datum> on_dictionary, EvalOnDictionary(b, batch));
+    LANCE_ASSIGN_OR_RAISE(std::optional<Datum> on_dictionary, EvalOnDictionary(b, batch, depth));
     if (on_dictionary) return std::move(*on_dictionary);
   }
   switch (b.kind) {
@@ -160,7 +169,7 @@ Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
       if (const BoundNode* mod = ModOfLiteral(b)) {
         // `x % k = c`: one pass over x (ModCompareKernel) when it applies.
         const BoundNode& c = *b.args[mod == b.args[0].get() ? 1 : 0];
-        LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*mod->args[0], batch));
+        LANCE_ASSIGN_OR_RAISE(Datum x, Eval(*mod->args[0], batch, depth + 1));
         LANCE_ASSIGN_OR_RAISE(std::optional<Datum> fused,
                               ModCompareKernel(b.op == Op::kNe, x, mod->args[1]->literal,
                                                c.literal, n));
@@ -177,10 +186,13 @@ Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
       LANCE_ASSIGN_OR_RAISE(Datum y, arg(1));
       return CompareKernel(b.op, b.domain, x, y, n);
     }
-    case BoundNode::Kind::kLogic: {
-      LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
-      LANCE_ASSIGN_OR_RAISE(Datum y, arg(1));
-      return LogicKernel(b.op, x, y, n);
+    case BoundNode::Kind::kLogic: {  // n-ary: operands combined left to right
+      LANCE_ASSIGN_OR_RAISE(Datum acc, arg(0));
+      for (size_t k = 1; k < b.args.size(); ++k) {
+        LANCE_ASSIGN_OR_RAISE(Datum y, arg(k));
+        LANCE_ASSIGN_OR_RAISE(acc, LogicKernel(b.op, acc, y, n));
+      }
+      return acc;
     }
     case BoundNode::Kind::kNot: {
       LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
@@ -191,9 +203,19 @@ Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch) {
       return NegateKernel(b.domain, x, n);
     }
     case BoundNode::Kind::kArith: {
-      LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
-      LANCE_ASSIGN_OR_RAISE(Datum y, arg(1));
-      return ArithmeticKernel(b.op, b.domain, x, y, n);
+      // A left-deep chain `((a + b) - c) * ...`: its left spine evaluated in a loop.
+      std::vector<const BoundNode*> spine;
+      const BoundNode* left = &b;
+      while (left->kind == BoundNode::Kind::kArith) {
+        spine.push_back(left);
+        left = left->args[0].get();
+      }
+      LANCE_ASSIGN_OR_RAISE(Datum acc, Eval(*left, batch, depth + 1));
+      for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+        LANCE_ASSIGN_OR_RAISE(Datum y, Eval(*(*it)->args[1], batch, depth + 1));
+        LANCE_ASSIGN_OR_RAISE(acc, ArithmeticKernel((*it)->op, (*it)->domain, acc, y, n));
+      }
+      return acc;
     }
     case BoundNode::Kind::kIn: {
       LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
@@ -249,6 +271,22 @@ Result<ArrayPtr> DecodeDictionary(const Array& a) {
 
 }  // namespace
 
-Result<Datum> Evaluate(const BoundNode& b, const RecordBatch& batch) { return Eval(b, batch); }
+Result<Datum> Evaluate(const BoundNode& b, const RecordBatch& batch) { return Eval(b, batch, 0); }
+
+BoundNode::~BoundNode() {
+  // Freed through a worklist: no recursion however deep the tree.
+  std::vector<BoundPtr> pending;
+  for (BoundPtr& a : args) {
+    if (a) pending.push_back(std::move(a));
+  }
+  while (!pending.empty()) {
+    BoundPtr p = std::move(pending.back());
+    pending.pop_back();
+    for (BoundPtr& a : p->args) {
+      if (a) pending.push_back(std::move(a));
+    }
+    p->args.clear();
+  }
+}
 
 }  // namespace lance::expr

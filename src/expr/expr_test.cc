@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <pthread.h>
+
+#include <fmt/format.h>
 #include <string>
 
 #include "lance/columnar/json.h"
@@ -82,7 +86,8 @@ TEST(ExprParse, Precedence) {
   EXPECT_EQ(Parsed("x not between 1 and 2 + 3 AND y"), "((x NOT BETWEEN 1 AND (2 + 3)) AND y)");
   EXPECT_EQ(Parsed("s NOT ILIKE 'a%' OR s LIKE 'it''s'"), "((s NOT ILIKE 'a%') OR (s LIKE 'it''s'))");
   EXPECT_EQ(Parsed("a IS NOT NULL AND b IS TRUE AND c IS NOT FALSE"),
-            "(((a IS NOT NULL) AND (b IS TRUE)) AND (c IS NOT FALSE))");
+            "((a IS NOT NULL) AND (b IS TRUE) AND (c IS NOT FALSE))");
+  EXPECT_EQ(Parsed("a OR b OR (c OR d) AND e"), "(a OR b OR ((c OR d) AND e))");
   EXPECT_EQ(Parsed("a.b.`c d` = \"x y\".z"), "(a.b.`c d` = `x y`.z)");
   EXPECT_EQ(Parsed("CAST(a AS bigint) > cast(b as DECIMAL(5, 2))"),
             "(CAST(a AS int64) > CAST(b AS decimal128(5, 2)))");
@@ -535,6 +540,154 @@ TEST(DictionaryColumns, PerEntryEvaluationEqualsDecodedValues) {
     }
   }
 }
+
+
+// Long and deep inputs (issue 15): chains of one operator are flat or walked in loops and
+// answer at any length; nesting beyond kMaxNestingDepth is refused with a clear error; nothing
+// overflows the stack. Each case runs on a thread with a 1 MiB stack, an eighth of the main
+// thread's, so that a recursion that grows with the input fails here first.
+namespace long_inputs {
+
+template <typename F>
+void OnSmallStack(F&& f) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, size_t{1} << 20), 0);
+  struct Call {
+    static void* Run(void* p) {
+      (*static_cast<F*>(p))();
+      return nullptr;
+    }
+  };
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, &attr, &Call::Run, &f), 0);
+  ASSERT_EQ(pthread_join(t, nullptr), 0);
+  pthread_attr_destroy(&attr);
+}
+
+std::string Repeat(std::string_view s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+std::string Join(int n, std::string_view sep, const std::function<std::string(int)>& term) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? std::string(sep) : "") + term(i);
+  return out;
+}
+
+RecordBatchPtr Ids(int n) {
+  std::string rows;
+  for (int i = 0; i < n; ++i) rows += fmt::format("{{\"id\":{},\"s\":\"v{}\",\"f\":{}}}\n", i, i % 7, i * 0.5);
+  auto r = ReadJsonLines(rows, schema({field("id", int64()), field("s", utf8()), field("f", float64())}));
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return *r;
+}
+
+// `text` over Ids(n): the number of rows it is true for, or "error: ...".
+std::string CountOn(const RecordBatchPtr& batch, const std::string& text) {
+  auto e = Expression::MakePredicate(text, batch->schema());
+  if (!e.ok()) return "error: " + e.status().message();
+  auto r = (*e)->Evaluate(*batch);
+  if (!r.ok()) return "error: " + r.status().message();
+  return std::to_string(CountTrue(**r));
+}
+
+TEST(ExprLongInputs, LongOrOfEqualitiesAnswers) {
+  const RecordBatchPtr batch = Ids(1000);
+  OnSmallStack([&] {
+    // 8000 equalities on one column (the issue's filter): one IN test; all 1000 ids match.
+    EXPECT_EQ(CountOn(batch, Join(8000, " OR ", [](int i) { return fmt::format("id={}", i); })), "1000");
+    // Every third id, written backwards, mixed with another column's tests and a range.
+    EXPECT_EQ(CountOn(batch, Join(3000, " OR ", [](int i) {
+                        return fmt::format("{} = id", 2997 - 3 * (i % 1000));
+                      }) + " OR s = 'v1' OR s = 'v2' OR id > 990"),
+              "530");
+    // Strings and floats too, and under NOT.
+    EXPECT_EQ(CountOn(batch, Join(5000, " OR ", [](int i) { return fmt::format("s = 'v{}'", i % 3); })),
+              std::to_string(143 + 143 + 143));
+    EXPECT_EQ(CountOn(batch, Join(4000, " OR ", [](int i) { return fmt::format("f = {}.5", i); })), "500");
+    EXPECT_EQ(CountOn(batch, "NOT (" + Join(8000, " OR ", [](int i) { return fmt::format("id={}", i + 10); }) + ")"),
+              "10");
+  });
+}
+
+TEST(ExprLongInputs, OrOfEqualitiesKeepsThreeValuedLogic) {
+  // x = 1 OR x = 2 as IN: null rows stay null (NOT of them stays null), other operands keep
+  // their place, a NULL literal operand keeps the whole OR from being FALSE.
+  EXPECT_EQ(Eval("i32 = 10 OR i32 = 30 OR i32 = 99"), "[true,null,true,false,false]");
+  EXPECT_EQ(Eval("NOT (i32 = 10 OR i32 = 30 OR i32 = 99)"), "[false,null,false,true,true]");
+  EXPECT_EQ(Eval("i32 = 10 OR i32 = 30 OR NULL"), "[true,null,true,null,null]");
+  EXPECT_EQ(Eval("s = 'apple' OR s = '' OR b"), "[true,false,null,true,true]");
+  EXPECT_EQ(Eval("st.a = 1 OR st.a = 4 OR 5 = st.a"), "[true,null,null,true,true]");
+  EXPECT_EQ(Eval("d = '2024-01-01' OR d = DATE '2022-01-08'"), "[true,false,null,true,true]");
+  EXPECT_EQ(Eval("f = 1.5 OR f = 'NaN' OR f = 0"), "[true,true,null,true,false]");
+}
+
+TEST(ExprLongInputs, LongAndChainAnswers) {
+  const RecordBatchPtr batch = Ids(1000);
+  OnSmallStack([&] {
+    EXPECT_EQ(CountOn(batch, Join(10000, " AND ", [](int i) { return fmt::format("id >= {}", i % 3); })), "998");
+    auto parts = Expression::MakeConjuncts(
+        Join(2000, " AND ", [](int i) { return fmt::format("id <> {}", i); }), batch->schema());
+    ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+    EXPECT_EQ(parts->size(), 2000u);
+  });
+}
+
+TEST(ExprLongInputs, LongArithmeticChainsAnswer) {
+  const RecordBatchPtr batch = Ids(1000);
+  OnSmallStack([&] {
+    // 10000 '+' terms (lance 12 itself overflows its stack at 1000).
+    EXPECT_EQ(CountOn(batch, "id" + Repeat(" + 1", 10000) + " > 10005"), "994");
+    EXPECT_EQ(CountOn(batch, "id" + Repeat(" - 1 + 2", 5000) + " = 5000"), "1");
+    EXPECT_EQ(CountOn(batch, "f" + Repeat(" * 1", 10000) + Repeat(" / 1", 10000) + " < 1"), "2");
+    auto tree = Parse("a" + Repeat(" + b", 20000));
+    ASSERT_TRUE(tree.ok());
+    const std::string text = ToString(**tree);
+    EXPECT_EQ(text.substr(0, 3), "(((");
+    EXPECT_EQ(text.substr(text.size() - 10), " + b) + b)");
+    // A value expression too.
+    auto e = Expression::Make("id" + Repeat(" + id", 9999), batch->schema());
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    auto r = (*e)->Evaluate(*batch);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(Render(*(*r)->Slice(999, 1)), "[9990000]");
+  });
+}
+
+TEST(ExprLongInputs, DeepNestingIsRefusedCleanly) {
+  const RecordBatchPtr batch = Ids(10);
+  OnSmallStack([&] {
+    const int limit = kMaxNestingDepth;
+    // Up to the limit it answers; beyond, a syntax error that says why; 5000 and 100000 deep
+    // the same (lance 12 refuses ~50 nested parentheses with "recursion limit exceeded").
+    EXPECT_EQ(CountOn(batch, Repeat("(", limit - 1) + "id = 1" + Repeat(")", limit - 1)), "1");
+    for (int depth : {limit, 5000, 100000}) {
+      const std::string r = CountOn(batch, Repeat("(", depth) + "id = 1" + Repeat(")", depth));
+      EXPECT_NE(r.find("nested more than 256 levels deep"), std::string::npos) << depth << ": " << r;
+      EXPECT_NE(r.find("syntax error at position"), std::string::npos) << r;
+    }
+    for (const std::string& deep :
+         {Repeat("NOT ", 5000) + "id = 1", "id = " + Repeat("-", 5000) + "1",
+          "id = " + Repeat("+", 5000) + "1", Repeat("abs(", 5000) + "id" + Repeat(")", 5000),
+          Repeat("CAST(", 5000) + "id" + Repeat(" AS int)", 5000),
+          "id IN " + Repeat("(", 5000) + "1" + Repeat(")", 5000),
+          Repeat("coalesce(1, ", 5000) + "id" + Repeat(")", 5000)}) {
+      const std::string r = CountOn(batch, deep);
+      EXPECT_NE(r.find("nested more than"), std::string::npos) << deep.substr(0, 40) << ": " << r;
+    }
+    // NOT chains within the limit keep their meaning.
+    EXPECT_EQ(CountOn(batch, Repeat("NOT ", 100) + "id = 1"), "1");
+    EXPECT_EQ(CountOn(batch, Repeat("NOT ", 101) + "id = 1"), "9");
+    // Unbalanced deep input: an error, not a crash.
+    EXPECT_NE(CountOn(batch, Repeat("(", 100000)).find("error"), std::string::npos);
+    EXPECT_NE(CountOn(batch, Repeat(")", 100000)).find("syntax error"), std::string::npos);
+  });
+}
+
+}  // namespace long_inputs
 
 }  // namespace
 }  // namespace lance::expr

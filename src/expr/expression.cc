@@ -51,8 +51,7 @@ namespace {
 // Collects the operands of the top-level AND chain of `n`.
 void CollectConjuncts(const Node& n, std::vector<const Node*>* out) {
   if (n.kind == Node::Kind::kBinary && n.op == Op::kAnd) {
-    CollectConjuncts(*n.args[0], out);
-    CollectConjuncts(*n.args[1], out);
+    for (const NodePtr& a : n.args) CollectConjuncts(*a, out);
     return;
   }
   out->push_back(&n);

@@ -234,23 +234,54 @@ class Parser {
     return left;
   }
 
-  Result<NodePtr> ParseOr() {
-    return ParseChain(&Parser::ParseAnd, [this](const Token& t) -> std::optional<Op> {
-      if (IsKeyword(t, "OR")) return Op::kOr;
-      return std::nullopt;
-    });
+  // An AND (or OR) chain `operand (KW operand)*`: one n-ary node when there are two operands
+  // or more, so that a long chain is a wide node, not a deep tree.
+  Result<NodePtr> ParseLogicChain(Result<NodePtr> (Parser::*operand)(), std::string_view kw, Op op) {
+    LANCE_ASSIGN_OR_RAISE(NodePtr first, (this->*operand)());
+    if (!IsKeyword(Peek(), kw)) return first;
+    NodePtr n = MakeNode(Node::Kind::kBinary, Peek().pos);
+    n->op = op;
+    n->args.push_back(std::move(first));
+    while (IsKeyword(Peek(), kw)) {
+      Next();
+      LANCE_ASSIGN_OR_RAISE(NodePtr next, (this->*operand)());
+      n->args.push_back(std::move(next));
+    }
+    return n;
   }
 
-  Result<NodePtr> ParseAnd() {
-    return ParseChain(&Parser::ParseNot, [this](const Token& t) -> std::optional<Op> {
-      if (IsKeyword(t, "AND")) return Op::kAnd;
-      return std::nullopt;
-    });
+  // Counts one level of nesting for as long as it lives; Enter() refuses a level beyond
+  // kMaxNestingDepth, so that the recursion (and every later walk of the tree) stays shallow.
+  class Nesting {
+   public:
+    explicit Nesting(int* depth) : depth_(depth) { ++*depth_; }
+    ~Nesting() { --*depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    int* depth_;
+  };
+  Status CheckDepth(int64_t pos) const {
+    if (depth_ <= kMaxNestingDepth) return Status::OK();
+    return PosError(pos, fmt::format("the expression is nested more than {} levels deep "
+                                     "(parentheses, IN lists, function arguments, CAST, NOT, "
+                                     "unary minus)", kMaxNestingDepth));
   }
+
+  Result<NodePtr> ParseOr() {
+    Nesting level(&depth_);
+    LANCE_RETURN_NOT_OK(CheckDepth(Peek().pos));
+    return ParseLogicChain(&Parser::ParseAnd, "OR", Op::kOr);
+  }
+
+  Result<NodePtr> ParseAnd() { return ParseLogicChain(&Parser::ParseNot, "AND", Op::kAnd); }
 
   Result<NodePtr> ParseNot() {
     if (IsKeyword(Peek(), "NOT")) {
       const int64_t pos = Next().pos;
+      Nesting level(&depth_);
+      LANCE_RETURN_NOT_OK(CheckDepth(pos));
       LANCE_ASSIGN_OR_RAISE(NodePtr inner, ParseNot());
       NodePtr n = MakeNode(Node::Kind::kUnary, pos);
       n->op = Op::kNot;
@@ -376,6 +407,8 @@ class Parser {
         lit->pos = pos;
         return lit;
       }
+      Nesting level(&depth_);
+      LANCE_RETURN_NOT_OK(CheckDepth(pos));
       LANCE_ASSIGN_OR_RAISE(NodePtr inner, ParseUnary());
       NodePtr n = MakeNode(Node::Kind::kUnary, pos);
       n->op = Op::kNeg;
@@ -383,7 +416,9 @@ class Parser {
       return n;
     }
     if (IsSymbol(Peek(), "+")) {
-      Next();
+      const int64_t pos = Next().pos;
+      Nesting level(&depth_);
+      LANCE_RETURN_NOT_OK(CheckDepth(pos));
       return ParseUnary();
     }
     return ParsePrimary();
@@ -585,6 +620,7 @@ class Parser {
   std::string_view text_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 std::string QuoteName(const std::string& name) {
@@ -600,6 +636,27 @@ std::string QuoteName(const std::string& name) {
 }
 
 }  // namespace
+
+Node::~Node() {
+  // Children are moved onto a worklist and freed one by one: no recursion however deep the
+  // tree (a long left-deep `a + b + ...` chain).
+  std::vector<NodePtr> pending;
+  for (NodePtr& a : args) {
+    if (a) pending.push_back(std::move(a));
+  }
+  while (!pending.empty()) {
+    NodePtr p = std::move(pending.back());
+    pending.pop_back();
+    for (NodePtr& a : p->args) {
+      if (a) pending.push_back(std::move(a));
+    }
+    p->args.clear();
+  }
+}
+
+bool IsArithmetic(Op op) {
+  return op == Op::kAdd || op == Op::kSub || op == Op::kMul || op == Op::kDiv || op == Op::kMod;
+}
 
 Result<NodePtr> Parse(std::string_view text) { return Parser(text).ParseAll(); }
 
@@ -638,8 +695,29 @@ std::string ToString(const Node& n) {
     }
     case Node::Kind::kUnary:
       return n.op == Op::kNot ? fmt::format("(NOT {})", arg(0)) : fmt::format("(- {})", arg(0));
-    case Node::Kind::kBinary:
-      return fmt::format("({} {} {})", arg(0), OpName(n.op), arg(1));
+    case Node::Kind::kBinary: {
+      if (n.op == Op::kAnd || n.op == Op::kOr) {
+        std::string out = "(";
+        for (size_t i = 0; i < n.args.size(); ++i) {
+          out += (i ? fmt::format(" {} ", OpName(n.op)) : "") + arg(i);
+        }
+        return out + ")";
+      }
+      if (!IsArithmetic(n.op)) return fmt::format("({} {} {})", arg(0), OpName(n.op), arg(1));
+      // A left-deep chain `((a + b) - c)` of any length: its left spine walked in a loop.
+      std::vector<const Node*> spine;
+      const Node* left = &n;
+      while (left->kind == Node::Kind::kBinary && IsArithmetic(left->op)) {
+        spine.push_back(left);
+        left = left->args[0].get();
+      }
+      std::string out(spine.size(), '(');
+      out += ToString(*left);
+      for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+        out += fmt::format(" {} {})", OpName((*it)->op), ToString(*(*it)->args[1]));
+      }
+      return out;
+    }
     case Node::Kind::kIn: {
       std::string out = fmt::format("({} {}IN (", arg(0), neg);
       for (size_t i = 1; i < n.args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);

@@ -31,6 +31,7 @@ enum class Op : uint8_t {
   kAdd, kSub, kMul, kDiv, kMod,  // arithmetic
 };
 std::string_view OpName(Op op);  // "=", "AND", "-", ...
+bool IsArithmetic(Op op);        // + - * / %
 
 struct Literal {
   enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp, kBinary };
@@ -45,11 +46,17 @@ struct Node;
 using NodePtr = std::unique_ptr<Node>;
 
 struct Node {
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Frees the subtree without recursion, so that a tree of any depth can be destroyed.
+  ~Node();
+
   enum class Kind : uint8_t {
     kLiteral,   // literal
     kColumn,    // path: {"a"} or {"a", "b", "c"} for a.b.c
     kUnary,     // op (kNot, kNeg), args[0]
-    kBinary,    // op, args[0], args[1]
+    kBinary,    // op, args[0], args[1]; AND / OR chains are one n-ary node (args.size() >= 2)
     kIn,        // args[0] IN (args[1..]); negated = NOT IN
     kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated = NOT BETWEEN
     kIsNull,    // args[0] IS NULL; negated = IS NOT NULL
@@ -71,8 +78,16 @@ struct Node {
   std::vector<NodePtr> args;
 };
 
-// Parses `text`. Errors: InvalidArgument naming the position and what was expected, e.g.
-// `syntax error at position 6 in filter "a > = 3": expected an expression, found '='`.
+// How deeply `Parse` lets parentheses, IN lists, function arguments, CAST, NOT and unary minus
+// nest. Chains of one operator (`a OR b OR ...`, `a + b + ...`) do not nest and are not
+// limited. (lance 12's SQL parser refuses ~50 nested parentheses with "recursion limit
+// exceeded".)
+inline constexpr int kMaxNestingDepth = 256;
+
+// Parses `text`. A chain of AND (or of OR) becomes one n-ary node; a chain of + - (or of
+// * / %) a left-deep tree, walked without recursion by everything that reads it. Errors: InvalidArgument naming the position and what was expected, e.g.
+// `syntax error at position 6 in filter "a > = 3": expected an expression, found '='`;
+// nesting beyond kMaxNestingDepth is InvalidArgument "... nested more than 256 levels deep".
 Result<NodePtr> Parse(std::string_view text);
 
 // A fully parenthesized rendering, e.g. `((a > 1) AND (NOT (b IS NULL)))`; for tests and
