@@ -8,6 +8,8 @@
 
 #include "lance/table/commit.h"
 #include "lance/table/feature_flags.h"
+#include "lance/table/manifest.h"
+#include "lance/table/schema_rules.h"
 #include "lance/table/versions.h"
 #include "table/apply.h"
 #include "table/conflicts.h"
@@ -110,6 +112,38 @@ Status CheckConcurrent(const TableLocation& loc, const Transaction& txn, const C
   return Status::OK();
 }
 
+// A commit proves it can read back what it is about to publish: the manifest bytes decode
+// (schema, fragments, index section), their feature flags open for reading, they hold what
+// was encoded, and a schema the operation sets keeps the table's rules (schema_rules.h).
+// Otherwise nothing is published (and the operation's staged files are removed): a version a
+// reader refuses would make every later operation on the table fail.
+Status CheckReadsBack(const Transaction& txn, const Manifest& m, const std::string& bytes,
+                      const std::string& path) {
+  auto refuse = [&](const Status& why) {
+    return Status::InvalidArgument("{}: refusing to commit this {} as version {}: {}", path,
+                                   txn.operation_name(), m.version, why.ToString());
+  };
+  Result<Manifest> back = DecodeManifest(bytes, path);
+  if (!back.ok()) return refuse(back.status());
+  Status st = CheckCanRead(back->reader_feature_flags, back->writer_feature_flags, path);
+  if (!st.ok()) return refuse(st);
+  if (back->version != m.version || back->fragments.size() != m.fragments.size() ||
+      back->fields.size() != m.fields.size() || back->indices.size() != m.indices.size() ||
+      back->num_rows() != m.num_rows()) {
+    return refuse(Status::Internal("the manifest decodes to other content (version {}, {} "
+                                   "fragments, {} fields, {} rows; encoded {}, {}, {}, {})",
+                                   back->version, back->fragments.size(), back->fields.size(),
+                                   back->num_rows(), m.version, m.fragments.size(),
+                                   m.fields.size(), m.num_rows()));
+  }
+  if (txn.is<Transaction::Overwrite>() || txn.is<Transaction::Merge>() ||
+      txn.is<Transaction::Project>()) {
+    st = CheckTableSchema(*back->schema, txn.operation_name());
+    if (!st.ok()) return refuse(st);
+  }
+  return Status::OK();
+}
+
 Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const CommitOptions& options,
                               StagedFiles& staged, bool* maybe_published) {
   const uint64_t read_version = txn.read_version;
@@ -156,6 +190,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     const ManifestNaming naming =
         latest ? latest->naming : txn.get<Transaction::Overwrite>()->new_table.naming;
     const std::string path = loc.Path("_versions/" + ManifestFileName(m.version, naming));
+    LANCE_RETURN_NOT_OK(CheckReadsBack(txn, m, bytes, path));
     *maybe_published = true;
     Status st = Publish(loc, staged, options.handler.get(), !latest, path, bytes);
     if (st.IsAlreadyExists()) {

@@ -21,6 +21,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
+#include "lance/table/schema_rules.h"
 #include "table/fragment_rows.h"
 
 namespace lance::table {
@@ -184,6 +185,7 @@ Result<ArrayPtr> SpreadOverPhysical(const ArrayPtr& live, const uint64_t* addrs,
 // from `first_id` up.
 Status NewFields(const std::vector<FieldPtr>& added, int32_t first_id,
                  std::vector<file::LanceField>* lance_fields, SchemaPtr* with_ids) {
+  LANCE_RETURN_NOT_OK(CheckTableSchema(Schema(added), "add columns"));
   LANCE_ASSIGN_OR_RAISE(*lance_fields, file::LanceFieldsFromSchema(Schema(added)));
   for (auto& f : *lance_fields) {
     f.id += first_id;
@@ -298,7 +300,7 @@ ColumnsOf ExpressionColumns(std::shared_ptr<Snapshot> ds,
 
 Status CheckNewName(const Manifest& m, const std::string& name,
                     std::set<std::string>* seen) {
-  if (name.empty()) return Status::InvalidArgument("a new column needs a name");
+  LANCE_RETURN_NOT_OK(CheckColumnName(name, "add columns"));
   for (const auto& f : m.fields) {
     if (f.parent_id == -1 && f.name == name) {
       return Status::InvalidArgument("column '{}' already exists", name);

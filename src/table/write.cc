@@ -9,6 +9,7 @@
 
 #include "lance/file/file_writer.h"
 #include "lance/table/feature_flags.h"
+#include "lance/table/schema_rules.h"
 #include "lance/table/versions.h"
 #include "table/durable_files.h"
 
@@ -126,6 +127,9 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
                                    const std::vector<RecordBatchPtr>& input_batches,
                                    const WriteParams& params) {
   PreparedWrite pw;
+  if (!input_schema) return Status::InvalidArgument("write: no schema");
+  // The table's rules before anything is read or written (the commit checks again).
+  LANCE_RETURN_NOT_OK(CheckTableSchema(*input_schema, fmt::format("{}: write", loc.root())));
   SchemaPtr schema = input_schema;
   std::vector<RecordBatchPtr> batches = input_batches;
   if (params.max_rows_per_file <= 0) {
