@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -34,5 +35,13 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
+
+// Range checks on every numeric option of every registered command (option_ranges.cc).
+void AddNumericRanges(CLI::App& app);
+// The command words of `argv` that name no command (`lance index create`: "index"), checked
+// before parsing so that an unknown word is never taken for a positional; "" when all do.
+std::string UnknownCommand(CLI::App& app, int argc, char** argv);
+// What `lance version` and `lance --version` print.
+std::string VersionText();
 
 }  // namespace lance::cli
