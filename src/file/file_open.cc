@@ -71,6 +71,7 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenV1(
     int64_t tail_offset) {
   LANCE_ASSIGN_OR_RAISE(auto v1, LegacyV1Reader::Open(size, std::move(tail), tail_offset, std::move(fetch)));
   std::unique_ptr<FileReader> reader(new FileReader());
+  reader->size_bytes_ = size;
   reader->version_ = v1->version();
   reader->schema_ = v1->schema();
   reader->num_rows_ = v1->num_rows();
@@ -171,6 +172,7 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
   const uint32_t num_global = Load<uint32_t>(footer + 24);
   const uint32_t num_columns = Load<uint32_t>(footer + 28);
   std::unique_ptr<FileReader> reader(new FileReader());
+  reader->size_bytes_ = size;
   reader->tail_ = tail;
   reader->version_.major = Load<uint16_t>(footer + 32);
   reader->version_.minor = Load<uint16_t>(footer + 34);

@@ -182,8 +182,12 @@ Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t 
     if (it != readers_->readers.end()) return it->second;
   }
   // Opened outside the lock (I/O); two threads racing on one file keep the first reader.
-  const FragmentInfo& frag = manifest_.fragments.at(index);
-  const DataFileInfo& df = frag.files.at(file);
+  if (index >= manifest_.fragments.size() || file >= manifest_.fragments[index].files.size()) {
+    return Status::InvalidArgument("{}: no data file {} of fragment {} ({} fragments)",
+                                   manifest_path_, file, index, manifest_.fragments.size());
+  }
+  const FragmentInfo& frag = manifest_.fragments[index];
+  const DataFileInfo& df = frag.files[file];
   LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(df.base_id, "data", df.path));
   // Local files are memory-mapped by Get() (and memory objects are already in memory): the
   // reader then slices pages out of the mapping instead of a pread and a copy per range
@@ -202,16 +206,31 @@ Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t 
                                                       opened.status().message()));
   }
   std::shared_ptr<const file::FileReader> reader(std::move(*opened));
+  // Every cheap invariant the manifest gives, before a row is trusted: another fragment's file
+  // of the same row count would otherwise read as this fragment's rows.
   if (static_cast<uint64_t>(reader->num_rows()) != frag.physical_rows) {
     return Status::Corruption("fragment {}: data file {} has {} rows, the manifest says {}",
                               frag.id, df.path, reader->num_rows(), frag.physical_rows);
+  }
+  if (df.size_bytes != 0 && static_cast<uint64_t>(reader->size_bytes()) != df.size_bytes) {
+    return Status::Corruption("fragment {}: data file {} is {} bytes, the manifest says {}",
+                              frag.id, df.path, reader->size_bytes(), df.size_bytes);
+  }
+  for (int32_t c : df.column_indices) {
+    if (c >= reader->num_columns()) {
+      return Status::Corruption("fragment {}: the manifest reads column {} of data file {}, which "
+                                "has {} columns", frag.id, c, df.path, reader->num_columns());
+    }
   }
   std::lock_guard<std::mutex> lock(readers_->mu);
   return readers_->readers.emplace(key, std::move(reader)).first->second;
 }
 
 Result<std::vector<uint32_t>> Snapshot::DeletedRows(size_t index) const {
-  const FragmentInfo& frag = manifest_.fragments.at(index);
+  if (index >= manifest_.fragments.size()) {
+    return Status::InvalidArgument("{}: no fragment at index {}", manifest_path_, index);
+  }
+  const FragmentInfo& frag = manifest_.fragments[index];
   if (!frag.deletion) return std::vector<uint32_t>{};
   const std::string name = frag.deletion->FileName(frag.id);
   LANCE_ASSIGN_OR_RAISE(auto loc, ResolveFile(frag.deletion->base_id, "_deletions", name));
@@ -226,7 +245,10 @@ Result<std::vector<uint32_t>> Snapshot::DeletedRows(size_t index) const {
 }
 
 Result<std::vector<uint64_t>> Snapshot::RowIds(size_t index) const {
-  const FragmentInfo& frag = manifest_.fragments.at(index);
+  if (index >= manifest_.fragments.size()) {
+    return Status::InvalidArgument("{}: no fragment at index {}", manifest_path_, index);
+  }
+  const FragmentInfo& frag = manifest_.fragments[index];
   if (!(manifest_.reader_feature_flags & kFlagStableRowIds)) {
     std::vector<uint64_t> ids(frag.physical_rows);
     for (uint64_t i = 0; i < frag.physical_rows; ++i) ids[i] = (frag.id << 32) | i;

@@ -83,7 +83,9 @@ Result<std::vector<VersionFile>> ListVersionFiles(const TableLocation& location,
   std::map<uint64_t, VersionFile> by_version;
   for (const auto& obj : listed.objects) {
     auto parsed = ParseManifestFileName(BaseName(obj.path));
-    if (!parsed) continue;
+    // Not a manifest name, or version 0 (`18446744073709551615.manifest`, `0.manifest`:
+    // versions start at 1): ignored, as lance 12 ignores them.
+    if (!parsed || parsed->first == 0) continue;
     VersionFile f{parsed->first, parsed->second, obj.path, obj.size};
     auto [it, fresh] = by_version.emplace(f.version, f);
     // A version under both names (a table that switched schemes): the V2 name, as loading

@@ -90,6 +90,8 @@ class FileReader {
   // Arrow schema of the file; Field::id() is the Lance field id.
   const SchemaPtr& schema() const { return schema_; }
   int64_t num_rows() const { return num_rows_; }
+  // The size of the whole file in bytes (what a table's manifest records as size_bytes).
+  int64_t size_bytes() const { return size_bytes_; }
   int num_columns() const { return static_cast<int>(columns_.size()); }
   const std::vector<ColumnInfo>& columns() const { return columns_; }
   int num_global_buffers() const { return static_cast<int>(global_buffers_.size()); }
@@ -155,6 +157,7 @@ class FileReader {
   FileVersion version_;
   SchemaPtr schema_;
   int64_t num_rows_ = 0;
+  int64_t size_bytes_ = 0;
   std::vector<ColumnInfo> columns_;
   std::vector<std::pair<uint64_t, uint64_t>> global_buffers_;
   std::unique_ptr<Impl> impl_;
