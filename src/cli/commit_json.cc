@@ -8,7 +8,7 @@
 namespace lance::cli {
 
 Status PrintJson(const nlohmann::ordered_json& j) {
-  const std::string text = j.dump() + "\n";
+  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     return Status::IOError("cannot write to stdout: {}", std::strerror(errno));
   }

@@ -73,7 +73,7 @@ Status Info(const std::string& path) {
       }
     }
   }
-  return Print(out.dump(2) + "\n");
+  return Print(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 struct CatArgs {
@@ -178,7 +178,7 @@ Status Write(const WriteArgs& args) {
   j["num_rows"] = summary.num_rows;
   j["num_columns"] = summary.num_columns;
   j["size_bytes"] = summary.size_bytes;
-  return Print(j.dump() + "\n");
+  return Print(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ Status RunFlatSearch(const FlatSearchArgs& a) {
         query.push_back(s == "nan" ? NAN : s == "inf" ? INFINITY : -INFINITY);
       } else {
         return Status::InvalidArgument("--vector: {} is not a number (or \"inf\", \"-inf\", \"nan\")",
-                                       x.dump());
+                                       x.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       }
     }
   } catch (const nlohmann::json::exception& e) {

@@ -203,7 +203,7 @@ class RowOutput {
     j["path"] = path_;
     j["format"] = format_;
     j["num_rows"] = rows_;
-    return PrintText(j.dump() + "\n");
+    return PrintText(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
 
  private:
@@ -296,7 +296,7 @@ Status Versions(const TableArgs& a) {
     j["num_rows"] = v.num_rows;
     j["num_fragments"] = v.num_fragments;
     j["naming"] = v.naming == table::ManifestNaming::kV2 ? "v2" : "legacy";
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return PrintText(out);
 }
@@ -367,7 +367,10 @@ Json IndexJson(const table::Manifest& m, const table::IndexInfo& x) {
 Status Indexes(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
   std::string out;
-  for (const auto& x : ds->manifest().indices) out += IndexJson(ds->manifest(), x).dump() + "\n";
+  for (const auto& x : ds->manifest().indices) {
+    out += IndexJson(ds->manifest(), x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
+  }
   return PrintText(out);
 }
 
@@ -436,7 +439,7 @@ Status ManifestCmd(const TableArgs& a) {
     fj["has_row_ids"] = fr.has_row_ids();
     j["fragments"].push_back(std::move(fj));
   }
-  return PrintText(j.dump(2) + "\n");
+  return PrintText(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 void AddOpenOptions(CLI::App* sub, TableArgs* a) {
@@ -491,7 +494,7 @@ Status TagList(const WriteArgs& a) {
     Json j;
     j["name"] = t.name;
     j["version"] = t.version;
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return PrintText(out);
 }

@@ -86,7 +86,7 @@ Result<fts::TokenizerOptions> BuildOptions(const TokenizeArgs& a) {
     }
     j["custom_stop_words"] = words;
   }
-  return fts::TokenizerOptions::FromJson(j.dump());
+  return fts::TokenizerOptions::FromJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 nlohmann::ordered_json TokensJson(const std::vector<fts::Token>& tokens, const TokenizeArgs& a) {
@@ -130,7 +130,7 @@ Status RunTokenize(const TokenizeArgs& a) {
       }
       Status st = tokenizer->Tokenize(text.get_ref<const std::string&>(), &tokens);
       if (!st.ok()) return Status::InvalidArgument("stdin line {}: {}", line_no, st.ToString());
-      LANCE_RETURN_NOT_OK(Emit(TokensJson(tokens, a).dump()));
+      LANCE_RETURN_NOT_OK(Emit(TokensJson(tokens, a).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
   } else {
     std::string text;
@@ -140,7 +140,7 @@ Status RunTokenize(const TokenizeArgs& a) {
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     }
     LANCE_RETURN_NOT_OK(tokenizer->Tokenize(text, &tokens));
-    LANCE_RETURN_NOT_OK(Emit(TokensJson(tokens, a).dump()));
+    LANCE_RETURN_NOT_OK(Emit(TokensJson(tokens, a).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   if (std::fflush(stdout) != 0) return Status::IOError("cannot flush stdout");
   return Status::OK();

@@ -2,6 +2,7 @@
 // version references, delete the manifests and the files only removed versions referenced.
 #include "lance/table/cleanup.h"
 
+#include <charconv>
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -37,7 +38,8 @@ Result<int64_t> ParseDurationSeconds(const std::string& text) {
     return Status::InvalidArgument("duration '{}': expected a number followed by s, m, h, d or w",
                                    text);
   }
-  const int64_t n = std::stoll(text.substr(0, i));
+  int64_t n = 0;
+  std::from_chars(text.data(), text.data() + i, n);  // at most 15 digits: no overflow
   const std::string unit = text.substr(i);
   int64_t mult = 0;
   if (unit.empty() || unit == "s") mult = 1;

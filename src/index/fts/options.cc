@@ -162,7 +162,7 @@ std::string TokenizerOptions::ToJson() const {
   j["min_ngram_length"] = min_ngram_length;
   j["max_ngram_length"] = max_ngram_length;
   j["prefix_only"] = prefix_only;
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // lance.table.InvertedIndexDetails (field numbers observed with protoc --decode_raw on lance 12
