@@ -126,7 +126,8 @@ Status MergeInsertCommand(const EvolveArgs& a) {
   p.max_rows_per_file = a.max_rows_per_file;
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr target, ExistingTableSchema(a.uri));
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches, target));
   LANCE_ASSIGN_OR_RAISE(auto r, table::MergeInsert(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;

@@ -10,6 +10,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
 #include "lance/table/schema_rules.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::cli {
 
@@ -111,9 +112,39 @@ InputFormat FormatOf(const std::string& path, std::string_view head) {
 
 }  // namespace
 
+namespace {
+
+// The first record of CSV `text` (up to the first line break outside quotes).
+std::string_view FirstRecord(std::string_view text) {
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"') quoted = !quoted;
+    if (text[i] == '\n' && !quoted) return text.substr(0, i + 1);
+  }
+  return text;
+}
+
+// The fields of `target` the CSV header names, in the target's order; null when a header
+// name is not a field of `target` (the input is then typed by inference and the write says
+// what does not match).
+Result<SchemaPtr> TargetSchemaForHeader(std::string_view data, const CsvReadOptions& base,
+                                        const SchemaPtr& target) {
+  CsvReadOptions o = base;
+  o.schema = nullptr;
+  LANCE_ASSIGN_OR_RAISE(auto header, ReadCsv(FirstRecord(data), o));
+  std::vector<FieldPtr> fields;
+  for (const FieldPtr& f : target->fields()) {
+    if (header->schema()->GetFieldByName(f->name())) fields.push_back(f);
+  }
+  if (static_cast<int>(fields.size()) != header->schema()->num_fields()) return SchemaPtr();
+  return schema(std::move(fields), target->metadata());
+}
+
+}  // namespace
+
 Status ReadInputRows(const std::string& input, const std::string& schema_path,
                      const std::string& delimiter, SchemaPtr* schema,
-                     std::vector<RecordBatchPtr>* batches) {
+                     std::vector<RecordBatchPtr>* batches, const SchemaPtr& target) {
   const bool named_text = IsDelimitedText(input) || input == "-";
   if (!delimiter.empty() && !named_text) {
     return Status::InvalidArgument("{}: --delimiter applies to .csv / .tsv input (or stdin) only",
@@ -137,6 +168,9 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
     LANCE_ASSIGN_OR_RAISE(o.delimiter, DelimiterFor(input, delimiter));
     if (!schema_path.empty()) {
       LANCE_ASSIGN_OR_RAISE(o.schema, ReadSchemaFile(schema_path));
+    } else if (target) {
+      // Rows for an existing table: its schema types the cells, not inference.
+      LANCE_ASSIGN_OR_RAISE(o.schema, TargetSchemaForHeader(View(data), o, target));
     }
     LANCE_ASSIGN_OR_RAISE(auto batch, ReadCsv(View(data), o));
     *schema = batch->schema();
@@ -152,6 +186,13 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
   *schema = (*reader)->schema();
   LANCE_ASSIGN_OR_RAISE(*batches, (*reader)->ReadAll());
   return Status::OK();
+}
+
+Result<SchemaPtr> ExistingTableSchema(const std::string& uri) {
+  auto ds = table::Snapshot::Open(uri);
+  if (ds.ok()) return (*ds)->schema();
+  if (ds.status().IsNotFound()) return SchemaPtr();
+  return ds.status();
 }
 
 }  // namespace lance::cli

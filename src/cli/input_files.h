@@ -33,8 +33,13 @@ bool IsDelimitedText(const std::string& path);
 // Errors: InvalidArgument naming `input` when it is none of these, JSON lines without a
 // schema, a CSV record or cell that does not parse (with its line and column), or a
 // `delimiter` given for input that is not CSV.
+// `target`: the schema of the table the rows go into, when it exists; CSV input without
+// --schema is then typed by it (the fields its header names) instead of by inference.
 Status ReadInputRows(const std::string& input, const std::string& schema_path,
                      const std::string& delimiter, SchemaPtr* schema,
-                     std::vector<RecordBatchPtr>* batches);
+                     std::vector<RecordBatchPtr>* batches, const SchemaPtr& target = nullptr);
+
+// The schema of the table at `uri` when there is one (null when there is no table).
+Result<SchemaPtr> ExistingTableSchema(const std::string& uri);
 
 }  // namespace lance::cli

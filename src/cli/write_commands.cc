@@ -57,7 +57,11 @@ Status Create(const WriteArgs& a) {
   LANCE_ASSIGN_OR_RAISE(p.commit, CommitOpts(a));
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
+  SchemaPtr target;
+  if (p.mode == table::WriteMode::kAppend) {
+    LANCE_ASSIGN_OR_RAISE(target, ExistingTableSchema(a.uri));
+  }
+  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches, target));
   LANCE_ASSIGN_OR_RAISE(table::WriteResult r, table::WriteDataset(a.uri, schema, batches, p));
   Json j = CommitJson(r.commit);
   j["rows_written"] = r.rows_written;

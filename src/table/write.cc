@@ -259,7 +259,16 @@ Result<WriteResult> WriteDataset(const TableLocation& loc, const SchemaPtr& inpu
     op.new_table.enable_stable_row_ids = params.enable_stable_row_ids;
     txn.operation = std::move(op);
   }
-  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, CommitTransaction(loc, std::move(txn), params.commit, &staged));
+  Result<CommitInfo> commit = CommitTransaction(loc, std::move(txn), params.commit, &staged);
+  if (!commit.ok() && commit.status().IsCommitConflict() && !latest &&
+      params.mode == WriteMode::kCreate) {
+    // Another writer created the dataset first: running this create again can only say
+    // AlreadyExists, so say it now (not "retryable").
+    return Status::AlreadyExists("{}: a dataset already exists (another writer created it while "
+                                 "this create ran); use mode append or overwrite",
+                                 loc.root());
+  }
+  LANCE_ASSIGN_OR_RAISE(CommitInfo ci, std::move(commit));
   WriteResult out;
   out.rows_written = total;
   // The ids the commit assigned: the last fragments of the new version, in order.

@@ -20,7 +20,7 @@ import { before, describe, test } from 'node:test';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
-import { LANCE_BIN, lance, lanceOk, scratchDir } from './lib/cli.mjs';
+import { LANCE_BIN, lance, lanceAll, lanceOk, scratchDir } from './lib/cli.mjs';
 
 const dir = scratchDir('lance-robust-');
 const csv = path.join(dir, 't.csv');
@@ -212,6 +212,54 @@ describe('numeric options', () => {
     assert.equal(lanceOk(['scan', table, '--limit', '3', '--offset', '998']).stdout.trim().split('\n').length, 2);
     assert.equal(Number(lanceOk(['count', table, '--version', '1']).stdout), 1000);
     assert.match(lance(['count', table, '--version', '9223372036854775807']).stderr, /does not exist/);
+  });
+});
+
+describe('CSV into an existing table', () => {
+  test('append and merge-insert type CSV cells by the table\'s schema', async () => {
+    const typed = path.join(dir, 'typed.csv');
+    fs.writeFileSync(typed, 'id,n,ts\n1,10,2024-01-02T03:04:05\n2,20,2024-02-03T04:05:06.5\n');
+    const schema = path.join(dir, 'typed.schema.json');
+    fs.writeFileSync(schema, JSON.stringify({ fields: [
+      { name: 'id', type: 'int64', nullable: false }, { name: 'n', type: 'int32' },
+      { name: 'ts', type: { name: 'timestamp', unit: 'us' } }] }));
+    const uri = path.join(dir, 'typed.lance');
+    lanceOk(['create', uri, '--input', typed, '--schema', schema]);
+    // The very CSV that created it, without --schema (inference would give int64 n and
+    // string ts).
+    lanceOk(['create', uri, '--mode', 'append', '--input', typed]);
+    assert.equal(count(uri), 4);
+    // Columns in another order too.
+    const reordered = path.join(dir, 'reordered.csv');
+    fs.writeFileSync(reordered, 'ts,id,n\n2024-03-04T05:06:07,3,30\n');
+    lanceOk(['create', uri, '--mode', 'append', '--input', reordered]);
+    // merge-insert: a header-only CSV, and an update by key.
+    const headerOnly = path.join(dir, 'header.csv');
+    fs.writeFileSync(headerOnly, 'id,n,ts\n');
+    lanceOk(['merge-insert', uri, '--input', headerOnly, '--on', 'id']);
+    const upd = path.join(dir, 'upd.csv');
+    fs.writeFileSync(upd, 'id,n,ts\n3,33,2024-03-04T05:06:08\n9,90,2024-09-09T09:09:09\n');
+    lanceOk(['merge-insert', uri, '--input', upd, '--on', 'id']);
+    const t = await (await lancedb.connect(dir)).openTable('typed');
+    const s = await t.schema();
+    assert.deepEqual(s.fields.map((f) => String(f.type)), ['Int64', 'Int32', 'Timestamp<MICROSECOND>']);
+    const rows = (await t.query().toArray()).map((r) => [Number(r.id), r.n]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    assert.deepEqual(rows, [[1, 10], [1, 10], [2, 20], [2, 20], [3, 33], [9, 90]]);
+  });
+});
+
+describe('errors', () => {
+  test('the losers of racing creates are told AlreadyExists', async () => {
+    for (let round = 0; round < 3; ++round) {
+      const uri = path.join(dir, `race${round}.lance`);
+      const results = await lanceAll(Array.from({ length: 4 }, () => ['create', uri, '--input', csv]));
+      const won = results.filter((r) => r.status === 0);
+      assert.equal(won.length, 1, results.map((r) => r.stderr).join('\n'));
+      for (const r of results.filter((x) => x.status !== 0)) {
+        assert.match(r.stderr, /AlreadyExists: .*a dataset already exists/, r.stderr);
+      }
+      assert.equal(count(uri), 1000);
+    }
   });
 });
 
