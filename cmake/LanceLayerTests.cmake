@@ -6,3 +6,6 @@ add_test(NAME layers_enforced COMMAND ${CMAKE_COMMAND} -DCXX=${CMAKE_CXX_COMPILE
 add_test(NAME install_consumers COMMAND ${CMAKE_SOURCE_DIR}/tests/install/consumers.sh
   ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 set_tests_properties(install_consumers PROPERTIES TIMEOUT 600)
+
+# The build targets the Makefile and READMEs name exist (`make bench` once named a missing one).
+add_test(NAME make_targets COMMAND ${CMAKE_SOURCE_DIR}/scripts/check-make-targets.sh ${CMAKE_SOURCE_DIR})
