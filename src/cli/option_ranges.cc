@@ -31,6 +31,7 @@ constexpr Range kRanges[] = {
     {"--version", 1, kMax, "file write"},  // `file write --version` is a format, 2.1 / 2.2
     {"--limit", 0, kMax, ""},
     {"--offset", 0, kMax, ""},
+    {"--batch-size", 1, kMax, ""},
     {"--max-rows-per-file", 1, kMax, ""},
     {"--target-rows-per-fragment", 1, kMax, ""},
     {"--keep", 1, kMax, ""},

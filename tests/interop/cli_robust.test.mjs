@@ -196,6 +196,7 @@ describe('numeric options', () => {
       ['count', table, '--version', '18446744073709551616'], ['scan', table, '--version', '1x'],
       ['scan', table, '--limit', '-1'], ['scan', table, '--limit', '99999999999999999999'],
       ['scan', table, '--offset', '-1'], ['scan', table, '--limit', '+5'],
+      ['scan', table, '--batch-size', '0'], ['scan', table, '--batch-size', '-2'],
       ['tag', 'create', table, 'v', '--version', '-3'], ['restore', table, '--version', '-1'],
       ['cleanup', table, '--keep', '0'], ['cleanup', table, '--keep', '-1'],
       ['compact', table, '--target-rows-per-fragment', '0'],
