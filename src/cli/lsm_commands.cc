@@ -161,7 +161,7 @@ std::string EntryJson(const mw::Uuid& shard, const mw::WalEntry& e) {
   j["fence_sentinel"] = e.fence_sentinel;
   j["batches"] = e.batches.size();
   j["rows"] = e.num_rows();
-  return j.dump() + "\n";
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 // Every WAL entry from --from on (headers, or with --rows the rows of the data entries).
@@ -226,7 +226,7 @@ Status Route(const LsmArgs& a) {
       Json j;
       j["shard_id"] = target.shard_id.ToString();
       j["values"] = values;
-      out += j.dump() + "\n";
+      out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     LANCE_RETURN_NOT_OK(Print(out));
   }
@@ -376,7 +376,7 @@ Status Write(const LsmArgs& a) {
   j["shards"] = writers.size();
   j["flushes"] = flushes;
   j["flushed"] = a.flush;
-  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return Status::OK();
 }
 
@@ -410,7 +410,7 @@ Status Flush(const LsmArgs& a) {
       }
     }
     j["rows"] = rows;
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return Print(out);
 }
@@ -431,12 +431,12 @@ Status Merge(const LsmArgs& a) {
     j["version"] = m.version;
     j["rows_upserted"] = m.rows_upserted;
     j["base_rows_replaced"] = m.rows_deleted;
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   Json j;
   j["merged"] = r.merged.size();
   j["skipped"] = r.skipped;
-  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return Print(out);
 }
 
@@ -473,7 +473,7 @@ Status Enable(const LsmArgs& a) {
   j["version"] = v;
   j["primary_key"] = mw::PrimaryKeyColumns(after.snapshot->manifest());
   j["details"] = Json::parse(mw::MemWalIndexDetailsToJson(d), nullptr, false);
-  return Print(j.dump() + "\n");
+  return Print(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Status Scan(const LsmArgs& a) {
@@ -502,7 +502,7 @@ Status Scan(const LsmArgs& a) {
   j["wal_tail_entries"] = st.tail_entries;
   j["wal_tail_rows"] = st.tail_rows;
   j["rows"] = st.result_rows;
-  std::fprintf(stderr, "%s\n", j.dump().c_str());
+  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return Status::OK();
 }
 
@@ -533,7 +533,7 @@ Status StatusCmd(const LsmArgs& a) {
     j["replay_after_wal_entry_position"] = m->replay_after_wal_entry_position;
     j["unflushed_wal_entries"] = tail.size();
     j["unflushed_rows"] = rows;
-    out += j.dump() + "\n";
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return Print(out);
 }
@@ -557,7 +557,7 @@ Status Recover(const LsmArgs& a) {
   j["recovered_entries"] = w->recovered().size();
   j["recovered_rows"] = rows;
   LANCE_RETURN_NOT_OK(w->Close());
-  return Print(j.dump() + "\n");
+  return Print(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace
