@@ -148,9 +148,12 @@ Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
   }
   const uint16_t major = Load<uint16_t>(footer + 8);
   const uint16_t minor = Load<uint16_t>(footer + 10);
-  if (major != 0 || minor != 2) {
-    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.2)", what, major,
-                                minor);
+  // Older writers (lance <= 0.33 at least) wrote container 0.1: the same layout (sections
+  // before the manifest, footer pointing at it). lance 12 reads any container version
+  // without looking at it; we accept the two that exist.
+  if (major != 0 || (minor != 1 && minor != 2)) {
+    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.1 or 0.2)", what,
+                                major, minor);
   }
   const size_t limit = bytes.size() - kFooterLen;
   const uint64_t pos = Load<uint64_t>(footer);
