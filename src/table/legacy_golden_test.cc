@@ -136,8 +136,15 @@ TEST_P(LegacyGoldenTest, ReadsAsLance12) {
   o.version = g.version;
   auto ds = Snapshot::Open(g.root.string(), o);
   if (g.expected.contains("error")) {
-    // lance 12 refuses this version: so do we.
-    EXPECT_FALSE(ds.ok()) << g.name() << ": lance 12 says " << g.expected["error"];
+    // lance 12 refuses this version (on open or on the scan): so do we, with the same kind
+    // of error when it names a missing file.
+    const std::string error = g.expected["error"].get<std::string>();
+    Status st = ds.status();
+    if (ds.ok()) st = (*ds)->Scan().status();
+    EXPECT_FALSE(st.ok()) << g.name() << ": lance 12 says " << error;
+    if (error.find("Not found") != std::string::npos) {
+      EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+    }
     return;
   }
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
@@ -147,7 +154,10 @@ TEST_P(LegacyGoldenTest, ReadsAsLance12) {
 
   std::vector<std::string> names;
   for (int i = 0; i < s.schema()->num_fields(); ++i) names.push_back(s.schema()->field(i)->name());
-  EXPECT_EQ(names, ExpectedColumns(g.expected["schema"]));
+  // lance 12 hands an empty scan over with an empty schema: nothing to compare then.
+  if (!(g.expected["rows"].empty() && ExpectedColumns(g.expected["schema"]).empty())) {
+    EXPECT_EQ(names, ExpectedColumns(g.expected["schema"]));
+  }
 
   std::vector<std::string> want;
   for (const auto& r : g.expected["rows"]) want.push_back(g.pool.at(r.get<size_t>()));
