@@ -78,3 +78,30 @@ Status ApplyReadFixups(const TableLocation& location, const std::string& path, M
 }
 
 }  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+Status CheckLegacyWritable(const Manifest& m, const std::string& root) {
+  if (m.data_storage_version != "0.1") return Status::OK();
+  for (const auto& frag : m.fragments) {
+    for (const auto& f : frag.files) {
+      if (f.major == 0 && f.minor <= 2) continue;
+      return Status::InvalidArgument(
+          "{}: the dataset contains a mixture of file versions: its data storage version is 0.1 "
+          "(legacy) but data file {} of fragment {} is version {}.{}; lance 12 refuses to write "
+          "to it too (roll back to an earlier version)",
+          root, f.path, frag.id, f.major, f.minor);
+    }
+  }
+  for (const auto& f : m.fields) {
+    if (f.legacy_dictionary && f.legacy_dictionary->second > 0) {
+      return Status::NotSupported(
+          "{}: field '{}' is a dictionary column of a legacy (0.1) dataset, whose values the "
+          "manifest file holds; lance-cpp does not write them into a new manifest yet",
+          root, f.name);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lance::table::internal

@@ -33,3 +33,17 @@ Status ApplyReadFixups(const TableLocation& location, const std::string& path, M
 Result<std::string> InferDataStorageVersion(const Manifest& m, const std::string& path);
 
 }  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+// What the latest version of an older writer's table must satisfy for lance-cpp to commit on
+// top of it (checked by the commit loop before anything else):
+// * a data storage version of 0.1 (legacy) with data files of another version (the lance 0.16
+//   datasets of the upstream corpus): InvalidArgument, as lance 12, which refuses every write
+//   to such a dataset;
+// * legacy storage with dictionary fields, whose values the manifest file itself holds
+//   (Field.dictionary points into it): NotSupported, lance-cpp does not carry those values
+//   into a new manifest yet.
+Status CheckLegacyWritable(const Manifest& m, const std::string& root);
+
+}  // namespace lance::table::internal
