@@ -1,6 +1,8 @@
 // The read fix-ups lance 12 applies to manifests of older writers (legacy_fixups.h).
 #include "table/legacy_fixups.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "lance/file/file_reader.h"
@@ -94,11 +96,15 @@ Status CheckLegacyWritable(const Manifest& m, const std::string& root) {
     }
   }
   for (const auto& f : m.fields) {
-    if (f.legacy_dictionary && f.legacy_dictionary->second > 0) {
+    if (!f.legacy_dictionary || f.legacy_dictionary->second <= 0) continue;
+    const bool carried = std::any_of(m.legacy_dictionaries.begin(), m.legacy_dictionaries.end(),
+                                     [&](const LegacyDictionaryValues& v) { return v.field_id == f.id; });
+    if (!carried) {
       return Status::NotSupported(
-          "{}: field '{}' is a dictionary column of a legacy (0.1) dataset, whose values the "
-          "manifest file holds; lance-cpp does not write them into a new manifest yet",
-          root, f.name);
+          "{}: field '{}' is a dictionary column ({}) of a legacy (0.1) dataset whose values "
+          "the manifest file holds; lance-cpp carries binary and fixed-width number values "
+          "only",
+          root, f.name, f.logical_type);
     }
   }
   return Status::OK();

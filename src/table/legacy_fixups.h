@@ -41,9 +41,9 @@ namespace lance::table::internal {
 // * a data storage version of 0.1 (legacy) with data files of another version (the lance 0.16
 //   datasets of the upstream corpus): InvalidArgument, as lance 12, which refuses every write
 //   to such a dataset;
-// * legacy storage with dictionary fields, whose values the manifest file itself holds
-//   (Field.dictionary points into it): NotSupported, lance-cpp does not carry those values
-//   into a new manifest yet.
+// * legacy storage with a dictionary field whose values the manifest file holds
+//   (Field.dictionary points into it) but DecodeManifest did not carry (a value type other
+//   than binary-like or a fixed-width number): NotSupported.
 Status CheckLegacyWritable(const Manifest& m, const std::string& root);
 
 }  // namespace lance::table::internal
