@@ -31,14 +31,6 @@ struct ParsedMessage {
 // above. Errors: Corruption.
 Result<ParsedMessage> ReadMessage(const BufferPtr& data, int64_t offset, int64_t limit);
 
-// True when the elements of a vector of 8-byte structs or scalars are 8-byte aligned, which
-// the flatbuffers Verifier does not check (it only aligns the length word). Null and empty
-// vectors are fine.
-template <typename Vector>
-bool ElementsAligned(const Vector* v) {
-  return v == nullptr || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
-}
-
 // Verifies an arbitrary flatbuffer region and returns an aligned pointer to it (copying into
 // `storage` when needed). `kind` names the root table for errors.
 template <typename T>

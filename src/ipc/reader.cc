@@ -58,9 +58,15 @@ class ArrayLoader {
           return Status::NotSupported("IPC: compression codec {}", static_cast<int>(c->codec()));
       }
     }
-    if (!ElementsAligned(batch_->nodes()) || !ElementsAligned(batch_->buffers()) ||
-        !ElementsAligned(batch_->variadic_buffer_counts())) {
-      return Status::Corruption("IPC: misaligned node or buffer vector in a record batch");
+    // The field nodes and buffers are copied out byte-wise: older writers (the arrow-rs of
+    // lance 0.21's deletion files) left these vectors of 16-byte structs only 4-aligned.
+    if (const auto* nodes = batch_->nodes(); nodes != nullptr && nodes->size() > 0) {
+      nodes_.resize(nodes->size());
+      std::memcpy(nodes_.data(), nodes->Data(), nodes_.size() * sizeof(fb::FieldNode));
+    }
+    if (const auto* buffers = batch_->buffers(); buffers != nullptr && buffers->size() > 0) {
+      buffers_.resize(buffers->size());
+      std::memcpy(buffers_.data(), buffers->Data(), buffers_.size() * sizeof(fb::Buffer));
     }
     if (batch_->variadic_buffer_counts() != nullptr &&
         batch_->variadic_buffer_counts()->size() > 0) {
@@ -182,23 +188,21 @@ class ArrayLoader {
 
  private:
   Result<const fb::FieldNode*> NextNode() {
-    const auto* nodes = batch_->nodes();
-    if (nodes == nullptr || node_index_ >= static_cast<int64_t>(nodes->size())) {
+    if (node_index_ >= static_cast<int64_t>(nodes_.size())) {
       return Status::Corruption("IPC: record batch has too few field nodes ({}) for its schema",
-                                nodes ? nodes->size() : 0);
+                                nodes_.size());
     }
-    return nodes->Get(static_cast<flatbuffers::uoffset_t>(node_index_++));
+    return &nodes_[static_cast<size_t>(node_index_++)];
   }
 
   // The next body buffer, decompressed, at least `min_size` bytes long and aligned to
   // `alignment` (copied when the body's bytes are not).
   Result<BufferPtr> NextBuffer(int64_t alignment, int64_t min_size, const char* what) {
-    const auto* buffers = batch_->buffers();
-    if (buffers == nullptr || buffer_index_ >= static_cast<int64_t>(buffers->size())) {
+    if (buffer_index_ >= static_cast<int64_t>(buffers_.size())) {
       return Status::Corruption("IPC: record batch has too few buffers ({}) for its schema",
-                                buffers ? buffers->size() : 0);
+                                buffers_.size());
     }
-    const fb::Buffer* b = buffers->Get(static_cast<flatbuffers::uoffset_t>(buffer_index_++));
+    const fb::Buffer* b = &buffers_[static_cast<size_t>(buffer_index_++)];
     const int64_t offset = b->offset();
     const int64_t size = b->length();
     const int64_t body_size = body_->size();
@@ -328,6 +332,8 @@ class ArrayLoader {
   }
 
   const fb::RecordBatch* batch_;
+  std::vector<fb::FieldNode> nodes_;
+  std::vector<fb::Buffer> buffers_;
   BufferPtr body_;
   const IpcReadOptions& options_;
   const std::vector<int64_t>* field_dictionary_ids_;
@@ -590,25 +596,27 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(BufferPtr data, IpcReadOpti
     return Status::NotSupported("IPC file: footer metadata version {}",
                                 static_cast<int>(footer->version()) + 1);
   }
-  if (!internal::ElementsAligned(footer->dictionaries()) ||
-      !internal::ElementsAligned(footer->record_batches())) {
-    return Status::Corruption("IPC file: misaligned block vector in the footer");
-  }
   state->decoder = std::make_unique<IpcDecoder>(options);
   LANCE_RETURN_NOT_OK(state->decoder->SetSchema(footer->schema()));
   state->footer_metadata = internal::DeserializeMetadata(footer->custom_metadata());
-  if (footer->record_batches() != nullptr) {
-    for (const fb::Block* block : *footer->record_batches()) {
-      state->record_batches.push_back(*block);
-    }
-  }
+  // The Block structs are copied out byte-wise: older writers (the arrow-rs of lance 0.21's
+  // deletion files) left the block vectors 4- but not 8-aligned, which arrow readers accept.
+  auto copy_blocks = [](const flatbuffers::Vector<const fb::Block*>* v) {
+    std::vector<fb::Block> out;
+    if (v == nullptr) return out;
+    out.resize(v->size());
+    if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(fb::Block));
+    return out;
+  };
+  state->record_batches = copy_blocks(footer->record_batches());
+  const std::vector<fb::Block> dictionary_blocks = copy_blocks(footer->dictionaries());
   if (state->record_batches.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return Status::Corruption("IPC file: {} record batches", state->record_batches.size());
   }
-  if (footer->dictionaries() != nullptr) {
+  {
     int64_t index = 0;
-    for (const fb::Block* block : *footer->dictionaries()) {
-      LANCE_ASSIGN_OR_RAISE(ParsedMessage m, state->ReadBlock(*block, "dictionary", index++));
+    for (const fb::Block& block : dictionary_blocks) {
+      LANCE_ASSIGN_OR_RAISE(ParsedMessage m, state->ReadBlock(block, "dictionary", index++));
       if (m.message->header_type() != fb::MessageHeader::DictionaryBatch) {
         return Status::Corruption("IPC file: dictionary block {} holds a {} message", index - 1,
                                   fb::EnumNameMessageHeader(m.message->header_type()));

@@ -13,6 +13,7 @@
 #include "lance/table/versions.h"
 #include "table/apply.h"
 #include "table/conflicts.h"
+#include "table/legacy_fixups.h"
 #include "table/durable_files.h"
 #include "table/rebase.h"
 #include "table/unique_ids.h"
@@ -164,6 +165,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     } else {
       const Manifest& lm = latest->manifest;
       LANCE_RETURN_NOT_OK(CheckCanWrite(lm.reader_feature_flags, lm.writer_feature_flags, latest->path));
+      LANCE_RETURN_NOT_OK(internal::CheckLegacyWritable(lm, loc.root()));
       if (latest->version < read_version) {
         return Status::CommitConflict("{}: latest version {} is older than the read version {}",
                                       loc.root(), latest->version, read_version);

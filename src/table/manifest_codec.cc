@@ -1,6 +1,8 @@
 // The manifest file codec (manifest.h): container (sections, footer) and the Manifest message
 // <-> the C++ model. The only place a manifest is parsed or serialized.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -134,6 +136,66 @@ Status ToProto(const Manifest& m, pb::Manifest* out) {
   return Status::OK();
 }
 
+// The value type of a dictionary field's logical type "dict:<value>:<index>:<ordered>".
+std::string_view DictionaryValueType(std::string_view logical) {
+  if (!logical.starts_with("dict:")) return {};
+  logical.remove_prefix(5);
+  for (int i = 0; i < 2; ++i) {
+    const size_t p = logical.rfind(':');
+    if (p == std::string_view::npos) return {};
+    logical = logical.substr(0, p);
+  }
+  return logical;
+}
+
+// Bytes per value of a fixed-width dictionary value type (0: binary-like or unsupported).
+int FixedWidth(std::string_view t) {
+  if (t == "int8" || t == "uint8") return 1;
+  if (t == "int16" || t == "uint16" || t == "halffloat") return 2;
+  if (t == "int32" || t == "uint32" || t == "float") return 4;
+  if (t == "int64" || t == "uint64" || t == "double") return 8;
+  return 0;
+}
+
+bool IsBinaryLike(std::string_view t) {
+  return t == "string" || t == "binary" || t == "large_string" || t == "large_binary";
+}
+
+// The dictionary values field `f` points at in `bytes[0, limit)`, when they are there.
+std::optional<LegacyDictionaryValues> ReadDictionaryValues(std::string_view bytes, size_t limit,
+                                                           const file::LanceField& f) {
+  if (!f.legacy_dictionary) return std::nullopt;
+  const auto [pos, count] = *f.legacy_dictionary;
+  const std::string_view type = DictionaryValueType(f.logical_type);
+  if (pos < 0 || count <= 0 || static_cast<uint64_t>(pos) > limit) return std::nullopt;
+  const uint64_t room = limit - static_cast<uint64_t>(pos);
+  LegacyDictionaryValues v;
+  v.field_id = f.id;
+  v.count = count;
+  if (IsBinaryLike(type)) {
+    if (static_cast<uint64_t>(count) >= room / 8) return std::nullopt;  // count + 1 positions
+    v.binary = true;
+    std::vector<int64_t> positions(static_cast<size_t>(count) + 1);
+    std::memcpy(positions.data(), bytes.data() + pos, positions.size() * 8);
+    for (size_t i = 0; i < positions.size(); ++i) {
+      if (positions[i] < 0 || static_cast<uint64_t>(positions[i]) > limit ||
+          (i > 0 && positions[i] < positions[i - 1])) {
+        return std::nullopt;
+      }
+    }
+    v.data.assign(bytes.data() + positions.front(),
+                  static_cast<size_t>(positions.back() - positions.front()));
+    for (int64_t p : positions) v.offsets.push_back(p - positions.front());
+    return v;
+  }
+  const int width = FixedWidth(type);
+  if (width == 0 || static_cast<uint64_t>(count) > room / static_cast<uint64_t>(width)) {
+    return std::nullopt;
+  }
+  v.data.assign(bytes.data() + pos, static_cast<size_t>(count) * static_cast<size_t>(width));
+  return v;
+}
+
 }  // namespace
 
 Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
@@ -148,9 +210,12 @@ Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
   }
   const uint16_t major = Load<uint16_t>(footer + 8);
   const uint16_t minor = Load<uint16_t>(footer + 10);
-  if (major != 0 || minor != 2) {
-    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.2)", what, major,
-                                minor);
+  // Older writers (lance <= 0.33 at least) wrote container 0.1: the same layout (sections
+  // before the manifest, footer pointing at it). lance 12 reads any container version
+  // without looking at it; we accept the two that exist.
+  if (major != 0 || (minor != 1 && minor != 2)) {
+    return Status::NotSupported("{}: manifest container version {}.{} (expected 0.1 or 0.2)", what,
+                                major, minor);
   }
   const size_t limit = bytes.size() - kFooterLen;
   const uint64_t pos = Load<uint64_t>(footer);
@@ -163,6 +228,9 @@ Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
   }
   Manifest m;
   LANCE_RETURN_NOT_OK(FromProto(pb, what, &m));
+  for (const auto& f : m.fields) {
+    if (auto v = ReadDictionaryValues(bytes, limit, f)) m.legacy_dictionaries.push_back(std::move(*v));
+  }
   if (inline_transaction) inline_transaction->clear();
   if (m.transaction_section) {
     uint32_t tlen = 0;
@@ -188,9 +256,34 @@ Result<Manifest> DecodeManifest(std::string_view bytes, const std::string& what,
 }
 
 Result<std::string> EncodeManifest(const Manifest& m, std::string_view transaction) {
-  pb::Manifest pb;
-  LANCE_RETURN_NOT_OK(ToProto(m, &pb));
   std::string out;
+  // Dictionary values first (as lance writes them), in field-id order; the fields point at
+  // them.
+  std::optional<Manifest> relocated;
+  if (!m.legacy_dictionaries.empty()) {
+    relocated = m;
+    std::vector<const LegacyDictionaryValues*> values;
+    for (const auto& v : m.legacy_dictionaries) values.push_back(&v);
+    std::sort(values.begin(), values.end(),
+              [](const auto* a, const auto* b) { return a->field_id < b->field_id; });
+    for (const LegacyDictionaryValues* v : values) {
+      auto field = std::find_if(relocated->fields.begin(), relocated->fields.end(),
+                                [&](const file::LanceField& f) { return f.id == v->field_id; });
+      if (field == relocated->fields.end()) continue;  // the field was dropped
+      const uint64_t start = out.size();
+      out += v->data;
+      if (v->binary) {
+        const uint64_t positions = out.size();
+        for (int64_t o : v->offsets) AppendU64(&out, start + static_cast<uint64_t>(o));
+        field->legacy_dictionary = std::make_pair(static_cast<int64_t>(positions), v->count);
+      } else {
+        field->legacy_dictionary = std::make_pair(static_cast<int64_t>(start), v->count);
+      }
+    }
+  }
+  const Manifest& mm = relocated ? *relocated : m;
+  pb::Manifest pb;
+  LANCE_RETURN_NOT_OK(ToProto(mm, &pb));
   if (!m.indices.empty()) {
     pb::IndexSection idx;
     for (const auto& x : m.indices) LANCE_RETURN_NOT_OK(internal::IndexToProto(x, idx.add_indices()));

@@ -1,7 +1,9 @@
 // libFuzzer target for the manifest codec: any bytes must give a Manifest or an error, never
 // a crash or an out-of-bounds read. A decoded manifest also goes through the flag checks, the
 // row-id and row-version decoders of every fragment, and the encoder, whose output must decode
-// again to a manifest with the same content.
+// again to a manifest with the same content. The read fix-ups for older writers' manifests
+// (table/legacy_fixups.h: data storage version inferred, counts from files that are missing
+// here) and the check before writing on top of one run on every decoded manifest too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,7 +11,10 @@
 
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
+#include "lance/io/memory_object_store.h"
+#include "lance/table/location.h"
 #include "lance/table/row_ids.h"
+#include "table/legacy_fixups.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
@@ -23,6 +28,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)lance::table::RowVersions(f, false);
     }
     (void)m->num_rows();
+    (void)lance::table::internal::InferDataStorageVersion(*m, "fuzz");
+    (void)lance::table::internal::CheckLegacyWritable(*m, "fuzz");
+    {
+      static const auto store = lance::io::MemoryObjectStore::Make();
+      const lance::table::TableLocation loc(store, "t");
+      lance::table::Manifest fixed = *m;
+      (void)lance::table::internal::ApplyReadFixups(loc, "fuzz", &fixed, /*tolerate_missing=*/true);
+      fixed = *m;
+      (void)lance::table::internal::ApplyReadFixups(loc, "fuzz", &fixed, /*tolerate_missing=*/false);
+    }
     auto again = lance::table::EncodeManifest(*m, inline_txn);
     if (again.ok()) {
       auto back = lance::table::DecodeManifest(*again, "fuzz again");

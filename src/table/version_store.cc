@@ -6,6 +6,7 @@
 
 #include "lance/table/feature_flags.h"
 #include "lance/table/versions.h"
+#include "table/legacy_fixups.h"
 
 namespace lance::table {
 
@@ -24,8 +25,8 @@ std::string_view View(const BufferPtr& b) {
 }
 
 // The version at `path` (named for `version` in scheme `naming`), from its bytes.
-Result<CommittedVersion> Decode(const std::string& path, uint64_t version, ManifestNaming naming,
-                                const BufferPtr& bytes) {
+Result<CommittedVersion> Decode(const TableLocation& loc, const std::string& path,
+                                uint64_t version, ManifestNaming naming, const BufferPtr& bytes) {
   CommittedVersion v;
   v.version = version;
   v.naming = naming;
@@ -36,6 +37,7 @@ Result<CommittedVersion> Decode(const std::string& path, uint64_t version, Manif
     return Status::Corruption("{}: the file name says version {} but the manifest says {}", path,
                               version, v.manifest.version);
   }
+  LANCE_RETURN_NOT_OK(internal::ApplyReadFixups(loc, path, &v.manifest));
   return v;
 }
 
@@ -45,7 +47,7 @@ Result<CommittedVersion> Load(const TableLocation& loc, uint64_t version, OpenSt
     const std::string path = loc.Path(std::string(kVersionsDir) + "/" + ManifestFileName(version, n));
     if (stats) stats->gets++;
     auto bytes = loc.store()->Get(path);
-    if (bytes.ok()) return Decode(path, version, n, *bytes);
+    if (bytes.ok()) return Decode(loc, path, version, n, *bytes);
     if (!bytes.status().IsNotFound()) return bytes.status();
   }
   return Status::NotFound("{}: version {} does not exist", loc.root(), version);
@@ -107,7 +109,7 @@ Result<std::optional<CommittedVersion>> LoadLatestVersion(const TableLocation& l
   const VersionFile& latest = files.back();
   if (stats) stats->gets++;
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, location.store()->Get(latest.path));
-  LANCE_ASSIGN_OR_RAISE(CommittedVersion v, Decode(latest.path, latest.version, latest.naming, bytes));
+  LANCE_ASSIGN_OR_RAISE(CommittedVersion v, Decode(location, latest.path, latest.version, latest.naming, bytes));
   return std::optional<CommittedVersion>(std::move(v));
 }
 
@@ -147,6 +149,7 @@ Result<std::vector<VersionInfo>> ListVersions(const TableLocation& location) {
   for (const auto& f : files) {
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, location.store()->Get(f.path));
     LANCE_ASSIGN_OR_RAISE(Manifest m, DecodeManifest(View(bytes), f.path));
+    LANCE_RETURN_NOT_OK(internal::ApplyReadFixups(location, f.path, &m, /*tolerate_missing=*/true));
     VersionInfo vi;
     vi.version = f.version;
     vi.naming = f.naming;

@@ -172,6 +172,19 @@ std::string VectorIndexDetailsJson(const IndexInfo& index);
 std::vector<IndexInfo> RetainRelevantIndices(std::vector<IndexInfo> indices,
                                              const std::vector<int32_t>& field_ids);
 
+// The values of a dictionary field of a legacy-storage (0.1) table, which the manifest file
+// itself holds (older writers and lance 12 alike): Field.dictionary is {position in the
+// manifest file, number of values}. Binary-like values are stored as their bytes followed by
+// n + 1 little-endian i64 file positions (Field.dictionary points at those); fixed-width
+// values as n * width bytes.
+struct LegacyDictionaryValues {
+  int32_t field_id = 0;
+  bool binary = false;
+  int64_t count = 0;
+  std::string data;              // the value bytes
+  std::vector<int64_t> offsets;  // binary: count + 1 offsets into `data`, from 0
+};
+
 struct Manifest {
   std::vector<file::LanceField> fields;  // flattened, as stored (parents first)
   SchemaPtr schema;  // nested Arrow schema of `fields`; Field::id() = Lance field id
@@ -204,6 +217,10 @@ struct Manifest {
   std::optional<uint64_t> index_section;
   std::optional<uint64_t> transaction_section;
   std::vector<IndexInfo> indices;  // the index section (none: no section)
+  // Dictionary values held in the manifest file, by field id (see LegacyDictionaryValues);
+  // EncodeManifest writes those of fields still in `fields` before the sections and points
+  // their Field.dictionary at them.
+  std::vector<LegacyDictionaryValues> legacy_dictionaries;
   std::string index_section_unknown_fields;
   std::string unknown_fields;
 
@@ -218,8 +235,10 @@ struct Manifest {
   Status RebuildSchema();
 };
 
-// Decodes a whole manifest file (the index section included). `what` (usually the path) names
-// it in errors. When `inline_transaction` is given it receives the raw Transaction bytes of
+// Decodes a whole manifest file (the index section included, and the values of dictionary
+// fields the file holds when their type is binary-like or a fixed-width number and their
+// region lies inside the file; others are left out). `what` (usually the path) names it in
+// errors. When `inline_transaction` is given it receives the raw Transaction bytes of
 // the transaction section ("" when there is none).
 // Errors: Corruption for a bad footer, out-of-range sections, undecodable protobuf or schema
 // (the index section and its fragment bitmaps included), inconsistent fragments; NotSupported

@@ -396,76 +396,105 @@ function manifestFiles(ds) {
   return new Map([...out.entries()].sort((x, y) => x[0] - y[0]));
 }
 
-async function expect() {
-  const req = createRequire(path.join(here, '../../interop/package.json'));
-  const lancedb = req('@lancedb/lancedb');
+// lance 12's reading of every version of the dataset at `dsDir` (opened as table `name` of
+// `db`), written into `out` (rows.jsonl + lance12.json with `header` merged in).
+async function expectDataset(db, dsDir, name, out, header) {
   const { expectedRows, toJson, Obj } = await import('../../interop/lib/canonical.mjs');
+  const dsName = path.basename(dsDir);
+  const table = await db.openTable(name);
+  const pool = new Map();
+  const versions = {};
+  const files = [];
+  const seen = new Set();
+  for (const [v, mfile] of manifestFiles(dsDir)) {
+    const man = readManifest(mfile);
+    const entry = { container: man.container };
+    try {
+      await table.checkout(v);
+      const arrowTable = await table.query().withRowId().toArrow();
+      const rows = expectedRows(arrowTable);
+      // _rowid (the row address here: no stable row ids) kept apart from the row's values,
+      // so rows that only moved (compaction) share their line.
+      const rowids = rows.map((r) => BigInt(r.entries.find(([k]) => k === '_rowid')[1]));
+      const lines = rows.map((r) => toJson(new Obj(r.entries.filter(([k]) => k !== '_rowid'))));
+      entry.num_rows = await table.countRows();
+      entry.schema = arrowTable.schema.fields.map((f) => `${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`);
+      entry.indices = (await table.listIndices()).map((i) => ({ name: i.name, type: i.indexType, columns: i.columns }));
+      entry.rows = lines.map((l) => {
+        if (!pool.has(l)) pool.set(l, pool.size);
+        return pool.get(l);
+      });
+      entry.rowids = rowids.map(Number);
+      // Data files this version lists for the first time.
+      const byFragment = new Map();
+      rowids.forEach((rowid, k) => {
+        const frag = Number(rowid >> 32n);
+        if (!byFragment.has(frag)) byFragment.set(frag, []);
+        byFragment.get(frag).push([Number(rowid & 0xffffffffn), entry.rows[k]]);
+      });
+      const top = new Map(man.fields.filter((f) => f.parent === -1).map((f) => [f.id, f.name]));
+      for (const frag of man.fragments) {
+        for (const df of frag.files) {
+          if (seen.has(df.path)) continue;
+          seen.add(df.path);
+          const got = byFragment.get(frag.id) || [];
+          if (header.upstream && (frag.deletion || got.length !== frag.physical_rows)) continue;
+          if (frag.deletion || got.length !== frag.physical_rows) {
+            throw new Error(`${dsName} v${v}: data file ${df.path} first listed in a fragment with deletions`);
+          }
+          got.sort((x, y) => x[0] - y[0]);
+          files.push({ path: df.path, fragment: frag.id, version: v, physical_rows: frag.physical_rows,
+            file_version: df.file_version, fields: df.fields,
+            columns: df.fields.filter((id) => top.has(id)).map((id) => top.get(id)),
+            rows: got.map((x) => x[1]) });
+        }
+      }
+    } catch (e) {
+      // Paths relative to this folder, so that the file does not depend on the checkout.
+      entry.error = String(e.message || e).split('\n')[0].replaceAll(here.slice(1) + '/', '');
+    }
+    versions[v] = entry;
+  }
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'rows.jsonl'), [...pool.keys()].map((l) => l + '\n').join(''));
+  fs.writeFileSync(path.join(out, 'lance12.json'), JSON.stringify({ ...header, versions, files }) + '\n');
+  const errors = Object.entries(versions).filter(([, e]) => e.error);
+  console.log(`${path.relative(here, dsDir)}: ${Object.keys(versions).length} versions, ${pool.size} distinct rows, ${files.length} data files` +
+    (errors.length ? `, lance 12 refused ${errors.map(([v, e]) => `v${v} (${e.error})`).join(', ')}` : ''));
+}
+
+function lancedb12() {
+  return createRequire(path.join(here, '../../interop/package.json'))('@lancedb/lancedb');
+}
+
+async function expect() {
+  const lancedb = lancedb12();
   for (const w of Object.keys(WRITERS)) {
     const wdir = path.join(here, w);
     if (!fs.existsSync(wdir)) continue;
     const db = await lancedb.connect(wdir);
     for (const dsName of fs.readdirSync(wdir).filter((n) => n.endsWith('.lance')).sort()) {
       const name = dsName.replace(/\.lance$/, '');
-      const dsDir = path.join(wdir, dsName);
-      const table = await db.openTable(name);
-      const pool = new Map();
-      const versions = {};
-      const files = [];
-      const seen = new Set();
-      for (const [v, mfile] of manifestFiles(dsDir)) {
-        const man = readManifest(mfile);
-        const entry = { container: man.container };
-        try {
-          await table.checkout(v);
-          const arrowTable = await table.query().withRowId().toArrow();
-          const rows = expectedRows(arrowTable);
-          // _rowid (the row address here: no stable row ids) kept apart from the row's values,
-          // so rows that only moved (compaction) share their line.
-          const rowids = rows.map((r) => BigInt(r.entries.find(([k]) => k === '_rowid')[1]));
-          const lines = rows.map((r) => toJson(new Obj(r.entries.filter(([k]) => k !== '_rowid'))));
-          entry.num_rows = await table.countRows();
-          entry.schema = arrowTable.schema.fields.map((f) => `${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`);
-          entry.indices = (await table.listIndices()).map((i) => ({ name: i.name, type: i.indexType, columns: i.columns }));
-          entry.rows = lines.map((l) => {
-            if (!pool.has(l)) pool.set(l, pool.size);
-            return pool.get(l);
-          });
-          entry.rowids = rowids.map(Number);
-          // Data files this version lists for the first time.
-          const byFragment = new Map();
-          rowids.forEach((rowid, k) => {
-            const frag = Number(rowid >> 32n);
-            if (!byFragment.has(frag)) byFragment.set(frag, []);
-            byFragment.get(frag).push([Number(rowid & 0xffffffffn), entry.rows[k]]);
-          });
-          const top = new Map(man.fields.filter((f) => f.parent === -1).map((f) => [f.id, f.name]));
-          for (const frag of man.fragments) {
-            for (const df of frag.files) {
-              if (seen.has(df.path)) continue;
-              seen.add(df.path);
-              const got = byFragment.get(frag.id) || [];
-              if (frag.deletion || got.length !== frag.physical_rows) {
-                throw new Error(`${dsName} v${v}: data file ${df.path} first listed in a fragment with deletions`);
-              }
-              got.sort((x, y) => x[0] - y[0]);
-              files.push({ path: df.path, fragment: frag.id, version: v, physical_rows: frag.physical_rows,
-                file_version: df.file_version, fields: df.fields,
-                columns: df.fields.filter((id) => top.has(id)).map((id) => top.get(id)),
-                rows: got.map((x) => x[1]) });
-            }
-          }
-        } catch (e) {
-          entry.error = String(e.message || e).split('\n')[0];
-        }
-        versions[v] = entry;
-      }
-      const out = path.join(here, 'expected', w, name);
-      fs.mkdirSync(out, { recursive: true });
-      fs.writeFileSync(path.join(out, 'rows.jsonl'), [...pool.keys()].map((l) => l + '\n').join(''));
-      fs.writeFileSync(path.join(out, 'lance12.json'), JSON.stringify({ writer: w, ...WRITERS[w], versions, files }) + '\n');
-      const errors = Object.entries(versions).filter(([, e]) => e.error);
-      console.log(`${w}/${name}: ${Object.keys(versions).length} versions, ${pool.size} distinct rows, ${files.length} data files` +
-        (errors.length ? `, lance 12 refused ${errors.map(([v, e]) => `v${v} (${e.error})`).join(', ')}` : ''));
+      await expectDataset(db, path.join(wdir, dsName), name, path.join(here, 'expected', w, name),
+        { writer: w, ...WRITERS[w] });
+    }
+  }
+}
+
+// The upstream compatibility corpus (upstream/<lance version>/<name>.lance, see
+// upstream/ORIGIN.md): lance 12's reading of every version into expected/upstream/<ver>_<name>/.
+// Data files of fragments with deletions are not pinned one by one there (the corpus was
+// not written for it); every version's rows still are.
+async function expectUpstream() {
+  const lancedb = lancedb12();
+  const root = path.join(here, 'upstream');
+  for (const ver of fs.readdirSync(root).filter((n) => fs.statSync(path.join(root, n)).isDirectory()).sort()) {
+    const db = await lancedb.connect(path.join(root, ver));
+    for (const dsName of fs.readdirSync(path.join(root, ver)).filter((n) => n.endsWith('.lance')).sort()) {
+      const name = dsName.replace(/\.lance$/, '');
+      await expectDataset(db, path.join(root, ver, dsName), name,
+        path.join(here, 'expected', 'upstream', `${ver}_${name}`),
+        { writer: `upstream ${ver}`, upstream: true, dataset: `upstream/${ver}/${dsName}` });
     }
   }
 }
@@ -473,7 +502,8 @@ async function expect() {
 const [cmd, arg] = process.argv.slice(2);
 if (cmd === 'write' && WRITERS[arg]) await write(arg);
 else if (cmd === 'expect') await expect();
+else if (cmd === 'expect-upstream') await expectUpstream();
 else if (cmd !== undefined) {
-  console.error('usage: gen.mjs write <v0_4_20|v0_14_1|v0_21_3> | gen.mjs expect');
+  console.error('usage: gen.mjs write <v0_4_20|v0_14_1|v0_21_3> | gen.mjs expect | gen.mjs expect-upstream');
   process.exit(2);
 }

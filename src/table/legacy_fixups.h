@@ -1,0 +1,49 @@
+// What lance 12 infers or recomputes when it reads a manifest an older writer left
+// (rust/lance-table format/manifest.rs and rust/lance dataset/fragment.rs describe the rules;
+// the goldens of tests/golden/legacy pin the results):
+//
+// * no data_format (writers before lance 0.16): the format of the first data file, all data
+//   files agreeing ("lance" / "0.1" for legacy v1 files, recorded as 0.0, 0.1 or 0.2; "2.0"
+//   for 0.3 or 2.0; "2.x"); without data files, "2.0" when the deprecated V2 writer flag (4)
+//   is set, else "0.1". Data files of different formats: InvalidArgument, as lance 12.
+// * physical_rows unset (0: lance 0.7) or untrusted (no writer version: lance up to 0.8,
+//   whose migration stored the live row count, lancedb/lance#1531): the row count of the
+//   fragment's first data file.
+// * a deletion file without num_deleted_rows (lance 0.7): the rows the file lists.
+//
+// Applied by every load of a version (versions.h), so that readers and the commit path
+// (which then stores the corrected values, as lance 12's migration does) see the same
+// manifest. A count that needs a file that does not exist fails the load with NotFound
+// (lance 12 opens such a version but fails on its first count or scan), unless
+// `tolerate_missing` (version listings), which leaves the fragment as stored.
+#pragma once
+
+#include "lance/core/status.h"
+#include "lance/table/location.h"
+#include "lance/table/manifest.h"
+
+namespace lance::table::internal {
+
+// `path` names the manifest in errors.
+Status ApplyReadFixups(const TableLocation& location, const std::string& path, Manifest* m,
+                       bool tolerate_missing = false);
+
+// The data storage version lance 12 gives a manifest without data_format ("0.1", "2.0",
+// "2.1", ...). Errors: InvalidArgument (data files of different formats).
+Result<std::string> InferDataStorageVersion(const Manifest& m, const std::string& path);
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+// What the latest version of an older writer's table must satisfy for lance-cpp to commit on
+// top of it (checked by the commit loop before anything else):
+// * a data storage version of 0.1 (legacy) with data files of another version (the lance 0.16
+//   datasets of the upstream corpus): InvalidArgument, as lance 12, which refuses every write
+//   to such a dataset;
+// * legacy storage with a dictionary field whose values the manifest file holds
+//   (Field.dictionary points into it) but DecodeManifest did not carry (a value type other
+//   than binary-like or a fixed-width number): NotSupported.
+Status CheckLegacyWritable(const Manifest& m, const std::string& root);
+
+}  // namespace lance::table::internal
