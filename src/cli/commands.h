@@ -34,5 +34,6 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace lance::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterTokenizeCommand(app, registry);
   lance::cli::RegisterFlatSearchCommand(app, registry);
   lance::cli::RegisterLsmCommands(app, registry);
+  lance::cli::RegisterIndexCommands(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
