@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -75,13 +76,25 @@ RowSet& RowSet::operator=(RowSet&& other) noexcept {
 
 RowSet RowSet::Of(const std::vector<uint64_t>& rows) {
   RowSet s;
-  for (uint64_t r : rows) s.Insert(r);
+  s.InsertMany(rows.data(), rows.size());
   return s;
 }
 
 void RowSet::Insert(uint64_t row) {
   FragmentRows& f = impl_->At(Hi(row));
   if (!f.full) roaring_bitmap_add(f.bm, Lo(row));
+}
+
+void RowSet::InsertMany(const uint64_t* rows, size_t n) {
+  std::vector<uint32_t> lows;
+  size_t i = 0;
+  while (i < n) {
+    const uint32_t frag = Hi(rows[i]);
+    lows.clear();
+    for (; i < n && Hi(rows[i]) == frag; ++i) lows.push_back(Lo(rows[i]));
+    FragmentRows& f = impl_->At(frag);
+    if (!f.full) roaring_bitmap_add_many(f.bm, lows.size(), lows.data());
+  }
 }
 
 void RowSet::InsertRange(uint64_t begin, uint64_t end) {

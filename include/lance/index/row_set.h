@@ -9,6 +9,7 @@
 // Copyable (deep copy), movable; not thread-safe for writes, safe to read concurrently.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ class RowSet {
   static RowSet Of(const std::vector<uint64_t>& rows);
 
   void Insert(uint64_t row);
+  // Inserts `n` rows (any order; runs of one fragment are inserted in bulk).
+  void InsertMany(const uint64_t* rows, size_t n);
   // Inserts rows [begin, end).
   void InsertRange(uint64_t begin, uint64_t end);
   // Adds every row of fragment `fragment` (a "full" fragment entry).

@@ -236,7 +236,7 @@ class BTreeIndex final : public ScalarIndex {
     const Array& v = *p->values;
     const uint64_t* ids = p->ids->Values<uint64_t>();
     auto add = [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out->Insert(ids[i]);
+      if (e > b) out->InsertMany(ids + b, static_cast<size_t>(e - b));
     };
     auto add_equal = [&](const ScalarValue& x) {
       auto [b, e] = EqualRange(v, [&](int64_t i) { return CompareAt(v, i, x); });

@@ -279,6 +279,66 @@ Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunc
   return out;
 }
 
+IndexPlan ScalarIndexCatalog::PlanConjuncts(const std::vector<const expr::Node*>& conjuncts) const {
+  IndexPlan plan;
+  // lookup position of the range lookup of each index slot
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (size_t i = 0; i < conjuncts.size(); ++i) {
+    auto m = MatchConjunct(*conjuncts[i]);
+    if (!m) continue;
+    plan.answered.push_back(i);
+    const ScalarQuery* q = m->leaves.size() == 1 ? std::get_if<ScalarQuery>(&m->leaves[0].query) : nullptr;
+    if (q != nullptr && q->op == ScalarQuery::Op::kRange) {
+      const size_t slot = m->leaves[0].index_slot;
+      auto it = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first == slot; });
+      if (it != ranges.end()) {
+        ScalarQuery& into = std::get<ScalarQuery>(plan.lookups[it->second].leaves[0].query);
+        // The tighter bound of each side (ties: the exclusive one).
+        if (q->lower && (!into.lower || Compare(q->lower->value, into.lower->value) > 0 ||
+                         (Compare(q->lower->value, into.lower->value) == 0 && !q->lower->inclusive))) {
+          into.lower = q->lower;
+        }
+        if (q->upper && (!into.upper || Compare(q->upper->value, into.upper->value) < 0 ||
+                         (Compare(q->upper->value, into.upper->value) == 0 && !q->upper->inclusive))) {
+          into.upper = q->upper;
+        }
+        continue;
+      }
+      ranges.emplace_back(slot, plan.lookups.size());
+    }
+    plan.lookups.push_back(std::move(*m));
+  }
+  return plan;
+}
+
+Result<ConjunctAnswer> ScalarIndexCatalog::AnswerAll(const IndexPlan& plan) const {
+  ConjunctAnswer out;
+  bool first = true;
+  for (const IndexedConjunct& c : plan.lookups) {
+    LANCE_ASSIGN_OR_RAISE(ConjunctAnswer a, Answer(c));
+    out.exact = out.exact && a.exact;
+    if (first) {
+      out = std::move(a);
+      first = false;
+      continue;
+    }
+    std::vector<uint32_t> both;
+    std::set_intersection(out.covered.begin(), out.covered.end(), a.covered.begin(), a.covered.end(),
+                          std::back_inserter(both));
+    out.covered = std::move(both);
+    out.rows &= a.rows;
+    out.rows.RetainFragments(out.covered);
+    if (out.rows.empty()) break;
+  }
+  return out;
+}
+
+std::string IndexPlan::ToString() const {
+  std::string out;
+  for (const auto& l : lookups) out += (out.empty() ? "" : " AND ") + l.ToString();
+  return out;
+}
+
 Result<std::shared_ptr<ScalarIndex>> ScalarIndexCatalog::IndexAt(size_t slot) const {
   return impl_->Open(slot);
 }

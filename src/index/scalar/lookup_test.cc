@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "lance/expr/ast.h"
 #include "lance/index/scalar/lookup.h"
@@ -102,6 +103,33 @@ TEST_F(Lookup, LeavesWhatNoIndexAnswers) {
         "ts = TIMESTAMP '2023-11-14 22:13:20.000000001'", "id = 5 OR id + 1 = 3",
         "tags IS NULL", "nope = 3", "id NOT BETWEEN 1 AND 3"}) {
     EXPECT_FALSE(Match(filter).has_value()) << filter;
+  }
+}
+
+TEST_F(Lookup, PlansConjunctsMergingRangesOnAColumn) {
+  for (const auto& [filter, explain, answered] :
+       std::vector<std::tuple<std::string, std::string, std::vector<size_t>>>{
+           {"id >= 10 AND id < 20", "id >= 10 AND id < 20@id_idx(BTREE)", {0, 1}},
+           {"id > 5 AND id + 1 = 9 AND id >= 5 AND id <= 30 AND id < 30",
+            "id > 5 AND id < 30@id_idx(BTREE)", {0, 2, 3, 4}},
+           {"i32 > 0 AND cat = 'c2' AND i32 <= 40",
+            "i32 > 0 AND i32 <= 40@i32_idx(BTREE) AND cat = 'c2'@cat_idx(BITMAP)", {0, 1, 2}},
+           {"lower(s) = 'x' AND b = true", "b = true@b_idx(BITMAP)", {1}},
+       }) {
+    auto n = expr::Parse(filter);
+    ASSERT_TRUE(n.ok());
+    const auto conjuncts = SplitConjuncts(**n);
+    const IndexPlan plan = catalog_->PlanConjuncts(conjuncts);
+    EXPECT_EQ(plan.ToString(), explain) << filter;
+    EXPECT_EQ(plan.answered, answered) << filter;
+    auto a = catalog_->AnswerAll(plan);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    std::string answered_text;
+    for (size_t i : plan.answered) {
+      answered_text += (answered_text.empty() ? "" : " AND ") + expr::ToString(*conjuncts[i]);
+    }
+    EXPECT_EQ(a->rows.ToVector(), Scanned(*snap_, answered_text, a->covered)) << filter;
+    EXPECT_FALSE(a->rows.empty()) << filter;
   }
 }
 

@@ -62,6 +62,13 @@ struct ConjunctAnswer {
   bool exact = true;               // false: a superset the planner must recheck
 };
 
+// What the indexes answer of a list of conjuncts (ScalarIndexCatalog::PlanConjuncts).
+struct IndexPlan {
+  std::vector<IndexedConjunct> lookups;  // ranges on one column merged into one lookup
+  std::vector<size_t> answered;          // positions of the conjuncts they answer, ascending
+  std::string ToString() const;          // the lookups joined by " AND "
+};
+
 class ScalarIndexCatalog {
  public:
   // The scalar indexes of `manifest` (a version of the table at `location`).
@@ -76,6 +83,14 @@ class ScalarIndexCatalog {
   std::optional<IndexedConjunct> MatchConjunct(const expr::Node& conjunct) const;
   // Errors: the index's (Corruption naming its file, IOError).
   Result<ConjunctAnswer> Answer(const IndexedConjunct& conjunct) const;
+
+  // MatchConjunct over every conjunct; single range conjuncts on one column (`a >= 1`,
+  // `a < 5`) are merged into one lookup (`a >= 1 AND a < 5`), so a bounded range reads only
+  // its pages.
+  IndexPlan PlanConjuncts(const std::vector<const expr::Node*>& conjuncts) const;
+  // The rows where every lookup of `plan` is TRUE, for the fragments all of them cover.
+  // Errors: as Answer.
+  Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan) const;
 
   // The opened index of slot `slot` (tests, benches). Errors as Answer.
   Result<std::shared_ptr<ScalarIndex>> IndexAt(size_t slot) const;
