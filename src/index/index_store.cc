@@ -77,6 +77,11 @@ int64_t PageCache::num_entries() const {
   return static_cast<int64_t>(impl_->lru.size());
 }
 
+const std::shared_ptr<PageCache>& DefaultPageCache() {
+  static const std::shared_ptr<PageCache> cache = std::make_shared<PageCache>();
+  return cache;
+}
+
 // ---- the counting store --------------------------------------------------------------------
 
 // Forwards every call to the wrapped store, counting the reads the file readers make.

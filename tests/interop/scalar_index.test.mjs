@@ -3,9 +3,13 @@
 //     LABEL_LIST (list<utf8>) indexes with `lance create-index` on a table lance 12 wrote (two
 //     fragments, deletions); lance 12 lists each with its type, plans its filters through our
 //     index (explainPlan names ScalarIndexQuery and the index), and returns the rows it returns
-//     on an unindexed twin table and our own scan returns -- every row and column;
+//     on an unindexed twin table and our own scans return (planned through the same indexes) --
+//     every row and column;
 //   * after lance 12 appends a fragment, its filters still use our indexes for the indexed
-//     fragments and scan the new one, with the same rows.
+//     fragments and scan the new one, with the same rows;
+//   * lance 12 builds the same indexes: our scans plan those filters through its indexes
+//     (`lance scan --explain` names each index lookup and the fragment scanned without one),
+//     and return lance 12's rows, and our --no-index scan's, before and after its append.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -103,9 +107,7 @@ describe('scalar indexes lance-cpp builds, read by lance 12', () => {
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
       assert.ok(theirs.length > 0 || filter === 'id = 57', `${filter} matches rows`);  // 57: deleted
-      if (!filter.includes('array_')) {
-        assert.equal(theirs, sortedLines(lanceOk(['scan', uri, '--where', filter]).stdout), `ours: ${filter}`);
-      }
+      if (!filter.includes('array_')) checkOurScan(uri, filter, index, theirs, { unindexed: false });
     }
   });
 
@@ -120,8 +122,37 @@ describe('scalar indexes lance-cpp builds, read by lance 12', () => {
       assert.match(plan, new RegExp(`@${index}\\(`), `${filter}:\n${plan}`);
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
-      if (!filter.includes('array_')) {
-        assert.equal(theirs, sortedLines(lanceOk(['scan', uri, '--where', filter]).stdout), `ours: ${filter}`);
+      if (!filter.includes('array_')) checkOurScan(uri, filter, index, theirs, { unindexed: true });
+    }
+  });
+});
+
+// Our scan of `uri` with `filter`: planned through `index` (by its explain), equal to `want`
+// and to our scan without indexes -- every row and column, in scan order.
+function checkOurScan(uri, filter, index, want, { unindexed }) {
+  const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
+  assert.match(plan, new RegExp(`ScalarIndexLookup: .*@${index}\\(`), `${filter}:\n${plan}`);
+  if (unindexed) assert.match(plan, /FragmentScan: fragments \[2\]/, `${filter}:\n${plan}`);
+  const ours = lanceOk(['scan', uri, '--where', filter]).stdout;
+  assert.equal(ours, lanceOk(['scan', uri, '--where', filter, '--no-index']).stdout, `--no-index: ${filter}`);
+  assert.equal(sortedLines(ours), want, filter);
+  assert.equal(lanceOk(['count', uri, '--where', filter]).stdout.trim(), String(want ? want.split('\n').length : 0), filter);
+}
+
+describe('scalar indexes lance 12 builds, used by our scans', () => {
+  let dir, uri, t;
+  before(async () => {
+    dir = scratchDir('lance-scalar-ref-');
+    uri = path.join(dir, 't.lance');
+    t = await makeTable(dir);
+    for (const [col, kind] of SCALAR_INDEXES) await t.createIndex(col, { config: lancedb.Index[kind]() });
+  });
+
+  test('our index-planned scans return lance 12 rows, before and after its append', async () => {
+    for (const unindexed of [false, true]) {
+      if (unindexed) await t.add(scalarTable(300, 40));
+      for (const [filter, index] of FILTERS) {
+        checkOurScan(uri, filter, index, await rowsOf(t, filter), { unindexed });
       }
     }
   });

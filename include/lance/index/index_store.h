@@ -54,6 +54,9 @@ class PageCache {
   int64_t capacity_;
 };
 
+// The process-wide cache index readers share unless given their own (256 MiB).
+const std::shared_ptr<PageCache>& DefaultPageCache();
+
 struct IndexStoreStats {
   int64_t files_opened = 0;   // index files whose metadata was read
   int64_t pages_loaded = 0;   // cache misses: pages / bitmaps / row sets loaded

@@ -97,6 +97,12 @@ class BTreeIndex final : public ScalarIndex {
     return q->op != ScalarQuery::Op::kPrefix || IsBytesType(*type_);
   }
 
+  std::optional<uint64_t> EstimateRows(const IndexQuery& query) const override {
+    if (!CanAnswer(query)) return std::nullopt;
+    return static_cast<uint64_t>(PagesFor(std::get<ScalarQuery>(query)).size()) *
+           static_cast<uint64_t>(batch_size_);
+  }
+
   Result<SearchResult> Search(const IndexQuery& query, const SearchOptions& options) const override {
     if (!CanAnswer(query)) {
       return Status::NotSupported("BTREE index on {} cannot answer this query", type_->ToString());

@@ -1,6 +1,7 @@
 #include "lance/index/scalar/lookup.h"
 
 #include <algorithm>
+#include <list>
 #include <mutex>
 
 #include "lance/index/index_metadata.h"
@@ -241,6 +242,52 @@ std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableL
   return std::shared_ptr<ScalarIndexCatalog>(new ScalarIndexCatalog(std::move(impl)));
 }
 
+std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Shared(const table::TableLocation& location,
+                                                               const table::Manifest& manifest) {
+  struct Entry {
+    const io::ObjectStore* store;
+    std::string root;
+    uint64_t version;
+    std::string uuids;  // a recreated table may reuse the version number, never the uuids
+    std::shared_ptr<ScalarIndexCatalog> catalog;
+  };
+  std::string uuids;
+  for (const auto& x : manifest.indices) uuids += x.uuid;
+  static std::mutex mu;
+  static std::list<Entry> entries;  // most recent first
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto it = entries.begin(); it != entries.end(); ++it) {
+    if (it->store == location.store().get() && it->root == location.root() &&
+        it->version == manifest.version && it->uuids == uuids) {
+      entries.splice(entries.begin(), entries, it);
+      return entries.front().catalog;
+    }
+  }
+  auto c = Make(location, manifest, DefaultPageCache());
+  entries.push_front(Entry{location.store().get(), location.root(), manifest.version, uuids, c});
+  if (entries.size() > 16) entries.pop_back();
+  return c;
+}
+
+std::vector<uint32_t> ScalarIndexCatalog::Covered(const IndexPlan& plan) const {
+  std::vector<uint32_t> out;
+  bool first = true;
+  for (const IndexedConjunct& c : plan.lookups) {
+    for (const IndexedLeaf& leaf : c.leaves) {
+      const auto& covered = impl_->slots.at(leaf.index_slot)->covered;
+      if (first) {
+        out = covered;
+        first = false;
+        continue;
+      }
+      std::vector<uint32_t> both;
+      std::set_intersection(out.begin(), out.end(), covered.begin(), covered.end(), std::back_inserter(both));
+      out = std::move(both);
+    }
+  }
+  return out;
+}
+
 bool ScalarIndexCatalog::empty() const {
   return std::none_of(impl_->slots.begin(), impl_->slots.end(),
                       [](const auto& s) { return s->keyed_field >= 0; });
@@ -286,7 +333,7 @@ IndexPlan ScalarIndexCatalog::PlanConjuncts(const std::vector<const expr::Node*>
   for (size_t i = 0; i < conjuncts.size(); ++i) {
     auto m = MatchConjunct(*conjuncts[i]);
     if (!m) continue;
-    plan.answered.push_back(i);
+    m->sources = {i};
     const ScalarQuery* q = m->leaves.size() == 1 ? std::get_if<ScalarQuery>(&m->leaves[0].query) : nullptr;
     if (q != nullptr && q->op == ScalarQuery::Op::kRange) {
       const size_t slot = m->leaves[0].index_slot;
@@ -302,13 +349,50 @@ IndexPlan ScalarIndexCatalog::PlanConjuncts(const std::vector<const expr::Node*>
                          (Compare(q->upper->value, into.upper->value) == 0 && !q->upper->inclusive))) {
           into.upper = q->upper;
         }
+        plan.lookups[it->second].sources.push_back(i);
         continue;
       }
       ranges.emplace_back(slot, plan.lookups.size());
     }
     plan.lookups.push_back(std::move(*m));
   }
+  for (const auto& l : plan.lookups) plan.answered.insert(plan.answered.end(), l.sources.begin(), l.sources.end());
+  std::sort(plan.answered.begin(), plan.answered.end());
   return plan;
+}
+
+Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t max_rows) const {
+  if (plan.lookups.size() < 2) return plan;
+  std::vector<std::optional<uint64_t>> est;
+  for (const IndexedConjunct& c : plan.lookups) {
+    std::optional<uint64_t> total = 0;
+    for (const IndexedLeaf& leaf : c.leaves) {
+      LANCE_ASSIGN_OR_RAISE(auto index, impl_->Open(leaf.index_slot));
+      auto e = index->EstimateRows(leaf.query);
+      if (!e || !total) {
+        total = std::nullopt;
+      } else {
+        *total += *e;
+      }
+    }
+    est.push_back(total);
+  }
+  // The smallest known estimate; unknown ones (bitmaps) count as selective.
+  size_t best = 0;
+  for (size_t i = 0; i < est.size(); ++i) {
+    if (!est[i]) {
+      best = i;
+      break;
+    }
+    if (est[best] && *est[i] < *est[best]) best = i;
+  }
+  IndexPlan out;
+  for (size_t i = 0; i < plan.lookups.size(); ++i) {
+    if (i == best || !est[i] || *est[i] <= max_rows) out.lookups.push_back(std::move(plan.lookups[i]));
+  }
+  for (const auto& l : out.lookups) out.answered.insert(out.answered.end(), l.sources.begin(), l.sources.end());
+  std::sort(out.answered.begin(), out.answered.end());
+  return out;
 }
 
 Result<ConjunctAnswer> ScalarIndexCatalog::AnswerAll(const IndexPlan& plan) const {

@@ -133,6 +133,26 @@ TEST_F(Lookup, PlansConjunctsMergingRangesOnAColumn) {
   }
 }
 
+TEST_F(Lookup, DropsBroadLookupsKeepingTheMostSelective) {
+  auto n = expr::Parse("i32 > 0 AND id > 3 AND cat = 'c2'");
+  ASSERT_TRUE(n.ok());
+  const IndexPlan plan = catalog_->PlanConjuncts(SplitConjuncts(**n));
+  ASSERT_EQ(plan.lookups.size(), 3u);
+  // Each BTree lookup touches its one page of 4096 rows; the bitmap's size is not known.
+  auto kept = catalog_->DropBroadLookups(plan, 1000);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->ToString(), "cat = 'c2'@cat_idx(BITMAP)");
+  EXPECT_EQ(kept->answered, std::vector<size_t>{2});
+  auto all = catalog_->DropBroadLookups(plan, 5000);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->lookups.size(), 3u);
+  auto n2 = expr::Parse("i32 > 0 AND id > 3");
+  ASSERT_TRUE(n2.ok());
+  auto one = catalog_->DropBroadLookups(catalog_->PlanConjuncts(SplitConjuncts(**n2)), 10);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->ToString(), "i32 > 0@i32_idx(BTREE)");
+}
+
 TEST_F(Lookup, SplitsTopLevelConjuncts) {
   auto n = expr::Parse("a = 1 AND (b = 2 OR c = 3) AND NOT d AND (e > 1 AND f < 2)");
   ASSERT_TRUE(n.ok());

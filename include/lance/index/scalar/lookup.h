@@ -52,6 +52,8 @@ struct IndexedLeaf {
 // A conjunct an index answers: one leaf, or an OR of leaves (`leaves.size() > 1`).
 struct IndexedConjunct {
   std::vector<IndexedLeaf> leaves;
+  // Positions of the conjuncts it answers (PlanConjuncts: several for merged ranges).
+  std::vector<size_t> sources;
   // "id = 5", "(cat = 'c1' OR cat = 'c2')": the conjunct as the index sees it (Explain).
   std::string ToString() const;
 };
@@ -75,6 +77,11 @@ class ScalarIndexCatalog {
   static std::shared_ptr<ScalarIndexCatalog> Make(const table::TableLocation& location,
                                                   const table::Manifest& manifest,
                                                   std::shared_ptr<PageCache> cache = nullptr);
+  // The catalog of that version, shared by the queries of the process (the last 16 versions
+  // asked for are kept, so that their opened indexes and files are reused), over
+  // DefaultPageCache().
+  static std::shared_ptr<ScalarIndexCatalog> Shared(const table::TableLocation& location,
+                                                    const table::Manifest& manifest);
   ~ScalarIndexCatalog();
 
   // Whether any user index of the version has a scalar reader here.
@@ -91,6 +98,14 @@ class ScalarIndexCatalog {
   // The rows where every lookup of `plan` is TRUE, for the fragments all of them cover.
   // Errors: as Answer.
   Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan) const;
+  // `plan` without the lookups that would return more than `max_rows` rows by their index's
+  // estimate (EstimateRows; the pages a BTree lookup touches), keeping at least the one with
+  // the smallest estimate: a conjunct as broad as `score > 50` is cheaper to filter over the
+  // rows a selective lookup returns than to answer. Opens the indexes involved.
+  // Errors: as Answer.
+  Result<IndexPlan> DropBroadLookups(IndexPlan plan, uint64_t max_rows) const;
+  // The fragments of the version every index of `plan` covers, ascending (no index is read).
+  std::vector<uint32_t> Covered(const IndexPlan& plan) const;
 
   // The opened index of slot `slot` (tests, benches). Errors as Answer.
   Result<std::shared_ptr<ScalarIndex>> IndexAt(size_t slot) const;

@@ -40,6 +40,12 @@ class ScalarIndex {
   // the store's IOError.
   virtual Result<SearchResult> Search(const IndexQuery& query,
                                       const SearchOptions& options = {}) const = 0;
+  // An upper bound of the rows Search(query) returns, from what the index keeps in memory
+  // (no read); nullopt when the format cannot tell without reading.
+  virtual std::optional<uint64_t> EstimateRows(const IndexQuery& query) const {
+    (void)query;
+    return std::nullopt;
+  }
   // Whether `null_rows` is filled in by Search (it costs reading the null pages of a BTree).
   bool fill_null_rows = true;
   const std::shared_ptr<IndexStore>& store() const { return store_; }
