@@ -6,12 +6,12 @@
 //   ref.lance    the same data files, indexes lance 12 built
 // and LANCE_SCALAR_BENCH_QUERIES a file of filters, one per line.
 //
-//   BM_ScalarScan/<q>        Snapshot::Scan({id}, filter) on plain.lance (every row filtered)
-//   BM_ScalarIndex/<t>/<q>   on an open version with its ScalarIndexCatalog (warm page cache,
-//                            as a query on an open lancedb table): parse the filter, answer
-//                            its conjuncts from the indexes (ScalarIndexCatalog::PlanConjuncts:
-//                            ranges on one column merged; AnswerAll intersects), then
-//                            TakeRowIds of the id column for the rows (deleted rows dropped);
+//   BM_ScalarScan/<q>        query::Scanner({id}, filter, use_index = false) on plain.lance
+//                            (every row filtered)
+//   BM_ScalarIndex/<t>/<q>   query::Scanner({id}, filter) on an open version: planned, the
+//                            conjuncts answered by the indexes (ScalarIndexLookup; the version's
+//                            catalog and its pages shared across queries, warm, as a query on an
+//                            open lancedb table), ids read for those rows only;
 //                            t = ours | ref (the indexes lance 12 built, read by us)
 // Counters: hits (rows returned), cpu_ms (process CPU per iteration).
 #include <benchmark/benchmark.h>
@@ -21,12 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "lance/expr/ast.h"
-#include "lance/index/scalar/lookup.h"
+#include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
 
-namespace lance::index::scalar {
+namespace lance::bench_scalar {
 namespace {
 
 using lance::bench::ProcessCpuSeconds;
@@ -47,16 +46,27 @@ void ReportCpu(benchmark::State& st, double start) {
                                              benchmark::Counter::kAvgIterations);
 }
 
-void Scan(benchmark::State& st, const std::string& uri, const std::string& filter) {
+// One filtered scan of the id column through the query layer's Scanner, indexes used or not.
+void Run(benchmark::State& st, const std::string& uri, const std::string& filter, bool use_index) {
   auto snap = table::Snapshot::Open(uri);
   if (!snap.ok()) return st.SkipWithError(snap.status().ToString().c_str());
+  const std::shared_ptr<const table::Snapshot> s = *snap;
+  query::ScanOptions o;
+  o.columns = {"id"};
+  o.filter = filter;
+  o.use_index = use_index;
+  {
+    auto sc = query::Scanner::Make(s, o);
+    if (!sc.ok()) return st.SkipWithError(sc.status().ToString().c_str());
+    const bool indexed = sc->Explain().find("ScalarIndexLookup") != std::string::npos;
+    if (indexed != use_index) return st.SkipWithError(("unexpected plan:\n" + sc->Explain()).c_str());
+  }
   int64_t hits = 0;
   const double cpu = ProcessCpuSeconds();
   for (auto _ : st) {
-    table::ScanOptions o;
-    o.columns = {"id"};
-    o.filter = filter;
-    auto b = (*snap)->Scan(o);
+    auto sc = query::Scanner::Make(s, o);
+    if (!sc.ok()) return st.SkipWithError(sc.status().ToString().c_str());
+    auto b = sc->ToBatches();
     if (!b.ok()) return st.SkipWithError(b.status().ToString().c_str());
     hits = 0;
     for (const auto& x : *b) hits += x->num_rows();
@@ -65,32 +75,11 @@ void Scan(benchmark::State& st, const std::string& uri, const std::string& filte
   st.counters["hits"] = static_cast<double>(hits);
 }
 
+void Scan(benchmark::State& st, const std::string& uri, const std::string& filter) {
+  Run(st, uri, filter, false);
+}
 void Indexed(benchmark::State& st, const std::string& uri, const std::string& filter) {
-  auto snap = table::Snapshot::Open(uri);
-  if (!snap.ok()) return st.SkipWithError(snap.status().ToString().c_str());
-  auto catalog = ScalarIndexCatalog::Make((*snap)->location(), (*snap)->manifest());
-  int64_t hits = 0;
-  const double cpu = ProcessCpuSeconds();
-  for (auto _ : st) {
-    auto node = expr::Parse(filter);
-    if (!node.ok()) return st.SkipWithError(node.status().ToString().c_str());
-    const auto conjuncts = SplitConjuncts(**node);
-    const IndexPlan plan = catalog->PlanConjuncts(conjuncts);
-    if (plan.answered.size() != conjuncts.size()) return st.SkipWithError("a conjunct has no index");
-    auto a = catalog->AnswerAll(plan);
-    if (!a.ok()) return st.SkipWithError(a.status().ToString().c_str());
-    if (a->covered.size() != (*snap)->manifest().fragments.size()) {
-      return st.SkipWithError("the bench table has unindexed fragments");
-    }
-    table::ScanOptions o;
-    o.columns = {"id"};
-    auto b = (*snap)->TakeRowIds(a->rows.ToVector(), o);
-    if (!b.ok()) return st.SkipWithError(b.status().ToString().c_str());
-    hits = 0;
-    for (const auto& x : *b) hits += x->num_rows();
-  }
-  ReportCpu(st, cpu);
-  st.counters["hits"] = static_cast<double>(hits);
+  Run(st, uri, filter, true);
 }
 
 int Register() {
@@ -116,4 +105,4 @@ int Register() {
 const int kRegistered = Register();
 
 }  // namespace
-}  // namespace lance::index::scalar
+}  // namespace lance::bench_scalar

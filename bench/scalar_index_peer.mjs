@@ -9,8 +9,9 @@
 // and the harness's `score > 50 AND category = 'c7'`.
 //   reference  table.query().where(F).select(['id']).toArrow() on ref.lance (index) and on
 //              plain.lance (scan); first call, then the median of --reps calls
-//   ours       lance_bench BM_ScalarIndex (bench/scalar_index_bench.cc: lookup + take, in
-//              process, warm) on ours.lance and on ref.lance, BM_ScalarScan on plain.lance
+//   ours       lance_bench BM_ScalarIndex (bench/scalar_index_bench.cc: the query layer's Scanner,
+//              in process, warm, planned through the indexes) on ours.lance and on ref.lance,
+//              BM_ScalarScan (the same Scanner without indexes) on plain.lance
 // Checks: every side returns the same ids for every query. Ratios: reference ms / ours ms.
 //
 // Usage: node scalar_index_peer.mjs --dir DIR --lance BIN --bench BIN [--rows 1000000] [--reps 10]
