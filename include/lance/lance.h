@@ -17,8 +17,9 @@
  *     which accepts NULL. A handle may be used from any thread, one call at a time; a
  *     dataset handle may be shared by threads that only read it.
  *   - No C++ exception ever leaves a function of this header.
- *   - Features lance-cpp does not implement yet (index building, vector and full-text search,
- *     Substrait filters) fail with LANCE_ERR_NOT_SUPPORTED and a message naming what is missing.
+ *   - Features lance-cpp does not implement yet (vector and full-text index building, vector
+ *     and full-text search, Substrait filters) fail with LANCE_ERR_NOT_SUPPORTED and a message
+ *     naming what is missing.
  */
 #ifndef LANCE_H
 #define LANCE_H
@@ -523,8 +524,13 @@ int32_t lance_write_fragments(const char* uri, const struct ArrowSchema* schema,
 
 /* ---- Indexes ----------------------------------------------------------------------------- */
 
-/* Building indexes is not implemented in lance-cpp: both return -1 with
- * LANCE_ERR_NOT_SUPPORTED once their arguments pass the same checks as lance-c's. */
+/* lance_dataset_create_scalar_index builds a BTREE, BITMAP or LABEL_LIST index on the live
+ * rows of every fragment of the latest version, as lance 12 does (index_name NULL:
+ * "{column}_idx"; params_json is ignored), and commits it as a new version; a taken name is
+ * LANCE_ERR_DATASET_ALREADY_EXISTS unless `replace`. Scans answer filters from these indexes
+ * (lance_scanner_set_use_index(false) turns that off; the rows are the same). INVERTED and
+ * vector indexes are not built by lance-cpp: -1 with LANCE_ERR_NOT_SUPPORTED once their
+ * arguments pass the same checks as lance-c's. */
 int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* column,
                                           const char* index_name,
                                           const LanceVectorIndexParams* params, bool replace);

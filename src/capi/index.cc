@@ -10,6 +10,7 @@
 #include "capi/dataset_handle.h"
 #include "capi/error.h"
 #include "lance/lance.h"
+#include "lance/index/scalar/create.h"
 #include "lance/table/indexes.h"
 
 namespace lance::capi {
@@ -162,15 +163,23 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
     LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
     LANCE_ASSIGN_OR_RAISE(auto json, OptionalString(params_json, "params_json"));
     (void)json;
-    (void)replace;
-    const char* type = nullptr;
+    lance::index::scalar::CreateScalarIndexOptions o;
+    o.name = name.value_or("");
+    o.replace = replace;
     switch (static_cast<int>(index_type)) {
-      case LANCE_SCALAR_BTREE: type = "BTree"; break;
-      case LANCE_SCALAR_BITMAP: type = "Bitmap"; break;
-      case LANCE_SCALAR_LABEL_LIST: type = "LabelList"; break;
-      case LANCE_SCALAR_INVERTED: type = "Inverted"; break;
+      case LANCE_SCALAR_BTREE: o.type = lance::index::scalar::ScalarIndexType::kBTree; break;
+      case LANCE_SCALAR_BITMAP: o.type = lance::index::scalar::ScalarIndexType::kBitmap; break;
+      case LANCE_SCALAR_LABEL_LIST: o.type = lance::index::scalar::ScalarIndexType::kLabelList; break;
+      case LANCE_SCALAR_INVERTED: break;
       default: return Invalid(fmt::format("invalid scalar index type: {}", static_cast<int>(index_type)));
     }
+    if (static_cast<int>(index_type) != LANCE_SCALAR_INVERTED) {
+      return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
+        LANCE_ASSIGN_OR_RAISE(auto created, lance::index::scalar::CreateScalarIndex(uri, *col, o));
+        return created.version;
+      });
+    }
+    const char* type = "Inverted";
     return NotBuilt(fmt::format("a {} scalar index on '{}'{}", type, *col,
                                 name ? fmt::format(" named '{}'", *name) : std::string()));
   });

@@ -15,6 +15,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
   p.options.limit = config.limit;
   p.options.fragment_ids = config.fragment_ids;
   p.options.batch_size = config.batch_size > 0 ? config.batch_size : kDefaultBatchSize;
+  p.options.use_index = config.use_index.value_or(true);
   // The query layer's streaming scan: batches are read as the consumer pulls them.
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(config.dataset, p.options));
   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());

@@ -35,6 +35,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry);
 
 // Range checks on every numeric option of every registered command (option_ranges.cc).
 void AddNumericRanges(CLI::App& app);

@@ -50,6 +50,7 @@ struct TableArgs {
   int64_t batch_size = 0;  // scan/take: rows per batch (0: the default)
   std::string fragments;   // scan/count: comma-separated fragment ids
   bool explain = false;    // scan/take/count: print the plan instead of running it
+  bool no_index = false;   // scan/count: filter every row, use no scalar index
 };
 
 Status PrintText(const std::string& text) {
@@ -102,6 +103,7 @@ Result<query::ScanOptions> ScanOpts(const TableArgs& a) {
   s.with_row_addr = a.with_row_addr;
   s.filter = a.filter;
   s.batch_size = a.batch_size;
+  s.use_index = !a.no_index;
   if (!a.fragments.empty()) {
     LANCE_ASSIGN_OR_RAISE(s.fragment_ids, ParseNumbers(a.fragments, "fragment id"));
   }
@@ -517,6 +519,9 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--filter,--where", args->filter,
                     "keep rows where this SQL-like condition is true, e.g. \"score > 50 AND "
                     "category = 'c7'\" (offset/limit count filtered rows)");
+    sub->add_flag("--no-index", args->no_index,
+                  "filter every row instead of answering conjuncts from scalar indexes (same "
+                  "rows; --explain shows which indexes a filter uses)");
     sub->add_option("--fragments", args->fragments,
                     "comma-separated fragment ids: scan only these (in manifest order)");
   }
@@ -534,6 +539,8 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--fragments", args->fragments,
                     "comma-separated fragment ids: count only these");
     sub->add_flag("--explain", args->explain, "print the query plan instead of the count");
+    sub->add_flag("--no-index", args->no_index,
+                  "filter every row instead of answering conjuncts from scalar indexes (same count)");
   }
   make("schema", "Print the dataset schema as JSON (with Lance field ids)", SchemaCmd);
   make("versions", "Print one JSON line per version", Versions);

@@ -335,4 +335,18 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
   return reader;
 }
 
+Result<BufferPtr> FileReader::ReadGlobalBuffer(int index) const {
+  if (!impl_ || index < 0 || index >= num_global_buffers()) {
+    return Status::InvalidArgument("lance file: global buffer {} requested, the file has {}", index,
+                                   impl_ ? num_global_buffers() : 0);
+  }
+  const auto [pos, len] = global_buffers_[static_cast<size_t>(index)];
+  LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> got,
+                        impl_->fetch({io::Range{static_cast<int64_t>(pos), static_cast<int64_t>(len)}}));
+  if (got.size() != 1 || got[0]->size() != static_cast<int64_t>(len)) {
+    return Status::IOError("lance file: short read of global buffer {} ({} bytes)", index, len);
+  }
+  return got[0];
+}
+
 }  // namespace lance::file

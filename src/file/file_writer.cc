@@ -76,6 +76,8 @@ struct FileWriter::Impl {
   std::vector<LeafColumn> columns;
   bool finished = false;
   bool aborted = false;
+  // Global buffers after the file descriptor (AddGlobalBuffer): (position, size).
+  std::vector<std::pair<uint64_t, uint64_t>> extra_global_buffers;
   // Pages being encoded on the pool, oldest first; written strictly in this order, so the
   // file's bytes do not depend on the threads.
   std::deque<std::future<std::unique_ptr<PendingPage>>> pending;
@@ -301,10 +303,15 @@ struct FileWriter::Impl {
     const int64_t gbo_start = cmo_start + static_cast<int64_t>(tables.size());
     const uint64_t gb[2] = {static_cast<uint64_t>(fd_pos), fd_bytes.size()};
     tables.append(reinterpret_cast<const char*>(gb), 16);
+    for (const auto& [p, n] : extra_global_buffers) {
+      tables.append(reinterpret_cast<const char*>(&p), 8);
+      tables.append(reinterpret_cast<const char*>(&n), 8);
+    }
     const uint64_t footer64[3] = {static_cast<uint64_t>(column_meta_start),
                                   static_cast<uint64_t>(cmo_start), static_cast<uint64_t>(gbo_start)};
     tables.append(reinterpret_cast<const char*>(footer64), 24);
-    const uint32_t counts[2] = {1, static_cast<uint32_t>(columns.size())};
+    const uint32_t counts[2] = {static_cast<uint32_t>(1 + extra_global_buffers.size()),
+                                static_cast<uint32_t>(columns.size())};
     tables.append(reinterpret_cast<const char*>(counts), 8);
     const uint16_t version[2] = {options.version.major, options.version.minor};
     tables.append(reinterpret_cast<const char*>(version), 4);
@@ -404,6 +411,17 @@ Status FileWriter::Write(const RecordBatch& batch) {
     im.num_rows += len;
   }
   return Status::OK();
+}
+
+Result<int> FileWriter::AddGlobalBuffer(std::string_view bytes) {
+  Impl& im = *impl_;
+  if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
+  LANCE_RETURN_NOT_OK(im.WritePending(0));
+  LANCE_RETURN_NOT_OK(im.Align());
+  const int64_t at = im.pos;
+  LANCE_RETURN_NOT_OK(im.WriteBytes(bytes.data(), static_cast<int64_t>(bytes.size())));
+  im.extra_global_buffers.emplace_back(static_cast<uint64_t>(at), bytes.size());
+  return static_cast<int>(im.extra_global_buffers.size());
 }
 
 Result<WriteSummary> FileWriter::Finish() {

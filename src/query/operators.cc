@@ -147,6 +147,94 @@ class TakeStream final : public RowStream {
 };
 
 // Filter: chunks evaluated ahead on the pool, handed out in order; chunks left empty dropped.
+// ScalarIndexLookup: the lookups answered once, then each fragment's rows (deleted ones and
+// rows past the fragment's end dropped) in chunks of at most chunk_rows.
+class IndexLookupStream final : public RowStream {
+ public:
+  IndexLookupStream(std::shared_ptr<const IndexLookupNode> node, ThreadPool* pool)
+      : node_(std::move(node)), pool_(pool) {}
+
+  Result<std::optional<RowChunk>> Next() override {
+    if (!answered_) {
+      LANCE_ASSIGN_OR_RAISE(index::scalar::ConjunctAnswer a, node_->catalog()->AnswerAll(node_->plan()));
+      rows_ = a.rows.ToVector();
+      answered_ = true;
+    }
+    const auto& fragments = node_->snapshot()->manifest().fragments;
+    while (true) {
+      if (pending_.empty()) {
+        if (next_fragment_ >= node_->fragments().size()) return std::optional<RowChunk>();
+        const size_t index = node_->fragments()[next_fragment_++];
+        const uint64_t id = fragments[index].id;
+        auto b = std::lower_bound(rows_.begin(), rows_.end(), id << 32);
+        auto e = std::lower_bound(b, rows_.end(), (id + 1) << 32);
+        if (b == e) continue;
+        LANCE_ASSIGN_OR_RAISE(current_, FragmentReader::Open(node_->snapshot(), index, pool_));
+        const auto& deleted = current_->deleted();
+        const int64_t physical = current_->physical_rows();
+        size_t d = 0;
+        for (auto it = b; it != e; ++it) {
+          const auto row = static_cast<uint32_t>(*it & 0xffffffffULL);
+          if (static_cast<int64_t>(row) >= physical) break;
+          while (d < deleted.size() && deleted[d] < row) ++d;
+          if (d < deleted.size() && deleted[d] == row) continue;
+          pending_.push_back(row);
+        }
+        at_ = 0;
+        if (pending_.empty()) continue;
+      }
+      const size_t n = std::min(pending_.size() - at_, static_cast<size_t>(node_->chunk_rows()));
+      RowChunk chunk;
+      chunk.fragment = current_;
+      chunk.rows = RowSelection::List(std::vector<int64_t>(pending_.begin() + static_cast<std::ptrdiff_t>(at_),
+                                                           pending_.begin() + static_cast<std::ptrdiff_t>(at_ + n)));
+      at_ += n;
+      if (at_ >= pending_.size()) pending_.clear();
+      return std::optional<RowChunk>(std::move(chunk));
+    }
+  }
+
+ private:
+  std::shared_ptr<const IndexLookupNode> node_;
+  ThreadPool* pool_;
+  bool answered_ = false;
+  std::vector<uint64_t> rows_;
+  size_t next_fragment_ = 0;
+  std::shared_ptr<const FragmentReader> current_;
+  std::vector<int64_t> pending_;
+  size_t at_ = 0;
+};
+
+// Union: the inputs' chunks merged by the manifest position of their fragment.
+class UnionStream final : public RowStream {
+ public:
+  explicit UnionStream(std::vector<std::unique_ptr<RowStream>> inputs)
+      : inputs_(std::move(inputs)), heads_(inputs_.size()), done_(inputs_.size(), false) {}
+
+  Result<std::optional<RowChunk>> Next() override {
+    size_t best = inputs_.size();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (!heads_[i] && !done_[i]) {
+        LANCE_ASSIGN_OR_RAISE(heads_[i], inputs_[i]->Next());
+        if (!heads_[i]) done_[i] = true;
+      }
+      if (heads_[i] && (best == inputs_.size() ||
+                        heads_[i]->fragment->index() < heads_[best]->fragment->index())) {
+        best = i;
+      }
+    }
+    if (best == inputs_.size()) return std::optional<RowChunk>();
+    std::optional<RowChunk> out = std::move(heads_[best]);
+    heads_[best].reset();
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<RowStream>> inputs_;
+  std::vector<std::optional<RowChunk>> heads_;
+  std::vector<bool> done_;
+};
+
 class FilterStream final : public RowStream {
  public:
   FilterStream(std::unique_ptr<RowStream> input, std::shared_ptr<const Filter> filter,
@@ -302,6 +390,17 @@ Result<std::unique_ptr<RowStream>> OpenRows(const PlanNodePtr& node, const ExecO
           std::static_pointer_cast<const FragmentScanNode>(node), options.pool));
     case PlanNode::Kind::kTake:
       return TakeStream::Make(static_cast<const TakeNode&>(*node), options.pool);
+    case PlanNode::Kind::kIndexLookup:
+      return std::unique_ptr<RowStream>(std::make_unique<IndexLookupStream>(
+          std::static_pointer_cast<const IndexLookupNode>(node), options.pool));
+    case PlanNode::Kind::kUnion: {
+      std::vector<std::unique_ptr<RowStream>> inputs;
+      for (const auto& in : node->inputs()) {
+        LANCE_ASSIGN_OR_RAISE(auto s, OpenRows(in, options));
+        inputs.push_back(std::move(s));
+      }
+      return std::unique_ptr<RowStream>(std::make_unique<UnionStream>(std::move(inputs)));
+    }
     case PlanNode::Kind::kFilter: {
       LANCE_ASSIGN_OR_RAISE(auto input, OpenRows(node->inputs().at(0), options));
       return std::unique_ptr<RowStream>(std::make_unique<FilterStream>(

@@ -60,6 +60,29 @@ std::string TakeNode::Describe() const {
                      ListOf(keys_, [](uint64_t k) { return std::to_string(k); }, 8));
 }
 
+IndexLookupNode::IndexLookupNode(std::shared_ptr<const table::Snapshot> snapshot,
+                                 std::shared_ptr<const index::scalar::ScalarIndexCatalog> catalog,
+                                 index::scalar::IndexPlan plan, std::vector<size_t> fragments,
+                                 int64_t chunk_rows)
+    : snapshot_(std::move(snapshot)), catalog_(std::move(catalog)), plan_(std::move(plan)),
+      fragments_(std::move(fragments)), chunk_rows_(chunk_rows) {}
+
+std::string IndexLookupNode::Describe() const {
+  const auto& all = snapshot_->manifest().fragments;
+  return fmt::format("{}; fragments {} ({} of {}) covered by the index{}, exact; live rows only, "
+                     "chunks of at most {} rows",
+                     plan_.ToString(),
+                     ListOf(fragments_, [&](size_t i) { return std::to_string(all[i].id); }),
+                     fragments_.size(), all.size(), plan_.lookups.size() > 1 ? "es" : "",
+                     chunk_rows_);
+}
+
+UnionNode::UnionNode(std::vector<PlanNodePtr> inputs) { inputs_ = std::move(inputs); }
+
+std::string UnionNode::Describe() const {
+  return "the rows of its inputs, fragment by fragment in manifest order";
+}
+
 FilterNode::FilterNode(PlanNodePtr input, std::shared_ptr<const Filter> filter)
     : filter_(std::move(filter)) {
   inputs_.push_back(std::move(input));

@@ -4,6 +4,9 @@
 #include <set>
 
 #include "lance/core/thread_pool.h"
+#include "lance/expr/ast.h"
+#include "lance/index/scalar/lookup.h"
+#include "lance/table/feature_flags.h"
 #include "lance/query/fragment_reader.h"
 
 namespace lance::query {
@@ -84,11 +87,61 @@ Result<PlanNodePtr> Planner::RowSource(const ScanOptions& options, bool for_coun
   // keep a chunk's filter columns in the core's cache while the batches gather the rows that
   // pass, up to the batch size.
   const int64_t chunk = filter || for_count ? kFilterChunkRows : BatchSize(options);
-  PlanNodePtr node = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
-  if (filter) node = std::make_shared<FilterNode>(std::move(node), std::move(filter));
+  PlanNodePtr node;
+  if (filter && options.use_index) {
+    LANCE_ASSIGN_OR_RAISE(node, IndexedSource(options, filter, &chosen));
+  }
+  if (!chosen.empty() || !node) {
+    PlanNodePtr scan = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
+    if (filter) scan = std::make_shared<FilterNode>(std::move(scan), std::move(filter));
+    node = node ? std::make_shared<UnionNode>(std::vector<PlanNodePtr>{std::move(node), std::move(scan)})
+                : std::move(scan);
+  }
   if (options.offset > 0 || options.limit) {
     node = std::make_shared<LimitNode>(std::move(node), options.offset, options.limit);
   }
+  return node;
+}
+
+Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
+                                           const std::shared_ptr<const Filter>& filter,
+                                           std::vector<size_t>* chosen) const {
+  const table::Manifest& m = snapshot_->manifest();
+  // With stable row ids an index holds row ids, not addresses; not planned yet.
+  if (m.indices.empty() || (m.reader_feature_flags & table::kFlagStableRowIds)) return PlanNodePtr();
+  auto catalog = index::scalar::ScalarIndexCatalog::Shared(snapshot_->location(), m);
+  if (catalog->empty()) return PlanNodePtr();
+  LANCE_ASSIGN_OR_RAISE(expr::NodePtr tree, expr::Parse(options.filter));
+  const auto conjuncts = index::scalar::SplitConjuncts(*tree);
+  index::scalar::IndexPlan plan = catalog->PlanConjuncts(conjuncts);
+  if (plan.lookups.empty()) return PlanNodePtr();
+  // A lookup returning more than an eighth of the rows costs more than filtering its conjunct
+  // over the rows of a more selective lookup (the most selective one is always kept).
+  LANCE_ASSIGN_OR_RAISE(plan, catalog->DropBroadLookups(std::move(plan), m.num_rows() / 8));
+  const std::vector<uint32_t> covered = catalog->Covered(plan);
+  std::vector<size_t> indexed, scanned;
+  for (size_t i : *chosen) {
+    const bool in = std::binary_search(covered.begin(), covered.end(), static_cast<uint32_t>(m.fragments[i].id));
+    (in ? indexed : scanned).push_back(i);
+  }
+  if (indexed.empty()) return PlanNodePtr();
+  // What the indexes do not answer is filtered over the rows they return.
+  std::string rest;
+  for (size_t i = 0, a = 0; i < conjuncts.size(); ++i) {
+    if (a < plan.answered.size() && plan.answered[a] == i) {
+      ++a;
+      continue;
+    }
+    rest += (rest.empty() ? "" : " AND ") + expr::ToString(*conjuncts[i]);
+  }
+  PlanNodePtr node = std::make_shared<IndexLookupNode>(snapshot_, std::move(catalog), std::move(plan),
+                                                       std::move(indexed), kFilterChunkRows);
+  if (!rest.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto residual, Filter::Make(rest, snapshot_->schema()));
+    node = std::make_shared<FilterNode>(std::move(node), std::move(residual));
+  }
+  (void)filter;
+  *chosen = std::move(scanned);
   return node;
 }
 

@@ -428,7 +428,7 @@ void TestIndexes(const std::string& uri, const std::string& listing_path) {
   ds.drop_index("text_idx");
   CHECK(ds.index_count() == 3 && ds.list_indices_json().find("text_idx") == std::string::npos);
   CHECK_THROWS(LANCE_ERR_NOT_FOUND, "text_idx", ds.drop_index("text_idx"));
-  CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "BTree scalar index", ds.create_scalar_index("id", LANCE_SCALAR_BTREE));
+  CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "Inverted scalar index", ds.create_scalar_index("text", LANCE_SCALAR_INVERTED));
   LanceVectorIndexParams vp{};
   vp.index_type = LANCE_INDEX_IVF_HNSW_SQ;
   vp.num_partitions = 2;

@@ -95,6 +95,10 @@ class FileReader {
   int num_columns() const { return static_cast<int>(columns_.size()); }
   const std::vector<ColumnInfo>& columns() const { return columns_; }
   int num_global_buffers() const { return static_cast<int>(global_buffers_.size()); }
+  // The bytes of global buffer `index` (0 is the file descriptor; writers may add more, e.g.
+  // lance 12's label-list index keeps its null-list row set there). Read on each call.
+  // Errors: InvalidArgument for an index out of range (or a v1 file), the store's errors.
+  Result<BufferPtr> ReadGlobalBuffer(int index) const;
   // Bytes of the page buffers of top-level field `field_index`'s columns (0 when out of range).
   int64_t FieldBytes(int field_index) const;
 

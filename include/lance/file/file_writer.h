@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "lance/columnar/array.h"
 #include "lance/columnar/type.h"
@@ -60,6 +61,11 @@ class FileWriter {
   // Appends rows. REQUIRES: batch.schema matches the writer's schema (names and types).
   // Errors: InvalidArgument on a schema mismatch; IOError from the store.
   Status Write(const RecordBatch& batch);
+
+  // Writes `bytes` as the next global buffer (at the current position, as lance 12 places
+  // them) and returns its index (1, 2, ...; 0 is the file descriptor written by Finish).
+  // Errors: IOError; InvalidArgument after Finish.
+  Result<int> AddGlobalBuffer(std::string_view bytes);
 
   // Flushes the remaining pages, writes column metadata, global buffers and footer, and
   // publishes the object. Errors: IOError; InvalidArgument if called twice.

@@ -31,6 +31,7 @@
 #include "lance/columnar/array.h"
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
+#include "lance/index/scalar/lookup.h"
 #include "lance/query/filter.h"
 #include "lance/table/snapshot.h"
 
@@ -52,7 +53,7 @@ struct ExecOptions {
 
 class PlanNode {
  public:
-  enum class Kind { kFragmentScan, kTake, kFilter, kLimit, kProject, kCount };
+  enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount };
   virtual ~PlanNode() = default;
   virtual Kind kind() const = 0;
   // The operator's name, e.g. "FragmentScan".
@@ -103,6 +104,42 @@ class TakeNode final : public PlanNode {
   std::shared_ptr<const table::Snapshot> snapshot_;
   By by_;
   std::vector<uint64_t> keys_;
+};
+
+// Source: the rows scalar indexes answer: of `fragments` (positions in the manifest, in
+// manifest order; every index of `plan` covers them), the live rows where every lookup of
+// `plan` is TRUE, ascending, in chunks of at most `chunk_rows` rows. The lookups run when the
+// stream is first pulled; only the index pages they need are read (shared page cache).
+class IndexLookupNode final : public PlanNode {
+ public:
+  IndexLookupNode(std::shared_ptr<const table::Snapshot> snapshot,
+                  std::shared_ptr<const index::scalar::ScalarIndexCatalog> catalog,
+                  index::scalar::IndexPlan plan, std::vector<size_t> fragments, int64_t chunk_rows);
+  Kind kind() const override { return Kind::kIndexLookup; }
+  std::string name() const override { return "ScalarIndexLookup"; }
+  std::string Describe() const override;
+  const std::shared_ptr<const table::Snapshot>& snapshot() const { return snapshot_; }
+  const std::shared_ptr<const index::scalar::ScalarIndexCatalog>& catalog() const { return catalog_; }
+  const index::scalar::IndexPlan& plan() const { return plan_; }
+  const std::vector<size_t>& fragments() const { return fragments_; }
+  int64_t chunk_rows() const { return chunk_rows_; }
+
+ private:
+  std::shared_ptr<const table::Snapshot> snapshot_;
+  std::shared_ptr<const index::scalar::ScalarIndexCatalog> catalog_;
+  index::scalar::IndexPlan plan_;
+  std::vector<size_t> fragments_;
+  int64_t chunk_rows_;
+};
+
+// The rows of its inputs, fragment by fragment in manifest order (its inputs read disjoint
+// sets of fragments, each in manifest order): what a scan of all those fragments would yield.
+class UnionNode final : public PlanNode {
+ public:
+  explicit UnionNode(std::vector<PlanNodePtr> inputs);
+  Kind kind() const override { return Kind::kUnion; }
+  std::string name() const override { return "Union"; }
+  std::string Describe() const override;
 };
 
 // The rows of its input where `filter` is TRUE (src/query: lance/query/filter.h).

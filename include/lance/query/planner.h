@@ -58,6 +58,9 @@ struct ScanOptions {
   // Chunks Filter and Project run ahead (ExecOptions::prefetch); 0 = the pool's thread count
   // (at least 2, at most 8).
   int prefetch = 0;
+  // Answer the conjuncts a scalar index can from the index (lance/index/scalar/lookup.h) for
+  // the fragments it covers; false: every row is filtered (the results are the same).
+  bool use_index = true;
 };
 
 class Planner {
@@ -85,6 +88,12 @@ class Planner {
 
  private:
   Result<PlanNodePtr> RowSource(const ScanOptions& options, bool for_count) const;
+  // The rows scalar indexes answer for the chosen fragments they cover (a ScalarIndexLookup,
+  // with a Filter of the conjuncts they do not answer), those fragments taken out of
+  // `chosen`; null when no index helps.
+  Result<PlanNodePtr> IndexedSource(const ScanOptions& options,
+                                    const std::shared_ptr<const Filter>& filter,
+                                    std::vector<size_t>* chosen) const;
 
   std::shared_ptr<const table::Snapshot> snapshot_;
 };

@@ -1,0 +1,108 @@
+// Scalar index lookups in process, next to the same filters without an index
+// (bench/run_scalar_index_bench.sh runs these beside lance 12 and prints the ratios).
+//
+// Registered only when LANCE_SCALAR_BENCH_DIR names a directory holding
+//   plain.lance  the table, no index            ours.lance  the same data files, our indexes
+//   ref.lance    the same data files, indexes lance 12 built
+// and LANCE_SCALAR_BENCH_QUERIES a file of filters, one per line.
+//
+//   BM_ScalarScan/<q>        query::Scanner({id}, filter, use_index = false) on plain.lance
+//                            (every row filtered)
+//   BM_ScalarIndex/<t>/<q>   query::Scanner({id}, filter) on an open version: planned, the
+//                            conjuncts answered by the indexes (ScalarIndexLookup; the version's
+//                            catalog and its pages shared across queries, warm, as a query on an
+//                            open lancedb table), ids read for those rows only;
+//                            t = ours | ref (the indexes lance 12 built, read by us)
+// Counters: hits (rows returned), cpu_ms (process CPU per iteration).
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "lance/query/scanner.h"
+#include "lance/table/snapshot.h"
+#include "process_cpu.h"
+
+namespace lance::bench_scalar {
+namespace {
+
+using lance::bench::ProcessCpuSeconds;
+
+std::vector<std::string> Queries() {
+  std::vector<std::string> out;
+  const char* f = getenv("LANCE_SCALAR_BENCH_QUERIES");
+  if (!f) return out;
+  std::ifstream in(f);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+void ReportCpu(benchmark::State& st, double start) {
+  st.counters["cpu_ms"] = benchmark::Counter((ProcessCpuSeconds() - start) * 1e3,
+                                             benchmark::Counter::kAvgIterations);
+}
+
+// One filtered scan of the id column through the query layer's Scanner, indexes used or not.
+void Run(benchmark::State& st, const std::string& uri, const std::string& filter, bool use_index) {
+  auto snap = table::Snapshot::Open(uri);
+  if (!snap.ok()) return st.SkipWithError(snap.status().ToString().c_str());
+  const std::shared_ptr<const table::Snapshot> s = *snap;
+  query::ScanOptions o;
+  o.columns = {"id"};
+  o.filter = filter;
+  o.use_index = use_index;
+  {
+    auto sc = query::Scanner::Make(s, o);
+    if (!sc.ok()) return st.SkipWithError(sc.status().ToString().c_str());
+    const bool indexed = sc->Explain().find("ScalarIndexLookup") != std::string::npos;
+    if (indexed != use_index) return st.SkipWithError(("unexpected plan:\n" + sc->Explain()).c_str());
+  }
+  int64_t hits = 0;
+  const double cpu = ProcessCpuSeconds();
+  for (auto _ : st) {
+    auto sc = query::Scanner::Make(s, o);
+    if (!sc.ok()) return st.SkipWithError(sc.status().ToString().c_str());
+    auto b = sc->ToBatches();
+    if (!b.ok()) return st.SkipWithError(b.status().ToString().c_str());
+    hits = 0;
+    for (const auto& x : *b) hits += x->num_rows();
+  }
+  ReportCpu(st, cpu);
+  st.counters["hits"] = static_cast<double>(hits);
+}
+
+void Scan(benchmark::State& st, const std::string& uri, const std::string& filter) {
+  Run(st, uri, filter, false);
+}
+void Indexed(benchmark::State& st, const std::string& uri, const std::string& filter) {
+  Run(st, uri, filter, true);
+}
+
+int Register() {
+  const char* dir = getenv("LANCE_SCALAR_BENCH_DIR");
+  if (!dir) return 0;
+  const std::string d = dir;
+  const auto queries = Queries();
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const std::string q = queries[i];
+    benchmark::RegisterBenchmark(("BM_ScalarScan/" + std::to_string(i)).c_str(),
+                                 [d, q](benchmark::State& st) { Scan(st, d + "/plain.lance", q); })
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const char* t : {"ours", "ref"}) {
+      benchmark::RegisterBenchmark(
+          ("BM_ScalarIndex/" + std::string(t) + "/" + std::to_string(i)).c_str(),
+          [d, q, t](benchmark::State& st) { Indexed(st, d + "/" + t + ".lance", q); })
+          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    }
+  }
+  return 0;
+}
+
+const int kRegistered = Register();
+
+}  // namespace
+}  // namespace lance::bench_scalar

@@ -1,0 +1,153 @@
+// Scalar index lookups side by side: the reference (lance 12.0.0 through @lancedb/lancedb
+// 0.39.0) and ours, on the same data files, with and without indexes.
+//
+// Data: --rows rows (one fragment) of id int64 (0..N-1), score float64 (uniform 0..100, a
+// fixed LCG), category utf8 ('c0'..'c99'), written once by the reference as plain.lance and
+// copied (data files hard-linked) to ref.lance, where the reference builds BTREE(id),
+// BTREE(score), BITMAP(category), and to ours.lance, where `lance create-index` builds the same.
+// Queries (select id): a point lookup, an IN-list of 100 ids, score ranges of 0.1 % and 10 %,
+// and the harness's `score > 50 AND category = 'c7'`.
+//   reference  table.query().where(F).select(['id']).toArrow() on ref.lance (index) and on
+//              plain.lance (scan); first call, then the median of --reps calls
+//   ours       lance_bench BM_ScalarIndex (bench/scalar_index_bench.cc: the query layer's Scanner,
+//              in process, warm, planned through the indexes) on ours.lance and on ref.lance,
+//              BM_ScalarScan (the same Scanner without indexes) on plain.lance
+// Checks: every side returns the same ids for every query. Ratios: reference ms / ours ms.
+//
+// Usage: node scalar_index_peer.mjs --dir DIR --lance BIN --bench BIN [--rows 1000000] [--reps 10]
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const lancedb = require("@lancedb/lancedb");
+const arrow = require("apache-arrow");
+
+const args = { rows: "1000000", reps: "10" };
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+const N = Number(args.rows);
+const REPS = Number(args.reps);
+const log = (m) => console.error(`[scalar-bench] ${m}`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const dir = args.dir;
+fs.mkdirSync(dir, { recursive: true });
+
+function data() {
+  const ids = new BigInt64Array(N);
+  const score = new Float64Array(N);
+  const cat = new Array(N);
+  let x = 12345;
+  for (let i = 0; i < N; i++) {
+    ids[i] = BigInt(i);
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    score[i] = (x / 4294967296) * 100;
+    cat[i] = `c${(x >>> 7) % 100}`;
+  }
+  return new arrow.Table({
+    id: arrow.makeVector(ids), score: arrow.makeVector(score), category: arrow.vectorFromArray(cat, new arrow.Utf8()),
+  });
+}
+
+const result = { rows: N, reps: REPS, build: {}, queries: [] };
+const db = await lancedb.connect(dir);
+if (!(await db.tableNames()).includes("plain")) {
+  log(`writing ${N} rows`);
+  await db.createTable("plain", data());
+}
+for (const copy of ["ref", "ours"]) {
+  fs.rmSync(`${dir}/${copy}.lance`, { recursive: true, force: true });
+  spawnSync("cp", ["-al", `${dir}/plain.lance`, `${dir}/${copy}.lance`]);
+}
+const INDEXES = [["id", "btree"], ["score", "btree"], ["category", "bitmap"]];
+const ref = await db.openTable("ref");
+const dirSize = (d) => fs.readdirSync(d).reduce((s, f) => s + fs.statSync(`${d}/${f}`).size, 0);
+const indexDirs = (t) => JSON.parse(spawnSync(args.lance, ["manifest", `${dir}/${t}.lance`]).stdout).indices;
+for (const [col, kind] of INDEXES) {
+  let t0 = performance.now();
+  await ref.createIndex(col, { config: lancedb.Index[kind]() });
+  const refMs = performance.now() - t0;
+  t0 = performance.now();
+  const r = spawnSync(args.lance, ["create-index", `${dir}/ours.lance`, col, "--type", kind]);
+  const oursMs = performance.now() - t0;
+  if (r.status !== 0) throw new Error(r.stderr.toString());
+  result.build[`${kind.toUpperCase()}(${col})`] = { reference_ms: refMs, ours_ms: oursMs };
+}
+for (const t of ["ref", "ours"]) {
+  for (const x of indexDirs(t)) {
+    const key = `${x.type}(${x.columns[0]})`;
+    result.build[key][`${t === "ref" ? "reference" : "ours"}_bytes`] = dirSize(`${dir}/${t}.lance/_indices/${x.uuid}`);
+  }
+}
+
+const inList = Array.from({ length: 100 }, (_, k) => (k * 9973 + 17) % N).join(", ");
+const QUERIES = [
+  ["point lookup", `id = ${Math.floor(N * 0.4321)}`],
+  ["IN-list of 100 ids", `id IN (${inList})`],
+  ["range 0.1 %", "score >= 42 AND score < 42.1"],
+  ["range 10 %", "score >= 42 AND score < 52"],
+  ["score > 50 AND category = 'c7'", "score > 50 AND category = 'c7'"],
+];
+fs.writeFileSync(`${dir}/queries.txt`, QUERIES.map((q) => q[1]).join("\n") + "\n");
+const plain = await db.openTable("plain");
+const idsOf = (tbl) => Array.from(tbl.getChild("id").toArray(), Number).sort((a, b) => a - b).join(",");
+async function timeRef(t, f) {
+  const q = () => t.query().where(f).select(["id"]).toArrow();
+  let t0 = performance.now();
+  const first = await q();
+  const firstMs = performance.now() - t0;
+  const ms = [];
+  for (let i = 0; i < REPS; i++) {
+    t0 = performance.now();
+    await q();
+    ms.push(performance.now() - t0);
+  }
+  return { first_ms: firstMs, median_ms: median(ms), ids: idsOf(first), hits: first.numRows };
+}
+for (const [name, f] of QUERIES) {
+  const withIndex = await timeRef(ref, f);
+  const plan = await ref.query().where(f).explainPlan(true);
+  if (!/ScalarIndexQuery/.test(plan)) throw new Error(`the reference does not use its index for ${f}:\n${plan}`);
+  const scan = await timeRef(plain, f);
+  if (withIndex.ids !== scan.ids) throw new Error(`reference index and scan differ on ${f}`);
+  const ours = spawnSync(args.lance, ["scan", `${dir}/ours.lance`, "--where", f, "--columns", "id"], { maxBuffer: 1 << 30 });
+  const oursIds = ours.stdout.toString().split("\n").filter((l) => l).map((l) => Number(JSON.parse(l).id)).sort((a, b) => a - b).join(",");
+  if (oursIds !== scan.ids) throw new Error(`our scan differs on ${f}`);
+  result.queries.push({ name, filter: f, hits: scan.hits, reference_index: withIndex, reference_scan: scan });
+}
+
+log("running lance_bench");
+const env = { ...process.env, LANCE_SCALAR_BENCH_DIR: dir, LANCE_SCALAR_BENCH_QUERIES: `${dir}/queries.txt` };
+const b = spawnSync(args.bench, ["--benchmark_filter=BM_Scalar", "--benchmark_format=json", "--benchmark_min_time=0.3"],
+  { env, maxBuffer: 1 << 30 });
+if (b.status !== 0) throw new Error(b.stderr.toString());
+const bench = JSON.parse(b.stdout.toString()).benchmarks;
+const ms = (b) => (b.time_unit === "us" ? b.real_time / 1000 : b.real_time);
+for (const [i, q] of result.queries.entries()) {
+  for (const [key, name] of [["ours_scan", `BM_ScalarScan/${i}`], ["ours_index", `BM_ScalarIndex/ours/${i}`],
+                             ["ours_on_ref_index", `BM_ScalarIndex/ref/${i}`]]) {
+    const r = bench.find((x) => x.name === name || x.name === `${name}/real_time`);
+    if (!r || r.error_occurred) throw new Error(`${name}: ${r?.error_message ?? "missing"}`);
+    if (r.hits !== q.hits) throw new Error(`${name}: ${r.hits} hits, the reference ${q.hits}`);
+    q[key] = { ms: ms(r), cpu_ms: r.cpu_ms };
+  }
+  delete q.reference_index.ids;
+  delete q.reference_scan.ids;
+}
+fs.writeFileSync(`${dir}/results.json`, JSON.stringify(result, null, 1));
+
+const f = (x) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+console.log(`\n${N} rows, one fragment; medians; ratio = reference / ours\n`);
+console.log("| index | build ref ms | build ours ms | ratio | size ref KiB | size ours KiB |");
+console.log("|---|---:|---:|---:|---:|---:|");
+for (const [k, v] of Object.entries(result.build)) {
+  console.log(`| ${k} | ${f(v.reference_ms)} | ${f(v.ours_ms)} | ${(v.reference_ms / v.ours_ms).toFixed(1)}x | ${(v.reference_bytes / 1024).toFixed(0)} | ${(v.ours_bytes / 1024).toFixed(0)} |`);
+}
+console.log("\n| query (select id) | hits | ref index ms | ours index ms | ratio | ours on ref's index ms | ref scan ms | ours scan ms | ratio | ref: index vs scan | ours: index vs scan |");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const q of result.queries) {
+  const ri = q.reference_index.median_ms, oi = q.ours_index.ms, rs = q.reference_scan.median_ms, os = q.ours_scan.ms;
+  console.log(`| ${q.name} | ${q.hits} | ${f(ri)} | ${f(oi)} | ${(ri / oi).toFixed(1)}x | ${f(q.ours_on_ref_index.ms)} | ${f(rs)} | ${f(os)} | ${(rs / os).toFixed(1)}x | ${(rs / ri).toFixed(1)}x | ${(os / oi).toFixed(1)}x |`);
+}

@@ -1,0 +1,48 @@
+// Creating a scalar index on a table column, as lance 12's create_index does: train on the
+// live rows of every fragment of the latest version, write the files into a fresh
+// `_indices/{uuid}/`, and commit a CreateIndex transaction (index_metadata.h) naming them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lance/core/result.h"
+#include "lance/index/scalar/btree.h"
+#include "lance/table/commit.h"
+#include "lance/table/location.h"
+#include "lance/table/manifest.h"
+
+namespace lance::index::scalar {
+
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList };
+
+// "btree" | "bitmap" | "label_list" (also the upper-case names "BTREE", "LABEL_LIST", and
+// "labellist"). Errors: InvalidArgument naming the accepted ones.
+Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
+// "BTREE", "BITMAP", "LABEL_LIST".
+const char* ScalarIndexTypeName(ScalarIndexType type);
+
+struct CreateScalarIndexOptions {
+  ScalarIndexType type = ScalarIndexType::kBTree;
+  std::string name;      // "" = "{column}_idx", as lance 12 names them
+  bool replace = false;  // replace an index of the same name (else AlreadyExists)
+  int64_t btree_batch_size = kBTreeDefaultBatchSize;  // rows per BTree page
+  table::CommitOptions commit;
+};
+
+// The IndexInfo committed (and the version that holds it, in `version`).
+struct CreatedIndex {
+  table::IndexInfo info;
+  uint64_t version = 0;
+  uint64_t num_indexed_rows = 0;
+};
+
+// Errors: NotFound (no table), InvalidArgument (no such top-level column, a column type the
+// index cannot key), AlreadyExists (name taken and !replace), CommitConflict, IOError.
+Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
+                                       const std::string& column,
+                                       const CreateScalarIndexOptions& options = {});
+Result<CreatedIndex> CreateScalarIndex(const std::string& uri, const std::string& column,
+                                       const CreateScalarIndexOptions& options = {});
+
+}  // namespace lance::index::scalar

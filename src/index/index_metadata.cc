@@ -1,0 +1,97 @@
+#include "lance/index/index_metadata.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "lance/io/object_store.h"
+#include "lance/table/versions.h"
+
+namespace lance::index {
+
+std::string NewIndexUuid() {
+  thread_local std::mt19937_64 gen([] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+           static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }());
+  uint64_t hi = gen(), lo = gen();
+  hi = (hi & ~0xf000ull) | 0x4000ull;                     // version 4
+  lo = (lo & ~(0xc000ull << 48)) | (0x8000ull << 48);     // variant 10
+  const std::string h = fmt::format("{:016x}{:016x}", hi, lo);
+  return fmt::format("{}-{}-{}-{}-{}", h.substr(0, 8), h.substr(8, 4), h.substr(12, 4),
+                     h.substr(16, 4), h.substr(20, 12));
+}
+
+std::string IndexDirectory(const table::TableLocation& location, const std::string& uuid) {
+  return location.Path("_indices/" + uuid);
+}
+
+std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
+                                           const std::string& uuid,
+                                           std::shared_ptr<PageCache> cache) {
+  return IndexStore::Make(location.store(), IndexDirectory(location, uuid), std::move(cache));
+}
+
+std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
+                                           const table::IndexInfo& info,
+                                           std::shared_ptr<PageCache> cache) {
+  return OpenIndexStore(location, info.uuid, std::move(cache));
+}
+
+std::string DefaultIndexName(const std::string& column) { return column + "_idx"; }
+
+table::IndexInfo MakeIndexInfo(const NewIndexSegment& segment, uint64_t dataset_version) {
+  table::IndexInfo info;
+  info.uuid = segment.uuid;
+  info.name = segment.name;
+  info.fields = segment.fields;
+  info.dataset_version = dataset_version;
+  info.has_fragment_bitmap = true;
+  info.fragment_ids = segment.fragment_ids;
+  std::sort(info.fragment_ids.begin(), info.fragment_ids.end());
+  info.fragment_ids.erase(std::unique(info.fragment_ids.begin(), info.fragment_ids.end()),
+                          info.fragment_ids.end());
+  info.details_type_url = segment.details_type_url;
+  info.details = segment.details;
+  info.index_version = segment.index_version;
+  info.created_at_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  info.files = segment.files;
+  return info;
+}
+
+std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& manifest,
+                                                       const std::string& name) {
+  std::vector<const table::IndexInfo*> out;
+  for (const auto& x : manifest.indices) {
+    if (x.name == name && !table::IsSystemIndex(x)) out.push_back(&x);
+  }
+  return out;
+}
+
+Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
+                                         uint64_t read_version, const NewIndexSegment& segment,
+                                         bool replace, const table::CommitOptions& options) {
+  if (segment.name.empty()) return Status::InvalidArgument("create index: the index name is empty");
+  LANCE_ASSIGN_OR_RAISE(table::CommittedVersion latest, table::LoadLatestWritableVersion(location));
+  const auto existing = FindIndexSegments(latest.manifest, segment.name);
+  if (!existing.empty() && !replace) {
+    return Status::AlreadyExists("{}: an index named '{}' exists (version {}); replace it or "
+                                 "choose another name",
+                                 location.root(), segment.name, latest.version);
+  }
+  table::Transaction::CreateIndex ci;
+  ci.new_indices.push_back(MakeIndexInfo(segment, read_version));
+  for (const auto* x : existing) ci.removed_indices.push_back(*x);
+  table::Transaction txn;
+  txn.read_version = read_version;
+  txn.operation = std::move(ci);
+  return table::CommitTransaction(location, std::move(txn), options);
+}
+
+}  // namespace lance::index

@@ -1,0 +1,223 @@
+#include "lance/index/index_store.h"
+
+#include <list>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace lance::index {
+
+// ---- PageCache ---------------------------------------------------------------------------
+
+struct PageCache::Impl {
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const void> value;
+    int64_t bytes = 0;
+  };
+  mutable std::mutex mu;
+  std::list<Entry> lru;  // front = most recent
+  std::unordered_map<std::string, std::list<Entry>::iterator> index;
+  int64_t size = 0;
+
+  void EvictTo(int64_t capacity) {
+    while (size > capacity && !lru.empty()) {
+      size -= lru.back().bytes;
+      index.erase(lru.back().key);
+      lru.pop_back();
+    }
+  }
+};
+
+PageCache::PageCache(int64_t capacity_bytes)
+    : impl_(std::make_unique<Impl>()), capacity_(capacity_bytes) {}
+PageCache::~PageCache() = default;
+
+Result<std::shared_ptr<const void>> PageCache::GetOrLoad(
+    const std::string& key,
+    const std::function<Result<std::pair<std::shared_ptr<const void>, int64_t>>()>& load,
+    bool* hit) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->index.find(key);
+    if (it != impl_->index.end()) {
+      impl_->lru.splice(impl_->lru.begin(), impl_->lru, it->second);
+      if (hit) *hit = true;
+      return it->second->value;
+    }
+  }
+  if (hit) *hit = false;
+  LANCE_ASSIGN_OR_RAISE(auto loaded, load());
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->index.find(key);
+  if (it != impl_->index.end()) return it->second->value;  // a racing load won
+  if (loaded.second <= capacity_) {
+    impl_->lru.push_front(Impl::Entry{key, loaded.first, loaded.second});
+    impl_->index.emplace(key, impl_->lru.begin());
+    impl_->size += loaded.second;
+    impl_->EvictTo(capacity_);
+  }
+  return loaded.first;
+}
+
+void PageCache::Clear() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->lru.clear();
+  impl_->index.clear();
+  impl_->size = 0;
+}
+
+int64_t PageCache::size_bytes() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->size;
+}
+
+int64_t PageCache::num_entries() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return static_cast<int64_t>(impl_->lru.size());
+}
+
+const std::shared_ptr<PageCache>& DefaultPageCache() {
+  static const std::shared_ptr<PageCache> cache = std::make_shared<PageCache>();
+  return cache;
+}
+
+// ---- the counting store --------------------------------------------------------------------
+
+// Forwards every call to the wrapped store, counting the reads the file readers make.
+class IndexStore::CountingStore final : public io::ObjectStore {
+ public:
+  explicit CountingStore(std::shared_ptr<io::ObjectStore> base) : base_(std::move(base)) {
+    set_coalesce_options(base_->coalesce_options());
+    set_io_pool(base_->io_pool());
+  }
+  std::string_view scheme() const override { return base_->scheme(); }
+  Result<BufferPtr> Get(std::string_view path) override {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr b, base_->Get(path));
+    Count(b->size());
+    return b;
+  }
+  Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr b, base_->GetRange(path, offset, length));
+    Count(b->size());
+    return b;
+  }
+  Result<std::vector<BufferPtr>> GetRanges(std::string_view path,
+                                           const std::vector<io::Range>& ranges) override {
+    LANCE_ASSIGN_OR_RAISE(io::CoalescedReads plan, io::CoalesceRanges(ranges, coalesce_options()));
+    LANCE_ASSIGN_OR_RAISE(std::vector<BufferPtr> out, base_->GetRanges(path, ranges));
+    for (const io::Range& r : plan.reads) Count(r.length);
+    return out;
+  }
+  Result<io::ObjectMeta> Head(std::string_view path) override { return base_->Head(path); }
+  Result<io::TailRead> GetTail(std::string_view path, int64_t max_length) override {
+    LANCE_ASSIGN_OR_RAISE(io::TailRead t, base_->GetTail(path, max_length));
+    Count(t.bytes->size());
+    return t;
+  }
+  Result<bool> Exists(std::string_view path) override { return base_->Exists(path); }
+  Status Put(std::string_view path, std::string_view bytes) override { return base_->Put(path, bytes); }
+  Status PutIfNotExists(std::string_view path, std::string_view bytes) override {
+    return base_->PutIfNotExists(path, bytes);
+  }
+  Status Delete(std::string_view path) override { return base_->Delete(path); }
+  Result<std::vector<io::ObjectMeta>> List(std::string_view prefix) override { return base_->List(prefix); }
+  Result<io::ListResult> ListDir(std::string_view prefix) override { return base_->ListDir(prefix); }
+  Status Copy(std::string_view src, std::string_view dst) override { return base_->Copy(src, dst); }
+  Status CopyIfNotExists(std::string_view src, std::string_view dst) override {
+    return base_->CopyIfNotExists(src, dst);
+  }
+  Status RenameIfNotExists(std::string_view src, std::string_view dst) override {
+    return base_->RenameIfNotExists(src, dst);
+  }
+  Result<std::unique_ptr<io::ObjectWriter>> OpenWriter(std::string_view path, bool overwrite) override {
+    return base_->OpenWriter(path, overwrite);
+  }
+
+  std::atomic<int64_t> reads{0};
+  std::atomic<int64_t> bytes{0};
+
+ private:
+  void Count(int64_t n) {
+    reads.fetch_add(1, std::memory_order_relaxed);
+    bytes.fetch_add(n, std::memory_order_relaxed);
+  }
+  std::shared_ptr<io::ObjectStore> base_;
+};
+
+// ---- IndexStore ------------------------------------------------------------------------------
+
+struct IndexStore::Files {
+  std::mutex mu;
+  // One slot per file name; the slot's own mutex serializes its first open.
+  struct Slot {
+    std::mutex mu;
+    std::shared_ptr<const file::FileReader> reader;
+  };
+  std::map<std::string, std::shared_ptr<Slot>, std::less<>> slots;
+};
+
+std::shared_ptr<IndexStore> IndexStore::Make(std::shared_ptr<io::ObjectStore> store,
+                                             std::string dir, std::shared_ptr<PageCache> cache) {
+  std::shared_ptr<IndexStore> s(new IndexStore());
+  s->counted_ = std::make_shared<CountingStore>(store);
+  s->base_ = std::move(store);
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  s->dir_ = std::move(dir);
+  s->cache_ = cache ? std::move(cache) : std::make_shared<PageCache>();
+  s->files_ = std::make_unique<Files>();
+  return s;
+}
+
+IndexStore::~IndexStore() = default;
+
+std::string IndexStore::PathOf(std::string_view name) const {
+  return dir_.empty() ? std::string(name) : dir_ + "/" + std::string(name);
+}
+
+Result<std::shared_ptr<const file::FileReader>> IndexStore::OpenFile(std::string_view name) {
+  std::shared_ptr<Files::Slot> slot;
+  {
+    std::lock_guard<std::mutex> lock(files_->mu);
+    auto it = files_->slots.find(name);
+    if (it == files_->slots.end()) {
+      it = files_->slots.emplace(std::string(name), std::make_shared<Files::Slot>()).first;
+    }
+    slot = it->second;
+  }
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (slot->reader) return slot->reader;
+  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<file::FileReader> r,
+                        file::FileReader::Open(counted_, PathOf(name)));
+  files_opened_.fetch_add(1, std::memory_order_relaxed);
+  slot->reader = std::move(r);
+  return slot->reader;
+}
+
+Result<bool> IndexStore::HasFile(std::string_view name) { return base_->Exists(PathOf(name)); }
+
+Result<std::unique_ptr<file::FileWriter>> IndexStore::CreateFile(std::string_view name,
+                                                                 SchemaPtr schema,
+                                                                 file::WriteOptions options) {
+  return file::FileWriter::Open(base_, PathOf(name), std::move(schema), options);
+}
+
+IndexStoreStats IndexStore::stats() const {
+  IndexStoreStats s;
+  s.files_opened = files_opened_.load();
+  s.pages_loaded = pages_loaded_.load();
+  s.cache_hits = cache_hits_.load();
+  s.read_requests = counted_->reads.load();
+  s.bytes_read = counted_->bytes.load();
+  return s;
+}
+
+void IndexStore::ResetStats() {
+  files_opened_ = 0;
+  pages_loaded_ = 0;
+  cache_hits_ = 0;
+  counted_->reads = 0;
+  counted_->bytes = 0;
+}
+
+}  // namespace lance::index

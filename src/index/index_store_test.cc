@@ -1,0 +1,177 @@
+// The generic index part: row sets (and their RowIdTreeMap bytes), the page cache, the index
+// store's lazy opens and counters, and committing a new index's metadata through the table
+// layer's commit API.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "lance/columnar/builder.h"
+#include "lance/index/index_metadata.h"
+#include "lance/index/index_store.h"
+#include "lance/index/row_set.h"
+#include "lance/io/memory_object_store.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/write.h"
+
+namespace lance::index {
+namespace {
+
+#define IS_ASSERT_OK(expr)                                    \
+  do {                                                        \
+    const ::lance::Status _st = (expr);                       \
+    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
+  } while (0)
+
+TEST(RowSet, SetOperationsAndBytes) {
+  RowSet a = RowSet::Of({1, 5, (7ull << 32) | 3, (7ull << 32) | 4});
+  RowSet b = RowSet::Of({5, 6, (7ull << 32) | 4});
+  RowSet u = a;
+  u |= b;
+  EXPECT_EQ(u.ToVector(), (std::vector<uint64_t>{1, 5, 6, (7ull << 32) | 3, (7ull << 32) | 4}));
+  RowSet i = a;
+  i &= b;
+  EXPECT_EQ(i.ToVector(), (std::vector<uint64_t>{5, (7ull << 32) | 4}));
+  RowSet d = a;
+  d -= b;
+  EXPECT_EQ(d.ToVector(), (std::vector<uint64_t>{1, (7ull << 32) | 3}));
+  EXPECT_EQ(a.Fragments(), (std::vector<uint32_t>{0, 7}));
+  RowSet r = a;
+  r.RetainFragments({7});
+  EXPECT_EQ(r.ToVector(), (std::vector<uint64_t>{(7ull << 32) | 3, (7ull << 32) | 4}));
+
+  const std::string bytes = u.Serialize();
+  auto back = RowSet::Deserialize(bytes, "test");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(*back == u);
+  // Every truncation is Corruption, never a crash.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto t = RowSet::Deserialize(std::string_view(bytes).substr(0, n), "cut");
+    EXPECT_FALSE(t.ok()) << n;
+  }
+}
+
+TEST(RowSet, FullFragments) {
+  RowSet s;
+  s.InsertFragment(3);
+  EXPECT_TRUE(s.IsFull(3));
+  EXPECT_TRUE(s.Contains((3ull << 32) | 12345));
+  EXPECT_FALSE(s.Contains((4ull << 32)));
+  auto back = RowSet::Deserialize(s.Serialize(), "full");
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->IsFull(3));
+}
+
+TEST(PageCache, EvictsLeastRecentlyUsedByBytes) {
+  PageCache cache(100);
+  int loads = 0;
+  auto load = [&](int v) {
+    return [&loads, v]() -> Result<std::pair<std::shared_ptr<const void>, int64_t>> {
+      ++loads;
+      return std::pair<std::shared_ptr<const void>, int64_t>(std::make_shared<int>(v), 40);
+    };
+  };
+  bool hit = false;
+  ASSERT_TRUE(cache.GetOrLoad("a", load(1), &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(cache.GetOrLoad("b", load(2), &hit).ok());
+  ASSERT_TRUE(cache.GetOrLoad("a", load(1), &hit).ok());  // a is now most recent
+  EXPECT_TRUE(hit);
+  ASSERT_TRUE(cache.GetOrLoad("c", load(3), &hit).ok());  // evicts b
+  EXPECT_EQ(cache.size_bytes(), 80);
+  EXPECT_EQ(cache.num_entries(), 2);
+  ASSERT_TRUE(cache.GetOrLoad("a", load(1), &hit).ok());
+  EXPECT_TRUE(hit);
+  auto b = cache.GetOrLoad("b", load(2), &hit);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(*std::static_pointer_cast<const int>(*b), 2);
+  EXPECT_EQ(loads, 4);
+  // A failed load is not cached.
+  auto bad = cache.GetOrLoad("x", []() -> Result<std::pair<std::shared_ptr<const void>, int64_t>> {
+    return Status::IOError("no");
+  });
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(IndexStore, OpensEachFileOnceAndCounts) {
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/u/");
+  EXPECT_EQ(store->PathOf("a.lance"), "t.lance/_indices/u/a.lance");
+  auto s = schema({field("x", int32(), false)});
+  auto w = store->CreateFile("a.lance", s);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto batch = RecordBatchFromJSON(s, R"([{"x":1},{"x":2},{"x":3}])");
+  ASSERT_TRUE(batch.ok());
+  IS_ASSERT_OK((*w)->Write(**batch));
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto has = store->HasFile("a.lance");
+  ASSERT_TRUE(has.ok() && *has);
+  auto r1 = store->OpenFile("a.lance");
+  ASSERT_TRUE(r1.ok()) << r1.status().ToString();
+  auto r2 = store->OpenFile("a.lance");
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r1->get(), r2->get());
+  EXPECT_EQ((*r1)->num_rows(), 3);
+  const IndexStoreStats st = store->stats();
+  EXPECT_EQ(st.files_opened, 1);
+  EXPECT_GE(st.read_requests, 1);
+  EXPECT_GT(st.bytes_read, 0);
+  auto missing = store->OpenFile("nope.lance");
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST(IndexMetadata, UuidAndCommit) {
+  const std::string u = NewIndexUuid();
+  EXPECT_TRUE(std::regex_match(u, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"))) << u;
+  EXPECT_NE(u, NewIndexUuid());
+
+  auto mem = io::MemoryObjectStore::Make();
+  table::TableLocation loc(mem, "t.lance");
+  auto s = schema({field("id", int64(), false)});
+  auto batch = RecordBatchFromJSON(s, R"([{"id":1},{"id":2}])");
+  ASSERT_TRUE(batch.ok());
+  auto wr = table::WriteDataset(loc, s, {*batch});
+  ASSERT_TRUE(wr.ok()) << wr.status().ToString();
+
+  NewIndexSegment seg;
+  seg.uuid = NewIndexUuid();
+  seg.name = DefaultIndexName("id");
+  seg.fields = {0};
+  seg.fragment_ids = {0};
+  seg.details_type_url = "/lance.table.BTreeIndexDetails";
+  seg.files = {{"page_data.lance", 10}, {"page_lookup.lance", 20}};
+  auto c = CommitNewIndex(loc, wr->commit.version, seg, /*replace=*/false);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->version, 2u);
+  auto snap = table::Snapshot::Open(loc);
+  ASSERT_TRUE(snap.ok());
+  const auto& m = (*snap)->manifest();
+  ASSERT_EQ(m.indices.size(), 1u);
+  const table::IndexInfo& x = m.indices[0];
+  EXPECT_EQ(x.uuid, seg.uuid);
+  EXPECT_EQ(x.name, "id_idx");
+  EXPECT_EQ(x.fields, std::vector<int32_t>{0});
+  EXPECT_EQ(x.dataset_version, 1u);
+  EXPECT_EQ(x.fragment_ids, std::vector<uint32_t>{0});
+  EXPECT_EQ(table::IndexTypeName(x), "BTREE");
+  EXPECT_EQ(x.index_version, 0);
+  ASSERT_EQ(x.files.size(), 2u);
+  EXPECT_EQ(x.files[1].path, "page_lookup.lance");
+  EXPECT_TRUE(x.created_at_ms.has_value());
+  ASSERT_EQ(FindIndexSegments(m, "id_idx").size(), 1u);
+
+  // Same name: refused unless replacing; replacing leaves one index, the new one.
+  auto again = CommitNewIndex(loc, 2, seg, false);
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  NewIndexSegment seg2 = seg;
+  seg2.uuid = NewIndexUuid();
+  auto rep = CommitNewIndex(loc, 2, seg2, true);
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  auto snap3 = table::Snapshot::Open(loc);
+  ASSERT_TRUE(snap3.ok());
+  ASSERT_EQ((*snap3)->manifest().indices.size(), 1u);
+  EXPECT_EQ((*snap3)->manifest().indices[0].uuid, seg2.uuid);
+}
+
+}  // namespace
+}  // namespace lance::index

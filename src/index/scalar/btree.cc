@@ -1,0 +1,403 @@
+#include "lance/index/scalar/btree.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "index/scalar/key_sort.h"
+#include "lance/columnar/builder.h"
+
+namespace lance::index::scalar {
+
+namespace {
+
+struct PageRecord {
+  ScalarValue max;
+  uint32_t page = 0;
+};
+
+// One loaded page of page_data.lance.
+struct BTreePage {
+  ArrayPtr values;
+  ArrayPtr ids;
+  int64_t bytes = 0;
+};
+
+int64_t ArrayBytes(const Array& a) {
+  int64_t n = 0;
+  for (const auto& b : a.buffers) n += b ? b->size() : 0;
+  for (const auto& c : a.children) n += ArrayBytes(*c);
+  return n;
+}
+
+bool IsBytesType(const DataType& t) { return t.is_binary_like(); }
+
+// The smallest byte string greater than every string starting with `prefix`; nullopt when
+// there is none (prefix all 0xff).
+std::optional<std::string> PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
+    if (c != 0xff) {
+      ++c;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::nullopt;
+}
+
+class BTreeIndex final : public ScalarIndex {
+ public:
+  BTreeIndex(std::shared_ptr<IndexStore> store, DataTypePtr type, int64_t batch_size,
+             int64_t num_rows)
+      : ScalarIndex(std::move(store)), type_(std::move(type)), batch_size_(batch_size),
+        num_rows_(num_rows) {}
+
+  Status Load(const RecordBatch& lookup) {
+    if (lookup.num_columns() < 4) {
+      return Status::Corruption("{}: {} columns (expected min, max, null_count, page_idx)",
+                                store_->PathOf(kBTreeLookupFile), lookup.num_columns());
+    }
+    const Array& mins = *lookup.column(0);
+    const Array& maxs = *lookup.column(1);
+    const Array& nulls = *lookup.column(2);
+    const Array& pages = *lookup.column(3);
+    if (nulls.type->id() != TypeId::kUInt32 || pages.type->id() != TypeId::kUInt32 ||
+        !mins.type->Equals(*maxs.type) || !IsIndexableKeyType(*mins.type)) {
+      return Status::Corruption("{}: columns of types {}, {}, {}, {} (expected min/max of a key "
+                                "type, uint32, uint32)",
+                                store_->PathOf(kBTreeLookupFile), mins.type->ToString(),
+                                maxs.type->ToString(), nulls.type->ToString(),
+                                pages.type->ToString());
+    }
+    const int64_t num_pages = (num_rows_ + batch_size_ - 1) / batch_size_;
+    for (int64_t i = 0; i < lookup.num_rows(); ++i) {
+      const uint32_t page = pages.Values<uint32_t>()[i];
+      if (pages.IsNull(i) || nulls.IsNull(i) || page >= num_pages) {
+        return Status::Corruption("{}: row {} names page {} of {} pages",
+                                  store_->PathOf(kBTreeLookupFile), i, page, num_pages);
+      }
+      ScalarValue min = ValueAt(mins, i);
+      ScalarValue max = ValueAt(maxs, i);
+      if (!max.is_null()) tree_[min].push_back(PageRecord{max, page});
+      if (nulls.Values<uint32_t>()[i] > 0) null_pages_.push_back(page);
+    }
+    if (lookup.num_rows() > 0) tree_[ValueAt(maxs, lookup.num_rows() - 1)];
+    return Status::OK();
+  }
+
+  std::string_view type_name() const override { return "BTREE"; }
+  const DataTypePtr& value_type() const override { return type_; }
+
+  bool CanAnswer(const IndexQuery& query) const override {
+    const auto* q = std::get_if<ScalarQuery>(&query);
+    if (q == nullptr) return false;
+    return q->op != ScalarQuery::Op::kPrefix || IsBytesType(*type_);
+  }
+
+  std::optional<uint64_t> EstimateRows(const IndexQuery& query) const override {
+    if (!CanAnswer(query)) return std::nullopt;
+    return static_cast<uint64_t>(PagesFor(std::get<ScalarQuery>(query)).size()) *
+           static_cast<uint64_t>(batch_size_);
+  }
+
+  Result<SearchResult> Search(const IndexQuery& query, const SearchOptions& options) const override {
+    if (!CanAnswer(query)) {
+      return Status::NotSupported("BTREE index on {} cannot answer this query", type_->ToString());
+    }
+    const ScalarQuery& q = std::get<ScalarQuery>(query);
+    SearchResult out;
+    for (uint32_t p : PagesFor(q)) LANCE_RETURN_NOT_OK(SearchPage(q, p, &out.rows));
+    if (fill_null_rows && q.op != ScalarQuery::Op::kIsNull && q.op != ScalarQuery::Op::kIsNotNull) {
+      for (uint32_t p : null_pages_) {
+        LANCE_RETURN_NOT_OK(SearchPage(ScalarQuery::IsNull(), p, &out.null_rows));
+      }
+    }
+    if (options.fragments) {
+      out.rows.RetainFragments(*options.fragments);
+      out.null_rows.RetainFragments(*options.fragments);
+    }
+    return out;
+  }
+
+ private:
+  using Tree = std::map<ScalarValue, std::vector<PageRecord>, ScalarValueLess>;
+
+  // Pages that may hold a value in the range (the reference's pages_between: start at the
+  // last page whose min is below the lower bound).
+  std::vector<uint32_t> PagesBetween(const std::optional<RangeBound>& lo,
+                                     const std::optional<RangeBound>& hi) const {
+    std::optional<ScalarValue> start;  // inclusive tree key to start at; nullopt = begin
+    if (lo) {
+      auto it = tree_.lower_bound(lo->value);
+      if (it != tree_.begin()) start = std::prev(it)->first;
+    }
+    if (start && hi && Compare(*start, hi->value) > 0) return {};
+    if (lo && hi) {
+      const int c = Compare(lo->value, hi->value);
+      if (c > 0 || (c == 0 && !(lo->inclusive && hi->inclusive))) {
+        // The reference still scans [x, x) ranges; they can match nothing.
+        if (c > 0) return {};
+      }
+    }
+    auto begin = start ? tree_.lower_bound(*start) : tree_.begin();
+    auto end = hi ? tree_.upper_bound(hi->value) : tree_.end();
+    std::vector<uint32_t> out;
+    for (auto it = begin; it != end && it != tree_.end(); ++it) {
+      for (const PageRecord& r : it->second) {
+        if (lo) {
+          const int c = Compare(r.max, lo->value);
+          if (c < 0 || (c == 0 && !lo->inclusive)) continue;
+        }
+        out.push_back(r.page);
+      }
+    }
+    return out;
+  }
+
+  std::vector<uint32_t> PagesFor(const ScalarQuery& q) const {
+    std::vector<uint32_t> pages;
+    switch (q.op) {
+      case ScalarQuery::Op::kEquals:
+        if (q.value.is_null()) return {};
+        return PagesBetween(RangeBound{q.value, true}, RangeBound{q.value, true});
+      case ScalarQuery::Op::kIn:
+        for (const ScalarValue& v : q.values) {
+          if (v.is_null()) continue;
+          auto p = PagesBetween(RangeBound{v, true}, RangeBound{v, true});
+          pages.insert(pages.end(), p.begin(), p.end());
+        }
+        break;
+      case ScalarQuery::Op::kRange:
+        if ((q.lower && q.lower->value.is_null()) || (q.upper && q.upper->value.is_null())) return {};
+        return PagesBetween(q.lower, q.upper);
+      case ScalarQuery::Op::kIsNull:
+        return null_pages_;
+      case ScalarQuery::Op::kIsNotNull:
+        return PagesBetween(std::nullopt, std::nullopt);
+      case ScalarQuery::Op::kPrefix: {
+        std::optional<RangeBound> hi;
+        if (auto succ = PrefixSuccessor(q.value.bytes())) {
+          hi = RangeBound{ScalarValue::Bytes(*succ), false};
+        }
+        return PagesBetween(RangeBound{q.value, true}, hi);
+      }
+    }
+    std::sort(pages.begin(), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    return pages;
+  }
+
+  Result<std::shared_ptr<const BTreePage>> LoadPage(uint32_t page) const {
+    return store_->GetPage<BTreePage>(
+        fmt::format("btree/{}", page),
+        [&]() -> Result<std::pair<std::shared_ptr<const BTreePage>, int64_t>> {
+          LANCE_ASSIGN_OR_RAISE(auto reader, store_->OpenFile(kBTreePagesFile));
+          if (reader->num_rows() != num_rows_ && num_rows_ >= 0) {
+            // num_rows_ was taken from this file at open; a mismatch means it changed.
+          }
+          const int64_t start = static_cast<int64_t>(page) * batch_size_;
+          if (start >= reader->num_rows()) {
+            return Status::Corruption("{}: page {} starts at row {} of {}",
+                                      store_->PathOf(kBTreePagesFile), page, start,
+                                      reader->num_rows());
+          }
+          const int64_t len = std::min(batch_size_, reader->num_rows() - start);
+          LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadRange(start, len, {0, 1}));
+          auto p = std::make_shared<BTreePage>();
+          p->values = b->column(0);
+          p->ids = b->column(1);
+          if (!p->values->type->Equals(*type_) || p->ids->type->id() != TypeId::kUInt64) {
+            return Status::Corruption("{}: page columns of types {}, {} (expected {}, uint64)",
+                                      store_->PathOf(kBTreePagesFile), p->values->type->ToString(),
+                                      p->ids->type->ToString(), type_->ToString());
+          }
+          p->bytes = ArrayBytes(*p->values) + ArrayBytes(*p->ids) + 128;
+          const int64_t bytes = p->bytes;
+          return std::pair<std::shared_ptr<const BTreePage>, int64_t>(std::move(p), bytes);
+        });
+  }
+
+  // Rows [lo, hi) of a sorted page whose values satisfy `cmp(value) == 0` where cmp is
+  // monotone (-1 before, 0 inside, 1 after).
+  template <typename Cmp>
+  static std::pair<int64_t, int64_t> EqualRange(const Array& v, Cmp cmp) {
+    int64_t lo = 0, hi = v.length;
+    while (lo < hi) {  // first with cmp >= 0
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (cmp(mid) < 0) lo = mid + 1; else hi = mid;
+    }
+    int64_t b = lo, e = v.length;
+    while (b < e) {  // first with cmp > 0
+      const int64_t mid = b + (e - b) / 2;
+      if (cmp(mid) <= 0) b = mid + 1; else e = mid;
+    }
+    return {lo, b};
+  }
+
+  Status SearchPage(const ScalarQuery& q, uint32_t page, RowSet* out) const {
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const BTreePage> p, LoadPage(page));
+    const Array& v = *p->values;
+    const uint64_t* ids = p->ids->Values<uint64_t>();
+    auto add = [&](int64_t b, int64_t e) {
+      if (e > b) out->InsertMany(ids + b, static_cast<size_t>(e - b));
+    };
+    auto add_equal = [&](const ScalarValue& x) {
+      auto [b, e] = EqualRange(v, [&](int64_t i) { return CompareAt(v, i, x); });
+      add(b, e);
+    };
+    switch (q.op) {
+      case ScalarQuery::Op::kEquals:
+        add_equal(q.value);
+        break;
+      case ScalarQuery::Op::kIn:
+        for (const ScalarValue& x : q.values) {
+          if (!x.is_null()) add_equal(x);
+        }
+        break;
+      case ScalarQuery::Op::kIsNull:
+        for (int64_t i = 0; i < v.length; ++i) {
+          if (v.IsNull(i)) out->Insert(ids[i]);
+        }
+        break;
+      case ScalarQuery::Op::kIsNotNull:
+        for (int64_t i = 0; i < v.length; ++i) {
+          if (v.IsValid(i)) out->Insert(ids[i]);
+        }
+        break;
+      case ScalarQuery::Op::kRange: {
+        // -1 below the range (nulls included), 0 inside, 1 above: monotone on a sorted page
+        // (on a damaged, unsorted one the rows are wrong, never out of bounds).
+        auto cmp = [&](int64_t i) {
+          if (v.IsNull(i)) return -1;
+          if (q.lower) {
+            const int c = CompareAt(v, i, q.lower->value);
+            if (c < 0 || (c == 0 && !q.lower->inclusive)) return -1;
+          }
+          if (q.upper) {
+            const int c = CompareAt(v, i, q.upper->value);
+            if (c > 0 || (c == 0 && !q.upper->inclusive)) return 1;
+          }
+          return 0;
+        };
+        auto [b, e] = EqualRange(v, cmp);
+        add(b, e);
+        break;
+      }
+      case ScalarQuery::Op::kPrefix: {
+        const std::string& prefix = q.value.bytes();
+        auto cmp = [&](int64_t i) {
+          if (v.IsNull(i)) return -1;
+          std::string_view x = v.GetView(i);
+          const int c = x.substr(0, std::min(x.size(), prefix.size())).compare(prefix);
+          if (c != 0) return c < 0 ? -1 : 1;
+          return x.size() < prefix.size() ? -1 : 0;
+        };
+        auto [b, e] = EqualRange(v, cmp);
+        add(b, e);
+        break;
+      }
+    }
+    return Status::OK();
+  }
+
+  DataTypePtr type_;
+  int64_t batch_size_;
+  int64_t num_rows_;
+  Tree tree_;
+  std::vector<uint32_t> null_pages_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<ScalarIndex>> OpenBTreeIndex(std::shared_ptr<IndexStore> store) {
+  LANCE_ASSIGN_OR_RAISE(auto lookup_file, store->OpenFile(kBTreeLookupFile));
+  const auto& schema = lookup_file->schema();
+  int64_t batch_size = kBTreeDefaultBatchSize;
+  if (schema->metadata()) {
+    if (auto bs = schema->metadata()->Get("batch_size")) {
+      int64_t v = 0;
+      auto [p, ec] = std::from_chars(bs->data(), bs->data() + bs->size(), v);
+      if (ec == std::errc() && p == bs->data() + bs->size() && v > 0) batch_size = v;
+    }
+  }
+  if (schema->num_fields() < 4) {
+    return Status::Corruption("{}: {} fields (expected min, max, null_count, page_idx)",
+                              store->PathOf(kBTreeLookupFile), schema->num_fields());
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr lookup, lookup_file->ReadAll());
+  // The number of rows of page_data.lance bounds the page numbers; it is known once that
+  // file is open, which a lookup with pages needs anyway.
+  int64_t num_rows = 0;
+  if (lookup->num_rows() > 0) {
+    LANCE_ASSIGN_OR_RAISE(auto pages_file, store->OpenFile(kBTreePagesFile));
+    num_rows = pages_file->num_rows();
+  }
+  auto index = std::make_shared<BTreeIndex>(store, schema->field(0)->type(), batch_size, num_rows);
+  LANCE_RETURN_NOT_OK(index->Load(*lookup));
+  return index;
+}
+
+Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data,
+                                     const BTreeTrainOptions& options) {
+  if (options.batch_size <= 0) return Status::InvalidArgument("BTREE batch size {}", options.batch_size);
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, ConcatTrainingValues(data));
+  if (!IsIndexableKeyType(*values->type)) {
+    return Status::InvalidArgument("a BTREE index cannot key a column of type {}",
+                                   values->type->ToString());
+  }
+  const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr sorted, GatherKeys(*values, perm));
+  std::vector<uint64_t> ids(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
+  NumericBuilder<uint64_t> idb(uint64());
+  LANCE_RETURN_NOT_OK(idb.AppendValues(ids.data(), static_cast<int64_t>(ids.size())));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr id_array, idb.Finish());
+
+  const DataTypePtr& type = values->type;
+  auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
+  LANCE_ASSIGN_OR_RAISE(auto pages, store.CreateFile(kBTreePagesFile, data_schema));
+  const int64_t n = sorted->length;
+  std::vector<ScalarValue> mins, maxs;
+  NumericBuilder<uint32_t> null_counts(uint32()), page_idx(uint32());
+  uint32_t page = 0;
+  for (int64_t start = 0; start < n; start += options.batch_size, ++page) {
+    const int64_t len = std::min(options.batch_size, n - start);
+    ArrayPtr v = sorted->Slice(start, len);
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(data_schema, len, {v, id_array->Slice(start, len)}));
+    LANCE_RETURN_NOT_OK(pages->Write(*batch));
+    mins.push_back(ValueAt(*v, 0));
+    maxs.push_back(ValueAt(*v, len - 1));
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < len && v->IsNull(i); ++i) ++nulls;
+    LANCE_RETURN_NOT_OK(null_counts.Append(static_cast<uint32_t>(nulls)));
+    LANCE_RETURN_NOT_OK(page_idx.Append(page));
+  }
+  LANCE_ASSIGN_OR_RAISE(auto pages_summary, pages->Finish());
+
+  auto lookup_schema = schema({field("min", type, true), field("max", type, true),
+                               field("null_count", uint32(), false), field("page_idx", uint32(), false)},
+                              MakeMetadata({{"batch_size", std::to_string(options.batch_size)},
+                                            {"range_partitioned", "false"}}));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr min_arr, MakeKeyArray(type, mins));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr max_arr, MakeKeyArray(type, maxs));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr nc_arr, null_counts.Finish());
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr pi_arr, page_idx.Finish());
+  LANCE_ASSIGN_OR_RAISE(auto lookup_batch, RecordBatch::Make(lookup_schema, min_arr->length,
+                                                            {min_arr, max_arr, nc_arr, pi_arr}));
+  LANCE_ASSIGN_OR_RAISE(auto lookup, store.CreateFile(kBTreeLookupFile, lookup_schema));
+  LANCE_RETURN_NOT_OK(lookup->Write(*lookup_batch));
+  LANCE_ASSIGN_OR_RAISE(auto lookup_summary, lookup->Finish());
+
+  TrainedIndex out;
+  out.type_name = "BTREE";
+  out.details_type_url = "/lance.table.BTreeIndexDetails";
+  out.index_version = 0;
+  out.files = {{kBTreePagesFile, static_cast<uint64_t>(pages_summary.size_bytes)},
+               {kBTreeLookupFile, static_cast<uint64_t>(lookup_summary.size_bytes)}};
+  return out;
+}
+
+}  // namespace lance::index::scalar

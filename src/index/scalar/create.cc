@@ -1,0 +1,96 @@
+#include "lance/index/scalar/create.h"
+
+#include <algorithm>
+
+#include "lance/index/index_metadata.h"
+#include "lance/index/scalar/bitmap.h"
+#include "lance/index/scalar/label_list.h"
+#include "lance/index/scalar/scalar_index.h"
+#include "lance/table/snapshot.h"
+
+namespace lance::index::scalar {
+
+Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (n == "btree") return ScalarIndexType::kBTree;
+  if (n == "bitmap") return ScalarIndexType::kBitmap;
+  if (n == "label_list" || n == "labellist") return ScalarIndexType::kLabelList;
+  return Status::InvalidArgument("index type '{}': expected btree, bitmap or label_list", name);
+}
+
+const char* ScalarIndexTypeName(ScalarIndexType type) {
+  switch (type) {
+    case ScalarIndexType::kBTree: return "BTREE";
+    case ScalarIndexType::kBitmap: return "BITMAP";
+    case ScalarIndexType::kLabelList: return "LABEL_LIST";
+  }
+  return "?";
+}
+
+Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
+                                       const std::string& column,
+                                       const CreateScalarIndexOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(auto snapshot, table::Snapshot::Open(location));
+  const auto& schema = snapshot->schema();
+  const int idx = schema->GetFieldIndex(column);
+  if (idx < 0) {
+    return Status::InvalidArgument("create index: {} has no top-level column '{}'", location.root(),
+                                   column);
+  }
+  const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
+  if (!options.replace && !FindIndexSegments(snapshot->manifest(), name).empty()) {
+    return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
+                                 location.root(), name);
+  }
+  LANCE_ASSIGN_OR_RAISE(TrainingData data, CollectTrainingData(*snapshot, column));
+  NewIndexSegment seg;
+  seg.uuid = NewIndexUuid();
+  seg.name = name;
+  seg.fields = {schema->field(idx)->id()};
+  for (const auto& f : snapshot->manifest().fragments) seg.fragment_ids.push_back(static_cast<uint32_t>(f.id));
+  auto store = OpenIndexStore(location, seg.uuid);
+  Result<TrainedIndex> trained = Status::OK();
+  switch (options.type) {
+    case ScalarIndexType::kBTree:
+      trained = TrainBTreeIndex(*store, data, BTreeTrainOptions{options.btree_batch_size});
+      break;
+    case ScalarIndexType::kBitmap:
+      trained = TrainBitmapIndex(*store, data);
+      break;
+    case ScalarIndexType::kLabelList:
+      trained = TrainLabelListIndex(*store, data);
+      break;
+  }
+  if (!trained.ok()) {
+    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile}) {
+      (void)location.store()->Delete(store->PathOf(f));
+    }
+    return trained.status();
+  }
+  seg.details_type_url = trained->details_type_url;
+  seg.details = trained->details;
+  seg.index_version = trained->index_version;
+  seg.files = trained->files;
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci,
+                        CommitNewIndex(location, snapshot->version(), seg, options.replace,
+                                       options.commit));
+  CreatedIndex out;
+  out.info = MakeIndexInfo(seg, snapshot->version());
+  if (ci.manifest) {
+    for (const auto& x : ci.manifest->indices) {
+      if (x.uuid == seg.uuid) out.info = x;
+    }
+  }
+  out.version = ci.version;
+  out.num_indexed_rows = data.row_ids.size();
+  return out;
+}
+
+Result<CreatedIndex> CreateScalarIndex(const std::string& uri, const std::string& column,
+                                       const CreateScalarIndexOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(table::TableLocation location, table::TableLocation::FromUri(uri));
+  return CreateScalarIndex(location, column, options);
+}
+
+}  // namespace lance::index::scalar

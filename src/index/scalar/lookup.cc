@@ -1,0 +1,462 @@
+#include "lance/index/scalar/lookup.h"
+
+#include <algorithm>
+#include <list>
+#include <mutex>
+
+#include "lance/index/index_metadata.h"
+#include "lance/index/scalar/scalar_index.h"
+
+namespace lance::index::scalar {
+
+namespace {
+
+bool ReadableType(const std::string& t) { return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST"; }
+
+int64_t PerUnitNanos(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kSecond: return 1000000000;
+    case TimeUnit::kMilli: return 1000000;
+    case TimeUnit::kMicro: return 1000;
+    case TimeUnit::kNano: return 1;
+  }
+  return 1;
+}
+
+// `lit` as a key of a column of type `type`; nullopt when the comparison is not one an index
+// answers exactly (the filter keeps it).
+std::optional<ScalarValue> KeyOf(const expr::Literal& lit, const DataType& type) {
+  using K = expr::Literal::Kind;
+  if (lit.kind == K::kNull) return ScalarValue::Null();
+  switch (type.id()) {
+    case TypeId::kBool:
+      if (lit.kind == K::kBool) return ScalarValue::Bool(lit.bool_value);
+      return std::nullopt;
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
+    case TypeId::kHalfFloat: case TypeId::kFloat: case TypeId::kDouble:
+      if (lit.kind == K::kInt) return ScalarValue::Int(lit.int_value);
+      if (lit.kind == K::kFloat) return ScalarValue::Float(lit.float_value);
+      return std::nullopt;
+    case TypeId::kDate32:
+      if (lit.kind == K::kDate) return ScalarValue::Int(lit.int_value);
+      return std::nullopt;
+    case TypeId::kDate64:
+      if (lit.kind == K::kDate) return ScalarValue::Int(lit.int_value * 86400000);
+      return std::nullopt;
+    case TypeId::kTimestamp: {
+      if (lit.kind != K::kTimestamp) return std::nullopt;
+      const int64_t per = PerUnitNanos(type.unit());
+      if (lit.int_value % per != 0) return std::nullopt;
+      return ScalarValue::Int(lit.int_value / per);
+    }
+    case TypeId::kString: case TypeId::kLargeString:
+      if (lit.kind == K::kString) return ScalarValue::Bytes(lit.text);
+      return std::nullopt;
+    case TypeId::kBinary: case TypeId::kLargeBinary:
+      if (lit.kind == K::kString || lit.kind == K::kBinary) return ScalarValue::Bytes(lit.text);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// 'abc%' with no other wildcard or escape -> "abc".
+std::optional<std::string> LikePrefix(const std::string& pattern) {
+  if (pattern.size() < 2 || pattern.back() != '%') return std::nullopt;
+  const std::string p = pattern.substr(0, pattern.size() - 1);
+  if (p.find_first_of("%_\\") != std::string::npos) return std::nullopt;
+  return p;
+}
+
+expr::Op Flip(expr::Op op) {
+  switch (op) {
+    case expr::Op::kLt: return expr::Op::kGt;
+    case expr::Op::kLe: return expr::Op::kGe;
+    case expr::Op::kGt: return expr::Op::kLt;
+    case expr::Op::kGe: return expr::Op::kLe;
+    default: return op;
+  }
+}
+
+}  // namespace
+
+struct ScalarIndexCatalog::Impl {
+  table::TableLocation location;
+  SchemaPtr schema;
+  std::vector<uint32_t> fragments;  // of the version, ascending
+  std::shared_ptr<PageCache> cache;
+  struct Slot {
+    table::IndexInfo info;
+    int32_t keyed_field = -1;
+    std::string type;
+    std::vector<uint32_t> covered;  // info's bitmap ∩ the version's fragments
+    mutable std::mutex mu;
+    mutable std::shared_ptr<ScalarIndex> opened;
+  };
+  std::vector<std::unique_ptr<Slot>> slots;
+
+  // The slot answering column `field_id` (the first in manifest order), or nullptr.
+  const Slot* SlotFor(int32_t field_id, size_t* at) const {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i]->keyed_field == field_id) {
+        *at = i;
+        return slots[i].get();
+      }
+    }
+    return nullptr;
+  }
+
+  std::optional<IndexedLeaf> MatchLeaf(const expr::Node& n) const {
+    using NK = expr::Node::Kind;
+    auto column_of = [&](const expr::Node& c, Field const** field) -> bool {
+      if (c.kind != NK::kColumn || c.path.size() != 1) return false;
+      const int idx = schema->GetFieldIndex(c.path[0]);
+      if (idx < 0) return false;
+      *field = schema->field(idx).get();
+      return true;
+    };
+    const Field* field = nullptr;
+    std::optional<IndexQuery> q;
+    if (n.kind == NK::kBinary && n.args.size() == 2) {
+      const expr::Node* col = n.args[0].get();
+      const expr::Node* lit = n.args[1].get();
+      expr::Op op = n.op;
+      if (col->kind == NK::kLiteral) {
+        std::swap(col, lit);
+        op = Flip(op);
+      }
+      if (lit->kind != NK::kLiteral || !column_of(*col, &field)) return std::nullopt;
+      auto key = KeyOf(lit->literal, *field->type());
+      if (!key) return std::nullopt;
+      switch (op) {
+        case expr::Op::kEq: q = ScalarQuery::Equals(*key); break;
+        case expr::Op::kLt: q = ScalarQuery::LessThan(*key); break;
+        case expr::Op::kLe: q = ScalarQuery::LessEq(*key); break;
+        case expr::Op::kGt: q = ScalarQuery::GreaterThan(*key); break;
+        case expr::Op::kGe: q = ScalarQuery::GreaterEq(*key); break;
+        default: return std::nullopt;
+      }
+    } else if (n.kind == NK::kBetween && !n.negated && n.args.size() == 3) {
+      if (!column_of(*n.args[0], &field) || n.args[1]->kind != NK::kLiteral ||
+          n.args[2]->kind != NK::kLiteral) {
+        return std::nullopt;
+      }
+      auto lo = KeyOf(n.args[1]->literal, *field->type());
+      auto hi = KeyOf(n.args[2]->literal, *field->type());
+      if (!lo || !hi) return std::nullopt;
+      q = ScalarQuery::Between(*lo, *hi);
+    } else if (n.kind == NK::kIn && !n.negated && !n.args.empty()) {
+      if (!column_of(*n.args[0], &field)) return std::nullopt;
+      std::vector<ScalarValue> values;
+      for (size_t i = 1; i < n.args.size(); ++i) {
+        if (n.args[i]->kind != NK::kLiteral) return std::nullopt;
+        auto key = KeyOf(n.args[i]->literal, *field->type());
+        if (!key) return std::nullopt;
+        values.push_back(std::move(*key));
+      }
+      q = ScalarQuery::In(std::move(values));
+    } else if (n.kind == NK::kIsNull && n.args.size() == 1) {
+      if (!column_of(*n.args[0], &field)) return std::nullopt;
+      q = n.negated ? ScalarQuery::IsNotNull() : ScalarQuery::IsNull();
+    } else if (n.kind == NK::kLike && !n.negated && !n.case_insensitive && n.args.size() == 2) {
+      if (!column_of(*n.args[0], &field) || n.args[1]->kind != NK::kLiteral ||
+          n.args[1]->literal.kind != expr::Literal::Kind::kString ||
+          !field->type()->is_binary_like()) {
+        return std::nullopt;
+      }
+      auto prefix = LikePrefix(n.args[1]->literal.text);
+      if (!prefix) return std::nullopt;
+      q = ScalarQuery::StartsWith(*prefix);
+    } else {
+      return std::nullopt;
+    }
+    if (!IsIndexableKeyType(*field->type())) return std::nullopt;
+    size_t at = 0;
+    const Slot* slot = SlotFor(field->id(), &at);
+    if (slot == nullptr || slot->type == "LABEL_LIST") return std::nullopt;
+    IndexedLeaf leaf;
+    leaf.column = field->name();
+    leaf.index_name = slot->info.name;
+    leaf.index_type = slot->type;
+    leaf.index_slot = at;
+    leaf.query = std::move(*q);
+    return leaf;
+  }
+
+  bool MatchOr(const expr::Node& n, std::vector<IndexedLeaf>* out) const {
+    if (n.kind == expr::Node::Kind::kBinary && n.op == expr::Op::kOr && n.args.size() == 2) {
+      return MatchOr(*n.args[0], out) && MatchOr(*n.args[1], out);
+    }
+    auto leaf = MatchLeaf(n);
+    if (!leaf) return false;
+    out->push_back(std::move(*leaf));
+    return true;
+  }
+
+  Result<std::shared_ptr<ScalarIndex>> Open(size_t at) const {
+    if (at >= slots.size()) return Status::InvalidArgument("index slot {} of {}", at, slots.size());
+    const Slot& s = *slots[at];
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.opened) {
+      LANCE_ASSIGN_OR_RAISE(s.opened, OpenScalarIndex(OpenIndexStore(location, s.info, cache), s.info));
+    }
+    return s.opened;
+  }
+};
+
+ScalarIndexCatalog::ScalarIndexCatalog(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ScalarIndexCatalog::~ScalarIndexCatalog() = default;
+
+std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableLocation& location,
+                                                             const table::Manifest& manifest,
+                                                             std::shared_ptr<PageCache> cache) {
+  auto impl = std::make_unique<Impl>();
+  impl->location = location;
+  impl->schema = manifest.schema;
+  for (const auto& f : manifest.fragments) impl->fragments.push_back(static_cast<uint32_t>(f.id));
+  std::sort(impl->fragments.begin(), impl->fragments.end());
+  impl->cache = cache ? std::move(cache) : std::make_shared<PageCache>();
+  for (const auto& x : manifest.indices) {
+    if (table::IsSystemIndex(x)) continue;
+    const std::string type = table::IndexTypeName(x);
+    std::vector<int32_t> keyed;
+    for (int32_t f : x.fields) {
+      if (std::find(x.covering_fields.begin(), x.covering_fields.end(), f) == x.covering_fields.end()) {
+        keyed.push_back(f);
+      }
+    }
+    auto slot = std::make_unique<Impl::Slot>();
+    slot->info = x;
+    slot->type = type;
+    // An index whose type has no reader here, or that keys several columns, still takes its
+    // column's place (lance 12 consults only the first index of a column).
+    slot->keyed_field = keyed.size() == 1 && ReadableType(type) ? keyed[0] : -1;
+    if (keyed.size() == 1 && !ReadableType(type)) slot->keyed_field = -2 - keyed[0];
+    if (x.has_fragment_bitmap) {
+      std::set_intersection(x.fragment_ids.begin(), x.fragment_ids.end(), impl->fragments.begin(),
+                            impl->fragments.end(), std::back_inserter(slot->covered));
+    }
+    impl->slots.push_back(std::move(slot));
+  }
+  return std::shared_ptr<ScalarIndexCatalog>(new ScalarIndexCatalog(std::move(impl)));
+}
+
+std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Shared(const table::TableLocation& location,
+                                                               const table::Manifest& manifest) {
+  struct Entry {
+    const io::ObjectStore* store;
+    std::string root;
+    uint64_t version;
+    std::string uuids;  // a recreated table may reuse the version number, never the uuids
+    std::shared_ptr<ScalarIndexCatalog> catalog;
+  };
+  std::string uuids;
+  for (const auto& x : manifest.indices) uuids += x.uuid;
+  static std::mutex mu;
+  static std::list<Entry> entries;  // most recent first
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto it = entries.begin(); it != entries.end(); ++it) {
+    if (it->store == location.store().get() && it->root == location.root() &&
+        it->version == manifest.version && it->uuids == uuids) {
+      entries.splice(entries.begin(), entries, it);
+      return entries.front().catalog;
+    }
+  }
+  auto c = Make(location, manifest, DefaultPageCache());
+  entries.push_front(Entry{location.store().get(), location.root(), manifest.version, uuids, c});
+  if (entries.size() > 16) entries.pop_back();
+  return c;
+}
+
+std::vector<uint32_t> ScalarIndexCatalog::Covered(const IndexPlan& plan) const {
+  std::vector<uint32_t> out;
+  bool first = true;
+  for (const IndexedConjunct& c : plan.lookups) {
+    for (const IndexedLeaf& leaf : c.leaves) {
+      const auto& covered = impl_->slots.at(leaf.index_slot)->covered;
+      if (first) {
+        out = covered;
+        first = false;
+        continue;
+      }
+      std::vector<uint32_t> both;
+      std::set_intersection(out.begin(), out.end(), covered.begin(), covered.end(), std::back_inserter(both));
+      out = std::move(both);
+    }
+  }
+  return out;
+}
+
+bool ScalarIndexCatalog::empty() const {
+  return std::none_of(impl_->slots.begin(), impl_->slots.end(),
+                      [](const auto& s) { return s->keyed_field >= 0; });
+}
+
+std::optional<IndexedConjunct> ScalarIndexCatalog::MatchConjunct(const expr::Node& conjunct) const {
+  IndexedConjunct out;
+  if (!impl_->MatchOr(conjunct, &out.leaves)) return std::nullopt;
+  return out;
+}
+
+Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunct) const {
+  ConjunctAnswer out;
+  bool first = true;
+  for (const IndexedLeaf& leaf : conjunct.leaves) {
+    const auto& covered = impl_->slots.at(leaf.index_slot)->covered;
+    if (first) {
+      out.covered = covered;
+      first = false;
+    } else {
+      std::vector<uint32_t> both;
+      std::set_intersection(out.covered.begin(), out.covered.end(), covered.begin(), covered.end(),
+                            std::back_inserter(both));
+      out.covered = std::move(both);
+    }
+  }
+  for (const IndexedLeaf& leaf : conjunct.leaves) {
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<ScalarIndex> index, impl_->Open(leaf.index_slot));
+    SearchOptions so;
+    so.fragments = out.covered;
+    LANCE_ASSIGN_OR_RAISE(SearchResult r, index->Search(leaf.query, so));
+    out.exact = out.exact && r.exact;
+    out.rows |= r.rows;
+  }
+  out.rows.RetainFragments(out.covered);
+  return out;
+}
+
+IndexPlan ScalarIndexCatalog::PlanConjuncts(const std::vector<const expr::Node*>& conjuncts) const {
+  IndexPlan plan;
+  // lookup position of the range lookup of each index slot
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (size_t i = 0; i < conjuncts.size(); ++i) {
+    auto m = MatchConjunct(*conjuncts[i]);
+    if (!m) continue;
+    m->sources = {i};
+    const ScalarQuery* q = m->leaves.size() == 1 ? std::get_if<ScalarQuery>(&m->leaves[0].query) : nullptr;
+    if (q != nullptr && q->op == ScalarQuery::Op::kRange) {
+      const size_t slot = m->leaves[0].index_slot;
+      auto it = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first == slot; });
+      if (it != ranges.end()) {
+        ScalarQuery& into = std::get<ScalarQuery>(plan.lookups[it->second].leaves[0].query);
+        // The tighter bound of each side (ties: the exclusive one).
+        if (q->lower && (!into.lower || Compare(q->lower->value, into.lower->value) > 0 ||
+                         (Compare(q->lower->value, into.lower->value) == 0 && !q->lower->inclusive))) {
+          into.lower = q->lower;
+        }
+        if (q->upper && (!into.upper || Compare(q->upper->value, into.upper->value) < 0 ||
+                         (Compare(q->upper->value, into.upper->value) == 0 && !q->upper->inclusive))) {
+          into.upper = q->upper;
+        }
+        plan.lookups[it->second].sources.push_back(i);
+        continue;
+      }
+      ranges.emplace_back(slot, plan.lookups.size());
+    }
+    plan.lookups.push_back(std::move(*m));
+  }
+  for (const auto& l : plan.lookups) plan.answered.insert(plan.answered.end(), l.sources.begin(), l.sources.end());
+  std::sort(plan.answered.begin(), plan.answered.end());
+  return plan;
+}
+
+Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t max_rows) const {
+  if (plan.lookups.size() < 2) return plan;
+  std::vector<std::optional<uint64_t>> est;
+  for (const IndexedConjunct& c : plan.lookups) {
+    std::optional<uint64_t> total = 0;
+    for (const IndexedLeaf& leaf : c.leaves) {
+      LANCE_ASSIGN_OR_RAISE(auto index, impl_->Open(leaf.index_slot));
+      auto e = index->EstimateRows(leaf.query);
+      if (!e || !total) {
+        total = std::nullopt;
+      } else {
+        *total += *e;
+      }
+    }
+    est.push_back(total);
+  }
+  // The smallest known estimate; unknown ones (bitmaps) count as selective.
+  size_t best = 0;
+  for (size_t i = 0; i < est.size(); ++i) {
+    if (!est[i]) {
+      best = i;
+      break;
+    }
+    if (est[best] && *est[i] < *est[best]) best = i;
+  }
+  IndexPlan out;
+  for (size_t i = 0; i < plan.lookups.size(); ++i) {
+    if (i == best || !est[i] || *est[i] <= max_rows) out.lookups.push_back(std::move(plan.lookups[i]));
+  }
+  for (const auto& l : out.lookups) out.answered.insert(out.answered.end(), l.sources.begin(), l.sources.end());
+  std::sort(out.answered.begin(), out.answered.end());
+  return out;
+}
+
+Result<ConjunctAnswer> ScalarIndexCatalog::AnswerAll(const IndexPlan& plan) const {
+  ConjunctAnswer out;
+  bool first = true;
+  for (const IndexedConjunct& c : plan.lookups) {
+    LANCE_ASSIGN_OR_RAISE(ConjunctAnswer a, Answer(c));
+    out.exact = out.exact && a.exact;
+    if (first) {
+      out = std::move(a);
+      first = false;
+      continue;
+    }
+    std::vector<uint32_t> both;
+    std::set_intersection(out.covered.begin(), out.covered.end(), a.covered.begin(), a.covered.end(),
+                          std::back_inserter(both));
+    out.covered = std::move(both);
+    out.rows &= a.rows;
+    out.rows.RetainFragments(out.covered);
+    if (out.rows.empty()) break;
+  }
+  return out;
+}
+
+std::string IndexPlan::ToString() const {
+  std::string out;
+  for (const auto& l : lookups) out += (out.empty() ? "" : " AND ") + l.ToString();
+  return out;
+}
+
+Result<std::shared_ptr<ScalarIndex>> ScalarIndexCatalog::IndexAt(size_t slot) const {
+  return impl_->Open(slot);
+}
+const table::IndexInfo& ScalarIndexCatalog::InfoAt(size_t slot) const { return impl_->slots.at(slot)->info; }
+size_t ScalarIndexCatalog::num_indexes() const { return impl_->slots.size(); }
+const std::shared_ptr<PageCache>& ScalarIndexCatalog::cache() const { return impl_->cache; }
+
+std::string IndexedConjunct::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (i > 0) out += " OR ";
+    const IndexedLeaf& l = leaves[i];
+    std::string q;
+    if (const auto* sq = std::get_if<ScalarQuery>(&l.query)) q = sq->ToString(l.column);
+    else if (const auto* lq = std::get_if<LabelListQuery>(&l.query)) q = lq->ToString(l.column);
+    out += q + "@" + l.index_name + "(" + l.index_type + ")";
+  }
+  return leaves.size() > 1 ? "(" + out + ")" : out;
+}
+
+std::vector<const expr::Node*> SplitConjuncts(const expr::Node& filter) {
+  std::vector<const expr::Node*> out;
+  std::vector<const expr::Node*> stack = {&filter};
+  while (!stack.empty()) {
+    const expr::Node* n = stack.back();
+    stack.pop_back();
+    if (n->kind == expr::Node::Kind::kBinary && n->op == expr::Op::kAnd && n->args.size() == 2) {
+      stack.push_back(n->args[1].get());
+      stack.push_back(n->args[0].get());
+    } else {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+}  // namespace lance::index::scalar
