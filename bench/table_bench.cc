@@ -17,7 +17,7 @@
 //   BM_TableTake         Scanner::Take(set) of one of the workload's 1000-offset sets (cycles
 //                        them), every column
 //   BM_TableAppend       WriteDataset(append) of the append rows        } each on a fresh copy
-//   BM_TableDelete       DeleteRows("id % 100 = 7")                     } of the base table
+//   BM_TableDelete       Dataset::Delete("id % 100 = 7")                } of the base table
 //   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         } (untimed)
 //   BM_TableOpenLatest   Snapshot::Open + CountRows() of a copy with 21 versions; counters
 //                        gets/heads/lists = objects read by one open
@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/dataset/dataset.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
 #include "lance/query/scanner.h"
@@ -298,7 +299,8 @@ void BM_TableAppend(benchmark::State& state) {
 
 void BM_TableDelete(benchmark::State& state) {
   MutationBench(state, [](const std::string& uri, benchmark::State& st) -> Status {
-    LANCE_ASSIGN_OR_RAISE(auto r, DeleteRows(uri, kDeleteFilter));
+    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri));
+    LANCE_ASSIGN_OR_RAISE(auto r, ds->Delete(kDeleteFilter));
     st.counters["deleted"] = static_cast<double>(r.num_deleted_rows);
     return Status::OK();
   });

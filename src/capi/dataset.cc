@@ -6,6 +6,7 @@
 #include "capi/error.h"
 #include "capi/projection.h"
 #include "lance/columnar/c_bridge.h"
+#include "lance/columnar/compute.h"
 #include "lance/lance.h"
 
 namespace lance::capi {
@@ -30,26 +31,6 @@ uint64_t Count(const LanceDataset* dataset, F&& get) {
   });
 }
 
-// `batches` (of `schema`) as one batch: what lance-c's take hands out.
-Result<RecordBatchPtr> OneBatch(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches) {
-  if (batches.size() == 1) return batches[0];
-  std::vector<ArrayPtr> columns;
-  int64_t rows = 0;
-  for (const auto& b : batches) rows += b->num_rows();
-  for (int c = 0; c < schema->num_fields(); ++c) {
-    if (batches.empty()) {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr empty, MakeArrayOfNulls(schema->field(c)->type(), 0));
-      columns.push_back(std::move(empty));
-      continue;
-    }
-    std::vector<ArrayPtr> pieces;
-    for (const auto& b : batches) pieces.push_back(b->column(c));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr all, Concatenate(pieces));
-    columns.push_back(std::move(all));
-  }
-  return std::make_shared<RecordBatch>(schema, rows, std::move(columns));
-}
-
 // Take by positions (`by_row_id` false) or row ids, as a one-batch stream in `out`.
 Status TakeInto(const LanceDataset* dataset, const uint64_t* ids, size_t n,
                 const char* const* columns, bool by_row_id, ArrowArrayStream* out) {
@@ -64,7 +45,7 @@ Status TakeInto(const LanceDataset* dataset, const uint64_t* ids, size_t n,
   LANCE_ASSIGN_OR_RAISE(auto reader, plan.Execute(query::Planner::ExecOptionsOf(p.options)));
   reader = Apply(p, std::move(reader));
   LANCE_ASSIGN_OR_RAISE(auto batches, reader->ReadAll());
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr one, OneBatch(schema, batches));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr one, ConcatenateBatches(schema, batches));
   std::vector<RecordBatchPtr> single{one};
   return ExportRecordBatchReader(std::make_unique<VectorRecordBatchReader>(schema, std::move(single)),
                                  out);
@@ -113,8 +94,7 @@ uint64_t lance_dataset_count_rows(const LanceDataset* dataset) {
 
 uint64_t lance_dataset_latest_version(const LanceDataset* dataset) {
   return Count(dataset, [](const LanceDataset& d) -> lance::Result<uint64_t> {
-    LANCE_ASSIGN_OR_RAISE(auto latest, lance::table::Snapshot::Open(d.uri));
-    return latest->version();
+    return d.ds->LatestVersion();
   });
 }
 

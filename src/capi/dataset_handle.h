@@ -1,43 +1,31 @@
-// LanceDataset: a handle on one version of a dataset, which the handle's own writes move on.
+// LanceDataset: the C ABI's handle, one lance::dataset::Dataset.
 //
-// As lance-c's handle: readers take a snapshot (the version current at that moment: a scanner
-// keeps reading it after later commits through the handle), writes through the handle are
-// serialized and leave the handle at the version they committed. Writes go through the table
-// API by URI (it opens the latest version), so a handle opened at an old version writes on top
-// of the latest one.
+// As lance-c's handle: readers take the dataset's snapshot (the version current at that
+// moment: a scanner keeps reading it after later commits through the handle); writes through
+// the handle are serialized by the Dataset, built on the handle's version (rebased by the
+// commit loop over what others committed since) and leave the handle at the version they
+// committed.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "lance/core/result.h"
-#include "lance/table/snapshot.h"
+#include "lance/dataset/dataset.h"
 
 struct LanceDataset {
-  std::string uri;
+  std::shared_ptr<lance::dataset::Dataset> ds;
 
-  std::shared_ptr<const lance::table::Snapshot> Snapshot() const {
-    std::lock_guard<std::mutex> lock(mu);
-    return current;
-  }
-
-  // Runs `commit(uri)`, a table-API write returning the version it committed (0: nothing
-  // committed), with the handle's other writes held off, then points the handle at that
-  // version.
-  lance::Status Mutate(const std::function<lance::Result<uint64_t>(const std::string&)>& commit);
-
-  mutable std::mutex mu;  // guards `current`
-  std::shared_ptr<const lance::table::Snapshot> current;
-  std::mutex write_mu;  // serializes Mutate
+  std::shared_ptr<const lance::table::Snapshot> Snapshot() const { return ds->snapshot(); }
 };
 
 namespace lance::capi {
 
-// A new handle on `uri` at `version` (0: the latest). Errors: the table API's.
+// A new handle on `uri` at `version` (0: the latest). Errors: the dataset API's.
 Result<LanceDataset*> OpenHandle(const std::string& uri, uint64_t version);
+// A new handle on an opened dataset.
+LanceDataset* NewHandle(std::shared_ptr<dataset::Dataset> ds);
 
 // The handle's dataset. Errors: InvalidArgument "<what> must not be NULL".
 Result<std::shared_ptr<const table::Snapshot>> SnapshotOf(const LanceDataset* dataset,

@@ -189,10 +189,7 @@ int32_t lance_dataset_drop_index(LanceDataset* dataset, const char* name) {
   return RunStatus([&]() -> lance::Status {
     if (dataset == nullptr || name == nullptr) return Invalid("dataset and name must not be NULL");
     LANCE_ASSIGN_OR_RAISE(auto n, OptionalString(name, "name"));
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::DropIndex(uri, *n));
-      return ci.version;
-    });
+    return dataset->ds->DropIndex(*n).status();
   });
 }
 

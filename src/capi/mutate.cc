@@ -11,7 +11,6 @@
 #include "lance/lance.h"
 #include "lance/table/compaction.h"
 #include "lance/table/merge_insert.h"
-#include "lance/table/update.h"
 #include "lance/table/write.h"
 
 namespace lance::capi {
@@ -111,11 +110,8 @@ int32_t lance_dataset_delete(LanceDataset* dataset, const char* predicate,
     LANCE_ASSIGN_OR_RAISE(auto pred, OptionalString(predicate, "predicate"));
     if (pred->empty()) return Invalid("predicate must not be empty");
     uint64_t deleted = 0;
-    LANCE_RETURN_NOT_OK(dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto r, lance::table::DeleteRows(uri, *pred));
-      deleted = r.num_deleted_rows;
-      return r.commit.version;
-    }));
+    LANCE_ASSIGN_OR_RAISE(auto r, dataset->ds->Delete(*pred));
+    deleted = r.num_deleted_rows;
     if (out_num_deleted != nullptr) *out_num_deleted = deleted;
     return lance::Status::OK();
   });
@@ -139,11 +135,8 @@ int32_t lance_dataset_update(LanceDataset* dataset, const char* predicate,
     std::vector<std::pair<std::string, std::string>> assignments;
     for (size_t i = 0; i < num_updates; ++i) assignments.emplace_back(cols[i], vals[i]);
     uint64_t updated = 0;
-    LANCE_RETURN_NOT_OK(dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto r, lance::table::UpdateRows(uri, assignments, where.value_or("")));
-      updated = r.rows_updated;
-      return r.commit.version;
-    }));
+    LANCE_ASSIGN_OR_RAISE(auto r, dataset->ds->Update(assignments, where.value_or("")));
+    updated = r.rows_updated;
     if (out_num_updated != nullptr) *out_num_updated = updated;
     return lance::Status::OK();
   });
@@ -168,12 +161,7 @@ int32_t lance_dataset_merge_insert(LanceDataset* dataset, const char* const* on_
       return Invalid("the merge insert is configured to change nothing (when matched: do nothing, "
                      "when not matched: do nothing, when not matched by source: keep)");
     }
-    LANCE_ASSIGN_OR_RAISE(StreamRows rows, ReadAll(*reader));
-    lance::table::MergeInsertResult result;
-    LANCE_RETURN_NOT_OK(dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(result, lance::table::MergeInsert(uri, rows.schema, rows.batches, mp));
-      return result.commit.version;
-    }));
+    LANCE_ASSIGN_OR_RAISE(auto result, dataset->ds->MergeInsert(*reader, mp));
     if (out_result != nullptr) {
       out_result->num_inserted_rows = result.rows_inserted;
       out_result->num_updated_rows = result.rows_updated;
@@ -187,7 +175,7 @@ int32_t lance_dataset_compact_files(LanceDataset* dataset, const LanceCompaction
                                     LanceCompactionMetrics* out_metrics) {
   return RunStatus([&]() -> lance::Status {
     if (dataset == nullptr) return Invalid("dataset must not be NULL");
-    lance::table::CompactionOptions co;
+    lance::dataset::CompactionOptions co;
     if (options != nullptr && options->target_rows_per_fragment > 0) {
       if (options->target_rows_per_fragment > static_cast<uint64_t>(INT64_MAX)) {
         return Invalid(fmt::format("target_rows_per_fragment={} is too large",
@@ -197,11 +185,7 @@ int32_t lance_dataset_compact_files(LanceDataset* dataset, const LanceCompaction
     }
     // max_rows_per_group, max_bytes_per_file, num_threads and batch_size tune lance's own
     // execution; lance-cpp has no counterpart for them and accepts them as lance-c does.
-    lance::table::CompactionResult result;
-    LANCE_RETURN_NOT_OK(dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(result, lance::table::CompactFiles(uri, co));
-      return result.commit.version;
-    }));
+    LANCE_ASSIGN_OR_RAISE(auto result, dataset->ds->Compact(co));
     if (out_metrics != nullptr) {
       out_metrics->fragments_removed = result.fragments_removed;
       out_metrics->fragments_added = result.fragments_added;

@@ -103,10 +103,7 @@ int32_t lance_dataset_drop_columns(LanceDataset* dataset, const char* const* col
     if (columns == nullptr) return Invalid("columns must not be NULL");
     if (num_columns == 0) return Invalid("num_columns must be > 0");
     LANCE_ASSIGN_OR_RAISE(auto names, StringArray(columns, num_columns, "columns"));
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::DropColumns(uri, names));
-      return ci.version;
-    });
+    return dataset->ds->DropColumns(names).status();
   });
 }
 
@@ -121,25 +118,18 @@ int32_t lance_dataset_alter_columns(LanceDataset* dataset, const LanceColumnAlte
       LANCE_ASSIGN_OR_RAISE(auto a, ParseAlteration(i, alterations[i]));
       parsed.push_back(std::move(a));
     }
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      uint64_t version = 0;
-      // Type changes first (they name the column by its current path), then renames and
-      // nullability in one Project.
-      for (const auto& a : parsed) {
-        if (!a.cast_type) continue;
-        LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::AlterColumnType(uri, a.path, *a.cast_type));
-        version = ci.version;
-      }
-      std::vector<lance::table::ColumnAlteration> rest;
-      for (const auto& a : parsed) {
-        if (a.rename || a.nullable) rest.push_back({a.path, a.rename, a.nullable});
-      }
-      if (!rest.empty()) {
-        LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::AlterColumns(uri, rest));
-        version = ci.version;
-      }
-      return version;
-    });
+    // Type changes first (they name the column by its current path), then renames and
+    // nullability in one Project.
+    for (const auto& a : parsed) {
+      if (!a.cast_type) continue;
+      LANCE_RETURN_NOT_OK(dataset->ds->AlterColumnType(a.path, *a.cast_type).status());
+    }
+    std::vector<lance::table::ColumnAlteration> rest;
+    for (const auto& a : parsed) {
+      if (a.rename || a.nullable) rest.push_back({a.path, a.rename, a.nullable});
+    }
+    if (!rest.empty()) LANCE_RETURN_NOT_OK(dataset->ds->AlterColumns(rest).status());
+    return lance::Status::OK();
   });
 }
 
@@ -150,17 +140,14 @@ int32_t lance_dataset_add_columns_sql(LanceDataset* dataset, const LanceSqlColum
     if (columns == nullptr) return Invalid("columns must not be NULL");
     if (num_columns == 0) return Invalid("num_columns must be > 0");
     LANCE_RETURN_NOT_OK(CheckBatchSize(batch_size));
-    std::vector<lance::table::ColumnExpression> exprs;
+    std::vector<lance::dataset::ColumnExpression> exprs;
     for (size_t i = 0; i < num_columns; ++i) {
       LANCE_ASSIGN_OR_RAISE(auto name, RequiredString(columns[i].name, fmt::format("columns[{}].name", i)));
       LANCE_ASSIGN_OR_RAISE(auto expr, RequiredString(columns[i].expression,
                                                       fmt::format("columns[{}].expression", i)));
       exprs.push_back({std::move(name), std::move(expr)});
     }
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::AddColumns(uri, exprs));
-      return ci.version;
-    });
+    return dataset->ds->AddColumns(exprs).status();
   });
 }
 
@@ -176,10 +163,7 @@ int32_t lance_dataset_add_columns_nulls(LanceDataset* dataset, const struct Arro
     if (!parsed.ok()) {
       return Invalid(fmt::format("schema is not a valid Arrow schema: {}", parsed.status().message()));
     }
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::AddNullColumns(uri, *parsed));
-      return ci.version;
-    });
+    return dataset->ds->AddNullColumns(*parsed).status();
   });
 }
 
@@ -195,11 +179,7 @@ int32_t lance_dataset_add_columns_stream(LanceDataset* dataset, struct ArrowArra
     }
     if (dataset == nullptr) return Invalid("dataset must not be NULL");
     LANCE_RETURN_NOT_OK(CheckBatchSize(batch_size));
-    LANCE_ASSIGN_OR_RAISE(StreamRows rows, ReadAll(**reader));
-    return dataset->Mutate([&](const std::string& uri) -> lance::Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(auto ci, lance::table::AddColumnsFromData(uri, rows.schema, rows.batches));
-      return ci.version;
-    });
+    return dataset->ds->AddColumnsFromData(**reader).status();
   });
 }
 

@@ -93,8 +93,10 @@ LanceDataset* lance_dataset_restore(const LanceDataset* dataset, uint64_t versio
     if (version == 0) {
       return Invalid("version must be >= 1; 0 is reserved as the \"latest\" sentinel");
     }
-    LANCE_ASSIGN_OR_RAISE(uint64_t committed, lance::table::RestoreVersion(dataset->uri, version));
-    return OpenHandle(dataset->uri, committed);
+    // A new handle (lance-c leaves the one passed in at its version).
+    LANCE_ASSIGN_OR_RAISE(auto restored, dataset->ds->Checkout(dataset->ds->version()));
+    LANCE_RETURN_NOT_OK(restored->Restore(version).status());
+    return NewHandle(std::move(restored));
   });
 }
 

@@ -83,11 +83,9 @@ Status Write(const char* uri, const ArrowSchema* schema, ArrowArrayStream* strea
     wp.enable_stable_row_ids = params->enable_stable_row_ids;
   }
   LANCE_ASSIGN_OR_RAISE(StreamRows rows, ReadAll(*reader));
-  LANCE_ASSIGN_OR_RAISE(table::WriteResult written,
-                        table::WriteDataset(*u, rows.schema, rows.batches, wp));
-  if (out_dataset != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(*out_dataset, OpenHandle(*u, written.commit.version));
-  }
+  VectorRecordBatchReader input(rows.schema, std::move(rows.batches));
+  LANCE_ASSIGN_OR_RAISE(auto written, dataset::Dataset::Write(*u, input, wp));
+  if (out_dataset != nullptr) *out_dataset = NewHandle(std::move(written));
   return Status::OK();
 }
 

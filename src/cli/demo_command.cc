@@ -20,6 +20,7 @@
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
+#include "lance/dataset/dataset.h"
 #include "lance/query/scanner.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
@@ -27,7 +28,6 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/merge_insert.h"
 #include "lance/table/schema_evolution.h"
-#include "lance/table/update.h"
 #include "lance/table/write.h"
 
 namespace lance::cli {
@@ -196,7 +196,8 @@ Status RunTableDemo(const std::string& dir) {
   const std::string low = "score < 10";
   LANCE_ASSIGN_OR_RAISE(auto before_delete, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t low_rows, CountWhere(before_delete, low));
-  LANCE_ASSIGN_OR_RAISE(auto deleted, table::DeleteRows(uri, low));
+  LANCE_ASSIGN_OR_RAISE(auto handle, dataset::Dataset::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto deleted, handle->Delete(low));
   LANCE_RETURN_NOT_OK(Expect(deleted.num_deleted_rows, low_rows, "rows deleted by " + low));
   std::printf("v%llu delete where %s: %llu rows\n",
               static_cast<unsigned long long>(deleted.commit.version), low.c_str(),
@@ -206,7 +207,7 @@ Status RunTableDemo(const std::string& dir) {
   const std::string c3 = "category = 'c3'";
   LANCE_ASSIGN_OR_RAISE(auto before_update, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t c3_rows, CountWhere(before_update, c3));
-  LANCE_ASSIGN_OR_RAISE(auto updated, table::UpdateRows(uri, {{"score", "score + 1000"}}, c3));
+  LANCE_ASSIGN_OR_RAISE(auto updated, handle->Update({{"score", "score + 1000"}}, c3));
   LANCE_RETURN_NOT_OK(Expect(updated.rows_updated, c3_rows, "rows updated where " + c3));
   std::printf("v%llu update set score = score + 1000 where %s: %llu rows\n",
               static_cast<unsigned long long>(updated.commit.version), c3.c_str(),

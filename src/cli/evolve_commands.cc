@@ -14,7 +14,7 @@
 #include "lance/table/compaction.h"
 #include "lance/table/merge_insert.h"
 #include "lance/table/schema_evolution.h"
-#include "lance/table/update.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::cli {
 
@@ -84,9 +84,10 @@ Status Update(const EvolveArgs& a) {
     LANCE_ASSIGN_OR_RAISE(auto kv, SplitAssignment(s, "--set"));
     assignments.push_back(std::move(kv));
   }
-  table::UpdateParams p;
+  dataset::UpdateParams p;
   p.max_rows_per_file = a.max_rows_per_file;
-  LANCE_ASSIGN_OR_RAISE(auto r, table::UpdateRows(a.uri, assignments, a.where, p));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(auto r, ds->Update(assignments, a.where, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;
   return PrintJson(j);

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/commit_json.h"
 #include "cli/input_files.h"
+#include "lance/dataset/dataset.h"
 #include "lance/table/write.h"
 
 namespace lance::cli {
@@ -74,9 +75,12 @@ Status Delete(const WriteArgs& a) {
   if (a.filter.empty() == a.row_addresses.empty()) {
     return Status::InvalidArgument("delete: give exactly one of --filter (--where) and --row-addresses");
   }
+  dataset::OpenOptions oo;
+  oo.commit_handler = o.handler;
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, oo));
   table::DeleteResult r;
   if (!a.filter.empty()) {
-    LANCE_ASSIGN_OR_RAISE(r, table::DeleteRows(a.uri, a.filter, o));
+    LANCE_ASSIGN_OR_RAISE(r, ds->Delete(a.filter));
   } else {
     std::vector<uint64_t> addrs;
     size_t start = 0;
@@ -92,7 +96,7 @@ Status Delete(const WriteArgs& a) {
       addrs.push_back(v);
       start = end + 1;
     }
-    LANCE_ASSIGN_OR_RAISE(r, table::DeleteRowAddresses(a.uri, addrs, std::nullopt, "", o));
+    LANCE_ASSIGN_OR_RAISE(r, ds->DeleteRowAddresses(std::move(addrs)));
   }
   Json j = CommitJson(r.commit);
   j["deleted_rows"] = r.num_deleted_rows;

@@ -163,7 +163,7 @@ TEST(Lsm, WriteFlushReadRecoverMerge) {
   // The base alone now holds the model.
   auto base = table::Snapshot::Open(t.store, t.root);
   ASSERT_TRUE(base.ok());
-  EXPECT_EQ(*(*base)->CountRows(""), model.size());
+  EXPECT_EQ((*base)->CountRows(), model.size());
   auto details = ReadMemWalDetails(**base);
   ASSERT_TRUE(details.ok());
   EXPECT_EQ(details->MergedGenerationOf(shard), 2u);

@@ -42,7 +42,7 @@ std::shared_ptr<const table::Snapshot> Make(const std::string& uri, bool stable)
   table::WriteParams append;
   append.mode = table::WriteMode::kAppend;
   EXPECT_TRUE(table::WriteDataset(uri, Schema2(), {*more}, append).ok());
-  auto d = table::DeleteRows(uri, "id % 4 = 2 OR (id > 100 AND id < 400) OR id = 5699");
+  auto d = DeleteWhere(uri, "id % 4 = 2 OR (id > 100 AND id < 400) OR id = 5699");
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   auto ds = table::Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok());

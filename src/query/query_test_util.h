@@ -8,6 +8,8 @@
 #include "lance/columnar/json.h"
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/query/scanner.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/write.h"
 
 namespace lance::query {
 
@@ -52,6 +54,20 @@ inline Result<std::vector<std::string>> ScanLines(std::shared_ptr<const table::S
   LANCE_ASSIGN_OR_RAISE(auto scanner, Scanner::Make(std::move(snapshot), options));
   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
   return DrainLines(reader.get(), max_rows);
+}
+
+// Deletes the rows of the latest version of `uri` where `filter` is TRUE: found by the query
+// layer (FindMatches), deleted by address (what dataset::Dataset::Delete does, one layer up).
+inline Result<table::DeleteResult> DeleteWhere(const std::string& uri, const std::string& filter) {
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const table::Snapshot> snap, table::Snapshot::Open(uri));
+  ScanOptions o;
+  o.filter = filter;
+  LANCE_ASSIGN_OR_RAISE(auto matches, FindMatches(snap, o));
+  std::vector<uint64_t> addresses;
+  for (const auto& m : matches) {
+    for (uint32_t row : m.rows) addresses.push_back(m.fragment_id << 32 | row);
+  }
+  return table::DeleteRowAddresses(*snap, std::move(addresses), filter);
 }
 
 }  // namespace lance::query

@@ -57,7 +57,7 @@ class QueryScan : public ::testing::Test {
     p.max_rows_per_file = 12000;  // 3 fragments; chunks of 8192 rows end inside them
     auto w = table::WriteDataset(*uri_, TestSchema(), batches, p);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    auto d = table::DeleteRows(*uri_, "id % 7 = 3 OR (id >= 12500 AND id < 12600)");
+    auto d = DeleteWhere(*uri_, "id % 7 = 3 OR (id >= 12500 AND id < 12600)");
     ASSERT_TRUE(d.ok()) << d.status().ToString();
     ASSERT_GT(d->num_deleted_rows, 4000u);
   }
@@ -559,7 +559,7 @@ TEST(QueryFilter, FailingDeletedRowsDoNotFailTheFilter) {
   auto batch = ReadJsonLines(json, s);
   ASSERT_TRUE(batch.ok());
   ASSERT_TRUE(table::WriteDataset(uri, s, {*batch}).ok());
-  ASSERT_TRUE(table::DeleteRows(uri, "d = 0").ok());
+  ASSERT_TRUE(DeleteWhere(uri, "d = 0").ok());
   auto ds = table::Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok());
   ScanOptions o;

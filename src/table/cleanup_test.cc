@@ -11,7 +11,7 @@
 #include "lance/table/row_ids.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
-#include "table/evolve_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {

@@ -15,11 +15,12 @@
 
 #include "lance/expr/expression.h"
 #include "lance/table/schema_evolution.h"
-#include "table/evolve_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {
 
+using evolve_test::DeleteRows;
 using evolve_test::FreshUri;
 
 SchemaPtr MixedSchema() {

@@ -11,7 +11,7 @@
 
 #include "lance/table/snapshot.h"
 #include "lance/table/indexes.h"
-#include "table/json_lines_test_util.h"
+#include "table_fixtures/json_lines_test_util.h"
 
 namespace lance::table {
 namespace {

@@ -22,7 +22,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
-#include "table/row_update.h"
+#include "lance/table/row_update.h"
 
 namespace lance::table {
 
@@ -486,7 +486,7 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
     updated_rows.insert(updated_rows.end(), inserted_rows.begin(), inserted_rows.end());
     LANCE_RETURN_NOT_OK(write(updated_rows));
   }
-  LANCE_ASSIGN_OR_RAISE(out.commit, internal::CommitRowUpdate(loc, staged, *ds, std::move(deleted),
+  LANCE_ASSIGN_OR_RAISE(out.commit, CommitRowUpdate(loc, staged, *ds, std::move(deleted),
                                                               std::move(fragments), params.commit));
   return out;
 }

@@ -1,9 +1,9 @@
 // CommitRowUpdate (row_update.h).
-#include "table/row_update.h"
+#include "lance/table/row_update.h"
 
 #include "lance/table/deletion.h"
 
-namespace lance::table::internal {
+namespace lance::table {
 
 Result<CommitInfo> CommitRowUpdate(const TableLocation& location, StagedFiles& staged,
                                    const Snapshot& ds, std::vector<uint64_t> addresses,
@@ -21,4 +21,4 @@ Result<CommitInfo> CommitRowUpdate(const TableLocation& location, StagedFiles& s
   return CommitTransaction(location, std::move(txn), options, &staged);
 }
 
-}  // namespace lance::table::internal
+}  // namespace lance::table

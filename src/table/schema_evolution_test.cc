@@ -6,7 +6,7 @@
 
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
-#include "table/evolve_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {

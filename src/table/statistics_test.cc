@@ -12,7 +12,7 @@
 #include "lance/table/schema_evolution.h"
 #include "lance/table/statistics.h"
 #include "lance/table/write.h"
-#include "table/evolve_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {

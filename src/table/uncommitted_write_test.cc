@@ -8,8 +8,8 @@
 #include "lance/io/object_store.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
-#include "table/evolve_test_util.h"
-#include "table/json_lines_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/json_lines_test_util.h"
 
 namespace lance::table {
 namespace {

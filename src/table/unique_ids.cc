@@ -5,6 +5,8 @@
 #include <cstring>
 #include <random>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 namespace lance::table::internal {
@@ -24,13 +26,27 @@ std::string NewUuid() {
   return out;
 }
 
+namespace {
+
+std::mt19937_64 SeededGenerator() {
+  std::random_device rd;
+  std::seed_seq seq{rd(), rd(), rd(), rd(), static_cast<unsigned>(::getpid()),
+                    static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
+  return std::mt19937_64(seq);
+}
+
+}  // namespace
+
 uint64_t RandomU64() {
-  thread_local std::mt19937_64 gen([] {
-    std::random_device rd;
-    std::seed_seq seq{rd(), rd(), rd(), rd(),
-                      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
-    return std::mt19937_64(seq);
-  }());
+  // Reseeded in a forked child: a child inheriting its parent's state would draw the same
+  // ids as its siblings (two processes staging a manifest under one temporary name).
+  thread_local pid_t seeded_in = ::getpid();
+  thread_local std::mt19937_64 gen = SeededGenerator();
+  const pid_t pid = ::getpid();
+  if (pid != seeded_in) {
+    gen = SeededGenerator();
+    seeded_in = pid;
+  }
   return gen();
 }
 

@@ -135,7 +135,12 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
   if (params.max_rows_per_file <= 0) {
     return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
   }
-  LANCE_ASSIGN_OR_RAISE(pw.latest, LoadLatestVersion(loc));
+  if (params.read_version) {
+    LANCE_ASSIGN_OR_RAISE(CommittedVersion base, LoadVersion(loc, *params.read_version));
+    pw.latest = std::move(base);
+  } else {
+    LANCE_ASSIGN_OR_RAISE(pw.latest, LoadLatestVersion(loc));
+  }
   const std::optional<CommittedVersion>& latest = pw.latest;
   if (latest && params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("{}: a dataset already exists (version {}); use mode append or "

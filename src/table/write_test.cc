@@ -22,6 +22,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
+#include "table_fixtures/evolve_test_util.h"
 
 #define WT_CONCAT_INNER(a, b) a##b
 #define WT_CONCAT(a, b) WT_CONCAT_INNER(a, b)
@@ -39,6 +40,8 @@
 
 namespace lance::table {
 namespace {
+
+using evolve_test::DeleteRows;
 
 std::atomic<int> g_counter{0};
 

@@ -16,7 +16,8 @@ endfunction()
 set(failures "")
 foreach(probe "upward_include;file;fail" "foreign_internal_include;table;fail"
               "downward_include;table;pass" "table_includes_query;table;fail"
-              "query_includes_table;query;pass")
+              "query_includes_table;query;pass" "query_includes_dataset;query;fail"
+              "dataset_includes_query;dataset;pass")
   list(GET probe 0 name)
   list(GET probe 1 layer)
   list(GET probe 2 expect)

@@ -6,7 +6,10 @@
 // manifest it names, and checks that the next version does not exist yet (one HEAD); it lists
 // _versions/ only when the hint is missing, stale or names a missing manifest.
 //
-// Scans read fragments in manifest order and rows in stored order, skipping rows whose
+// Reading rows -- filters, streaming scans, takes, counts -- is the query layer's
+// (lance/query/scanner.h). Snapshot::Scan is a plain whole-fragment read left for the table
+// operations that rewrite rows (merge-insert, schema evolution, compaction) until they move up
+// to dataset/: no filter. It reads fragments in manifest order and rows in stored order, skipping rows whose
 // offsets the fragment's deletion file lists (Arrow IPC file of uint32 row offsets, or a
 // portable 32-bit Roaring bitmap). "_rowaddr" is (fragment id << 32 | row offset);
 // "_rowid" equals it unless the dataset has stable row ids, whose per-fragment row-id
@@ -28,9 +31,6 @@
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
 
-namespace lance::expr {
-class Expression;
-}  // namespace lance::expr
 namespace lance::file {
 class FileReader;
 }  // namespace lance::file
@@ -48,14 +48,9 @@ struct ScanOptions {
   std::optional<int64_t> limit;      // at most this many rows
   bool with_row_id = false;          // append "_rowid" (uint64)
   bool with_row_addr = false;        // append "_rowaddr" (uint64)
-  // A SQL-like condition (lance/expr/ast.h), e.g. "score > 50 AND category = 'c7'"; empty =
-  // every row. It may use any column (not only `columns`), struct fields as a.b, and
-  // "_rowid"/"_rowaddr". Scan keeps the rows where it is TRUE; offset and limit count rows
-  // after filtering. Take/TakeRowIds refuse a filter (InvalidArgument).
-  std::string filter;
   // Scan only the fragments with these ids (in manifest order, whatever the order here; ids
   // the version does not have are ignored); unset = every fragment. Offset and limit count
-  // rows of the selected fragments. Take/TakeRowIds ignore it.
+  // rows of the selected fragments.
   std::optional<std::vector<uint64_t>> fragment_ids;
   // At most this many rows per scan batch (a fragment's rows are then split into several
   // batches, zero-copy); 0 = one batch per fragment. Errors: InvalidArgument when negative.
@@ -87,24 +82,9 @@ class Snapshot {
 
   // Rows not deleted, from fragment metadata.
   uint64_t CountRows() const { return manifest_.num_rows(); }
-  // Rows not deleted where `filter` (see ScanOptions::filter) is TRUE; reads only the columns
-  // the filter uses. An empty filter is CountRows(). Errors: InvalidArgument for a filter that
-  // does not parse or bind (the message points at the position), IO/Corruption from reads.
-  Result<uint64_t> CountRows(const std::string& filter) const;
-
   // One batch per fragment that contributes rows (none for an empty result), or batches of
   // at most options.batch_size rows.
   Result<std::vector<RecordBatchPtr>> Scan(const ScanOptions& options = {}) const;
-
-  // Rows at the given positions of the scan order (0 = first live row), in the given order.
-  // Errors: InvalidArgument for an offset >= CountRows().
-  Result<std::vector<RecordBatchPtr>> Take(const std::vector<uint64_t>& offsets,
-                                           const ScanOptions& options = {}) const;
-
-  // Rows with the given row ids (see "_rowid" above), in the given order; ids that name no
-  // row or a deleted row are skipped.
-  Result<std::vector<RecordBatchPtr>> TakeRowIds(const std::vector<uint64_t>& row_ids,
-                                                 const ScanOptions& options = {}) const;
 
   // Output schema of a scan with `options`. Errors: InvalidArgument for an unknown column.
   Result<SchemaPtr> ProjectedSchema(const ScanOptions& options) const;
@@ -134,12 +114,6 @@ class Snapshot {
                                       const ScanOptions& options, const SchemaPtr& out_schema,
                                       int64_t range_start = 0, int64_t range_length = -1,
                                       bool keep_dictionaries = false) const;
-  // Physical rows of fragment `index` where every one of `conjuncts` (see
-  // expr::Expression::MakeConjuncts) is TRUE and that `deleted` (sorted) does not list,
-  // ascending. With `count` set, only their number is stored there (the result is empty).
-  Result<std::vector<int64_t>> FilterFragment(
-      size_t index, const std::vector<std::shared_ptr<const expr::Expression>>& conjuncts,
-      const std::vector<uint32_t>& deleted, uint64_t* count = nullptr) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
 

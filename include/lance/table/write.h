@@ -1,5 +1,5 @@
 // Writing Lance datasets: create / append / overwrite from Arrow record batches, delete rows
-// by address or by filter, and the data files of new fragments for any operation that builds
+// by address, and the data files of new fragments for any operation that builds
 // its own transaction. Data files go through file::FileWriter (formats 2.1 and 2.2); every
 // write commits a transaction as described in commit.h.
 //
@@ -25,6 +25,8 @@
 
 namespace lance::table {
 
+class Snapshot;
+
 enum class WriteMode {
   kCreate,     // the dataset must not exist (AlreadyExists otherwise)
   kAppend,     // add fragments (creates the dataset when missing)
@@ -48,6 +50,10 @@ struct WriteParams {
   // Config entries (manifest `config`) a dataset created by this write starts with: kCreate,
   // or kAppend of a missing path (e.g. lance 12's "lance.auto_cleanup.interval" = "20").
   std::map<std::string, std::string> create_config;
+  // Append / overwrite of an existing table: the version the write is built on (its schema
+  // and data storage version, its transaction's read_version); the commit rebases it over
+  // what was committed since. Unset: the latest version.
+  std::optional<uint64_t> read_version;
   CommitOptions commit;
 };
 
@@ -102,12 +108,12 @@ Result<DeleteResult> DeleteRowAddresses(const TableLocation& location,
                                         const std::string& predicate = "",
                                         const CommitOptions& options = {});
 
-// Deletes the rows of the latest version matching the SQL-like `filter`.
-// Errors: InvalidArgument (filter), NotFound, CommitConflict.
-Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter,
-                                const CommitOptions& options = {});
-Result<DeleteResult> DeleteRows(const TableLocation& location, const std::string& filter,
-                                const CommitOptions& options = {});
+// Deletes the rows at `addresses` of the version `snapshot` holds (its read version),
+// through `snapshot`'s location. Finding rows by a filter is dataset::Dataset::Delete's (the
+// query layer's filter engine).
+Result<DeleteResult> DeleteRowAddresses(const Snapshot& snapshot, std::vector<uint64_t> addresses,
+                                        const std::string& predicate = "",
+                                        const CommitOptions& options = {});
 
 // --- Data files of new fragments, for operations that build their own transaction --------
 

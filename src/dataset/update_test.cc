@@ -1,7 +1,5 @@
 // UPDATE and merge-insert: every row read back, the Update transaction's shape, stable row
 // ids kept, rebase over a concurrent delete of other rows and refusal for the same rows.
-#include "lance/table/update.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,15 +8,26 @@
 
 #include <fmt/format.h>
 
+#include "lance/dataset/dataset.h"
 #include "lance/table/merge_insert.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
-#include "table/evolve_test_util.h"
+#include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {
 
 using namespace evolve_test;
+using dataset::UpdateParams;
+using dataset::UpdateResult;
+
+// UPDATE through the front door: a handle on the latest version.
+Result<UpdateResult> UpdateRows(const std::string& uri,
+                                const std::vector<std::pair<std::string, std::string>>& assignments,
+                                const std::string& where, const UpdateParams& params = {}) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri));
+  return ds->Update(assignments, where, params);
+}
 
 std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
   std::string json = "[";
@@ -277,8 +286,8 @@ TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
     EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
     EXPECT_EQ(r.rows_updated, 150u);
     EXPECT_EQ(r.rows_inserted, 50u);
-    EV_ASSIGN(auto ds, Snapshot::Open(uri));
-    EXPECT_EQ(ds->CountRows(), static_cast<uint64_t>(kRows + 50));
+    EV_ASSIGN(auto ds, dataset::Dataset::Open(uri));
+    EXPECT_EQ(*ds->CountRows(), static_cast<uint64_t>(kRows + 50));
     EV_ASSIGN(uint64_t ones, ds->CountRows("v = 1"));
     EXPECT_EQ(ones, 200u);
     EV_ASSIGN(uint64_t updated, ds->CountRows("v = 1 AND k % 1000 = 7 AND k < 150000"));

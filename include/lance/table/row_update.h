@@ -1,4 +1,4 @@
-// The commit of a rewrite-rows update (internal; update and merge-insert both end with it):
+// The commit of a rewrite-rows update (dataset/'s update and merge-insert both end with it):
 // the rows moved out deleted where they were, the new fragments holding them added, one
 // Update transaction read at the snapshot's version.
 #pragma once
@@ -10,7 +10,7 @@
 #include "lance/table/commit.h"
 #include "lance/table/snapshot.h"
 
-namespace lance::table::internal {
+namespace lance::table {
 
 // Stages the deletion of the rows at `addresses` (row addresses of `ds`, unique, live; any
 // order) and commits an Update (rewrite rows) with `fragments` as its new fragments, whose
@@ -19,4 +19,4 @@ Result<CommitInfo> CommitRowUpdate(const TableLocation& location, StagedFiles& s
                                    const Snapshot& ds, std::vector<uint64_t> addresses,
                                    std::vector<FragmentInfo> fragments, const CommitOptions& options);
 
-}  // namespace lance::table::internal
+}  // namespace lance::table

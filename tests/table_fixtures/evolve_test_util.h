@@ -12,10 +12,11 @@
 
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
+#include "lance/expr/expression.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/transaction.h"
 #include "lance/table/write.h"
-#include "table/json_lines_test_util.h"
+#include "table_fixtures/json_lines_test_util.h"
 
 #define EV_CONCAT_INNER(a, b) a##b
 #define EV_CONCAT(a, b) EV_CONCAT_INNER(a, b)
@@ -72,6 +73,25 @@ inline Result<std::vector<std::string>> Rows(const std::string& uri, ScanOptions
   LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(options));
   return JsonLinesOf(batches);
+}
+
+// Deletes the live rows of the latest version where `filter` is TRUE. The table layer has no
+// filter engine (deletes by filter are dataset/'s, over the query layer): the tests of table
+// operations find the rows by evaluating the filter over a plain scan of every column with
+// _rowaddr, then delete them by address.
+inline Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
+  LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
+  ScanOptions so;
+  so.with_row_addr = true;
+  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+  std::vector<uint64_t> addresses;
+  for (const auto& b : batches) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, pred->Evaluate(*b));
+    const uint64_t* addr = b->column(b->num_columns() - 1)->Values<uint64_t>();
+    for (int64_t r : expr::TrueIndices(*mask)) addresses.push_back(addr[r]);
+  }
+  return DeleteRowAddresses(uri, std::move(addresses), ds->version(), filter);
 }
 
 // `json` (an array of row objects of `schema`) as canonical JSON lines, one per row.

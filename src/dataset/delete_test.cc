@@ -1,4 +1,4 @@
-// DeleteRows against a direct evaluation: for each filter, a fresh dataset of several fragments
+// Dataset::Delete (rows found by the query layer's filter engine) against a direct evaluation: for each filter, a fresh dataset of several fragments
 // (runs of rows end inside them) with rows already deleted, the rows the filter should delete
 // found by evaluating it over a scan of the live rows with _rowaddr, then DeleteRows; the
 // deleted count and the rows left must agree. Covers nulls, a dictionary-encoded string column,
@@ -12,12 +12,19 @@
 #include <vector>
 
 #include "lance/columnar/json.h"
+#include "lance/dataset/dataset.h"
 #include "lance/expr/expression.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 
 namespace lance::table {
 namespace {
+
+// DELETE ... WHERE through the front door: a handle on the latest version.
+Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri));
+  return ds->Delete(filter);
+}
 
 constexpr int kRows = 70000;
 

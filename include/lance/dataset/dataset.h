@@ -1,0 +1,184 @@
+// lance::dataset::Dataset: the front door of lance-cpp -- a handle on a Lance table that reads
+// through the query layer and writes through the table layer's commit path, and that moves
+// forward as it writes.
+//
+//   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open("/data/t.lance"));
+//   query::ScanOptions o;
+//   o.filter = "score > 50";
+//   LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(o));
+//   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());          // streaming
+//   LANCE_ASSIGN_OR_RAISE(auto deleted, ds->Delete("score < 10"));  // ds is now at the new version
+//
+// Where: a URI (anything io::ObjectStore::FromUri accepts) or the caller's own ObjectStore and
+// the table's root inside it; every read and every write of the handle -- data files,
+// deletion files, transactions, manifests, the version hint -- goes through that store.
+//
+// Versions: a handle is at one version (version()); reads use the snapshot of that version
+// current when the call starts (a scanner or reader keeps its snapshot, whatever the handle
+// does later). A write through the handle is built on the handle's version (its
+// read_version), rebased by the commit loop over what other writers committed since
+// (table/commit.h: compatible transactions rebase, others fail with CommitConflict,
+// IsRetryable() telling whether running the operation again may succeed), and on success the
+// handle's snapshot is swapped, atomically, to the version it committed.
+//
+// Thread safety: every method may be called from several threads at once. Reads never block
+// each other; writes through one handle are serialized (one at a time, each built on the
+// version the previous one committed). Handles on the same table (in this or other processes)
+// coordinate through the commit path only.
+//
+// Errors: every method returns Status / Result; no exception escapes (std::bad_alloc becomes
+// OutOfMemory, any other exception Internal naming it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lance/columnar/array.h"
+#include "lance/columnar/record_batch_reader.h"
+#include "lance/core/result.h"
+#include "lance/dataset/operations.h"
+#include "lance/io/object_store.h"
+#include "lance/query/scanner.h"
+#include "lance/table/commit.h"
+#include "lance/table/location.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/tags.h"
+#include "lance/table/versions.h"
+#include "lance/table/write.h"
+
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
+namespace lance::dataset {
+
+struct OpenOptions {
+  std::optional<uint64_t> version;  // a version (default: the latest)
+  std::optional<std::string> tag;   // or a tag (exclusive with version)
+  // Where the handle's reads and writes run (scans whose options name no pool, filters of
+  // deletes and updates); null = ThreadPool::Default().
+  ThreadPool* pool = nullptr;
+  // How the handle publishes versions (table/commit.h); null = the store's default.
+  std::shared_ptr<table::CommitHandler> commit_handler;
+  int max_commit_retries = 100;
+};
+
+class Dataset {
+ public:
+  // Opens the table at `uri` / at `root` in `store`.
+  // Errors: NotFound (no table, no such version or tag), InvalidArgument (version and tag
+  // both set), NotSupported (feature flags), Corruption, the store's.
+  static Result<std::shared_ptr<Dataset>> Open(const std::string& uri, OpenOptions options = {});
+  static Result<std::shared_ptr<Dataset>> Open(std::shared_ptr<io::ObjectStore> store,
+                                               std::string root, OpenOptions options = {});
+  static Result<std::shared_ptr<Dataset>> Open(table::TableLocation location,
+                                               OpenOptions options = {});
+
+  // Writes the rows of `input` as a new table (params.mode kCreate), appended to it (kAppend,
+  // creating it when missing) or replacing it (kOverwrite), and returns a handle at the
+  // version committed. Errors: as table::WriteDataset.
+  static Result<std::shared_ptr<Dataset>> Write(const std::string& uri, RecordBatchReader& input,
+                                                table::WriteParams params = {},
+                                                OpenOptions options = {});
+  static Result<std::shared_ptr<Dataset>> Write(std::shared_ptr<io::ObjectStore> store,
+                                                std::string root, RecordBatchReader& input,
+                                                table::WriteParams params = {},
+                                                OpenOptions options = {});
+  static Result<std::shared_ptr<Dataset>> Write(table::TableLocation location,
+                                                RecordBatchReader& input,
+                                                table::WriteParams params = {},
+                                                OpenOptions options = {});
+
+  // --- the handle's version ---------------------------------------------------------------
+  std::shared_ptr<const table::Snapshot> snapshot() const;
+  uint64_t version() const { return snapshot()->version(); }
+  SchemaPtr schema() const { return snapshot()->schema(); }
+  const table::TableLocation& location() const { return location_; }
+  const OpenOptions& options() const { return options_; }
+  // The latest committed version of the table (a few requests; the handle does not move).
+  Result<uint64_t> LatestVersion() const;
+
+  // New handles (same location and options) at a version, a tag, the latest.
+  Result<std::shared_ptr<Dataset>> Checkout(uint64_t version) const;
+  Result<std::shared_ptr<Dataset>> Checkout(const std::string& tag) const;
+  Result<std::shared_ptr<Dataset>> CheckoutLatest() const;
+  // Moves this handle to the latest version.
+  Status Refresh();
+
+  Result<std::vector<table::VersionInfo>> Versions() const;
+  // Commits a new version with the content of `version` (table::RestoreVersion); the handle
+  // moves to it. Returns the new version.
+  Result<uint64_t> Restore(uint64_t version);
+  Status CreateTag(const std::string& name, uint64_t version) const;
+  Status DeleteTag(const std::string& name) const;
+  Result<std::vector<table::TagInfo>> ListTags() const;
+
+  // --- reads (query/) ---------------------------------------------------------------------
+  // A scanner over the handle's current snapshot (options.pool defaults to the handle's).
+  Result<query::Scanner> NewScan(query::ScanOptions options = {}) const;
+  // Rows where `filter` is TRUE (empty: every live row, from the manifest).
+  Result<uint64_t> CountRows(const std::string& filter = "") const;
+  // Rows at scan positions / with row ids, in the given order, as one batch of `columns`
+  // (empty: every column; system columns allowed). Errors: as query::Scanner::Take.
+  Result<RecordBatchPtr> Take(const std::vector<uint64_t>& positions,
+                              const std::vector<std::string>& columns = {}) const;
+  Result<RecordBatchPtr> TakeRowIds(const std::vector<uint64_t>& row_ids,
+                                    const std::vector<std::string>& columns = {}) const;
+
+  // --- writes (each commits one version; the handle moves to it) -----------------------------
+  // Errors of every write: CommitConflict (IsRetryable() when running it again may succeed),
+  // NotSupported (feature flags), the store's, and the operation's own (see table/).
+  // Append, Overwrite, Delete, DeleteRowAddresses and Update are built on the handle's
+  // version. The others still run the table layer's operation, which reads the latest
+  // version (the handle's own writes are serialized, so a handle that is not behind gets the
+  // same result; one behind sees the rows of the versions it skipped).
+  Result<table::WriteResult> Append(RecordBatchReader& input, table::WriteParams params = {});
+  Result<table::WriteResult> Overwrite(RecordBatchReader& input, table::WriteParams params = {});
+  // Deletes the live rows where `filter` is TRUE (found by the query layer's filter engine).
+  Result<table::DeleteResult> Delete(const std::string& filter);
+  // Deletes rows by address (fragment id << 32 | offset) of the handle's version.
+  Result<table::DeleteResult> DeleteRowAddresses(std::vector<uint64_t> addresses,
+                                                 const std::string& predicate = "");
+  // SET column = expression [, ...] WHERE filter (operations.h).
+  Result<UpdateResult> Update(const std::vector<std::pair<std::string, std::string>>& assignments,
+                              const std::string& where, UpdateParams params = {});
+  Result<MergeInsertResult> MergeInsert(RecordBatchReader& input, MergeInsertParams params);
+  Result<table::CommitInfo> AddColumns(const std::vector<ColumnExpression>& columns);
+  Result<table::CommitInfo> AddColumnsFromData(RecordBatchReader& input);
+  Result<table::CommitInfo> AddColumnsJoined(RecordBatchReader& input,
+                                             const std::vector<std::string>& on);
+  Result<table::CommitInfo> AddNullColumns(const SchemaPtr& schema);
+  Result<table::CommitInfo> DropColumns(const std::vector<std::string>& paths);
+  Result<table::CommitInfo> AlterColumns(const std::vector<table::ColumnAlteration>& alterations);
+  Result<table::CommitInfo> AlterColumnType(const std::string& column, const std::string& type_name);
+  Result<CompactionResult> Compact(CompactionOptions options = {});
+  Result<table::CommitInfo> DropIndex(const std::string& name);
+
+ private:
+  Dataset(table::TableLocation location, OpenOptions options,
+          std::shared_ptr<const table::Snapshot> snapshot)
+      : location_(std::move(location)), options_(std::move(options)), current_(std::move(snapshot)) {}
+  static Result<std::shared_ptr<Dataset>> OpenGuarded(table::TableLocation location,
+                                                      OpenOptions options);
+
+  table::CommitOptions CommitOptions() const;
+  ThreadPool* pool() const;
+  // Runs `op` on the handle's snapshot with the handle's other writes held off; `op` returns
+  // the version it committed (0: none), which the handle then moves to.
+  Status Mutate(const std::function<Result<uint64_t>(const std::shared_ptr<const table::Snapshot>&)>& op);
+  Status MoveTo(uint64_t version);
+
+  table::TableLocation location_;
+  OpenOptions options_;
+  mutable std::mutex mu_;  // guards current_
+  std::shared_ptr<const table::Snapshot> current_;
+  std::mutex write_mu_;  // serializes writes through the handle
+};
+
+}  // namespace lance::dataset
