@@ -9,6 +9,7 @@
 
 #include "lance/expr/ast.h"
 #include "lance/index/scalar/lookup.h"
+#include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::index::scalar {
@@ -19,21 +20,20 @@ namespace fs = std::filesystem;
 const fs::path kGolden =
     fs::path(__FILE__).parent_path() / "../../../tests/golden/scalar_index/scalar.lance";
 
-// Row ids (addresses) of the rows of `fragments` where `filter` is TRUE.
-std::vector<uint64_t> Scanned(const table::Snapshot& snap, const std::string& filter,
-                              const std::vector<uint32_t>& fragments) {
-  table::ScanOptions o;
-  o.columns = {"id"};
-  o.with_row_id = true;
+// Row ids (addresses) of the rows of `fragments` where `filter` is TRUE, found by the query
+// layer's filter engine alone (no index).
+std::vector<uint64_t> Scanned(const std::shared_ptr<table::Snapshot>& snap,
+                              const std::string& filter, const std::vector<uint32_t>& fragments) {
+  query::ScanOptions o;
   o.filter = filter;
+  o.use_index = false;
   o.fragment_ids = std::vector<uint64_t>(fragments.begin(), fragments.end());
-  auto batches = snap.Scan(o);
-  EXPECT_TRUE(batches.ok()) << filter << ": " << batches.status().ToString();
+  auto matches = query::FindMatches(snap, o);
+  EXPECT_TRUE(matches.ok()) << filter << ": " << matches.status().ToString();
   std::vector<uint64_t> out;
-  if (!batches.ok()) return out;
-  for (const auto& b : *batches) {
-    const uint64_t* p = b->column(1)->Values<uint64_t>();
-    out.insert(out.end(), p, p + b->num_rows());
+  if (!matches.ok()) return out;
+  for (const auto& m : *matches) {
+    for (uint32_t row : m.rows) out.push_back(m.fragment_id << 32 | row);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -90,7 +90,7 @@ TEST_F(Lookup, AnswersAsTheFilterOnCoveredFragments) {
     ASSERT_TRUE(a.ok()) << filter << ": " << a.status().ToString();
     EXPECT_TRUE(a->exact);
     EXPECT_EQ(a->covered, (std::vector<uint32_t>{0, 1})) << filter;
-    EXPECT_EQ(a->rows.ToVector(), Scanned(*snap_, filter, a->covered)) << filter;
+    EXPECT_EQ(a->rows.ToVector(), Scanned(snap_, filter, a->covered)) << filter;
     nonempty += a->rows.empty() ? 0 : 1;
   }
   EXPECT_EQ(nonempty, cases.size() - 2);  // id = 57 and id > 330 match no indexed row
@@ -128,7 +128,7 @@ TEST_F(Lookup, PlansConjunctsMergingRangesOnAColumn) {
     for (size_t i : plan.answered) {
       answered_text += (answered_text.empty() ? "" : " AND ") + expr::ToString(*conjuncts[i]);
     }
-    EXPECT_EQ(a->rows.ToVector(), Scanned(*snap_, answered_text, a->covered)) << filter;
+    EXPECT_EQ(a->rows.ToVector(), Scanned(snap_, answered_text, a->covered)) << filter;
     EXPECT_FALSE(a->rows.empty()) << filter;
   }
 }
