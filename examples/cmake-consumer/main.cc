@@ -1,13 +1,15 @@
-// An out-of-tree program using an installed lance-cpp through its C++ API: writes a small
-// dataset, appends to it, reads it back and checks every value. Exit code 0 on success.
+// An out-of-tree program using an installed lance-cpp through its C++ front door
+// (lance::dataset::Dataset): writes a small dataset, appends to it through the handle, counts
+// and scans it with a filter as a stream, deletes, and checks every value. Exit code 0 on
+// success.
 //   lance_consumer DIR
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include <lance/columnar/builder.h>
-#include <lance/table/snapshot.h>
-#include <lance/table/write.h>
+#include <lance/columnar/record_batch_reader.h>
+#include <lance/dataset/dataset.h>
 
 namespace {
 
@@ -39,25 +41,36 @@ int main(int argc, char** argv) {
   const std::string uri = argv[1];
   auto schema = lance::schema({lance::field("id", lance::int64(), false),
                                lance::field("name", lance::utf8(), true)});
+  std::shared_ptr<lance::dataset::Dataset> ds;
   for (int step = 0; step < 2; ++step) {
     auto rows = MakeRows(schema, step * 100, 100);
     if (!rows.ok()) return Fail(rows.status(), "build rows");
-    lance::table::WriteParams params;
-    params.mode = step == 0 ? lance::table::WriteMode::kCreate : lance::table::WriteMode::kAppend;
-    auto written = lance::table::WriteDataset(uri, schema, {*rows}, params);
-    if (!written.ok()) return Fail(written.status(), "write");
+    lance::VectorRecordBatchReader input(schema, {*rows});
+    if (step == 0) {
+      auto written = lance::dataset::Dataset::Write(uri, input);
+      if (!written.ok()) return Fail(written.status(), "write");
+      ds = *written;
+    } else {
+      auto appended = ds->Append(input);
+      if (!appended.ok()) return Fail(appended.status(), "append");
+    }
   }
-  auto ds = lance::table::Snapshot::Open(uri);
-  if (!ds.ok()) return Fail(ds.status(), "open");
-  if ((*ds)->version() != 2 || (*ds)->CountRows() != 200) {
+  auto count = ds->CountRows();
+  if (!count.ok()) return Fail(count.status(), "count");
+  if (ds->version() != 2 || *count != 200) {
     std::fprintf(stderr, "expected version 2 with 200 rows, got version %llu with %llu rows\n",
-                 static_cast<unsigned long long>((*ds)->version()),
-                 static_cast<unsigned long long>((*ds)->CountRows()));
+                 static_cast<unsigned long long>(ds->version()),
+                 static_cast<unsigned long long>(*count));
     return 1;
   }
-  lance::table::ScanOptions scan;
+  lance::query::ScanOptions scan;
   scan.filter = "id >= 150";
-  auto batches = (*ds)->Scan(scan);
+  scan.batch_size = 16;
+  auto scanner = ds->NewScan(scan);
+  if (!scanner.ok()) return Fail(scanner.status(), "scan");
+  auto reader = scanner->ToReader();
+  if (!reader.ok()) return Fail(reader.status(), "scan");
+  auto batches = (*reader)->ReadAll();
   if (!batches.ok()) return Fail(batches.status(), "scan");
   int64_t expect = 150;
   for (const auto& b : *batches) {
@@ -75,6 +88,16 @@ int main(int argc, char** argv) {
                  static_cast<long long>(expect - 150));
     return 1;
   }
-  std::printf("lance consumer: wrote, appended and read back 200 rows (version 2)\n");
+  auto deleted = ds->Delete("id % 2 = 1");
+  if (!deleted.ok()) return Fail(deleted.status(), "delete");
+  auto left = ds->CountRows("id >= 150");
+  if (!left.ok()) return Fail(left.status(), "count after delete");
+  if (ds->version() != 3 || *left != 25) {
+    std::fprintf(stderr, "after delete: version %llu, %llu rows with id >= 150 (expected 3, 25)\n",
+                 static_cast<unsigned long long>(ds->version()),
+                 static_cast<unsigned long long>(*left));
+    return 1;
+  }
+  std::printf("lance consumer: wrote, appended, scanned and deleted through a Dataset (version 3)\n");
   return 0;
 }

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kGolden =
-    fs::path(__FILE__).parent_path() / "../../../tests/golden/scalar_index/scalar.lance";
+    fs::path(__FILE__).parent_path() / "../../tests/golden/scalar_index/scalar.lance";
 
 // Row ids (addresses) of the rows of `fragments` where `filter` is TRUE, found by the query
 // layer's filter engine alone (no index).

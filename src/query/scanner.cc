@@ -43,14 +43,30 @@ Result<std::vector<FragmentMatches>> FindMatches(std::shared_ptr<const table::Sn
   o.filter = options.filter;
   o.fragment_ids = options.fragment_ids;
   o.pool = options.pool;
+  // The filter engine over every chunk: an index lookup would answer row ids, not the
+  // per-fragment physical rows a delete needs.
+  o.use_index = false;
   LANCE_ASSIGN_OR_RAISE(Plan plan, Planner(snapshot).PlanCount(o));
   // Count <- Filter <- FragmentScan: the chunks of the scan, filtered all at once.
-  const PlanNodePtr& filter_node = plan.root()->inputs().at(0);
+  auto only_input = [](const PlanNodePtr& n, PlanNode::Kind want) -> const PlanNodePtr* {
+    if (n == nullptr || n->inputs().size() != 1 || n->inputs()[0] == nullptr ||
+        n->inputs()[0]->kind() != want) {
+      return nullptr;
+    }
+    return &n->inputs()[0];
+  };
+  const PlanNodePtr* filter_at = only_input(plan.root(), PlanNode::Kind::kFilter);
+  const PlanNodePtr* scan_at = filter_at ? only_input(*filter_at, PlanNode::Kind::kFragmentScan) : nullptr;
+  if (scan_at == nullptr) {
+    return Status::Internal("find matches: filter \"{}\" was not planned as Count <- Filter <- "
+                            "FragmentScan:\n{}", options.filter, plan.Explain());
+  }
+  const PlanNodePtr& filter_node = *filter_at;
   const auto& filter = *static_cast<const FilterNode&>(*filter_node).filter();
   const ExecOptions exec = Planner::ExecOptionsOf(o);
   LANCE_ASSIGN_OR_RAISE(
       auto chunks,
-      internal::AllChunks(std::static_pointer_cast<const FragmentScanNode>(filter_node->inputs().at(0)),
+      internal::AllChunks(std::static_pointer_cast<const FragmentScanNode>(*scan_at),
                           exec.pool));
   std::vector<RowSelection> hits(chunks.size());
   std::vector<Status> errors(chunks.size());

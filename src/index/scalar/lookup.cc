@@ -185,8 +185,12 @@ struct ScalarIndexCatalog::Impl {
   }
 
   bool MatchOr(const expr::Node& n, std::vector<IndexedLeaf>* out) const {
-    if (n.kind == expr::Node::Kind::kBinary && n.op == expr::Op::kOr && n.args.size() == 2) {
-      return MatchOr(*n.args[0], out) && MatchOr(*n.args[1], out);
+    // OR chains are one n-ary node (ast.h).
+    if (n.kind == expr::Node::Kind::kBinary && n.op == expr::Op::kOr && n.args.size() >= 2) {
+      for (const auto& a : n.args) {
+        if (!MatchOr(*a, out)) return false;
+      }
+      return true;
     }
     auto leaf = MatchLeaf(n);
     if (!leaf) return false;
@@ -449,9 +453,9 @@ std::vector<const expr::Node*> SplitConjuncts(const expr::Node& filter) {
   while (!stack.empty()) {
     const expr::Node* n = stack.back();
     stack.pop_back();
-    if (n->kind == expr::Node::Kind::kBinary && n->op == expr::Op::kAnd && n->args.size() == 2) {
-      stack.push_back(n->args[1].get());
-      stack.push_back(n->args[0].get());
+    // AND chains are one n-ary node (ast.h); conjuncts keep their order.
+    if (n->kind == expr::Node::Kind::kBinary && n->op == expr::Op::kAnd && n->args.size() >= 2) {
+      for (size_t i = n->args.size(); i-- > 0;) stack.push_back(n->args[i].get());
     } else {
       out.push_back(n);
     }
