@@ -73,7 +73,9 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     {
       std::lock_guard<std::mutex> lock(mu_);
       st = active_->Insert(wb, r->position);
-      wake = options_.auto_flush && OverLimit(*active_);
+      // The shard writer acknowledges an entry's batches one after another on one thread.
+      entry_batches_left_ = entry_batches_left_ > 0 ? entry_batches_left_ - 1 : r->entry_batches - 1;
+      wake = entry_batches_left_ == 0 || (options_.auto_flush && OverLimit(*active_));
     }
     if (wake) cv_.notify_all();
     if (!st.ok()) {
@@ -96,7 +98,9 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   std::lock_guard<std::mutex> flush_lock(flush_mu_);
   std::shared_ptr<MemTable> frozen;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    // Never between two batches of one WAL entry (see entry_batches_left_).
+    cv_.wait(lock, [&] { return stop_ || entry_batches_left_ == 0; });
     if (frozen_) {
       // A failed flush: retry that generation first (its rows are older than the active ones,
       // and replay_after may only cover WAL entries whose rows are in a published generation).

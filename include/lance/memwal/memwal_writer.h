@@ -105,6 +105,11 @@ class MemWalWriter {
   std::condition_variable cv_;
   std::shared_ptr<MemTable> active_;        // guarded by mu_
   std::shared_ptr<MemTable> frozen_;        // guarded by mu_
+  // Batches of the WAL entry being inserted that have not reached active_ yet (guarded by
+  // mu_). A MemTable is frozen only between entries: a flushed generation's
+  // last_wal_position becomes replay_after, so an entry split across two MemTables would
+  // lose its rest on replay.
+  int64_t entry_batches_left_ = 0;
   bool stop_ = false;                       // guarded by mu_
   Status flush_error_;                      // guarded by mu_
   MemWalWriterStats stats_;                 // guarded by mu_
