@@ -174,12 +174,7 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
       default: return Invalid(fmt::format("invalid scalar index type: {}", static_cast<int>(index_type)));
     }
     if (static_cast<int>(index_type) != LANCE_SCALAR_INVERTED) {
-      // Builds on the latest version (as lance-c's index creation does), then moves the handle
-      // there. TODO(dataset): a Dataset::CreateIndex serialized with the handle's other writes.
-      LANCE_ASSIGN_OR_RAISE(auto created,
-                            lance::index::scalar::CreateScalarIndex(dataset->ds->location(), *col, o));
-      (void)created;
-      return dataset->ds->Refresh();
+      return dataset->ds->CreateScalarIndex(*col, o).status();
     }
     const char* type = "Inverted";
     return NotBuilt(fmt::format("a {} scalar index on '{}'{}", type, *col,

@@ -203,6 +203,19 @@ Result<CompactionResult> Dataset::Compact(CompactionOptions options) {
   });
 }
 
+Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
+    const std::string& column, index::scalar::CreateScalarIndexOptions options) {
+  return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
+    if (!options.commit.handler) options.commit = CommitOptions();
+    index::scalar::CreatedIndex out;
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
+      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(location_, column, options));
+      return out.version;
+    }));
+    return out;
+  });
+}
+
 Result<table::CommitInfo> Dataset::DropIndex(const std::string& name) {
   return Guarded("drop index", [&]() -> Result<table::CommitInfo> {
     table::CommitInfo out;

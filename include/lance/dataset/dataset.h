@@ -43,6 +43,7 @@
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/dataset/operations.h"
+#include "lance/index/scalar/create.h"
 #include "lance/io/object_store.h"
 #include "lance/query/scanner.h"
 #include "lance/table/commit.h"
@@ -158,6 +159,12 @@ class Dataset {
   Result<table::CommitInfo> AlterColumns(const std::vector<table::ColumnAlteration>& alterations);
   Result<table::CommitInfo> AlterColumnType(const std::string& column, const std::string& type_name);
   Result<CompactionResult> Compact(CompactionOptions options = {});
+  // Builds a BTREE / BITMAP / LABEL_LIST index on `column` and commits it, serialized with the
+  // handle's other writes; the handle then reads the new version. The index covers the
+  // fragments of the latest version (as lance 12's create_index). Errors: as
+  // index::scalar::CreateScalarIndex.
+  Result<index::scalar::CreatedIndex> CreateScalarIndex(const std::string& column,
+                                                        index::scalar::CreateScalarIndexOptions options = {});
   Result<table::CommitInfo> DropIndex(const std::string& name);
 
  private:
