@@ -71,16 +71,6 @@ Status Print(const std::string& text) {
   return Status::OK();
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 struct Table {
   io::StoreAndPath where;
   std::shared_ptr<table::Snapshot> snapshot;
@@ -222,7 +212,7 @@ Status Route(const LsmArgs& a) {
     for (uint32_t s : r.row_shard) {
       const mw::ShardTarget& target = r.shards[s];
       Json values = Json::object();
-      for (const auto& v : target.field_values) values[v.field_id] = Hex(v.value);
+      for (const auto& v : target.field_values) values[v.field_id] = mw::ShardValueHex(v.value);
       Json j;
       j["shard_id"] = target.shard_id.ToString();
       j["values"] = values;

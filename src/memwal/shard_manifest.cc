@@ -14,16 +14,6 @@ namespace lance::memwal {
 
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 std::string UnknownFieldsOf(const google::protobuf::Message& m) {
   const auto& unknown = m.GetReflection()->GetUnknownFields(m);
   if (unknown.empty()) return {};
@@ -111,6 +101,16 @@ Result<ShardManifest> DecodeShardManifest(std::string_view bytes, std::string_vi
   return m;
 }
 
+std::string ShardValueHex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
 std::string ShardManifestToJson(const ShardManifest& m) {
   nlohmann::ordered_json j;
   j["shard_id"] = m.shard_id.ToString();
@@ -118,7 +118,7 @@ std::string ShardManifestToJson(const ShardManifest& m) {
   j["shard_spec_id"] = m.shard_spec_id;
   nlohmann::ordered_json fields = nlohmann::ordered_json::array();
   for (const auto& v : m.shard_field_entries) {
-    fields.push_back({{"field_id", v.field_id}, {"value_hex", Hex(v.value)}});
+    fields.push_back({{"field_id", v.field_id}, {"value_hex", ShardValueHex(v.value)}});
   }
   j["shard_field_entries"] = fields;
   j["writer_epoch"] = m.writer_epoch;

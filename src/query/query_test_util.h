@@ -10,22 +10,11 @@
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
+#include "table_fixtures/json_lines_test_util.h"
 
 namespace lance::query {
 
-// Every row of `batches`, in order, as one canonical JSON line without its newline.
-inline Result<std::vector<std::string>> JsonLinesOf(const std::vector<RecordBatchPtr>& batches) {
-  std::string text;
-  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
+using table::JsonLinesOf;  // tests/table_fixtures/json_lines_test_util.h
 
 // The rows a reader yields, checking that every batch has the reader's schema and is neither
 // empty nor longer than `max_rows` (0: no bound).

@@ -13,14 +13,12 @@
 #include <set>
 #include <sstream>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "lance/table/transaction.h"
 #include "table/proto/table.pb.h"
 #include "table/proto/transaction.pb.h"
+#include "table/proto_codec.h"
 
 namespace lance::table {
 namespace {
@@ -37,16 +35,8 @@ std::string ReadFile(const fs::path& p) {
   return ss.str();
 }
 
-std::string Deterministic(const google::protobuf::Message& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
+// Deterministic protobuf bytes: the codec's own (proto_codec.h), so a test compares what it writes.
+std::string Deterministic(const google::protobuf::Message& m) { return internal::SerializeDeterministic(m); }
 
 // The manifest message of a manifest file, re-serialized with sorted maps.
 std::string CanonicalManifest(const std::string& file) {

@@ -11,7 +11,7 @@ namespace lance::table {
 
 // Every row of `batches` (any container of RecordBatchPtr), in order, as one canonical JSON line
 // without its newline.
-template <typename Batches>
+template <typename Batches = std::vector<RecordBatchPtr>>
 Result<std::vector<std::string>> JsonLinesOf(const Batches& batches) {
   std::string text;
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));

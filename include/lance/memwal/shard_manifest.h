@@ -76,6 +76,8 @@ Result<ShardManifest> DecodeShardManifest(std::string_view bytes, std::string_vi
 
 // One line of JSON for tools and tests (shard_id as text, field values as hex).
 std::string ShardManifestToJson(const ShardManifest& m);
+// Lower-case hex of a shard field value's raw scalar bytes, as the JSON forms print them.
+std::string ShardValueHex(std::string_view raw);
 
 struct ShardManifestStoreOptions {
   // Compare-and-create rounds an update or claim may lose before it gives up (IOError).
