@@ -5,9 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "lance/columnar/builder.h"
-#include "lance/columnar/compute.h"
-#include "lance/file/file_writer.h"
+#include "lance/index/index_store.h"
+#include "lance/index/scalar/btree.h"
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
 #include "lance/table/write.h"
@@ -21,89 +20,24 @@ std::string Random8() {
   return hex.substr(0, 8);
 }
 
-Result<ArrayPtr> U64Array(const std::vector<uint64_t>& v) {
-  NumericBuilder<uint64_t> b(uint64());
-  LANCE_RETURN_NOT_OK(b.AppendValues(v.data(), static_cast<int64_t>(v.size())));
-  return b.Finish();
-}
-
-Result<ArrayPtr> U32Array(const std::vector<uint32_t>& v) {
-  NumericBuilder<uint32_t> b(uint32());
-  LANCE_RETURN_NOT_OK(b.AppendValues(v.data(), static_cast<int64_t>(v.size())));
-  return b.Finish();
-}
-
-Status WriteLanceFile(const std::shared_ptr<io::ObjectStore>& store, const std::string& path,
-                      const RecordBatchPtr& batch) {
-  file::WriteOptions o;
-  o.version = {2, 1};
-  LANCE_ASSIGN_OR_RAISE(auto w, file::FileWriter::Open(store, path, batch->schema(), o));
-  LANCE_RETURN_NOT_OK(w->Write(*batch));
-  return w->Finish().status();
-}
-
-// _pk_index/page_data.lance and page_lookup.lance of a single-column key.
+// _pk_index/page_data.lance and page_lookup.lance of a single-column key: the scalar BTree
+// (row ids = row positions in the generation), in 2.1 files with pages of kPkIndexPageRows.
 Status WritePkIndex(const std::shared_ptr<io::ObjectStore>& store, const std::string& dir,
                     const MemTable::Contents& c, const std::string& key_column) {
-  std::vector<ArrayPtr> pieces;
-  for (const auto& b : c.batches) pieces.push_back(b->GetColumnByName(key_column));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr keys, Concatenate(pieces));
-  LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc,
-                        PrimaryKeyEncoder::Make(*c.batches[0]->schema(), {key_column}));
-  const std::vector<ArrayPtr> cols{keys};
-  std::vector<std::string> encoded(static_cast<size_t>(keys->length));
-  for (int64_t r = 0; r < keys->length; ++r) enc.Encode(cols, r, &encoded[static_cast<size_t>(r)]);
-  std::vector<int64_t> order(encoded.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return encoded[static_cast<size_t>(a)] < encoded[static_cast<size_t>(b)];
-  });
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, TakeArray(keys, order));
-  std::vector<uint64_t> ids(order.begin(), order.end());
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr id_array, U64Array(ids));
-  const DataTypePtr& kt = keys->type;
-  auto data_schema = std::make_shared<Schema>(std::vector<FieldPtr>{
-      std::make_shared<Field>("values", kt, true), std::make_shared<Field>("ids", uint64(), false)});
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr data, RecordBatch::Make(data_schema, values->length,
-                                                                {values, id_array}));
-  LANCE_RETURN_NOT_OK(WriteLanceFile(store, dir + "/page_data.lance", data));
-
-  // One lookup row per page: min and max of the page's values, its nulls, its number.
-  std::vector<int64_t> min_rows, max_rows;
-  std::vector<uint32_t> nulls, pages;
-  for (int64_t start = 0, page = 0; start < values->length; start += kPkIndexPageRows, ++page) {
-    const int64_t end = std::min(values->length, start + kPkIndexPageRows);
-    uint32_t n = 0;
-    int64_t lo = -1;
-    for (int64_t r = start; r < end; ++r) {
-      if (values->IsNull(r)) {
-        ++n;
-      } else if (lo < 0) {
-        lo = r;
-      }
-    }
-    // Sorted with nulls first: the page's smallest non-null is its first, the largest its last.
-    min_rows.push_back(lo < 0 ? start : lo);
-    max_rows.push_back(lo < 0 ? start : end - 1);
-    nulls.push_back(n);
-    pages.push_back(static_cast<uint32_t>(page));
+  index::scalar::TrainingData data;
+  for (const auto& b : c.batches) {
+    ArrayPtr keys = b->GetColumnByName(key_column);
+    if (!keys) return Status::Internal("_pk_index: the generation has no key column '{}'", key_column);
+    data.type = keys->type;
+    data.values.push_back(std::move(keys));
   }
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr mins, TakeArray(values, min_rows));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr maxs, TakeArray(values, max_rows));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr null_counts, U32Array(nulls));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr page_idx, U32Array(pages));
-  auto md = std::make_shared<KeyValueMetadata>(std::vector<std::pair<std::string, std::string>>{
-      {"batch_size", std::to_string(kPkIndexPageRows)}, {"range_partitioned", "false"}});
-  auto lookup_schema = std::make_shared<Schema>(
-      std::vector<FieldPtr>{std::make_shared<Field>("min", kt, true),
-                            std::make_shared<Field>("max", kt, true),
-                            std::make_shared<Field>("null_count", uint32(), false),
-                            std::make_shared<Field>("page_idx", uint32(), false)},
-      md);
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr lookup,
-                        RecordBatch::Make(lookup_schema, static_cast<int64_t>(pages.size()),
-                                          {mins, maxs, null_counts, page_idx}));
-  return WriteLanceFile(store, dir + "/page_lookup.lance", lookup);
+  data.row_ids.resize(static_cast<size_t>(c.num_rows));
+  std::iota(data.row_ids.begin(), data.row_ids.end(), uint64_t{0});
+  index::scalar::BTreeTrainOptions o;
+  o.batch_size = kPkIndexPageRows;
+  o.file_options.version = {2, 1};
+  auto index_store = index::IndexStore::Make(store, dir);
+  return index::scalar::TrainBTreeIndex(*index_store, data, o).status();
 }
 
 uint64_t KeyBytes(const MemTable::Contents& c, const std::vector<std::string>& pk) {

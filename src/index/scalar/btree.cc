@@ -358,7 +358,7 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
 
   const DataTypePtr& type = values->type;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
-  LANCE_ASSIGN_OR_RAISE(auto pages, store.CreateFile(kBTreePagesFile, data_schema));
+  LANCE_ASSIGN_OR_RAISE(auto pages, store.CreateFile(kBTreePagesFile, data_schema, options.file_options));
   const int64_t n = sorted->length;
   std::vector<ScalarValue> mins, maxs;
   NumericBuilder<uint32_t> null_counts(uint32()), page_idx(uint32());
@@ -387,7 +387,7 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   LANCE_ASSIGN_OR_RAISE(ArrayPtr pi_arr, page_idx.Finish());
   LANCE_ASSIGN_OR_RAISE(auto lookup_batch, RecordBatch::Make(lookup_schema, min_arr->length,
                                                             {min_arr, max_arr, nc_arr, pi_arr}));
-  LANCE_ASSIGN_OR_RAISE(auto lookup, store.CreateFile(kBTreeLookupFile, lookup_schema));
+  LANCE_ASSIGN_OR_RAISE(auto lookup, store.CreateFile(kBTreeLookupFile, lookup_schema, options.file_options));
   LANCE_RETURN_NOT_OK(lookup->Write(*lookup_batch));
   LANCE_ASSIGN_OR_RAISE(auto lookup_summary, lookup->Finish());
 

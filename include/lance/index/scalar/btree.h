@@ -16,6 +16,7 @@
 
 #include <memory>
 
+#include "lance/file/file_writer.h"
 #include "lance/index/scalar/scalar_index.h"
 
 namespace lance::index::scalar {
@@ -29,6 +30,9 @@ Result<std::shared_ptr<ScalarIndex>> OpenBTreeIndex(std::shared_ptr<IndexStore> 
 
 struct BTreeTrainOptions {
   int64_t batch_size = kBTreeDefaultBatchSize;
+  // How both files are written (default: 2.2, as lance 12 writes table indexes; MemWAL's
+  // _pk_index follows its generation's data storage version).
+  file::WriteOptions file_options;
 };
 // Sorts `data` as the reference does (value, then row id for ties) and writes both files.
 // Errors: InvalidArgument (a type a BTree cannot key), IOError.
