@@ -203,16 +203,23 @@ std::string_view StripPlus(std::string_view s) {
   return s;
 }
 
+// `out_of_range`, when given, is set for an integer the type cannot hold.
 template <typename T>
-bool ParseInt(std::string_view s, T* out) {
+bool ParseInt(std::string_view s, T* out, bool* out_of_range = nullptr) {
   s = StripPlus(s);
   if (s.empty()) return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size();
+  const bool whole = ptr == s.data() + s.size();
+  if (ec == std::errc::result_out_of_range && whole && out_of_range != nullptr) {
+    *out_of_range = true;
+  }
+  return ec == std::errc() && whole;
 }
 
+// A finite number whose magnitude the type cannot hold (1e400 for float64) is refused, with
+// `out_of_range` set, rather than read as infinity; one too small reads as zero or a denormal.
 template <typename T>
-bool ParseFloat(std::string_view s, T* out) {
+bool ParseFloat(std::string_view s, T* out, bool* out_of_range = nullptr) {
   s = StripPlus(s);
   if (s.empty()) return false;
   // from_chars also takes "inf"/"infinity"/"nan" in any case, which covers the canonical
@@ -224,6 +231,10 @@ bool ParseFloat(std::string_view s, T* out) {
     char* end = nullptr;
     const double d = std::strtod(copy.c_str(), &end);
     if (end != copy.c_str() + copy.size()) return false;
+    if (std::isinf(d) || std::isinf(static_cast<T>(d))) {
+      if (out_of_range != nullptr) *out_of_range = true;
+      return false;
+    }
     *out = static_cast<T>(d);
     return true;
   }
@@ -480,14 +491,52 @@ class ColumnReader {
     return true;
   }
 
-  DataTypePtr InferType() const {
+  // The first of int64, float64, boolean, date32, timestamp[us], timestamp[us, UTC] (when a
+  // value has a UTC offset; values without one are then read as UTC), timestamp[ns] (naive,
+  // then UTC) and utf8 that holds every non-empty cell. A number too
+  // large for int64 and float64 in an otherwise numeric column is refused by name: reading
+  // the column as float64 (or the value as infinity) would change the data without a word.
+  Result<DataTypePtr> InferType() const {
     int64_t i = 0;
     double d = 0;
     bool b = false;
+    std::string why;
     if (AllParse([](std::string_view) { return false; })) return utf8();  // no value to go by
     if (AllParse([&](std::string_view s) { return ParseInt(s, &i); })) return int64();
-    if (AllParse([&](std::string_view s) { return ParseFloat(s, &d); })) return float64();
+    const auto number = [&](std::string_view s, bool* int_range, bool* float_range) {
+      const bool is_int = ParseInt(s, &i, int_range);
+      return ParseFloat(s, &d, float_range) || is_int;
+    };
+    if (AllParse([&](std::string_view s) {
+          bool int_range = false;
+          bool float_range = false;
+          return number(s, &int_range, &float_range) || float_range;
+        })) {
+      for (int64_t r = 0; r < table_.num_rows(); ++r) {
+        bool int_range = false;
+        bool float_range = false;
+        if (cell(r).text.empty()) continue;
+        number(cell(r).text, &int_range, &float_range);
+        if (int_range) {
+          return BadCell(r, *int64(), "beyond int64's range; give the column a type with "
+                                      "--schema (uint64, float64, decimal128 or utf8)");
+        }
+        if (float_range) {
+          return BadCell(r, *float64(), "beyond float64's range; give the column a type with "
+                                        "--schema (utf8 or decimal128 keeps the digits)");
+        }
+      }
+      return float64();
+    }
     if (AllParse([&](std::string_view s) { return ParseBool(s, &b); })) return boolean();
+    const auto all_temporal = [&](const DataTypePtr& type) {
+      return AllParse([&](std::string_view s) { return ParseIsoTemporal(*type, s, &why).has_value(); });
+    };
+    for (const DataTypePtr& type :
+         {date32(), timestamp(TimeUnit::kMicro), timestamp(TimeUnit::kMicro, "UTC"),
+          timestamp(TimeUnit::kNano), timestamp(TimeUnit::kNano, "UTC")}) {
+      if (all_temporal(type)) return type;
+    }
     return utf8();
   }
 
@@ -566,13 +615,15 @@ class ColumnReader {
 
   template <typename T>
   Result<ArrayPtr> ReadNumber(const DataTypePtr& type) const {
-    return ReadWith<NumericBuilder<T>>(type, [](std::string_view s, NumericBuilder<T>* b, bool* ok, std::string*) {
+    return ReadWith<NumericBuilder<T>>(type, [](std::string_view s, NumericBuilder<T>* b, bool* ok, std::string* why) {
       T v{};
+      bool out_of_range = false;
       if constexpr (std::is_floating_point_v<T>) {
-        *ok = ParseFloat(s, &v);
+        *ok = ParseFloat(s, &v, &out_of_range);
       } else {
-        *ok = ParseInt(s, &v);
+        *ok = ParseInt(s, &v, &out_of_range);
       }
+      if (out_of_range) *why = "beyond the type's range";
       return *ok ? b->Append(v) : Status::OK();
     });
   }
@@ -690,7 +741,7 @@ Result<RecordBatchPtr> ReadCsv(std::string_view text, const CsvReadOptions& opti
   if (options.schema == nullptr) {
     for (size_t c = 0; c < table.header.size(); ++c) {
       ColumnReader reader(table, c, options.what);
-      DataTypePtr type = reader.InferType();
+      LANCE_ASSIGN_OR_RAISE(DataTypePtr type, reader.InferType());
       LANCE_ASSIGN_OR_RAISE(ArrayPtr column, reader.Read(type));
       fields.push_back(field(table.header[c], type));
       columns.push_back(std::move(column));

@@ -63,6 +63,63 @@ TEST(CsvReadTest, InfersFloatsWithSpecialValues) {
   EXPECT_EQ(Lines(*b), "{\"x\":1000.0}\n{\"x\":\"NaN\"}\n{\"x\":\"-Infinity\"}\n{\"x\":2.0}\n");
 }
 
+// Inference never changes a value: a number beyond int64 / float64 in an otherwise numeric
+// column is refused by line and column (it used to turn the column to float64 or read as
+// infinity); with a schema, a value beyond the field's type is refused the same way.
+TEST(CsvReadTest, NumbersBeyondTheInferredTypeAreRefusedNotRounded) {
+  std::string e = ReadError("id,v\n1,5\n2,99999999999999999999\n");
+  EXPECT_NE(e.find("t.csv: line 3, column 2 ('v'): '99999999999999999999' is not a valid int64 "
+                   "value: beyond int64's range; give the column a type with --schema"),
+            std::string::npos)
+      << e;
+  e = ReadError("v\n1.5\n1e400\n");
+  EXPECT_NE(e.find("line 3, column 1 ('v'): '1e400' is not a valid double value: beyond "
+                   "float64's range"),
+            std::string::npos)
+      << e;
+  e = ReadError("v\n-1e400\n", schema({field("v", float64())}));
+  EXPECT_NE(e.find("line 2, column 1 ('v'): '-1e400' is not a valid double value: beyond the "
+                   "type's range"),
+            std::string::npos)
+      << e;
+  e = ReadError("v\n1e39\n", schema({field("v", float32())}));
+  EXPECT_NE(e.find("'1e39' is not a valid float value: beyond the type's range"),
+            std::string::npos)
+      << e;
+  e = ReadError("v\n300\n", schema({field("v", int8())}));
+  EXPECT_NE(e.find("'300' is not a valid int8 value: beyond the type's range"), std::string::npos)
+      << e;
+  // Still fine: a tiny number reads as a denormal or zero, text next to a huge number is text,
+  // and uint64's maximum reads with a schema that says uint64.
+  auto b = Read("v,w\n1e-320,99999999999999999999\n2,abc\n");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->schema()->field(0)->type()->id(), TypeId::kDouble);
+  EXPECT_EQ(b->schema()->field(1)->type()->id(), TypeId::kString);
+  b = Read("v\n18446744073709551615\n", schema({field("v", uint64())}));
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Lines(*b), "{\"v\":18446744073709551615}\n");
+}
+
+// ISO 8601 text infers as a temporal type when every value is one: dates as date32,
+// date-times as timestamp[us] (UTC when a value carries an offset), nanosecond fractions
+// as timestamp[ns]; anything else in the column keeps it utf8.
+TEST(CsvReadTest, InfersDatesAndTimestamps) {
+  auto b = Read("d,t,tz,ns,mixed\n2024-01-02,2024-01-02T03:04:05,2024-01-02T03:04:05Z,"
+                "2024-01-02T03:04:05.123456789,2024-01-02\n"
+                ",2024-01-03 00:00:00.5,2024-01-03T01:00:00+01:00,2024-01-02T00:00:00,soon\n");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->schema()->Equals(*schema(
+      {field("d", date32()), field("t", timestamp(TimeUnit::kMicro)),
+       field("tz", timestamp(TimeUnit::kMicro, "UTC")), field("ns", timestamp(TimeUnit::kNano)),
+       field("mixed", utf8())})))
+      << b->schema()->ToString();
+  const int64_t* tz = b->column(2)->Values<int64_t>();
+  EXPECT_EQ(tz[0], 1704164645000000);  // 2024-01-02T03:04:05Z
+  EXPECT_EQ(tz[1], 1704240000000000);  // 2024-01-03T00:00:00Z
+  EXPECT_EQ(b->column(1)->Values<int64_t>()[1], 1704240000500000);
+  EXPECT_TRUE(b->column(0)->IsNull(1));
+}
+
 TEST(CsvReadTest, Rfc4180Quoting) {
   // CRLF records, quoted commas, doubled quotes, a line break inside a quoted field, a BOM,
   // no final line break.
