@@ -97,7 +97,7 @@ Result<mw::MemWalIndexDetails> Details(const Table& t) {
 Result<mw::ShardRouter> Router(const Table& t) {
   LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(t));
   if (d.sharding_specs.empty()) {
-    return Status::Corruption("{}: the MemWAL index has no sharding spec", t.snapshot->root());
+    return Status::Corruption("{}: the MemWAL index has no sharding spec", t.snapshot->location().display());
   }
   return mw::ShardRouter::Make(d.sharding_specs.front(), *t.snapshot->schema());
 }

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -160,6 +161,16 @@ class RowOutput {
           "--output {}: expected a .arrows, .arrow, .jsonl, .csv or .tsv file", a.output);
     }
     LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(a.output));
+    if (sp.store->scheme() == "file") {
+      // An output file goes into a directory that exists: a typo in it is an error, not a
+      // new directory tree.
+      const std::string shown = sp.store->DisplayPath(sp.path);
+      const std::string dir = shown.substr(0, shown.find_last_of('/') + 1);
+      std::error_code ec;
+      if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+        return Status::NotFound("--output {}: the directory {} does not exist", a.output, dir);
+      }
+    }
     out->store_ = sp.store;
     LANCE_ASSIGN_OR_RAISE(out->writer_, sp.store->OpenWriter(sp.path));
     out->sink_ = std::make_unique<ObjectSink>(out->writer_.get());
@@ -484,10 +495,19 @@ Status TagCreate(const WriteArgs& a) {
     LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
     version = static_cast<int64_t>(ds->version());
   }
-  return table::CreateTag(a.uri, a.name, static_cast<uint64_t>(version));
+  LANCE_RETURN_NOT_OK(table::CreateTag(a.uri, a.name, static_cast<uint64_t>(version)));
+  Json j;
+  j["created"] = a.name;
+  j["version"] = version;
+  return PrintText(j.dump() + "\n");
 }
 
-Status TagDelete(const WriteArgs& a) { return table::DeleteTag(a.uri, a.name); }
+Status TagDelete(const WriteArgs& a) {
+  LANCE_RETURN_NOT_OK(table::DeleteTag(a.uri, a.name));
+  Json j;
+  j["deleted"] = a.name;
+  return PrintText(j.dump() + "\n");
+}
 
 Status TagList(const WriteArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto tags, table::ListTags(a.uri));

@@ -27,7 +27,7 @@ Result<std::shared_ptr<const table::Snapshot>> OpenSnapshot(const table::TableLo
 Result<std::shared_ptr<Dataset>> Dataset::OpenGuarded(table::TableLocation location,
                                                       OpenOptions options) {
   if (options.version && options.tag) {
-    return Status::InvalidArgument("open {}: give a version or a tag, not both", location.root());
+    return Status::InvalidArgument("open {}: give a version or a tag, not both", location.display());
   }
   LANCE_ASSIGN_OR_RAISE(auto snap, OpenSnapshot(location, options));
   return std::shared_ptr<Dataset>(new Dataset(std::move(location), std::move(options), std::move(snap)));
@@ -88,7 +88,7 @@ Status Dataset::Mutate(
 Result<uint64_t> Dataset::LatestVersion() const {
   return Guarded("latest version", [&]() -> Result<uint64_t> {
     LANCE_ASSIGN_OR_RAISE(auto latest, table::LoadLatestVersion(location_));
-    if (!latest) return Status::NotFound("{}: the table has no version", location_.root());
+    if (!latest) return Status::NotFound("{}: the table has no version", location_.display());
     return latest->version;
   });
 }

@@ -92,6 +92,9 @@ class IndexStore::CountingStore final : public io::ObjectStore {
     set_io_pool(base_->io_pool());
   }
   std::string_view scheme() const override { return base_->scheme(); }
+  std::string DisplayPath(std::string_view path) const override {
+    return base_->DisplayPath(path);
+  }
   Result<BufferPtr> Get(std::string_view path) override {
     LANCE_ASSIGN_OR_RAISE(BufferPtr b, base_->Get(path));
     Count(b->size());

@@ -226,7 +226,9 @@ Status Publish(const std::string& tmp, const std::string& full, bool overwrite, 
 }
 
 // Opens an existing object for reading, with its stat. Directories count as missing.
-Result<std::pair<Fd, struct stat>> OpenForRead(const std::string& full, std::string_view path) {
+// Messages name the file by its full path, as a user would look for it.
+Result<std::pair<Fd, struct stat>> OpenForRead(const std::string& full) {
+  const std::string& path = full;
   int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == EISDIR) return Status::NotFound("object '{}' not found (is a directory)", path);
@@ -313,16 +315,16 @@ class LocalObjectWriter : public ObjectWriter {
  public:
   static constexpr int64_t kBufferSize = 1 << 20;
 
-  LocalObjectWriter(std::string path, std::string full, TempFile tmp, bool overwrite, bool sync)
-      : path_(std::move(path)), full_(std::move(full)), tmp_(std::move(tmp)),
+  LocalObjectWriter(std::string full, TempFile tmp, bool overwrite, bool sync)
+      : full_(std::move(full)), tmp_(std::move(tmp)),
         overwrite_(overwrite), sync_(sync) {
     buffer_.reserve(kBufferSize);
   }
   ~LocalObjectWriter() override { (void)Abort(); }
 
   Status Write(const void* data, int64_t n) override {
-    if (!tmp_.fd.valid()) return Status::InvalidArgument("write to closed object writer for '{}'", path_);
-    if (n < 0) return Status::InvalidArgument("negative write size {} for '{}'", n, path_);
+    if (!tmp_.fd.valid()) return Status::InvalidArgument("write to closed object writer for '{}'", full_);
+    if (n < 0) return Status::InvalidArgument("negative write size {} for '{}'", n, full_);
     written_ += n;
     if (static_cast<int64_t>(buffer_.size()) + n <= kBufferSize) {
       const auto* p = static_cast<const uint8_t*>(data);
@@ -330,23 +332,23 @@ class LocalObjectWriter : public ObjectWriter {
       return Status::OK();
     }
     LANCE_RETURN_NOT_OK(Flush());
-    if (n >= kBufferSize) return WriteAll(tmp_.fd.get(), data, n, path_);
+    if (n >= kBufferSize) return WriteAll(tmp_.fd.get(), data, n, full_);
     const auto* p = static_cast<const uint8_t*>(data);
     buffer_.insert(buffer_.end(), p, p + n);
     return Status::OK();
   }
 
   Status Close() override {
-    if (!tmp_.fd.valid()) return Status::InvalidArgument("object writer for '{}' already closed", path_);
+    if (!tmp_.fd.valid()) return Status::InvalidArgument("object writer for '{}' already closed", full_);
     Status st = Flush();
-    if (st.ok() && sync_ && ::fsync(tmp_.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", path_);
-    Status close_st = tmp_.fd.Close(path_);
+    if (st.ok() && sync_ && ::fsync(tmp_.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", full_);
+    Status close_st = tmp_.fd.Close(full_);
     if (st.ok()) st = close_st;
     if (!st.ok()) {
       ::unlink(tmp_.path.c_str());
       return st;
     }
-    return Publish(tmp_.path, full_, overwrite_, sync_, path_);
+    return Publish(tmp_.path, full_, overwrite_, sync_, full_);
   }
 
   Status Abort() override {
@@ -361,12 +363,11 @@ class LocalObjectWriter : public ObjectWriter {
  private:
   Status Flush() {
     if (buffer_.empty()) return Status::OK();
-    Status st = WriteAll(tmp_.fd.get(), buffer_.data(), static_cast<int64_t>(buffer_.size()), path_);
+    Status st = WriteAll(tmp_.fd.get(), buffer_.data(), static_cast<int64_t>(buffer_.size()), full_);
     buffer_.clear();
     return st;
   }
 
-  std::string path_;
   std::string full_;
   TempFile tmp_;
   bool overwrite_;
@@ -399,7 +400,7 @@ std::string LocalObjectStore::FullPath(std::string_view path) const {
 
 Result<BufferPtr> LocalObjectStore::Get(std::string_view path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
   auto& [fd, st] = opened;
   const int64_t size = st.st_size;
   if (size >= options_.mmap_threshold && size > 0) {
@@ -419,7 +420,7 @@ Result<BufferPtr> LocalObjectStore::Get(std::string_view path) {
 Result<BufferPtr> LocalObjectStore::GetRange(std::string_view path, int64_t offset,
                                              int64_t length) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
   LANCE_RETURN_NOT_OK(CheckBounds(path, offset, length, opened.second.st_size));
   return ReadRange(opened.first.get(), offset, length, path);
 }
@@ -428,7 +429,7 @@ Result<std::vector<BufferPtr>> LocalObjectStore::GetRanges(std::string_view path
                                                            const std::vector<Range>& ranges) {
   // One open + fstat for all ranges; coalesced preads share the descriptor in parallel.
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
   const int fd = opened.first.get();
   for (const Range& r : ranges) {
     LANCE_RETURN_NOT_OK(CheckBounds(path, r.offset, r.length, opened.second.st_size));
@@ -470,7 +471,7 @@ class LocalObjectReader : public ObjectReader {
 
 Result<std::unique_ptr<ObjectReader>> LocalObjectStore::OpenReader(std::string_view path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
   const int64_t size = opened.second.st_size;
   return std::unique_ptr<ObjectReader>(
       new LocalObjectReader(std::string(path), std::move(opened.first), size, this));
@@ -481,7 +482,7 @@ Result<TailRead> LocalObjectStore::GetTail(std::string_view path, int64_t max_le
   if (max_length < 0) {
     return Status::InvalidArgument("GetTail '{}': negative length {}", path, max_length);
   }
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path), path));
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
   const int64_t size = opened.second.st_size;
   const int64_t n = std::min(size, max_length);
   TailRead out;
@@ -494,15 +495,15 @@ Result<ObjectMeta> LocalObjectStore::Head(std::string_view path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   const std::string full = FullPath(path);
   struct stat st;
-  if (::stat(full.c_str(), &st) != 0) return ErrnoStatus(errno, "head object", path);
-  if (!S_ISREG(st.st_mode)) return Status::NotFound("object '{}' not found (not a file)", path);
+  if (::stat(full.c_str(), &st) != 0) return ErrnoStatus(errno, "head object", full);
+  if (!S_ISREG(st.st_mode)) return Status::NotFound("object '{}' not found (not a file)", full);
   return ObjectMeta{std::string(path), static_cast<int64_t>(st.st_size), MtimeNs(st)};
 }
 
 namespace {
 
-Status PutBytes(const std::string& full, std::string_view path, std::string_view bytes,
-                bool overwrite, bool sync) {
+Status PutBytes(const std::string& full, std::string_view bytes, bool overwrite, bool sync) {
+  const std::string& path = full;
   LANCE_ASSIGN_OR_RAISE(TempFile tmp, CreateTempFile(full, sync));
   Status st = WriteAll(tmp.fd.get(), bytes.data(), static_cast<int64_t>(bytes.size()), path);
   if (st.ok() && sync && ::fsync(tmp.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", path);
@@ -546,7 +547,7 @@ Status CopyContents(int src_fd, int dst_fd, int64_t size, std::string_view src_p
 
 Status LocalObjectStore::Put(std::string_view path, std::string_view bytes) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return PutBytes(FullPath(path), path, bytes, /*overwrite=*/true, options_.sync);
+  return PutBytes(FullPath(path), bytes, /*overwrite=*/true, options_.sync);
 }
 
 Status LocalObjectStore::PutIfNotExists(std::string_view path, std::string_view bytes) {
@@ -554,9 +555,9 @@ Status LocalObjectStore::PutIfNotExists(std::string_view path, std::string_view 
   const std::string full = FullPath(path);
   // Cheap early exit for the common lost race; link() below is what decides.
   if (::access(full.c_str(), F_OK) == 0) {
-    return Status::AlreadyExists("object '{}' already exists", path);
+    return Status::AlreadyExists("object '{}' already exists", full);
   }
-  return PutBytes(full, path, bytes, /*overwrite=*/false, options_.sync);
+  return PutBytes(full, bytes, /*overwrite=*/false, options_.sync);
 }
 
 Status LocalObjectStore::Delete(std::string_view path) {
@@ -566,10 +567,10 @@ Status LocalObjectStore::Delete(std::string_view path) {
     if (errno == EISDIR || errno == EPERM) {
       struct stat st;
       if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        return Status::NotFound("delete: object '{}' not found (is a directory)", path);
+        return Status::NotFound("delete: object '{}' not found (is a directory)", full);
       }
     }
-    return ErrnoStatus(errno, "delete object", path);
+    return ErrnoStatus(errno, "delete object", full);
   }
   return options_.sync ? FsyncDir(std::string(ParentDir(full))) : Status::OK();
 }
@@ -607,9 +608,11 @@ Result<ListResult> LocalObjectStore::ListDir(std::string_view prefix) {
 
 namespace {
 
-Status CopyFile(const std::string& src_full, std::string_view src, const std::string& dst_full,
-                std::string_view dst, bool overwrite, bool sync) {
-  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(src_full, src));
+Status CopyFile(const std::string& src_full, const std::string& dst_full, bool overwrite,
+                bool sync) {
+  const std::string& src = src_full;
+  const std::string& dst = dst_full;
+  LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(src_full));
   if (!overwrite && ::access(dst_full.c_str(), F_OK) == 0) {
     return Status::AlreadyExists("copy: destination '{}' already exists", dst);
   }
@@ -630,13 +633,13 @@ Status CopyFile(const std::string& src_full, std::string_view src, const std::st
 Status LocalObjectStore::Copy(std::string_view src, std::string_view dst) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
   LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
-  return CopyFile(FullPath(src), src, FullPath(dst), dst, /*overwrite=*/true, options_.sync);
+  return CopyFile(FullPath(src), FullPath(dst), /*overwrite=*/true, options_.sync);
 }
 
 Status LocalObjectStore::CopyIfNotExists(std::string_view src, std::string_view dst) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
   LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
-  return CopyFile(FullPath(src), src, FullPath(dst), dst, /*overwrite=*/false, options_.sync);
+  return CopyFile(FullPath(src), FullPath(dst), /*overwrite=*/false, options_.sync);
 }
 
 Status LocalObjectStore::RenameIfNotExists(std::string_view src, std::string_view dst) {
@@ -660,13 +663,15 @@ Status LocalObjectStore::RenameIfNotExists(std::string_view src, std::string_vie
         break;
       }
     }
-    if (err == EEXIST) return Status::AlreadyExists("rename: destination '{}' already exists", dst);
+    if (err == EEXIST) {
+      return Status::AlreadyExists("rename: destination '{}' already exists", dst_full);
+    }
     if (err == ENOENT && attempt == 0) {
       LANCE_RETURN_NOT_OK(Head(src).status());  // the source vanished: NotFound
       LANCE_RETURN_NOT_OK(MakeDirs(std::string(ParentDir(dst_full)), options_.sync));
       continue;
     }
-    return ErrnoStatus(err, fmt::format("rename '{}' to", src), dst);
+    return ErrnoStatus(err, fmt::format("rename '{}' to", src_full), dst_full);
   }
   if (!options_.sync) return Status::OK();
   LANCE_RETURN_NOT_OK(FsyncDir(std::string(ParentDir(dst_full))));
@@ -682,7 +687,7 @@ Result<std::unique_ptr<ObjectWriter>> LocalObjectStore::OpenWriter(std::string_v
   std::string full = FullPath(path);
   LANCE_ASSIGN_OR_RAISE(TempFile tmp, CreateTempFile(full, options_.sync));
   return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(
-      std::string(path), std::move(full), std::move(tmp), overwrite, options_.sync));
+      std::move(full), std::move(tmp), overwrite, options_.sync));
 }
 
 Result<std::vector<std::string>> LocalObjectStore::ListTempFiles(std::string_view prefix) {

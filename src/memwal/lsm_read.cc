@@ -16,7 +16,7 @@ Result<MemWalIndexDetails> ReadMemWalDetails(const table::Snapshot& base) {
   for (const auto& idx : base.manifest().indices) {
     if (idx.name == kMemWalIndexName) return DecodeMemWalIndexDetails(idx.details, base.manifest_path());
   }
-  return Status::NotFound("{}: version {} has no MemWAL index ({})", base.root(), base.version(),
+  return Status::NotFound("{}: version {} has no MemWAL index ({})", base.location().display(), base.version(),
                           kMemWalIndexName);
 }
 

@@ -46,7 +46,15 @@ Result<SchemaPtr> Planner::OutputSchema(const ScanOptions& options) const {
   if (options.columns.empty()) {
     fields = schema->fields();
   } else {
-    for (const auto& name : options.columns) {
+    for (size_t i = 0; i < options.columns.size(); ++i) {
+      const std::string& name = options.columns[i];
+      for (size_t j = 0; j < i; ++j) {
+        if (options.columns[j] == name) {
+          return Status::InvalidArgument("{}: column '{}' is asked for twice (positions {} and "
+                                         "{} of the projection); name each column once",
+                                         snapshot_->location().display(), name, j + 1, i + 1);
+        }
+      }
       if (IsSystemColumn(name)) {
         (name == kRowIdColumn ? row_id : row_addr) = true;
         fields.push_back(system(name));
@@ -57,7 +65,7 @@ Result<SchemaPtr> Planner::OutputSchema(const ScanOptions& options) const {
         std::string names;
         for (const auto& c : schema->fields()) names += (names.empty() ? "" : ", ") + c->name();
         return Status::InvalidArgument("{}: no column named '{}' in the dataset (columns: {})",
-                                       snapshot_->root(), name, names);
+                                       snapshot_->location().display(), name, names);
       }
       fields.push_back(std::move(f));
     }

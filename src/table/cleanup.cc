@@ -73,7 +73,7 @@ Result<CleanupStats> CleanupOldVersions(const TableLocation& loc, const CleanupO
   LANCE_ASSIGN_OR_RAISE(std::vector<VersionFile> files, ListVersionFiles(loc));
   std::map<uint64_t, std::pair<std::string, int64_t>> versions;  // version -> path, size
   for (const auto& f : files) versions[f.version] = {f.path, f.size};
-  if (versions.empty()) return Status::NotFound("{}: no dataset (no version in _versions/)", loc.root());
+  if (versions.empty()) return Status::NotFound("{}: no dataset (no version in _versions/)", loc.display());
   const uint64_t latest = versions.rbegin()->first;
   {
     LANCE_ASSIGN_OR_RAISE(CommittedVersion lv, LoadVersion(loc, latest));

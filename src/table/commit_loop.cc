@@ -156,7 +156,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     LANCE_ASSIGN_OR_RAISE(std::optional<CommittedVersion> latest, LoadLatestVersion(loc));
     if (!latest) {
       if (!txn.is<Transaction::Overwrite>()) {
-        return Status::NotFound("{}: no dataset (no version in _versions/)", loc.root());
+        return Status::NotFound("{}: no dataset (no version in _versions/)", loc.display());
       }
       if (read_version != 0) {
         return Status::CommitConflict("{}: the dataset read at version {} no longer exists",
@@ -208,7 +208,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     info.manifest = std::make_shared<const Manifest>(std::move(m));
     return info;
   }
-  return Status::RetryableCommitConflict("{}: gave up after losing {} commit races", loc.root(),
+  return Status::RetryableCommitConflict("{}: gave up after losing {} commit races", loc.display(),
                                          options.max_retries + 1);
 }
 

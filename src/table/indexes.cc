@@ -14,7 +14,7 @@ Result<CommitInfo> DropIndex(const TableLocation& location, const std::string& n
     if (x.name == name && !IsSystemIndex(x)) ci.removed_indices.push_back(x);
   }
   if (ci.removed_indices.empty()) {
-    return Status::NotFound("{}: no index named '{}' (version {})", location.root(), name, sv.version);
+    return Status::NotFound("{}: no index named '{}' (version {})", location.display(), name, sv.version);
   }
   Transaction txn;
   txn.read_version = sv.version;

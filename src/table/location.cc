@@ -16,6 +16,10 @@ Result<TableLocation> TableLocation::FromUri(const std::string& uri) {
   return TableLocation(std::move(sp.store), std::move(sp.path));
 }
 
+std::string TableLocation::display() const {
+  return store_ == nullptr ? root_ : store_->DisplayPath(root_);
+}
+
 std::string TableLocation::Path(std::string_view relative) const {
   return io::JoinPath(root_, std::string(relative));
 }

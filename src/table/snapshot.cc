@@ -41,14 +41,14 @@ Result<std::shared_ptr<Snapshot>> Snapshot::Open(std::shared_ptr<io::ObjectStore
 
 Result<std::shared_ptr<Snapshot>> Snapshot::Open(const TableLocation& location, OpenOptions options) {
   if (options.version && options.tag) {
-    return Status::InvalidArgument("open {}: give a version or a tag, not both", location.root());
+    return Status::InvalidArgument("open {}: give a version or a tag, not both", location.display());
   }
   OpenStats stats;
   std::optional<uint64_t> want = options.version;
   if (options.tag) {
     auto v = ResolveTag(location, *options.tag, &stats);
     if (!v.ok()) {
-      return Status(v.status().code(), fmt::format("open {}: {}", location.root(), v.status().message()));
+      return Status(v.status().code(), fmt::format("open {}: {}", location.display(), v.status().message()));
     }
     want = *v;
   }
@@ -58,8 +58,8 @@ Result<std::shared_ptr<Snapshot>> Snapshot::Open(const TableLocation& location, 
   } else {
     LANCE_ASSIGN_OR_RAISE(std::optional<CommittedVersion> latest, LoadLatestVersion(location, &stats));
     if (!latest) {
-      return Status::NotFound("{}: not a Lance dataset (no manifest in {})", location.root(),
-                              location.Path("_versions"));
+      return Status::NotFound("{}: not a Lance dataset (no manifest in {}/_versions)",
+                              location.display(), location.display());
     }
     version = std::move(*latest);
   }
@@ -208,7 +208,7 @@ Result<SchemaPtr> Snapshot::ProjectedSchema(const ScanOptions& options) const {
     for (const auto& name : options.columns) {
       FieldPtr f = manifest_.schema->GetFieldByName(name);
       if (!f) {
-        return Status::InvalidArgument("{}: no column named '{}' in the dataset", location_.root(), name);
+        return Status::InvalidArgument("{}: no column named '{}' in the dataset", location_.display(), name);
       }
       fields.push_back(f);
     }

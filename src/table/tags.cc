@@ -100,7 +100,8 @@ Result<uint64_t> ResolveTag(const TableLocation& location, const std::string& na
   auto bytes = location.store()->Get(path);
   if (!bytes.ok()) {
     if (bytes.status().IsNotFound()) {
-      return Status::NotFound("{}: no tag '{}' ({} does not exist)", location.root(), name, path);
+      return Status::NotFound("{}: no tag '{}' ({} does not exist)", location.display(), name,
+                              location.store()->DisplayPath(path));
     }
     return bytes.status();
   }

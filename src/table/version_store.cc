@@ -50,7 +50,7 @@ Result<CommittedVersion> Load(const TableLocation& loc, uint64_t version, OpenSt
     if (bytes.ok()) return Decode(loc, path, version, n, *bytes);
     if (!bytes.status().IsNotFound()) return bytes.status();
   }
-  return Status::NotFound("{}: version {} does not exist", loc.root(), version);
+  return Status::NotFound("{}: version {} does not exist", loc.display(), version);
 }
 
 // The version the hint names, when the hint is readable, that version exists and the next
@@ -121,7 +121,7 @@ Result<CommittedVersion> LoadVersion(const TableLocation& location, uint64_t ver
 Result<CommittedVersion> LoadLatestWritableVersion(const TableLocation& location) {
   LANCE_ASSIGN_OR_RAISE(auto latest, LoadLatestVersion(location));
   if (!latest) {
-    return Status::NotFound("{}: no dataset (no version in _versions/)", location.root());
+    return Status::NotFound("{}: no dataset (no version in _versions/)", location.display());
   }
   LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags,
                                     latest->manifest.writer_feature_flags, latest->path));

@@ -129,7 +129,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
   PreparedWrite pw;
   if (!input_schema) return Status::InvalidArgument("write: no schema");
   // The table's rules before anything is read or written (the commit checks again).
-  LANCE_RETURN_NOT_OK(CheckTableSchema(*input_schema, fmt::format("{}: write", loc.root())));
+  LANCE_RETURN_NOT_OK(CheckTableSchema(*input_schema, fmt::format("{}: write", loc.display())));
   SchemaPtr schema = input_schema;
   std::vector<RecordBatchPtr> batches = input_batches;
   if (params.max_rows_per_file <= 0) {

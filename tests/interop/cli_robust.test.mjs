@@ -319,3 +319,67 @@ describe('streaming input', () => {
     assert.equal(rowsOf(e), expected());
   });
 });
+
+describe('small surprises (item 11) and error texts (item 9)', () => {
+  test('messages name an absolute path with its leading /', () => {
+    const missing = path.join(dir, 'missing.lance');
+    const r = refused(['scan', missing], /NotFound/);
+    assert.ok(r.stderr.includes(`${missing}: not a Lance dataset (no manifest in ${missing}/_versions)`), r.stderr);
+    const r2 = refused(['count', table, '--filter', 'nope = 1']);
+    assert.doesNotMatch(r2.stderr, new RegExp(`[^/]${dir.slice(1)}`), r2.stderr);
+  });
+
+  test('tag create and delete print what they did', () => {
+    const t = path.join(dir, 'tags.lance');
+    lanceOk(['create', t, '--input', csv]);
+    assert.deepEqual(JSON.parse(lanceOk(['tag', 'create', t, 'first']).stdout), { created: 'first', version: 1 });
+    assert.deepEqual(JSON.parse(lanceOk(['tag', 'list', t]).stdout), { name: 'first', version: 1 });
+    assert.deepEqual(JSON.parse(lanceOk(['tag', 'delete', t, 'first']).stdout), { deleted: 'first' });
+    assert.equal(lanceOk(['tag', 'list', t]).stdout, '');
+    refused(['tag', 'create', t, 'bad name!'], /invalid tag name 'bad name!': its characters must be letters, digits/);
+  });
+
+  test('a column asked for twice is refused by name', () => {
+    refused(['scan', table, '--columns', 'id,id'], /column 'id' is asked for twice \(positions 1 and 2/);
+    refused(['scan', table, '--columns', 'v,id,_rowid,_rowid'], /column '_rowid' is asked for twice \(positions 3 and 4/);
+    assert.equal(lanceOk(['scan', table, '--columns', 'v,id', '--limit', '1']).stdout, '{"v":0,"id":0}\n');
+  });
+
+  test('--output into a directory that does not exist is refused, nothing is created', () => {
+    const where = path.join(dir, 'no', 'such', 'dir');
+    for (const ext of ['csv', 'jsonl', 'arrows', 'arrow']) {
+      refused(['scan', table, '--output', path.join(where, `x.${ext}`)], /NotFound: --output .*: the directory .*no\/such\/dir\/ does not exist/);
+    }
+    assert.equal(fs.existsSync(path.join(dir, 'no')), false);
+    const ok = path.join(dir, 'out.csv');
+    lanceOk(['scan', table, '--output', ok, '--limit', '2']);
+    assert.equal(fs.readFileSync(ok, 'utf8'), 'id,v\n0,0\n1,2\n');
+  });
+
+  test('CSV inference refuses numbers beyond int64 / float64 and types ISO dates and times', async () => {
+    const big = path.join(dir, 'big.csv');
+    fs.writeFileSync(big, 'id,v\n1,5\n2,99999999999999999999\n');
+    refused(['create', path.join(dir, 'big.lance'), '--input', big],
+            /big\.csv: line 3, column 2 \('v'\): '99999999999999999999' is not a valid int64 value: beyond int64's range; give the column a type with --schema/);
+    fs.writeFileSync(big, 'id,v\n1,1.5\n2,1e400\n');
+    refused(['create', path.join(dir, 'big.lance'), '--input', big], /'1e400' is not a valid double value: beyond float64's range/);
+    assert.equal(fs.existsSync(path.join(dir, 'big.lance', '_versions')), false);
+
+    const ts = path.join(dir, 'ts.csv');
+    fs.writeFileSync(ts, 'd,t,tz\n2024-01-02,2024-01-02T03:04:05.25,2024-01-02T03:04:05Z\n,2024-02-29 23:59:59,2024-01-03T01:00:00+01:00\n');
+    const uri = path.join(dir, 'ts.lance');
+    lanceOk(['create', uri, '--input', ts]);
+    const schema = JSON.parse(lanceOk(['schema', uri]).stdout).fields.map((f) => [f.name, f.type]);
+    assert.deepEqual(schema, [['d', 'date32'], ['t', { name: 'timestamp', unit: 'us' }],
+                              ['tz', { name: 'timestamp', unit: 'us', timezone: 'UTC' }]]);
+    // lance 12 reads the same instants.
+    const t = await (await lancedb.connect(dir)).openTable('ts');
+    const rows = await t.query().toArray();
+    assert.equal(rows.length, 2);
+    const ms = (v) => (v instanceof Date ? v.getTime() : Number(v));
+    assert.deepEqual(rows.map((r) => [r.d === null ? null : ms(r.d), ms(r.t), ms(r.tz)]), [
+      [Date.UTC(2024, 0, 2), Date.UTC(2024, 0, 2, 3, 4, 5, 250), Date.UTC(2024, 0, 2, 3, 4, 5)],
+      [null, Date.UTC(2024, 1, 29, 23, 59, 59), Date.UTC(2024, 0, 3, 0, 0, 0)],
+    ]);
+  });
+});

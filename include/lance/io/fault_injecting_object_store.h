@@ -93,6 +93,9 @@ class FaultInjectingObjectStore : public ObjectStore {
   void ResetCounts();
 
   std::string_view scheme() const override { return base_->scheme(); }
+  std::string DisplayPath(std::string_view path) const override {
+    return base_->DisplayPath(path);
+  }
   Result<BufferPtr> Get(std::string_view path) override;
   Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override;
   // Not overridden: the inherited GetRanges coalesces and calls this->GetRange.

@@ -40,6 +40,7 @@ class LocalObjectStore : public ObjectStore {
   std::string FullPath(std::string_view path) const;
 
   std::string_view scheme() const override { return "file"; }
+  std::string DisplayPath(std::string_view path) const override { return FullPath(path); }
   Result<BufferPtr> Get(std::string_view path) override;
   Result<BufferPtr> GetRange(std::string_view path, int64_t offset, int64_t length) override;
   Result<std::vector<BufferPtr>> GetRanges(std::string_view path,

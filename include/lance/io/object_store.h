@@ -150,6 +150,10 @@ class ObjectStore {
   // "file", "memory", ... (the wrapper stores report the wrapped store's scheme).
   virtual std::string_view scheme() const = 0;
 
+  // How messages name the object or directory at `path` for a person: the local store gives
+  // the file's full path ("/data/t.lance", not "data/t.lance"); by default the path itself.
+  virtual std::string DisplayPath(std::string_view path) const { return std::string(path); }
+
   // The whole object. On local storage large objects are memory-mapped: the buffer is
   // zero-copy and keeps the mapping alive. Errors: NotFound, IOError.
   virtual Result<BufferPtr> Get(std::string_view path) = 0;

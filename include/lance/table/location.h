@@ -34,6 +34,8 @@ class TableLocation {
 
   const std::shared_ptr<io::ObjectStore>& store() const { return store_; }
   const std::string& root() const { return root_; }
+  // The root as messages show it (ObjectStore::DisplayPath: a local table's full path).
+  std::string display() const;
   // The store path of `relative` (e.g. "_versions/1.manifest") inside the table.
   std::string Path(std::string_view relative) const;
 

@@ -35,7 +35,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
   const auto& schema = snapshot->schema();
   const int idx = schema->GetFieldIndex(column);
   if (idx < 0) {
-    return Status::InvalidArgument("create index: {} has no top-level column '{}'", location.root(),
+    return Status::InvalidArgument("create index: {} has no top-level column '{}'", location.display(),
                                    column);
   }
   const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
