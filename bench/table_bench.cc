@@ -18,7 +18,9 @@
 //                        them), every column
 //   BM_TableAppend       WriteDataset(append) of the append rows        } each on a fresh copy
 //   BM_TableDelete       Dataset::Delete("id % 100 = 7")                } of the base table
-//   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         } (untimed)
+//   BM_TableUpdate       Dataset::Update(score = score + 1, same filter)} (untimed)
+//   BM_TableMergeInsert  MergeInsert(on id, update all, insert)         }
+//   ...NoSync            create and each mutation again with commits not flushed (not durable)
 //   BM_TableOpenLatest   Snapshot::Open + CountRows() of a copy with 21 versions; counters
 //                        gets/heads/lists = objects read by one open
 // Mutations report rows_after (CountRows of the new version), checked against the reference.
@@ -166,21 +168,29 @@ class Timer {
   std::chrono::steady_clock::time_point t0_;
 };
 
-void BM_TableCreate(benchmark::State& state) {
+// BM_TableCreate leaves DIR/base; BM_TableCreateNoSync (CommitOptions::sync = false) writes
+// DIR/base-nosync, removed afterwards.
+void TableCreate(benchmark::State& state, bool sync) {
   const Data* base = Cached("base.arrow");
   if (!base) return state.SkipWithError("base.arrow");
+  const std::string path = sync ? BasePath() : g_in.dir + "/base-nosync";
+  WriteParams p;
+  p.commit.sync = sync;
   Timer timer;
   for (auto _ : state) {
-    fs::remove_all(BasePath());
+    fs::remove_all(path);
     timer.Start();
-    auto r = WriteDataset(BasePath(), base->schema, base->batches);
+    auto r = WriteDataset(path, base->schema, base->batches, p);
     timer.Stop(state);
     if (!r.ok()) return state.SkipWithError(r.status().ToString().c_str());
     state.counters["rows"] = static_cast<double>(r->rows_written);
     state.counters["fragments"] = static_cast<double>(r->fragment_ids.size());
   }
   timer.Report(state);
+  if (!sync) fs::remove_all(path);
 }
+void BM_TableCreate(benchmark::State& state) { TableCreate(state, true); }
+void BM_TableCreateNoSync(benchmark::State& state) { TableCreate(state, false); }
 
 template <typename Fn>
 void ReadBench(benchmark::State& state, Fn fn) {
@@ -287,38 +297,67 @@ void MutationBench(benchmark::State& state, Fn fn) {
 
 std::string AppendName() { return "append-" + std::to_string(g_in.append_rows) + ".arrow"; }
 
-void BM_TableAppend(benchmark::State& state) {
+// Mutations run twice: durable (the default: every commit flushed before it returns) and with
+// sync off (CommitOptions::sync = false, NOT durable: lance 12's guarantee on local datasets,
+// which flushes nothing), registered as BM_Table<Op> and BM_Table<Op>NoSync.
+dataset::OpenOptions HandleOptions(bool sync) {
+  dataset::OpenOptions o;
+  o.sync_commits = sync;
+  return o;
+}
+
+void TableAppend(benchmark::State& state, bool sync) {
   const Data* in = Cached(AppendName());
   if (!in) return state.SkipWithError("append input (run table_peer.mjs first)");
   MutationBench(state, [&](const std::string& uri, benchmark::State&) -> Status {
     WriteParams p;
     p.mode = WriteMode::kAppend;
+    p.commit.sync = sync;
     return WriteDataset(uri, in->schema, in->batches, p).status();
   });
 }
+void BM_TableAppend(benchmark::State& state) { TableAppend(state, true); }
+void BM_TableAppendNoSync(benchmark::State& state) { TableAppend(state, false); }
 
-void BM_TableDelete(benchmark::State& state) {
-  MutationBench(state, [](const std::string& uri, benchmark::State& st) -> Status {
-    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri));
+void TableDelete(benchmark::State& state, bool sync) {
+  MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
+    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri, HandleOptions(sync)));
     LANCE_ASSIGN_OR_RAISE(auto r, ds->Delete(kDeleteFilter));
     st.counters["deleted"] = static_cast<double>(r.num_deleted_rows);
     return Status::OK();
   });
 }
+void BM_TableDelete(benchmark::State& state) { TableDelete(state, true); }
+void BM_TableDeleteNoSync(benchmark::State& state) { TableDelete(state, false); }
+
+// UPDATE score = score + 1 WHERE id % 100 = 7 (1 % of the rows, as table_peer.mjs).
+void TableUpdate(benchmark::State& state, bool sync) {
+  MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
+    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri, HandleOptions(sync)));
+    LANCE_ASSIGN_OR_RAISE(auto r, ds->Update({{"score", "score + 1"}}, kDeleteFilter));
+    st.counters["updated"] = static_cast<double>(r.rows_updated);
+    return Status::OK();
+  });
+}
+void BM_TableUpdate(benchmark::State& state) { TableUpdate(state, true); }
+void BM_TableUpdateNoSync(benchmark::State& state) { TableUpdate(state, false); }
 
 #ifdef LANCE_TABLE_BENCH_MERGE_INSERT
-void BM_TableMergeInsert(benchmark::State& state) {
+void TableMergeInsert(benchmark::State& state, bool sync) {
   const Data* in = Cached("merge.arrow");
   if (!in) return state.SkipWithError("merge.arrow (run table_peer.mjs first)");
   MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
     MergeInsertParams p;
     p.on = {"id"};
+    p.commit.sync = sync;
     LANCE_ASSIGN_OR_RAISE(auto r, MergeInsert(uri, in->schema, in->batches, p));
     st.counters["updated"] = static_cast<double>(r.rows_updated);
     st.counters["inserted"] = static_cast<double>(r.rows_inserted);
     return Status::OK();
   });
 }
+void BM_TableMergeInsert(benchmark::State& state) { TableMergeInsert(state, true); }
+void BM_TableMergeInsertNoSync(benchmark::State& state) { TableMergeInsert(state, false); }
 #endif
 
 void BM_TableOpenLatest(benchmark::State& state) {
@@ -366,13 +405,19 @@ void BM_TableOpenLatest(benchmark::State& state) {
         ->Iterations(iterations);
   };
   reg("BM_TableCreate", BM_TableCreate, 1);
+  reg("BM_TableCreateNoSync", BM_TableCreateNoSync, 1);
   reg("BM_TableScanAll", BM_TableScanAll, 1);
   reg("BM_TableScanId", BM_TableScanId, 3);
   reg("BM_TableTake", BM_TableTake, 10);
   reg("BM_TableAppend", BM_TableAppend, 1);
+  reg("BM_TableAppendNoSync", BM_TableAppendNoSync, 1);
   reg("BM_TableDelete", BM_TableDelete, 1);
+  reg("BM_TableDeleteNoSync", BM_TableDeleteNoSync, 1);
+  reg("BM_TableUpdate", BM_TableUpdate, 1);
+  reg("BM_TableUpdateNoSync", BM_TableUpdateNoSync, 1);
 #ifdef LANCE_TABLE_BENCH_MERGE_INSERT
   reg("BM_TableMergeInsert", BM_TableMergeInsert, 1);
+  reg("BM_TableMergeInsertNoSync", BM_TableMergeInsertNoSync, 1);
 #endif
   reg("BM_TableOpenLatest", BM_TableOpenLatest, 10);
   return true;

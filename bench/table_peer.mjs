@@ -16,6 +16,7 @@
 //         take          takeOffsets(set), all columns, the 10 workload sets (median, 1 warm-up)
 //         append        table.add(append.arrow)                    on a fresh copy of the base table
 //         delete        table.delete(D)                            on a fresh copy
+//         update        table.update({where: D, valuesSql: {score: 'score + 1'}})  on a fresh copy
 //         merge_insert  mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll()
 //                         .execute(merge.arrow)                    on a fresh copy
 //       F = the workload's filter, D = "id % 100 = 7" (1 % of the rows). Each mutation is timed
@@ -206,6 +207,7 @@ async function mutation(name, fn) {
 }
 await mutation("append", (t) => t.add(appendTable));
 await mutation("delete", (t) => t.delete(DELETE_FILTER));
+await mutation("update", (t) => t.update({ where: DELETE_FILTER, valuesSql: { score: "score + 1" } }));
 await mutation("merge_insert", (t) =>
   t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(mergeTable));
 
@@ -253,16 +255,24 @@ function compare(peerPath, ...oursPaths) {
     med[key] = b;
   }
   const ms = (b) => (b ? b.real_time * { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit] : NaN);
+  // The reference flushes nothing on local datasets: ours is printed durable (default) and with
+  // --no-sync (not durable, the like-for-like figure) against the same reference figure.
   const rows = [
     ["create (write N rows)", peer.create, med.BM_TableCreate],
+    ["  create, --no-sync", peer.create, med.BM_TableCreateNoSync],
     [`append ${peer.append_rows} rows`, peer.append, med.BM_TableAppend],
+    ["  append, --no-sync", peer.append, med.BM_TableAppendNoSync],
     ["full scan, all columns", peer.scan_all, med.BM_TableScanAll],
     ["full scan, id", peer.scan_id, med.BM_TableScanId],
     ["filtered scan (select id)", peer.filter_scan, med.BM_TableFilterScanIds],
     ["count with filter", peer.count_filter, med.BM_TableFilterCount],
     ["take 1000 rows, all columns", peer.take, med.BM_TableTake],
     [`delete ${peer.delete_filter}`, peer.delete, med.BM_TableDelete],
+    ["  delete, --no-sync", peer.delete, med.BM_TableDeleteNoSync],
+    ["update 1 % (score + 1)", peer.update, med.BM_TableUpdate],
+    ["  update, --no-sync", peer.update, med.BM_TableUpdateNoSync],
     [`merge-insert ${peer.merge_rows} rows`, peer.merge_insert, med.BM_TableMergeInsert],
+    ["  merge-insert, --no-sync", peer.merge_insert, med.BM_TableMergeInsertNoSync],
     ["open latest (21 versions)", peer.open, med.BM_TableOpenLatest],
   ];
   console.log(`rows ${peer.rows}; filter ${peer.filter}; medians; ratio = reference / ours (> 1: we are faster)`);

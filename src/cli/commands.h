@@ -37,6 +37,10 @@ void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry);
 
+// `--no-sync` on a command that commits: the commit flushes nothing (table::CommitOptions::
+// sync = false; not durable).
+void AddNoSyncFlag(CLI::App* sub, bool* no_sync);
+
 // Range checks on every numeric option of every registered command (option_ranges.cc).
 void AddNumericRanges(CLI::App& app);
 // The command words of `argv` that name no command (`lance index create`: "index"), checked

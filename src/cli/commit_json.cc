@@ -1,5 +1,7 @@
 #include "cli/commit_json.h"
 
+#include "cli/commands.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +24,12 @@ nlohmann::ordered_json CommitJson(const table::CommitInfo& c) {
   j["attempts"] = c.attempts;
   j["rebased"] = c.rebased;
   return j;
+}
+
+void AddNoSyncFlag(CLI::App* sub, bool* no_sync) {
+  sub->add_flag("--no-sync", *no_sync,
+                "NOT DURABLE: commit without flushing files to disk (a power loss may lose the "
+                "version); for scratch data and benchmarks only");
 }
 
 }  // namespace lance::cli

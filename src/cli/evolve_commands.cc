@@ -49,6 +49,7 @@ struct EvolveArgs {
   int64_t keep = 0;
   bool delete_unverified = false;
   bool dry_run = false;
+  bool no_sync = false;
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -86,6 +87,7 @@ Status Update(const EvolveArgs& a) {
   }
   dataset::UpdateParams p;
   p.max_rows_per_file = a.max_rows_per_file;
+  p.commit.sync = !a.no_sync;
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   LANCE_ASSIGN_OR_RAISE(auto r, ds->Update(assignments, a.where, p));
   Json j = CommitJson(r.commit);
@@ -125,6 +127,7 @@ Status MergeInsertCommand(const EvolveArgs& a) {
   p.when_matched_update_where = a.when_matched_update_where;
   p.when_not_matched_by_source_delete_where = a.when_not_matched_by_source_delete_where;
   p.max_rows_per_file = a.max_rows_per_file;
+  p.commit.sync = !a.no_sync;
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
   LANCE_ASSIGN_OR_RAISE(SchemaPtr target, ExistingTableSchema(a.uri));
@@ -246,6 +249,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   up->add_option("--set", args->sets, "COLUMN=EXPRESSION (repeatable)")->required();
   up->add_option("--where,--filter", args->where, "SQL-like filter (default: every row)");
   up->add_option("--max-rows-per-file", args->max_rows_per_file, "Rows per new fragment");
+  AddNoSyncFlag(up, &args->no_sync);
   registry.OnRun(up, [args] { return Update(*args); });
 
   CLI::App* mi = app.add_subcommand("merge-insert", "Upsert rows, joined on key columns");
@@ -267,6 +271,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
                  "Delete a dataset row without a match only where this filter over its columns "
                  "holds (implies --when-not-matched-by-source delete)");
   mi->add_option("--max-rows-per-file", args->max_rows_per_file, "Rows per new fragment");
+  AddNoSyncFlag(mi, &args->no_sync);
   registry.OnRun(mi, [args] { return MergeInsertCommand(*args); });
 
   CLI::App* ac = app.add_subcommand(

@@ -33,12 +33,15 @@ struct WriteArgs {
   std::string commit_handler = "put";
   std::string filter;
   std::string row_addresses;
+  bool no_sync = false;
 };
 
 Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
   table::CommitOptions o;
+  o.sync = !a.no_sync;
   if (a.commit_handler == "put") {
-    o.handler = table::PutIfNotExistsCommitHandler();
+    // The default handler (null): put-if-not-exists, as a staged rename on a local filesystem
+    // with the staged files and the manifest flushed in one round (commit.h).
   } else if (a.commit_handler == "rename") {
     o.handler = table::RenameIfNotExistsCommitHandler();
   } else {
@@ -77,6 +80,7 @@ Status Delete(const WriteArgs& a) {
   }
   dataset::OpenOptions oo;
   oo.commit_handler = o.handler;
+  oo.sync_commits = o.sync;
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, oo));
   table::DeleteResult r;
   if (!a.filter.empty()) {
@@ -108,6 +112,7 @@ void AddCommitHandlerOption(CLI::App* sub, WriteArgs* a) {
   sub->add_option("--commit-handler", a->commit_handler,
                   "How the version file is published: put (put-if-not-exists, default) or "
                   "rename (rename-if-not-exists)");
+  AddNoSyncFlag(sub, &a->no_sync);
 }
 
 }  // namespace

@@ -65,7 +65,15 @@ table::CommitOptions Dataset::CommitOptions() const {
   table::CommitOptions c;
   c.handler = options_.commit_handler;
   c.max_retries = options_.max_commit_retries;
+  c.sync = options_.sync_commits;
   return c;
+}
+
+table::CommitOptions Dataset::WithHandle(table::CommitOptions own) const {
+  const bool sync = own.sync && options_.sync_commits;
+  if (!own.handler) own = CommitOptions();
+  own.sync = sync;
+  return own;
 }
 
 Status Dataset::MoveTo(uint64_t version) {

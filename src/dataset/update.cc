@@ -124,7 +124,7 @@ Result<UpdateResult> Dataset::Update(const std::vector<std::pair<std::string, st
                                      const std::string& where, UpdateParams params) {
   return Guarded("update", [&]() -> Result<UpdateResult> {
     UpdateResult out;
-    if (!params.commit.handler) params.commit = CommitOptions();
+    params.commit = WithHandle(std::move(params.commit));
     LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, UpdateRows(snap, assignments, where, params, pool()));
       return out.commit.version;

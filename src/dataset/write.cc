@@ -30,6 +30,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(table::TableLocation location, R
                                                 table::WriteParams params, OpenOptions options) {
   return Guarded("write", [&]() -> Result<std::shared_ptr<Dataset>> {
     if (!params.commit.handler) params.commit.handler = options.commit_handler;
+    params.commit.sync = params.commit.sync && options.sync_commits;
     if (options.tag) return Status::InvalidArgument("write: a tag cannot be given to open the written version");
     LANCE_ASSIGN_OR_RAISE(auto written, WriteAt(location, input, params));
     options.version = written.commit.version;
@@ -63,6 +64,7 @@ table::WriteParams OnHandle(table::WriteParams params, table::WriteMode mode, ui
   params.mode = mode;
   params.read_version = version;
   if (!params.commit.handler) params.commit.handler = commit.handler;
+  params.commit.sync = params.commit.sync && commit.sync;
   return params;
 }
 
@@ -132,7 +134,7 @@ Result<table::CommitInfo> Dataset::AlterColumns(const std::vector<table::ColumnA
 Result<MergeInsertResult> Dataset::MergeInsert(RecordBatchReader& input, MergeInsertParams params) {
   return Guarded("merge insert", [&]() -> Result<MergeInsertResult> {
     LANCE_ASSIGN_OR_RAISE(auto batches, Drain(input));
-    if (!params.commit.handler) params.commit = CommitOptions();
+    params.commit = WithHandle(std::move(params.commit));
     MergeInsertResult out;
     LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, table::MergeInsert(location_, input.schema(), batches, params));
@@ -193,7 +195,7 @@ Result<table::CommitInfo> Dataset::AlterColumnType(const std::string& column, co
 
 Result<CompactionResult> Dataset::Compact(CompactionOptions options) {
   return Guarded("compact", [&]() -> Result<CompactionResult> {
-    if (!options.commit.handler) options.commit = CommitOptions();
+    options.commit = WithHandle(std::move(options.commit));
     CompactionResult out;
     LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, table::CompactFiles(location_, options));
@@ -206,7 +208,7 @@ Result<CompactionResult> Dataset::Compact(CompactionOptions options) {
 Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
     const std::string& column, index::scalar::CreateScalarIndexOptions options) {
   return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
-    if (!options.commit.handler) options.commit = CommitOptions();
+    options.commit = WithHandle(std::move(options.commit));
     index::scalar::CreatedIndex out;
     LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(location_, column, options));

@@ -251,7 +251,7 @@ Result<DataBlock> RepeatConstant(const pb21::Constant& constant, int64_t n) {
 }  // namespace
 
 Result<FsstDecoder> FsstDecoder::Make(std::string_view bytes) {
-  LANCE_RETURN_NOT_OK(FsstSymbolTable::Parse(bytes).status());  // validates size and lengths
+  LANCE_RETURN_NOT_OK(FsstSymbolTable::Check(bytes));  // size, magic and lengths
   FsstDecoder d;
   const uint64_t header = Load<uint64_t>(bytes.data());
   d.compressed_ = ((header >> 24) & 0xff) != 0;

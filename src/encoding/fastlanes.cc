@@ -1,6 +1,7 @@
 #include "encoding/fastlanes.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace lance::encoding {
 
@@ -8,15 +9,7 @@ namespace {
 constexpr int kOrder[8] = {0, 4, 2, 6, 1, 5, 3, 7};
 
 template <typename T>
-T LoadWord(const uint8_t* packed, int64_t index) {
-  T word;
-  std::memcpy(&word, packed + index * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return word;
-}
-}  // namespace
-
-template <typename T>
-void UnpackFastLanesBlock(const uint8_t* packed, int width, T* out) {
+[[gnu::always_inline]] inline void UnpackBlock(const uint8_t* packed, int width, T* out) {
   constexpr int kBits = static_cast<int>(sizeof(T) * 8);
   constexpr int kLanes = kFastLanesBlockValues / kBits;
   if (width == 0) {
@@ -32,19 +25,52 @@ void UnpackFastLanesBlock(const uint8_t* packed, int width, T* out) {
     const int shift = bit % kBits;
     const uint8_t* lo = packed + static_cast<int64_t>(word) * kLanes * static_cast<int64_t>(sizeof(T));
     T* dst = out + kOrder[row / 8] * 16 + (row % 8) * 128;
+    // The row's words copied to locals first: the output cannot alias them then, and the lane
+    // loops vectorize (through the uint8_t input they ran one value at a time, ~11
+    // instructions per 64-bit value).
+    T a[kLanes];
+    std::memcpy(a, lo, sizeof(a));
     if (shift + width > kBits) {
-      const uint8_t* hi = lo + kLanes * sizeof(T);
+      T b[kLanes];
+      std::memcpy(b, lo + kLanes * sizeof(T), sizeof(b));
       for (int lane = 0; lane < kLanes; ++lane) {
-        const T a = LoadWord<T>(lo, lane);
-        const T b = LoadWord<T>(hi, lane);
-        dst[lane] = static_cast<T>(static_cast<T>((a >> shift) | static_cast<T>(b << (kBits - shift))) & mask);
+        dst[lane] = static_cast<T>(static_cast<T>((a[lane] >> shift) | static_cast<T>(b[lane] << (kBits - shift))) & mask);
       }
     } else {
       for (int lane = 0; lane < kLanes; ++lane) {
-        dst[lane] = static_cast<T>(static_cast<T>(LoadWord<T>(lo, lane) >> shift) & mask);
+        dst[lane] = static_cast<T>(static_cast<T>(a[lane] >> shift) & mask);
       }
     }
   }
+}
+
+#if defined(__x86_64__)
+// The same loops compiled for AVX2 (four 64-bit lanes per shift instead of two): the 64-bit
+// unpack of a 1M-row id column was a quarter of a delete's instructions.
+__attribute__((target("avx2"))) void UnpackBlock64Avx2(const uint8_t* packed, int width, uint64_t* out) {
+  UnpackBlock<uint64_t>(packed, width, out);
+}
+__attribute__((target("avx2"))) void UnpackBlock32Avx2(const uint8_t* packed, int width, uint32_t* out) {
+  UnpackBlock<uint32_t>(packed, width, out);
+}
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+}  // namespace
+
+template <typename T>
+void UnpackFastLanesBlock(const uint8_t* packed, int width, T* out) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    if (HasAvx2()) return UnpackBlock64Avx2(packed, width, out);
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
+    if (HasAvx2()) return UnpackBlock32Avx2(packed, width, out);
+  }
+#endif
+  UnpackBlock<T>(packed, width, out);
 }
 
 template <typename T>

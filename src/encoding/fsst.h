@@ -22,6 +22,8 @@ class FsstSymbolTable {
  public:
   // Errors: Corruption if the bytes are too short, the magic is wrong or a length exceeds 8.
   static Result<FsstSymbolTable> Parse(std::string_view bytes);
+  // Parse's checks alone, without building a table (a take makes a decoder per chunk).
+  static Status Check(std::string_view bytes);
 
   bool compressed() const { return compressed_; }
 

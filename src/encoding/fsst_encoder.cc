@@ -42,9 +42,10 @@ void FsstEncoder::BuildIndex() {
     if (a.first != b.first) return a.first < b.first;
     return lengths_[a.second] > lengths_[b.second];
   });
-  order_.clear();
+  candidates_.clear();
   for (const auto& [key, code] : keyed) {
-    order_.push_back(code);
+    const int len = lengths_[code];
+    candidates_.push_back({symbols_[code], Mask(len), static_cast<uint32_t>(len), code});
     ++bucket_[key + 1];
   }
   for (size_t k = 1; k < bucket_.size(); ++k) bucket_[k] = static_cast<uint16_t>(bucket_[k] + bucket_[k - 1]);
@@ -54,10 +55,18 @@ int FsstEncoder::Match(const uint8_t* p, size_t n) const {
   if (n >= 2) {
     const uint32_t key = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8;
     const uint64_t word = LoadPartial(p, n);
-    for (uint16_t i = bucket_[key]; i < bucket_[key + 1]; ++i) {
-      const uint8_t c = order_[i];
-      const int len = lengths_[c];
-      if (static_cast<size_t>(len) <= n && ((word ^ symbols_[c]) & Mask(len)) == 0) return c;
+    // The candidates in one array (no code -> length -> symbol lookups); with 8 bytes left
+    // every symbol fits, so only the bytes are compared.
+    const Candidate* c = candidates_.data() + bucket_[key];
+    const Candidate* const end = candidates_.data() + bucket_[key + 1];
+    if (n >= 8) {
+      for (; c < end; ++c) {
+        if (((word ^ c->symbol) & c->mask) == 0) return static_cast<int>(c->code);
+      }
+    } else {
+      for (; c < end; ++c) {
+        if (c->length <= n && ((word ^ c->symbol) & c->mask) == 0) return static_cast<int>(c->code);
+      }
     }
   }
   return single_[p[0]];

@@ -42,8 +42,15 @@ class FsstEncoder {
   std::vector<uint64_t> symbols_;
   std::vector<uint8_t> lengths_;
   std::array<int16_t, 256> single_{};
-  std::vector<uint16_t> bucket_;  // 65537 starts into order_, by the first two bytes
-  std::vector<uint8_t> order_;    // codes of symbols of 2+ bytes, longest first per bucket
+  // A symbol of 2+ bytes as Match tests it: its bytes, the mask of its length, its code.
+  struct Candidate {
+    uint64_t symbol;
+    uint64_t mask;
+    uint32_t length;
+    uint32_t code;
+  };
+  std::vector<uint16_t> bucket_;       // 65537 starts into candidates_, by the first two bytes
+  std::vector<Candidate> candidates_;  // symbols of 2+ bytes, longest first per bucket
 };
 
 }  // namespace lance::encoding

@@ -3,6 +3,8 @@
 #include "lance/expr/expression.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -130,18 +132,25 @@ std::vector<int64_t> TrueIndices(const Array& mask) {
   const uint8_t* valid = mask.null_count > 0 ? mask.validity() : nullptr;
   const int64_t off = mask.offset;
   if (off % 8 == 0) {
+    // 64 rows per word: a selective filter's words are mostly zero and skipped at once.
     const uint8_t* v = values + off / 8;
     const uint8_t* w = valid ? valid + off / 8 : nullptr;
-    const int64_t full = mask.length / 8;
-    for (int64_t b = 0; b < full; ++b) {
-      uint32_t byte = v[b];
-      if (w) byte &= w[b];
-      while (byte) {
-        out.push_back(b * 8 + __builtin_ctz(byte));
-        byte &= byte - 1;
+    if (!w) out.reserve(static_cast<size_t>(bit_util::CountSetBits(values, off, mask.length)));
+    const int64_t words = mask.length / 64;
+    for (int64_t k = 0; k < words; ++k) {
+      uint64_t word;
+      std::memcpy(&word, v + k * 8, 8);
+      if (w) {
+        uint64_t vw;
+        std::memcpy(&vw, w + k * 8, 8);
+        word &= vw;
+      }
+      while (word) {
+        out.push_back(k * 64 + std::countr_zero(word));
+        word &= word - 1;
       }
     }
-    for (int64_t i = full * 8; i < mask.length; ++i) {
+    for (int64_t i = words * 64; i < mask.length; ++i) {
       if (mask.IsValid(i) && mask.BoolValue(i)) out.push_back(i);
     }
     return out;

@@ -82,6 +82,10 @@ class DivisibilityTest {
     inverse_ = inv;
   }
   bool Divides(uint64_t n) const { return std::rotr(n * inverse_, shift_) <= limit_; }
+  // The constants of Divides, for vector kernels.
+  int shift() const { return shift_; }
+  uint64_t limit() const { return limit_; }
+  uint64_t inverse() const { return inverse_; }
 
  private:
   int shift_;
@@ -116,6 +120,7 @@ class RemainderEquals {
     return (x <= c) & test_.Divides(static_cast<uint64_t>(c) - static_cast<uint64_t>(x));
   }
   bool MatchesZero(int64_t x) const { return test_.Divides(SignedDivisor::Abs(x)); }
+  const DivisibilityTest& test() const { return test_; }
 
  private:
   uint64_t abs_c_;

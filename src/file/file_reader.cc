@@ -159,6 +159,8 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     return RestoreDictionaries(f->type(), picked);
   }
   LANCE_ASSIGN_OR_RAISE(DataBlock prototype, DataBlockPrototype(*type));
+  // Each page gives its wanted rows, in `wanted` order: the pieces are keyed by the position in
+  // `wanted` of their first row (full-zip pages decode only those rows, all at once).
   std::vector<std::pair<int64_t, ArrayPtr>> pieces;
   int64_t page_start = 0;
   auto next_wanted = wanted.begin();
@@ -167,6 +169,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     const int64_t page_end = page_start + pm.num_rows;
     next_wanted = std::lower_bound(next_wanted, wanted.end(), page_start);
     if (next_wanted == wanted.end() || *next_wanted >= page_end) continue;
+    const int64_t first_position = next_wanted - wanted.begin();
     auto context = [&](const Status& st) {
       return st.WithContext(fmt::format("field '{}' column {} page {}", f->name(), column, p));
     };
@@ -175,9 +178,9 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     in.minor_version = version_.minor;
     in.prototype = DataBlock::EmptyLike(prototype);
     if (pm.layout->has_full_zip_layout()) {
-      auto st = TakeFullZipRows(impl_->fetch, pm, page_start, next_wanted, wanted.end(), in,
-                                type, &pieces);
-      if (!st.ok()) return context(st);
+      auto arr = TakeFullZipRows(impl_->fetch, pm, page_start, next_wanted, wanted.end(), in, type);
+      if (!arr.ok()) return context(arr.status());
+      pieces.emplace_back(first_position, std::move(*arr));
       continue;
     }
     std::vector<io::Range> ranges;
@@ -189,9 +192,20 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     in.num_rows = pm.num_rows;
     auto arr = DecodeLeafPage(in, type);
     if (!arr.ok()) return context(arr.status());
-    pieces.emplace_back(page_start, *arr);
+    std::vector<int64_t> local;
+    for (auto it = next_wanted; it != wanted.end() && *it < page_end; ++it) local.push_back(*it - page_start);
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr picked, TakeArray(*arr, local));
+    pieces.emplace_back(first_position, std::move(picked));
   }
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, TakeChunked(pieces, rows, type));
+  std::vector<int64_t> positions(rows.size());
+  if (&wanted == &rows) {
+    for (size_t i = 0; i < rows.size(); ++i) positions[i] = static_cast<int64_t>(i);
+  } else {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      positions[i] = std::lower_bound(wanted.begin(), wanted.end(), rows[i]) - wanted.begin();
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, TakeChunked(pieces, positions, type));
   return RestoreDictionaries(f->type(), gathered);
 }
 

@@ -26,12 +26,12 @@ Result<ArrayPtr> DecodeLeafPage(const encoding::PageInput& in, const DataTypePtr
 
 // Decodes the wanted rows of one full-zip page without repetition (fixed-width rows sit at a
 // fixed stride, variable-width ones are found through the repetition index), reading only
-// their bytes: a bounded number of bytes per row. Appends (first row, array) pieces.
-Status TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_start,
-                       std::vector<int64_t>::const_iterator wanted,
-                       std::vector<int64_t>::const_iterator wanted_end,
-                       const encoding::PageInput& proto_in, const DataTypePtr& type,
-                       std::vector<std::pair<int64_t, ArrayPtr>>* pieces);
+// their bytes: a bounded number of bytes per row. Returns the wanted rows of the page (those
+// of [wanted, wanted_end) below its end; at least one), in that order, decoded at once.
+Result<ArrayPtr> TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64_t page_start,
+                                 std::vector<int64_t>::const_iterator wanted,
+                                 std::vector<int64_t>::const_iterator wanted_end,
+                                 const encoding::PageInput& proto_in, const DataTypePtr& type);
 
 // The rows a take wants, ascending and unique: a list, or the range [first, first + count)
 // (a ranged read, which then builds no list of its rows).

@@ -23,6 +23,14 @@ namespace lance::io {
 
 namespace {
 
+std::atomic<int64_t> g_flushes{0};
+
+// fsync(2), counted (LocalFlushCount).
+int CountedFsync(int fd) {
+  g_flushes.fetch_add(1, std::memory_order_relaxed);
+  return ::fsync(fd);
+}
+
 // Maps errno of a failed `op` on `path` to a Status: ENOENT -> NotFound, EEXIST ->
 // AlreadyExists, anything else -> IOError with the errno text.
 Status ErrnoStatus(int err, std::string_view op, std::string_view path) {
@@ -86,7 +94,7 @@ Status FsyncDir(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, "open directory for fsync", dir);
   Fd guard(fd);
-  if (::fsync(fd) != 0) return ErrnoStatus(errno, "fsync directory", dir);
+  if (CountedFsync(fd) != 0) return ErrnoStatus(errno, "fsync directory", dir);
   return Status::OK();
 }
 
@@ -341,7 +349,7 @@ class LocalObjectWriter : public ObjectWriter {
   Status Close() override {
     if (!tmp_.fd.valid()) return Status::InvalidArgument("object writer for '{}' already closed", full_);
     Status st = Flush();
-    if (st.ok() && sync_ && ::fsync(tmp_.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", full_);
+    if (st.ok() && sync_ && CountedFsync(tmp_.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", full_);
     Status close_st = tmp_.fd.Close(full_);
     if (st.ok()) st = close_st;
     if (!st.ok()) {
@@ -506,7 +514,7 @@ Status PutBytes(const std::string& full, std::string_view bytes, bool overwrite,
   const std::string& path = full;
   LANCE_ASSIGN_OR_RAISE(TempFile tmp, CreateTempFile(full, sync));
   Status st = WriteAll(tmp.fd.get(), bytes.data(), static_cast<int64_t>(bytes.size()), path);
-  if (st.ok() && sync && ::fsync(tmp.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", path);
+  if (st.ok() && sync && CountedFsync(tmp.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", path);
   Status close_st = tmp.fd.Close(path);
   if (st.ok()) st = close_st;
   if (!st.ok()) {
@@ -618,7 +626,7 @@ Status CopyFile(const std::string& src_full, const std::string& dst_full, bool o
   }
   LANCE_ASSIGN_OR_RAISE(TempFile tmp, CreateTempFile(dst_full, sync));
   Status st = CopyContents(opened.first.get(), tmp.fd.get(), opened.second.st_size, src);
-  if (st.ok() && sync && ::fsync(tmp.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", dst);
+  if (st.ok() && sync && CountedFsync(tmp.fd.get()) != 0) st = ErrnoStatus(errno, "fsync", dst);
   Status close_st = tmp.fd.Close(dst);
   if (st.ok()) st = close_st;
   if (!st.ok()) {
@@ -713,6 +721,21 @@ Result<int64_t> LocalObjectStore::RemoveTempFiles(std::string_view prefix, int64
     if (::unlink(full.c_str()) == 0) ++removed;
   }
   return removed;
+}
+
+int64_t LocalFlushCount() { return g_flushes.load(std::memory_order_relaxed); }
+
+Status FlushLocalPath(const std::string& full, bool directory) {
+  const int fd = ::open(full.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("open '{}' to sync it: {}", full, std::strerror(errno));
+  Fd guard(fd);
+  g_flushes.fetch_add(1, std::memory_order_relaxed);
+  const int rc = directory ? ::fsync(fd) : ::fdatasync(fd);
+  if (rc != 0) {
+    return Status::IOError("{} '{}': {}", directory ? "fsync directory" : "fdatasync", full,
+                           std::strerror(errno));
+  }
+  return Status::OK();
 }
 
 }  // namespace lance::io

@@ -36,31 +36,33 @@ std::vector<std::string> SelfAndAncestors(std::string dir) {
 // after making the staged files durable. With a local store and no handler of the caller's
 // choosing, as durable_files.h argues: the files and the manifest staged under a temporary
 // name synced in one round, the rename, the directory synced; else through `handler` on the
-// table's store.
+// table's store. With `sync` off (CommitOptions::sync: not durable) nothing is flushed: the
+// same staged rename, or the handler on the store that does not sync.
 Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* handler,
-               bool new_dataset, const std::string& path, const std::string& bytes) {
+               bool new_dataset, bool sync, const std::string& path, const std::string& bytes) {
   const std::shared_ptr<io::LocalObjectStore>& local = staged.unsynced_local();
   std::vector<std::string> dirs;
-  if (local) {
+  if (local && sync) {
     // New subdirectories of the dataset directory; for a new dataset, mkdir -p's parents.
     dirs = new_dataset ? SelfAndAncestors(loc.root()) : std::vector<std::string>{loc.root()};
   }
   if (handler != nullptr || !local) {
-    if (local) LANCE_RETURN_NOT_OK(internal::SyncFiles(*local, staged.TakeUnsynced(), dirs));
-    return (handler ? handler : PutIfNotExistsCommitHandler().get())->CommitManifest(*loc.store(), path, bytes);
+    if (local && sync) LANCE_RETURN_NOT_OK(internal::SyncFiles(*local, staged.TakeUnsynced(), dirs));
+    io::ObjectStore& target = local && !sync ? static_cast<io::ObjectStore&>(*local) : *loc.store();
+    return (handler ? handler : PutIfNotExistsCommitHandler().get())->CommitManifest(target, path, bytes);
   }
   // A name that never parses as a version (it does not end in ".manifest").
   const std::string staging = path + "." + internal::NewUuid() + ".staged";
   LANCE_RETURN_NOT_OK(local->Put(staging, bytes));
   std::vector<std::string> files = staged.TakeUnsynced();
   files.push_back(staging);
-  Status st = internal::SyncFiles(*local, files, dirs);
+  Status st = sync ? internal::SyncFiles(*local, files, dirs) : Status::OK();
   if (st.ok()) st = local->RenameIfNotExists(staging, path);
   if (!st.ok()) {
     (void)local->Delete(staging);
     return st;
   }
-  return internal::SyncFiles(*local, {}, {internal::ParentPath(path)});
+  return sync ? internal::SyncFiles(*local, {}, {internal::ParentPath(path)}) : Status::OK();
 }
 
 // Moves latest_version_hint.json forward to `version` (never backwards: a slower winner of an
@@ -194,7 +196,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     const std::string path = loc.Path("_versions/" + ManifestFileName(m.version, naming));
     LANCE_RETURN_NOT_OK(CheckReadsBack(txn, m, bytes, path));
     *maybe_published = true;
-    Status st = Publish(loc, staged, options.handler.get(), !latest, path, bytes);
+    Status st = Publish(loc, staged, options.handler.get(), !latest, options.sync, path, bytes);
     if (st.IsAlreadyExists()) {
       *maybe_published = false;
       // Lost the race for this version: back off a little, then rebase on the winner.

@@ -1,34 +1,14 @@
 // Syncing a commit's files together (durable_files.h).
 #include "table/durable_files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <set>
 
 #include "lance/core/thread_pool.h"
+#include "lance/io/local_object_store.h"
 
 namespace lance::table::internal {
 
 namespace {
-
-// fdatasync (a file) or fsync (a directory: its entries are its data) of `full`.
-Status SyncOne(const std::string& full, bool directory) {
-  const int fd = ::open(full.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-  if (fd < 0) {
-    return Status::IOError("open '{}' to sync it: {}", full, std::strerror(errno));
-  }
-  const int rc = directory ? ::fsync(fd) : ::fdatasync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) {
-    return Status::IOError("{} '{}': {}", directory ? "fsync directory" : "fdatasync", full,
-                           std::strerror(err));
-  }
-  return Status::OK();
-}
 
 // Threads for the flushes of one commit (a commit syncs its new files, the staged manifest
 // and their directories: 7 for a delete). Made on first use, never destroyed.
@@ -77,7 +57,7 @@ Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::strin
   // for a second commit.
   ParallelFor(SyncPool(), static_cast<int64_t>(items.size()), [&](int64_t i) {
     const auto& [full, is_dir] = items[static_cast<size_t>(i)];
-    results[static_cast<size_t>(i)] = SyncOne(full, is_dir);
+    results[static_cast<size_t>(i)] = io::FlushLocalPath(full, is_dir);
   });
   for (const Status& st : results) LANCE_RETURN_NOT_OK(st);
   return Status::OK();

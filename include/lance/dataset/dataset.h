@@ -68,6 +68,11 @@ struct OpenOptions {
   // How the handle publishes versions (table/commit.h); null = the store's default.
   std::shared_ptr<table::CommitHandler> commit_handler;
   int max_commit_retries = 100;
+  // Flush every commit of the handle to disk before acknowledging it (table::CommitOptions::
+  // sync). false is NOT DURABLE (a version acknowledged before a power loss may be lost): for
+  // scratch data and like-for-like comparison with lance 12 only. A write's own
+  // CommitOptions::sync = false also turns it off for that write.
+  bool sync_commits = true;
 };
 
 class Dataset {
@@ -175,6 +180,9 @@ class Dataset {
                                                       OpenOptions options);
 
   table::CommitOptions CommitOptions() const;
+  // An operation's own commit options with the handle's: the handle's as a whole when they
+  // name no handler (as before), and sync only when both ask for it.
+  table::CommitOptions WithHandle(table::CommitOptions own) const;
   ThreadPool* pool() const;
   // Runs `op` on the handle's snapshot with the handle's other writes held off; `op` returns
   // the version it committed (0: none), which the handle then moves to.

@@ -75,4 +75,12 @@ class LocalObjectStore : public ObjectStore {
   LocalObjectStoreOptions options_;
 };
 
+// fdatasync (a file) or fsync (a directory: its entries are its data) of the filesystem path
+// `full`. Errors: IOError naming the path.
+Status FlushLocalPath(const std::string& full, bool directory);
+
+// Flushes (fsync / fdatasync) issued so far in this process by every LocalObjectStore and by
+// FlushLocalPath: for tests that check what a write makes durable (and what it does not).
+int64_t LocalFlushCount();
+
 }  // namespace lance::io

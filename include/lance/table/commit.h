@@ -18,8 +18,8 @@
 // transaction is applied at most once (the loser re-applies its operation to the winner's
 // manifest, never the winner's operation).
 //
-// Durability: the staged files and the new manifest are made durable before the manifest
-// takes its version's name; on a local filesystem in one round of flushes (the manifest is
+// Durability (unless CommitOptions::sync is off): the staged files and the new manifest are
+// made durable before the manifest takes its version's name; on a local filesystem in one round of flushes (the manifest is
 // staged under a temporary name, then renamed if the name is free). The latest-version hint
 // is moved forward after a commit, never synced (readers treat a stale hint as a hint).
 #pragma once
@@ -63,6 +63,15 @@ struct CommitOptions {
   // commit (e.g. the MemWAL index's merged generations, updated with the merged rows). It may
   // run several times; its error aborts the commit (staged files removed) and is returned.
   std::function<Status(Manifest*)> amend;
+  // Durability. true (the default): the staged files, the manifest and their directories are
+  // flushed (fdatasync / fsync) before the version is acknowledged, so a committed version
+  // survives a crash or power loss. false: NOT DURABLE -- nothing is flushed (the files are
+  // still published under their names atomically, so readers never see a partial version), and
+  // a version acknowledged shortly before a power loss may vanish or be left pointing at lost
+  // files. Only for scratch data and for comparing like for like with lance 12, which flushes
+  // nothing on local datasets. Stores other than the local filesystem make objects durable on
+  // their own; this changes nothing there.
+  bool sync = true;
 };
 
 // What a commit did.
