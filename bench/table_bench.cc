@@ -41,10 +41,6 @@
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
-#if __has_include("lance/table/merge_insert.h")
-#include "lance/table/merge_insert.h"
-#define LANCE_TABLE_BENCH_MERGE_INSERT 1
-#endif
 #include "lance/table/write.h"
 
 namespace lance::table {
@@ -306,20 +302,20 @@ void BM_TableDelete(benchmark::State& state) {
   });
 }
 
-#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
 void BM_TableMergeInsert(benchmark::State& state) {
   const Data* in = Cached("merge.arrow");
   if (!in) return state.SkipWithError("merge.arrow (run table_peer.mjs first)");
   MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
-    MergeInsertParams p;
+    dataset::MergeInsertParams p;
     p.on = {"id"};
-    LANCE_ASSIGN_OR_RAISE(auto r, MergeInsert(uri, in->schema, in->batches, p));
+    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri));
+    VectorRecordBatchReader input(in->schema, in->batches);
+    LANCE_ASSIGN_OR_RAISE(auto r, ds->MergeInsert(input, p));
     st.counters["updated"] = static_cast<double>(r.rows_updated);
     st.counters["inserted"] = static_cast<double>(r.rows_inserted);
     return Status::OK();
   });
 }
-#endif
 
 void BM_TableOpenLatest(benchmark::State& state) {
   const std::string uri = g_in.dir + "/versions";
@@ -371,9 +367,7 @@ void BM_TableOpenLatest(benchmark::State& state) {
   reg("BM_TableTake", BM_TableTake, 10);
   reg("BM_TableAppend", BM_TableAppend, 1);
   reg("BM_TableDelete", BM_TableDelete, 1);
-#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
   reg("BM_TableMergeInsert", BM_TableMergeInsert, 1);
-#endif
   reg("BM_TableOpenLatest", BM_TableOpenLatest, 10);
   return true;
 }();

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "lance/index/scalar/create.h"
-#include "lance/table/indexes.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::cli {
 
@@ -53,7 +53,8 @@ struct DropIndexArgs {
 };
 
 Status DropIndex(const DropIndexArgs& a) {
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo c, table::DropIndex(a.uri, a.name));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo c, ds->DropIndex(a.name));
   std::cout << Json{{"name", a.name}, {"version", c.version}}.dump() << "\n";
   return Status::OK();
 }
