@@ -31,7 +31,8 @@ Status CreateIndex(const CreateIndexArgs& a) {
   o.name = a.name;
   o.replace = a.replace;
   o.btree_batch_size = a.batch_size;
-  LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, index::scalar::CreateScalarIndex(a.uri, a.column, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, ds->CreateScalarIndex(a.column, o));
   Json j;
   j["name"] = c.info.name;
   j["type"] = index::scalar::ScalarIndexTypeName(o.type);

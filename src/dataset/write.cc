@@ -4,6 +4,7 @@
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/query/index_training.h"
 #include "lance/table/indexes.h"
 
 namespace lance::dataset {
@@ -96,8 +97,11 @@ Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
   return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
     if (!options.commit.handler) options.commit = CommitOptions();
     index::scalar::CreatedIndex out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(location_, column, options));
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      auto rows = [&](const table::Snapshot&, const std::string& c) {
+        return query::CollectTrainingData(snap, c, std::nullopt, pool());
+      };
+      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(*snap, column, rows, options));
       return out.version;
     }));
     return out;

@@ -159,7 +159,7 @@ class Dataset {
   Result<CompactionResult> Compact(CompactionOptions options = {});
   // Builds a BTREE / BITMAP / LABEL_LIST index on `column` and commits it, serialized with the
   // handle's other writes; the handle then reads the new version. The index covers the
-  // fragments of the latest version (as lance 12's create_index). Errors: as
+  // fragments of the handle's version, its rows read through the query layer. Errors: as
   // index::scalar::CreateScalarIndex.
   Result<index::scalar::CreatedIndex> CreateScalarIndex(const std::string& column,
                                                         index::scalar::CreateScalarIndexOptions options = {});
