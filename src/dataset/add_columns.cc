@@ -209,7 +209,7 @@ Result<CommitInfo> AddNullColumnsAt(const std::shared_ptr<const table::Snapshot>
   const std::string& dsv = m.data_storage_version;
   if (dsv == "0.1" || dsv == "legacy") {
     return Status::NotSupported("{}: all-null columns cannot be added to a legacy (0.1) dataset",
-                                ds->location().root());
+                                ds->location().display());
   }
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
