@@ -43,10 +43,6 @@
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
-#if __has_include("lance/table/merge_insert.h")
-#include "lance/table/merge_insert.h"
-#define LANCE_TABLE_BENCH_MERGE_INSERT 1
-#endif
 #include "lance/table/write.h"
 
 namespace lance::table {
@@ -342,15 +338,15 @@ void TableUpdate(benchmark::State& state, bool sync) {
 void BM_TableUpdate(benchmark::State& state) { TableUpdate(state, true); }
 void BM_TableUpdateNoSync(benchmark::State& state) { TableUpdate(state, false); }
 
-#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
 void TableMergeInsert(benchmark::State& state, bool sync) {
   const Data* in = Cached("merge.arrow");
   if (!in) return state.SkipWithError("merge.arrow (run table_peer.mjs first)");
   MutationBench(state, [&](const std::string& uri, benchmark::State& st) -> Status {
-    MergeInsertParams p;
+    dataset::MergeInsertParams p;
     p.on = {"id"};
-    p.commit.sync = sync;
-    LANCE_ASSIGN_OR_RAISE(auto r, MergeInsert(uri, in->schema, in->batches, p));
+    LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(uri, HandleOptions(sync)));
+    VectorRecordBatchReader input(in->schema, in->batches);
+    LANCE_ASSIGN_OR_RAISE(auto r, ds->MergeInsert(input, p));
     st.counters["updated"] = static_cast<double>(r.rows_updated);
     st.counters["inserted"] = static_cast<double>(r.rows_inserted);
     return Status::OK();
@@ -358,7 +354,6 @@ void TableMergeInsert(benchmark::State& state, bool sync) {
 }
 void BM_TableMergeInsert(benchmark::State& state) { TableMergeInsert(state, true); }
 void BM_TableMergeInsertNoSync(benchmark::State& state) { TableMergeInsert(state, false); }
-#endif
 
 void BM_TableOpenLatest(benchmark::State& state) {
   const std::string uri = g_in.dir + "/versions";
@@ -415,10 +410,8 @@ void BM_TableOpenLatest(benchmark::State& state) {
   reg("BM_TableDeleteNoSync", BM_TableDeleteNoSync, 1);
   reg("BM_TableUpdate", BM_TableUpdate, 1);
   reg("BM_TableUpdateNoSync", BM_TableUpdateNoSync, 1);
-#ifdef LANCE_TABLE_BENCH_MERGE_INSERT
   reg("BM_TableMergeInsert", BM_TableMergeInsert, 1);
   reg("BM_TableMergeInsertNoSync", BM_TableMergeInsertNoSync, 1);
-#endif
   reg("BM_TableOpenLatest", BM_TableOpenLatest, 10);
   return true;
 }();

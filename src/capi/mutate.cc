@@ -9,8 +9,6 @@
 #include "capi/error.h"
 #include "capi/stream_input.h"
 #include "lance/lance.h"
-#include "lance/table/compaction.h"
-#include "lance/table/merge_insert.h"
 #include "lance/table/write.h"
 
 namespace lance::capi {
@@ -28,10 +26,10 @@ Status Unused(const std::optional<std::string>& expr, const char* field, const c
   return Invalid(fmt::format("{}_expr must be NULL when {}={}", field, field, mode));
 }
 
-// lance-c's merge-insert parameters as table::MergeInsertParams (keys aside).
-Result<table::MergeInsertParams> MergeParams(const LanceMergeInsertParams* params) {
-  table::MergeInsertParams p;
-  p.when_matched = table::WhenMatched::kDoNothing;
+// lance-c's merge-insert parameters as dataset::MergeInsertParams (keys aside).
+Result<dataset::MergeInsertParams> MergeParams(const LanceMergeInsertParams* params) {
+  dataset::MergeInsertParams p;
+  p.when_matched = dataset::WhenMatched::kDoNothing;
   if (params == nullptr) return p;
   LANCE_ASSIGN_OR_RAISE(auto matched_expr, Expr(params->when_matched_expr, "when_matched_expr"));
   LANCE_ASSIGN_OR_RAISE(auto by_source_expr, Expr(params->when_not_matched_by_source_expr,
@@ -39,32 +37,32 @@ Result<table::MergeInsertParams> MergeParams(const LanceMergeInsertParams* param
   switch (params->when_matched) {
     case LANCE_MERGE_WHEN_MATCHED_DO_NOTHING:
       LANCE_RETURN_NOT_OK(Unused(matched_expr, "when_matched", "DoNothing"));
-      p.when_matched = table::WhenMatched::kDoNothing;
+      p.when_matched = dataset::WhenMatched::kDoNothing;
       break;
     case LANCE_MERGE_WHEN_MATCHED_UPDATE_ALL:
       LANCE_RETURN_NOT_OK(Unused(matched_expr, "when_matched", "UpdateAll"));
-      p.when_matched = table::WhenMatched::kUpdateAll;
+      p.when_matched = dataset::WhenMatched::kUpdateAll;
       break;
     case LANCE_MERGE_WHEN_MATCHED_UPDATE_IF:
       if (!matched_expr) return Invalid("when_matched=UpdateIf requires when_matched_expr");
-      p.when_matched = table::WhenMatched::kUpdateAll;
+      p.when_matched = dataset::WhenMatched::kUpdateAll;
       p.when_matched_update_where = *matched_expr;
       break;
     case LANCE_MERGE_WHEN_MATCHED_FAIL:
       LANCE_RETURN_NOT_OK(Unused(matched_expr, "when_matched", "Fail"));
-      p.when_matched = table::WhenMatched::kFail;
+      p.when_matched = dataset::WhenMatched::kFail;
       break;
     case LANCE_MERGE_WHEN_MATCHED_DELETE:
       LANCE_RETURN_NOT_OK(Unused(matched_expr, "when_matched", "Delete"));
-      p.when_matched = table::WhenMatched::kDelete;
+      p.when_matched = dataset::WhenMatched::kDelete;
       break;
     default:
       return Invalid(fmt::format("invalid when_matched {}; expected 0..=4 (see LanceMergeWhenMatched)",
                                  params->when_matched));
   }
   switch (params->when_not_matched) {
-    case LANCE_MERGE_WHEN_NOT_MATCHED_INSERT_ALL: p.when_not_matched = table::WhenNotMatched::kInsert; break;
-    case LANCE_MERGE_WHEN_NOT_MATCHED_DO_NOTHING: p.when_not_matched = table::WhenNotMatched::kDoNothing; break;
+    case LANCE_MERGE_WHEN_NOT_MATCHED_INSERT_ALL: p.when_not_matched = dataset::WhenNotMatched::kInsert; break;
+    case LANCE_MERGE_WHEN_NOT_MATCHED_DO_NOTHING: p.when_not_matched = dataset::WhenNotMatched::kDoNothing; break;
     default:
       return Invalid(fmt::format("invalid when_not_matched {}; expected 0 or 1 (see "
                                  "LanceMergeWhenNotMatched)",
@@ -73,17 +71,17 @@ Result<table::MergeInsertParams> MergeParams(const LanceMergeInsertParams* param
   switch (params->when_not_matched_by_source) {
     case LANCE_MERGE_WHEN_NOT_MATCHED_BY_SOURCE_KEEP:
       LANCE_RETURN_NOT_OK(Unused(by_source_expr, "when_not_matched_by_source", "Keep"));
-      p.when_not_matched_by_source = table::WhenNotMatchedBySource::kKeep;
+      p.when_not_matched_by_source = dataset::WhenNotMatchedBySource::kKeep;
       break;
     case LANCE_MERGE_WHEN_NOT_MATCHED_BY_SOURCE_DELETE:
       LANCE_RETURN_NOT_OK(Unused(by_source_expr, "when_not_matched_by_source", "Delete"));
-      p.when_not_matched_by_source = table::WhenNotMatchedBySource::kDelete;
+      p.when_not_matched_by_source = dataset::WhenNotMatchedBySource::kDelete;
       break;
     case LANCE_MERGE_WHEN_NOT_MATCHED_BY_SOURCE_DELETE_IF:
       if (!by_source_expr) {
         return Invalid("when_not_matched_by_source=DeleteIf requires when_not_matched_by_source_expr");
       }
-      p.when_not_matched_by_source = table::WhenNotMatchedBySource::kDelete;
+      p.when_not_matched_by_source = dataset::WhenNotMatchedBySource::kDelete;
       p.when_not_matched_by_source_delete_where = *by_source_expr;
       break;
     default:
@@ -155,9 +153,9 @@ int32_t lance_dataset_merge_insert(LanceDataset* dataset, const char* const* on_
     LANCE_ASSIGN_OR_RAISE(auto keys, StringArray(on_columns, num_on_columns, "on_columns"));
     LANCE_ASSIGN_OR_RAISE(auto mp, MergeParams(params));
     mp.on = std::move(keys);
-    if (mp.when_matched == lance::table::WhenMatched::kDoNothing &&
-        mp.when_not_matched == lance::table::WhenNotMatched::kDoNothing &&
-        mp.when_not_matched_by_source == lance::table::WhenNotMatchedBySource::kKeep) {
+    if (mp.when_matched == lance::dataset::WhenMatched::kDoNothing &&
+        mp.when_not_matched == lance::dataset::WhenNotMatched::kDoNothing &&
+        mp.when_not_matched_by_source == lance::dataset::WhenNotMatchedBySource::kKeep) {
       return Invalid("the merge insert is configured to change nothing (when matched: do nothing, "
                      "when not matched: do nothing, when not matched by source: keep)");
     }

@@ -12,7 +12,7 @@
 #include "lance/columnar/c_bridge.h"
 #include "lance/columnar/utf8.h"
 #include "lance/lance.h"
-#include "lance/table/schema_evolution.h"
+#include "lance/dataset/operations.h"
 
 namespace lance::capi {
 namespace {
@@ -124,7 +124,7 @@ int32_t lance_dataset_alter_columns(LanceDataset* dataset, const LanceColumnAlte
       if (!a.cast_type) continue;
       LANCE_RETURN_NOT_OK(dataset->ds->AlterColumnType(a.path, *a.cast_type).status());
     }
-    std::vector<lance::table::ColumnAlteration> rest;
+    std::vector<lance::dataset::ColumnAlteration> rest;
     for (const auto& a : parsed) {
       if (a.rename || a.nullable) rest.push_back({a.path, a.rename, a.nullable});
     }

@@ -24,10 +24,7 @@
 #include "lance/query/scanner.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
-#include "lance/table/compaction.h"
 #include "lance/table/snapshot.h"
-#include "lance/table/merge_insert.h"
-#include "lance/table/schema_evolution.h"
 #include "lance/table/write.h"
 
 namespace lance::cli {
@@ -217,9 +214,10 @@ Status RunTableDemo(const std::string& dir) {
   LANCE_ASSIGN_OR_RAISE(auto before_merge, table::Snapshot::Open(uri));
   LANCE_ASSIGN_OR_RAISE(uint64_t existing, CountWhere(before_merge, "id >= 1480 AND id < 1500"));
   LANCE_ASSIGN_OR_RAISE(auto upserts, Products(1480, 40, /*score_shift=*/500));
-  table::MergeInsertParams merge;
+  dataset::MergeInsertParams merge;
   merge.on = {"id"};
-  LANCE_ASSIGN_OR_RAISE(auto merged, table::MergeInsert(uri, ProductSchema(), {upserts}, merge));
+  VectorRecordBatchReader upsert_rows(ProductSchema(), {upserts});
+  LANCE_ASSIGN_OR_RAISE(auto merged, handle->MergeInsert(upsert_rows, merge));
   LANCE_RETURN_NOT_OK(Expect(merged.rows_updated, existing, "merge-insert updated rows"));
   LANCE_RETURN_NOT_OK(Expect(merged.rows_inserted, 40 - existing, "merge-insert inserted rows"));
   std::printf("v%llu merge-insert on id: %llu updated, %llu inserted\n",
@@ -228,13 +226,13 @@ Status RunTableDemo(const std::string& dir) {
               static_cast<unsigned long long>(merged.rows_inserted));
 
   // v6: a computed column, written as new data files beside the old ones.
-  LANCE_ASSIGN_OR_RAISE(auto added, table::AddColumns(uri, {{"double_score", "score * 2"}}));
+  LANCE_ASSIGN_OR_RAISE(auto added, handle->AddColumns({{"double_score", "score * 2"}}));
   std::printf("v%llu add column double_score = score * 2\n",
               static_cast<unsigned long long>(added.version));
 
   // Tag the first version, then compact (v7).
   LANCE_RETURN_NOT_OK(table::CreateTag(uri, "initial", 1));
-  LANCE_ASSIGN_OR_RAISE(auto compacted, table::CompactFiles(uri));
+  LANCE_ASSIGN_OR_RAISE(auto compacted, handle->Compact());
   std::printf("v%llu compact: %llu fragments -> %llu, %llu rows rewritten\n",
               static_cast<unsigned long long>(compacted.commit.version),
               static_cast<unsigned long long>(compacted.fragments_removed),

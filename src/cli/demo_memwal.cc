@@ -15,7 +15,8 @@
 #include "lance/memwal/enable.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
-#include "lance/memwal/merge.h"
+#include "lance/dataset/memwal_merge.h"
+#include "lance/query/lsm_scan.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
@@ -41,7 +42,7 @@ Result<RecordBatchPtr> Events(int64_t first, int64_t n, const std::string& state
 Result<int64_t> Count(const io::StoreAndPath& w, mw::Consistency c, mw::LsmReadStats* st) {
   mw::LsmReadOptions o;
   o.consistency = c;
-  LANCE_ASSIGN_OR_RAISE(auto rows, mw::LsmScan(w.store, w.path, o, st));
+  LANCE_ASSIGN_OR_RAISE(auto rows, query::LsmScan(w.store, w.path, o, st));
   int64_t n = 0;
   for (const auto& b : rows) n += b->num_rows();
   return n;
@@ -112,7 +113,7 @@ Status RunMemWalDemo(const std::string& dir) {
   std::printf("== flushed: %lld generations, eventual read %lld rows\n",
               static_cast<long long>(st.generations), static_cast<long long>(eventual));
   LANCE_RETURN_NOT_OK(Want(eventual, 140, "eventual read after flush"));
-  LANCE_ASSIGN_OR_RAISE(mw::MergeReport merged, mw::MergeGenerations(w.store, w.path));
+  LANCE_ASSIGN_OR_RAISE(mw::MergeReport merged, dataset::MergeMemWalGenerations(w.store, w.path));
   LANCE_ASSIGN_OR_RAISE(auto after, table::Snapshot::Open(w.store, w.path));
   LANCE_ASSIGN_OR_RAISE(int64_t final_rows, Count(w, mw::Consistency::kStrong, &st));
   std::printf("== merged %zu generations into the base: version %llu holds %llu rows; LSM read %lld "

@@ -11,9 +11,6 @@
 #include "cli/commit_json.h"
 #include "cli/input_files.h"
 #include "lance/table/cleanup.h"
-#include "lance/table/compaction.h"
-#include "lance/table/merge_insert.h"
-#include "lance/table/schema_evolution.h"
 #include "lance/dataset/dataset.h"
 
 namespace lance::cli {
@@ -96,19 +93,19 @@ Status Update(const EvolveArgs& a) {
 }
 
 Status MergeInsertCommand(const EvolveArgs& a) {
-  table::MergeInsertParams p;
+  dataset::MergeInsertParams p;
   p.on = SplitComma(a.on);
   if (a.when_matched == "update" || a.when_matched == "update-all") {
-    p.when_matched = table::WhenMatched::kUpdateAll;
+    p.when_matched = dataset::WhenMatched::kUpdateAll;
   } else if (a.when_matched == "nothing") {
-    p.when_matched = table::WhenMatched::kDoNothing;
+    p.when_matched = dataset::WhenMatched::kDoNothing;
   } else {
     return Status::InvalidArgument("--when-matched '{}': expected update or nothing", a.when_matched);
   }
   if (a.when_not_matched == "insert") {
-    p.when_not_matched = table::WhenNotMatched::kInsert;
+    p.when_not_matched = dataset::WhenNotMatched::kInsert;
   } else if (a.when_not_matched == "nothing") {
-    p.when_not_matched = table::WhenNotMatched::kDoNothing;
+    p.when_not_matched = dataset::WhenNotMatched::kDoNothing;
   } else {
     return Status::InvalidArgument("--when-not-matched '{}': expected insert or nothing",
                                    a.when_not_matched);
@@ -117,9 +114,9 @@ Status MergeInsertCommand(const EvolveArgs& a) {
                                 : a.when_not_matched_by_source_delete_where.empty() ? "keep"
                                                                                      : "delete";
   if (by_source == "keep") {
-    p.when_not_matched_by_source = table::WhenNotMatchedBySource::kKeep;
+    p.when_not_matched_by_source = dataset::WhenNotMatchedBySource::kKeep;
   } else if (by_source == "delete") {
-    p.when_not_matched_by_source = table::WhenNotMatchedBySource::kDelete;
+    p.when_not_matched_by_source = dataset::WhenNotMatchedBySource::kDelete;
   } else {
     return Status::InvalidArgument("--when-not-matched-by-source '{}': expected delete or keep",
                                    a.when_not_matched_by_source);
@@ -132,7 +129,9 @@ Status MergeInsertCommand(const EvolveArgs& a) {
   std::vector<RecordBatchPtr> batches;
   LANCE_ASSIGN_OR_RAISE(SchemaPtr target, ExistingTableSchema(a.uri));
   LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches, target));
-  LANCE_ASSIGN_OR_RAISE(auto r, table::MergeInsert(a.uri, schema, batches, p));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  VectorRecordBatchReader input(schema, std::move(batches));
+  LANCE_ASSIGN_OR_RAISE(auto r, ds->MergeInsert(input, p));
   Json j = CommitJson(r.commit);
   j["rows_updated"] = r.rows_updated;
   j["rows_inserted"] = r.rows_inserted;
@@ -146,41 +145,45 @@ Status AddColumnsCommand(const EvolveArgs& a) {
                                    "--input FILE, not both");
   }
   table::CommitInfo c;
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   if (!a.exprs.empty()) {
-    std::vector<table::ColumnExpression> cols;
+    std::vector<dataset::ColumnExpression> cols;
     for (const auto& e : a.exprs) {
       LANCE_ASSIGN_OR_RAISE(auto kv, SplitAssignment(e, "--expr"));
       cols.push_back({kv.first, kv.second});
     }
-    LANCE_ASSIGN_OR_RAISE(c, table::AddColumns(a.uri, cols));
+    LANCE_ASSIGN_OR_RAISE(c, ds->AddColumns(cols));
   } else {
     SchemaPtr schema;
     std::vector<RecordBatchPtr> batches;
     LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches));
+    VectorRecordBatchReader input(schema, std::move(batches));
     if (a.on.empty()) {
-      LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsFromData(a.uri, schema, batches));
+      LANCE_ASSIGN_OR_RAISE(c, ds->AddColumnsFromData(input));
     } else {
-      LANCE_ASSIGN_OR_RAISE(c, table::AddColumnsJoined(a.uri, schema, batches, SplitComma(a.on)));
+      LANCE_ASSIGN_OR_RAISE(c, ds->AddColumnsJoined(input, SplitComma(a.on)));
     }
   }
   return PrintJson(CommitJson(c));
 }
 
 Status DropColumnsCommand(const EvolveArgs& a) {
-  LANCE_ASSIGN_OR_RAISE(auto c, table::DropColumns(a.uri, SplitComma(a.columns)));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(auto c, ds->DropColumns(SplitComma(a.columns)));
   return PrintJson(CommitJson(c));
 }
 
 Status RenameColumnCommand(const EvolveArgs& a) {
-  table::ColumnAlteration alt;
+  dataset::ColumnAlteration alt;
   alt.path = a.old_name;
   alt.rename = a.new_name;
-  LANCE_ASSIGN_OR_RAISE(auto c, table::AlterColumns(a.uri, {alt}));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(auto c, ds->AlterColumns({alt}));
   return PrintJson(CommitJson(c));
 }
 
 Status AlterColumnCommand(const EvolveArgs& a) {
-  table::ColumnAlteration alt;
+  dataset::ColumnAlteration alt;
   alt.path = a.column;
   if (!a.new_name.empty()) alt.rename = a.new_name;
   if (a.nullable == "true") {
@@ -195,21 +198,23 @@ Status AlterColumnCommand(const EvolveArgs& a) {
                                    "and/or --type TYPE");
   }
   table::CommitInfo c;
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   if (!a.type.empty()) {
     // The type first (a new data file per fragment), then the schema-only changes.
-    LANCE_ASSIGN_OR_RAISE(c, table::AlterColumnType(a.uri, a.column, a.type));
+    LANCE_ASSIGN_OR_RAISE(c, ds->AlterColumnType(a.column, a.type));
   }
   if (alt.rename || alt.nullable) {
-    LANCE_ASSIGN_OR_RAISE(c, table::AlterColumns(a.uri, {alt}));
+    LANCE_ASSIGN_OR_RAISE(c, ds->AlterColumns({alt}));
   }
   return PrintJson(CommitJson(c));
 }
 
 Status CompactCommand(const EvolveArgs& a) {
-  table::CompactionOptions o;
+  dataset::CompactionOptions o;
   o.target_rows_per_fragment = a.target_rows;
   o.materialize_deletions = !a.no_materialize;
-  LANCE_ASSIGN_OR_RAISE(auto r, table::CompactFiles(a.uri, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(auto r, ds->Compact(o));
   Json j = CommitJson(r.commit);
   j["fragments_removed"] = r.fragments_removed;
   j["fragments_added"] = r.fragments_added;

@@ -13,7 +13,7 @@
 
 #include "cli/commands.h"
 #include "lance/linalg/flat_search.h"
-#include "lance/table/snapshot.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::cli {
 namespace {
@@ -56,13 +56,15 @@ Status RunFlatSearch(const FlatSearchArgs& a) {
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
-  LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
-  table::ScanOptions scan;
-  scan.columns = {a.column};
-  scan.with_row_id = true;
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(scan));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  query::ScanOptions scan;
+  scan.columns = {a.column, query::kRowIdColumn};
+  LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(std::move(scan)));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
   linalg::TopK top(a.k);
-  for (const auto& batch : batches) {
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, reader->Next());
+    if (!batch) break;
     const ArrayPtr& vectors = batch->column(0);
     const ArrayPtr& ids = batch->column(1);
     linalg::FlatSearchOptions o;

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "lance/index/scalar/create.h"
-#include "lance/table/indexes.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::cli {
 
@@ -31,7 +31,8 @@ Status CreateIndex(const CreateIndexArgs& a) {
   o.name = a.name;
   o.replace = a.replace;
   o.btree_batch_size = a.batch_size;
-  LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, index::scalar::CreateScalarIndex(a.uri, a.column, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, ds->CreateScalarIndex(a.column, o));
   Json j;
   j["name"] = c.info.name;
   j["type"] = index::scalar::ScalarIndexTypeName(o.type);
@@ -53,7 +54,8 @@ struct DropIndexArgs {
 };
 
 Status DropIndex(const DropIndexArgs& a) {
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo c, table::DropIndex(a.uri, a.name));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo c, ds->DropIndex(a.name));
   std::cout << Json{{"name", a.name}, {"version", c.version}}.dump() << "\n";
   return Status::OK();
 }

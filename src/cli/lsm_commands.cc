@@ -25,7 +25,8 @@
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
-#include "lance/memwal/merge.h"
+#include "lance/dataset/memwal_merge.h"
+#include "lance/query/lsm_scan.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
@@ -412,7 +413,7 @@ Status Merge(const LsmArgs& a) {
     LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
     only = id;
   }
-  LANCE_ASSIGN_OR_RAISE(mw::MergeReport r, mw::MergeGenerations(w.store, w.path, only));
+  LANCE_ASSIGN_OR_RAISE(mw::MergeReport r, dataset::MergeMemWalGenerations(w.store, w.path, only));
   std::string out;
   for (const auto& m : r.merged) {
     Json j;
@@ -478,7 +479,7 @@ Status Scan(const LsmArgs& a) {
   }
   o.columns = a.columns;
   mw::LsmReadStats st;
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, mw::LsmScan(w.store, w.path, o, &st));
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o, &st));
   for (const auto& b : rows) {
     std::string out;
     LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &out));

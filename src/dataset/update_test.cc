@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "lance/dataset/dataset.h"
-#include "lance/table/merge_insert.h"
 #include "lance/table/row_ids.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
 

@@ -1,13 +1,11 @@
-// Dataset: create / append / overwrite, and the writes that forward to the table layer's
-// operations, each built on the handle's version.
+// Dataset: create / append / overwrite, index creation and removal, each built on the
+// handle's version.
 #include <fmt/format.h>
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
-#include "lance/table/compaction.h"
+#include "lance/query/index_training.h"
 #include "lance/table/indexes.h"
-#include "lance/table/merge_insert.h"
-#include "lance/table/schema_evolution.h"
 
 namespace lance::dataset {
 
@@ -96,122 +94,16 @@ Result<table::WriteResult> Dataset::Overwrite(RecordBatchReader& input, table::W
   });
 }
 
-// --- operations forwarded to the table layer -----------------------------------------------
-
-Result<table::CommitInfo> Dataset::AddNullColumns(const SchemaPtr& schema) {
-  return Guarded("add columns", [&]() -> Result<table::CommitInfo> {
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AddNullColumns(location_, schema, CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::DropColumns(const std::vector<std::string>& paths) {
-  return Guarded("drop columns", [&]() -> Result<table::CommitInfo> {
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::DropColumns(location_, paths, CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::AlterColumns(const std::vector<table::ColumnAlteration>& alterations) {
-  return Guarded("alter columns", [&]() -> Result<table::CommitInfo> {
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AlterColumns(location_, alterations, CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<MergeInsertResult> Dataset::MergeInsert(RecordBatchReader& input, MergeInsertParams params) {
-  return Guarded("merge insert", [&]() -> Result<MergeInsertResult> {
-    LANCE_ASSIGN_OR_RAISE(auto batches, Drain(input));
-    params.commit = WithHandle(std::move(params.commit));
-    MergeInsertResult out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::MergeInsert(location_, input.schema(), batches, params));
-      return out.commit.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::AddColumns(const std::vector<ColumnExpression>& columns) {
-  return Guarded("add columns", [&]() -> Result<table::CommitInfo> {
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AddColumns(location_, columns, CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::AddColumnsFromData(RecordBatchReader& input) {
-  return Guarded("add columns", [&]() -> Result<table::CommitInfo> {
-    LANCE_ASSIGN_OR_RAISE(auto batches, Drain(input));
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AddColumnsFromData(location_, input.schema(), batches,
-                                                           CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::AddColumnsJoined(RecordBatchReader& input,
-                                                    const std::vector<std::string>& on) {
-  return Guarded("add columns", [&]() -> Result<table::CommitInfo> {
-    LANCE_ASSIGN_OR_RAISE(auto batches, Drain(input));
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AddColumnsJoined(location_, input.schema(), batches, on,
-                                                         CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<table::CommitInfo> Dataset::AlterColumnType(const std::string& column, const std::string& type_name) {
-  return Guarded("alter column type", [&]() -> Result<table::CommitInfo> {
-    table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::AlterColumnType(location_, column, type_name, CommitOptions()));
-      return out.version;
-    }));
-    return out;
-  });
-}
-
-Result<CompactionResult> Dataset::Compact(CompactionOptions options) {
-  return Guarded("compact", [&]() -> Result<CompactionResult> {
-    options.commit = WithHandle(std::move(options.commit));
-    CompactionResult out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::CompactFiles(location_, options));
-      return out.commit.version;
-    }));
-    return out;
-  });
-}
-
 Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
     const std::string& column, index::scalar::CreateScalarIndexOptions options) {
   return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
     options.commit = WithHandle(std::move(options.commit));
     index::scalar::CreatedIndex out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(location_, column, options));
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      auto rows = [&](const table::Snapshot&, const std::string& c) {
+        return query::CollectTrainingData(snap, c, std::nullopt, pool());
+      };
+      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(*snap, column, rows, options));
       return out.version;
     }));
     return out;
@@ -221,8 +113,8 @@ Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
 Result<table::CommitInfo> Dataset::DropIndex(const std::string& name) {
   return Guarded("drop index", [&]() -> Result<table::CommitInfo> {
     table::CommitInfo out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, table::DropIndex(location_, name, CommitOptions()));
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      LANCE_ASSIGN_OR_RAISE(out, table::DropIndex(*snap, name, CommitOptions()));
       return out.version;
     }));
     return out;

@@ -13,7 +13,6 @@
 #include "lance/io/memory_object_store.h"
 #include "lance/table/commit.h"
 #include "lance/table/deletion.h"
-#include "lance/table/schema_evolution.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
@@ -169,7 +168,16 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
   ASSERT_EQ(with_index->manifest().indices.size(), 1u);
   EXPECT_EQ(with_index->manifest().indices[0].uuid, index.uuid);
   EXPECT_EQ(with_index->manifest().indices[0].fragment_ids, index.fragment_ids);
-  CA_ASSERT_OK(DropColumns(loc, {"name"}).status());
+  // A Project dropping "name" (what dataset's DropColumns commits) prunes the index on it.
+  Transaction drop;
+  drop.read_version = 4;
+  Transaction::Project project;
+  for (const auto& f : with_index->manifest().fields) {
+    if (f.name != "name") project.schema.push_back(f);
+  }
+  project.preserves_nullability = true;
+  drop.operation = std::move(project);
+  CA_ASSERT_OK(CommitTransaction(loc, drop).status());
   CA_ASSIGN(auto dropped, Snapshot::Open(loc));
   EXPECT_TRUE(dropped->manifest().indices.empty());
   EXPECT_EQ(Ids(loc), want);

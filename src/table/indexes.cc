@@ -1,31 +1,27 @@
 // DropIndex (indexes.h): a CreateIndex transaction removing every segment of a user index.
 #include "lance/table/indexes.h"
 
-#include "lance/table/versions.h"
+#include "lance/table/feature_flags.h"
 
 namespace lance::table {
 
-Result<CommitInfo> DropIndex(const TableLocation& location, const std::string& name,
+Result<CommitInfo> DropIndex(const Snapshot& at, const std::string& name,
                              const CommitOptions& options) {
   if (name.empty()) return Status::InvalidArgument("drop index: the index name is empty");
-  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(location));
+  const Manifest& m = at.manifest();
+  LANCE_RETURN_NOT_OK(CheckCanWrite(m.reader_feature_flags, m.writer_feature_flags, at.manifest_path()));
   Transaction::CreateIndex ci;
-  for (const auto& x : sv.manifest.indices) {
+  for (const auto& x : m.indices) {
     if (x.name == name && !IsSystemIndex(x)) ci.removed_indices.push_back(x);
   }
   if (ci.removed_indices.empty()) {
-    return Status::NotFound("{}: no index named '{}' (version {})", location.display(), name, sv.version);
+    return Status::NotFound("{}: no index named '{}' (version {})", at.location().display(), name,
+                            at.version());
   }
   Transaction txn;
-  txn.read_version = sv.version;
+  txn.read_version = at.version();
   txn.operation = std::move(ci);
-  return CommitTransaction(location, std::move(txn), options);
-}
-
-Result<CommitInfo> DropIndex(const std::string& uri, const std::string& name,
-                             const CommitOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
-  return DropIndex(location, name, options);
+  return CommitTransaction(at.location(), std::move(txn), options);
 }
 
 }  // namespace lance::table

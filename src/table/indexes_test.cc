@@ -36,7 +36,7 @@ TEST(Indexes, DropIndexRemovesOnlyThatIndex) {
   ASSERT_EQ((*before)->manifest().indices.size(), 4u);
   for (const auto& x : (*before)->manifest().indices) EXPECT_FALSE(IsSystemIndex(x));
 
-  auto ci = DropIndex(uri, "cat_idx");
+  auto ci = DropIndex(**before, "cat_idx");
   ASSERT_TRUE(ci.ok()) << ci.status().ToString();
   EXPECT_EQ(ci->version, (*before)->version() + 1);
   auto after = Snapshot::Open(uri);
@@ -62,10 +62,10 @@ TEST(Indexes, DropIndexRemovesOnlyThatIndex) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*JsonLinesOf(*a), *JsonLinesOf(*b));
 
-  auto again = DropIndex(uri, "cat_idx");
+  auto again = DropIndex(**after, "cat_idx");
   ASSERT_TRUE(again.status().IsNotFound()) << again.status().ToString();
   EXPECT_NE(again.status().message().find("'cat_idx'"), std::string::npos);
-  EXPECT_TRUE(DropIndex(uri, "").status().IsInvalidArgument());
+  EXPECT_TRUE(DropIndex(**after, "").status().IsInvalidArgument());
   fs::remove_all(fs::path(uri).parent_path());
 }
 

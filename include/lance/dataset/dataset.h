@@ -140,10 +140,8 @@ class Dataset {
   // --- writes (each commits one version; the handle moves to it) -----------------------------
   // Errors of every write: CommitConflict (IsRetryable() when running it again may succeed),
   // NotSupported (feature flags), the store's, and the operation's own (see table/).
-  // Append, Overwrite, Delete, DeleteRowAddresses and Update are built on the handle's
-  // version. The others still run the table layer's operation, which reads the latest
-  // version (the handle's own writes are serialized, so a handle that is not behind gets the
-  // same result; one behind sees the rows of the versions it skipped).
+  // Every write is built on the handle's version; the operations that change rows or columns
+  // read them through the query layer (operations.h says what each does).
   Result<table::WriteResult> Append(RecordBatchReader& input, table::WriteParams params = {});
   Result<table::WriteResult> Overwrite(RecordBatchReader& input, table::WriteParams params = {});
   // Deletes the live rows where `filter` is TRUE (found by the query layer's filter engine).
@@ -161,15 +159,17 @@ class Dataset {
                                              const std::vector<std::string>& on);
   Result<table::CommitInfo> AddNullColumns(const SchemaPtr& schema);
   Result<table::CommitInfo> DropColumns(const std::vector<std::string>& paths);
-  Result<table::CommitInfo> AlterColumns(const std::vector<table::ColumnAlteration>& alterations);
+  Result<table::CommitInfo> AlterColumns(const std::vector<ColumnAlteration>& alterations);
   Result<table::CommitInfo> AlterColumnType(const std::string& column, const std::string& type_name);
   Result<CompactionResult> Compact(CompactionOptions options = {});
   // Builds a BTREE / BITMAP / LABEL_LIST index on `column` and commits it, serialized with the
   // handle's other writes; the handle then reads the new version. The index covers the
-  // fragments of the latest version (as lance 12's create_index). Errors: as
+  // fragments of the handle's version, its rows read through the query layer. Errors: as
   // index::scalar::CreateScalarIndex.
   Result<index::scalar::CreatedIndex> CreateScalarIndex(const std::string& column,
                                                         index::scalar::CreateScalarIndexOptions options = {});
+  // Removes every segment of the user index `name` (a CreateIndex transaction).
+  // Errors: NotFound (no such index in the handle's version), CommitConflict.
   Result<table::CommitInfo> DropIndex(const std::string& name);
 
  private:

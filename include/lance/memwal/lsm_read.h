@@ -13,8 +13,9 @@
 // replay_after_wal_entry_position, sentinels skipped), which holds every acknowledged write --
 // a live writer's in-memory rows included, since it acknowledges only durable rows.
 //
-// Until the query layer lands, the sources are read with table::Snapshot::Scan (no
-// projection / filter pushdown into the merge); the result is materialized.
+// The read itself is the query layer's (query::LsmScan, lance/query/lsm_scan.h: the sources
+// read through its scanner; no projection / filter pushdown into the merge yet; the result is
+// materialized); this header holds its options and what it counts.
 #pragma once
 
 #include <cstdint>
@@ -49,12 +50,5 @@ struct LsmReadStats {
 
 // The MemWAL index details of a base version, NotFound when it has none.
 Result<MemWalIndexDetails> ReadMemWalDetails(const table::Snapshot& base);
-
-// Every visible row (base order for base rows that survive, then the newer rows in source
-// order). Errors: IOError, Corruption.
-Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
-                                            const std::string& root,
-                                            const LsmReadOptions& options = {},
-                                            LsmReadStats* stats = nullptr);
 
 }  // namespace lance::memwal

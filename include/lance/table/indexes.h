@@ -10,19 +10,19 @@
 #include "lance/table/commit.h"
 #include "lance/table/location.h"
 #include "lance/table/manifest.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::table {
 
 // (IsSystemIndex, the indexes lance keeps for itself that listings of user indexes leave out,
 // is in manifest.h.)
 
-// Removes every segment of the user index `name` from the latest version's index section (a
-// CreateIndex transaction listing them as removed, as lance 12's drop_index); the index files
-// stay under _indices/ until cleanup. Errors: NotFound (no dataset, or no user index of that
-// name), InvalidArgument (empty name), CommitConflict.
-Result<CommitInfo> DropIndex(const std::string& uri, const std::string& name,
-                             const CommitOptions& options = {});
-Result<CommitInfo> DropIndex(const TableLocation& location, const std::string& name,
+// Removes every segment of the user index `name` from the index section of `at` (a
+// CreateIndex transaction built on that version listing them as removed, as lance 12's
+// drop_index; the commit loop rebases it over later versions); the index files stay under
+// _indices/ until cleanup. Errors: NotFound (no user index of that name in `at`),
+// InvalidArgument (empty name), NotSupported (feature flags), CommitConflict.
+Result<CommitInfo> DropIndex(const Snapshot& at, const std::string& name,
                              const CommitOptions& options = {});
 
 }  // namespace lance::table

@@ -28,10 +28,11 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
   return "?";
 }
 
-Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
-                                       const std::string& column,
+Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::string& column,
+                                       const TrainingRows& rows,
                                        const CreateScalarIndexOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(auto snapshot, table::Snapshot::Open(location));
+  const table::Snapshot* snapshot = &at;
+  const table::TableLocation& location = at.location();
   const auto& schema = snapshot->schema();
   const int idx = schema->GetFieldIndex(column);
   if (idx < 0) {
@@ -43,7 +44,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
     return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
                                  location.root(), name);
   }
-  LANCE_ASSIGN_OR_RAISE(TrainingData data, CollectTrainingData(*snapshot, column));
+  LANCE_ASSIGN_OR_RAISE(TrainingData data, rows(at, column));
   NewIndexSegment seg;
   seg.uuid = NewIndexUuid();
   seg.name = name;
@@ -85,12 +86,6 @@ Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
   out.version = ci.version;
   out.num_indexed_rows = data.row_ids.size();
   return out;
-}
-
-Result<CreatedIndex> CreateScalarIndex(const std::string& uri, const std::string& column,
-                                       const CreateScalarIndexOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(table::TableLocation location, table::TableLocation::FromUri(uri));
-  return CreateScalarIndex(location, column, options);
 }
 
 }  // namespace lance::index::scalar

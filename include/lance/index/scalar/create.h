@@ -1,16 +1,21 @@
 // Creating a scalar index on a table column, as lance 12's create_index does: train on the
-// live rows of every fragment of the latest version, write the files into a fresh
-// `_indices/{uuid}/`, and commit a CreateIndex transaction (index_metadata.h) naming them.
+// live rows of every fragment of a version, write the files into a fresh `_indices/{uuid}/`,
+// and commit a CreateIndex transaction (index_metadata.h) naming them, built on that version.
+// The index layer reads no rows: the caller hands them over (dataset::Dataset::CreateScalarIndex
+// reads them through the query layer, query::CollectTrainingData).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "lance/core/result.h"
 #include "lance/index/scalar/btree.h"
+#include "lance/index/scalar/scalar_index.h"
 #include "lance/table/commit.h"
 #include "lance/table/location.h"
 #include "lance/table/manifest.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::index::scalar {
 
@@ -37,12 +42,18 @@ struct CreatedIndex {
   uint64_t num_indexed_rows = 0;
 };
 
-// Errors: NotFound (no table), InvalidArgument (no such top-level column, a column type the
-// index cannot key), AlreadyExists (name taken and !replace), CommitConflict, IOError.
-Result<CreatedIndex> CreateScalarIndex(const table::TableLocation& location,
-                                       const std::string& column,
-                                       const CreateScalarIndexOptions& options = {});
-Result<CreatedIndex> CreateScalarIndex(const std::string& uri, const std::string& column,
+// The rows an index of `column` of `at` trains on (TrainingData, scalar_index.h): its live
+// rows with their row ids, in scan order.
+using TrainingRows =
+    std::function<Result<TrainingData>(const table::Snapshot& at, const std::string& column)>;
+
+// Builds the index of `column` of the version `at` from `rows(at, column)` (called once the
+// column and the name are checked) and commits it on that version.
+// Errors: InvalidArgument (no such top-level column, a column type the index cannot key),
+// AlreadyExists (name taken and !replace), CommitConflict,
+// IOError, and those of `rows`.
+Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::string& column,
+                                       const TrainingRows& rows,
                                        const CreateScalarIndexOptions& options = {});
 
 }  // namespace lance::index::scalar

@@ -56,19 +56,13 @@ class ScalarIndex {
 };
 
 // The column an index is trained on: its values (chunks of one type, in any order) and the
-// row id of each value (`row_ids.size()` = total length of `values`).
+// row id of each value (`row_ids.size()` = total length of `values`). The query layer
+// collects it from a version (query::CollectTrainingData).
 struct TrainingData {
   std::vector<ArrayPtr> values;
   std::vector<uint64_t> row_ids;
   DataTypePtr type;  // the column's type (needed when there is no value at all)
 };
-
-// The live rows of column `column` (a top-level field) of `snapshot`, with their row ids
-// (row addresses without stable row ids), in scan order -- what the reference trains on.
-// `fragments`: only these fragments (unset: every fragment of the version).
-Result<TrainingData> CollectTrainingData(
-    const table::Snapshot& snapshot, const std::string& column,
-    const std::optional<std::vector<uint64_t>>& fragments = std::nullopt);
 
 // What a trainer wrote: the IndexMetadata fields that describe the files.
 struct TrainedIndex {

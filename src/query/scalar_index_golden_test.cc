@@ -20,6 +20,7 @@
 #include "lance/index/scalar/label_list.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/query/index_training.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::index::scalar {
@@ -28,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kGolden =
-    fs::path(__FILE__).parent_path() / "../../../tests/golden/scalar_index/scalar.lance";
+    fs::path(__FILE__).parent_path() / "../../tests/golden/scalar_index/scalar.lance";
 
 std::shared_ptr<table::Snapshot> OpenGolden() {
   auto s = table::Snapshot::Open(kGolden.string());
@@ -43,10 +44,10 @@ const table::IndexInfo* Find(const table::Manifest& m, const std::string& name) 
   return nullptr;
 }
 
-TrainingData TrainingOf(const table::Snapshot& snap, const table::IndexInfo& info,
+TrainingData TrainingOf(const std::shared_ptr<table::Snapshot>& snap, const table::IndexInfo& info,
                         const std::string& column) {
   std::vector<uint64_t> frags(info.fragment_ids.begin(), info.fragment_ids.end());
-  auto d = CollectTrainingData(snap, column, frags);
+  auto d = query::CollectTrainingData(snap, column, frags);
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   return d.ok() ? std::move(*d) : TrainingData{};
 }
@@ -204,7 +205,7 @@ TEST_P(ReferenceScalarIndex, AnswersAsBruteForceAndWeWriteTheSameFiles) {
   auto store = OpenIndexStore(snap->location(), *info);
   auto index = OpenScalarIndex(store, *info);
   ASSERT_TRUE(index.ok()) << index.status().ToString();
-  TrainingData data = TrainingOf(*snap, *info, column);
+  TrainingData data = TrainingOf(snap, *info, column);
   ASSERT_FALSE(data.row_ids.empty());
   const std::string type = table::IndexTypeName(*info);
   EXPECT_EQ((*index)->type_name(), type);

@@ -16,7 +16,8 @@
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
-#include "lance/memwal/merge.h"
+#include "lance/dataset/memwal_merge.h"
+#include "lance/query/lsm_scan.h"
 #include "lance/table/write.h"
 
 namespace lance::memwal {
@@ -24,6 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using Model = std::map<int64_t, std::string>;
+using query::LsmScan;
+
+Result<MergeReport> MergeGenerations(const std::shared_ptr<io::ObjectStore>& store,
+                                     const std::string& root) {
+  return dataset::MergeMemWalGenerations(store, root);
+}
 
 SchemaPtr Rows() { return schema({field("id", int64(), false), field("s", utf8())}); }
 

@@ -8,7 +8,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/table/commit.h"
-#include "lance/table/schema_evolution.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 #include "lance/table/schema_rules.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
@@ -16,6 +16,9 @@
 
 namespace lance::table {
 namespace {
+
+using evolve_test::AddColumns;
+using evolve_test::AddColumnsFromData;
 
 std::atomic<int> g_counter{0};
 std::string FreshUri() { return "memory://schema_rules_test_" + std::to_string(++g_counter) + "/t.lance"; }

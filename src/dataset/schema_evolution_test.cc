@@ -1,6 +1,6 @@
 // Schema evolution: drop / rename / nullability (Project, no data rewritten) and added
 // columns (Merge, one new data file per fragment), every row read back.
-#include "lance/table/schema_evolution.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 
 #include <gtest/gtest.h>
 

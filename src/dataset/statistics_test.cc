@@ -9,7 +9,7 @@
 #include "lance/columnar/json.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/snapshot.h"
-#include "lance/table/schema_evolution.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 #include "lance/table/statistics.h"
 #include "lance/table/write.h"
 #include "table_fixtures/evolve_test_util.h"

@@ -6,10 +6,9 @@
 
 #include "lance/columnar/json.h"
 #include "lance/table/snapshot.h"
-#include "lance/table/schema_evolution.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 #include "lance/table/write.h"
 #include "lance/table/versions.h"
-#include "lance/table/merge_insert.h"
 #include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {

@@ -3,7 +3,7 @@
 // ids and row versions kept, index fragment bitmaps (kept without stable row ids, traded for
 // the new fragments with them), and the retryable conflicts with a concurrent delete on a
 // fragment being rewritten or a concurrent index over one.
-#include "lance/table/compaction.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "lance/table/schema_evolution.h"
-#include "table/roaring_test_util.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
-#include "lance/table/merge_insert.h"
 #include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {

@@ -1,10 +1,5 @@
-// The direct whole-column reads of fragment_rows.h (ReadPhysicalRows, ReadLiveRows) against the
-// dataset's own scan, and the add-columns path built on them, on random data with nulls, deletions, several fragments (with two data files each after an
-// added column) and stable row ids.
-#include "table/fragment_rows.h"
-
-#include "lance/columnar/compute.h"
-
+// AddColumns by expression against the expression evaluated over a scan of the live rows, on
+// fragments with deletions and two data files; deleted rows hold nulls in the new files.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -14,14 +9,28 @@
 #include <fmt/format.h>
 
 #include "lance/expr/expression.h"
-#include "lance/table/schema_evolution.h"
+#include "lance/query/fragment_reader.h"
+#include "lance/query/scanner.h"
+#include "table_fixtures/dataset_ops_test_util.h"
 #include "table_fixtures/evolve_test_util.h"
 
 namespace lance::table {
 namespace {
 
+using evolve_test::AddColumns;
+using evolve_test::ColumnExpression;
 using evolve_test::DeleteRows;
 using evolve_test::FreshUri;
+
+// Every live row of `snap` (`columns`, empty: all) through the query layer's scan.
+Result<std::vector<RecordBatchPtr>> ScanAll(std::shared_ptr<const Snapshot> snap,
+                                            std::vector<std::string> columns) {
+  query::ScanOptions so;
+  so.columns = std::move(columns);
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(std::move(snap), std::move(so)));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  return reader->ReadAll();
+}
 
 SchemaPtr MixedSchema() {
   return schema({field("id", int64(), false), field("name", utf8()), field("score", float64()),
@@ -63,71 +72,6 @@ void MakeMixed(const std::string& uri, bool stable) {
   EV_ASSERT_OK(DeleteRows(uri, "id % 13 = 5").status());
 }
 
-std::vector<std::string> Lines(const std::vector<RecordBatchPtr>& batches) {
-  auto lines = JsonLinesOf(batches);
-  EXPECT_TRUE(lines.ok()) << lines.status().ToString();
-  return lines.ok() ? *lines : std::vector<std::string>{};
-}
-
-TEST(RowRewrite, ReadLiveRowsEqualsTheScan) {
-  for (bool stable : {false, true}) {
-    const std::string uri = FreshUri(stable ? "live_stable" : "live");
-    MakeMixed(uri, stable);
-    EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-    EV_ASSIGN(auto ds, Snapshot::Open(uri));
-    const auto& frags = ds->manifest().fragments;
-    ASSERT_GE(frags.size(), 4u);
-    ASSERT_EQ(frags[0].files.size(), 2u);
-    std::vector<size_t> all;
-    for (size_t i = 0; i < frags.size(); ++i) all.push_back(i);
-    // Every fragment, and a run in the middle (what one compaction group reads).
-    for (const auto& pick : {all, std::vector<size_t>{1, 2}}) {
-      uint64_t first = 0, rows = 0;
-      for (size_t i = 0; i < pick.front(); ++i) first += frags[i].num_rows();
-      for (size_t i : pick) rows += frags[i].num_rows();
-      ScanOptions so;
-      so.offset = static_cast<int64_t>(first);
-      so.limit = static_cast<int64_t>(rows);
-      so.with_row_id = stable;
-      EV_ASSIGN(auto want, ds->Scan(so));
-      EV_ASSIGN(auto got, internal::ReadLiveRows(*ds, pick, stable));
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_TRUE(got[k]->schema()->Equals(*want[k]->schema())) << got[k]->schema()->ToString();
-      }
-      const auto got_lines = Lines(got);
-      EXPECT_EQ(got_lines.size(), rows);
-      EXPECT_EQ(got_lines, Lines(want)) << "stable=" << stable;
-    }
-  }
-}
-
-TEST(RowRewrite, ReadPhysicalRowsHoldsDeletedRows) {
-  const std::string uri = FreshUri("physical");
-  MakeMixed(uri, false);
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
-  EV_ASSIGN(auto got, internal::ReadPhysicalRows(*ds, 1, {"half", "id"}));
-  ASSERT_TRUE(got.has_value());
-  const auto& frag = ds->manifest().fragments[1];
-  ASSERT_EQ((*got)->num_rows(), static_cast<int64_t>(frag.physical_rows));
-  EV_ASSIGN(auto deleted, ds->DeletedRows(1));
-  ASSERT_FALSE(deleted.empty());
-  // The live rows of the physical read are the scan's rows of that fragment.
-  EV_ASSIGN(auto live_half, DropElements((*got)->column(0), deleted));
-  EV_ASSIGN(auto live_id, DropElements((*got)->column(1), deleted));
-  ScanOptions so;
-  so.columns = {"half", "id"};
-  so.offset = static_cast<int64_t>(ds->manifest().fragments[0].num_rows());
-  so.limit = static_cast<int64_t>(frag.num_rows());
-  EV_ASSIGN(auto want, ds->Scan(so));
-  ASSERT_EQ(want.size(), 1u);
-  EXPECT_TRUE(live_half->Equals(*want[0]->column(0)));
-  EXPECT_TRUE(live_id->Equals(*want[0]->column(1)));
-  // An unknown column is the caller's error.
-  EXPECT_FALSE(internal::ReadPhysicalRows(*ds, 1, {"nope"}).ok());
-}
-
 // Computed columns through the whole-column path equal the expression evaluated over the
 // scan's live rows; an expression that fails on a deleted row (integer division by zero at
 // id 13, deleted) still adds its column (that fragment goes the scan's way).
@@ -141,7 +85,7 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
                                                  {"b", "name"},
                                                  {"c", "small > 0 AND flag"},
                                                  {"d", "100 / (id - 713)"}};
-    EV_ASSIGN(auto scan, before->Scan());
+    EV_ASSIGN(auto scan, ScanAll(before, {}));
     std::vector<std::vector<ArrayPtr>> want(exprs.size());
     for (size_t k = 0; k < exprs.size(); ++k) {
       EV_ASSIGN(auto e, expr::Expression::Make(exprs[k].expression, before->schema()));
@@ -152,9 +96,7 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
     }
     EV_ASSERT_OK(AddColumns(uri, exprs).status());
     EV_ASSIGN(auto after, Snapshot::Open(uri));
-    ScanOptions so;
-    so.columns = {"a", "b", "c", "d"};
-    EV_ASSIGN(auto got, after->Scan(so));
+    EV_ASSIGN(auto got, ScanAll(after, {"a", "b", "c", "d"}));
     ASSERT_EQ(got.size(), scan.size());
     for (size_t b = 0; b < got.size(); ++b) {
       for (size_t k = 0; k < exprs.size(); ++k) {
@@ -163,10 +105,11 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
       }
     }
     // Deleted rows hold nulls in the new files.
-    EV_ASSIGN(auto phys, internal::ReadPhysicalRows(*after, 1, {"a"}));
-    ASSERT_TRUE(phys.has_value());
-    EV_ASSIGN(auto deleted, after->DeletedRows(1));
-    for (uint32_t r : deleted) EXPECT_TRUE((*phys)->column(0)->IsNull(r)) << r;
+    EV_ASSIGN(auto reader, query::FragmentReader::Open(after, 1, nullptr));
+    EV_ASSIGN(auto phys, reader->Read(schema({after->schema()->GetFieldByName("a")}),
+                                      query::RowSelection::Range(0, reader->physical_rows())));
+    ASSERT_FALSE(reader->deleted().empty());
+    for (uint32_t r : reader->deleted()) EXPECT_TRUE(phys->column(0)->IsNull(r)) << r;
   }
 }
 

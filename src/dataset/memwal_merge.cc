@@ -1,4 +1,7 @@
-#include "lance/memwal/merge.h"
+// dataset::MergeMemWalGenerations (memwal_merge.h): a generation's rows and the base's keys
+// read through the query layer, the base rows it replaces deleted, its live rows written as
+// new fragments, one Update that also moves merged_generations.
+#include "lance/dataset/memwal_merge.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -10,15 +13,29 @@
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/wal.h"
+#include "lance/query/scanner.h"
 #include "lance/table/commit.h"
 #include "lance/table/deletion.h"
 #include "lance/table/write.h"
 
-namespace lance::memwal {
+namespace lance::dataset {
+
+using namespace memwal;  // NOLINT: the MemWAL model this merge applies
 
 namespace {
 
 enum class Outcome { kMerged, kSkipped };
+
+// `columns` (empty: all) of every live row of `snap`, through the query layer's scan.
+Result<std::vector<RecordBatchPtr>> ScanAll(std::shared_ptr<const table::Snapshot> snap,
+                                            std::vector<std::string> columns = {}) {
+  query::ScanOptions o;
+  o.columns = std::move(columns);
+  o.use_index = false;
+  LANCE_ASSIGN_OR_RAISE(query::Scanner scanner, query::Scanner::Make(std::move(snap), std::move(o)));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  return reader->ReadAll();
+}
 
 Result<RecordBatchPtr> ProjectTo(const RecordBatch& b, const SchemaPtr& out) {
   std::vector<ArrayPtr> cols;
@@ -45,7 +62,7 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
   }
   LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc, PrimaryKeyEncoder::Make(*base->schema(), pk));
   LANCE_ASSIGN_OR_RAISE(auto gen, OpenGeneration(store, root, shard, g));
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> gen_rows, gen->Scan());
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> gen_rows, ScanAll(gen));
 
   std::unordered_set<std::string> keys;
   std::vector<RecordBatchPtr> upserts;
@@ -65,10 +82,9 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
   }
 
   // The base rows the generation replaces or deletes.
-  table::ScanOptions so;
-  so.columns = pk;
-  so.with_row_addr = true;
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> base_keys, base->Scan(so));
+  std::vector<std::string> key_columns = pk;
+  key_columns.push_back(query::kRowAddrColumn);
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> base_keys, ScanAll(base, key_columns));
   std::vector<uint64_t> addresses;
   std::string key;
   for (const auto& b : base_keys) {
@@ -131,9 +147,10 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
 
 }  // namespace
 
-Result<MergeReport> MergeGenerations(const std::shared_ptr<io::ObjectStore>& store,
-                                     const std::string& root, const std::optional<Uuid>& only_shard,
-                                     int64_t max_generations) {
+Result<MergeReport> MergeMemWalGenerations(const std::shared_ptr<io::ObjectStore>& store,
+                                           const std::string& root,
+                                           const std::optional<Uuid>& only_shard,
+                                           int64_t max_generations) {
   MergeReport report;
   std::vector<Uuid> shards;
   if (only_shard) {
@@ -170,4 +187,4 @@ Result<MergeReport> MergeGenerations(const std::shared_ptr<io::ObjectStore>& sto
   return report;
 }
 
-}  // namespace lance::memwal
+}  // namespace lance::dataset

@@ -1,19 +1,28 @@
-// Compaction (compaction.h): plan groups of adjacent small or deletion-heavy fragments,
-// rewrite each group's live rows, commit one Rewrite transaction.
-#include "lance/table/compaction.h"
+// Compaction (Dataset::Compact, operations.h): plan groups of adjacent small or
+// deletion-heavy fragments of the handle's version, read each group's live rows through the
+// query layer (a Scanner of the group's fragments with _rowid), write them with table's
+// fragment writer, commit one Rewrite transaction.
 
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "dataset/guard.h"
+#include "lance/dataset/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/snapshot.h"
-#include "lance/table/versions.h"
 #include "lance/table/write.h"
 
-namespace lance::table {
+namespace lance::dataset {
+
+using internal::Guarded;
+using table::FragmentInfo;
+using table::IndexInfo;
+using table::Manifest;
+using table::Snapshot;
+using table::Transaction;
 
 namespace {
 
@@ -25,8 +34,8 @@ Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
   std::vector<uint64_t> created, updated;
   for (size_t i : positions) {
     const FragmentInfo& f = ds.manifest().fragments[i];
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> c, RowVersions(f, true));
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> u, RowVersions(f, false));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> c, table::RowVersions(f, true));
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> u, table::RowVersions(f, false));
     LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> deleted, ds.DeletedRows(i));
     size_t d = 0;
     for (size_t r = 0; r < c.size(); ++r) {
@@ -42,8 +51,8 @@ Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
     if (pos + n > created.size()) {
       return Status::Internal("compaction: {} live rows read, more written", created.size());
     }
-    f.inline_created_at_versions = EncodeVersionRuns(created.data() + pos, n);
-    f.inline_last_updated_at_versions = EncodeVersionRuns(updated.data() + pos, n);
+    f.inline_created_at_versions = table::EncodeVersionRuns(created.data() + pos, n);
+    f.inline_last_updated_at_versions = table::EncodeVersionRuns(updated.data() + pos, n);
     pos += n;
   }
   if (pos != created.size()) {
@@ -52,22 +61,16 @@ Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
   return Status::OK();
 }
 
-}  // namespace
-
-Result<CompactionResult> CompactFiles(const std::string& uri, const CompactionOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(TableLocation loc, TableLocation::FromUri(uri));
-  return CompactFiles(loc, options);
-}
-
-Result<CompactionResult> CompactFiles(const TableLocation& loc, const CompactionOptions& options) {
+Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
+                                   const CompactionOptions& options, ThreadPool* pool) {
   if (options.target_rows_per_fragment <= 0) {
     return Status::InvalidArgument("compaction: target rows per fragment must be positive, got {}",
                                    options.target_rows_per_fragment);
   }
-  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc, std::move(sv)));
   const Manifest& tm = ds->manifest();
-  const bool stable = (tm.reader_feature_flags & kFlagStableRowIds) != 0;
+  LANCE_RETURN_NOT_OK(table::CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags,
+                                           ds->manifest_path()));
+  const bool stable = (tm.reader_feature_flags & table::kFlagStableRowIds) != 0;
   const auto target = static_cast<uint64_t>(options.target_rows_per_fragment);
 
   // The indexes covering each fragment (positions in tm.indices): a group never mixes
@@ -122,15 +125,11 @@ Result<CompactionResult> CompactFiles(const TableLocation& loc, const Compaction
   CompactionResult out;
   out.commit.attempts = 0;
   if (groups.empty()) return out;
-  LANCE_RETURN_NOT_OK(WritableFileVersion(tm.data_storage_version).status());
+  LANCE_RETURN_NOT_OK(table::WritableFileVersion(tm.data_storage_version).status());
 
-  std::vector<uint64_t> scan_start(tm.fragments.size() + 1, 0);
-  for (size_t i = 0; i < tm.fragments.size(); ++i) {
-    scan_start[i + 1] = scan_start[i] + tm.fragments[i].num_rows();
-  }
   const SchemaPtr& schema = ds->schema();
   const int nc = schema->num_fields();
-  StagedFiles staged(loc);
+  table::StagedFiles staged(ds->location());
   Transaction::Rewrite rw;
   for (const auto& g : groups) {
     Transaction::RewriteGroup& pg = rw.groups.emplace_back();
@@ -140,17 +139,26 @@ Result<CompactionResult> CompactFiles(const TableLocation& loc, const Compaction
       out.files_removed += static_cast<uint64_t>(old.files.size()) + (old.deletion ? 1 : 0);
     }
     out.fragments_removed += g.size();
-    const uint64_t first = scan_start[g.front()];
-    const uint64_t rows = scan_start[g.back() + 1] - first;
+    uint64_t rows = 0;
+    query::ScanOptions so;
+    std::vector<uint64_t> ids_of_group;
+    for (size_t i : g) {
+      rows += tm.fragments[i].num_rows();
+      ids_of_group.push_back(tm.fragments[i].id);
+    }
     if (rows == 0) continue;
-    ScanOptions so;
-    so.offset = static_cast<int64_t>(first);
-    so.limit = static_cast<int64_t>(rows);
-    so.with_row_id = stable;
-    LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+    so.fragment_ids = std::move(ids_of_group);
+    for (const auto& f : schema->fields()) so.columns.push_back(f->name());
+    if (stable) so.columns.push_back(query::kRowIdColumn);
+    so.use_index = false;
+    so.pool = pool;
+    LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(so)));
+    LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
     std::vector<RecordBatchPtr> data;
     std::vector<uint64_t> ids;
-    for (const auto& b : batches) {
+    while (true) {
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->Next());
+      if (!b) break;
       std::vector<ArrayPtr> cols(b->columns().begin(), b->columns().begin() + nc);
       data.push_back(std::make_shared<RecordBatch>(schema, b->num_rows(), std::move(cols)));
       if (stable) {
@@ -158,10 +166,10 @@ Result<CompactionResult> CompactFiles(const TableLocation& loc, const Compaction
         ids.insert(ids.end(), r, r + b->num_rows());
       }
     }
-    LANCE_ASSIGN_OR_RAISE(auto fragments, WriteFragments(staged, tm, schema, data,
+    LANCE_ASSIGN_OR_RAISE(auto fragments, table::WriteFragments(staged, tm, schema, data,
                                                          options.target_rows_per_fragment));
     if (stable) {
-      LANCE_RETURN_NOT_OK(AssignRowIds(&fragments, ids));
+      LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, ids));
       LANCE_RETURN_NOT_OK(CarryVersions(*ds, g, &fragments));
     }
     out.fragments_added += fragments.size();
@@ -172,8 +180,23 @@ Result<CompactionResult> CompactFiles(const TableLocation& loc, const Compaction
   Transaction txn;
   txn.read_version = ds->version();
   txn.operation = std::move(rw);
-  LANCE_ASSIGN_OR_RAISE(out.commit, CommitTransaction(loc, std::move(txn), options.commit, &staged));
+  LANCE_ASSIGN_OR_RAISE(out.commit, table::CommitTransaction(ds->location(), std::move(txn),
+                                                             options.commit, &staged));
   return out;
 }
 
-}  // namespace lance::table
+}  // namespace
+
+Result<CompactionResult> Dataset::Compact(CompactionOptions options) {
+  return Guarded("compact", [&]() -> Result<CompactionResult> {
+    options.commit = WithHandle(std::move(options.commit));
+    CompactionResult out;
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      LANCE_ASSIGN_OR_RAISE(out, CompactAt(snap, options, pool()));
+      return out.commit.version;
+    }));
+    return out;
+  });
+}
+
+}  // namespace lance::dataset

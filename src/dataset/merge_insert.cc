@@ -1,7 +1,7 @@
-// Merge-insert (merge_insert.h): hash the source's keys, scan the dataset's keys once, then
-// write updated and inserted rows as new fragments and delete the replaced rows, all in one
-// Update transaction.
-#include "lance/table/merge_insert.h"
+// Merge-insert (Dataset::MergeInsert, operations.h): hash the source's keys, scan the keys of
+// the handle's version once through the query layer (a Scanner of the key columns with
+// _rowaddr), then write updated and inserted rows as new fragments (table's fragment writer)
+// and delete the replaced rows, all in one Update transaction (table::CommitRowUpdate).
 
 #include <algorithm>
 #include <map>
@@ -17,14 +17,17 @@
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
 #include "lance/columnar/compute.h"
+#include "dataset/guard.h"
+#include "lance/dataset/dataset.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
-#include "lance/table/snapshot.h"
-#include "lance/table/versions.h"
-#include "lance/table/write.h"
 #include "lance/table/row_update.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/write.h"
 
-namespace lance::table {
+namespace lance::dataset {
+
+using internal::Guarded;
 
 namespace {
 
@@ -186,22 +189,16 @@ struct ProbeResult {
 // Rows of the dataset's key scan per probed slice: small enough to spread over the cores.
 constexpr int64_t kProbeSliceRows = 64 * 1024;
 
-}  // namespace
-
-Result<MergeInsertResult> MergeInsert(const std::string& uri, const SchemaPtr& in_schema,
-                                      const std::vector<RecordBatchPtr>& batches,
-                                      const MergeInsertParams& params) {
-  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
-  return MergeInsert(location, in_schema, batches, params);
-}
-
-Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr& in_schema,
-                                      const std::vector<RecordBatchPtr>& batches,
-                                      const MergeInsertParams& params) {
+// The merge of `batches` (all of `in_schema`) into the snapshot `ds`.
+Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>& ds,
+                                    const SchemaPtr& in_schema,
+                                    const std::vector<RecordBatchPtr>& batches,
+                                    const MergeInsertParams& params, ThreadPool* pool) {
   if (params.on.empty()) return Status::InvalidArgument("merge-insert: no key column (on)");
-  LANCE_ASSIGN_OR_RAISE(CommittedVersion sv, LoadLatestWritableVersion(loc));
-  LANCE_RETURN_NOT_OK(WritableFileVersion(sv.manifest.data_storage_version).status());
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(loc, std::move(sv)));
+  const table::Manifest& tm = ds->manifest();
+  LANCE_RETURN_NOT_OK(table::CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags,
+                                           ds->manifest_path()));
+  LANCE_RETURN_NOT_OK(table::WritableFileVersion(tm.data_storage_version).status());
   const SchemaPtr& schema = ds->schema();
 
   // The source, columns matched by name and put in the dataset's order.
@@ -282,20 +279,17 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
     }
   }
 
-  // Probe with the dataset's keys, slices of the scan on every core.
-  const bool stable = (ds->manifest().reader_feature_flags & kFlagStableRowIds) != 0;
-  // Row addresses are not scanned (8 bytes per row of the dataset, for the few rows that
-  // match): a whole scan gives one batch per fragment with live rows, in manifest order, so a
-  // row's fragment and live position give its address. Should the batches not line up so, the
-  // scan is redone with _rowaddr.
-  ScanOptions so;
+  // Probe with the dataset's keys: the query layer's scan of the key columns (every column
+  // after them with an update condition), _rowid with stable row ids, and _rowaddr, in
+  // batches of a probe slice, probed on every core.
+  const bool stable = (tm.reader_feature_flags & table::kFlagStableRowIds) != 0;
+  query::ScanOptions so;
   so.columns = params.on;
-  // With a condition, every column of the dataset rows is scanned after the keys.
   std::vector<int> scan_pos(static_cast<size_t>(schema->num_fields()), -1);
   for (size_t k = 0; k < params.on.size(); ++k) {
     scan_pos[static_cast<size_t>(schema->GetFieldIndex(params.on[k]))] = static_cast<int>(k);
   }
-  if (update_where || delete_where) {
+  if (update_where) {
     for (int i = 0; i < schema->num_fields(); ++i) {
       if (scan_pos[static_cast<size_t>(i)] >= 0) continue;
       scan_pos[static_cast<size_t>(i)] = static_cast<int>(so.columns.size());
@@ -303,58 +297,47 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
     }
   }
   const size_t n_scan_cols = so.columns.size();
-  so.with_row_id = stable;
-  LANCE_ASSIGN_OR_RAISE(auto scanned, ds->Scan(so));
-  const Manifest& tm = ds->manifest();
-  std::vector<size_t> batch_fragment;  // fragment index of each scanned batch
-  for (size_t i = 0; i < tm.fragments.size(); ++i) {
-    if (tm.fragments[i].num_rows() > 0) batch_fragment.push_back(i);
-  }
-  bool lined_up = batch_fragment.size() == scanned.size();
-  for (size_t k = 0; lined_up && k < scanned.size(); ++k) {
-    lined_up = static_cast<uint64_t>(scanned[k]->num_rows()) == tm.fragments[batch_fragment[k]].num_rows();
-  }
-  if (!lined_up) {
-    so.with_row_addr = true;
-    LANCE_ASSIGN_OR_RAISE(scanned, ds->Scan(so));
-  }
+  if (stable) so.columns.push_back(query::kRowIdColumn);
+  so.columns.push_back(query::kRowAddrColumn);
+  so.batch_size = kProbeSliceRows;
+  so.use_index = false;
+  so.pool = pool;
+  LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(so)));
+  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> slices, reader->ReadAll());
+  reader.reset();
   const size_t nk = params.on.size();
-  std::vector<RecordBatchPtr> slices;
-  std::vector<std::pair<size_t, int64_t>> slice_at;  // (batch, first row) of each slice
-  for (size_t k = 0; k < scanned.size(); ++k) {
-    const auto& b = scanned[k];
-    for (int64_t start = 0; start < b->num_rows(); start += kProbeSliceRows) {
-      slices.push_back(b->Slice(start, std::min(kProbeSliceRows, b->num_rows() - start)));
-      slice_at.emplace_back(k, start);
-    }
-  }
-  // Address of row r of slice s.
-  std::map<size_t, std::vector<int64_t>> live_before;  // per fragment: d[m] - m of its deleted rows
-  auto address = [&](size_t s, int64_t r) -> Result<uint64_t> {
+  auto address = [&](size_t s, int64_t r) -> uint64_t {
     const RecordBatch& b = *slices[s];
-    if (so.with_row_addr) return b.column(b.num_columns() - 1)->Values<uint64_t>()[r];
-    const size_t fi = batch_fragment[slice_at[s].first];
-    const int64_t live = slice_at[s].second + r;
-    auto it = live_before.find(fi);
-    if (it == live_before.end()) {
-      LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> del, ds->DeletedRows(fi));
-      std::vector<int64_t> before(del.size());
-      for (size_t m = 0; m < del.size(); ++m) before[m] = static_cast<int64_t>(del[m]) - static_cast<int64_t>(m);
-      it = live_before.emplace(fi, std::move(before)).first;
-    }
-    // The live row `live` comes after the deleted rows with fewer live rows before them.
-    const auto skipped = std::upper_bound(it->second.begin(), it->second.end(), live) - it->second.begin();
-    return (tm.fragments[fi].id << 32) | static_cast<uint64_t>(live + skipped);
+    return b.column(b.num_columns() - 1)->Values<uint64_t>()[r];
+  };
+  // The rows the delete condition holds for, found by the query layer's filter engine over
+  // the version's rows: per fragment id, the sorted row offsets.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> delete_true;
+  if (delete_where) {
+    query::ScanOptions fo;
+    fo.filter = params.when_not_matched_by_source_delete_where;
+    fo.use_index = false;
+    fo.pool = pool;
+    LANCE_ASSIGN_OR_RAISE(auto matches, query::FindMatches(ds, fo));
+    for (auto& m : matches) delete_true[m.fragment_id] = std::move(m.rows);
+  }
+  auto delete_holds = [&](uint64_t addr) {
+    auto it = delete_true.find(addr >> 32);
+    return it != delete_true.end() &&
+           std::binary_search(it->second.begin(), it->second.end(),
+                              static_cast<uint32_t>(addr & 0xffffffffULL));
   };
   const bool want_unmatched = params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
   // Narrows the probe of slice `b` by the conditions: unmatched rows to those the delete
   // condition holds for, and marks which matched rows the update condition holds for.
   auto ApplyConditions = [&](const RecordBatch& b, ProbeResult* pr) -> Status {
     if (delete_where && !pr->unmatched_at.empty()) {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(b, pr->unmatched_at));
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, delete_where->Evaluate(*rows));
+      const uint64_t* addr = b.column(b.num_columns() - 1)->Values<uint64_t>();
       std::vector<int64_t> kept;
-      for (int64_t i : expr::TrueIndices(*mask)) kept.push_back(pr->unmatched_at[static_cast<size_t>(i)]);
+      for (int64_t r : pr->unmatched_at) {
+        if (delete_holds(addr[r])) kept.push_back(r);
+      }
       pr->unmatched_at = std::move(kept);
     }
     if (!update_where || pr->matched_at.empty()) return Status::OK();
@@ -380,7 +363,7 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
     return Status::OK();
   };
   std::vector<ProbeResult> probed(slices.size());
-  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
+  ParallelFor(pool ? pool : ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
     const RecordBatch& b = *slices[static_cast<size_t>(s)];
     ProbeResult& pr = probed[static_cast<size_t>(s)];
     auto found = [&](int64_t r, int64_t src) {
@@ -425,14 +408,13 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
     const RecordBatch& b = *slices[s];
     const uint64_t* ids = stable ? b.column(static_cast<int>(n_scan_cols))->Values<uint64_t>() : nullptr;
     for (int64_t r : pr.unmatched_at) {
-      LANCE_ASSIGN_OR_RAISE(uint64_t a, address(s, r));
-      deleted.push_back(a);
+      deleted.push_back(address(s, r));
     }
     out.rows_deleted += pr.unmatched_at.size();
     for (size_t m = 0; m < pr.matched_src.size(); ++m) {
       const int64_t src = pr.matched_src[m];
       const int64_t r = pr.matched_at[m];
-      LANCE_ASSIGN_OR_RAISE(uint64_t a, address(s, r));
+      const uint64_t a = address(s, r);
       if (src < 0) {
         return Status::InvalidArgument("merge-insert: several input rows have the key of dataset "
                                        "row {} (address {}); the update would be ambiguous",
@@ -468,27 +450,43 @@ Result<MergeInsertResult> MergeInsert(const TableLocation& loc, const SchemaPtr&
   // so nothing is read back from the dataset. Without stable row ids, updated and inserted
   // rows share one data file; with them, the updated rows keep their ids in fragments of
   // their own and the inserted rows get fresh ids at commit.
-  StagedFiles staged(loc);
-  std::vector<FragmentInfo> fragments;
+  table::StagedFiles staged(ds->location());
+  std::vector<table::FragmentInfo> fragments;
   auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
     if (rows_of_source.empty()) return Status::OK();
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(source, rows_of_source));
-    LANCE_ASSIGN_OR_RAISE(auto more, WriteFragments(staged, ds->manifest(), schema, {rows},
+    LANCE_ASSIGN_OR_RAISE(auto more, table::WriteFragments(staged, ds->manifest(), schema, {rows},
                                                     params.max_rows_per_file));
     for (auto& f : more) fragments.push_back(std::move(f));
     return Status::OK();
   };
   if (stable) {
     LANCE_RETURN_NOT_OK(write(updated_rows));
-    LANCE_RETURN_NOT_OK(AssignRowIds(&fragments, updated_ids));
+    LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, updated_ids));
     LANCE_RETURN_NOT_OK(write(inserted_rows));
   } else {
     updated_rows.insert(updated_rows.end(), inserted_rows.begin(), inserted_rows.end());
     LANCE_RETURN_NOT_OK(write(updated_rows));
   }
-  LANCE_ASSIGN_OR_RAISE(out.commit, CommitRowUpdate(loc, staged, *ds, std::move(deleted),
-                                                              std::move(fragments), params.commit));
+  LANCE_ASSIGN_OR_RAISE(out.commit, table::CommitRowUpdate(ds->location(), staged, *ds,
+                                                           std::move(deleted), std::move(fragments),
+                                                           params.commit));
   return out;
 }
 
-}  // namespace lance::table
+}  // namespace
+
+Result<MergeInsertResult> Dataset::MergeInsert(RecordBatchReader& input, MergeInsertParams params) {
+  return Guarded("merge insert", [&]() -> Result<MergeInsertResult> {
+    LANCE_ASSIGN_OR_RAISE(auto batches, input.ReadAll());
+    params.commit = WithHandle(std::move(params.commit));
+    MergeInsertResult out;
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      LANCE_ASSIGN_OR_RAISE(out, MergeRows(snap, input.schema(), batches, params, pool()));
+      return out.commit.version;
+    }));
+    return out;
+  });
+}
+
+}  // namespace lance::dataset
