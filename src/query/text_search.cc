@@ -12,6 +12,7 @@
 #include "lance/index/fts/tokenizer.h"
 #include "lance/index/index_metadata.h"
 #include "lance/query/scanner.h"
+#include "lance/table/feature_flags.h"
 
 namespace lance::query {
 
@@ -66,6 +67,51 @@ Result<LiveRows> ReadLive(const std::shared_ptr<const table::Snapshot>& snap, co
                                             : std::nullopt);
       }
     }
+  }
+  return out;
+}
+
+// Which row addresses of the indexed fragments may be returned.
+struct RowFilter {
+  // fragment id -> sorted row offsets: deleted ones (no filter) or the ones passing (filter)
+  std::unordered_map<uint64_t, std::pair<uint64_t, std::vector<uint32_t>>> frags;  // physical rows, rows
+  bool listed_pass = false;  // rows lists the passing rows (else the deleted ones)
+
+  bool Keeps(uint64_t addr) const {
+    auto it = frags.find(addr >> 32);
+    if (it == frags.end()) return false;
+    const uint64_t row = addr & 0xffffffffull;
+    if (row >= it->second.first) return false;
+    const auto& rows = it->second.second;
+    const bool listed = std::binary_search(rows.begin(), rows.end(), static_cast<uint32_t>(row));
+    return listed == listed_pass;
+  }
+};
+
+Result<RowFilter> MakeRowFilter(const std::shared_ptr<const table::Snapshot>& snap, const std::vector<size_t>& fragments,
+                                const std::string& filter, const ExecOptions& exec) {
+  RowFilter out;
+  const auto& frags = snap->manifest().fragments;
+  if (filter.empty()) {
+    for (size_t f : fragments) {
+      LANCE_ASSIGN_OR_RAISE(auto deleted, snap->DeletedRows(f));
+      out.frags[frags[f].id] = {frags[f].physical_rows, std::move(deleted)};
+    }
+    return out;
+  }
+  out.listed_pass = true;
+  if (fragments.empty()) return out;
+  for (size_t f : fragments) out.frags[frags[f].id] = {frags[f].physical_rows, {}};
+  ScanOptions o;
+  o.filter = filter;
+  o.pool = exec.pool;
+  std::vector<uint64_t> ids;
+  for (size_t f : fragments) ids.push_back(frags[f].id);
+  o.fragment_ids = ids;
+  LANCE_ASSIGN_OR_RAISE(auto matches, FindMatches(snap, o));
+  for (auto& m : matches) {
+    std::sort(m.rows.begin(), m.rows.end());
+    out.frags[m.fragment_id].second = std::move(m.rows);
   }
   return out;
 }
@@ -140,8 +186,20 @@ namespace internal {
 Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSearchNode& node,
                                                               const ExecOptions& exec) {
   const auto& snap = node.snapshot();
+  if (snap->manifest().reader_feature_flags & table::kFlagStableRowIds) {
+    return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
+                                snap->root());
+  }
   auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
-  LANCE_ASSIGN_OR_RAISE(auto idx, index::fts::InvertedIndex::Open(store));
+  // the opened segment is kept in the shared page cache: a query after the first reads nothing
+  LANCE_ASSIGN_OR_RAISE(
+      std::shared_ptr<const index::fts::InvertedIndex> idx,
+      store->GetPage<index::fts::InvertedIndex>(
+          "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
+            LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
+            const int64_t bytes = opened->MemoryBytes();
+            return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened), bytes);
+          }));
   std::vector<std::string> tokens;
   std::vector<uint32_t> rel;
   LANCE_RETURN_NOT_OK(QueryTokens(idx->options(), node.query().query, &tokens, &rel));
@@ -152,12 +210,12 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
     return Status::InvalidArgument("phrase query on column {}: index {} was built without positions",
                                    node.column(), node.index().name);
   }
-  // the indexed fragments' rows that may come back: live, and passing the filter
-  LANCE_ASSIGN_OR_RAISE(LiveRows live, ReadLive(snap, node.indexed_fragments(), node.filter(), nullptr, exec));
-  std::unordered_set<uint64_t> keep(live.addrs.begin(), live.addrs.end());
+  // the indexed fragments' rows that may come back: live (in a fragment of this version, not
+  // deleted) and, with a filter, passing it
+  LANCE_ASSIGN_OR_RAISE(RowFilter keep, MakeRowFilter(snap, node.indexed_fragments(), node.filter(), exec));
   std::vector<index::fts::ScoredRow> hits;
   if (!tokens.empty()) {
-    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.count(r) != 0; }));
+    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); }));
   }
   // rows the index does not cover: tokenized here, scored with the index's statistics plus
   // theirs

@@ -351,11 +351,26 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
       }
     }
     part->keep_alive_ = inv;
+    int64_t bytes = static_cast<int64_t>(part->row_ids_.size() * 12 + ntok * 64);
+    for (const auto& [k, v] : part->token_ids_) bytes += static_cast<int64_t>(k.size() + 48);
+    for (int c = 0; c < inv->num_columns(); ++c) {
+      for (const auto& buf : inv->column(c)->buffers) bytes += buf ? buf->size() : 0;
+      for (const auto& ch : inv->column(c)->children) {
+        for (const auto& buf : ch->buffers) bytes += buf ? buf->size() : 0;
+      }
+    }
+    part->memory_bytes_ = bytes;
     index->num_docs_ += part->row_ids_.size();
     index->total_tokens_ += part->total_tokens_;
     index->partitions_.push_back(std::move(part));
   }
   return std::shared_ptr<const InvertedIndex>(std::move(index));
+}
+
+int64_t InvertedIndex::MemoryBytes() const {
+  int64_t n = 0;
+  for (const auto& p : partitions_) n += p->memory_bytes_;
+  return n;
 }
 
 uint64_t InvertedIndex::DocsWithToken(std::string_view token) const {

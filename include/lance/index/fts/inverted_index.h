@@ -78,6 +78,7 @@ class InvertedPartition {
   std::vector<std::string_view> position_streams_;
   std::vector<std::vector<uint32_t>> position_block_offsets_;
   std::shared_ptr<const void> keep_alive_;  // the decoded invert file the views point into
+  int64_t memory_bytes_ = 0;
 };
 
 // A match of rows: best first is the caller's business; row ids as the index stores them
@@ -107,6 +108,8 @@ class InvertedIndex {
   uint64_t num_docs() const { return num_docs_; }
   uint64_t total_tokens() const { return total_tokens_; }
   uint64_t DocsWithToken(std::string_view token) const;
+  // Bytes held (the files' decoded columns and the dictionaries), for cache accounting.
+  int64_t MemoryBytes() const;
 
   // The documents matching `tokens` (a query's tokens in order, repeats kept; for a phrase,
   // `positions[i]` is token i's position relative to the first), scored with this index's
