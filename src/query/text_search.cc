@@ -215,7 +215,9 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   LANCE_ASSIGN_OR_RAISE(RowFilter keep, MakeRowFilter(snap, node.indexed_fragments(), node.filter(), exec));
   std::vector<index::fts::ScoredRow> hits;
   if (!tokens.empty()) {
-    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); }));
+    // the index's best k (the flat search's rows may then push some out)
+    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); },
+                                            static_cast<size_t>(node.query().k)));
   }
   // rows the index does not cover: tokenized here, scored with the index's statistics plus
   // theirs
@@ -276,9 +278,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
       hits.push_back({d.addr, score});
     }
   }
-  std::sort(hits.begin(), hits.end(), [](const index::fts::ScoredRow& a, const index::fts::ScoredRow& b) {
-    return a.score != b.score ? a.score > b.score : a.row_id < b.row_id;
-  });
+  std::sort(hits.begin(), hits.end(), index::fts::Better);
   if (hits.size() > static_cast<size_t>(node.query().k)) hits.resize(static_cast<size_t>(node.query().k));
   // the projection of the rows found, in score order
   std::vector<RecordBatchPtr> out;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -397,9 +398,14 @@ bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector
   return false;
 }
 
+bool Better(const ScoredRow& a, const ScoredRow& b) {
+  return a.score != b.score ? a.score > b.score : a.row_id < b.row_id;
+}
+
 Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::string>& tokens,
                                                      const std::vector<uint32_t>& positions, MatchMode mode,
-                                                     const std::function<bool(uint64_t)>& keep) const {
+                                                     const std::function<bool(uint64_t)>& keep,
+                                                     size_t limit) const {
   std::vector<ScoredRow> out;
   if (tokens.empty() || num_docs_ == 0) return out;
   if (mode == MatchMode::kPhrase) {
@@ -438,23 +444,32 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
       any = true;
     }
     if (!any || (mode != MatchMode::kAny && !all)) continue;
-    // doc -> per unique token the index into its posting list (+1; 0 = absent)
-    std::unordered_map<uint32_t, std::vector<uint32_t>> hits;
-    for (size_t u = 0; u < uniq.size(); ++u) {
-      if (!present[u]) continue;
-      for (size_t i = 0; i < lists[u].docs.size(); ++i) {
-        auto& v = hits[lists[u].docs[i]];
-        if (v.empty()) v.assign(uniq.size(), 0);
-        v[u] = static_cast<uint32_t>(i + 1);
+    // Document at a time over the ascending posting lists: the smallest doc id under the
+    // cursors, the tokens at it, then those cursors advance.
+    std::vector<size_t> cur(uniq.size(), 0);
+    std::vector<uint32_t> idx(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
+    while (true) {
+      uint32_t doc = UINT32_MAX;
+      bool more = false;
+      for (size_t u = 0; u < uniq.size(); ++u) {
+        if (present[u] && cur[u] < lists[u].docs.size()) {
+          more = true;
+          doc = std::min(doc, lists[u].docs[cur[u]]);
+        }
       }
-    }
-    for (const auto& [doc, idx] : hits) {
-      if (mode != MatchMode::kAny &&
-          std::any_of(idx.begin(), idx.end(), [](uint32_t x) { return x == 0; })) {
-        continue;
+      if (!more) break;
+      bool every = true;
+      for (size_t u = 0; u < uniq.size(); ++u) {
+        if (present[u] && cur[u] < lists[u].docs.size() && lists[u].docs[cur[u]] == doc) {
+          idx[u] = static_cast<uint32_t>(++cur[u]);
+        } else {
+          idx[u] = 0;
+          every = false;
+        }
       }
+      if (mode != MatchMode::kAny && !every) continue;
       const uint64_t row = part->RowId(doc);
-      if (deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
+      if (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
       if (keep && !keep(row)) continue;
       if (mode == MatchMode::kPhrase) {
         std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
@@ -473,9 +488,20 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
         if (idx[u] == 0) continue;
         score += idf[u] * Bm25DocWeight(lists[u].freqs[idx[u] - 1], dl, avgdl);
       }
-      out.push_back({row, score});
+      const ScoredRow hit{row, score};
+      if (limit == 0) {
+        out.push_back(hit);
+      } else if (out.size() < limit) {
+        out.push_back(hit);
+        std::push_heap(out.begin(), out.end(), Better);
+      } else if (Better(hit, out.front())) {
+        std::pop_heap(out.begin(), out.end(), Better);
+        out.back() = hit;
+        std::push_heap(out.begin(), out.end(), Better);
+      }
     }
   }
+  if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
   return out;
 }
 

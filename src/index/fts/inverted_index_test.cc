@@ -143,6 +143,27 @@ TEST(InvertedIndexGolden, PhraseNeedsPositions) {
   EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
 }
 
+TEST(InvertedIndexGolden, TopKIsTheHeadOfEveryMatch) {
+  Golden g = OpenGolden();
+  auto index = InvertedIndex::Open(OpenIndexStore(g.snap->location(), *g.by_name.at("body_idx")));
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  for (MatchMode mode : {MatchMode::kAny, MatchMode::kAll, MatchMode::kPhrase}) {
+    auto all = (*index)->Search({"quick", "fox"}, {0, 1}, mode, nullptr);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    std::sort(all->begin(), all->end(), Better);
+    ASSERT_GT(all->size(), 3u);
+    for (size_t k : {1u, 3u, 1000u}) {
+      auto top = (*index)->Search({"quick", "fox"}, {0, 1}, mode, nullptr, k);
+      ASSERT_TRUE(top.ok());
+      ASSERT_EQ(top->size(), std::min(k, all->size()));
+      for (size_t i = 0; i < top->size(); ++i) {
+        EXPECT_EQ((*top)[i].row_id, (*all)[i].row_id) << k << " " << i;
+        EXPECT_EQ((*top)[i].score, (*all)[i].score) << k << " " << i;
+      }
+    }
+  }
+}
+
 TEST(Bm25, LanceFormulas) {
   // idf(1 of 10) = ln(9.5 / 1.5 + 1); doc weight at avgdl = 2.2 f / (f + 1.2)
   EXPECT_FLOAT_EQ(Bm25Idf(1, 10), std::log(9.5f / 1.5f + 1.0f));

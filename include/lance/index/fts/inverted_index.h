@@ -88,6 +88,9 @@ struct ScoredRow {
   float score = 0;
 };
 
+// Result order: higher score first, equal scores by row id.
+bool Better(const ScoredRow& a, const ScoredRow& b);
+
 enum class MatchMode { kAny, kAll, kPhrase };
 
 class InvertedIndex {
@@ -116,9 +119,12 @@ class InvertedIndex {
   // statistics: score = sum over tokens of idf * doc weight. kAny: any token; kAll: every
   // token; kPhrase: every token at its relative position (needs positions: InvalidArgument
   // otherwise). Rows `keep` refuses (deleted, filtered out) are left out; null keeps all.
+  // `limit` > 0: only the best `limit` rows (Better order), best first; 0: every match, in
+  // no particular order. Documents are visited in id order, one at a time, over the query
+  // tokens' posting lists.
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
-                                        const std::function<bool(uint64_t)>& keep) const;
+                                        const std::function<bool(uint64_t)>& keep, size_t limit = 0) const;
 
  private:
   InvertedIndex() = default;
