@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterTokenizeCommand(app, registry);
   lance::cli::RegisterFlatSearchCommand(app, registry);
   lance::cli::RegisterLsmCommands(app, registry);
+  lance::cli::RegisterTextSearchCommand(app, registry);
   lance::cli::RegisterIndexCommands(app, registry);
   lance::cli::AddNumericRanges(app);
   if (const std::string unknown = lance::cli::UnknownCommand(app, argc, argv); !unknown.empty()) {

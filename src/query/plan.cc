@@ -1,4 +1,5 @@
 #include "lance/query/plan.h"
+#include "lance/query/text_search.h"
 
 #include <fmt/format.h>
 
@@ -145,6 +146,9 @@ std::string Plan::Explain() const {
 }
 
 Result<std::unique_ptr<RecordBatchReader>> Plan::Execute(const ExecOptions& options) const {
+  if (root_->kind() == PlanNode::Kind::kFullTextSearch) {
+    return internal::OpenFullTextSearch(static_cast<const FullTextSearchNode&>(*root_), options);
+  }
   if (root_->kind() != PlanNode::Kind::kProject) {
     return Status::InvalidArgument("plan: Execute needs a Project root, not {}", root_->name());
   }

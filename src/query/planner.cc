@@ -72,6 +72,7 @@ Result<SchemaPtr> Planner::OutputSchema(const ScanOptions& options) const {
   }
   if (options.with_row_id && !row_id) fields.push_back(system(kRowIdColumn));
   if (options.with_row_addr && !row_addr) fields.push_back(system(kRowAddrColumn));
+  if (options.full_text) fields.push_back(field(kScoreColumn, float32(), true));
   return ::lance::schema(std::move(fields), schema->metadata());
 }
 
@@ -155,6 +156,19 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
 
 Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
   LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
+  if (options.full_text) {
+    if (options.offset != 0 || options.limit) {
+      return Status::InvalidArgument("full-text search: offset and limit do not apply (k does)");
+    }
+    ScanOptions take = options;
+    take.full_text.reset();
+    LANCE_ASSIGN_OR_RAISE(SchemaPtr take_schema, OutputSchema(take));
+    std::vector<std::string> take_columns;
+    for (const auto& f : take_schema->fields()) take_columns.push_back(f->name());
+    LANCE_ASSIGN_OR_RAISE(PlanNodePtr node, PlanFullTextSearch(snapshot_, *options.full_text, options.filter,
+                                                               schema, std::move(take_columns)));
+    return Plan(std::move(node));
+  }
   LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/false));
   return Plan(std::make_shared<ProjectNode>(std::move(rows), std::move(schema), BatchSize(options)));
 }

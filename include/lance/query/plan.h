@@ -53,7 +53,8 @@ struct ExecOptions {
 
 class PlanNode {
  public:
-  enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount };
+  enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount,
+                    kFullTextSearch };
   virtual ~PlanNode() = default;
   virtual Kind kind() const = 0;
   // The operator's name, e.g. "FragmentScan".

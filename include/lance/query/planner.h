@@ -20,6 +20,7 @@
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
 #include "lance/query/plan.h"
+#include "lance/query/text_search.h"
 #include "lance/table/snapshot.h"
 
 namespace lance {
@@ -61,6 +62,10 @@ struct ScanOptions {
   // Answer the conjuncts a scalar index can from the index (lance/index/scalar/lookup.h) for
   // the fragments it covers; false: every row is filtered (the results are the same).
   bool use_index = true;
+  // A full-text (BM25) search instead of a scan (lance/query/text_search.h): the best `k` rows
+  // matching, best first, with a `_score` column (float32) after the projection; `filter`
+  // selects the rows searched; offset and limit are refused.
+  std::optional<FullTextQuery> full_text;
 };
 
 class Planner {

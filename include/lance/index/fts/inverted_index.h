@@ -1,0 +1,143 @@
+// Reading and searching a lance 12 INVERTED (full-text) index segment: `metadata.lance` (params,
+// partition ids, deleted fragments) and per partition `part_N_tokens.lance` (the token
+// dictionary: an fst map token -> id), `part_N_docs.lance` (row id and token count of every
+// document; a document is the row of this file), `part_N_invert.lance` (per token: posting
+// blocks of 128 documents, the document count, the best score, and with positions a position
+// stream with each block's offset). Layouts: src/index/fts/posting_codec.h, fst_map.h and
+// src/index/README.md. Everything read is checked: damaged files give Corruption naming the
+// file, never a crash.
+//
+// Scoring is lance 12's BM25 (bm25.h) over the statistics of every partition together.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lance/core/result.h"
+#include "lance/index/fts/tokenizer.h"
+#include "lance/index/index_store.h"
+
+namespace lance::index::fts {
+
+// lance 12's BM25 constants and formulas, in its f32 operation order.
+inline constexpr float kBm25K1 = 1.2f;
+inline constexpr float kBm25B = 0.75f;
+// ln((N - n + 0.5) / (n + 0.5) + 1) in f32: n documents of N hold the token.
+float Bm25Idf(uint64_t docs_with_token, uint64_t num_docs);
+// (K1 + 1) f / (f + K1 (1 - B + B dl / avgdl)) in f32.
+float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens);
+// total_tokens / num_docs in f32 (each converted first).
+float Bm25AvgDocLength(uint64_t total_tokens, uint64_t num_docs);
+
+// One token's postings in one partition: documents ascending, their frequencies and (with
+// positions) each document's positions, ascending, at positions[pos_start[i] .. pos_start[i+1]).
+struct PostingList {
+  std::vector<uint32_t> docs;
+  std::vector<uint32_t> freqs;
+  std::vector<float> block_max_scores;
+  bool has_positions = false;
+  std::vector<uint32_t> pos_start;
+  std::vector<uint32_t> positions;
+};
+
+class InvertedPartition {
+ public:
+  uint64_t id() const { return id_; }
+  uint64_t num_docs() const { return row_ids_.size(); }
+  uint64_t total_tokens() const { return total_tokens_; }
+  size_t num_tokens() const { return token_ids_.size(); }
+  // The dictionary, token -> token id.
+  const std::unordered_map<std::string, uint32_t>& tokens() const { return token_ids_; }
+  std::optional<uint32_t> TokenId(std::string_view token) const;
+  // Documents holding token `token_id` (its `_length`).
+  uint32_t PostingLength(uint32_t token_id) const { return lengths_[token_id]; }
+  float MaxScore(uint32_t token_id) const { return max_scores_[token_id]; }
+  uint64_t RowId(uint32_t doc) const { return row_ids_[doc]; }
+  uint32_t DocTokens(uint32_t doc) const { return doc_tokens_[doc]; }
+  // Decodes the postings of `token_id` (positions only when asked and stored).
+  Result<PostingList> Postings(uint32_t token_id, bool with_positions) const;
+
+ private:
+  friend class InvertedIndex;
+  uint64_t id_ = 0;
+  std::string invert_path_;
+  std::unordered_map<std::string, uint32_t> token_ids_;
+  std::vector<uint64_t> row_ids_;
+  std::vector<uint32_t> doc_tokens_;
+  uint64_t total_tokens_ = 0;
+  std::vector<uint32_t> lengths_;
+  std::vector<float> max_scores_;
+  // per token: the posting blocks (binary values of `_posting`) and the position stream
+  std::vector<std::vector<std::string_view>> blocks_;
+  std::vector<std::string_view> position_streams_;
+  std::vector<std::vector<uint32_t>> position_block_offsets_;
+  std::shared_ptr<const void> keep_alive_;  // the decoded invert file the views point into
+  int64_t memory_bytes_ = 0;
+};
+
+// A match of rows: best first is the caller's business; row ids as the index stores them
+// (row addresses for tables without stable row ids).
+struct ScoredRow {
+  uint64_t row_id = 0;
+  float score = 0;
+};
+
+// Result order: higher score first, equal scores by row id.
+bool Better(const ScoredRow& a, const ScoredRow& b);
+
+enum class MatchMode { kAny, kAll, kPhrase };
+
+class InvertedIndex {
+ public:
+  // Opens a segment: every file is read and checked now (the partitions' dictionaries, docs
+  // and posting columns; postings are decoded per query). Errors: NotFound (a file missing),
+  // Corruption, NotSupported (an index format, layout or codec lance 12 does not write by
+  // default: format_version other than 2, posting blocks of 256, legacy token sets).
+  static Result<std::shared_ptr<const InvertedIndex>> Open(std::shared_ptr<IndexStore> store);
+
+  const TokenizerOptions& options() const { return options_; }
+  bool with_position() const { return options_.with_position; }
+  const std::vector<std::shared_ptr<InvertedPartition>>& partitions() const { return partitions_; }
+  // Fragments removed from the index's coverage (metadata `deleted_fragments`).
+  const std::vector<uint32_t>& deleted_fragments() const { return deleted_fragments_; }
+
+  // Corpus statistics over every partition.
+  uint64_t num_docs() const { return num_docs_; }
+  uint64_t total_tokens() const { return total_tokens_; }
+  uint64_t DocsWithToken(std::string_view token) const;
+  // Bytes held (the files' decoded columns and the dictionaries), for cache accounting.
+  int64_t MemoryBytes() const;
+
+  // The documents matching `tokens` (a query's tokens in order, repeats kept; for a phrase,
+  // `positions[i]` is token i's position relative to the first), scored with this index's
+  // statistics: score = sum over tokens of idf * doc weight. kAny: any token; kAll: every
+  // token; kPhrase: every token at its relative position (needs positions: InvalidArgument
+  // otherwise). Rows `keep` refuses (deleted, filtered out) are left out; null keeps all.
+  // `limit` > 0: only the best `limit` rows (Better order), best first; 0: every match, in
+  // no particular order. Documents are visited in id order, one at a time, over the query
+  // tokens' posting lists.
+  Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
+                                        const std::vector<uint32_t>& positions, MatchMode mode,
+                                        const std::function<bool(uint64_t)>& keep, size_t limit = 0) const;
+
+ private:
+  InvertedIndex() = default;
+  TokenizerOptions options_;
+  std::vector<std::shared_ptr<InvertedPartition>> partitions_;
+  std::vector<uint32_t> deleted_fragments_;
+  uint64_t num_docs_ = 0;
+  uint64_t total_tokens_ = 0;
+};
+
+// Whether a document with these per-term positions (term i's ascending positions) holds the
+// phrase: some start s with s + rel[i] among term i's positions for every i.
+bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                   const std::vector<uint32_t>& rel);
+
+}  // namespace lance::index::fts

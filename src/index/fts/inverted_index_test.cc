@@ -1,0 +1,241 @@
+// The reader of lance 12's inverted index against the table it indexed
+// (tests/golden/fts_index/fts.lance, written by its gen.mjs through the reference): every live
+// row the index covers, tokenized by our tokenizer with the index's params, must be a
+// document with that token count and exactly those postings (frequencies, positions); the
+// statistics are the sums over the partitions; damaged bytes are Corruption.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "index/fts/fst_map.h"
+#include "index/fts/posting_codec.h"
+#include "lance/index/fts/inverted_index.h"
+#include "lance/index/index_metadata.h"
+#include "lance/table/snapshot.h"
+
+namespace lance::index::fts {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kGolden = fs::path(__FILE__).parent_path() / "../../../tests/golden/fts_index/fts.lance";
+
+struct Golden {
+  std::shared_ptr<table::Snapshot> snap;
+  std::map<std::string, const table::IndexInfo*> by_name;
+};
+
+Golden OpenGolden() {
+  Golden g;
+  auto s = table::Snapshot::Open(kGolden.string());
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  if (!s.ok()) return g;
+  g.snap = *s;
+  for (const auto& info : g.snap->manifest().indices) g.by_name[info.name] = &info;
+  return g;
+}
+
+// row address -> text of the live rows of the fragments `info` covers
+std::map<uint64_t, std::optional<std::string>> LiveText(const table::Snapshot& snap, const table::IndexInfo& info,
+                                                        const std::string& column) {
+  table::ScanOptions o;
+  o.columns = {column};
+  o.with_row_addr = true;
+  o.fragment_ids = std::vector<uint64_t>(info.fragment_ids.begin(), info.fragment_ids.end());
+  auto batches = snap.Scan(o);
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  std::map<uint64_t, std::optional<std::string>> out;
+  if (!batches.ok()) return out;
+  for (const auto& b : *batches) {
+    const Array& text = *b->column(0);
+    const Array& addr = *b->column(1);
+    for (int64_t i = 0; i < b->num_rows(); ++i) {
+      out[addr.Values<uint64_t>()[i]] =
+          text.IsValid(i) ? std::optional<std::string>(std::string(text.GetView(i))) : std::nullopt;
+    }
+  }
+  return out;
+}
+
+void CheckIndex(const Golden& g, const std::string& name, const std::string& column, bool positions) {
+  ASSERT_TRUE(g.by_name.count(name)) << name;
+  const table::IndexInfo& info = *g.by_name.at(name);
+  auto store = OpenIndexStore(g.snap->location(), info);
+  auto index = InvertedIndex::Open(store);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  const InvertedIndex& idx = **index;
+  EXPECT_EQ(idx.with_position(), positions);
+  ASSERT_EQ(idx.partitions().size(), 2u) << "the golden's optimize adds a second partition";
+  auto tok = Tokenizer::Make(idx.options());
+  ASSERT_TRUE(tok.ok()) << tok.status().ToString();
+
+  // expected: per live row with tokens, token -> positions
+  const auto text = LiveText(*g.snap, info, column);
+  std::map<uint64_t, std::map<std::string, std::vector<uint32_t>>> want;
+  std::map<uint64_t, uint32_t> want_len;
+  for (const auto& [addr, t] : text) {
+    if (!t) continue;
+    std::vector<Token> toks;
+    ASSERT_TRUE((*tok)->Tokenize(*t, &toks).ok());
+    if (toks.empty()) continue;
+    for (const Token& k : toks) want[addr][k.text].push_back(k.position);
+    want_len[addr] = static_cast<uint32_t>(toks.size());
+  }
+  ASSERT_GT(want.size(), 300u);
+
+  // got: the index's documents and postings, restricted to live rows
+  std::map<uint64_t, std::map<std::string, std::vector<uint32_t>>> got;
+  std::map<uint64_t, uint32_t> got_len;
+  uint64_t docs = 0, total = 0;
+  size_t full_blocks = 0;
+  for (const auto& part : idx.partitions()) {
+    docs += part->num_docs();
+    total += part->total_tokens();
+    for (uint32_t d = 0; d < part->num_docs(); ++d) {
+      if (text.count(part->RowId(d))) got_len[part->RowId(d)] = part->DocTokens(d);
+    }
+    for (const auto& [token, id] : part->tokens()) {
+      auto pl = part->Postings(id, true);
+      ASSERT_TRUE(pl.ok()) << pl.status().ToString();
+      ASSERT_EQ(pl->docs.size(), part->PostingLength(id));
+      EXPECT_EQ(pl->has_positions, positions);
+      full_blocks += pl->docs.size() / kPackedBlock;
+      float best = 0;
+      for (float s : pl->block_max_scores) best = std::max(best, s);
+      EXPECT_EQ(best, part->MaxScore(id)) << token;
+      for (size_t i = 0; i < pl->docs.size(); ++i) {
+        const uint64_t row = part->RowId(pl->docs[i]);
+        if (!text.count(row)) continue;  // deleted since the index was built
+        auto& v = got[row][token];
+        if (positions) {
+          ASSERT_EQ(pl->pos_start[i + 1] - pl->pos_start[i], pl->freqs[i]);
+          v.assign(pl->positions.begin() + pl->pos_start[i], pl->positions.begin() + pl->pos_start[i + 1]);
+        } else {
+          v.assign(pl->freqs[i], 0);
+        }
+      }
+    }
+  }
+  if (positions) {
+    EXPECT_GT(full_blocks, 2u) << "the body index must hold full 128-document blocks";
+  }
+  EXPECT_EQ(idx.num_docs(), docs);
+  EXPECT_EQ(idx.total_tokens(), total);
+  EXPECT_EQ(got_len, want_len);
+  if (!positions) {
+    for (auto& [row, m] : want) {
+      for (auto& [t, p] : m) std::fill(p.begin(), p.end(), 0u);
+    }
+  }
+  EXPECT_TRUE(got == want) << name << ": postings differ from the tokenized rows";
+}
+
+TEST(InvertedIndexGolden, BodyWithPositions) { CheckIndex(OpenGolden(), "body_idx", "body", true); }
+TEST(InvertedIndexGolden, TitleWithoutPositions) { CheckIndex(OpenGolden(), "title_idx", "title", false); }
+
+TEST(InvertedIndexGolden, PhraseNeedsPositions) {
+  Golden g = OpenGolden();
+  auto index = InvertedIndex::Open(OpenIndexStore(g.snap->location(), *g.by_name.at("title_idx")));
+  ASSERT_TRUE(index.ok());
+  auto r = (*index)->Search({"lanc", "search"}, {0, 1}, MatchMode::kPhrase, nullptr);
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+}
+
+TEST(InvertedIndexGolden, TopKIsTheHeadOfEveryMatch) {
+  Golden g = OpenGolden();
+  auto index = InvertedIndex::Open(OpenIndexStore(g.snap->location(), *g.by_name.at("body_idx")));
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  for (MatchMode mode : {MatchMode::kAny, MatchMode::kAll, MatchMode::kPhrase}) {
+    auto all = (*index)->Search({"quick", "fox"}, {0, 1}, mode, nullptr);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    std::sort(all->begin(), all->end(), Better);
+    ASSERT_GT(all->size(), 3u);
+    for (size_t k : {1u, 3u, 1000u}) {
+      auto top = (*index)->Search({"quick", "fox"}, {0, 1}, mode, nullptr, k);
+      ASSERT_TRUE(top.ok());
+      ASSERT_EQ(top->size(), std::min(k, all->size()));
+      for (size_t i = 0; i < top->size(); ++i) {
+        EXPECT_EQ((*top)[i].row_id, (*all)[i].row_id) << k << " " << i;
+        EXPECT_EQ((*top)[i].score, (*all)[i].score) << k << " " << i;
+      }
+    }
+  }
+}
+
+TEST(Bm25, LanceFormulas) {
+  // idf(1 of 10) = ln(9.5 / 1.5 + 1); doc weight at avgdl = 2.2 f / (f + 1.2)
+  EXPECT_FLOAT_EQ(Bm25Idf(1, 10), std::log(9.5f / 1.5f + 1.0f));
+  EXPECT_FLOAT_EQ(Bm25DocWeight(2, 10, 10.0f), 2.2f * 2 / (2 + 1.2f));
+  EXPECT_FLOAT_EQ(Bm25AvgDocLength(7, 2), 3.5f);
+}
+
+TEST(PostingCodec, Pack4xRoundTripsEveryWidth) {
+  for (int bits = 0; bits <= 32; ++bits) {
+    uint32_t in[kPackedBlock], out[kPackedBlock];
+    for (size_t i = 0; i < kPackedBlock; ++i) {
+      const uint64_t v = (i * 2654435761u) ^ (i << 7);
+      in[i] = bits == 32 ? static_cast<uint32_t>(v) : static_cast<uint32_t>(v & ((1ull << bits) - 1));
+    }
+    std::vector<uint8_t> buf(16 * static_cast<size_t>(bits) + 1, 0);
+    Pack4x(in, bits, buf.data());
+    Unpack4x(buf.data(), bits, out);
+    for (size_t i = 0; i < kPackedBlock; ++i) ASSERT_EQ(in[i], out[i]) << bits << " " << i;
+  }
+}
+
+TEST(PostingCodec, DamagedBlocksAreCorruption) {
+  std::vector<uint32_t> d, f;
+  float s;
+  // a tail block of 2 documents: score, varints 5, 3 | 1, 2
+  const std::string ok("\0\0\x80\x3f\x05\x03\x01\x02", 8);
+  ASSERT_TRUE(DecodePostingBlock(ok, 2, kPackedBlock, &d, &f, &s, "t").ok());
+  EXPECT_EQ(d, (std::vector<uint32_t>{5, 8}));
+  EXPECT_EQ(f, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(s, 1.0f);
+  for (size_t cut = 0; cut < ok.size(); ++cut) {
+    EXPECT_TRUE(DecodePostingBlock(ok.substr(0, cut), 2, kPackedBlock, &d, &f, &s, "t").IsCorruption());
+  }
+  EXPECT_TRUE(DecodePostingBlock(ok + "x", 2, kPackedBlock, &d, &f, &s, "t").IsCorruption());
+  // a full block whose width byte says 40 bits
+  std::string full(8, '\0');
+  full += '\x28';
+  EXPECT_TRUE(DecodePostingBlock(full, kPackedBlock, kPackedBlock, &d, &f, &s, "t").IsCorruption());
+}
+
+TEST(FstMap, GoldenDictionaryAndDamage) {
+  Golden g = OpenGolden();
+  auto store = OpenIndexStore(g.snap->location(), *g.by_name.at("body_idx"));
+  auto reader = store->OpenFile("part_0_tokens.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto b = (*reader)->ReadAll();
+  ASSERT_TRUE(b.ok());
+  const std::string bytes((*b)->column(0)->GetView(0));
+  auto map = DecodeFstMap(bytes, "t");
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  std::set<uint64_t> ids;
+  for (size_t i = 0; i < map->size(); ++i) {
+    if (i > 0) {
+      EXPECT_LT((*map)[i - 1].first, (*map)[i].first);
+    }
+    ids.insert((*map)[i].second);
+  }
+  EXPECT_EQ(ids.size(), map->size());
+  EXPECT_EQ(*ids.rbegin() + 1, map->size()) << "token ids are dense";
+  bool found = false;
+  for (const auto& [k, v] : *map) found |= k == "lanc";
+  EXPECT_TRUE(found);
+  // every truncation and every single-byte change: an error or a map, never a crash
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    EXPECT_FALSE(DecodeFstMap(bytes.substr(0, cut), "t").ok());
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string m = bytes;
+    m[i] = static_cast<char>(m[i] ^ 0x5a);
+    (void)DecodeFstMap(m, "t");
+  }
+}
+
+}  // namespace
+}  // namespace lance::index::fts

@@ -1,0 +1,147 @@
+#include "index/fts/posting_codec.h"
+
+#include <cstring>
+
+#include "lance/core/status.h"
+
+namespace lance::index::fts {
+
+namespace {
+
+uint32_t LoadU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+
+void StoreU32(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+  p[2] = static_cast<uint8_t>(v >> 16);
+  p[3] = static_cast<uint8_t>(v >> 24);
+}
+
+}  // namespace
+
+void Unpack4x(const uint8_t* in, int bits, uint32_t* out) {
+  if (bits == 0) {
+    std::memset(out, 0, kPackedBlock * sizeof(uint32_t));
+    return;
+  }
+  const uint64_t mask = bits == 32 ? 0xffffffffull : ((1ull << bits) - 1);
+  for (int lane = 0; lane < 4; ++lane) {
+    // lane values are a little-endian bit stream over words 4w + lane
+    for (int k = 0; k < 32; ++k) {
+      const int bit = k * bits;
+      const int w = bit / 32, off = bit % 32;
+      uint64_t v = LoadU32(in + 4 * (4 * w + lane)) >> off;
+      if (off + bits > 32) v |= static_cast<uint64_t>(LoadU32(in + 4 * (4 * (w + 1) + lane))) << (32 - off);
+      out[4 * k + lane] = static_cast<uint32_t>(v & mask);
+    }
+  }
+}
+
+void Pack4x(const uint32_t* in, int bits, uint8_t* out) {
+  if (bits == 0) return;
+  for (int lane = 0; lane < 4; ++lane) {
+    for (int k = 0; k < 32; ++k) {
+      const uint64_t v = in[4 * k + lane];
+      const int bit = k * bits;
+      const int w = bit / 32, off = bit % 32;
+      uint8_t* p = out + 4 * (4 * w + lane);
+      StoreU32(p, LoadU32(p) | static_cast<uint32_t>(v << off));
+      if (off + bits > 32) {
+        uint8_t* q = out + 4 * (4 * (w + 1) + lane);
+        StoreU32(q, LoadU32(q) | static_cast<uint32_t>(v >> (32 - off)));
+      }
+    }
+  }
+}
+
+Result<uint32_t> ReadVarint(std::string_view data, size_t* pos, std::string_view what) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 35; shift += 7) {
+    if (*pos >= data.size()) return Status::Corruption("{}: varint runs past the end ({} bytes)", what, data.size());
+    const uint8_t b = static_cast<uint8_t>(data[(*pos)++]);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      if (v > 0xffffffffull) return Status::Corruption("{}: varint over 32 bits", what);
+      return static_cast<uint32_t>(v);
+    }
+  }
+  return Status::Corruption("{}: varint longer than 5 bytes", what);
+}
+
+namespace {
+
+Status UnpackGroup(std::string_view data, size_t* pos, uint32_t* out, std::string_view what) {
+  if (*pos >= data.size()) return Status::Corruption("{}: packed group width past the end", what);
+  const int bits = static_cast<uint8_t>(data[(*pos)++]);
+  if (bits > 32) return Status::Corruption("{}: packed group of {} bits (at most 32)", what, bits);
+  const size_t bytes = 16 * static_cast<size_t>(bits);
+  if (data.size() - *pos < bytes) {
+    return Status::Corruption("{}: packed group of {} bytes, {} left", what, bytes, data.size() - *pos);
+  }
+  Unpack4x(reinterpret_cast<const uint8_t*>(data.data()) + *pos, bits, out);
+  *pos += bytes;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, std::vector<uint32_t>* docs,
+                          std::vector<uint32_t>* freqs, float* max_score, std::string_view what) {
+  if (block.size() < 4) return Status::Corruption("{}: posting block of {} bytes", what, block.size());
+  std::memcpy(max_score, block.data(), 4);
+  size_t pos = 4;
+  if (n == block_size && block_size == kPackedBlock) {
+    if (block.size() < 8) return Status::Corruption("{}: full posting block of {} bytes", what, block.size());
+    const uint32_t first = LoadU32(reinterpret_cast<const uint8_t*>(block.data()) + 4);
+    pos = 8;
+    uint32_t buf[kPackedBlock];
+    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, buf, what));
+    uint64_t cur = first;
+    for (size_t i = 0; i < kPackedBlock; ++i) {
+      cur += buf[i];
+      if (cur > 0xffffffffull) return Status::Corruption("{}: doc id over 32 bits", what);
+      docs->push_back(static_cast<uint32_t>(cur));
+    }
+    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, buf, what));
+    freqs->insert(freqs->end(), buf, buf + kPackedBlock);
+  } else if (n < block_size) {
+    uint64_t cur = 0;
+    for (size_t i = 0; i < n; ++i) {
+      LANCE_ASSIGN_OR_RAISE(uint32_t d, ReadVarint(block, &pos, what));
+      cur = i == 0 ? d : cur + d;
+      if (cur > 0xffffffffull) return Status::Corruption("{}: doc id over 32 bits", what);
+      docs->push_back(static_cast<uint32_t>(cur));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      LANCE_ASSIGN_OR_RAISE(uint32_t f, ReadVarint(block, &pos, what));
+      freqs->push_back(f);
+    }
+  } else {
+    return Status::NotSupported("{}: posting blocks of {} documents (128 are read)", what, block_size);
+  }
+  if (pos != block.size()) {
+    return Status::Corruption("{}: posting block of {} bytes holds {} bytes of postings", what, block.size(), pos);
+  }
+  return Status::OK();
+}
+
+Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
+                         std::string_view what) {
+  uint32_t buf[kPackedBlock];
+  size_t left = count;
+  while (left >= kPackedBlock) {
+    LANCE_RETURN_NOT_OK(UnpackGroup(data, pos, buf, what));
+    out->insert(out->end(), buf, buf + kPackedBlock);
+    left -= kPackedBlock;
+  }
+  for (; left > 0; --left) {
+    LANCE_ASSIGN_OR_RAISE(uint32_t v, ReadVarint(data, pos, what));
+    out->push_back(v);
+  }
+  return Status::OK();
+}
+
+}  // namespace lance::index::fts

@@ -1,0 +1,46 @@
+// The integer codecs of lance 12's inverted-index files (index format 2):
+//
+// * BitPacker4x (the `bitpacking` crate's 4x layout): 128 u32 values in four interleaved lanes
+//   (value i in lane i % 4), each lane packed LSB first into 32-bit words, word w of lane j
+//   stored as little-endian u32 number 4w + j; `bits` bits per value take 16 * bits bytes.
+// * Varints: LEB128 u32.
+// * A posting block: f32 block max score, then for a full block (block_size documents) u32
+//   first doc id, u8 width + packed doc-id deltas (from the previous id, the first 0), u8 width
+//   + packed frequencies; the last, partial block: varint doc ids (the first absolute, then
+//   deltas) then varint frequencies ("varint_delta_v1" tail codec).
+// * A position stream (`shared_stream_v2` layout, `packed_delta_v1` codec): per posting block,
+//   from the byte offset `_position_block_offset` names, the block's documents' positions
+//   concatenated, each document's as deltas (its first absolute), in groups of 128 values
+//   packed as [u8 width][BitPacker4x], the rest as varints.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "lance/core/result.h"
+
+namespace lance::index::fts {
+
+inline constexpr size_t kPackedBlock = 128;
+
+// Unpacks 128 values of `bits` bits (0..32) from `in` (16 * bits bytes) into out[0..127].
+void Unpack4x(const uint8_t* in, int bits, uint32_t* out);
+// Packs 128 values (each < 2^bits) into `out` (16 * bits bytes, zeroed by the caller).
+void Pack4x(const uint32_t* in, int bits, uint8_t* out);
+
+// Reads one varint at *pos of `data`, advancing *pos. Corruption (naming `what`) when it runs
+// past the end or over 32 bits.
+Result<uint32_t> ReadVarint(std::string_view data, size_t* pos, std::string_view what);
+
+// Appends the (doc id, frequency) pairs of one posting block to *docs / *freqs; `n` is the
+// number of documents in it (block_size for a full block, fewer for the last one, which must
+// be the partial one). *max_score gets the block's stored score.
+Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, std::vector<uint32_t>* docs,
+                          std::vector<uint32_t>* freqs, float* max_score, std::string_view what);
+
+// Decodes `count` position deltas at `data[*pos]` (packed groups of 128, then varints).
+Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
+                         std::string_view what);
+
+}  // namespace lance::index::fts

@@ -1,0 +1,311 @@
+#include "lance/query/text_search.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "lance/columnar/builder.h"
+#include "lance/index/fts/inverted_index.h"
+#include "lance/index/fts/tokenizer.h"
+#include "lance/index/index_metadata.h"
+#include "lance/query/scanner.h"
+#include "lance/table/feature_flags.h"
+
+namespace lance::query {
+
+namespace {
+
+bool IsInverted(const table::IndexInfo& info) {
+  return std::string_view(info.details_type_url).ends_with(".InvertedIndexDetails");
+}
+
+// The query's tokens (lance 12 tokenizes a query as the index tokenizes documents) and, for a
+// phrase, each token's position relative to the first kept.
+Status QueryTokens(const index::fts::TokenizerOptions& options, const std::string& text,
+                   std::vector<std::string>* tokens, std::vector<uint32_t>* rel) {
+  LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(options));
+  std::vector<index::fts::Token> out;
+  LANCE_RETURN_NOT_OK(tok->Tokenize(text, &out));
+  for (const auto& t : out) {
+    tokens->push_back(t.text);
+    rel->push_back(t.position - out.front().position);
+  }
+  return Status::OK();
+}
+
+// Rows of `fragments` (manifest positions) that are live and pass `filter`, as addresses, with
+// `column` when asked.
+struct LiveRows {
+  std::vector<uint64_t> addrs;
+  std::vector<std::optional<std::string>> text;
+};
+
+Result<LiveRows> ReadLive(const std::shared_ptr<const table::Snapshot>& snap, const std::vector<size_t>& fragments,
+                          const std::string& filter, const std::string* column, const ExecOptions& exec) {
+  LiveRows out;
+  if (fragments.empty()) return out;
+  ScanOptions o;
+  if (column) o.columns.push_back(*column);
+  o.columns.push_back("_rowaddr");
+  o.filter = filter;
+  o.pool = exec.pool;
+  std::vector<uint64_t> ids;
+  for (size_t f : fragments) ids.push_back(snap->manifest().fragments[f].id);
+  o.fragment_ids = ids;
+  LANCE_ASSIGN_OR_RAISE(Scanner sc, Scanner::Make(snap, o));
+  LANCE_ASSIGN_OR_RAISE(auto batches, sc.ToBatches());
+  for (const auto& b : batches) {
+    const Array& addr = *b->GetColumnByName("_rowaddr");
+    const Array* text = column ? b->column(0).get() : nullptr;
+    for (int64_t i = 0; i < b->num_rows(); ++i) {
+      out.addrs.push_back(addr.Values<uint64_t>()[i]);
+      if (text) {
+        out.text.push_back(text->IsValid(i) ? std::optional<std::string>(std::string(text->GetView(i)))
+                                            : std::nullopt);
+      }
+    }
+  }
+  return out;
+}
+
+// Which row addresses of the indexed fragments may be returned.
+struct RowFilter {
+  // fragment id -> sorted row offsets: deleted ones (no filter) or the ones passing (filter)
+  std::unordered_map<uint64_t, std::pair<uint64_t, std::vector<uint32_t>>> frags;  // physical rows, rows
+  bool listed_pass = false;  // rows lists the passing rows (else the deleted ones)
+
+  bool Keeps(uint64_t addr) const {
+    auto it = frags.find(addr >> 32);
+    if (it == frags.end()) return false;
+    const uint64_t row = addr & 0xffffffffull;
+    if (row >= it->second.first) return false;
+    const auto& rows = it->second.second;
+    const bool listed = std::binary_search(rows.begin(), rows.end(), static_cast<uint32_t>(row));
+    return listed == listed_pass;
+  }
+};
+
+Result<RowFilter> MakeRowFilter(const std::shared_ptr<const table::Snapshot>& snap, const std::vector<size_t>& fragments,
+                                const std::string& filter, const ExecOptions& exec) {
+  RowFilter out;
+  const auto& frags = snap->manifest().fragments;
+  if (filter.empty()) {
+    for (size_t f : fragments) {
+      LANCE_ASSIGN_OR_RAISE(auto deleted, snap->DeletedRows(f));
+      out.frags[frags[f].id] = {frags[f].physical_rows, std::move(deleted)};
+    }
+    return out;
+  }
+  out.listed_pass = true;
+  if (fragments.empty()) return out;
+  for (size_t f : fragments) out.frags[frags[f].id] = {frags[f].physical_rows, {}};
+  ScanOptions o;
+  o.filter = filter;
+  o.pool = exec.pool;
+  std::vector<uint64_t> ids;
+  for (size_t f : fragments) ids.push_back(frags[f].id);
+  o.fragment_ids = ids;
+  LANCE_ASSIGN_OR_RAISE(auto matches, FindMatches(snap, o));
+  for (auto& m : matches) {
+    std::sort(m.rows.begin(), m.rows.end());
+    out.frags[m.fragment_id].second = std::move(m.rows);
+  }
+  return out;
+}
+
+}  // namespace
+
+FullTextSearchNode::FullTextSearchNode(std::shared_ptr<const table::Snapshot> snapshot, FullTextQuery query,
+                                       std::string column, table::IndexInfo index, std::string filter,
+                                       SchemaPtr schema, std::vector<std::string> take_columns)
+    : snapshot_(std::move(snapshot)),
+      query_(std::move(query)),
+      column_(std::move(column)),
+      index_(std::move(index)),
+      filter_(std::move(filter)),
+      schema_(std::move(schema)),
+      take_columns_(std::move(take_columns)) {
+  const std::unordered_set<uint32_t> covered(index_.fragment_ids.begin(), index_.fragment_ids.end());
+  const auto& frags = snapshot_->manifest().fragments;
+  for (size_t i = 0; i < frags.size(); ++i) {
+    (covered.count(static_cast<uint32_t>(frags[i].id)) ? indexed_ : unindexed_).push_back(i);
+  }
+}
+
+std::string FullTextSearchNode::Describe() const {
+  auto ids = [&](const std::vector<size_t>& v) {
+    std::string s;
+    for (size_t i : v) s += (s.empty() ? "" : ", ") + std::to_string(snapshot_->manifest().fragments[i].id);
+    return "[" + s + "]";
+  };
+  std::string out = fmt::format("{} query [{}] on column {} by {}@{}(INVERTED), top {}", query_.phrase ? "phrase" : "match",
+                                query_.query, column_, index_.name, index_.uuid, query_.k);
+  if (!query_.phrase) out += query_.and_operator ? ", operator AND" : ", operator OR";
+  out += fmt::format("; BM25 over indexed fragments {}", ids(indexed_));
+  if (!unindexed_.empty()) out += fmt::format(", flat search of unindexed fragments {}", ids(unindexed_));
+  if (!filter_.empty()) out += fmt::format("; prefilter \"{}\"", filter_);
+  return out;
+}
+
+Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> snapshot, const FullTextQuery& query,
+                                       std::string filter, SchemaPtr schema, std::vector<std::string> take_columns) {
+  if (query.k < 1) return Status::InvalidArgument("full-text search: k must be at least 1 (got {})", query.k);
+  if (query.columns.size() > 1) {
+    return Status::NotSupported("full-text search over several columns at once");
+  }
+  const auto& m = snapshot->manifest();
+  const table::IndexInfo* found = nullptr;
+  std::string column;
+  for (const auto& info : m.indices) {
+    if (!IsInverted(info) || info.fields.size() != 1) continue;
+    std::string name;
+    for (const auto& f : m.fields) {
+      if (f.id == info.fields[0]) name = f.name;
+    }
+    if (!query.columns.empty() && name != query.columns[0]) continue;
+    if (found && name == column) continue;  // only a column's first index, as lance 12
+    if (found && query.columns.empty()) {
+      return Status::InvalidArgument("full-text search: columns {} and {} have indexes; name one", column, name);
+    }
+    found = &info;
+    column = name;
+  }
+  if (!found) {
+    return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->root(),
+                                   query.columns.empty() ? "" : " on column " + query.columns[0]);
+  }
+  return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, column, *found, std::move(filter),
+                                                          std::move(schema), std::move(take_columns)));
+}
+
+namespace internal {
+
+Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSearchNode& node,
+                                                              const ExecOptions& exec) {
+  const auto& snap = node.snapshot();
+  if (snap->manifest().reader_feature_flags & table::kFlagStableRowIds) {
+    return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
+                                snap->root());
+  }
+  auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
+  // the opened segment is kept in the shared page cache: a query after the first reads nothing
+  LANCE_ASSIGN_OR_RAISE(
+      std::shared_ptr<const index::fts::InvertedIndex> idx,
+      store->GetPage<index::fts::InvertedIndex>(
+          "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
+            LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
+            const int64_t bytes = opened->MemoryBytes();
+            return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened), bytes);
+          }));
+  std::vector<std::string> tokens;
+  std::vector<uint32_t> rel;
+  LANCE_RETURN_NOT_OK(QueryTokens(idx->options(), node.query().query, &tokens, &rel));
+  const index::fts::MatchMode mode = node.query().phrase         ? index::fts::MatchMode::kPhrase
+                                     : node.query().and_operator ? index::fts::MatchMode::kAll
+                                                                 : index::fts::MatchMode::kAny;
+  if (mode == index::fts::MatchMode::kPhrase && !idx->with_position()) {
+    return Status::InvalidArgument("phrase query on column {}: index {} was built without positions",
+                                   node.column(), node.index().name);
+  }
+  // the indexed fragments' rows that may come back: live (in a fragment of this version, not
+  // deleted) and, with a filter, passing it
+  LANCE_ASSIGN_OR_RAISE(RowFilter keep, MakeRowFilter(snap, node.indexed_fragments(), node.filter(), exec));
+  std::vector<index::fts::ScoredRow> hits;
+  if (!tokens.empty()) {
+    // the index's best k (the flat search's rows may then push some out)
+    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); },
+                                            static_cast<size_t>(node.query().k)));
+  }
+  // rows the index does not cover: tokenized here, scored with the index's statistics plus
+  // theirs
+  LANCE_ASSIGN_OR_RAISE(LiveRows flat,
+                        ReadLive(snap, node.unindexed_fragments(), node.filter(), &node.column(), exec));
+  if (!flat.addrs.empty() && !tokens.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(idx->options()));
+    struct Doc {
+      uint64_t addr;
+      uint32_t len;
+      std::unordered_map<std::string, std::vector<uint32_t>> pos;
+    };
+    std::vector<Doc> docs;
+    uint64_t num_docs = idx->num_docs(), total = idx->total_tokens();
+    std::unordered_map<std::string, uint64_t> docs_with;
+    for (const auto& t : tokens) docs_with[t] = idx->DocsWithToken(t);
+    std::vector<index::fts::Token> out;
+    for (size_t i = 0; i < flat.addrs.size(); ++i) {
+      if (!flat.text[i]) continue;
+      LANCE_RETURN_NOT_OK(tok->Tokenize(*flat.text[i], &out));
+      if (out.empty()) continue;
+      Doc d{flat.addrs[i], static_cast<uint32_t>(out.size()), {}};
+      for (const auto& t : out) {
+        if (docs_with.count(t.text)) d.pos[t.text].push_back(t.position);
+      }
+      ++num_docs;
+      total += out.size();
+      for (const auto& [t, p] : d.pos) ++docs_with[t];
+      docs.push_back(std::move(d));
+    }
+    const float avgdl = index::fts::Bm25AvgDocLength(total, num_docs);
+    for (const Doc& d : docs) {
+      bool all = true, any = false;
+      for (const auto& t : tokens) {
+        if (d.pos.count(t)) {
+          any = true;
+        } else {
+          all = false;
+        }
+      }
+      if (!any || (mode != index::fts::MatchMode::kAny && !all)) continue;
+      if (mode == index::fts::MatchMode::kPhrase) {
+        std::vector<const uint32_t*> b, e;
+        for (const auto& t : tokens) {
+          const auto& p = d.pos.at(t);
+          b.push_back(p.data());
+          e.push_back(p.data() + p.size());
+        }
+        if (!index::fts::PhraseMatches(b, e, rel)) continue;
+      }
+      float score = 0.0f;
+      for (const auto& t : tokens) {
+        auto it = d.pos.find(t);
+        if (it == d.pos.end()) continue;
+        score += index::fts::Bm25Idf(docs_with[t], num_docs) *
+                 index::fts::Bm25DocWeight(static_cast<uint32_t>(it->second.size()), d.len, avgdl);
+      }
+      hits.push_back({d.addr, score});
+    }
+  }
+  std::sort(hits.begin(), hits.end(), index::fts::Better);
+  if (hits.size() > static_cast<size_t>(node.query().k)) hits.resize(static_cast<size_t>(node.query().k));
+  // the projection of the rows found, in score order
+  std::vector<RecordBatchPtr> out;
+  if (!hits.empty()) {
+    ScanOptions o;
+    o.columns = node.take_columns();
+    o.pool = exec.pool;
+    LANCE_ASSIGN_OR_RAISE(Scanner sc, Scanner::Make(snap, o));
+    std::vector<uint64_t> ids;
+    for (const auto& h : hits) ids.push_back(h.row_id);
+    LANCE_ASSIGN_OR_RAISE(auto reader, sc.TakeRowIds(ids));
+    LANCE_ASSIGN_OR_RAISE(auto batches, reader->ReadAll());
+    size_t at = 0;
+    for (const auto& b : batches) {
+      FloatBuilder scores(float32());
+      for (int64_t i = 0; i < b->num_rows(); ++i) LANCE_RETURN_NOT_OK(scores.Append(hits[at++].score));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr s, scores.Finish());
+      std::vector<ArrayPtr> cols = b->columns();
+      cols.push_back(std::move(s));
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rb, RecordBatch::Make(node.schema(), b->num_rows(), std::move(cols)));
+      out.push_back(std::move(rb));
+    }
+    if (at != hits.size()) return Status::Internal("full-text search: took {} rows of {}", at, hits.size());
+  }
+  return std::unique_ptr<RecordBatchReader>(new VectorRecordBatchReader(node.schema(), std::move(out)));
+}
+
+}  // namespace internal
+
+}  // namespace lance::query
