@@ -36,6 +36,7 @@ void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry);
+void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry);
 
 // Range checks on every numeric option of every registered command (option_ranges.cc).
 void AddNumericRanges(CLI::App& app);

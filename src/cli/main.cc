@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   lance::cli::RegisterFlatSearchCommand(app, registry);
   lance::cli::RegisterLsmCommands(app, registry);
   lance::cli::RegisterIndexCommands(app, registry);
+  lance::cli::RegisterSearchCommand(app, registry);
   lance::cli::AddNumericRanges(app);
   if (const std::string unknown = lance::cli::UnknownCommand(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "lance: error: %s\nRun with --help for the list of commands.\n",
