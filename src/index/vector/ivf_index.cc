@@ -13,6 +13,7 @@
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
 #include "lance/file/file_reader.h"
+#include "lance/index/index_store.h"
 
 namespace lance::index::vector {
 
@@ -122,10 +123,14 @@ std::vector<float> NormalizeVector(const float* v, size_t dim) {
 
 Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(std::shared_ptr<io::ObjectStore> store,
                                                  const std::string& dir) {
-  const std::string index_path = dir + "/" + std::string(kIndexFileName);
-  const std::string aux_path = dir + "/" + std::string(kAuxiliaryFileName);
-  LANCE_ASSIGN_OR_RAISE(auto index_reader, file::FileReader::Open(store, index_path));
-  LANCE_ASSIGN_OR_RAISE(auto aux_reader, file::FileReader::Open(store, aux_path));
+  return Open(IndexStore::Make(std::move(store), dir));
+}
+
+Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStore>& files) {
+  const std::string index_path = files->PathOf(kIndexFileName);
+  const std::string aux_path = files->PathOf(kAuxiliaryFileName);
+  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
+  LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenFile(kAuxiliaryFileName));
   std::shared_ptr<IvfIndex> index(new IvfIndex());
 
   // index.idx: type, metric, centroids.

@@ -4,6 +4,7 @@
 #include <span>
 #include <unordered_set>
 
+#include "lance/index/index_metadata.h"
 #include "lance/linalg/flat_search.h"
 
 namespace lance::index::vector {
@@ -114,8 +115,7 @@ Result<VectorSearchResult> SearchTable(const table::Snapshot& snapshot,
   const table::IndexInfo* info = options.bypass_index ? nullptr : FindVectorIndex(snapshot, options.column);
   std::shared_ptr<IvfIndex> index;
   if (info) {
-    LANCE_ASSIGN_OR_RAISE(index, IvfIndex::Open(snapshot.location().store(),
-                                                snapshot.location().Path("_indices/" + info->uuid)));
+    LANCE_ASSIGN_OR_RAISE(index, IvfIndex::Open(OpenIndexStore(snapshot.location(), *info)));
     if (options.metric && *options.metric != index->metric()) index.reset();
   }
   if (!index) {

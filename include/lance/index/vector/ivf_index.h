@@ -34,6 +34,10 @@
 #include "lance/linalg/distance.h"
 #include "lance/linalg/topk.h"
 
+namespace lance::index {
+class IndexStore;
+}
+
 namespace lance::index::vector {
 
 // The index types of lance 12 (indexStats().indexType spells them).
@@ -82,6 +86,8 @@ class IvfIndex {
   // index types / layouts not implemented (HNSW, SQ, RQ, 4-bit PQ).
   static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
                                                 const std::string& dir);
+  // The same through the index's IndexStore (index_store.h: its files and page cache).
+  static Result<std::shared_ptr<IvfIndex>> Open(const std::shared_ptr<IndexStore>& files);
 
   IndexKind kind() const { return kind_; }
   linalg::DistanceType metric() const { return metric_; }
