@@ -2,7 +2,10 @@
 // --bypass-index), as lance 12's nearestTo(...).nprobes(...).refineFactor(...) answers: JSON
 // lines {"_rowid", "_distance"}, nearest first. Over index::vector::SearchTable until the
 // query layer plans k-NN.
+#include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -27,6 +30,8 @@ struct SearchArgs {
   std::string metric;
   bool bypass_index = false;
   bool explain = false;
+  bool timing = false;
+  std::string queries;
   int threads = 0;
 };
 
@@ -36,18 +41,38 @@ std::string FloatText(float f) {
   return ec == std::errc() ? std::string(buf, end) : "null";
 }
 
+Result<std::vector<float>> ParseVector(const std::string& text, const std::string& what) {
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (!parsed.is_array()) return Status::InvalidArgument("{}: expected a JSON array of numbers", what);
+  std::vector<float> v;
+  for (const auto& x : parsed) {
+    if (!x.is_number()) return Status::InvalidArgument("{}: {} is not a number", what, x.dump());
+    v.push_back(x.get<float>());
+  }
+  return v;
+}
+
 Status RunSearch(const SearchArgs& a) {
-  auto parsed = nlohmann::json::parse(a.vector, nullptr, false);
-  if (!parsed.is_array()) return Status::InvalidArgument("--vector: expected a JSON array of numbers");
+  std::vector<std::vector<float>> queries;
+  if (!a.queries.empty()) {
+    std::ifstream in(a.queries);
+    if (!in) return Status::IOError("--queries: cannot open {}", a.queries);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) continue;
+      LANCE_ASSIGN_OR_RAISE(auto v, ParseVector(line, a.queries + " line " + std::to_string(n)));
+      queries.push_back(std::move(v));
+    }
+  } else if (!a.vector.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto v, ParseVector(a.vector, "--vector"));
+    queries.push_back(std::move(v));
+  } else {
+    return Status::InvalidArgument("search: give --vector or --queries");
+  }
   index::vector::VectorSearchOptions o;
   o.column = a.column;
-  for (const auto& x : parsed) {
-    if (!x.is_number()) return Status::InvalidArgument("--vector: {} is not a number", x.dump());
-    o.query.vector.push_back(x.get<float>());
-  }
-  o.query.k = a.k;
-  o.query.nprobes = a.nprobes;
-  if (a.refine_factor > 0) o.query.refine_factor = a.refine_factor;
   if (!a.metric.empty()) {
     LANCE_ASSIGN_OR_RAISE(o.metric, linalg::ParseDistanceType(a.metric));
   }
@@ -57,20 +82,48 @@ Status RunSearch(const SearchArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
   o.pool = pool.get();
   LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
-  LANCE_ASSIGN_OR_RAISE(auto r, index::vector::SearchTable(*ds, o));
-  if (a.explain) {
-    if (r.index_kind) {
-      std::fprintf(stderr, "ANN: index=%s uuid=%s type=%s nprobes=%zu refine_factor=%u\n",
-                   r.index_name.c_str(), r.index_uuid.c_str(),
-                   std::string(index::vector::IndexKindName(*r.index_kind)).c_str(), a.nprobes,
-                   a.refine_factor);
-    } else {
-      std::fprintf(stderr, "KNN: exact search of %s\n", a.column.c_str());
+  const auto t0 = std::chrono::steady_clock::now();
+  LANCE_ASSIGN_OR_RAISE(auto searcher, index::vector::VectorSearcher::Make(ds, o));
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<double> times;
+  std::string out;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    index::vector::AnnQuery q;
+    q.vector = queries[qi];
+    q.k = a.k;
+    q.nprobes = a.nprobes;
+    if (a.refine_factor > 0) q.refine_factor = a.refine_factor;
+    const auto s0 = std::chrono::steady_clock::now();
+    LANCE_ASSIGN_OR_RAISE(auto r, searcher->Search(q));
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
+    if (a.explain && qi == 0) {
+      if (r.index_kind) {
+        std::fprintf(stderr, "ANN: index=%s uuid=%s type=%s nprobes=%zu refine_factor=%u\n",
+                     r.index_name.c_str(), r.index_uuid.c_str(),
+                     std::string(index::vector::IndexKindName(*r.index_kind)).c_str(), a.nprobes,
+                     a.refine_factor);
+      } else {
+        std::fprintf(stderr, "KNN: exact search of %s\n", a.column.c_str());
+      }
+    }
+    for (const auto& n : r.rows) {
+      out += "{";
+      if (!a.queries.empty()) out += "\"query_index\":" + std::to_string(qi) + ",";
+      out += "\"_rowid\":" + std::to_string(n.row) + ",\"_distance\":" + FloatText(n.distance) + "}\n";
     }
   }
-  for (const auto& n : r.rows) {
-    std::printf("{\"_rowid\":%llu,\"_distance\":%s}\n", static_cast<unsigned long long>(n.row),
-                FloatText(n.distance).c_str());
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (a.timing) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    double total = 0;
+    for (double t : times) total += t;
+    const auto pct = [&](double p) {
+      return sorted.empty() ? 0.0 : sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted.size())))];
+    };
+    std::fprintf(stderr, "{\"queries\":%zu,\"open_ms\":%.3f,\"total_ms\":%.3f,\"p50_ms\":%.4f,\"p99_ms\":%.4f}\n",
+                 times.size(), std::chrono::duration<double, std::milli>(t1 - t0).count(), total,
+                 pct(0.5), pct(0.99));
   }
   return Status::OK();
 }
@@ -83,7 +136,10 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
       "search", "k nearest rows of a vector column through its vector index (JSON lines: _rowid, _distance)");
   sub->add_option("URI", a->uri, "dataset directory (path or URI)")->required();
   sub->add_option("--column", a->column, "the vector column (default \"vector\")");
-  sub->add_option("--vector", a->vector, "the query, a JSON array of numbers")->required();
+  sub->add_option("--vector", a->vector, "the query, a JSON array of numbers");
+  sub->add_option("--queries", a->queries,
+                  "a file of queries, one JSON array per line: results carry their query_index");
+  sub->add_flag("--timing", a->timing, "print per-query times (JSON) on stderr");
   sub->add_option("-k", a->k, "rows to return (default 10)");
   sub->add_option("--nprobes", a->nprobes, "IVF partitions to search (default 20)");
   sub->add_option("--refine-factor", a->refine_factor,

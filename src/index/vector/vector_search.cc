@@ -106,44 +106,69 @@ const table::IndexInfo* FindVectorIndex(const table::Snapshot& snapshot, const s
   return nullptr;
 }
 
-Result<VectorSearchResult> SearchTable(const table::Snapshot& snapshot,
-                                       const VectorSearchOptions& options) {
-  LANCE_RETURN_NOT_OK(FieldIdOf(snapshot, options.column).status());
-  const AnnQuery& q = options.query;
+struct VectorSearcher::State {
+  std::shared_ptr<const table::Snapshot> snapshot;
+  VectorSearchOptions options;
+  const table::IndexInfo* info = nullptr;
+  std::shared_ptr<IvfIndex> index;
+  std::unordered_set<uint64_t> deleted;
+  std::unordered_set<uint64_t> live_fragments;
+  std::vector<uint64_t> uncovered;
+  bool stable_ids = false;
+};
+
+VectorSearcher::~VectorSearcher() = default;
+
+Result<std::unique_ptr<VectorSearcher>> VectorSearcher::Make(
+    std::shared_ptr<const table::Snapshot> snapshot, VectorSearchOptions options) {
+  const table::Snapshot& snap = *snapshot;
+  LANCE_RETURN_NOT_OK(FieldIdOf(snap, options.column).status());
+  std::unique_ptr<VectorSearcher> s(new VectorSearcher());
+  s->state_ = std::make_unique<State>();
+  State& st = *s->state_;
+  st.info = options.bypass_index ? nullptr : FindVectorIndex(snap, options.column);
+  if (st.info) {
+    LANCE_ASSIGN_OR_RAISE(st.index, IvfIndex::Open(OpenIndexStore(snap.location(), *st.info)));
+    if (options.metric && *options.metric != st.index->metric()) st.index.reset();
+  }
+  if (st.index) {
+    LANCE_ASSIGN_OR_RAISE(st.deleted, DeletedRowIds(snap));
+    const std::unordered_set<uint32_t> covered(st.info->fragment_ids.begin(), st.info->fragment_ids.end());
+    for (const auto& f : snap.manifest().fragments) {
+      st.live_fragments.insert(f.id);
+      st.stable_ids = st.stable_ids || f.has_row_ids();
+      if (st.info->has_fragment_bitmap && !covered.count(static_cast<uint32_t>(f.id))) {
+        st.uncovered.push_back(f.id);
+      }
+    }
+  }
+  st.snapshot = std::move(snapshot);
+  st.options = std::move(options);
+  return s;
+}
+
+Result<VectorSearchResult> VectorSearcher::Search(const AnnQuery& q) const {
+  const State& st = *state_;
+  const table::Snapshot& snapshot = *st.snapshot;
+  VectorSearchOptions options = st.options;
+  options.query = q;
   if (q.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   VectorSearchResult result;
-  const table::IndexInfo* info = options.bypass_index ? nullptr : FindVectorIndex(snapshot, options.column);
-  std::shared_ptr<IvfIndex> index;
-  if (info) {
-    LANCE_ASSIGN_OR_RAISE(index, IvfIndex::Open(OpenIndexStore(snapshot.location(), *info)));
-    if (options.metric && *options.metric != index->metric()) index.reset();
-  }
-  if (!index) {
+  if (!st.index) {
     LANCE_ASSIGN_OR_RAISE(result.rows, ExactSearch(snapshot, options,
                                                    options.metric.value_or(linalg::DistanceType::kL2),
                                                    q.k, std::nullopt));
     return result;
   }
-  result.index_name = info->name;
-  result.index_uuid = info->uuid;
-  result.index_kind = index->kind();
-
-  LANCE_ASSIGN_OR_RAISE(std::unordered_set<uint64_t> deleted, DeletedRowIds(snapshot));
-  std::unordered_set<uint64_t> live_fragments;
-  std::vector<uint64_t> uncovered;
-  const std::unordered_set<uint32_t> covered(info->fragment_ids.begin(), info->fragment_ids.end());
-  bool stable_ids = false;
-  for (const auto& f : snapshot.manifest().fragments) {
-    live_fragments.insert(f.id);
-    stable_ids = stable_ids || f.has_row_ids();
-    if (info->has_fragment_bitmap && !covered.count(static_cast<uint32_t>(f.id))) uncovered.push_back(f.id);
-  }
+  result.index_name = st.info->name;
+  result.index_uuid = st.info->uuid;
+  result.index_kind = st.index->kind();
   auto keep = [&](uint64_t row) {
-    if (deleted.count(row)) return false;
-    return stable_ids || live_fragments.count(row >> 32) > 0;
+    if (!st.deleted.empty() && st.deleted.count(row)) return false;
+    return st.stable_ids || st.live_fragments.count(row >> 32) > 0;
   };
-  LANCE_ASSIGN_OR_RAISE(std::vector<linalg::Neighbor> candidates, index->Search(q, keep));
-  if (!q.refine_factor && uncovered.empty()) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<linalg::Neighbor> candidates, st.index->Search(q, keep));
+  if (!q.refine_factor && st.uncovered.empty()) {
     if (candidates.size() > q.k) candidates.resize(q.k);
     result.rows = std::move(candidates);
     return result;
@@ -152,15 +177,23 @@ Result<VectorSearchResult> SearchTable(const table::Snapshot& snapshot,
   ids.reserve(candidates.size());
   for (const auto& c : candidates) ids.push_back(c.row);
   LANCE_ASSIGN_OR_RAISE(std::vector<linalg::Neighbor> exact,
-                        ExactDistances(snapshot, options.column, q.vector, index->metric(), ids));
+                        ExactDistances(snapshot, options.column, q.vector, st.index->metric(), ids));
   linalg::TopK top(q.k);
   for (const auto& n : exact) top.Push(n.row, n.distance);
-  if (!uncovered.empty()) {
-    LANCE_ASSIGN_OR_RAISE(auto flat, ExactSearch(snapshot, options, index->metric(), q.k, uncovered));
+  if (!st.uncovered.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto flat, ExactSearch(snapshot, options, st.index->metric(), q.k, st.uncovered));
     for (const auto& n : flat) top.Push(n.row, n.distance);
   }
   result.rows = top.Sorted();
   return result;
+}
+
+Result<VectorSearchResult> SearchTable(const table::Snapshot& snapshot,
+                                       const VectorSearchOptions& options) {
+  // A non-owning handle: the searcher lives only for this call.
+  std::shared_ptr<const table::Snapshot> handle(&snapshot, [](const table::Snapshot*) {});
+  LANCE_ASSIGN_OR_RAISE(auto searcher, VectorSearcher::Make(handle, options));
+  return searcher->Search(options.query);
 }
 
 }  // namespace lance::index::vector

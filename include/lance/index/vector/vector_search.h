@@ -50,4 +50,20 @@ const table::IndexInfo* FindVectorIndex(const table::Snapshot& snapshot, const s
 Result<VectorSearchResult> SearchTable(const table::Snapshot& snapshot,
                                        const VectorSearchOptions& options);
 
+// Many queries over one snapshot: the index is opened and the deleted rows are collected
+// once, then each Search(query) answers as SearchTable would with options.query = query.
+class VectorSearcher {
+ public:
+  // `options.query` is ignored (each Search gives its own). Errors: as SearchTable.
+  static Result<std::unique_ptr<VectorSearcher>> Make(std::shared_ptr<const table::Snapshot> snapshot,
+                                                      VectorSearchOptions options);
+  ~VectorSearcher();
+  Result<VectorSearchResult> Search(const AnnQuery& query) const;
+
+ private:
+  struct State;
+  VectorSearcher() = default;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace lance::index::vector
