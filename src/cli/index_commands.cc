@@ -1,5 +1,5 @@
 // Index commands: `lance create-index` (scalar indexes through lance::index::scalar, vector
-// indexes through lance::index::vector, dispatching on --type) and `lance drop-index`. `lance indexes` (table_commands.cc) lists them.
+// indexes through lance::dataset::Dataset::CreateVectorIndex, dispatching on --type) and `lance drop-index`. `lance indexes` (table_commands.cc) lists them.
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "lance/dataset/dataset.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/table/location.h"
@@ -54,8 +55,10 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
   o.pool = pool.get();
-  LANCE_ASSIGN_OR_RAISE(table::TableLocation location, table::TableLocation::FromUri(a.uri));
-  LANCE_ASSIGN_OR_RAISE(auto s, index::vector::CreateVectorIndex(location, a.column, o));
+  dataset::OpenOptions open;
+  open.pool = pool.get();
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, open));
+  LANCE_ASSIGN_OR_RAISE(auto s, ds->CreateVectorIndex(a.column, o));
   Json out = {{"name", s.name}, {"uuid", s.uuid},
               {"type", std::string(index::vector::IndexKindName(kind))},
               {"version", s.version}, {"num_rows", s.num_rows},

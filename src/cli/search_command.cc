@@ -1,7 +1,7 @@
 // `lance search`: k nearest rows of a vector column through its vector index (or exactly with
 // --bypass-index), as lance 12's nearestTo(...).nprobes(...).refineFactor(...) answers: JSON
-// lines {"_rowid", "_distance"}, nearest first. Over index::vector::SearchTable until the
-// query layer plans k-NN.
+// lines {"_rowid", "_distance"}, nearest first. Each query is a scan with
+// query::ScanOptions::nearest through lance::dataset::Dataset (planned by the query layer).
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -14,8 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "lance/index/vector/vector_search.h"
-#include "lance/table/snapshot.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::cli {
 namespace {
@@ -32,6 +31,8 @@ struct SearchArgs {
   bool explain = false;
   bool timing = false;
   std::string queries;
+  std::string filter;
+  bool postfilter = false;
   int threads = 0;
 };
 
@@ -71,45 +72,45 @@ Status RunSearch(const SearchArgs& a) {
   } else {
     return Status::InvalidArgument("search: give --vector or --queries");
   }
-  index::vector::VectorSearchOptions o;
-  o.column = a.column;
+  query::NearestOptions base;
+  base.column = a.column;
   if (!a.metric.empty()) {
-    LANCE_ASSIGN_OR_RAISE(o.metric, linalg::ParseDistanceType(a.metric));
+    LANCE_ASSIGN_OR_RAISE(base.metric, linalg::ParseDistanceType(a.metric));
   }
-  o.bypass_index = a.bypass_index;
+  base.use_index = !a.bypass_index;
+  base.prefilter = !a.postfilter;
+  base.k = a.k;
+  base.nprobes = a.nprobes;
+  if (a.refine_factor > 0) base.refine_factor = a.refine_factor;
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
-  o.pool = pool.get();
-  LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
+  dataset::OpenOptions open;
+  open.pool = pool.get();
   const auto t0 = std::chrono::steady_clock::now();
-  LANCE_ASSIGN_OR_RAISE(auto searcher, index::vector::VectorSearcher::Make(ds, o));
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, open));
   const auto t1 = std::chrono::steady_clock::now();
   std::vector<double> times;
   std::string out;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
-    index::vector::AnnQuery q;
-    q.vector = queries[qi];
-    q.k = a.k;
-    q.nprobes = a.nprobes;
-    if (a.refine_factor > 0) q.refine_factor = a.refine_factor;
+    query::ScanOptions o;
+    o.columns = {"_rowid"};
+    o.filter = a.filter;
+    o.nearest = base;
+    o.nearest->query = queries[qi];
     const auto s0 = std::chrono::steady_clock::now();
-    LANCE_ASSIGN_OR_RAISE(auto r, searcher->Search(q));
+    LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(std::move(o)));
+    LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
-    if (a.explain && qi == 0) {
-      if (r.index_kind) {
-        std::fprintf(stderr, "ANN: index=%s uuid=%s type=%s nprobes=%zu refine_factor=%u\n",
-                     r.index_name.c_str(), r.index_uuid.c_str(),
-                     std::string(index::vector::IndexKindName(*r.index_kind)).c_str(), a.nprobes,
-                     a.refine_factor);
-      } else {
-        std::fprintf(stderr, "KNN: exact search of %s\n", a.column.c_str());
+    if (a.explain && qi == 0) std::fputs(scanner.Explain().c_str(), stderr);
+    for (const auto& b : batches) {
+      const uint64_t* ids = b->column(0)->Values<uint64_t>();
+      const float* dist = b->column(1)->Values<float>();
+      for (int64_t i = 0; i < b->num_rows(); ++i) {
+        out += "{";
+        if (!a.queries.empty()) out += "\"query_index\":" + std::to_string(qi) + ",";
+        out += "\"_rowid\":" + std::to_string(ids[i]) + ",\"_distance\":" + FloatText(dist[i]) + "}\n";
       }
-    }
-    for (const auto& n : r.rows) {
-      out += "{";
-      if (!a.queries.empty()) out += "\"query_index\":" + std::to_string(qi) + ",";
-      out += "\"_rowid\":" + std::to_string(n.row) + ",\"_distance\":" + FloatText(n.distance) + "}\n";
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -146,7 +147,10 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
                   "re-rank k x R index candidates with exact distances (default off)");
   sub->add_option("--metric", a->metric, "l2 | cosine | dot (default: the index's)");
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
-  sub->add_flag("--explain", a->explain, "say on stderr which index (if any) answers");
+  sub->add_option("--filter", a->filter, "only rows where this condition holds (SQL-like)");
+  sub->add_flag("--postfilter", a->postfilter,
+                "filter the k index results (default: filter first, the index searches the rows that pass)");
+  sub->add_flag("--explain", a->explain, "print the plan on stderr (which index answers, and how)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
   registry.OnRun(sub, [a] { return RunSearch(*a); });
 }

@@ -145,8 +145,11 @@ std::string Plan::Explain() const {
 }
 
 Result<std::unique_ptr<RecordBatchReader>> Plan::Execute(const ExecOptions& options) const {
+  if (root_->kind() == PlanNode::Kind::kKnn) {
+    return internal::RunKnn(static_cast<const KnnNode&>(*root_), options);
+  }
   if (root_->kind() != PlanNode::Kind::kProject) {
-    return Status::InvalidArgument("plan: Execute needs a Project root, not {}", root_->name());
+    return Status::InvalidArgument("plan: Execute needs a Project or KNN root, not {}", root_->name());
   }
   return internal::OpenProject(static_cast<const ProjectNode&>(*root_), options);
 }

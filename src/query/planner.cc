@@ -154,12 +154,14 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
 }
 
 Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
+  if (options.nearest) return PlanNearest(options);
   LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
   LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/false));
   return Plan(std::make_shared<ProjectNode>(std::move(rows), std::move(schema), BatchSize(options)));
 }
 
 Result<Plan> Planner::PlanCount(const ScanOptions& options) const {
+  if (options.nearest) return Status::InvalidArgument("count: a k-NN search is not counted (its rows are k)");
   LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/true));
   return Plan(std::make_shared<CountNode>(std::move(rows)));
 }

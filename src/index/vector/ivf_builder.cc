@@ -311,7 +311,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
     seg.files.push_back({f, static_cast<uint64_t>(meta.size), {}});
   }
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(location, snap->version(), seg, o.replace));
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(location, snap->version(), seg, o.replace, o.commit));
   IvfBuildSummary summary;
   summary.name = seg.name;
   summary.uuid = uuid;

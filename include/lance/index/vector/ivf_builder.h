@@ -34,6 +34,7 @@ struct IvfBuildOptions {
   std::string name;            // "": "{column}_idx"
   bool replace = false;        // replace an index of the same name
   ThreadPool* pool = nullptr;  // k-means assignment; null: the calling thread
+  table::CommitOptions commit;  // how the CreateIndex transaction commits
 };
 
 struct IvfBuildSummary {
