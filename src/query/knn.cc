@@ -93,11 +93,15 @@ Result<std::vector<linalg::Neighbor>> Nearest(const KnnNode& node, const ExecOpt
       live_fragments.insert(f.id);
       stable = stable || f.has_row_ids();
     }
-    keep = [&, stable](uint64_t row) {
-      if (!deleted.empty() && deleted.count(row)) return false;
-      // A row address names its fragment; fragments gone since the build drop out.
-      return stable || live_fragments.count(row >> 32) > 0;
-    };
+    // Nothing to skip (no deletions, every indexed fragment still there): no predicate, the
+    // index pushes whole partitions.
+    if (!deleted.empty() || (!stable && index.may_hold_gone_rows)) {
+      keep = [&, stable](uint64_t row) {
+        if (!deleted.empty() && deleted.count(row)) return false;
+        // A row address names its fragment; fragments gone since the build drop out.
+        return stable || live_fragments.count(row >> 32) > 0;
+      };
+    }
   }
   index::vector::AnnQuery q;
   q.vector = n.query;
@@ -222,10 +226,16 @@ Result<Plan> Planner::PlanNearest(const ScanOptions& options) const {
         index->name = info->name;
         index->uuid = info->uuid;
         const std::unordered_set<uint32_t> covered(info->fragment_ids.begin(), info->fragment_ids.end());
+        std::unordered_set<uint64_t> live;
         for (const auto& f : m.fragments) {
+          live.insert(f.id);
           if (info->has_fragment_bitmap && !covered.count(static_cast<uint32_t>(f.id))) {
             index->uncovered.push_back(f.id);
           }
+        }
+        index->may_hold_gone_rows = !info->has_fragment_bitmap;
+        for (uint32_t id : info->fragment_ids) {
+          if (!live.count(id)) index->may_hold_gone_rows = true;
         }
       }
     }

@@ -221,6 +221,9 @@ class KnnNode final : public PlanNode {
     std::string name;
     std::string uuid;
     std::vector<uint64_t> uncovered;  // fragment ids the index does not cover
+    // Some rows of the index may be of fragments this version no longer has (its fragment
+    // bitmap names one, or it has none).
+    bool may_hold_gone_rows = true;
   };
   KnnNode(std::shared_ptr<const table::Snapshot> snapshot, NearestOptions nearest,
           linalg::DistanceType metric, std::optional<Index> index, PlanNodePtr prefilter_rows,

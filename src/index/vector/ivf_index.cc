@@ -259,15 +259,23 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
   const uint8_t* codes = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
   index->codes_.resize(rows * width);
-  if (!transposed) {
-    std::memcpy(index->codes_.data(), codes, index->codes_.size());
-  } else {
-    // Within partition p (n rows from row o): byte s * n + j of its block is row o + j's code s.
-    for (size_t p = 0; p < index->ivf_.num_partitions(); ++p) {
-      const size_t o = index->ivf_.offsets[p], n = index->ivf_.lengths[p];
-      const uint8_t* block = codes + o * width;
+  index->transposed_codes_.resize(rows * width);
+  // Within partition p (n rows from row o) of a transposed block: byte s * n + j is row o + j's
+  // code s. Both layouts are kept: row-major for code(i), transposed for the search's scan.
+  for (size_t p = 0; p < index->ivf_.num_partitions(); ++p) {
+    const size_t o = index->ivf_.offsets[p], n = index->ivf_.lengths[p];
+    const uint8_t* block = codes + o * width;
+    uint8_t* rows_out = index->codes_.data() + o * width;
+    uint8_t* cols_out = index->transposed_codes_.data() + o * width;
+    if (transposed) {
+      std::memcpy(cols_out, block, n * width);
       for (size_t s = 0; s < width; ++s) {
-        for (size_t j = 0; j < n; ++j) index->codes_[(o + j) * width + s] = block[s * n + j];
+        for (size_t j = 0; j < n; ++j) rows_out[j * width + s] = block[s * n + j];
+      }
+    } else {
+      std::memcpy(rows_out, block, n * width);
+      for (size_t s = 0; s < width; ++s) {
+        for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
       }
     }
   }
@@ -306,6 +314,7 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   linalg::TopK all(limit);
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
+  PqDistanceTable table(metric_);
   for (uint32_t p : parts) {
     const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
     dist.resize(n);
@@ -327,16 +336,19 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
         for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
         key = residual.data();
       }
-      const PqDistanceTable table(*pq_, key, metric_);
-      table.Score(codes_.data() + first * pq_->num_sub_vectors, n, dist.data());
+      table.Build(*pq_, key);
+      table.ScoreTransposed(transposed_codes_.data() + first * pq_->num_sub_vectors, n, dist.data());
     }
     // The partition's best `limit` (its heap keeps the earlier row on ties at the bound), then
     // the global selection in (distance, row id) order.
     linalg::TopK part(limit);
-    for (size_t j = 0; j < n; ++j) {
-      const uint64_t row = row_ids_[first + j];
-      if (keep && !keep(row)) continue;
-      part.Push(row, dist[j]);
+    if (!keep) {
+      part.Push(dist.data(), row_ids_.data() + first, n);
+    } else {
+      for (size_t j = 0; j < n; ++j) {
+        const uint64_t row = row_ids_[first + j];
+        if (keep(row)) part.Push(row, dist[j]);
+      }
     }
     all.Merge(part);
   }

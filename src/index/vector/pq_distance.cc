@@ -1,18 +1,21 @@
 #include "index/vector/pq_distance.h"
 
+#include <algorithm>
+
 namespace lance::index::vector {
 
-PqDistanceTable::PqDistanceTable(const PqCodebook& pq, const float* query,
-                                 linalg::DistanceType metric)
-    : m_(pq.num_sub_vectors), centroids_(pq.num_centroids()),
-      dot_(metric == linalg::DistanceType::kDot) {
+void PqDistanceTable::Build(const PqCodebook& pq, const float* query) {
+  m_ = pq.num_sub_vectors;
+  centroids_ = pq.num_centroids();
   const size_t sub = pq.sub_dim();
   table_.resize(m_ * centroids_);
   for (size_t s = 0; s < m_; ++s) {
     const float* q = query + s * sub;
-    for (size_t c = 0; c < centroids_; ++c) {
-      table_[s * centroids_ + c] = dot_ ? linalg::DotDistance(q, pq.centroid(s, c), sub)
-                                        : linalg::L2(q, pq.centroid(s, c), sub);
+    float* row = table_.data() + s * centroids_;
+    if (dot_) {
+      linalg::DotDistances(q, pq.centroid(s, 0), centroids_, sub, row);
+    } else {
+      linalg::L2Distances(q, pq.centroid(s, 0), centroids_, sub, row);
     }
   }
 }
@@ -24,6 +27,26 @@ void PqDistanceTable::Score(const uint8_t* codes, size_t n, float* out) const {
     float sum = 0.0f;
     for (size_t s = 0; s < m_; ++s) sum += table_[s * centroids_ + code[s]];
     out[j] = dot_ ? sum - diff : sum;
+  }
+}
+
+void PqDistanceTable::ScoreTransposed(const uint8_t* codes, size_t n, float* out) const {
+  std::fill(out, out + n, 0.0f);
+  for (size_t s = 0; s < m_; ++s) {
+    const float* t = table_.data() + s * centroids_;
+    const uint8_t* c = codes + s * n;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      out[j] += t[c[j]];
+      out[j + 1] += t[c[j + 1]];
+      out[j + 2] += t[c[j + 2]];
+      out[j + 3] += t[c[j + 3]];
+    }
+    for (; j < n; ++j) out[j] += t[c[j]];
+  }
+  if (dot_) {
+    const float diff = static_cast<float>(m_) - 1.0f;
+    for (size_t j = 0; j < n; ++j) out[j] -= diff;
   }
 }
 

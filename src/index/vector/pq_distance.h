@@ -16,9 +16,20 @@ namespace lance::index::vector {
 // 1 - q.v of the decoded vector.
 class PqDistanceTable {
  public:
-  PqDistanceTable(const PqCodebook& pq, const float* query, linalg::DistanceType metric);
+  explicit PqDistanceTable(linalg::DistanceType metric) : dot_(metric == linalg::DistanceType::kDot) {}
+  PqDistanceTable(const PqCodebook& pq, const float* query, linalg::DistanceType metric)
+      : PqDistanceTable(metric) {
+    Build(pq, query);
+  }
+  // (Re)computes the table for `query`: one batched kernel call (linalg) per sub-vector over
+  // its 2^bits centroids, each entry the value the single-pair distance gives.
+  void Build(const PqCodebook& pq, const float* query);
   // Distances of `n` codes (row-major, num_sub_vectors bytes each).
   void Score(const uint8_t* codes, size_t n, float* out) const;
+  // The same over `n` codes stored sub-vector-major (byte s * n + j is code j's sub-vector s,
+  // lance's transposed partition layout): an ADC scan, one table row per pass, summed in the
+  // same sub-vector order (the same floats as Score).
+  void ScoreTransposed(const uint8_t* codes, size_t n, float* out) const;
 
  private:
   size_t m_ = 0;

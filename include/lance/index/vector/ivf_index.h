@@ -121,6 +121,7 @@ class IvfIndex {
   std::optional<PqCodebook> pq_;
   std::vector<uint64_t> row_ids_;
   std::vector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
+  std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
   std::vector<float> vectors_;   // row-major num_rows x dim
 };
 
