@@ -301,7 +301,11 @@ Result<std::unique_ptr<RecordBatchReader>> RunKnn(const KnnNode& node, const Exe
   const ArrayPtr& rowids = all->column(rowid_at);
   FloatBuilder dist(float32());
   for (int64_t i = 0; i < all->num_rows(); ++i) {
-    LANCE_RETURN_NOT_OK(dist.Append(distance.at(rowids->Values<uint64_t>()[i])));
+    const auto it = distance.find(rowids->Values<uint64_t>()[i]);
+    if (it == distance.end()) {
+      return Status::Internal("nearest: the take returned row id {}, not a neighbour", rowids->Values<uint64_t>()[i]);
+    }
+    LANCE_RETURN_NOT_OK(dist.Append(it->second));
   }
   LANCE_ASSIGN_OR_RAISE(ArrayPtr dist_array, dist.Finish());
   std::vector<ArrayPtr> columns;
