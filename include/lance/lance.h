@@ -528,9 +528,15 @@ int32_t lance_write_fragments(const char* uri, const struct ArrowSchema* schema,
  * rows of every fragment of the latest version, as lance 12 does (index_name NULL:
  * "{column}_idx"; params_json is ignored), and commits it as a new version; a taken name is
  * LANCE_ERR_DATASET_ALREADY_EXISTS unless `replace`. Scans answer filters from these indexes
- * (lance_scanner_set_use_index(false) turns that off; the rows are the same). INVERTED and
- * vector indexes are not built by lance-cpp: -1 with LANCE_ERR_NOT_SUPPORTED once their
- * arguments pass the same checks as lance-c's. */
+ * (lance_scanner_set_use_index(false) turns that off; the rows are the same). INVERTED is not
+ * built by lance-cpp: -1 with LANCE_ERR_NOT_SUPPORTED once its arguments pass lance-c's checks.
+ *
+ * lance_dataset_create_vector_index builds an IVF_FLAT or IVF_PQ index in lance 12's format
+ * (lance lists, plans and searches it) on a fixed_size_list<float32> column and commits it;
+ * the handle moves to the new version. As lance-c: num_partitions is required (and
+ * num_sub_vectors for PQ); 0 elsewhere asks for the default (8-bit codes, 50 k-means
+ * iterations, sample rate 256); a taken name is LANCE_ERR_DATASET_ALREADY_EXISTS unless
+ * `replace`. IVF_SQ and the HNSW types: LANCE_ERR_NOT_SUPPORTED after lance-c's checks. */
 int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* column,
                                           const char* index_name,
                                           const LanceVectorIndexParams* params, bool replace);
@@ -565,13 +571,20 @@ uint64_t lance_dataset_index_segment_count(const LanceDataset* dataset, const ch
 int32_t lance_dataset_index_segments(const LanceDataset* dataset, const char* index_name,
                                      uint8_t* out_uuids, size_t capacity, uint64_t* out_count);
 
-/* ---- Vector and full-text search (not implemented in lance-cpp) --------------------------
- * lance_scanner_nearest and lance_scanner_full_text_search check their arguments as lance-c
- * does (LANCE_ERR_INVALID_ARGUMENT for NULLs, k == 0, an unknown element type, or the other
- * search already set) and then fail with LANCE_ERR_NOT_SUPPORTED. The tuning setters only
- * record their value (0, or -1 for a NULL scanner / unknown metric); they affect nothing until
- * search exists. Index segments given without a nearest query fail the scan with
- * LANCE_ERR_INVALID_ARGUMENT, as in lance-c. */
+/* ---- Vector and full-text search --------------------------------------------------------
+ * lance_scanner_nearest turns the scan into a k-nearest-neighbour search of `column` (lance-c's
+ * checks: LANCE_ERR_INVALID_ARGUMENT for NULLs, k == 0, an unknown element type, or full-text
+ * search already set): the batches hold the projected columns plus "_distance" (float32:
+ * squared l2, 1 - cos, 1 - dot), nearest first, as lance's Scanner::nearest -- through the
+ * column's vector index when its metric is the one asked for, else exact; deleted rows never
+ * returned; fragments the index does not cover searched exactly. The setters tune it (0 /
+ * -1 as below; applied when the scan starts): nprobes (default 20), refine_factor (re-rank
+ * k x f candidates exactly), metric (default: the index's, l2 without one), use_index(false)
+ * (exact search), prefilter(true) (with a filter: the filter first, the ANN over the passing
+ * rows; default false: the filter over the k rows the ANN returns). ef is recorded (no HNSW
+ * index yet). Index segments with a nearest query are LANCE_ERR_NOT_SUPPORTED when the scan
+ * starts; without one LANCE_ERR_INVALID_ARGUMENT, as in lance-c. Full-text search checks its
+ * arguments as lance-c does and fails with LANCE_ERR_NOT_SUPPORTED. */
 int32_t lance_scanner_nearest(LanceScanner* scanner, const char* column, const void* query_data,
                               size_t query_len, LanceDataType element_type, uint32_t k);
 

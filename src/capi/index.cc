@@ -11,6 +11,7 @@
 #include "capi/error.h"
 #include "lance/lance.h"
 #include "lance/index/scalar/create.h"
+#include "lance/index/vector/ivf_builder.h"
 #include "lance/table/indexes.h"
 
 namespace lance::capi {
@@ -129,6 +130,7 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
       return Invalid("dataset, column, and params must not be NULL");
     }
     LANCE_ASSIGN_OR_RAISE(auto col, OptionalString(column, "column"));
+    if (!col) return Invalid("column must not be empty");
     LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
     const char* type = nullptr;
     bool pq = false, hnsw = false;
@@ -148,7 +150,20 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
     LANCE_RETURN_NOT_OK(RequireField("num_partitions", params->num_partitions));
     if (hnsw) LANCE_RETURN_NOT_OK(RequireField("hnsw_m", params->hnsw_m));
     if (pq) LANCE_RETURN_NOT_OK(RequireField("num_sub_vectors", params->num_sub_vectors));
-    (void)replace;
+    if (params->index_type == LANCE_INDEX_IVF_FLAT || params->index_type == LANCE_INDEX_IVF_PQ) {
+      // lance-c's defaults for 0: 8-bit codes, 50 k-means iterations, lance's sample rate.
+      lance::index::vector::IvfBuildOptions o;
+      o.kind = pq ? lance::index::vector::IndexKind::kIvfPq : lance::index::vector::IndexKind::kIvfFlat;
+      o.metric = static_cast<lance::linalg::DistanceType>(static_cast<int>(params->metric));
+      o.num_partitions = params->num_partitions;
+      o.num_sub_vectors = params->num_sub_vectors;
+      if (params->num_bits != 0) o.num_bits = params->num_bits;
+      if (params->max_iterations != 0) o.max_iterations = static_cast<int>(params->max_iterations);
+      if (params->sample_rate != 0) o.sample_rate = params->sample_rate;
+      o.name = name.value_or("");
+      o.replace = replace;
+      return dataset->ds->CreateVectorIndex(*col, o).status();
+    }
     return NotBuilt(fmt::format("a {} vector index on '{}'{}", type, *col,
                                 name ? fmt::format(" named '{}'", *name) : std::string()));
   });

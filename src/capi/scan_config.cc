@@ -16,6 +16,20 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
   p.options.fragment_ids = config.fragment_ids;
   p.options.batch_size = config.batch_size > 0 ? config.batch_size : kDefaultBatchSize;
   p.options.use_index = config.use_index.value_or(true);
+  if (config.nearest) {
+    // lance-c applies the knobs to lance's Scanner::nearest; unset ones keep its defaults.
+    if (config.index_segments) {
+      return Status::NotSupported("restricting a nearest query to index segments is not implemented "
+                                  "in lance-cpp (its vector indexes have one segment)");
+    }
+    query::NearestOptions n = *config.nearest;
+    if (config.nprobes) n.nprobes = *config.nprobes;
+    if (config.refine_factor) n.refine_factor = *config.refine_factor;
+    if (config.metric) n.metric = static_cast<linalg::DistanceType>(*config.metric);
+    n.use_index = config.use_index.value_or(true);
+    n.prefilter = config.prefilter;
+    p.options.nearest = std::move(n);
+  }
   // The query layer's streaming scan: batches are read as the consumer pulls them.
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(config.dataset, p.options));
   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());

@@ -11,6 +11,7 @@
 
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
+#include "lance/query/nearest.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::capi {
@@ -27,9 +28,11 @@ struct ScanConfig {
   int64_t batch_size = 0;  // <= 0: kDefaultBatchSize
   bool with_row_id = false;
   std::optional<std::vector<uint64_t>> fragment_ids;
-  // Search settings, recorded as lance-c records them; lance-cpp has no search to apply them
-  // to (lance_scanner_nearest / full_text_search fail before setting has_nearest / has_fts).
+  // Search settings, recorded as lance-c records them and applied when the scan starts:
+  // lance_scanner_nearest sets `nearest` (the query cast to float32) and has_nearest; the
+  // knobs below tune it. Full-text search fails before setting has_fts.
   bool has_nearest = false;
+  std::optional<query::NearestOptions> nearest;
   bool has_fts = false;
   std::optional<std::vector<std::array<uint8_t, 16>>> index_segments;
   std::optional<uint32_t> nprobes, refine_factor, ef;

@@ -1,7 +1,8 @@
 // The scanner's search settings: vector (k-NN) and full-text queries, their tuning knobs,
-// index segments, and Substrait filters. lance-cpp implements none of these searches yet:
-// the queries and the Substrait filter check their arguments as lance-c does and then fail
-// with LANCE_ERR_NOT_SUPPORTED; the knobs are recorded (they change nothing without a query).
+// index segments, and Substrait filters. lance_scanner_nearest records a k-NN query (the
+// query layer's ScanOptions::nearest, applied with the knobs when the scan starts: see
+// scan_config.cc); full-text search and Substrait filters check their arguments as lance-c
+// does and then fail with LANCE_ERR_NOT_SUPPORTED.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "capi/c_args.h"
 #include "capi/error.h"
 #include "capi/scanner_handle.h"
+#include "lance/columnar/float16.h"
 #include "lance/lance.h"
 
 namespace lance::capi {
@@ -72,10 +74,27 @@ int32_t lance_scanner_nearest(LanceScanner* scanner, const char* column, const v
     if (type == nullptr) {
       return Invalid(fmt::format("invalid element_type: {}", static_cast<int>(element_type)));
     }
-    return lance::Status::NotSupported(
-        "vector search is not implemented in lance-cpp yet (nearest {} on '{}' with a {}-element {} "
-        "query)",
-        k, *col, query_len, type);
+    // The query as float32 (the planner casts it to the column's element type as lance does).
+    std::vector<float> q(query_len);
+    for (size_t i = 0; i < query_len; ++i) {
+      switch (static_cast<int32_t>(element_type)) {
+        case LANCE_DTYPE_FLOAT32: q[i] = static_cast<const float*>(query_data)[i]; break;
+        case LANCE_DTYPE_FLOAT64: q[i] = static_cast<float>(static_cast<const double*>(query_data)[i]); break;
+        case LANCE_DTYPE_FLOAT16:
+          q[i] = lance::HalfToFloat(static_cast<const uint16_t*>(query_data)[i]);
+          break;
+        case LANCE_DTYPE_UINT8: q[i] = static_cast<const uint8_t*>(query_data)[i]; break;
+        default: q[i] = static_cast<const int8_t*>(query_data)[i]; break;
+      }
+    }
+    if (!col) return Invalid("column must not be empty");
+    lance::query::NearestOptions n;
+    n.column = *col;
+    n.query = std::move(q);
+    n.k = k;
+    scanner->config.nearest = std::move(n);
+    scanner->config.has_nearest = true;
+    return lance::Status::OK();
   });
 }
 

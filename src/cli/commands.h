@@ -36,7 +36,7 @@ void RegisterTokenizeCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterFlatSearchCommand(CLI::App& app, CommandRegistry& registry);
 void RegisterLsmCommands(CLI::App& app, CommandRegistry& registry);
 void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry);
-void RegisterTextSearchCommand(CLI::App& app, CommandRegistry& registry);
+void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry);
 
 // `--no-sync` on a command that commits: the commit flushes nothing (table::CommitOptions::
 // sync = false; not durable).

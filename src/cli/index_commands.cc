@@ -1,14 +1,19 @@
-// Index commands: `lance create-index` (scalar indexes, through lance::index::scalar) and
-// `lance drop-index`. `lance indexes` (table_commands.cc) lists them.
+// Index commands: `lance create-index` (scalar indexes through lance::index::scalar, vector
+// indexes through lance::dataset::Dataset::CreateVectorIndex, dispatching on --type) and `lance drop-index`. `lance indexes` (table_commands.cc) lists them.
+#include <algorithm>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "lance/index/scalar/create.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/scalar/create.h"
+#include "lance/index/vector/ivf_builder.h"
+#include "lance/table/location.h"
+#include "lance/table/indexes.h"
 
 namespace lance::cli {
 
@@ -23,9 +28,48 @@ struct CreateIndexArgs {
   std::string name;
   bool replace = false;
   int64_t batch_size = index::scalar::kBTreeDefaultBatchSize;
+  // vector indexes
+  std::string metric = "l2";
+  size_t partitions = 0;
+  size_t sub_vectors = 0;
+  uint32_t bits = 8;
+  int max_iterations = 50;
+  size_t sample_rate = 256;
+  uint64_t seed = 0;
+  int threads = 0;
 };
 
+Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind) {
+  index::vector::IvfBuildOptions o;
+  o.kind = kind;
+  LANCE_ASSIGN_OR_RAISE(o.metric, linalg::ParseDistanceType(a.metric));
+  o.num_partitions = a.partitions;
+  o.num_sub_vectors = a.sub_vectors;
+  o.num_bits = a.bits;
+  o.max_iterations = a.max_iterations;
+  o.sample_rate = a.sample_rate;
+  o.seed = a.seed;
+  o.name = a.name;
+  o.replace = a.replace;
+  const int threads =
+      a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
+  o.pool = pool.get();
+  dataset::OpenOptions open;
+  open.pool = pool.get();
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, open));
+  LANCE_ASSIGN_OR_RAISE(auto s, ds->CreateVectorIndex(a.column, o));
+  Json out = {{"name", s.name}, {"uuid", s.uuid},
+              {"type", std::string(index::vector::IndexKindName(kind))},
+              {"version", s.version}, {"num_rows", s.num_rows},
+              {"num_partitions", s.num_partitions}};
+  if (kind == index::vector::IndexKind::kIvfPq) out["num_sub_vectors"] = s.num_sub_vectors;
+  std::cout << out.dump() << "\n";
+  return Status::OK();
+}
+
 Status CreateIndex(const CreateIndexArgs& a) {
+  if (auto kind = index::vector::ParseIndexKind(a.type); kind.ok()) return CreateVectorIndex(a, *kind);
   index::scalar::CreateScalarIndexOptions o;
   LANCE_ASSIGN_OR_RAISE(o.type, index::scalar::ScalarIndexTypeFromName(a.type));
   o.name = a.name;
@@ -66,8 +110,8 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
   {
     auto* sub = app.add_subcommand(
         "create-index",
-        "Build a scalar index on a column and commit it as a new version (files under "
-        "_indices/{uuid}/, readable by lance 12)");
+        "Build a scalar or vector index on a column and commit it as a new version (files "
+        "under _indices/{uuid}/, readable by lance 12)");
     sub->footer(
         "Types (what each answers; the planner uses an index only for the column it is keyed on):\n"
         "  btree       sorted values in pages of --batch-size rows (page_lookup.lance +\n"
@@ -77,19 +121,34 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "  bitmap      one row set per distinct value (bitmap_page_lookup.lance): the same\n"
         "              predicates; best for low-cardinality columns (categories, flags).\n"
         "  label_list  on list<T> columns: array_has_any / array_has_all / array_contains.\n"
+        "  ivf_flat    vector column (fixed_size_list<float>): k-means partitions, raw vectors;\n"
+        "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
+        "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
+        "              search with --refine-factor to re-rank by exact distance.\n"
         "The index covers the fragments that exist now; rows appended later are scanned until\n"
         "the index is rebuilt (--replace). `lance indexes DATASET` lists indexes, `lance scan\n"
         "DATASET --filter ... --explain` shows whether a filter uses one.\n"
-        "Example: lance create-index data/t.lance id --type btree");
+        "Examples: lance create-index data/t.lance id --type btree\n"
+        "          lance create-index data/t.lance emb --type ivf_pq --metric cosine --partitions 64");
     auto args = std::make_shared<CreateIndexArgs>();
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
-    sub->add_option("--type", args->type, "btree | bitmap | label_list (default btree)");
+    sub->add_option("--type", args->type,
+                    "btree | bitmap | label_list | ivf_flat | ivf_pq (default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
                     "rows per btree page (default 4096, lance 12's); smaller pages read less per "
                     "lookup, a larger page lookup");
+    sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot (default l2)");
+    sub->add_option("--partitions", args->partitions, "vector indexes: IVF partitions (default sqrt(rows))");
+    sub->add_option("--sub-vectors", args->sub_vectors, "ivf_pq: sub-vectors (default dim/16, else dim/8)");
+    sub->add_option("--bits", args->bits, "ivf_pq: bits per code (8)");
+    sub->add_option("--max-iterations", args->max_iterations, "vector indexes: k-means iterations (default 50)");
+    sub->add_option("--sample-rate", args->sample_rate,
+                    "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");
+    sub->add_option("--seed", args->seed, "vector indexes: k-means seed (default 0)");
+    sub->add_option("--threads", args->threads, "vector indexes: training threads (default: all)");
     registry.OnRun(sub, [args] { return CreateIndex(*args); });
   }
   {

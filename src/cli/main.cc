@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
   lance::cli::RegisterTokenizeCommand(app, registry);
   lance::cli::RegisterFlatSearchCommand(app, registry);
   lance::cli::RegisterLsmCommands(app, registry);
-  lance::cli::RegisterTextSearchCommand(app, registry);
   lance::cli::RegisterIndexCommands(app, registry);
+  lance::cli::RegisterSearchCommand(app, registry);
   lance::cli::AddNumericRanges(app);
   if (const std::string unknown = lance::cli::UnknownCommand(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "lance: error: %s\nRun with --help for the list of commands.\n",

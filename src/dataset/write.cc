@@ -110,6 +110,20 @@ Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
   });
 }
 
+Result<index::vector::IvfBuildSummary> Dataset::CreateVectorIndex(
+    const std::string& column, index::vector::IvfBuildOptions options) {
+  return Guarded("create vector index", [&]() -> Result<index::vector::IvfBuildSummary> {
+    if (!options.commit.handler) options.commit = CommitOptions();
+    if (options.pool == nullptr) options.pool = pool();
+    index::vector::IvfBuildSummary out;
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
+      LANCE_ASSIGN_OR_RAISE(out, index::vector::CreateVectorIndex(location_, column, options));
+      return out.version;
+    }));
+    return out;
+  });
+}
+
 Result<table::CommitInfo> Dataset::DropIndex(const std::string& name) {
   return Guarded("drop index", [&]() -> Result<table::CommitInfo> {
     table::CommitInfo out;

@@ -83,7 +83,7 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
   if (!existing.empty() && !replace) {
     return Status::AlreadyExists("{}: an index named '{}' exists (version {}); replace it or "
                                  "choose another name",
-                                 location.root(), segment.name, latest.version);
+                                 location.display(), segment.name, latest.version);
   }
   table::Transaction::CreateIndex ci;
   ci.new_indices.push_back(MakeIndexInfo(segment, read_version));

@@ -181,5 +181,11 @@ float Hamming(const uint8_t* a, const uint8_t* b, size_t bytes) {
   return out;
 }
 float NormL2(const float* v, size_t dim) { return Active().norm_f32(v, dim); }
+void L2Distances(const float* a, const float* vectors, size_t n, size_t dim, float* out) {
+  Active().l2_f32(a, 0, vectors, n, dim, out);
+}
+void DotDistances(const float* a, const float* vectors, size_t n, size_t dim, float* out) {
+  Active().dot_f32(a, 0, vectors, n, dim, out);
+}
 
 }  // namespace lance::linalg

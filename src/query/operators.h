@@ -38,6 +38,8 @@ Result<std::unique_ptr<RowStream>> OpenRows(const PlanNodePtr& node, const ExecO
 // The batches of a Project node.
 Result<std::unique_ptr<RecordBatchReader>> OpenProject(const ProjectNode& node,
                                                        const ExecOptions& options);
+// The batches of a KNN node (src/query/knn.cc).
+Result<std::unique_ptr<RecordBatchReader>> RunKnn(const KnnNode& node, const ExecOptions& options);
 // The count of a Count node.
 Result<uint64_t> RunCount(const CountNode& node, const ExecOptions& options);
 

@@ -149,8 +149,11 @@ Result<std::unique_ptr<RecordBatchReader>> Plan::Execute(const ExecOptions& opti
   if (root_->kind() == PlanNode::Kind::kFullTextSearch) {
     return internal::OpenFullTextSearch(static_cast<const FullTextSearchNode&>(*root_), options);
   }
+  if (root_->kind() == PlanNode::Kind::kKnn) {
+    return internal::RunKnn(static_cast<const KnnNode&>(*root_), options);
+  }
   if (root_->kind() != PlanNode::Kind::kProject) {
-    return Status::InvalidArgument("plan: Execute needs a Project root, not {}", root_->name());
+    return Status::InvalidArgument("plan: Execute needs a Project or KNN root, not {}", root_->name());
   }
   return internal::OpenProject(static_cast<const ProjectNode&>(*root_), options);
 }

@@ -155,6 +155,7 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
 }
 
 Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
+  if (options.nearest) return PlanNearest(options);
   LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
   if (options.full_text) {
     if (options.offset != 0 || options.limit) {
@@ -174,6 +175,7 @@ Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
 }
 
 Result<Plan> Planner::PlanCount(const ScanOptions& options) const {
+  if (options.nearest) return Status::InvalidArgument("count: a k-NN search is not counted (its rows are k)");
   LANCE_ASSIGN_OR_RAISE(PlanNodePtr rows, RowSource(options, /*for_count=*/true));
   return Plan(std::make_shared<CountNode>(std::move(rows)));
 }

@@ -7,8 +7,13 @@ namespace lance::query {
 
 Result<Scanner> Scanner::Make(std::shared_ptr<const table::Snapshot> snapshot, ScanOptions options) {
   const Planner planner(snapshot);
-  LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, planner.OutputSchema(options));
   LANCE_ASSIGN_OR_RAISE(Plan plan, planner.PlanScan(options));
+  SchemaPtr schema;
+  if (plan.root()->kind() == PlanNode::Kind::kKnn) {
+    schema = static_cast<const KnnNode&>(*plan.root()).schema();
+  } else {
+    LANCE_ASSIGN_OR_RAISE(schema, planner.OutputSchema(options));
+  }
   return Scanner(std::move(snapshot), std::move(options), std::move(schema), std::move(plan));
 }
 

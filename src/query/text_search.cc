@@ -174,7 +174,7 @@ Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> sn
     column = name;
   }
   if (!found) {
-    return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->root(),
+    return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->location().display(),
                                    query.columns.empty() ? "" : " on column " + query.columns[0]);
   }
   return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, column, *found, std::move(filter),
@@ -188,7 +188,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   const auto& snap = node.snapshot();
   if (snap->manifest().reader_feature_flags & table::kFlagStableRowIds) {
     return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
-                                snap->root());
+                                snap->location().display());
   }
   auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
   // the opened segment is kept in the shared page cache: a query after the first reads nothing

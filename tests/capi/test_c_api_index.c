@@ -118,8 +118,8 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
 
   /* BTREE / BITMAP / LABEL_LIST indexes are built (a new version); a taken name is refused
-   * unless replacing. INVERTED and vector indexes and searching are not implemented:
-   * NOT_SUPPORTED after lance-c's checks. */
+   * unless replacing. INVERTED and HNSW / SQ vector indexes are not implemented:
+   * NOT_SUPPORTED after lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c). */
   {
     const uint64_t before = lance_dataset_index_count(ds);
     CHECK(lance_dataset_create_scalar_index(ds, "id", "id2", LANCE_SCALAR_BTREE, NULL, false) == 0);
@@ -146,8 +146,17 @@ void test_indexes(const char* uri, const char* listing_path) {
   CHECK(lance_dataset_create_vector_index(ds, "vec", NULL, &vp, false) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "num_sub_vectors is required");
   vp.num_sub_vectors = 2;
-  CHECK(lance_dataset_create_vector_index(ds, "vec", "v2", &vp, true) == -1);
-  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_PQ vector index on 'vec' named 'v2'");
+  {
+    const uint64_t before = lance_dataset_index_count(ds);
+    CHECK(lance_dataset_create_vector_index(ds, "vec", "v2", &vp, true) == 0);
+    CHECK_OK();
+    CHECK(lance_dataset_index_count(ds) == before + 1);
+    CHECK(lance_dataset_drop_index(ds, "v2") == 0);
+  }
+  vp.index_type = LANCE_INDEX_IVF_HNSW_SQ;
+  vp.hnsw_m = 8;
+  CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == -1);
+  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_SQ vector index on 'vec' named 'v3'");
   CHECK(lance_dataset_create_vector_index(ds, "vec", NULL, NULL, false) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "dataset, column, and params must not be NULL");
 
@@ -155,8 +164,6 @@ void test_indexes(const char* uri, const char* listing_path) {
   {
     const float q[4] = {1, 2, 3, 4};
     const char* fts_cols[] = {"text", NULL};
-    CHECK(lance_scanner_nearest(s, "vec", q, 4, LANCE_DTYPE_FLOAT32, 5) == -1);
-    CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "vector search");
     CHECK(lance_scanner_nearest(s, "vec", q, 4, LANCE_DTYPE_FLOAT32, 0) == -1);
     CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "k must be > 0");
     CHECK(lance_scanner_nearest(s, "vec", q, 4, (LanceDataType)42, 3) == -1);

@@ -278,6 +278,14 @@ describe('commands', () => {
     refused(['count', table, 'extra'], /extra/);
     refused(['scan', table, '--limit', '2', 'stray'], /stray/);
   });
+
+  test('one search command: vector and text options are not mixed', () => {
+    refused(['search', table, '--text', 'a', '--vector', '[1]'], /NotSupported: search: --text with --vector \/ --queries \(hybrid search\) is not supported yet/);
+    refused(['search', table, '--text', 'a', '--refine-factor', '2'], /--refine-factor, --metric and --timing are vector options/);
+    refused(['search', table, '--vector', '[1]', '--phrase'], /--operator, --phrase, --columns and --with-row-id are --text options/);
+    refused(['search', table], /search: give --vector, --queries or --text/);
+    refused(['search', table, '--text', 'a'], /INVERTED|FTS|index/i);
+  });
 });
 
 describe('streaming input', () => {

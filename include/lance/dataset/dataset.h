@@ -44,6 +44,7 @@
 #include "lance/core/result.h"
 #include "lance/dataset/operations.h"
 #include "lance/index/scalar/create.h"
+#include "lance/index/vector/ivf_builder.h"
 #include "lance/io/object_store.h"
 #include "lance/query/scanner.h"
 #include "lance/table/commit.h"
@@ -168,6 +169,12 @@ class Dataset {
   // index::scalar::CreateScalarIndex.
   Result<index::scalar::CreatedIndex> CreateScalarIndex(const std::string& column,
                                                         index::scalar::CreateScalarIndexOptions options = {});
+  // Builds an IVF_FLAT / IVF_PQ index on the vector column `column` (lance 12's format,
+  // index::vector::CreateVectorIndex) over the latest version and commits it, serialized with
+  // the handle's other writes; the handle then reads the new version. options.pool defaults
+  // to the handle's pool. Errors: as index::vector::CreateVectorIndex.
+  Result<index::vector::IvfBuildSummary> CreateVectorIndex(const std::string& column,
+                                                           index::vector::IvfBuildOptions options = {});
   // Removes every segment of the user index `name` (a CreateIndex transaction).
   // Errors: NotFound (no such index in the handle's version), CommitConflict.
   Result<table::CommitInfo> DropIndex(const std::string& name);

@@ -111,6 +111,10 @@ float L2(const float* a, const float* b, size_t dim);
 float CosineDistance(const float* a, const float* b, size_t dim);
 float DotDistance(const float* a, const float* b, size_t dim);
 float Hamming(const uint8_t* a, const uint8_t* b, size_t bytes);
+// out[i] = L2 / DotDistance(a, vectors + i * dim) for n vectors back to back: one kernel call
+// of the active level (no allocation), the same values as the single-pair forms.
+void L2Distances(const float* a, const float* vectors, size_t n, size_t dim, float* out);
+void DotDistances(const float* a, const float* vectors, size_t n, size_t dim, float* out);
 // |v| as the reference computes it (the cosine query norm).
 float NormL2(const float* v, size_t dim);
 

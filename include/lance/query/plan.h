@@ -12,13 +12,16 @@
 //       Filter(conjuncts)                 <- only with a filter
 //         FragmentScan(fragments, chunk)  or  Take(positions | row ids)
 //
+// A k-NN search is a KNN root (below) over sub-plans: the prefilter's rows and the rows
+// searched exactly.
+//
 // Execution is pull-based: the reader a plan opens pulls a batch from Project, which pulls row
 // chunks from below; Filter and Project each run a bounded number of chunks ahead on the
 // thread pool (ExecOptions), so a scan holds a few batches, never the table.
 //
 // Later sources plug in as further row nodes (see src/query/README.md): a scalar-index lookup
 // answering some conjuncts for the fragments its index covers (a Union with a FragmentScan +
-// Filter of the others), k-NN and full-text nodes yielding ordered rows, an LSM-merge node
+// Filter of the others), full-text nodes yielding ordered rows, an LSM-merge node
 // over MemWAL generations.
 #pragma once
 
@@ -32,7 +35,9 @@
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/index/scalar/lookup.h"
+#include "lance/index/vector/ivf_index.h"
 #include "lance/query/filter.h"
+#include "lance/query/nearest.h"
 #include "lance/table/snapshot.h"
 
 namespace lance {
@@ -54,7 +59,7 @@ struct ExecOptions {
 class PlanNode {
  public:
   enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount,
-                    kFullTextSearch };
+                    kFullTextSearch, kKnn };
   virtual ~PlanNode() = default;
   virtual Kind kind() const = 0;
   // The operator's name, e.g. "FragmentScan".
@@ -196,6 +201,62 @@ class CountNode final : public PlanNode {
   std::string Describe() const override;
 };
 
+// Root: the k nearest rows of a vector column (NearestOptions), as lance 12's nearestTo
+// answers, as one or more batches of `schema` (the projection with "_distance"), nearest
+// first, ties by row id:
+//   * with an index of the metric asked for (and use_index): the ANN over it -- the `nprobes`
+//     nearest IVF partitions, each yielding its best k x refine_factor rows by the index's
+//     distances; rows that are deleted, of fragments gone since the build, or (prefilter) not
+//     among the prefilter's rows are skipped before they take a slot; then, with a refine
+//     factor or fragments the index does not cover, the candidates' vectors are taken by row
+//     id and re-ranked by exact distance, the uncovered fragments searched exactly (filtered
+//     first), and the best k of both kept;
+//   * else exact search over every fragment (filtered first).
+// Then the postfilter (a filter without prefilter) over those rows, then offset / limit.
+// Inputs, when present: the prefilter's row source (Project of "_rowid"), then the rows
+// searched exactly (Project of the vector column and "_rowid").
+class KnnNode final : public PlanNode {
+ public:
+  struct Index {
+    std::shared_ptr<const index::vector::IvfIndex> ivf;
+    std::string name;
+    std::string uuid;
+    std::vector<uint64_t> uncovered;  // fragment ids the index does not cover
+    // Some rows of the index may be of fragments this version no longer has (its fragment
+    // bitmap names one, or it has none).
+    bool may_hold_gone_rows = true;
+  };
+  KnnNode(std::shared_ptr<const table::Snapshot> snapshot, NearestOptions nearest,
+          linalg::DistanceType metric, std::optional<Index> index, PlanNodePtr prefilter_rows,
+          PlanNodePtr exact_rows, std::shared_ptr<const Filter> postfilter, SchemaPtr schema,
+          int64_t offset, std::optional<int64_t> limit);
+  Kind kind() const override { return Kind::kKnn; }
+  std::string name() const override { return "KNN"; }
+  std::string Describe() const override;
+  const std::shared_ptr<const table::Snapshot>& snapshot() const { return snapshot_; }
+  const NearestOptions& nearest() const { return nearest_; }
+  linalg::DistanceType metric() const { return metric_; }
+  const std::optional<Index>& index() const { return index_; }
+  const PlanNodePtr& prefilter_rows() const { return prefilter_rows_; }
+  const PlanNodePtr& exact_rows() const { return exact_rows_; }
+  const std::shared_ptr<const Filter>& postfilter() const { return postfilter_; }
+  const SchemaPtr& schema() const { return schema_; }
+  int64_t offset() const { return offset_; }
+  const std::optional<int64_t>& limit() const { return limit_; }
+
+ private:
+  std::shared_ptr<const table::Snapshot> snapshot_;
+  NearestOptions nearest_;
+  linalg::DistanceType metric_;
+  std::optional<Index> index_;
+  PlanNodePtr prefilter_rows_;
+  PlanNodePtr exact_rows_;
+  std::shared_ptr<const Filter> postfilter_;
+  SchemaPtr schema_;
+  int64_t offset_;
+  std::optional<int64_t> limit_;
+};
+
 class Plan {
  public:
   explicit Plan(PlanNodePtr root) : root_(std::move(root)) {}
@@ -204,7 +265,7 @@ class Plan {
   // The tree, one node per line ("Name: description"), inputs indented under their node.
   std::string Explain() const;
 
-  // Runs a plan whose root is a Project node: a stream of its batches. Errors of the reads
+  // Runs a plan whose root is a Project or KNN node: a stream of its batches. Errors of the reads
   // surface from Next(). Errors: InvalidArgument for another root.
   Result<std::unique_ptr<RecordBatchReader>> Execute(const ExecOptions& options) const;
   // Runs a plan whose root is a Count node. Errors: InvalidArgument for another root, and the

@@ -66,6 +66,10 @@ struct ScanOptions {
   // matching, best first, with a `_score` column (float32) after the projection; `filter`
   // selects the rows searched; offset and limit are refused.
   std::optional<FullTextQuery> full_text;
+  // A k-NN search instead of a scan: the output is the projection plus "_distance" (placed
+  // before the "_rowid" / "_rowaddr" that with_row_id / with_row_addr append); offset and
+  // limit apply to its rows. fragment_ids and batch_size do not apply.
+  std::optional<NearestOptions> nearest;
 };
 
 class Planner {
@@ -87,6 +91,10 @@ class Planner {
   // apply.
   Result<Plan> PlanTake(std::vector<uint64_t> positions, const ScanOptions& options) const;
   Result<Plan> PlanTakeRowIds(std::vector<uint64_t> row_ids, const ScanOptions& options) const;
+
+  // A k-NN search (options.nearest set): see KnnNode. Errors (InvalidArgument): those of
+  // PlanScan, a column that is not a vector column, a query of another dimension, k == 0.
+  Result<Plan> PlanNearest(const ScanOptions& options) const;
 
   // The ExecOptions of `options` (the pool and prefetch defaults resolved).
   static ExecOptions ExecOptionsOf(const ScanOptions& options);

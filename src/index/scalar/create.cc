@@ -42,7 +42,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
   if (!options.replace && !FindIndexSegments(snapshot->manifest(), name).empty()) {
     return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
-                                 location.root(), name);
+                                 location.display(), name);
   }
   LANCE_ASSIGN_OR_RAISE(TrainingData data, rows(at, column));
   NewIndexSegment seg;

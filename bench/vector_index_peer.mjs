@@ -1,0 +1,121 @@
+// IVF_PQ / IVF_FLAT side by side: lance-cpp (`lance create-index`, `lance search --queries
+// --timing`) and lance 12.0.0 (@lancedb/lancedb 0.39.0: createIndex, nearestTo) on the same
+// generated vectors (rows x 128 float32 around 256 centres, deterministic LCG) and 100 queries.
+// For each index: build time, query p50 (nprobes 20, k 10; ours inside one process after the
+// index is opened, the reference's through node, first call untimed) and recall@10 against
+// exact search, then the ratios (reference / ours; > 1: we are faster).
+//
+//   node bench/vector_index_peer.mjs --lance BUILD/lance [--rows 100000] [--partitions 256]
+//        [--sub-vectors 16] [--nprobes 20] [--work /tmp/lance-vector-bench]
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '../tests/interop/package.json'));
+process.env.LANCEDB_LOG ??= 'error';
+const lancedb = require('@lancedb/lancedb');
+const A = await import(path.join(here, '../tests/interop/node_modules/apache-arrow/Arrow.node.mjs'));
+
+const args = { rows: '100000', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench' };
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+const ROWS = Number(args.rows), DIM = 128, NQ = 100, K = 10, NPROBES = Number(args.nprobes);
+const log = (m) => console.error(`[vector-bench] ${m}`);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+let seed = 12345;
+const r = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return (seed / 4294967296) * 2 - 1; };
+const centres = Array.from({ length: 256 }, () => Float32Array.from({ length: DIM }, () => r()));
+const values = new Float32Array(ROWS * DIM);
+for (let i = 0; i < ROWS; i++) {
+  const c = centres[Math.floor(((r() + 1) / 2) * 256) % 256];
+  for (let d = 0; d < DIM; d++) values[i * DIM + d] = c[d] + 0.3 * r();
+}
+// Query q is row (q * 997) mod rows plus noise (the same rows as before for >= 100k rows; the
+// modulo lets smaller tables run).
+const queries = Array.from({ length: NQ }, (_, q) => { const at = ((q * 997) % ROWS) * DIM; return Array.from(values.subarray(at, at + DIM), (x) => Math.fround(x + 0.05 * r())); });
+
+function table() {
+  const type = new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true));
+  const child = A.makeData({ type: new A.Float32(), length: ROWS * DIM, data: values });
+  const vec = A.makeData({ type, length: ROWS, nullCount: 0, child });
+  const id = A.makeData({ type: new A.Int32(), length: ROWS, data: Int32Array.from({ length: ROWS }, (_, i) => i) });
+  const fields = [new A.Field('id', new A.Int32(), false), new A.Field('vector', type, true)];
+  const schema = new A.Schema(fields);
+  return new A.Table(schema, [new A.RecordBatch(schema, A.makeData({ type: new A.Struct(fields), length: ROWS, nullCount: 0, children: [id, vec] }))]);
+}
+
+fs.rmSync(args.work, { recursive: true, force: true });
+fs.mkdirSync(args.work, { recursive: true });
+const db = await lancedb.connect(args.work);
+const qfile = path.join(args.work, 'queries.jsonl');
+fs.writeFileSync(qfile, queries.map((q) => JSON.stringify(q)).join('\n') + '\n');
+
+async function refQuery(t, q, opts) {
+  let query = t.query().nearestTo(q).limit(K).withRowId(true).select(['_distance']);
+  query = opts.bypass ? query.bypassVectorIndex() : query.nprobes(NPROBES);
+  if (opts.refine) query = query.refineFactor(opts.refine);
+  return (await query.toArray()).map((x) => Number(x._rowid));
+}
+
+const gt = [];
+const results = [];
+for (const [type, label] of [['ivf_pq', 'IVF_PQ'], ['ivf_flat', 'IVF_FLAT']]) {
+  const ref = await db.createTable(`ref_${type}`, table());
+  const ours = await db.createTable(`ours_${type}`, table());
+  if (!gt.length) {
+    // Exact answers by our flat search (bit-equal to lance 12's bypassVectorIndex(), see
+    // tests/interop/linalg_flat_search.test.mjs), before any index exists.
+    log(`exact ground truth of ${NQ} queries over ${ROWS} rows`);
+    const run = spawnSync(args.lance, ['search', path.join(args.work, `ref_${type}.lance`), '--column', 'vector',
+      '--queries', qfile, '-k', String(K), '--bypass-index'], { maxBuffer: 1 << 28 });
+    if (run.status !== 0) throw new Error(`lance search: ${run.stderr}`);
+    for (let i = 0; i < NQ; i++) gt.push(new Set());
+    for (const l of run.stdout.toString().trim().split('\n')) {
+      const x = JSON.parse(l);
+      gt[x.query_index].add(x._rowid);
+    }
+  }
+  const cfg = type === 'ivf_pq'
+    ? lancedb.Index.ivfPq({ numPartitions: Number(args.partitions), numSubVectors: Number(args['sub-vectors']) })
+    : lancedb.Index.ivfFlat({ numPartitions: Number(args.partitions) });
+  let t0 = performance.now();
+  await ref.createIndex('vector', { config: cfg });
+  const refBuild = (performance.now() - t0) / 1000;
+  const cli = ['create-index', path.join(args.work, `ours_${type}.lance`), 'vector', '--type', type,
+    '--partitions', args.partitions];
+  if (type === 'ivf_pq') cli.push('--sub-vectors', args['sub-vectors']);
+  t0 = performance.now();
+  execFileSync(args.lance, cli);
+  const ourBuild = (performance.now() - t0) / 1000;
+  for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
+    const refTimes = [];
+    let refRecall = 0;
+    await refQuery(ref, queries[0], { refine });
+    for (const [i, q] of queries.entries()) {
+      const s = performance.now();
+      const rows = await refQuery(ref, q, { refine });
+      refTimes.push(performance.now() - s);
+      refRecall += rows.filter((x) => gt[i].has(x)).length / K;
+    }
+    const sargs = ['search', path.join(args.work, `ours_${type}.lance`), '--column', 'vector', '--queries', qfile,
+      '-k', String(K), '--nprobes', String(NPROBES), '--timing', '--threads', '1'];
+    if (refine) sargs.push('--refine-factor', String(refine));
+    const run = spawnSync(args.lance, sargs, { maxBuffer: 1 << 28 });
+    if (run.status !== 0) throw new Error(`lance search: ${run.stderr}`);
+    const mine = run.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+    let ourRecall = 0;
+    for (const row of mine) if (gt[row.query_index].has(row._rowid)) ourRecall += 1 / K;
+    const timing = JSON.parse(run.stderr.toString().trim().split('\n').pop());
+    results.push({ index: label + (refine ? ` refine ${refine}` : ''), refBuild, ourBuild, refP50: median(refTimes),
+      ourP50: timing.p50_ms, ourP99: timing.p99_ms, refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
+  }
+}
+console.log(`\n${ROWS} x ${DIM} float32, ${args.partitions} partitions${''}, PQ ${args['sub-vectors']} x 8 bits, nprobes ${NPROBES}, k ${K}, ${NQ} queries`);
+console.log('| index | build s ours | build s lance 12 | build ratio | p50 ms ours | p99 ms ours | p50 ms lance 12 | p50 ratio | recall@10 ours | recall@10 lance 12 |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const x of results) {
+  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} | ${x.refBuild.toFixed(2)} | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} | ${x.ourP99.toFixed(3)} | ${x.refP50.toFixed(3)} | ${(x.refP50 / x.ourP50).toFixed(1)}x | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
+}

@@ -1,0 +1,57 @@
+// Building IVF_FLAT / IVF_PQ indexes over a table's float32 vector column in lance 12's format
+// (the files ivf_index.h describes) and committing them (index_metadata.h: a CreateIndex
+// transaction with the lance.index.pb.VectorIndexDetails lance 12 records), so that lance 12
+// lists, opens and searches them.
+//
+// Training, as the reference does it: cosine indexes work on unit-normalised vectors (stored
+// normalised, probed by l2); IVF centroids are k-means (linalg::TrainKMeans: seeded, at most
+// sample_rate x partitions sampled rows); every non-null vector is assigned to its nearest
+// centroid; PQ codebooks are one k-means of 2^bits centroids per sub-vector, trained on a
+// sample of at most sample_rate x 2^bits residuals (vector - its centroid; the vectors
+// themselves for dot), and each row is coded by the nearest centroid of each sub-vector.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lance/core/result.h"
+#include "lance/core/thread_pool.h"
+#include "lance/index/vector/ivf_index.h"
+#include "lance/table/commit.h"
+#include "lance/table/location.h"
+
+namespace lance::index::vector {
+
+struct IvfBuildOptions {
+  IndexKind kind = IndexKind::kIvfPq;  // kIvfFlat or kIvfPq
+  linalg::DistanceType metric = linalg::DistanceType::kL2;  // l2, cosine or dot
+  size_t num_partitions = 0;   // 0: sqrt(rows), at least 1
+  size_t num_sub_vectors = 0;  // 0: dim / 16 when it divides, else dim / 8, else 1
+  uint32_t num_bits = 8;       // only 8 is written so far
+  int max_iterations = 50;
+  size_t sample_rate = 256;
+  uint64_t seed = 0;
+  std::string name;            // "": "{column}_idx"
+  bool replace = false;        // replace an index of the same name
+  ThreadPool* pool = nullptr;  // k-means assignment; null: the calling thread
+  table::CommitOptions commit;  // how the CreateIndex transaction commits
+};
+
+struct IvfBuildSummary {
+  std::string name;
+  std::string uuid;
+  uint64_t version = 0;   // the committed version
+  uint64_t num_rows = 0;  // vectors indexed (null vectors are skipped)
+  size_t num_partitions = 0;
+  size_t num_sub_vectors = 0;
+};
+
+// Errors: InvalidArgument (unknown column, not a float32 fixed_size_list, fewer non-null rows
+// than partitions or than 2^bits for PQ, a sub-vector count that does not divide the
+// dimension), NotSupported (other index kinds, 4-bit PQ), AlreadyExists (name taken and not
+// `replace`), CommitConflict, IOError.
+Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
+                                          const std::string& column,
+                                          const IvfBuildOptions& options);
+
+}  // namespace lance::index::vector

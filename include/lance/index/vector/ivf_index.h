@@ -1,0 +1,132 @@
+// IVF vector indexes in lance 12's format (index file version 3): reading, searching.
+//
+// An index is two Lance files in `_indices/{uuid}/` (lance-format/lance
+// docs/src/format/index/vector/index.md):
+//   index.idx      the sub-index (FLAT: no rows, one `__flat_marker: uint64` column); schema
+//                  metadata "lance:index" = {"type": "IVF_PQ", "distance_type": "l2"},
+//                  "lance:ivf" = the global buffer holding the IVF message (centroids tensor
+//                  [partitions, dim], k-means loss), "lance:flat" = one "" per partition;
+//   auxiliary.idx  the vector storage, partitions one after the other (the IVF message of its
+//                  "lance:ivf" buffer gives each partition's first row and length): `_rowid`
+//                  (uint64) plus `flat` (fixed_size_list<float, dim>: the vectors, unit-normalised
+//                  for cosine) for IVF_FLAT, or `__pq_code` (fixed_size_list<uint8, m>) for
+//                  IVF_PQ, whose codes are stored *transposed* within each partition (all rows'
+//                  sub-vector 0 codes, then sub-vector 1, ...) when storage_metadata says
+//                  "transposed"; the PQ codebook is a Tensor [256, dim] in the global buffer
+//                  "codebook_position" names (sub-vector s's 256 centroids at s * 256 * dim/m).
+//
+// Search follows lance 12: a cosine index normalises the query and ranks partitions by l2 (dot
+// by dot distance, l2 by l2); each of the `nprobes` nearest partitions yields its best
+// k x refine_factor rows; l2 and cosine PQ indexes score the residual (query - centroid)
+// against the codebook through a per-query distance table summed in sub-vector order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lance/core/result.h"
+#include "lance/io/object_store.h"
+#include "lance/linalg/distance.h"
+#include "lance/linalg/topk.h"
+
+namespace lance::index {
+class IndexStore;
+}
+
+namespace lance::index::vector {
+
+// The index types of lance 12 (indexStats().indexType spells them).
+enum class IndexKind : uint8_t { kIvfFlat, kIvfPq, kIvfSq, kIvfRq, kIvfHnswFlat, kIvfHnswSq, kIvfHnswPq };
+std::string_view IndexKindName(IndexKind kind);  // "IVF_FLAT", "IVF_PQ", ...
+Result<IndexKind> ParseIndexKind(std::string_view name);  // those names, any case
+
+// The IVF clustering: centroids and where each partition's rows are in auxiliary.idx.
+struct IvfModel {
+  size_t dim = 0;
+  std::vector<float> centroids;   // num_partitions() x dim
+  std::vector<uint64_t> offsets;  // first row of each partition
+  std::vector<uint32_t> lengths;  // rows of each partition
+  std::optional<double> loss;
+  size_t num_partitions() const { return lengths.size(); }
+  const float* centroid(size_t p) const { return centroids.data() + p * dim; }
+};
+
+// A product quantizer: `num_sub_vectors` sub-vectors of dim / num_sub_vectors values, each
+// coded by its nearest of 2^num_bits centroids.
+struct PqCodebook {
+  uint32_t num_bits = 8;
+  size_t num_sub_vectors = 0;
+  size_t dim = 0;
+  // [num_sub_vectors][2^num_bits][dim / num_sub_vectors], lance's flat codebook layout.
+  std::vector<float> centroids;
+  size_t sub_dim() const { return dim / num_sub_vectors; }
+  size_t num_centroids() const { return size_t{1} << num_bits; }
+  const float* centroid(size_t sub, size_t code) const {
+    return centroids.data() + (sub * num_centroids() + code) * sub_dim();
+  }
+};
+
+struct AnnQuery {
+  std::vector<float> vector;
+  size_t k = 10;
+  size_t nprobes = 20;                    // partitions searched (lance's minimum = maximum)
+  std::optional<uint32_t> refine_factor;  // each partition yields k x refine_factor rows
+};
+
+class IvfIndex {
+ public:
+  // Opens `dir` (the index directory, e.g. "<table>/_indices/<uuid>") in `store`: both files'
+  // metadata, centroids, codebook, row ids and codes (the whole storage is loaded).
+  // Errors: NotFound, Corruption naming the file and field that is malformed, NotSupported for
+  // index types / layouts not implemented (HNSW, SQ, RQ, 4-bit PQ).
+  static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
+                                                const std::string& dir);
+  // The same through the index's IndexStore (index_store.h: its files and page cache).
+  static Result<std::shared_ptr<IvfIndex>> Open(const std::shared_ptr<IndexStore>& files);
+
+  IndexKind kind() const { return kind_; }
+  linalg::DistanceType metric() const { return metric_; }
+  const IvfModel& ivf() const { return ivf_; }
+  const PqCodebook* pq() const { return pq_ ? &*pq_ : nullptr; }
+  size_t dim() const { return ivf_.dim; }
+  size_t num_rows() const { return row_ids_.size(); }
+  // Row ids of the stored rows, partition after partition.
+  const std::vector<uint64_t>& row_ids() const { return row_ids_; }
+  // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ only.
+  const uint8_t* code(size_t i) const { return codes_.data() + i * pq_->num_sub_vectors; }
+  // Stored vector i (dim floats); IVF_FLAT only.
+  const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
+
+  // The `nprobes` partitions nearest `query` (already normalised for a cosine index), nearest
+  // first, ties by partition number.
+  std::vector<uint32_t> FindPartitions(const float* query, size_t nprobes) const;
+
+  // ANN candidates of `query`: the k x refine_factor nearest of the probed partitions' rows by
+  // the index's distances, nearest first (ties by row id). Rows for which `keep` (when given)
+  // is false are skipped before they take a slot (deleted rows, a prefilter).
+  // Errors: InvalidArgument (dimension mismatch, k == 0).
+  Result<std::vector<linalg::Neighbor>> Search(
+      const AnnQuery& query, const std::function<bool(uint64_t)>& keep = nullptr) const;
+
+ private:
+  IvfIndex() = default;
+  IndexKind kind_ = IndexKind::kIvfFlat;
+  linalg::DistanceType metric_ = linalg::DistanceType::kL2;
+  IvfModel ivf_;
+  std::optional<PqCodebook> pq_;
+  std::vector<uint64_t> row_ids_;
+  std::vector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
+  std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
+  std::vector<float> vectors_;   // row-major num_rows x dim
+};
+
+// lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)
+// (summed in order in float).
+std::vector<float> NormalizeVector(const float* v, size_t dim);
+
+}  // namespace lance::index::vector

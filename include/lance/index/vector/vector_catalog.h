@@ -1,0 +1,31 @@
+// The vector indexes of a table version: which index answers a column, and opening it.
+//
+// This is what the index layer gives the query layer for k-NN: the index formats and the
+// per-index search (IvfIndex::Search: partition probing, PQ / flat distances, candidates with
+// their distances, honouring the keep predicate the caller passes). Planning -- refine,
+// unindexed fragments, filters, deletions, the merge -- is the query layer's
+// (lance/query/planner.h, ScanOptions::nearest).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lance/core/result.h"
+#include "lance/index/vector/ivf_index.h"
+#include "lance/table/location.h"
+#include "lance/table/manifest.h"
+
+namespace lance::index::vector {
+
+// The first vector index (lance.index.pb.VectorIndexDetails) of the field with Lance id
+// `field_id` in the manifest's index list, or null.
+const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t field_id);
+
+// The index `info` of the table at `location`, opened (IvfIndex::Open over its IndexStore).
+// Index directories never change once committed, so the last few opened indexes are kept,
+// process-wide, by store and directory: many queries over one index open it once.
+// Thread-safe. Errors: as IvfIndex::Open.
+Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const table::TableLocation& location,
+                                                        const table::IndexInfo& info);
+
+}  // namespace lance::index::vector

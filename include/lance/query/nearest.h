@@ -1,0 +1,33 @@
+// NearestOptions: a k-nearest-neighbour request (ScanOptions::nearest, lance/query/planner.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/linalg/distance.h"
+
+namespace lance::query {
+
+// A k-nearest-neighbour search (lance's Scanner::nearest): the k rows of `column` (a
+// fixed_size_list of floats) nearest `query`, nearest first (ties by row id), each with its
+// "_distance" (float32: squared l2, 1 - cos, 1 - dot; the index's quantized distance unless
+// refined). See KnnNode (plan.h) for how it is answered.
+struct NearestOptions {
+  std::string column;
+  std::vector<float> query;
+  uint64_t k = 10;
+  uint64_t nprobes = 20;                  // IVF partitions searched
+  std::optional<uint32_t> refine_factor;  // re-rank k x refine_factor candidates exactly
+  // The metric to rank by; unset: the index's (l2 without an index). An index of another
+  // metric is not used (exact search).
+  std::optional<linalg::DistanceType> metric;
+  bool use_index = true;  // false: exact search even when an index exists
+  // With a filter: true = the filter first and the ANN over the passing rows only (k rows
+  // when k pass); false = the ANN first, then the filter over its k rows (fewer may be left).
+  // Fragments the index does not cover (and exact search) are always filtered first.
+  bool prefilter = false;
+};
+
+}  // namespace lance::query

@@ -1,0 +1,243 @@
+// `lance search`, through lance::dataset::Dataset (planned by the query layer):
+//   --vector / --queries: k nearest rows of a vector column through its vector index (or
+//     exactly with --bypass-index), as lance 12's nearestTo(...).nprobes(...).refineFactor(...)
+//     answers: JSON lines {"_rowid", "_distance"}, nearest first (query::ScanOptions::nearest);
+//   --text: full-text (BM25) search through an INVERTED index, as lance 12 answers
+//     query().fullTextSearch(...): the rows as JSON lines, best first, with `_score`
+//     (query::ScanOptions::full_text).
+// --explain prints the plan instead of running it, as scan / count do.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "lance/columnar/json.h"
+#include "lance/dataset/dataset.h"
+
+namespace lance::cli {
+namespace {
+
+struct SearchArgs {
+  std::string uri;
+  std::string column;  // vector search: "vector" when empty; text: the column with an FTS index
+  std::string vector;
+  // Full-text search.
+  std::string text;
+  std::string op = "or";
+  bool phrase = false;
+  std::string columns;
+  bool with_row_id = false;
+  size_t k = 10;
+  size_t nprobes = 20;
+  uint32_t refine_factor = 0;
+  std::string metric;
+  bool bypass_index = false;
+  bool explain = false;
+  bool timing = false;
+  std::string queries;
+  std::string filter;
+  bool postfilter = false;
+  int threads = 0;
+};
+
+std::string FloatText(float f) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
+  return ec == std::errc() ? std::string(buf, end) : "null";
+}
+
+Result<std::vector<float>> ParseVector(const std::string& text, const std::string& what) {
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (!parsed.is_array()) return Status::InvalidArgument("{}: expected a JSON array of numbers", what);
+  std::vector<float> v;
+  for (const auto& x : parsed) {
+    if (!x.is_number()) return Status::InvalidArgument("{}: {} is not a number", what, x.dump());
+    v.push_back(x.get<float>());
+  }
+  return v;
+}
+
+std::vector<std::string> SplitColumns(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Status RunTextSearch(const SearchArgs& a) {
+  if (a.op != "or" && a.op != "and") {
+    return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
+  }
+  if (a.phrase && a.op == "and") {
+    return Status::InvalidArgument("--phrase and --operator and do not combine");
+  }
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  query::ScanOptions o;
+  o.columns = SplitColumns(a.columns);
+  o.filter = a.filter;
+  o.with_row_id = a.with_row_id;
+  query::FullTextQuery q;
+  q.query = a.text;
+  if (!a.column.empty()) q.columns = {a.column};
+  q.k = static_cast<int64_t>(a.k);
+  q.and_operator = a.op == "and";
+  q.phrase = a.phrase;
+  o.full_text = q;
+  LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(o));
+  if (a.explain) {
+    const std::string plan = scanner.Explain();
+    std::fwrite(plan.data(), 1, plan.size(), stdout);
+    return Status::OK();
+  }
+  LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
+  std::string text;
+  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return Status::IOError("stdout: write failed");
+  }
+  return Status::OK();
+}
+
+Status RunSearch(const SearchArgs& a) {
+  if (!a.text.empty()) {
+    if (!a.vector.empty() || !a.queries.empty()) {
+      return Status::NotSupported("search: --text with --vector / --queries (hybrid search) is "
+                                  "not supported yet; give one of them");
+    }
+    if (a.bypass_index || a.postfilter || a.refine_factor > 0 || !a.metric.empty() || a.timing) {
+      return Status::InvalidArgument("search --text: --bypass-index, --postfilter, "
+                                     "--refine-factor, --metric and --timing are vector options");
+    }
+    return RunTextSearch(a);
+  }
+  if (a.op != "or" || a.phrase || !a.columns.empty() || a.with_row_id) {
+    return Status::InvalidArgument("search: --operator, --phrase, --columns and --with-row-id "
+                                   "are --text options");
+  }
+  std::vector<std::vector<float>> queries;
+  if (!a.queries.empty()) {
+    std::ifstream in(a.queries);
+    if (!in) return Status::IOError("--queries: cannot open {}", a.queries);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) continue;
+      LANCE_ASSIGN_OR_RAISE(auto v, ParseVector(line, a.queries + " line " + std::to_string(n)));
+      queries.push_back(std::move(v));
+    }
+  } else if (!a.vector.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto v, ParseVector(a.vector, "--vector"));
+    queries.push_back(std::move(v));
+  } else {
+    return Status::InvalidArgument("search: give --vector, --queries or --text");
+  }
+  query::NearestOptions base;
+  base.column = a.column.empty() ? "vector" : a.column;
+  if (!a.metric.empty()) {
+    LANCE_ASSIGN_OR_RAISE(base.metric, linalg::ParseDistanceType(a.metric));
+  }
+  base.use_index = !a.bypass_index;
+  base.prefilter = !a.postfilter;
+  base.k = a.k;
+  base.nprobes = a.nprobes;
+  if (a.refine_factor > 0) base.refine_factor = a.refine_factor;
+  const int threads =
+      a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
+  dataset::OpenOptions open;
+  open.pool = pool.get();
+  const auto t0 = std::chrono::steady_clock::now();
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri, open));
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<double> times;
+  std::string out;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    query::ScanOptions o;
+    o.columns = {"_rowid"};
+    o.filter = a.filter;
+    o.nearest = base;
+    o.nearest->query = queries[qi];
+    const auto s0 = std::chrono::steady_clock::now();
+    LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(std::move(o)));
+    if (a.explain) {
+      const std::string plan = scanner.Explain();
+      std::fwrite(plan.data(), 1, plan.size(), stdout);
+      return Status::OK();
+    }
+    LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
+    for (const auto& b : batches) {
+      const uint64_t* ids = b->column(0)->Values<uint64_t>();
+      const float* dist = b->column(1)->Values<float>();
+      for (int64_t i = 0; i < b->num_rows(); ++i) {
+        out += "{";
+        if (!a.queries.empty()) out += "\"query_index\":" + std::to_string(qi) + ",";
+        out += "\"_rowid\":" + std::to_string(ids[i]) + ",\"_distance\":" + FloatText(dist[i]) + "}\n";
+      }
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (a.timing) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    double total = 0;
+    for (double t : times) total += t;
+    const auto pct = [&](double p) {
+      return sorted.empty() ? 0.0 : sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted.size())))];
+    };
+    std::fprintf(stderr, "{\"queries\":%zu,\"open_ms\":%.3f,\"total_ms\":%.3f,\"p50_ms\":%.4f,\"p99_ms\":%.4f}\n",
+                 times.size(), std::chrono::duration<double, std::milli>(t1 - t0).count(), total,
+                 pct(0.5), pct(0.99));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
+  auto a = std::make_shared<SearchArgs>();
+  auto* sub = app.add_subcommand(
+      "search",
+      "Vector (k nearest rows: --vector / --queries) or full-text (BM25: --text) search");
+  sub->add_option("URI", a->uri, "dataset directory (path or URI)")->required();
+  sub->add_option("--column", a->column,
+                  "the column searched (vector: default \"vector\"; text: the column with an "
+                  "FTS index)");
+  sub->add_option("--vector", a->vector, "vector search: the query, a JSON array of numbers");
+  sub->add_option("--queries", a->queries,
+                  "vector search: a file of queries, one JSON array per line: results carry "
+                  "their query_index");
+  sub->add_option("--text", a->text,
+                  "full-text search: the query text (tokenized as the index tokenizes)");
+  sub->add_flag("--timing", a->timing, "print per-query times (JSON) on stderr");
+  sub->add_option("-k", a->k, "rows to return (default 10)");
+  sub->add_option("--nprobes", a->nprobes, "IVF partitions to search (default 20)");
+  sub->add_option("--refine-factor", a->refine_factor,
+                  "re-rank k x R index candidates with exact distances (default off)");
+  sub->add_option("--metric", a->metric, "l2 | cosine | dot (default: the index's)");
+  sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
+  sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");
+  sub->add_flag("--phrase", a->phrase, "text: phrase query (the index needs positions)");
+  sub->add_option("--columns", a->columns, "text: output columns a,b (default: all), then _score");
+  sub->add_flag("--with-row-id", a->with_row_id, "text: also print _rowid");
+  sub->add_option("--filter", a->filter, "only rows where this condition holds (SQL-like)");
+  sub->add_flag("--postfilter", a->postfilter,
+                "filter the k index results (default: filter first, the index searches the rows that pass)");
+  sub->add_flag("--explain", a->explain, "print the plan (which index answers, and how) instead of the rows");
+  sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
+  registry.OnRun(sub, [a] { return RunSearch(*a); });
+}
+
+}  // namespace lance::cli

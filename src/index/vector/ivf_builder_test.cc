@@ -1,0 +1,123 @@
+// CreateVectorIndex on a table written in memory: the files we write decode back (partitions
+// tile the rows, null vectors skipped, PQ codes equal re-encoding the stored vectors), the
+// manifest names the index with VectorIndexDetails, the same seed gives the same index, and bad
+// requests are refused. (Searches over built indexes: src/query/knn_test.cc.)
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "lance/columnar/array.h"
+#include "lance/index/vector/ivf_builder.h"
+#include "lance/index/vector/ivf_index.h"
+#include "lance/io/memory_object_store.h"
+#include "lance/table/snapshot.h"
+#include "lance/table/write.h"
+
+namespace lance::index::vector {
+namespace {
+
+constexpr int kDim = 16;
+
+table::TableLocation MakeTable(int rows, uint32_t seed) {
+  auto store = io::MemoryObjectStore::Make();
+  table::TableLocation loc(store, "t.lance");
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> noise(0, 0.3f);
+  std::vector<float> centres(8 * kDim);
+  for (auto& c : centres) c = noise(gen) * 10;
+  auto values = AllocateBuffer(rows * kDim * 4).ValueOrDie();
+  auto* v = reinterpret_cast<float*>(values->mutable_data());
+  for (int i = 0; i < rows; ++i) {
+    for (int d = 0; d < kDim; ++d) v[i * kDim + d] = centres[(i % 8) * kDim + d] + noise(gen);
+  }
+  auto validity = AllocateBuffer((rows + 7) / 8).ValueOrDie();
+  std::memset(validity->mutable_data(), 0xff, static_cast<size_t>(validity->size()));
+  validity->mutable_data()[0] = static_cast<uint8_t>(~(1u << 3));  // row 3 is null
+  auto item = field("item", float32(), true);
+  auto vec_type = fixed_size_list(item, kDim);
+  auto ids = AllocateBuffer(rows * 4).ValueOrDie();
+  for (int i = 0; i < rows; ++i) reinterpret_cast<int32_t*>(ids->mutable_data())[i] = i;
+  auto s = schema({field("id", int32(), false), field("vec", vec_type, true)});
+  auto vec = Array::Make(vec_type, rows, {validity}, {Array::Make(float32(), rows * kDim, {nullptr, values})});
+  // Array::Make computes no null count; set it for the one null.
+  const_cast<Array*>(vec.get())->null_count = 1;
+  auto batch = RecordBatch::Make(s, rows, {Array::Make(int32(), rows, {nullptr, ids}), vec}).ValueOrDie();
+  EXPECT_TRUE(table::WriteDataset(loc, s, {batch}).ok());
+  return loc;
+}
+
+TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
+  auto loc = MakeTable(1500, 2);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfPq;
+  o.num_partitions = 4;
+  o.num_sub_vectors = 4;
+  o.seed = 9;
+  auto built = CreateVectorIndex(loc, "vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto snap = table::Snapshot::Open(loc).ValueOrDie();
+  const auto& info = snap->manifest().indices[0];
+  EXPECT_EQ(table::IndexTypeName(info), "IVF_PQ");
+  auto index = IvfIndex::Open(loc.store(), loc.Path("_indices/" + info.uuid)).ValueOrDie();
+  EXPECT_EQ(index->num_rows(), 1499u);
+  EXPECT_EQ(index->pq()->num_sub_vectors, 4u);
+  uint64_t total = 0;
+  for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
+    EXPECT_EQ(index->ivf().offsets[p], total);
+    total += index->ivf().lengths[p];
+  }
+  EXPECT_EQ(total, 1499u);
+  // Every 4th row's codes, re-encoded from its residual, equal what was stored.
+  auto vectors = snap->Scan({.columns = {"vec"}, .with_row_id = true}).ValueOrDie();
+  const float* all = vectors[0]->column(0)->children[0]->Values<float>();
+  size_t part = 0;
+  for (size_t i = 0; i < index->num_rows(); i += 4) {
+    while (i >= index->ivf().offsets[part] + index->ivf().lengths[part]) ++part;
+    const uint64_t row = index->row_ids()[i];
+    std::vector<float> resid(kDim);
+    for (int d = 0; d < kDim; ++d) resid[d] = all[row * kDim + d] - index->ivf().centroid(part)[d];
+    for (size_t s = 0; s < 4; ++s) {
+      float best = INFINITY;
+      size_t arg = 0;
+      for (size_t c = 0; c < 256; ++c) {
+        const float dd = linalg::L2(&resid[s * 4], index->pq()->centroid(s, c), 4);
+        if (dd < best) { best = dd; arg = c; }
+      }
+      EXPECT_EQ(index->code(i)[s], arg) << "row " << row << " sub-vector " << s;
+    }
+  }
+  // The same seed trains the same index.
+  o.name = "again";
+  auto again = CreateVectorIndex(loc, "vec", o).ValueOrDie();
+  auto index2 = IvfIndex::Open(loc.store(), loc.Path("_indices/" + again.uuid)).ValueOrDie();
+  EXPECT_EQ(index2->ivf().centroids, index->ivf().centroids);
+  EXPECT_EQ(index2->pq()->centroids, index->pq()->centroids);
+  EXPECT_EQ(index2->row_ids(), index->row_ids());
+}
+
+TEST(IvfBuilderTest, RefusesBadRequests) {
+  auto loc = MakeTable(300, 3);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfPq;
+  o.num_partitions = 2;
+  EXPECT_TRUE(CreateVectorIndex(loc, "nope", o).status().IsInvalidArgument());
+  EXPECT_TRUE(CreateVectorIndex(loc, "id", o).status().IsInvalidArgument());
+  o.num_sub_vectors = 3;
+  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsInvalidArgument());
+  o.num_sub_vectors = 4;
+  o.num_partitions = 400;
+  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsInvalidArgument());
+  o.num_partitions = 2;
+  o.kind = IndexKind::kIvfHnswSq;
+  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsNotSupported());
+  o.kind = IndexKind::kIvfFlat;
+  ASSERT_TRUE(CreateVectorIndex(loc, "vec", o).ok());
+  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsAlreadyExists());
+  o.replace = true;
+  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).ok());
+  EXPECT_EQ(table::Snapshot::Open(loc).ValueOrDie()->manifest().indices.size(), 1u);
+}
+
+}  // namespace
+}  // namespace lance::index::vector

@@ -1,0 +1,18 @@
+// Names lance 12 gives the files, columns and metadata keys of its vector indexes (index file
+// version 3; lance-format/lance docs/src/format/index/vector/index.md).
+#pragma once
+
+namespace lance::index::vector {
+
+inline constexpr const char* kIndexFileName = "index.idx";
+inline constexpr const char* kAuxiliaryFileName = "auxiliary.idx";
+inline constexpr const char* kIndexMetadataKey = "lance:index";  // {"type", "distance_type"}
+inline constexpr const char* kIvfMetadataKey = "lance:ivf";      // global buffer of the IVF message
+inline constexpr const char* kFlatMetadataKey = "lance:flat";    // one "" per partition
+inline constexpr const char* kStorageMetadataKey = "storage_metadata";  // [quantizer JSON]
+inline constexpr const char* kFlatMarkerColumn = "__flat_marker";
+inline constexpr const char* kRowIdColumn = "_rowid";
+inline constexpr const char* kFlatColumn = "flat";
+inline constexpr const char* kPqCodeColumn = "__pq_code";
+
+}  // namespace lance::index::vector

@@ -1,0 +1,358 @@
+// Reading lance 12's IVF_FLAT / IVF_PQ index files and searching them (see ivf_index.h).
+#include "lance/index/vector/ivf_index.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "index/proto/ivf.pb.h"
+#include "index/vector/ivf_format.h"
+#include "index/vector/pq_distance.h"
+#include "lance/file/file_reader.h"
+#include "lance/index/index_store.h"
+
+namespace lance::index::vector {
+
+namespace {
+
+using linalg::DistanceType;
+
+Result<std::string> RequireMetadata(const Schema& schema, std::string_view key,
+                                    const std::string& file) {
+  if (schema.metadata()) {
+    if (auto v = schema.metadata()->Get(key)) return *v;
+  }
+  return Status::Corruption("{}: schema metadata has no \"{}\"", file, key);
+}
+
+// The IVF message in the global buffer named by the file's "lance:ivf" metadata.
+Result<pb::IVF> ReadIvfMessage(const file::FileReader& reader, const std::string& file) {
+  LANCE_ASSIGN_OR_RAISE(std::string pos_text, RequireMetadata(*reader.schema(), kIvfMetadataKey, file));
+  int pos = 0;
+  auto [ptr, ec] = std::from_chars(pos_text.data(), pos_text.data() + pos_text.size(), pos);
+  if (ec != std::errc() || ptr != pos_text.data() + pos_text.size() || pos <= 0 ||
+      pos >= reader.num_global_buffers()) {
+    return Status::Corruption("{}: \"lance:ivf\" is \"{}\", expected a global buffer 1..{}", file,
+                              pos_text, reader.num_global_buffers() - 1);
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, reader.ReadGlobalBuffer(pos));
+  pb::IVF ivf;
+  if (bytes->size() > INT32_MAX || !ivf.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) {
+    return Status::Corruption("{}: global buffer {} is not an IVF message", file, pos);
+  }
+  return ivf;
+}
+
+// Float32 values of a Tensor with `rows` x `cols` (shape [rows, cols] or flat).
+Result<std::vector<float>> TensorFloats(const pb::Tensor& t, const std::string& what) {
+  if (t.data_type() != pb::Tensor::FLOAT32) {
+    return Status::NotSupported("{}: tensor of data type {} (only float32 is read)", what,
+                                static_cast<int>(t.data_type()));
+  }
+  uint64_t n = 1;
+  for (uint32_t s : t.shape()) n *= s;
+  if (t.data().size() != n * 4) {
+    return Status::Corruption("{}: tensor shape holds {} floats but has {} bytes", what, n,
+                              t.data().size());
+  }
+  std::vector<float> out(n);
+  if (n) std::memcpy(out.data(), t.data().data(), n * 4);
+  return out;
+}
+
+Result<DistanceType> ParseMetric(const std::string& name, const std::string& file) {
+  auto r = linalg::ParseDistanceType(name);
+  if (!r.ok()) return Status::Corruption("{}: distance_type \"{}\" is not l2/cosine/dot/hamming", file, name);
+  return *r;
+}
+
+// Partitions [offsets, lengths) must tile [0, rows) in order.
+Status CheckPartitions(const IvfModel& ivf, uint64_t rows, const std::string& file) {
+  uint64_t next = 0;
+  for (size_t p = 0; p < ivf.num_partitions(); ++p) {
+    if (ivf.offsets[p] != next) {
+      return Status::Corruption("{}: partition {} starts at row {}, expected {}", file, p,
+                                ivf.offsets[p], next);
+    }
+    next += ivf.lengths[p];
+  }
+  if (next != rows) {
+    return Status::Corruption("{}: partitions hold {} rows, the file {}", file, next, rows);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string_view IndexKindName(IndexKind kind) {
+  switch (kind) {
+    case IndexKind::kIvfFlat: return "IVF_FLAT";
+    case IndexKind::kIvfPq: return "IVF_PQ";
+    case IndexKind::kIvfSq: return "IVF_SQ";
+    case IndexKind::kIvfRq: return "IVF_RQ";
+    case IndexKind::kIvfHnswFlat: return "IVF_HNSW_FLAT";
+    case IndexKind::kIvfHnswSq: return "IVF_HNSW_SQ";
+    case IndexKind::kIvfHnswPq: return "IVF_HNSW_PQ";
+  }
+  return "?";
+}
+
+Result<IndexKind> ParseIndexKind(std::string_view name) {
+  std::string upper(name);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (IndexKind k : {IndexKind::kIvfFlat, IndexKind::kIvfPq, IndexKind::kIvfSq, IndexKind::kIvfRq,
+                      IndexKind::kIvfHnswFlat, IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq}) {
+    if (upper == IndexKindName(k)) return k;
+  }
+  return Status::InvalidArgument("vector index type \"{}\" (expected ivf_flat, ivf_pq, ivf_sq, "
+                                 "ivf_rq, ivf_hnsw_flat, ivf_hnsw_sq or ivf_hnsw_pq)", name);
+}
+
+std::vector<float> NormalizeVector(const float* v, size_t dim) {
+  float sum = 0;
+  for (size_t i = 0; i < dim; ++i) sum += v[i] * v[i];
+  const float norm = std::sqrt(sum);
+  std::vector<float> out(dim);
+  for (size_t i = 0; i < dim; ++i) out[i] = v[i] / norm;
+  return out;
+}
+
+Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(std::shared_ptr<io::ObjectStore> store,
+                                                 const std::string& dir) {
+  return Open(IndexStore::Make(std::move(store), dir));
+}
+
+Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStore>& files) {
+  const std::string index_path = files->PathOf(kIndexFileName);
+  const std::string aux_path = files->PathOf(kAuxiliaryFileName);
+  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
+  LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenFile(kAuxiliaryFileName));
+  std::shared_ptr<IvfIndex> index(new IvfIndex());
+
+  // index.idx: type, metric, centroids.
+  LANCE_ASSIGN_OR_RAISE(std::string meta_text,
+                        RequireMetadata(*index_reader->schema(), kIndexMetadataKey, index_path));
+  auto meta = nlohmann::json::parse(meta_text, nullptr, false);
+  if (!meta.is_object() || !meta.contains("type") || !meta["type"].is_string() ||
+      !meta.contains("distance_type") || !meta["distance_type"].is_string()) {
+    return Status::Corruption("{}: \"lance:index\" is not {{\"type\", \"distance_type\"}}: {}",
+                              index_path, meta_text);
+  }
+  const std::string type = meta["type"].get<std::string>();
+  LANCE_ASSIGN_OR_RAISE(index->metric_, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
+  if (type == "IVF_FLAT") {
+    index->kind_ = IndexKind::kIvfFlat;
+  } else if (type == "IVF_PQ") {
+    index->kind_ = IndexKind::kIvfPq;
+  } else {
+    return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
+  }
+  LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
+  LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
+                        TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));
+  const auto& shape = ivf_msg.centroids_tensor().shape();
+  if (shape.size() != 2 || shape[0] == 0 || shape[1] == 0) {
+    return Status::Corruption("{}: centroids tensor shape has {} dimensions, expected "
+                              "[partitions, dim]", index_path, shape.size());
+  }
+  const size_t num_partitions = shape[0];
+  index->ivf_.dim = shape[1];
+  if (ivf_msg.has_loss()) index->ivf_.loss = ivf_msg.loss();
+
+  // auxiliary.idx: partitions, row ids, storage.
+  LANCE_ASSIGN_OR_RAISE(pb::IVF aux_ivf, ReadIvfMessage(*aux_reader, aux_path));
+  if (static_cast<size_t>(aux_ivf.lengths_size()) != num_partitions ||
+      static_cast<size_t>(aux_ivf.offsets_size()) != num_partitions) {
+    return Status::Corruption("{}: {} partition offsets and {} lengths, the centroids {}", aux_path,
+                              aux_ivf.offsets_size(), aux_ivf.lengths_size(), num_partitions);
+  }
+  index->ivf_.offsets.assign(aux_ivf.offsets().begin(), aux_ivf.offsets().end());
+  index->ivf_.lengths.assign(aux_ivf.lengths().begin(), aux_ivf.lengths().end());
+  const auto rows = static_cast<uint64_t>(aux_reader->num_rows());
+  LANCE_RETURN_NOT_OK(CheckPartitions(index->ivf_, rows, aux_path));
+  LANCE_ASSIGN_OR_RAISE(std::string aux_metric, RequireMetadata(*aux_reader->schema(), "distance_type", aux_path));
+  LANCE_ASSIGN_OR_RAISE(DistanceType storage_metric, ParseMetric(aux_metric, aux_path));
+  if (storage_metric != index->metric_) {
+    return Status::Corruption("{}: distance_type {} but index.idx says {}", aux_path, aux_metric,
+                              linalg::DistanceTypeName(index->metric_));
+  }
+
+  const Schema& aux_schema = *aux_reader->schema();
+  const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
+  const char* storage_column = index->kind_ == IndexKind::kIvfPq ? kPqCodeColumn : kFlatColumn;
+  const int storage_field = aux_schema.GetFieldIndex(storage_column);
+  if (rowid_field < 0 || storage_field < 0) {
+    return Status::Corruption("{}: expected columns {} and {}", aux_path, kRowIdColumn, storage_column);
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, aux_reader->ReadAll({rowid_field, storage_field}));
+  const Array& rowids = *batch->column(0);
+  const Array& storage = *batch->column(1);
+  if (rowids.type_id() != TypeId::kUInt64 || rowids.null_count != 0) {
+    return Status::Corruption("{}: {} must be uint64 without nulls", aux_path, kRowIdColumn);
+  }
+  index->row_ids_.assign(rowids.Values<uint64_t>(), rowids.Values<uint64_t>() + rowids.length);
+  if (storage.type_id() != TypeId::kFixedSizeList || storage.null_count != 0 ||
+      storage.children.size() != 1) {
+    return Status::Corruption("{}: {} must be a fixed_size_list without null rows", aux_path,
+                              storage_column);
+  }
+  const auto width = static_cast<size_t>(storage.type->list_size());
+  const Array& values = *storage.children[0];
+
+  if (index->kind_ == IndexKind::kIvfFlat) {
+    if (values.type_id() != TypeId::kFloat || width != index->ivf_.dim) {
+      return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path,
+                                  values.type->ToString(), width, index->ivf_.dim);
+    }
+    const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
+    index->vectors_.assign(v, v + rows * width);
+    return index;
+  }
+
+  // IVF_PQ: storage_metadata and the codebook.
+  LANCE_ASSIGN_OR_RAISE(std::string sm_text, RequireMetadata(aux_schema, kStorageMetadataKey, aux_path));
+  auto sm_list = nlohmann::json::parse(sm_text, nullptr, false);
+  nlohmann::json sm;
+  if (sm_list.is_array() && sm_list.size() == 1 && sm_list[0].is_string()) {
+    sm = nlohmann::json::parse(sm_list[0].get<std::string>(), nullptr, false);
+  }
+  if (!sm.is_object() || !sm.contains("codebook_position") || !sm["codebook_position"].is_number_unsigned() ||
+      !sm.contains("nbits") || !sm["nbits"].is_number_unsigned() || !sm.contains("num_sub_vectors") ||
+      !sm["num_sub_vectors"].is_number_unsigned() || !sm.contains("dimension") ||
+      !sm["dimension"].is_number_unsigned()) {
+    return Status::Corruption("{}: storage_metadata is not a list of one PQ JSON object: {}", aux_path,
+                              sm_text);
+  }
+  PqCodebook pq;
+  pq.num_bits = sm["nbits"].get<uint32_t>();
+  pq.num_sub_vectors = sm["num_sub_vectors"].get<size_t>();
+  pq.dim = sm["dimension"].get<size_t>();
+  const bool transposed = sm.value("transposed", false);
+  if (pq.num_bits != 8) {
+    return Status::NotSupported("{}: {}-bit PQ codes (8-bit codes are read)", aux_path, pq.num_bits);
+  }
+  if (pq.dim != index->ivf_.dim || pq.num_sub_vectors == 0 || pq.dim % pq.num_sub_vectors != 0) {
+    return Status::Corruption("{}: PQ of {} sub-vectors over {} dimensions, the centroids have {}",
+                              aux_path, pq.num_sub_vectors, pq.dim, index->ivf_.dim);
+  }
+  const int cb_pos = sm["codebook_position"].get<int>();
+  if (cb_pos <= 0 || cb_pos >= aux_reader->num_global_buffers()) {
+    return Status::Corruption("{}: codebook_position {} names no global buffer", aux_path, cb_pos);
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr cb_bytes, aux_reader->ReadGlobalBuffer(cb_pos));
+  pb::Tensor cb;
+  if (cb_bytes->size() > INT32_MAX || !cb.ParseFromArray(cb_bytes->data(), static_cast<int>(cb_bytes->size()))) {
+    return Status::Corruption("{}: global buffer {} is not a Tensor", aux_path, cb_pos);
+  }
+  LANCE_ASSIGN_OR_RAISE(pq.centroids, TensorFloats(cb, aux_path + " codebook"));
+  if (pq.centroids.size() != pq.num_centroids() * pq.dim) {
+    return Status::Corruption("{}: codebook holds {} floats, expected {} x {}", aux_path,
+                              pq.centroids.size(), pq.num_centroids(), pq.dim);
+  }
+  if (values.type_id() != TypeId::kUInt8 || width != pq.num_sub_vectors) {
+    return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kPqCodeColumn,
+                              pq.num_sub_vectors);
+  }
+  const uint8_t* codes = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
+  index->codes_.resize(rows * width);
+  index->transposed_codes_.resize(rows * width);
+  // Within partition p (n rows from row o) of a transposed block: byte s * n + j is row o + j's
+  // code s. Both layouts are kept: row-major for code(i), transposed for the search's scan.
+  for (size_t p = 0; p < index->ivf_.num_partitions(); ++p) {
+    const size_t o = index->ivf_.offsets[p], n = index->ivf_.lengths[p];
+    const uint8_t* block = codes + o * width;
+    uint8_t* rows_out = index->codes_.data() + o * width;
+    uint8_t* cols_out = index->transposed_codes_.data() + o * width;
+    if (transposed) {
+      std::memcpy(cols_out, block, n * width);
+      for (size_t s = 0; s < width; ++s) {
+        for (size_t j = 0; j < n; ++j) rows_out[j * width + s] = block[s * n + j];
+      }
+    } else {
+      std::memcpy(rows_out, block, n * width);
+      for (size_t s = 0; s < width; ++s) {
+        for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
+      }
+    }
+  }
+  index->pq_ = std::move(pq);
+  return index;
+}
+
+std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobes) const {
+  const size_t n = ivf_.num_partitions();
+  std::vector<float> dist(n);
+  for (size_t p = 0; p < n; ++p) {
+    dist[p] = metric_ == DistanceType::kDot ? linalg::DotDistance(query, ivf_.centroid(p), ivf_.dim)
+                                            : linalg::L2(query, ivf_.centroid(p), ivf_.dim);
+  }
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return linalg::DistanceKey(dist[a]) < linalg::DistanceKey(dist[b]);
+  });
+  order.resize(std::min(nprobes, n));
+  return order;
+}
+
+Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
+    const AnnQuery& query, const std::function<bool(uint64_t)>& keep) const {
+  if (query.vector.size() != ivf_.dim) {
+    return Status::InvalidArgument("vector search: query has {} values, the index {} dimensions",
+                                   query.vector.size(), ivf_.dim);
+  }
+  if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
+  const size_t limit = query.k * query.refine_factor.value_or(1);
+  const std::vector<float> q = metric_ == DistanceType::kCosine
+                                   ? NormalizeVector(query.vector.data(), ivf_.dim)
+                                   : query.vector;
+  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes);
+  linalg::TopK all(limit);
+  std::vector<float> dist;
+  std::vector<float> residual(ivf_.dim);
+  PqDistanceTable table(metric_);
+  for (uint32_t p : parts) {
+    const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
+    dist.resize(n);
+    if (kind_ == IndexKind::kIvfFlat) {
+      for (size_t j = 0; j < n; ++j) {
+        const float* v = stored_vector(first + j);
+        switch (metric_) {
+          case DistanceType::kL2: dist[j] = linalg::L2(q.data(), v, ivf_.dim); break;
+          case DistanceType::kCosine: dist[j] = linalg::CosineDistance(q.data(), v, ivf_.dim); break;
+          case DistanceType::kDot: dist[j] = linalg::DotDistance(q.data(), v, ivf_.dim); break;
+          case DistanceType::kHamming:
+            return Status::NotSupported("vector search: hamming over a float IVF_FLAT index");
+        }
+      }
+    } else {
+      const float* key = q.data();
+      if (metric_ != DistanceType::kDot) {
+        const float* c = ivf_.centroid(p);
+        for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
+        key = residual.data();
+      }
+      table.Build(*pq_, key);
+      table.ScoreTransposed(transposed_codes_.data() + first * pq_->num_sub_vectors, n, dist.data());
+    }
+    // The partition's best `limit` (its heap keeps the earlier row on ties at the bound), then
+    // the global selection in (distance, row id) order.
+    linalg::TopK part(limit);
+    if (!keep) {
+      part.Push(dist.data(), row_ids_.data() + first, n);
+    } else {
+      for (size_t j = 0; j < n; ++j) {
+        const uint64_t row = row_ids_[first + j];
+        if (keep(row)) part.Push(row, dist[j]);
+      }
+    }
+    all.Merge(part);
+  }
+  return all.Sorted();
+}
+
+}  // namespace lance::index::vector

@@ -1,0 +1,30 @@
+// libFuzzer target: the two files of a vector index are untrusted. The input is split at its
+// first 4 bytes (little-endian length of index.idx); both parts go into a memory store and
+// IvfIndex::Open must end in a Status, and an index it accepts must search without crashing.
+// Seeds: the golden indexes of tests/golden/vector_index packed the same way.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "lance/index/vector/ivf_index.h"
+#include "lance/io/memory_object_store.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace lance::index::vector;
+  if (size < 4) return 0;
+  uint32_t n = 0;
+  std::memcpy(&n, data, 4);
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 4, size - 4);
+  if (n > rest.size()) return 0;
+  auto store = lance::io::MemoryObjectStore::Make();
+  if (!store->Put("i/index.idx", rest.substr(0, n)).ok()) return 0;
+  if (!store->Put("i/auxiliary.idx", rest.substr(n)).ok()) return 0;
+  auto index = IvfIndex::Open(store, "i");
+  if (!index.ok() || (*index)->dim() > 4096) return 0;
+  AnnQuery q;
+  q.vector.assign((*index)->dim(), 0.25f);
+  q.nprobes = 2;
+  (void)(*index)->Search(q);
+  return 0;
+}
