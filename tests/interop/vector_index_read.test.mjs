@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
-import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
+import { assertSame, ours } from './lib/vector_search.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const golden = path.join(here, '../golden/vector_index');
@@ -36,36 +37,6 @@ async function reference(t, q, metric, s, k) {
   return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
 }
 
-function ours(uri, q, metric, s, k) {
-  const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', String(k),
-    '--nprobes', String(s.nprobes), '--metric', metric];
-  if (s.refineFactor) args.push('--refine-factor', String(s.refineFactor));
-  return lanceOk(args).stdout.split('\n').filter((l) => l).map((l) => {
-    const m = /^\{"_rowid":(\d+),"_distance":(.*)\}$/.exec(l);
-    assert.ok(m, `bad line ${l}`);
-    return { rowid: BigInt(m[1]), distance: Math.fround(Number(m[2])) };
-  });
-}
-
-// IVF_FLAT cosine distances are the reference's to 1 ulp (its cosine over the stored unit
-// vectors rounds differently in rare rows); every other distance is bit for bit.
-// Rows in order with equal distances; where several rows tie at the k-th distance, which of
-// them make the cut is the reference's arbitrary choice (its per-partition selection is not
-// ordered by row id), so the last tie group is compared by distance only.
-function assertSame(got, want, what, ulps = 0) {
-  assert.equal(got.length, want.length, `${what}: ${got.length} rows, lance 12 ${want.length}`);
-  const same = (a, b) => (ulps === 0 ? Object.is(a, b)
-    : Math.abs(a - b) <= ulps * 1.2e-7 * Math.max(1, Math.abs(b)));
-  const last = want.length ? want[want.length - 1].distance : 0;
-  for (let i = 0; i < want.length; i++) {
-    const around = (xs) => xs.slice(Math.max(0, i - 2), i + 3).map((x) => `${x.rowid}:${x.distance}`).join(' ');
-    assert.ok(same(got[i].distance, want[i].distance),
-      `${what}: row ${i} distance ${got[i].distance}, lance 12 ${want[i].distance} (ours ${around(got)} / lance 12 ${around(want)})`);
-    if (Object.is(want[i].distance, last)) continue;
-    assert.equal(got[i].rowid, want[i].rowid,
-      `${what}: row ${i} is ${got[i].rowid}, lance 12 ${want[i].rowid} (ours ${around(got)} / lance 12 ${around(want)})`);
-  }
-}
 
 const ulpsFor = (c) => (c.type === 'ivf_flat' && c.metric === 'cosine' ? 1 : 0);
 
