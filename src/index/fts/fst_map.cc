@@ -60,6 +60,17 @@ class Decoder {
     return node_end_addr - delta;
   }
 
+  // The input byte of a one-transition node whose state byte is at `addr`: one of the common
+  // inputs packed into the state's low 6 bits, or else the byte before it (then `*at` moves
+  // to that byte, where the rest of the node ends).
+  Result<uint8_t> OneTransitionInput(uint64_t addr, uint8_t state, uint64_t* at) const {
+    const uint8_t ci = state & 0x3f;
+    if (ci != 0) return kCommonInputs[ci - 1];
+    LANCE_RETURN_NOT_OK(Need(addr - 1, addr - 1));
+    *at = addr - 1;
+    return d_[addr - 1];
+  }
+
   Result<Node> Read(uint64_t addr) const {
     Node node;
     if (addr == 0) {  // EMPTY_ADDRESS: a final node without transitions
@@ -70,31 +81,15 @@ class Decoder {
     const uint8_t state = d_[addr];
     switch (state >> 6) {
       case 0b11: {  // one transition to the previous node, no output
-        const uint8_t ci = state & 0x3f;
         uint64_t end = addr;
-        uint8_t input;
-        if (ci != 0) {
-          input = kCommonInputs[ci - 1];
-        } else {
-          LANCE_RETURN_NOT_OK(Need(addr - 1, addr - 1));
-          input = d_[addr - 1];
-          end = addr - 1;
-        }
+        LANCE_ASSIGN_OR_RAISE(const uint8_t input, OneTransitionInput(addr, state, &end));
         if (end < 1) return Status::Corruption("{}: fst node at {} has no predecessor", what_, addr);
         node.trans.push_back({input, 0, end - 1});
         return node;
       }
       case 0b10: {  // one transition, packed sizes, address delta, output
-        const uint8_t ci = state & 0x3f;
         uint64_t at = addr;
-        uint8_t input;
-        if (ci != 0) {
-          input = kCommonInputs[ci - 1];
-        } else {
-          LANCE_RETURN_NOT_OK(Need(addr - 1, addr - 1));
-          input = d_[addr - 1];
-          at = addr - 1;
-        }
+        LANCE_ASSIGN_OR_RAISE(const uint8_t input, OneTransitionInput(addr, state, &at));
         LANCE_RETURN_NOT_OK(Need(at - 1, at - 1));
         const uint8_t sizes = d_[at - 1];
         const size_t tsize = sizes >> 4, osize = sizes & 0x0f;
