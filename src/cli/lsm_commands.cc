@@ -25,6 +25,7 @@
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
+#include "lance/dataset/memwal_gc.h"
 #include "lance/dataset/memwal_merge.h"
 #include "lance/query/lsm_scan.h"
 #include "lance/memwal/primary_key.h"
@@ -32,6 +33,7 @@
 #include "lance/memwal/shard_writer.h"
 #include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
+#include "lance/table/cleanup.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::cli {
@@ -62,6 +64,8 @@ struct LsmArgs {
   std::vector<std::string> maintain;
   std::string consistency = "strong";
   std::vector<std::string> columns;
+  std::string older_than = "1h";  // gc
+  bool dry_run = false;           // gc
 };
 
 Status Print(const std::string& text) {
@@ -497,6 +501,37 @@ Status Scan(const LsmArgs& a) {
   return Status::OK();
 }
 
+// One line per shard: what was (or, with --dry-run, would be) removed; totals on stderr.
+Status Gc(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  dataset::MemWalGcOptions o;
+  LANCE_ASSIGN_OR_RAISE(o.older_than_seconds, table::ParseDurationSeconds(a.older_than));
+  o.dry_run = a.dry_run;
+  if (!a.shard.empty()) {
+    LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
+    o.only_shard = id;
+  }
+  LANCE_ASSIGN_OR_RAISE(dataset::MemWalGcReport r, dataset::CollectMemWalGarbage(w.store, w.path, o));
+  std::string out;
+  for (const auto& s : r.shards) {
+    Json j;
+    j["shard_id"] = s.shard.ToString();
+    j["merged_generation"] = s.merged_generation;
+    j["replay_after_wal_entry_position"] = s.replay_after;
+    j["generation_dirs"] = s.generation_dirs;
+    j["wal_positions"] = s.wal_positions;
+    j["bytes"] = s.bytes;
+    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  LANCE_RETURN_NOT_OK(Print(out));
+  Json j;
+  j[a.dry_run ? "generation_dirs_to_remove" : "generation_dirs_removed"] = r.generation_dirs_removed;
+  j[a.dry_run ? "wal_files_to_remove" : "wal_files_removed"] = r.wal_files_removed;
+  j[a.dry_run ? "bytes_to_remove" : "bytes_removed"] = r.bytes_removed;
+  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  return Status::OK();
+}
+
 // One line per shard: epoch, generations (flushed, merged), WAL tail.
 Status StatusCmd(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
@@ -618,6 +653,26 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
   uri(merge);
   shard(merge, false);
   registry.OnRun(merge, [args] { return Merge(*args); });
+  auto* gc = lsm->add_subcommand(
+      "gc", "Remove shard data merging and flushing made obsolete: generation directories "
+            "already merged into the base, WAL entries already in a flushed generation");
+  gc->footer(R"(What goes (per shard, as of the horizon: the newest base version and shard manifest written at
+least --older-than ago):
+  * {random8}_gen_N/ with N <= merged_generations[shard] of the horizon base version;
+  * {random8}_gen_N/ the shard manifest does not record (a failed flush's leftover), N below
+    its current generation, last written before the horizon;
+  * wal/ entries at positions <= replay_after_wal_entry_position of the horizon manifest.
+Readers that planned on a removed source read again; a stalled lance-cpp writer whose next WAL
+entry lands in a removed position is fenced before it acknowledges. Prints one JSON line per
+shard (generation_dirs, wal_positions, bytes) and the totals on stderr.
+  lance lsm gc t.lance                      # keep what the last hour may still be reading
+  lance lsm gc t.lance --older-than 0s --dry-run)");
+  uri(gc);
+  shard(gc, false);
+  gc->add_option("--older-than", args->older_than,
+                 "Horizon age: 30s, 15m, 1h, 7d (default 1h; 0s = the latest state)");
+  gc->add_flag("--dry-run", args->dry_run, "Print what would be removed, remove nothing");
+  registry.OnRun(gc, [args] { return Gc(*args); });
   auto* spec = lsm->add_subcommand("spec", "Print the MemWAL index details as JSON");
   uri(spec);
   registry.OnRun(spec, [args] { return Spec(*args); });

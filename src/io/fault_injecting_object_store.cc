@@ -230,6 +230,11 @@ Result<ListResult> FaultInjectingObjectStore::ListDir(std::string_view prefix) {
                                      [&] { return base_->ListDir(prefix); });
 }
 
+Status FaultInjectingObjectStore::RemoveEmptyDirectories(std::string_view prefix) {
+  return Guarded<Status>(this, ObjectOp::kDelete, prefix, {},
+                         [&] { return base_->RemoveEmptyDirectories(prefix); });
+}
+
 Status FaultInjectingObjectStore::Copy(std::string_view src, std::string_view dst) {
   return Guarded<Status>(this, ObjectOp::kCopy, dst, src, [&] { return base_->Copy(src, dst); });
 }

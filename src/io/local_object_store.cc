@@ -583,6 +583,48 @@ Status LocalObjectStore::Delete(std::string_view path) {
   return options_.sync ? FsyncDir(std::string(ParentDir(full))) : Status::OK();
 }
 
+namespace {
+
+// rmdir of `dir_full` and its empty subdirectories, deepest first; true when `dir_full` went.
+// Links are never followed; a directory holding anything (objects, temp files) stays.
+Result<bool> RemoveIfEmpty(const std::string& dir_full) {
+  DIR* d = ::opendir(dir_full.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    return ErrnoStatus(errno, "list directory", dir_full);
+  }
+  std::vector<std::string> subdirs;
+  for (;;) {
+    errno = 0;
+    struct dirent* e = ::readdir(d);
+    if (e == nullptr) break;
+    std::string_view name(e->d_name);
+    if (name == "." || name == "..") continue;
+    struct stat s;
+    if (::fstatat(::dirfd(d), e->d_name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(s.st_mode)) {
+      subdirs.push_back(std::string(name));
+    }
+  }
+  ::closedir(d);
+  for (const std::string& name : subdirs) {
+    LANCE_RETURN_NOT_OK(RemoveIfEmpty(dir_full + "/" + name).status());
+  }
+  if (::rmdir(dir_full.c_str()) == 0) return true;
+  if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOENT) return false;
+  return ErrnoStatus(errno, "remove directory", dir_full);
+}
+
+}  // namespace
+
+Status LocalObjectStore::RemoveEmptyDirectories(std::string_view prefix) {
+  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
+  if (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+  if (prefix.empty()) return Status::OK();  // never the store's root
+  const std::string full = FullPath(prefix);
+  LANCE_ASSIGN_OR_RAISE(bool removed, RemoveIfEmpty(full));
+  return removed && options_.sync ? FsyncDir(std::string(ParentDir(full))) : Status::OK();
+}
+
 Result<std::vector<ObjectMeta>> LocalObjectStore::List(std::string_view prefix) {
   LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
   if (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);

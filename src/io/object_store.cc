@@ -224,6 +224,8 @@ Result<TailRead> ObjectStore::GetTail(std::string_view path, int64_t max_length)
   return out;
 }
 
+Status ObjectStore::RemoveEmptyDirectories(std::string_view) { return Status::OK(); }
+
 Result<bool> ObjectStore::Exists(std::string_view path) {
   Result<ObjectMeta> meta = Head(path);
   if (meta.ok()) return true;

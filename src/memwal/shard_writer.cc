@@ -88,8 +88,8 @@ ShardWriter::~ShardWriter() { (void)Close(); }
 Status ShardWriter::CheckFenced(uint64_t position) {
   LANCE_ASSIGN_OR_RAISE(std::optional<ShardManifest> latest, manifests_.Latest());
   if (latest && latest->writer_epoch > epoch_) {
-    return Status::Fenced("shard {}: writer epoch {} was fenced by epoch {} (WAL position {} "
-                          "is taken)",
+    return Status::Fenced("shard {}: writer epoch {} was fenced by epoch {} (at WAL position "
+                          "{})",
                           shard_.ToString(), epoch_, latest->writer_epoch, position);
   }
   return Status::OK();
@@ -227,6 +227,9 @@ Result<uint64_t> ShardWriter::WriteEntry(const BufferPtr& bytes) {
   LANCE_RETURN_NOT_OK(put.status());
   if (*put == PutResult::kWritten) {
     next_position_ = pos + 1;
+    // A position garbage collection removed takes a stalled writer's entry without a
+    // collision; only a newer claim can have made that possible, and this check sees it.
+    if (options_.recheck_epoch_after_write) LANCE_RETURN_NOT_OK(CheckFenced(pos));
     return pos;
   }
   LANCE_RETURN_NOT_OK(CheckFenced(pos));

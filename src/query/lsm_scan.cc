@@ -43,13 +43,13 @@ Result<RecordBatchPtr> Project(const RecordBatch& b, const SchemaPtr& out) {
   return RecordBatch::Make(out, b.num_rows(), std::move(cols));
 }
 
-}  // namespace
-
-Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
-                                            const std::string& root, const memwal::LsmReadOptions& options,
-                                            LsmReadStats* stats) {
-  LsmReadStats local;
-  LsmReadStats& st = stats ? *stats : local;
+// One read of every source. `*vanished` is set when a source the read planned on went away
+// under it (a generation directory or WAL entries garbage-collected after a merge or flush
+// this read did not see): the caller reads again from the newer state.
+Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::ObjectStore>& store,
+                                                const std::string& root,
+                                                const memwal::LsmReadOptions& options,
+                                                LsmReadStats& st, bool* vanished) {
   st = {};
   LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(store, root));
   SchemaPtr out_schema = base->schema();
@@ -86,8 +86,12 @@ Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStor
         ++st.skipped_merged;
         continue;
       }
-      LANCE_ASSIGN_OR_RAISE(auto snap, OpenGeneration(store, root, shard, g));
-      LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, ScanAll(snap));
+      auto snap = OpenGeneration(store, root, shard, g);
+      if (snap.status().IsNotFound()) *vanished = true;
+      LANCE_RETURN_NOT_OK(snap.status());
+      auto scanned = ScanAll(*snap);
+      if (scanned.status().IsNotFound()) *vanished = true;
+      LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, std::move(scanned));
       ++st.generations;
       for (auto& b : rows) {
         st.generation_rows += b->num_rows();
@@ -97,6 +101,15 @@ Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStor
     }
     if (options.consistency == Consistency::kStrong) {
       LANCE_ASSIGN_OR_RAISE(std::vector<WalEntry> tail, ReadUnflushedTail(store, root, shard, m));
+      // A flush published while the tail was read moves replay_after past entries that
+      // garbage collection may already have removed: the tail read would end early.
+      LANCE_ASSIGN_OR_RAISE(uint64_t now_version, manifests.LatestVersion());
+      if (now_version != m->version) {
+        *vanished = true;
+        return Status::NotFound("{}: shard {} moved from manifest version {} to {} while its WAL "
+                                "tail was read",
+                                root, shard.ToString(), m->version, now_version);
+      }
       for (auto& e : tail) {
         ++st.tail_entries;
         for (auto& b : e.batches) {
@@ -144,6 +157,21 @@ Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStor
     out.push_back(std::move(projected));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
+                                            const std::string& root, const memwal::LsmReadOptions& options,
+                                            LsmReadStats* stats) {
+  LsmReadStats local;
+  LsmReadStats& st = stats ? *stats : local;
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    bool vanished = false;
+    Result<std::vector<RecordBatchPtr>> r = LsmScanOnce(store, root, options, st, &vanished);
+    if (r.ok() || !vanished || attempt == kAttempts) return r;
+  }
 }
 
 }  // namespace lance::query

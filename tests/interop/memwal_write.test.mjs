@@ -110,6 +110,45 @@ test('the reference reads, continues and sees merged what we write', async () =>
   assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
   // Merging again merges nothing.
   assert.deepEqual(jsonLines(lanceOk(['lsm', 'merge', uri]).stdout), []);
+
+  // Garbage collection: with the default horizon (an hour) nothing this young goes; at 0s every
+  // merged generation directory and every WAL entry a flushed generation covers goes, and the
+  // reference still reads the same rows and keeps writing (claim, sentinel, flush) after it.
+  const genDirs = () => mw.shardIds(uri).flatMap((s) =>
+    fs.readdirSync(path.join(uri, '_mem_wal', s)).filter((d) => /_gen_\d+$/.test(d)).map((d) => `${s}/${d}`)).sort();
+  const walFiles = () => mw.shardIds(uri).flatMap((s) => mw.walPositions(uri, s).map((p) => `${s}/${p}`)).sort();
+  const dirsBefore = genDirs();
+  const walBefore = walFiles();
+  assert.ok(dirsBefore.length >= 4, JSON.stringify(dirsBefore));
+  assert.deepEqual(jsonLines(lanceOk(['lsm', 'gc', uri]).stdout).flatMap((s) => s.generation_dirs), []);
+  assert.deepEqual(genDirs(), dirsBefore);
+  const dry = jsonLines(lanceOk(['lsm', 'gc', uri, '--older-than', '0s', '--dry-run']).stdout);
+  assert.deepEqual(genDirs(), dirsBefore);
+  assert.deepEqual(walFiles(), walBefore);
+  const gc = jsonLines(lanceOk(['lsm', 'gc', uri, '--older-than', '0s']).stdout);
+  assert.deepEqual(gc, dry);
+  const manifests = jsonLines(lanceOk(['lsm', 'shards', uri]).stdout);
+  const wantWal = [];
+  for (const s of mw.shardIds(uri)) {
+    const m = manifests.find((x) => x.shard_id === s);
+    const r = gc.find((x) => x.shard_id === s);
+    assert.equal(r.replay_after_wal_entry_position, m.replay_after_wal_entry_position);
+    for (const p of walBefore.filter((w) => w.startsWith(`${s}/`)).map((w) => Number(w.split('/')[1]))) {
+      if (p > m.replay_after_wal_entry_position) wantWal.push(`${s}/${p}`);
+    }
+  }
+  assert.deepEqual(genDirs(), []);  // every generation was merged
+  assert.deepEqual(walFiles(), wantWal.sort());
+  assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
+  const t3 = await (await lancedb.connect(dir)).openTable('w');
+  await mw.upsert(t3, mw.idsTable([b0[0], b0[3]], 'after-gc'));
+  await t3.closeLsmWriters();
+  apply(withTail, [b0[0], b0[3]], 'after-gc');
+  assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
+  assert.ok(jsonLines(lanceOk(['lsm', 'merge', uri]).stdout).length >= 1);
+  assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
 });
 
 test('a table we enable takes the reference writer, and we read its generations and tail', async () => {

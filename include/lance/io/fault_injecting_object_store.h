@@ -106,6 +106,7 @@ class FaultInjectingObjectStore : public ObjectStore {
   Status Delete(std::string_view path) override;
   Result<std::vector<ObjectMeta>> List(std::string_view prefix) override;
   Result<ListResult> ListDir(std::string_view prefix) override;
+  Status RemoveEmptyDirectories(std::string_view prefix) override;
   Status Copy(std::string_view src, std::string_view dst) override;
   Status CopyIfNotExists(std::string_view src, std::string_view dst) override;
   Status RenameIfNotExists(std::string_view src, std::string_view dst) override;

@@ -200,6 +200,11 @@ class ObjectStore {
   // The objects and child directories directly under `prefix` (non-recursive).
   virtual Result<ListResult> ListDir(std::string_view prefix) = 0;
 
+  // Removes the directories at and under `prefix` that hold no object (deepest first), after
+  // their objects were deleted; a directory that still holds one stays. A no-op for stores
+  // without directories (the default) and for a missing prefix.
+  virtual Status RemoveEmptyDirectories(std::string_view prefix);
+
   // Copies src to dst, replacing dst atomically. Errors: NotFound (src).
   virtual Status Copy(std::string_view src, std::string_view dst) = 0;
   // Copies src to dst only if dst is free. Errors: NotFound (src), AlreadyExists (dst).

@@ -60,6 +60,11 @@ struct ShardWriterOptions {
   bool write_fence_sentinel = true;
   // Read the unflushed tail into recovered() on Open.
   bool replay = true;
+  // Re-read the shard's writer epoch after each WAL entry lands and before acknowledging it
+  // (Fenced, never acknowledged, when a newer writer claimed the shard): the spec's
+  // compensation for garbage-collected WAL positions, where a stalled writer's entry would land
+  // without a collision (dataset/memwal_gc.h). Costs one manifest probe per entry.
+  bool recheck_epoch_after_write = true;
   // Group commit bounds of one entry (at least one batch is always taken).
   int64_t max_entry_bytes = int64_t{64} << 20;
   int64_t max_entry_batches = 4096;
