@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -222,6 +223,34 @@ TEST(LocalObjectStoreTest, ListFollowsFileLinksButNotDirectoryLinks) {
   EXPECT_EQ((*listed)[0].size, 3);
   EXPECT_EQ((*listed)[1].path, "d/real");
   EXPECT_TRUE(store->ListDir("d")->directories.empty());
+}
+
+TEST(LocalObjectStoreTest, RemoveEmptyDirectoriesKeepsAnythingHoldingAnObject) {
+  TempDir dir;
+  auto store = LocalObjectStore::Make(dir.path()).ValueOrDie();
+  ASSERT_TRUE(store->Put("g/a/b/x", "1").ok());
+  ASSERT_TRUE(store->Put("g/c/y", "2").ok());
+  ASSERT_TRUE(store->Put("other/z", "3").ok());
+  ASSERT_TRUE(store->Delete("g/a/b/x").ok());
+  ASSERT_TRUE(store->RemoveEmptyDirectories("g").ok());
+  // g/a (emptied) went; g/c still holds y, so g stays.
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/g/a"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/g/c/y"));
+  ASSERT_TRUE(store->Delete("g/c/y").ok());
+  ASSERT_TRUE(store->RemoveEmptyDirectories("g/").ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/g"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/other/z"));
+  // A missing prefix and the store's root are no-ops.
+  EXPECT_TRUE(store->RemoveEmptyDirectories("nope").ok());
+  EXPECT_TRUE(store->RemoveEmptyDirectories("").ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.path()));
+  // A directory link is never followed (its target keeps its objects).
+  ASSERT_TRUE(store->Put("t/keep", "4").ok());
+  std::filesystem::create_directories(dir.path() + "/h");
+  ASSERT_EQ(::symlink((dir.path() + "/t").c_str(), (dir.path() + "/h/link").c_str()), 0);
+  ASSERT_TRUE(store->RemoveEmptyDirectories("h").ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/t/keep"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.path() + "/h/link"));
 }
 
 TEST(LocalObjectStoreTest, RootThatIsAFileIsAnError) {
