@@ -17,12 +17,13 @@ struct Run {
   int64_t length;
 };
 
-enum class Layout { kFixed, kBool, kBinary, kSlices };
+enum class Layout { kFixed, kBool, kBinary, kFixedList, kSlices };
 
 Layout LayoutOf(const Array& a) {
   const DataType& t = *a.type;
   if (t.id() == TypeId::kBool) return Layout::kBool;
   if (t.is_binary_like()) return Layout::kBinary;
+  if (t.id() == TypeId::kFixedSizeList && a.children.size() == 1) return Layout::kFixedList;
   const int bits = t.bit_width();
   if (t.is_fixed_width() && t.id() != TypeId::kDictionary && a.children.empty() && bits >= 8 &&
       bits % 8 == 0) {
@@ -141,6 +142,18 @@ Result<ArrayPtr> Gather(const DataTypePtr& type, const std::vector<Run>& runs, i
     return Concatenate(pieces);
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr validity, GatherValidity(runs, total));
+  if (layout == Layout::kFixedList) {
+    // A run of lists is a run of list_size times as many child values: one gather of the
+    // child (a vector column copies its floats per run, not an array per run).
+    const int64_t size = type->list_size();
+    std::vector<Run> child_runs;
+    child_runs.reserve(runs.size());
+    for (const Run& r : runs) {
+      child_runs.push_back({r.source->children[0].get(), (r.source->offset + r.start) * size, r.length * size});
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr child, Gather(runs[0].source->children[0]->type, child_runs, total * size));
+    return Array::Make(type, total, {std::move(validity)}, {std::move(child)});
+  }
   switch (layout) {
     case Layout::kFixed: return GatherFixed(type, runs, total, std::move(validity));
     case Layout::kBool: return GatherBool(type, runs, total, std::move(validity));

@@ -1,7 +1,8 @@
 // The gather kernels of compute.h (TakeArray, TakeChunked, TakeRows, DropElements) against
 // element-by-element expectations (each output element equals the input element it names), on
 // every layout the kernel copies itself (fixed width, bool, utf8 / large_utf8 / binary) and
-// the ones it assembles from slices (list, struct, dictionary, null), sliced inputs and nulls
+// fixed-size lists (by their child), the ones it assembles from slices (list, struct,
+// dictionary, null), sliced inputs and nulls
 // included; NullAtRows, ConcatenateBatches, SameStorageType and Relabel.
 #include "lance/columnar/compute.h"
 
@@ -25,7 +26,8 @@ SchemaPtr MixedSchema() {
                  field("big", large_utf8()), field("raw", binary()), field("tiny", int8()),
                  field("fsb", fixed_size_binary(3)),
                  field("point", struct_({field("x", int16()), field("label", utf8())})),
-                 field("cat", dictionary(int32(), utf8())), field("nothing", null())});
+                 field("cat", dictionary(int32(), utf8())), field("nothing", null()),
+                 field("vec", fixed_size_list(int16(), 3))});
 }
 
 // n random rows with about a fifth of every nullable value null.
@@ -40,14 +42,15 @@ RecordBatchPtr MixedBatch(int n, uint32_t seed) {
     tags += "]";
     out += fmt::format(
         R"({{"id":{},"name":{},"score":{},"flag":{},"small":{},"tags":{},"big":{},"raw":{},)"
-        R"("tiny":{},"fsb":{},"point":{},"cat":{},"nothing":null}})",
+        R"("tiny":{},"fsb":{},"point":{},"cat":{},"nothing":null,"vec":{}}})",
         i, maybe(fmt::format("\"n{}{}\"", i, std::string(rng() % 7, 'x'))),
         maybe(fmt::format("{}", static_cast<int>(rng() % 2000) / 8.0)), maybe(rng() % 2 ? "true" : "false"),
         maybe(std::to_string(static_cast<int>(rng() % 1000) - 500)), maybe(tags),
         maybe(fmt::format("\"b{}\"", rng() % 50)), maybe(rng() % 2 ? "\"AAE=\"" : "\"\""),
         maybe(std::to_string(static_cast<int>(rng() % 200) - 100)), maybe("\"AAEC\""),
         maybe(fmt::format(R"({{"x":{},"label":"p{}"}})", rng() % 30, rng() % 3)),
-        maybe(fmt::format("\"c{}\"", rng() % 4)));
+        maybe(fmt::format("\"c{}\"", rng() % 4)),
+        maybe(fmt::format("[{},{},{}]", rng() % 9, rng() % 4 ? std::to_string(rng() % 50) : "null", i)));
   }
   auto batch = RecordBatchFromJSON(MixedSchema(), out + "]");
   EXPECT_TRUE(batch.ok()) << batch.status().ToString();

@@ -136,19 +136,23 @@ class FixedKeyIndex {
     while (capacity < 2 * keys.length) capacity *= 2;
     shift_ = 64 - std::countr_zero(static_cast<uint64_t>(capacity));
     mask_ = static_cast<uint64_t>(capacity - 1);
-    keys_.assign(static_cast<size_t>(capacity), 0);
-    rows_.assign(static_cast<size_t>(capacity), kAbsent);
+    slots_.assign(static_cast<size_t>(capacity), Entry{0, kAbsent});
+    int64_t filter_bits = 64;
+    while (filter_bits < 16 * keys.length) filter_bits *= 2;
+    filter_shift_ = 64 - std::countr_zero(static_cast<uint64_t>(filter_bits));
+    filter_.assign(static_cast<size_t>(filter_bits / 64), 0);
     const uint8_t* v = Data(keys);
     for (int64_t i = 0; i < keys.length; ++i) {
       if (keys.IsNull(i)) continue;
       const uint64_t k = KeyBits(v, width_, i);
       uint64_t s = Slot(k);
-      while (rows_[s] != kAbsent && keys_[s] != k) s = (s + 1) & mask_;
-      if (rows_[s] == kAbsent) {
-        keys_[s] = k;
-        rows_[s] = i;
+      while (slots_[s].row != kAbsent && slots_[s].key != k) s = (s + 1) & mask_;
+      const uint64_t f = FilterBit(k);
+      filter_[f >> 6] |= uint64_t{1} << (f & 63);
+      if (slots_[s].row == kAbsent) {
+        slots_[s] = Entry{k, i};
       } else {
-        rows_[s] = -1;
+        slots_[s].row = -1;
       }
     }
   }
@@ -156,11 +160,21 @@ class FixedKeyIndex {
     return a.buffers[1]->data() + a.offset * (a.type->bit_width() / 8);
   }
   int width() const { return width_; }
+  // False when no source row has key bits `k`; true for them and ~1/16 of the others (one bit
+  // per key in 16 bits per key, a few cache lines: most dataset keys stop here).
+  bool MayContain(uint64_t k) const { return MayContain(filter_.data(), filter_shift_, k); }
+  // The same with the filter's words and shift in the caller's registers (filter(), shift()).
+  static bool MayContain(const uint64_t* filter, int shift, uint64_t k) {
+    const uint64_t f = (k * kFilterMultiplier) >> shift;
+    return (filter[f >> 6] >> (f & 63)) & 1;
+  }
+  const uint64_t* filter() const { return filter_.data(); }
+  int filter_shift() const { return filter_shift_; }
   // The source row with key bits `k`, -1 (several) or kAbsent.
   int64_t Find(uint64_t k) const {
     uint64_t s = Slot(k);
-    while (rows_[s] != kAbsent) {
-      if (keys_[s] == k) return rows_[s];
+    while (slots_[s].row != kAbsent) {
+      if (slots_[s].key == k) return slots_[s].row;
       s = (s + 1) & mask_;
     }
     return kAbsent;
@@ -168,12 +182,19 @@ class FixedKeyIndex {
 
  private:
   uint64_t Slot(uint64_t k) const { return (k * 0x9E3779B97F4A7C15ull) >> shift_; }
+  static constexpr uint64_t kFilterMultiplier = 0xC2B2AE3D27D4EB4Full;
+  uint64_t FilterBit(uint64_t k) const { return (k * kFilterMultiplier) >> filter_shift_; }
 
   int width_;
   int shift_ = 0;
   uint64_t mask_ = 0;
-  std::vector<uint64_t> keys_;
-  std::vector<int64_t> rows_;
+  struct Entry {  // key and row side by side: a probe touches one cache line
+    uint64_t key;
+    int64_t row;
+  };
+  std::vector<Entry> slots_;
+  int filter_shift_ = 0;
+  std::vector<uint64_t> filter_;
 };
 
 // What probing one slice of the dataset's key scan found, in scan order.
@@ -377,9 +398,35 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     if (fixed_key) {
       const Array& k = *b.column(0);
       const uint8_t* v = FixedKeyIndex::Data(k);
-      const int w = fixed_index->width();
-      for (int64_t r = 0; r < b.num_rows(); ++r) {
-        found(r, k.IsValid(r) ? fixed_index->Find(KeyBits(v, w, r)) : FixedKeyIndex::kAbsent);
+      // One loop per key width: the key is a typed load (no copy of w bytes per row), and
+      // the validity test only when the slice has nulls.
+      // Locals, so the loop keeps them in registers across the pushes.
+      const FixedKeyIndex& idx = *fixed_index;
+      const bool unmatched = want_unmatched;
+      const bool nulls = k.null_count > 0;
+      const uint64_t* const filter = idx.filter();
+      const int filter_shift = idx.filter_shift();
+      auto probe = [&]<typename T>() {
+        const T* keys = reinterpret_cast<const T*>(v);
+        const int64_t n = b.num_rows();
+        for (int64_t r = 0; r < n; ++r) {
+          const uint64_t key = static_cast<uint64_t>(keys[r]);
+          const bool maybe = FixedKeyIndex::MayContain(filter, filter_shift, key);
+          if (!maybe && !unmatched) continue;
+          const int64_t src = (nulls && !k.IsValid(r)) || !maybe ? FixedKeyIndex::kAbsent : idx.Find(key);
+          if (src != FixedKeyIndex::kAbsent) {
+            pr.matched_src.push_back(src);
+            pr.matched_at.push_back(r);
+          } else if (unmatched) {
+            pr.unmatched_at.push_back(r);
+          }
+        }
+      };
+      switch (fixed_index->width()) {
+        case 1: probe.operator()<uint8_t>(); break;
+        case 2: probe.operator()<uint16_t>(); break;
+        case 4: probe.operator()<uint32_t>(); break;
+        default: probe.operator()<uint64_t>(); break;
       }
     } else {
       std::vector<ArrayPtr> keys(b.columns().begin(), b.columns().begin() + static_cast<std::ptrdiff_t>(nk));

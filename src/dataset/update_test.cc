@@ -297,6 +297,33 @@ TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
   }
 }
 
+// The fixed-width probe at every key width (1, 2, 4, 8 bytes), with null keys on both sides:
+// a null never matches, so the null source row is inserted and the null dataset row is
+// deleted as not matched by the source.
+TEST(MergeInsert, FixedKeysOfEveryWidthWithNulls) {
+  for (const auto& type : {int8(), int16(), int32(), int64()}) {
+    const std::string uri = FreshUri("merge_widths_" + type->ToString());
+    auto sch = schema({field("k", type), field("v", int64(), false)});
+    EV_ASSIGN(auto base, RecordBatchFromJSON(sch, R"([{"k":1,"v":0},{"k":2,"v":0},{"k":3,"v":0},
+                                                      {"k":null,"v":0},{"k":-5,"v":0}])"));
+    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, WriteParams{}).status());
+    EV_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},
+                                                     {"k":9,"v":4}])"));
+    MergeInsertParams p;
+    p.on = {"k"};
+    p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
+    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+    EXPECT_EQ(r.rows_updated, 2u) << type->ToString();
+    EXPECT_EQ(r.rows_inserted, 2u) << type->ToString();
+    EXPECT_EQ(r.rows_deleted, 3u) << type->ToString();
+    EV_ASSIGN(auto rows, Rows(uri));
+    std::sort(rows.begin(), rows.end());
+    EV_ASSIGN(auto want, Expected(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},{"k":9,"v":4}])"));
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(rows, want) << type->ToString();
+  }
+}
+
 // Merge-insert finds each matched row's address from its fragment and live position (no
 // _rowaddr scan): over fragments with deleted rows (one of them emptied), updates replace
 // exactly the matched rows and a delete-by-source removes exactly the others.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "encoding/fastlanes.h"
 #include "encoding/fsst.h"
@@ -246,7 +248,19 @@ Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::strin
       const Enc& inner = encoding.fsst().values();
       if (buffers.empty() || out->kind != DataBlock::Kind::kVariable || !inner.has_variable()) break;
       LANCE_ASSIGN_OR_RAISE(int width, OffsetWidth(inner.variable()));
-      LANCE_ASSIGN_OR_RAISE(FsstDecoder decoder, FsstDecoder::Make(encoding.fsst().symbol_table()));
+      // A take visits many chunks of one page, all with the page's table: the decoder of the
+      // last table this thread used is kept (equal bytes, so never a stale one) instead of
+      // checking and copying the 2312 bytes per chunk.
+      thread_local std::string last_table;
+      thread_local std::optional<FsstDecoder> last_decoder;
+      const std::string& table = encoding.fsst().symbol_table();
+      if (!last_decoder || last_table != table) {
+        last_decoder.reset();
+        LANCE_ASSIGN_OR_RAISE(FsstDecoder made, FsstDecoder::Make(table));
+        last_decoder.emplace(made);
+        last_table = table;
+      }
+      const FsstDecoder& decoder = *last_decoder;
       return ForVariableValuesAt(buffers[0], width, num_values, positions,
                                  [&](std::string_view codes) { return decoder.AppendValue(codes, out); });
     }

@@ -3,34 +3,102 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
+#include <string_view>
+#include <vector>
 
 #include <lz4.h>
 
 namespace lance::encoding::encoder {
+
+namespace {
+
+// A string's hash: its bytes 8 at a time, multiplied and folded (strings of a page are
+// mostly short; std::hash of a string_view costs several times as much).
+uint64_t HashBytes(std::string_view s) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = static_cast<uint64_t>(s.size()) * kMul;
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  return h * kMul;
+}
+
+// Distinct strings by first appearance: open addressing over (hash, index + 1) slots, the
+// strings themselves views into the page. Capacity is fixed at twice `max_items`.
+class StringIndex {
+ public:
+  explicit StringIndex(int64_t max_items) {
+    size_t cap = 64;
+    while (cap < static_cast<size_t>(2 * max_items + 2)) cap *= 2;
+    slots_.assign(cap, Slot{0, 0});
+    mask_ = cap - 1;
+  }
+  size_t size() const { return items_.size(); }
+  // The index of `s`, added as the next one when new (*fresh).
+  uint32_t FindOrAdd(std::string_view s, bool* fresh) {
+    const uint64_t h = HashBytes(s);
+    for (size_t at = static_cast<size_t>(h >> 32) & mask_;; at = (at + 1) & mask_) {
+      Slot& slot = slots_[at];
+      if (slot.index1 == 0) {
+        items_.push_back(s);
+        slot = Slot{static_cast<uint32_t>(h), static_cast<uint32_t>(items_.size())};
+        *fresh = true;
+        return slot.index1 - 1;
+      }
+      if (slot.hash == static_cast<uint32_t>(h) && items_[slot.index1 - 1] == s) {
+        *fresh = false;
+        return slot.index1 - 1;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t hash;
+    uint32_t index1;  // 0 = empty
+  };
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  std::vector<std::string_view> items_;
+};
+
+}  // namespace
 
 Result<std::optional<StringDictionary>> BuildDictionary(const DataBlock& v) {
   const int64_t n = v.num_values;
   if (n < 64) return std::nullopt;
   // A cheap look at the first values first: most high-cardinality columns stop here.
   {
-    std::unordered_map<std::string_view, uint32_t> probe;
     const int64_t m = std::min<int64_t>(n, 1024);
-    for (int64_t i = 0; i < m; ++i) probe.emplace(v.ValueView(i), 0);
+    StringIndex probe(m);
+    bool fresh;
+    for (int64_t i = 0; i < m; ++i) probe.FindOrAdd(v.ValueView(i), &fresh);
     if (static_cast<int64_t>(probe.size()) * 4 > m) return std::nullopt;
   }
   StringDictionary d;
-  std::unordered_map<std::string_view, uint32_t> index;
   const int64_t limit = std::min<int64_t>(n / 8, 1 << 16);
+  StringIndex index(limit + 1);
   std::vector<uint32_t> idx(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const std::string_view s = v.ValueView(i);
-    auto [it, fresh] = index.emplace(s, static_cast<uint32_t>(index.size()));
+    bool fresh;
+    const uint32_t at = index.FindOrAdd(s, &fresh);
     if (fresh) {
       if (static_cast<int64_t>(index.size()) > limit) return std::nullopt;
       LANCE_RETURN_NOT_OK(d.items.AppendVariable(s));
     }
-    idx[static_cast<size_t>(i)] = it->second;
+    idx[static_cast<size_t>(i)] = at;
   }
   // Item bytes can repeat the strings' storage only when there are few of them.
   if (d.items.offsets.back() * 2 > v.offsets.back()) return std::nullopt;

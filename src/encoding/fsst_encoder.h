@@ -42,15 +42,28 @@ class FsstEncoder {
   std::vector<uint64_t> symbols_;
   std::vector<uint8_t> lengths_;
   std::array<int16_t, 256> single_{};
-  // A symbol of 2+ bytes as Match tests it: its bytes, the mask of its length, its code.
+  // short_[b0 | b1 << 8]: the code of the 2-byte symbol b0 b1, else of the 1-byte symbol b0,
+  // else -1 (valid only with 2+ bytes left).
+  std::vector<int16_t> short_;
+  // A symbol of 3+ bytes as Match tests it: its bytes, the mask of its length, its code.
   struct Candidate {
     uint64_t symbol;
     uint64_t mask;
     uint32_t length;
     uint32_t code;
   };
-  std::vector<uint16_t> bucket_;       // 65537 starts into candidates_, by the first two bytes
-  std::vector<Candidate> candidates_;  // symbols of 2+ bytes, longest first per bucket
+  // Open-addressing table by the first three bytes of the symbols of 3+ bytes: each slot
+  // names its run of candidates_ (longest first), so a match tests only the symbols that
+  // share the three bytes at hand.
+  struct Slot {
+    uint32_t key = kEmptyKey;  // the three bytes, or kEmptyKey
+    uint16_t begin = 0;
+    uint16_t end = 0;
+  };
+  static constexpr uint32_t kEmptyKey = 0xffffffff;
+  static constexpr size_t kSlots = 1024;  // > 4 * 255: short probe sequences
+  std::vector<Slot> slots_;
+  std::vector<Candidate> candidates_;
 };
 
 }  // namespace lance::encoding

@@ -183,10 +183,14 @@ Result<ArrayPtr> FragmentReader::SystemColumn(bool row_id, const RowSelection& r
       if (!rows.is_range()) LANCE_RETURN_NOT_OK(check(r));
       out[i] = (*ids)[static_cast<size_t>(r)];
     }
+  } else if (rows.is_range()) {
+    // (checked above; a plain loop the compiler vectorizes)
+    const uint64_t first = high | static_cast<uint64_t>(rows.start());
+    for (int64_t i = 0; i < n; ++i) out[i] = first + static_cast<uint64_t>(i);
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t r = rows[i];
-      if (!rows.is_range()) LANCE_RETURN_NOT_OK(check(r));
+      LANCE_RETURN_NOT_OK(check(r));
       out[i] = high | static_cast<uint64_t>(r);
     }
   }
