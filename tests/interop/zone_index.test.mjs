@@ -10,7 +10,12 @@
 //   * our scans plan the same filters through the same indexes (with the recheck), equal
 //     lance 12's rows and our --no-index scan, in scan order; counts too;
 //   * after lance 12 appends a fragment, both still use the indexes for the old fragments and
-//     scan the new one, with the same rows.
+//     scan the new one, with the same rows;
+//   * lance 12's optimize() (compaction, then index optimization) rewrites our indexes to cover
+//     every fragment with its own zonemap.lance / bloomfilter.lance: our reader plans and
+//     answers through the files lance 12 wrote, with its rows; and what we build on that
+//     version equals lance 12's files row for row (zones, min / max / counts, the bloom
+//     filters' bytes), with the same schema and metadata.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -121,6 +126,39 @@ describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12',
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
       checkOurScan(uri, filter, index, theirs, { unindexed: true });
+    }
+  });
+
+  test('lance 12 optimizes our indexes (writing its own zone files); we read what it wrote', async () => {
+    await t.optimize();
+    for (const [col] of INDEXES) {
+      const stats = await t.indexStats(`${col}_idx`);
+      assert.equal(stats.numUnindexedRows, 0, col);
+      assert.equal(stats.numIndexedRows, 334, col);
+    }
+    const listed = lanceOk(['indexes', uri]).stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+    // optimize() also compacts: the indexes cover the rewritten fragments, none is left out.
+    assert.deepEqual(listed.map((x) => [x.name, x.type, x.unindexed_fragment_ids]).sort(),
+      INDEXES.map(([c, , ty]) => [`${c}_idx`, ty, []]).sort());
+    for (const [filter, index] of FILTERS) {
+      const theirs = await rowsOf(t, filter);
+      assert.equal(theirs, await rowsOf(twin, filter), filter);
+      checkOurScan(uri, filter, index, theirs, { unindexed: false });
+    }
+    // lance 12 retrained each index on the compacted fragments: ours, built now on the same
+    // version with the same zone size, has the same zones, statistics and bloom filter bytes
+    // (every row of the file), the same schema and the same schema metadata.
+    for (const [col, cli, type] of INDEXES) {
+      const file = type === 'ZONEMAP' ? 'zonemap.lance' : 'bloomfilter.lance';
+      const mine = JSON.parse(lanceOk(['create-index', uri, col, '--type', cli, '--rows-per-zone', '16',
+        '--bloom-items', '16', '--name', `${col}_ours`]).stdout);
+      const theirsIdx = listed.find((x) => x.name === `${col}_idx`);
+      const paths = [theirsIdx.uuid, mine.uuid].map((u) => path.join(uri, '_indices', u, file));
+      const [a, b] = paths.map((p) => lanceOk(['file', 'cat', p]).stdout);
+      assert.ok(a.split('\n').length > 2, `${col}: zones in lance 12's file`);
+      assert.equal(b, a, `${col}: our ${file} rows = lance 12's`);
+      const [sa, sb] = paths.map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout).schema);
+      assert.deepEqual(sb, sa, `${col}: our ${file} schema = lance 12's`);
     }
   });
 });
