@@ -159,6 +159,15 @@ describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12',
       assert.equal(b, a, `${col}: our ${file} rows = lance 12's`);
       const [sa, sb] = paths.map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout).schema);
       assert.deepEqual(sb, sa, `${col}: our ${file} schema = lance 12's`);
+      // The index details lance 12 committed equal ours (ZoneMapIndexDetails decoded).
+      const ourEntry = lanceOk(['indexes', uri]).stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l))
+        .find((x) => x.name === `${col}_ours`);
+      assert.equal(ourEntry.details_type_url, theirsIdx.details_type_url, col);
+      assert.deepEqual(ourEntry.details, theirsIdx.details, col);
+      assert.equal(ourEntry.index_version, theirsIdx.index_version, col);
+      if (type === 'ZONEMAP') {
+        assert.deepEqual(theirsIdx.details, { rows_per_zone: 16, use_seeds: col === 's', has_null_bitmap: true }, col);
+      }
     }
   });
 });

@@ -99,6 +99,10 @@ TEST(ZoneMapIndex, ZonesSpanDeletedRowsAndSearchesAreSupersets) {
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
   EXPECT_EQ(trained->details_type_url, "/lance.table.ZoneMapIndexDetails");
   EXPECT_EQ(trained->details, std::string("\x08\x10\x10\x00\x18\x01", 6));  // rows_per_zone 16, no seeds, null bitmap
+  auto details = ZoneMapDetailsJson(trained->details);
+  ASSERT_TRUE(details.ok());
+  EXPECT_EQ(*details, "{\"rows_per_zone\":16,\"use_seeds\":false,\"has_null_bitmap\":true}");
+  EXPECT_FALSE(ZoneMapDetailsJson(std::string("\x0a\x01", 2)).ok());
   auto reader = store->OpenFile(kZoneMapFile);
   ASSERT_TRUE(reader.ok());
   auto batch = (*reader)->ReadAll();

@@ -188,6 +188,32 @@ Result<std::shared_ptr<ScalarIndex>> OpenZoneMapIndex(std::shared_ptr<IndexStore
   return std::make_shared<ZoneMapIndex>(store, schema->field(min_i)->type(), std::move(zones), std::move(null_rows));
 }
 
+Result<std::string> ZoneMapDetailsJson(std::string_view details) {
+  std::string out;
+  size_t i = 0;
+  auto varint = [&](uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64 && i < details.size(); shift += 7) {
+      const auto b = static_cast<uint8_t>(details[i++]);
+      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  };
+  while (i < details.size()) {
+    uint64_t key = 0, value = 0;
+    if (!varint(&key) || (key & 7) != 0 || !varint(&value)) {
+      return Status::Corruption("ZoneMapIndexDetails: field at byte {} is not a varint field 1-3", i);
+    }
+    const uint64_t field = key >> 3;
+    const char* name = field == 1 ? "rows_per_zone" : field == 2 ? "use_seeds" : field == 3 ? "has_null_bitmap" : nullptr;
+    if (name == nullptr) continue;  // a field added after lance 12
+    out += fmt::format("{}\"{}\":{}", out.empty() ? "" : ",", name,
+                       field == 1 ? std::to_string(value) : std::string(value ? "true" : "false"));
+  }
+  return "{" + out + "}";
+}
+
 Result<TrainedIndex> TrainZoneMapIndex(IndexStore& store, const TrainingData& data, uint64_t rows_per_zone) {
   LANCE_ASSIGN_OR_RAISE(ArrayPtr values, ConcatTrainingValues(data));
   const DataTypePtr& type = values->type;

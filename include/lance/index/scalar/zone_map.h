@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "lance/index/scalar/scalar_index.h"
 
@@ -25,6 +27,10 @@ inline constexpr const char* kZoneMapFile = "zonemap.lance";
 inline constexpr uint64_t kZoneMapDefaultRowsPerZone = 8192;
 
 Result<std::shared_ptr<ScalarIndex>> OpenZoneMapIndex(std::shared_ptr<IndexStore> store);
+
+// ZoneMapIndexDetails bytes as JSON: {"rows_per_zone":N,"use_seeds":B,"has_null_bitmap":B},
+// the fields present only. Errors: Corruption (not such a message).
+Result<std::string> ZoneMapDetailsJson(std::string_view details);
 
 // Errors: InvalidArgument (a type the index cannot key, rows_per_zone 0, rows not in address
 // order), IOError.
