@@ -544,6 +544,17 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
                                           const char* index_name, LanceScalarIndexType index_type,
                                           const char* params_json, bool replace);
 
+/* lance-cpp addition (lance-c has no call for these types): lance_cpp_dataset_create_zone_index
+ * builds a ZONEMAP (`index_type` "ZONEMAP") or BLOOMFILTER ("BLOOMFILTER") index on the live
+ * rows of the latest version in lance 12's layout (lance 12 plans its filters through it) and
+ * commits it; the handle moves to the new version. `rows_per_zone` is the zone size (the bloom
+ * filter's expected items too; 0 = 8192, lance 12's default); index_name NULL: "{column}_idx";
+ * a taken name is LANCE_ERR_DATASET_ALREADY_EXISTS unless `replace`. Scans use it as a
+ * prefilter and recheck the predicate on the rows of the zones it keeps. Returns 0 or -1. */
+int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* column,
+                                            const char* index_name, const char* index_type,
+                                            uint64_t rows_per_zone, bool replace);
+
 /* Removes the index `name` (every segment) from the dataset and commits a new version the
  * handle then reads; its files stay until cleanup. LANCE_ERR_NOT_FOUND when there is no such
  * user index. Returns 0 or -1. */

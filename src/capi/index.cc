@@ -197,6 +197,31 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
   });
 }
 
+int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* column,
+                                            const char* index_name, const char* index_type,
+                                            uint64_t rows_per_zone, bool replace) {
+  return RunStatus([&]() -> lance::Status {
+    if (dataset == nullptr || column == nullptr || index_type == nullptr) {
+      return Invalid("dataset, column and index_type must not be NULL");
+    }
+    LANCE_ASSIGN_OR_RAISE(auto col, OptionalString(column, "column"));
+    LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
+    const std::string type = index_type;
+    lance::index::scalar::CreateScalarIndexOptions o;
+    if (type == "ZONEMAP") {
+      o.type = lance::index::scalar::ScalarIndexType::kZoneMap;
+    } else if (type == "BLOOMFILTER") {
+      o.type = lance::index::scalar::ScalarIndexType::kBloomFilter;
+    } else {
+      return Invalid(fmt::format("index_type '{}': expected ZONEMAP or BLOOMFILTER", type));
+    }
+    o.name = name.value_or("");
+    o.replace = replace;
+    if (rows_per_zone != 0) o.rows_per_zone = o.bloom_items = rows_per_zone;
+    return dataset->ds->CreateScalarIndex(*col, o).status();
+  });
+}
+
 int32_t lance_dataset_drop_index(LanceDataset* dataset, const char* name) {
   return RunStatus([&]() -> lance::Status {
     if (dataset == nullptr || name == nullptr) return Invalid("dataset and name must not be NULL");

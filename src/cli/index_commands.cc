@@ -28,6 +28,9 @@ struct CreateIndexArgs {
   std::string name;
   bool replace = false;
   int64_t batch_size = index::scalar::kBTreeDefaultBatchSize;
+  uint64_t rows_per_zone = 8192;
+  uint64_t bloom_items = 8192;
+  double bloom_probability = 0.00057;
   // vector indexes
   std::string metric = "l2";
   size_t partitions = 0;
@@ -75,6 +78,9 @@ Status CreateIndex(const CreateIndexArgs& a) {
   o.name = a.name;
   o.replace = a.replace;
   o.btree_batch_size = a.batch_size;
+  o.rows_per_zone = a.rows_per_zone;
+  o.bloom_items = a.bloom_items;
+  o.bloom_probability = a.bloom_probability;
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, ds->CreateScalarIndex(a.column, o));
   Json j;
@@ -121,6 +127,11 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "  bitmap      one row set per distinct value (bitmap_page_lookup.lance): the same\n"
         "              predicates; best for low-cardinality columns (categories, flags).\n"
         "  label_list  on list<T> columns: array_has_any / array_has_all / array_contains.\n"
+        "  zonemap     min / max / null count per zone of --rows-per-zone rows (zonemap.lance):\n"
+        "              =, ranges, IN, IS [NOT] NULL, LIKE 'p%' skip the zones that cannot\n"
+        "              match; the rows of the others are rechecked. Small, cheap to build.\n"
+        "  bloomfilter a bloom filter per zone of --bloom-items rows (bloomfilter.lance): =, IN,\n"
+        "              IS NULL skip the zones whose filter rules the value out; rechecked.\n"
         "  ivf_flat    vector column (fixed_size_list<float>): k-means partitions, raw vectors;\n"
         "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
@@ -134,12 +145,17 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
-                    "btree | bitmap | label_list | ivf_flat | ivf_pq (default btree)");
+                    "btree | bitmap | label_list | zonemap | bloomfilter | ivf_flat | ivf_pq (default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
                     "rows per btree page (default 4096, lance 12's); smaller pages read less per "
                     "lookup, a larger page lookup");
+    sub->add_option("--rows-per-zone", args->rows_per_zone, "zonemap: rows per zone (default 8192, lance 12's)");
+    sub->add_option("--bloom-items", args->bloom_items,
+                    "bloomfilter: rows per zone and expected items of its filter (default 8192)");
+    sub->add_option("--bloom-probability", args->bloom_probability,
+                    "bloomfilter: false-positive probability (default 0.00057: 32 KiB a zone)");
     sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot (default l2)");
     sub->add_option("--partitions", args->partitions, "vector indexes: IVF partitions (default sqrt(rows))");
     sub->add_option("--sub-vectors", args->sub_vectors, "ivf_pq: sub-vectors (default dim/16, else dim/8)");

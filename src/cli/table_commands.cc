@@ -20,6 +20,7 @@
 #include "cli/input_files.h"
 #include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
+#include "lance/index/scalar/zone_map.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
 #include "lance/query/scanner.h"
@@ -369,6 +370,9 @@ Json IndexJson(const table::Manifest& m, const table::IndexInfo& x) {
   j["details_type_url"] = x.details_type_url;
   const std::string vector = table::VectorIndexDetailsJson(x);
   j["details"] = vector.empty() ? Json(nullptr) : Json::parse(vector);
+  if (x.details_type_url == "/lance.table.ZoneMapIndexDetails") {
+    if (auto z = index::scalar::ZoneMapDetailsJson(x.details); z.ok()) j["details"] = Json::parse(*z);
+  }
   j["created_at_ms"] = x.created_at_ms ? Json(*x.created_at_ms) : Json(nullptr);
   j["base_id"] = x.base_id ? Json(*x.base_id) : Json(nullptr);
   j["files"] = Json::array();

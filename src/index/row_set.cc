@@ -92,6 +92,9 @@ void RowSet::InsertMany(const uint64_t* rows, size_t n) {
     const uint32_t frag = Hi(rows[i]);
     lows.clear();
     for (; i < n && Hi(rows[i]) == frag; ++i) lows.push_back(Lo(rows[i]));
+    // Sorted adds stay inside one container at a time (a BTree page's ids come in value
+    // order, i.e. scattered: unsorted they cost a container search each).
+    if (!std::is_sorted(lows.begin(), lows.end())) std::sort(lows.begin(), lows.end());
     FragmentRows& f = impl_->At(frag);
     if (!f.full) roaring_bitmap_add_many(f.bm, lows.size(), lows.data());
   }

@@ -7,9 +7,6 @@ namespace lance::memwal {
 
 namespace {
 
-constexpr uint32_t kSalt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
-                               0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
-
 struct Sip {
   uint64_t v0 = 0x736f6d6570736575ULL, v1 = 0x646f72616e646f6dULL;
   uint64_t v2 = 0x6c7967656e657261ULL, v3 = 0x7465646279746573ULL;
@@ -50,11 +47,15 @@ uint64_t SipHash13(std::string_view bytes) {
   return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
 }
 
-PrimaryKeyBloomFilter::PrimaryKeyBloomFilter(int64_t num_keys) {
+namespace {
+int64_t BlocksFor(int64_t num_keys) {
   int64_t blocks = 1024;
   while (blocks * 8 < num_keys && blocks < (int64_t{1} << 22)) blocks *= 2;  // >= 8 keys a block
-  words_.assign(static_cast<size_t>(blocks) * 8, 0);
+  return blocks;
 }
+}  // namespace
+
+PrimaryKeyBloomFilter::PrimaryKeyBloomFilter(int64_t num_keys) : blocks_(BlocksFor(num_keys)) {}
 
 Result<uint64_t> PrimaryKeyBloomFilter::Hash(const std::vector<ArrayPtr>& key_columns, int64_t row) {
   std::string bytes;
@@ -94,22 +95,9 @@ Result<uint64_t> PrimaryKeyBloomFilter::Hash(const std::vector<ArrayPtr>& key_co
   return SipHash13(bytes);
 }
 
-void PrimaryKeyBloomFilter::InsertHash(uint64_t h) {
-  const uint64_t blocks = words_.size() / 8;
-  const uint64_t block = ((h >> 32) * blocks) >> 32;
-  const uint32_t x = static_cast<uint32_t>(h);
-  for (int i = 0; i < 8; ++i) words_[block * 8 + static_cast<uint64_t>(i)] |= 1U << ((x * kSalt[i]) >> 27);
-}
+void PrimaryKeyBloomFilter::InsertHash(uint64_t h) { blocks_.InsertHash(h); }
 
-bool PrimaryKeyBloomFilter::MightContainHash(uint64_t h) const {
-  const uint64_t blocks = words_.size() / 8;
-  const uint64_t block = ((h >> 32) * blocks) >> 32;
-  const uint32_t x = static_cast<uint32_t>(h);
-  for (int i = 0; i < 8; ++i) {
-    if (!(words_[block * 8 + static_cast<uint64_t>(i)] & (1U << ((x * kSalt[i]) >> 27)))) return false;
-  }
-  return true;
-}
+bool PrimaryKeyBloomFilter::MightContainHash(uint64_t h) const { return blocks_.MightContainHash(h); }
 
 Status PrimaryKeyBloomFilter::Insert(const std::vector<ArrayPtr>& key_columns, int64_t row) {
   LANCE_ASSIGN_OR_RAISE(uint64_t h, Hash(key_columns, row));
@@ -123,27 +111,12 @@ Result<bool> PrimaryKeyBloomFilter::MightContain(const std::vector<ArrayPtr>& ke
   return MightContainHash(h);
 }
 
-std::string PrimaryKeyBloomFilter::Serialize() const {
-  std::string out;
-  out.reserve(words_.size() * 4);
-  for (uint32_t w : words_) LittleEndian(w, 4, &out);
-  return out;
-}
+std::string PrimaryKeyBloomFilter::Serialize() const { return blocks_.Serialize(); }
 
 Result<PrimaryKeyBloomFilter> PrimaryKeyBloomFilter::Deserialize(std::string_view bytes,
                                                                  std::string_view what) {
-  if (bytes.empty() || bytes.size() % 32 != 0) {
-    return Status::Corruption("{}: a bloom filter of {} bytes (expected a positive multiple of 32)",
-                              what, bytes.size());
-  }
-  PrimaryKeyBloomFilter f;
-  f.words_.resize(bytes.size() / 4);
-  for (size_t i = 0; i < f.words_.size(); ++i) {
-    uint32_t w = 0;
-    for (int k = 0; k < 4; ++k) w |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i * 4 + static_cast<size_t>(k)])) << (8 * k);
-    f.words_[i] = w;
-  }
-  return f;
+  LANCE_ASSIGN_OR_RAISE(index::SplitBlockBloomFilter blocks, index::SplitBlockBloomFilter::Deserialize(bytes, what));
+  return PrimaryKeyBloomFilter(std::move(blocks));
 }
 
 }  // namespace lance::memwal

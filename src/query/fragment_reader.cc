@@ -2,12 +2,25 @@
 
 #include <algorithm>
 
+#include "lance/columnar/compute.h"
 #include "lance/core/thread_pool.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/field_tree.h"
 
 namespace lance::query {
+
+namespace {
+
+// Whether a row list is ascending and holds at least an eighth of the rows of its span.
+bool DenseAscending(const std::vector<int64_t>& rows) {
+  if (rows.size() < 64) return false;
+  const int64_t span = rows.back() - rows.front() + 1;
+  if (span <= 0 || static_cast<int64_t>(rows.size()) * 8 < span) return false;
+  return std::adjacent_find(rows.begin(), rows.end(), std::greater_equal<int64_t>()) == rows.end();
+}
+
+}  // namespace
 
 bool IsSystemColumn(const std::string& name) {
   return name == kRowIdColumn || name == kRowAddrColumn;
@@ -142,10 +155,19 @@ Result<ArrayPtr> FragmentReader::ReadColumn(const Field& wanted, const RowSelect
   RecordBatchPtr batch;
   if (rows.is_range()) {
     LANCE_ASSIGN_OR_RAISE(batch, reader->ReadRange(rows.start(), rows.size(), {src.field}, read_options));
+  } else if (const auto& list = rows.list(); !options.keep_dictionaries && DenseAscending(list)) {
+    // Rows this dense decode every page they touch anyway: one ranged read of the span and
+    // a gather beat a take that locates each row (a 10 % range through an index, a filter
+    // keeping a tenth of the rows).
+    LANCE_ASSIGN_OR_RAISE(auto span, reader->ReadRange(list.front(), list.back() - list.front() + 1,
+                                                       {src.field}, read_options));
+    std::vector<int64_t> at(list.size());
+    for (size_t i = 0; i < list.size(); ++i) at[i] = list[i] - list.front();
+    LANCE_ASSIGN_OR_RAISE(column, TakeArray(span->column(0), at));
   } else {
     LANCE_ASSIGN_OR_RAISE(batch, reader->Take(rows.list(), {src.field}, read_options));
   }
-  column = batch->column(0);
+  if (!column) column = batch->column(0);
   const bool kept_dictionary = options.keep_dictionaries &&
                                column->type_id() == TypeId::kDictionary &&
                                field->type()->id() != TypeId::kDictionary &&

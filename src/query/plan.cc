@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "lance/expr/expression.h"
+#include "lance/index/scalar/scalar_index.h"
 #include "query/operators.h"
 
 namespace lance::query {
@@ -70,11 +71,16 @@ IndexLookupNode::IndexLookupNode(std::shared_ptr<const table::Snapshot> snapshot
 
 std::string IndexLookupNode::Describe() const {
   const auto& all = snapshot_->manifest().fragments;
-  return fmt::format("{}; fragments {} ({} of {}) covered by the index{}, exact; live rows only, "
+  bool exact = true;
+  for (const auto& l : plan_.lookups) {
+    for (const auto& leaf : l.leaves) exact = exact && index::scalar::IsExactIndexType(leaf.index_type);
+  }
+  return fmt::format("{}; fragments {} ({} of {}) covered by the index{}, {}; live rows only, "
                      "chunks of at most {} rows",
                      plan_.ToString(),
                      ListOf(fragments_, [&](size_t i) { return std::to_string(all[i].id); }),
                      fragments_.size(), all.size(), plan_.lookups.size() > 1 ? "es" : "",
+                     exact ? "exact" : "a superset of the zones that may match, rechecked by the filter above",
                      chunk_rows_);
 }
 

@@ -6,6 +6,7 @@
 #include "lance/core/thread_pool.h"
 #include "lance/expr/ast.h"
 #include "lance/index/scalar/lookup.h"
+#include "lance/index/scalar/scalar_index.h"
 #include "lance/table/feature_flags.h"
 #include "lance/query/fragment_reader.h"
 
@@ -134,12 +135,19 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
     (in ? indexed : scanned).push_back(i);
   }
   if (indexed.empty()) return PlanNodePtr();
-  // What the indexes do not answer is filtered over the rows they return.
+  // What the indexes do not answer is filtered over the rows they return, and so are the
+  // conjuncts an inexact index (zone map, bloom filter) answered with a superset: rechecked.
+  std::vector<size_t> recheck;
+  for (const auto& lookup : plan.lookups) {
+    bool exact = true;
+    for (const auto& leaf : lookup.leaves) exact = exact && index::scalar::IsExactIndexType(leaf.index_type);
+    if (!exact) recheck.insert(recheck.end(), lookup.sources.begin(), lookup.sources.end());
+  }
   std::string rest;
   for (size_t i = 0, a = 0; i < conjuncts.size(); ++i) {
     if (a < plan.answered.size() && plan.answered[a] == i) {
       ++a;
-      continue;
+      if (std::find(recheck.begin(), recheck.end(), i) == recheck.end()) continue;
     }
     rest += (rest.empty() ? "" : " AND ") + expr::ToString(*conjuncts[i]);
   }

@@ -132,6 +132,25 @@ void test_indexes(const char* uri, const char* listing_path) {
     CHECK(lance_dataset_drop_index(ds, "id2") == 0);
     CHECK(lance_dataset_index_count(ds) == before);
   }
+  /* Our addition: ZONEMAP / BLOOMFILTER (listed as lance-c's "ZoneMap" / "BloomFilter"). */
+  {
+    const uint64_t before = lance_dataset_index_count(ds);
+    const char* zjson = NULL;
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "id_zm", "ZONEMAP", 64, false) == 0);
+    CHECK_OK();
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "cat", "cat_bf", "BLOOMFILTER", 0, false) == 0);
+    CHECK(lance_dataset_index_count(ds) == before + 2);
+    zjson = lance_dataset_index_list_json(ds);
+    CHECK(zjson != NULL && strstr(zjson, "\"ZoneMap\"") != NULL && strstr(zjson, "\"BloomFilter\"") != NULL);
+    lance_free_string(zjson);
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "id_zm", "ZONEMAP", 64, false) == -1);
+    CHECK_ERROR(LANCE_ERR_DATASET_ALREADY_EXISTS, "an index named 'id_zm'");
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "x", "NGRAM", 0, false) == -1);
+    CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "expected ZONEMAP or BLOOMFILTER");
+    CHECK(lance_dataset_drop_index(ds, "id_zm") == 0);
+    CHECK(lance_dataset_drop_index(ds, "cat_bf") == 0);
+    CHECK(lance_dataset_index_count(ds) == before);
+  }
   CHECK(lance_dataset_create_scalar_index(ds, "text", NULL, LANCE_SCALAR_INVERTED, NULL, false) == -1);
   CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "Inverted scalar index on 'text'");
   CHECK(lance_dataset_create_scalar_index(ds, "id", NULL, (LanceScalarIndexType)9, NULL, false) == -1);

@@ -5,7 +5,8 @@
 // A key's hash is Rust's DefaultHasher (SipHash-1-3, zero keys) over, per key column, an is-null
 // byte (1: null, nothing follows; 0: the value follows), then the value as Rust's Hash writes it: integers little-endian,
 // strings their bytes then 0xff, binary a u64 length then the bytes, bool one byte. The block
-// is ((h >> 32) * blocks) >> 32, the bits in it come from the low 32 bits with the Parquet salts.
+// is ((h >> 32) * blocks) >> 32, the bits in it come from the low 32 bits with the Parquet salts
+// (the blocks are index::SplitBlockBloomFilter, shared with the BLOOMFILTER scalar index).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
+#include "lance/index/split_block_bloom.h"
 
 namespace lance::memwal {
 
@@ -34,14 +36,14 @@ class PrimaryKeyBloomFilter {
   // The key hash of a row.
   static Result<uint64_t> Hash(const std::vector<ArrayPtr>& key_columns, int64_t row);
 
-  int64_t num_blocks() const { return static_cast<int64_t>(words_.size() / 8); }
+  int64_t num_blocks() const { return blocks_.num_blocks(); }
   std::string Serialize() const;
   // Errors: Corruption (a size that is not a positive multiple of 32 bytes).
   static Result<PrimaryKeyBloomFilter> Deserialize(std::string_view bytes, std::string_view what);
 
  private:
-  PrimaryKeyBloomFilter() = default;
-  std::vector<uint32_t> words_;
+  explicit PrimaryKeyBloomFilter(index::SplitBlockBloomFilter blocks) : blocks_(std::move(blocks)) {}
+  index::SplitBlockBloomFilter blocks_;
 };
 
 }  // namespace lance::memwal

@@ -4,8 +4,10 @@
 
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/bitmap.h"
+#include "lance/index/scalar/bloom_filter.h"
 #include "lance/index/scalar/label_list.h"
 #include "lance/index/scalar/scalar_index.h"
+#include "lance/index/scalar/zone_map.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::index::scalar {
@@ -16,7 +18,10 @@ Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name) {
   if (n == "btree") return ScalarIndexType::kBTree;
   if (n == "bitmap") return ScalarIndexType::kBitmap;
   if (n == "label_list" || n == "labellist") return ScalarIndexType::kLabelList;
-  return Status::InvalidArgument("index type '{}': expected btree, bitmap or label_list", name);
+  if (n == "zonemap" || n == "zone_map") return ScalarIndexType::kZoneMap;
+  if (n == "bloomfilter" || n == "bloom_filter") return ScalarIndexType::kBloomFilter;
+  return Status::InvalidArgument("index type '{}': expected btree, bitmap, label_list, zonemap or bloomfilter",
+                                 name);
 }
 
 const char* ScalarIndexTypeName(ScalarIndexType type) {
@@ -24,6 +29,8 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
     case ScalarIndexType::kBTree: return "BTREE";
     case ScalarIndexType::kBitmap: return "BITMAP";
     case ScalarIndexType::kLabelList: return "LABEL_LIST";
+    case ScalarIndexType::kZoneMap: return "ZONEMAP";
+    case ScalarIndexType::kBloomFilter: return "BLOOMFILTER";
   }
   return "?";
 }
@@ -62,9 +69,15 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
     case ScalarIndexType::kLabelList:
       trained = TrainLabelListIndex(*store, data);
       break;
+    case ScalarIndexType::kZoneMap:
+      trained = TrainZoneMapIndex(*store, data, options.rows_per_zone);
+      break;
+    case ScalarIndexType::kBloomFilter:
+      trained = TrainBloomFilterIndex(*store, data, options.bloom_items, options.bloom_probability);
+      break;
   }
   if (!trained.ok()) {
-    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile}) {
+    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile}) {
       (void)location.store()->Delete(store->PathOf(f));
     }
     return trained.status();

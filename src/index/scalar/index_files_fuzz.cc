@@ -1,7 +1,8 @@
 // libFuzzer target: the files of a scalar index segment are untrusted. Input: one selector
-// byte (0 BTREE, 1 BITMAP, 2 LABEL_LIST, 3 a bare RowSet), then for BTREE a u32 LE length L
-// and L bytes of page_lookup.lance followed by page_data.lance; for the bitmap kinds the
-// bitmap_page_lookup.lance bytes. Opening and every kind of query must end in a Status.
+// byte (mod 6: 0 BTREE, 1 BITMAP, 2 LABEL_LIST, 3 a bare RowSet, 4 ZONEMAP, 5 BLOOMFILTER,
+// keyed as int32 when selector / 6 is even, else utf8), then for BTREE a u32 LE length L and
+// L bytes of page_lookup.lance followed by page_data.lance; for the others the one file's
+// bytes. Opening and every kind of query must end in a Status.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,8 +12,10 @@
 #include "lance/index/index_store.h"
 #include "lance/index/row_set.h"
 #include "lance/index/scalar/bitmap.h"
+#include "lance/index/scalar/bloom_filter.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/label_list.h"
+#include "lance/index/scalar/zone_map.h"
 #include "lance/io/memory_object_store.h"
 
 namespace {
@@ -41,7 +44,7 @@ void Query(const ScalarIndex& index) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const uint8_t kind = data[0] % 4;
+  const uint8_t kind = data[0] % 6;
   std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
   if (kind == 3) {
     auto s = RowSet::Deserialize(rest, "fuzz");
@@ -63,6 +66,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!mem->Put(store->PathOf(kBTreeLookupFile), rest.substr(0, n)).ok()) return 0;
     if (!mem->Put(store->PathOf(kBTreePagesFile), rest.substr(n)).ok()) return 0;
     index = OpenBTreeIndex(store);
+  } else if (kind == 4) {
+    if (!mem->Put(store->PathOf(kZoneMapFile), rest).ok()) return 0;
+    index = OpenZoneMapIndex(store);
+  } else if (kind == 5) {
+    if (!mem->Put(store->PathOf(kBloomFilterFile), rest).ok()) return 0;
+    index = OpenBloomFilterIndex(store, (data[0] / 6) % 2 == 0 ? lance::int32() : lance::utf8());
   } else {
     if (!mem->Put(store->PathOf(kBitmapFile), rest).ok()) return 0;
     index = kind == 1 ? OpenBitmapIndex(store) : OpenLabelListIndex(store);

@@ -11,7 +11,9 @@ namespace lance::index::scalar {
 
 namespace {
 
-bool ReadableType(const std::string& t) { return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST"; }
+bool ReadableType(const std::string& t) {
+  return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST" || t == "ZONEMAP" || t == "BLOOMFILTER";
+}
 
 int64_t PerUnitNanos(TimeUnit u) {
   switch (u) {
@@ -90,6 +92,7 @@ struct ScalarIndexCatalog::Impl {
     table::IndexInfo info;
     int32_t keyed_field = -1;
     std::string type;
+    DataTypePtr key_type;           // the keyed column's type
     std::vector<uint32_t> covered;  // info's bitmap ∩ the version's fragments
     mutable std::mutex mu;
     mutable std::shared_ptr<ScalarIndex> opened;
@@ -175,6 +178,13 @@ struct ScalarIndexCatalog::Impl {
     size_t at = 0;
     const Slot* slot = SlotFor(field->id(), &at);
     if (slot == nullptr || slot->type == "LABEL_LIST") return std::nullopt;
+    // A bloom filter answers only =, IN and IS NULL (lance 12's BloomFilterQueryParser).
+    if (slot->type == "BLOOMFILTER") {
+      const auto& sq = std::get<ScalarQuery>(*q);
+      if (sq.op != ScalarQuery::Op::kEquals && sq.op != ScalarQuery::Op::kIn && sq.op != ScalarQuery::Op::kIsNull) {
+        return std::nullopt;
+      }
+    }
     IndexedLeaf leaf;
     leaf.column = field->name();
     leaf.index_name = slot->info.name;
@@ -203,7 +213,7 @@ struct ScalarIndexCatalog::Impl {
     const Slot& s = *slots[at];
     std::lock_guard<std::mutex> lock(s.mu);
     if (!s.opened) {
-      LANCE_ASSIGN_OR_RAISE(s.opened, OpenScalarIndex(OpenIndexStore(location, s.info, cache), s.info));
+      LANCE_ASSIGN_OR_RAISE(s.opened, OpenScalarIndex(OpenIndexStore(location, s.info, cache), s.info, s.key_type));
     }
     return s.opened;
   }
@@ -237,6 +247,11 @@ std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableL
     // column's place (lance 12 consults only the first index of a column).
     slot->keyed_field = keyed.size() == 1 && ReadableType(type) ? keyed[0] : -1;
     if (keyed.size() == 1 && !ReadableType(type)) slot->keyed_field = -2 - keyed[0];
+    if (keyed.size() == 1) {
+      for (const auto& f : manifest.schema->fields()) {
+        if (f->id() == keyed[0]) slot->key_type = f->type();
+      }
+    }
     if (x.has_fragment_bitmap) {
       std::set_intersection(x.fragment_ids.begin(), x.fragment_ids.end(), impl->fragments.begin(),
                             impl->fragments.end(), std::back_inserter(slot->covered));

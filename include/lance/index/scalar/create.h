@@ -19,12 +19,12 @@
 
 namespace lance::index::scalar {
 
-enum class ScalarIndexType { kBTree, kBitmap, kLabelList };
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter };
 
-// "btree" | "bitmap" | "label_list" (also the upper-case names "BTREE", "LABEL_LIST", and
-// "labellist"). Errors: InvalidArgument naming the accepted ones.
+// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" (any case; also "labellist",
+// "zone_map", "bloom_filter"). Errors: InvalidArgument naming the accepted ones.
 Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
-// "BTREE", "BITMAP", "LABEL_LIST".
+// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER".
 const char* ScalarIndexTypeName(ScalarIndexType type);
 
 struct CreateScalarIndexOptions {
@@ -32,6 +32,9 @@ struct CreateScalarIndexOptions {
   std::string name;      // "" = "{column}_idx", as lance 12 names them
   bool replace = false;  // replace an index of the same name (else AlreadyExists)
   int64_t btree_batch_size = kBTreeDefaultBatchSize;  // rows per BTree page
+  uint64_t rows_per_zone = 8192;                      // ZONEMAP zone size
+  uint64_t bloom_items = 8192;                        // BLOOMFILTER zone size / expected items
+  double bloom_probability = 0.00057;                 // BLOOMFILTER false-positive rate
   table::CommitOptions commit;
 };
 

@@ -74,9 +74,16 @@ struct TrainedIndex {
 };
 
 // Opens the segment described by `info` from `store` (its directory is
-// `{table_root}/_indices/{uuid}`), choosing the format by its details type URL.
-// Errors: NotSupported for index types without a scalar reader here, Corruption, IOError.
+// `{table_root}/_indices/{uuid}`), choosing the format by its details type URL. `key_type`
+// is the type of the column it keys (a BLOOMFILTER file does not record it; others ignore it).
+// Errors: NotSupported for index types without a scalar reader here (or a BLOOMFILTER without
+// `key_type`), Corruption, IOError.
 Result<std::shared_ptr<ScalarIndex>> OpenScalarIndex(std::shared_ptr<IndexStore> store,
-                                                     const table::IndexInfo& info);
+                                                     const table::IndexInfo& info,
+                                                     const DataTypePtr& key_type = nullptr);
+
+// Whether an index of this type answers exactly (BTREE, BITMAP, LABEL_LIST) or with a
+// superset the planner must recheck (ZONEMAP, BLOOMFILTER, NGRAM).
+bool IsExactIndexType(std::string_view type_name);
 
 }  // namespace lance::index::scalar

@@ -1,0 +1,229 @@
+// ZONEMAP and BLOOMFILTER files we write, read back: zones cut as lance 12 cuts them (runs of
+// live rows of one fragment, spans across deleted rows), every search a superset of the rows
+// that match (brute force over the training rows) that prunes zones, exact null bitmaps, the
+// bloom hash (XXH64 test vectors; 8192 items at 0.00057 -> 32 KiB as lance 12 sizes them),
+// and damaged files reported as Corruption naming the file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "index/scalar/zones.h"
+#include "lance/columnar/builder.h"
+#include "lance/index/index_store.h"
+#include "lance/index/scalar/bloom_filter.h"
+#include "lance/index/scalar/zone_map.h"
+#include "lance/index/split_block_bloom.h"
+#include "lance/io/memory_object_store.h"
+
+namespace lance::index::scalar {
+namespace {
+
+TEST(SplitBlockBloom, XxHash64TestVectors) {
+  EXPECT_EQ(XxHash64(""), 17241709254077376921ULL);  // the reference's own unit test value
+  EXPECT_EQ(XxHash64("a"), 0xD24EC4F1A98C6E5BULL);
+  EXPECT_EQ(XxHash64("abc"), 0x44BC2CF5AD770999ULL);
+  EXPECT_EQ(XxHash64("Nobody inspects the spammish repetition"), 0xFBCEA83C8A378BF1ULL);
+}
+
+TEST(SplitBlockBloom, SizingAndMembership) {
+  EXPECT_EQ(SplitBlockBloomFilter::Log2BytesFor(8192, 0.00057), 15);  // 32 KiB, as lance 12 writes
+  EXPECT_EQ(SplitBlockBloomFilter::Log2BytesFor(0, 0.01), 5);          // one block
+  auto f = SplitBlockBloomFilter::ForItems(16, 0.00057);
+  ASSERT_TRUE(f.ok());
+  for (int i = 0; i < 16; ++i) f->InsertHash(XxHash64(std::to_string(i)));
+  for (int i = 0; i < 16; ++i) EXPECT_TRUE(f->MightContainHash(XxHash64(std::to_string(i))));
+  int false_positives = 0;
+  for (int i = 100; i < 1100; ++i) false_positives += f->MightContainHash(XxHash64(std::to_string(i)));
+  EXPECT_LT(false_positives, 10);
+  auto back = SplitBlockBloomFilter::Deserialize(f->Serialize(), "x");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->Serialize(), f->Serialize());
+  EXPECT_FALSE(SplitBlockBloomFilter::Deserialize(std::string(33, '\0'), "zone 3").ok());
+  EXPECT_FALSE(SplitBlockBloomFilter::ForItems(10, 1.0).ok());
+}
+
+// 60 rows in fragment 0 (offsets 0..69, every 7th deleted) and 20 in fragment 3; values
+// v(i) = (i * 37) % 50 with nulls every 9th row.
+struct Rows {
+  TrainingData data;
+  std::vector<std::optional<int64_t>> values;
+};
+
+Rows MakeRows() {
+  Rows r;
+  NumericBuilder<int64_t> b(int64());
+  int i = 0;
+  auto add = [&](uint64_t addr) {
+    std::optional<int64_t> v;
+    if (i % 9 != 4) v = (i * 37) % 50;
+    r.values.push_back(v);
+    (v ? b.Append(*v) : b.AppendNull()).ok();
+    r.data.row_ids.push_back(addr);
+    ++i;
+  };
+  for (uint64_t off = 0; off < 70; ++off) {
+    if (off % 7 != 3) add(off);
+  }
+  for (uint64_t off = 0; off < 20; ++off) add((uint64_t{3} << 32) | off);
+  r.data.values.push_back(*b.Finish());
+  r.data.type = int64();
+  return r;
+}
+
+bool Matches(const ScalarQuery& q, const std::optional<int64_t>& v) {
+  return q.Matches(v ? ScalarValue::Int(*v) : ScalarValue::Null());
+}
+
+void CheckSuperset(const ScalarIndex& index, const Rows& rows, const ScalarQuery& q, bool expect_pruning) {
+  auto r = index.Search(q);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->exact);
+  size_t matching = 0;
+  for (size_t i = 0; i < rows.values.size(); ++i) {
+    if (Matches(q, rows.values[i])) {
+      ++matching;
+      EXPECT_TRUE(r->rows.Contains(rows.data.row_ids[i])) << q.ToString() << " row " << rows.data.row_ids[i];
+    }
+  }
+  if (expect_pruning) {
+    EXPECT_LT(r->rows.Cardinality(), 90u) << q.ToString();
+  }
+  (void)matching;
+}
+
+TEST(ZoneMapIndex, ZonesSpanDeletedRowsAndSearchesAreSupersets) {
+  Rows rows = MakeRows();
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/z");
+  auto trained = TrainZoneMapIndex(*store, rows.data, 16);
+  ASSERT_TRUE(trained.ok()) << trained.status().ToString();
+  EXPECT_EQ(trained->details_type_url, "/lance.table.ZoneMapIndexDetails");
+  EXPECT_EQ(trained->details, std::string("\x08\x10\x10\x00\x18\x01", 6));  // rows_per_zone 16, no seeds, null bitmap
+  auto details = ZoneMapDetailsJson(trained->details);
+  ASSERT_TRUE(details.ok());
+  EXPECT_EQ(*details, "{\"rows_per_zone\":16,\"use_seeds\":false,\"has_null_bitmap\":true}");
+  EXPECT_FALSE(ZoneMapDetailsJson(std::string("\x0a\x01", 2)).ok());
+  auto reader = store->OpenFile(kZoneMapFile);
+  ASSERT_TRUE(reader.ok());
+  auto batch = (*reader)->ReadAll();
+  ASSERT_TRUE(batch.ok());
+  auto bounds = ReadZoneBounds(**batch, "x");
+  ASSERT_TRUE(bounds.ok());
+  // Fragment 0: 60 live rows -> zones of 16, 16, 16, 12 live rows; fragment 3: 16 + 4.
+  ASSERT_EQ(bounds->size(), 6u);
+  EXPECT_EQ((*bounds)[0].start, 0u);
+  EXPECT_EQ((*bounds)[0].length, 19u);  // offsets 0..18 hold 16 live rows (3, 10 and 17 deleted)
+  EXPECT_EQ((*bounds)[4].fragment_id, 3u);
+  EXPECT_EQ((*bounds)[4].length, 16u);
+  EXPECT_EQ((*bounds)[5].start, 16u);
+  EXPECT_EQ((*reader)->schema()->metadata()->Get("rows_per_zone").value_or(""), "16");
+  EXPECT_EQ((*reader)->schema()->metadata()->Get("null_bitmap").value_or(""), "1");
+
+  auto index = OpenZoneMapIndex(store);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  for (const ScalarQuery& q :
+       {ScalarQuery::Equals(ScalarValue::Int(7)), ScalarQuery::GreaterEq(ScalarValue::Int(45)),
+        ScalarQuery::Between(ScalarValue::Int(10), ScalarValue::Int(12)),
+        ScalarQuery::In({ScalarValue::Int(1), ScalarValue::Int(49), ScalarValue::Null()}),
+        ScalarQuery::LessThan(ScalarValue::Float(0.5)), ScalarQuery::IsNotNull()}) {
+    CheckSuperset(**index, rows, q, false);
+  }
+  CheckSuperset(**index, rows, ScalarQuery::Equals(ScalarValue::Int(1000)), true);
+  auto none = (*index)->Search(ScalarQuery::Equals(ScalarValue::Int(1000)));
+  EXPECT_TRUE(none->rows.empty());
+  // IS NULL is the exact null bitmap.
+  auto nulls = (*index)->Search(ScalarQuery::IsNull());
+  ASSERT_TRUE(nulls.ok());
+  RowSet want;
+  for (size_t i = 0; i < rows.values.size(); ++i) {
+    if (!rows.values[i]) want.Insert(rows.data.row_ids[i]);
+  }
+  EXPECT_EQ(nulls->rows, want);
+}
+
+TEST(ZoneMapIndex, NaNMaxAndAllNullZones) {
+  NumericBuilder<double> b(float64());
+  TrainingData d;
+  for (int i = 0; i < 8; ++i) {
+    if (i < 4) {
+      b.AppendNull().ok();
+    } else {
+      b.Append(i == 6 ? std::nan("") : i * 1.5).ok();
+    }
+    d.row_ids.push_back(static_cast<uint64_t>(i));
+  }
+  d.values.push_back(*b.Finish());
+  d.type = float64();
+  auto store = IndexStore::Make(io::MemoryObjectStore::Make(), "z");
+  ASSERT_TRUE(TrainZoneMapIndex(*store, d, 4).ok());
+  auto index = OpenZoneMapIndex(store);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  auto r = (*index)->Search(ScalarQuery::Equals(ScalarValue::Float(6.0)));
+  EXPECT_EQ(r->rows, RowSet::Of({4, 5, 6, 7}));  // second zone [6, NaN]; the all-null zone is pruned
+  r = (*index)->Search(ScalarQuery::Equals(ScalarValue::Float(std::nan(""))));
+  EXPECT_EQ(r->rows, RowSet::Of({4, 5, 6, 7}));
+  r = (*index)->Search(ScalarQuery::GreaterThan(ScalarValue::Float(100.0)));
+  EXPECT_EQ(r->rows, RowSet::Of({4, 5, 6, 7}));  // NaN sorts above every number
+  r = (*index)->Search(ScalarQuery::LessThan(ScalarValue::Float(6.0)));
+  EXPECT_TRUE(r->rows.empty());
+}
+
+TEST(BloomFilterIndex, HashesByColumnTypeAndPrunesZones) {
+  Rows rows = MakeRows();
+  auto store = IndexStore::Make(io::MemoryObjectStore::Make(), "t.lance/_indices/b");
+  auto trained = TrainBloomFilterIndex(*store, rows.data, 16, 0.00057);
+  ASSERT_TRUE(trained.ok()) << trained.status().ToString();
+  EXPECT_EQ(trained->details_type_url, "/lance.index.pb.BloomFilterIndexDetails");
+  EXPECT_EQ(trained->details, "");
+  auto reader = store->OpenFile(kBloomFilterFile);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->schema()->metadata()->Get("bloomfilter_item").value_or(""), "16");
+  EXPECT_EQ((*reader)->schema()->metadata()->Get("bloomfilter_probability").value_or(""), "0.00057");
+  auto index = OpenBloomFilterIndex(store, int64());
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_FALSE((*index)->CanAnswer(ScalarQuery::LessThan(ScalarValue::Int(3))));
+  for (int v = 0; v < 50; ++v) CheckSuperset(**index, rows, ScalarQuery::Equals(ScalarValue::Int(v)), true);
+  CheckSuperset(**index, rows, ScalarQuery::In({ScalarValue::Int(3), ScalarValue::Float(7.0)}), true);
+  EXPECT_TRUE((*index)->Search(ScalarQuery::Equals(ScalarValue::Int(5000)))->rows.empty());
+  EXPECT_TRUE((*index)->Search(ScalarQuery::Equals(ScalarValue::Float(3.5)))->rows.empty());
+  EXPECT_FALSE(OpenBloomFilterIndex(store, nullptr).ok());
+
+  EXPECT_EQ(BloomKeyBytes(ScalarValue::Int(1), *int32()), std::string("\x01\x00\x00\x00", 4));
+  EXPECT_EQ(BloomKeyBytes(ScalarValue::Int(-1), *int16()), std::string("\xff\xff", 2));
+  EXPECT_EQ(BloomKeyBytes(ScalarValue::Int(1), *float64()), std::string("\x00\x00\x00\x00\x00\x00\xf0\x3f", 8));
+  EXPECT_EQ(BloomKeyBytes(ScalarValue::Bytes("ab"), *utf8()), "ab");
+  EXPECT_FALSE(BloomKeyBytes(ScalarValue::Int(300), *uint8()).has_value());
+  EXPECT_FALSE(BloomKeyBytes(ScalarValue::Bytes("1"), *int64()).has_value());
+  TrainingData bools;
+  BooleanBuilder bb;
+  bb.Append(true).ok();
+  bools.values.push_back(*bb.Finish());
+  bools.row_ids = {0};
+  bools.type = boolean();
+  EXPECT_FALSE(TrainBloomFilterIndex(*store, bools).ok());
+}
+
+TEST(ZoneIndexFiles, DamagedFilesNameTheFile) {
+  Rows rows = MakeRows();
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/q");
+  ASSERT_TRUE(mem->Put(store->PathOf(kZoneMapFile), "garbage").ok());
+  auto z = OpenZoneMapIndex(store);
+  ASSERT_FALSE(z.ok());
+  EXPECT_NE(z.status().ToString().find("t.lance/_indices/q/zonemap.lance"), std::string::npos) << z.status().ToString();
+  // A zone map file missing its zone columns (a BTree page lookup under the zone map's name).
+  auto other = IndexStore::Make(mem, "t.lance/_indices/r");
+  ASSERT_TRUE(TrainBloomFilterIndex(*other, rows.data, 16).ok());
+  auto bytes = mem->Get(other->PathOf(kBloomFilterFile));
+  ASSERT_TRUE(bytes.ok());
+  auto third = IndexStore::Make(mem, "t.lance/_indices/s");
+  ASSERT_TRUE(mem->Put(third->PathOf(kZoneMapFile), std::string_view(reinterpret_cast<const char*>((*bytes)->data()),
+                                                                    static_cast<size_t>((*bytes)->size()))).ok());
+  auto w = OpenZoneMapIndex(third);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(w.status().ToString().find("zonemap.lance"), std::string::npos) << w.status().ToString();
+}
+
+}  // namespace
+}  // namespace lance::index::scalar
