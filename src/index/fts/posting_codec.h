@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lance/core/result.h"
@@ -42,5 +44,23 @@ Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, s
 // Decodes `count` position deltas at `data[*pos]` (packed groups of 128, then varints).
 Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
                          std::string_view what);
+
+// --- writing (the inverse of the above, as lance 12 writes them) ---
+
+// Bits needed for `v` (0 for 0).
+int BitWidth(uint32_t v);
+void AppendVarint(std::string* out, uint32_t v);
+// One posting block of `n` documents (ascending ids) with its block max score.
+std::string EncodePostingBlock(const uint32_t* docs, const uint32_t* freqs, size_t n, float max_score);
+// Appends `count` position deltas: groups of 128 packed at their widest value, then varints.
+void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out);
+// A block's impacts (one `_impacts` value): the documents that can score best in a range of
+// postings, as (frequency, document length) pairs, frequency ascending with length strictly
+// ascending (every pair that no other beats on both), lance 12's encoding: varint last doc id
+// of the range, varint pair count, then per pair v = (frequency step - 1) << 1 | (length
+// step != 1), and the length step as a varint when that bit is set (steps from (0, 0)).
+std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_t, uint32_t>>& pareto);
+// The pairs EncodeImpacts stores for the documents with frequencies `freqs` and lengths `lens`.
+std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* lens, size_t n);
 
 }  // namespace lance::index::fts
