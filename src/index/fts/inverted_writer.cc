@@ -1,6 +1,7 @@
 #include "lance/index/fts/inverted_writer.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -74,21 +75,6 @@ Status Tokenize(const TokenizerOptions& options, const std::vector<ArrayPtr>& te
   return Status::OK();
 }
 
-// Token ids in token order (the dictionary's order), postings moved along.
-void SortTokens(Partition* part) {
-  std::vector<uint32_t> order(part->tokens.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return part->tokens[a] < part->tokens[b]; });
-  std::vector<std::string> tokens(order.size());
-  std::vector<Postings> postings(order.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    tokens[i] = std::move(part->tokens[order[i]]);
-    postings[i] = std::move(part->postings[order[i]]);
-  }
-  part->tokens = std::move(tokens);
-  part->postings = std::move(postings);
-}
-
 Result<uint64_t> WriteBatch(IndexStore& store, const std::string& name, const SchemaPtr& s, int64_t rows,
                             std::vector<ArrayPtr> columns) {
   LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(name, s));
@@ -128,13 +114,15 @@ Result<uint64_t> WriteInvert(IndexStore& store, const std::string& name, const P
   auto* pblocks = static_cast<BinaryBuilder*>(posting.value_builder());
   auto* iblocks = static_cast<BinaryBuilder*>(impacts.value_builder());
   auto* offs = static_cast<UInt32Builder*>(offsets.value_builder());
-  std::vector<uint32_t> lens, deltas;
+  std::vector<uint32_t> codes, deltas;
   std::string stream;
   for (const Postings& p : part.postings) {
     const size_t n = p.docs.size();
-    const float idf = Bm25Idf(n, part.row_ids.size());
-    lens.resize(n);
-    for (size_t i = 0; i < n; ++i) lens[i] = part.doc_tokens[p.docs[i]];
+    // lance 12's block score: the best f / (f + K1 (1 - B + B dl / avgdl)) of the block, times
+    // idf (K1 + 1), in f32 and that order
+    const float factor = Bm25Idf(n, part.row_ids.size()) * (kBm25K1 + 1.0f);
+    codes.resize(n);
+    for (size_t i = 0; i < n; ++i) codes[i] = LengthCode(part.doc_tokens[p.docs[i]]);
     LANCE_RETURN_NOT_OK(posting.Append());
     LANCE_RETURN_NOT_OK(impacts.Append());
     if (with_position) LANCE_RETURN_NOT_OK(offsets.Append());
@@ -143,14 +131,17 @@ Result<uint64_t> WriteInvert(IndexStore& store, const std::string& name, const P
     size_t pos_at = 0;
     for (size_t lo = 0; lo < n; lo += kPackedBlock) {
       const size_t cnt = std::min(kPackedBlock, n - lo);
-      float block_best = 0;
+      float w = std::numeric_limits<float>::lowest();
       for (size_t i = lo; i < lo + cnt; ++i) {
-        block_best = std::max(block_best, idf * Bm25DocWeight(p.freqs[i], lens[i], avgdl));
+        const float f = static_cast<float>(p.freqs[i]);
+        const float dl = static_cast<float>(part.doc_tokens[p.docs[i]]);
+        w = std::max(w, f / (f + kBm25K1 * (1.0f - kBm25B + kBm25B * dl / avgdl)));
       }
-      best = std::max(best, block_best);
+      const float block_best = w * factor;
+      best = lo == 0 ? block_best : std::max(best, block_best);
       LANCE_RETURN_NOT_OK(pblocks->Append(EncodePostingBlock(&p.docs[lo], &p.freqs[lo], cnt, block_best)));
       LANCE_RETURN_NOT_OK(iblocks->Append(
-          EncodeImpacts(p.docs[lo + cnt - 1], ParetoImpacts(&p.freqs[lo], &lens[lo], cnt))));
+          EncodeImpacts(p.docs[lo + cnt - 1], ParetoImpacts(&p.freqs[lo], &codes[lo], cnt))));
       if (with_position) {
         LANCE_RETURN_NOT_OK(offs->Append(static_cast<uint32_t>(stream.size())));
         deltas.clear();
@@ -162,7 +153,13 @@ Result<uint64_t> WriteInvert(IndexStore& store, const std::string& name, const P
         EncodePositionRun(deltas.data(), deltas.size(), &stream);
       }
     }
-    LANCE_RETURN_NOT_OK(iblocks->Append(EncodeImpacts(p.docs.back(), ParetoImpacts(p.freqs.data(), lens.data(), n))));
+    // then one per group of kImpactGroup blocks
+    const size_t group = kImpactGroup * kPackedBlock;
+    for (size_t lo = 0; lo < n; lo += group) {
+      const size_t cnt = std::min(group, n - lo);
+      LANCE_RETURN_NOT_OK(iblocks->Append(
+          EncodeImpacts(p.docs[lo + cnt - 1], ParetoImpacts(&p.freqs[lo], &codes[lo], cnt))));
+    }
     LANCE_RETURN_NOT_OK(max_scores.Append(best));
     LANCE_RETURN_NOT_OK(lengths.Append(static_cast<uint32_t>(n)));
     if (with_position) LANCE_RETURN_NOT_OK(positions.Append(stream));
@@ -183,12 +180,14 @@ Result<uint64_t> WriteInvert(IndexStore& store, const std::string& name, const P
 }
 
 Result<uint64_t> WriteTokens(IndexStore& store, const std::string& name, const Partition& part) {
+  // token ids are in order of first appearance (as lance 12 numbers them); the fst is sorted
   std::vector<std::pair<std::string, uint64_t>> entries(part.tokens.size());
   uint64_t total_length = 0;
   for (size_t i = 0; i < part.tokens.size(); ++i) {
     entries[i] = {part.tokens[i], i};
     total_length += part.tokens[i].size();
   }
+  std::sort(entries.begin(), entries.end());
   LANCE_ASSIGN_OR_RAISE(std::string fst, EncodeFstMap(entries));
   auto s = schema({field("_token_fst_bytes", large_binary(), false), field("_token_next_id", uint32(), false),
                    field("_token_total_length", uint64(), false)});
@@ -240,7 +239,6 @@ Result<WrittenInvertedIndex> WriteInvertedIndex(IndexStore& store, const Tokeniz
   LANCE_RETURN_NOT_OK(options.Validate());
   Partition part;
   LANCE_RETURN_NOT_OK(Tokenize(options, texts, row_ids, &part));
-  SortTokens(&part);
   WrittenInvertedIndex out;
   for (const char* kind : {"invert", "tokens", "docs"}) {
     const std::string name = fmt::format("part_0_{}.lance", kind);

@@ -205,8 +205,10 @@ void CheckWrite(bool positions) {
       for (size_t i = 128 * b; i < std::min(pl->docs.size(), 128 * b + 128); ++i) {
         bb = std::max(bb, idf * Bm25DocWeight(pl->freqs[i], part.DocTokens(pl->docs[i]), avgdl));
       }
-      EXPECT_EQ(pl->block_max_scores[b], bb) << token << " block " << b;
-      best = std::max(best, bb);
+      // lance 12 computes it in another operation order (checked bit for bit against its
+      // files in tests/interop/fts_index_write.test.mjs)
+      EXPECT_NEAR(pl->block_max_scores[b], bb, 1e-6 * bb) << token << " block " << b;
+      best = std::max(best, pl->block_max_scores[b]);
     }
     EXPECT_EQ(part.MaxScore(id), best) << token;
     for (size_t i = 0; i < pl->docs.size(); ++i) {
@@ -232,6 +234,15 @@ TEST(InvertedWrite, RefusesNonTextColumns) {
   ASSERT_TRUE(b.Append(1).ok());
   auto r = WriteInvertedIndex(*store, TokenizerOptions::Defaults(), {*b.Finish()}, {0});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(PostingCodec, LengthCodesAsTheReferenceStoresThem) {
+  // observed in lance 12's impacts: exact below 16, then 4 significant bits
+  const std::pair<uint32_t, uint32_t> seen[] = {{1, 1}, {7, 7}, {8, 8}, {15, 15}, {16, 16}, {17, 16}, {18, 17},
+                                                {19, 17}, {20, 18}, {22, 19}, {23, 19}, {25, 20}};
+  for (auto [len, code] : seen) EXPECT_EQ(LengthCode(len), code) << len;
+  EXPECT_EQ(LengthCode(0), 0u);
+  EXPECT_EQ(LengthCode(0xffffffffu), (29u << 3) | 7u);
 }
 
 TEST(PostingCodec, ImpactsAsTheReferenceEncodesThem) {

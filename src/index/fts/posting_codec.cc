@@ -201,9 +201,16 @@ void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out) {
   for (; i < count; ++i) AppendVarint(out, deltas[i]);
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* lens, size_t n) {
+uint32_t LengthCode(uint32_t len) {
+  const int bits = BitWidth(len);
+  if (bits < 4) return len;
+  const int shift = bits - 4;
+  return ((len >> shift) & 7u) | (static_cast<uint32_t>(shift + 1) << 3);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n) {
   std::vector<std::pair<uint32_t, uint32_t>> all(n);
-  for (size_t i = 0; i < n; ++i) all[i] = {freqs[i], lens[i]};
+  for (size_t i = 0; i < n; ++i) all[i] = {freqs[i], codes[i]};
   // frequency descending, then length ascending: a pair is kept when its length is below that
   // of every pair of higher frequency
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {

@@ -54,13 +54,20 @@ void AppendVarint(std::string* out, uint32_t v);
 std::string EncodePostingBlock(const uint32_t* docs, const uint32_t* freqs, size_t n, float max_score);
 // Appends `count` position deltas: groups of 128 packed at their widest value, then varints.
 void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out);
-// A block's impacts (one `_impacts` value): the documents that can score best in a range of
-// postings, as (frequency, document length) pairs, frequency ascending with length strictly
-// ascending (every pair that no other beats on both), lance 12's encoding: varint last doc id
-// of the range, varint pair count, then per pair v = (frequency step - 1) << 1 | (length
-// step != 1), and the length step as a varint when that bit is set (steps from (0, 0)).
+// Impacts (one `_impacts` value): the documents that can score best in a range of postings,
+// as (frequency, length code) pairs, frequency ascending with code strictly ascending (every
+// pair no other beats on both), lance 12's encoding: varint last doc id of the range, varint
+// pair count, then per pair v = (frequency step - 1) << 1 | (code step != 1), and the code
+// step as a varint when that bit is set (steps from (0, 0)). The length code is lossy above
+// 15 (LengthCode). `_impacts` holds one value per posting block, then one per group of 32
+// blocks (kImpactGroup), checked against lance 12 up to 35 blocks.
+inline constexpr size_t kImpactGroup = 32;
 std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_t, uint32_t>>& pareto);
-// The pairs EncodeImpacts stores for the documents with frequencies `freqs` and lengths `lens`.
-std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* lens, size_t n);
+// A document length as 4 significant bits and an exponent (exact below 16): the top bit of
+// the length dropped, the next three kept, the shift + 1 above them.
+uint32_t LengthCode(uint32_t len);
+// The (frequency, length code) pairs of documents with frequencies `freqs` and length codes
+// `codes`, kept as EncodeImpacts wants them.
+std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n);
 
 }  // namespace lance::index::fts

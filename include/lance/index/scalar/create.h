@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lance/core/result.h"
+#include "lance/index/fts/tokenizer.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/table/commit.h"
@@ -19,12 +20,13 @@
 
 namespace lance::index::scalar {
 
-enum class ScalarIndexType { kBTree, kBitmap, kLabelList };
+// kInverted: the full-text index (index/fts/inverted_writer.h) of a utf8 column.
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kInverted };
 
-// "btree" | "bitmap" | "label_list" (also the upper-case names "BTREE", "LABEL_LIST", and
-// "labellist"). Errors: InvalidArgument naming the accepted ones.
+// "btree" | "bitmap" | "label_list" | "inverted" (any case; also "labellist", and "fts" for
+// inverted). Errors: InvalidArgument naming the accepted ones.
 Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
-// "BTREE", "BITMAP", "LABEL_LIST".
+// "BTREE", "BITMAP", "LABEL_LIST", "INVERTED".
 const char* ScalarIndexTypeName(ScalarIndexType type);
 
 struct CreateScalarIndexOptions {
@@ -32,6 +34,7 @@ struct CreateScalarIndexOptions {
   std::string name;      // "" = "{column}_idx", as lance 12 names them
   bool replace = false;  // replace an index of the same name (else AlreadyExists)
   int64_t btree_batch_size = kBTreeDefaultBatchSize;  // rows per BTree page
+  fts::TokenizerOptions fts = fts::TokenizerOptions::Defaults();  // kInverted: tokenizer, positions
   table::CommitOptions commit;
 };
 
