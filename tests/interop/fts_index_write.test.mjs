@@ -67,6 +67,21 @@ function indexEntry(uri, name) {
   return e[0];
 }
 
+// The InvertedIndexDetails bytes of the newest manifest of `uri` (the Any value after its type URL).
+function detailsBytes(uri) {
+  const dir = path.join(uri, '_versions');
+  const newest = fs.readdirSync(dir).filter((f) => f.endsWith('.manifest'))
+    .map((f) => [fs.statSync(path.join(dir, f)).mtimeMs, f]).sort((a, b) => b[0] - a[0])[0][1];
+  const b = fs.readFileSync(path.join(dir, newest));
+  const url = Buffer.from('/lance.table.InvertedIndexDetails');
+  const at = b.indexOf(url);
+  assert.ok(at >= 0, `${newest}: no InvertedIndexDetails`);
+  const j = at + url.length;
+  assert.equal(b[j], 0x12, 'Any.value follows the type URL');
+  assert.ok(b[j + 1] < 128);
+  return b.subarray(j + 2, j + 2 + b[j + 1]).toString('hex');
+}
+
 describe('INVERTED indexes we write, against lance 12', () => {
   let dir;
   before(() => {
@@ -107,6 +122,7 @@ describe('INVERTED indexes we write, against lance 12', () => {
         assert.deepEqual(oe[k], re[k], `manifest entry ${k}`);
       }
       assert.deepEqual(oe.files.map((f) => f.path), re.files.map((f) => f.path), 'files listed');
+      assert.equal(detailsBytes(uri), detailsBytes(refUri), 'InvertedIndexDetails bytes');
       // every file: schema + metadata and every row
       const refDir = path.join(refUri, '_indices', re.uuid);
       const ourDir = path.join(uri, '_indices', oe.uuid);
