@@ -177,7 +177,6 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
     LANCE_ASSIGN_OR_RAISE(auto col, OptionalString(column, "column"));
     LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
     LANCE_ASSIGN_OR_RAISE(auto json, OptionalString(params_json, "params_json"));
-    (void)json;
     lance::index::scalar::CreateScalarIndexOptions o;
     o.name = name.value_or("");
     o.replace = replace;
@@ -185,15 +184,22 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
       case LANCE_SCALAR_BTREE: o.type = lance::index::scalar::ScalarIndexType::kBTree; break;
       case LANCE_SCALAR_BITMAP: o.type = lance::index::scalar::ScalarIndexType::kBitmap; break;
       case LANCE_SCALAR_LABEL_LIST: o.type = lance::index::scalar::ScalarIndexType::kLabelList; break;
-      case LANCE_SCALAR_INVERTED: break;
+      case LANCE_SCALAR_INVERTED: {
+        // params_json: lance's InvertedIndexParams as JSON (base_tokenizer, language,
+        // with_position, max_token_length, lower_case, stem, remove_stop_words,
+        // custom_stop_words, ascii_folding, min/max_ngram_length, prefix_only); absent keys
+        // keep lance's defaults
+        o.type = lance::index::scalar::ScalarIndexType::kInverted;
+        if (json) {
+          auto opts = lance::index::fts::TokenizerOptions::FromJson(*json);
+          if (!opts.ok()) return Invalid(fmt::format("params_json: {}", opts.status().message()));
+          o.fts = std::move(*opts);
+        }
+        break;
+      }
       default: return Invalid(fmt::format("invalid scalar index type: {}", static_cast<int>(index_type)));
     }
-    if (static_cast<int>(index_type) != LANCE_SCALAR_INVERTED) {
-      return dataset->ds->CreateScalarIndex(*col, o).status();
-    }
-    const char* type = "Inverted";
-    return NotBuilt(fmt::format("a {} scalar index on '{}'{}", type, *col,
-                                name ? fmt::format(" named '{}'", *name) : std::string()));
+    return dataset->ds->CreateScalarIndex(*col, o).status();
   });
 }
 

@@ -1,5 +1,7 @@
 #include "capi/scan_config.h"
 
+#include <limits>
+
 #include "capi/error.h"
 #include "capi/projection.h"
 
@@ -29,6 +31,18 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
     n.use_index = config.use_index.value_or(true);
     n.prefilter = config.prefilter;
     p.options.nearest = std::move(n);
+  }
+  if (config.fts) {
+    // lance's scanner takes its limit as the search's k and returns every match without one;
+    // the rows come best first with `_score`.
+    if (config.offset.value_or(0) != 0) {
+      return Status::NotSupported("full-text search with an offset is not implemented in lance-cpp");
+    }
+    query::FullTextQuery q = *config.fts;
+    q.k = config.limit ? *config.limit : std::numeric_limits<int32_t>::max();
+    if (q.k < 1) return Invalid("full-text search: the limit must be at least 1");
+    p.options.limit.reset();
+    p.options.full_text = std::move(q);
   }
   // The query layer's streaming scan: batches are read as the consumer pulls them.
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(config.dataset, p.options));

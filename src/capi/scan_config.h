@@ -12,6 +12,7 @@
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/query/nearest.h"
+#include "lance/query/text_search.h"
 #include "lance/table/snapshot.h"
 
 namespace lance::capi {
@@ -30,10 +31,12 @@ struct ScanConfig {
   std::optional<std::vector<uint64_t>> fragment_ids;
   // Search settings, recorded as lance-c records them and applied when the scan starts:
   // lance_scanner_nearest sets `nearest` (the query cast to float32) and has_nearest; the
-  // knobs below tune it. Full-text search fails before setting has_fts.
+  // knobs below tune it. lance_scanner_full_text_search sets `fts` (a match query, operator
+  // OR, over the named column or the only indexed one) and has_fts; the scan's limit is its k.
   bool has_nearest = false;
   std::optional<query::NearestOptions> nearest;
   bool has_fts = false;
+  std::optional<query::FullTextQuery> fts;
   std::optional<std::vector<std::array<uint8_t, 16>>> index_segments;
   std::optional<uint32_t> nprobes, refine_factor, ef;
   std::optional<int32_t> metric;

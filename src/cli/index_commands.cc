@@ -2,6 +2,7 @@
 // indexes through lance::dataset::Dataset::CreateVectorIndex, dispatching on --type) and `lance drop-index`. `lance indexes` (table_commands.cc) lists them.
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/tokenizer_flags.h"
 #include "lance/dataset/dataset.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_builder.h"
@@ -40,6 +42,9 @@ struct CreateIndexArgs {
   size_t sample_rate = 256;
   uint64_t seed = 0;
   int threads = 0;
+  // inverted (full-text) indexes
+  TokenizerFlags tok;
+  std::optional<std::string> with_position;
 };
 
 Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind) {
@@ -81,6 +86,14 @@ Status CreateIndex(const CreateIndexArgs& a) {
   o.rows_per_zone = a.rows_per_zone;
   o.bloom_items = a.bloom_items;
   o.bloom_probability = a.bloom_probability;
+  if (o.type == index::scalar::ScalarIndexType::kInverted) {
+    LANCE_ASSIGN_OR_RAISE(o.fts, BuildTokenizerOptions(a.tok));
+    if (a.with_position) {
+      LANCE_ASSIGN_OR_RAISE(o.fts.with_position, ParseBoolFlag("with-position", *a.with_position));
+    }
+  } else if (a.with_position || a.tok.base_tokenizer || a.tok.language || !a.tok.config.empty()) {
+    return Status::InvalidArgument("--with-position and the tokenizer flags are for --type inverted only");
+  }
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, ds->CreateScalarIndex(a.column, o));
   Json j;
@@ -132,6 +145,10 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "              match; the rows of the others are rechecked. Small, cheap to build.\n"
         "  bloomfilter a bloom filter per zone of --bloom-items rows (bloomfilter.lance): =, IN,\n"
         "              IS NULL skip the zones whose filter rules the value out; rechecked.\n"
+        "  inverted    (alias fts) full-text BM25 index of a utf8 column, lance 12's format;\n"
+        "              `lance search --text`. Options: --with-position (phrase queries) and\n"
+        "              the tokenizer flags of `lance tokenize` (--base-tokenizer, --language,\n"
+        "              --stem, ...), each defaulting as lance 12 does.\n"
         "  ivf_flat    vector column (fixed_size_list<float>): k-means partitions, raw vectors;\n"
         "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
@@ -140,12 +157,14 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "the index is rebuilt (--replace). `lance indexes DATASET` lists indexes, `lance scan\n"
         "DATASET --filter ... --explain` shows whether a filter uses one.\n"
         "Examples: lance create-index data/t.lance id --type btree\n"
-        "          lance create-index data/t.lance emb --type ivf_pq --metric cosine --partitions 64");
+        "          lance create-index data/t.lance emb --type ivf_pq --metric cosine --partitions 64\n"
+        "          lance create-index data/t.lance body --type inverted --with-position true");
     auto args = std::make_shared<CreateIndexArgs>();
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
-                    "btree | bitmap | label_list | zonemap | bloomfilter | ivf_flat | ivf_pq (default btree)");
+                    "btree | bitmap | label_list | zonemap | bloomfilter | inverted (fts) | ivf_flat | ivf_pq "
+                    "(default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
@@ -165,6 +184,9 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
                     "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");
     sub->add_option("--seed", args->seed, "vector indexes: k-means seed (default 0)");
     sub->add_option("--threads", args->threads, "vector indexes: training threads (default: all)");
+    sub->add_option("--with-position", args->with_position,
+                    "inverted: store token positions for phrase queries: true | false (default false)");
+    AddTokenizerFlags(sub, &args->tok);
     registry.OnRun(sub, [args] { return CreateIndex(*args); });
   }
   {

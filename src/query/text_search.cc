@@ -18,6 +18,20 @@ namespace lance::query {
 
 namespace {
 
+// The tokenizer lance 12 searches a column without an index with: the simple base tokenizer
+// and no filter at all (case kept, no stemming, stop words, folding or length limit), with
+// positions (phrases work).
+index::fts::TokenizerOptions FlatSearchOptions() {
+  index::fts::TokenizerOptions o = index::fts::TokenizerOptions::Defaults("simple");
+  o.lower_case = false;
+  o.stem = false;
+  o.remove_stop_words = false;
+  o.ascii_folding = false;
+  o.max_token_length.reset();
+  o.with_position = true;
+  return o;
+}
+
 bool IsInverted(const table::IndexInfo& info) {
   return std::string_view(info.details_type_url).ends_with(".InvertedIndexDetails");
 }
@@ -141,11 +155,16 @@ std::string FullTextSearchNode::Describe() const {
     for (size_t i : v) s += (s.empty() ? "" : ", ") + std::to_string(snapshot_->manifest().fragments[i].id);
     return "[" + s + "]";
   };
-  std::string out = fmt::format("{} query [{}] on column {} by {}@{}(INVERTED), top {}", query_.phrase ? "phrase" : "match",
-                                query_.query, column_, index_.name, index_.uuid, query_.k);
+  const std::string by = index_.uuid.empty() ? std::string("flat search (no index: simple tokenizer, case kept, no stemming, stop words or folding)")
+                                             : fmt::format("{}@{}(INVERTED)", index_.name, index_.uuid);
+  std::string out = fmt::format("{} query [{}] on column {} by {}, top {}", query_.phrase ? "phrase" : "match",
+                                query_.query, column_, by, query_.k);
   if (!query_.phrase) out += query_.and_operator ? ", operator AND" : ", operator OR";
-  out += fmt::format("; BM25 over indexed fragments {}", ids(indexed_));
-  if (!unindexed_.empty()) out += fmt::format(", flat search of unindexed fragments {}", ids(unindexed_));
+  if (!index_.uuid.empty()) out += fmt::format("; BM25 over indexed fragments {}", ids(indexed_));
+  if (!unindexed_.empty()) {
+    out += fmt::format("{}flat search of {}fragments {}", index_.uuid.empty() ? "; BM25 by " : ", ",
+                       index_.uuid.empty() ? "" : "unindexed ", ids(unindexed_));
+  }
   if (!filter_.empty()) out += fmt::format("; prefilter \"{}\"", filter_);
   return out;
 }
@@ -173,6 +192,21 @@ Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> sn
     found = &info;
     column = name;
   }
+  if (!found && query.columns.size() == 1) {
+    // lance 12 answers a named column without an index by a flat search (FlatMatchQuery)
+    const auto f = snapshot->schema()->GetFieldByName(query.columns[0]);
+    if (f == nullptr) {
+      return Status::InvalidArgument("full-text search: {} has no column {}", snapshot->location().display(),
+                                     query.columns[0]);
+    }
+    if (f->type()->id() != TypeId::kString && f->type()->id() != TypeId::kLargeString) {
+      return Status::InvalidArgument("full-text search: column {} is {}, not a string column", query.columns[0],
+                                     f->type()->ToString());
+    }
+    return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, query.columns[0], table::IndexInfo{},
+                                                            std::move(filter), std::move(schema),
+                                                            std::move(take_columns)));
+  }
   if (!found) {
     return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->location().display(),
                                    query.columns.empty() ? "" : " on column " + query.columns[0]);
@@ -190,23 +224,27 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
     return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
                                 snap->location().display());
   }
-  auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
-  // the opened segment is kept in the shared page cache: a query after the first reads nothing
-  LANCE_ASSIGN_OR_RAISE(
-      std::shared_ptr<const index::fts::InvertedIndex> idx,
-      store->GetPage<index::fts::InvertedIndex>(
-          "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
-            LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
-            const int64_t bytes = opened->MemoryBytes();
-            return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened), bytes);
-          }));
+  std::shared_ptr<const index::fts::InvertedIndex> idx;
+  if (!node.index().uuid.empty()) {
+    auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
+    // the opened segment is kept in the shared page cache: a query after the first reads nothing
+    LANCE_ASSIGN_OR_RAISE(
+        idx,
+        store->GetPage<index::fts::InvertedIndex>(
+            "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
+              LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
+              const int64_t bytes = opened->MemoryBytes();
+              return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened), bytes);
+            }));
+  }
+  const index::fts::TokenizerOptions options = idx ? idx->options() : FlatSearchOptions();
   std::vector<std::string> tokens;
   std::vector<uint32_t> rel;
-  LANCE_RETURN_NOT_OK(QueryTokens(idx->options(), node.query().query, &tokens, &rel));
+  LANCE_RETURN_NOT_OK(QueryTokens(options, node.query().query, &tokens, &rel));
   const index::fts::MatchMode mode = node.query().phrase         ? index::fts::MatchMode::kPhrase
                                      : node.query().and_operator ? index::fts::MatchMode::kAll
                                                                  : index::fts::MatchMode::kAny;
-  if (mode == index::fts::MatchMode::kPhrase && !idx->with_position()) {
+  if (mode == index::fts::MatchMode::kPhrase && idx && !idx->with_position()) {
     return Status::InvalidArgument("phrase query on column {}: index {} was built without positions",
                                    node.column(), node.index().name);
   }
@@ -214,7 +252,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   // deleted) and, with a filter, passing it
   LANCE_ASSIGN_OR_RAISE(RowFilter keep, MakeRowFilter(snap, node.indexed_fragments(), node.filter(), exec));
   std::vector<index::fts::ScoredRow> hits;
-  if (!tokens.empty()) {
+  if (idx && !tokens.empty()) {
     // the index's best k (the flat search's rows may then push some out)
     LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); },
                                             static_cast<size_t>(node.query().k)));
@@ -224,16 +262,16 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   LANCE_ASSIGN_OR_RAISE(LiveRows flat,
                         ReadLive(snap, node.unindexed_fragments(), node.filter(), &node.column(), exec));
   if (!flat.addrs.empty() && !tokens.empty()) {
-    LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(idx->options()));
+    LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(options));
     struct Doc {
       uint64_t addr;
       uint32_t len;
       std::unordered_map<std::string, std::vector<uint32_t>> pos;
     };
     std::vector<Doc> docs;
-    uint64_t num_docs = idx->num_docs(), total = idx->total_tokens();
+    uint64_t num_docs = idx ? idx->num_docs() : 0, total = idx ? idx->total_tokens() : 0;
     std::unordered_map<std::string, uint64_t> docs_with;
-    for (const auto& t : tokens) docs_with[t] = idx->DocsWithToken(t);
+    for (const auto& t : tokens) docs_with[t] = idx ? idx->DocsWithToken(t) : 0;
     std::vector<index::fts::Token> out;
     for (size_t i = 0; i < flat.addrs.size(); ++i) {
       if (!flat.text[i]) continue;

@@ -57,5 +57,6 @@ void test_compact_restore(LanceDataset* ds);
 void test_write_fragments(void);
 void test_indexes(const char* uri, const char* listing_path);
 void test_vector_search(const char* uri);
+void test_full_text_search(const char* uri);
 
 #endif /* LANCE_TESTS_CAPI_C_CHECK_H_ */

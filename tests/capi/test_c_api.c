@@ -326,6 +326,7 @@ int main(int argc, char** argv) {
   test_write_fragments();
   test_indexes(argv[1], argv[3]);
   test_vector_search(argv[1]);
+  test_full_text_search(argv[1]);
 
   if (failures != 0) {
     fprintf(stderr, "%d of %d checks failed\n", failures, checks);

@@ -118,8 +118,9 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
 
   /* BTREE / BITMAP / LABEL_LIST indexes are built (a new version); a taken name is refused
-   * unless replacing. INVERTED and HNSW / SQ vector indexes are not implemented:
-   * NOT_SUPPORTED after lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c). */
+   * unless replacing. HNSW / SQ vector indexes are not implemented: NOT_SUPPORTED after
+   * lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c; INVERTED and
+   * full-text search: test_c_api_fts.c). */
   {
     const uint64_t before = lance_dataset_index_count(ds);
     CHECK(lance_dataset_create_scalar_index(ds, "id", "id2", LANCE_SCALAR_BTREE, NULL, false) == 0);
@@ -152,7 +153,7 @@ void test_indexes(const char* uri, const char* listing_path) {
     CHECK(lance_dataset_index_count(ds) == before);
   }
   CHECK(lance_dataset_create_scalar_index(ds, "text", NULL, LANCE_SCALAR_INVERTED, NULL, false) == -1);
-  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "Inverted scalar index on 'text'");
+  CHECK_ERROR(LANCE_ERR_DATASET_ALREADY_EXISTS, "an index named 'text_idx'");
   CHECK(lance_dataset_create_scalar_index(ds, "id", NULL, (LanceScalarIndexType)9, NULL, false) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "invalid scalar index type: 9");
   CHECK(lance_dataset_create_scalar_index(ds, NULL, NULL, LANCE_SCALAR_BTREE, NULL, false) == -1);

@@ -67,9 +67,11 @@ class FullTextSearchNode final : public PlanNode {
   std::vector<size_t> indexed_, unindexed_;
 };
 
-// The node for `query` over `snapshot` (the column's first INVERTED index in manifest order).
-// Errors: InvalidArgument (no such column, no index on it, several indexed columns and none
-// named, k < 1).
+// The node for `query` over `snapshot` (the column's first INVERTED index in manifest order;
+// a named string column without one is searched flat, as lance 12's FlatMatchQuery: the bare
+// simple tokenizer, BM25 over the rows searched, `index()` then has an empty uuid).
+// Errors: InvalidArgument (no such column, not a string column, no column named and none
+// indexed, several indexed columns and none named, k < 1).
 Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> snapshot, const FullTextQuery& query,
                                        std::string filter, SchemaPtr schema, std::vector<std::string> take_columns);
 

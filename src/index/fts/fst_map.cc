@@ -1,6 +1,7 @@
 #include "index/fts/fst_map.h"
 
 #include <array>
+#include <algorithm>
 #include <cstring>
 
 #include "lance/core/status.h"
@@ -227,6 +228,155 @@ Result<std::vector<std::pair<std::string, uint64_t>>> DecodeFstMap(std::string_v
     return Status::Corruption("{}: fst holds {} keys, its footer says {}", what, out.size(), count);
   }
   return out;
+}
+
+namespace {
+
+// The crate's index (1..63) of a common input byte, 0 when the byte is not among them.
+uint8_t CommonInputIndex(uint8_t input) {
+  for (size_t i = 0; i < kCommonInputs.size(); ++i) {
+    if (kCommonInputs[i] == input) return static_cast<uint8_t>(i + 1);
+  }
+  return 0;
+}
+
+// Bytes needed for `n` little-endian (at least 1).
+uint8_t PackSize(uint64_t n) {
+  uint8_t size = 1;
+  while (size < 8 && (n >> (8 * size)) != 0) ++size;
+  return size;
+}
+
+void PutLe(std::string* out, uint64_t v, size_t n) {
+  for (size_t i = 0; i < n; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// CRC-32C (Castagnoli), masked as the crate masks its checksum.
+uint32_t MaskedCrc32c(std::string_view data) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t crc = 0xffffffffu;
+  for (unsigned char b : data) crc = table[(crc ^ b) & 0xff] ^ (crc >> 8);
+  crc ^= 0xffffffffu;
+  return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+}
+
+struct BuildNode {
+  bool is_final = false;
+  uint64_t final_output = 0;
+  std::vector<std::pair<uint8_t, uint64_t>> trans;  // input, target address
+};
+
+class FstWriter {
+ public:
+  FstWriter() {
+    PutLe(&buf_, 3, 8);  // format version
+    PutLe(&buf_, 0, 8);  // fst type
+  }
+
+  // Writes `node` and returns its address (its last byte; 0 for the empty final node).
+  uint64_t Compile(const BuildNode& node) {
+    if (node.trans.empty() && node.is_final && node.final_output == 0) return 0;
+    const uint64_t start = buf_.size();
+    if (node.trans.size() == 1 && !node.is_final) {
+      const auto [input, target] = node.trans[0];
+      const uint8_t ci = CommonInputIndex(input);
+      if (target == last_addr_) {  // one transition to the node just written, no output
+        if (ci == 0) buf_.push_back(static_cast<char>(input));
+        buf_.push_back(static_cast<char>(0xc0 | ci));
+      } else {
+        const uint64_t delta = target == 0 ? 0 : start - target;
+        const uint8_t tsize = PackSize(delta);
+        PutLe(&buf_, delta, tsize);
+        buf_.push_back(static_cast<char>(tsize << 4));  // output size 0
+        if (ci == 0) buf_.push_back(static_cast<char>(input));
+        buf_.push_back(static_cast<char>(0x80 | ci));
+      }
+    } else {
+      const size_t n = node.trans.size();
+      uint8_t tsize = 1;
+      for (const auto& t : node.trans) tsize = std::max(tsize, PackSize(t.second == 0 ? 0 : start - t.second));
+      const bool any_outs = node.final_output != 0;
+      const uint8_t osize = any_outs ? PackSize(node.final_output) : 0;
+      if (any_outs) {
+        if (node.is_final) PutLe(&buf_, node.final_output, osize);
+        PutLe(&buf_, 0, static_cast<size_t>(osize) * n);  // the transitions' outputs are 0
+      }
+      for (size_t i = n; i-- > 0;) {
+        const uint64_t t = node.trans[i].second;
+        PutLe(&buf_, t == 0 ? 0 : start - t, tsize);
+      }
+      for (size_t i = n; i-- > 0;) buf_.push_back(static_cast<char>(node.trans[i].first));
+      if (n > kTransIndexThreshold) {
+        std::string index(256, static_cast<char>(0xff));
+        for (size_t i = 0; i < n; ++i) index[node.trans[i].first] = static_cast<char>(i);
+        buf_ += index;
+      }
+      buf_.push_back(static_cast<char>((tsize << 4) | osize));
+      const bool in_state = n >= 1 && n <= 63;
+      if (!in_state) buf_.push_back(static_cast<char>(n == 256 ? 1 : n));
+      buf_.push_back(static_cast<char>((node.is_final ? 0x40 : 0) | (in_state ? n : 0)));
+    }
+    last_addr_ = buf_.size() - 1;
+    return last_addr_;
+  }
+
+  std::string Finish(uint64_t count, uint64_t root) {
+    PutLe(&buf_, count, 8);
+    PutLe(&buf_, root, 8);
+    PutLe(&buf_, MaskedCrc32c(buf_), 4);
+    return std::move(buf_);
+  }
+
+ private:
+  std::string buf_;
+  uint64_t last_addr_ = UINT64_MAX;
+};
+
+}  // namespace
+
+uint32_t FstChecksum(std::string_view bytes) { return MaskedCrc32c(bytes); }
+
+Result<std::string> EncodeFstMap(const std::vector<std::pair<std::string, uint64_t>>& entries) {
+  FstWriter w;
+  // The nodes of the last key's path, root first; each but the last ends with the transition
+  // to the next, whose target is filled in when that node is written.
+  std::vector<BuildNode> path(1);
+  auto freeze_to = [&](size_t depth) {  // write the nodes deeper than `depth`
+    while (path.size() > depth + 1) {
+      const uint64_t addr = w.Compile(path.back());
+      path.pop_back();
+      path.back().trans.back().second = addr;
+    }
+  };
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string& key = entries[i].first;
+    size_t common = 0;
+    if (i > 0) {
+      const std::string& prev = entries[i - 1].first;
+      if (!(prev < key)) {
+        return Status::InvalidArgument("fst map: key {} of {} is not greater than the one before", i, entries.size());
+      }
+      while (common < prev.size() && common < key.size() && prev[common] == key[common]) ++common;
+    }
+    freeze_to(common);
+    for (size_t d = common; d < key.size(); ++d) {
+      path.back().trans.emplace_back(static_cast<uint8_t>(key[d]), 0);
+      path.emplace_back();
+    }
+    path.back().is_final = true;
+    path.back().final_output = entries[i].second;
+  }
+  freeze_to(0);
+  const uint64_t root = w.Compile(path[0]);
+  return w.Finish(entries.size(), root);
 }
 
 }  // namespace lance::index::fts

@@ -27,4 +27,13 @@ namespace lance::index::fts {
 Result<std::vector<std::pair<std::string, uint64_t>>> DecodeFstMap(std::string_view bytes,
                                                                    std::string_view what);
 
+// Serializes `entries` (keys strictly ascending, bytewise) as an fst crate 0.4 map (format 3,
+// map type 0, the crate's masked CRC-32C checksum at the end), readable by DecodeFstMap and by
+// the crate. The automaton is the keys' trie (prefixes shared, suffixes not), each key's value
+// its final node's output. InvalidArgument when the keys are not strictly ascending.
+// The crate's checksum of `bytes` (CRC-32C, masked as snappy masks it): a format-3 fst ends
+// with the checksum of the bytes before it.
+uint32_t FstChecksum(std::string_view bytes);
+Result<std::string> EncodeFstMap(const std::vector<std::pair<std::string, uint64_t>>& entries);
+
 }  // namespace lance::index::fts

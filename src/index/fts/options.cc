@@ -165,6 +165,68 @@ std::string TokenizerOptions::ToJson() const {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string TokenizerOptions::ToIndexParamsJson() const {
+  nlohmann::ordered_json j;
+  j["lance_tokenizer"] = "text";
+  j["base_tokenizer"] = base_tokenizer;
+  j["language"] = std::string(LanguageName(language));
+  j["with_position"] = with_position;
+  j["max_token_length"] = max_token_length ? nlohmann::ordered_json(*max_token_length) : nlohmann::ordered_json(nullptr);
+  j["lower_case"] = lower_case;
+  j["stem"] = stem;
+  j["remove_stop_words"] = remove_stop_words;
+  j["custom_stop_words"] =
+      custom_stop_words ? nlohmann::ordered_json(*custom_stop_words) : nlohmann::ordered_json(nullptr);
+  j["ascii_folding"] = ascii_folding;
+  j["min_ngram_length"] = min_ngram_length;
+  j["max_ngram_length"] = max_ngram_length;
+  j["prefix_only"] = prefix_only;
+  j["block_size"] = 128;
+  j["split_identifiers"] = false;
+  j["split_on_numerics"] = false;
+  j["preserve_original"] = false;
+  j["index_operators"] = false;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string TokenizerOptions::ToInvertedIndexDetails() const {
+  std::string out;
+  auto varint = [&](uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  };
+  auto field_varint = [&](int field, uint64_t v) {
+    if (v == 0) return;  // proto3 leaves defaults out
+    varint(static_cast<uint64_t>(field) << 3);
+    varint(v);
+  };
+  auto field_bytes = [&](int field, std::string_view v) {
+    varint((static_cast<uint64_t>(field) << 3) | 2);
+    varint(v.size());
+    out.append(v);
+  };
+  field_bytes(1, base_tokenizer);
+  field_bytes(2, nlohmann::json(std::string(LanguageName(language))).dump());
+  field_varint(3, with_position ? 1 : 0);
+  if (max_token_length) {  // optional: present even when 0
+    varint(4 << 3);
+    varint(*max_token_length);
+  }
+  field_varint(5, lower_case ? 1 : 0);
+  field_varint(6, stem ? 1 : 0);
+  field_varint(7, remove_stop_words ? 1 : 0);
+  field_varint(8, ascii_folding ? 1 : 0);
+  field_varint(9, min_ngram_length);
+  field_varint(10, max_ngram_length);
+  field_varint(11, prefix_only ? 1 : 0);
+  field_varint(12, 128);  // block size
+  field_varint(15, 2);    // posting format version
+  return out;
+}
+
 // lance.table.InvertedIndexDetails (field numbers observed with protoc --decode_raw on lance 12
 // manifests): 1 base_tokenizer (optional string), 2 language (a JSON string: "\"English\""),
 // 3 with_position, 4 max_token_length (optional uint32; absent = no limit), 5 lower_case,

@@ -1,5 +1,6 @@
 #include "index/fts/posting_codec.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lance/core/status.h"
@@ -142,6 +143,104 @@ Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::
     out->push_back(v);
   }
   return Status::OK();
+}
+
+int BitWidth(uint32_t v) {
+  int b = 0;
+  while (v != 0) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+void AppendVarint(std::string* out, uint32_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+namespace {
+
+void AppendPackedGroup(const uint32_t* vals, std::string* out) {
+  uint32_t widest = 0;
+  for (size_t i = 0; i < kPackedBlock; ++i) widest = std::max(widest, vals[i]);
+  const int bits = BitWidth(widest);
+  out->push_back(static_cast<char>(bits));
+  const size_t at = out->size();
+  out->resize(at + 16 * static_cast<size_t>(bits), '\0');
+  Pack4x(vals, bits, reinterpret_cast<uint8_t*>(out->data() + at));
+}
+
+}  // namespace
+
+std::string EncodePostingBlock(const uint32_t* docs, const uint32_t* freqs, size_t n, float max_score) {
+  std::string out(4, '\0');
+  std::memcpy(out.data(), &max_score, 4);
+  if (n == kPackedBlock) {
+    uint8_t first[4];
+    StoreU32(first, docs[0]);
+    out.append(reinterpret_cast<const char*>(first), 4);
+    uint32_t deltas[kPackedBlock];
+    deltas[0] = 0;
+    for (size_t i = 1; i < kPackedBlock; ++i) deltas[i] = docs[i] - docs[i - 1];
+    AppendPackedGroup(deltas, &out);
+    AppendPackedGroup(freqs, &out);
+    return out;
+  }
+  for (size_t i = 0; i < n; ++i) AppendVarint(&out, i == 0 ? docs[0] : docs[i] - docs[i - 1]);
+  for (size_t i = 0; i < n; ++i) AppendVarint(&out, freqs[i]);
+  return out;
+}
+
+void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out) {
+  size_t i = 0;
+  for (; i + kPackedBlock <= count; i += kPackedBlock) AppendPackedGroup(deltas + i, out);
+  for (; i < count; ++i) AppendVarint(out, deltas[i]);
+}
+
+uint32_t LengthCode(uint32_t len) {
+  const int bits = BitWidth(len);
+  if (bits < 4) return len;
+  const int shift = bits - 4;
+  return ((len >> shift) & 7u) | (static_cast<uint32_t>(shift + 1) << 3);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n) {
+  std::vector<std::pair<uint32_t, uint32_t>> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = {freqs[i], codes[i]};
+  // frequency descending, then length ascending: a pair is kept when its length is below that
+  // of every pair of higher frequency
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& p : all) {
+    if (out.empty() || p.second < out.back().second) {
+      if (!out.empty() && out.back().first == p.first) continue;
+      out.push_back(p);
+    }
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_t, uint32_t>>& pareto) {
+  std::string out;
+  AppendVarint(&out, last_doc);
+  AppendVarint(&out, static_cast<uint32_t>(pareto.size()));
+  uint32_t f = 0, l = 0;
+  for (const auto& [freq, len] : pareto) {
+    const uint32_t df = freq - f, dl = len - l;
+    const bool with_len = dl != 1;
+    AppendVarint(&out, ((df - 1) << 1) | (with_len ? 1u : 0u));
+    if (with_len) AppendVarint(&out, dl);
+    f = freq;
+    l = len;
+  }
+  return out;
 }
 
 }  // namespace lance::index::fts

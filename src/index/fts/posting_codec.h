@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lance/core/result.h"
@@ -42,5 +44,30 @@ Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, s
 // Decodes `count` position deltas at `data[*pos]` (packed groups of 128, then varints).
 Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
                          std::string_view what);
+
+// --- writing (the inverse of the above, as lance 12 writes them) ---
+
+// Bits needed for `v` (0 for 0).
+int BitWidth(uint32_t v);
+void AppendVarint(std::string* out, uint32_t v);
+// One posting block of `n` documents (ascending ids) with its block max score.
+std::string EncodePostingBlock(const uint32_t* docs, const uint32_t* freqs, size_t n, float max_score);
+// Appends `count` position deltas: groups of 128 packed at their widest value, then varints.
+void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out);
+// Impacts (one `_impacts` value): the documents that can score best in a range of postings,
+// as (frequency, length code) pairs, frequency ascending with code strictly ascending (every
+// pair no other beats on both), lance 12's encoding: varint last doc id of the range, varint
+// pair count, then per pair v = (frequency step - 1) << 1 | (code step != 1), and the code
+// step as a varint when that bit is set (steps from (0, 0)). The length code is lossy above
+// 15 (LengthCode). `_impacts` holds one value per posting block, then one per group of 32
+// blocks (kImpactGroup), checked against lance 12 up to 35 blocks.
+inline constexpr size_t kImpactGroup = 32;
+std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_t, uint32_t>>& pareto);
+// A document length as 4 significant bits and an exponent (exact below 16): the top bit of
+// the length dropped, the next three kept, the shift + 1 above them.
+uint32_t LengthCode(uint32_t len);
+// The (frequency, length code) pairs of documents with frequencies `freqs` and length codes
+// `codes`, kept as EncodeImpacts wants them.
+std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n);
 
 }  // namespace lance::index::fts

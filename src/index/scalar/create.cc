@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/bitmap.h"
 #include "lance/index/scalar/bloom_filter.h"
@@ -20,8 +21,9 @@ Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name) {
   if (n == "label_list" || n == "labellist") return ScalarIndexType::kLabelList;
   if (n == "zonemap" || n == "zone_map") return ScalarIndexType::kZoneMap;
   if (n == "bloomfilter" || n == "bloom_filter") return ScalarIndexType::kBloomFilter;
-  return Status::InvalidArgument("index type '{}': expected btree, bitmap, label_list, zonemap or bloomfilter",
-                                 name);
+  if (n == "inverted" || n == "fts") return ScalarIndexType::kInverted;
+  return Status::InvalidArgument(
+      "index type '{}': expected btree, bitmap, label_list, zonemap, bloomfilter or inverted", name);
 }
 
 const char* ScalarIndexTypeName(ScalarIndexType type) {
@@ -31,9 +33,29 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
     case ScalarIndexType::kLabelList: return "LABEL_LIST";
     case ScalarIndexType::kZoneMap: return "ZONEMAP";
     case ScalarIndexType::kBloomFilter: return "BLOOMFILTER";
+    case ScalarIndexType::kInverted: return "INVERTED";
   }
   return "?";
 }
+
+namespace {
+
+Result<TrainedIndex> TrainInverted(IndexStore& store, const TrainingData& data, const fts::TokenizerOptions& o) {
+  if (data.type == nullptr || (data.type->id() != TypeId::kString && data.type->id() != TypeId::kLargeString)) {
+    return Status::InvalidArgument("an INVERTED index needs a utf8 or large_utf8 column, not {}",
+                                   data.type ? data.type->ToString() : std::string("?"));
+  }
+  LANCE_ASSIGN_OR_RAISE(fts::WrittenInvertedIndex w, fts::WriteInvertedIndex(store, o, data.values, data.row_ids));
+  TrainedIndex out;
+  out.type_name = "INVERTED";
+  out.details_type_url = fts::kInvertedDetailsTypeUrl;
+  out.details = std::move(w.details);
+  out.index_version = fts::kInvertedIndexVersion;
+  out.files = std::move(w.files);
+  return out;
+}
+
+}  // namespace
 
 Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::string& column,
                                        const TrainingRows& rows,
@@ -75,9 +97,14 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
     case ScalarIndexType::kBloomFilter:
       trained = TrainBloomFilterIndex(*store, data, options.bloom_items, options.bloom_probability);
       break;
+    case ScalarIndexType::kInverted:
+      trained = TrainInverted(*store, data, options.fts);
+      break;
   }
   if (!trained.ok()) {
-    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile}) {
+    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile,
+                          "metadata.lance", "part_0_invert.lance", "part_0_tokens.lance",
+                          "part_0_docs.lance"}) {
       (void)location.store()->Delete(store->PathOf(f));
     }
     return trained.status();

@@ -102,6 +102,14 @@ struct TokenizerOptions {
   static Result<TokenizerOptions> FromInvertedIndexDetails(std::string_view serialized);
   // The params JSON of these options (the keys FromJson reads).
   std::string ToJson() const;
+  // The params JSON lance 12 writes into an index's metadata.lance: its keys in its order,
+  // with the keys these options do not model at lance 12's defaults ("lance_tokenizer":
+  // "text", "block_size": 128, no identifier/numeric splitting, no preserved originals or
+  // operators).
+  std::string ToIndexParamsJson() const;
+  // The lance.table.InvertedIndexDetails lance 12 commits for an index built with these
+  // options (proto3 encoding, fields in number order, block size 128, posting format 2).
+  std::string ToInvertedIndexDetails() const;
 
   // OK if a Tokenizer can be made of these options; else InvalidArgument naming the option.
   Status Validate() const;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lance/core/result.h"
+#include "lance/index/fts/tokenizer.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/table/commit.h"
@@ -19,12 +20,14 @@
 
 namespace lance::index::scalar {
 
-enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter };
+// kInverted: the full-text index (index/fts/inverted_writer.h) of a utf8 column.
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter, kInverted };
 
-// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" (any case; also "labellist",
-// "zone_map", "bloom_filter"). Errors: InvalidArgument naming the accepted ones.
+// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" | "inverted" (any case; also
+// "labellist", "zone_map", "bloom_filter", and "fts" for inverted). Errors: InvalidArgument
+// naming the accepted ones.
 Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
-// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER".
+// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "INVERTED".
 const char* ScalarIndexTypeName(ScalarIndexType type);
 
 struct CreateScalarIndexOptions {
@@ -35,6 +38,7 @@ struct CreateScalarIndexOptions {
   uint64_t rows_per_zone = 8192;                      // ZONEMAP zone size
   uint64_t bloom_items = 8192;                        // BLOOMFILTER zone size / expected items
   double bloom_probability = 0.00057;                 // BLOOMFILTER false-positive rate
+  fts::TokenizerOptions fts = fts::TokenizerOptions::Defaults();  // kInverted: tokenizer, positions
   table::CommitOptions commit;
 };
 
