@@ -341,7 +341,7 @@ constexpr int64_t kReadUnitBytes = int64_t{256} << 10;
 int64_t ReadUnitRows(const Schema& schema, int64_t batch_size) {
   int64_t row_bytes = 0;
   for (const auto& f : schema.fields()) row_bytes += GuessBytes(*f->type());
-  const int64_t batches = kReadUnitBytes / std::max<int64_t>(1, row_bytes * batch_size);
+  const int64_t batches = kReadUnitBytes / std::max<int64_t>(1, row_bytes) / batch_size;  // no overflow
   return batch_size * std::max<int64_t>(1, batches);
 }
 
@@ -396,7 +396,7 @@ class ProjectStream final : public RecordBatchReader {
   // Rows a group may grow to: a unit while it is a range, else the next whole batch.
   int64_t Target(const RowSelection& rows) const {
     if (rows.is_range()) return unit_rows_;
-    return std::max(batch_size_, (rows.size() + batch_size_ - 1) / batch_size_ * batch_size_);
+    return ((std::max<int64_t>(rows.size(), 1) - 1) / batch_size_ + 1) * batch_size_;
   }
 
   // The rows of the next unit: from the pending chunk and the chunks after it while they are
