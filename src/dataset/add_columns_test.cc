@@ -13,6 +13,7 @@
 #include "lance/query/scanner.h"
 #include "table_fixtures/dataset_ops_test_util.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {

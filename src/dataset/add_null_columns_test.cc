@@ -10,6 +10,7 @@
 #include "lance/table/write.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {

@@ -17,6 +17,7 @@
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -82,13 +83,13 @@ Result<std::vector<std::string>> RowVersionsById(const std::string& uri) {
     LANCE_ASSIGN_OR_RAISE(auto created, RowVersions(f, true));
     LANCE_ASSIGN_OR_RAISE(auto updated, RowVersions(f, false));
     LANCE_ASSIGN_OR_RAISE(auto deleted, ds->DeletedRows(i));
-    ScanOptions so;
+    query::ScanOptions so;
     so.columns = {"id"};
     uint64_t first = 0;
     for (size_t k = 0; k < i; ++k) first += ds->manifest().fragments[k].num_rows();
     so.offset = static_cast<int64_t>(first);
     so.limit = static_cast<int64_t>(ds->manifest().fragments[i].num_rows());
-    LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+    LANCE_ASSIGN_OR_RAISE(auto batches, ScanBatches(ds, so));
     std::vector<int64_t> ids;
     for (const auto& b : batches) {
       const int64_t* v = b->column(0)->Values<int64_t>();
@@ -174,7 +175,7 @@ TEST(Compaction, KeepsStableRowIds) {
   EV_ASSERT_OK(CompactFiles(uri, Target(100)).status());
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 1u);
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_id = true;
   EV_ASSIGN(auto rows, Rows(uri, so));

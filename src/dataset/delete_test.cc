@@ -16,6 +16,7 @@
 #include "lance/expr/expression.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -62,10 +63,10 @@ std::vector<std::pair<uint64_t, int64_t>> LiveRows(const std::string& uri) {
   auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return out;
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_addr = true;
-  auto batches = (*ds)->Scan(so);
+  auto batches = ScanBatches((*ds), so);
   EXPECT_TRUE(batches.ok()) << batches.status().ToString();
   if (!batches.ok()) return out;
   for (const auto& b : *batches) {
@@ -83,9 +84,9 @@ std::set<uint64_t> Expected(const std::string& uri, const std::string& filter) {
   EXPECT_TRUE(ds.ok());
   auto pred = expr::Expression::MakePredicate(filter, (*ds)->schema());
   EXPECT_TRUE(pred.ok()) << pred.status().ToString();
-  ScanOptions so;
+  query::ScanOptions so;
   so.with_row_addr = true;
-  auto batches = (*ds)->Scan(so);
+  auto batches = ScanBatches((*ds), so);
   EXPECT_TRUE(batches.ok());
   for (const auto& b : *batches) {
     auto mask = (*pred)->Evaluate(*b);

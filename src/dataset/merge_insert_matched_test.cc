@@ -9,6 +9,7 @@
 #include "lance/table/snapshot.h"
 #include "table_fixtures/dataset_ops_test_util.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {

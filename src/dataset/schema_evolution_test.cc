@@ -7,6 +7,7 @@
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -104,7 +105,7 @@ TEST(SchemaEvolution, DropNestedFieldRewritesTheStruct) {
   EV_ASSERT_OK(DropColumns(uri, {"s.a", "s"}).status());
   EV_ASSIGN(auto after, Snapshot::Open(uri));
   EXPECT_EQ(after->manifest().fragments[0].files.size(), before_drop->manifest().fragments[0].files.size());
-  EV_ASSIGN(auto rows2, Rows(uri, [] { ScanOptions o; o.columns = {"id"}; return o; }()));
+  EV_ASSIGN(auto rows2, Rows(uri, [] { query::ScanOptions o; o.columns = {"id"}; return o; }()));
   EV_ASSIGN(auto want2, Expected(schema({field("id", int64())}), R"([{"id":1},{"id":3},{"id":4}])"));
   EXPECT_EQ(rows2, want2);
 }
@@ -202,7 +203,7 @@ TEST(SchemaEvolution, AddColumnsFromDataLinesUpWithScanOrder) {
   EV_ASSIGN(auto batch, RecordBatchFromJSON(extra, R"([{"tag":"a","n":1},{"tag":null,"n":2},
                                                        {"tag":"c","n":3},{"tag":"d","n":null}])"));
   EV_ASSERT_OK(AddColumnsFromData(uri, extra, {batch}).status());
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id", "tag", "n"};
   EV_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("tag", utf8()), field("n", int32())});
@@ -226,7 +227,7 @@ TEST(SchemaEvolution, AddColumnsJoinedOnAKey) {
       {"tag":"four","id":4,"n":40},{"tag":"one","id":1,"n":10}])"));
   EV_ASSIGN(CommitInfo c, AddColumnsJoined(uri, extra, {batch}, {"id"}));
   EXPECT_EQ(c.version, 3u);
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id", "tag", "n"};
   EV_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("tag", utf8()), field("n", int64())});

@@ -13,6 +13,7 @@
 #include "lance/table/statistics.h"
 #include "lance/table/write.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {

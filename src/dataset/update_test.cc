@@ -13,6 +13,7 @@
 #include "table_fixtures/dataset_ops_test_util.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -98,7 +99,7 @@ TEST(Update, StableRowIdsAreKept) {
   const std::string uri = FreshUri("update_stable");
   EV_ASSERT_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
   EV_ASSERT_OK(UpdateRows(uri, {{"name", "'x'"}}, "id = 1 OR id = 2").status());
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id", "name"};
   so.with_row_id = true;
   EV_ASSIGN(auto rows, Rows(uri, so));
@@ -249,7 +250,7 @@ TEST(MergeInsert, StableRowIdsKeptForUpdatedRowsFreshForInserted) {
   p.on = {"id"};
   auto src = Source("[" + PersonJson(1, "u", 1) + "," + PersonJson(8, "i", 8) + "]");
   EV_ASSERT_OK(MergeInsert(uri, PeopleSchema(), {src}, p).status());
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_id = true;
   EV_ASSIGN(auto rows, Rows(uri, so));
@@ -519,7 +520,7 @@ TEST(MergeInsert, ConditionalUpdateKeepsStableRowIds) {
   EXPECT_EQ(r.rows_updated, 1u);
   EXPECT_EQ(r.rows_inserted, 1u);
   EXPECT_EQ(r.rows_deleted, 1u);
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id", "name"};
   so.with_row_id = true;
   EV_ASSIGN(auto rows, Rows(uri, so));

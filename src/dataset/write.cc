@@ -116,8 +116,11 @@ Result<index::vector::IvfBuildSummary> Dataset::CreateVectorIndex(
     if (!options.commit.handler) options.commit = CommitOptions();
     if (options.pool == nullptr) options.pool = pool();
     index::vector::IvfBuildSummary out;
-    LANCE_RETURN_NOT_OK(Mutate([&](const auto&) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, index::vector::CreateVectorIndex(location_, column, options));
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      auto rows = [&](const table::Snapshot&, const std::string& c) {
+        return query::CollectTrainingData(snap, c, std::nullopt, options.pool);
+      };
+      LANCE_ASSIGN_OR_RAISE(out, index::vector::CreateVectorIndex(*snap, column, rows, options));
       return out.version;
     }));
     return out;

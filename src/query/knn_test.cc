@@ -17,6 +17,7 @@
 
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/query/index_training.h"
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
@@ -153,7 +154,10 @@ void Build(const table::TableLocation& loc, IndexKind kind, DistanceType metric,
   o.num_partitions = parts;
   o.num_sub_vectors = 4;
   o.seed = 5;
-  auto built = index::vector::CreateVectorIndex(loc, "vec", o);
+  auto snap = table::Snapshot::Open(loc);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  auto rows = [&](const table::Snapshot&, const std::string& c) { return CollectTrainingData(*snap, c); };
+  auto built = index::vector::CreateVectorIndex(**snap, "vec", rows, o);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
 }
 

@@ -18,6 +18,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/json_lines_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -142,7 +143,7 @@ TEST_P(LegacyGoldenTest, ReadsAsLance12) {
     // of error when it names a missing file.
     const std::string error = g.expected["error"].get<std::string>();
     Status st = ds.status();
-    if (ds.ok()) st = (*ds)->Scan().status();
+    if (ds.ok()) st = ScanBatches((*ds)).status();
     EXPECT_FALSE(st.ok()) << g.name() << ": lance 12 says " << error;
     if (error.find("Not found") != std::string::npos) {
       EXPECT_TRUE(st.IsNotFound()) << st.ToString();
@@ -167,14 +168,14 @@ TEST_P(LegacyGoldenTest, ReadsAsLance12) {
   for (const auto& r : g.expected["rowids"]) want_ids.push_back(r.get<uint64_t>());
   ASSERT_EQ(want.size(), want_ids.size());
 
-  const std::vector<std::string> got = Concat(s.Scan());
+  const std::vector<std::string> got = Concat(ScanBatches(*ds));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i], want[i]) << g.name() << " row " << i;
   }
-  ScanOptions with_ids;
+  query::ScanOptions with_ids;
   with_ids.with_row_id = true;
-  EXPECT_EQ(RowIdsOf(s.Scan(with_ids)), want_ids);
+  EXPECT_EQ(RowIdsOf(ScanBatches(*ds, with_ids)), want_ids);
 
   // Takes: backwards, repeated, a stride; by offset and by row id.
   if (!want.empty()) {

@@ -321,6 +321,73 @@ TEST_F(QueryScan, StreamsBoundedBatchesOfTheSameRows) {
   }
 }
 
+// Project reads whole runs of a range at once and hands out slices: the batches are exactly
+// those of reading batch_size rows at a time (per fragment: full batches of its live rows,
+// then the rest), for ranges (fragments without deletions) and lists (one with).
+TEST(QueryProject, ReadUnitsSliceIntoTheSameBatches) {
+  const std::string uri = "memory://query_project_units/t.lance";
+  auto batch = ReadJsonLines(RowsJson(0, 150000), TestSchema());
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  table::WriteParams p;
+  p.max_rows_per_file = 50000;
+  ASSERT_TRUE(table::WriteDataset(uri, TestSchema(), {*batch}, p).ok());
+  ASSERT_TRUE(DeleteWhere(uri, "id >= 60000 AND id < 60100").ok());
+  auto ds = table::Snapshot::Open(uri);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  auto one_thread = ThreadPool::Make(1);
+  ASSERT_TRUE(one_thread.ok());
+  for (int64_t batch_size : {0, 777, 1000, 50000}) {
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), one_thread->get()}) {
+      SCOPED_TRACE("batch size " + std::to_string(batch_size));
+      const int64_t bs = batch_size > 0 ? batch_size : kDefaultBatchSize;
+      std::vector<int64_t> expected_sizes, expected_ids;
+      for (const auto& f : (*ds)->manifest().fragments) {
+        int64_t live = static_cast<int64_t>(f.num_rows());
+        for (; live > 0; live -= std::min(live, bs)) expected_sizes.push_back(std::min(live, bs));
+      }
+      for (int64_t i = 0; i < 150000; ++i) {
+        if (i < 60000 || i >= 60100) expected_ids.push_back(i);
+      }
+      ScanOptions o;
+      o.columns = {"id", "cat", "_rowaddr"};
+      o.batch_size = batch_size;
+      o.pool = pool;
+      auto scanner = Scanner::Make(*ds, o);
+      ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
+      auto reader = scanner->ToReader();
+      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      std::vector<int64_t> sizes, ids;
+      std::vector<RecordBatchPtr> batches;
+      while (true) {
+        auto b = (*reader)->Next();
+        ASSERT_TRUE(b.ok()) << b.status().ToString();
+        if (!*b) break;
+        ASSERT_TRUE((*b)->ValidateFull().ok());
+        sizes.push_back((*b)->num_rows());
+        const int64_t* id = (*b)->column(0)->Values<int64_t>();
+        const uint64_t* addr = (*b)->column(2)->Values<uint64_t>();
+        for (int64_t r = 0; r < (*b)->num_rows(); ++r) {
+          ids.push_back(id[r]);
+          ASSERT_EQ(addr[r], (static_cast<uint64_t>(id[r]) / 50000) << 32 | (static_cast<uint64_t>(id[r]) % 50000));
+        }
+        batches.push_back(*b);
+      }
+      EXPECT_EQ(sizes, expected_sizes);
+      EXPECT_EQ(ids, expected_ids);
+      // Every value of the sliced batches equals the rows written (cat's nulls included).
+      auto lines = JsonLinesOf(batches);
+      ASSERT_TRUE(lines.ok());
+      ASSERT_EQ(lines->size(), expected_ids.size());
+      for (size_t k = 0; k < lines->size(); k += 997) {
+        const int i = static_cast<int>(expected_ids[k]);
+        const std::string cat = i % 13 == 5 ? "null" : "\"c" + std::to_string(i * 7 % 10) + "\"";
+        EXPECT_EQ((*lines)[k], "{\"id\":" + std::to_string(i) + ",\"cat\":" + cat + ",\"_rowaddr\":" +
+                                   std::to_string((static_cast<uint64_t>(i) / 50000) << 32 | (i % 50000)) + "}");
+      }
+    }
+  }
+}
+
 // A reader dropped half way (prefetched tasks still queued or running) is safe, and two readers
 // of one scanner run independently.
 TEST_F(QueryScan, ReadersAreIndependentAndMayStopEarly) {

@@ -40,12 +40,14 @@ class TaskWindow {
   size_t size() const { return slots_.size(); }
   bool empty() const { return slots_.empty(); }
 
-  // Queues `fn` (which must own or share everything it uses).
-  void Push(std::function<Result<T>()> fn) {
+  // Queues `fn` (which must own or share everything it uses). `spawn` = false keeps it off the
+  // pool: PopFront runs it (for a task the consumer will ask for next anyway, a worker's
+  // wake-up would only race it).
+  void Push(std::function<Result<T>()> fn, bool spawn = true) {
     auto slot = std::make_shared<Slot>();
     slot->fn = std::move(fn);
     slots_.push_back(slot);
-    if (pool_ != nullptr && !pool_->InForkedChild()) {
+    if (spawn && pool_ != nullptr && !pool_->InForkedChild()) {
       pool_->Spawn([slot] { Run(*slot); });
     }
   }

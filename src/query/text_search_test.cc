@@ -14,6 +14,7 @@
 #include "lance/index/index_metadata.h"
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::query {
 namespace {
@@ -36,7 +37,7 @@ struct Hit {
 
 Result<std::vector<Hit>> Search(const std::shared_ptr<const table::Snapshot>& snap, FullTextQuery q,
                                 std::string filter = "") {
-  ScanOptions o;
+  query::ScanOptions o;
   o.columns = {"id"};
   o.with_row_addr = true;
   o.filter = std::move(filter);
@@ -69,10 +70,10 @@ std::vector<Hit> Expected(const std::shared_ptr<const table::Snapshot>& snap, co
   EXPECT_TRUE((*tok)->Tokenize(text, &qt).ok());
   const std::set<uint32_t> covered(info->fragment_ids.begin(), info->fragment_ids.end());
 
-  table::ScanOptions o;
+  query::ScanOptions o;
   o.columns = {"id", column};
   o.with_row_addr = true;
-  auto batches = snap->Scan(o);
+  auto batches = table::ScanBatches(snap, o);
   EXPECT_TRUE(batches.ok());
   struct Doc {
     int64_t id;
@@ -184,7 +185,7 @@ TEST(TextSearch, PhraseIsAnOrderedAllMatch) {
 TEST(TextSearch, Errors) {
   auto snap = Golden();
   auto st = [&](FullTextQuery q, int64_t offset = 0) {
-    ScanOptions o;
+    query::ScanOptions o;
     o.full_text = std::move(q);
     o.offset = offset;
     auto sc = Scanner::Make(snap, o);
@@ -205,7 +206,7 @@ TEST(TextSearch, Errors) {
 
 TEST(TextSearch, Explain) {
   auto snap = Golden();
-  ScanOptions o;
+  query::ScanOptions o;
   o.full_text = FullTextQuery{"lance", {"body"}, 5, true, false};
   o.filter = "id > 3";
   auto sc = Scanner::Make(snap, o);

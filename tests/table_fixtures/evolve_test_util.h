@@ -1,6 +1,6 @@
 // Helpers shared by the tests of update, merge-insert, schema evolution, compaction and
-// cleanup: datasets in the in-memory store built from JSON rows, every row read back as
-// canonical JSON lines, and a commit handler that loses its first race on purpose.
+// cleanup: datasets in the in-memory store built from JSON rows and a commit handler that
+// loses its first race on purpose (reading rows back: scan_test_util.h, through query/).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -66,32 +66,6 @@ inline Status MakePeople(const std::string& uri, int n, int64_t rows_per_fragmen
   p.max_rows_per_file = rows_per_fragment;
   p.enable_stable_row_ids = stable_row_ids;
   return WriteDataset(uri, PeopleSchema(), {batch}, p).status();
-}
-
-// Every row of the latest version (or `options`) as canonical JSON lines, one per row.
-inline Result<std::vector<std::string>> Rows(const std::string& uri, ScanOptions options = {}) {
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(options));
-  return JsonLinesOf(batches);
-}
-
-// Deletes the live rows of the latest version where `filter` is TRUE. The table layer has no
-// filter engine (deletes by filter are dataset/'s, over the query layer): the tests of table
-// operations find the rows by evaluating the filter over a plain scan of every column with
-// _rowaddr, then delete them by address.
-inline Result<DeleteResult> DeleteRows(const std::string& uri, const std::string& filter) {
-  LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(uri));
-  LANCE_ASSIGN_OR_RAISE(auto pred, expr::Expression::MakePredicate(filter, ds->schema()));
-  ScanOptions so;
-  so.with_row_addr = true;
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
-  std::vector<uint64_t> addresses;
-  for (const auto& b : batches) {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, pred->Evaluate(*b));
-    const uint64_t* addr = b->column(b->num_columns() - 1)->Values<uint64_t>();
-    for (int64_t r : expr::TrueIndices(*mask)) addresses.push_back(addr[r]);
-  }
-  return DeleteRowAddresses(uri, std::move(addresses), ds->version(), filter);
 }
 
 // `json` (an array of row objects of `schema`) as canonical JSON lines, one per row.

@@ -170,9 +170,10 @@ class Dataset {
   Result<index::scalar::CreatedIndex> CreateScalarIndex(const std::string& column,
                                                         index::scalar::CreateScalarIndexOptions options = {});
   // Builds an IVF_FLAT / IVF_PQ index on the vector column `column` (lance 12's format,
-  // index::vector::CreateVectorIndex) over the latest version and commits it, serialized with
-  // the handle's other writes; the handle then reads the new version. options.pool defaults
-  // to the handle's pool. Errors: as index::vector::CreateVectorIndex.
+  // index::vector::CreateVectorIndex) over the handle's version and commits it, serialized
+  // with the handle's other writes; the handle then reads the new version. Its training rows
+  // are read through the query layer (query::CollectTrainingData). options.pool defaults to
+  // the handle's pool. Errors: as index::vector::CreateVectorIndex.
   Result<index::vector::IvfBuildSummary> CreateVectorIndex(const std::string& column,
                                                            index::vector::IvfBuildOptions options = {});
   // Removes every segment of the user index `name` (a CreateIndex transaction).

@@ -52,7 +52,8 @@ struct ExecOptions {
   // null: everything on the calling thread.
   ThreadPool* pool = nullptr;
   // Chunks each of Filter and Project may run ahead of the consumer (>= 1). Bounds a scan's
-  // memory: about (prefetch + 1) batches of the projection are alive at once.
+  // memory: about (prefetch + 1) read units of the projection are alive at once (a unit: the
+  // rows of about 256 KiB of decoded columns, at least one batch; batches are slices of it).
   int prefetch = 4;
 };
 

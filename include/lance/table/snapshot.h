@@ -6,14 +6,10 @@
 // manifest it names, and checks that the next version does not exist yet (one HEAD); it lists
 // _versions/ only when the hint is missing, stale or names a missing manifest.
 //
-// Reading rows -- filters, streaming scans, takes, counts -- is the query layer's
-// (lance/query/scanner.h). Snapshot::Scan is a plain whole-fragment read left for the table
-// operations that rewrite rows (merge-insert, schema evolution, compaction) until they move up
-// to dataset/: no filter. It reads fragments in manifest order and rows in stored order, skipping rows whose
-// offsets the fragment's deletion file lists (Arrow IPC file of uint32 row offsets, or a
-// portable 32-bit Roaring bitmap). "_rowaddr" is (fragment id << 32 | row offset);
-// "_rowid" equals it unless the dataset has stable row ids, whose per-fragment row-id
-// sequences then give the ids.
+// A snapshot reads no rows: reading rows -- scans, filters, takes, counts -- is the query
+// layer's (lance/query/fragment_reader.h, lance/query/scanner.h), on the data file readers,
+// deletion vectors (Arrow IPC file of uint32 row offsets, or a portable 32-bit Roaring
+// bitmap) and row-id sequences a snapshot hands out.
 #pragma once
 
 #include <cstdint>
@@ -42,21 +38,6 @@ struct OpenOptions {
   std::optional<std::string> tag;   // a tag name (exclusive with version)
 };
 
-struct ScanOptions {
-  std::vector<std::string> columns;  // top-level names, in output order; empty = all
-  int64_t offset = 0;                // rows to skip (after deletions)
-  std::optional<int64_t> limit;      // at most this many rows
-  bool with_row_id = false;          // append "_rowid" (uint64)
-  bool with_row_addr = false;        // append "_rowaddr" (uint64)
-  // Scan only the fragments with these ids (in manifest order, whatever the order here; ids
-  // the version does not have are ignored); unset = every fragment. Offset and limit count
-  // rows of the selected fragments.
-  std::optional<std::vector<uint64_t>> fragment_ids;
-  // At most this many rows per scan batch (a fragment's rows are then split into several
-  // batches, zero-copy); 0 = one batch per fragment. Errors: InvalidArgument when negative.
-  int64_t batch_size = 0;
-};
-
 class Snapshot {
  public:
   // `uri` is anything io::ObjectStore::FromUri accepts (a local path, file://, memory://).
@@ -82,13 +63,6 @@ class Snapshot {
 
   // Rows not deleted, from fragment metadata.
   uint64_t CountRows() const { return manifest_.num_rows(); }
-  // One batch per fragment that contributes rows (none for an empty result), or batches of
-  // at most options.batch_size rows.
-  Result<std::vector<RecordBatchPtr>> Scan(const ScanOptions& options = {}) const;
-
-  // Output schema of a scan with `options`. Errors: InvalidArgument for an unknown column.
-  Result<SchemaPtr> ProjectedSchema(const ScanOptions& options) const;
-
   // Deleted row offsets of fragment `index` (position in manifest().fragments), sorted.
   Result<std::vector<uint32_t>> DeletedRows(size_t index) const;
   // Row ids of fragment `index`, one per physical row.
@@ -106,14 +80,6 @@ class Snapshot {
 
  private:
   Snapshot() = default;
-  // Rows `rows` of fragment `index` (every row when null; rows [range_start, range_start +
-  // range_length) when null and range_length >= 0).
-  // `keep_dictionaries`: file::ReadOptions::keep_dictionaries (columns read as dictionary
-  // arrays have that type in the batch's schema).
-  Result<RecordBatchPtr> ReadFragment(size_t index, const std::vector<int64_t>* rows,
-                                      const ScanOptions& options, const SchemaPtr& out_schema,
-                                      int64_t range_start = 0, int64_t range_length = -1,
-                                      bool keep_dictionaries = false) const;
   Result<std::pair<std::shared_ptr<io::ObjectStore>, std::string>> ResolveFile(
       std::optional<uint32_t> base_id, const std::string& dir, const std::string& name) const;
 

@@ -35,26 +35,36 @@ struct TrainingData {
   size_t rows() const { return row_ids.size(); }
 };
 
-Result<TrainingData> LoadVectors(const table::Snapshot& snap, const std::string& column) {
+// The caller's training rows of `column` (live rows with row ids, in scan order) as float32
+// vectors, null vectors dropped.
+Result<TrainingData> LoadVectors(const table::Snapshot& snap, const std::string& column,
+                                 const scalar::TrainingRows& rows) {
   TrainingData d;
-  table::ScanOptions scan;
-  scan.columns = {column};
-  scan.with_row_id = true;
-  LANCE_ASSIGN_OR_RAISE(auto batches, snap.Scan(scan));
-  for (const auto& b : batches) {
-    LANCE_ASSIGN_OR_RAISE(linalg::VectorColumn vc, linalg::VectorColumn::Of(*b->column(0)));
+  LANCE_ASSIGN_OR_RAISE(scalar::TrainingData in, rows(snap, column));
+  size_t at = 0;  // row id of the first value of the next array
+  for (const auto& values : in.values) {
+    if (at + static_cast<size_t>(values->length) > in.row_ids.size()) {
+      return Status::InvalidArgument("create vector index: the training rows of \"{}\" have more "
+                                     "values than row ids ({})", column, in.row_ids.size());
+    }
+    LANCE_ASSIGN_OR_RAISE(linalg::VectorColumn vc, linalg::VectorColumn::Of(*values));
     if (vc.element != linalg::ElementType::kFloat32) {
       return Status::NotSupported("create vector index: column \"{}\" holds {} vectors (float32 "
                                   "is indexed so far)", column, linalg::ElementTypeName(vc.element));
     }
     if (d.dim == 0) d.dim = vc.dim;
-    const uint64_t* ids = b->column(1)->Values<uint64_t>();
+    const uint64_t* ids = in.row_ids.data() + at;
     const auto* v = reinterpret_cast<const float*>(vc.data);
     for (size_t i = 0; i < vc.length; ++i) {
       if (vc.validity && !bit_util::GetBit(vc.validity, vc.validity_offset + static_cast<int64_t>(i))) continue;
       d.vectors.insert(d.vectors.end(), v + i * vc.dim, v + (i + 1) * vc.dim);
       d.row_ids.push_back(ids[i]);
     }
+    at += vc.length;
+  }
+  if (at != in.row_ids.size()) {
+    return Status::InvalidArgument("create vector index: the training rows of \"{}\" have {} "
+                                   "values but {} row ids", column, at, in.row_ids.size());
   }
   for (const auto& f : snap.manifest().fragments) d.fragment_ids.push_back(static_cast<uint32_t>(f.id));
   return d;
@@ -194,8 +204,9 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
 
 }  // namespace
 
-Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
-                                          const std::string& column, const IvfBuildOptions& o) {
+Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
+                                          const scalar::TrainingRows& rows,
+                                          const IvfBuildOptions& o) {
   if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq) {
     return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ are)",
                                 IndexKindName(o.kind));
@@ -206,11 +217,11 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
   if (o.kind == IndexKind::kIvfPq && o.num_bits != 8) {
     return Status::NotSupported("create vector index: {}-bit PQ (8-bit codes are written)", o.num_bits);
   }
-  LANCE_ASSIGN_OR_RAISE(auto snap, table::Snapshot::Open(location));
+  const table::Snapshot* snap = &at;
   const int fi = snap->schema()->GetFieldIndex(column);
   if (fi < 0) return Status::InvalidArgument("create vector index: no column \"{}\"", column);
   const int32_t field_id = snap->schema()->field(fi)->id();
-  LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(*snap, column));
+  LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows));
   const size_t n = data.rows(), dim = data.dim;
   const size_t parts = o.num_partitions
                            ? o.num_partitions
@@ -283,7 +294,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
   }
 
   const std::string uuid = NewIndexUuid();
-  auto store = OpenIndexStore(location, uuid);
+  auto store = OpenIndexStore(at.location(), uuid);
   LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
   LANCE_RETURN_NOT_OK(WriteAuxiliaryFile(*store, o.metric, data, order, lengths, pq ? &*pq : nullptr,
                                          codes, work));
@@ -311,7 +322,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
     seg.files.push_back({f, static_cast<uint64_t>(meta.size), {}});
   }
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(location, snap->version(), seg, o.replace, o.commit));
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(at.location(), at.version(), seg, o.replace, o.commit));
   IvfBuildSummary summary;
   summary.name = seg.name;
   summary.uuid = uuid;

@@ -19,7 +19,27 @@ namespace {
 
 constexpr int kDim = 16;
 
-table::TableLocation MakeTable(int rows, uint32_t seed) {
+// A one-fragment table without deletions and the batch written: its training rows are the
+// batch's columns with row ids 0..rows-1 (the addresses of fragment 0).
+struct Table {
+  table::TableLocation loc;
+  RecordBatchPtr batch;
+
+  Result<IvfBuildSummary> Build(const std::string& column, const IvfBuildOptions& o) const {
+    auto snap = table::Snapshot::Open(loc);
+    if (!snap.ok()) return snap.status();
+    auto rows = [this](const table::Snapshot&, const std::string& c) -> Result<scalar::TrainingData> {
+      scalar::TrainingData d;
+      d.values = {batch->GetColumnByName(c)};
+      for (int64_t i = 0; i < batch->num_rows(); ++i) d.row_ids.push_back(static_cast<uint64_t>(i));
+      d.type = d.values[0]->type;
+      return d;
+    };
+    return CreateVectorIndex(**snap, column, rows, o);
+  }
+};
+
+Table MakeTable(int rows, uint32_t seed) {
   auto store = io::MemoryObjectStore::Make();
   table::TableLocation loc(store, "t.lance");
   std::mt19937 gen(seed);
@@ -44,17 +64,18 @@ table::TableLocation MakeTable(int rows, uint32_t seed) {
   const_cast<Array*>(vec.get())->null_count = 1;
   auto batch = RecordBatch::Make(s, rows, {Array::Make(int32(), rows, {nullptr, ids}), vec}).ValueOrDie();
   EXPECT_TRUE(table::WriteDataset(loc, s, {batch}).ok());
-  return loc;
+  return {loc, batch};
 }
 
 TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
-  auto loc = MakeTable(1500, 2);
+  const Table t = MakeTable(1500, 2);
+  const auto& loc = t.loc;
   IvfBuildOptions o;
   o.kind = IndexKind::kIvfPq;
   o.num_partitions = 4;
   o.num_sub_vectors = 4;
   o.seed = 9;
-  auto built = CreateVectorIndex(loc, "vec", o);
+  auto built = t.Build("vec", o);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   auto snap = table::Snapshot::Open(loc).ValueOrDie();
   const auto& info = snap->manifest().indices[0];
@@ -69,8 +90,7 @@ TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
   }
   EXPECT_EQ(total, 1499u);
   // Every 4th row's codes, re-encoded from its residual, equal what was stored.
-  auto vectors = snap->Scan({.columns = {"vec"}, .with_row_id = true}).ValueOrDie();
-  const float* all = vectors[0]->column(0)->children[0]->Values<float>();
+  const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
   size_t part = 0;
   for (size_t i = 0; i < index->num_rows(); i += 4) {
     while (i >= index->ivf().offsets[part] + index->ivf().lengths[part]) ++part;
@@ -89,7 +109,7 @@ TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
   }
   // The same seed trains the same index.
   o.name = "again";
-  auto again = CreateVectorIndex(loc, "vec", o).ValueOrDie();
+  auto again = t.Build("vec", o).ValueOrDie();
   auto index2 = IvfIndex::Open(loc.store(), loc.Path("_indices/" + again.uuid)).ValueOrDie();
   EXPECT_EQ(index2->ivf().centroids, index->ivf().centroids);
   EXPECT_EQ(index2->pq()->centroids, index->pq()->centroids);
@@ -97,25 +117,26 @@ TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
 }
 
 TEST(IvfBuilderTest, RefusesBadRequests) {
-  auto loc = MakeTable(300, 3);
+  const Table t = MakeTable(300, 3);
+  const auto& loc = t.loc;
   IvfBuildOptions o;
   o.kind = IndexKind::kIvfPq;
   o.num_partitions = 2;
-  EXPECT_TRUE(CreateVectorIndex(loc, "nope", o).status().IsInvalidArgument());
-  EXPECT_TRUE(CreateVectorIndex(loc, "id", o).status().IsInvalidArgument());
+  EXPECT_TRUE(t.Build("nope", o).status().IsInvalidArgument());
+  EXPECT_TRUE(t.Build("id", o).status().IsInvalidArgument());
   o.num_sub_vectors = 3;
-  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsInvalidArgument());
+  EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_sub_vectors = 4;
   o.num_partitions = 400;
-  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsInvalidArgument());
+  EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
   o.kind = IndexKind::kIvfHnswSq;
-  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsNotSupported());
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
   o.kind = IndexKind::kIvfFlat;
-  ASSERT_TRUE(CreateVectorIndex(loc, "vec", o).ok());
-  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).status().IsAlreadyExists());
+  ASSERT_TRUE(t.Build("vec", o).ok());
+  EXPECT_TRUE(t.Build("vec", o).status().IsAlreadyExists());
   o.replace = true;
-  EXPECT_TRUE(CreateVectorIndex(loc, "vec", o).ok());
+  EXPECT_TRUE(t.Build("vec", o).ok());
   EXPECT_EQ(table::Snapshot::Open(loc).ValueOrDie()->manifest().indices.size(), 1u);
 }
 

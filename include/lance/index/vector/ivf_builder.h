@@ -16,9 +16,11 @@
 
 #include "lance/core/result.h"
 #include "lance/core/thread_pool.h"
+#include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/table/commit.h"
 #include "lance/table/location.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::index::vector {
 
@@ -46,12 +48,17 @@ struct IvfBuildSummary {
   size_t num_sub_vectors = 0;
 };
 
+// Builds the index of `column` of the version `at` from `rows(at, column)` (its live rows with
+// row ids in scan order, as for a scalar index: query::CollectTrainingData reads them; this
+// layer reads no rows itself), called once the column and the options are checked, and
+// commits it on that version.
 // Errors: InvalidArgument (unknown column, not a float32 fixed_size_list, fewer non-null rows
 // than partitions or than 2^bits for PQ, a sub-vector count that does not divide the
-// dimension), NotSupported (other index kinds, 4-bit PQ), AlreadyExists (name taken and not
-// `replace`), CommitConflict, IOError.
-Result<IvfBuildSummary> CreateVectorIndex(const table::TableLocation& location,
-                                          const std::string& column,
+// dimension, training rows whose values and row ids disagree in number), NotSupported (other
+// index kinds, 4-bit PQ), AlreadyExists (name taken and not `replace`), CommitConflict,
+// IOError, and those of `rows`.
+Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
+                                          const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& options);
 
 }  // namespace lance::index::vector

@@ -16,6 +16,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
+#include "table_fixtures/scan_test_util.h"
 
 #define CA_CONCAT_INNER(a, b) a##b
 #define CA_CONCAT(a, b) CA_CONCAT_INNER(a, b)
@@ -48,9 +49,9 @@ std::vector<int64_t> Ids(const TableLocation& loc) {
   auto ds = Snapshot::Open(loc);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return {};
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id"};
-  auto batches = (*ds)->Scan(so);
+  auto batches = ScanBatches((*ds), so);
   EXPECT_TRUE(batches.ok());
   std::vector<int64_t> out;
   for (const auto& b : *batches) {
@@ -85,10 +86,10 @@ class RacingHandler final : public CommitHandler {
 // latest version), its deletion files staged in `staged`.
 Result<Transaction> DeleteIds(StagedFiles& staged, const std::vector<int64_t>& ids) {
   LANCE_ASSIGN_OR_RAISE(auto ds, Snapshot::Open(staged.location()));
-  ScanOptions so;
+  query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_addr = true;
-  LANCE_ASSIGN_OR_RAISE(auto batches, ds->Scan(so));
+  LANCE_ASSIGN_OR_RAISE(auto batches, ScanBatches(ds, so));
   std::vector<uint64_t> addresses;
   for (const auto& b : batches) {
     for (int64_t r = 0; r < b->num_rows(); ++r) {

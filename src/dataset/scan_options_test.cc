@@ -1,4 +1,4 @@
-// ScanOptions::fragment_ids and ScanOptions::batch_size: a scan restricted to some fragments
+// query::ScanOptions::fragment_ids and query::ScanOptions::batch_size: a scan restricted to some fragments
 // (manifest order, unknown ids ignored, offset/limit/filter over the selection) and batches cut
 // to a size, compared row by row with a full scan.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include "lance/table/write.h"
 #include "table_fixtures/evolve_test_util.h"
 #include "table_fixtures/json_lines_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -44,15 +45,15 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   ASSERT_EQ(ds->manifest().fragments.size(), 3u);
   const uint64_t f0 = ds->manifest().fragments[0].id, f2 = ds->manifest().fragments[2].id;
 
-  ScanOptions so;
+  query::ScanOptions so;
   so.fragment_ids = std::vector<uint64_t>{f2, 12345, f0};  // order and unknown ids do not matter
-  EV_ASSIGN(auto batches, ds->Scan(so));
+  EV_ASSIGN(auto batches, ScanBatches(ds, so));
   std::vector<std::string> want = Range(0, 10);
   for (const auto& s : Range(20, 25)) want.push_back(s);
   EXPECT_EQ(Ids(batches), want);
 
   // Whole rows, not only ids: the selection reads the same rows a full scan does.
-  EV_ASSIGN(auto all, ds->Scan());
+  EV_ASSIGN(auto all, ScanBatches(ds));
   EV_ASSIGN(auto all_lines, JsonLinesOf(all));
   EV_ASSIGN(auto some_lines, JsonLinesOf(batches));
   std::vector<std::string> expected(all_lines.begin(), all_lines.begin() + 10);
@@ -62,26 +63,26 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   // Offset and limit count rows of the selection (filters are the query layer's).
   so.offset = 8;
   so.limit = 4;
-  EV_ASSIGN(auto windowed, ds->Scan(so));
+  EV_ASSIGN(auto windowed, ScanBatches(ds, so));
   EXPECT_EQ(Ids(windowed), (std::vector<std::string>{"8", "9", "20", "21"}));
 
   // An empty selection scans nothing.
-  ScanOptions none;
+  query::ScanOptions none;
   none.fragment_ids = std::vector<uint64_t>{};
-  EV_ASSIGN(auto empty, ds->Scan(none));
+  EV_ASSIGN(auto empty, ScanBatches(ds, none));
   EXPECT_TRUE(empty.empty());
 }
 
 TEST(ScanOptions, BatchSizeCutsBatches) {
   const std::string uri = ThreeFragments();
   EV_ASSIGN(auto ds, Snapshot::Open(uri));
-  EV_ASSIGN(auto whole, ds->Scan());
+  EV_ASSIGN(auto whole, ScanBatches(ds));
   ASSERT_EQ(whole.size(), 3u);  // one per fragment by default
   EV_ASSIGN(auto whole_lines, JsonLinesOf(whole));
 
-  ScanOptions so;
+  query::ScanOptions so;
   so.batch_size = 4;
-  EV_ASSIGN(auto cut, ds->Scan(so));
+  EV_ASSIGN(auto cut, ScanBatches(ds, so));
   std::vector<int64_t> sizes;
   for (const auto& b : cut) sizes.push_back(b->num_rows());
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2, 4, 4, 2, 4, 1}));
@@ -92,19 +93,19 @@ TEST(ScanOptions, BatchSizeCutsBatches) {
   so.offset = 3;
   so.limit = 15;
   so.with_row_id = true;
-  EV_ASSIGN(auto filtered, ds->Scan(so));
+  EV_ASSIGN(auto filtered, ScanBatches(ds, so));
   for (const auto& b : filtered) EXPECT_LE(b->num_rows(), 4);
   EXPECT_EQ(Ids(filtered), Range(3, 18));
-  ScanOptions uncut = so;
+  query::ScanOptions uncut = so;
   uncut.batch_size = 0;
-  EV_ASSIGN(auto ref, ds->Scan(uncut));
+  EV_ASSIGN(auto ref, ScanBatches(ds, uncut));
   EV_ASSIGN(auto a, JsonLinesOf(filtered));
   EV_ASSIGN(auto b, JsonLinesOf(ref));
   EXPECT_EQ(a, b);
 
-  ScanOptions bad;
+  query::ScanOptions bad;
   bad.batch_size = -1;
-  auto r = ds->Scan(bad);
+  auto r = ScanBatches(ds, bad);
   ASSERT_TRUE(r.status().IsInvalidArgument());
   EXPECT_NE(r.status().message().find("batch size"), std::string::npos);
 }

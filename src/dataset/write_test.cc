@@ -23,6 +23,7 @@
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 #define WT_CONCAT_INNER(a, b) a##b
 #define WT_CONCAT(a, b) WT_CONCAT_INNER(a, b)
@@ -475,9 +476,9 @@ std::vector<int64_t> ScanIds(const std::string& uri) {
   std::vector<int64_t> ids;
   auto ds = Snapshot::Open(uri);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  ScanOptions o;
+  query::ScanOptions o;
   o.columns = {"id"};
-  auto batches = (*ds)->Scan(o);
+  auto batches = ScanBatches((*ds), o);
   EXPECT_TRUE(batches.ok()) << batches.status().ToString();
   for (const auto& b : *batches) {
     for (int64_t i = 0; i < b->num_rows(); ++i) ids.push_back(b->column(0)->Values<int64_t>()[i]);
@@ -501,7 +502,7 @@ TEST(WriteDataset, CreateAppendOverwriteAndRead) {
     // Leaf field ids only, in column order; file sizes recorded.
     EXPECT_EQ(ds->manifest().fragments[0].files[0].fields, (std::vector<int32_t>{0, 1, 3, 5, 6}));
     EXPECT_GT(ds->manifest().fragments[0].files[0].size_bytes, 0u);
-    ASSERT_OK_AND_ASSIGN(auto all, ds->Scan());
+    ASSERT_OK_AND_ASSIGN(auto all, ScanBatches(ds));
     ASSERT_EQ(all.size(), 3u);
     EXPECT_TRUE(all[1]->Equals(*People(40, 40)->Slice(0, 40))) << all[1]->ToString();
 
@@ -562,7 +563,7 @@ TEST(WriteDataset, AppendMatchesColumnsByName) {
   p.mode = WriteMode::kAppend;
   ASSERT_OK(WriteDataset(uri, reordered, {batch}, p).status());
   ASSERT_OK_AND_ASSIGN(auto ds, Snapshot::Open(uri));
-  ASSERT_OK_AND_ASSIGN(auto all, ds->Scan());
+  ASSERT_OK_AND_ASSIGN(auto all, ScanBatches(ds));
   ASSERT_EQ(all.size(), 2u);
   EXPECT_TRUE(all[1]->Equals(*more)) << all[1]->ToString();
   // A missing and an extra column are named, with their types.
@@ -603,10 +604,10 @@ TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
   EXPECT_EQ(ids, (std::vector<uint64_t>{10, 11, 12}));
   ASSERT_OK(DeleteRowAddresses(uri, {(uint64_t{1} << 32) | 0}).status());
   ASSERT_OK_AND_ASSIGN(ds, Snapshot::Open(uri));
-  ScanOptions o;
+  query::ScanOptions o;
   o.columns = {"id"};
   o.with_row_id = true;
-  ASSERT_OK_AND_ASSIGN(auto rows, ds->Scan(o));
+  ASSERT_OK_AND_ASSIGN(auto rows, ScanBatches(ds, o));
   EXPECT_EQ(rows[1]->column(1)->Values<uint64_t>()[0], 9u);  // row 8 deleted, ids kept
   EXPECT_EQ(ds->CountRows(), 12u);
 }

@@ -12,6 +12,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/indexes.h"
 #include "table_fixtures/json_lines_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -57,8 +58,8 @@ TEST(Indexes, DropIndexRemovesOnlyThatIndex) {
   EXPECT_EQ(names, (std::vector<std::string>{"id_idx", "text_idx", "vec_idx"}));
   // The index files stay (cleanup removes them); the rows do not change.
   EXPECT_TRUE(fs::exists(fs::path(uri) / "_indices" / "9fd21c5e-45b0-41d8-b70b-9169521fc4ec"));
-  auto a = (*before)->Scan();
-  auto b = (*after)->Scan();
+  auto a = ScanBatches((*before));
+  auto b = ScanBatches((*after));
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*JsonLinesOf(*a), *JsonLinesOf(*b));
 

@@ -10,6 +10,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -52,8 +53,8 @@ TEST(DataFileChecks, SwappedFileOfSameRowCountIsCorruption) {
   ASSERT_TRUE(loc->store()->Put(loc->Path("data/" + f0.path), bytes).ok());
   auto again = Snapshot::Open(uri);
   ASSERT_TRUE(again.ok());
-  ScanOptions so;
-  auto scan = (*again)->Scan(so);
+  query::ScanOptions so;
+  auto scan = ScanBatches((*again), so);
   ASSERT_FALSE(scan.ok()) << "a swapped data file read as fragment 0's rows";
   EXPECT_TRUE(scan.status().IsCorruption()) << scan.status().ToString();
   EXPECT_NE(scan.status().message().find("bytes, the manifest says"), std::string::npos)

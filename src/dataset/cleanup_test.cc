@@ -12,6 +12,7 @@
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
+#include "table_fixtures/scan_test_util.h"
 
 namespace lance::table {
 namespace {
@@ -114,7 +115,7 @@ TEST(Cleanup, TaggedVersionsAndAgeAreRespected) {
   OpenOptions t;
   t.tag = "first";
   EV_ASSIGN(auto ds, Snapshot::Open(uri, t));
-  EV_ASSIGN(auto batches, ds->Scan());
+  EV_ASSIGN(auto batches, ScanBatches(ds));
   int64_t n = 0;
   for (const auto& b : batches) n += b->num_rows();
   EXPECT_EQ(n, 4);
