@@ -259,21 +259,14 @@ Result<TrainedIndex> TrainBloomFilterIndex(IndexStore& store, const TrainingData
                   MakeMetadata({{kItemsKey, std::to_string(number_of_items)}, {kProbabilityKey, prob},
                                 {"null_bitmap", "1"}}));
   std::vector<ArrayPtr> cols;
-  for (ArrayBuilder* b : std::initializer_list<ArrayBuilder*>{&frags, &starts, &lengths, &has_nulls, &filters}) {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
-    cols.push_back(std::move(a));
-  }
-  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, static_cast<int64_t>(cuts.size()), std::move(cols)));
-  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kBloomFilterFile, s));
-  LANCE_ASSIGN_OR_RAISE(int buffer, writer->AddGlobalBuffer(null_rows.Serialize()));
-  if (buffer != 1) return Status::Internal("bloomfilter.lance: null bitmap became global buffer {} (expected 1)", buffer);
-  LANCE_RETURN_NOT_OK(writer->Write(*batch));
-  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  LANCE_RETURN_NOT_OK(FinishColumns({&frags, &starts, &lengths, &has_nulls, &filters}, &cols));
+  LANCE_ASSIGN_OR_RAISE(uint64_t size, WriteZoneFile(store, kBloomFilterFile, s, std::move(cols),
+                                                     static_cast<int64_t>(cuts.size()), null_rows));
   TrainedIndex out;
   out.type_name = "BLOOMFILTER";
   out.details_type_url = "/lance.index.pb.BloomFilterIndexDetails";
   out.index_version = 0;
-  out.files = {{kBloomFilterFile, static_cast<uint64_t>(summary.size_bytes)}};
+  out.files = {{kBloomFilterFile, size}};
   return out;
 }
 

@@ -34,20 +34,6 @@ int64_t ArrayBytes(const Array& a) {
 
 bool IsBytesType(const DataType& t) { return t.is_binary_like(); }
 
-// The smallest byte string greater than every string starting with `prefix`; nullopt when
-// there is none (prefix all 0xff).
-std::optional<std::string> PrefixSuccessor(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
-    if (c != 0xff) {
-      ++c;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return std::nullopt;
-}
-
 class BTreeIndex final : public ScalarIndex {
  public:
   BTreeIndex(std::shared_ptr<IndexStore> store, DataTypePtr type, int64_t batch_size,

@@ -40,4 +40,16 @@ KeyValueMetadataPtr MakeMetadata(std::vector<std::pair<std::string, std::string>
   return std::make_shared<KeyValueMetadata>(std::move(pairs));
 }
 
+std::optional<std::string> PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
+    if (c != 0xff) {
+      ++c;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::nullopt;
+}
+
 }  // namespace lance::index::scalar

@@ -21,18 +21,6 @@ struct Zone {
   ZoneBound bound;
 };
 
-std::optional<std::string> Successor(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
-    if (c != 0xff) {
-      ++c;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return std::nullopt;
-}
-
 class ZoneMapIndex final : public ScalarIndex {
  public:
   ZoneMapIndex(std::shared_ptr<IndexStore> store, DataTypePtr type, std::vector<Zone> zones,
@@ -119,7 +107,7 @@ class ZoneMapIndex final : public ScalarIndex {
         if (q.value.bytes().empty()) return z.bound.length > z.null_count;
         if (z.min.is_null()) return HasComparable(z);
         if (Compare(z.max, q.value) < 0) return false;
-        auto next = Successor(q.value.bytes());
+        auto next = PrefixSuccessor(q.value.bytes());
         return !next || Compare(z.min, ScalarValue::Bytes(*next)) < 0;
       }
     }
@@ -263,22 +251,15 @@ Result<TrainedIndex> TrainZoneMapIndex(IndexStore& store, const TrainingData& da
   LANCE_ASSIGN_OR_RAISE(ArrayPtr min_arr, MakeKeyArray(type, mins));
   LANCE_ASSIGN_OR_RAISE(ArrayPtr max_arr, MakeKeyArray(type, maxs));
   std::vector<ArrayPtr> cols = {min_arr, max_arr};
-  for (ArrayBuilder* b : std::initializer_list<ArrayBuilder*>{&null_counts, &nan_counts, &frags, &starts, &lengths}) {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
-    cols.push_back(std::move(a));
-  }
-  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, static_cast<int64_t>(cuts.size()), std::move(cols)));
-  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kZoneMapFile, s));
-  LANCE_ASSIGN_OR_RAISE(int buffer, writer->AddGlobalBuffer(null_rows.Serialize()));
-  if (buffer != 1) return Status::Internal("zonemap.lance: null bitmap became global buffer {} (expected 1)", buffer);
-  LANCE_RETURN_NOT_OK(writer->Write(*batch));
-  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  LANCE_RETURN_NOT_OK(FinishColumns({&null_counts, &nan_counts, &frags, &starts, &lengths}, &cols));
+  LANCE_ASSIGN_OR_RAISE(uint64_t size, WriteZoneFile(store, kZoneMapFile, s, std::move(cols),
+                                                     static_cast<int64_t>(cuts.size()), null_rows));
   TrainedIndex out;
   out.type_name = "ZONEMAP";
   out.details_type_url = "/lance.table.ZoneMapIndexDetails";
   out.details = ZoneMapDetails(rows_per_zone, DefaultUseSeeds(*type));
   out.index_version = 0;
-  out.files = {{kZoneMapFile, static_cast<uint64_t>(summary.size_bytes)}};
+  out.files = {{kZoneMapFile, size}};
   return out;
 }
 

@@ -93,4 +93,25 @@ Result<std::optional<RowSet>> ReadNullBitmap(const file::FileReader& reader, con
   return std::optional<RowSet>(std::move(rows));
 }
 
+Status FinishColumns(std::initializer_list<ArrayBuilder*> builders, std::vector<ArrayPtr>* cols) {
+  for (ArrayBuilder* b : builders) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
+    cols->push_back(std::move(a));
+  }
+  return Status::OK();
+}
+
+Result<uint64_t> WriteZoneFile(IndexStore& store, const char* file, const SchemaPtr& s,
+                               std::vector<ArrayPtr> cols, int64_t zones, const RowSet& null_rows) {
+  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, zones, std::move(cols)));
+  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(file, s));
+  LANCE_ASSIGN_OR_RAISE(int buffer, writer->AddGlobalBuffer(null_rows.Serialize()));
+  if (buffer != 1) {
+    return Status::Internal("{}: null bitmap became global buffer {} (expected 1)", file, buffer);
+  }
+  LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  return static_cast<uint64_t>(summary.size_bytes);
+}
+
 }  // namespace lance::index::scalar

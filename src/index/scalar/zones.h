@@ -9,12 +9,15 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "lance/columnar/array.h"
+#include "lance/columnar/builder.h"
 #include "lance/core/result.h"
 #include "lance/file/file_reader.h"
+#include "lance/index/index_store.h"
 #include "lance/index/row_set.h"
 
 namespace lance::index::scalar {
@@ -55,5 +58,14 @@ Result<uint64_t> MetadataNumber(const file::FileReader& reader, const std::strin
 // The exact null rows when the file names them (metadata null_bitmap = global buffer index),
 // else nullopt. Errors: Corruption naming `path`.
 Result<std::optional<RowSet>> ReadNullBitmap(const file::FileReader& reader, const std::string& path);
+
+// Finishes `builders` into `cols` (appended in order). Errors: the builders'.
+Status FinishColumns(std::initializer_list<ArrayBuilder*> builders, std::vector<ArrayPtr>* cols);
+
+// Writes the zone file `file` of `store`: one batch of `cols` under schema `s` (whose metadata
+// says null_bitmap = 1) and the exact null rows as global buffer 1. Returns the file's size.
+// Errors: the writer's, Internal when the buffer does not land as number 1.
+Result<uint64_t> WriteZoneFile(IndexStore& store, const char* file, const SchemaPtr& s,
+                               std::vector<ArrayPtr> cols, int64_t zones, const RowSet& null_rows);
 
 }  // namespace lance::index::scalar
