@@ -67,10 +67,10 @@ void MakeMixed(const std::string& uri, bool stable) {
   WriteParams p;
   p.max_rows_per_file = 700;
   p.enable_stable_row_ids = stable;
-  EV_ASSERT_OK(WriteDataset(uri, MixedSchema(), {*batch}, p).status());
-  EV_ASSERT_OK(DeleteRows(uri, "id < 700 OR id % 7 = 3 OR id % 11 = 0 OR id = 2999").status());
-  EV_ASSERT_OK(AddColumns(uri, {{"half", "score / 2"}}).status());
-  EV_ASSERT_OK(DeleteRows(uri, "id % 13 = 5").status());
+  TEST_OK(WriteDataset(uri, MixedSchema(), {*batch}, p).status());
+  TEST_OK(DeleteRows(uri, "id < 700 OR id % 7 = 3 OR id % 11 = 0 OR id = 2999").status());
+  TEST_OK(AddColumns(uri, {{"half", "score / 2"}}).status());
+  TEST_OK(DeleteRows(uri, "id % 13 = 5").status());
 }
 
 // Computed columns through the whole-column path equal the expression evaluated over the
@@ -80,24 +80,24 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
   for (bool stable : {false, true}) {
     const std::string uri = FreshUri(stable ? "add_direct_stable" : "add_direct");
     MakeMixed(uri, stable);
-    EV_ASSERT_OK(DeleteRows(uri, "id = 713").status());
-    EV_ASSIGN(auto before, Snapshot::Open(uri));
+    TEST_OK(DeleteRows(uri, "id = 713").status());
+    TEST_ASSIGN(auto before, Snapshot::Open(uri));
     const std::vector<ColumnExpression> exprs = {{"a", "score * 2 + small"},
                                                  {"b", "name"},
                                                  {"c", "small > 0 AND flag"},
                                                  {"d", "100 / (id - 713)"}};
-    EV_ASSIGN(auto scan, ScanAll(before, {}));
+    TEST_ASSIGN(auto scan, ScanAll(before, {}));
     std::vector<std::vector<ArrayPtr>> want(exprs.size());
     for (size_t k = 0; k < exprs.size(); ++k) {
-      EV_ASSIGN(auto e, expr::Expression::Make(exprs[k].expression, before->schema()));
+      TEST_ASSIGN(auto e, expr::Expression::Make(exprs[k].expression, before->schema()));
       for (const auto& b : scan) {
-        EV_ASSIGN(auto v, e->Evaluate(*b));
+        TEST_ASSIGN(auto v, e->Evaluate(*b));
         want[k].push_back(v);
       }
     }
-    EV_ASSERT_OK(AddColumns(uri, exprs).status());
-    EV_ASSIGN(auto after, Snapshot::Open(uri));
-    EV_ASSIGN(auto got, ScanAll(after, {"a", "b", "c", "d"}));
+    TEST_OK(AddColumns(uri, exprs).status());
+    TEST_ASSIGN(auto after, Snapshot::Open(uri));
+    TEST_ASSIGN(auto got, ScanAll(after, {"a", "b", "c", "d"}));
     ASSERT_EQ(got.size(), scan.size());
     for (size_t b = 0; b < got.size(); ++b) {
       for (size_t k = 0; k < exprs.size(); ++k) {
@@ -106,8 +106,8 @@ TEST(RowRewrite, AddColumnsEqualsEvaluatingTheScan) {
       }
     }
     // Deleted rows hold nulls in the new files.
-    EV_ASSIGN(auto reader, query::FragmentReader::Open(after, 1, nullptr));
-    EV_ASSIGN(auto phys, reader->Read(schema({after->schema()->GetFieldByName("a")}),
+    TEST_ASSIGN(auto reader, query::FragmentReader::Open(after, 1, nullptr));
+    TEST_ASSIGN(auto phys, reader->Read(schema({after->schema()->GetFieldByName("a")}),
                                       query::RowSelection::Range(0, reader->physical_rows())));
     ASSERT_FALSE(reader->deleted().empty());
     for (uint32_t r : reader->deleted()) EXPECT_TRUE(phys->column(0)->IsNull(r)) << r;

@@ -19,13 +19,13 @@ using namespace evolve_test;
 
 TEST(AddNullColumns, MetadataOnlyAndReadAsNulls) {
   const std::string uri = FreshUri("add_nulls");
-  EV_ASSERT_OK(MakePeople(uri, 5, 2));
-  EV_ASSIGN(auto before, Snapshot::Open(uri));
+  TEST_OK(MakePeople(uri, 5, 2));
+  TEST_ASSIGN(auto before, Snapshot::Open(uri));
   auto added = schema({field("note", utf8()),
                        field("pos", struct_({field("x", float64()), field("y", float64())}))});
-  EV_ASSIGN(CommitInfo ci, AddNullColumns(uri, added));
+  TEST_ASSIGN(CommitInfo ci, AddNullColumns(uri, added));
   EXPECT_EQ(ci.version, 2u);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   // Same fragments, same data files: nothing was written.
   ASSERT_EQ(ds->manifest().fragments.size(), before->manifest().fragments.size());
   for (size_t i = 0; i < ds->manifest().fragments.size(); ++i) {
@@ -36,26 +36,26 @@ TEST(AddNullColumns, MetadataOnlyAndReadAsNulls) {
   EXPECT_TRUE(ds->schema()->field(4)->type()->Equals(*added->field(1)->type()));
   // Fresh ids above every id in use.
   EXPECT_EQ(ds->schema()->field(3)->id(), 3);
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv, LoadVersion(loc, 2));
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, 2));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
   EXPECT_TRUE(txn->is<Transaction::Merge>());
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[1], R"({"id":1,"name":"n1","score":0.5,"note":null,"pos":null})");
 
   // The new column takes values like any other (a merge-insert rewrites the row).
   {
-    EV_ASSIGN(auto snap, Snapshot::Open(uri));
-    EV_ASSIGN(auto row, RecordBatchFromJSON(snap->schema(),
+    TEST_ASSIGN(auto snap, Snapshot::Open(uri));
+    TEST_ASSIGN(auto row, RecordBatchFromJSON(snap->schema(),
                                             R"([{"id":3,"name":"n3","score":1.5,"note":"hello","pos":null}])"));
     MergeInsertParams mp;
     mp.on = {"id"};
-    EV_ASSIGN(auto merged, MergeInsert(uri, snap->schema(), {row}, mp));
+    TEST_ASSIGN(auto merged, MergeInsert(uri, snap->schema(), {row}, mp));
     EXPECT_EQ(merged.rows_updated, 1u);
   }
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   bool found = false;
   for (const auto& r : rows) found = found || r == R"({"id":3,"name":"n3","score":1.5,"note":"hello","pos":null})";
   EXPECT_TRUE(found);
@@ -63,7 +63,7 @@ TEST(AddNullColumns, MetadataOnlyAndReadAsNulls) {
 
 TEST(AddNullColumns, RefusesNonNullableAndTakenNames) {
   const std::string uri = FreshUri("add_nulls_bad");
-  EV_ASSERT_OK(MakePeople(uri, 2, 2));
+  TEST_OK(MakePeople(uri, 2, 2));
   auto r = AddNullColumns(uri, schema({field("x", int32(), false)}));
   ASSERT_TRUE(r.status().IsInvalidArgument());
   EXPECT_NE(r.status().message().find("'x' is not nullable"), std::string::npos) << r.status().ToString();
@@ -73,7 +73,7 @@ TEST(AddNullColumns, RefusesNonNullableAndTakenNames) {
   r = AddNullColumns(uri, schema({field("name", utf8())}));
   ASSERT_TRUE(r.status().IsInvalidArgument());
   EXPECT_NE(r.status().message().find("already exists"), std::string::npos) << r.status().ToString();
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
 }
 

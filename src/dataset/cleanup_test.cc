@@ -58,17 +58,17 @@ TEST(Cleanup, KeepLastVersionsDeletesOnlyUnreferencedFiles) {
   ASSERT_EQ(Versions(uri), (std::vector<uint64_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(Files(uri, "data").size(), 5u);
   EXPECT_EQ(Files(uri, "_deletions").size(), 1u);
-  EV_ASSIGN(auto latest_rows, Rows(uri));
+  TEST_ASSIGN(auto latest_rows, Rows(uri));
 
   CleanupOptions o;
   o.keep_versions = 2;
   o.dry_run = true;
-  EV_ASSIGN(CleanupStats dry, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(CleanupStats dry, CleanupOldVersions(uri, o));
   EXPECT_EQ(dry.removed_versions, (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(Versions(uri).size(), 5u);  // nothing deleted
 
   o.dry_run = false;
-  EV_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
   EXPECT_EQ(s.removed_versions, (std::vector<uint64_t>{1, 2, 3}));
   // The old data (3 files) and the deletion file belonged only to versions 1-3.
   EXPECT_EQ(s.data_files_removed, 3u);
@@ -79,43 +79,43 @@ TEST(Cleanup, KeepLastVersionsDeletesOnlyUnreferencedFiles) {
   EXPECT_EQ(Files(uri, "data").size(), 2u);
   EXPECT_TRUE(Files(uri, "_deletions").empty());
   EXPECT_EQ(Files(uri, "_transactions").size(), 2u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, latest_rows);
   OpenOptions v4;
   v4.version = 4;
-  EV_ASSIGN(auto ds4, Snapshot::Open(uri, v4));
+  TEST_ASSIGN(auto ds4, Snapshot::Open(uri, v4));
   EXPECT_EQ(ds4->CountRows(), 3u);
   v4.version = 2;
   EXPECT_TRUE(Snapshot::Open(uri, v4).status().IsNotFound());
   // The latest version always stays.
   o.keep_versions = 1;
   o.older_than_seconds = 0;
-  EV_ASSIGN(s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(s, CleanupOldVersions(uri, o));
   EXPECT_EQ(s.removed_versions, (std::vector<uint64_t>{4}));
   EXPECT_EQ(Versions(uri), (std::vector<uint64_t>{5}));
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, latest_rows);
 }
 
 TEST(Cleanup, TaggedVersionsAndAgeAreRespected) {
   const std::string uri = FreshUri("cleanup_tags");
   History(uri);
-  EV_ASSERT_OK(CreateTag(uri, "first", 1));
+  TEST_OK(CreateTag(uri, "first", 1));
   CleanupOptions o;
   o.older_than_seconds = 3600;  // everything is younger than an hour
-  EV_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
   EXPECT_TRUE(s.removed_versions.empty());
   EXPECT_EQ(Versions(uri).size(), 5u);
 
   o.older_than_seconds = 0;
-  EV_ASSIGN(s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(s, CleanupOldVersions(uri, o));
   EXPECT_EQ(s.removed_versions, (std::vector<uint64_t>{2, 3, 4}));
   EXPECT_EQ(Versions(uri), (std::vector<uint64_t>{1, 5}));
   // Version 1's files are kept for the tag: it still reads every row.
   OpenOptions t;
   t.tag = "first";
-  EV_ASSIGN(auto ds, Snapshot::Open(uri, t));
-  EV_ASSIGN(auto batches, ScanBatches(ds));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri, t));
+  TEST_ASSIGN(auto batches, ScanBatches(ds));
   int64_t n = 0;
   for (const auto& b : batches) n += b->num_rows();
   EXPECT_EQ(n, 4);
@@ -127,16 +127,16 @@ TEST(Cleanup, TaggedVersionsAndAgeAreRespected) {
 TEST(Cleanup, UnverifiedFilesNeedAgeOrPermission) {
   const std::string uri = FreshUri("cleanup_unverified");
   History(uri);
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSERT_OK(loc.store()->Put(loc.Path("data/in-progress.lance"), "partial"));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_OK(loc.store()->Put(loc.Path("data/in-progress.lance"), "partial"));
   CleanupOptions o;
   o.keep_versions = 5;
-  EV_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(CleanupStats s, CleanupOldVersions(uri, o));
   EXPECT_TRUE(s.removed_versions.empty());
   EXPECT_EQ(s.data_files_removed, 0u);
   EXPECT_TRUE(Files(uri, "data").count("in-progress.lance"));
   o.delete_unverified = true;
-  EV_ASSIGN(s, CleanupOldVersions(uri, o));
+  TEST_ASSIGN(s, CleanupOldVersions(uri, o));
   EXPECT_EQ(s.data_files_removed, 1u);
   EXPECT_FALSE(Files(uri, "data").count("in-progress.lance"));
   EXPECT_EQ(Versions(uri).size(), 5u);
@@ -152,7 +152,7 @@ TEST(Cleanup, Arguments) {
   EXPECT_TRUE(ParseDurationSeconds("7y").status().IsInvalidArgument());
   EXPECT_TRUE(ParseDurationSeconds("d").status().IsInvalidArgument());
   const std::string uri = FreshUri("cleanup_args");
-  EV_ASSERT_OK(MakePeople(uri, 2, 2));
+  TEST_OK(MakePeople(uri, 2, 2));
   EXPECT_TRUE(CleanupOldVersions(uri, {}).status().IsInvalidArgument());
   CleanupOptions zero;
   zero.keep_versions = 0;

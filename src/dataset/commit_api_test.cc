@@ -17,19 +17,8 @@
 #include "lance/table/versions.h"
 #include "lance/table/write.h"
 #include "table_fixtures/scan_test_util.h"
+#include "table_fixtures/status_test_util.h"
 
-#define CA_CONCAT_INNER(a, b) a##b
-#define CA_CONCAT(a, b) CA_CONCAT_INNER(a, b)
-#define CA_ASSERT_OK(expr)                                        \
-  do {                                                            \
-    const ::lance::Status _st = (expr);                           \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString();     \
-  } while (0)
-#define CA_ASSIGN_IMPL(tmp, lhs, rexpr)                                     \
-  auto tmp = (rexpr);                                                       \
-  ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString();       \
-  lhs = std::move(*tmp)
-#define CA_ASSIGN(lhs, rexpr) CA_ASSIGN_IMPL(CA_CONCAT(_r_, __LINE__), lhs, rexpr)
 
 namespace lance::table {
 namespace {
@@ -115,27 +104,27 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
   const auto store = io::MemoryObjectStore::Make();  // not registered under any URI
   const TableLocation loc(store, "warehouse/t.lance/");
   EXPECT_EQ(loc.root(), "warehouse/t.lance");
-  CA_ASSIGN(auto first, Rows(Schema2(), 0, 10));
+  TEST_ASSIGN(auto first, Rows(Schema2(), 0, 10));
   WriteParams wp;
   wp.max_rows_per_file = 4;
-  CA_ASSIGN(WriteResult created, WriteDataset(loc, Schema2(), {first}, wp));
+  TEST_ASSIGN(WriteResult created, WriteDataset(loc, Schema2(), {first}, wp));
   EXPECT_EQ(created.fragment_ids, (std::vector<uint64_t>{0, 1, 2}));
   ASSERT_NE(created.commit.manifest, nullptr);
   EXPECT_EQ(created.commit.manifest->num_rows(), 10u);
 
   // Append: data files of new fragments written by the engine, then the transaction.
-  CA_ASSIGN(CommittedVersion v1, LoadLatestWritableVersion(loc));
-  CA_ASSIGN(auto ds, Snapshot::Open(loc, v1));
+  TEST_ASSIGN(CommittedVersion v1, LoadLatestWritableVersion(loc));
+  TEST_ASSIGN(auto ds, Snapshot::Open(loc, v1));
   StagedFiles staged(loc);
-  CA_ASSIGN(auto more, Rows(ds->schema(), 10, 5));
-  CA_ASSIGN(std::vector<FragmentInfo> fragments,
+  TEST_ASSIGN(auto more, Rows(ds->schema(), 10, 5));
+  TEST_ASSIGN(std::vector<FragmentInfo> fragments,
             WriteFragments(staged, v1.manifest, ds->schema(), {more}, 1000));
   ASSERT_EQ(fragments.size(), 1u);
   EXPECT_EQ(staged.paths().size(), 1u);
   Transaction append;
   append.read_version = v1.version;
   append.operation = Transaction::Append{fragments, {}};
-  CA_ASSIGN(CommitInfo c2, CommitTransaction(loc, append, {}, &staged));
+  TEST_ASSIGN(CommitInfo c2, CommitTransaction(loc, append, {}, &staged));
   EXPECT_EQ(c2.version, 2u);
   EXPECT_TRUE(staged.paths().empty());  // referenced by version 2 now
   EXPECT_EQ(c2.manifest->fragments.back().id, 3u);
@@ -143,8 +132,8 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
 
   // Delete through staged deletion files.
   StagedFiles staged_del(loc);
-  CA_ASSIGN(Transaction del, DeleteIds(staged_del, {1, 2, 12}));
-  CA_ASSIGN(CommitInfo c3, CommitTransaction(loc, std::move(del), {}, &staged_del));
+  TEST_ASSIGN(Transaction del, DeleteIds(staged_del, {1, 2, 12}));
+  TEST_ASSIGN(CommitInfo c3, CommitTransaction(loc, std::move(del), {}, &staged_del));
   EXPECT_EQ(c3.version, 3u);
   std::vector<int64_t> want = Range(0, 15);
   want.erase(std::remove_if(want.begin(), want.end(), [](int64_t i) { return i == 1 || i == 2 || i == 12; }),
@@ -163,9 +152,9 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
   Transaction ci;
   ci.read_version = 3;
   ci.operation = Transaction::CreateIndex{{index}, {}, {}};
-  CA_ASSIGN(CommitInfo c4, CommitTransaction(loc, ci));
+  TEST_ASSIGN(CommitInfo c4, CommitTransaction(loc, ci));
   ASSERT_EQ(c4.manifest->indices.size(), 1u);
-  CA_ASSIGN(auto with_index, Snapshot::Open(loc));
+  TEST_ASSIGN(auto with_index, Snapshot::Open(loc));
   ASSERT_EQ(with_index->manifest().indices.size(), 1u);
   EXPECT_EQ(with_index->manifest().indices[0].uuid, index.uuid);
   EXPECT_EQ(with_index->manifest().indices[0].fragment_ids, index.fragment_ids);
@@ -178,8 +167,8 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
   }
   project.preserves_nullability = true;
   drop.operation = std::move(project);
-  CA_ASSERT_OK(CommitTransaction(loc, drop).status());
-  CA_ASSIGN(auto dropped, Snapshot::Open(loc));
+  TEST_OK(CommitTransaction(loc, drop).status());
+  TEST_ASSIGN(auto dropped, Snapshot::Open(loc));
   EXPECT_TRUE(dropped->manifest().indices.empty());
   EXPECT_EQ(Ids(loc), want);
   EXPECT_EQ(dropped->version(), 5u);
@@ -191,12 +180,12 @@ TEST(CommitApi, AnEngineWritesThroughItsOwnStore) {
 TEST(CommitApi, RacingDeletesAreRebasedOrRetryable) {
   const auto store = io::MemoryObjectStore::Make();
   const TableLocation loc(store, "t");
-  CA_ASSIGN(auto rows, Rows(Schema2(), 0, 20));
-  CA_ASSERT_OK(WriteDataset(loc, Schema2(), {rows}).status());
+  TEST_ASSIGN(auto rows, Rows(Schema2(), 0, 20));
+  TEST_OK(WriteDataset(loc, Schema2(), {rows}).status());
 
   for (bool common : {false, true}) {
     StagedFiles ours(loc);
-    CA_ASSIGN(Transaction mine, DeleteIds(ours, common ? std::vector<int64_t>{5, 6} : std::vector<int64_t>{3}));
+    TEST_ASSIGN(Transaction mine, DeleteIds(ours, common ? std::vector<int64_t>{5, 6} : std::vector<int64_t>{3}));
     CommitOptions o;
     o.handler = std::make_shared<RacingHandler>([&] {
       StagedFiles theirs(loc);
@@ -216,8 +205,8 @@ TEST(CommitApi, RacingDeletesAreRebasedOrRetryable) {
     // Nothing it staged is left; the retry on the new version lands.
     for (const auto& p : ours.paths()) EXPECT_FALSE(*store->Exists(p)) << p;
     StagedFiles again(loc);
-    CA_ASSIGN(Transaction retry, DeleteIds(again, {5, 6}));
-    CA_ASSERT_OK(CommitTransaction(loc, std::move(retry), {}, &again).status());
+    TEST_ASSIGN(Transaction retry, DeleteIds(again, {5, 6}));
+    TEST_OK(CommitTransaction(loc, std::move(retry), {}, &again).status());
   }
   std::vector<int64_t> want;
   for (int64_t i : Range(0, 20)) {
@@ -231,8 +220,8 @@ TEST(CommitApi, RacingDeletesAreRebasedOrRetryable) {
 TEST(CommitApi, AppendAfterOverwriteIsNotRetryable) {
   const auto store = io::MemoryObjectStore::Make();
   const TableLocation loc(store, "t");
-  CA_ASSIGN(auto rows, Rows(Schema2(), 0, 5));
-  CA_ASSERT_OK(WriteDataset(loc, Schema2(), {rows}).status());
+  TEST_ASSIGN(auto rows, Rows(Schema2(), 0, 5));
+  TEST_OK(WriteDataset(loc, Schema2(), {rows}).status());
   WriteParams p;
   p.mode = WriteMode::kAppend;
   p.commit.handler = std::make_shared<RacingHandler>([&] {
@@ -242,12 +231,12 @@ TEST(CommitApi, AppendAfterOverwriteIsNotRetryable) {
     ASSERT_TRUE(fresh.ok());
     ASSERT_TRUE(WriteDataset(loc, Schema2(), {*fresh}, o).ok());
   });
-  CA_ASSIGN(auto more, Rows(Schema2(), 5, 5));
+  TEST_ASSIGN(auto more, Rows(Schema2(), 5, 5));
   auto st = WriteDataset(loc, Schema2(), {more}, p).status();
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_FALSE(st.IsRetryable()) << st.ToString();
   EXPECT_EQ(Ids(loc), Range(100, 103));
-  CA_ASSIGN(auto data, store->List(loc.Path("data")));
+  TEST_ASSIGN(auto data, store->List(loc.Path("data")));
   EXPECT_EQ(data.size(), 2u);  // the two committed versions' files only
 }
 
@@ -256,8 +245,8 @@ TEST(CommitApi, AppendAfterOverwriteIsNotRetryable) {
 TEST(CommitApi, ThreadsRacingForVersions) {
   const auto store = io::MemoryObjectStore::Make();
   const TableLocation loc(store, "t");
-  CA_ASSIGN(auto rows, Rows(Schema2(), 0, 1));
-  CA_ASSERT_OK(WriteDataset(loc, Schema2(), {rows}).status());
+  TEST_ASSIGN(auto rows, Rows(Schema2(), 0, 1));
+  TEST_OK(WriteDataset(loc, Schema2(), {rows}).status());
   constexpr int kPerThread = 8;
   std::atomic<int> lost{0};
   std::vector<std::thread> threads;
@@ -278,7 +267,7 @@ TEST(CommitApi, ThreadsRacingForVersions) {
   std::vector<int64_t> ids = Ids(loc);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(ids, Range(0, 1 + 2 * kPerThread));
-  CA_ASSIGN(auto latest, LoadLatestVersion(loc));
+  TEST_ASSIGN(auto latest, LoadLatestVersion(loc));
   EXPECT_EQ(latest->version, 1u + 2 * kPerThread);
 }
 
@@ -287,33 +276,33 @@ TEST(CommitApi, ThreadsRacingForVersions) {
 TEST(CommitApi, ResolverReadsTheHintThenLists) {
   const auto store = io::MemoryObjectStore::Make();
   const TableLocation loc(store, "t");
-  CA_ASSIGN(auto rows, Rows(Schema2(), 0, 3));
-  CA_ASSERT_OK(WriteDataset(loc, Schema2(), {rows}).status());
+  TEST_ASSIGN(auto rows, Rows(Schema2(), 0, 3));
+  TEST_OK(WriteDataset(loc, Schema2(), {rows}).status());
   WriteParams p;
   p.mode = WriteMode::kAppend;
-  CA_ASSERT_OK(WriteDataset(loc, Schema2(), {rows}, p).status());
+  TEST_OK(WriteDataset(loc, Schema2(), {rows}, p).status());
   OpenStats fresh;
-  CA_ASSIGN(auto latest, LoadLatestVersion(loc, &fresh));
+  TEST_ASSIGN(auto latest, LoadLatestVersion(loc, &fresh));
   EXPECT_EQ(latest->version, 2u);
   EXPECT_EQ(fresh.gets, 2);
   EXPECT_EQ(fresh.heads, 1);
   EXPECT_EQ(fresh.lists, 0);
-  CA_ASSERT_OK(store->Put(loc.Path("_versions/latest_version_hint.json"), "{\"version\":1}"));
+  TEST_OK(store->Put(loc.Path("_versions/latest_version_hint.json"), "{\"version\":1}"));
   OpenStats stale;
-  CA_ASSIGN(latest, LoadLatestVersion(loc, &stale));
+  TEST_ASSIGN(latest, LoadLatestVersion(loc, &stale));
   EXPECT_EQ(latest->version, 2u);
   EXPECT_EQ(stale.lists, 1);
-  CA_ASSIGN(auto files, ListVersionFiles(loc));
+  TEST_ASSIGN(auto files, ListVersionFiles(loc));
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[1].version, 2u);
-  CA_ASSIGN(auto v1, LoadVersion(loc, 1));
+  TEST_ASSIGN(auto v1, LoadVersion(loc, 1));
   EXPECT_EQ(v1.manifest.num_rows(), 3u);
-  CA_ASSIGN(auto t2, LoadTransaction(loc, *latest));
+  TEST_ASSIGN(auto t2, LoadTransaction(loc, *latest));
   ASSERT_TRUE(t2.has_value());
   EXPECT_TRUE(t2->is<Transaction::Append>());
   EXPECT_TRUE(LoadVersion(loc, 9).status().IsNotFound());
   const TableLocation empty(store, "nothing-here");
-  CA_ASSIGN(auto none, LoadLatestVersion(empty));
+  TEST_ASSIGN(auto none, LoadLatestVersion(empty));
   EXPECT_FALSE(none.has_value());
   EXPECT_TRUE(LoadLatestWritableVersion(empty).status().IsNotFound());
 }

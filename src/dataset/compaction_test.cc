@@ -108,15 +108,15 @@ Result<std::vector<std::string>> RowVersionsById(const std::string& uri) {
 
 TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
   const std::string uri = FreshUri("compact");
-  EV_ASSERT_OK(MakePeople(uri, 20, 2));  // 10 fragments of 2 rows
-  EV_ASSERT_OK(DeleteRows(uri, "id = 3 OR id = 10 OR id = 11").status());
-  EV_ASSIGN(auto before, Rows(uri));
+  TEST_OK(MakePeople(uri, 20, 2));  // 10 fragments of 2 rows
+  TEST_OK(DeleteRows(uri, "id = 3 OR id = 10 OR id = 11").status());
+  TEST_ASSIGN(auto before, Rows(uri));
   ASSERT_EQ(before.size(), 17u);
   CompactionOptions o;
   o.target_rows_per_fragment = 8;
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.rows_rewritten, 17u);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), r.commit.version);
   // Groups close at 8 live rows: [0..4] 9 rows -> 8 + 1, and so on; no deletion files left.
   uint64_t total = 0;
@@ -127,69 +127,69 @@ TEST(Compaction, MergesSmallFragmentsAndMaterializesDeletions) {
   }
   EXPECT_EQ(total, 17u);
   EXPECT_LT(ds->manifest().fragments.size(), 10u);
-  EV_ASSIGN(auto after, Rows(uri));
+  TEST_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
   ASSERT_TRUE(txn->is<Transaction::Rewrite>());
   EXPECT_GE(txn->get<Transaction::Rewrite>()->groups.size(), 1u);
 
   // Nothing left to do: no commit.
-  EV_ASSIGN(CompactionResult again, CompactFiles(uri, o));
+  TEST_ASSIGN(CompactionResult again, CompactFiles(uri, o));
   EXPECT_EQ(again.commit.version, 0u);
   EXPECT_TRUE(CompactFiles(uri, Target(0)).status().IsInvalidArgument());
 }
 
 TEST(Compaction, LeavesBigFragmentsAlone) {
   const std::string uri = FreshUri("compact_big");
-  EV_ASSERT_OK(MakePeople(uri, 10, 5));  // 2 fragments of 5
-  EV_ASSIGN(auto ds0, Snapshot::Open(uri));
+  TEST_OK(MakePeople(uri, 10, 5));  // 2 fragments of 5
+  TEST_ASSIGN(auto ds0, Snapshot::Open(uri));
   CompactionOptions o;
   o.target_rows_per_fragment = 5;
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.commit.version, 0u);
   // One deleted row of 5 (20% > 10%): that fragment alone is rewritten.
-  EV_ASSERT_OK(DeleteRows(uri, "id = 7").status());
-  EV_ASSIGN(r, CompactFiles(uri, o));
+  TEST_OK(DeleteRows(uri, "id = 7").status());
+  TEST_ASSIGN(r, CompactFiles(uri, o));
   EXPECT_EQ(r.fragments_removed, 1u);
   EXPECT_EQ(r.fragments_added, 1u);
   EXPECT_EQ(r.files_removed, 2u);  // its data file and its deletion file
   EXPECT_EQ(r.files_added, 1u);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 2u);
   EXPECT_EQ(ds->manifest().fragments[0].files[0].path, ds0->manifest().fragments[0].files[0].path);
   EXPECT_EQ(ds->manifest().fragments[1].physical_rows, 4u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   std::string json = "[";
   for (int i : {0, 1, 2, 3, 4, 5, 6, 8, 9}) json += (json.size() > 1 ? "," : "") + PersonJson(i, "n" + std::to_string(i), i / 2.0);
-  EV_ASSIGN(auto want, Expected(PeopleSchema(), json + "]"));
+  TEST_ASSIGN(auto want, Expected(PeopleSchema(), json + "]"));
   EXPECT_EQ(rows, want);
 }
 
 TEST(Compaction, KeepsStableRowIds) {
   const std::string uri = FreshUri("compact_stable");
-  EV_ASSERT_OK(MakePeople(uri, 6, 2, /*stable_row_ids=*/true));
-  EV_ASSERT_OK(DeleteRows(uri, "id = 2").status());
-  EV_ASSERT_OK(CompactFiles(uri, Target(100)).status());
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_OK(MakePeople(uri, 6, 2, /*stable_row_ids=*/true));
+  TEST_OK(DeleteRows(uri, "id = 2").status());
+  TEST_OK(CompactFiles(uri, Target(100)).status());
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 1u);
   query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_id = true;
-  EV_ASSIGN(auto rows, Rows(uri, so));
+  TEST_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("_rowid", uint64())});
-  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":1,"_rowid":1},{"id":3,"_rowid":3},
+  TEST_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":1,"_rowid":1},{"id":3,"_rowid":3},
                                          {"id":4,"_rowid":4},{"id":5,"_rowid":5}])"));
   EXPECT_EQ(rows, want);
-  EV_ASSIGN(auto ids, ds->RowIds(0));  // the rewritten fragment's sequence: id 2 is gone
+  TEST_ASSIGN(auto ids, ds->RowIds(0));  // the rewritten fragment's sequence: id 2 is gone
   EXPECT_EQ(ids, (std::vector<uint64_t>{0, 1, 3, 4, 5}));
 }
 
 TEST(Compaction, ConflictsWithConcurrentDeleteOnRewrittenFragment) {
   const std::string uri = FreshUri("compact_race");
-  EV_ASSERT_OK(MakePeople(uri, 6, 2));
+  TEST_OK(MakePeople(uri, 6, 2));
   CompactionOptions o;
   o.target_rows_per_fragment = 100;
   auto handler = std::make_shared<RacingHandler>([&] {
@@ -201,11 +201,11 @@ TEST(Compaction, ConflictsWithConcurrentDeleteOnRewrittenFragment) {
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_NE(st.message().find("retryable"), std::string::npos) << st.ToString();
   // The delete stands; a fresh compaction then succeeds with every row intact.
-  EV_ASSIGN(auto before, Rows(uri));
+  TEST_ASSIGN(auto before, Rows(uri));
   ASSERT_EQ(before.size(), 5u);
   o.commit.handler = nullptr;
-  EV_ASSERT_OK(CompactFiles(uri, o).status());
-  EV_ASSIGN(auto after, Rows(uri));
+  TEST_OK(CompactFiles(uri, o).status());
+  TEST_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
   // An append committed concurrently is compatible: it survives the compaction.
   auto appender = std::make_shared<RacingHandler>([&] {
@@ -214,13 +214,13 @@ TEST(Compaction, ConflictsWithConcurrentDeleteOnRewrittenFragment) {
     p.mode = WriteMode::kAppend;
     ASSERT_TRUE(WriteDataset(uri, PeopleSchema(), {*more}, p).ok());
   });
-  EV_ASSERT_OK(DeleteRows(uri, "id = 0").status());
+  TEST_OK(DeleteRows(uri, "id = 0").status());
   o.commit.handler = appender;
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.commit.attempts, 2);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   ASSERT_EQ(rows.size(), 5u);
-  EV_ASSIGN(auto last, Expected(PeopleSchema(), "[" + PersonJson(50, "n50", 25) + "]"));
+  TEST_ASSIGN(auto last, Expected(PeopleSchema(), "[" + PersonJson(50, "n50", 25) + "]"));
   EXPECT_EQ(rows.back(), last[0]);
 }
 
@@ -229,21 +229,21 @@ TEST(Compaction, ConflictsWithConcurrentDeleteOnRewrittenFragment) {
 // group mixes fragments an index covers with fragments it does not.
 TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
   const std::string uri = FreshUri("compact_index");
-  EV_ASSERT_OK(MakePeople(uri, 20, 2));  // fragments 0..9
-  EV_ASSERT_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3, 4}));
-  EV_ASSERT_OK(AddIndex(uri, "old_idx", std::nullopt));
-  EV_ASSERT_OK(DeleteRows(uri, "id = 3 OR id = 12").status());
-  EV_ASSIGN(auto before, Rows(uri));
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv0, LoadLatestVersion(loc));
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
+  TEST_OK(MakePeople(uri, 20, 2));  // fragments 0..9
+  TEST_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  TEST_OK(AddIndex(uri, "old_idx", std::nullopt));
+  TEST_OK(DeleteRows(uri, "id = 3 OR id = 12").status());
+  TEST_ASSIGN(auto before, Rows(uri));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv0, LoadLatestVersion(loc));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
   EXPECT_EQ(r.fragments_removed, 10u);
   EXPECT_EQ(r.files_removed, 12u);  // 10 data files, 2 deletion files
   EXPECT_EQ(r.files_added, r.fragments_added);
-  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
   EXPECT_EQ(RawIndexSection(loc, sv), RawIndexSection(loc, *sv0));  // byte for byte
   EXPECT_FALSE(RawIndexSection(loc, sv).empty());
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
   ASSERT_EQ(txn->get<Transaction::Rewrite>()->groups.size(), 2u);
   std::vector<std::vector<uint64_t>> groups;
@@ -252,14 +252,14 @@ TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
     for (const auto& f : g.old_fragments) groups.back().push_back(f.id);
   }
   EXPECT_EQ(groups, (std::vector<std::vector<uint64_t>>{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}));
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().indices.size(), 2u);
   const IndexInfo* x = FindIndex(*ds, "id_idx");
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->fragment_ids, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
   EXPECT_FALSE(FindIndex(*ds, "old_idx")->has_fragment_bitmap);
   for (const auto& f : ds->manifest().fragments) EXPECT_GE(f.id, 10u);
-  EV_ASSIGN(auto after, Rows(uri));
+  TEST_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
 }
 
@@ -267,19 +267,19 @@ TEST(Compaction, KeepsIndexBitmapsWithoutStableRowIds) {
 // new ones (lance 12's rule); the group it does not cover stays out of it.
 TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
   const std::string uri = FreshUri("compact_index_stable");
-  EV_ASSERT_OK(MakePeople(uri, 20, 2, /*stable_row_ids=*/true));  // fragments 0..9
-  EV_ASSERT_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3}));
-  EV_ASSERT_OK(AddIndex(uri, "old_idx", std::nullopt));
-  EV_ASSERT_OK(DeleteRows(uri, "id = 3").status());
-  EV_ASSIGN(auto before, Rows(uri));
+  TEST_OK(MakePeople(uri, 20, 2, /*stable_row_ids=*/true));  // fragments 0..9
+  TEST_OK(AddIndex(uri, "id_idx", std::vector<uint32_t>{0, 1, 2, 3}));
+  TEST_OK(AddIndex(uri, "old_idx", std::nullopt));
+  TEST_OK(DeleteRows(uri, "id = 3").status());
+  TEST_ASSIGN(auto before, Rows(uri));
   // Target 4 rows: [0, 1] (3 live rows) then fragment 2 closes the group at 5; [3] alone has
   // no deletion so stays; then the uncovered [4, 5] and so on.
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(4)));
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, Target(4)));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   std::vector<uint32_t> want;
   for (const auto& g : txn->get<Transaction::Rewrite>()->groups) {
     const bool covered = g.old_fragments[0].id <= 3;
@@ -289,7 +289,7 @@ TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
   for (const auto& f : ds->manifest().fragments) {
     bool covered_rows = false;
     const auto& pf = sv.manifest.fragments[static_cast<size_t>(&f - ds->manifest().fragments.data())];
-    EV_ASSIGN(auto ids, DecodeRowIdSequence(pf.inline_row_ids));
+    TEST_ASSIGN(auto ids, DecodeRowIdSequence(pf.inline_row_ids));
     for (uint64_t id : ids) covered_rows = covered_rows || id < 8;
     if (covered_rows) want.push_back(static_cast<uint32_t>(f.id));
   }
@@ -300,7 +300,7 @@ TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->fragment_ids, want);
   EXPECT_FALSE(FindIndex(*ds, "old_idx")->has_fragment_bitmap);
-  EV_ASSIGN(auto after, Rows(uri));
+  TEST_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
 }
 
@@ -308,18 +308,18 @@ TEST(Compaction, MovesIndexBitmapsToNewFragmentsWithStableRowIds) {
 // a fragment being rewritten, compatible otherwise.
 TEST(Compaction, ConflictsWithConcurrentIndexOverRewrittenFragment) {
   const std::string uri = FreshUri("compact_index_race");
-  EV_ASSERT_OK(MakePeople(uri, 8, 2));  // fragments 0..3
-  EV_ASSERT_OK(DeleteRows(uri, "id = 1").status());  // fragment 0 is rewritten alone
+  TEST_OK(MakePeople(uri, 8, 2));  // fragments 0..3
+  TEST_OK(DeleteRows(uri, "id = 1").status());  // fragment 0 is rewritten alone
   CompactionOptions o = Target(2);
   o.commit.handler = std::make_shared<RacingHandler>(
       [&] { ASSERT_TRUE(AddIndex(uri, "far_idx", std::vector<uint32_t>{2, 3}).ok()); });
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, o));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, o));
   EXPECT_EQ(r.commit.attempts, 2);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_NE(FindIndex(*ds, "far_idx"), nullptr);
   EXPECT_EQ(FindIndex(*ds, "far_idx")->fragment_ids, (std::vector<uint32_t>{2, 3}));
 
-  EV_ASSERT_OK(DeleteRows(uri, "id = 5").status());  // fragment 2 now
+  TEST_OK(DeleteRows(uri, "id = 5").status());  // fragment 2 now
   o.commit.handler = std::make_shared<RacingHandler>(
       [&] { ASSERT_TRUE(AddIndex(uri, "near_idx", std::vector<uint32_t>{2}).ok()); });
   auto st = CompactFiles(uri, o).status();
@@ -335,39 +335,39 @@ TEST(Compaction, ConflictsWithConcurrentIndexOverRewrittenFragment) {
 // updated by it; rows created since keep theirs; compaction keeps both.
 TEST(Compaction, KeepsRowVersionsAsLance) {
   const std::string uri = FreshUri("compact_versions");
-  EV_ASSERT_OK(MakePeople(uri, 6, 3, /*stable_row_ids=*/true));  // v1
+  TEST_OK(MakePeople(uri, 6, 3, /*stable_row_ids=*/true));  // v1
   {
     auto more = People(6, 3);
     ASSERT_TRUE(more.ok());
     WriteParams p;
     p.mode = WriteMode::kAppend;
-    EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {*more}, p).status());  // v2
+    TEST_OK(WriteDataset(uri, PeopleSchema(), {*more}, p).status());  // v2
   }
   {  // v3: rows 1 and 7 rewritten (an Update transaction, as an UPDATE makes)
-    EV_ASSIGN(auto rows, RecordBatchFromJSON(PeopleSchema(), R"([{"id":1,"name":"u","score":0.5},
+    TEST_ASSIGN(auto rows, RecordBatchFromJSON(PeopleSchema(), R"([{"id":1,"name":"u","score":0.5},
                                                                   {"id":7,"name":"u","score":3.5}])"));
     MergeInsertParams mp;
     mp.on = {"id"};
     mp.when_not_matched = WhenNotMatched::kDoNothing;
-    EV_ASSIGN(auto merged, MergeInsert(uri, PeopleSchema(), {rows}, mp));
+    TEST_ASSIGN(auto merged, MergeInsert(uri, PeopleSchema(), {rows}, mp));
     EXPECT_EQ(merged.rows_updated, 2u);
   }
-  EV_ASSERT_OK(DeleteRows(uri, "id = 4").status());                               // v4
+  TEST_OK(DeleteRows(uri, "id = 4").status());                               // v4
   const std::vector<std::string> want = {"0:1/1", "1:1/3", "2:1/1", "3:1/1", "5:1/1",
                                          "6:2/2", "7:2/3", "8:2/2"};
-  EV_ASSIGN(auto v4, RowVersionsById(uri));
+  TEST_ASSIGN(auto v4, RowVersionsById(uri));
   EXPECT_EQ(v4, want);
-  EV_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
+  TEST_ASSIGN(CompactionResult r, CompactFiles(uri, Target(100)));
   EXPECT_EQ(r.commit.version, 5u);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().fragments.size(), 1u);
-  EV_ASSIGN(auto v5, RowVersionsById(uri));
+  TEST_ASSIGN(auto v5, RowVersionsById(uri));
   EXPECT_EQ(v5, want);
   // Adding a column rewrites every row's values: last updated now (v6), created kept;
   // dropping one rewrites nothing.
-  EV_ASSERT_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
-  EV_ASSERT_OK(DropColumns(uri, {"twice"}).status());
-  EV_ASSIGN(auto v7, RowVersionsById(uri));
+  TEST_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
+  TEST_OK(DropColumns(uri, {"twice"}).status());
+  TEST_ASSIGN(auto v7, RowVersionsById(uri));
   EXPECT_EQ(v7, (std::vector<std::string>{"0:1/6", "1:1/6", "2:1/6", "3:1/6", "5:1/6", "6:2/6",
                                           "7:2/6", "8:2/6"}));
 }

@@ -34,34 +34,34 @@ class MergeMatched : public ::testing::TestWithParam<bool> {};
 
 TEST_P(MergeMatched, DeleteRemovesMatchedRowsAndInsertsTheRest) {
   const std::string uri = FreshUri("merge_delete");
-  EV_ASSERT_OK(MakePeople(uri, 5, 2, /*stable_row_ids=*/GetParam()));
+  TEST_OK(MakePeople(uri, 5, 2, /*stable_row_ids=*/GetParam()));
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched = WhenMatched::kDelete;
   auto src = Source(R"([{"id":1,"name":"x","score":9},{"id":4,"name":"y","score":9},
                         {"id":7,"name":"z","score":7}])");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_deleted, 2u);
   EXPECT_EQ(r.rows_updated, 0u);
   EXPECT_EQ(r.rows_inserted, 1u);
   EXPECT_EQ(r.commit.version, 2u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5),
                               PersonJson(7, "z", 7)}));
 
   // Deleting matches without inserting: only deletions are committed.
   p.when_not_matched = WhenNotMatched::kDoNothing;
-  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":0,"name":"a","score":1},
+  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":0,"name":"a","score":1},
                                                              {"id":99,"name":"b","score":1}])")}, p));
   EXPECT_EQ(r.rows_deleted, 1u);
   EXPECT_EQ(r.rows_inserted, 0u);
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5), PersonJson(7, "z", 7)}));
 }
 
 TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
   const std::string uri = FreshUri("merge_fail");
-  EV_ASSERT_OK(MakePeople(uri, 3, 10, GetParam()));
+  TEST_OK(MakePeople(uri, 3, 10, GetParam()));
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched = WhenMatched::kFail;
@@ -69,12 +69,12 @@ TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
                                                          {"id":2,"name":"y","score":1}])")}, p);
   ASSERT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
   EXPECT_NE(r.status().message().find("fail"), std::string::npos);
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   // Without a match it inserts as usual.
-  EV_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1}])")}, p));
+  TEST_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1}])")}, p));
   EXPECT_EQ(ok.rows_inserted, 1u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
                               PersonJson(8, "x", 1)}));
 }

@@ -41,21 +41,21 @@ std::vector<std::string> Range(int from, int to) {
 
 TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   const std::string uri = ThreeFragments();
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 3u);
   const uint64_t f0 = ds->manifest().fragments[0].id, f2 = ds->manifest().fragments[2].id;
 
   query::ScanOptions so;
   so.fragment_ids = std::vector<uint64_t>{f2, 12345, f0};  // order and unknown ids do not matter
-  EV_ASSIGN(auto batches, ScanBatches(ds, so));
+  TEST_ASSIGN(auto batches, ScanBatches(ds, so));
   std::vector<std::string> want = Range(0, 10);
   for (const auto& s : Range(20, 25)) want.push_back(s);
   EXPECT_EQ(Ids(batches), want);
 
   // Whole rows, not only ids: the selection reads the same rows a full scan does.
-  EV_ASSIGN(auto all, ScanBatches(ds));
-  EV_ASSIGN(auto all_lines, JsonLinesOf(all));
-  EV_ASSIGN(auto some_lines, JsonLinesOf(batches));
+  TEST_ASSIGN(auto all, ScanBatches(ds));
+  TEST_ASSIGN(auto all_lines, JsonLinesOf(all));
+  TEST_ASSIGN(auto some_lines, JsonLinesOf(batches));
   std::vector<std::string> expected(all_lines.begin(), all_lines.begin() + 10);
   expected.insert(expected.end(), all_lines.begin() + 20, all_lines.end());
   EXPECT_EQ(some_lines, expected);
@@ -63,44 +63,44 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   // Offset and limit count rows of the selection (filters are the query layer's).
   so.offset = 8;
   so.limit = 4;
-  EV_ASSIGN(auto windowed, ScanBatches(ds, so));
+  TEST_ASSIGN(auto windowed, ScanBatches(ds, so));
   EXPECT_EQ(Ids(windowed), (std::vector<std::string>{"8", "9", "20", "21"}));
 
   // An empty selection scans nothing.
   query::ScanOptions none;
   none.fragment_ids = std::vector<uint64_t>{};
-  EV_ASSIGN(auto empty, ScanBatches(ds, none));
+  TEST_ASSIGN(auto empty, ScanBatches(ds, none));
   EXPECT_TRUE(empty.empty());
 }
 
 TEST(ScanOptions, BatchSizeCutsBatches) {
   const std::string uri = ThreeFragments();
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
-  EV_ASSIGN(auto whole, ScanBatches(ds));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto whole, ScanBatches(ds));
   ASSERT_EQ(whole.size(), 3u);  // one per fragment by default
-  EV_ASSIGN(auto whole_lines, JsonLinesOf(whole));
+  TEST_ASSIGN(auto whole_lines, JsonLinesOf(whole));
 
   query::ScanOptions so;
   so.batch_size = 4;
-  EV_ASSIGN(auto cut, ScanBatches(ds, so));
+  TEST_ASSIGN(auto cut, ScanBatches(ds, so));
   std::vector<int64_t> sizes;
   for (const auto& b : cut) sizes.push_back(b->num_rows());
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2, 4, 4, 2, 4, 1}));
-  EV_ASSIGN(auto cut_lines, JsonLinesOf(cut));
+  TEST_ASSIGN(auto cut_lines, JsonLinesOf(cut));
   EXPECT_EQ(cut_lines, whole_lines);
 
   // With an offset, a limit and row ids the batches still hold the same rows, cut.
   so.offset = 3;
   so.limit = 15;
   so.with_row_id = true;
-  EV_ASSIGN(auto filtered, ScanBatches(ds, so));
+  TEST_ASSIGN(auto filtered, ScanBatches(ds, so));
   for (const auto& b : filtered) EXPECT_LE(b->num_rows(), 4);
   EXPECT_EQ(Ids(filtered), Range(3, 18));
   query::ScanOptions uncut = so;
   uncut.batch_size = 0;
-  EV_ASSIGN(auto ref, ScanBatches(ds, uncut));
-  EV_ASSIGN(auto a, JsonLinesOf(filtered));
-  EV_ASSIGN(auto b, JsonLinesOf(ref));
+  TEST_ASSIGN(auto ref, ScanBatches(ds, uncut));
+  TEST_ASSIGN(auto a, JsonLinesOf(filtered));
+  TEST_ASSIGN(auto b, JsonLinesOf(ref));
   EXPECT_EQ(a, b);
 
   query::ScanOptions bad;

@@ -39,13 +39,13 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
             std::to_string(i * 3) + ",\"b\":\"text" + std::to_string(i) + "\"}}";
   }
   json += "]";
-  EV_ASSIGN(auto batch, RecordBatchFromJSON(s, json));
+  TEST_ASSIGN(auto batch, RecordBatchFromJSON(s, json));
   WriteParams wp;
   wp.max_rows_per_file = 12;
-  EV_ASSERT_OK(WriteDataset(uri, s, {batch}, wp).status());
-  EV_ASSERT_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
+  TEST_OK(WriteDataset(uri, s, {batch}, wp).status());
+  TEST_OK(AddColumns(uri, {{"twice", "id * 2"}}).status());
 
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   const Manifest& m = ds->manifest();
   ASSERT_EQ(m.fragments.size(), 3u);
   // Expected, from the readers: 2.2 files have one column per leaf, mapped by column_indices.
@@ -55,13 +55,13 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
     ASSERT_EQ(m.fragments[i].files.size(), 2u);
     for (size_t k = 0; k < 2; ++k) {
       const DataFileInfo& df = m.fragments[i].files[k];
-      EV_ASSIGN(auto reader, ds->DataFileReader(i, k));
+      TEST_ASSIGN(auto reader, ds->DataFileReader(i, k));
       for (size_t j = 0; j < df.fields.size(); ++j) {
         if (df.column_indices[j] >= 0) want[df.fields[j]] += ColumnBytes(*reader, df.column_indices[j]);
       }
     }
   }
-  EV_ASSIGN(auto stats, CalculateDataStatistics(*ds));
+  TEST_ASSIGN(auto stats, CalculateDataStatistics(*ds));
   ASSERT_EQ(stats.size(), m.fields.size());
   uint64_t total = 0;
   for (size_t i = 0; i < stats.size(); ++i) {
@@ -82,25 +82,25 @@ TEST(DataStatistics, SumsPageBytesPerFieldOverFragmentsAndFiles) {
   uint64_t all_pages = 0;
   for (size_t i = 0; i < m.fragments.size(); ++i) {
     for (size_t k = 0; k < 2; ++k) {
-      EV_ASSIGN(auto reader, ds->DataFileReader(i, k));
+      TEST_ASSIGN(auto reader, ds->DataFileReader(i, k));
       for (int c = 0; c < reader->num_columns(); ++c) all_pages += ColumnBytes(*reader, c);
     }
   }
   EXPECT_EQ(total, all_pages);
 
   // A dropped column leaves the statistics (its bytes still sit in the files).
-  EV_ASSERT_OK(DropColumns(uri, {"twice"}).status());
-  EV_ASSIGN(auto after, Snapshot::Open(uri));
-  EV_ASSIGN(auto stats2, CalculateDataStatistics(*after));
+  TEST_OK(DropColumns(uri, {"twice"}).status());
+  TEST_ASSIGN(auto after, Snapshot::Open(uri));
+  TEST_ASSIGN(auto stats2, CalculateDataStatistics(*after));
   ASSERT_EQ(stats2.size(), stats.size() - 1);
   for (const auto& f : stats2) EXPECT_EQ(f.bytes_on_disk, want[f.field_id]);
 }
 
 TEST(DataStatistics, EmptyDatasetHasZeroBytesPerField) {
   const std::string uri = FreshUri("stats_empty");
-  EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {}, {}).status());
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
-  EV_ASSIGN(auto stats, CalculateDataStatistics(*ds));
+  TEST_OK(WriteDataset(uri, PeopleSchema(), {}, {}).status());
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto stats, CalculateDataStatistics(*ds));
   ASSERT_EQ(stats.size(), 3u);
   for (const auto& f : stats) EXPECT_EQ(f.bytes_on_disk, 0u);
 }

@@ -40,24 +40,24 @@ std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
 
 TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   const std::string uri = FreshUri("update");
-  EV_ASSERT_OK(MakePeople(uri, 6, 3));
-  EV_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "score * 10 + id"}, {"name", "upper(name)"}},
+  TEST_OK(MakePeople(uri, 6, 3));
+  TEST_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "score * 10 + id"}, {"name", "upper(name)"}},
                                        "id >= 2 AND id < 5"));
   EXPECT_EQ(r.rows_updated, 3u);
   EXPECT_EQ(r.commit.version, 2u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   // Untouched rows stay in place; the updated ones move to the new fragment at the end.
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(5, "n5", 2.5),
                               PersonJson(2, "N2", 12), PersonJson(3, "N3", 18), PersonJson(4, "N4", 24)}));
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   ASSERT_EQ(ds->manifest().fragments.size(), 3u);
   EXPECT_EQ(ds->manifest().fragments[0].deletion->num_deleted_rows, 1u);
   EXPECT_EQ(ds->manifest().fragments[1].deletion->num_deleted_rows, 2u);
   EXPECT_EQ(ds->manifest().fragments[2].id, 2u);
   EXPECT_EQ(ds->manifest().fragments[2].physical_rows, 3u);
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv, LoadVersion(loc, 2));
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, 2));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
   ASSERT_TRUE(txn->is<Transaction::Update>());
   const auto& update = *txn->get<Transaction::Update>();
@@ -66,70 +66,70 @@ TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   EXPECT_EQ(update.new_fragments[0].id, 0u);  // assigned by the commit
 
   // No match: nothing is committed.
-  EV_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
+  TEST_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
   EXPECT_EQ(none.rows_updated, 0u);
   EXPECT_EQ(none.commit.version, 0u);
-  EV_ASSIGN(ds, Snapshot::Open(uri));
+  TEST_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 2u);
 
   // Every row of a fragment updated: the fragment goes away.
-  EV_ASSERT_OK(UpdateRows(uri, {{"score", "-1"}}, "id < 2").status());
-  EV_ASSIGN(ds, Snapshot::Open(uri));
+  TEST_OK(UpdateRows(uri, {{"score", "-1"}}, "id < 2").status());
+  TEST_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->manifest().fragments[0].id, 1u);
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(5, "n5", 2.5), PersonJson(2, "N2", 12), PersonJson(3, "N3", 18),
                               PersonJson(4, "N4", 24), PersonJson(0, "n0", -1), PersonJson(1, "n1", -1)}));
 }
 
 TEST(Update, RefusesBadAssignments) {
   const std::string uri = FreshUri("update_bad");
-  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  TEST_OK(MakePeople(uri, 3, 3));
   EXPECT_TRUE(UpdateRows(uri, {{"nope", "1"}}, "").status().IsInvalidArgument());
   EXPECT_TRUE(UpdateRows(uri, {{"score", "nope + 1"}}, "").status().IsInvalidArgument());
   EXPECT_TRUE(UpdateRows(uri, {{"score", "1"}}, "nope = 1").status().IsInvalidArgument());
   auto st = UpdateRows(uri, {{"id", "NULL"}}, "id = 1").status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   // The int64 result of `id + 1` is cast to the int64 column; a double to int64 too.
-  EV_ASSERT_OK(UpdateRows(uri, {{"id", "id + 10"}}, "id = 2").status());
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_OK(UpdateRows(uri, {{"id", "id + 10"}}, "id = 2").status());
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(12, "n2", 1)}));
 }
 
 TEST(Update, StableRowIdsAreKept) {
   const std::string uri = FreshUri("update_stable");
-  EV_ASSERT_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
-  EV_ASSERT_OK(UpdateRows(uri, {{"name", "'x'"}}, "id = 1 OR id = 2").status());
+  TEST_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
+  TEST_OK(UpdateRows(uri, {{"name", "'x'"}}, "id = 1 OR id = 2").status());
   query::ScanOptions so;
   so.columns = {"id", "name"};
   so.with_row_id = true;
-  EV_ASSIGN(auto rows, Rows(uri, so));
+  TEST_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("name", utf8()), field("_rowid", uint64())});
-  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":3,"name":"n3","_rowid":3},
+  TEST_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":3,"name":"n3","_rowid":3},
                                          {"id":1,"name":"x","_rowid":1},{"id":2,"name":"x","_rowid":2}])"));
   EXPECT_EQ(rows, want);
   // New rows appended afterwards get fresh ids.
-  EV_ASSIGN(auto more, People(10, 1));
+  TEST_ASSIGN(auto more, People(10, 1));
   WriteParams p;
   p.mode = WriteMode::kAppend;
-  EV_ASSERT_OK(WriteDataset(uri, PeopleSchema(), {more}, p).status());
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
-  EV_ASSIGN(auto ids, ds->RowIds(ds->manifest().fragments.size() - 1));
+  TEST_OK(WriteDataset(uri, PeopleSchema(), {more}, p).status());
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ids, ds->RowIds(ds->manifest().fragments.size() - 1));
   EXPECT_EQ(ids, (std::vector<uint64_t>{4}));
 }
 
 TEST(Update, RebasesOverConcurrentDeleteOfOtherRows) {
   const std::string uri = FreshUri("update_race");
-  EV_ASSERT_OK(MakePeople(uri, 4, 4));
+  TEST_OK(MakePeople(uri, 4, 4));
   UpdateParams p;
   auto handler = std::make_shared<RacingHandler>([&] {
     auto d = DeleteRows(uri, "id = 0");
     ASSERT_TRUE(d.ok()) << d.status().ToString();
   });
   p.commit.handler = handler;
-  EV_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "100"}}, "id = 3", p));
+  TEST_ASSIGN(UpdateResult r, UpdateRows(uri, {{"score", "100"}}, "id = 3", p));
   EXPECT_EQ(r.commit.attempts, 2);
   EXPECT_EQ(r.commit.version, 3u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1), PersonJson(3, "n3", 100)}));
 
   // A concurrent delete of the same row: retryable conflict, nothing committed.
@@ -141,7 +141,7 @@ TEST(Update, RebasesOverConcurrentDeleteOfOtherRows) {
   auto st = UpdateRows(uri, {{"score", "7"}}, "id = 1", p).status();
   ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
   EXPECT_NE(st.message().find("retryable"), std::string::npos) << st.ToString();
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 100)}));
 }
 
@@ -153,70 +153,70 @@ RecordBatchPtr Source(const std::string& json) {
 
 TEST(MergeInsert, UpsertUpdatesMatchesAndInsertsTheRest) {
   const std::string uri = FreshUri("merge");
-  EV_ASSERT_OK(MakePeople(uri, 4, 2));
+  TEST_OK(MakePeople(uri, 4, 2));
   MergeInsertParams p;
   p.on = {"id"};
   auto src = Source("[" + PersonJson(5, "new5", 5) + "," + PersonJson(1, "upd1", 10) + "," +
                     PersonJson(3, "upd3", 30) + "," + PersonJson(7, "new7", 7) + "]");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 2u);
   EXPECT_EQ(r.rows_inserted, 2u);
   EXPECT_EQ(r.rows_deleted, 0u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(1, "upd1", 10),
                               PersonJson(3, "upd3", 30), PersonJson(5, "new5", 5),
                               PersonJson(7, "new7", 7)}));
-  EV_ASSIGN(auto loc, TableLocation::FromUri(uri));
-  EV_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
-  EV_ASSIGN(auto txn, LoadTransaction(loc, sv));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto sv, LoadVersion(loc, r.commit.version));
+  TEST_ASSIGN(auto txn, LoadTransaction(loc, sv));
   ASSERT_TRUE(txn.has_value());
   EXPECT_TRUE(txn->is<Transaction::Update>());
 }
 
 TEST(MergeInsert, InsertOnlyAndDeleteNotMatchedBySource) {
   const std::string uri = FreshUri("merge_modes");
-  EV_ASSERT_OK(MakePeople(uri, 4, 4));
+  TEST_OK(MakePeople(uri, 4, 4));
   // Source columns in another order: matched by name.
   auto sch = schema({field("score", float64()), field("id", int64(), false), field("name", utf8())});
-  EV_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"score":9,"id":2,"name":"x"},
+  TEST_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"score":9,"id":2,"name":"x"},
                                                    {"score":9,"id":9,"name":"y"}])"));
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched = WhenMatched::kDoNothing;
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
   EXPECT_EQ(r.rows_updated, 0u);
   EXPECT_EQ(r.rows_inserted, 1u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
                               PersonJson(3, "n3", 1.5), PersonJson(9, "y", 9)}));
   // Replace the table's content with the source: update matches, delete the rest.
   p.when_matched = WhenMatched::kUpdateAll;
   p.when_not_matched = WhenNotMatched::kDoNothing;
   p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
-  EV_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
+  TEST_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
   EXPECT_EQ(r.rows_updated, 2u);
   EXPECT_EQ(r.rows_deleted, 3u);
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(2, "x", 9), PersonJson(9, "y", 9)}));
   // Nothing to do: no commit.
   p.when_matched = WhenMatched::kDoNothing;
   p.when_not_matched_by_source = WhenNotMatchedBySource::kKeep;
-  EV_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
+  TEST_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
   EXPECT_EQ(r.commit.version, 0u);
 }
 
 TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
   const std::string uri = FreshUri("merge_keys");
-  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  TEST_OK(MakePeople(uri, 3, 3));
   MergeInsertParams p;
   p.on = {"id", "name"};
   // (1, n1) matches; (2, zz) does not (inserted); a null name never matches (inserted).
   auto src = Source(R"([{"id":1,"name":"n1","score":100},{"id":2,"name":"zz","score":200},
                         {"id":0,"name":null,"score":300}])");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 1u);
   EXPECT_EQ(r.rows_inserted, 2u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(1, "n1", 100),
                               PersonJson(2, "zz", 200), R"({"id":0,"name":null,"score":300})"}));
   // Two source rows for one dataset row.
@@ -227,14 +227,14 @@ TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
   EXPECT_NE(st.message().find("ambiguous"), std::string::npos);
   // Schema mismatches.
   auto other = schema({field("id", int64(), false), field("name", utf8()), field("extra", int32())});
-  EV_ASSIGN(auto b, RecordBatchFromJSON(other, R"([{"id":1,"name":"a","extra":1}])"));
+  TEST_ASSIGN(auto b, RecordBatchFromJSON(other, R"([{"id":1,"name":"a","extra":1}])"));
   st = MergeInsert(uri, other, {b}, p).status();
   ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("missing 'score' (double)"), std::string::npos) << st.ToString();
   EXPECT_NE(st.message().find("not in the dataset 'extra' (int32)"), std::string::npos)
       << st.ToString();
   auto retyped = schema({field("id", int64(), false), field("name", utf8()), field("score", utf8())});
-  EV_ASSIGN(b, RecordBatchFromJSON(retyped, R"([{"id":1,"name":"a","score":"x"}])"));
+  TEST_ASSIGN(b, RecordBatchFromJSON(retyped, R"([{"id":1,"name":"a","score":"x"}])"));
   st = MergeInsert(uri, retyped, {b}, p).status();
   ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("'score' is string but the dataset has double"), std::string::npos)
@@ -245,17 +245,17 @@ TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
 
 TEST(MergeInsert, StableRowIdsKeptForUpdatedRowsFreshForInserted) {
   const std::string uri = FreshUri("merge_stable");
-  EV_ASSERT_OK(MakePeople(uri, 3, 3, /*stable_row_ids=*/true));
+  TEST_OK(MakePeople(uri, 3, 3, /*stable_row_ids=*/true));
   MergeInsertParams p;
   p.on = {"id"};
   auto src = Source("[" + PersonJson(1, "u", 1) + "," + PersonJson(8, "i", 8) + "]");
-  EV_ASSERT_OK(MergeInsert(uri, PeopleSchema(), {src}, p).status());
+  TEST_OK(MergeInsert(uri, PeopleSchema(), {src}, p).status());
   query::ScanOptions so;
   so.columns = {"id"};
   so.with_row_id = true;
-  EV_ASSIGN(auto rows, Rows(uri, so));
+  TEST_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("_rowid", uint64())});
-  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":2,"_rowid":2},{"id":1,"_rowid":1},
+  TEST_ASSIGN(auto want, Expected(sch, R"([{"id":0,"_rowid":0},{"id":2,"_rowid":2},{"id":1,"_rowid":1},
                                          {"id":8,"_rowid":3}])"));
   EXPECT_EQ(rows, want);
 }
@@ -276,24 +276,24 @@ TEST(MergeInsert, ManyRowsEveryMatchFoundForFixedAndStringKeys) {
       }
       return RecordBatchFromJSON(sch, json + "]");
     };
-    EV_ASSIGN(auto base, make(0, kRows, 1, 0));
+    TEST_ASSIGN(auto base, make(0, kRows, 1, 0));
     WriteParams wp;
     wp.max_rows_per_file = 100000;
-    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
+    TEST_OK(WriteDataset(uri, sch, {base}, wp).status());
     // Keys 7, 1007, ... (150 of them, in both fragments) plus 50 beyond the dataset.
-    EV_ASSIGN(auto src, make(7, 200, 1000, 1));
+    TEST_ASSIGN(auto src, make(7, 200, 1000, 1));
     MergeInsertParams p;
     p.on = {string_key ? "s" : "k"};
-    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+    TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
     EXPECT_EQ(r.rows_updated, 150u);
     EXPECT_EQ(r.rows_inserted, 50u);
-    EV_ASSIGN(auto ds, dataset::Dataset::Open(uri));
+    TEST_ASSIGN(auto ds, dataset::Dataset::Open(uri));
     EXPECT_EQ(*ds->CountRows(), static_cast<uint64_t>(kRows + 50));
-    EV_ASSIGN(uint64_t ones, ds->CountRows("v = 1"));
+    TEST_ASSIGN(uint64_t ones, ds->CountRows("v = 1"));
     EXPECT_EQ(ones, 200u);
-    EV_ASSIGN(uint64_t updated, ds->CountRows("v = 1 AND k % 1000 = 7 AND k < 150000"));
+    TEST_ASSIGN(uint64_t updated, ds->CountRows("v = 1 AND k % 1000 = 7 AND k < 150000"));
     EXPECT_EQ(updated, 150u);
-    EV_ASSIGN(uint64_t stale, ds->CountRows("v = 0 AND k % 1000 = 7"));
+    TEST_ASSIGN(uint64_t stale, ds->CountRows("v = 0 AND k % 1000 = 7"));
     EXPECT_EQ(stale, 0u);
   }
 }
@@ -305,21 +305,21 @@ TEST(MergeInsert, FixedKeysOfEveryWidthWithNulls) {
   for (const auto& type : {int8(), int16(), int32(), int64()}) {
     const std::string uri = FreshUri("merge_widths_" + type->ToString());
     auto sch = schema({field("k", type), field("v", int64(), false)});
-    EV_ASSIGN(auto base, RecordBatchFromJSON(sch, R"([{"k":1,"v":0},{"k":2,"v":0},{"k":3,"v":0},
+    TEST_ASSIGN(auto base, RecordBatchFromJSON(sch, R"([{"k":1,"v":0},{"k":2,"v":0},{"k":3,"v":0},
                                                       {"k":null,"v":0},{"k":-5,"v":0}])"));
-    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, WriteParams{}).status());
-    EV_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},
+    TEST_OK(WriteDataset(uri, sch, {base}, WriteParams{}).status());
+    TEST_ASSIGN(auto src, RecordBatchFromJSON(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},
                                                      {"k":9,"v":4}])"));
     MergeInsertParams p;
     p.on = {"k"};
     p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
-    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
+    TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {src}, p));
     EXPECT_EQ(r.rows_updated, 2u) << type->ToString();
     EXPECT_EQ(r.rows_inserted, 2u) << type->ToString();
     EXPECT_EQ(r.rows_deleted, 3u) << type->ToString();
-    EV_ASSIGN(auto rows, Rows(uri));
+    TEST_ASSIGN(auto rows, Rows(uri));
     std::sort(rows.begin(), rows.end());
-    EV_ASSIGN(auto want, Expected(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},{"k":9,"v":4}])"));
+    TEST_ASSIGN(auto want, Expected(sch, R"([{"k":-5,"v":1},{"k":2,"v":2},{"k":null,"v":3},{"k":9,"v":4}])"));
     std::sort(want.begin(), want.end());
     EXPECT_EQ(rows, want) << type->ToString();
   }
@@ -342,12 +342,12 @@ TEST(MergeInsert, AddressesOfMatchedRowsPastDeletedRows) {
       const std::string uri = FreshUri("merge_addr");
       std::vector<int64_t> all(3000);
       for (int64_t i = 0; i < 3000; ++i) all[static_cast<size_t>(i)] = i;
-      EV_ASSIGN(auto base, make(all, 0));
+      TEST_ASSIGN(auto base, make(all, 0));
       WriteParams wp;
       wp.max_rows_per_file = 700;
       wp.enable_stable_row_ids = stable;
-      EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
-      EV_ASSERT_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100) OR k % 17 = 5").status());
+      TEST_OK(WriteDataset(uri, sch, {base}, wp).status());
+      TEST_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100) OR k % 17 = 5").status());
       std::set<int64_t> live;
       for (int64_t k : all) {
         if (!(k % 3 == 0 || (k >= 1400 && k < 2100) || k % 17 == 5)) live.insert(k);
@@ -359,11 +359,11 @@ TEST(MergeInsert, AddressesOfMatchedRowsPastDeletedRows) {
         if (n++ % 7 == 0) src.push_back(k);
       }
       for (int64_t k : {int64_t{3}, int64_t{1500}, int64_t{5000}, int64_t{5001}}) src.push_back(k);
-      EV_ASSIGN(auto input, make(src, 1));
+      TEST_ASSIGN(auto input, make(src, 1));
       MergeInsertParams p;
       p.on = {"k"};
       if (by_source) p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
-      EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
+      TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
       const size_t matched = src.size() - 4;
       EXPECT_EQ(r.rows_updated, matched);
       EXPECT_EQ(r.rows_inserted, 4u);
@@ -377,7 +377,7 @@ TEST(MergeInsert, AddressesOfMatchedRowsPastDeletedRows) {
       } else {
         EXPECT_EQ(r.rows_deleted, live.size() - matched);
       }
-      EV_ASSIGN(auto rows, Rows(uri));
+      TEST_ASSIGN(auto rows, Rows(uri));
       EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()), want) << by_source << stable;
       EXPECT_EQ(rows.size(), want.size());
     }
@@ -394,20 +394,20 @@ std::vector<std::string> Sorted(std::vector<std::string> v) {
 // are replaced; FALSE or NULL leave the row as it is, and its input row is not inserted.
 TEST(MergeInsert, UpdateConditionOverTargetAndSourceColumns) {
   const std::string uri = FreshUri("merge_cond");
-  EV_ASSERT_OK(MakePeople(uri, 6, 3));
-  EV_ASSERT_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 4").status());
-  EV_ASSERT_OK(DeleteRows(uri, "id = 5").status());
+  TEST_OK(MakePeople(uri, 6, 3));
+  TEST_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 4").status());
+  TEST_OK(DeleteRows(uri, "id = 5").status());
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched_update_where = "target.score < source.score";
   auto src = Source("[" + PersonJson(1, "u1", 10) + "," + PersonJson(2, "u2", 0.25) + "," +
                     PersonJson(4, "u4", 7) + "," + PersonJson(5, "u5", 9) + "," +
                     PersonJson(9, "u9", 9) + "]");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 1u);   // id 1 (0.5 < 10); id 2 false, id 4 null
   EXPECT_EQ(r.rows_inserted, 2u);  // 5 (deleted before) and 9; not 2 nor 4
   EXPECT_EQ(r.rows_deleted, 0u);
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(Sorted(rows),
             Sorted(PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "u1", 10), PersonJson(2, "n2", 1),
                                PersonJson(3, "n3", 1.5), R"({"id":4,"name":"n4","score":null})",
@@ -418,30 +418,30 @@ TEST(MergeInsert, UpdateConditionOverTargetAndSourceColumns) {
   p.when_not_matched = WhenNotMatched::kDoNothing;
   src = Source("[" + PersonJson(0, "v0", -1) + "," + PersonJson(3, "v3", 3) + "," +
                PersonJson(2, "v2", 50) + "," + PersonJson(77, "v77", 1) + "]");
-  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 2u);
   EXPECT_EQ(r.rows_inserted, 0u);
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(Sorted(rows),
             Sorted(PeopleRows({PersonJson(0, "v0", -1), PersonJson(1, "u1", 10), PersonJson(2, "n2", 1),
                                PersonJson(3, "v3", 3), R"({"id":4,"name":"n4","score":null})",
                                PersonJson(5, "u5", 9), PersonJson(9, "u9", 9)})));
 
   // A condition false for every match and nothing to insert: nothing committed.
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   const uint64_t version = ds->version();
   p.when_matched_update_where = "target.score > source.score";
   src = Source("[" + PersonJson(1, "w", 11) + "]");
-  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 0u);
   EXPECT_EQ(r.commit.version, 0u);
-  EV_ASSIGN(ds, Snapshot::Open(uri));
+  TEST_ASSIGN(ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), version);
 }
 
 TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {
   const std::string uri = FreshUri("merge_cond_bad");
-  EV_ASSERT_OK(MakePeople(uri, 3, 3));
+  TEST_OK(MakePeople(uri, 3, 3));
   auto src = Source("[" + PersonJson(1, "u", 1) + "]");
   auto refused = [&](const MergeInsertParams& p, const std::string& needle) {
     auto st = MergeInsert(uri, PeopleSchema(), {src}, p).status();
@@ -466,7 +466,7 @@ TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {
   p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
   p.when_not_matched_by_source_delete_where = "target.score > 1";  // lance 12 refuses it too
   refused(p, "delete condition");
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
 }
 
@@ -474,20 +474,20 @@ TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {
 // is TRUE go (NULL keeps the row).
 TEST(MergeInsert, DeleteConditionOverUnmatchedDatasetRows) {
   const std::string uri = FreshUri("merge_cond_del");
-  EV_ASSERT_OK(MakePeople(uri, 7, 3));
-  EV_ASSERT_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 6").status());
-  EV_ASSERT_OK(DeleteRows(uri, "id = 0").status());
+  TEST_OK(MakePeople(uri, 7, 3));
+  TEST_OK(UpdateRows(uri, {{"score", "NULL"}}, "id = 6").status());
+  TEST_OK(DeleteRows(uri, "id = 0").status());
   MergeInsertParams p;
   p.on = {"id"};
   p.when_not_matched_by_source = WhenNotMatchedBySource::kDelete;
   p.when_not_matched_by_source_delete_where = "score > 1.6 OR name = 'n2'";
   // id 5 matches (updated even though the filter holds for it), 8 is inserted.
   auto src = Source("[" + PersonJson(5, "u5", 5) + "," + PersonJson(8, "u8", 8) + "]");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 1u);
   EXPECT_EQ(r.rows_inserted, 1u);
   EXPECT_EQ(r.rows_deleted, 2u);  // 2 (name) and 4 (2.0); not 1, 3 (false) nor 6 (null)
-  EV_ASSIGN(auto rows, Rows(uri));
+  TEST_ASSIGN(auto rows, Rows(uri));
   EXPECT_EQ(Sorted(rows),
             Sorted(PeopleRows({PersonJson(1, "n1", 0.5), PersonJson(3, "n3", 1.5), PersonJson(5, "u5", 5),
                                R"({"id":6,"name":"n6","score":null})", PersonJson(8, "u8", 8)})));
@@ -496,11 +496,11 @@ TEST(MergeInsert, DeleteConditionOverUnmatchedDatasetRows) {
   p.when_matched_update_where = "source.score > target.score";
   p.when_not_matched_by_source_delete_where = "score < 1";
   src = Source("[" + PersonJson(3, "x3", 1) + "," + PersonJson(8, "x8", 80) + "]");
-  EV_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 1u);   // 8; not 3 (1 < 1.5)
   EXPECT_EQ(r.rows_inserted, 0u);
   EXPECT_EQ(r.rows_deleted, 1u);   // 1 (0.5); 5 (5) and 6 (null) stay
-  EV_ASSIGN(rows, Rows(uri));
+  TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(Sorted(rows),
             Sorted(PeopleRows({PersonJson(3, "n3", 1.5), PersonJson(5, "u5", 5),
                                R"({"id":6,"name":"n6","score":null})", PersonJson(8, "x8", 80)})));
@@ -508,7 +508,7 @@ TEST(MergeInsert, DeleteConditionOverUnmatchedDatasetRows) {
 
 TEST(MergeInsert, ConditionalUpdateKeepsStableRowIds) {
   const std::string uri = FreshUri("merge_cond_stable");
-  EV_ASSERT_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
+  TEST_OK(MakePeople(uri, 4, 2, /*stable_row_ids=*/true));
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched_update_where = "source.score > target.score";
@@ -516,16 +516,16 @@ TEST(MergeInsert, ConditionalUpdateKeepsStableRowIds) {
   p.when_not_matched_by_source_delete_where = "id = 3";
   auto src = Source("[" + PersonJson(1, "a", 9) + "," + PersonJson(2, "b", 0) + "," +
                     PersonJson(8, "c", 8) + "]");
-  EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
+  TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 1u);
   EXPECT_EQ(r.rows_inserted, 1u);
   EXPECT_EQ(r.rows_deleted, 1u);
   query::ScanOptions so;
   so.columns = {"id", "name"};
   so.with_row_id = true;
-  EV_ASSIGN(auto rows, Rows(uri, so));
+  TEST_ASSIGN(auto rows, Rows(uri, so));
   auto sch = schema({field("id", int64(), false), field("name", utf8()), field("_rowid", uint64())});
-  EV_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":1,"name":"a","_rowid":1},
+  TEST_ASSIGN(auto want, Expected(sch, R"([{"id":0,"name":"n0","_rowid":0},{"id":1,"name":"a","_rowid":1},
                                          {"id":2,"name":"n2","_rowid":2},{"id":8,"name":"c","_rowid":4}])"));
   EXPECT_EQ(Sorted(rows), Sorted(want));
 }
@@ -538,12 +538,12 @@ TEST(MergeInsert, ConditionsPastDeletedRowsMatchAModel) {
     const std::string uri = FreshUri("merge_cond_many");
     std::string json = "[";
     for (int64_t i = 0; i < 3000; ++i) json += fmt::format("{}{{\"k\":{},\"v\":{}}}", i ? "," : "", i, i % 10);
-    EV_ASSIGN(auto base, RecordBatchFromJSON(sch, json + "]"));
+    TEST_ASSIGN(auto base, RecordBatchFromJSON(sch, json + "]"));
     WriteParams wp;
     wp.max_rows_per_file = 700;
     wp.enable_stable_row_ids = stable;
-    EV_ASSERT_OK(WriteDataset(uri, sch, {base}, wp).status());
-    EV_ASSERT_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100)").status());
+    TEST_OK(WriteDataset(uri, sch, {base}, wp).status());
+    TEST_OK(DeleteRows(uri, "k % 3 = 0 OR (k >= 1400 AND k < 2100)").status());
     std::map<int64_t, int64_t> model;
     for (int64_t k = 0; k < 3000; ++k) {
       if (!(k % 3 == 0 || (k >= 1400 && k < 2100))) model[k] = k % 10;
@@ -555,7 +555,7 @@ TEST(MergeInsert, ConditionsPastDeletedRowsMatchAModel) {
       json += fmt::format("{}{{\"k\":{},\"v\":5}}", in_src.empty() ? "" : ",", k);
       in_src.insert(k);
     }
-    EV_ASSIGN(auto input, RecordBatchFromJSON(sch, json + "]"));
+    TEST_ASSIGN(auto input, RecordBatchFromJSON(sch, json + "]"));
     MergeInsertParams p;
     p.on = {"k"};
     p.when_matched_update_where = "target.v < source.v";
@@ -579,13 +579,13 @@ TEST(MergeInsert, ConditionsPastDeletedRowsMatchAModel) {
         ++inserted;
       }
     }
-    EV_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
+    TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, sch, {input}, p));
     EXPECT_EQ(r.rows_updated, updated);
     EXPECT_EQ(r.rows_inserted, inserted);
     EXPECT_EQ(r.rows_deleted, deleted);
     std::vector<std::string> want_rows;
     for (auto [k, v] : want) want_rows.push_back(fmt::format("{{\"k\":{},\"v\":{}}}", k, v));
-    EV_ASSIGN(auto rows, Rows(uri));
+    TEST_ASSIGN(auto rows, Rows(uri));
     EXPECT_EQ(Sorted(rows), Sorted(want_rows)) << stable;
   }
 }

@@ -12,15 +12,11 @@
 #include "lance/io/memory_object_store.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
+#include "table_fixtures/status_test_util.h"
 
 namespace lance::index {
 namespace {
 
-#define IS_ASSERT_OK(expr)                                    \
-  do {                                                        \
-    const ::lance::Status _st = (expr);                       \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString(); \
-  } while (0)
 
 TEST(RowSet, SetOperationsAndBytes) {
   RowSet a = RowSet::Of({1, 5, (7ull << 32) | 3, (7ull << 32) | 4});
@@ -102,7 +98,7 @@ TEST(IndexStore, OpensEachFileOnceAndCounts) {
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   auto batch = RecordBatchFromJSON(s, R"([{"x":1},{"x":2},{"x":3}])");
   ASSERT_TRUE(batch.ok());
-  IS_ASSERT_OK((*w)->Write(**batch));
+  TEST_OK((*w)->Write(**batch));
   ASSERT_TRUE((*w)->Finish().ok());
   auto has = store->HasFile("a.lance");
   ASSERT_TRUE(has.ok() && *has);

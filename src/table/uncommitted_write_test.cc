@@ -18,14 +18,14 @@ using namespace evolve_test;
 
 TEST(UncommittedWrite, WritesDataFilesAndNoManifest) {
   const std::string uri = FreshUri("uncommitted");
-  EV_ASSIGN(auto batch, People(0, 25));
+  TEST_ASSIGN(auto batch, People(0, 25));
   WriteParams p;
   p.max_rows_per_file = 10;
-  EV_ASSIGN(auto frags, WriteUncommittedFragments(uri, PeopleSchema(), {batch}, p));
+  TEST_ASSIGN(auto frags, WriteUncommittedFragments(uri, PeopleSchema(), {batch}, p));
   ASSERT_EQ(frags.size(), 3u);
-  EV_ASSIGN(auto sp, io::ObjectStore::FromUri(uri));
+  TEST_ASSIGN(auto sp, io::ObjectStore::FromUri(uri));
   // No version exists: nothing was committed.
-  EV_ASSIGN(auto versions, sp.store->List(sp.path + "/_versions"));
+  TEST_ASSIGN(auto versions, sp.store->List(sp.path + "/_versions"));
   EXPECT_TRUE(versions.empty());
   EXPECT_TRUE(Snapshot::Open(uri).status().IsNotFound());
   // Each file holds its rows with the schema's fresh field ids 0, 1, 2.
@@ -38,23 +38,23 @@ TEST(UncommittedWrite, WritesDataFilesAndNoManifest) {
     EXPECT_EQ(f.files[0].fields, (std::vector<int32_t>{0, 1, 2}));
     EXPECT_EQ(f.files[0].major, 2u);
     EXPECT_EQ(f.files[0].minor, 2u);
-    EV_ASSIGN(auto bytes, sp.store->Get(sp.path + "/data/" + f.files[0].path));
+    TEST_ASSIGN(auto bytes, sp.store->Get(sp.path + "/data/" + f.files[0].path));
     EXPECT_EQ(static_cast<uint64_t>(bytes->size()), f.files[0].size_bytes);
-    EV_ASSIGN(auto reader, file::FileReader::Open(bytes));
+    TEST_ASSIGN(auto reader, file::FileReader::Open(bytes));
     EXPECT_EQ(static_cast<uint64_t>(reader->num_rows()), f.physical_rows);
     for (int c = 0; c < 3; ++c) EXPECT_EQ(reader->schema()->field(c)->id(), c);
-    EV_ASSIGN(auto rows, reader->ReadAll());
-    EV_ASSIGN(auto l, JsonLinesOf(std::vector<RecordBatchPtr>{rows}));
+    TEST_ASSIGN(auto rows, reader->ReadAll());
+    TEST_ASSIGN(auto l, JsonLinesOf(std::vector<RecordBatchPtr>{rows}));
     lines.insert(lines.end(), l.begin(), l.end());
   }
-  EV_ASSIGN(auto want, JsonLinesOf(std::vector<RecordBatchPtr>{batch}));
+  TEST_ASSIGN(auto want, JsonLinesOf(std::vector<RecordBatchPtr>{batch}));
   EXPECT_EQ(lines, want);
 }
 
 TEST(UncommittedWrite, ChecksTheDatasetLikeAWrite) {
   const std::string uri = FreshUri("uncommitted_existing");
   ASSERT_TRUE(MakePeople(uri, 5, 100).ok());
-  EV_ASSIGN(auto batch, People(5, 3));
+  TEST_ASSIGN(auto batch, People(5, 3));
   // Create (the default) refuses an existing dataset; append takes the dataset's field ids.
   auto r = WriteUncommittedFragments(uri, PeopleSchema(), {batch});
   EXPECT_TRUE(r.status().IsAlreadyExists()) << r.status().ToString();
@@ -63,11 +63,11 @@ TEST(UncommittedWrite, ChecksTheDatasetLikeAWrite) {
   auto bad = RecordBatchFromJSON(schema({field("x", int32())}), "[{\"x\":1}]");
   ASSERT_TRUE(bad.ok());
   EXPECT_TRUE(WriteUncommittedFragments(uri, (*bad)->schema(), {*bad}, p).status().IsInvalidArgument());
-  EV_ASSIGN(auto frags, WriteUncommittedFragments(uri, PeopleSchema(), {batch}, p));
+  TEST_ASSIGN(auto frags, WriteUncommittedFragments(uri, PeopleSchema(), {batch}, p));
   ASSERT_EQ(frags.size(), 1u);
   EXPECT_EQ(frags[0].physical_rows, 3u);
   // The dataset itself is unchanged.
-  EV_ASSIGN(auto ds, Snapshot::Open(uri));
+  TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows(), 5u);
 }
@@ -75,27 +75,27 @@ TEST(UncommittedWrite, ChecksTheDatasetLikeAWrite) {
 TEST(CreateConfig, RecordedByCreateOnly) {
   WriteParams p;
   p.create_config = {{"lance.auto_cleanup.interval", "20"}, {"lance.auto_cleanup.older_than", "14days"}};
-  EV_ASSIGN(auto batch, People(0, 3));
+  TEST_ASSIGN(auto batch, People(0, 3));
   const std::string created = FreshUri("create_config");
-  EV_ASSERT_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds, Snapshot::Open(created));
+  TEST_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
+  TEST_ASSIGN(auto ds, Snapshot::Open(created));
   EXPECT_EQ(ds->manifest().config.at("lance.auto_cleanup.interval"), "20");
   EXPECT_EQ(ds->manifest().config.at("lance.auto_cleanup.older_than"), "14days");
   // An append keeps them, an overwrite (of an existing or of a missing path) does not add them.
   p.mode = WriteMode::kAppend;
-  EV_ASSERT_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds2, Snapshot::Open(created));
+  TEST_OK(WriteDataset(created, PeopleSchema(), {batch}, p).status());
+  TEST_ASSIGN(auto ds2, Snapshot::Open(created));
   EXPECT_EQ(ds2->manifest().config.count("lance.auto_cleanup.interval"), 1u);
   p.mode = WriteMode::kOverwrite;
   const std::string overwritten = FreshUri("create_config_overwrite");
-  EV_ASSERT_OK(WriteDataset(overwritten, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds3, Snapshot::Open(overwritten));
+  TEST_OK(WriteDataset(overwritten, PeopleSchema(), {batch}, p).status());
+  TEST_ASSIGN(auto ds3, Snapshot::Open(overwritten));
   EXPECT_EQ(ds3->manifest().config.count("lance.auto_cleanup.interval"), 0u);
   // Append of a missing path creates the dataset: it records them.
   p.mode = WriteMode::kAppend;
   const std::string appended = FreshUri("create_config_append");
-  EV_ASSERT_OK(WriteDataset(appended, PeopleSchema(), {batch}, p).status());
-  EV_ASSIGN(auto ds4, Snapshot::Open(appended));
+  TEST_OK(WriteDataset(appended, PeopleSchema(), {batch}, p).status());
+  TEST_ASSIGN(auto ds4, Snapshot::Open(appended));
   EXPECT_EQ(ds4->manifest().config.at("lance.auto_cleanup.interval"), "20");
 }
 

@@ -17,19 +17,8 @@
 #include "lance/table/transaction.h"
 #include "lance/table/write.h"
 #include "table_fixtures/json_lines_test_util.h"
+#include "table_fixtures/status_test_util.h"
 
-#define EV_CONCAT_INNER(a, b) a##b
-#define EV_CONCAT(a, b) EV_CONCAT_INNER(a, b)
-#define EV_ASSERT_OK(expr)                                      \
-  do {                                                          \
-    const ::lance::Status _st = (expr);                         \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.ToString();   \
-  } while (0)
-#define EV_ASSIGN_IMPL(tmp, lhs, rexpr)                                     \
-  auto tmp = (rexpr);                                                       \
-  ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString();       \
-  lhs = std::move(*tmp)
-#define EV_ASSIGN(lhs, rexpr) EV_ASSIGN_IMPL(EV_CONCAT(_ev_res_, __LINE__), lhs, rexpr)
 
 namespace lance::table::evolve_test {
 
