@@ -410,13 +410,16 @@ Status Flush(const LsmArgs& a) {
   return Print(out);
 }
 
+// --shard as a shard id, nullopt when not given. Errors: InvalidArgument (not a UUID).
+Result<std::optional<mw::Uuid>> OnlyShard(const LsmArgs& a) {
+  if (a.shard.empty()) return std::optional<mw::Uuid>();
+  LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
+  return std::optional<mw::Uuid>(id);
+}
+
 Status Merge(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
-  std::optional<mw::Uuid> only;
-  if (!a.shard.empty()) {
-    LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
-    only = id;
-  }
+  LANCE_ASSIGN_OR_RAISE(std::optional<mw::Uuid> only, OnlyShard(a));
   LANCE_ASSIGN_OR_RAISE(mw::MergeReport r, dataset::MergeMemWalGenerations(w.store, w.path, only));
   std::string out;
   for (const auto& m : r.merged) {
@@ -507,10 +510,7 @@ Status Gc(const LsmArgs& a) {
   dataset::MemWalGcOptions o;
   LANCE_ASSIGN_OR_RAISE(o.older_than_seconds, table::ParseDurationSeconds(a.older_than));
   o.dry_run = a.dry_run;
-  if (!a.shard.empty()) {
-    LANCE_ASSIGN_OR_RAISE(mw::Uuid id, mw::Uuid::Parse(a.shard));
-    o.only_shard = id;
-  }
+  LANCE_ASSIGN_OR_RAISE(o.only_shard, OnlyShard(a));
   LANCE_ASSIGN_OR_RAISE(dataset::MemWalGcReport r, dataset::CollectMemWalGarbage(w.store, w.path, o));
   std::string out;
   for (const auto& s : r.shards) {
