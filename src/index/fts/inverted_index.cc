@@ -422,6 +422,30 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
     slot[i] = static_cast<size_t>(it - uniq.begin());
     if (it == uniq.end()) uniq.push_back(tokens[i]);
   }
+  // kAll: every query position must be matched by one of its tokens. Tokens sharing a
+  // position (an ngram tokenizer puts all its grams of a string at one) are alternatives, as
+  // lance 12 answers such AND queries; with one token per position this is "every token".
+  std::vector<size_t> group(tokens.size());
+  size_t groups = tokens.size();
+  if (mode == MatchMode::kAll && positions.size() == tokens.size()) {
+    std::vector<uint32_t> seen;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      auto it = std::find(seen.begin(), seen.end(), positions[i]);
+      group[i] = static_cast<size_t>(it - seen.begin());
+      if (it == seen.end()) seen.push_back(positions[i]);
+    }
+    groups = seen.size();
+  } else {
+    for (size_t i = 0; i < tokens.size(); ++i) group[i] = i;
+  }
+  std::vector<char> hit_group(groups);
+  auto every_group = [&](const auto& token_present) {
+    std::fill(hit_group.begin(), hit_group.end(), 0);
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (token_present(slot[i])) hit_group[group[i]] = 1;
+    }
+    return std::all_of(hit_group.begin(), hit_group.end(), [](char c) { return c != 0; });
+  };
   std::vector<float> idf(uniq.size());
   for (size_t u = 0; u < uniq.size(); ++u) {
     const uint64_t n = DocsWithToken(uniq[u]);
@@ -443,7 +467,8 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
       present[u] = true;
       any = true;
     }
-    if (!any || (mode != MatchMode::kAny && !all)) continue;
+    if (!any || (mode == MatchMode::kPhrase && !all)) continue;
+    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) continue;
     // Document at a time over the ascending posting lists: the smallest doc id under the
     // cursors, the tokens at it, then those cursors advance.
     std::vector<size_t> cur(uniq.size(), 0);
@@ -467,7 +492,8 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
           every = false;
         }
       }
-      if (mode != MatchMode::kAny && !every) continue;
+      if (mode == MatchMode::kPhrase && !every) continue;
+      if (mode == MatchMode::kAll && !every_group([&](size_t u) { return idx[u] != 0; })) continue;
       const uint64_t row = part->RowId(doc);
       if (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
       if (keep && !keep(row)) continue;

@@ -117,8 +117,9 @@ class InvertedIndex {
   // The documents matching `tokens` (a query's tokens in order, repeats kept; for a phrase,
   // `positions[i]` is token i's position relative to the first), scored with this index's
   // statistics: score = sum over tokens of idf * doc weight. kAny: any token; kAll: every
-  // token; kPhrase: every token at its relative position (needs positions: InvalidArgument
-  // otherwise). Rows `keep` refuses (deleted, filtered out) are left out; null keeps all.
+  // position (with `positions` given, tokens at one position are alternatives, as lance 12
+  // answers AND over ngram tokens; else every token); kPhrase: every token at its relative
+  // position (needs positions: InvalidArgument otherwise). Rows `keep` refuses (deleted, filtered out) are left out; null keeps all.
   // `limit` > 0: only the best `limit` rows (Better order), best first; 0: every match, in
   // no particular order. Documents are visited in id order, one at a time, over the query
   // tokens' posting lists.
