@@ -68,6 +68,9 @@ struct LsmArgs {
   bool dry_run = false;           // gc
 };
 
+// One JSON line's text (invalid UTF-8 replaced, never thrown).
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 Status Print(const std::string& text) {
   if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
     return Status::IOError("cannot write to stdout");
@@ -156,7 +159,7 @@ std::string EntryJson(const mw::Uuid& shard, const mw::WalEntry& e) {
   j["fence_sentinel"] = e.fence_sentinel;
   j["batches"] = e.batches.size();
   j["rows"] = e.num_rows();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return Dump(j) + "\n";
 }
 
 // Every WAL entry from --from on (headers, or with --rows the rows of the data entries).
@@ -221,7 +224,7 @@ Status Route(const LsmArgs& a) {
       Json j;
       j["shard_id"] = target.shard_id.ToString();
       j["values"] = values;
-      out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      out += Dump(j) + "\n";
     }
     LANCE_RETURN_NOT_OK(Print(out));
   }
@@ -371,7 +374,7 @@ Status Write(const LsmArgs& a) {
   j["shards"] = writers.size();
   j["flushes"] = flushes;
   j["flushed"] = a.flush;
-  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
 
@@ -405,7 +408,7 @@ Status Flush(const LsmArgs& a) {
       }
     }
     j["rows"] = rows;
-    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out += Dump(j) + "\n";
   }
   return Print(out);
 }
@@ -429,12 +432,12 @@ Status Merge(const LsmArgs& a) {
     j["version"] = m.version;
     j["rows_upserted"] = m.rows_upserted;
     j["base_rows_replaced"] = m.rows_deleted;
-    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out += Dump(j) + "\n";
   }
   Json j;
   j["merged"] = r.merged.size();
   j["skipped"] = r.skipped;
-  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Print(out);
 }
 
@@ -471,7 +474,7 @@ Status Enable(const LsmArgs& a) {
   j["version"] = v;
   j["primary_key"] = mw::PrimaryKeyColumns(after.snapshot->manifest());
   j["details"] = Json::parse(mw::MemWalIndexDetailsToJson(d), nullptr, false);
-  return Print(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return Print(Dump(j) + "\n");
 }
 
 Status Scan(const LsmArgs& a) {
@@ -500,7 +503,7 @@ Status Scan(const LsmArgs& a) {
   j["wal_tail_entries"] = st.tail_entries;
   j["wal_tail_rows"] = st.tail_rows;
   j["rows"] = st.result_rows;
-  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
 
@@ -521,14 +524,14 @@ Status Gc(const LsmArgs& a) {
     j["generation_dirs"] = s.generation_dirs;
     j["wal_positions"] = s.wal_positions;
     j["bytes"] = s.bytes;
-    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out += Dump(j) + "\n";
   }
   LANCE_RETURN_NOT_OK(Print(out));
   Json j;
   j[a.dry_run ? "generation_dirs_to_remove" : "generation_dirs_removed"] = r.generation_dirs_removed;
   j[a.dry_run ? "wal_files_to_remove" : "wal_files_removed"] = r.wal_files_removed;
   j[a.dry_run ? "bytes_to_remove" : "bytes_removed"] = r.bytes_removed;
-  std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
 
@@ -559,7 +562,7 @@ Status StatusCmd(const LsmArgs& a) {
     j["replay_after_wal_entry_position"] = m->replay_after_wal_entry_position;
     j["unflushed_wal_entries"] = tail.size();
     j["unflushed_rows"] = rows;
-    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out += Dump(j) + "\n";
   }
   return Print(out);
 }
@@ -583,7 +586,7 @@ Status Recover(const LsmArgs& a) {
   j["recovered_entries"] = w->recovered().size();
   j["recovered_rows"] = rows;
   LANCE_RETURN_NOT_OK(w->Close());
-  return Print(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return Print(Dump(j) + "\n");
 }
 
 }  // namespace

@@ -14,30 +14,16 @@
 #include "lance/index/fts/inverted_index.h"
 #include "lance/index/index_metadata.h"
 #include "lance/table/snapshot.h"
+#include "table_fixtures/fts_golden_test_util.h"
 #include "table_fixtures/scan_test_util.h"
 
 namespace lance::index::fts {
 namespace {
 
-namespace fs = std::filesystem;
 // Documents per packed posting block (lance 12's BLOCK_SIZE; index/fts/posting_codec.h).
 constexpr size_t kPackedBlock = 128;
-const fs::path kGolden = fs::path(__FILE__).parent_path() / "../../tests/golden/fts_index/fts.lance";
-
-struct Golden {
-  std::shared_ptr<table::Snapshot> snap;
-  std::map<std::string, const table::IndexInfo*> by_name;
-};
-
-Golden OpenGolden() {
-  Golden g;
-  auto s = table::Snapshot::Open(kGolden.string());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  if (!s.ok()) return g;
-  g.snap = *s;
-  for (const auto& info : g.snap->manifest().indices) g.by_name[info.name] = &info;
-  return g;
-}
+using fts_golden::Golden;
+using fts_golden::OpenGolden;
 
 // row address -> text of the live rows of the fragments `info` covers
 std::map<uint64_t, std::optional<std::string>> LiveText(const std::shared_ptr<const table::Snapshot>& snap, const table::IndexInfo& info,
