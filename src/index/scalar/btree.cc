@@ -95,11 +95,17 @@ class BTreeIndex final : public ScalarIndex {
     }
     const ScalarQuery& q = std::get<ScalarQuery>(query);
     SearchResult out;
-    for (uint32_t p : PagesFor(q)) LANCE_RETURN_NOT_OK(SearchPage(q, p, &out.rows));
+    // The ids of every page first, inserted once: a page's ids come in value order (scattered
+    // rows), and inserting page by page would splice each page into the bitmap built so far.
+    std::vector<uint64_t> ids;
+    for (uint32_t p : PagesFor(q)) LANCE_RETURN_NOT_OK(SearchPage(q, p, &ids));
+    out.rows.InsertMany(ids.data(), ids.size());
     if (fill_null_rows && q.op != ScalarQuery::Op::kIsNull && q.op != ScalarQuery::Op::kIsNotNull) {
+      ids.clear();
       for (uint32_t p : null_pages_) {
-        LANCE_RETURN_NOT_OK(SearchPage(ScalarQuery::IsNull(), p, &out.null_rows));
+        LANCE_RETURN_NOT_OK(SearchPage(ScalarQuery::IsNull(), p, &ids));
       }
+      out.null_rows.InsertMany(ids.data(), ids.size());
     }
     if (options.fragments) {
       out.rows.RetainFragments(*options.fragments);
@@ -223,12 +229,13 @@ class BTreeIndex final : public ScalarIndex {
     return {lo, b};
   }
 
-  Status SearchPage(const ScalarQuery& q, uint32_t page, RowSet* out) const {
+  // Appends the ids of page `page` matching `q` to `out`.
+  Status SearchPage(const ScalarQuery& q, uint32_t page, std::vector<uint64_t>* out) const {
     LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const BTreePage> p, LoadPage(page));
     const Array& v = *p->values;
     const uint64_t* ids = p->ids->Values<uint64_t>();
     auto add = [&](int64_t b, int64_t e) {
-      if (e > b) out->InsertMany(ids + b, static_cast<size_t>(e - b));
+      if (e > b) out->insert(out->end(), ids + b, ids + e);
     };
     auto add_equal = [&](const ScalarValue& x) {
       auto [b, e] = EqualRange(v, [&](int64_t i) { return CompareAt(v, i, x); });
@@ -245,12 +252,12 @@ class BTreeIndex final : public ScalarIndex {
         break;
       case ScalarQuery::Op::kIsNull:
         for (int64_t i = 0; i < v.length; ++i) {
-          if (v.IsNull(i)) out->Insert(ids[i]);
+          if (v.IsNull(i)) out->push_back(ids[i]);
         }
         break;
       case ScalarQuery::Op::kIsNotNull:
         for (int64_t i = 0; i < v.length; ++i) {
-          if (v.IsValid(i)) out->Insert(ids[i]);
+          if (v.IsValid(i)) out->push_back(ids[i]);
         }
         break;
       case ScalarQuery::Op::kRange: {
