@@ -550,7 +550,9 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
  * commits it; the handle moves to the new version. `rows_per_zone` is the zone size (the bloom
  * filter's expected items too; 0 = 8192, lance 12's default); index_name NULL: "{column}_idx";
  * a taken name is LANCE_ERR_DATASET_ALREADY_EXISTS unless `replace`. Scans use it as a
- * prefilter and recheck the predicate on the rows of the zones it keeps. Returns 0 or -1. */
+ * prefilter and recheck the predicate on the rows of the zones it keeps. `index_type` "NGRAM"
+ * builds the trigram index of a utf8 column instead (rows_per_zone ignored): contains(col, 'x')
+ * and LIKE '%x%' are prefiltered through it and rechecked. Returns 0 or -1. */
 int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* column,
                                             const char* index_name, const char* index_type,
                                             uint64_t rows_per_zone, bool replace);

@@ -218,8 +218,10 @@ int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* c
       o.type = lance::index::scalar::ScalarIndexType::kZoneMap;
     } else if (type == "BLOOMFILTER") {
       o.type = lance::index::scalar::ScalarIndexType::kBloomFilter;
+    } else if (type == "NGRAM") {
+      o.type = lance::index::scalar::ScalarIndexType::kNGram;
     } else {
-      return Invalid(fmt::format("index_type '{}': expected ZONEMAP or BLOOMFILTER", type));
+      return Invalid(fmt::format("index_type '{}': expected ZONEMAP, BLOOMFILTER or NGRAM", type));
     }
     o.name = name.value_or("");
     o.replace = replace;

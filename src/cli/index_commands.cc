@@ -145,6 +145,9 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "              match; the rows of the others are rechecked. Small, cheap to build.\n"
         "  bloomfilter a bloom filter per zone of --bloom-items rows (bloomfilter.lance): =, IN,\n"
         "              IS NULL skip the zones whose filter rules the value out; rechecked.\n"
+        "  ngram       trigram posting lists of a utf8 column (ngram_postings.lance):\n"
+        "              contains(col, 'x') and LIKE '%x%' read only the rows holding every\n"
+        "              trigram of 'x' (case- and accent-insensitive); rechecked.\n"
         "  inverted    (alias fts) full-text BM25 index of a utf8 column, lance 12's format;\n"
         "              `lance search --text`. Options: --with-position (phrase queries) and\n"
         "              the tokenizer flags of `lance tokenize` (--base-tokenizer, --language,\n"
@@ -163,7 +166,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
-                    "btree | bitmap | label_list | zonemap | bloomfilter | inverted (fts) | ivf_flat | ivf_pq "
+                    "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | ivf_flat | ivf_pq "
                     "(default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");

@@ -675,7 +675,7 @@ class Binder {
       }
       type = c == Cat::kInt || c == Cat::kNull ? int64() : float64();
       LANCE_ASSIGN_OR_RAISE(args[0], Coerce(std::move(args[0]), type, n));
-    } else if (name == "starts_with" || name == "ends_with") {
+    } else if (name == "starts_with" || name == "ends_with" || name == "contains") {
       LANCE_RETURN_NOT_OK(arity(2));
       LANCE_RETURN_NOT_OK(need_string(0));
       LANCE_RETURN_NOT_OK(need_string(1));
@@ -699,7 +699,7 @@ class Binder {
       }
     } else {
       return PosError(n.pos, fmt::format("unknown function '{}' (known: lower, upper, length, "
-                                         "char_length, abs, coalesce, starts_with, ends_with)",
+                                         "char_length, abs, coalesce, starts_with, ends_with, contains)",
                                          n.name));
     }
     BoundPtr out = Make(BoundNode::Kind::kCall, type);

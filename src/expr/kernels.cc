@@ -554,6 +554,8 @@ Result<Datum> CallKernel(const std::string& name, const DataTypePtr& type,
           }
         } else if (name == "starts_with") {
           out.b = std::string_view(x.s).substr(0, y.s.size()) == y.s;
+        } else if (name == "contains") {
+          out.b = x.s.find(y.s) != std::string::npos;
         } else if (name == "ends_with") {
           out.b = x.s.size() >= y.s.size() && x.s.compare(x.s.size() - y.s.size(), y.s.size(), y.s) == 0;
         } else {

@@ -374,6 +374,67 @@ Result<RowSet> RowSet::Deserialize(std::string_view bytes, std::string_view what
   return out;
 }
 
+std::string RowSet::SerializeTreemap() const {
+  std::string out;
+  uint64_t n = 0;
+  for (const auto& [frag, f] : impl_->frags) n += f.empty() ? 0 : 1;
+  out.append(reinterpret_cast<const char*>(&n), 8);
+  for (const auto& [frag, f] : impl_->frags) {
+    if (f.empty()) continue;
+    PutU32(out, frag);
+    const size_t size = roaring_bitmap_portable_size_in_bytes(f.bm);
+    const size_t at = out.size();
+    out.resize(at + size);
+    roaring_bitmap_portable_serialize(f.bm, out.data() + at);
+  }
+  return out;
+}
+
+Result<RowSet> RowSet::DeserializeTreemap(std::string_view bytes, std::string_view what) {
+  if (bytes.size() < 8) {
+    return Status::Corruption("{}: row id treemap of {} bytes (expected at least an 8-byte count)",
+                              what, bytes.size());
+  }
+  uint64_t n;
+  std::memcpy(&n, bytes.data(), 8);
+  size_t pos = 8;
+  RowSet out;
+  int64_t prev = -1;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (bytes.size() - pos < 4) {
+      return Status::Corruption("{}: row id treemap entry {} of {} truncated at byte {}", what, i,
+                                n, pos);
+    }
+    uint32_t frag;
+    std::memcpy(&frag, bytes.data() + pos, 4);
+    pos += 4;
+    if (static_cast<int64_t>(frag) <= prev) {
+      return Status::Corruption("{}: row id treemap fragments not ascending ({} after {})", what,
+                                frag, prev);
+    }
+    prev = frag;
+    const char* p = bytes.data() + pos;
+    const size_t size = roaring_bitmap_portable_deserialize_size(p, bytes.size() - pos);
+    if (size == 0) {
+      return Status::Corruption("{}: row id treemap bitmap of fragment {} is not a portable "
+                                "Roaring bitmap within the {} bytes left",
+                                what, frag, bytes.size() - pos);
+    }
+    roaring_bitmap_t* bm = roaring_bitmap_portable_deserialize_safe(p, size);
+    if (bm == nullptr) {
+      return Status::Corruption("{}: row id treemap bitmap of fragment {} does not decode", what,
+                                frag);
+    }
+    out.impl_->frags[frag] = FragmentRows(bm);
+    pos += size;
+  }
+  if (pos != bytes.size()) {
+    return Status::Corruption("{}: {} trailing bytes after the row id treemap", what,
+                              bytes.size() - pos);
+  }
+  return out;
+}
+
 int64_t RowSet::MemoryBytes() const {
   int64_t n = static_cast<int64_t>(sizeof(Impl));
   for (const auto& [frag, f] : impl_->frags) {

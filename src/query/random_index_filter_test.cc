@@ -2,8 +2,9 @@
 // id, int32 / float64 / utf8 columns with nulls, several fragments, deletions before and after
 // the indexes are built, a fragment appended after them and left unindexed), random indexes
 // on its columns (BTREE, BITMAP, ZONEMAP, BLOOMFILTER with small pages and zones so that
-// lookups span many of them) and random predicate trees (=, <, <=, >, >=, BETWEEN, IN,
-// IS [NOT] NULL under AND / OR / NOT). Every filter's scan through the indexes returns
+// lookups span many of them; NGRAM on a text column t of words, some upper-case or accented)
+// and random predicate trees (=, <, <=, >, >=, BETWEEN, IN, IS [NOT] NULL, contains(t, ..),
+// t LIKE '%..%' under AND / OR / NOT). Every filter's scan through the indexes returns
 // exactly the rows of the scan without them (every row and column, in order) and the same
 // count. Inexact indexes must never lose a row; exact ones never add one.
 #include <gtest/gtest.h>
@@ -26,7 +27,25 @@ namespace {
 using index::scalar::ScalarIndexType;
 
 SchemaPtr RandomSchema() {
-  return schema({field("id", int64(), false), field("a", int32()), field("f", float64()), field("s", utf8())});
+  return schema({field("id", int64(), false), field("a", int32()), field("f", float64()), field("s", utf8()),
+                 field("t", utf8())});
+}
+
+const char* const kWords[] = {"alpha", "Beta", "gamma", "delta", "EPSILON", "zeta", "\u00e9ta", "theta", "io", "kappa9"};
+
+// A random substring (1 to 6 bytes, ASCII) of a random word, lower-cased or not, or a word
+// no row holds.
+std::string Needle(std::mt19937_64& rng) {
+  if (rng() % 8 == 0) return "qqq";
+  std::string w = kWords[rng() % 10];
+  if (static_cast<unsigned char>(w[0]) >= 0x80) return rng() % 2 ? w : "eta";  // whole, or unaccented
+  const size_t len = 1 + rng() % 6;
+  const size_t at = rng() % w.size();
+  std::string s = w.substr(at, len);
+  if (rng() % 3 == 0) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
 }
 
 std::string Rows(std::mt19937_64& rng, int64_t start, int64_t n) {
@@ -37,6 +56,9 @@ std::string Rows(std::mt19937_64& rng, int64_t start, int64_t n) {
     out += ",\"a\":" + (pick(9) == 0 ? std::string("null") : std::to_string(pick(60) - 30));
     out += ",\"f\":" + (pick(7) == 0 ? std::string("null") : std::to_string(pick(400) - 200) + ".25");
     out += ",\"s\":" + (pick(8) == 0 ? std::string("null") : "\"w" + std::to_string(pick(25)) + "\"");
+    std::string t;
+    for (int w = 0, words = 1 + pick(3); w < words; ++w) t += (w ? (pick(2) ? " " : "-") : "") + std::string(kWords[pick(10)]);
+    out += ",\"t\":" + (pick(8) == 0 ? std::string("null") : "\"" + t + "\"");
     out += "}\n";
   }
   return out;
@@ -53,6 +75,10 @@ std::string Literal(std::mt19937_64& rng, const std::string& col) {
 std::string Leaf(std::mt19937_64& rng) {
   static const char* kCols[] = {"id", "a", "f", "s"};
   static const char* kOps[] = {"=", "<", "<=", ">", ">="};
+  if (rng() % 5 == 0) {
+    const std::string needle = Needle(rng);
+    return rng() % 2 ? "contains(t, '" + needle + "')" : "t LIKE '%" + needle + "%'";
+  }
   const std::string col = kCols[rng() % 4];
   switch (rng() % 6) {
     case 0: case 1: return col + " " + kOps[rng() % 5] + " " + Literal(rng, col);
@@ -98,6 +124,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
   constexpr int kSeeds = 12;
   constexpr int kFilters = 40;
   int64_t total_rows_compared = 0;
+  int ngram_planned = 0;
   for (int seed = 0; seed < kSeeds; ++seed) {
     std::mt19937_64 rng(0x5eed0000ULL + static_cast<uint64_t>(seed));
     const std::string uri = "memory://random_index_filters/t" + std::to_string(seed) + ".lance";
@@ -117,6 +144,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
     BuildIndex(uri, "a", any_types[rng() % 4]);
     BuildIndex(uri, "f", float_types[rng() % 3]);
     BuildIndex(uri, "s", any_types[rng() % 4]);
+    if (rng() % 4 != 0) BuildIndex(uri, "t", ScalarIndexType::kNGram);
     // Deleted after the build (the indexes still hold these rows) and appended after it.
     ASSERT_TRUE(DeleteWhere(uri, "id % 13 = " + std::to_string(rng() % 13)).ok());
     auto more = ReadJsonLines(Rows(rng, n, 300 + static_cast<int64_t>(rng() % 400)), RandomSchema());
@@ -135,6 +163,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
       auto sc = Scanner::Make(*snap, o);
       ASSERT_TRUE(sc.ok()) << filter << ": " << sc.status().ToString();
       planned += sc->Explain().find("ScalarIndexLookup") != std::string::npos;
+      ngram_planned += sc->Explain().find("(NGRAM)") != std::string::npos;
       auto with = ScanLines(*snap, o);
       o.use_index = false;
       auto without = ScanLines(*snap, o);
@@ -149,6 +178,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
     EXPECT_GT(planned, kFilters / 5) << "seed " << seed << ": too few filters used an index";
   }
   EXPECT_GT(total_rows_compared, 10000);
+  EXPECT_GT(ngram_planned, 20) << "too few substring filters went through an NGRAM index";
 }
 
 }  // namespace

@@ -62,6 +62,14 @@ class RowSet {
   // Errors: Corruption naming `what` for truncated or malformed bytes (never reads past them).
   static Result<RowSet> Deserialize(std::string_view bytes, std::string_view what);
 
+  // The RoaringTreemap form (the roaring crate's 64-bit bitmap, which NGRAM posting lists
+  // store): u64 LE number of bitmaps | per fragment, ascending: u32 LE fragment id, then a
+  // portable 32-bit Roaring bitmap (self-delimiting, no size prefix). REQUIRES: no full
+  // fragment (the form has none).
+  std::string SerializeTreemap() const;
+  // Errors: Corruption naming `what` for truncated or malformed bytes.
+  static Result<RowSet> DeserializeTreemap(std::string_view bytes, std::string_view what);
+
   // Approximate heap bytes held (for cache accounting).
   int64_t MemoryBytes() const;
   std::string ToString() const;  // "{1, 4294967297, ...}" (tests)

@@ -6,6 +6,7 @@
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/bitmap.h"
 #include "lance/index/scalar/bloom_filter.h"
+#include "lance/index/scalar/ngram.h"
 #include "lance/index/scalar/label_list.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/index/scalar/zone_map.h"
@@ -21,9 +22,10 @@ Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name) {
   if (n == "label_list" || n == "labellist") return ScalarIndexType::kLabelList;
   if (n == "zonemap" || n == "zone_map") return ScalarIndexType::kZoneMap;
   if (n == "bloomfilter" || n == "bloom_filter") return ScalarIndexType::kBloomFilter;
+  if (n == "ngram") return ScalarIndexType::kNGram;
   if (n == "inverted" || n == "fts") return ScalarIndexType::kInverted;
   return Status::InvalidArgument(
-      "index type '{}': expected btree, bitmap, label_list, zonemap, bloomfilter or inverted", name);
+      "index type '{}': expected btree, bitmap, label_list, zonemap, bloomfilter, ngram or inverted", name);
 }
 
 const char* ScalarIndexTypeName(ScalarIndexType type) {
@@ -33,6 +35,7 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
     case ScalarIndexType::kLabelList: return "LABEL_LIST";
     case ScalarIndexType::kZoneMap: return "ZONEMAP";
     case ScalarIndexType::kBloomFilter: return "BLOOMFILTER";
+    case ScalarIndexType::kNGram: return "NGRAM";
     case ScalarIndexType::kInverted: return "INVERTED";
   }
   return "?";
@@ -97,12 +100,15 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
     case ScalarIndexType::kBloomFilter:
       trained = TrainBloomFilterIndex(*store, data, options.bloom_items, options.bloom_probability);
       break;
+    case ScalarIndexType::kNGram:
+      trained = TrainNGramIndex(*store, data);
+      break;
     case ScalarIndexType::kInverted:
       trained = TrainInverted(*store, data, options.fts);
       break;
   }
   if (!trained.ok()) {
-    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile,
+    for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile, kNGramFile,
                           "metadata.lance", "part_0_invert.lance", "part_0_tokens.lance",
                           "part_0_docs.lance"}) {
       (void)location.store()->Delete(store->PathOf(f));

@@ -4,7 +4,10 @@
 #include <list>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "lance/index/index_metadata.h"
+#include "lance/index/scalar/ngram.h"
 #include "lance/index/scalar/scalar_index.h"
 
 namespace lance::index::scalar {
@@ -12,7 +15,8 @@ namespace lance::index::scalar {
 namespace {
 
 bool ReadableType(const std::string& t) {
-  return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST" || t == "ZONEMAP" || t == "BLOOMFILTER";
+  return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST" || t == "ZONEMAP" || t == "BLOOMFILTER" ||
+         t == "NGRAM";
 }
 
 int64_t PerUnitNanos(TimeUnit u) {
@@ -67,6 +71,14 @@ std::optional<ScalarValue> KeyOf(const expr::Literal& lit, const DataType& type)
 std::optional<std::string> LikePrefix(const std::string& pattern) {
   if (pattern.size() < 2 || pattern.back() != '%') return std::nullopt;
   const std::string p = pattern.substr(0, pattern.size() - 1);
+  if (p.find_first_of("%_\\") != std::string::npos) return std::nullopt;
+  return p;
+}
+
+// '%abc%' with no other wildcard or escape -> "abc".
+std::optional<std::string> LikeInfix(const std::string& pattern) {
+  if (pattern.size() < 3 || pattern.front() != '%' || pattern.back() != '%') return std::nullopt;
+  const std::string p = pattern.substr(1, pattern.size() - 2);
   if (p.find_first_of("%_\\") != std::string::npos) return std::nullopt;
   return p;
 }
@@ -168,9 +180,20 @@ struct ScalarIndexCatalog::Impl {
           !field->type()->is_binary_like()) {
         return std::nullopt;
       }
-      auto prefix = LikePrefix(n.args[1]->literal.text);
-      if (!prefix) return std::nullopt;
-      q = ScalarQuery::StartsWith(*prefix);
+      if (auto infix = LikeInfix(n.args[1]->literal.text)) {
+        q = TextQuery{*infix};
+      } else {
+        auto prefix = LikePrefix(n.args[1]->literal.text);
+        if (!prefix) return std::nullopt;
+        q = ScalarQuery::StartsWith(*prefix);
+      }
+    } else if (n.kind == NK::kCall && n.name == "contains" && n.args.size() == 2) {
+      if (!column_of(*n.args[0], &field) || n.args[1]->kind != NK::kLiteral ||
+          n.args[1]->literal.kind != expr::Literal::Kind::kString ||
+          !field->type()->is_binary_like()) {
+        return std::nullopt;
+      }
+      q = TextQuery{n.args[1]->literal.text};
     } else {
       return std::nullopt;
     }
@@ -178,6 +201,12 @@ struct ScalarIndexCatalog::Impl {
     size_t at = 0;
     const Slot* slot = SlotFor(field->id(), &at);
     if (slot == nullptr || slot->type == "LABEL_LIST") return std::nullopt;
+    // Substring filters go to an NGRAM index only, and an NGRAM index answers nothing else.
+    if (const auto* tq = std::get_if<TextQuery>(&*q)) {
+      if (slot->type != "NGRAM" || !NGramNarrows(tq->substring)) return std::nullopt;
+    } else if (slot->type == "NGRAM") {
+      return std::nullopt;
+    }
     // A bloom filter answers only =, IN and IS NULL (lance 12's BloomFilterQueryParser).
     if (slot->type == "BLOOMFILTER") {
       const auto& sq = std::get<ScalarQuery>(*q);
@@ -457,6 +486,7 @@ std::string IndexedConjunct::ToString() const {
     std::string q;
     if (const auto* sq = std::get_if<ScalarQuery>(&l.query)) q = sq->ToString(l.column);
     else if (const auto* lq = std::get_if<LabelListQuery>(&l.query)) q = lq->ToString(l.column);
+    else if (const auto* tq = std::get_if<TextQuery>(&l.query)) q = fmt::format("contains({}, '{}')", l.column, tq->substring);
     out += q + "@" + l.index_name + "(" + l.index_type + ")";
   }
   return leaves.size() > 1 ? "(" + out + ")" : out;

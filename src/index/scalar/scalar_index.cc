@@ -4,6 +4,7 @@
 #include "lance/index/scalar/bloom_filter.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/label_list.h"
+#include "lance/index/scalar/ngram.h"
 #include "lance/index/scalar/zone_map.h"
 #include "lance/io/object_store.h"
 
@@ -17,6 +18,7 @@ Result<std::shared_ptr<ScalarIndex>> OpenScalarIndex(std::shared_ptr<IndexStore>
   if (type == "BITMAP") return OpenBitmapIndex(std::move(store));
   if (type == "LABEL_LIST") return OpenLabelListIndex(std::move(store));
   if (type == "ZONEMAP") return OpenZoneMapIndex(std::move(store));
+  if (type == "NGRAM") return OpenNGramIndex(std::move(store));
   if (type == "BLOOMFILTER") {
     if (!key_type) {
       return Status::NotSupported("index '{}': a BLOOMFILTER is opened with the type of its column", info.name);

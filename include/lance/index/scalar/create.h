@@ -21,13 +21,13 @@
 namespace lance::index::scalar {
 
 // kInverted: the full-text index (index/fts/inverted_writer.h) of a utf8 column.
-enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter, kInverted };
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter, kNGram, kInverted };
 
-// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" | "inverted" (any case; also
+// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" | "ngram" | "inverted" (any case; also
 // "labellist", "zone_map", "bloom_filter", and "fts" for inverted). Errors: InvalidArgument
 // naming the accepted ones.
 Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
-// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "INVERTED".
+// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "NGRAM", "INVERTED".
 const char* ScalarIndexTypeName(ScalarIndexType type);
 
 struct CreateScalarIndexOptions {
