@@ -1,6 +1,7 @@
 // libFuzzer target: the files of a scalar index segment are untrusted. Input: one selector
-// byte (mod 6: 0 BTREE, 1 BITMAP, 2 LABEL_LIST, 3 a bare RowSet, 4 ZONEMAP, 5 BLOOMFILTER,
-// keyed as int32 when selector / 6 is even, else utf8), then for BTREE a u32 LE length L and
+// byte (mod 8: 0 BTREE, 1 BITMAP, 2 LABEL_LIST, 3 a bare RowSet, 4 ZONEMAP, 5 BLOOMFILTER,
+// keyed as int32 when selector / 8 is even, else utf8, 6 NGRAM, 7 a bare RowSet in the
+// RoaringTreemap form of NGRAM posting lists), then for BTREE a u32 LE length L and
 // L bytes of page_lookup.lance followed by page_data.lance; for the others the one file's
 // bytes. Opening and every kind of query must end in a Status.
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "lance/index/scalar/bloom_filter.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/label_list.h"
+#include "lance/index/scalar/ngram.h"
 #include "lance/index/scalar/zone_map.h"
 #include "lance/io/memory_object_store.h"
 
@@ -36,6 +38,10 @@ void Query(const ScalarIndex& index) {
       (void)index.Search(q);
     }
   }
+  for (const char* needle : {"abc", "c3 x", "APPLE", "t1t", "zzz"}) {
+    const IndexQuery q = TextQuery{needle};
+    if (index.CanAnswer(q)) (void)index.Search(q);
+  }
   (void)index.Search(ScalarQuery::IsNull());
   (void)index.Search(ScalarQuery::IsNotNull());
 }
@@ -44,12 +50,20 @@ void Query(const ScalarIndex& index) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const uint8_t kind = data[0] % 6;
+  const uint8_t kind = data[0] % 8;
   std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
   if (kind == 3) {
     auto s = RowSet::Deserialize(rest, "fuzz");
     if (s.ok()) {
       auto again = RowSet::Deserialize(s->Serialize(), "again");
+      if (!again.ok() || !(*again == *s)) __builtin_trap();
+    }
+    return 0;
+  }
+  if (kind == 7) {
+    auto s = RowSet::DeserializeTreemap(rest, "fuzz");
+    if (s.ok()) {
+      auto again = RowSet::DeserializeTreemap(s->SerializeTreemap(), "again");
       if (!again.ok() || !(*again == *s)) __builtin_trap();
     }
     return 0;
@@ -71,7 +85,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     index = OpenZoneMapIndex(store);
   } else if (kind == 5) {
     if (!mem->Put(store->PathOf(kBloomFilterFile), rest).ok()) return 0;
-    index = OpenBloomFilterIndex(store, (data[0] / 6) % 2 == 0 ? lance::int32() : lance::utf8());
+    index = OpenBloomFilterIndex(store, (data[0] / 8) % 2 == 0 ? lance::int32() : lance::utf8());
+  } else if (kind == 6) {
+    if (!mem->Put(store->PathOf(kNGramFile), rest).ok()) return 0;
+    index = OpenNGramIndex(store);
   } else {
     if (!mem->Put(store->PathOf(kBitmapFile), rest).ok()) return 0;
     index = kind == 1 ? OpenBitmapIndex(store) : OpenLabelListIndex(store);
