@@ -243,6 +243,39 @@ int64_t MaxChunkBytes(const ByteCountingStore& store, const ColumnInfo& column) 
 // A take of a few rows of a big list column fetches the chunks holding them (at most two
 // chunks per row here: no row has more items than a chunk holds) plus, the first time a page
 // is touched, its chunk table and repetition index — not the column.
+// Bit-packed integers taken densely (whole FastLanes blocks unpacked: >= 128 wanted values in
+// a block of 1024), sparsely (single values read in place) and mixed, with and without nulls:
+// every value equals the full read.
+TEST(FlatTake, DenseAndSparseBitPackedTakesEqualFullRead) {
+  const int64_t n = 20000;
+  std::string lines;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t m = Mix(static_cast<uint64_t>(i));
+    lines += "{\"id\":" + std::to_string(i) + ",\"v\":" + std::to_string(m % 100000) + ",\"w\":" +
+             (i % 9 == 4 ? std::string("null") : std::to_string(static_cast<int32_t>(m) % 3000)) + "}\n";
+  }
+  auto s = schema({field("id", int64(), false), field("v", int64(), false), field("w", int32())});
+  auto batch = ReadJsonLines(lines, s);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto store = io::MemoryObjectStore::Make();
+  auto writer = FileWriter::Open(store, "f.lance", s, WriteOptions{});
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Write(**batch).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  auto reader = FileReader::Open(store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  for (int every : {1, 2, 5, 9, 40, 700}) {
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < n; ++i) {
+      // Dense in the first half, `every`-th row in the second: blocks of both kinds in one take.
+      if (i < n / 2 ? i % 3 != 1 : i % every == 0) rows.push_back(i);
+    }
+    auto taken = (*reader)->Take(rows);
+    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+    ExpectSameRows(*Gather(**batch, rows), **taken, "every " + std::to_string(every));
+  }
+}
+
 TEST(NestedTakeBytes, BoundedBytesPerTakenRow) {
   WriteOptions options;
   const int64_t n = 200000;
