@@ -146,8 +146,16 @@ void test_indexes(const char* uri, const char* listing_path) {
     lance_free_string(zjson);
     CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "id_zm", "ZONEMAP", 64, false) == -1);
     CHECK_ERROR(LANCE_ERR_DATASET_ALREADY_EXISTS, "an index named 'id_zm'");
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "x", "RTREE", 0, false) == -1);
+    CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "expected ZONEMAP, BLOOMFILTER or NGRAM");
     CHECK(lance_cpp_dataset_create_zone_index(ds, "id", "x", "NGRAM", 0, false) == -1);
-    CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "expected ZONEMAP or BLOOMFILTER");
+    CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "an NGRAM index keys a utf8 column, not int64");
+    CHECK(lance_cpp_dataset_create_zone_index(ds, "text", "text_ng", "NGRAM", 0, false) == 0);
+    CHECK(lance_dataset_index_count(ds) == before + 3);
+    zjson = lance_dataset_index_list_json(ds);
+    CHECK(zjson != NULL && strstr(zjson, "\"NGram\"") != NULL);
+    lance_free_string(zjson);
+    CHECK(lance_dataset_drop_index(ds, "text_ng") == 0);
     CHECK(lance_dataset_drop_index(ds, "id_zm") == 0);
     CHECK(lance_dataset_drop_index(ds, "cat_bf") == 0);
     CHECK(lance_dataset_index_count(ds) == before);
