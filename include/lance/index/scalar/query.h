@@ -76,6 +76,12 @@ struct LabelListQuery {
 
 struct TextQuery {
   std::string substring;  // contains(col, substring), LIKE '%substring%'
+  bool recheck = false;   // the planner rechecks the rows (LIKE: the sanitized needle is looser)
+  // NOT contains(...): answered by the catalog as every row of the covered fragments but the
+  // matches -- null rows kept, as lance 12 answers it from an FM index.
+  bool negated = false;
+  // "contains(x, Utf8(\"abc\"))", as lance 12 prints the query.
+  std::string ToString(std::string_view column = "x") const;
 };
 
 using IndexQuery = std::variant<ScalarQuery, LabelListQuery, TextQuery>;
