@@ -47,7 +47,7 @@ function table(rows) {
   return lancedb.makeArrowTable(rows.map((r) => ({ id: BigInt(r.id), text: r.text })), { schema });
 }
 
-const NEEDLES = ['apple', 'an', 'a', 'e g', 'ana', 'Café', 'ï', '数', 'lemon mango', 'kiwi\u0000',
+const NEEDLES = ['apple', 'an', 'a', 'e g', 'ana', 'Café', 'ï', '数', 'lemon mango', 'kiwi ',
   'no such thing', '', 'x'.repeat(300), 'p', 'date fig grape kiwi lemon mango'];
 
 const sql = (s) => `'${s.replace(/'/g, "''")}'`;
