@@ -379,6 +379,10 @@ TEST(ExprEval, DecimalsNestedFunctions) {
   EXPECT_EQ(Eval("coalesce(st.a, 0.5)"), "[1.0,0.5,0.5,4.0,5.0]");
   EXPECT_EQ(Eval("starts_with(s, 'a')"), "[true,false,null,true,false]");
   EXPECT_EQ(Eval("ends_with(s, 'a')"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("contains(s, 'an')"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("contains(s, '')"), "[true,true,null,true,true]");
+  EXPECT_EQ(Eval("contains(s, 'c%')"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("NOT contains(s, 'pp')"), "[false,true,null,true,true]");
 }
 
 TEST(ExprEval, SlicedBatches) {
