@@ -152,6 +152,9 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "              `lance search --text`. Options: --with-position (phrase queries) and\n"
         "              the tokenizer flags of `lance tokenize` (--base-tokenizer, --language,\n"
         "              --stem, ...), each defaulting as lance 12 does.\n"
+        "  fm          (alias fmindex) FM-index of a utf8 / binary column, lance 12's format\n"
+        "              (part_N_fm.lance, 10000 values each): contains(col, 'x') exactly, and\n"
+        "              LIKE '%x%' (rechecked); \\x00 and \\xFF are indexed as spaces.\n"
         "  ivf_flat    vector column (fixed_size_list<float>): k-means partitions, raw vectors;\n"
         "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
@@ -166,7 +169,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
-                    "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | ivf_flat | ivf_pq "
+                    "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | fm | ivf_flat | ivf_pq "
                     "(default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");

@@ -675,7 +675,14 @@ class Binder {
       }
       type = c == Cat::kInt || c == Cat::kNull ? int64() : float64();
       LANCE_ASSIGN_OR_RAISE(args[0], Coerce(std::move(args[0]), type, n));
-    } else if (name == "starts_with" || name == "ends_with" || name == "contains") {
+    } else if (name == "contains") {
+      // contains(s, t): t occurs in s (bytes; an empty t occurs in every string). On binary
+      // columns too (the FM index keys them); the needle is a string literal.
+      LANCE_RETURN_NOT_OK(arity(2));
+      if (CategoryOf(*args[0]->type) != Cat::kBinary) LANCE_RETURN_NOT_OK(need_string(0));
+      LANCE_RETURN_NOT_OK(need_string(1));
+      type = boolean();
+    } else if (name == "starts_with" || name == "ends_with") {
       LANCE_RETURN_NOT_OK(arity(2));
       LANCE_RETURN_NOT_OK(need_string(0));
       LANCE_RETURN_NOT_OK(need_string(1));
@@ -699,7 +706,7 @@ class Binder {
       }
     } else {
       return PosError(n.pos, fmt::format("unknown function '{}' (known: lower, upper, length, "
-                                         "char_length, abs, coalesce, starts_with, ends_with, contains)",
+                                         "char_length, abs, coalesce, contains, starts_with, ends_with)",
                                          n.name));
     }
     BoundPtr out = Make(BoundNode::Kind::kCall, type);

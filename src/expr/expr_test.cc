@@ -381,6 +381,9 @@ TEST(ExprEval, DecimalsNestedFunctions) {
   EXPECT_EQ(Eval("ends_with(s, 'a')"), "[false,true,null,false,false]");
   EXPECT_EQ(Eval("contains(s, 'a')"), Eval("s LIKE '%a%'"));
   EXPECT_EQ(Eval("contains(s, '')"), "[true,true,null,true,true]");
+  EXPECT_EQ(Eval("contains(s, 'an')"), "[false,true,null,false,false]");
+  EXPECT_EQ(Eval("contains(s, 'c%')"), "[false,false,null,true,false]");
+  EXPECT_EQ(Eval("NOT contains(s, 'pp')"), "[false,true,null,true,true]");
 }
 
 TEST(ExprEval, SlicedBatches) {

@@ -513,6 +513,20 @@ Result<Datum> CallKernel(const std::string& name, const DataTypePtr& type,
                          const std::vector<Datum>& args, int64_t n) {
   bool scalar = true;
   for (const auto& d : args) scalar = scalar && !d.is_array();
+  if (name == "contains" && args.size() == 2 && args[0].is_array() && !args[1].is_array() &&
+      args[1].scalar.valid && args[0].array->type->is_binary_like()) {
+    // contains(column, 'literal'): one search per value over its bytes, no copies.
+    const Array& arr = *args[0].array;
+    const std::string_view needle = args[1].scalar.s;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, NewBitmap(n));
+    PackBits(n, values->mutable_data(), [&](int64_t i) {
+      if (!arr.IsValid(i)) return false;
+      const std::string_view v = arr.GetView(i);
+      return needle.empty() || memmem(v.data(), v.size(), needle.data(), needle.size()) != nullptr;
+    });
+    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, ValidityOf(arr, n));
+    return BoolArray(n, values, validity);
+  }
   const int64_t len = scalar ? 1 : n;
   auto arg = [&](size_t k, int64_t i) -> Scalar {
     const Datum& d = args[k];

@@ -73,7 +73,7 @@ std::string IndexLookupNode::Describe() const {
   const auto& all = snapshot_->manifest().fragments;
   bool exact = true;
   for (const auto& l : plan_.lookups) {
-    for (const auto& leaf : l.leaves) exact = exact && index::scalar::IsExactIndexType(leaf.index_type);
+    for (const auto& leaf : l.leaves) exact = exact && leaf.exact();
   }
   return fmt::format("{}; fragments {} ({} of {}) covered by the index{}, {}; live rows only, "
                      "chunks of at most {} rows",

@@ -140,7 +140,7 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
   std::vector<size_t> recheck;
   for (const auto& lookup : plan.lookups) {
     bool exact = true;
-    for (const auto& leaf : lookup.leaves) exact = exact && index::scalar::IsExactIndexType(leaf.index_type);
+    for (const auto& leaf : lookup.leaves) exact = exact && leaf.exact();
     if (!exact) recheck.insert(recheck.end(), lookup.sources.begin(), lookup.sources.end());
   }
   std::string rest;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lance/index/fm/fm_index.h"
 #include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/bitmap.h"
@@ -24,8 +25,9 @@ Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name) {
   if (n == "bloomfilter" || n == "bloom_filter") return ScalarIndexType::kBloomFilter;
   if (n == "ngram") return ScalarIndexType::kNGram;
   if (n == "inverted" || n == "fts") return ScalarIndexType::kInverted;
+  if (n == "fm" || n == "fmindex") return ScalarIndexType::kFm;
   return Status::InvalidArgument(
-      "index type '{}': expected btree, bitmap, label_list, zonemap, bloomfilter, ngram or inverted", name);
+      "index type '{}': expected btree, bitmap, label_list, zonemap, bloomfilter, ngram, inverted or fm", name);
 }
 
 const char* ScalarIndexTypeName(ScalarIndexType type) {
@@ -37,6 +39,7 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
     case ScalarIndexType::kBloomFilter: return "BLOOMFILTER";
     case ScalarIndexType::kNGram: return "NGRAM";
     case ScalarIndexType::kInverted: return "INVERTED";
+    case ScalarIndexType::kFm: return "FM";
   }
   return "?";
 }
@@ -106,12 +109,20 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
     case ScalarIndexType::kInverted:
       trained = TrainInverted(*store, data, options.fts);
       break;
+    case ScalarIndexType::kFm:
+      trained = fm::TrainFmIndex(*store, data);
+      break;
   }
   if (!trained.ok()) {
     for (const char* f : {kBTreeLookupFile, kBTreePagesFile, kBitmapFile, kZoneMapFile, kBloomFilterFile, kNGramFile,
                           "metadata.lance", "part_0_invert.lance", "part_0_tokens.lance",
                           "part_0_docs.lance"}) {
       (void)location.store()->Delete(store->PathOf(f));
+    }
+    if (options.type == ScalarIndexType::kFm) {
+      if (auto listed = location.store()->List(store->dir() + "/"); listed.ok()) {
+        for (const auto& m : *listed) (void)location.store()->Delete(m.path);
+      }
     }
     return trained.status();
   }

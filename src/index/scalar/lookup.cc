@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <list>
+#include <map>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ namespace {
 
 bool ReadableType(const std::string& t) {
   return t == "BTREE" || t == "BITMAP" || t == "LABEL_LIST" || t == "ZONEMAP" || t == "BLOOMFILTER" ||
-         t == "NGRAM";
+         t == "NGRAM" || t == "FM";
 }
 
 int64_t PerUnitNanos(TimeUnit u) {
@@ -67,6 +68,15 @@ std::optional<ScalarValue> KeyOf(const expr::Literal& lit, const DataType& type)
   }
 }
 
+// '%abc%' with no other wildcard or escape -> "abc" (not empty: '%%' matches every string,
+// an FM index none).
+std::optional<std::string> LikeInfix(const std::string& pattern) {
+  if (pattern.size() < 3 || pattern.front() != '%' || pattern.back() != '%') return std::nullopt;
+  const std::string p = pattern.substr(1, pattern.size() - 2);
+  if (p.find_first_of("%_\\") != std::string::npos) return std::nullopt;
+  return p;
+}
+
 // 'abc%' with no other wildcard or escape -> "abc".
 std::optional<std::string> LikePrefix(const std::string& pattern) {
   if (pattern.size() < 2 || pattern.back() != '%') return std::nullopt;
@@ -99,6 +109,7 @@ struct ScalarIndexCatalog::Impl {
   table::TableLocation location;
   SchemaPtr schema;
   std::vector<uint32_t> fragments;  // of the version, ascending
+  std::map<uint32_t, uint64_t> physical_rows;  // of each fragment
   std::shared_ptr<PageCache> cache;
   struct Slot {
     table::IndexInfo info;
@@ -122,8 +133,59 @@ struct ScalarIndexCatalog::Impl {
     return nullptr;
   }
 
+  // The first FM index keyed on `field_id` (it may sit behind another index of the column,
+  // e.g. an INVERTED one, as lance 12 allows).
+  const Slot* FmSlotFor(int32_t field_id, size_t* at) const {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i]->keyed_field == field_id && slots[i]->type == "FM") {
+        *at = i;
+        return slots[i].get();
+      }
+    }
+    return nullptr;
+  }
+
+  // contains(col, 'x') (exact, as lance 12 plans it) and col LIKE '%x%' (an FM answer
+  // rechecked by the filter: the sanitized needle also matches stored \x00 / \xFF).
+  std::optional<IndexedLeaf> MatchText(const expr::Node& n) const {
+    using NK = expr::Node::Kind;
+    const expr::Node* col = nullptr;
+    std::optional<std::string> needle;
+    bool recheck = false;
+    if (n.kind == NK::kUnary && n.op == expr::Op::kNot && n.args.size() == 1 && n.args[0]->kind == NK::kCall) {
+      auto inner = MatchText(*n.args[0]);
+      if (!inner) return std::nullopt;
+      std::get<TextQuery>(inner->query).negated = true;
+      return inner;
+    }
+    if (n.kind == NK::kCall && n.name == "contains" && n.args.size() == 2 &&
+        n.args[1]->kind == NK::kLiteral && n.args[1]->literal.kind == expr::Literal::Kind::kString) {
+      col = n.args[0].get();
+      needle = n.args[1]->literal.text;
+    } else if (n.kind == NK::kLike && !n.negated && !n.case_insensitive && n.args.size() == 2 &&
+               n.args[1]->kind == NK::kLiteral && n.args[1]->literal.kind == expr::Literal::Kind::kString) {
+      col = n.args[0].get();
+      needle = LikeInfix(n.args[1]->literal.text);
+      recheck = true;
+    }
+    if (!needle || col->kind != NK::kColumn || col->path.size() != 1) return std::nullopt;
+    const int idx = schema->GetFieldIndex(col->path[0]);
+    if (idx < 0 || !schema->field(idx)->type()->is_binary_like()) return std::nullopt;
+    size_t at = 0;
+    const Slot* slot = FmSlotFor(schema->field(idx)->id(), &at);
+    if (slot == nullptr) return std::nullopt;
+    IndexedLeaf leaf;
+    leaf.column = schema->field(idx)->name();
+    leaf.index_name = slot->info.name;
+    leaf.index_type = slot->type;
+    leaf.index_slot = at;
+    leaf.query = TextQuery{*needle, recheck};
+    return leaf;
+  }
+
   std::optional<IndexedLeaf> MatchLeaf(const expr::Node& n) const {
     using NK = expr::Node::Kind;
+    if (auto text = MatchText(n)) return text;
     auto column_of = [&](const expr::Node& c, Field const** field) -> bool {
       if (c.kind != NK::kColumn || c.path.size() != 1) return false;
       const int idx = schema->GetFieldIndex(c.path[0]);
@@ -200,7 +262,7 @@ struct ScalarIndexCatalog::Impl {
     if (!IsIndexableKeyType(*field->type())) return std::nullopt;
     size_t at = 0;
     const Slot* slot = SlotFor(field->id(), &at);
-    if (slot == nullptr || slot->type == "LABEL_LIST") return std::nullopt;
+    if (slot == nullptr || slot->type == "LABEL_LIST" || slot->type == "FM") return std::nullopt;
     // Substring filters go to an NGRAM index only, and an NGRAM index answers nothing else.
     if (const auto* tq = std::get_if<TextQuery>(&*q)) {
       if (slot->type != "NGRAM" || !NGramNarrows(tq->substring)) return std::nullopt;
@@ -257,7 +319,10 @@ std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableL
   auto impl = std::make_unique<Impl>();
   impl->location = location;
   impl->schema = manifest.schema;
-  for (const auto& f : manifest.fragments) impl->fragments.push_back(static_cast<uint32_t>(f.id));
+  for (const auto& f : manifest.fragments) {
+    impl->fragments.push_back(static_cast<uint32_t>(f.id));
+    impl->physical_rows[static_cast<uint32_t>(f.id)] = f.physical_rows;
+  }
   std::sort(impl->fragments.begin(), impl->fragments.end());
   impl->cache = cache ? std::move(cache) : std::make_shared<PageCache>();
   for (const auto& x : manifest.indices) {
@@ -367,7 +432,18 @@ Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunc
     SearchOptions so;
     so.fragments = out.covered;
     LANCE_ASSIGN_OR_RAISE(SearchResult r, index->Search(leaf.query, so));
-    out.exact = out.exact && r.exact;
+    const auto* tq = std::get_if<TextQuery>(&leaf.query);
+    out.exact = out.exact && r.exact && !(tq && tq->recheck);
+    if (tq && tq->negated) {
+      RowSet all;
+      for (uint32_t f : out.covered) {
+        const uint64_t base = uint64_t{f} << 32;
+        const auto it = impl_->physical_rows.find(f);
+        if (it != impl_->physical_rows.end()) all.InsertRange(base, base + it->second);
+      }
+      all -= r.rows;
+      r.rows = std::move(all);
+    }
     out.rows |= r.rows;
   }
   out.rows.RetainFragments(out.covered);
@@ -478,6 +554,11 @@ const table::IndexInfo& ScalarIndexCatalog::InfoAt(size_t slot) const { return i
 size_t ScalarIndexCatalog::num_indexes() const { return impl_->slots.size(); }
 const std::shared_ptr<PageCache>& ScalarIndexCatalog::cache() const { return impl_->cache; }
 
+bool IndexedLeaf::exact() const {
+  const auto* tq = std::get_if<TextQuery>(&query);
+  return IsExactIndexType(index_type) && !(tq && tq->recheck);
+}
+
 std::string IndexedConjunct::ToString() const {
   std::string out;
   for (size_t i = 0; i < leaves.size(); ++i) {
@@ -486,7 +567,7 @@ std::string IndexedConjunct::ToString() const {
     std::string q;
     if (const auto* sq = std::get_if<ScalarQuery>(&l.query)) q = sq->ToString(l.column);
     else if (const auto* lq = std::get_if<LabelListQuery>(&l.query)) q = lq->ToString(l.column);
-    else if (const auto* tq = std::get_if<TextQuery>(&l.query)) q = fmt::format("contains({}, '{}')", l.column, tq->substring);
+    else if (const auto* tq = std::get_if<TextQuery>(&l.query)) q = tq->ToString(l.column);
     out += q + "@" + l.index_name + "(" + l.index_type + ")";
   }
   return leaves.size() > 1 ? "(" + out + ")" : out;

@@ -138,6 +138,15 @@ std::optional<bool> LabelListQuery::Matches(
   return std::all_of(labels.begin(), labels.end(), has);
 }
 
+std::string TextQuery::ToString(std::string_view column) const {
+  std::string lit;
+  for (char c : substring) {
+    if (c == '"' || c == '\\') lit.push_back('\\');
+    lit.push_back(c);
+  }
+  return fmt::format("{}contains({}, Utf8(\"{}\"))", negated ? "NOT " : "", column, lit);
+}
+
 std::string LabelListQuery::ToString(std::string_view column) const {
   std::string s = std::string(op == Op::kHasAny ? "array_has_any(" : "array_has_all(") +
                   std::string(column) + ", [";

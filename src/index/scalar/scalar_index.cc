@@ -1,5 +1,6 @@
 #include "lance/index/scalar/scalar_index.h"
 
+#include "lance/index/fm/fm_index.h"
 #include "lance/index/scalar/bitmap.h"
 #include "lance/index/scalar/bloom_filter.h"
 #include "lance/index/scalar/btree.h"
@@ -19,6 +20,7 @@ Result<std::shared_ptr<ScalarIndex>> OpenScalarIndex(std::shared_ptr<IndexStore>
   if (type == "LABEL_LIST") return OpenLabelListIndex(std::move(store));
   if (type == "ZONEMAP") return OpenZoneMapIndex(std::move(store));
   if (type == "NGRAM") return OpenNGramIndex(std::move(store));
+  if (type == "FM") return fm::OpenFmIndex(std::move(store));
   if (type == "BLOOMFILTER") {
     if (!key_type) {
       return Status::NotSupported("index '{}': a BLOOMFILTER is opened with the type of its column", info.name);

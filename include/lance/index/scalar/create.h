@@ -21,13 +21,14 @@
 namespace lance::index::scalar {
 
 // kInverted: the full-text index (index/fts/inverted_writer.h) of a utf8 column.
-enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter, kNGram, kInverted };
+// kFm: the FM-index (index/fm/fm_index.h) of a string or binary column.
+enum class ScalarIndexType { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter, kNGram, kInverted, kFm };
 
-// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" | "ngram" | "inverted" (any case; also
-// "labellist", "zone_map", "bloom_filter", and "fts" for inverted). Errors: InvalidArgument
-// naming the accepted ones.
+// "btree" | "bitmap" | "label_list" | "zonemap" | "bloomfilter" | "ngram" | "inverted" | "fm" (any
+// case; also "labellist", "zone_map", "bloom_filter", "fts" for inverted, "fmindex" for fm).
+// Errors: InvalidArgument naming the accepted ones.
 Result<ScalarIndexType> ScalarIndexTypeFromName(const std::string& name);
-// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "NGRAM", "INVERTED".
+// "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "NGRAM", "INVERTED", "FM".
 const char* ScalarIndexTypeName(ScalarIndexType type);
 
 struct CreateScalarIndexOptions {

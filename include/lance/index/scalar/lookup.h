@@ -44,9 +44,12 @@ class ScalarIndex;
 struct IndexedLeaf {
   std::string column;
   std::string index_name;
-  std::string index_type;  // "BTREE", "BITMAP", "LABEL_LIST"
+  std::string index_type;  // "BTREE", "BITMAP", "LABEL_LIST", "FM", ...
   size_t index_slot = 0;   // position of the index in the catalog
   IndexQuery query;
+  // Whether the index's rows are the conjunct's exact answer (else the planner rechecks them:
+  // inexact index types, and an FM answer to LIKE '%x%').
+  bool exact() const;
 };
 
 // A conjunct an index answers: one leaf, or an OR of leaves (`leaves.size() > 1`).

@@ -7,7 +7,7 @@
 //   ScalarQuery     =, <, <=, >, >=, BETWEEN, IN (...), IS NULL, IS NOT NULL, LIKE 'prefix%'
 //                   (BTREE, BITMAP exactly; ZONEMAP, BLOOMFILTER as supersets)
 //   LabelListQuery  array_has_any / array_has_all / array_contains on list<T> (LABEL_LIST)
-//   TextQuery       contains(col, 'x') / LIKE '%x%' (NGRAM, a superset)
+//   TextQuery       contains(col, 'x') / LIKE '%x%' (NGRAM, a superset; FM, exact for contains)
 //
 // SQL three-valued logic: `rows` are the rows where the predicate is TRUE; `null_rows` the
 // rows where it is NULL (the column, or a label list, is null), so that NOT p = (covered rows)
@@ -76,6 +76,12 @@ struct LabelListQuery {
 
 struct TextQuery {
   std::string substring;  // contains(col, substring), LIKE '%substring%'
+  bool recheck = false;   // the planner rechecks the rows (LIKE: the sanitized needle is looser)
+  // NOT contains(...): answered by the catalog as every row of the covered fragments but the
+  // matches -- null rows kept, as lance 12 answers it from an FM index.
+  bool negated = false;
+  // "contains(x, Utf8(\"abc\"))", as lance 12 prints the query.
+  std::string ToString(std::string_view column = "x") const;
 };
 
 using IndexQuery = std::variant<ScalarQuery, LabelListQuery, TextQuery>;

@@ -1,0 +1,191 @@
+// The FM index's partition files (part_N_fm.lance), its training and its ScalarIndex.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "lance/columnar/builder.h"
+#include "lance/core/thread_pool.h"
+#include "lance/file/file_reader.h"
+#include "lance/file/file_writer.h"
+#include "lance/index/fm/fm_index.h"
+#include "lance/io/object_store.h"
+
+namespace lance::index::fm {
+namespace {
+
+SchemaPtr BlockSchema(std::vector<std::pair<std::string, std::string>> meta) {
+  return schema({field("node_id", uint32(), false), field("block_id", uint32(), false),
+                 field("words", large_binary(), false), field("prefix_rank", uint64(), false),
+                 field("bit_len", uint64(), false)},
+                std::make_shared<KeyValueMetadata>(std::move(meta)));
+}
+
+template <typename B, typename T>
+Result<ArrayPtr> Column(DataTypePtr type, const std::vector<T>& v) {
+  B b(std::move(type));
+  LANCE_RETURN_NOT_OK(b.AppendValues(v.data(), static_cast<int64_t>(v.size())));
+  return b.Finish();
+}
+
+template <typename T>
+Result<std::vector<T>> Numbers(const RecordBatch& b, int col, TypeId id, const std::string& where) {
+  const Array& a = *b.column(col);
+  if (a.type->id() != id || a.null_count != 0) {
+    return Status::Corruption("{}: column {} is {} with {} nulls (expected non-null {})", where,
+                              b.schema()->field(col)->name(), a.type->ToString(), a.null_count,
+                              id == TypeId::kUInt32 ? "uint32" : "uint64");
+  }
+  const T* v = a.Values<T>();
+  return std::vector<T>(v, v + a.length);
+}
+
+}  // namespace
+
+Result<table::IndexFileInfo> WriteFmPartition(IndexStore& store, uint64_t id, const FmPartition& part) {
+  uint64_t wavelet_rows = 0, sa_blocks = 0;
+  FmPartition::Columns c = part.ToColumns(&wavelet_rows, &sa_blocks);
+  SchemaPtr s = BlockSchema(part.Metadata(wavelet_rows, sa_blocks));
+  const std::string name = FmPartitionFile(id);
+  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(name, s));
+  if (!c.node_id.empty()) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr nid, (Column<UInt32Builder>(uint32(), c.node_id)));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr bid, (Column<UInt32Builder>(uint32(), c.block_id)));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr pr, (Column<UInt64Builder>(uint64(), c.prefix_rank)));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr bl, (Column<UInt64Builder>(uint64(), c.bit_len)));
+    BinaryBuilder words(large_binary());
+    for (const auto& w : c.words) LANCE_RETURN_NOT_OK(words.Append(w));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr wa, words.Finish());
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, static_cast<int64_t>(c.node_id.size()), {nid, bid, wa, pr, bl}));
+    LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  }
+  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  return table::IndexFileInfo{name, static_cast<uint64_t>(summary.size_bytes), {}};
+}
+
+Result<FmPartition> ReadFmPartition(IndexStore& store, const std::string& file) {
+  const std::string where = store.PathOf(file);
+  LANCE_ASSIGN_OR_RAISE(auto reader, store.OpenFile(file));
+  const auto& s = reader->schema();
+  static const char* names[] = {"node_id", "block_id", "words", "prefix_rank", "bit_len"};
+  std::vector<int> cols;
+  for (const char* n : names) {
+    const int i = s->GetFieldIndex(n);
+    if (i < 0) return Status::Corruption("{}: no column '{}' in {}", where, n, s->ToString());
+    cols.push_back(i);
+  }
+  if (!s->metadata()) return Status::Corruption("{}: no schema metadata", where);
+  FmPartition::Columns c;
+  if (reader->num_rows() > 0) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadAll(cols));
+    LANCE_ASSIGN_OR_RAISE(c.node_id, Numbers<uint32_t>(*b, 0, TypeId::kUInt32, where));
+    LANCE_ASSIGN_OR_RAISE(c.block_id, Numbers<uint32_t>(*b, 1, TypeId::kUInt32, where));
+    LANCE_ASSIGN_OR_RAISE(c.prefix_rank, Numbers<uint64_t>(*b, 3, TypeId::kUInt64, where));
+    LANCE_ASSIGN_OR_RAISE(c.bit_len, Numbers<uint64_t>(*b, 4, TypeId::kUInt64, where));
+    const Array& w = *b->column(2);
+    if (!w.type->is_binary_like() || w.null_count != 0) {
+      return Status::Corruption("{}: words is {} with {} nulls (expected non-null large_binary)", where,
+                                w.type->ToString(), w.null_count);
+    }
+    for (int64_t i = 0; i < w.length; ++i) c.words.emplace_back(w.GetView(i));
+  }
+  return FmPartition::Decode(*s->metadata(), c, where);
+}
+
+Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::TrainingData& data) {
+  const TypeId t = data.type ? data.type->id() : TypeId::kNull;
+  if (t != TypeId::kString && t != TypeId::kLargeString && t != TypeId::kBinary && t != TypeId::kLargeBinary) {
+    return Status::InvalidArgument("an FM index needs a utf8, large_utf8, binary or large_binary column, not {}",
+                                   data.type ? data.type->ToString() : std::string("?"));
+  }
+  scalar::TrainedIndex out;
+  out.type_name = "FM";
+  out.details_type_url = kFmDetailsTypeUrl;
+  out.index_version = kFmIndexVersion;
+  std::vector<std::vector<std::pair<uint64_t, std::string>>> parts(1);
+  size_t at = 0;
+  for (const ArrayPtr& a : data.values) {
+    for (int64_t i = 0; i < a->length; ++i, ++at) {
+      if (at >= data.row_ids.size()) return Status::InvalidArgument("FM training: fewer row ids than values");
+      if (a->IsNull(i)) continue;
+      if (parts.back().size() == kFmPartitionDocs) parts.emplace_back();
+      parts.back().emplace_back(data.row_ids[at], SanitizeFm(a->GetView(i)));
+    }
+  }
+  std::vector<Result<table::IndexFileInfo>> files(parts.size(), Status::OK());
+  // Partitions build independently (suffix arrays dominate); files are written in order.
+  std::vector<FmPartition> built(parts.size());
+  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(parts.size()), [&](int64_t i) {
+    built[static_cast<size_t>(i)] = FmPartition::Build(parts[static_cast<size_t>(i)]);
+    parts[static_cast<size_t>(i)].clear();
+  });
+  for (size_t i = 0; i < built.size(); ++i) {
+    LANCE_ASSIGN_OR_RAISE(auto f, WriteFmPartition(store, i, built[i]));
+    out.files.push_back(std::move(f));
+  }
+  return out;
+}
+
+namespace {
+
+class FmIndex final : public scalar::ScalarIndex {
+ public:
+  FmIndex(std::shared_ptr<IndexStore> store, std::vector<FmPartition> parts)
+      : ScalarIndex(std::move(store)), parts_(std::move(parts)) {}
+
+  std::string_view type_name() const override { return "FM"; }
+  const DataTypePtr& value_type() const override { return type_; }
+  bool CanAnswer(const scalar::IndexQuery& q) const override { return std::holds_alternative<scalar::TextQuery>(q); }
+
+  Result<scalar::SearchResult> Search(const scalar::IndexQuery& q, const scalar::SearchOptions& options) const override {
+    const auto* tq = std::get_if<scalar::TextQuery>(&q);
+    if (tq == nullptr) return Status::NotSupported("an FM index answers only contains(col, 'text')");
+    const std::string needle = SanitizeFm(tq->substring);
+    std::vector<Result<std::vector<uint64_t>>> hits(parts_.size(), Status::OK());
+    ParallelFor(parts_.size() > 1 ? ThreadPool::Default() : nullptr, static_cast<int64_t>(parts_.size()), [&](int64_t i) {
+      const size_t k = static_cast<size_t>(i);
+      hits[k] = parts_[k].Search(needle, store_->PathOf(FmPartitionFile(k)));
+    });
+    scalar::SearchResult out;
+    for (auto& h : hits) {
+      LANCE_RETURN_NOT_OK(h.status());
+      out.rows.InsertMany(h->data(), h->size());
+    }
+    if (options.fragments) out.rows.RetainFragments(*options.fragments);
+    return out;
+  }
+
+ private:
+  std::vector<FmPartition> parts_;
+  DataTypePtr type_ = utf8();
+};
+
+}  // namespace
+
+Result<std::shared_ptr<scalar::ScalarIndex>> OpenFmIndex(std::shared_ptr<IndexStore> store) {
+  LANCE_ASSIGN_OR_RAISE(auto listed, store->object_store()->List(store->dir() + "/"));
+  std::vector<std::pair<uint64_t, std::string>> files;
+  for (const auto& m : listed) {
+    std::string_view name(m.path);
+    if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    if (!name.starts_with("part_") || !name.ends_with("_fm.lance")) continue;
+    const std::string_view digits = name.substr(5, name.size() - 5 - 9);
+    uint64_t id = 0;
+    bool ok = !digits.empty() && digits.size() < 19;
+    for (char c : digits) {
+      ok = ok && c >= '0' && c <= '9';
+      id = id * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (ok) files.emplace_back(id, std::string(name));
+  }
+  if (files.empty()) return Status::Corruption("{}: no FM-index partition files (part_N_fm.lance)", store->dir());
+  std::sort(files.begin(), files.end());
+  std::vector<FmPartition> parts;
+  for (const auto& [id, name] : files) {
+    LANCE_ASSIGN_OR_RAISE(auto p, ReadFmPartition(*store, name));
+    parts.push_back(std::move(p));
+  }
+  return std::shared_ptr<scalar::ScalarIndex>(new FmIndex(std::move(store), std::move(parts)));
+}
+
+}  // namespace lance::index::fm

@@ -1,0 +1,551 @@
+// FmPartition: building (suffix array, BWT, Huffman-shaped wavelet tree, C table, SA samples),
+// searching (backward search, locate by LF walks to a sample) and the metadata codecs.
+#include "lance/index/fm/fm_index.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <queue>
+#include <unordered_set>
+
+namespace lance::index::fm {
+
+std::string SanitizeFm(std::string_view bytes) {
+  std::string out(bytes);
+  for (char& c : out) {
+    if (c == '\0' || c == '\xff') c = ' ';
+  }
+  return out;
+}
+
+std::string FmPartitionFile(uint64_t id) { return fmt::format("part_{}_fm.lance", id); }
+
+void FmPartition::BitVector::BuildRanks() {
+  ranks.clear();
+  uint64_t cum = 0;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i % 8 == 0) ranks.push_back(cum);
+    cum += static_cast<uint64_t>(std::popcount(words[i]));
+  }
+  ranks.push_back(cum);
+}
+
+uint64_t FmPartition::BitVector::Rank1(uint64_t pos) const {
+  if (pos == 0) return 0;
+  const uint64_t wi = pos >> 6;
+  const uint64_t sb = wi >> 3;
+  uint64_t count = ranks[sb];
+  for (uint64_t i = sb << 3; i < wi; ++i) count += static_cast<uint64_t>(std::popcount(words[i]));
+  if ((pos & 63) != 0) count += static_cast<uint64_t>(std::popcount(words[wi] & ((uint64_t{1} << (pos & 63)) - 1)));
+  return count;
+}
+
+namespace {
+
+struct HuffNode {
+  bool leaf = true;
+  uint8_t byte = 0;
+  int32_t left = -1, right = -1;
+};
+
+}  // namespace
+
+FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string>>& docs) {
+  FmPartition p;
+  if (docs.empty()) return p;
+  std::string text;
+  size_t total = 1;
+  for (const auto& d : docs) total += d.second.size() + 1;
+  text.reserve(total);
+  for (const auto& [row, bytes] : docs) {
+    p.doc_starts_.push_back(text.size());
+    p.row_ids_.push_back(row);
+    text += bytes;
+    text.push_back('\xff');
+  }
+  text.push_back('\0');
+  const uint64_t n = text.size();
+  p.bwt_len_ = n;
+  const std::vector<int64_t> sa = FmSuffixArray(text);
+  std::string bwt(n, '\0');
+  for (uint64_t i = 0; i < n; ++i) bwt[i] = text[sa[i] == 0 ? n - 1 : static_cast<uint64_t>(sa[i]) - 1];
+  for (unsigned char c : text) ++p.c_table_[c + 1u];
+  for (size_t i = 1; i < 257; ++i) p.c_table_[i] += p.c_table_[i - 1];
+  for (uint64_t i = 0; i < n; i += kFmSampleRate) p.sa_samples_.push_back(static_cast<uint64_t>(sa[i]));
+
+  // Huffman tree: repeatedly merge the two lightest (ties: the earliest made), the first
+  // taken on the left -- the shape lance 12 builds, so the files are the same.
+  std::array<uint64_t, 256> freq{};
+  for (unsigned char c : bwt) ++freq[c];
+  std::vector<HuffNode> tree;
+  using Entry = std::tuple<uint64_t, uint64_t, int32_t>;  // weight, tie, node
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  uint64_t tie = 0;
+  for (int v = 0; v < 256; ++v) {
+    if (freq[v] == 0) continue;
+    tree.push_back(HuffNode{true, static_cast<uint8_t>(v)});
+    heap.emplace(freq[v], tie++, static_cast<int32_t>(tree.size() - 1));
+  }
+  if (heap.size() == 1) {
+    Entry only = heap.top();
+    heap.pop();
+    tree.push_back(HuffNode{true, 255});
+    heap.emplace(0, tie++, static_cast<int32_t>(tree.size() - 1));
+    heap.emplace(std::get<0>(only), tie++, std::get<2>(only));
+  }
+  while (heap.size() > 1) {
+    const Entry a = heap.top();
+    heap.pop();
+    const Entry b = heap.top();
+    heap.pop();
+    tree.push_back(HuffNode{false, 0, std::get<2>(a), std::get<2>(b)});
+    heap.emplace(std::get<0>(a) + std::get<0>(b), tie++, static_cast<int32_t>(tree.size() - 1));
+  }
+  const int32_t root = std::get<2>(heap.top());
+  // Node ids in preorder; codes and paths as the walk goes.
+  struct Frame {
+    int32_t node;
+    uint32_t bits;
+    uint8_t len;
+    std::vector<uint32_t> path;
+    int32_t parent;  // wavelet id of the parent, -1 at the root
+    bool right;
+  };
+  std::vector<Frame> stack = {{root, 0, 0, {}, -1, false}};
+  while (!stack.empty()) {
+    Frame f = std::move(stack.back());
+    stack.pop_back();
+    const HuffNode& h = tree[static_cast<size_t>(f.node)];
+    Child as_child;
+    if (h.leaf) {
+      p.codes_[h.byte] = Code{f.bits, f.len, f.path};
+      as_child = Child{true, h.byte};
+    } else {
+      const auto id = static_cast<uint32_t>(p.children_.size());
+      p.children_.emplace_back();
+      as_child = Child{false, id};
+      std::vector<uint32_t> path = f.path;
+      path.push_back(id);
+      stack.push_back({h.right, (f.bits << 1) | 1u, static_cast<uint8_t>(f.len + 1), path, static_cast<int32_t>(id), true});
+      stack.push_back({h.left, f.bits << 1, static_cast<uint8_t>(f.len + 1), std::move(path), static_cast<int32_t>(id), false});
+    }
+    if (f.parent >= 0) {
+      auto& pc = p.children_[static_cast<size_t>(f.parent)];
+      (f.right ? pc.second : pc.first) = as_child;
+    }
+  }
+  p.nodes_.resize(p.children_.size());
+  for (unsigned char c : bwt) {
+    for (uint32_t id : p.codes_[c].path) ++p.nodes_[id].len;
+  }
+  for (auto& node : p.nodes_) node.words.assign((node.len + 63) / 64, 0);
+  std::vector<uint64_t> cursor(p.nodes_.size(), 0);
+  for (unsigned char c : bwt) {
+    const Code& code = p.codes_[c];
+    for (size_t level = 0; level < code.path.size(); ++level) {
+      const uint32_t id = code.path[level];
+      if ((code.bits >> (code.length - 1 - level)) & 1u) p.nodes_[id].words[cursor[id] >> 6] |= uint64_t{1} << (cursor[id] & 63);
+      ++cursor[id];
+    }
+  }
+  for (auto& node : p.nodes_) node.BuildRanks();
+  return p;
+}
+
+uint64_t FmPartition::Rank(uint8_t c, uint64_t pos) const {
+  const Code& code = codes_[c];
+  if (code.length == 0) return 0;
+  for (size_t level = 0; level < code.path.size(); ++level) {
+    const BitVector& node = nodes_[code.path[level]];
+    const uint64_t ones = node.Rank1(pos);
+    pos = (code.bits >> (code.length - 1 - level)) & 1u ? ones : pos - ones;
+  }
+  return pos;
+}
+
+uint8_t FmPartition::Access(uint64_t pos, uint64_t* rank) const {
+  uint32_t id = 0;
+  for (;;) {
+    const BitVector& node = nodes_[id];
+    const bool bit = node.Get(pos);
+    const uint64_t ones = node.Rank1(pos);
+    pos = bit ? ones : pos - ones;
+    const Child& next = bit ? children_[id].second : children_[id].first;
+    if (next.leaf) {
+      *rank = pos;
+      return static_cast<uint8_t>(next.value);
+    }
+    id = next.value;
+  }
+}
+
+bool FmPartition::Locate(uint64_t pos, uint64_t* text_pos) const {
+  const uint64_t n = bwt_len_;
+  for (uint64_t steps = 0; steps < n; ++steps) {
+    if (pos % kFmSampleRate == 0 && pos / kFmSampleRate < sa_samples_.size()) {
+      *text_pos = (sa_samples_[pos / kFmSampleRate] + steps) % n;
+      return true;
+    }
+    uint64_t rank = 0;
+    const uint8_t c = Access(pos, &rank);
+    pos = c_table_[c] + rank;
+  }
+  return false;
+}
+
+Result<std::vector<uint64_t>> FmPartition::Search(std::string_view needle, const std::string& where) const {
+  std::vector<uint64_t> out;
+  if (needle.empty() || bwt_len_ == 0) return out;
+  uint64_t lo = 0, hi = bwt_len_;
+  for (size_t i = needle.size(); i-- > 0;) {
+    const auto c = static_cast<uint8_t>(needle[i]);
+    lo = c_table_[c] + Rank(c, lo);
+    hi = c_table_[c] + Rank(c, hi);
+    if (lo >= hi) return out;
+  }
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t i = lo; i < hi; ++i) {
+    uint64_t tp = 0;
+    if (!Locate(i, &tp)) {
+      return Status::Corruption("{}: locating suffix {} never reached a sampled position", where, i);
+    }
+    const auto it = std::upper_bound(doc_starts_.begin(), doc_starts_.end(), tp);
+    if (it == doc_starts_.begin()) return Status::Corruption("{}: text position {} before the first document", where, tp);
+    const uint64_t row = row_ids_[static_cast<size_t>(it - doc_starts_.begin() - 1)];
+    if (seen.insert(row).second) out.push_back(row);
+  }
+  return out;
+}
+
+// ---- file columns and metadata ---------------------------------------------------------------
+
+namespace {
+
+std::string Hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(digits[c >> 4]);
+    out.push_back(digits[c & 15]);
+  }
+  return out;
+}
+
+template <typename T>
+void PutLe(std::string* out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) out->push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+std::string U64s(const std::vector<uint64_t>& v) {
+  std::string out;
+  out.reserve(v.size() * 8);
+  for (uint64_t x : v) PutLe(&out, x);
+  return out;
+}
+
+}  // namespace
+
+FmPartition::Columns FmPartition::ToColumns(uint64_t* wavelet_rows, uint64_t* sa_blocks) const {
+  Columns c;
+  auto row = [&](uint32_t node, uint32_t block, std::string words, uint64_t pr, uint64_t len) {
+    c.node_id.push_back(node);
+    c.block_id.push_back(block);
+    c.words.push_back(std::move(words));
+    c.prefix_rank.push_back(pr);
+    c.bit_len.push_back(len);
+  };
+  for (size_t id = 0; id < nodes_.size(); ++id) {
+    const BitVector& node = nodes_[id];
+    if (node.words.empty()) {
+      row(static_cast<uint32_t>(id), 0, "", 0, node.len);
+      continue;
+    }
+    uint64_t pr = 0;
+    for (size_t b = 0; b * kFmBlockWords < node.words.size(); ++b) {
+      const size_t end = std::min(node.words.size(), (b + 1) * kFmBlockWords);
+      std::string words;
+      for (size_t w = b * kFmBlockWords; w < end; ++w) PutLe(&words, node.words[w]);
+      row(static_cast<uint32_t>(id), static_cast<uint32_t>(b), std::move(words), pr, node.len);
+      for (size_t w = b * kFmBlockWords; w < end; ++w) pr += static_cast<uint64_t>(std::popcount(node.words[w]));
+    }
+  }
+  *wavelet_rows = c.node_id.size();
+  for (size_t b = 0; b * kFmBlockWords < sa_samples_.size(); ++b) {
+    const size_t end = std::min(sa_samples_.size(), (b + 1) * kFmBlockWords);
+    std::string words;
+    for (size_t w = b * kFmBlockWords; w < end; ++w) PutLe(&words, sa_samples_[w]);
+    row(kFmSaNodeId, static_cast<uint32_t>(b), std::move(words), 0, sa_samples_.size());
+  }
+  *sa_blocks = c.node_id.size() - *wavelet_rows;
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> FmPartition::Metadata(uint64_t wavelet_rows, uint64_t sa_blocks) const {
+  std::string codes;
+  for (const Code& code : codes_) {
+    PutLe(&codes, code.bits);
+    PutLe(&codes, code.length);
+    PutLe(&codes, static_cast<uint16_t>(code.path.size()));
+    for (uint32_t id : code.path) PutLe(&codes, id);
+  }
+  std::string topo;
+  PutLe(&topo, static_cast<uint32_t>(children_.size()));
+  for (const auto& [l, r] : children_) {
+    for (const Child& ch : {l, r}) {
+      topo.push_back(ch.leaf ? 1 : 0);
+      PutLe(&topo, ch.value);
+    }
+  }
+  // Our own fingerprint of the partition's documents (FNV-1a over the row ids and offsets);
+  // lance 12 writes 16 hex digits here and reads none of them back.
+  uint64_t fp = 0xcbf29ce484222325ull;
+  for (const auto* v : {&row_ids_, &doc_starts_}) {
+    for (uint64_t x : *v) {
+      for (int i = 0; i < 8; ++i) fp = (fp ^ ((x >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+    }
+  }
+  return {
+      {"num_bwt_nodes", std::to_string(nodes_.size())},
+      {"bwt_len", std::to_string(bwt_len_)},
+      {"num_sa_blocks", std::to_string(sa_blocks)},
+      {"sa_samples_len", std::to_string(sa_samples_.size())},
+      {"total_wavelet_rows", std::to_string(wavelet_rows)},
+      {"sa_sample_rate", std::to_string(kFmSampleRate)},
+      {"alphabet_size", "256"},
+      {"c_table", Hex(U64s(c_table_))},
+      {"huffman_codes", Hex(codes)},
+      {"tree_topology", Hex(topo)},
+      {"row_ids", Hex(U64s(row_ids_))},
+      {"doc_start_positions", Hex(U64s(doc_starts_))},
+      {"partition_fingerprint", fmt::format("{:016x}", fp)},
+  };
+}
+
+namespace {
+
+class Cursor {
+ public:
+  Cursor(std::string_view b, const std::string& where, const char* what) : b_(b), where_(where), what_(what) {}
+  template <typename T>
+  Result<T> Get() {
+    if (b_.size() - at_ < sizeof(T) || at_ > b_.size()) {
+      return Status::Corruption("{}: metadata {} ends at byte {} (expected {} more)", where_, what_, at_, sizeof(T));
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(b_[at_ + i])) << (8 * i);
+    at_ += sizeof(T);
+    return static_cast<T>(v);
+  }
+  bool done() const { return at_ == b_.size(); }
+
+ private:
+  std::string_view b_;
+  size_t at_ = 0;
+  const std::string& where_;
+  const char* what_;
+};
+
+Result<std::string> Unhex(const KeyValueMetadata& meta, const char* key, const std::string& where) {
+  auto v = meta.Get(key);
+  if (!v) return Status::Corruption("{}: schema metadata has no '{}'", where, key);
+  if (v->size() % 2 != 0) return Status::Corruption("{}: metadata '{}' has an odd hex length {}", where, key, v->size());
+  std::string out(v->size() / 2, '\0');
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int h = nib((*v)[2 * i]), l = nib((*v)[2 * i + 1]);
+    if (h < 0 || l < 0) return Status::Corruption("{}: metadata '{}' is not hex at {}", where, key, 2 * i);
+    out[i] = static_cast<char>(h * 16 + l);
+  }
+  return out;
+}
+
+Result<uint64_t> Number(const KeyValueMetadata& meta, const char* key, const std::string& where) {
+  auto v = meta.Get(key);
+  if (!v) return Status::Corruption("{}: schema metadata has no '{}'", where, key);
+  uint64_t out = 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || end != v->data() + v->size()) {
+    return Status::Corruption("{}: metadata '{}' = '{}' is not an unsigned integer", where, key, *v);
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> U64List(const KeyValueMetadata& meta, const char* key, const std::string& where) {
+  LANCE_ASSIGN_OR_RAISE(std::string b, Unhex(meta, key, where));
+  if (b.size() % 8 != 0) return Status::Corruption("{}: metadata '{}' holds {} bytes (not u64s)", where, key, b.size());
+  std::vector<uint64_t> out(b.size() / 8);
+  Cursor c(b, where, key);
+  for (auto& x : out) {
+    LANCE_ASSIGN_OR_RAISE(x, c.Get<uint64_t>());
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> WordsOf(std::string_view bytes, const std::string& where, size_t row) {
+  if (bytes.size() % 8 != 0) return Status::Corruption("{}: row {} words hold {} bytes (not u64s)", where, row, bytes.size());
+  std::vector<uint64_t> out(bytes.size() / 8);
+  Cursor c(bytes, where, "words");
+  for (auto& x : out) {
+    LANCE_ASSIGN_OR_RAISE(x, c.Get<uint64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Columns& cols, const std::string& where) {
+  FmPartition p;
+  LANCE_ASSIGN_OR_RAISE(const uint64_t num_nodes, Number(meta, "num_bwt_nodes", where));
+  LANCE_ASSIGN_OR_RAISE(p.bwt_len_, Number(meta, "bwt_len", where));
+  LANCE_ASSIGN_OR_RAISE(const uint64_t sa_blocks, Number(meta, "num_sa_blocks", where));
+  LANCE_ASSIGN_OR_RAISE(const uint64_t sa_len, Number(meta, "sa_samples_len", where));
+  LANCE_ASSIGN_OR_RAISE(const uint64_t wavelet_rows, Number(meta, "total_wavelet_rows", where));
+  if (auto rate = meta.Get("sa_sample_rate"); rate && *rate != std::to_string(kFmSampleRate)) {
+    return Status::Corruption("{}: sa_sample_rate {} (expected {})", where, *rate, kFmSampleRate);
+  }
+  const size_t rows = cols.node_id.size();
+  if (cols.block_id.size() != rows || cols.words.size() != rows || cols.prefix_rank.size() != rows ||
+      cols.bit_len.size() != rows) {
+    return Status::Corruption("{}: columns of different lengths", where);
+  }
+  if (wavelet_rows > rows || sa_blocks != rows - wavelet_rows) {
+    return Status::Corruption("{}: {} rows, but total_wavelet_rows {} + num_sa_blocks {}", where, rows, wavelet_rows, sa_blocks);
+  }
+  if (num_nodes > wavelet_rows || (num_nodes == 0) != (p.bwt_len_ == 0) || (p.bwt_len_ == 0 && wavelet_rows != 0)) {
+    return Status::Corruption("{}: {} wavelet nodes in {} rows for a BWT of {} bytes", where, num_nodes, wavelet_rows, p.bwt_len_);
+  }
+  // Wavelet rows: grouped by node id ascending, blocks 0, 1, ... of kFmBlockWords words.
+  p.nodes_.resize(num_nodes);
+  size_t r = 0;
+  for (uint64_t id = 0; id < num_nodes; ++id) {
+    BitVector& node = p.nodes_[id];
+    if (r >= wavelet_rows || cols.node_id[r] != id) {
+      return Status::Corruption("{}: wavelet row {} is not node {}'s first block", where, r, id);
+    }
+    node.len = cols.bit_len[r];
+    uint64_t ones = 0;
+    for (uint32_t b = 0; r < wavelet_rows && cols.node_id[r] == id; ++b, ++r) {
+      if (cols.block_id[r] != b || cols.bit_len[r] != node.len || cols.prefix_rank[r] != ones) {
+        return Status::Corruption("{}: wavelet row {} (node {}, block {}, prefix_rank {}, bit_len {}) breaks the sequence",
+                                  where, r, id, cols.block_id[r], cols.prefix_rank[r], cols.bit_len[r]);
+      }
+      LANCE_ASSIGN_OR_RAISE(auto words, WordsOf(cols.words[r], where, r));
+      if (words.size() > kFmBlockWords) return Status::Corruption("{}: row {} holds {} words", where, r, words.size());
+      for (uint64_t w : words) ones += static_cast<uint64_t>(std::popcount(w));
+      node.words.insert(node.words.end(), words.begin(), words.end());
+    }
+    if (node.words.size() != (node.len + 63) / 64 || node.len > p.bwt_len_) {
+      return Status::Corruption("{}: node {} holds {} words for {} bits", where, id, node.words.size(), node.len);
+    }
+    node.BuildRanks();
+  }
+  if (r != wavelet_rows) return Status::Corruption("{}: wavelet row {} names node {} of {}", where, r, cols.node_id[r], num_nodes);
+  for (size_t i = wavelet_rows; i < rows; ++i) {
+    if (cols.node_id[i] != kFmSaNodeId || cols.block_id[i] != i - wavelet_rows) {
+      return Status::Corruption("{}: row {} is not suffix-array block {}", where, i, i - wavelet_rows);
+    }
+    LANCE_ASSIGN_OR_RAISE(auto words, WordsOf(cols.words[i], where, i));
+    p.sa_samples_.insert(p.sa_samples_.end(), words.begin(), words.end());
+  }
+  if (p.sa_samples_.size() < sa_len) return Status::Corruption("{}: {} suffix-array samples, expected {}", where, p.sa_samples_.size(), sa_len);
+  p.sa_samples_.resize(sa_len);
+  if (sa_len != (p.bwt_len_ + kFmSampleRate - 1) / kFmSampleRate) {
+    return Status::Corruption("{}: {} suffix-array samples for a BWT of {} bytes", where, sa_len, p.bwt_len_);
+  }
+  for (uint64_t s : p.sa_samples_) {
+    if (s >= p.bwt_len_) return Status::Corruption("{}: suffix-array sample {} beyond the text ({})", where, s, p.bwt_len_);
+  }
+
+  LANCE_ASSIGN_OR_RAISE(p.c_table_, U64List(meta, "c_table", where));
+  if (p.c_table_.size() != 257 || p.c_table_[0] != 0 || p.c_table_[256] != p.bwt_len_ ||
+      !std::is_sorted(p.c_table_.begin(), p.c_table_.end())) {
+    return Status::Corruption("{}: c_table is not 257 ascending counts from 0 to {}", where, p.bwt_len_);
+  }
+  // Tree topology: children of node i are later nodes (preorder), so a walk from the root ends.
+  {
+    LANCE_ASSIGN_OR_RAISE(std::string b, Unhex(meta, "tree_topology", where));
+    Cursor c(b, where, "tree_topology");
+    LANCE_ASSIGN_OR_RAISE(const uint32_t count, c.Get<uint32_t>());
+    if (count != num_nodes) return Status::Corruption("{}: tree_topology has {} nodes, num_bwt_nodes {}", where, count, num_nodes);
+    p.children_.resize(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      for (Child* ch : {&p.children_[i].first, &p.children_[i].second}) {
+        LANCE_ASSIGN_OR_RAISE(const uint8_t tag, c.Get<uint8_t>());
+        LANCE_ASSIGN_OR_RAISE(ch->value, c.Get<uint32_t>());
+        ch->leaf = tag != 0;
+        if (tag > 1 || (ch->leaf && ch->value > 255) || (!ch->leaf && (ch->value <= i || ch->value >= count))) {
+          return Status::Corruption("{}: tree_topology node {} has child ({}, {})", where, i, tag, ch->value);
+        }
+      }
+    }
+    if (!c.done()) return Status::Corruption("{}: tree_topology has trailing bytes", where);
+    for (uint32_t i = 0; i < count; ++i) {
+      const BitVector& node = p.nodes_[i];
+      const uint64_t ones = node.Rank1(node.len);
+      const auto& [l, rr] = p.children_[i];
+      if ((!l.leaf && p.nodes_[l.value].len != node.len - ones) || (!rr.leaf && p.nodes_[rr.value].len != ones)) {
+        return Status::Corruption("{}: node {}'s children do not hold its {} zero / {} one bits", where, i, node.len - ones, ones);
+      }
+    }
+    if (count > 0 && p.nodes_[0].len != p.bwt_len_) {
+      return Status::Corruption("{}: root node holds {} bits for a BWT of {}", where, p.nodes_[0].len, p.bwt_len_);
+    }
+  }
+  // Huffman codes: each path is the walk from the root along the code's bits to its leaf.
+  {
+    LANCE_ASSIGN_OR_RAISE(std::string b, Unhex(meta, "huffman_codes", where));
+    Cursor c(b, where, "huffman_codes");
+    for (int v = 0; v < 256; ++v) {
+      Code& code = p.codes_[v];
+      LANCE_ASSIGN_OR_RAISE(code.bits, c.Get<uint32_t>());
+      LANCE_ASSIGN_OR_RAISE(code.length, c.Get<uint8_t>());
+      LANCE_ASSIGN_OR_RAISE(const uint16_t plen, c.Get<uint16_t>());
+      if (plen != code.length || code.length > 32) {
+        return Status::Corruption("{}: huffman code of byte {} has length {} and a path of {}", where, v, code.length, plen);
+      }
+      code.path.resize(plen);
+      for (auto& id : code.path) {
+        LANCE_ASSIGN_OR_RAISE(id, c.Get<uint32_t>());
+      }
+      uint32_t at = 0;
+      for (size_t level = 0; level < code.path.size(); ++level) {
+        if (code.path[level] != at) return Status::Corruption("{}: huffman path of byte {} leaves the tree", where, v);
+        const bool one = (code.bits >> (code.length - 1 - level)) & 1u;
+        const Child& ch = one ? p.children_[at].second : p.children_[at].first;
+        if (level + 1 == code.path.size()) {
+          if (!ch.leaf || ch.value != static_cast<uint32_t>(v)) {
+            return Status::Corruption("{}: huffman code of byte {} does not end at its leaf", where, v);
+          }
+        } else {
+          if (ch.leaf) return Status::Corruption("{}: huffman code of byte {} ends early", where, v);
+          at = ch.value;
+        }
+      }
+      const uint64_t have = p.c_table_[v + 1] - p.c_table_[v];
+      if ((code.length == 0 ? 0 : p.Rank(static_cast<uint8_t>(v), p.bwt_len_)) != have) {
+        return Status::Corruption("{}: byte {} occurs {} times in the wavelet tree, {} by the c_table", where, v,
+                                  code.length == 0 ? 0 : p.Rank(static_cast<uint8_t>(v), p.bwt_len_), have);
+      }
+    }
+    if (!c.done()) return Status::Corruption("{}: huffman_codes has trailing bytes", where);
+  }
+  LANCE_ASSIGN_OR_RAISE(p.row_ids_, U64List(meta, "row_ids", where));
+  LANCE_ASSIGN_OR_RAISE(p.doc_starts_, U64List(meta, "doc_start_positions", where));
+  if (p.row_ids_.size() != p.doc_starts_.size() || (!p.doc_starts_.empty() && p.doc_starts_[0] != 0) ||
+      !std::is_sorted(p.doc_starts_.begin(), p.doc_starts_.end()) ||
+      (!p.doc_starts_.empty() && p.doc_starts_.back() >= p.bwt_len_) || (p.bwt_len_ > 0 && p.row_ids_.empty())) {
+    return Status::Corruption("{}: {} row ids and {} document offsets do not map a text of {} bytes", where,
+                              p.row_ids_.size(), p.doc_starts_.size(), p.bwt_len_);
+  }
+  return p;
+}
+
+}  // namespace lance::index::fm

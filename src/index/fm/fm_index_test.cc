@@ -1,0 +1,200 @@
+// The FM index against brute force: suffix arrays against sorting, searches of random
+// documents against std::string::find under the sanitize rule, the file round trip, and
+// damaged files (the fuzz target's body over its seed corpus, truncated and corrupted).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <random>
+
+#define LLVMFuzzerTestOneInput FmFilesFuzzOne
+#include "index/fm/fm_files_fuzz.cc"
+#undef LLVMFuzzerTestOneInput
+#include "lance/columnar/builder.h"
+#include "lance/index/fm/fm_index.h"
+#include "lance/io/memory_object_store.h"
+
+namespace lance::index::fm {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string RandomText(std::mt19937& rng, size_t len, int alphabet) {
+  std::string s(len, 'a');
+  for (char& c : s) c = static_cast<char>('a' + static_cast<int>(rng() % static_cast<unsigned>(alphabet)));
+  return s;
+}
+
+TEST(FmSuffixArray, EqualsSortedSuffixes) {
+  std::mt19937 rng(1);
+  for (int round = 0; round < 300; ++round) {
+    const size_t len = rng() % 200;
+    std::string text = RandomText(rng, len, 1 + static_cast<int>(rng() % 4));
+    if (round % 5 == 0) text = std::string(len, 'a');
+    if (round % 7 == 0) {
+      text.clear();
+      for (size_t i = 0; i < len; ++i) text += (i % 3 == 0) ? "ab" : "a";
+    }
+    text.push_back('\0');
+    std::vector<int64_t> want(text.size());
+    std::iota(want.begin(), want.end(), 0);
+    std::sort(want.begin(), want.end(), [&](int64_t a, int64_t b) {
+      return std::string_view(text).substr(static_cast<size_t>(a)) < std::string_view(text).substr(static_cast<size_t>(b));
+    });
+    ASSERT_EQ(FmSuffixArray(text), want) << "round " << round;
+  }
+}
+
+TEST(FmPartition, SearchEqualsBruteForce) {
+  std::mt19937 rng(2);
+  for (int round = 0; round < 60; ++round) {
+    std::vector<std::pair<uint64_t, std::string>> docs;
+    std::vector<std::string> raw;
+    const size_t ndocs = rng() % 120;
+    for (size_t i = 0; i < ndocs; ++i) {
+      std::string t = RandomText(rng, rng() % 40, 2 + round % 5);
+      if (rng() % 9 == 0) t.push_back('\0');
+      if (rng() % 9 == 0) t.insert(t.begin(), '\xff');
+      if (rng() % 10 == 0) t += " b";
+      raw.push_back(t);
+      docs.emplace_back((uint64_t{1} << 32) * (i % 3) + i, SanitizeFm(t));
+    }
+    const FmPartition p = FmPartition::Build(docs);
+    // Through the file's columns and metadata and back.
+    uint64_t wr = 0, sb = 0;
+    const auto cols = p.ToColumns(&wr, &sb);
+    const KeyValueMetadata meta(p.Metadata(wr, sb));
+    auto back = FmPartition::Decode(meta, cols, "round trip");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    for (int q = 0; q < 40; ++q) {
+      std::string needle = RandomText(rng, 1 + rng() % 5, 2 + round % 5);
+      if (q == 0) needle = "";
+      if (q == 1) needle = std::string(100, 'a');
+      if (q == 2) needle = " ";
+      if (q == 3) needle = "a\0b";
+      if (q == 4 && !raw.empty()) needle = raw[0];
+      const std::string sn = SanitizeFm(needle);
+      std::vector<uint64_t> want;
+      for (size_t i = 0; i < docs.size(); ++i) {
+        if (!sn.empty() && docs[i].second.find(sn) != std::string::npos) want.push_back(docs[i].first);
+      }
+      std::sort(want.begin(), want.end());
+      for (const FmPartition* part : {&p, static_cast<const FmPartition*>(&*back)}) {
+        auto got = part->Search(sn);
+        ASSERT_TRUE(got.ok());
+        std::sort(got->begin(), got->end());
+        EXPECT_EQ(*got, want) << "round " << round << " needle '" << needle << "'";
+      }
+    }
+  }
+}
+
+TEST(FmPartition, BlocksSpanSeveralRows) {
+  // A text past 4096 * 64 bits makes nodes of several blocks and several SA sample blocks.
+  std::mt19937 rng(3);
+  std::vector<std::pair<uint64_t, std::string>> docs;
+  for (uint64_t i = 0; i < 3000; ++i) docs.emplace_back(i, RandomText(rng, 200, 3));
+  const FmPartition p = FmPartition::Build(docs);
+  uint64_t wr = 0, sb = 0;
+  const auto cols = p.ToColumns(&wr, &sb);
+  EXPECT_GT(wr, p.num_nodes());
+  EXPECT_EQ(sb, 5u);  // 601k bytes / 32 samples, 4096 per block
+  auto back = FmPartition::Decode(KeyValueMetadata(p.Metadata(wr, sb)), cols, "blocks");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  const std::string needle = docs[1234].second.substr(50, 30);
+  auto got = back->Search(needle);
+  ASSERT_TRUE(got.ok());
+  EXPECT_NE(std::find(got->begin(), got->end(), 1234u), got->end());
+  for (uint64_t r : *got) EXPECT_NE(docs[r].second.find(needle), std::string::npos);
+}
+
+TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+  BinaryBuilder b(utf8());
+  scalar::TrainingData data;
+  data.type = utf8();
+  for (uint64_t i = 0; i < 25000; ++i) {
+    if (i % 7 == 3) {
+      ASSERT_TRUE(b.AppendNulls(1).ok());
+    } else {
+      ASSERT_TRUE(b.Append("row " + std::to_string(i) + (i % 5 == 0 ? std::string("\0x", 2) : " y")).ok());
+    }
+    data.row_ids.push_back(i);
+  }
+  data.values.push_back(*b.Finish());
+  auto trained = TrainFmIndex(*store, data);
+  ASSERT_TRUE(trained.ok()) << trained.status().ToString();
+  ASSERT_EQ(trained->files.size(), 3u);  // 21428 non-null values, 10000 per partition
+  EXPECT_EQ(trained->files[2].path, "part_2_fm.lance");
+  auto index = OpenFmIndex(store);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  auto r = (*index)->Search(scalar::TextQuery{"row 2000"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->rows, RowSet::Of({2000, 20000, 20001, 20003, 20004, 20005, 20006, 20007, 20008}));
+  r = (*index)->Search(scalar::TextQuery{"0 x"});  // a space matches the stored \0
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rows.Contains(20));  // "row 20\0x"
+  EXPECT_FALSE(r->rows.Contains(21));
+  EXPECT_FALSE(r->rows.Contains(10));  // null
+  r = (*index)->Search(scalar::TextQuery{""});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rows.empty());
+  EXPECT_TRUE(r->null_rows.empty());
+
+  // No non-null value: one empty partition, as lance 12 writes it.
+  auto store2 = IndexStore::Make(mem, "idx2", std::make_shared<PageCache>(1 << 20));
+  BinaryBuilder nulls(utf8());
+  ASSERT_TRUE(nulls.AppendNulls(2).ok());
+  scalar::TrainingData empty{{*nulls.Finish()}, {0, 1}, utf8()};
+  auto t2 = TrainFmIndex(*store2, empty);
+  ASSERT_TRUE(t2.ok()) << t2.status().ToString();
+  ASSERT_EQ(t2->files.size(), 1u);
+  auto i2 = OpenFmIndex(store2);
+  ASSERT_TRUE(i2.ok()) << i2.status().ToString();
+  EXPECT_TRUE((*i2)->Search(scalar::TextQuery{"a"})->rows.empty());
+
+  scalar::TrainingData ints{{}, {}, int64()};
+  EXPECT_EQ(TrainFmIndex(*store2, ints).status().code(), StatusCode::kInvalidArgument);
+}
+
+std::vector<std::string> Seeds() {
+  const fs::path dir = fs::path(__FILE__).parent_path() / "../../../fuzz/corpus/fm_files_fuzz";
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    out.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+void Feed(const std::string& bytes) {
+  FmFilesFuzzOne(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+TEST(FmIndex, DamagedFilesAreCorruptionNeverACrash) {
+  const auto seeds = Seeds();
+  ASSERT_GE(seeds.size(), 1u);
+  for (const std::string& seed : seeds) {
+    {
+      auto mem = io::MemoryObjectStore::Make();
+      auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+      ASSERT_TRUE(mem->Put(store->PathOf(FmPartitionFile(0)), seed).ok());
+      auto index = OpenFmIndex(store);
+      ASSERT_TRUE(index.ok()) << index.status().ToString();  // the seeds are sound files
+    }
+    for (size_t k = 0; k <= 60; ++k) Feed(seed.substr(0, seed.size() * k / 60));
+    std::mt19937 rng(4);
+    for (size_t k = 0; k < 300; ++k) {
+      std::string s = seed;
+      s[rng() % s.size()] ^= static_cast<char>(1 + rng() % 255);
+      Feed(s);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lance::index::fm
