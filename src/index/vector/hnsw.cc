@@ -27,8 +27,10 @@ void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* co
 }
 
 float SqDistanceScale(const SqBounds& bounds) {
-  const auto range = static_cast<float>(bounds.end - bounds.start);
-  return (range * range) / (255.0f * 255.0f);
+  // (range / 255)^2 in float: lance 12's distances bit for bit ((range^2) / 255^2 is 1 ulp off
+  // on some rows).
+  const float step = static_cast<float>(bounds.end - bounds.start) / 255.0f;
+  return step * step;
 }
 
 namespace {
@@ -118,10 +120,9 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
                                                    size_t ef,
                                                    const std::function<bool(uint32_t)>& accept) {
   if (g.num_nodes == 0 || g.levels.empty() || ef == 0) return {};
-  // From node 0, not the stored entry point, greedy on the levels above 0 only: what lance 12
-  // answers over its own graphs (their entry point is often another node; starting there, or
-  // descending greedily into level 0 too, loses rows it returns).
-  Scored ep{dist(0), 0};
+  // From the entry point, greedy on the levels above 0 only, then the beam over level 0: the
+  // answers of lance 12 over its own graphs, also with ef 1 (checked by the interop test).
+  Scored ep{dist(g.entry_point), g.entry_point};
   for (size_t l = g.levels.size(); l-- > 1;) {
     const HnswGraph::Level& level = g.levels[l];
     ep = Greedy([&](uint32_t n) {
@@ -210,7 +211,7 @@ HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& 
   std::mt19937_64 rng(seed);
   const double ml = 1.0 / std::log(static_cast<double>(std::max<size_t>(2, params.m)));
   std::vector<uint32_t> top(n);
-  // Node 0 is on every level: readers (lance 12 among them) start every search there.
+  // Node 0 is on every level and the entry point (lance's builder does the same).
   top[0] = static_cast<uint32_t>(num_levels - 1);
   for (uint32_t i = 1; i < n; ++i) {
     const double u = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]

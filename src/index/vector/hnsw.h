@@ -4,7 +4,7 @@
 // SQ (auxiliary.idx "storage_metadata" = [{"dim", "num_bits": 8, "bounds": {"start", "end"}}]):
 // one [start, end] range for every dimension; a value v is coded 0 below start, 255 above end,
 // else (v - start) * 255 / (end - start) in double, truncated. The distance of two codes is the
-// integer sum of squared code differences (as float) times ((float)(end - start))^2 / 255^2;
+// integer sum of squared code differences (as float) times ((float)(end - start) / 255)^2;
 // a query is coded the same way first.
 //
 // HNSW (index.idx rows `__vector_id: uint32`, `__neighbors: list<uint32>`, `_distance:
@@ -34,7 +34,7 @@ struct SqBounds {
 
 // Codes of `n` x `dim` floats.
 void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* codes);
-// The factor of integer code distances: ((float)(end - start))^2 / (255 * 255).
+// The factor of integer code distances: ((float)(end - start) / 255)^2, in float.
 float SqDistanceScale(const SqBounds& bounds);
 inline uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) {
   uint32_t s = 0;
@@ -72,15 +72,15 @@ struct HnswGraph {
 // Distances from one query to the nodes of a partition.
 using NodeDistance = std::function<float(uint32_t)>;
 
-// The `ef` nearest nodes found from node 0 (greedy descent through the levels above 0, then a
-// best-first search of level 0 keeping `ef` results: lance 12's search), nearest first; nodes for which
+// The `ef` nearest nodes found from the entry point (greedy descent through the levels above
+// 0, then a best-first search of level 0 keeping `ef` results: lance 12's search), nearest first; nodes for which
 // `accept` is false are walked through but not returned. Returns (distance, node) pairs.
 std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const NodeDistance& dist,
                                                    size_t ef,
                                                    const std::function<bool(uint32_t)>& accept);
 
 // Builds the graph of `n` nodes whose pairwise distance is `between(a, b)` (symmetric): node 0
-// on every level (the entry point), the others' levels drawn from a generator seeded with
+// on every level (the entry point, as lance's builder makes it), the others' levels drawn from a generator seeded with
 // `seed` (floor(-ln u / ln m), at most max_level - 1),
 // nodes inserted in order, neighbours chosen by the HNSW heuristic (a candidate is kept when it
 // is closer to the node than to every neighbour kept so far; the rest fill up to the
