@@ -239,6 +239,9 @@ HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& 
       for (size_t j = 0; j < mine.ids.size(); ++j) {
         Adjacency& theirs = b.links[mine.ids[j]][l];
         const float d = mine.dists[j];
+        // A full neighbour list whose furthest is nearer keeps its list (lance's cutoff check):
+        // no re-selection.
+        if (theirs.ids.size() >= b.MaxEdges(l) && !theirs.dists.empty() && d >= theirs.dists.back()) continue;
         const size_t at = static_cast<size_t>(
             std::upper_bound(theirs.dists.begin(), theirs.dists.end(), d) - theirs.dists.begin());
         theirs.ids.insert(theirs.ids.begin() + static_cast<std::ptrdiff_t>(at), i);
