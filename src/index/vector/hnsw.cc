@@ -26,6 +26,18 @@ void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* co
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) {
+  uint32_t s = 0;
+  for (size_t d = 0; d < dim; ++d) {
+    const int32_t x = int32_t{a[d]} - int32_t{b[d]};
+    s += static_cast<uint32_t>(x * x);
+  }
+  return s;
+}
+
 float SqDistanceScale(const SqBounds& bounds) {
   // (range / 255)^2 in float: lance 12's distances bit for bit ((range^2) / 255^2 is 1 ulp off
   // on some rows).

@@ -36,14 +36,8 @@ struct SqBounds {
 void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* codes);
 // The factor of integer code distances: ((float)(end - start) / 255)^2, in float.
 float SqDistanceScale(const SqBounds& bounds);
-inline uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) {
-  uint32_t s = 0;
-  for (size_t d = 0; d < dim; ++d) {
-    const int x = int{a[d]} - int{b[d]};
-    s += static_cast<uint32_t>(x * x);
-  }
-  return s;
-}
+// The integer squared l2 distance of two code vectors (AVX2 where the CPU has it).
+uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim);
 
 struct HnswParams {
   uint16_t max_level = 7;
