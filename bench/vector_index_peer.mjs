@@ -1,12 +1,14 @@
 // IVF_PQ / IVF_FLAT side by side: lance-cpp (`lance create-index`, `lance search --queries
 // --timing`) and lance 12.0.0 (@lancedb/lancedb 0.39.0: createIndex, nearestTo) on the same
-// generated vectors (rows x 128 float32 around 256 centres, deterministic LCG) and 100 queries.
+// generated vectors (IVF_HNSW_SQ too: m 20, ef_construction 300 on both sides, --ef E for the
+// search, default lance's 1.5 x k) (rows x 128 float32 around 256 centres, deterministic LCG) and 100 queries.
 // For each index: build time, query p50 (nprobes 20, k 10; ours inside one process after the
 // index is opened, the reference's through node, first call untimed) and recall@10 against
 // exact search, then the ratios (reference / ours; > 1: we are faster).
 //
 //   node bench/vector_index_peer.mjs --lance BUILD/lance [--rows 100000] [--partitions 256]
-//        [--sub-vectors 16] [--nprobes 20] [--work /tmp/lance-vector-bench]
+//        [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--ef E]
+//        [--work /tmp/lance-vector-bench]
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,8 @@ process.env.LANCEDB_LOG ??= 'error';
 const lancedb = require('@lancedb/lancedb');
 const A = await import(path.join(here, '../tests/interop/node_modules/apache-arrow/Arrow.node.mjs'));
 
-const args = { rows: '100000', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench' };
+const args = { rows: '100000', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench',
+  types: 'ivf_pq,ivf_flat,ivf_hnsw_sq', ef: '' };
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 const ROWS = Number(args.rows), DIM = 128, NQ = 100, K = 10, NPROBES = Number(args.nprobes);
 const log = (m) => console.error(`[vector-bench] ${m}`);
@@ -57,12 +60,14 @@ async function refQuery(t, q, opts) {
   let query = t.query().nearestTo(q).limit(K).withRowId(true).select(['_distance']);
   query = opts.bypass ? query.bypassVectorIndex() : query.nprobes(NPROBES);
   if (opts.refine) query = query.refineFactor(opts.refine);
+  if (opts.ef) query = query.ef(opts.ef);
   return (await query.toArray()).map((x) => Number(x._rowid));
 }
 
 const gt = [];
 const results = [];
-for (const [type, label] of [['ivf_pq', 'IVF_PQ'], ['ivf_flat', 'IVF_FLAT']]) {
+for (const type of args.types.split(',')) {
+  const label = type.toUpperCase();
   const ref = await db.createTable(`ref_${type}`, table());
   const ours = await db.createTable(`ours_${type}`, table());
   if (!gt.length) {
@@ -80,7 +85,8 @@ for (const [type, label] of [['ivf_pq', 'IVF_PQ'], ['ivf_flat', 'IVF_FLAT']]) {
   }
   const cfg = type === 'ivf_pq'
     ? lancedb.Index.ivfPq({ numPartitions: Number(args.partitions), numSubVectors: Number(args['sub-vectors']) })
-    : lancedb.Index.ivfFlat({ numPartitions: Number(args.partitions) });
+    : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: Number(args.partitions) })
+      : lancedb.Index.ivfFlat({ numPartitions: Number(args.partitions) });
   let t0 = performance.now();
   await ref.createIndex('vector', { config: cfg });
   const refBuild = (performance.now() - t0) / 1000;
@@ -90,26 +96,28 @@ for (const [type, label] of [['ivf_pq', 'IVF_PQ'], ['ivf_flat', 'IVF_FLAT']]) {
   t0 = performance.now();
   execFileSync(args.lance, cli);
   const ourBuild = (performance.now() - t0) / 1000;
+  const ef = type === 'ivf_hnsw_sq' && args.ef ? Number(args.ef) : 0;
   for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
     const refTimes = [];
     let refRecall = 0;
-    await refQuery(ref, queries[0], { refine });
+    await refQuery(ref, queries[0], { refine, ef });
     for (const [i, q] of queries.entries()) {
       const s = performance.now();
-      const rows = await refQuery(ref, q, { refine });
+      const rows = await refQuery(ref, q, { refine, ef });
       refTimes.push(performance.now() - s);
       refRecall += rows.filter((x) => gt[i].has(x)).length / K;
     }
     const sargs = ['search', path.join(args.work, `ours_${type}.lance`), '--column', 'vector', '--queries', qfile,
       '-k', String(K), '--nprobes', String(NPROBES), '--timing', '--threads', '1'];
     if (refine) sargs.push('--refine-factor', String(refine));
+    if (ef) sargs.push('--ef', String(ef));
     const run = spawnSync(args.lance, sargs, { maxBuffer: 1 << 28 });
     if (run.status !== 0) throw new Error(`lance search: ${run.stderr}`);
     const mine = run.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
     let ourRecall = 0;
     for (const row of mine) if (gt[row.query_index].has(row._rowid)) ourRecall += 1 / K;
     const timing = JSON.parse(run.stderr.toString().trim().split('\n').pop());
-    results.push({ index: label + (refine ? ` refine ${refine}` : ''), refBuild, ourBuild, refP50: median(refTimes),
+    results.push({ index: label + (refine ? ` refine ${refine}` : '') + (ef ? ` ef ${ef}` : ''), refBuild, ourBuild, refP50: median(refTimes),
       ourP50: timing.p50_ms, ourP99: timing.p99_ms, refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
   }
 }

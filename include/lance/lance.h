@@ -536,7 +536,8 @@ int32_t lance_write_fragments(const char* uri, const struct ArrowSchema* schema,
  * the handle moves to the new version. As lance-c: num_partitions is required (and
  * num_sub_vectors for PQ); 0 elsewhere asks for the default (8-bit codes, 50 k-means
  * iterations, sample rate 256); a taken name is LANCE_ERR_DATASET_ALREADY_EXISTS unless
- * `replace`. IVF_SQ and the HNSW types: LANCE_ERR_NOT_SUPPORTED after lance-c's checks. */
+ * `replace`. IVF_HNSW_SQ (l2, cosine) is built as well (hnsw_m, hnsw_ef_construction: 0 = 300);
+ * IVF_SQ, IVF_HNSW_PQ and IVF_HNSW_FLAT: LANCE_ERR_NOT_SUPPORTED after lance-c's checks. */
 int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* column,
                                           const char* index_name,
                                           const LanceVectorIndexParams* params, bool replace);
@@ -594,8 +595,9 @@ int32_t lance_dataset_index_segments(const LanceDataset* dataset, const char* in
  * -1 as below; applied when the scan starts): nprobes (default 20), refine_factor (re-rank
  * k x f candidates exactly), metric (default: the index's, l2 without one), use_index(false)
  * (exact search), prefilter(true) (with a filter: the filter first, the ANN over the passing
- * rows; default false: the filter over the k rows the ANN returns). ef is recorded (no HNSW
- * index yet). Index segments with a nearest query are LANCE_ERR_NOT_SUPPORTED when the scan
+ * rows; default false: the filter over the k rows the ANN returns), ef (HNSW indexes: the
+ * results kept per partition graph search; default 1.5 x k x refine_factor). Index
+ * segments with a nearest query are LANCE_ERR_NOT_SUPPORTED when the scan
  * starts; without one LANCE_ERR_INVALID_ARGUMENT, as in lance-c. Full-text search checks its
  * arguments as lance-c does and fails with LANCE_ERR_NOT_SUPPORTED. */
 int32_t lance_scanner_nearest(LanceScanner* scanner, const char* column, const void* query_data,

@@ -27,6 +27,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
     query::NearestOptions n = *config.nearest;
     if (config.nprobes) n.nprobes = *config.nprobes;
     if (config.refine_factor) n.refine_factor = *config.refine_factor;
+    if (config.ef) n.ef = *config.ef;
     if (config.metric) n.metric = static_cast<linalg::DistanceType>(*config.metric);
     n.use_index = config.use_index.value_or(true);
     n.prefilter = config.prefilter;

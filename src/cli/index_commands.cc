@@ -41,6 +41,8 @@ struct CreateIndexArgs {
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
+  size_t m = 20;
+  size_t ef_construction = 300;
   int threads = 0;
   // inverted (full-text) indexes
   TokenizerFlags tok;
@@ -57,6 +59,8 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
   o.max_iterations = a.max_iterations;
   o.sample_rate = a.sample_rate;
   o.seed = a.seed;
+  o.hnsw_m = a.m;
+  o.ef_construction = a.ef_construction;
   o.name = a.name;
   o.replace = a.replace;
   const int threads =
@@ -159,6 +163,8 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
         "              search with --refine-factor to re-rank by exact distance.\n"
+        "  ivf_hnsw_sq as ivf_flat with 8-bit scalar-quantized vectors and an HNSW graph per\n"
+        "              partition (--m, --ef-construction); search with --ef.\n"
         "The index covers the fragments that exist now; rows appended later are scanned until\n"
         "the index is rebuilt (--replace). `lance indexes DATASET` lists indexes, `lance scan\n"
         "DATASET --filter ... --explain` shows whether a filter uses one.\n"
@@ -170,7 +176,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
                     "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | fm | ivf_flat | ivf_pq "
-                    "(default btree)");
+                    "| ivf_hnsw_sq (default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
@@ -190,6 +196,9 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
                     "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");
     sub->add_option("--seed", args->seed, "vector indexes: k-means seed (default 0)");
     sub->add_option("--threads", args->threads, "vector indexes: training threads (default: all)");
+    sub->add_option("--m", args->m, "ivf_hnsw_sq: graph neighbours per node (2m on level 0; default 20)");
+    sub->add_option("--ef-construction", args->ef_construction,
+                    "ivf_hnsw_sq: candidates kept while inserting a node (default 300)");
     sub->add_option("--with-position", args->with_position,
                     "inverted: store token positions for phrase queries: true | false (default false)");
     AddTokenizerFlags(sub, &args->tok);

@@ -37,6 +37,7 @@ struct SearchArgs {
   size_t k = 10;
   size_t nprobes = 20;
   uint32_t refine_factor = 0;
+  size_t ef = 0;
   std::string metric;
   bool bypass_index = false;
   bool explain = false;
@@ -153,6 +154,7 @@ Status RunSearch(const SearchArgs& a) {
   base.k = a.k;
   base.nprobes = a.nprobes;
   if (a.refine_factor > 0) base.refine_factor = a.refine_factor;
+  if (a.ef > 0) base.ef = a.ef;
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
@@ -226,6 +228,8 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_option("--nprobes", a->nprobes, "IVF partitions to search (default 20)");
   sub->add_option("--refine-factor", a->refine_factor,
                   "re-rank k x R index candidates with exact distances (default off)");
+  sub->add_option("--ef", a->ef,
+                  "HNSW indexes: results kept per partition graph search (default 1.5 x k x R)");
   sub->add_option("--metric", a->metric, "l2 | cosine | dot (default: the index's)");
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
   sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");

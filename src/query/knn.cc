@@ -108,6 +108,7 @@ Result<std::vector<linalg::Neighbor>> Nearest(const KnnNode& node, const ExecOpt
   q.k = n.k;
   q.nprobes = n.nprobes;
   q.refine_factor = n.refine_factor;
+  if (n.ef) q.ef = static_cast<size_t>(*n.ef);
   LANCE_ASSIGN_OR_RAISE(std::vector<linalg::Neighbor> candidates, index.ivf->Search(q, keep));
   if (!n.refine_factor && !node.exact_rows()) {
     if (candidates.size() > n.k) candidates.resize(n.k);
@@ -152,6 +153,7 @@ std::string KnnNode::Describe() const {
     out += fmt::format("; ANN over index {} ({}, uuid {}): nprobes {}", index_->name,
                        index::vector::IndexKindName(index_->ivf->kind()), index_->uuid,
                        nearest_.nprobes);
+    if (nearest_.ef) out += fmt::format(", ef {}", *nearest_.ef);
     if (prefilter_rows_) {
       out += fmt::format(", only the rows of input {} (prefilter) take a slot", input++);
     } else {

@@ -436,7 +436,12 @@ void TestIndexes(const std::string& uri, const std::string& listing_path) {
   vp.num_partitions = 2;
   CHECK_THROWS(LANCE_ERR_INVALID_ARGUMENT, "hnsw_m is required", ds.create_vector_index("vec", vp));
   vp.hnsw_m = 8;
-  CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_SQ vector index on 'vec'", ds.create_vector_index("vec", vp, "x"));
+  ds.create_vector_index("vec", vp, "x");  // lance-cpp builds IVF_HNSW_SQ
+  CHECK(ds.index_count() == 5 && ds.list_indices_json().find("IVF_HNSW_SQ") != std::string::npos);
+  ds.drop_index("x");
+  vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
+  vp.num_sub_vectors = 2;
+  CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_PQ vector index on 'vec'", ds.create_vector_index("vec", vp, "x"));
 
   auto s = ds.scan();
   const float q[4] = {0, 1, 2, 3};

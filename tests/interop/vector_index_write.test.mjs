@@ -1,9 +1,9 @@
-// Vector indexes we build (`lance create-index ... --type ivf_flat|ivf_pq`) as lance 12 sees
+// Vector indexes we build (`lance create-index ... --type ivf_flat|ivf_pq|ivf_hnsw_sq`) as lance 12 sees
 // them: it lists them with its type names, its plan searches them (ANNIvfPartition over our
 // uuid, no flat KNN), and its nearestTo(...) over our index returns exactly what our
 // `lance search` returns (row ids in order, distances bit for bit; IVF_FLAT cosine
 // to 1 ulp) for l2 / cosine / dot,
-// nprobes 1 / 4 / all, with and without a refine factor. Recall@10 against exact search is at
+// nprobes 1 / 4 / all, with and without a refine factor (IVF_HNSW_SQ: also ef 40 / 300). Recall@10 against exact search is at
 // least the median of three of the reference's own builds with the same parameters on the same
 // data, minus 0.1 (lance 12's k-means is not deterministic, see FORMAT-NOTES §14).
 import assert from 'node:assert/strict';
@@ -47,6 +47,7 @@ async function reference(t, q, metric, s, k, bypass = false) {
   if (bypass) query = query.bypassVectorIndex();
   else query = query.nprobes(s.nprobes);
   if (s.refineFactor) query = query.refineFactor(s.refineFactor);
+  if (s.ef) query = query.ef(s.ef);
   return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
 }
 
@@ -71,8 +72,12 @@ const recallOf = (got, exact) => {
 const CASES = [
   ['ivf_flat', 'l2', 'IvfFlat'], ['ivf_flat', 'cosine', 'IvfFlat'], ['ivf_flat', 'dot', 'IvfFlat'],
   ['ivf_pq', 'l2', 'IvfPq'], ['ivf_pq', 'cosine', 'IvfPq'], ['ivf_pq', 'dot', 'IvfPq'],
+  ['ivf_hnsw_sq', 'l2', 'IvfHnswSq'], ['ivf_hnsw_sq', 'cosine', 'IvfHnswSq'],
 ];
 const SEARCHES = [{ nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 4 }];
+// IVF_HNSW_SQ also with ef: small (the walk over our graph decides) and large (every reachable
+// row of the probed partitions).
+const HNSW_SEARCHES = [{ nprobes: 2, ef: 40 }, { nprobes: 4, ef: 300 }, { nprobes: 2, refineFactor: 2, ef: 80 }];
 
 describe('lance 12 uses and answers from vector indexes lance-cpp built', () => {
   let dir;
@@ -107,9 +112,10 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       const plan = await t.query().nearestTo(qs[0]).distanceType(metric).nprobes(2).explainPlan(true);
       assert.match(plan, new RegExp(`ANNIvfPartition: uuid=${made.uuid}`));
       assert.doesNotMatch(plan, /KNNVectorDistance/);
-      for (const s of SEARCHES) {
+      for (const s of type === 'ivf_hnsw_sq' ? [...SEARCHES, ...HNSW_SEARCHES] : SEARCHES) {
         for (const [qi, q] of qs.entries()) {
           for (const k of [1, 10, 40]) {
+            if (s.ef && s.ef < k * (s.refineFactor ?? 1)) continue;  // lance 12 refuses ef < k x refine
             const want = await reference(t, q, metric, s, k);
             const got = ours(uri, q, metric, s, k);
             const what = `${name} q${qi} k${k} ${JSON.stringify(s)}`;
@@ -129,7 +135,8 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       // reference's own builds (its k-means is not deterministic: one build ranged 0.80-0.95).
       const cfg = () => (type === 'ivf_pq'
         ? lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: metric === 'dot' ? 16 : 4, distanceType: metric })
-        : lancedb.Index.ivfFlat({ numPartitions: 8, distanceType: metric }));
+        : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: 8, distanceType: metric })
+          : lancedb.Index.ivfFlat({ numPartitions: 8, distanceType: metric }));
       const rqs = clustered(41, 32).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const exact = [];
       for (const q of rqs) exact.push(await reference(t, q, metric, {}, 10, true));

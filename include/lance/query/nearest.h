@@ -20,6 +20,7 @@ struct NearestOptions {
   uint64_t k = 10;
   uint64_t nprobes = 20;                  // IVF partitions searched
   std::optional<uint32_t> refine_factor;  // re-rank k x refine_factor candidates exactly
+  std::optional<uint64_t> ef;             // HNSW indexes: results kept per graph search
   // The metric to rank by; unset: the index's (l2 without an index). An index of another
   // metric is not used (exact search).
   std::optional<linalg::DistanceType> metric;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index/proto/ivf.pb.h"
+#include "index/vector/hnsw.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
 #include "lance/file/file_writer.h"
@@ -107,17 +108,92 @@ Status WriteIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
   return writer->Finish().status();
 }
 
+// index.idx of IVF_HNSW_SQ: each partition's graph rows (level by level, nodes in id order),
+// "lance:hnsw" one entry per partition, the IVF message (graph rows per partition, centroids)
+// in global buffer 1.
+Status WriteHnswIndexFile(IndexStore& store, DistanceType metric, const linalg::KMeansModel& ivf,
+                          const std::vector<HnswGraph>& graphs) {
+  nlohmann::json meta = {{"type", std::string(IndexKindName(IndexKind::kIvfHnswSq))},
+                         {"distance_type", std::string(linalg::DistanceTypeName(metric))}};
+  nlohmann::json hnsw = nlohmann::json::array();
+  size_t rows = 0, edges = 0;
+  for (const auto& g : graphs) {
+    hnsw.push_back(HnswMetadataJson(g));
+    for (const auto& l : g.levels) {
+      rows += l.nodes.size();
+      edges += l.ids.size();
+    }
+  }
+  auto id_field = field(kVectorIdColumn, uint32(), true);
+  auto nb_field = field(kNeighborsColumn, list(field("item", uint32(), true)), true);
+  auto d_field = field(kDistanceColumn, list(field("item", float32(), true)), true);
+  auto s = schema({id_field, nb_field, d_field},
+                  Metadata({{kHnswMetadataKey, hnsw.dump()}, {kIndexMetadataKey, meta.dump()},
+                            {kIvfMetadataKey, "1"}}));
+  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kIndexFileName, s));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(static_cast<int64_t>(rows * 4)));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, AllocateBuffer(static_cast<int64_t>((rows + 1) * 4)));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr nbs, AllocateBuffer(static_cast<int64_t>(edges * 4)));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr dists, AllocateBuffer(static_cast<int64_t>(edges * 4)));
+  auto* id_out = reinterpret_cast<uint32_t*>(ids->mutable_data());
+  auto* off_out = reinterpret_cast<int32_t*>(offsets->mutable_data());
+  auto* nb_out = reinterpret_cast<uint32_t*>(nbs->mutable_data());
+  auto* d_out = reinterpret_cast<float*>(dists->mutable_data());
+  if (edges > INT32_MAX) return Status::InvalidArgument("create vector index: {} graph edges", edges);
+  pb::IVF msg;
+  size_t r = 0, e = 0;
+  off_out[0] = 0;
+  for (const auto& g : graphs) {
+    msg.add_offsets(r);
+    size_t part_rows = 0;
+    for (const auto& l : g.levels) {
+      for (uint32_t node : l.nodes) {
+        id_out[r] = node;
+        const uint32_t a = l.starts[node], b = l.starts[node + 1];
+        std::memcpy(nb_out + e, l.ids.data() + a, (b - a) * 4);
+        std::memcpy(d_out + e, l.distances.data() + a, (b - a) * 4);
+        e += b - a;
+        off_out[++r] = static_cast<int32_t>(e);
+        ++part_rows;
+      }
+    }
+    msg.add_lengths(static_cast<uint32_t>(part_rows));
+  }
+  const auto n = static_cast<int64_t>(rows);
+  auto nb_values = Array::Make(uint32(), static_cast<int64_t>(edges), {nullptr, nbs});
+  auto d_values = Array::Make(float32(), static_cast<int64_t>(edges), {nullptr, dists});
+  auto id_array = Array::Make(uint32(), n, {nullptr, ids});
+  auto nb_array = Array::Make(nb_field->type(), n, {nullptr, offsets}, {nb_values});
+  auto d_array = Array::Make(d_field->type(), n, {nullptr, offsets}, {d_values});
+  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, n, {id_array, nb_array, d_array}));
+  if (n > 0) LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  *msg.mutable_centroids_tensor() = FloatTensor(ivf.centroids, static_cast<uint32_t>(ivf.k),
+                                                static_cast<uint32_t>(ivf.dim));
+  msg.set_loss(ivf.loss);
+  LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(msg.SerializeAsString()));
+  if (pos != 1) return Status::IOError("{}: the IVF message went to global buffer {}", kIndexFileName, pos);
+  return writer->Finish().status();
+}
+
 // auxiliary.idx: the rows partition by partition (PQ codes transposed within each), the IVF
 // partition table in global buffer 1, the codebook in 2.
 Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const TrainingData& data,
                           const std::vector<uint32_t>& order, const std::vector<uint32_t>& lengths,
                           const PqCodebook* pq, const std::vector<uint8_t>& codes,
-                          const std::vector<float>& stored) {
+                          const std::vector<float>& stored, const SqBounds* sq = nullptr) {
   const size_t n = order.size(), dim = data.dim;
   std::vector<std::pair<std::string, std::string>> md = {
       {"distance_type", std::string(linalg::DistanceTypeName(metric))}, {kIvfMetadataKey, "1"}};
   FieldPtr storage_field;
-  if (pq) {
+  if (sq) {
+    nlohmann::ordered_json sm;
+    sm["dim"] = dim;
+    sm["num_bits"] = 8;
+    sm["bounds"] = {{"start", sq->start}, {"end", sq->end}};
+    md.emplace_back(kStorageMetadataKey, nlohmann::json::array({sm.dump()}).dump());
+    storage_field = field(kSqCodeColumn, fixed_size_list(field("item", uint8(), true),
+                                                         static_cast<int32_t>(dim)));
+  } else if (pq) {
     nlohmann::json sm = {{"codebook_position", 2}, {"nbits", pq->num_bits},
                          {"num_sub_vectors", pq->num_sub_vectors}, {"dimension", pq->dim},
                          {"codebook_tensor", nlohmann::json::array()}, {"transposed", true}};
@@ -137,7 +213,11 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
   for (size_t i = 0; i < n; ++i) id_out[i] = data.row_ids[order[i]];
   ArrayPtr values;
   const size_t width = pq ? pq->num_sub_vectors : dim;
-  if (pq) {
+  if (sq) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(n * dim)));
+    for (size_t i = 0; i < n; ++i) std::memcpy(buf->mutable_data() + i * dim, codes.data() + size_t{order[i]} * dim, dim);
+    values = Array::Make(uint8(), static_cast<int64_t>(n * dim), {nullptr, buf});
+  } else if (pq) {
     LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(n * width)));
     uint8_t* out = buf->mutable_data();
     size_t first = 0;
@@ -207,9 +287,16 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
 Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& o) {
-  if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq) {
-    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ are)",
-                                IndexKindName(o.kind));
+  if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq) {
+    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, "
+                                "IVF_HNSW_SQ are)", IndexKindName(o.kind));
+  }
+  if (o.kind == IndexKind::kIvfHnswSq && o.metric == DistanceType::kDot) {
+    return Status::NotSupported("create vector index: IVF_HNSW_SQ with dot (l2 and cosine are written)");
+  }
+  if (o.kind == IndexKind::kIvfHnswSq && (o.hnsw_m < 2 || o.ef_construction == 0 || o.max_level == 0)) {
+    return Status::InvalidArgument("create vector index: HNSW needs m >= 2, ef_construction >= 1 "
+                                   "and max_level >= 1");
   }
   if (o.metric == DistanceType::kHamming) {
     return Status::NotSupported("create vector index: hamming indexes are not written yet");
@@ -293,16 +380,60 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     PqEncode(*pq, resid.data(), n, DistanceType::kL2, codes.data());
   }
 
+  std::optional<SqBounds> sq;
+  std::vector<HnswGraph> graphs;
+  if (o.kind == IndexKind::kIvfHnswSq) {
+    const std::vector<uint64_t> sample = linalg::SampleRows(n, o.sample_rate ? o.sample_rate * 256 : n, o.seed + 11);
+    SqBounds b{INFINITY, -INFINITY};
+    for (uint64_t r : sample) {
+      for (size_t d = 0; d < dim; ++d) {
+        b.start = std::min<double>(b.start, work[r * dim + d]);
+        b.end = std::max<double>(b.end, work[r * dim + d]);
+      }
+    }
+    sq = b;
+    codes.resize(n * dim);
+    SqEncode(work.data(), n * dim, b, codes.data());
+    const float scale = SqDistanceScale(b);
+    HnswParams hp;
+    hp.m = o.hnsw_m;
+    hp.ef_construction = o.ef_construction;
+    hp.max_level = o.max_level;
+    graphs.resize(parts);
+    std::vector<uint32_t> firsts(parts, 0);
+    for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
+    ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
+      const uint32_t* members = order.data() + firsts[p];
+      auto between = [&](uint32_t a, uint32_t c) {
+        return static_cast<float>(SqL2(codes.data() + size_t{members[a]} * dim,
+                                       codes.data() + size_t{members[c]} * dim, dim)) * scale;
+      };
+      graphs[p] = HnswBuild(lengths[p], between, hp, o.seed * 1000003 + static_cast<uint64_t>(p));
+    });
+  }
+
   const std::string uuid = NewIndexUuid();
   auto store = OpenIndexStore(at.location(), uuid);
-  LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
+  if (sq) {
+    LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.metric, ivf, graphs));
+  } else {
+    LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
+  }
   LANCE_RETURN_NOT_OK(WriteAuxiliaryFile(*store, o.metric, data, order, lengths, pq ? &*pq : nullptr,
-                                         codes, work));
+                                         codes, work, sq ? &*sq : nullptr));
 
   ::lance::index::pb::VectorIndexDetails details;
   details.set_metric_type(static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(
       o.metric == DistanceType::kL2 ? 0 : o.metric == DistanceType::kCosine ? 1 : 2));
-  if (pq) {
+  if (sq) {
+    details.mutable_sq()->set_num_bits(8);
+    auto* h = details.mutable_hnsw_index_config();
+    h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
+    h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
+    h->set_max_level(o.max_level);
+    (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
+    (*details.mutable_runtime_hints())["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
+  } else if (pq) {
     details.mutable_pq()->set_num_bits(o.num_bits);
     details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
   } else {

@@ -130,8 +130,12 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   o.num_partitions = 400;
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
-  o.kind = IndexKind::kIvfHnswSq;
+  o.kind = IndexKind::kIvfHnswPq;
   EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  o.kind = IndexKind::kIvfHnswSq;
+  o.metric = linalg::DistanceType::kDot;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  o.metric = linalg::DistanceType::kL2;
   o.kind = IndexKind::kIvfFlat;
   ASSERT_TRUE(t.Build("vec", o).ok());
   EXPECT_TRUE(t.Build("vec", o).status().IsAlreadyExists());

@@ -14,5 +14,10 @@ inline constexpr const char* kFlatMarkerColumn = "__flat_marker";
 inline constexpr const char* kRowIdColumn = "_rowid";
 inline constexpr const char* kFlatColumn = "flat";
 inline constexpr const char* kPqCodeColumn = "__pq_code";
+inline constexpr const char* kSqCodeColumn = "__sq_code";
+inline constexpr const char* kHnswMetadataKey = "lance:hnsw";  // one JSON string per partition
+inline constexpr const char* kVectorIdColumn = "__vector_id";
+inline constexpr const char* kNeighborsColumn = "__neighbors";
+inline constexpr const char* kDistanceColumn = "_distance";
 
 }  // namespace lance::index::vector

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index/proto/ivf.pb.h"
+#include "index/vector/hnsw_index.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
 #include "lance/file/file_reader.h"
@@ -148,6 +149,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->kind_ = IndexKind::kIvfFlat;
   } else if (type == "IVF_PQ") {
     index->kind_ = IndexKind::kIvfPq;
+  } else if (type == "IVF_HNSW_SQ") {
+    index->kind_ = IndexKind::kIvfHnswSq;
   } else {
     return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
   }
@@ -183,7 +186,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
 
   const Schema& aux_schema = *aux_reader->schema();
   const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
-  const char* storage_column = index->kind_ == IndexKind::kIvfPq ? kPqCodeColumn : kFlatColumn;
+  const char* storage_column = index->kind_ == IndexKind::kIvfPq       ? kPqCodeColumn
+                               : index->kind_ == IndexKind::kIvfHnswSq ? kSqCodeColumn
+                                                                       : kFlatColumn;
   const int storage_field = aux_schema.GetFieldIndex(storage_column);
   if (rowid_field < 0 || storage_field < 0) {
     return Status::Corruption("{}: expected columns {} and {}", aux_path, kRowIdColumn, storage_column);
@@ -210,6 +215,16 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     }
     const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
     index->vectors_.assign(v, v + rows * width);
+    return index;
+  }
+  if (index->kind_ == IndexKind::kIvfHnswSq) {
+    if (values.type_id() != TypeId::kUInt8) {
+      return Status::Corruption("{}: {} must be fixed_size_list<uint8>", aux_path, kSqCodeColumn);
+    }
+    std::shared_ptr<Array> sliced = std::make_shared<Array>(values);
+    sliced->offset += storage.offset * static_cast<int64_t>(width);
+    LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
+                                         aux_path, *sliced, width));
     return index;
   }
 
@@ -307,6 +322,9 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   const size_t limit = query.k * query.refine_factor.value_or(1);
+  if (kind_ == IndexKind::kIvfHnswSq && query.ef && *query.ef < limit) {
+    return Status::InvalidArgument("vector search: ef {} is below k x refine factor {}", *query.ef, limit);
+  }
   const std::vector<float> q = metric_ == DistanceType::kCosine
                                    ? NormalizeVector(query.vector.data(), ivf_.dim)
                                    : query.vector;
@@ -315,6 +333,15 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
   PqDistanceTable table(metric_);
+  if (kind_ == IndexKind::kIvfHnswSq) {
+    std::vector<uint8_t> codes(ivf_.dim);
+    SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
+    const size_t ef = query.ef.value_or(limit + limit / 2);
+    for (uint32_t p : parts) {
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
+    }
+    return all.Sorted();
+  }
   for (uint32_t p : parts) {
     const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
     dist.resize(n);

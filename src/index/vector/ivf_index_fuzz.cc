@@ -1,7 +1,9 @@
 // libFuzzer target: the two files of a vector index are untrusted. The input is split at its
 // first 4 bytes (little-endian length of index.idx); both parts go into a memory store and
 // IvfIndex::Open must end in a Status, and an index it accepts must search without crashing.
-// Seeds: the golden indexes of tests/golden/vector_index packed the same way.
+// (IVF_HNSW_SQ: the graph walk, with and without a keep predicate, and its exact scan of few
+// passing rows.) Seeds (fuzz/corpus/ivf_index_fuzz): the golden IVF_FLAT, IVF_PQ and
+// IVF_HNSW_SQ indexes of tests/golden/vector_index packed the same way.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -26,5 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   q.vector.assign((*index)->dim(), 0.25f);
   q.nprobes = 2;
   (void)(*index)->Search(q);
+  q.ef = 20;
+  (void)(*index)->Search(q, [](uint64_t row) { return row % 3 == 0; });
+  (void)(*index)->Search(q, [](uint64_t row) { return row % 50 == 0; });
   return 0;
 }

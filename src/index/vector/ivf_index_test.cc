@@ -2,14 +2,18 @@
 // (gen.mjs): the decoded structure (partitions tile the rows, the null vector is not stored,
 // the codebook's shape). Corrupt and truncated index files give errors, never a crash. (The
 // searches against the reference's answers are planned by the query layer: src/query/knn_test.cc.)
+#include <algorithm>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "index/vector/hnsw.h"
 #include "lance/index/vector/ivf_index.h"
+#include "lance/linalg/distance.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/object_store.h"
 #include "lance/table/snapshot.h"
@@ -53,9 +57,11 @@ TEST(IvfIndexTest, DecodesTheReferenceFiles) {
   }
 }
 
-TEST(IvfIndexTest, CorruptFilesAreErrors) {
+class CorruptIndexTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
   std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
-  const std::string dir = IndexDir("ivf_pq_l2");
+  const std::string dir = IndexDir(GetParam());
   std::string aux, idx;
   {
     std::ifstream a(dir + "/auxiliary.idx", std::ios::binary), i(dir + "/index.idx", std::ios::binary);
@@ -86,6 +92,103 @@ TEST(IvfIndexTest, CorruptFilesAreErrors) {
   }
   ASSERT_TRUE(mem->Put("y/index.idx", idx).ok());
   EXPECT_TRUE(IvfIndex::Open(mem, "y").status().IsNotFound());
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2"));
+
+TEST(IvfIndexTest, DecodesTheReferenceHnswSq) {
+  auto sp = io::ObjectStore::FromUri(IndexDir("ivf_hnsw_sq_l2")).ValueOrDie();
+  auto index = IvfIndex::Open(sp.store, sp.path).ValueOrDie();
+  EXPECT_EQ(index->kind(), IndexKind::kIvfHnswSq);
+  EXPECT_EQ(index->num_rows(), 599u);
+  EXPECT_EQ(index->ivf().num_partitions(), 4u);
+  // ef below k x refine is refused, as lance 12 refuses it.
+  AnnQuery q;
+  q.vector.assign(16, 0.5f);
+  q.k = 10;
+  q.ef = 9;
+  EXPECT_TRUE(index->Search(q).status().IsInvalidArgument());
+  // With ef >= every partition's size the graph walk reaches every row: the answer is the
+  // exact ranking by SQ distance over the probed partitions.
+  q.ef = 600;
+  q.nprobes = 4;
+  auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1].distance, got[i].distance);
+}
+
+TEST(SqTest, CodesAndDistances) {
+  const SqBounds b{-1.0, 3.0};
+  const float v[] = {-2.0f, -1.0f, 0.0f, 0.99f, 1.0f, 2.999f, 3.0f, 7.0f};
+  uint8_t c[8];
+  SqEncode(v, 8, b, c);
+  // Truncated (lance 12's codes), saturated outside the bounds.
+  EXPECT_EQ(std::vector<int>(c, c + 8), (std::vector<int>{0, 0, 63, 126, 127, 254, 255, 255}));
+  const float step = 4.0f / 255.0f;
+  EXPECT_EQ(SqDistanceScale(b), step * step);
+  const uint8_t a[] = {0, 10, 255}, d[] = {3, 10, 250};
+  EXPECT_EQ(SqL2(a, d, 3), 9u + 0u + 25u);
+}
+
+// The graph search against exact search on random vectors, and the build's reproducibility.
+TEST(HnswTest, RecallAgainstExactSearchAndSameSeedSameGraph) {
+  constexpr size_t kN = 3000, kDim = 16, kQueries = 50, kK = 10;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> data(kN * kDim), queries(kQueries * kDim);
+  for (float& x : data) x = u(gen);
+  for (float& x : queries) x = u(gen);
+  auto between = [&](uint32_t a, uint32_t b) {
+    return linalg::L2(&data[a * kDim], &data[b * kDim], kDim);
+  };
+  HnswParams p;
+  p.m = 16;
+  p.ef_construction = 100;
+  const HnswGraph g = HnswBuild(kN, between, p, 42);
+  EXPECT_EQ(g.levels[0].nodes.size(), kN);
+  EXPECT_EQ(g.entry_point, 0u);
+  for (size_t l = 0; l < g.levels.size(); ++l) {
+    for (uint32_t i = 0; i < kN; ++i) EXPECT_LE(g.levels[l].starts[i + 1] - g.levels[l].starts[i], l == 0 ? 32u : 16u);
+  }
+  const HnswGraph again = HnswBuild(kN, between, p, 42);
+  for (size_t l = 0; l < g.levels.size(); ++l) {
+    EXPECT_EQ(g.levels[l].ids, again.levels[l].ids);
+    EXPECT_EQ(g.levels[l].nodes, again.levels[l].nodes);
+  }
+  double recall = 0, recall_odd = 0;
+  for (size_t qi = 0; qi < kQueries; ++qi) {
+    const float* q = &queries[qi * kDim];
+    std::vector<std::pair<float, uint32_t>> exact(kN);
+    for (uint32_t i = 0; i < kN; ++i) exact[i] = {linalg::L2(q, &data[i * kDim], kDim), i};
+    std::partial_sort(exact.begin(), exact.begin() + kK, exact.end());
+    auto dist = [&](uint32_t i) { return linalg::L2(q, &data[i * kDim], kDim); };
+    auto found = HnswSearch(g, dist, 64, nullptr);
+    ASSERT_EQ(found.size(), 64u);
+    for (size_t i = 1; i < found.size(); ++i) EXPECT_LE(found[i - 1].first, found[i].first);
+    found.resize(kK);
+    size_t hit = 0;
+    for (const auto& e : std::vector(exact.begin(), exact.begin() + kK)) {
+      hit += std::count_if(found.begin(), found.end(), [&](const auto& f) { return f.second == e.second; });
+    }
+    recall += static_cast<double>(hit) / kK;
+    // Only odd nodes accepted: every result odd, still near the odd rows' exact answer.
+    auto odd = HnswSearch(g, dist, 64, [](uint32_t i) { return i % 2 == 1; });
+    std::vector<std::pair<float, uint32_t>> exact_odd;
+    for (const auto& e : exact) {
+      if (e.second % 2 == 1) exact_odd.push_back(e);
+    }
+    std::sort(exact_odd.begin(), exact_odd.end());
+    size_t hit_odd = 0;
+    for (size_t i = 0; i < kK; ++i) {
+      ASSERT_EQ(odd[i].second % 2, 1u);
+      hit_odd += std::count_if(odd.begin(), odd.begin() + kK, [&](const auto& f) { return f.second == exact_odd[i].second; });
+    }
+    recall_odd += static_cast<double>(hit_odd) / kK;
+  }
+  recall /= kQueries;
+  recall_odd /= kQueries;
+  EXPECT_GE(recall, 0.95) << "recall@10 at ef 64";
+  EXPECT_GE(recall_odd, 0.9) << "recall@10 over the odd rows at ef 64";
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ export function ours(uri, q, metric, s, k) {
   const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', String(k),
     '--nprobes', String(s.nprobes), '--metric', metric];
   if (s.refineFactor) args.push('--refine-factor', String(s.refineFactor));
+  if (s.ef) args.push('--ef', String(s.ef));
+  if (s.filter) args.push('--filter', s.filter);
   return lanceOk(args).stdout.split('\n').filter((l) => l).map((l) => {
     const m = /^\{"_rowid":(\d+),"_distance":(.*)\}$/.exec(l);
     assert.ok(m, `bad line ${l}`);

@@ -9,6 +9,9 @@
 // centroid; PQ codebooks are one k-means of 2^bits centroids per sub-vector, trained on a
 // sample of at most sample_rate x 2^bits residuals (vector - its centroid; the vectors
 // themselves for dot), and each row is coded by the nearest centroid of each sub-vector.
+// IVF_HNSW_SQ: one [min, max] of a sample of at most sample_rate x 256 vectors' values as the
+// SQ bounds, every vector coded; each partition's HNSW graph (hnsw.h: seeded, deterministic,
+// built over the SQ distances) built on its own, partitions in parallel on `pool`.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +28,7 @@
 namespace lance::index::vector {
 
 struct IvfBuildOptions {
-  IndexKind kind = IndexKind::kIvfPq;  // kIvfFlat or kIvfPq
+  IndexKind kind = IndexKind::kIvfPq;  // kIvfFlat, kIvfPq or kIvfHnswSq
   linalg::DistanceType metric = linalg::DistanceType::kL2;  // l2, cosine or dot
   size_t num_partitions = 0;   // 0: sqrt(rows), at least 1
   size_t num_sub_vectors = 0;  // 0: dim / 16 when it divides, else dim / 8, else 1
@@ -33,6 +36,10 @@ struct IvfBuildOptions {
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
+  // IVF_HNSW_SQ: the graph of each partition (lance's defaults from node: m 20, ef 300).
+  size_t hnsw_m = 20;
+  size_t ef_construction = 300;
+  uint16_t max_level = 7;
   std::string name;            // "": "{column}_idx"
   bool replace = false;        // replace an index of the same name
   ThreadPool* pool = nullptr;  // k-means assignment; null: the calling thread

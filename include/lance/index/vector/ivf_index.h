@@ -14,6 +14,8 @@
 //                  sub-vector 0 codes, then sub-vector 1, ...) when storage_metadata says
 //                  "transposed"; the PQ codebook is a Tensor [256, dim] in the global buffer
 //                  "codebook_position" names (sub-vector s's 256 centroids at s * 256 * dim/m).
+// IVF_HNSW_SQ keeps one HNSW graph per partition in index.idx and 8-bit SQ codes
+// (`__sq_code`) in auxiliary.idx; src/index/vector/hnsw.h describes both.
 //
 // Search follows lance 12: a cosine index normalises the query and ranks partitions by l2 (dot
 // by dot distance, l2 by l2); each of the `nprobes` nearest partitions yields its best
@@ -76,7 +78,12 @@ struct AnnQuery {
   size_t k = 10;
   size_t nprobes = 20;                    // partitions searched (lance's minimum = maximum)
   std::optional<uint32_t> refine_factor;  // each partition yields k x refine_factor rows
+  // HNSW indexes: the results kept while searching a partition's graph (lance's ef; unset:
+  // 1.5 x k x refine_factor). Must be at least k x refine_factor.
+  std::optional<size_t> ef;
 };
+
+struct HnswStorage;
 
 class IvfIndex {
  public:
@@ -114,6 +121,7 @@ class IvfIndex {
       const AnnQuery& query, const std::function<bool(uint64_t)>& keep = nullptr) const;
 
  private:
+  friend struct HnswAccess;
   IvfIndex() = default;
   IndexKind kind_ = IndexKind::kIvfFlat;
   linalg::DistanceType metric_ = linalg::DistanceType::kL2;
@@ -123,6 +131,7 @@ class IvfIndex {
   std::vector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
   std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
   std::vector<float> vectors_;   // row-major num_rows x dim
+  std::shared_ptr<const HnswStorage> hnsw_;  // IVF_HNSW_SQ: SQ codes and graphs (hnsw.h)
 };
 
 // lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)

@@ -1,0 +1,311 @@
+// Scalar quantization and HNSW graphs of IVF_HNSW_SQ indexes (see hnsw.h).
+#include "index/vector/hnsw.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+namespace lance::index::vector {
+
+void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* codes) {
+  const double range = bounds.end - bounds.start;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = values[i];
+    if (v < bounds.start) {
+      codes[i] = 0;
+    } else if (v > bounds.end) {
+      codes[i] = 255;
+    } else {
+      // Truncated, not rounded (the codes lance 12 stores and its query codes).
+      const double c = std::floor((v - bounds.start) * 255.0 / range);
+      codes[i] = static_cast<uint8_t>(std::clamp(c, 0.0, 255.0));
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) {
+  uint32_t s = 0;
+  for (size_t d = 0; d < dim; ++d) {
+    const int32_t x = int32_t{a[d]} - int32_t{b[d]};
+    s += static_cast<uint32_t>(x * x);
+  }
+  return s;
+}
+
+float SqDistanceScale(const SqBounds& bounds) {
+  // (range / 255)^2 in float: lance 12's distances bit for bit ((range^2) / 255^2 is 1 ulp off
+  // on some rows).
+  const float step = static_cast<float>(bounds.end - bounds.start) / 255.0f;
+  return step * step;
+}
+
+namespace {
+
+using Scored = std::pair<float, uint32_t>;
+
+struct FarFirst {
+  bool operator()(const Scored& a, const Scored& b) const { return a.first < b.first; }
+};
+struct NearFirst {
+  bool operator()(const Scored& a, const Scored& b) const { return a.first > b.first; }
+};
+
+
+// Greedy descent on one level: move to the closest neighbour while one is closer.
+template <typename Neighbors, typename Dist>
+Scored Greedy(const Neighbors& neighbors, Scored cur, const Dist& dist) {
+  while (true) {
+    bool moved = false;
+    uint32_t next = cur.second;
+    for (uint32_t nb : neighbors(cur.second)) {
+      const float d = dist(nb);
+      if (d < cur.first) {
+        cur.first = d;
+        next = nb;
+        moved = true;
+      }
+    }
+    if (!moved) return cur;
+    cur.second = next;
+  }
+}
+
+// Best-first search of one level from `ep`, keeping the `ef` nearest accepted nodes (as lance
+// 12: a neighbour enters the candidates when it is within the furthest result held, or while
+// fewer than ef results are held; the expansion stops at a candidate beyond the furthest of
+// ef results). Nearest first.
+template <typename Neighbors, typename Dist, typename Accept>
+std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored ep, size_t ef,
+                         const Dist& dist, const Accept& accept, std::vector<uint8_t>& visited) {
+  visited.assign(num_nodes, 0);
+  std::priority_queue<Scored, std::vector<Scored>, NearFirst> candidates;
+  std::priority_queue<Scored, std::vector<Scored>, FarFirst> results;
+  visited[ep.second] = 1;
+  candidates.push(ep);
+  if (accept(ep.second)) results.push(ep);
+  while (!candidates.empty()) {
+    const Scored cur = candidates.top();
+    candidates.pop();
+    const float furthest = results.empty() ? INFINITY : results.top().first;
+    if (cur.first > furthest && results.size() == ef) break;
+    for (uint32_t nb : neighbors(cur.second)) {
+      if (visited[nb]) continue;
+      visited[nb] = 1;
+      const float d = dist(nb);
+      if (d <= (results.empty() ? furthest : results.top().first) || results.size() < ef) {
+        if (accept(nb)) {
+          if (results.size() < ef) {
+            results.push({d, nb});
+          } else if (d < results.top().first) {
+            results.pop();
+            results.push({d, nb});
+          }
+        }
+        candidates.push({d, nb});
+      }
+    }
+  }
+  std::vector<Scored> out(results.size());
+  for (size_t i = out.size(); i-- > 0;) {
+    out[i] = results.top();
+    results.pop();
+  }
+  return out;
+}
+
+struct Span {
+  const uint32_t* b;
+  const uint32_t* e;
+  const uint32_t* begin() const { return b; }
+  const uint32_t* end() const { return e; }
+};
+
+}  // namespace
+
+std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const NodeDistance& dist,
+                                                   size_t ef,
+                                                   const std::function<bool(uint32_t)>& accept) {
+  if (g.num_nodes == 0 || g.levels.empty() || ef == 0) return {};
+  // From the entry point, greedy on the levels above 0 only, then the beam over level 0: the
+  // answers of lance 12 over its own graphs, also with ef 1 (checked by the interop test).
+  Scored ep{dist(g.entry_point), g.entry_point};
+  for (size_t l = g.levels.size(); l-- > 1;) {
+    const HnswGraph::Level& level = g.levels[l];
+    ep = Greedy([&](uint32_t n) {
+      return Span{level.ids.data() + level.starts[n], level.ids.data() + level.starts[n + 1]};
+    }, ep, dist);
+  }
+  const HnswGraph::Level& bottom = g.levels[0];
+  std::vector<uint8_t> visited;
+  auto neighbors = [&](uint32_t n) {
+    return Span{bottom.ids.data() + bottom.starts[n], bottom.ids.data() + bottom.starts[n + 1]};
+  };
+  if (accept) return Beam(neighbors, g.num_nodes, ep, ef, dist, accept, visited);
+  return Beam(neighbors, g.num_nodes, ep, ef, dist, [](uint32_t) { return true; }, visited);
+}
+
+namespace {
+
+// A node's neighbours on one level under construction, nearest first.
+struct Adjacency {
+  std::vector<uint32_t> ids;
+  std::vector<float> dists;
+};
+
+// The graph under construction: per node, per level.
+struct Builder {
+  const std::function<float(uint32_t, uint32_t)>& between;
+  HnswParams params;
+  std::vector<std::vector<Adjacency>> links;  // [node][level]
+
+  size_t MaxEdges(size_t level) const { return level == 0 ? params.m * 2 : params.m; }
+
+  Span Neighbors(uint32_t x, size_t level) const {
+    if (links[x].size() <= level) return Span{nullptr, nullptr};
+    const auto& ids = links[x][level].ids;
+    return Span{ids.data(), ids.data() + ids.size()};
+  }
+
+  // The heuristic selection of at most `max` of `sorted` (nearest first): a candidate is kept
+  // when it is nearer the node than every kept neighbour; then the discarded ones in order
+  // until `max`. Returned nearest first.
+  Adjacency Select(const std::vector<Scored>& sorted, size_t max) const {
+    std::vector<Scored> kept, discarded;
+    if (sorted.size() <= max) {
+      kept = sorted;
+    } else {
+      for (const Scored& c : sorted) {
+        if (kept.size() >= max) break;
+        bool good = true;
+        for (const Scored& r : kept) {
+          if (between(c.second, r.second) < c.first) {
+            good = false;
+            break;
+          }
+        }
+        (good ? kept : discarded).push_back(c);
+      }
+      for (const Scored& c : discarded) {
+        if (kept.size() >= max) break;
+        kept.push_back(c);
+      }
+      std::stable_sort(kept.begin(), kept.end(),
+                       [](const Scored& a, const Scored& c) { return a.first < c.first; });
+    }
+    Adjacency out;
+    for (const Scored& s : kept) {
+      out.ids.push_back(s.second);
+      out.dists.push_back(s.first);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
+                    const HnswParams& params, uint64_t seed) {
+  HnswGraph g;
+  g.num_nodes = n;
+  g.params = params;
+  const size_t num_levels = std::max<size_t>(1, params.max_level);
+  g.levels.resize(num_levels);
+  if (n == 0) {
+    for (auto& l : g.levels) l.starts.assign(1, 0);
+    return g;
+  }
+  std::mt19937_64 rng(seed);
+  const double ml = 1.0 / std::log(static_cast<double>(std::max<size_t>(2, params.m)));
+  std::vector<uint32_t> top(n);
+  // Node 0 is on every level and the entry point (lance's builder does the same).
+  top[0] = static_cast<uint32_t>(num_levels - 1);
+  for (uint32_t i = 1; i < n; ++i) {
+    const double u = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    top[i] = static_cast<uint32_t>(std::min<double>(std::floor(-std::log(u) * ml),
+                                                    static_cast<double>(num_levels - 1)));
+  }
+  Builder b{between, params, {}};
+  b.links.resize(n);
+  for (uint32_t i = 0; i < n; ++i) b.links[i].resize(top[i] + 1);
+  uint32_t entry = 0, entry_level = top[0];
+  std::vector<uint8_t> visited;
+  std::vector<Scored> merged;
+  for (uint32_t i = 1; i < n; ++i) {
+    auto dist = [&](uint32_t x) { return between(i, x); };
+    Scored ep{dist(entry), entry};
+    for (uint32_t l = entry_level; l > top[i]; --l) {
+      ep = Greedy([&](uint32_t x) { return b.Neighbors(x, l); }, ep, dist);
+    }
+    for (uint32_t l = std::min(top[i], entry_level) + 1; l-- > 0;) {
+      std::vector<Scored> found = Beam([&](uint32_t x) { return b.Neighbors(x, l); }, n, ep,
+                                       params.ef_construction, dist,
+                                       [](uint32_t) { return true; }, visited);
+      b.links[i][l] = b.Select(found, b.MaxEdges(l));
+      const Adjacency& mine = b.links[i][l];
+      for (size_t j = 0; j < mine.ids.size(); ++j) {
+        Adjacency& theirs = b.links[mine.ids[j]][l];
+        const float d = mine.dists[j];
+        // A full neighbour list whose furthest is nearer keeps its list (lance's cutoff check):
+        // no re-selection.
+        if (theirs.ids.size() >= b.MaxEdges(l) && !theirs.dists.empty() && d >= theirs.dists.back()) continue;
+        const size_t at = static_cast<size_t>(
+            std::upper_bound(theirs.dists.begin(), theirs.dists.end(), d) - theirs.dists.begin());
+        theirs.ids.insert(theirs.ids.begin() + static_cast<std::ptrdiff_t>(at), i);
+        theirs.dists.insert(theirs.dists.begin() + static_cast<std::ptrdiff_t>(at), d);
+        if (theirs.ids.size() > b.MaxEdges(l)) {
+          merged.clear();
+          for (size_t t = 0; t < theirs.ids.size(); ++t) merged.push_back({theirs.dists[t], theirs.ids[t]});
+          theirs = b.Select(merged, b.MaxEdges(l));
+        }
+      }
+      if (!found.empty()) ep = found[0];
+    }
+    if (top[i] > entry_level) {
+      entry = i;
+      entry_level = top[i];
+    }
+  }
+  g.entry_point = entry;
+  for (size_t l = 0; l < num_levels; ++l) {
+    HnswGraph::Level& level = g.levels[l];
+    level.starts.assign(n + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      const bool on = b.links[i].size() > l;
+      level.starts[i + 1] = level.starts[i] + (on ? static_cast<uint32_t>(b.links[i][l].ids.size()) : 0);
+      if (on) level.nodes.push_back(i);
+    }
+    level.ids.reserve(level.starts[n]);
+    level.distances.reserve(level.starts[n]);
+    for (uint32_t i : level.nodes) {
+      const Adjacency& a = b.links[i][l];
+      level.ids.insert(level.ids.end(), a.ids.begin(), a.ids.end());
+      level.distances.insert(level.distances.end(), a.dists.begin(), a.dists.end());
+    }
+  }
+  return g;
+}
+
+std::string HnswMetadataJson(const HnswGraph& g) {
+  nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
+  size_t at = 0;
+  offsets.push_back(0);
+  for (const auto& l : g.levels) {
+    at += l.nodes.size();
+    offsets.push_back(at);
+  }
+  nlohmann::ordered_json j;
+  j["entry_point"] = g.entry_point;
+  j["params"] = {{"max_level", g.params.max_level}, {"m", g.params.m},
+                 {"ef_construction", g.params.ef_construction},
+                 {"prefetch_distance", g.params.prefetch_distance}};
+  j["level_offsets"] = offsets;
+  return j.dump();
+}
+
+}  // namespace lance::index::vector

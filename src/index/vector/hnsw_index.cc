@@ -1,0 +1,240 @@
+// Loading and searching the IVF_HNSW_SQ part of an IvfIndex (see hnsw_index.h).
+#include "index/vector/hnsw_index.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "index/vector/ivf_format.h"
+
+namespace lance::index::vector {
+
+namespace {
+
+// The SQ bounds of auxiliary.idx: storage_metadata = [{"dim", "num_bits", "bounds"}].
+Result<SqBounds> ReadSqMetadata(const Schema& schema, const std::string& path, size_t width) {
+  const std::string text = schema.metadata() ? schema.metadata()->Get(kStorageMetadataKey).value_or("") : "";
+  auto list = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json sm;
+  if (list.is_array() && list.size() == 1 && list[0].is_string()) {
+    sm = nlohmann::json::parse(list[0].get<std::string>(), nullptr, false);
+  }
+  if (!sm.is_object() || !sm.contains("dim") || !sm["dim"].is_number_unsigned() ||
+      !sm.contains("num_bits") || !sm["num_bits"].is_number_unsigned() || !sm.contains("bounds") ||
+      !sm["bounds"].is_object() || !sm["bounds"].contains("start") || !sm["bounds"]["start"].is_number() ||
+      !sm["bounds"].contains("end") || !sm["bounds"]["end"].is_number()) {
+    return Status::Corruption("{}: storage_metadata is not a list of one SQ JSON object "
+                              "{{dim, num_bits, bounds: {{start, end}}}}: {}", path, text);
+  }
+  if (sm["num_bits"].get<uint64_t>() != 8) {
+    return Status::NotSupported("{}: {}-bit SQ codes (8-bit codes are read)", path,
+                                sm["num_bits"].get<uint64_t>());
+  }
+  if (sm["dim"].get<uint64_t>() != width) {
+    return Status::Corruption("{}: SQ dim {} but {} holds {} codes per row", path,
+                              sm["dim"].get<uint64_t>(), kSqCodeColumn, width);
+  }
+  SqBounds b{sm["bounds"]["start"].get<double>(), sm["bounds"]["end"].get<double>()};
+  if (!(b.start <= b.end)) {
+    return Status::Corruption("{}: SQ bounds [{}, {}] are not a range", path, b.start, b.end);
+  }
+  return b;
+}
+
+// A partition's "lance:hnsw" entry.
+struct GraphMeta {
+  uint32_t entry_point = 0;
+  HnswParams params;
+  std::vector<uint64_t> level_offsets;
+};
+
+Result<GraphMeta> ParseGraphMeta(const nlohmann::json& entry, const std::string& path, size_t p) {
+  nlohmann::json j;
+  if (entry.is_string()) j = nlohmann::json::parse(entry.get<std::string>(), nullptr, false);
+  GraphMeta m;
+  if (!j.is_object() || !j.contains("entry_point") || !j["entry_point"].is_number_unsigned() ||
+      !j.contains("level_offsets") || !j["level_offsets"].is_array() || !j.contains("params") ||
+      !j["params"].is_object()) {
+    return Status::Corruption("{}: \"{}\" entry {} is not {{entry_point, params, level_offsets}}",
+                              path, kHnswMetadataKey, p);
+  }
+  const auto& pj = j["params"];
+  auto num = [&](const char* key, uint64_t dflt) -> uint64_t {
+    return pj.contains(key) && pj[key].is_number_unsigned() ? pj[key].get<uint64_t>() : dflt;
+  };
+  m.entry_point = static_cast<uint32_t>(std::min<uint64_t>(j["entry_point"].get<uint64_t>(), UINT32_MAX));
+  m.params.max_level = static_cast<uint16_t>(std::min<uint64_t>(num("max_level", 7), 64));
+  m.params.m = num("m", 20);
+  m.params.ef_construction = num("ef_construction", 150);
+  m.params.prefetch_distance = num("prefetch_distance", 2);
+  for (const auto& o : j["level_offsets"]) {
+    if (!o.is_number_unsigned()) {
+      return Status::Corruption("{}: \"{}\" entry {} has a level offset that is not a count", path,
+                                kHnswMetadataKey, p);
+    }
+    m.level_offsets.push_back(o.get<uint64_t>());
+  }
+  if (m.level_offsets.size() > 65) {
+    return Status::Corruption("{}: partition {} has {} levels", path, p, m.level_offsets.size() - 1);
+  }
+  return m;
+}
+
+}  // namespace
+
+Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
+                        const std::string& index_path, const pb::IVF& index_ivf,
+                        const Schema& aux_schema, const std::string& aux_path, const Array& values,
+                        size_t width) {
+  if (index->metric_ == linalg::DistanceType::kDot || index->metric_ == linalg::DistanceType::kHamming) {
+    return Status::NotSupported("{}: IVF_HNSW_SQ with distance_type {} (l2 and cosine are read)",
+                                aux_path, linalg::DistanceTypeName(index->metric_));
+  }
+  if (values.type_id() != TypeId::kUInt8 || width != index->ivf_.dim) {
+    return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kSqCodeColumn,
+                              index->ivf_.dim);
+  }
+  auto hnsw = std::make_shared<HnswStorage>();
+  LANCE_ASSIGN_OR_RAISE(hnsw->bounds, ReadSqMetadata(aux_schema, aux_path, width));
+  hnsw->scale = SqDistanceScale(hnsw->bounds);
+  const size_t rows = index->row_ids_.size();
+  const uint8_t* codes = values.Values<uint8_t>();
+  hnsw->codes.assign(codes, codes + rows * width);
+
+  // index.idx: the graph rows of each partition.
+  const size_t parts = index->ivf_.num_partitions();
+  if (static_cast<size_t>(index_ivf.offsets_size()) != parts ||
+      static_cast<size_t>(index_ivf.lengths_size()) != parts) {
+    return Status::Corruption("{}: {} partition offsets and {} lengths, expected {}", index_path,
+                              index_ivf.offsets_size(), index_ivf.lengths_size(), parts);
+  }
+  const Schema& schema = *index_reader.schema();
+  const std::string meta_text = schema.metadata() ? schema.metadata()->Get(kHnswMetadataKey).value_or("") : "";
+  auto meta = nlohmann::json::parse(meta_text, nullptr, false);
+  if (!meta.is_array() || meta.size() != parts) {
+    return Status::Corruption("{}: \"{}\" must be a JSON list of {} graph entries", index_path,
+                              kHnswMetadataKey, parts);
+  }
+  const int id_f = schema.GetFieldIndex(kVectorIdColumn), nb_f = schema.GetFieldIndex(kNeighborsColumn);
+  if (id_f < 0 || nb_f < 0) {
+    return Status::Corruption("{}: expected columns {} and {}", index_path, kVectorIdColumn, kNeighborsColumn);
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, index_reader.ReadAll({id_f, nb_f}));
+  const Array& ids = *batch->column(0);
+  const Array& lists = *batch->column(1);
+  if (ids.type_id() != TypeId::kUInt32 || ids.null_count != 0 || lists.type_id() != TypeId::kList ||
+      lists.null_count != 0 || lists.children.size() != 1 ||
+      lists.children[0]->type_id() != TypeId::kUInt32 || lists.children[0]->null_count != 0) {
+    return Status::Corruption("{}: {} must be uint32 and {} list<uint32>, without nulls", index_path,
+                              kVectorIdColumn, kNeighborsColumn);
+  }
+  const uint32_t* vid = ids.Values<uint32_t>();
+  const uint32_t* nbs = lists.children[0]->Values<uint32_t>();
+  const auto total = static_cast<uint64_t>(batch->num_rows());
+  const auto child_len = static_cast<uint64_t>(lists.children[0]->length);
+  uint64_t next = 0;
+  for (size_t p = 0; p < parts; ++p) {
+    const uint64_t first = index_ivf.offsets(static_cast<int>(p));
+    const uint64_t len = index_ivf.lengths(static_cast<int>(p));
+    if (first != next || first + len > total) {
+      return Status::Corruption("{}: partition {} graph rows [{}, +{}) do not follow row {} of {}",
+                                index_path, p, first, len, next, total);
+    }
+    next = first + len;
+    const uint32_t n = index->ivf_.lengths[p];
+    LANCE_ASSIGN_OR_RAISE(GraphMeta gm, ParseGraphMeta(meta[p], index_path, p));
+    HnswGraph g;
+    g.num_nodes = n;
+    g.entry_point = gm.entry_point;
+    g.params = gm.params;
+    const auto& lo = gm.level_offsets;
+    if (n > 0 && (lo.size() < 2 || lo.front() != 0 || lo.back() != len || lo[1] != n ||
+                  gm.entry_point >= n)) {
+      return Status::Corruption("{}: partition {} level offsets / entry point do not fit its {} "
+                                "nodes and {} graph rows", index_path, p, n, len);
+    }
+    const size_t num_levels = n > 0 ? lo.size() - 1 : 0;
+    g.levels.resize(num_levels);
+    std::vector<int64_t> row_of(n);
+    for (size_t l = 0; l < num_levels; ++l) {
+      if (lo[l + 1] < lo[l]) {
+        return Status::Corruption("{}: partition {} level offsets decrease", index_path, p);
+      }
+      HnswGraph::Level& level = g.levels[l];
+      std::fill(row_of.begin(), row_of.end(), -1);
+      for (uint64_t r = first + lo[l]; r < first + lo[l + 1]; ++r) {
+        const uint32_t node = vid[r];
+        if (node >= n || row_of[node] >= 0) {
+          return Status::Corruption("{}: partition {} level {} names node {} (of {}) twice or out of "
+                                    "range", index_path, p, l, node, n);
+        }
+        row_of[node] = static_cast<int64_t>(r);
+        level.nodes.push_back(node);
+      }
+      level.starts.assign(n + 1, 0);
+      for (uint32_t i = 0; i < n; ++i) {
+        uint64_t count = 0;
+        if (row_of[i] >= 0) {
+          const int64_t a = lists.ValueOffset(row_of[i]), b = lists.ValueOffset(row_of[i] + 1);
+          if (a < 0 || b < a || static_cast<uint64_t>(b) > child_len) {
+            return Status::Corruption("{}: row {} has bad neighbour offsets", index_path, row_of[i]);
+          }
+          count = static_cast<uint64_t>(b - a);
+          for (int64_t k = a; k < b; ++k) {
+            if (nbs[k] >= n) {
+              return Status::Corruption("{}: partition {} node {} has neighbour {} of {} nodes",
+                                        index_path, p, i, nbs[k], n);
+            }
+            level.ids.push_back(nbs[k]);
+          }
+        }
+        level.starts[i + 1] = level.starts[i] + static_cast<uint32_t>(count);
+      }
+    }
+    hnsw->graphs.push_back(std::move(g));
+  }
+  if (next != total) {
+    return Status::Corruption("{}: partitions hold {} graph rows, the file {}", index_path, next, total);
+  }
+  index->hnsw_ = std::move(hnsw);
+  return Status::OK();
+}
+
+Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+                                   size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
+                                   linalg::TopK* out) {
+  const HnswStorage& h = *index.hnsw_;
+  const HnswGraph& g = h.graphs[p];
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  if (n == 0) return Status::OK();
+  const uint8_t* codes = h.codes.data() + first * dim;
+  const uint64_t* rows = index.row_ids_.data() + first;
+  auto dist = [&](uint32_t node) {
+    return static_cast<float>(SqL2(codes + size_t{node} * dim, q.data(), dim)) * h.scale;
+  };
+  linalg::TopK part(limit);
+  if (keep) {
+    std::vector<uint32_t> passing;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (keep(rows[i])) passing.push_back(i);
+    }
+    // Few rows pass: every one of them scored (lance's flat search below 10 %).
+    if (passing.size() < n * 10 / 100) {
+      for (uint32_t i : passing) part.Push(rows[i], dist(i));
+      out->Merge(part);
+      return Status::OK();
+    }
+    std::vector<uint8_t> ok(n, 0);
+    for (uint32_t i : passing) ok[i] = 1;
+    for (const auto& [d, node] : HnswSearch(g, dist, ef, [&](uint32_t x) { return ok[x] != 0; })) {
+      part.Push(rows[node], d);
+    }
+  } else {
+    for (const auto& [d, node] : HnswSearch(g, dist, ef, nullptr)) part.Push(rows[node], d);
+  }
+  out->Merge(part);
+  return Status::OK();
+}
+
+}  // namespace lance::index::vector

@@ -1,0 +1,39 @@
+// IVF_HNSW_SQ inside IvfIndex: the SQ storage and per-partition graphs it loads from lance 12's
+// files, and the search of one partition (hnsw_index.cc; formats in hnsw.h).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "index/proto/ivf.pb.h"
+#include "index/vector/hnsw.h"
+#include "lance/columnar/array.h"
+#include "lance/file/file_reader.h"
+#include "lance/index/vector/ivf_index.h"
+
+namespace lance::index::vector {
+
+struct HnswStorage {
+  SqBounds bounds;
+  float scale = 1;
+  std::vector<uint8_t> codes;     // row-major num_rows x dim
+  std::vector<HnswGraph> graphs;  // one per partition
+};
+
+struct HnswAccess {
+  // Loads the SQ codes (`values`: the uint8 children of __sq_code, `width` per row) with the
+  // bounds of auxiliary.idx's storage_metadata, and the graphs of index.idx whose IVF message
+  // (its partitions' rows in index.idx) is `index_ivf`.
+  static Status Load(IvfIndex* index, const file::FileReader& index_reader,
+                     const std::string& index_path, const pb::IVF& index_ivf,
+                     const Schema& aux_schema, const std::string& aux_path, const Array& values,
+                     size_t width);
+  // Partition p's best `limit` rows for the query codes `q` (lance's HNSW search, or an exact
+  // scan of the accepted rows when fewer than 10 % of the partition pass `keep`).
+  static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+                                size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
+                                linalg::TopK* out);
+};
+
+}  // namespace lance::index::vector
