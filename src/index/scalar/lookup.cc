@@ -85,14 +85,6 @@ std::optional<std::string> LikePrefix(const std::string& pattern) {
   return p;
 }
 
-// '%abc%' with no other wildcard or escape -> "abc".
-std::optional<std::string> LikeInfix(const std::string& pattern) {
-  if (pattern.size() < 3 || pattern.front() != '%' || pattern.back() != '%') return std::nullopt;
-  const std::string p = pattern.substr(1, pattern.size() - 2);
-  if (p.find_first_of("%_\\") != std::string::npos) return std::nullopt;
-  return p;
-}
-
 expr::Op Flip(expr::Op op) {
   switch (op) {
     case expr::Op::kLt: return expr::Op::kGt;
