@@ -10,7 +10,8 @@
 //                            (every row filtered)
 //   BM_ScalarIndex/<t>/<q>   query::Scanner({id}, filter) on an open version: planned, the
 //                            conjuncts answered by the indexes (ScalarIndexLookup; the version's
-//                            catalog and its pages shared across queries, warm, as a query on an
+//                            catalog and its pages shared across queries through one
+//                            index::IndexCache, warm, as a query on an
 //                            open lancedb table), ids read for those rows only;
 //                            t = ours | ref (the indexes lance 12 built, read by us)
 // Counters: hits (rows returned), cpu_ms (process CPU per iteration).
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/index/index_cache.h"
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
@@ -55,6 +57,8 @@ void Run(benchmark::State& st, const std::string& uri, const std::string& filter
   o.columns = {"id"};
   o.filter = filter;
   o.use_index = use_index;
+  // The queries share one index cache, as the scans of one open Dataset do.
+  o.index_cache = index::IndexCache::Make();
   {
     auto sc = query::Scanner::Make(s, o);
     if (!sc.ok()) return st.SkipWithError(sc.status().ToString().c_str());

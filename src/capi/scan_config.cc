@@ -18,6 +18,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenScan(const ScanConfig& config) {
   p.options.fragment_ids = config.fragment_ids;
   p.options.batch_size = config.batch_size > 0 ? config.batch_size : kDefaultBatchSize;
   p.options.use_index = config.use_index.value_or(true);
+  p.options.index_cache = config.index_cache;
   if (config.nearest) {
     // lance-c applies the knobs to lance's Scanner::nearest; unset ones keep its defaults.
     if (config.index_segments) {

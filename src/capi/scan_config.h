@@ -22,6 +22,7 @@ inline constexpr int64_t kDefaultBatchSize = 8192;
 
 struct ScanConfig {
   std::shared_ptr<const table::Snapshot> dataset;  // the version the scanner reads
+  std::shared_ptr<index::IndexCache> index_cache;  // its handle's (Dataset::index_cache)
   std::optional<std::vector<std::string>> columns;
   std::optional<std::string> filter;
   std::optional<int64_t> limit;

@@ -41,6 +41,7 @@ LanceScanner* lance_scanner_new(const LanceDataset* dataset, const char* const* 
     LANCE_ASSIGN_OR_RAISE(auto f, OptionalString(filter, "filter"));
     auto s = std::make_unique<LanceScanner>();
     s->config.dataset = std::move(ds);
+    s->config.index_cache = dataset->ds->index_cache();
     s->config.columns = std::move(cols);
     s->config.filter = std::move(f);
     return s.release();

@@ -30,6 +30,7 @@ Result<std::shared_ptr<Dataset>> Dataset::OpenGuarded(table::TableLocation locat
     return Status::InvalidArgument("open {}: give a version or a tag, not both", location.display());
   }
   LANCE_ASSIGN_OR_RAISE(auto snap, OpenSnapshot(location, options));
+  if (!options.index_cache) options.index_cache = index::IndexCache::Make(options.index_cache_bytes);
   return std::shared_ptr<Dataset>(new Dataset(std::move(location), std::move(options), std::move(snap)));
 }
 
@@ -103,7 +104,8 @@ Result<uint64_t> Dataset::LatestVersion() const {
 
 namespace {
 
-// The options of a new handle: `base`'s pool and commit settings, at `version` or `tag`.
+// The options of a new handle: `base`'s pool, commit settings and index cache, at `version`
+// or `tag`.
 OpenOptions Reopened(const OpenOptions& base, std::optional<uint64_t> version,
                      std::optional<std::string> tag) {
   OpenOptions o;
@@ -112,6 +114,9 @@ OpenOptions Reopened(const OpenOptions& base, std::optional<uint64_t> version,
   o.pool = base.pool;
   o.commit_handler = base.commit_handler;
   o.max_commit_retries = base.max_commit_retries;
+  o.sync_commits = base.sync_commits;
+  o.index_cache = base.index_cache;
+  o.index_cache_bytes = base.index_cache_bytes;
   return o;
 }
 
@@ -175,6 +180,7 @@ Result<std::vector<table::TagInfo>> Dataset::ListTags() const {
 Result<query::Scanner> Dataset::NewScan(query::ScanOptions options) const {
   return Guarded("scan", [&]() {
     if (options.pool == nullptr) options.pool = pool();
+    if (!options.index_cache) options.index_cache = index_cache();
     return query::Scanner::Make(snapshot(), std::move(options));
   });
 }
@@ -186,6 +192,7 @@ Result<uint64_t> Dataset::CountRows(const std::string& filter) const {
     query::ScanOptions o;
     o.filter = filter;
     o.pool = pool();
+    o.index_cache = index_cache();
     LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(std::move(snap), std::move(o)));
     return scanner.CountRows();
   });

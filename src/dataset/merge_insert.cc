@@ -15,10 +15,10 @@
 
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
-#include "lance/expr/expression.h"
 #include "lance/columnar/compute.h"
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/query/filter.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/row_update.h"
@@ -246,12 +246,15 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     src_keys.push_back(src_cols[static_cast<size_t>(c)]);
   }
 
-  // The conditions. The update condition sees the joined pair as two struct columns,
-  // `target` and `source`, each with the dataset's columns, so `target.score` and
-  // `source.score` resolve as struct fields and a bare `score` is unknown.
-  std::shared_ptr<const expr::Expression> update_where;
-  std::shared_ptr<const expr::Expression> delete_where;
+  // The conditions, both on the query layer's filter engine. The update condition filters the
+  // joined batch of matched pairs: two struct columns, `target` and `source`, each with the
+  // dataset's columns, so `target.score` and `source.score` (lance 12's qualified names)
+  // resolve as struct fields and a bare `score` is unknown. The delete condition filters the
+  // version's rows (query::FindMatches below).
+  std::shared_ptr<const query::Filter> update_where;
+  bool delete_where = false;
   DataTypePtr row_type;
+  SchemaPtr joined;
   if (!params.when_matched_update_where.empty()) {
     if (params.when_matched != WhenMatched::kUpdateAll) {
       return Status::InvalidArgument("merge-insert: an update condition ({}) needs matched rows "
@@ -259,9 +262,9 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
                                      params.when_matched_update_where);
     }
     row_type = struct_(schema->fields());
-    auto joined = std::make_shared<Schema>(std::vector<FieldPtr>{
-        field("target", row_type, false), field("source", row_type, false)});
-    auto bound = expr::Expression::MakePredicate(params.when_matched_update_where, joined);
+    joined = std::make_shared<Schema>(std::vector<FieldPtr>{field("target", row_type, false),
+                                                            field("source", row_type, false)});
+    auto bound = query::Filter::MakeForBatch(params.when_matched_update_where, joined);
     if (!bound.ok()) {
       return Status::InvalidArgument("merge-insert: update condition (name the dataset's columns "
                                      "target.COL and the input's source.COL): {}",
@@ -276,11 +279,11 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
                                      "delete)",
                                      params.when_not_matched_by_source_delete_where);
     }
-    auto bound = expr::Expression::MakePredicate(params.when_not_matched_by_source_delete_where, schema);
+    auto bound = query::Filter::Make(params.when_not_matched_by_source_delete_where, schema);
     if (!bound.ok()) {
       return Status::InvalidArgument("merge-insert: delete condition: {}", bound.status().message());
     }
-    delete_where = *bound;
+    delete_where = true;
   }
 
   // Hash the source keys: key -> the source row; -1 marks a key given twice.
@@ -374,13 +377,11 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     for (int i = 0; i < schema->num_fields(); ++i) {
       target_cols.push_back(target->column(scan_pos[static_cast<size_t>(i)]));
     }
-    auto joined = std::make_shared<Schema>(std::vector<FieldPtr>{
-        field("target", row_type, false), field("source", row_type, false)});
     RecordBatch pair(joined, n,
                      {Array::Make(row_type, n, {nullptr}, std::move(target_cols)),
                       Array::Make(row_type, n, {nullptr}, src->columns())});
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, update_where->Evaluate(pair));
-    for (int64_t i : expr::TrueIndices(*mask)) pr->update[static_cast<size_t>(i)] = 1;
+    LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> holds, update_where->EvaluateBatch(pair));
+    for (int64_t i : holds) pr->update[static_cast<size_t>(i)] = 1;
     return Status::OK();
   };
   std::vector<ProbeResult> probed(slices.size());

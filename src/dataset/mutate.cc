@@ -31,6 +31,7 @@ Result<table::DeleteResult> Dataset::Delete(const std::string& filter) {
       query::ScanOptions o;
       o.filter = filter;
       o.pool = pool();
+      o.index_cache = index_cache();
       LANCE_ASSIGN_OR_RAISE(auto matches, query::FindMatches(snap, o));
       std::vector<uint64_t> addresses;
       for (const auto& m : matches) {

@@ -31,13 +31,13 @@ std::string IndexDirectory(const table::TableLocation& location, const std::stri
 
 std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
                                            const std::string& uuid,
-                                           std::shared_ptr<PageCache> cache) {
+                                           std::shared_ptr<IndexCache> cache) {
   return IndexStore::Make(location.store(), IndexDirectory(location, uuid), std::move(cache));
 }
 
 std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
                                            const table::IndexInfo& info,
-                                           std::shared_ptr<PageCache> cache) {
+                                           std::shared_ptr<IndexCache> cache) {
   return OpenIndexStore(location, info.uuid, std::move(cache));
 }
 

@@ -1,5 +1,6 @@
 #include "lance/index/index_store.h"
 
+#include <algorithm>
 #include <list>
 #include <map>
 #include <mutex>
@@ -7,9 +8,9 @@
 
 namespace lance::index {
 
-// ---- PageCache ---------------------------------------------------------------------------
+// ---- IndexCache ------------------------------------------------------------------------------
 
-struct PageCache::Impl {
+struct IndexCache::Impl {
   struct Entry {
     std::string key;
     std::shared_ptr<const void> value;
@@ -19,67 +20,85 @@ struct PageCache::Impl {
   std::list<Entry> lru;  // front = most recent
   std::unordered_map<std::string, std::list<Entry>::iterator> index;
   int64_t size = 0;
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t evictions = 0;
 
   void EvictTo(int64_t capacity) {
     while (size > capacity && !lru.empty()) {
       size -= lru.back().bytes;
       index.erase(lru.back().key);
       lru.pop_back();
+      ++evictions;
     }
   }
 };
 
-PageCache::PageCache(int64_t capacity_bytes)
-    : impl_(std::make_unique<Impl>()), capacity_(capacity_bytes) {}
-PageCache::~PageCache() = default;
+IndexCache::IndexCache(int64_t capacity_bytes)
+    : impl_(std::make_unique<Impl>()), capacity_(std::max<int64_t>(capacity_bytes, 0)) {}
+IndexCache::~IndexCache() = default;
 
-Result<std::shared_ptr<const void>> PageCache::GetOrLoad(
-    const std::string& key,
-    const std::function<Result<std::pair<std::shared_ptr<const void>, int64_t>>()>& load,
-    bool* hit) {
+Result<std::shared_ptr<const void>> IndexCache::GetOrLoad(const std::string& key,
+                                                          const std::function<Result<Loaded>()>& load,
+                                                          bool* hit) {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     auto it = impl_->index.find(key);
     if (it != impl_->index.end()) {
       impl_->lru.splice(impl_->lru.begin(), impl_->lru, it->second);
+      ++impl_->hits;
       if (hit) *hit = true;
       return it->second->value;
     }
+    ++impl_->misses;
   }
   if (hit) *hit = false;
-  LANCE_ASSIGN_OR_RAISE(auto loaded, load());
+  LANCE_ASSIGN_OR_RAISE(Loaded loaded, load());
+  const int64_t bytes = std::max<int64_t>(loaded.second, 0);
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto it = impl_->index.find(key);
   if (it != impl_->index.end()) return it->second->value;  // a racing load won
-  if (loaded.second <= capacity_) {
-    impl_->lru.push_front(Impl::Entry{key, loaded.first, loaded.second});
+  if (capacity_ > 0 && bytes <= capacity_) {
+    impl_->lru.push_front(Impl::Entry{key, loaded.first, bytes});
     impl_->index.emplace(key, impl_->lru.begin());
-    impl_->size += loaded.second;
+    impl_->size += bytes;
     impl_->EvictTo(capacity_);
   }
   return loaded.first;
 }
 
-void PageCache::Clear() {
+void IndexCache::Clear() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->lru.clear();
   impl_->index.clear();
   impl_->size = 0;
 }
 
-int64_t PageCache::size_bytes() const {
+void IndexCache::ResetStats() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->hits = impl_->misses = impl_->evictions = 0;
+}
+
+int64_t IndexCache::size_bytes() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->size;
 }
 
-int64_t PageCache::num_entries() const {
+int64_t IndexCache::num_entries() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return static_cast<int64_t>(impl_->lru.size());
 }
 
-const std::shared_ptr<PageCache>& DefaultPageCache() {
-  static const std::shared_ptr<PageCache> cache = std::make_shared<PageCache>();
-  return cache;
+IndexCacheStats IndexCache::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  IndexCacheStats s;
+  s.hits = impl_->hits;
+  s.misses = impl_->misses;
+  s.evictions = impl_->evictions;
+  s.entries = static_cast<int64_t>(impl_->lru.size());
+  s.bytes = impl_->size;
+  s.capacity_bytes = capacity_;
+  return s;
 }
 
 // ---- the counting store --------------------------------------------------------------------
@@ -161,18 +180,35 @@ struct IndexStore::Files {
 };
 
 std::shared_ptr<IndexStore> IndexStore::Make(std::shared_ptr<io::ObjectStore> store,
-                                             std::string dir, std::shared_ptr<PageCache> cache) {
+                                             std::string dir, std::shared_ptr<IndexCache> cache) {
   std::shared_ptr<IndexStore> s(new IndexStore());
   s->counted_ = std::make_shared<CountingStore>(store);
   s->base_ = std::move(store);
   while (!dir.empty() && dir.back() == '/') dir.pop_back();
   s->dir_ = std::move(dir);
-  s->cache_ = cache ? std::move(cache) : std::make_shared<PageCache>();
+  // A shared cache is held weakly (values in it may hold this store); a private one is owned.
+  if (!cache) s->owned_cache_ = std::make_shared<IndexCache>();
+  s->cache_ = cache ? cache : s->owned_cache_;
   s->files_ = std::make_unique<Files>();
   return s;
 }
 
 IndexStore::~IndexStore() = default;
+
+Result<std::shared_ptr<const void>> IndexStore::GetErased(
+    const std::string& key, const std::function<Result<IndexCache::Loaded>()>& load) {
+  bool hit = false;
+  std::shared_ptr<const void> v;
+  if (std::shared_ptr<IndexCache> cache = cache_.lock()) {
+    LANCE_ASSIGN_OR_RAISE(v, cache->GetOrLoad(dir_ + "#" + key, load, &hit));
+  } else {
+    // The cache's owner is gone (a reader outliving its dataset): load, keep nothing.
+    LANCE_ASSIGN_OR_RAISE(IndexCache::Loaded loaded, load());
+    v = std::move(loaded.first);
+  }
+  (hit ? cache_hits_ : pages_loaded_).fetch_add(1, std::memory_order_relaxed);
+  return v;
+}
 
 std::string IndexStore::PathOf(std::string_view name) const {
   return dir_.empty() ? std::string(name) : dir_ + "/" + std::string(name);

@@ -57,8 +57,8 @@ TEST(RowSet, FullFragments) {
   EXPECT_TRUE(back->IsFull(3));
 }
 
-TEST(PageCache, EvictsLeastRecentlyUsedByBytes) {
-  PageCache cache(100);
+TEST(IndexCache, EvictsLeastRecentlyUsedByBytes) {
+  IndexCache cache(100);
   int loads = 0;
   auto load = [&](int v) {
     return [&loads, v]() -> Result<std::pair<std::shared_ptr<const void>, int64_t>> {
@@ -87,6 +87,61 @@ TEST(PageCache, EvictsLeastRecentlyUsedByBytes) {
     return Status::IOError("no");
   });
   EXPECT_FALSE(bad.ok());
+  const IndexCacheStats st = cache.stats();
+  EXPECT_EQ(st.hits, 2);
+  EXPECT_EQ(st.misses, 5);     // a, b, c, b again, x
+  EXPECT_EQ(st.evictions, 2);  // b for c, then c for b
+  EXPECT_EQ(st.entries, 2);
+  EXPECT_EQ(st.bytes, 80);
+  EXPECT_EQ(st.capacity_bytes, 100);
+}
+
+TEST(IndexCache, ZeroCapacityKeepsNothingAndOversizedValuesPassThrough) {
+  IndexCache off(0);
+  int loads = 0;
+  auto load = [&]() -> Result<IndexCache::Loaded> {
+    ++loads;
+    return IndexCache::Loaded(std::make_shared<int>(7), 0);
+  };
+  bool hit = true;
+  for (int i = 0; i < 3; ++i) {
+    auto v = off.GetOrLoad("k", load, &hit);
+    ASSERT_TRUE(v.ok());
+    EXPECT_FALSE(hit);
+    EXPECT_EQ(*std::static_pointer_cast<const int>(*v), 7);
+  }
+  EXPECT_EQ(loads, 3);
+  EXPECT_EQ(off.num_entries(), 0);
+  EXPECT_EQ(off.stats().misses, 3);
+
+  IndexCache small(10);
+  auto big = small.GetOrLoad("big", []() -> Result<IndexCache::Loaded> {
+    return IndexCache::Loaded(std::make_shared<int>(1), 11);
+  });
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(small.size_bytes(), 0);
+  EXPECT_EQ(small.num_entries(), 0);
+}
+
+TEST(IndexCache, StoresHoldTheCacheWeakly) {
+  auto cache = IndexCache::Make(1 << 20);
+  std::weak_ptr<IndexCache> watch = cache;
+  auto store = IndexStore::Make(io::MemoryObjectStore::Make(), "t.lance/_indices/w", cache);
+  auto page = [](int v) {
+    return [v]() -> Result<std::pair<std::shared_ptr<const int>, int64_t>> {
+      return std::pair<std::shared_ptr<const int>, int64_t>(std::make_shared<int>(v), 8);
+    };
+  };
+  ASSERT_TRUE(store->GetPage<int>("p", page(1)).ok());
+  ASSERT_TRUE(store->GetPage<int>("p", page(2)).ok());
+  EXPECT_EQ(store->stats().cache_hits, 1);
+  EXPECT_EQ(cache->stats().hits, 1);
+  cache.reset();
+  EXPECT_TRUE(watch.expired());  // the store did not keep it alive
+  EXPECT_EQ(store->cache(), nullptr);
+  auto again = store->GetPage<int>("p", page(3));  // loaded, not kept
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(**again, 3);
 }
 
 TEST(IndexStore, OpensEachFileOnceAndCounts) {

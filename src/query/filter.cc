@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lance/columnar/compute.h"
 #include "lance/core/bit_util.h"
 #include "lance/expr/expression.h"
 
@@ -147,7 +148,17 @@ SchemaPtr FilterSchema(const Schema& s) {
 
 Result<std::shared_ptr<const Filter>> Filter::Make(const std::string& text,
                                                    const SchemaPtr& schema) {
-  const SchemaPtr bound = FilterSchema(*schema);
+  return Bind(text, schema, true);
+}
+
+Result<std::shared_ptr<const Filter>> Filter::MakeForBatch(const std::string& text,
+                                                           const SchemaPtr& schema) {
+  return Bind(text, schema, false);
+}
+
+Result<std::shared_ptr<const Filter>> Filter::Bind(const std::string& text, const SchemaPtr& schema,
+                                                   bool system_columns) {
+  const SchemaPtr bound = system_columns ? FilterSchema(*schema) : schema;
   // The whole filter first, so that messages name the filter as a whole.
   LANCE_RETURN_NOT_OK(expr::Expression::MakePredicate(text, bound).status());
   LANCE_ASSIGN_OR_RAISE(auto parts, expr::Expression::MakeConjuncts(text, bound));
@@ -157,7 +168,7 @@ Result<std::shared_ptr<const Filter>> Filter::Make(const std::string& text,
     Conjunct cj;
     std::vector<FieldPtr> fields;
     for (const auto& name : e->columns()) {
-      FieldPtr field = IsSystemColumn(name) ? bound->GetFieldByName(name)
+      FieldPtr field = system_columns && IsSystemColumn(name) ? bound->GetFieldByName(name)
                                             : schema->GetFieldByName(name);
       if (!field) return Status::Internal("filter column '{}' is not in the schema", name);
       fields.push_back(std::move(field));
@@ -165,12 +176,53 @@ Result<std::shared_ptr<const Filter>> Filter::Make(const std::string& text,
         f->columns_.push_back(name);
       }
     }
-    cj.dictionary = fields.size() == 1 && !IsSystemColumn(fields[0]->name());
+    cj.dictionary = system_columns && fields.size() == 1 && !IsSystemColumn(fields[0]->name());
     cj.columns = ::lance::schema(std::move(fields));
     cj.expr = std::move(e);
     f->conjuncts_.push_back(std::move(cj));
   }
   return std::shared_ptr<const Filter>(std::move(f));
+}
+
+Result<std::vector<int64_t>> Filter::EvaluateBatch(const RecordBatch& batch) const {
+  const int64_t n = batch.num_rows();
+  std::vector<int64_t> current;  // the rows in play; all of them before the first conjunct
+  bool all = true;
+  for (const Conjunct& cj : conjuncts_) {
+    if (!all && current.empty()) break;
+    const int64_t in_play = all ? n : static_cast<int64_t>(current.size());
+    // Few rows left: the later conjuncts evaluate over those rows only.
+    const bool dense = all || in_play * 4 > n;
+    RecordBatchPtr taken;
+    if (!dense) {
+      LANCE_ASSIGN_OR_RAISE(taken, TakeRows(batch, current));
+    }
+    auto mask = cj.expr->Evaluate(dense ? batch : *taken);
+    if (!mask.ok() && dense && !all) {
+      // A row no longer in play may have failed (a division by zero): those in play decide.
+      LANCE_ASSIGN_OR_RAISE(taken, TakeRows(batch, current));
+      mask = cj.expr->Evaluate(*taken);
+    }
+    LANCE_RETURN_NOT_OK(mask.status());
+    const Array& m = **mask;
+    std::vector<int64_t> next;
+    if (all) {
+      next = expr::TrueIndices(m);
+    } else {
+      const bool by_position = !taken;  // the mask covers the whole batch
+      for (int64_t i = 0; i < in_play; ++i) {
+        const int64_t r = current[static_cast<size_t>(i)];
+        if (MaskTrue(m, by_position ? r : i)) next.push_back(r);
+      }
+    }
+    current = std::move(next);
+    all = false;
+  }
+  if (all) {
+    current.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) current[static_cast<size_t>(i)] = i;
+  }
+  return current;
 }
 
 Result<RowSelection> Filter::Evaluate(const FragmentReader& fragment, int64_t span_start,

@@ -221,7 +221,7 @@ Result<Plan> Planner::PlanNearest(const ScanOptions& options) const {
   const table::Manifest& m = snapshot_->manifest();
   if (n.use_index) {
     if (const table::IndexInfo* info = index::vector::FindVectorIndex(m, field->id())) {
-      LANCE_ASSIGN_OR_RAISE(auto ivf, index::vector::OpenVectorIndex(snapshot_->location(), *info));
+      LANCE_ASSIGN_OR_RAISE(auto ivf, index::vector::OpenVectorIndex(options.index_cache, snapshot_->location(), *info));
       if (!n.metric || *n.metric == ivf->metric()) {
         index.emplace();
         index->ivf = std::move(ivf);

@@ -36,6 +36,7 @@ ExecOptions Planner::ExecOptionsOf(const ScanOptions& options) {
   e.pool = options.pool != nullptr ? options.pool : ThreadPool::Default();
   // A few chunks per thread keep the pool busy; more would only hold more memory.
   e.prefetch = options.prefetch > 0 ? options.prefetch : std::clamp(e.pool->num_threads(), 2, 8);
+  e.index_cache = options.index_cache;
   return e;
 }
 
@@ -119,7 +120,7 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
   const table::Manifest& m = snapshot_->manifest();
   // With stable row ids an index holds row ids, not addresses; not planned yet.
   if (m.indices.empty() || (m.reader_feature_flags & table::kFlagStableRowIds)) return PlanNodePtr();
-  auto catalog = index::scalar::ScalarIndexCatalog::Shared(snapshot_->location(), m);
+  auto catalog = index::scalar::ScalarIndexCatalog::Cached(options.index_cache, snapshot_->location(), m);
   if (catalog->empty()) return PlanNodePtr();
   LANCE_ASSIGN_OR_RAISE(expr::NodePtr tree, expr::Parse(options.filter));
   const auto conjuncts = index::scalar::SplitConjuncts(*tree);

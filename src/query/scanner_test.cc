@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
 #include "lance/core/thread_pool.h"
 #include "lance/expr/expression.h"
@@ -645,6 +646,50 @@ TEST(QueryFilter, FailingDeletedRowsDoNotFailTheFilter) {
   auto before = Scanner::Make(*v1, o);
   ASSERT_TRUE(before.ok());
   EXPECT_FALSE(before->CountRows().ok());
+}
+
+// Filter::EvaluateBatch, the one engine over rows in memory (merge-insert's update condition):
+// conjuncts in turn, NULL and FALSE dropping a row, struct fields by qualified name, a later
+// conjunct over few rows evaluated on those rows only (a division by zero elsewhere is not an
+// error), and a failure in a row in play reported.
+TEST(FilterBatch, ConjunctsOverJoinedStructColumns) {
+  auto row = struct_({field("id", int64(), true), field("score", int64(), true)});
+  auto joined = schema({field("target", row, false), field("source", row, false)});
+  auto batch = RecordBatchFromJSON(joined, R"([
+    {"target": {"id": 1, "score": 10}, "source": {"id": 1, "score": 20}},
+    {"target": {"id": 2, "score": 30}, "source": {"id": 2, "score": 5}},
+    {"target": {"id": 3, "score": null}, "source": {"id": 3, "score": 7}},
+    {"target": {"id": 4, "score": 0}, "source": {"id": 4, "score": 9}},
+    {"target": {"id": 5, "score": 1}, "source": {"id": 5, "score": 8}},
+    {"target": {"id": 6, "score": 0}, "source": {"id": 6, "score": 1}},
+    {"target": {"id": 7, "score": 2}, "source": {"id": 7, "score": 3}},
+    {"target": {"id": 8, "score": 4}, "source": {"id": 8, "score": 6}}])");
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto rows = [&](const std::string& cond) -> Result<std::vector<int64_t>> {
+    LANCE_ASSIGN_OR_RAISE(auto f, Filter::MakeForBatch(cond, joined));
+    return f->EvaluateBatch(**batch);
+  };
+  auto r = rows("source.score > target.score");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, (std::vector<int64_t>{0, 3, 4, 5, 6, 7}));  // row 2: NULL, dropped
+  r = rows("source.score > target.score AND target.id >= 5");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<int64_t>{4, 5, 6, 7}));
+  // Rows 3 and 5 (target.score 0) are out of play when the division runs on the one row left.
+  r = rows("target.id = 8 AND source.score / target.score = 1");  // 6 / 4 = 1 in integers
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, (std::vector<int64_t>{7}));
+  r = rows("target.id = 5 AND source.score / target.score = 8");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, (std::vector<int64_t>{4}));
+  r = rows("target.id = 4 AND source.score / target.score = 1");
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  // No system columns on a batch; a bare column is unknown.
+  EXPECT_TRUE(Filter::MakeForBatch("_rowid > 1", joined).status().IsInvalidArgument());
+  EXPECT_TRUE(Filter::MakeForBatch("score > 1", joined).status().IsInvalidArgument());
+  r = rows("true");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->size(), 8u);
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ Result<LiveRows> ReadLive(const std::shared_ptr<const table::Snapshot>& snap, co
   o.columns.push_back("_rowaddr");
   o.filter = filter;
   o.pool = exec.pool;
+  o.index_cache = exec.index_cache;
   std::vector<uint64_t> ids;
   for (size_t f : fragments) ids.push_back(snap->manifest().fragments[f].id);
   o.fragment_ids = ids;
@@ -119,6 +120,7 @@ Result<RowFilter> MakeRowFilter(const std::shared_ptr<const table::Snapshot>& sn
   ScanOptions o;
   o.filter = filter;
   o.pool = exec.pool;
+  o.index_cache = exec.index_cache;
   std::vector<uint64_t> ids;
   for (size_t f : fragments) ids.push_back(frags[f].id);
   o.fragment_ids = ids;
@@ -226,16 +228,23 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   }
   std::shared_ptr<const index::fts::InvertedIndex> idx;
   if (!node.index().uuid.empty()) {
-    auto store = index::OpenIndexStore(snap->location(), node.index(), index::DefaultPageCache());
-    // the opened segment is kept in the shared page cache: a query after the first reads nothing
-    LANCE_ASSIGN_OR_RAISE(
-        idx,
-        store->GetPage<index::fts::InvertedIndex>(
-            "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
-              LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
-              const int64_t bytes = opened->MemoryBytes();
-              return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened), bytes);
-            }));
+    auto store = index::OpenIndexStore(snap->location(), node.index(), exec.index_cache);
+    if (!exec.index_cache) {
+      // Nothing kept past the query (a private cache holding the segment, which holds the
+      // store owning that cache, would never be freed).
+      LANCE_ASSIGN_OR_RAISE(idx, index::fts::InvertedIndex::Open(store));
+    } else {
+      // The opened segment is kept in the query's index cache: a later query sharing it
+      // reads nothing.
+      LANCE_ASSIGN_OR_RAISE(
+          idx, store->GetPage<index::fts::InvertedIndex>(
+                   "inverted", [&]() -> Result<std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>> {
+                     LANCE_ASSIGN_OR_RAISE(auto opened, index::fts::InvertedIndex::Open(store));
+                     const int64_t bytes = opened->MemoryBytes();
+                     return std::pair<std::shared_ptr<const index::fts::InvertedIndex>, int64_t>(std::move(opened),
+                                                                                                 bytes);
+                   }));
+    }
   }
   const index::fts::TokenizerOptions options = idx ? idx->options() : FlatSearchOptions();
   std::vector<std::string> tokens;
@@ -324,6 +333,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
     ScanOptions o;
     o.columns = node.take_columns();
     o.pool = exec.pool;
+    o.index_cache = exec.index_cache;
     LANCE_ASSIGN_OR_RAISE(Scanner sc, Scanner::Make(snap, o));
     std::vector<uint64_t> ids;
     for (const auto& h : hits) ids.push_back(h.row_id);

@@ -43,6 +43,7 @@
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/dataset/operations.h"
+#include "lance/index/index_cache.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/io/object_store.h"
@@ -74,6 +75,13 @@ struct OpenOptions {
   // scratch data and like-for-like comparison with lance 12 only. A write's own
   // CommitOptions::sync = false also turns it off for that write.
   bool sync_commits = true;
+  // Where the handle's index readers keep what they load (opened index segments, pages, the
+  // version's index catalog; lance/index/index_cache.h). Null: the handle makes its own of
+  // index_cache_bytes (0: nothing is kept, every query opens the indexes it uses). Shared by
+  // the handle's checkouts and by every scanner and write it starts; an engine may give
+  // several handles one cache. Dropping the last handle (and scanner) of a cache frees it.
+  std::shared_ptr<index::IndexCache> index_cache;
+  int64_t index_cache_bytes = index::kDefaultIndexCacheBytes;
 };
 
 class Dataset {
@@ -108,6 +116,8 @@ class Dataset {
   SchemaPtr schema() const { return snapshot()->schema(); }
   const table::TableLocation& location() const { return location_; }
   const OpenOptions& options() const { return options_; }
+  // The handle's index cache (options().index_cache once opened; never null).
+  const std::shared_ptr<index::IndexCache>& index_cache() const { return options_.index_cache; }
   // The latest committed version of the table (a few requests; the handle does not move).
   Result<uint64_t> LatestVersion() const;
 
@@ -127,7 +137,8 @@ class Dataset {
   Result<std::vector<table::TagInfo>> ListTags() const;
 
   // --- reads (query/) ---------------------------------------------------------------------
-  // A scanner over the handle's current snapshot (options.pool defaults to the handle's).
+  // A scanner over the handle's current snapshot (options.pool and options.index_cache
+  // default to the handle's).
   Result<query::Scanner> NewScan(query::ScanOptions options = {}) const;
   // Rows where `filter` is TRUE (empty: every live row, from the manifest).
   Result<uint64_t> CountRows(const std::string& filter = "") const;

@@ -32,10 +32,10 @@ std::string IndexDirectory(const table::TableLocation& location, const std::stri
 // An IndexStore over the directory of `info` (or of `uuid`), sharing `cache` when given.
 std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
                                            const table::IndexInfo& info,
-                                           std::shared_ptr<PageCache> cache = nullptr);
+                                           std::shared_ptr<IndexCache> cache = nullptr);
 std::shared_ptr<IndexStore> OpenIndexStore(const table::TableLocation& location,
                                            const std::string& uuid,
-                                           std::shared_ptr<PageCache> cache = nullptr);
+                                           std::shared_ptr<IndexCache> cache = nullptr);
 
 // The default name lance 12 gives an index on `column`: "{column}_idx".
 std::string DefaultIndexName(const std::string& column);

@@ -1,11 +1,12 @@
 // IndexStore: the files of one index segment (`{table}/_indices/{uuid}/`) on any ObjectStore,
-// opened lazily and read progressively, and the page cache that queries share.
+// opened lazily and read progressively, through the IndexCache that queries share.
 //
 // * A file is opened (its footer and metadata read) the first time a query needs it, once:
 //   concurrent first uses wait for the same open.
-// * Reads go through the page cache: a BTree page, a bitmap's row set, ... is loaded on the
-//   first query that touches it and kept while the cache has room (LRU, bounded in bytes,
-//   shared by every IndexStore given the same cache).
+// * Reads go through an IndexCache (index_cache.h): a BTree page, a bitmap's row set, ... is
+//   loaded on the first query that touches it and kept while the cache has room (LRU, bounded
+//   in bytes, shared by every IndexStore given the same cache). A store given a cache holds it
+//   weakly: when its owner (a Dataset) is gone, pages are loaded and not kept.
 // * Counters (files opened, pages loaded, cache hits, backend reads and bytes) are exposed so
 //   tests can prove that a point lookup reads O(1) pages.
 //
@@ -23,39 +24,10 @@
 #include "lance/core/result.h"
 #include "lance/file/file_reader.h"
 #include "lance/file/file_writer.h"
+#include "lance/index/index_cache.h"
 #include "lance/io/object_store.h"
 
 namespace lance::index {
-
-// A bounded LRU cache of loaded index pages. Values are immutable, shared objects charged by
-// the byte size given at insertion. Thread-safe.
-class PageCache {
- public:
-  explicit PageCache(int64_t capacity_bytes = 256ll << 20);
-  ~PageCache();
-  PageCache(const PageCache&) = delete;
-  PageCache& operator=(const PageCache&) = delete;
-
-  // The cached value of `key`, or the result of `load` (which is then cached; a failed load
-  // is not). Concurrent callers for one key may both load; one result is kept.
-  Result<std::shared_ptr<const void>> GetOrLoad(
-      const std::string& key,
-      const std::function<Result<std::pair<std::shared_ptr<const void>, int64_t>>()>& load,
-      bool* hit = nullptr);
-  void Clear();
-
-  int64_t capacity_bytes() const { return capacity_; }
-  int64_t size_bytes() const;
-  int64_t num_entries() const;
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  int64_t capacity_;
-};
-
-// The process-wide cache index readers share unless given their own (256 MiB).
-const std::shared_ptr<PageCache>& DefaultPageCache();
 
 struct IndexStoreStats {
   int64_t files_opened = 0;   // index files whose metadata was read
@@ -68,14 +40,16 @@ struct IndexStoreStats {
 class IndexStore {
  public:
   // `dir` is the index directory inside `store` ("path/to/table.lance/_indices/{uuid}").
-  // `cache` may be shared by many stores; null = a private 256 MiB cache.
+  // `cache` may be shared by many stores and is held weakly (its owner keeps it alive);
+  // null = a private cache of kDefaultIndexCacheBytes the store owns.
   static std::shared_ptr<IndexStore> Make(std::shared_ptr<io::ObjectStore> store, std::string dir,
-                                          std::shared_ptr<PageCache> cache = nullptr);
+                                          std::shared_ptr<IndexCache> cache = nullptr);
   ~IndexStore();
 
   const std::string& dir() const { return dir_; }
   std::string PathOf(std::string_view name) const;
-  const std::shared_ptr<PageCache>& cache() const { return cache_; }
+  // The cache pages go through (null once its owner dropped it).
+  std::shared_ptr<IndexCache> cache() const { return cache_.lock(); }
   // The store as the writers use it (not counted).
   const std::shared_ptr<io::ObjectStore>& object_store() const { return base_; }
 
@@ -90,13 +64,11 @@ class IndexStore {
   template <typename T>
   Result<std::shared_ptr<const T>> GetPage(
       const std::string& key, const std::function<Result<std::pair<std::shared_ptr<const T>, int64_t>>()>& load) {
-    auto erased = [&]() -> Result<std::pair<std::shared_ptr<const void>, int64_t>> {
+    auto erased = [&]() -> Result<IndexCache::Loaded> {
       LANCE_ASSIGN_OR_RAISE(auto p, load());
-      return std::pair<std::shared_ptr<const void>, int64_t>(std::move(p.first), p.second);
+      return IndexCache::Loaded(std::move(p.first), p.second);
     };
-    bool hit = false;
-    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const void> v, cache_->GetOrLoad(dir_ + "#" + key, erased, &hit));
-    (hit ? cache_hits_ : pages_loaded_).fetch_add(1, std::memory_order_relaxed);
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const void> v, GetErased(key, erased));
     return std::static_pointer_cast<const T>(v);
   }
 
@@ -112,11 +84,14 @@ class IndexStore {
   struct Files;
   class CountingStore;
   IndexStore() = default;
+  Result<std::shared_ptr<const void>> GetErased(const std::string& key,
+                                                const std::function<Result<IndexCache::Loaded>()>& load);
 
   std::shared_ptr<io::ObjectStore> base_;
   std::shared_ptr<CountingStore> counted_;
   std::string dir_;
-  std::shared_ptr<PageCache> cache_;
+  std::weak_ptr<IndexCache> cache_;
+  std::shared_ptr<IndexCache> owned_cache_;  // when Make was given none
   std::unique_ptr<Files> files_;
   std::atomic<int64_t> files_opened_{0};
   std::atomic<int64_t> pages_loaded_{0};

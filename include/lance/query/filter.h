@@ -51,6 +51,10 @@ class Filter {
   // parse, bind or give a boolean (the message names the filter and the position).
   static Result<std::shared_ptr<const Filter>> Make(const std::string& text,
                                                     const SchemaPtr& schema);
+  // Binds `text` to `schema` alone (no system columns), for rows held in memory that
+  // EvaluateBatch filters: merge-insert's joined target / source pair. Errors: as Make.
+  static Result<std::shared_ptr<const Filter>> MakeForBatch(const std::string& text,
+                                                            const SchemaPtr& schema);
 
   const std::string& text() const { return text_; }
   const std::vector<Conjunct>& conjuncts() const { return conjuncts_; }
@@ -62,12 +66,20 @@ class Filter {
   // dense read to apply (span_length 0: only the rows themselves are read).
   Result<RowSelection> Evaluate(const FragmentReader& fragment, int64_t span_start,
                                 int64_t span_length, const RowSelection& rows) const;
+  // The rows of `batch` (holding every column of columns() by name, with the bound types)
+  // where the filter is TRUE, ascending: the conjuncts in turn over the rows still in play --
+  // the whole batch while more than a quarter of it is, else a take of those rows -- NULL and
+  // FALSE dropping a row, as Evaluate. Errors: a conjunct's (integer division by zero in a row
+  // in play, a failing CAST).
+  Result<std::vector<int64_t>> EvaluateBatch(const RecordBatch& batch) const;
   // The number of rows Evaluate would return (without building the list where it can).
   Result<int64_t> Count(const FragmentReader& fragment, int64_t span_start, int64_t span_length,
                         const RowSelection& rows) const;
 
  private:
   Filter() = default;
+  static Result<std::shared_ptr<const Filter>> Bind(const std::string& text, const SchemaPtr& schema,
+                                                    bool system_columns);
   Result<RowSelection> Run(const FragmentReader& fragment, int64_t span_start,
                            int64_t span_length, const RowSelection& rows, int64_t* count) const;
 

@@ -55,6 +55,9 @@ struct ExecOptions {
   // memory: about (prefetch + 1) read units of the projection are alive at once (a unit: the
   // rows of about 256 KiB of decoded columns, at least one batch; batches are slices of it).
   int prefetch = 4;
+  // Where index readers keep what they load (ScanOptions::index_cache); null: nothing is kept
+  // past the query.
+  std::shared_ptr<index::IndexCache> index_cache;
 };
 
 class PlanNode {

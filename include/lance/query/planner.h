@@ -26,6 +26,9 @@
 namespace lance {
 class ThreadPool;
 }  // namespace lance
+namespace lance::index {
+class IndexCache;
+}  // namespace lance::index
 
 namespace lance::query {
 
@@ -59,6 +62,11 @@ struct ScanOptions {
   // Chunks Filter and Project run ahead (ExecOptions::prefetch); 0 = the pool's thread count
   // (at least 2, at most 8).
   int prefetch = 0;
+  // Where the scalar, vector and full-text index readers of the query keep what they load
+  // (opened segments, pages, the version's index catalog) for later queries given the same
+  // cache: a Dataset's scans get the Dataset's (lance/index/index_cache.h). Null: each query
+  // opens what it needs and keeps nothing.
+  std::shared_ptr<index::IndexCache> index_cache;
   // Answer the conjuncts a scalar index can from the index (lance/index/scalar/lookup.h) for
   // the fragments it covers; false: every row is filtered (the results are the same).
   bool use_index = true;

@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace lance::index;
   auto mem = lance::io::MemoryObjectStore::Make();
-  auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+  auto store = IndexStore::Make(mem, "idx");
   if (!mem->Put(store->PathOf(fm::FmPartitionFile(0)), std::string_view(reinterpret_cast<const char*>(data), size)).ok()) {
     return 0;
   }

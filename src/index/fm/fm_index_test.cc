@@ -113,7 +113,7 @@ TEST(FmPartition, BlocksSpanSeveralRows) {
 
 TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
   auto mem = io::MemoryObjectStore::Make();
-  auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+  auto store = IndexStore::Make(mem, "idx");
   BinaryBuilder b(utf8());
   scalar::TrainingData data;
   data.type = utf8();
@@ -146,7 +146,7 @@ TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
   EXPECT_TRUE(r->null_rows.empty());
 
   // No non-null value: one empty partition, as lance 12 writes it.
-  auto store2 = IndexStore::Make(mem, "idx2", std::make_shared<PageCache>(1 << 20));
+  auto store2 = IndexStore::Make(mem, "idx2");
   BinaryBuilder nulls(utf8());
   ASSERT_TRUE(nulls.AppendNulls(2).ok());
   scalar::TrainingData empty{{*nulls.Finish()}, {0, 1}, utf8()};
@@ -181,7 +181,7 @@ TEST(FmIndex, DamagedFilesAreCorruptionNeverACrash) {
   for (const std::string& seed : seeds) {
     {
       auto mem = io::MemoryObjectStore::Make();
-      auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+      auto store = IndexStore::Make(mem, "idx");
       ASSERT_TRUE(mem->Put(store->PathOf(FmPartitionFile(0)), seed).ok());
       auto index = OpenFmIndex(store);
       ASSERT_TRUE(index.ok()) << index.status().ToString();  // the seeds are sound files

@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   auto mem = lance::io::MemoryObjectStore::Make();
-  auto store = IndexStore::Make(mem, "idx", std::make_shared<PageCache>(1 << 20));
+  auto fuzz_cache = lance::index::IndexCache::Make(1 << 20);  // held here: stores hold it weakly
+  auto store = IndexStore::Make(mem, "idx", fuzz_cache);
   lance::Result<std::shared_ptr<ScalarIndex>> index = lance::Status::OK();
   if (kind == 0) {
     if (rest.size() < 4) return 0;

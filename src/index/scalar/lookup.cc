@@ -1,7 +1,6 @@
 #include "lance/index/scalar/lookup.h"
 
 #include <algorithm>
-#include <list>
 #include <map>
 #include <mutex>
 
@@ -102,7 +101,8 @@ struct ScalarIndexCatalog::Impl {
   SchemaPtr schema;
   std::vector<uint32_t> fragments;  // of the version, ascending
   std::map<uint32_t, uint64_t> physical_rows;  // of each fragment
-  std::shared_ptr<PageCache> cache;
+  std::weak_ptr<IndexCache> cache;
+  std::shared_ptr<IndexCache> owned_cache;  // when Make was given none
   struct Slot {
     table::IndexInfo info;
     int32_t keyed_field = -1;
@@ -296,7 +296,7 @@ struct ScalarIndexCatalog::Impl {
     const Slot& s = *slots[at];
     std::lock_guard<std::mutex> lock(s.mu);
     if (!s.opened) {
-      LANCE_ASSIGN_OR_RAISE(s.opened, OpenScalarIndex(OpenIndexStore(location, s.info, cache), s.info, s.key_type));
+      LANCE_ASSIGN_OR_RAISE(s.opened, OpenScalarIndex(OpenIndexStore(location, s.info, cache.lock()), s.info, s.key_type));
     }
     return s.opened;
   }
@@ -307,7 +307,7 @@ ScalarIndexCatalog::~ScalarIndexCatalog() = default;
 
 std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableLocation& location,
                                                              const table::Manifest& manifest,
-                                                             std::shared_ptr<PageCache> cache) {
+                                                             std::shared_ptr<IndexCache> cache) {
   auto impl = std::make_unique<Impl>();
   impl->location = location;
   impl->schema = manifest.schema;
@@ -316,7 +316,8 @@ std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableL
     impl->physical_rows[static_cast<uint32_t>(f.id)] = f.physical_rows;
   }
   std::sort(impl->fragments.begin(), impl->fragments.end());
-  impl->cache = cache ? std::move(cache) : std::make_shared<PageCache>();
+  if (!cache) impl->owned_cache = std::make_shared<IndexCache>();
+  impl->cache = cache ? cache : impl->owned_cache;
   for (const auto& x : manifest.indices) {
     if (table::IsSystemIndex(x)) continue;
     const std::string type = table::IndexTypeName(x);
@@ -347,31 +348,24 @@ std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Make(const table::TableL
   return std::shared_ptr<ScalarIndexCatalog>(new ScalarIndexCatalog(std::move(impl)));
 }
 
-std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Shared(const table::TableLocation& location,
+std::shared_ptr<ScalarIndexCatalog> ScalarIndexCatalog::Cached(const std::shared_ptr<IndexCache>& cache,
+                                                               const table::TableLocation& location,
                                                                const table::Manifest& manifest) {
-  struct Entry {
-    const io::ObjectStore* store;
-    std::string root;
-    uint64_t version;
-    std::string uuids;  // a recreated table may reuse the version number, never the uuids
-    std::shared_ptr<ScalarIndexCatalog> catalog;
-  };
-  std::string uuids;
-  for (const auto& x : manifest.indices) uuids += x.uuid;
-  static std::mutex mu;
-  static std::list<Entry> entries;  // most recent first
-  std::lock_guard<std::mutex> lock(mu);
-  for (auto it = entries.begin(); it != entries.end(); ++it) {
-    if (it->store == location.store().get() && it->root == location.root() &&
-        it->version == manifest.version && it->uuids == uuids) {
-      entries.splice(entries.begin(), entries, it);
-      return entries.front().catalog;
-    }
-  }
-  auto c = Make(location, manifest, DefaultPageCache());
-  entries.push_front(Entry{location.store().get(), location.root(), manifest.version, uuids, c});
-  if (entries.size() > 16) entries.pop_back();
-  return c;
+  if (!cache) return Make(location, manifest);
+  // A recreated table may reuse a version number, never the index uuids.
+  std::string key = fmt::format("scalar-catalog:{}:{}@{}", static_cast<const void*>(location.store().get()),
+                                location.root(), manifest.version);
+  for (const auto& x : manifest.indices) key += ":" + x.uuid;
+  auto made = cache->GetOrLoadAs<ScalarIndexCatalog>(
+      key, [&]() -> Result<std::pair<std::shared_ptr<const ScalarIndexCatalog>, int64_t>> {
+        auto c = Make(location, manifest, cache);
+        // What an opened index keeps outside the cache's pages (file metadata, a BTree's page
+        // lookup, a zone list) is not measured: a fixed estimate per index.
+        const int64_t bytes = 4096 + 4096 * static_cast<int64_t>(c->num_indexes());
+        return std::pair<std::shared_ptr<const ScalarIndexCatalog>, int64_t>(std::move(c), bytes);
+      });
+  if (!made.ok()) return Make(location, manifest, cache);  // not reached: the loader cannot fail
+  return std::const_pointer_cast<ScalarIndexCatalog>(*made);
 }
 
 std::vector<uint32_t> ScalarIndexCatalog::Covered(const IndexPlan& plan) const {
@@ -544,7 +538,7 @@ Result<std::shared_ptr<ScalarIndex>> ScalarIndexCatalog::IndexAt(size_t slot) co
 }
 const table::IndexInfo& ScalarIndexCatalog::InfoAt(size_t slot) const { return impl_->slots.at(slot)->info; }
 size_t ScalarIndexCatalog::num_indexes() const { return impl_->slots.size(); }
-const std::shared_ptr<PageCache>& ScalarIndexCatalog::cache() const { return impl_->cache; }
+std::shared_ptr<IndexCache> ScalarIndexCatalog::cache() const { return impl_->cache.lock(); }
 
 bool IndexedLeaf::exact() const {
   const auto* tq = std::get_if<TextQuery>(&query);

@@ -1,8 +1,8 @@
 #include "lance/index/vector/vector_catalog.h"
 
-#include <deque>
-#include <mutex>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "lance/index/index_metadata.h"
 #include "lance/index/index_store.h"
@@ -12,23 +12,6 @@ namespace lance::index::vector {
 namespace {
 
 constexpr const char* kVectorDetailsUrl = "/lance.index.pb.VectorIndexDetails";
-// Indexes kept open: enough for a few columns / tables searched in turn.
-constexpr size_t kKeptIndexes = 4;
-
-struct OpenedIndexes {
-  struct Entry {
-    const io::ObjectStore* store;
-    std::string dir;
-    std::shared_ptr<const IvfIndex> index;
-  };
-  std::mutex mu;
-  std::deque<Entry> recent;  // most recently used first
-};
-
-OpenedIndexes& Opened() {
-  static OpenedIndexes* opened = new OpenedIndexes();
-  return *opened;
-}
 
 }  // namespace
 
@@ -41,27 +24,23 @@ const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t
   return nullptr;
 }
 
-Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const table::TableLocation& location,
+Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const std::shared_ptr<IndexCache>& cache,
+                                                        const table::TableLocation& location,
                                                         const table::IndexInfo& info) {
-  const std::string dir = IndexDirectory(location, info.uuid);
-  OpenedIndexes& opened = Opened();
-  {
-    std::lock_guard<std::mutex> lock(opened.mu);
-    for (auto it = opened.recent.begin(); it != opened.recent.end(); ++it) {
-      if (it->store == location.store().get() && it->dir == dir) {
-        auto entry = std::move(*it);
-        opened.recent.erase(it);
-        opened.recent.push_front(std::move(entry));
-        return opened.recent.front().index;
-      }
-    }
+  auto open = [&]() -> Result<std::pair<std::shared_ptr<const IvfIndex>, int64_t>> {
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<IvfIndex> index,
+                          IvfIndex::Open(OpenIndexStore(location, info, cache)));
+    const int64_t bytes = index->MemoryBytes();
+    return std::pair<std::shared_ptr<const IvfIndex>, int64_t>(std::move(index), bytes);
+  };
+  if (!cache) {
+    LANCE_ASSIGN_OR_RAISE(auto opened, open());
+    return opened.first;
   }
-  // Opened outside the lock (loads the whole storage); two callers may both open it.
-  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<IvfIndex> index, IvfIndex::Open(OpenIndexStore(location, info)));
-  std::lock_guard<std::mutex> lock(opened.mu);
-  opened.recent.push_front({location.store().get(), dir, index});
-  while (opened.recent.size() > kKeptIndexes) opened.recent.pop_back();
-  return std::shared_ptr<const IvfIndex>(std::move(index));
+  // The store's address tells two stores' equal paths apart; the directory names the segment.
+  const std::string key = fmt::format("ivf:{}:{}", static_cast<const void*>(location.store().get()),
+                                      IndexDirectory(location, info.uuid));
+  return cache->GetOrLoadAs<IvfIndex>(key, open);
 }
 
 }  // namespace lance::index::vector

@@ -2,7 +2,7 @@
 // rows it answers.
 //
 // ScalarIndexCatalog holds the scalar indexes of one table version (opened lazily, on the
-// first conjunct that needs each; their pages through one shared PageCache). For a filter
+// first conjunct that needs each; their pages through one IndexCache, held weakly). For a filter
 // split into its top-level AND conjuncts (lance::expr trees):
 //
 //   * MatchConjunct: the conjunct as an IndexQuery on one column, when it has an indexable
@@ -76,14 +76,17 @@ struct IndexPlan {
 
 class ScalarIndexCatalog {
  public:
-  // The scalar indexes of `manifest` (a version of the table at `location`).
+  // The scalar indexes of `manifest` (a version of the table at `location`), their pages
+  // through `cache` (held weakly: its owner keeps it alive; null = a private cache the
+  // catalog owns).
   static std::shared_ptr<ScalarIndexCatalog> Make(const table::TableLocation& location,
                                                   const table::Manifest& manifest,
-                                                  std::shared_ptr<PageCache> cache = nullptr);
-  // The catalog of that version, shared by the queries of the process (the last 16 versions
-  // asked for are kept, so that their opened indexes and files are reused), over
-  // DefaultPageCache().
-  static std::shared_ptr<ScalarIndexCatalog> Shared(const table::TableLocation& location,
+                                                  std::shared_ptr<IndexCache> cache = nullptr);
+  // The catalog of that version kept in `cache` itself (keyed by store, root, version and
+  // the index uuids; charged a fixed estimate per index), so that the queries sharing the
+  // cache reuse its opened indexes and files. A null cache gives a new private catalog.
+  static std::shared_ptr<ScalarIndexCatalog> Cached(const std::shared_ptr<IndexCache>& cache,
+                                                    const table::TableLocation& location,
                                                     const table::Manifest& manifest);
   ~ScalarIndexCatalog();
 
@@ -114,7 +117,8 @@ class ScalarIndexCatalog {
   Result<std::shared_ptr<ScalarIndex>> IndexAt(size_t slot) const;
   const table::IndexInfo& InfoAt(size_t slot) const;
   size_t num_indexes() const;
-  const std::shared_ptr<PageCache>& cache() const;
+  // The cache pages go through (null once its owner dropped it).
+  std::shared_ptr<IndexCache> cache() const;
 
  private:
   struct Impl;

@@ -109,6 +109,15 @@ class IvfIndex {
   // Stored vector i (dim floats); IVF_FLAT only.
   const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
 
+  // Bytes of the loaded storage (what an IndexCache is charged for the opened index).
+  int64_t MemoryBytes() const {
+    size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
+               vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
+               ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
+    if (pq_) n += pq_->centroids.size() * sizeof(float);
+    return static_cast<int64_t>(n + sizeof(IvfIndex));
+  }
+
   // The `nprobes` partitions nearest `query` (already normalised for a cosine index), nearest
   // first, ties by partition number.
   std::vector<uint32_t> FindPartitions(const float* query, size_t nprobes) const;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lance/core/result.h"
+#include "lance/index/index_cache.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/table/location.h"
 #include "lance/table/manifest.h"
@@ -22,10 +23,11 @@ namespace lance::index::vector {
 const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t field_id);
 
 // The index `info` of the table at `location`, opened (IvfIndex::Open over its IndexStore).
-// Index directories never change once committed, so the last few opened indexes are kept,
-// process-wide, by store and directory: many queries over one index open it once.
-// Thread-safe. Errors: as IvfIndex::Open.
-Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const table::TableLocation& location,
+// Index directories never change once committed, so the opened index is kept in `cache`
+// (by store and directory, charged its MemoryBytes()): the queries sharing that cache open
+// it once. A null cache opens it every call. Thread-safe. Errors: as IvfIndex::Open.
+Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const std::shared_ptr<IndexCache>& cache,
+                                                        const table::TableLocation& location,
                                                         const table::IndexInfo& info);
 
 }  // namespace lance::index::vector
