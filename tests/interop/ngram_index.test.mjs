@@ -25,6 +25,7 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
 import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { checkRecheckedScan, sortedLines } from './lib/inexact_index.mjs';
 import { makeTable } from './lib/gen.mjs';
 
 const WORDS = ['alpha', 'Beta', 'gamma', 'delta', 'EPSILON', 'zeta', 'éta', 'theta', 'io', 'kappa9', 'Ærø', 'straße'];
@@ -44,7 +45,6 @@ function textTable(start, n) {
   ], [n]);
 }
 
-const sortedLines = (text) => text.split('\n').filter((l) => l).sort().join('\n');
 const FILTERS = [
   "contains(txt, 'alpha')", "contains(txt, 'ETA')", "contains(txt, 'eta')", "contains(txt, 'éta')",
   "contains(txt, 'qqq')", "contains(txt, 'pha-Be')", "contains(txt, 'ppa9')", "contains(txt, 'n15')",
@@ -63,18 +63,6 @@ async function makeTwin(dir) {
 
 async function rowsOf(t, filter) {
   return sortedLines(canonicalLines(await t.query().where(filter).toArrow()));
-}
-
-function checkOurScan(uri, filter, want, { unindexed }) {
-  const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
-  assert.match(plan, /ScalarIndexLookup: .*@txt_idx\(NGRAM\)/, `${filter}:\n${plan}`);
-  assert.match(plan, /Filter: [^\n]*\n\s*ScalarIndexLookup: [^\n]*rechecked by the filter above/,
-    `${filter} is rechecked:\n${plan}`);
-  if (unindexed) assert.match(plan, /FragmentScan: fragments \[2\]/, `${filter}:\n${plan}`);
-  const ours = lanceOk(['scan', uri, '--where', filter]).stdout;
-  assert.equal(ours, lanceOk(['scan', uri, '--where', filter, '--no-index']).stdout, `--no-index: ${filter}`);
-  assert.equal(sortedLines(ours), want, filter);
-  assert.equal(lanceOk(['count', uri, '--where', filter]).stdout.trim(), String(want ? want.split('\n').length : 0), filter);
 }
 
 describe('NGRAM indexes lance-cpp builds, read by lance 12', () => {
@@ -110,7 +98,7 @@ describe('NGRAM indexes lance-cpp builds, read by lance 12', () => {
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
       assert.equal(theirs.length === 0, EMPTY.has(filter), `${filter} matches rows`);
-      checkOurScan(uri, filter, theirs, { unindexed: false });
+      checkRecheckedScan(uri, filter, 'txt_idx', 'NGRAM', theirs, { unindexed: false });
     }
   });
 
@@ -123,7 +111,7 @@ describe('NGRAM indexes lance-cpp builds, read by lance 12', () => {
       assert.match(plan, /@txt_idx\(NGram\)/, `${filter}:\n${plan}`);
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
-      checkOurScan(uri, filter, theirs, { unindexed: true });
+      checkRecheckedScan(uri, filter, 'txt_idx', 'NGRAM', theirs, { unindexed: true });
     }
   });
 
@@ -137,7 +125,7 @@ describe('NGRAM indexes lance-cpp builds, read by lance 12', () => {
     for (const filter of FILTERS) {
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
-      checkOurScan(uri, filter, theirs, { unindexed: false });
+      checkRecheckedScan(uri, filter, 'txt_idx', 'NGRAM', theirs, { unindexed: false });
     }
     const mine = JSON.parse(lanceOk(['create-index', uri, 'txt', '--type', 'ngram', '--name', 'txt_ours']).stdout);
     const theirsIdx = listed[0];

@@ -24,9 +24,9 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
 import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { checkRecheckedScan, sortedLines } from './lib/inexact_index.mjs';
 import { scalarTable } from './lib/scalar_rows.mjs';
 
-const sortedLines = (text) => text.split('\n').filter((l) => l).sort().join('\n');
 const INDEXES = [
   ['id', 'zonemap', 'ZONEMAP'], ['f64', 'zonemap', 'ZONEMAP'], ['s', 'zonemap', 'ZONEMAP'],
   ['d', 'zonemap', 'ZONEMAP'], ['i32', 'bloomfilter', 'BLOOMFILTER'], ['cat', 'bloomfilter', 'BLOOMFILTER'],
@@ -57,20 +57,6 @@ async function makeTable(dir) {
 
 async function rowsOf(t, filter) {
   return sortedLines(canonicalLines(await t.query().where(filter).toArrow()));
-}
-
-// Our scan of `uri` with `filter`: planned through `index` with the recheck, equal to `want`
-// and to our scan without indexes -- every row and column, in scan order.
-function checkOurScan(uri, filter, index, want, { unindexed }) {
-  const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
-  assert.match(plan, new RegExp(`ScalarIndexLookup: .*@${index}\\(${TYPE_OF[index]}\\)`), `${filter}:\n${plan}`);
-  assert.match(plan, /Filter: [^\n]*\n\s*ScalarIndexLookup: [^\n]*rechecked by the filter above/,
-    `${filter} is rechecked:\n${plan}`);
-  if (unindexed) assert.match(plan, /FragmentScan: fragments \[2\]/, `${filter}:\n${plan}`);
-  const ours = lanceOk(['scan', uri, '--where', filter]).stdout;
-  assert.equal(ours, lanceOk(['scan', uri, '--where', filter, '--no-index']).stdout, `--no-index: ${filter}`);
-  assert.equal(sortedLines(ours), want, filter);
-  assert.equal(lanceOk(['count', uri, '--where', filter]).stdout.trim(), String(want ? want.split('\n').length : 0), filter);
 }
 
 describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12', () => {
@@ -112,7 +98,7 @@ describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12',
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
       assert.ok(theirs.length > 0 || ['id = 57', 'i32 = 12345'].includes(filter), `${filter} matches rows`);
-      checkOurScan(uri, filter, index, theirs, { unindexed: false });
+      checkRecheckedScan(uri, filter, index, TYPE_OF[index], theirs, { unindexed: false });
     }
   });
 
@@ -125,7 +111,7 @@ describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12',
       assert.match(plan, new RegExp(`@${index}\\(`), `${filter}:\n${plan}`);
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
-      checkOurScan(uri, filter, index, theirs, { unindexed: true });
+      checkRecheckedScan(uri, filter, index, TYPE_OF[index], theirs, { unindexed: true });
     }
   });
 
@@ -143,7 +129,7 @@ describe('zone map and bloom filter indexes lance-cpp builds, read by lance 12',
     for (const [filter, index] of FILTERS) {
       const theirs = await rowsOf(t, filter);
       assert.equal(theirs, await rowsOf(twin, filter), filter);
-      checkOurScan(uri, filter, index, theirs, { unindexed: false });
+      checkRecheckedScan(uri, filter, index, TYPE_OF[index], theirs, { unindexed: false });
     }
     // lance 12 retrained each index on the compacted fragments: ours, built now on the same
     // version with the same zone size, has the same zones, statistics and bloom filter bytes

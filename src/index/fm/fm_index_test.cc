@@ -4,9 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <numeric>
 #include <random>
 
@@ -16,11 +13,11 @@
 #include "lance/columnar/builder.h"
 #include "lance/index/fm/fm_index.h"
 #include "lance/io/memory_object_store.h"
+#include "table_fixtures/fuzz_seed_test_util.h"
 
 namespace lance::index::fm {
 namespace {
 
-namespace fs = std::filesystem;
 
 std::string RandomText(std::mt19937& rng, size_t len, int alphabet) {
   std::string s(len, 'a');
@@ -161,22 +158,12 @@ TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
   EXPECT_EQ(TrainFmIndex(*store2, ints).status().code(), StatusCode::kInvalidArgument);
 }
 
-std::vector<std::string> Seeds() {
-  const fs::path dir = fs::path(__FILE__).parent_path() / "../../../fuzz/corpus/fm_files_fuzz";
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    std::ifstream in(e.path(), std::ios::binary);
-    out.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return out;
-}
-
 void Feed(const std::string& bytes) {
   FmFilesFuzzOne(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 TEST(FmIndex, DamagedFilesAreCorruptionNeverACrash) {
-  const auto seeds = Seeds();
+  const auto seeds = lance::test::FuzzSeeds("fm_files_fuzz");
   ASSERT_GE(seeds.size(), 1u);
   for (const std::string& seed : seeds) {
     {
@@ -186,13 +173,7 @@ TEST(FmIndex, DamagedFilesAreCorruptionNeverACrash) {
       auto index = OpenFmIndex(store);
       ASSERT_TRUE(index.ok()) << index.status().ToString();  // the seeds are sound files
     }
-    for (size_t k = 0; k <= 60; ++k) Feed(seed.substr(0, seed.size() * k / 60));
-    std::mt19937 rng(4);
-    for (size_t k = 0; k < 300; ++k) {
-      std::string s = seed;
-      s[rng() % s.size()] ^= static_cast<char>(1 + rng() % 255);
-      Feed(s);
-    }
+    lance::test::FeedDamaged(seed, 0, 60, 300, Feed);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "lance/index/fts/inverted_index.h"
 #include "lance/index/index_store.h"
 #include "lance/io/memory_object_store.h"
+#include "table_fixtures/fuzz_seed_test_util.h"
 
 namespace {
 
@@ -36,23 +37,9 @@ void Feed(const std::string& bytes) {
 }
 
 TEST(CorruptInvertedIndex, SeedsTruncatedAndDamagedNeverCrash) {
-  const fs::path dir = fs::path(__FILE__).parent_path() / "../../../fuzz/corpus/inverted_files_fuzz";
-  size_t n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string seed = ReadFile(e.path());
-    ++n;
-    Feed(seed);
-    for (size_t k = 0; k <= 40; ++k) Feed(seed.substr(0, seed.size() * k / 40));
-    for (size_t k = 0; k < 300; ++k) {
-      std::string s = seed;
-      const size_t at = 2 + (k * 7919) % (s.size() - 2);
-      s[at] = static_cast<char>(s[at] ^ (1 + k % 255));
-      Feed(s);
-      s[at] = static_cast<char>(0xff);
-      Feed(s);
-    }
-  }
-  EXPECT_EQ(n, 5u);
+  const auto seeds = lance::test::FuzzSeeds("inverted_files_fuzz");
+  for (const std::string& seed : seeds) lance::test::FeedDamaged(seed, 2, 40, 300, Feed);
+  EXPECT_EQ(seeds.size(), 5u);
 }
 
 // Opens the index from `files` and uses all of it; returns the status of the first failure.

@@ -7,44 +7,22 @@
 // same body under libFuzzer with sanitizers.)
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "index/scalar/index_files_fuzz.cc"
+#include "table_fixtures/fuzz_seed_test_util.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-std::vector<std::string> Seeds() {
-  const fs::path dir = fs::path(__FILE__).parent_path() / "../../../fuzz/corpus/index_files_fuzz";
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    std::ifstream in(e.path(), std::ios::binary);
-    out.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return out;
-}
 
 void Feed(const std::string& bytes) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 TEST(CorruptIndexFiles, TruncatedAndDamagedFilesNeverCrash) {
-  const auto seeds = Seeds();
+  const auto seeds = lance::test::FuzzSeeds("index_files_fuzz");
   ASSERT_EQ(seeds.size(), 12u);
   for (const std::string& seed : seeds) {
-    Feed(seed);
-    for (size_t k = 0; k <= 60; ++k) Feed(seed.substr(0, seed.size() * k / 60));
-    for (size_t k = 0; k < 400; ++k) {
-      std::string s = seed;
-      const size_t at = 1 + (k * 7919) % (s.size() - 1);
-      s[at] = static_cast<char>(s[at] ^ (1 + k % 255));
-      Feed(s);
-      s[at] = static_cast<char>(0xff);
-      Feed(s);
-    }
+    lance::test::FeedDamaged(seed, 1, 60, 400, Feed);
     std::string as_rowset = seed;
     as_rowset[0] = 3;
     Feed(as_rowset);
