@@ -317,6 +317,22 @@ std::string RowSet::Serialize() const {
   return out;
 }
 
+namespace {
+
+// The portable Roaring bitmap of fragment `frag`, `size` bytes at `p` (already checked to fit);
+// `container` ("set" / "treemap") names the encoding in the error.
+Result<FragmentRows> DecodeBitmap(const char* p, size_t size, std::string_view what,
+                                  std::string_view container, uint32_t frag) {
+  roaring_bitmap_t* bm = roaring_bitmap_portable_deserialize_safe(p, size);
+  if (bm == nullptr) {
+    return Status::Corruption("{}: row id {} bitmap of fragment {} does not decode", what,
+                              container, frag);
+  }
+  return FragmentRows(bm);
+}
+
+}  // namespace
+
 Result<RowSet> RowSet::Deserialize(std::string_view bytes, std::string_view what) {
   auto u32 = [&](size_t pos) {
     uint32_t v;
@@ -359,12 +375,7 @@ Result<RowSet> RowSet::Deserialize(std::string_view bytes, std::string_view what
                                 "bitmap of {} bytes",
                                 what, frag, size);
     }
-    roaring_bitmap_t* bm = roaring_bitmap_portable_deserialize_safe(p, size);
-    if (bm == nullptr) {
-      return Status::Corruption("{}: row id set bitmap of fragment {} does not decode", what,
-                                frag);
-    }
-    out.impl_->frags[frag] = FragmentRows(bm);
+    LANCE_ASSIGN_OR_RAISE(out.impl_->frags[frag], DecodeBitmap(p, size, what, "set", frag));
     pos += size;
   }
   if (pos != bytes.size()) {
@@ -420,12 +431,7 @@ Result<RowSet> RowSet::DeserializeTreemap(std::string_view bytes, std::string_vi
                                 "Roaring bitmap within the {} bytes left",
                                 what, frag, bytes.size() - pos);
     }
-    roaring_bitmap_t* bm = roaring_bitmap_portable_deserialize_safe(p, size);
-    if (bm == nullptr) {
-      return Status::Corruption("{}: row id treemap bitmap of fragment {} does not decode", what,
-                                frag);
-    }
-    out.impl_->frags[frag] = FragmentRows(bm);
+    LANCE_ASSIGN_OR_RAISE(out.impl_->frags[frag], DecodeBitmap(p, size, what, "treemap", frag));
     pos += size;
   }
   if (pos != bytes.size()) {
