@@ -92,7 +92,7 @@ Result<int64_t> ParseRow(std::string_view s, std::string_view what) {
   return v;
 }
 
-std::vector<std::string_view> SplitComma(std::string_view s) {
+std::vector<std::string_view> CommaFields(std::string_view s) {
   std::vector<std::string_view> out;
   while (true) {
     const size_t p = s.find(',');
@@ -110,7 +110,7 @@ Status Cat(const CatArgs& args) {
   LANCE_ASSIGN_OR_RAISE(auto reader, OpenFile(args.path));
   std::vector<int> fields;
   if (!args.columns.empty()) {
-    for (std::string_view name : SplitComma(args.columns)) {
+    for (std::string_view name : CommaFields(args.columns)) {
       const int i = reader->schema()->GetFieldIndex(name);
       if (i < 0) return Status::InvalidArgument("--columns: no field '{}' in '{}'", name, args.path);
       fields.push_back(i);
@@ -119,7 +119,7 @@ Status Cat(const CatArgs& args) {
   Result<RecordBatchPtr> batch = Status::Internal("unset");
   if (!args.rows.empty()) {
     std::vector<int64_t> rows;
-    for (std::string_view r : SplitComma(args.rows)) {
+    for (std::string_view r : CommaFields(args.rows)) {
       LANCE_ASSIGN_OR_RAISE(int64_t row, ParseRow(r, "--rows"));
       rows.push_back(row);
     }
