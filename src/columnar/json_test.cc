@@ -12,7 +12,7 @@
 namespace lance {
 namespace {
 
-std::string Lines(const RecordBatch& batch) {
+std::string JsonLines(const RecordBatch& batch) {
   std::string out;
   EXPECT_TRUE(AppendJsonLines(batch, &out).ok());
   return out;
@@ -21,7 +21,7 @@ std::string Lines(const RecordBatch& batch) {
 std::string One(const ArrayPtr& array) {
   auto batch = std::make_shared<RecordBatch>(schema({field("v", array->type)}), array->length,
                                              std::vector<ArrayPtr>{array});
-  return Lines(*batch);
+  return JsonLines(*batch);
 }
 
 template <typename B, typename T>
@@ -159,7 +159,7 @@ TEST(JsonWriterTest, NestedRows) {
               "d": "red", "f": [1, 2], "n": null},
              {"id": 2, "s": null, "m": null, "d": null, "f": null}])");
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  EXPECT_EQ(Lines(**batch),
+  EXPECT_EQ(JsonLines(**batch),
             "{\"id\":1,\"s\":{\"a\":\"x\",\"b\":[1,null]},\"m\":[[\"k\",1.5],[\"j\",null]],"
             "\"d\":\"red\",\"f\":[1,2],\"n\":null}\n"
             "{\"id\":2,\"s\":null,\"m\":null,\"d\":null,\"f\":null,\"n\":null}\n");
@@ -218,17 +218,17 @@ TEST(JsonRoundTripTest, EveryType) {
     for (int64_t i = 0; i < (*a)->length; ++i) ASSERT_TRUE(ib.Append(static_cast<int32_t>(i)).ok());
     auto batch = RecordBatch::Make(s, (*a)->length, {*a, *ib.Finish()});
     ASSERT_TRUE(batch.ok());
-    const std::string text = Lines(**batch);
+    const std::string text = JsonLines(**batch);
     auto back = ReadJsonLines(text, s);
     ASSERT_TRUE(back.ok()) << type->ToString() << ": " << back.status().ToString() << "\n" << text;
     EXPECT_TRUE((*back)->Equals(**batch)) << type->ToString() << "\n" << text << "\n"
                                           << (*back)->ToString();
-    EXPECT_EQ(Lines(**back), text) << type->ToString();
+    EXPECT_EQ(JsonLines(**back), text) << type->ToString();
     // Sliced input writes the same rows as the slice's values.
     if ((*a)->length > 1) {
       auto sliced = (*batch)->Slice(1, (*a)->length - 1);
       const std::string tail = text.substr(text.find('\n') + 1);
-      EXPECT_EQ(Lines(*sliced), tail) << type->ToString();
+      EXPECT_EQ(JsonLines(*sliced), tail) << type->ToString();
     }
   }
 }
@@ -237,7 +237,7 @@ TEST(JsonReaderTest, LenientNumbersAndErrors) {
   auto s = schema({field("f", float32()), field("i", int64())});
   auto b = ReadJsonLines("{\"f\": 1, \"i\": 2}\n\n{\"f\": 2.50}\n", s);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_EQ(Lines(**b), "{\"f\":1.0,\"i\":2}\n{\"f\":2.5,\"i\":null}\n");
+  EXPECT_EQ(JsonLines(**b), "{\"f\":1.0,\"i\":2}\n{\"f\":2.5,\"i\":null}\n");
   auto no_newline = ReadJsonLines("{\"i\": 1}", s);
   ASSERT_TRUE(no_newline.ok());
   EXPECT_EQ((*no_newline)->num_rows(), 1);
@@ -363,7 +363,7 @@ TEST(JsonRoundTripTest, FloatsBitExact) {
   for (const auto& array : {*h.Finish(), *f.Finish()}) {
     auto s = schema({field("v", array->type)});
     auto batch = *RecordBatch::Make(s, array->length, {array});
-    const std::string text = Lines(*batch);
+    const std::string text = JsonLines(*batch);
     auto back = ReadJsonLines(text, s);
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     const Array& got = *(*back)->column(0);
@@ -416,7 +416,7 @@ TEST(JsonReaderTest, StreamingErrorsNameThePath) {
       "  \n{\"d\":\"x\",\"id\":7}\n",
       s);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_EQ(Lines(**ok),
+  EXPECT_EQ(JsonLines(**ok),
             "{\"id\":null,\"st\":{\"a\":[1,null],\"m\":[[\"k\",null]]},\"fl\":[1,2],\"d\":\"x\"}\n"
             "{\"id\":7,\"st\":null,\"fl\":null,\"d\":\"x\"}\n");
   EXPECT_EQ((*ok)->column(3)->dictionary->length, 1);

@@ -21,7 +21,7 @@ using evolve_test::AddColumns;
 using evolve_test::AddColumnsFromData;
 
 std::atomic<int> g_counter{0};
-std::string FreshUri() { return "memory://schema_rules_test_" + std::to_string(++g_counter) + "/t.lance"; }
+std::string SchemaRulesUri() { return "memory://schema_rules_test_" + std::to_string(++g_counter) + "/t.lance"; }
 
 // Every object under the table's root.
 std::vector<std::string> FilesOf(const std::string& uri) {
@@ -85,7 +85,7 @@ TEST(SchemaRules, WritesRefuseBeforeAnythingIsWritten) {
   for (const auto& fields : bad) {
     const SchemaPtr sch = schema(fields);
     for (WriteMode mode : {WriteMode::kCreate, WriteMode::kAppend, WriteMode::kOverwrite}) {
-      const std::string uri = FreshUri();
+      const std::string uri = SchemaRulesUri();
       WriteParams p;
       p.mode = mode;
       // No rows: the schema alone must be refused (a table with the schema would brick).
@@ -96,7 +96,7 @@ TEST(SchemaRules, WritesRefuseBeforeAnythingIsWritten) {
     }
   }
   // On an existing table: refused, the table keeps its one version and stays readable.
-  const std::string uri = FreshUri();
+  const std::string uri = SchemaRulesUri();
   const SchemaPtr good = schema({field("id", int64())});
   auto rows = ReadJsonLines("{\"id\":1}\n{\"id\":2}\n", good);
   ASSERT_TRUE(rows.ok());
@@ -114,7 +114,7 @@ TEST(SchemaRules, WritesRefuseBeforeAnythingIsWritten) {
 }
 
 TEST(SchemaRules, SchemaEvolutionRefusesBadNames) {
-  const std::string uri = FreshUri();
+  const std::string uri = SchemaRulesUri();
   const SchemaPtr good = schema({field("id", int64())});
   auto rows = ReadJsonLines("{\"id\":1}\n{\"id\":2}\n", good);
   ASSERT_TRUE(rows.ok());
@@ -138,7 +138,7 @@ TEST(SchemaRules, CommitRefusesToPublishWhatItCannotReadBack) {
   // A transaction built by an engine (not through WriteDataset) with a schema lance 12 cannot
   // open: the commit checks the manifest it encoded and publishes nothing.
   for (int variant = 0; variant < 3; ++variant) {
-    const std::string uri = FreshUri();
+    const std::string uri = SchemaRulesUri();
     auto loc = TableLocation::FromUri(uri);
     ASSERT_TRUE(loc.ok());
     Transaction::Overwrite o;

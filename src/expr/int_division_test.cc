@@ -117,7 +117,7 @@ ArrayPtr RandomColumn(const DataTypePtr& type, int64_t n, bool nulls, std::mt199
   return Array::Make(type, n, {nulls ? *validity : nullptr, *values});
 }
 
-std::string Render(const Array& a) {
+std::string RenderDivision(const Array& a) {
   std::string out;
   for (int64_t i = 0; i < a.length; ++i) {
     EXPECT_TRUE(AppendJsonValue(a, i, &out).ok());
@@ -132,7 +132,7 @@ std::string EvalText(const std::string& text, const RecordBatch& batch) {
   auto r = (*e)->Evaluate(batch);
   if (!r.ok()) return "error: " + r.status().message();
   EXPECT_TRUE((*r)->Validate().ok()) << text;
-  return Render(**r);
+  return RenderDivision(**r);
 }
 
 // Columns x (int64, uint64 or int32 values) and k (the divisor repeated: the generic path).

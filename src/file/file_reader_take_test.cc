@@ -150,18 +150,18 @@ void ExpectSameRows(const RecordBatch& want, const RecordBatch& got, const std::
   }
 }
 
-struct Case {
+struct TakeCase {
   uint16_t minor;
   int64_t max_chunk_values;
   int64_t max_page_bytes;
 };
 
-class NestedTakeTest : public ::testing::TestWithParam<Case> {};
+class NestedTakeTest : public ::testing::TestWithParam<TakeCase> {};
 
 // Scattered rows with repeats, single rows, and ranges across chunk and page boundaries all
 // equal the same rows of a full read; long rows span several 64-value chunks.
 TEST_P(NestedTakeTest, TakesAndRangesEqualFullRead) {
-  const Case& c = GetParam();
+  const TakeCase& c = GetParam();
   WriteOptions options;
   options.version = {2, c.minor};
   options.max_chunk_values = c.max_chunk_values;
@@ -215,9 +215,9 @@ TEST_P(NestedTakeTest, TakesAndRangesEqualFullRead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, NestedTakeTest,
-                         ::testing::Values(Case{1, 64, 16 << 10}, Case{2, 64, 16 << 10},
-                                           Case{2, 4096, 8 << 20}, Case{1, 4096, 64 << 10}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         ::testing::Values(TakeCase{1, 64, 16 << 10}, TakeCase{2, 64, 16 << 10},
+                                           TakeCase{2, 4096, 8 << 20}, TakeCase{1, 4096, 64 << 10}),
+                         [](const ::testing::TestParamInfo<TakeCase>& info) {
                            return "v2_" + std::to_string(info.param.minor) + "_chunk" +
                                   std::to_string(info.param.max_chunk_values) + "_page" +
                                   std::to_string(info.param.max_page_bytes);

@@ -111,7 +111,7 @@ TEST(BucketHash, RefusedSourceTypesAndBucketCounts) {
   EXPECT_EQ(*one, (std::vector<int32_t>{0, 0, 0}));
 }
 
-SchemaPtr TableSchema() {
+SchemaPtr ShardedTableSchema() {
   return schema({field("id", int64(), false)->WithId(0), field("s", utf8())->WithId(1),
                  field("f", float64())->WithId(2), field("b", binary())->WithId(3),
                  field("flag", boolean())->WithId(4)});
@@ -120,15 +120,15 @@ SchemaPtr TableSchema() {
 TEST(ShardingSpec, RefusedTransformsSayWhy) {
   for (const char* name : {"year", "month", "day", "hour", "multi_bucket", "truncate"}) {
     ShardingSpec spec{1, {ShardingField{"x", {0}, std::string(name), std::nullopt, "int32", {}}}};
-    Status st = ValidateShardingSpec(spec, *TableSchema());
+    Status st = ValidateShardingSpec(spec, *ShardedTableSchema());
     EXPECT_TRUE(st.IsInvalidArgument()) << name;
     EXPECT_THAT(st.message(), HasSubstr(std::string("'") + name + "' is not a MemWAL sharding"));
-    EXPECT_TRUE(ShardRouter::Make(spec, *TableSchema()).status().IsInvalidArgument());
+    EXPECT_TRUE(ShardRouter::Make(spec, *ShardedTableSchema()).status().IsInvalidArgument());
   }
 }
 
 TEST(ShardingSpec, Validation) {
-  const auto s = TableSchema();
+  const auto s = ShardedTableSchema();
   auto bucket = [](std::map<std::string, std::string> params, std::vector<int32_t> src = {0},
                    std::string rt = "int32") {
     return ShardingSpec{1, {ShardingField{"bucket", std::move(src), "bucket", std::nullopt,
@@ -222,7 +222,7 @@ RecordBatchPtr Batch(std::string_view rows) {
 
 TEST(ShardRouter, BucketSplitKeepsInputOrderPerShard) {
   auto spec = BucketSpec(0, *int64(), 4);
-  auto router = ShardRouter::Make(*spec, *TableSchema());
+  auto router = ShardRouter::Make(*spec, *ShardedTableSchema());
   ASSERT_TRUE(router.ok()) << router.status().ToString();
   std::string rows = "[";
   for (int i = 0; i < 40; ++i) rows += (i ? "," : "") + std::string("{\"id\":") + std::to_string(i * 7) + "}";
@@ -253,7 +253,7 @@ TEST(ShardRouter, BucketSplitKeepsInputOrderPerShard) {
 }
 
 TEST(ShardRouter, IdentityAndUnsharded) {
-  auto ident = ShardRouter::Make(*IdentitySpec(1, *utf8()), *TableSchema());
+  auto ident = ShardRouter::Make(*IdentitySpec(1, *utf8()), *ShardedTableSchema());
   ASSERT_TRUE(ident.ok());
   auto r = ident->Route(*Batch(R"([{"id":1,"s":"x"},{"id":2,"s":"y"},{"id":3,"s":"x"}])"));
   ASSERT_TRUE(r.ok());
@@ -266,12 +266,12 @@ TEST(ShardRouter, IdentityAndUnsharded) {
   EXPECT_TRUE(nulls.status().IsInvalidArgument());
   EXPECT_THAT(nulls.status().message(), HasSubstr("null shard value"));
   // bool identity: one byte
-  auto flag = ShardRouter::Make(*IdentitySpec(4, *boolean()), *TableSchema());
+  auto flag = ShardRouter::Make(*IdentitySpec(4, *boolean()), *ShardedTableSchema());
   auto fr = flag->Route(*Batch(R"([{"id":1,"flag":true},{"id":2,"flag":false}])"));
   ASSERT_TRUE(fr.ok());
   EXPECT_EQ(fr->shards[0].field_values[0].value, std::string("\x01", 1));
   EXPECT_EQ(fr->shards[1].field_values[0].value, std::string("\x00", 1));
-  auto uns = ShardRouter::Make(UnshardedSpec(), *TableSchema());
+  auto uns = ShardRouter::Make(UnshardedSpec(), *ShardedTableSchema());
   auto ur = uns->Route(*Batch(R"([{"id":1},{"id":2}])"));
   ASSERT_TRUE(ur.ok());
   ASSERT_EQ(ur->shards.size(), 1u);
@@ -281,7 +281,7 @@ TEST(ShardRouter, IdentityAndUnsharded) {
 }
 
 TEST(ShardRouter, BatchMismatchesAreErrors) {
-  auto router = ShardRouter::Make(*BucketSpec(0, *int64(), 4), *TableSchema());
+  auto router = ShardRouter::Make(*BucketSpec(0, *int64(), 4), *ShardedTableSchema());
   auto other = schema({field("s", utf8())});
   auto no_id = RecordBatchFromJSON(other, R"([{"s":"a"}])");
   EXPECT_THAT(router->Route(**no_id).status().message(), HasSubstr("no column 'id'"));
@@ -292,8 +292,8 @@ TEST(ShardRouter, BatchMismatchesAreErrors) {
   ShardingField second = two.fields[0];
   second.field_id = "b2";
   two.fields.push_back(second);
-  EXPECT_TRUE(ValidateShardingSpec(two, *TableSchema()).ok());
-  EXPECT_TRUE(ShardRouter::Make(two, *TableSchema()).status().IsNotSupported());
+  EXPECT_TRUE(ValidateShardingSpec(two, *ShardedTableSchema()).ok());
+  EXPECT_TRUE(ShardRouter::Make(two, *ShardedTableSchema()).status().IsNotSupported());
 }
 
 }  // namespace

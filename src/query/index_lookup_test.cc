@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGolden =
+const fs::path kIndexLookupGolden =
     fs::path(__FILE__).parent_path() / "../../tests/golden/scalar_index/scalar.lance";
 
 // Row ids (addresses) of the rows of `fragments` where `filter` is TRUE, found by the query
@@ -42,7 +42,7 @@ std::vector<uint64_t> Scanned(const std::shared_ptr<table::Snapshot>& snap,
 class Lookup : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = table::Snapshot::Open(kGolden.string());
+    auto s = table::Snapshot::Open(kIndexLookupGolden.string());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     snap_ = *s;
     catalog_ = ScalarIndexCatalog::Make(snap_->location(), snap_->manifest());

@@ -17,13 +17,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGolden =
+const fs::path kIndexScanGolden =
     fs::path(__FILE__).parent_path() / "../../tests/golden/scalar_index/scalar.lance";
 
 class IndexScan : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = table::Snapshot::Open(kGolden.string());
+    auto s = table::Snapshot::Open(kIndexScanGolden.string());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     snap_ = *s;
   }

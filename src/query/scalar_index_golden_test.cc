@@ -28,11 +28,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGolden =
+const fs::path kScalarIndexGolden =
     fs::path(__FILE__).parent_path() / "../../tests/golden/scalar_index/scalar.lance";
 
 std::shared_ptr<table::Snapshot> OpenGolden() {
-  auto s = table::Snapshot::Open(kGolden.string());
+  auto s = table::Snapshot::Open(kScalarIndexGolden.string());
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? *s : nullptr;
 }

@@ -21,10 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace fts = index::fts;
-const fs::path kGolden = fs::path(__FILE__).parent_path() / "../../tests/golden/fts_index/fts.lance";
+const fs::path kTextSearchGolden = fs::path(__FILE__).parent_path() / "../../tests/golden/fts_index/fts.lance";
 
 std::shared_ptr<const table::Snapshot> Golden() {
-  auto s = table::Snapshot::Open(kGolden.string());
+  auto s = table::Snapshot::Open(kTextSearchGolden.string());
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? *s : nullptr;
 }
