@@ -15,10 +15,10 @@
 namespace lance::table {
 namespace {
 
-std::atomic<int> g_counter{0};
+std::atomic<int> g_data_file_uris{0};
 
 TEST(DataFileChecks, SwappedFileOfSameRowCountIsCorruption) {
-  const std::string uri = "memory://data_file_checks_" + std::to_string(++g_counter) + "/t.lance";
+  const std::string uri = "memory://data_file_checks_" + std::to_string(++g_data_file_uris) + "/t.lance";
   const SchemaPtr sch = schema({field("id", int64()), field("s", utf8())});
   // Two fragments of 3 rows each; the second's strings are longer, so its file is larger.
   auto rows = ReadJsonLines(
@@ -64,7 +64,7 @@ TEST(DataFileChecks, SwappedFileOfSameRowCountIsCorruption) {
 TEST(VersionFiles, StrayNamesInVersionsAreIgnored) {
   // Names that hold no version (version 0 under either naming, other files) are skipped by
   // listing, resolving the latest version and opening, as lance 12 skips them.
-  const std::string uri = "memory://data_file_checks_" + std::to_string(++g_counter) + "/t.lance";
+  const std::string uri = "memory://data_file_checks_" + std::to_string(++g_data_file_uris) + "/t.lance";
   const SchemaPtr sch = schema({field("id", int64())});
   auto rows = ReadJsonLines("{\"id\":1}\n", sch);
   ASSERT_TRUE(rows.ok());

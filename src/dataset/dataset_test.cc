@@ -26,7 +26,7 @@ namespace {
 SchemaPtr TestSchema() { return schema({field("id", int64(), false), field("score", float64())}); }
 
 // Rows [start, start + n): score = id * 2.
-std::unique_ptr<RecordBatchReader> Rows(int64_t start, int64_t n) {
+std::unique_ptr<RecordBatchReader> SeqRows(int64_t start, int64_t n) {
   std::string text;
   for (int64_t i = start; i < start + n; ++i) {
     text += "{\"id\":" + std::to_string(i) + ",\"score\":" + std::to_string(i * 2) + "}\n";
@@ -62,7 +62,7 @@ std::vector<std::pair<int64_t, double>> AllRows(const Dataset& ds, const std::st
 
 std::shared_ptr<Dataset> WriteNew(std::shared_ptr<io::ObjectStore> store, const std::string& root,
                                   int64_t rows, int64_t rows_per_file = 100) {
-  auto input = Rows(0, rows);
+  auto input = SeqRows(0, rows);
   table::WriteParams p;
   p.max_rows_per_file = rows_per_file;
   auto ds = Dataset::Write(std::move(store), root, *input, p);
@@ -88,7 +88,7 @@ TEST(Dataset, EveryReadAndWriteGoesThroughTheCallersStore) {
 
   // Append, delete, update: each commits through the store and moves the handle.
   store->ResetCounts();
-  auto more = Rows(250, 50);
+  auto more = SeqRows(250, 50);
   auto appended = ds->Append(*more);
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   EXPECT_EQ(appended->commit.version, 2u);
@@ -145,7 +145,7 @@ TEST(Dataset, WritesBuildOnTheHandlesVersionAndRebase) {
   ASSERT_TRUE(ds);
   auto old = ds->Checkout(1);
   ASSERT_TRUE(old.ok());
-  auto more = Rows(100, 100);
+  auto more = SeqRows(100, 100);
   ASSERT_TRUE(ds->Append(*more).ok());  // v2 by another handle
   ASSERT_EQ((*old)->version(), 1u);
 
@@ -170,7 +170,7 @@ TEST(Dataset, WritesBuildOnTheHandlesVersionAndRebase) {
   // An append through a handle at an old version is built on it too.
   auto older = ds->Checkout(1);
   ASSERT_TRUE(older.ok());
-  auto rows = Rows(500, 5);
+  auto rows = SeqRows(500, 5);
   auto appended = (*older)->Append(*rows);
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   EXPECT_EQ(appended->commit.read_version, 1u);
@@ -259,7 +259,7 @@ TEST(Dataset, ThreadsShareOneHandle) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int k = 0; k < kAppends; ++k) {
-        auto rows = Rows(1000 * (t + 1) + 10 * k, 10);
+        auto rows = SeqRows(1000 * (t + 1) + 10 * k, 10);
         auto r = ds->Append(*rows);
         if (!r.ok()) errors[static_cast<size_t>(t)] = r.status();
         auto count = ds->CountRows();  // reads run beside the writes
@@ -282,7 +282,7 @@ TEST(Dataset, ProcessesWriteOneTable) {
   std::filesystem::remove_all(dir);
   const std::string uri = (dir / "t.lance").string();
   {
-    auto input = Rows(0, 100);
+    auto input = SeqRows(0, 100);
     ASSERT_TRUE(Dataset::Write(uri, *input).ok());
   }
   constexpr int kProcs = 3, kRounds = 3;
@@ -296,7 +296,7 @@ TEST(Dataset, ProcessesWriteOneTable) {
       if (!ds.ok()) ::_exit(10);
       for (int k = 0; k < kRounds && code == 0; ++k) {
         const int64_t start = 10000 * (p + 1) + 100 * k;
-        auto rows = Rows(start, 10);
+        auto rows = SeqRows(start, 10);
         auto appended = (*ds)->Append(*rows);
         if (!appended.ok()) {
           std::fprintf(stderr, "child %d append: %s\n", p, appended.status().ToString().c_str());

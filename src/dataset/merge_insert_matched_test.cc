@@ -16,7 +16,7 @@ namespace {
 
 using namespace evolve_test;
 
-std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
+std::vector<std::string> MatchedPeopleRows(const std::vector<std::string>& objects) {
   std::string json = "[";
   for (size_t i = 0; i < objects.size(); ++i) json += (i ? "," : "") + objects[i];
   auto rows = Expected(PeopleSchema(), json + "]");
@@ -24,7 +24,7 @@ std::vector<std::string> PeopleRows(const std::vector<std::string>& objects) {
   return rows.ok() ? *rows : std::vector<std::string>{};
 }
 
-RecordBatchPtr Source(const std::string& json) {
+RecordBatchPtr MatchedSource(const std::string& json) {
   auto b = RecordBatchFromJSON(PeopleSchema(), json);
   EXPECT_TRUE(b.ok()) << b.status().ToString();
   return *b;
@@ -38,7 +38,7 @@ TEST_P(MergeMatched, DeleteRemovesMatchedRowsAndInsertsTheRest) {
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched = WhenMatched::kDelete;
-  auto src = Source(R"([{"id":1,"name":"x","score":9},{"id":4,"name":"y","score":9},
+  auto src = MatchedSource(R"([{"id":1,"name":"x","score":9},{"id":4,"name":"y","score":9},
                         {"id":7,"name":"z","score":7}])");
   TEST_ASSIGN(MergeInsertResult r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_deleted, 2u);
@@ -46,17 +46,17 @@ TEST_P(MergeMatched, DeleteRemovesMatchedRowsAndInsertsTheRest) {
   EXPECT_EQ(r.rows_inserted, 1u);
   EXPECT_EQ(r.commit.version, 2u);
   TEST_ASSIGN(auto rows, Rows(uri));
-  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5),
+  EXPECT_EQ(rows, MatchedPeopleRows({PersonJson(0, "n0", 0), PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5),
                               PersonJson(7, "z", 7)}));
 
   // Deleting matches without inserting: only deletions are committed.
   p.when_not_matched = WhenNotMatched::kDoNothing;
-  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":0,"name":"a","score":1},
+  TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {MatchedSource(R"([{"id":0,"name":"a","score":1},
                                                              {"id":99,"name":"b","score":1}])")}, p));
   EXPECT_EQ(r.rows_deleted, 1u);
   EXPECT_EQ(r.rows_inserted, 0u);
   TEST_ASSIGN(rows, Rows(uri));
-  EXPECT_EQ(rows, PeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5), PersonJson(7, "z", 7)}));
+  EXPECT_EQ(rows, MatchedPeopleRows({PersonJson(2, "n2", 1), PersonJson(3, "n3", 1.5), PersonJson(7, "z", 7)}));
 }
 
 TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
@@ -65,17 +65,17 @@ TEST_P(MergeMatched, FailRefusesAnyMatchAndCommitsNothing) {
   MergeInsertParams p;
   p.on = {"id"};
   p.when_matched = WhenMatched::kFail;
-  auto r = MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1},
+  auto r = MergeInsert(uri, PeopleSchema(), {MatchedSource(R"([{"id":8,"name":"x","score":1},
                                                          {"id":2,"name":"y","score":1}])")}, p);
   ASSERT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
   EXPECT_NE(r.status().message().find("fail"), std::string::npos);
   TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   EXPECT_EQ(ds->version(), 1u);
   // Without a match it inserts as usual.
-  TEST_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {Source(R"([{"id":8,"name":"x","score":1}])")}, p));
+  TEST_ASSIGN(MergeInsertResult ok, MergeInsert(uri, PeopleSchema(), {MatchedSource(R"([{"id":8,"name":"x","score":1}])")}, p));
   EXPECT_EQ(ok.rows_inserted, 1u);
   TEST_ASSIGN(auto rows, Rows(uri));
-  EXPECT_EQ(rows, PeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
+  EXPECT_EQ(rows, MatchedPeopleRows({PersonJson(0, "n0", 0), PersonJson(1, "n1", 0.5), PersonJson(2, "n2", 1),
                               PersonJson(8, "x", 1)}));
 }
 

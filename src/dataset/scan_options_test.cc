@@ -24,7 +24,7 @@ std::string ThreeFragments() {
   return uri;
 }
 
-std::vector<std::string> Ids(const std::vector<RecordBatchPtr>& batches) {
+std::vector<std::string> IdsOf(const std::vector<RecordBatchPtr>& batches) {
   std::vector<std::string> out;
   for (const auto& b : batches) {
     const auto* ids = b->GetColumnByName("id")->Values<int64_t>();
@@ -33,7 +33,7 @@ std::vector<std::string> Ids(const std::vector<RecordBatchPtr>& batches) {
   return out;
 }
 
-std::vector<std::string> Range(int from, int to) {
+std::vector<std::string> IdStrings(int from, int to) {
   std::vector<std::string> out;
   for (int i = from; i < to; ++i) out.push_back(std::to_string(i));
   return out;
@@ -48,9 +48,9 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   query::ScanOptions so;
   so.fragment_ids = std::vector<uint64_t>{f2, 12345, f0};  // order and unknown ids do not matter
   TEST_ASSIGN(auto batches, ScanBatches(ds, so));
-  std::vector<std::string> want = Range(0, 10);
-  for (const auto& s : Range(20, 25)) want.push_back(s);
-  EXPECT_EQ(Ids(batches), want);
+  std::vector<std::string> want = IdStrings(0, 10);
+  for (const auto& s : IdStrings(20, 25)) want.push_back(s);
+  EXPECT_EQ(IdsOf(batches), want);
 
   // Whole rows, not only ids: the selection reads the same rows a full scan does.
   TEST_ASSIGN(auto all, ScanBatches(ds));
@@ -64,7 +64,7 @@ TEST(ScanOptions, FragmentIdsSelectFragmentsInManifestOrder) {
   so.offset = 8;
   so.limit = 4;
   TEST_ASSIGN(auto windowed, ScanBatches(ds, so));
-  EXPECT_EQ(Ids(windowed), (std::vector<std::string>{"8", "9", "20", "21"}));
+  EXPECT_EQ(IdsOf(windowed), (std::vector<std::string>{"8", "9", "20", "21"}));
 
   // An empty selection scans nothing.
   query::ScanOptions none;
@@ -95,7 +95,7 @@ TEST(ScanOptions, BatchSizeCutsBatches) {
   so.with_row_id = true;
   TEST_ASSIGN(auto filtered, ScanBatches(ds, so));
   for (const auto& b : filtered) EXPECT_LE(b->num_rows(), 4);
-  EXPECT_EQ(Ids(filtered), Range(3, 18));
+  EXPECT_EQ(IdsOf(filtered), IdStrings(3, 18));
   query::ScanOptions uncut = so;
   uncut.batch_size = 0;
   TEST_ASSIGN(auto ref, ScanBatches(ds, uncut));

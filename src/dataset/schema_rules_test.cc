@@ -20,8 +20,8 @@ namespace {
 using evolve_test::AddColumns;
 using evolve_test::AddColumnsFromData;
 
-std::atomic<int> g_counter{0};
-std::string SchemaRulesUri() { return "memory://schema_rules_test_" + std::to_string(++g_counter) + "/t.lance"; }
+std::atomic<int> g_schema_rules_uris{0};
+std::string SchemaRulesUri() { return "memory://schema_rules_test_" + std::to_string(++g_schema_rules_uris) + "/t.lance"; }
 
 // Every object under the table's root.
 std::vector<std::string> FilesOf(const std::string& uri) {

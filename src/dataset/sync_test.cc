@@ -38,7 +38,7 @@ std::string FreshDir(const std::string& name) {
 }
 
 // Sorted (id, score) of every live row.
-std::vector<std::pair<int64_t, double>> Rows(const Dataset& ds) {
+std::vector<std::pair<int64_t, double>> SyncRows(const Dataset& ds) {
   std::vector<std::pair<int64_t, double>> out;
   auto scanner = ds.NewScan();
   EXPECT_TRUE(scanner.ok()) << scanner.status().ToString();
@@ -104,7 +104,7 @@ void RunWrites(bool sync, std::vector<int64_t>* flushes) {
     if (i % 10 == 3 && i < 140) continue;
     want.emplace_back(i, i < 20 ? i + 1000.0 : static_cast<double>(i));
   }
-  EXPECT_EQ(Rows(**reopened), want);
+  EXPECT_EQ(SyncRows(**reopened), want);
   std::filesystem::remove_all(std::filesystem::path(uri).parent_path());
 }
 

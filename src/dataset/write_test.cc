@@ -32,9 +32,9 @@ namespace {
 
 using evolve_test::DeleteRows;
 
-std::atomic<int> g_counter{0};
+std::atomic<int> g_write_uris{0};
 
-std::string FreshUri() { return "memory://write_test_" + std::to_string(++g_counter) + "/t.lance"; }
+std::string FreshUri() { return "memory://write_test_" + std::to_string(++g_write_uris) + "/t.lance"; }
 
 Manifest SampleManifest() {
   Manifest m;
@@ -302,9 +302,9 @@ TEST(Commit, ConcurrentAppendsRebaseAndBothLand) {
 }
 
 // A handler that lets a competitor commit first on its first call (a lost race).
-class RacingHandler final : public CommitHandler {
+class RacingWriteHandler final : public CommitHandler {
  public:
-  RacingHandler(std::function<void()> competitor) : competitor_(std::move(competitor)) {}
+  RacingWriteHandler(std::function<void()> competitor) : competitor_(std::move(competitor)) {}
   Status CommitManifest(io::ObjectStore& store, const std::string& path, std::string_view bytes) override {
     ++calls;
     if (calls == 1) competitor_();
@@ -324,7 +324,7 @@ TEST(Commit, LostRaceIsRetriedExactlyOnce) {
     TEST_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());
     CommitOptions inner;
     if (rename) inner.handler = RenameIfNotExistsCommitHandler();
-    auto handler = std::make_shared<RacingHandler>([&] {
+    auto handler = std::make_shared<RacingWriteHandler>([&] {
       TEST_OK(CommitTransaction(loc, AppendRequest(1, 2, "winner.lance"), inner).status());
     });
     CommitOptions o;
@@ -706,7 +706,7 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     WriteParams p;
     TEST_OK(WriteDataset(uri, PeopleSchema(), {People(0, 20)}, p).status());
     // An append that loses its race to an overwrite: incompatible, nothing of it may remain.
-    auto handler = std::make_shared<RacingHandler>([&] {
+    auto handler = std::make_shared<RacingWriteHandler>([&] {
       WriteParams o;
       o.mode = WriteMode::kOverwrite;
       TEST_OK(WriteDataset(uri, PeopleSchema(), {People(100, 5)}, o).status());
@@ -729,7 +729,7 @@ TEST(FailedCommit, RemovesTheFilesItWrote) {
     // A delete that conflicts for good (the dataset was overwritten since it read) leaves
     // no deletion file either.
     TEST_ASSIGN(auto ds, Snapshot::Open(uri));
-    auto handler2 = std::make_shared<RacingHandler>([&] {
+    auto handler2 = std::make_shared<RacingWriteHandler>([&] {
       WriteParams o;
       o.mode = WriteMode::kOverwrite;
       TEST_OK(WriteDataset(uri, PeopleSchema(), {People(200, 5)}, o).status());
@@ -753,7 +753,7 @@ TEST(Commit, RestoreRetriesALostRaceAndAnAppendAfterItIsIncompatible) {
     TEST_OK(CommitTransaction(loc, CreateRequest({5}), {}).status());         // v1
     TEST_OK(CommitTransaction(loc, AppendRequest(1, 2, "b.lance"), {}).status());  // v2
     // The restore of v1 loses its first race to an append (v3), re-reads and lands as v4.
-    auto handler = std::make_shared<RacingHandler>([&] {
+    auto handler = std::make_shared<RacingWriteHandler>([&] {
       TEST_OK(CommitTransaction(loc, AppendRequest(2, 3, "c.lance"), {}).status());
     });
     CommitOptions o;

@@ -16,29 +16,29 @@
 namespace lance::file {
 namespace {
 
-const std::filesystem::path kGoldenDir =
+const std::filesystem::path kReaderGoldenDir =
     std::filesystem::path(__FILE__).parent_path() / "../../tests/golden/lance_file";
 
-std::string ReadText(const std::filesystem::path& path) {
+std::string ReadGoldenText(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-BufferPtr ReadFileBuffer(const std::string& stem) {
-  return BufferFromString(ReadText(kGoldenDir / (stem + ".lance")));
+BufferPtr ReadGoldenBuffer(const std::string& stem) {
+  return BufferFromString(ReadGoldenText(kReaderGoldenDir / (stem + ".lance")));
 }
 
 // `<table>_<version>.jsonl` when the version got different input, else `<table>.jsonl`.
 std::string ExpectedRows(const std::string& table, const std::string& version) {
-  const auto specific = kGoldenDir / (table + "_" + version + ".jsonl");
-  if (std::filesystem::exists(specific)) return ReadText(specific);
-  return ReadText(kGoldenDir / (table + ".jsonl"));
+  const auto specific = kReaderGoldenDir / (table + "_" + version + ".jsonl");
+  if (std::filesystem::exists(specific)) return ReadGoldenText(specific);
+  return ReadGoldenText(kReaderGoldenDir / (table + ".jsonl"));
 }
 
 // Compares column by column and names the first differing row.
-void ExpectBatchesEqual(const RecordBatch& expected, const RecordBatch& actual) {
+void ExpectReadEqual(const RecordBatch& expected, const RecordBatch& actual) {
   ASSERT_EQ(expected.num_columns(), actual.num_columns());
   ASSERT_EQ(expected.num_rows(), actual.num_rows());
   for (int c = 0; c < expected.num_columns(); ++c) {
@@ -86,7 +86,7 @@ class GoldenFileTest : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenFileTest, ReadsAllRows) {
   const Golden& g = GetParam();
-  auto reader = FileReader::Open(ReadFileBuffer(g.stem()));
+  auto reader = FileReader::Open(ReadGoldenBuffer(g.stem()));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const std::string want_version = g.version.substr(0, 1) + "." + g.version.substr(2);
   EXPECT_EQ((*reader)->version().ToString(), want_version);
@@ -95,12 +95,12 @@ TEST_P(GoldenFileTest, ReadsAllRows) {
   EXPECT_EQ((*reader)->num_rows(), (*expected)->num_rows());
   auto batch = (*reader)->ReadAll();
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  ExpectBatchesEqual(**expected, **batch);
+  ExpectReadEqual(**expected, **batch);
 }
 
 TEST_P(GoldenFileTest, ReadsRangesAndRows) {
   const Golden& g = GetParam();
-  auto reader = FileReader::Open(ReadFileBuffer(g.stem()));
+  auto reader = FileReader::Open(ReadGoldenBuffer(g.stem()));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto expected = ReadJsonLines(ExpectedRows(g.table, g.version), (*reader)->schema());
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
@@ -114,14 +114,14 @@ TEST_P(GoldenFileTest, ReadsRangesAndRows) {
       (*range)->schema(), n / 2,
       {(*expected)->column(0)->Slice(n / 3, n / 2), (*expected)->column(last)->Slice(n / 3, n / 2)});
   ASSERT_TRUE(want_range.ok());
-  ExpectBatchesEqual(**want_range, **range);
+  ExpectReadEqual(**want_range, **range);
 
   const std::vector<int64_t> rows = {n - 1, 0, 7, 7, n / 2};
   auto taken = (*reader)->Take(rows);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   auto want_take = RowsOf(**expected, rows);
   ASSERT_TRUE(want_take.ok()) << want_take.status().ToString();
-  ExpectBatchesEqual(**want_take, **taken);
+  ExpectReadEqual(**want_take, **taken);
 
   EXPECT_TRUE((*reader)->Take({n}).status().IsInvalidArgument());
   EXPECT_TRUE((*reader)->ReadRange(n - 1, 2).status().IsInvalidArgument());
@@ -131,7 +131,7 @@ TEST_P(GoldenFileTest, ReadsRangesAndRows) {
 // ranged full-zip rows, whole-page fallbacks) equals the same rows of a full read.
 TEST_P(GoldenFileTest, TakeOfScatteredRowsMatchesFullRead) {
   const Golden& g = GetParam();
-  auto reader = FileReader::Open(ReadFileBuffer(g.stem()));
+  auto reader = FileReader::Open(ReadGoldenBuffer(g.stem()));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto all = (*reader)->ReadAll();
   ASSERT_TRUE(all.ok()) << all.status().ToString();
@@ -144,14 +144,14 @@ TEST_P(GoldenFileTest, TakeOfScatteredRowsMatchesFullRead) {
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   auto want = RowsOf(**all, rows);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
-  ExpectBatchesEqual(**want, **taken);
+  ExpectReadEqual(**want, **taken);
 }
 
 // Every row taken alone, in a scattered order with repeats, equals the same row of a full
 // read (nested columns locate each row through the repetition index on their own).
 TEST_P(GoldenFileTest, TakeRowByRowMatchesFullRead) {
   const Golden& g = GetParam();
-  auto reader = FileReader::Open(ReadFileBuffer(g.stem()));
+  auto reader = FileReader::Open(ReadGoldenBuffer(g.stem()));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto all = (*reader)->ReadAll();
   ASSERT_TRUE(all.ok()) << all.status().ToString();
@@ -192,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Golden, GoldenFileTest, ::testing::ValuesIn(AllGolden()
 // Through an object store the reader fetches the metadata in one ranged read at Open and then
 // only the page buffers of the requested columns; results equal the whole-buffer reader's.
 TEST(FileReaderObjectStore, RangedReadsMatchWholeFile) {
-  auto local = io::LocalObjectStore::Make(kGoldenDir.string(), {.sync = false});
+  auto local = io::LocalObjectStore::Make(kReaderGoldenDir.string(), {.sync = false});
   ASSERT_TRUE(local.ok()) << local.status().ToString();
   auto store = std::make_shared<io::FaultInjectingObjectStore>(*local);
   for (const char* stem : {"big_2_2", "nested_2_1", "primitives_2_0"}) {
@@ -201,13 +201,13 @@ TEST(FileReaderObjectStore, RangedReadsMatchWholeFile) {
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     EXPECT_EQ(store->count(io::ObjectOp::kGet), 0);
     EXPECT_EQ(store->count(io::ObjectOp::kGetRange), 1) << stem;
-    auto whole = FileReader::Open(ReadFileBuffer(stem));
+    auto whole = FileReader::Open(ReadGoldenBuffer(stem));
     ASSERT_TRUE(whole.ok());
     auto want = (*whole)->ReadAll();
     ASSERT_TRUE(want.ok());
     auto got = (*reader)->ReadAll();
     ASSERT_TRUE(got.ok()) << got.status().ToString();
-    ExpectBatchesEqual(**want, **got);
+    ExpectReadEqual(**want, **got);
     EXPECT_EQ(store->count(io::ObjectOp::kGet), 0);
 
     // One column: only its buffers are read.
@@ -228,7 +228,7 @@ TEST(FileReaderObjectStore, RangedReadsMatchWholeFile) {
 // Taking a few rows of a mini-block column reads the chunk metadata and the chunks holding
 // them, not the whole column; results equal a full read.
 TEST(FileReaderObjectStore, TakeReadsOnlyNeededChunks) {
-  auto local = io::LocalObjectStore::Make(kGoldenDir.string(), {.sync = false});
+  auto local = io::LocalObjectStore::Make(kReaderGoldenDir.string(), {.sync = false});
   ASSERT_TRUE(local.ok());
   auto store = std::make_shared<ByteCountingStore>(*local);
   auto reader = FileReader::Open(store, "big_2_2.lance");
@@ -256,7 +256,7 @@ TEST(FileReaderObjectStore, TakeReadsOnlyNeededChunks) {
 // them, binaries) reads those rows' bytes (found through the repetition index, or at a fixed
 // stride) and two index entries per run, not the page: a bounded number of bytes per row.
 TEST(FileReaderObjectStore, TakeReadsOnlyNeededFullZipRows) {
-  auto local = io::LocalObjectStore::Make(kGoldenDir.string(), {.sync = false});
+  auto local = io::LocalObjectStore::Make(kReaderGoldenDir.string(), {.sync = false});
   ASSERT_TRUE(local.ok());
   auto store = std::make_shared<ByteCountingStore>(*local);
   store->set_coalesce_options({.max_gap = 0});  // count what the reader asks for, no gap fill
@@ -293,7 +293,7 @@ TEST(FileReaderObjectStore, TakeReadsOnlyNeededFullZipRows) {
 // Every truncation of a file must fail cleanly: the footer moves, so offsets point past the end.
 TEST(FileReaderCorruption, TruncatedFilesAreRejected) {
   for (const char* stem : {"nested_2_2", "strings_2_1", "primitives_2_0"}) {
-    const std::string bytes = ReadText(kGoldenDir / (std::string(stem) + ".lance"));
+    const std::string bytes = ReadGoldenText(kReaderGoldenDir / (std::string(stem) + ".lance"));
     for (size_t cut : {size_t{0}, size_t{3}, size_t{39}, size_t{40}, bytes.size() / 2,
                        bytes.size() - 41, bytes.size() - 1}) {
       auto reader = FileReader::Open(BufferFromString(bytes.substr(0, cut)));
@@ -308,7 +308,7 @@ TEST(FileReaderCorruption, TruncatedFilesAreRejected) {
 }
 
 TEST(FileReaderCorruption, BadMagicAndVersion) {
-  std::string bytes = ReadText(kGoldenDir / "primitives_2_2.lance");
+  std::string bytes = ReadGoldenText(kReaderGoldenDir / "primitives_2_2.lance");
   std::string bad_magic = bytes;
   bad_magic[bad_magic.size() - 1] = 'X';
   EXPECT_TRUE(FileReader::Open(BufferFromString(bad_magic)).status().IsCorruption());
@@ -322,7 +322,7 @@ TEST(FileReaderCorruption, BadMagicAndVersion) {
 TEST(FileReaderCorruption, FlippedBytesNeverCrash) {
   for (const char* stem : {"nested_2_2", "big_2_2", "special_2_1", "strings_2_2", "wide_2_2",
                            "nested_2_0"}) {
-    const std::string bytes = ReadText(kGoldenDir / (std::string(stem) + ".lance"));
+    const std::string bytes = ReadGoldenText(kReaderGoldenDir / (std::string(stem) + ".lance"));
     uint32_t state = 12345;
     for (int trial = 0; trial < 300; ++trial) {
       std::string copy = bytes;

@@ -15,7 +15,7 @@ using testing::RandomFloats;
 using testing::VectorColumnOf;
 
 // Brute force: one distance per valid row, sorted by (distance, row), NaN left out.
-std::vector<Neighbor> Model(const std::vector<float>& values, size_t dim, const float* q,
+std::vector<Neighbor> FlatModel(const std::vector<float>& values, size_t dim, const float* q,
                             DistanceType dt, size_t k, const std::vector<int64_t>& nulls,
                             size_t first = 0, size_t count = SIZE_MAX) {
   const size_t rows = std::min(values.size() / dim - first, count);
@@ -43,7 +43,7 @@ TEST(FlatSearchTest, EqualsBruteForceOnAnyPoolAndTaskSize) {
   const auto q = RandomFloats(dim, 4);
   for (DistanceType dt : {DistanceType::kL2, DistanceType::kCosine, DistanceType::kDot}) {
     for (size_t k : {1, 10, 250}) {
-      const auto want = Model(values, dim, q.data(), dt, k, nulls);
+      const auto want = FlatModel(values, dim, q.data(), dt, k, nulls);
       for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), pool.get()}) {
         for (size_t per_task : {1000, 4096, 1 << 20}) {
           FlatSearchOptions o;
@@ -77,7 +77,7 @@ TEST(FlatSearchTest, SlicedColumnsCountFromTheSlice) {
   FlatSearchOptions o;
   o.k = 20;
   EXPECT_EQ(*FlatSearch(*slice, q.data(), dim, o),
-            Model(values, dim, q.data(), DistanceType::kL2, 20, {130}, 100, 300));
+            FlatModel(values, dim, q.data(), DistanceType::kL2, 20, {130}, 100, 300));
 }
 
 TEST(FlatSearchTest, BatchEqualsOneQueryAtATimeAndRowIdsRenumber) {
@@ -134,7 +134,7 @@ TEST(FlatSearchTest, BatchPrefilterEqualsOneQueryOnHardData) {
         o.rows_per_task = 1024;
         auto batch = *FlatSearchBatch(*column, queries.data(), nq, dim, o);
         for (size_t q = 0; q < nq; ++q) {
-          EXPECT_EQ(batch[q], Model(values, dim, queries.data() + q * dim, dt, k, {0, 1, 2999}))
+          EXPECT_EQ(batch[q], FlatModel(values, dim, queries.data() + q * dim, dt, k, {0, 1, 2999}))
               << "dim " << dim << " " << DistanceTypeName(dt) << " k " << k << " query " << q;
         }
       }

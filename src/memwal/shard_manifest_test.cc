@@ -20,7 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Uuid kShard = *Uuid::Parse("4a388480-a25b-59a8-b058-24217f980256");
+const Uuid kManifestShard = *Uuid::Parse("4a388480-a25b-59a8-b058-24217f980256");
 
 ShardManifestStoreOptions Fast() {
   ShardManifestStoreOptions o;
@@ -32,21 +32,21 @@ TEST(ShardManifestCodec, ReferenceBytesOfAFirstClaim) {
   // Version 1 of a shard lance 12 claimed (FORMAT-NOTES 10.3): version 1, epoch 1,
   // current_generation 1, spec 1, the shard id; every other field at its default.
   const std::string ref = std::string("\x08\x01\x10\x01\x30\x01\x50\x01\x5a\x12\x0a\x10", 12) +
-                          kShard.ToBytes();
+                          kManifestShard.ToBytes();
   auto m = DecodeShardManifest(ref, "ref");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->version, 1u);
   EXPECT_EQ(m->writer_epoch, 1u);
   EXPECT_EQ(m->current_generation, 1u);
   EXPECT_EQ(m->shard_spec_id, 1u);
-  EXPECT_EQ(m->shard_id, kShard);
+  EXPECT_EQ(m->shard_id, kManifestShard);
   EXPECT_EQ(m->status, ShardStatus::kActive);
   EXPECT_EQ(EncodeShardManifest(*m), ref);
 }
 
 TEST(ShardManifestCodec, RoundTripAndUnknownFields) {
   ShardManifest m;
-  m.shard_id = kShard;
+  m.shard_id = kManifestShard;
   m.version = 7;
   m.shard_spec_id = 3;
   m.shard_field_entries = {{"bucket", std::string("\x02\x00\x00\x00", 4)}};
@@ -78,7 +78,7 @@ TEST(ShardManifestCodec, CorruptInputIsAnError) {
   const std::string short_id = std::string("\x5a\x05\x0a\x03xyz", 7);
   EXPECT_THAT(DecodeShardManifest(short_id, "short").status().message(), HasSubstr("16 bytes"));
   pb::ShardManifest p;
-  p.mutable_shard_id()->set_uuid(kShard.ToBytes());
+  p.mutable_shard_id()->set_uuid(kManifestShard.ToBytes());
   p.set_status(static_cast<pb::ShardStatus>(7));
   EXPECT_THAT(DecodeShardManifest(p.SerializeAsString(), "st").status().message(),
               HasSubstr("status is 7"));
@@ -89,7 +89,7 @@ class ShardManifestStoreTest : public ::testing::Test {
   std::shared_ptr<io::MemoryObjectStore> mem_ = io::MemoryObjectStore::Make();
   std::string root_ = "t.lance";
   ShardManifestStore Store(std::shared_ptr<io::ObjectStore> s = nullptr) {
-    return ShardManifestStore(s ? s : mem_, root_, kShard, Fast());
+    return ShardManifestStore(s ? s : mem_, root_, kManifestShard, Fast());
   }
 };
 
@@ -104,7 +104,7 @@ TEST_F(ShardManifestStoreTest, ClaimNewShardThenReclaim) {
   EXPECT_EQ(c1->current_generation, 1u);
   EXPECT_EQ(c1->shard_spec_id, 1u);
   ASSERT_EQ(c1->shard_field_entries.size(), 1u);
-  EXPECT_EQ(std::string((*mem_->Get(VersionHintPath(root_, kShard)))->view()), "{\"version\":1}");
+  EXPECT_EQ(std::string((*mem_->Get(VersionHintPath(root_, kManifestShard)))->view()), "{\"version\":1}");
   auto c2 = Store().Claim(9, {});  // another process: spec and values stay the shard's
   ASSERT_TRUE(c2.ok());
   EXPECT_EQ(c2->version, 2u);
@@ -126,7 +126,7 @@ TEST_F(ShardManifestStoreTest, VersionDiscoveryWithStaleMissingOrBadHints) {
     }).ok());
   }
   ASSERT_EQ(*Store().LatestVersion(), 5u);
-  const std::string hint = VersionHintPath(root_, kShard);
+  const std::string hint = VersionHintPath(root_, kManifestShard);
   ASSERT_TRUE(mem_->Put(hint, "{\"version\":2}").ok());  // stale: probe forward
   EXPECT_EQ(*Store().LatestVersion(), 5u);
   ASSERT_TRUE(mem_->Put(hint, "{\"version\":90}").ok());  // ahead: restart from 1
@@ -136,12 +136,12 @@ TEST_F(ShardManifestStoreTest, VersionDiscoveryWithStaleMissingOrBadHints) {
   ASSERT_TRUE(mem_->Delete(hint).ok());
   EXPECT_EQ(*Store().LatestVersion(), 5u);
   // Old versions removed and the hint gone: a listing finds the newest.
-  ASSERT_TRUE(mem_->Delete(ShardManifestPath(root_, kShard, 1)).ok());
-  ASSERT_TRUE(mem_->Delete(ShardManifestPath(root_, kShard, 2)).ok());
+  ASSERT_TRUE(mem_->Delete(ShardManifestPath(root_, kManifestShard, 1)).ok());
+  ASSERT_TRUE(mem_->Delete(ShardManifestPath(root_, kManifestShard, 2)).ok());
   EXPECT_EQ(*Store().LatestVersion(), 5u);
   EXPECT_EQ((*Store().Latest())->current_generation, 5u);
   // A manifest whose content names another version is corrupt.
-  ASSERT_TRUE(mem_->Put(ShardManifestPath(root_, kShard, 6),
+  ASSERT_TRUE(mem_->Put(ShardManifestPath(root_, kManifestShard, 6),
                         EncodeShardManifest(**Store().Latest()))
                   .ok());
   EXPECT_THAT(Store().Latest().status().message(), HasSubstr("says version 5"));
@@ -203,7 +203,7 @@ TEST_F(ShardManifestStoreTest, ConcurrentClaimsNeverShareAnEpoch) {
   std::vector<Result<ShardManifest>> results(kThreads, Status::Internal("unset"));
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      ShardManifestStore s(mem_, root_, kShard, Fast());
+      ShardManifestStore s(mem_, root_, kManifestShard, Fast());
       results[static_cast<size_t>(t)] = s.Claim(1, {});
     });
   }
@@ -289,7 +289,7 @@ TEST_F(ShardManifestStoreTest, SealedShardsRefuseClaims) {
   auto again = Store().Claim(1, {});
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->writer_epoch, 3u);
-  EXPECT_TRUE(ShardManifestStore(mem_, "other", kShard).Seal().status().IsNotFound());
+  EXPECT_TRUE(ShardManifestStore(mem_, "other", kManifestShard).Seal().status().IsNotFound());
 }
 
 TEST_F(ShardManifestStoreTest, ListShards) {
@@ -299,7 +299,7 @@ TEST_F(ShardManifestStoreTest, ListShards) {
   ASSERT_TRUE(mem_->Put(root_ + "/_mem_wal/not-a-uuid/x", "y").ok());
   auto shards = ListShards(*mem_, root_);
   ASSERT_TRUE(shards.ok());
-  std::vector<Uuid> want = {kShard, other};
+  std::vector<Uuid> want = {kManifestShard, other};
   std::sort(want.begin(), want.end());
   EXPECT_EQ(*shards, want);
   EXPECT_TRUE(ListShards(*mem_, "nothing")->empty());

@@ -212,7 +212,7 @@ TEST(ShardIds, EqualLancedbs) {
   EXPECT_EQ(IdentityShardId("x0").ToString(), "1ba8c514-e2ec-54d3-8c60-d6aa429ddc1c");
 }
 
-RecordBatchPtr Batch(std::string_view rows) {
+RecordBatchPtr ShardBatch(std::string_view rows) {
   auto s = schema({field("id", int64(), false), field("s", utf8()), field("f", float64()),
                    field("b", binary()), field("flag", boolean())});
   auto b = RecordBatchFromJSON(s, rows);
@@ -227,7 +227,7 @@ TEST(ShardRouter, BucketSplitKeepsInputOrderPerShard) {
   std::string rows = "[";
   for (int i = 0; i < 40; ++i) rows += (i ? "," : "") + std::string("{\"id\":") + std::to_string(i * 7) + "}";
   rows += "]";
-  auto batch = Batch(rows);
+  auto batch = ShardBatch(rows);
   auto slices = router->Split(batch);
   ASSERT_TRUE(slices.ok()) << slices.status().ToString();
   int64_t total = 0;
@@ -255,24 +255,24 @@ TEST(ShardRouter, BucketSplitKeepsInputOrderPerShard) {
 TEST(ShardRouter, IdentityAndUnsharded) {
   auto ident = ShardRouter::Make(*IdentitySpec(1, *utf8()), *ShardedTableSchema());
   ASSERT_TRUE(ident.ok());
-  auto r = ident->Route(*Batch(R"([{"id":1,"s":"x"},{"id":2,"s":"y"},{"id":3,"s":"x"}])"));
+  auto r = ident->Route(*ShardBatch(R"([{"id":1,"s":"x"},{"id":2,"s":"y"},{"id":3,"s":"x"}])"));
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->shards.size(), 2u);
   EXPECT_EQ(r->row_shard, (std::vector<uint32_t>{0, 1, 0}));
   EXPECT_EQ(r->shards[0].shard_id, IdentityShardId("x"));
   EXPECT_EQ(r->shards[0].field_values[0].value, "x");
   // nulls cannot be identity shard values
-  auto nulls = ident->Route(*Batch(R"([{"id":1,"s":null}])"));
+  auto nulls = ident->Route(*ShardBatch(R"([{"id":1,"s":null}])"));
   EXPECT_TRUE(nulls.status().IsInvalidArgument());
   EXPECT_THAT(nulls.status().message(), HasSubstr("null shard value"));
   // bool identity: one byte
   auto flag = ShardRouter::Make(*IdentitySpec(4, *boolean()), *ShardedTableSchema());
-  auto fr = flag->Route(*Batch(R"([{"id":1,"flag":true},{"id":2,"flag":false}])"));
+  auto fr = flag->Route(*ShardBatch(R"([{"id":1,"flag":true},{"id":2,"flag":false}])"));
   ASSERT_TRUE(fr.ok());
   EXPECT_EQ(fr->shards[0].field_values[0].value, std::string("\x01", 1));
   EXPECT_EQ(fr->shards[1].field_values[0].value, std::string("\x00", 1));
   auto uns = ShardRouter::Make(UnshardedSpec(), *ShardedTableSchema());
-  auto ur = uns->Route(*Batch(R"([{"id":1},{"id":2}])"));
+  auto ur = uns->Route(*ShardBatch(R"([{"id":1},{"id":2}])"));
   ASSERT_TRUE(ur.ok());
   ASSERT_EQ(ur->shards.size(), 1u);
   EXPECT_EQ(ur->shards[0].shard_id, UnshardedShardId());

@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 SchemaPtr Table() { return schema({field("id", int64(), false), field("s", utf8())}); }
 
-RecordBatchPtr Rows(std::string_view json) {
+RecordBatchPtr WalRows(std::string_view json) {
   auto b = RecordBatchFromJSON(Table(), json);
   EXPECT_TRUE(b.ok()) << b.status().ToString();
   return *b;
@@ -31,8 +31,8 @@ TEST(WalCodec, EntryRoundTrip) {
   ASSERT_TRUE(ws.ok());
   EXPECT_EQ((*ws)->num_fields(), 3);
   EXPECT_FALSE((*ws)->field(2)->nullable());
-  auto b1 = MakeWalBatch(*ws, *Rows(R"([{"id":1,"s":"a"},{"id":2,"s":null}])"), false);
-  auto b2 = MakeWalBatch(*ws, *Rows(R"([{"id":3,"s":"c"}])"), true);
+  auto b1 = MakeWalBatch(*ws, *WalRows(R"([{"id":1,"s":"a"},{"id":2,"s":null}])"), false);
+  auto b2 = MakeWalBatch(*ws, *WalRows(R"([{"id":3,"s":"c"}])"), true);
   ASSERT_TRUE(b1.ok() && b2.ok());
   auto bytes = EncodeWalEntry(*ws, {*b1, *b2}, 42);
   ASSERT_TRUE(bytes.ok());
@@ -81,10 +81,10 @@ TEST(WalCodec, MalformedEntriesAreCorruption) {
   auto neg = StreamWithMetadata({{"writer_epoch", "-1"}});
   EXPECT_TRUE(DecodeWalEntry(*neg, 1, "b").status().IsCorruption());
   auto fat_sentinel = StreamWithMetadata({{"writer_epoch", "1"}, {"fence_sentinel", "true"}},
-                                         Table(), {Rows(R"([{"id":1,"s":"a"}])")});
+                                         Table(), {WalRows(R"([{"id":1,"s":"a"}])")});
   EXPECT_THAT(DecodeWalEntry(*fat_sentinel, 1, "f").status().message(),
               HasSubstr("no fields and no batches"));
-  auto file = ipc::WriteFile(Table(), {Rows(R"([{"id":1,"s":"a"}])")});
+  auto file = ipc::WriteFile(Table(), {WalRows(R"([{"id":1,"s":"a"}])")});
   EXPECT_THAT(DecodeWalEntry(*file, 1, "file").status().message(), HasSubstr("IPC file format"));
 }
 

@@ -23,7 +23,7 @@ namespace {
 
 SchemaPtr Schema2() { return schema({field("id", int64(), false), field("s", utf8())}); }
 
-std::string Rows(int start, int n) {
+std::string FragmentRows(int start, int n) {
   std::string out;
   for (int i = start; i < start + n; ++i) {
     out += "{\"id\":" + std::to_string(i) + ",\"s\":" +
@@ -33,13 +33,13 @@ std::string Rows(int start, int n) {
 }
 
 std::shared_ptr<const table::Snapshot> Make(const std::string& uri, bool stable) {
-  auto b = ReadJsonLines(Rows(0, 5000), Schema2());
+  auto b = ReadJsonLines(FragmentRows(0, 5000), Schema2());
   EXPECT_TRUE(b.ok());
   table::WriteParams p;
   p.max_rows_per_file = 3000;
   p.enable_stable_row_ids = stable;
   EXPECT_TRUE(table::WriteDataset(uri, Schema2(), {*b}, p).ok());
-  auto more = ReadJsonLines(Rows(5000, 700), Schema2());
+  auto more = ReadJsonLines(FragmentRows(5000, 700), Schema2());
   EXPECT_TRUE(more.ok());
   table::WriteParams append;
   append.mode = table::WriteMode::kAppend;

@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kLegacyDir = fs::path(__FILE__).parent_path() / "../../tests/golden/legacy";
 
-std::string ReadText(const fs::path& path) {
+std::string ReadLegacyText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -63,9 +63,9 @@ std::vector<GoldenVersion> AllVersions() {
     for (const auto& e : fs::directory_iterator(g)) datasets.push_back(e.path());
     std::sort(datasets.begin(), datasets.end());
     for (const auto& ds : datasets) {
-      const auto meta = nlohmann::json::parse(ReadText(ds / "lance12.json"));
+      const auto meta = nlohmann::json::parse(ReadLegacyText(ds / "lance12.json"));
       std::vector<std::string> pool;
-      std::istringstream lines(ReadText(ds / "rows.jsonl"));
+      std::istringstream lines(ReadLegacyText(ds / "rows.jsonl"));
       for (std::string l; std::getline(lines, l);) pool.push_back(l);
       const fs::path root = meta.contains("dataset")
                                 ? kLegacyDir / meta["dataset"].get<std::string>()

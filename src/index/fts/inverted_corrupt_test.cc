@@ -32,13 +32,13 @@ std::string ReadFile(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void Feed(const std::string& bytes) {
+void FeedInverted(const std::string& bytes) {
   InvertedFilesFuzzOne(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 TEST(CorruptInvertedIndex, SeedsTruncatedAndDamagedNeverCrash) {
   const auto seeds = lance::test::FuzzSeeds("inverted_files_fuzz");
-  for (const std::string& seed : seeds) lance::test::FeedDamaged(seed, 2, 40, 300, Feed);
+  for (const std::string& seed : seeds) lance::test::FeedDamaged(seed, 2, 40, 300, FeedInverted);
   EXPECT_EQ(seeds.size(), 5u);
 }
 

@@ -14,7 +14,7 @@
 namespace {
 
 
-void Feed(const std::string& bytes) {
+void FeedScalar(const std::string& bytes) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
@@ -22,12 +22,12 @@ TEST(CorruptIndexFiles, TruncatedAndDamagedFilesNeverCrash) {
   const auto seeds = lance::test::FuzzSeeds("index_files_fuzz");
   ASSERT_EQ(seeds.size(), 12u);
   for (const std::string& seed : seeds) {
-    lance::test::FeedDamaged(seed, 1, 60, 400, Feed);
+    lance::test::FeedDamaged(seed, 1, 60, 400, FeedScalar);
     std::string as_rowset = seed;
     as_rowset[0] = 3;
-    Feed(as_rowset);
+    FeedScalar(as_rowset);
     as_rowset[0] = 7;  // as NGRAM posting list bytes
-    Feed(as_rowset);
+    FeedScalar(as_rowset);
   }
 }
 
