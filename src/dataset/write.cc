@@ -98,6 +98,7 @@ Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
     const std::string& column, index::scalar::CreateScalarIndexOptions options) {
   return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
     options.commit = WithHandle(std::move(options.commit));
+    if (options.pool == nullptr) options.pool = pool();
     index::scalar::CreatedIndex out;
     LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
       auto rows = [&](const table::Snapshot&, const std::string& c) {

@@ -156,7 +156,7 @@ class IndexLookupStream final : public RowStream {
 
   Result<std::optional<RowChunk>> Next() override {
     if (!answered_) {
-      LANCE_ASSIGN_OR_RAISE(index::scalar::ConjunctAnswer a, node_->catalog()->AnswerAll(node_->plan()));
+      LANCE_ASSIGN_OR_RAISE(index::scalar::ConjunctAnswer a, node_->catalog()->AnswerAll(node_->plan(), pool_));
       rows_ = a.rows.ToVector();
       answered_ = true;
     }

@@ -63,7 +63,11 @@ Result<table::IndexFileInfo> WriteFmPartition(IndexStore& store, uint64_t id, co
   return table::IndexFileInfo{name, static_cast<uint64_t>(summary.size_bytes), {}};
 }
 
-Result<FmPartition> ReadFmPartition(IndexStore& store, const std::string& file) {
+namespace {
+
+// The partition's metadata and small columns, read and checked (what a search needs before
+// any block); the words column is left for the blocks a search touches.
+Result<std::pair<std::shared_ptr<const FmPartitionMeta>, int64_t>> LoadFmMeta(IndexStore& store, const std::string& file) {
   const std::string where = store.PathOf(file);
   LANCE_ASSIGN_OR_RAISE(auto reader, store.OpenFile(file));
   const auto& s = reader->schema();
@@ -77,22 +81,40 @@ Result<FmPartition> ReadFmPartition(IndexStore& store, const std::string& file) 
   if (!s->metadata()) return Status::Corruption("{}: no schema metadata", where);
   FmPartition::Columns c;
   if (reader->num_rows() > 0) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadAll(cols));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadAll({cols[0], cols[1], cols[3], cols[4]}));
     LANCE_ASSIGN_OR_RAISE(c.node_id, Numbers<uint32_t>(*b, 0, TypeId::kUInt32, where));
     LANCE_ASSIGN_OR_RAISE(c.block_id, Numbers<uint32_t>(*b, 1, TypeId::kUInt32, where));
-    LANCE_ASSIGN_OR_RAISE(c.prefix_rank, Numbers<uint64_t>(*b, 3, TypeId::kUInt64, where));
-    LANCE_ASSIGN_OR_RAISE(c.bit_len, Numbers<uint64_t>(*b, 4, TypeId::kUInt64, where));
-    const Array& w = *b->column(2);
-    if (!w.type->is_binary_like() || w.null_count != 0) {
-      return Status::Corruption("{}: words is {} with {} nulls (expected non-null large_binary)", where,
-                                w.type->ToString(), w.null_count);
-    }
-    for (int64_t i = 0; i < w.length; ++i) c.words.emplace_back(w.GetView(i));
+    LANCE_ASSIGN_OR_RAISE(c.prefix_rank, Numbers<uint64_t>(*b, 2, TypeId::kUInt64, where));
+    LANCE_ASSIGN_OR_RAISE(c.bit_len, Numbers<uint64_t>(*b, 3, TypeId::kUInt64, where));
   }
-  return FmPartition::Decode(*s->metadata(), c, where);
+  LANCE_ASSIGN_OR_RAISE(FmPartitionMeta m, FmPartitionMeta::Decode(*s->metadata(), c, where));
+  if (static_cast<int64_t>(m.num_rows()) != reader->num_rows()) {
+    return Status::Corruption("{}: {} rows, the metadata describes {}", where, reader->num_rows(), m.num_rows());
+  }
+  m.words_column = cols[2];
+  auto out = std::make_shared<const FmPartitionMeta>(std::move(m));
+  return std::make_pair(out, out->MemoryBytes());
 }
 
-Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::TrainingData& data) {
+// Row `row`'s words, read alone (only the chunk holding it) and checked.
+Result<std::pair<std::shared_ptr<const FmBlock>, int64_t>> LoadFmBlock(IndexStore& store, const std::string& file,
+                                                                       const FmPartitionMeta& m, size_t row) {
+  const std::string where = store.PathOf(file);
+  LANCE_ASSIGN_OR_RAISE(auto reader, store.OpenFile(file));
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadRange(static_cast<int64_t>(row), 1, {m.words_column}));
+  const Array& w = *b->column(0);
+  if (!w.type->is_binary_like() || w.null_count != 0 || w.length != 1) {
+    return Status::Corruption("{}: words is {} with {} nulls (expected non-null large_binary)", where, w.type->ToString(),
+                              w.null_count);
+  }
+  LANCE_ASSIGN_OR_RAISE(FmBlock blk, DecodeFmBlock(m, row, w.GetView(0), where));
+  auto out = std::make_shared<const FmBlock>(std::move(blk));
+  return std::make_pair(out, out->MemoryBytes());
+}
+
+}  // namespace
+
+Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::TrainingData& data, ThreadPool* pool) {
   const TypeId t = data.type ? data.type->id() : TypeId::kNull;
   if (t != TypeId::kString && t != TypeId::kLargeString && t != TypeId::kBinary && t != TypeId::kLargeBinary) {
     return Status::InvalidArgument("an FM index needs a utf8, large_utf8, binary or large_binary column, not {}",
@@ -115,7 +137,7 @@ Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::Train
   std::vector<Result<table::IndexFileInfo>> files(parts.size(), Status::OK());
   // Partitions build independently (suffix arrays dominate); files are written in order.
   std::vector<FmPartition> built(parts.size());
-  ParallelFor(ThreadPool::Default(), static_cast<int64_t>(parts.size()), [&](int64_t i) {
+  ParallelFor(pool, static_cast<int64_t>(parts.size()), [&](int64_t i) {
     built[static_cast<size_t>(i)] = FmPartition::Build(parts[static_cast<size_t>(i)]);
     parts[static_cast<size_t>(i)].clear();
   });
@@ -130,8 +152,8 @@ namespace {
 
 class FmIndex final : public scalar::ScalarIndex {
  public:
-  FmIndex(std::shared_ptr<IndexStore> store, std::vector<FmPartition> parts)
-      : ScalarIndex(std::move(store)), parts_(std::move(parts)) {}
+  FmIndex(std::shared_ptr<IndexStore> store, std::vector<std::string> files)
+      : ScalarIndex(std::move(store)), files_(std::move(files)) {}
 
   std::string_view type_name() const override { return "FM"; }
   const DataTypePtr& value_type() const override { return type_; }
@@ -141,12 +163,12 @@ class FmIndex final : public scalar::ScalarIndex {
     const auto* tq = std::get_if<scalar::TextQuery>(&q);
     if (tq == nullptr) return Status::NotSupported("an FM index answers only contains(col, 'text')");
     const std::string needle = SanitizeFm(tq->substring);
-    std::vector<Result<std::vector<uint64_t>>> hits(parts_.size(), Status::OK());
-    ParallelFor(parts_.size() > 1 ? ThreadPool::Default() : nullptr, static_cast<int64_t>(parts_.size()), [&](int64_t i) {
-      const size_t k = static_cast<size_t>(i);
-      hits[k] = parts_[k].Search(needle, store_->PathOf(FmPartitionFile(k)));
-    });
     scalar::SearchResult out;
+    if (needle.empty()) return out;  // matches nothing (as lance 12): no file is read
+    std::vector<Result<std::vector<uint64_t>>> hits(files_.size(), Status::OK());
+    ParallelFor(files_.size() > 1 ? options.pool : nullptr, static_cast<int64_t>(files_.size()), [&](int64_t i) {
+      hits[static_cast<size_t>(i)] = SearchPartition(files_[static_cast<size_t>(i)], needle);
+    });
     for (auto& h : hits) {
       LANCE_RETURN_NOT_OK(h.status());
       out.rows.InsertMany(h->data(), h->size());
@@ -156,7 +178,17 @@ class FmIndex final : public scalar::ScalarIndex {
   }
 
  private:
-  std::vector<FmPartition> parts_;
+  Result<std::vector<uint64_t>> SearchPartition(const std::string& file, const std::string& needle) const {
+    IndexStore& store = *store_;
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const FmPartitionMeta> meta,
+                          store.GetPage<FmPartitionMeta>(file + "#meta", [&] { return LoadFmMeta(store, file); }));
+    const FmBlockSource blocks = [&](size_t row) {
+      return store.GetPage<FmBlock>(fmt::format("{}#{}", file, row), [&] { return LoadFmBlock(store, file, *meta, row); });
+    };
+    return FmSearch(*meta, blocks, needle, store.PathOf(file));
+  }
+
+  std::vector<std::string> files_;  // part_N_fm.lance, N ascending
   DataTypePtr type_ = utf8();
 };
 
@@ -180,12 +212,9 @@ Result<std::shared_ptr<scalar::ScalarIndex>> OpenFmIndex(std::shared_ptr<IndexSt
   }
   if (files.empty()) return Status::Corruption("{}: no FM-index partition files (part_N_fm.lance)", store->dir());
   std::sort(files.begin(), files.end());
-  std::vector<FmPartition> parts;
-  for (const auto& [id, name] : files) {
-    LANCE_ASSIGN_OR_RAISE(auto p, ReadFmPartition(*store, name));
-    parts.push_back(std::move(p));
-  }
-  return std::shared_ptr<scalar::ScalarIndex>(new FmIndex(std::move(store), std::move(parts)));
+  std::vector<std::string> names;
+  for (auto& f : files) names.push_back(std::move(f.second));
+  return std::shared_ptr<scalar::ScalarIndex>(new FmIndex(std::move(store), std::move(names)));
 }
 
 }  // namespace lance::index::fm

@@ -22,26 +22,6 @@ std::string SanitizeFm(std::string_view bytes) {
 
 std::string FmPartitionFile(uint64_t id) { return fmt::format("part_{}_fm.lance", id); }
 
-void FmPartition::BitVector::BuildRanks() {
-  ranks.clear();
-  uint64_t cum = 0;
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (i % 8 == 0) ranks.push_back(cum);
-    cum += static_cast<uint64_t>(std::popcount(words[i]));
-  }
-  ranks.push_back(cum);
-}
-
-uint64_t FmPartition::BitVector::Rank1(uint64_t pos) const {
-  if (pos == 0) return 0;
-  const uint64_t wi = pos >> 6;
-  const uint64_t sb = wi >> 3;
-  uint64_t count = ranks[sb];
-  for (uint64_t i = sb << 3; i < wi; ++i) count += static_cast<uint64_t>(std::popcount(words[i]));
-  if ((pos & 63) != 0) count += static_cast<uint64_t>(std::popcount(words[wi] & ((uint64_t{1} << (pos & 63)) - 1)));
-  return count;
-}
-
 namespace {
 
 struct HuffNode {
@@ -150,73 +130,7 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
       ++cursor[id];
     }
   }
-  for (auto& node : p.nodes_) node.BuildRanks();
   return p;
-}
-
-uint64_t FmPartition::Rank(uint8_t c, uint64_t pos) const {
-  const Code& code = codes_[c];
-  if (code.length == 0) return 0;
-  for (size_t level = 0; level < code.path.size(); ++level) {
-    const BitVector& node = nodes_[code.path[level]];
-    const uint64_t ones = node.Rank1(pos);
-    pos = (code.bits >> (code.length - 1 - level)) & 1u ? ones : pos - ones;
-  }
-  return pos;
-}
-
-uint8_t FmPartition::Access(uint64_t pos, uint64_t* rank) const {
-  uint32_t id = 0;
-  for (;;) {
-    const BitVector& node = nodes_[id];
-    const bool bit = node.Get(pos);
-    const uint64_t ones = node.Rank1(pos);
-    pos = bit ? ones : pos - ones;
-    const Child& next = bit ? children_[id].second : children_[id].first;
-    if (next.leaf) {
-      *rank = pos;
-      return static_cast<uint8_t>(next.value);
-    }
-    id = next.value;
-  }
-}
-
-bool FmPartition::Locate(uint64_t pos, uint64_t* text_pos) const {
-  const uint64_t n = bwt_len_;
-  for (uint64_t steps = 0; steps < n; ++steps) {
-    if (pos % kFmSampleRate == 0 && pos / kFmSampleRate < sa_samples_.size()) {
-      *text_pos = (sa_samples_[pos / kFmSampleRate] + steps) % n;
-      return true;
-    }
-    uint64_t rank = 0;
-    const uint8_t c = Access(pos, &rank);
-    pos = c_table_[c] + rank;
-  }
-  return false;
-}
-
-Result<std::vector<uint64_t>> FmPartition::Search(std::string_view needle, const std::string& where) const {
-  std::vector<uint64_t> out;
-  if (needle.empty() || bwt_len_ == 0) return out;
-  uint64_t lo = 0, hi = bwt_len_;
-  for (size_t i = needle.size(); i-- > 0;) {
-    const auto c = static_cast<uint8_t>(needle[i]);
-    lo = c_table_[c] + Rank(c, lo);
-    hi = c_table_[c] + Rank(c, hi);
-    if (lo >= hi) return out;
-  }
-  std::unordered_set<uint64_t> seen;
-  for (uint64_t i = lo; i < hi; ++i) {
-    uint64_t tp = 0;
-    if (!Locate(i, &tp)) {
-      return Status::Corruption("{}: locating suffix {} never reached a sampled position", where, i);
-    }
-    const auto it = std::upper_bound(doc_starts_.begin(), doc_starts_.end(), tp);
-    if (it == doc_starts_.begin()) return Status::Corruption("{}: text position {} before the first document", where, tp);
-    const uint64_t row = row_ids_[static_cast<size_t>(it - doc_starts_.begin() - 1)];
-    if (seen.insert(row).second) out.push_back(row);
-  }
-  return out;
 }
 
 // ---- file columns and metadata ---------------------------------------------------------------
@@ -401,73 +315,76 @@ Result<std::vector<uint64_t>> WordsOf(std::string_view bytes, const std::string&
 
 }  // namespace
 
-Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Columns& cols, const std::string& where) {
-  FmPartition p;
+int64_t FmPartitionMeta::MemoryBytes() const {
+  size_t b = sizeof(*this) + (c_table.size() + prefix_rank.size() + row_ids.size() + doc_starts.size()) * 8 +
+             nodes.size() * sizeof(Node) + children.size() * sizeof(children[0]);
+  for (const auto& c : codes) b += c.path.size() * 4;
+  return static_cast<int64_t>(b);
+}
+
+Result<FmPartitionMeta> FmPartitionMeta::Decode(const KeyValueMetadata& meta, const FmPartition::Columns& cols,
+                                                const std::string& where) {
+  FmPartitionMeta p;
   LANCE_ASSIGN_OR_RAISE(const uint64_t num_nodes, Number(meta, "num_bwt_nodes", where));
-  LANCE_ASSIGN_OR_RAISE(p.bwt_len_, Number(meta, "bwt_len", where));
+  LANCE_ASSIGN_OR_RAISE(p.bwt_len, Number(meta, "bwt_len", where));
   LANCE_ASSIGN_OR_RAISE(const uint64_t sa_blocks, Number(meta, "num_sa_blocks", where));
-  LANCE_ASSIGN_OR_RAISE(const uint64_t sa_len, Number(meta, "sa_samples_len", where));
+  LANCE_ASSIGN_OR_RAISE(p.sa_len, Number(meta, "sa_samples_len", where));
   LANCE_ASSIGN_OR_RAISE(const uint64_t wavelet_rows, Number(meta, "total_wavelet_rows", where));
   if (auto rate = meta.Get("sa_sample_rate"); rate && *rate != std::to_string(kFmSampleRate)) {
     return Status::Corruption("{}: sa_sample_rate {} (expected {})", where, *rate, kFmSampleRate);
   }
   const size_t rows = cols.node_id.size();
-  if (cols.block_id.size() != rows || cols.words.size() != rows || cols.prefix_rank.size() != rows ||
-      cols.bit_len.size() != rows) {
+  if (cols.block_id.size() != rows || cols.prefix_rank.size() != rows || cols.bit_len.size() != rows ||
+      (!cols.words.empty() && cols.words.size() != rows)) {
     return Status::Corruption("{}: columns of different lengths", where);
   }
   if (wavelet_rows > rows || sa_blocks != rows - wavelet_rows) {
     return Status::Corruption("{}: {} rows, but total_wavelet_rows {} + num_sa_blocks {}", where, rows, wavelet_rows, sa_blocks);
   }
-  if (num_nodes > wavelet_rows || (num_nodes == 0) != (p.bwt_len_ == 0) || (p.bwt_len_ == 0 && wavelet_rows != 0)) {
-    return Status::Corruption("{}: {} wavelet nodes in {} rows for a BWT of {} bytes", where, num_nodes, wavelet_rows, p.bwt_len_);
+  if (num_nodes > wavelet_rows || (num_nodes == 0) != (p.bwt_len == 0) || (p.bwt_len == 0 && wavelet_rows != 0)) {
+    return Status::Corruption("{}: {} wavelet nodes in {} rows for a BWT of {} bytes", where, num_nodes, wavelet_rows, p.bwt_len);
   }
-  // Wavelet rows: grouped by node id ascending, blocks 0, 1, ... of kFmBlockWords words.
-  p.nodes_.resize(num_nodes);
+  if (p.sa_len != (p.bwt_len + kFmSampleRate - 1) / kFmSampleRate || sa_blocks != (p.sa_len + kFmBlockWords - 1) / kFmBlockWords) {
+    return Status::Corruption("{}: {} suffix-array samples in {} blocks for a BWT of {} bytes", where, p.sa_len, sa_blocks,
+                              p.bwt_len);
+  }
+  LANCE_ASSIGN_OR_RAISE(p.c_table, U64List(meta, "c_table", where));
+  if (p.c_table.size() != 257 || p.c_table[0] != 0 || p.c_table[256] != p.bwt_len ||
+      !std::is_sorted(p.c_table.begin(), p.c_table.end())) {
+    return Status::Corruption("{}: c_table is not 257 ascending counts from 0 to {}", where, p.bwt_len);
+  }
+  // Wavelet rows: grouped by node id ascending, blocks 0, 1, ... of kFmBlockWords words each
+  // (the last may be shorter); a node without bits keeps one empty row.
+  constexpr uint64_t kBlockBits = kFmBlockWords * 64;
+  p.nodes.resize(num_nodes);
+  p.prefix_rank.assign(cols.prefix_rank.begin(), cols.prefix_rank.begin() + static_cast<std::ptrdiff_t>(wavelet_rows));
   size_t r = 0;
   for (uint64_t id = 0; id < num_nodes; ++id) {
-    BitVector& node = p.nodes_[id];
+    Node& node = p.nodes[id];
     if (r >= wavelet_rows || cols.node_id[r] != id) {
       return Status::Corruption("{}: wavelet row {} is not node {}'s first block", where, r, id);
     }
     node.len = cols.bit_len[r];
-    uint64_t ones = 0;
+    node.first_row = r;
+    if (node.len > p.bwt_len) return Status::Corruption("{}: node {} holds {} bits for a BWT of {}", where, id, node.len, p.bwt_len);
     for (uint32_t b = 0; r < wavelet_rows && cols.node_id[r] == id; ++b, ++r) {
-      if (cols.block_id[r] != b || cols.bit_len[r] != node.len || cols.prefix_rank[r] != ones) {
+      const uint64_t pr = cols.prefix_rank[r];
+      if (cols.block_id[r] != b || cols.bit_len[r] != node.len || (b == 0 ? pr != 0 : pr < cols.prefix_rank[r - 1]) ||
+          pr > uint64_t{b} * kBlockBits || (b > 0 && pr - cols.prefix_rank[r - 1] > kBlockBits)) {
         return Status::Corruption("{}: wavelet row {} (node {}, block {}, prefix_rank {}, bit_len {}) breaks the sequence",
-                                  where, r, id, cols.block_id[r], cols.prefix_rank[r], cols.bit_len[r]);
+                                  where, r, id, cols.block_id[r], pr, cols.bit_len[r]);
       }
-      LANCE_ASSIGN_OR_RAISE(auto words, WordsOf(cols.words[r], where, r));
-      if (words.size() > kFmBlockWords) return Status::Corruption("{}: row {} holds {} words", where, r, words.size());
-      for (uint64_t w : words) ones += static_cast<uint64_t>(std::popcount(w));
-      node.words.insert(node.words.end(), words.begin(), words.end());
     }
-    if (node.words.size() != (node.len + 63) / 64 || node.len > p.bwt_len_) {
-      return Status::Corruption("{}: node {} holds {} words for {} bits", where, id, node.words.size(), node.len);
-    }
-    node.BuildRanks();
+    node.blocks = r - node.first_row;
+    const size_t want = node.len == 0 ? 1 : static_cast<size_t>((node.len + kBlockBits - 1) / kBlockBits);
+    if (node.blocks != want) return Status::Corruption("{}: node {} has {} blocks for {} bits", where, id, node.blocks, node.len);
   }
   if (r != wavelet_rows) return Status::Corruption("{}: wavelet row {} names node {} of {}", where, r, cols.node_id[r], num_nodes);
+  p.sa_first_row = wavelet_rows;
   for (size_t i = wavelet_rows; i < rows; ++i) {
     if (cols.node_id[i] != kFmSaNodeId || cols.block_id[i] != i - wavelet_rows) {
       return Status::Corruption("{}: row {} is not suffix-array block {}", where, i, i - wavelet_rows);
     }
-    LANCE_ASSIGN_OR_RAISE(auto words, WordsOf(cols.words[i], where, i));
-    p.sa_samples_.insert(p.sa_samples_.end(), words.begin(), words.end());
-  }
-  if (p.sa_samples_.size() < sa_len) return Status::Corruption("{}: {} suffix-array samples, expected {}", where, p.sa_samples_.size(), sa_len);
-  p.sa_samples_.resize(sa_len);
-  if (sa_len != (p.bwt_len_ + kFmSampleRate - 1) / kFmSampleRate) {
-    return Status::Corruption("{}: {} suffix-array samples for a BWT of {} bytes", where, sa_len, p.bwt_len_);
-  }
-  for (uint64_t s : p.sa_samples_) {
-    if (s >= p.bwt_len_) return Status::Corruption("{}: suffix-array sample {} beyond the text ({})", where, s, p.bwt_len_);
-  }
-
-  LANCE_ASSIGN_OR_RAISE(p.c_table_, U64List(meta, "c_table", where));
-  if (p.c_table_.size() != 257 || p.c_table_[0] != 0 || p.c_table_[256] != p.bwt_len_ ||
-      !std::is_sorted(p.c_table_.begin(), p.c_table_.end())) {
-    return Status::Corruption("{}: c_table is not 257 ascending counts from 0 to {}", where, p.bwt_len_);
   }
   // Tree topology: children of node i are later nodes (preorder), so a walk from the root ends.
   {
@@ -475,9 +392,9 @@ Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Colu
     Cursor c(b, where, "tree_topology");
     LANCE_ASSIGN_OR_RAISE(const uint32_t count, c.Get<uint32_t>());
     if (count != num_nodes) return Status::Corruption("{}: tree_topology has {} nodes, num_bwt_nodes {}", where, count, num_nodes);
-    p.children_.resize(count);
+    p.children.resize(count);
     for (uint32_t i = 0; i < count; ++i) {
-      for (Child* ch : {&p.children_[i].first, &p.children_[i].second}) {
+      for (FmPartition::Child* ch : {&p.children[i].first, &p.children[i].second}) {
         LANCE_ASSIGN_OR_RAISE(const uint8_t tag, c.Get<uint8_t>());
         LANCE_ASSIGN_OR_RAISE(ch->value, c.Get<uint32_t>());
         ch->leaf = tag != 0;
@@ -487,28 +404,35 @@ Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Colu
       }
     }
     if (!c.done()) return Status::Corruption("{}: tree_topology has trailing bytes", where);
+    // Each node holds one bit per text byte below it: its zeros are its left subtree's bytes,
+    // its ones its right subtree's (leaves count by the C table), its last prefix rank at most
+    // its ones.
+    auto count_of = [&](const FmPartition::Child& ch) {
+      return ch.leaf ? p.c_table[ch.value + 1] - p.c_table[ch.value] : p.nodes[ch.value].len;
+    };
     for (uint32_t i = 0; i < count; ++i) {
-      const BitVector& node = p.nodes_[i];
-      const uint64_t ones = node.Rank1(node.len);
-      const auto& [l, rr] = p.children_[i];
-      if ((!l.leaf && p.nodes_[l.value].len != node.len - ones) || (!rr.leaf && p.nodes_[rr.value].len != ones)) {
-        return Status::Corruption("{}: node {}'s children do not hold its {} zero / {} one bits", where, i, node.len - ones, ones);
+      Node& node = p.nodes[i];
+      const uint64_t zeros = count_of(p.children[i].first), ones = count_of(p.children[i].second);
+      if (zeros + ones != node.len || p.prefix_rank[node.first_row + node.blocks - 1] > ones) {
+        return Status::Corruption("{}: node {} holds {} bits, its children {} zero / {} one bits", where, i, node.len, zeros, ones);
       }
+      node.ones = ones;
     }
-    if (count > 0 && p.nodes_[0].len != p.bwt_len_) {
-      return Status::Corruption("{}: root node holds {} bits for a BWT of {}", where, p.nodes_[0].len, p.bwt_len_);
+    if (count > 0 && p.nodes[0].len != p.bwt_len) {
+      return Status::Corruption("{}: root node holds {} bits for a BWT of {}", where, p.nodes[0].len, p.bwt_len);
     }
   }
-  // Huffman codes: each path is the walk from the root along the code's bits to its leaf.
+  // Huffman codes: each path is the walk from the root along the code's bits to its leaf, and
+  // a byte of the text has one.
   {
     LANCE_ASSIGN_OR_RAISE(std::string b, Unhex(meta, "huffman_codes", where));
     Cursor c(b, where, "huffman_codes");
     for (int v = 0; v < 256; ++v) {
-      Code& code = p.codes_[v];
+      FmPartition::Code& code = p.codes[v];
       LANCE_ASSIGN_OR_RAISE(code.bits, c.Get<uint32_t>());
       LANCE_ASSIGN_OR_RAISE(code.length, c.Get<uint8_t>());
       LANCE_ASSIGN_OR_RAISE(const uint16_t plen, c.Get<uint16_t>());
-      if (plen != code.length || code.length > 32) {
+      if (plen != code.length || code.length > 32 || (code.length > 0 && num_nodes == 0)) {
         return Status::Corruption("{}: huffman code of byte {} has length {} and a path of {}", where, v, code.length, plen);
       }
       code.path.resize(plen);
@@ -519,7 +443,7 @@ Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Colu
       for (size_t level = 0; level < code.path.size(); ++level) {
         if (code.path[level] != at) return Status::Corruption("{}: huffman path of byte {} leaves the tree", where, v);
         const bool one = (code.bits >> (code.length - 1 - level)) & 1u;
-        const Child& ch = one ? p.children_[at].second : p.children_[at].first;
+        const FmPartition::Child& ch = one ? p.children[at].second : p.children[at].first;
         if (level + 1 == code.path.size()) {
           if (!ch.leaf || ch.value != static_cast<uint32_t>(v)) {
             return Status::Corruption("{}: huffman code of byte {} does not end at its leaf", where, v);
@@ -529,23 +453,203 @@ Result<FmPartition> FmPartition::Decode(const KeyValueMetadata& meta, const Colu
           at = ch.value;
         }
       }
-      const uint64_t have = p.c_table_[v + 1] - p.c_table_[v];
-      if ((code.length == 0 ? 0 : p.Rank(static_cast<uint8_t>(v), p.bwt_len_)) != have) {
-        return Status::Corruption("{}: byte {} occurs {} times in the wavelet tree, {} by the c_table", where, v,
-                                  code.length == 0 ? 0 : p.Rank(static_cast<uint8_t>(v), p.bwt_len_), have);
+      if (code.length == 0 && p.c_table[v + 1] != p.c_table[v]) {
+        return Status::Corruption("{}: byte {} occurs {} times by the c_table but has no huffman code", where, v,
+                                  p.c_table[v + 1] - p.c_table[v]);
       }
     }
     if (!c.done()) return Status::Corruption("{}: huffman_codes has trailing bytes", where);
   }
-  LANCE_ASSIGN_OR_RAISE(p.row_ids_, U64List(meta, "row_ids", where));
-  LANCE_ASSIGN_OR_RAISE(p.doc_starts_, U64List(meta, "doc_start_positions", where));
-  if (p.row_ids_.size() != p.doc_starts_.size() || (!p.doc_starts_.empty() && p.doc_starts_[0] != 0) ||
-      !std::is_sorted(p.doc_starts_.begin(), p.doc_starts_.end()) ||
-      (!p.doc_starts_.empty() && p.doc_starts_.back() >= p.bwt_len_) || (p.bwt_len_ > 0 && p.row_ids_.empty())) {
+  LANCE_ASSIGN_OR_RAISE(p.row_ids, U64List(meta, "row_ids", where));
+  LANCE_ASSIGN_OR_RAISE(p.doc_starts, U64List(meta, "doc_start_positions", where));
+  if (p.row_ids.size() != p.doc_starts.size() || (!p.doc_starts.empty() && p.doc_starts[0] != 0) ||
+      !std::is_sorted(p.doc_starts.begin(), p.doc_starts.end()) ||
+      (!p.doc_starts.empty() && p.doc_starts.back() >= p.bwt_len) || (p.bwt_len > 0 && p.row_ids.empty())) {
     return Status::Corruption("{}: {} row ids and {} document offsets do not map a text of {} bytes", where,
-                              p.row_ids_.size(), p.doc_starts_.size(), p.bwt_len_);
+                              p.row_ids.size(), p.doc_starts.size(), p.bwt_len);
   }
   return p;
+}
+
+Result<FmBlock> DecodeFmBlock(const FmPartitionMeta& m, size_t row, std::string_view bytes, const std::string& where) {
+  if (row >= m.num_rows()) return Status::Corruption("{}: row {} of {}", where, row, m.num_rows());
+  FmBlock out;
+  LANCE_ASSIGN_OR_RAISE(out.words, WordsOf(bytes, where, row));
+  if (row >= m.sa_first_row) {
+    const uint64_t first = static_cast<uint64_t>(row - m.sa_first_row) * kFmBlockWords;
+    const uint64_t want = std::min<uint64_t>(kFmBlockWords, m.sa_len - first);
+    if (out.words.size() != want) {
+      return Status::Corruption("{}: suffix-array row {} holds {} samples (expected {})", where, row, out.words.size(), want);
+    }
+    for (uint64_t s : out.words) {
+      if (s >= m.bwt_len) return Status::Corruption("{}: suffix-array sample {} beyond the text ({})", where, s, m.bwt_len);
+    }
+    return out;
+  }
+  // The node whose block this is (nodes are in row order).
+  const auto it = std::upper_bound(m.nodes.begin(), m.nodes.end(), row,
+                                   [](size_t r, const FmPartitionMeta::Node& n) { return r < n.first_row; });
+  const FmPartitionMeta::Node& node = *(it - 1);
+  const size_t b = row - node.first_row;
+  const uint64_t node_words = (node.len + 63) / 64;
+  const uint64_t want = std::min<uint64_t>(kFmBlockWords, node_words - std::min<uint64_t>(node_words, b * kFmBlockWords));
+  if (out.words.size() != want) {
+    return Status::Corruption("{}: row {} (block {}) holds {} words for {} bits (expected {})", where, row, b,
+                              out.words.size(), node.len, want);
+  }
+  uint64_t cum = 0;
+  for (size_t i = 0; i < out.words.size(); ++i) {
+    if (i % 8 == 0) out.ranks.push_back(cum);
+    cum += static_cast<uint64_t>(std::popcount(out.words[i]));
+  }
+  out.ranks.push_back(cum);
+  const uint64_t end = b + 1 < node.blocks ? m.prefix_rank[row + 1] : node.ones;
+  if (m.prefix_rank[row] + cum != end) {
+    return Status::Corruption("{}: row {} holds {} one bits after prefix_rank {}, the next block starts at {}", where, row,
+                              cum, m.prefix_rank[row], end);
+  }
+  return out;
+}
+
+namespace {
+
+// One search's view of a partition: blocks fetched on first touch and held until it ends.
+class FmWalker {
+ public:
+  FmWalker(const FmPartitionMeta& m, const FmBlockSource& source, const std::string& where)
+      : m_(m), source_(source), where_(where), held_(m.num_rows()) {}
+
+  // Rank of 1 bits in node `id` before `pos` (pos <= the node's length).
+  Result<uint64_t> Rank1(uint32_t id, uint64_t pos) {
+    const FmPartitionMeta::Node& node = m_.nodes[id];
+    if (pos > node.len) return Status::Corruption("{}: rank {} beyond node {}'s {} bits", where_, pos, id, node.len);
+    if (pos == 0) return uint64_t{0};
+    constexpr uint64_t kBlockBits = kFmBlockWords * 64;
+    const uint64_t b = (pos - 1) / kBlockBits;
+    const uint64_t lp = pos - b * kBlockBits;
+    LANCE_ASSIGN_OR_RAISE(const FmBlock* blk, Block(node.first_row + b));
+    const uint64_t wi = lp >> 6, sb = wi >> 3;
+    uint64_t count = blk->ranks[sb];
+    for (uint64_t i = sb << 3; i < wi; ++i) count += static_cast<uint64_t>(std::popcount(blk->words[i]));
+    if ((lp & 63) != 0) count += static_cast<uint64_t>(std::popcount(blk->words[wi] & ((uint64_t{1} << (lp & 63)) - 1)));
+    return m_.prefix_rank[node.first_row + b] + count;
+  }
+
+  Result<bool> Bit(uint32_t id, uint64_t pos) {
+    const FmPartitionMeta::Node& node = m_.nodes[id];
+    if (pos >= node.len) return Status::Corruption("{}: bit {} beyond node {}'s {} bits", where_, pos, id, node.len);
+    constexpr uint64_t kBlockBits = kFmBlockWords * 64;
+    const uint64_t b = pos / kBlockBits, lp = pos - b * kBlockBits;
+    LANCE_ASSIGN_OR_RAISE(const FmBlock* blk, Block(node.first_row + b));
+    return ((blk->words[lp >> 6] >> (lp & 63)) & 1) != 0;
+  }
+
+  // Occurrences of byte c in the BWT before pos.
+  Result<uint64_t> Rank(uint8_t c, uint64_t pos) {
+    const FmPartition::Code& code = m_.codes[c];
+    if (code.length == 0) return uint64_t{0};
+    for (size_t level = 0; level < code.path.size(); ++level) {
+      LANCE_ASSIGN_OR_RAISE(const uint64_t ones, Rank1(code.path[level], pos));
+      if (ones > pos) return Status::Corruption("{}: rank {} of {} positions in node {}", where_, ones, pos, code.path[level]);
+      pos = (code.bits >> (code.length - 1 - level)) & 1u ? ones : pos - ones;
+    }
+    if (pos > m_.c_table[c + 1u] - m_.c_table[c]) return Status::Corruption("{}: byte {} ranked {} past its count", where_, c, pos);
+    return pos;
+  }
+
+  // The LF step: the BWT position of the text byte before the one at BWT position pos.
+  Result<uint64_t> Lf(uint64_t pos) {
+    uint32_t id = 0;
+    for (;;) {
+      LANCE_ASSIGN_OR_RAISE(const bool bit, Bit(id, pos));
+      LANCE_ASSIGN_OR_RAISE(const uint64_t ones, Rank1(id, pos));
+      if (ones > pos) return Status::Corruption("{}: rank {} of {} positions in node {}", where_, ones, pos, id);
+      pos = bit ? ones : pos - ones;
+      const FmPartition::Child& next = bit ? m_.children[id].second : m_.children[id].first;
+      if (next.leaf) {
+        const uint8_t c = static_cast<uint8_t>(next.value);
+        if (pos >= m_.c_table[c + 1u] - m_.c_table[c]) return Status::Corruption("{}: byte {} ranked {} past its count", where_, c, pos);
+        return m_.c_table[c] + pos;
+      }
+      id = next.value;
+    }
+  }
+
+  Result<uint64_t> Locate(uint64_t pos) {
+    const uint64_t n = m_.bwt_len;
+    for (uint64_t steps = 0; steps < n; ++steps) {
+      if (pos % kFmSampleRate == 0) {
+        const uint64_t s = pos / kFmSampleRate;
+        LANCE_ASSIGN_OR_RAISE(const FmBlock* blk, Block(m_.sa_first_row + s / kFmBlockWords));
+        return (blk->words[s % kFmBlockWords] + steps) % n;
+      }
+      LANCE_ASSIGN_OR_RAISE(pos, Lf(pos));
+    }
+    return Status::Corruption("{}: locating a suffix never reached a sampled position", where_);
+  }
+
+ private:
+  Result<const FmBlock*> Block(size_t row) {
+    if (!held_[row]) {
+      LANCE_ASSIGN_OR_RAISE(held_[row], source_(row));
+      if (!held_[row]) return Status::Corruption("{}: no block for row {}", where_, row);
+    }
+    return held_[row].get();
+  }
+
+  const FmPartitionMeta& m_;
+  const FmBlockSource& source_;
+  const std::string& where_;
+  std::vector<std::shared_ptr<const FmBlock>> held_;
+};
+
+}  // namespace
+
+Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& m, const FmBlockSource& blocks, std::string_view needle,
+                                       const std::string& where) {
+  std::vector<uint64_t> out;
+  if (needle.empty() || m.bwt_len == 0) return out;
+  FmWalker w(m, blocks, where);
+  uint64_t lo = 0, hi = m.bwt_len;
+  for (size_t i = needle.size(); i-- > 0;) {
+    const auto c = static_cast<uint8_t>(needle[i]);
+    if (lo == 0 && hi == m.bwt_len) {  // the first step needs no block: Rank(c, n) is c's count
+      lo = m.c_table[c];
+      hi = m.c_table[c + 1u];
+    } else {
+      LANCE_ASSIGN_OR_RAISE(const uint64_t rl, w.Rank(c, lo));
+      LANCE_ASSIGN_OR_RAISE(const uint64_t rh, w.Rank(c, hi));
+      lo = m.c_table[c] + rl;
+      hi = m.c_table[c] + rh;
+    }
+    if (lo >= hi) return out;
+  }
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t i = lo; i < hi; ++i) {
+    LANCE_ASSIGN_OR_RAISE(const uint64_t tp, w.Locate(i));
+    const auto it = std::upper_bound(m.doc_starts.begin(), m.doc_starts.end(), tp);
+    if (it == m.doc_starts.begin()) return Status::Corruption("{}: text position {} before the first document", where, tp);
+    const uint64_t row = m.row_ids[static_cast<size_t>(it - m.doc_starts.begin() - 1)];
+    if (seen.insert(row).second) out.push_back(row);
+  }
+  return out;
+}
+
+Result<FmLoadedPartition> FmLoadedPartition::Decode(const KeyValueMetadata& meta, const FmPartition::Columns& cols,
+                                                    const std::string& where) {
+  FmLoadedPartition p;
+  LANCE_ASSIGN_OR_RAISE(p.meta, FmPartitionMeta::Decode(meta, cols, where));
+  if (cols.words.size() != p.meta.num_rows()) return Status::Corruption("{}: {} rows of words, {} rows", where, cols.words.size(), p.meta.num_rows());
+  for (size_t r = 0; r < cols.words.size(); ++r) {
+    LANCE_ASSIGN_OR_RAISE(FmBlock b, DecodeFmBlock(p.meta, r, cols.words[r], where));
+    p.blocks.push_back(std::make_shared<const FmBlock>(std::move(b)));
+  }
+  return p;
+}
+
+Result<std::vector<uint64_t>> FmLoadedPartition::Search(std::string_view needle, const std::string& where) const {
+  const FmBlockSource source = [this](size_t row) -> Result<std::shared_ptr<const FmBlock>> { return blocks.at(row); };
+  return FmSearch(meta, source, needle, where);
 }
 
 }  // namespace lance::index::fm

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <set>
 
 #define LLVMFuzzerTestOneInput FmFilesFuzzOne
 #include "index/fm/fm_files_fuzz.cc"
 #undef LLVMFuzzerTestOneInput
 #include "lance/columnar/builder.h"
+#include "lance/core/thread_pool.h"
 #include "lance/index/fm/fm_index.h"
 #include "lance/io/memory_object_store.h"
 #include "table_fixtures/fuzz_seed_test_util.h"
@@ -64,7 +66,7 @@ TEST(FmPartition, SearchEqualsBruteForce) {
     uint64_t wr = 0, sb = 0;
     const auto cols = p.ToColumns(&wr, &sb);
     const KeyValueMetadata meta(p.Metadata(wr, sb));
-    auto back = FmPartition::Decode(meta, cols, "round trip");
+    auto back = FmLoadedPartition::Decode(meta, cols, "round trip");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     for (int q = 0; q < 40; ++q) {
       std::string needle = RandomText(rng, 1 + rng() % 5, 2 + round % 5);
@@ -79,12 +81,10 @@ TEST(FmPartition, SearchEqualsBruteForce) {
         if (!sn.empty() && docs[i].second.find(sn) != std::string::npos) want.push_back(docs[i].first);
       }
       std::sort(want.begin(), want.end());
-      for (const FmPartition* part : {&p, static_cast<const FmPartition*>(&*back)}) {
-        auto got = part->Search(sn);
-        ASSERT_TRUE(got.ok());
-        std::sort(got->begin(), got->end());
-        EXPECT_EQ(*got, want) << "round " << round << " needle '" << needle << "'";
-      }
+      auto got = back->Search(sn);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      std::sort(got->begin(), got->end());
+      EXPECT_EQ(*got, want) << "round " << round << " needle '" << needle << "'";
     }
   }
 }
@@ -99,13 +99,36 @@ TEST(FmPartition, BlocksSpanSeveralRows) {
   const auto cols = p.ToColumns(&wr, &sb);
   EXPECT_GT(wr, p.num_nodes());
   EXPECT_EQ(sb, 5u);  // 601k bytes / 32 samples, 4096 per block
-  auto back = FmPartition::Decode(KeyValueMetadata(p.Metadata(wr, sb)), cols, "blocks");
+  auto back = FmLoadedPartition::Decode(KeyValueMetadata(p.Metadata(wr, sb)), cols, "blocks");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   const std::string needle = docs[1234].second.substr(50, 30);
   auto got = back->Search(needle);
   ASSERT_TRUE(got.ok());
   EXPECT_NE(std::find(got->begin(), got->end(), 1234u), got->end());
   for (uint64_t r : *got) EXPECT_NE(docs[r].second.find(needle), std::string::npos);
+  // A search reads only the blocks it touches: a needle that matches nothing needs wavelet
+  // blocks of its bytes' nodes and no suffix-array block; the first byte needs none.
+  std::set<size_t> asked;
+  const FmBlockSource counting = [&](size_t row) -> Result<std::shared_ptr<const FmBlock>> {
+    asked.insert(row);
+    return back->blocks.at(row);
+  };
+  auto none = FmSearch(back->meta, counting, std::string(40, 'a'));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(asked.empty());
+  for (size_t r : asked) EXPECT_LT(r, back->meta.sa_first_row);
+  asked.clear();
+  // "da": the range of 'a' comes from the C table, 'd' has no code: nothing is read.
+  auto absent = FmSearch(back->meta, counting, "da");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_TRUE(absent->empty());
+  EXPECT_TRUE(asked.empty());
+
+  // A one-byte needle: its range from the C table, every document located.
+  auto one = FmSearch(back->meta, counting, "a");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->size(), docs.size());
 }
 
 TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
@@ -127,11 +150,27 @@ TEST(FmIndex, TrainOpenSearchWithNullsAndPartitions) {
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
   ASSERT_EQ(trained->files.size(), 3u);  // 21428 non-null values, 10000 per partition
   EXPECT_EQ(trained->files[2].path, "part_2_fm.lance");
+  store->ResetStats();
   auto index = OpenFmIndex(store);
   ASSERT_TRUE(index.ok()) << index.status().ToString();
-  auto r = (*index)->Search(scalar::TextQuery{"row 2000"});
-  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(store->stats().files_opened, 0);  // opening lists the partitions, nothing more
+  auto pool = ThreadPool::Make(2);
+  ASSERT_TRUE(pool.ok());
+  scalar::SearchOptions on_pool;
+  on_pool.pool = pool->get();
+  auto r = (*index)->Search(scalar::TextQuery{"row 2000"}, on_pool);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->rows, RowSet::Of({2000, 20000, 20001, 20003, 20004, 20005, 20006, 20007, 20008}));
+  // Warm: the same query again loads nothing (metadata and blocks come from the cache).
+  const auto cold = store->stats();
+  EXPECT_EQ(cold.files_opened, 3);
+  EXPECT_GT(cold.pages_loaded, 3);
+  auto again = (*index)->Search(scalar::TextQuery{"row 2000"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->rows, r->rows);
+  EXPECT_EQ(store->stats().pages_loaded, cold.pages_loaded);
+  EXPECT_EQ(store->stats().read_requests, cold.read_requests);
+  EXPECT_GT(store->stats().cache_hits, cold.cache_hits);
   r = (*index)->Search(scalar::TextQuery{"0 x"});  // a space matches the stored \0
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->rows.Contains(20));  // "row 20\0x"
@@ -171,7 +210,9 @@ TEST(FmIndex, DamagedFilesAreCorruptionNeverACrash) {
       auto store = IndexStore::Make(mem, "idx");
       ASSERT_TRUE(mem->Put(store->PathOf(FmPartitionFile(0)), seed).ok());
       auto index = OpenFmIndex(store);
-      ASSERT_TRUE(index.ok()) << index.status().ToString();  // the seeds are sound files
+      ASSERT_TRUE(index.ok()) << index.status().ToString();
+      auto r = (*index)->Search(scalar::TextQuery{"a"});
+      ASSERT_TRUE(r.ok()) << r.status().ToString();  // the seeds are sound files
     }
     lance::test::FeedDamaged(seed, 0, 60, 300, Feed);
   }

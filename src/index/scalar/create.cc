@@ -110,7 +110,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
       trained = TrainInverted(*store, data, options.fts);
       break;
     case ScalarIndexType::kFm:
-      trained = fm::TrainFmIndex(*store, data);
+      trained = fm::TrainFmIndex(*store, data, options.pool);
       break;
   }
   if (!trained.ok()) {

@@ -398,7 +398,7 @@ std::optional<IndexedConjunct> ScalarIndexCatalog::MatchConjunct(const expr::Nod
   return out;
 }
 
-Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunct) const {
+Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunct, ThreadPool* pool) const {
   ConjunctAnswer out;
   bool first = true;
   for (const IndexedLeaf& leaf : conjunct.leaves) {
@@ -417,6 +417,7 @@ Result<ConjunctAnswer> ScalarIndexCatalog::Answer(const IndexedConjunct& conjunc
     LANCE_ASSIGN_OR_RAISE(std::shared_ptr<ScalarIndex> index, impl_->Open(leaf.index_slot));
     SearchOptions so;
     so.fragments = out.covered;
+    so.pool = pool;
     LANCE_ASSIGN_OR_RAISE(SearchResult r, index->Search(leaf.query, so));
     const auto* tq = std::get_if<TextQuery>(&leaf.query);
     out.exact = out.exact && r.exact && !(tq && tq->recheck);
@@ -505,11 +506,11 @@ Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t 
   return out;
 }
 
-Result<ConjunctAnswer> ScalarIndexCatalog::AnswerAll(const IndexPlan& plan) const {
+Result<ConjunctAnswer> ScalarIndexCatalog::AnswerAll(const IndexPlan& plan, ThreadPool* pool) const {
   ConjunctAnswer out;
   bool first = true;
   for (const IndexedConjunct& c : plan.lookups) {
-    LANCE_ASSIGN_OR_RAISE(ConjunctAnswer a, Answer(c));
+    LANCE_ASSIGN_OR_RAISE(ConjunctAnswer a, Answer(c, pool));
     out.exact = out.exact && a.exact;
     if (first) {
       out = std::move(a);

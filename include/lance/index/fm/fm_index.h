@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@
 #include "lance/index/index_store.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/table/manifest.h"
+
+namespace lance {
+class ThreadPool;
+}  // namespace lance
 
 namespace lance::index::fm {
 
@@ -55,8 +60,9 @@ std::string SanitizeFm(std::string_view bytes);
 // 0 and occurs nowhere else (the FM text's terminator).
 std::vector<int64_t> FmSuffixArray(std::string_view text);
 
-// One partition in memory: the wavelet tree's bit vectors with rank samples, the C table,
-// the SA samples and the document map.
+// One partition as it is built: the wavelet tree's bit vectors, the C table, the SA samples
+// and the document map, and their file columns and metadata (WriteFmPartition). Reading goes
+// through FmPartitionMeta and FmBlock below.
 class FmPartition {
  public:
   struct Code {
@@ -70,23 +76,13 @@ class FmPartition {
   };
   struct BitVector {
     std::vector<uint64_t> words;
-    std::vector<uint64_t> ranks;  // ones before each 8-word superblock, plus the total
     uint64_t len = 0;
-    void BuildRanks();
-    uint64_t Rank1(uint64_t pos) const;
-    bool Get(uint64_t pos) const { return (words[pos >> 6] >> (pos & 63)) & 1; }
   };
 
   // Builds a partition over `docs` (row address, already sanitized bytes), in that order.
   static FmPartition Build(const std::vector<std::pair<uint64_t, std::string>>& docs);
 
-  // The row addresses of the documents containing `needle` (already sanitized), each once, in
-  // suffix order; an empty needle matches nothing (as lance 12). Errors: Corruption (a locate
-  // walk that never reaches a sample: a damaged file), naming `where`.
-  Result<std::vector<uint64_t>> Search(std::string_view needle, const std::string& where = "fm") const;
-
-  // The file's columns and metadata (WriteFmPartition) and back (Decode checks every count,
-  // code and offset: a damaged file is Corruption, never a crash or an endless locate walk).
+  // The file's columns and metadata.
   struct Columns {
     std::vector<uint32_t> node_id, block_id;
     std::vector<std::string> words;
@@ -94,17 +90,12 @@ class FmPartition {
   };
   Columns ToColumns(uint64_t* wavelet_rows, uint64_t* sa_blocks) const;
   std::vector<std::pair<std::string, std::string>> Metadata(uint64_t wavelet_rows, uint64_t sa_blocks) const;
-  static Result<FmPartition> Decode(const KeyValueMetadata& meta, const Columns& cols, const std::string& where);
 
   const std::vector<uint64_t>& row_ids() const { return row_ids_; }
   uint64_t bwt_len() const { return bwt_len_; }
   size_t num_nodes() const { return nodes_.size(); }
 
  private:
-  uint64_t Rank(uint8_t c, uint64_t pos) const;
-  uint8_t Access(uint64_t pos, uint64_t* rank) const;
-  bool Locate(uint64_t pos, uint64_t* text_pos) const;
-
   std::vector<BitVector> nodes_;
   std::array<Code, 256> codes_{};
   std::vector<std::pair<Child, Child>> children_;
@@ -115,22 +106,87 @@ class FmPartition {
   uint64_t bwt_len_ = 0;
 };
 
+// What a search of a partition needs before it touches a block: the schema metadata (C table,
+// codes, topology, documents) and the small columns (node_id, block_id, prefix_rank, bit_len),
+// all checked against each other -- every node's bit count and one count equal what the C
+// table and the tree say, block ids run 0, 1, ..., prefix ranks ascend within a block's reach
+// -- so a damaged file is Corruption before any block is read.
+struct FmPartitionMeta {
+  struct Node {
+    uint64_t len = 0;   // bits
+    uint64_t ones = 0;  // one bits (from the C table and the tree)
+    size_t first_row = 0;
+    size_t blocks = 0;
+  };
+  uint64_t bwt_len = 0;
+  std::vector<uint64_t> c_table;  // 257 entries
+  std::array<FmPartition::Code, 256> codes{};
+  std::vector<std::pair<FmPartition::Child, FmPartition::Child>> children;
+  std::vector<Node> nodes;
+  std::vector<uint64_t> prefix_rank;  // per wavelet row
+  size_t sa_first_row = 0;
+  uint64_t sa_len = 0;
+  std::vector<uint64_t> row_ids, doc_starts;
+  int words_column = -1;  // in the file (set by the reader)
+
+  size_t num_rows() const { return sa_first_row + static_cast<size_t>((sa_len + kFmBlockWords - 1) / kFmBlockWords); }
+  int64_t MemoryBytes() const;
+  // `cols.words` is not read (it may be empty). Errors: Corruption naming `where`.
+  static Result<FmPartitionMeta> Decode(const KeyValueMetadata& meta, const FmPartition::Columns& cols,
+                                        const std::string& where);
+};
+
+// The words of one row of a partition file: a wavelet block (with rank samples every 8
+// words, relative to the block) or a block of SA samples.
+struct FmBlock {
+  std::vector<uint64_t> words;
+  std::vector<uint64_t> ranks;  // wavelet blocks: ones before each 8-word superblock, plus the total
+  int64_t MemoryBytes() const { return static_cast<int64_t>((words.size() + ranks.size()) * 8 + 64); }
+};
+// Decodes row `row`'s words and checks them against `meta` (word count, the block's ones
+// against the next prefix rank or the node's ones, SA samples inside the text).
+// Errors: Corruption naming `where`.
+Result<FmBlock> DecodeFmBlock(const FmPartitionMeta& meta, size_t row, std::string_view bytes, const std::string& where);
+
+// Where a search gets row `row`'s block (each row is asked for at most once per search).
+using FmBlockSource = std::function<Result<std::shared_ptr<const FmBlock>>(size_t row)>;
+
+// The row addresses of the documents containing `needle` (already sanitized), each once, in
+// suffix order; an empty needle matches nothing (as lance 12). Reads only the blocks the
+// backward search and the locate walks touch. Errors: Corruption (a rank outside its node, a
+// locate walk that never reaches a sample: a damaged file), naming `where`; the source's.
+Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& meta, const FmBlockSource& blocks, std::string_view needle,
+                                       const std::string& where = "fm");
+
+// A partition with every block decoded (tests; the fuzz target goes through OpenFmIndex).
+struct FmLoadedPartition {
+  FmPartitionMeta meta;
+  std::vector<std::shared_ptr<const FmBlock>> blocks;
+  static Result<FmLoadedPartition> Decode(const KeyValueMetadata& meta, const FmPartition::Columns& cols,
+                                          const std::string& where);
+  Result<std::vector<uint64_t>> Search(std::string_view needle, const std::string& where = "fm") const;
+};
+
 // The file name of partition `id`: "part_{id}_fm.lance".
 std::string FmPartitionFile(uint64_t id);
 
 // Writes partition `id` of `part` into `store`.
 Result<table::IndexFileInfo> WriteFmPartition(IndexStore& store, uint64_t id, const FmPartition& part);
-// Reads one partition file. Errors: Corruption naming the file, IOError.
-Result<FmPartition> ReadFmPartition(IndexStore& store, const std::string& file);
 
 // Trains an FM index on `data` (strings or binary; nulls are not indexed) as lance 12 does:
 // partitions of kFmPartitionDocs documents in the order handed over (an empty partition 0
 // when no value is non-null). Errors: InvalidArgument (another column type), IOError.
-Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::TrainingData& data);
+// Partitions build on `pool` (null: on the caller).
+Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::TrainingData& data,
+                                          ThreadPool* pool = nullptr);
 
-// Opens the segment in `store` (every part_N_fm.lance it lists, N ascending). The index
-// answers TextQuery (contains) exactly as lance 12: matches of the sanitized needle; null
-// rows are never returned and null_rows stays empty (lance 12's NOT contains keeps them).
+// Opens the segment in `store` (every part_N_fm.lance it lists, N ascending; only the listing
+// is read). The index answers TextQuery (contains) exactly as lance 12: matches of the
+// sanitized needle; null rows are never returned and null_rows stays empty (lance 12's NOT
+// contains keeps them). A search loads, through the store's IndexCache, each partition's
+// FmPartitionMeta and the blocks its backward search and locate walks touch -- nothing else
+// -- so a second query is answered from the cache; partitions are searched on
+// SearchOptions::pool.
 Result<std::shared_ptr<scalar::ScalarIndex>> OpenFmIndex(std::shared_ptr<IndexStore> store);
 
 }  // namespace lance::index::fm

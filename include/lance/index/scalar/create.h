@@ -41,6 +41,7 @@ struct CreateScalarIndexOptions {
   double bloom_probability = 0.00057;                 // BLOOMFILTER false-positive rate
   fts::TokenizerOptions fts = fts::TokenizerOptions::Defaults();  // kInverted: tokenizer, positions
   table::CommitOptions commit;
+  ThreadPool* pool = nullptr;  // where training fans out (FM partitions); null = the caller only
 };
 
 // The IndexInfo committed (and the version that holds it, in `version`).

@@ -95,7 +95,8 @@ class ScalarIndexCatalog {
   // `conjunct` as an indexed query, or nullopt when no index answers it (see above).
   std::optional<IndexedConjunct> MatchConjunct(const expr::Node& conjunct) const;
   // Errors: the index's (Corruption naming its file, IOError).
-  Result<ConjunctAnswer> Answer(const IndexedConjunct& conjunct) const;
+  // `pool`: where an index may fan its search out (the query's); null = on the caller.
+  Result<ConjunctAnswer> Answer(const IndexedConjunct& conjunct, ThreadPool* pool = nullptr) const;
 
   // MatchConjunct over every conjunct; single range conjuncts on one column (`a >= 1`,
   // `a < 5`) are merged into one lookup (`a >= 1 AND a < 5`), so a bounded range reads only
@@ -103,7 +104,7 @@ class ScalarIndexCatalog {
   IndexPlan PlanConjuncts(const std::vector<const expr::Node*>& conjuncts) const;
   // The rows where every lookup of `plan` is TRUE, for the fragments all of them cover.
   // Errors: as Answer.
-  Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan) const;
+  Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan, ThreadPool* pool = nullptr) const;
   // `plan` without the lookups that would return more than `max_rows` rows by their index's
   // estimate (EstimateRows; the pages a BTree lookup touches), keeping at least the one with
   // the smallest estimate: a conjunct as broad as `score > 50` is cheaper to filter over the

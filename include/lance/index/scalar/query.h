@@ -24,6 +24,10 @@
 #include "lance/index/row_set.h"
 #include "lance/index/scalar/value.h"
 
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
 namespace lance::index::scalar {
 
 struct RangeBound {
@@ -96,6 +100,8 @@ struct SearchOptions {
   // Only rows of these fragments are wanted (ascending); nullopt = every covered fragment.
   // Indexes that can skip work for other fragments do (zone maps); the rest filter.
   std::optional<std::vector<uint32_t>> fragments;
+  // Where an index may fan its work out (the query's pool); null = on the caller only.
+  ThreadPool* pool = nullptr;
 };
 
 }  // namespace lance::index::scalar
