@@ -403,12 +403,15 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     std::vector<uint32_t> firsts(parts, 0);
     for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
     ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
+      // The partition's codes gathered in node order: the graph's distances read them back
+      // to back instead of scattered over the whole table.
       const uint32_t* members = order.data() + firsts[p];
-      auto between = [&](uint32_t a, uint32_t c) {
-        return static_cast<float>(SqL2(codes.data() + size_t{members[a]} * dim,
-                                       codes.data() + size_t{members[c]} * dim, dim)) * scale;
-      };
-      graphs[p] = HnswBuild(lengths[p], between, hp, o.seed * 1000003 + static_cast<uint64_t>(p));
+      std::vector<uint8_t> local(size_t{lengths[p]} * dim);
+      for (uint32_t a = 0; a < lengths[p]; ++a) {
+        std::copy_n(codes.data() + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
+      }
+      graphs[p] = HnswBuildSq(local.data(), lengths[p], dim, scale, hp,
+                              o.seed * 1000003 + static_cast<uint64_t>(p));
     });
   }
 
