@@ -6,8 +6,15 @@
 // index is opened, the reference's through node, first call untimed) and recall@10 against
 // exact search, then the ratios (reference / ours; > 1: we are faster).
 //
+// Builds are timed in wall and CPU seconds (ours: the create-index process's CPU; lance 12: this
+// node process's CPU, its build threads included). With --hnswlib PEER (bench/peers/
+// hnswlib_peer.cc, built by bench/run_vector_index_bench.sh), hnswlib's HNSW over the whole
+// table (M --hnswlib-m, ef_construction --hnswlib-efc, ef --hnswlib-ef, 2 build threads) joins
+// the IVF_HNSW_SQ rows on the same vectors and queries.
+//
 //   node bench/vector_index_peer.mjs --lance BUILD/lance [--rows 100000] [--partitions 256]
 //        [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--ef E]
+//        [--hnswlib PEER] [--hnswlib-m 20] [--hnswlib-efc 300] [--hnswlib-ef 64]
 //        [--work /tmp/lance-vector-bench]
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,10 +29,17 @@ const lancedb = require('@lancedb/lancedb');
 const A = await import(path.join(here, '../tests/interop/node_modules/apache-arrow/Arrow.node.mjs'));
 
 const args = { rows: '100000', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench',
-  types: 'ivf_pq,ivf_flat,ivf_hnsw_sq', ef: '' };
+  types: 'ivf_pq,ivf_flat,ivf_hnsw_sq', ef: '', hnswlib: '', 'hnswlib-m': '20', 'hnswlib-efc': '300',
+  'hnswlib-ef': '64' };
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 const ROWS = Number(args.rows), DIM = 128, NQ = 100, K = 10, NPROBES = Number(args.nprobes);
 const log = (m) => console.error(`[vector-bench] ${m}`);
+// CPU seconds of this process (lance 12 runs in it) and of the children it waited for (ours).
+const selfCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const childCpu = () => {
+  const f = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100;  // cutime + cstime, in USER_HZ (100) ticks
+};
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 let seed = 12345;
@@ -66,6 +80,7 @@ async function refQuery(t, q, opts) {
 
 const gt = [];
 const results = [];
+let hnswlib = null;
 for (const type of args.types.split(',')) {
   const label = type.toUpperCase();
   const ref = await db.createTable(`ref_${type}`, table());
@@ -88,14 +103,18 @@ for (const type of args.types.split(',')) {
     : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: Number(args.partitions) })
       : lancedb.Index.ivfFlat({ numPartitions: Number(args.partitions) });
   let t0 = performance.now();
+  let c0 = selfCpu();
   await ref.createIndex('vector', { config: cfg });
   const refBuild = (performance.now() - t0) / 1000;
+  const refBuildCpu = selfCpu() - c0;
   const cli = ['create-index', path.join(args.work, `ours_${type}.lance`), 'vector', '--type', type,
     '--partitions', args.partitions];
   if (type === 'ivf_pq') cli.push('--sub-vectors', args['sub-vectors']);
   t0 = performance.now();
+  c0 = childCpu();
   execFileSync(args.lance, cli);
   const ourBuild = (performance.now() - t0) / 1000;
+  const ourBuildCpu = childCpu() - c0;
   const ef = type === 'ivf_hnsw_sq' && args.ef ? Number(args.ef) : 0;
   for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
     const refTimes = [];
@@ -117,13 +136,40 @@ for (const type of args.types.split(',')) {
     let ourRecall = 0;
     for (const row of mine) if (gt[row.query_index].has(row._rowid)) ourRecall += 1 / K;
     const timing = JSON.parse(run.stderr.toString().trim().split('\n').pop());
-    results.push({ index: label + (refine ? ` refine ${refine}` : '') + (ef ? ` ef ${ef}` : ''), refBuild, ourBuild, refP50: median(refTimes),
+    const rs = [...refTimes].sort((a, b) => a - b);
+    results.push({ index: label + (refine ? ` refine ${refine}` : '') + (ef ? ` ef ${ef}` : ''), refBuild, ourBuild,
+      refBuildCpu, ourBuildCpu, refP50: median(refTimes), refP99: rs[Math.min(rs.length - 1, Math.floor(rs.length * 0.99))],
       ourP50: timing.p50_ms, ourP99: timing.p99_ms, refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
+  }
+  if (type === 'ivf_hnsw_sq' && args.hnswlib) {
+    const vf = path.join(args.work, 'vectors.f32'), qf = path.join(args.work, 'queries.f32');
+    fs.writeFileSync(vf, Buffer.from(values.buffer));
+    fs.writeFileSync(qf, Buffer.from(Float32Array.from(queries.flat()).buffer));
+    const out = path.join(args.work, 'hnswlib.json');
+    log(`hnswlib M ${args['hnswlib-m']} ef_construction ${args['hnswlib-efc']} ef ${args['hnswlib-ef']}`);
+    execFileSync(args.hnswlib, [vf, qf, String(DIM), args['hnswlib-m'], args['hnswlib-efc'], args['hnswlib-ef'],
+      String(K), '2', out]);
+    const h = JSON.parse(fs.readFileSync(out, 'utf8'));
+    let recall = 0;
+    h.ids.forEach((ids, i) => { recall += ids.filter((x) => gt[i].has(x)).length / K; });
+    hnswlib = { build: h.build_s, buildCpu: h.build_cpu_s, p50: h.p50_ms, p99: h.p99_ms, recall: recall / NQ,
+      label: `M ${args['hnswlib-m']}, ef_construction ${args['hnswlib-efc']}, ef ${args['hnswlib-ef']}` };
   }
 }
 console.log(`\n${ROWS} x ${DIM} float32, ${args.partitions} partitions${''}, PQ ${args['sub-vectors']} x 8 bits, nprobes ${NPROBES}, k ${K}, ${NQ} queries`);
-console.log('| index | build s ours | build s lance 12 | build ratio | p50 ms ours | p99 ms ours | p50 ms lance 12 | p50 ratio | recall@10 ours | recall@10 lance 12 |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| index | build s ours (CPU) | build s lance 12 (CPU) | build ratio | p50 / p99 ms ours | p50 / p99 ms lance 12 | p50 ratio | recall@10 ours | recall@10 lance 12 |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const x of results) {
-  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} | ${x.refBuild.toFixed(2)} | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} | ${x.ourP99.toFixed(3)} | ${x.refP50.toFixed(3)} | ${(x.refP50 / x.ourP50).toFixed(1)}x | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
+  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} (${x.ourBuildCpu.toFixed(1)}) | ${x.refBuild.toFixed(2)} (${x.refBuildCpu.toFixed(1)}) | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} / ${x.ourP99.toFixed(3)} | ${x.refP50.toFixed(3)} / ${x.refP99.toFixed(3)} | ${(x.refP50 / x.ourP50).toFixed(1)}x | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
+}
+if (hnswlib) {
+  const ours = results.find((x) => x.index.startsWith('IVF_HNSW_SQ'));
+  console.log(`\nhnswlib 0.6.2 (${hnswlib.label}, one graph over all rows, float32; 2 build threads; queries on one thread):`);
+  console.log('| | build s (CPU) | p50 / p99 ms | recall@10 |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| hnswlib | ${hnswlib.build.toFixed(2)} (${hnswlib.buildCpu.toFixed(1)}) | ${hnswlib.p50.toFixed(3)} / ${hnswlib.p99.toFixed(3)} | ${hnswlib.recall.toFixed(3)} |`);
+  if (ours) {
+    console.log(`| ours IVF_HNSW_SQ | ${ours.ourBuild.toFixed(2)} (${ours.ourBuildCpu.toFixed(1)}) | ${ours.ourP50.toFixed(3)} / ${ours.ourP99.toFixed(3)} | ${ours.ourRecall.toFixed(3)} |`);
+    console.log(`| hnswlib / ours | ${(hnswlib.build / ours.ourBuild).toFixed(2)}x | ${(hnswlib.p50 / ours.ourP50).toFixed(2)}x | |`);
+  }
 }

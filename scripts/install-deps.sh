@@ -12,10 +12,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm
 )
-# Benchmark peers, opt-in (bench/run_linalg_bench.sh sets LANCE_BENCH_PEERS=1): faiss with an
-# optimised BLAS, compared against, never linked into the library.
+# Benchmark peers, opt-in (bench/run_linalg_bench.sh and bench/run_vector_index_bench.sh set
+# LANCE_BENCH_PEERS=1): faiss with an optimised BLAS and the header-only hnswlib, compared
+# against, never linked into the library.
 if [[ "${LANCE_BENCH_PEERS:-0}" == 1 ]]; then
-  packages+=(libfaiss-dev libopenblas-pthread-dev)
+  packages+=(libfaiss-dev libopenblas-pthread-dev libhnswlib-dev)
 fi
 # Fuzzing and sanitizer builds use Debian's clang.
 if [[ "${LANCE_WITH_CLANG:-0}" == 1 ]]; then

@@ -75,7 +75,9 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
               {"type", std::string(index::vector::IndexKindName(kind))},
               {"version", s.version}, {"num_rows", s.num_rows},
               {"num_partitions", s.num_partitions}};
-  if (kind == index::vector::IndexKind::kIvfPq) out["num_sub_vectors"] = s.num_sub_vectors;
+  if (kind == index::vector::IndexKind::kIvfPq || kind == index::vector::IndexKind::kIvfHnswPq) {
+    out["num_sub_vectors"] = s.num_sub_vectors;
+  }
   std::cout << out.dump() << "\n";
   return Status::OK();
 }

@@ -181,6 +181,8 @@ float Hamming(const uint8_t* a, const uint8_t* b, size_t bytes) {
   return out;
 }
 float NormL2(const float* v, size_t dim) { return Active().norm_f32(v, dim); }
+uint32_t L2U8(const uint8_t* a, const uint8_t* b, size_t dim) { return Active().l2_u8(a, b, dim); }
+L2U8Fn L2U8Kernel() { return Active().l2_u8; }
 void L2Distances(const float* a, const float* vectors, size_t n, size_t dim, float* out) {
   Active().l2_f32(a, 0, vectors, n, dim, out);
 }

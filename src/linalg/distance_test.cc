@@ -325,3 +325,33 @@ TEST(DistanceTest, ShorthandsUseTheActiveLevel) {
 
 }  // namespace
 }  // namespace lance::linalg
+
+namespace lance::linalg {
+namespace {
+
+// SQ code distances: every level equals the integer sum of squared differences, at lengths
+// around the 32- and 16-code steps and with the extreme differences (0 vs 255) included.
+TEST(DistanceTest, L2U8EqualsNaiveSumOnEveryLevel) {
+  for (SimdLevel level : AllLevels()) {
+    ScopedLevel scoped(level);
+    if (!scoped.ok()) continue;  // a level this CPU lacks (Avx512PathRunsWhereTheCpuHasIt)
+    for (size_t dim : {1, 15, 16, 17, 31, 32, 33, 48, 127, 128, 129, 768, 1536}) {
+      auto a = RandomBytes(dim, 3 * dim + 1), b = RandomBytes(dim, 5 * dim + 2);
+      a[0] = 0;
+      b[0] = 255;
+      uint32_t want = 0;
+      for (size_t d = 0; d < dim; ++d) {
+        const int32_t t = int32_t{a[d]} - int32_t{b[d]};
+        want += static_cast<uint32_t>(t * t);
+      }
+      EXPECT_EQ(L2U8(a.data(), b.data(), dim), want) << SimdLevelName(level) << " dim " << dim;
+      EXPECT_EQ(L2U8Kernel()(a.data(), b.data(), dim), want) << SimdLevelName(level) << " dim " << dim;
+      EXPECT_EQ(L2U8(a.data(), a.data(), dim), 0u);
+    }
+    std::vector<uint8_t> lo(4096, 0), hi(4096, 255);
+    EXPECT_EQ(L2U8(lo.data(), hi.data(), 4096), 4096u * 255u * 255u) << SimdLevelName(level);
+  }
+}
+
+}  // namespace
+}  // namespace lance::linalg

@@ -36,6 +36,7 @@ struct Kernels {
   NormFn norm_f32, norm_f64, norm_f16;
   NearestFn nearest_l2_f32;
   DotBlockFn dot_block_f32;
+  L2U8Fn l2_u8;  // lance/linalg/distance.h
 };
 
 const Kernels& PortableKernels();

@@ -367,6 +367,39 @@ void HammingU8(const void* qv, float, const void* vv, size_t n, size_t dim, floa
   }
 }
 
+// ---- squared l2 of uint8 codes ------------------------------------------------------------------
+// 32 codes per step: widened to 16 bits, subtracted, and squared-and-paired into 32-bit lanes
+// by vpmaddwd (|difference| <= 255, so a pair sum fits easily); two accumulators.
+uint32_t L2U8(const uint8_t* a, const uint8_t* b, size_t dim) {
+  __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+  size_t d = 0;
+  for (; d + 32 <= dim; d += 32) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + d));
+    const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + d));
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i lo = _mm256_sub_epi16(_mm256_unpacklo_epi8(x, zero), _mm256_unpacklo_epi8(y, zero));
+    const __m256i hi = _mm256_sub_epi16(_mm256_unpackhi_epi8(x, zero), _mm256_unpackhi_epi8(y, zero));
+    acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(lo, lo));
+    acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(hi, hi));
+  }
+  for (; d + 16 <= dim; d += 16) {
+    const __m256i x = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + d)));
+    const __m256i y = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + d)));
+    const __m256i t = _mm256_sub_epi16(x, y);
+    acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(t, t));
+  }
+  const __m256i acc = _mm256_add_epi32(acc0, acc1);
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  uint32_t out = static_cast<uint32_t>(_mm_cvtsi128_si32(s));
+  for (; d < dim; ++d) {
+    const int32_t t = int32_t{a[d]} - int32_t{b[d]};
+    out += static_cast<uint32_t>(t * t);
+  }
+  return out;
+}
+
 // ---- k-means assignment: |c|^2 - 2 x.c, 4 vectors x 16 centroids per register block ------------
 void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms, size_t k,
                   size_t dim, uint32_t* idx, float* score) {
@@ -514,7 +547,7 @@ const Kernels* Avx2Kernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32, DotBlockF32};
+                         NearestL2F32, DotBlockF32, L2U8};
   return &k;
 }
 

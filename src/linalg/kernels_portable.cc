@@ -249,6 +249,16 @@ void HammingU8(const void* q, float, const void* v, size_t n, size_t dim, float*
   }
 }
 
+// ---- squared l2 of uint8 codes ------------------------------------------------------------------
+uint32_t L2U8(const uint8_t* a, const uint8_t* b, size_t dim) {
+  uint32_t s = 0;
+  for (size_t d = 0; d < dim; ++d) {
+    const int32_t x = int32_t{a[d]} - int32_t{b[d]};
+    s += static_cast<uint32_t>(x * x);
+  }
+  return s;
+}
+
 // ---- k-means assignment -----------------------------------------------------------------------
 void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms, size_t k,
                   size_t dim, uint32_t* idx, float* score) {
@@ -290,7 +300,7 @@ const Kernels& PortableKernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32, DotBlockF32};
+                         NearestL2F32, DotBlockF32, L2U8};
   return k;
 }
 

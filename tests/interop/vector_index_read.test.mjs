@@ -1,7 +1,7 @@
 // Our search of vector indexes lance 12 built (tests/golden/vector_index, gen.mjs) against
 // lance 12's own nearestTo(...) on the same index: every returned row id in order and its
 // _distance, for IVF_FLAT and IVF_PQ with l2 / cosine / dot, nprobes 1 / 2 / all, with and
-// without a refine factor, and IVF_HNSW_SQ also with ef and prefilters; then on a copy with deleted rows and an appended, unindexed
+// without a refine factor, and IVF_HNSW_SQ / IVF_HNSW_PQ also with ef and prefilters; then on a copy with deleted rows and an appended, unindexed
 // fragment (deleted rows never returned, the unindexed rows searched exactly and merged).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import { assertSame, ours } from './lib/vector_search.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const golden = path.join(here, '../golden/vector_index');
 const answers = JSON.parse(fs.readFileSync(path.join(golden, 'answers.json'), 'utf8'));
-const READABLE = answers.cases.filter((c) => ['ivf_flat', 'ivf_pq', 'ivf_hnsw_sq'].includes(c.type));
+const READABLE = answers.cases.filter((c) => ['ivf_flat', 'ivf_pq', 'ivf_hnsw_sq', 'ivf_hnsw_pq'].includes(c.type));
 
 function queries(seed, n, dim) {
   let s = seed >>> 0;
@@ -51,7 +51,7 @@ const HNSW_SEARCHES = [
   { nprobes: 2, refineFactor: 2, ef: 30 }, { nprobes: 2, filter: 'id % 3 = 0' },
   { nprobes: 4, ef: 20, filter: 'id % 3 = 1' }, { nprobes: 2, filter: 'id < 40' },
 ];
-const searchesFor = (c) => (c.type === 'ivf_hnsw_sq' ? [...BASE_SEARCHES, ...HNSW_SEARCHES] : BASE_SEARCHES);
+const searchesFor = (c) => (c.type.startsWith('ivf_hnsw') ? [...BASE_SEARCHES, ...HNSW_SEARCHES] : BASE_SEARCHES);
 
 describe('our search of lance 12 vector indexes equals its own', () => {
   let dir;

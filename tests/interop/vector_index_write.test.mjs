@@ -1,4 +1,4 @@
-// Vector indexes we build (`lance create-index ... --type ivf_flat|ivf_pq|ivf_hnsw_sq`) as lance 12 sees
+// Vector indexes we build (`lance create-index ... --type ivf_flat|ivf_pq|ivf_hnsw_sq|ivf_hnsw_pq`) as lance 12 sees
 // them: it lists them with its type names, its plan searches them (ANNIvfPartition over our
 // uuid, no flat KNN), and its nearestTo(...) over our index returns exactly what our
 // `lance search` returns (row ids in order, distances bit for bit; IVF_FLAT cosine
@@ -73,6 +73,7 @@ const CASES = [
   ['ivf_flat', 'l2', 'IvfFlat'], ['ivf_flat', 'cosine', 'IvfFlat'], ['ivf_flat', 'dot', 'IvfFlat'],
   ['ivf_pq', 'l2', 'IvfPq'], ['ivf_pq', 'cosine', 'IvfPq'], ['ivf_pq', 'dot', 'IvfPq'],
   ['ivf_hnsw_sq', 'l2', 'IvfHnswSq'], ['ivf_hnsw_sq', 'cosine', 'IvfHnswSq'],
+  ['ivf_hnsw_pq', 'l2', 'IvfHnswPq'], ['ivf_hnsw_pq', 'cosine', 'IvfHnswPq'],
 ];
 const SEARCHES = [{ nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 4 }];
 // IVF_HNSW_SQ also with ef: small (the walk over our graph decides) and large (every reachable
@@ -99,7 +100,7 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       // Dot PQ codes raw vectors (no residual): with few sub-vectors many rows of a cluster share
       // a code, and ties at the candidate cut are chosen arbitrarily by the reference.
       const m = metric === 'dot' ? '16' : '4';
-      if (type === 'ivf_pq') args.push('--sub-vectors', m);
+      if (type === 'ivf_pq' || type === 'ivf_hnsw_pq') args.push('--sub-vectors', m);
       const made = JSON.parse(lanceOk(args).stdout);
       assert.equal(made.num_rows, ROWS - 1);
       await t.checkoutLatest();
@@ -112,14 +113,14 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       const plan = await t.query().nearestTo(qs[0]).distanceType(metric).nprobes(2).explainPlan(true);
       assert.match(plan, new RegExp(`ANNIvfPartition: uuid=${made.uuid}`));
       assert.doesNotMatch(plan, /KNNVectorDistance/);
-      for (const s of type === 'ivf_hnsw_sq' ? [...SEARCHES, ...HNSW_SEARCHES] : SEARCHES) {
+      for (const s of type.startsWith('ivf_hnsw') ? [...SEARCHES, ...HNSW_SEARCHES] : SEARCHES) {
         for (const [qi, q] of qs.entries()) {
           for (const k of [1, 10, 40]) {
             if (s.ef && s.ef < k * (s.refineFactor ?? 1)) continue;  // lance 12 refuses ef < k x refine
             const want = await reference(t, q, metric, s, k);
             const got = ours(uri, q, metric, s, k);
             const what = `${name} q${qi} k${k} ${JSON.stringify(s)}`;
-            if (type === 'ivf_pq' && s.refineFactor) {
+            if ((type === 'ivf_pq' || type === 'ivf_hnsw_pq') && s.refineFactor) {
               // PQ distances tie often (rows sharing a code); which tied rows fill the k x refine
               // candidate cut is the reference's arbitrary choice, and re-ranking exposes it. Both
               // must agree on most rows, with exact distances bit-equal where they agree.
@@ -136,6 +137,7 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       const cfg = () => (type === 'ivf_pq'
         ? lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: metric === 'dot' ? 16 : 4, distanceType: metric })
         : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: 8, distanceType: metric })
+          : type === 'ivf_hnsw_pq' ? lancedb.Index.hnswPq({ numPartitions: 8, numSubVectors: 4, distanceType: metric })
           : lancedb.Index.ivfFlat({ numPartitions: 8, distanceType: metric }));
       const rqs = clustered(41, 32).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const exact = [];

@@ -118,4 +118,11 @@ void DotDistances(const float* a, const float* vectors, size_t n, size_t dim, fl
 // |v| as the reference computes it (the cosine query norm).
 float NormL2(const float* v, size_t dim);
 
+// The integer squared l2 distance of two uint8 code vectors (scalar-quantized storage, e.g.
+// IVF_HNSW_SQ's codes): exact in any summation order, so every level returns the same value.
+// L2U8Kernel() is the active level's function, fetched once for hot loops.
+using L2U8Fn = uint32_t (*)(const uint8_t* a, const uint8_t* b, size_t dim);
+uint32_t L2U8(const uint8_t* a, const uint8_t* b, size_t dim);
+L2U8Fn L2U8Kernel();
+
 }  // namespace lance::linalg

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lance/linalg/distance.h"
+
 namespace lance::index::vector {
 
 void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* codes) {
@@ -26,17 +28,7 @@ void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* co
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) {
-  uint32_t s = 0;
-  for (size_t d = 0; d < dim; ++d) {
-    const int32_t x = int32_t{a[d]} - int32_t{b[d]};
-    s += static_cast<uint32_t>(x * x);
-  }
-  return s;
-}
+uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) { return linalg::L2U8(a, b, dim); }
 
 float SqDistanceScale(const SqBounds& bounds) {
   // (range / 255)^2 in float: lance 12's distances bit for bit ((range^2) / 255^2 is 1 ulp off
@@ -54,6 +46,31 @@ struct FarFirst {
 };
 struct NearFirst {
   bool operator()(const Scored& a, const Scored& b) const { return a.first > b.first; }
+};
+
+// Visited marks reset in O(1) per search: a node is visited when its mark equals the epoch.
+class Visited {
+ public:
+  void Reset(size_t n) {
+    if (mark_.size() < n) {
+      mark_.assign(n, 0);
+      epoch_ = 0;
+    }
+    if (++epoch_ == 0) {
+      std::fill(mark_.begin(), mark_.end(), 0);
+      epoch_ = 1;
+    }
+  }
+  // True when `i` was already visited; marks it.
+  bool TestAndSet(uint32_t i) {
+    if (mark_[i] == epoch_) return true;
+    mark_[i] = epoch_;
+    return false;
+  }
+
+ private:
+  std::vector<uint32_t> mark_;
+  uint32_t epoch_ = 0;
 };
 
 
@@ -82,11 +99,11 @@ Scored Greedy(const Neighbors& neighbors, Scored cur, const Dist& dist) {
 // ef results). Nearest first.
 template <typename Neighbors, typename Dist, typename Accept>
 std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored ep, size_t ef,
-                         const Dist& dist, const Accept& accept, std::vector<uint8_t>& visited) {
-  visited.assign(num_nodes, 0);
+                         const Dist& dist, const Accept& accept, Visited& visited) {
+  visited.Reset(num_nodes);
   std::priority_queue<Scored, std::vector<Scored>, NearFirst> candidates;
   std::priority_queue<Scored, std::vector<Scored>, FarFirst> results;
-  visited[ep.second] = 1;
+  visited.TestAndSet(ep.second);
   candidates.push(ep);
   if (accept(ep.second)) results.push(ep);
   while (!candidates.empty()) {
@@ -95,8 +112,7 @@ std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored 
     const float furthest = results.empty() ? INFINITY : results.top().first;
     if (cur.first > furthest && results.size() == ef) break;
     for (uint32_t nb : neighbors(cur.second)) {
-      if (visited[nb]) continue;
-      visited[nb] = 1;
+      if (visited.TestAndSet(nb)) continue;
       const float d = dist(nb);
       if (d <= (results.empty() ? furthest : results.top().first) || results.size() < ef) {
         if (accept(nb)) {
@@ -142,7 +158,7 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
     }, ep, dist);
   }
   const HnswGraph::Level& bottom = g.levels[0];
-  std::vector<uint8_t> visited;
+  Visited visited;
   auto neighbors = [&](uint32_t n) {
     return Span{bottom.ids.data() + bottom.starts[n], bottom.ids.data() + bottom.starts[n + 1]};
   };
@@ -158,11 +174,14 @@ struct Adjacency {
   std::vector<float> dists;
 };
 
-// The graph under construction: per node, per level.
+// The graph under construction: per node, per level. `Between` is the symmetric distance of
+// two nodes (a plain functor, inlined into the loops below).
+template <typename Between>
 struct Builder {
-  const std::function<float(uint32_t, uint32_t)>& between;
+  const Between& between;
   HnswParams params;
   std::vector<std::vector<Adjacency>> links;  // [node][level]
+  std::vector<Scored> kept;                   // scratch of Select
 
   size_t MaxEdges(size_t level) const { return level == 0 ? params.m * 2 : params.m; }
 
@@ -172,45 +191,41 @@ struct Builder {
     return Span{ids.data(), ids.data() + ids.size()};
   }
 
-  // The heuristic selection of at most `max` of `sorted` (nearest first): a candidate is kept
-  // when it is nearer the node than every kept neighbour; then the discarded ones in order
-  // until `max`. Returned nearest first.
-  Adjacency Select(const std::vector<Scored>& sorted, size_t max) const {
-    std::vector<Scored> kept, discarded;
+  // lance's heuristic selection of at most `max` of `sorted` (nearest first): a candidate is
+  // kept when it is strictly nearer the node than to every neighbour kept so far; the others
+  // are dropped (no fill-up to `max`, as lance's select_neighbors_heuristic). Written to `out`
+  // nearest first. A list of at most `max` is kept whole.
+  void Select(const std::vector<Scored>& sorted, size_t max, Adjacency* out) {
+    out->ids.clear();
+    out->dists.clear();
     if (sorted.size() <= max) {
-      kept = sorted;
-    } else {
       for (const Scored& c : sorted) {
-        if (kept.size() >= max) break;
-        bool good = true;
-        for (const Scored& r : kept) {
-          if (between(c.second, r.second) < c.first) {
-            good = false;
-            break;
-          }
+        out->ids.push_back(c.second);
+        out->dists.push_back(c.first);
+      }
+      return;
+    }
+    kept.clear();
+    for (const Scored& c : sorted) {
+      if (kept.size() >= max) break;
+      bool good = true;
+      for (const Scored& r : kept) {
+        if (!(c.first < between(c.second, r.second))) {
+          good = false;
+          break;
         }
-        (good ? kept : discarded).push_back(c);
       }
-      for (const Scored& c : discarded) {
-        if (kept.size() >= max) break;
-        kept.push_back(c);
-      }
-      std::stable_sort(kept.begin(), kept.end(),
-                       [](const Scored& a, const Scored& c) { return a.first < c.first; });
+      if (good) kept.push_back(c);
     }
-    Adjacency out;
-    for (const Scored& s : kept) {
-      out.ids.push_back(s.second);
-      out.dists.push_back(s.first);
+    for (const Scored& c : kept) {
+      out->ids.push_back(c.second);
+      out->dists.push_back(c.first);
     }
-    return out;
   }
 };
 
-}  // namespace
-
-HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
-                    const HnswParams& params, uint64_t seed) {
+template <typename Between>
+HnswGraph Build(uint32_t n, const Between& between, const HnswParams& params, uint64_t seed) {
   HnswGraph g;
   g.num_nodes = n;
   g.params = params;
@@ -230,12 +245,13 @@ HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& 
     top[i] = static_cast<uint32_t>(std::min<double>(std::floor(-std::log(u) * ml),
                                                     static_cast<double>(num_levels - 1)));
   }
-  Builder b{between, params, {}};
+  Builder<Between> b{between, params, {}, {}};
   b.links.resize(n);
   for (uint32_t i = 0; i < n; ++i) b.links[i].resize(top[i] + 1);
   uint32_t entry = 0, entry_level = top[0];
-  std::vector<uint8_t> visited;
+  Visited visited;
   std::vector<Scored> merged;
+  Adjacency pruned;
   for (uint32_t i = 1; i < n; ++i) {
     auto dist = [&](uint32_t x) { return between(i, x); };
     Scored ep{dist(entry), entry};
@@ -246,22 +262,23 @@ HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& 
       std::vector<Scored> found = Beam([&](uint32_t x) { return b.Neighbors(x, l); }, n, ep,
                                        params.ef_construction, dist,
                                        [](uint32_t) { return true; }, visited);
-      b.links[i][l] = b.Select(found, b.MaxEdges(l));
+      const size_t max = b.MaxEdges(l);
+      b.Select(found, max, &b.links[i][l]);
       const Adjacency& mine = b.links[i][l];
       for (size_t j = 0; j < mine.ids.size(); ++j) {
         Adjacency& theirs = b.links[mine.ids[j]][l];
         const float d = mine.dists[j];
-        // A full neighbour list whose furthest is nearer keeps its list (lance's cutoff check):
-        // no re-selection.
-        if (theirs.ids.size() >= b.MaxEdges(l) && !theirs.dists.empty() && d >= theirs.dists.back()) continue;
+        // A full neighbour list whose furthest is nearer keeps its list (lance's cutoff check).
+        if (theirs.ids.size() >= max && !theirs.dists.empty() && d >= theirs.dists.back()) continue;
         const size_t at = static_cast<size_t>(
             std::upper_bound(theirs.dists.begin(), theirs.dists.end(), d) - theirs.dists.begin());
         theirs.ids.insert(theirs.ids.begin() + static_cast<std::ptrdiff_t>(at), i);
         theirs.dists.insert(theirs.dists.begin() + static_cast<std::ptrdiff_t>(at), d);
-        if (theirs.ids.size() > b.MaxEdges(l)) {
+        if (theirs.ids.size() > max) {
           merged.clear();
           for (size_t t = 0; t < theirs.ids.size(); ++t) merged.push_back({theirs.dists[t], theirs.ids[t]});
-          theirs = b.Select(merged, b.MaxEdges(l));
+          b.Select(merged, max, &pruned);
+          std::swap(theirs, pruned);
         }
       }
       if (!found.empty()) ep = found[0];
@@ -289,6 +306,45 @@ HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& 
     }
   }
   return g;
+}
+
+// SQ code distances: the integer l2 of two rows times the bounds' scale.
+struct SqBetween {
+  const uint8_t* codes;
+  size_t dim;
+  float scale;
+  linalg::L2U8Fn l2;
+  float operator()(uint32_t a, uint32_t b) const {
+    return static_cast<float>(l2(codes + size_t{a} * dim, codes + size_t{b} * dim, dim)) * scale;
+  }
+};
+
+// Float32 vectors by squared l2 (the linalg kernel of the active level).
+struct L2Between {
+  const float* vectors;
+  size_t dim;
+  float operator()(uint32_t a, uint32_t b) const {
+    return linalg::L2(vectors + size_t{a} * dim, vectors + size_t{b} * dim, dim);
+  }
+};
+
+}  // namespace
+
+HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
+                    const HnswParams& params, uint64_t seed) {
+  return Build(n, between, params, seed);
+}
+
+HnswGraph HnswBuildSq(const uint8_t* codes, uint32_t n, size_t dim, float scale,
+                      const HnswParams& params, uint64_t seed) {
+  const SqBetween between{codes, dim, scale, linalg::L2U8Kernel()};
+  return Build(n, between, params, seed);
+}
+
+HnswGraph HnswBuildL2(const float* vectors, uint32_t n, size_t dim, const HnswParams& params,
+                      uint64_t seed) {
+  const L2Between between{vectors, dim};
+  return Build(n, between, params, seed);
 }
 
 std::string HnswMetadataJson(const HnswGraph& g) {

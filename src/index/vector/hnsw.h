@@ -36,7 +36,7 @@ struct SqBounds {
 void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* codes);
 // The factor of integer code distances: ((float)(end - start) / 255)^2, in float.
 float SqDistanceScale(const SqBounds& bounds);
-// The integer squared l2 distance of two code vectors (AVX2 where the CPU has it).
+// The integer squared l2 distance of two code vectors (linalg::L2U8: AVX2 where the CPU has it).
 uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim);
 
 struct HnswParams {
@@ -74,13 +74,21 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
                                                    const std::function<bool(uint32_t)>& accept);
 
 // Builds the graph of `n` nodes whose pairwise distance is `between(a, b)` (symmetric): node 0
-// on every level (the entry point, as lance's builder makes it), the others' levels drawn from a generator seeded with
-// `seed` (floor(-ln u / ln m), at most max_level - 1),
-// nodes inserted in order, neighbours chosen by the HNSW heuristic (a candidate is kept when it
-// is closer to the node than to every neighbour kept so far; the rest fill up to the
-// maximum). Deterministic for equal inputs.
+// on every level (the entry point, as lance's builder makes it), the others' levels drawn from
+// a generator seeded with `seed` (floor(-ln u / ln m), at most max_level - 1), nodes inserted
+// in order, neighbours chosen by lance's heuristic (a candidate is kept when it is strictly
+// closer to the node than to every neighbour kept so far; the others are dropped, so lists
+// may hold fewer than the maximum). Deterministic for equal inputs.
 HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
                     const HnswParams& params, uint64_t seed);
+// The same graph over `n` SQ code rows stored back to back at `codes` (`dim` codes each):
+// between(a, b) = SqL2(row a, row b) * scale, through the linalg kernel of the active level.
+HnswGraph HnswBuildSq(const uint8_t* codes, uint32_t n, size_t dim, float scale,
+                      const HnswParams& params, uint64_t seed);
+// The same graph over `n` float32 vectors back to back by squared l2 (IVF_HNSW_PQ's graphs:
+// built on the vectors, searched through their PQ codes, as lance builds on flat storage).
+HnswGraph HnswBuildL2(const float* vectors, uint32_t n, size_t dim, const HnswParams& params,
+                      uint64_t seed);
 
 // "lance:hnsw" of one partition: {"entry_point", "params", "level_offsets"}.
 std::string HnswMetadataJson(const HnswGraph& g);

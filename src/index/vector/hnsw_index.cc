@@ -101,7 +101,12 @@ Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
   const size_t rows = index->row_ids_.size();
   const uint8_t* codes = values.Values<uint8_t>();
   hnsw->codes.assign(codes, codes + rows * width);
+  return LoadGraphs(index, index_reader, index_path, index_ivf, std::move(hnsw));
+}
 
+Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
+                              const std::string& index_path, const pb::IVF& index_ivf,
+                              std::shared_ptr<HnswStorage> hnsw) {
   // index.idx: the graph rows of each partition.
   const size_t parts = index->ivf_.num_partitions();
   if (static_cast<size_t>(index_ivf.offsets_size()) != parts ||
@@ -201,18 +206,14 @@ Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
   return Status::OK();
 }
 
-Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
-                                   size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
-                                   linalg::TopK* out) {
-  const HnswStorage& h = *index.hnsw_;
-  const HnswGraph& g = h.graphs[p];
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
-  if (n == 0) return Status::OK();
-  const uint8_t* codes = h.codes.data() + first * dim;
-  const uint64_t* rows = index.row_ids_.data() + first;
-  auto dist = [&](uint32_t node) {
-    return static_cast<float>(SqL2(codes + size_t{node} * dim, q.data(), dim)) * h.scale;
-  };
+namespace {
+
+// Partition p's best `limit` rows by `dist(node)`: lance's HNSW search, or an exact scan of the
+// accepted rows when fewer than 10 % of the partition pass `keep`.
+template <typename Dist>
+void SearchGraph(const HnswGraph& g, const uint64_t* rows, size_t n,
+                 const Dist& dist, size_t limit, size_t ef,
+                 const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
   linalg::TopK part(limit);
   if (keep) {
     std::vector<uint32_t> passing;
@@ -223,7 +224,7 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
     if (passing.size() < n * 10 / 100) {
       for (uint32_t i : passing) part.Push(rows[i], dist(i));
       out->Merge(part);
-      return Status::OK();
+      return;
     }
     std::vector<uint8_t> ok(n, 0);
     for (uint32_t i : passing) ok[i] = 1;
@@ -234,6 +235,35 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
     for (const auto& [d, node] : HnswSearch(g, dist, ef, nullptr)) part.Push(rows[node], d);
   }
   out->Merge(part);
+}
+
+}  // namespace
+
+Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+                                   size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
+                                   linalg::TopK* out) {
+  const HnswStorage& h = *index.hnsw_;
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  if (n == 0) return Status::OK();
+  const uint8_t* codes = h.codes.data() + first * dim;
+  auto dist = [&](uint32_t node) {
+    return static_cast<float>(SqL2(codes + size_t{node} * dim, q.data(), dim)) * h.scale;
+  };
+  SearchGraph(h.graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  return Status::OK();
+}
+
+Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,
+                                     size_t limit, size_t ef,
+                                     const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
+  if (n == 0) return Status::OK();
+  auto dist = [&](uint32_t node) {
+    float d = 0;
+    table.Score(index.code(first + node), 1, &d);
+    return d;
+  };
+  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
   return Status::OK();
 }
 

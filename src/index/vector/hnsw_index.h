@@ -1,4 +1,4 @@
-// IVF_HNSW_SQ inside IvfIndex: the SQ storage and per-partition graphs it loads from lance 12's
+// IVF_HNSW_SQ / IVF_HNSW_PQ inside IvfIndex: the SQ storage and per-partition graphs it loads from lance 12's
 // files, and the search of one partition (hnsw_index.cc; formats in hnsw.h).
 #pragma once
 
@@ -8,6 +8,7 @@
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw.h"
+#include "index/vector/pq_distance.h"
 #include "lance/columnar/array.h"
 #include "lance/file/file_reader.h"
 #include "lance/index/vector/ivf_index.h"
@@ -15,6 +16,7 @@
 namespace lance::index::vector {
 
 struct HnswStorage {
+  // IVF_HNSW_SQ's codes (IVF_HNSW_PQ keeps its PQ codes in the IvfIndex, as IVF_PQ does).
   SqBounds bounds;
   float scale = 1;
   std::vector<uint8_t> codes;     // row-major num_rows x dim
@@ -22,18 +24,27 @@ struct HnswStorage {
 };
 
 struct HnswAccess {
-  // Loads the SQ codes (`values`: the uint8 children of __sq_code, `width` per row) with the
-  // bounds of auxiliary.idx's storage_metadata, and the graphs of index.idx whose IVF message
-  // (its partitions' rows in index.idx) is `index_ivf`.
+  // IVF_HNSW_SQ: loads the SQ codes (`values`: the uint8 children of __sq_code, `width` per
+  // row) with the bounds of auxiliary.idx's storage_metadata, then the graphs (LoadGraphs).
   static Status Load(IvfIndex* index, const file::FileReader& index_reader,
                      const std::string& index_path, const pb::IVF& index_ivf,
                      const Schema& aux_schema, const std::string& aux_path, const Array& values,
                      size_t width);
+  // The graphs of index.idx whose IVF message (its partitions' rows in index.idx) is
+  // `index_ivf`, into index->hnsw_ (IVF_HNSW_PQ calls this after loading its PQ storage).
+  static Status LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
+                           const std::string& index_path, const pb::IVF& index_ivf,
+                           std::shared_ptr<HnswStorage> hnsw);
   // Partition p's best `limit` rows for the query codes `q` (lance's HNSW search, or an exact
   // scan of the accepted rows when fewer than 10 % of the partition pass `keep`).
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
                                 size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                 linalg::TopK* out);
+  // The same over IVF_HNSW_PQ: node distances from the partition's PQ distance `table` (built
+  // for the query's residual, as IVF_PQ's scan).
+  static Status SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,
+                                  size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
+                                  linalg::TopK* out);
 };
 
 }  // namespace lance::index::vector

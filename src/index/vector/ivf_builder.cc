@@ -108,12 +108,12 @@ Status WriteIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
   return writer->Finish().status();
 }
 
-// index.idx of IVF_HNSW_SQ: each partition's graph rows (level by level, nodes in id order),
+// index.idx of IVF_HNSW_SQ / IVF_HNSW_PQ (`kind`): each partition's graph rows (level by level, nodes in id order),
 // "lance:hnsw" one entry per partition, the IVF message (graph rows per partition, centroids)
 // in global buffer 1.
-Status WriteHnswIndexFile(IndexStore& store, DistanceType metric, const linalg::KMeansModel& ivf,
-                          const std::vector<HnswGraph>& graphs) {
-  nlohmann::json meta = {{"type", std::string(IndexKindName(IndexKind::kIvfHnswSq))},
+Status WriteHnswIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
+                          const linalg::KMeansModel& ivf, const std::vector<HnswGraph>& graphs) {
+  nlohmann::json meta = {{"type", std::string(IndexKindName(kind))},
                          {"distance_type", std::string(linalg::DistanceTypeName(metric))}};
   nlohmann::json hnsw = nlohmann::json::array();
   size_t rows = 0, edges = 0;
@@ -287,21 +287,25 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
 Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& o) {
-  if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq) {
+  if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq &&
+      o.kind != IndexKind::kIvfHnswPq) {
     return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, "
-                                "IVF_HNSW_SQ are)", IndexKindName(o.kind));
+                                "IVF_HNSW_SQ, IVF_HNSW_PQ are)", IndexKindName(o.kind));
   }
-  if (o.kind == IndexKind::kIvfHnswSq && o.metric == DistanceType::kDot) {
-    return Status::NotSupported("create vector index: IVF_HNSW_SQ with dot (l2 and cosine are written)");
+  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq;
+  const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
+  if (hnsw_kind && o.metric == DistanceType::kDot) {
+    return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written)",
+                                IndexKindName(o.kind));
   }
-  if (o.kind == IndexKind::kIvfHnswSq && (o.hnsw_m < 2 || o.ef_construction == 0 || o.max_level == 0)) {
+  if (hnsw_kind && (o.hnsw_m < 2 || o.ef_construction == 0 || o.max_level == 0)) {
     return Status::InvalidArgument("create vector index: HNSW needs m >= 2, ef_construction >= 1 "
                                    "and max_level >= 1");
   }
   if (o.metric == DistanceType::kHamming) {
     return Status::NotSupported("create vector index: hamming indexes are not written yet");
   }
-  if (o.kind == IndexKind::kIvfPq && o.num_bits != 8) {
+  if (pq_kind && o.num_bits != 8) {
     return Status::NotSupported("create vector index: {}-bit PQ (8-bit codes are written)", o.num_bits);
   }
   const table::Snapshot* snap = &at;
@@ -351,7 +355,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   std::optional<PqCodebook> pq;
   std::vector<uint8_t> codes;
   size_t m = 0;
-  if (o.kind == IndexKind::kIvfPq) {
+  if (pq_kind) {
     m = o.num_sub_vectors ? o.num_sub_vectors : dim % 16 == 0 ? dim / 16 : dim % 8 == 0 ? dim / 8 : 1;
     if (m == 0 || dim % m != 0) {
       return Status::InvalidArgument("create vector index: {} sub-vectors do not divide {} dimensions", m, dim);
@@ -403,19 +407,43 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     std::vector<uint32_t> firsts(parts, 0);
     for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
     ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
+      // The partition's codes gathered in node order: the graph's distances read them back
+      // to back instead of scattered over the whole table.
       const uint32_t* members = order.data() + firsts[p];
-      auto between = [&](uint32_t a, uint32_t c) {
-        return static_cast<float>(SqL2(codes.data() + size_t{members[a]} * dim,
-                                       codes.data() + size_t{members[c]} * dim, dim)) * scale;
-      };
-      graphs[p] = HnswBuild(lengths[p], between, hp, o.seed * 1000003 + static_cast<uint64_t>(p));
+      std::vector<uint8_t> local(size_t{lengths[p]} * dim);
+      for (uint32_t a = 0; a < lengths[p]; ++a) {
+        std::copy_n(codes.data() + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
+      }
+      graphs[p] = HnswBuildSq(local.data(), lengths[p], dim, scale, hp,
+                              o.seed * 1000003 + static_cast<uint64_t>(p));
+    });
+  }
+
+  if (o.kind == IndexKind::kIvfHnswPq) {
+    // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
+    // PQ distance of the query's residual.
+    HnswParams hp;
+    hp.m = o.hnsw_m;
+    hp.ef_construction = o.ef_construction;
+    hp.max_level = o.max_level;
+    graphs.resize(parts);
+    std::vector<uint32_t> firsts(parts, 0);
+    for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
+    ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
+      const uint32_t* members = order.data() + firsts[p];
+      std::vector<float> local(size_t{lengths[p]} * dim);
+      for (uint32_t a = 0; a < lengths[p]; ++a) {
+        std::copy_n(work.data() + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
+      }
+      graphs[p] = HnswBuildL2(local.data(), lengths[p], dim, hp,
+                              o.seed * 1000003 + static_cast<uint64_t>(p));
     });
   }
 
   const std::string uuid = NewIndexUuid();
   auto store = OpenIndexStore(at.location(), uuid);
-  if (sq) {
-    LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.metric, ivf, graphs));
+  if (hnsw_kind) {
+    LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.kind, o.metric, ivf, graphs));
   } else {
     LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
   }
@@ -436,6 +464,14 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   } else if (pq) {
     details.mutable_pq()->set_num_bits(o.num_bits);
     details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
+    if (hnsw_kind) {
+      // lance 12's IVF_HNSW_PQ details: compression pq beside the hnsw config.
+      auto* h = details.mutable_hnsw_index_config();
+      h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
+      h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
+      h->set_max_level(o.max_level);
+      (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
+    }
   } else {
     details.mutable_flat();
   }

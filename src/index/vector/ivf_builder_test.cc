@@ -2,6 +2,7 @@
 // tile the rows, null vectors skipped, PQ codes equal re-encoding the stored vectors), the
 // manifest names the index with VectorIndexDetails, the same seed gives the same index, and bad
 // requests are refused. (Searches over built indexes: src/query/knn_test.cc.)
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -116,6 +117,46 @@ TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
   EXPECT_EQ(index2->row_ids(), index->row_ids());
 }
 
+// IVF_HNSW_PQ: IVF_PQ's storage (codes of the residuals) under one graph per partition, in
+// lance 12's layout: it decodes back as IVF_HNSW_PQ with every graph covering its partition,
+// and a search with ef above every partition's size ranks the probed rows by PQ distance.
+TEST(IvfBuilderTest, HnswPqIndexDecodesAndSearches) {
+  const Table t = MakeTable(1500, 4);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfHnswPq;
+  o.num_partitions = 4;
+  o.num_sub_vectors = 4;
+  o.seed = 5;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->num_sub_vectors, 4u);
+  auto snap = table::Snapshot::Open(t.loc).ValueOrDie();
+  const auto& info = snap->manifest().indices[0];
+  EXPECT_EQ(table::IndexTypeName(info), "IVF_HNSW_PQ");
+  auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + info.uuid)).ValueOrDie();
+  EXPECT_EQ(index->kind(), IndexKind::kIvfHnswPq);
+  EXPECT_EQ(index->num_rows(), 1499u);
+  AnnQuery q;
+  const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
+  q.vector.assign(all + 7 * kDim, all + 8 * kDim);
+  q.k = 10;
+  q.nprobes = 4;
+  q.ef = 2000;
+  auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1].distance, got[i].distance);
+  // The query's own row is among them.
+  EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](const linalg::Neighbor& x) { return x.row == 7; }));
+  // A small ef still walks to near rows: most of the exact top 10 found.
+  q.ef = 20;
+  auto walk = index->Search(q).ValueOrDie();
+  size_t shared = 0;
+  for (const auto& a : walk) {
+    for (const auto& b : got) shared += a.row == b.row;
+  }
+  EXPECT_GE(shared, 7u);
+}
+
 TEST(IvfBuilderTest, RefusesBadRequests) {
   const Table t = MakeTable(300, 3);
   const auto& loc = t.loc;
@@ -130,11 +171,13 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   o.num_partitions = 400;
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
-  o.kind = IndexKind::kIvfHnswPq;
+  o.kind = IndexKind::kIvfHnswFlat;
   EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
-  o.kind = IndexKind::kIvfHnswSq;
   o.metric = linalg::DistanceType::kDot;
-  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq}) {
+    o.kind = k;
+    EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported()) << IndexKindName(k);
+  }
   o.metric = linalg::DistanceType::kL2;
   o.kind = IndexKind::kIvfFlat;
   ASSERT_TRUE(t.Build("vec", o).ok());

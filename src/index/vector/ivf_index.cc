@@ -151,6 +151,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->kind_ = IndexKind::kIvfPq;
   } else if (type == "IVF_HNSW_SQ") {
     index->kind_ = IndexKind::kIvfHnswSq;
+  } else if (type == "IVF_HNSW_PQ") {
+    index->kind_ = IndexKind::kIvfHnswPq;
   } else {
     return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
   }
@@ -186,7 +188,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
 
   const Schema& aux_schema = *aux_reader->schema();
   const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
-  const char* storage_column = index->kind_ == IndexKind::kIvfPq       ? kPqCodeColumn
+  const bool pq_storage = index->kind_ == IndexKind::kIvfPq || index->kind_ == IndexKind::kIvfHnswPq;
+  const char* storage_column = pq_storage                              ? kPqCodeColumn
                                : index->kind_ == IndexKind::kIvfHnswSq ? kSqCodeColumn
                                                                        : kFlatColumn;
   const int storage_field = aux_schema.GetFieldIndex(storage_column);
@@ -295,6 +298,14 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     }
   }
   index->pq_ = std::move(pq);
+  if (index->kind_ == IndexKind::kIvfHnswPq) {
+    if (index->metric_ == DistanceType::kDot || index->metric_ == DistanceType::kHamming) {
+      return Status::NotSupported("{}: IVF_HNSW_PQ with distance_type {} (l2 and cosine are read)",
+                                  aux_path, linalg::DistanceTypeName(index->metric_));
+    }
+    LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
+                                               std::make_shared<HnswStorage>()));
+  }
   return index;
 }
 
@@ -322,7 +333,8 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   const size_t limit = query.k * query.refine_factor.value_or(1);
-  if (kind_ == IndexKind::kIvfHnswSq && query.ef && *query.ef < limit) {
+  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq;
+  if (graph && query.ef && *query.ef < limit) {
     return Status::InvalidArgument("vector search: ef {} is below k x refine factor {}", *query.ef, limit);
   }
   const std::vector<float> q = metric_ == DistanceType::kCosine
@@ -339,6 +351,18 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     const size_t ef = query.ef.value_or(limit + limit / 2);
     for (uint32_t p : parts) {
       LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
+    }
+    return all.Sorted();
+  }
+  if (kind_ == IndexKind::kIvfHnswPq) {
+    // The graph walk scores nodes by the PQ table of the query's residual to the partition's
+    // centroid (l2 and cosine; lance's PQ storage under HNSW is IVF_PQ's).
+    const size_t ef = query.ef.value_or(limit + limit / 2);
+    for (uint32_t p : parts) {
+      const float* c = ivf_.centroid(p);
+      for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
+      table.Build(*pq_, residual.data());
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionPq(*this, p, table, limit, ef, keep, &all));
     }
     return all.Sorted();
   }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "index/vector/hnsw.h"
+#include "index/vector/pq_distance.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/linalg/distance.h"
 #include "lance/io/memory_object_store.h"
@@ -94,7 +95,46 @@ TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
   EXPECT_TRUE(IvfIndex::Open(mem, "y").status().IsNotFound());
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2"));
+INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2", "ivf_hnsw_pq_l2"));
+
+// lance 12's IVF_HNSW_PQ: the HNSW graphs of IVF_HNSW_SQ over IVF_PQ's transposed PQ storage.
+// With ef >= every partition the walk reaches every node: the answer is then IVF_PQ's ranking
+// of the probed partitions by the PQ distance of the query's residual.
+TEST(IvfIndexTest, DecodesTheReferenceHnswPq) {
+  auto sp = io::ObjectStore::FromUri(IndexDir("ivf_hnsw_pq_l2")).ValueOrDie();
+  auto index = IvfIndex::Open(sp.store, sp.path).ValueOrDie();
+  EXPECT_EQ(index->kind(), IndexKind::kIvfHnswPq);
+  EXPECT_EQ(index->num_rows(), 599u);
+  EXPECT_EQ(index->ivf().num_partitions(), 4u);
+  ASSERT_NE(index->pq(), nullptr);
+  EXPECT_EQ(index->pq()->num_sub_vectors, 4u);
+  AnnQuery q;
+  q.vector.assign(16, 0.5f);
+  q.k = 10;
+  q.nprobes = 4;
+  q.ef = 9;
+  EXPECT_TRUE(index->Search(q).status().IsInvalidArgument());
+  q.ef = 600;
+  auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  std::vector<std::pair<float, uint64_t>> exact;
+  for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
+    std::vector<float> residual(16);
+    for (size_t d = 0; d < 16; ++d) residual[d] = 0.5f - index->ivf().centroid(p)[d];
+    PqDistanceTable table(linalg::DistanceType::kL2);
+    table.Build(*index->pq(), residual.data());
+    for (size_t j = 0; j < index->ivf().lengths[p]; ++j) {
+      float d = 0;
+      table.Score(index->code(index->ivf().offsets[p] + j), 1, &d);
+      exact.push_back({d, index->row_ids()[index->ivf().offsets[p] + j]});
+    }
+  }
+  std::sort(exact.begin(), exact.end());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].distance, exact[i].first) << i;
+    EXPECT_EQ(got[i].row, exact[i].second) << i;
+  }
+}
 
 TEST(IvfIndexTest, DecodesTheReferenceHnswSq) {
   auto sp = io::ObjectStore::FromUri(IndexDir("ivf_hnsw_sq_l2")).ValueOrDie();

@@ -104,7 +104,7 @@ class IvfIndex {
   size_t num_rows() const { return row_ids_.size(); }
   // Row ids of the stored rows, partition after partition.
   const std::vector<uint64_t>& row_ids() const { return row_ids_; }
-  // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ only.
+  // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ and IVF_HNSW_PQ only.
   const uint8_t* code(size_t i) const { return codes_.data() + i * pq_->num_sub_vectors; }
   // Stored vector i (dim floats); IVF_FLAT only.
   const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
@@ -140,7 +140,7 @@ class IvfIndex {
   std::vector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
   std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
   std::vector<float> vectors_;   // row-major num_rows x dim
-  std::shared_ptr<const HnswStorage> hnsw_;  // IVF_HNSW_SQ: SQ codes and graphs (hnsw.h)
+  std::shared_ptr<const HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
 };
 
 // lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)
