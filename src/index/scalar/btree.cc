@@ -343,11 +343,10 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   }
   const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
   LANCE_ASSIGN_OR_RAISE(ArrayPtr sorted, GatherKeys(*values, perm));
-  std::vector<uint64_t> ids(perm.size());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(static_cast<int64_t>(perm.size() * sizeof(uint64_t))));
+  uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
   for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
-  NumericBuilder<uint64_t> idb(uint64());
-  LANCE_RETURN_NOT_OK(idb.AppendValues(ids.data(), static_cast<int64_t>(ids.size())));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr id_array, idb.Finish());
+  ArrayPtr id_array = Array::Make(uint64(), static_cast<int64_t>(perm.size()), {nullptr, std::move(id_buf)});
 
   const DataTypePtr& type = values->type;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
