@@ -386,7 +386,13 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
                                    values->type->ToString());
   }
   const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr sorted, GatherKeys(*values, perm));
+  // An identity permutation (values already in order, no nulls) keeps the values as they are.
+  bool identity = true;
+  for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+  ArrayPtr sorted = values;
+  if (!identity) {
+    LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
+  }
   LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(static_cast<int64_t>(perm.size() * sizeof(uint64_t))));
   uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
   for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];

@@ -92,17 +92,28 @@ std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint
   TiesByRowId(perm.data(), perm.data() + num_nulls, row_ids, [](int64_t, int64_t) { return true; });
   std::vector<uint64_t> keys;
   if (OrderKeys(values, &keys)) {
-    std::vector<KeyPos> v;
-    v.reserve(static_cast<size_t>(n) - num_nulls);
+    // Already in order (an id column): the positions as they are, nothing moved.
     bool sorted = true;
-    for (int64_t i = 0; i < n; ++i) {
+    const uint64_t* prev = nullptr;
+    for (int64_t i = 0; i < n && sorted; ++i) {
       if (values.IsNull(i)) continue;
-      const uint64_t k = keys[static_cast<size_t>(i)];
-      sorted = sorted && (v.empty() || v.back().key <= k);
-      v.push_back(KeyPos{k, i});
+      const uint64_t* k = &keys[static_cast<size_t>(i)];
+      sorted = prev == nullptr || *prev <= *k;
+      prev = k;
     }
-    if (!sorted) RadixSort(v);
-    for (const KeyPos& x : v) perm.push_back(x.pos);
+    if (sorted) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) perm.push_back(i);
+      }
+    } else {
+      std::vector<KeyPos> v;
+      v.reserve(static_cast<size_t>(n) - num_nulls);
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) v.push_back(KeyPos{keys[static_cast<size_t>(i)], i});
+      }
+      RadixSort(v);
+      for (const KeyPos& x : v) perm.push_back(x.pos);
+    }
     TiesByRowId(perm.data() + num_nulls, perm.data() + perm.size(), row_ids,
                 [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] == keys[static_cast<size_t>(b)]; });
     return perm;
