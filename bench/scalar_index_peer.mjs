@@ -156,12 +156,15 @@ async function timeRef(t, f) {
   const first = await q();
   const firstMs = performance.now() - t0;
   const ms = [];
+  const c0 = cpuMs();
   for (let i = 0; i < REPS; i++) {
     t0 = performance.now();
     await q();
     ms.push(performance.now() - t0);
   }
-  return { first_ms: firstMs, median_ms: median(ms), ids: idsOf(first), hits: first.numRows };
+  // Process CPU per call (mean over the reps; lance's threads included).
+  const cpu = (cpuMs() - c0) / REPS;
+  return { first_ms: firstMs, median_ms: median(ms), cpu_ms: cpu, ids: idsOf(first), hits: first.numRows };
 }
 for (const [name, f] of QUERIES) {
   const withIndex = await timeRef(ref, f);
@@ -234,6 +237,13 @@ console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const q of result.queries) {
   const ri = q.reference_index.median_ms, oi = q.ours_index.ms, rs = q.reference_scan.median_ms, os = q.ours_scan.ms;
   console.log(`| ${q.name} | ${q.hits} | ${f(ri)} | ${f(oi)} | ${(ri / oi).toFixed(1)}x | ${f(q.ours_on_ref_index.ms)} | ${f(rs)} | ${f(os)} | ${(rs / os).toFixed(1)}x | ${(rs / ri).toFixed(1)}x | ${(os / oi).toFixed(1)}x |`);
+}
+console.log("\nCPU per query (process CPU; ref: mean over its reps, ours: lance_bench's per iteration):");
+console.log("| query | ref index CPU ms | ours index CPU ms | ratio (CPU) | ref scan CPU ms | ours scan CPU ms | ratio (CPU) |");
+console.log("|---|---:|---:|---:|---:|---:|---:|");
+for (const q of result.queries) {
+  const ri = q.reference_index.cpu_ms, oi = q.ours_index.cpu_ms, rs = q.reference_scan.cpu_ms, os = q.ours_scan.cpu_ms;
+  console.log(`| ${q.name} | ${f(ri)} | ${f(oi)} | ${(ri / oi).toFixed(1)}x | ${f(rs)} | ${f(os)} | ${(rs / os).toFixed(1)}x |`);
 }
 console.log("\nindex memory held by our open table after each query (its index cache), KiB:");
 for (const q of result.queries) {
