@@ -3,7 +3,7 @@
 # indexes, the reference (lance 12 via @lancedb/lancedb in node) and ours side by side, with
 # ratios (bench/scalar_index_peer.mjs says what is timed).
 #
-#   bench/run_scalar_index_bench.sh [--rows 1000000] [--work DIR] [--build DIR] [--reps 10]
+#   bench/run_scalar_index_bench.sh [--rows 1000000] [--work DIR] [--build DIR] [--reps 10] [--build-reps 3] [--lists 0|1]
 #
 #   --build  a build configured with -DLANCE_BUILD_BENCH=ON (lance and lance_bench)
 set -euo pipefail
@@ -13,12 +13,14 @@ ROWS=1000000
 WORK=/tmp/lance-scalar-index-bench
 BUILD="$REPO/build"
 REPS=10
+BUILD_REPS=3
+LISTS=1
 source "$REPO/bench/lib/peer_data.sh"
-parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS" "$@"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --build-reps=BUILD_REPS --lists=LISTS" "$@"
 
 need_node_modules
 need_exe "$BUILD/lance" "build target lance_cli"
 need_exe "$BUILD/lance_bench" "configure with -DLANCE_BUILD_BENCH=ON, build target lance_bench"
 NODE_PATH="$NODE_MODULES" LANCEDB_LOG=error node "$REPO/bench/scalar_index_peer.mjs" \
   --dir "$WORK/rows-$ROWS" --lance "$BUILD/lance" --bench "$BUILD/lance_bench" \
-  --rows "$ROWS" --reps "$REPS"
+  --rows "$ROWS" --reps "$REPS" --build-reps "$BUILD_REPS" --lists "$LISTS"

@@ -14,8 +14,13 @@
 //                            index::IndexCache, warm, as a query on an
 //                            open lancedb table), ids read for those rows only;
 //                            t = ours | ref (the indexes lance 12 built, read by us)
-// Both run the query once untimed first (first_ms: that query, on a cold cache).
-// Counters: hits (rows returned), cpu_ms (process CPU per iteration), first_ms.
+//   BM_ScalarBuild/<col>/<type> Dataset::CreateScalarIndex(col, type, replace) in process on an
+//                            open Dataset (as lance 12's createIndex on an open table): scan,
+//                            train, write, commit; run on <dir>/<table>.lance for each entry
+//                            "table:col:type" of LANCE_SCALAR_BENCH_BUILDS (comma-separated)
+// Queries run once untimed first (first_ms: that query, on a cold cache).
+// Counters: hits (rows returned), cpu_ms (process CPU per iteration), first_ms, cache_kib (index
+// bytes held in the query's index cache afterwards: the memory an open table keeps for its indexes).
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -24,7 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "lance/dataset/dataset.h"
 #include "lance/index/index_cache.h"
+#include "lance/index/scalar/create.h"
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
@@ -89,6 +96,8 @@ void Run(benchmark::State& st, const std::string& uri, const std::string& filter
   }
   ReportCpu(st, cpu);
   st.counters["hits"] = static_cast<double>(hits);
+  // Index memory the open version holds after the query (the pages and catalog in its cache).
+  st.counters["cache_kib"] = static_cast<double>(o.index_cache->stats().bytes) / 1024.0;
 }
 
 void Scan(benchmark::State& st, const std::string& uri, const std::string& filter) {
@@ -98,10 +107,47 @@ void Indexed(benchmark::State& st, const std::string& uri, const std::string& fi
   Run(st, uri, filter, true);
 }
 
+void Build(benchmark::State& st, const std::string& uri, const std::string& column, const std::string& type) {
+  auto ds = dataset::Dataset::Open(uri);
+  if (!ds.ok()) return st.SkipWithError(ds.status().ToString().c_str());
+  index::scalar::CreateScalarIndexOptions o;
+  auto t = index::scalar::ScalarIndexTypeFromName(type);
+  if (!t.ok()) return st.SkipWithError(t.status().ToString().c_str());
+  o.type = *t;
+  o.replace = true;
+  int64_t rows = 0;
+  const double cpu = ProcessCpuSeconds();
+  for (auto _ : st) {
+    auto c = (*ds)->CreateScalarIndex(column, o);
+    if (!c.ok()) return st.SkipWithError(c.status().ToString().c_str());
+    rows = static_cast<int64_t>(c->num_indexed_rows);
+  }
+  ReportCpu(st, cpu);
+  st.counters["hits"] = static_cast<double>(rows);
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  for (size_t e; (e = s.find(sep, b)) != std::string::npos; b = e + 1) out.push_back(s.substr(b, e - b));
+  out.push_back(s.substr(b));
+  return out;
+}
+
 int Register() {
   const char* dir = getenv("LANCE_SCALAR_BENCH_DIR");
   if (!dir) return 0;
   const std::string d = dir;
+  if (const char* builds = getenv("LANCE_SCALAR_BENCH_BUILDS")) {
+    for (const std::string& b : Split(builds, ',')) {
+      const auto parts = Split(b, ':');
+      if (parts.size() != 3) continue;
+      const std::string uri = d + "/" + parts[0] + ".lance", col = parts[1], type = parts[2];
+      benchmark::RegisterBenchmark(("BM_ScalarBuild/" + col + "/" + type).c_str(),
+                                   [uri, col, type](benchmark::State& st) { Build(st, uri, col, type); })
+          ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true);
+    }
+  }
   const auto queries = Queries();
   for (size_t i = 0; i < queries.size(); ++i) {
     const std::string q = queries[i];

@@ -205,9 +205,37 @@ ChunkCodec BitpackCodec(const DataBlock& v) {
 namespace {
 
 // Runs of equal values in [start, start + n), split at 255.
+// Runs of equal values (at most 255 long) among values [start, start + n) of a fixed-width
+// block; typed compares for the common widths (a memcmp of a runtime width is a call per value).
+template <typename T>
+int64_t CountRunsOf(const char* p, int64_t n) {
+  int64_t runs = n > 0 ? 1 : 0, len = 1;
+  T prev{};
+  if (n > 0) std::memcpy(&prev, p, sizeof(T));
+  for (int64_t i = 1; i < n; ++i) {
+    T x;
+    std::memcpy(&x, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    if (x == prev && len < 255) {
+      ++len;
+    } else {
+      ++runs;
+      len = 1;
+    }
+    prev = x;
+  }
+  return runs;
+}
+
 int64_t CountRuns(const DataBlock& v, int64_t start, int64_t n) {
   const int64_t w = v.bits_per_value / 8;
   const char* p = v.data.data() + start * w;
+  switch (w) {
+    case 1: return CountRunsOf<uint8_t>(p, n);
+    case 2: return CountRunsOf<uint16_t>(p, n);
+    case 4: return CountRunsOf<uint32_t>(p, n);
+    case 8: return CountRunsOf<uint64_t>(p, n);
+    default: break;
+  }
   int64_t runs = n > 0 ? 1 : 0, len = 1;
   for (int64_t i = 1; i < n; ++i) {
     if (std::memcmp(p + i * w, p + (i - 1) * w, static_cast<size_t>(w)) == 0 && len < 255) {

@@ -117,12 +117,21 @@ void SortLows(std::vector<uint32_t>& lows) {
 }  // namespace
 
 void RowSet::InsertMany(const uint64_t* rows, size_t n) {
-  std::vector<uint32_t> lows;
-  size_t i = 0;
-  while (i < n) {
+  // The rows of each fragment first, then one merge per fragment: rows may interleave
+  // fragments (a BTree range's ids in value order over 10 fragments change fragment at almost
+  // every row, and one merge per change made a 1M-row range 100x slower than at 1 fragment).
+  std::map<uint32_t, std::vector<uint32_t>> by_frag;
+  std::vector<uint32_t>* last = nullptr;
+  uint32_t last_frag = 0;
+  for (size_t i = 0; i < n; ++i) {
     const uint32_t frag = Hi(rows[i]);
-    lows.clear();
-    for (; i < n && Hi(rows[i]) == frag; ++i) lows.push_back(Lo(rows[i]));
+    if (last == nullptr || frag != last_frag) {
+      last = &by_frag[frag];
+      last_frag = frag;
+    }
+    last->push_back(Lo(rows[i]));
+  }
+  for (auto& [frag, lows] : by_frag) {
     FragmentRows& f = impl_->At(frag);
     if (f.full) continue;
     // Sorted adds append to one container at a time; into a non-empty bitmap the rows are

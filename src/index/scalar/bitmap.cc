@@ -84,15 +84,11 @@ Result<TrainedIndex> TrainBitmapIndex(IndexStore& store, const TrainingData& dat
                                    values->type->ToString());
   }
   std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  // Consecutive equal values (common in low-cardinality columns) reuse the group.
-  RowSet* last = nullptr;
-  int64_t last_i = -1;
-  for (int64_t i = 0; i < values->length; ++i) {
-    if (last == nullptr || CompareElements(*values, i, last_i) != 0) {
-      last = &groups[ValueAt(*values, i)];
-    }
-    last_i = i;
-    last->Insert(data.row_ids[static_cast<size_t>(i)]);
+  std::vector<uint64_t> ids;
+  for (const std::vector<int64_t>& g : GroupEqualValues(*values)) {
+    ids.clear();
+    for (int64_t i : g) ids.push_back(data.row_ids[static_cast<size_t>(i)]);
+    groups[ValueAt(*values, g.front())].InsertMany(ids.data(), ids.size());
   }
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, values->type, groups, {}, nullptr));
   TrainedIndex out;

@@ -98,7 +98,11 @@ class BTreeIndex final : public ScalarIndex {
     // The ids of every page first, inserted once: a page's ids come in value order (scattered
     // rows), and inserting page by page would splice each page into the bitmap built so far.
     std::vector<uint64_t> ids;
-    for (uint32_t p : PagesFor(q)) LANCE_RETURN_NOT_OK(SearchPage(q, p, &ids));
+    if (q.op == ScalarQuery::Op::kIn) {
+      LANCE_RETURN_NOT_OK(SearchIn(q, &ids));
+    } else {
+      for (uint32_t p : PagesFor(q)) LANCE_RETURN_NOT_OK(SearchPage(q, p, &ids));
+    }
     out.rows.InsertMany(ids.data(), ids.size());
     if (fill_null_rows && q.op != ScalarQuery::Op::kIsNull && q.op != ScalarQuery::Op::kIsNotNull) {
       ids.clear();
@@ -147,6 +151,41 @@ class BTreeIndex final : public ScalarIndex {
       }
     }
     return out;
+  }
+
+  // IN (...): the values sorted and deduplicated, each sent only to the pages whose range
+  // may hold it (not every value to every page), and the values of one page found in one
+  // forward walk over it (each search starts where the previous value's rows ended).
+  Status SearchIn(const ScalarQuery& q, std::vector<uint64_t>* out) const {
+    std::vector<const ScalarValue*> vals;
+    for (const ScalarValue& v : q.values) {
+      if (!v.is_null()) vals.push_back(&v);
+    }
+    std::sort(vals.begin(), vals.end(), [](const ScalarValue* a, const ScalarValue* b) { return Compare(*a, *b) < 0; });
+    vals.erase(std::unique(vals.begin(), vals.end(),
+                           [](const ScalarValue* a, const ScalarValue* b) { return Compare(*a, *b) == 0; }),
+               vals.end());
+    std::vector<std::pair<uint32_t, uint32_t>> page_value;  // (page, index into vals)
+    for (size_t k = 0; k < vals.size(); ++k) {
+      for (uint32_t p : PagesBetween(RangeBound{*vals[k], true}, RangeBound{*vals[k], true})) {
+        page_value.emplace_back(p, static_cast<uint32_t>(k));
+      }
+    }
+    std::sort(page_value.begin(), page_value.end());
+    for (size_t i = 0; i < page_value.size();) {
+      const uint32_t page = page_value[i].first;
+      LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const BTreePage> p, LoadPage(page));
+      const Array& v = *p->values;
+      const uint64_t* ids = p->ids->Values<uint64_t>();
+      int64_t from = 0;
+      for (; i < page_value.size() && page_value[i].first == page; ++i) {
+        const ScalarValue& x = *vals[page_value[i].second];
+        auto [b, e] = EqualRange(v, from, [&](int64_t r) { return CompareAt(v, r, x); });
+        if (e > b) out->insert(out->end(), ids + b, ids + e);
+        from = e;
+      }
+    }
+    return Status::OK();
   }
 
   std::vector<uint32_t> PagesFor(const ScalarQuery& q) const {
@@ -216,7 +255,12 @@ class BTreeIndex final : public ScalarIndex {
   // monotone (-1 before, 0 inside, 1 after).
   template <typename Cmp>
   static std::pair<int64_t, int64_t> EqualRange(const Array& v, Cmp cmp) {
-    int64_t lo = 0, hi = v.length;
+    return EqualRange(v, 0, cmp);
+  }
+  // The same over rows [from, length) (cmp(i) < 0 for every i < from).
+  template <typename Cmp>
+  static std::pair<int64_t, int64_t> EqualRange(const Array& v, int64_t from, Cmp cmp) {
+    int64_t lo = from, hi = v.length;
     while (lo < hi) {  // first with cmp >= 0
       const int64_t mid = lo + (hi - lo) / 2;
       if (cmp(mid) < 0) lo = mid + 1; else hi = mid;
@@ -342,12 +386,17 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
                                    values->type->ToString());
   }
   const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr sorted, GatherKeys(*values, perm));
-  std::vector<uint64_t> ids(perm.size());
+  // An identity permutation (values already in order, no nulls) keeps the values as they are.
+  bool identity = true;
+  for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+  ArrayPtr sorted = values;
+  if (!identity) {
+    LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(static_cast<int64_t>(perm.size() * sizeof(uint64_t))));
+  uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
   for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
-  NumericBuilder<uint64_t> idb(uint64());
-  LANCE_RETURN_NOT_OK(idb.AppendValues(ids.data(), static_cast<int64_t>(ids.size())));
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr id_array, idb.Finish());
+  ArrayPtr id_array = Array::Make(uint64(), static_cast<int64_t>(perm.size()), {nullptr, std::move(id_buf)});
 
   const DataTypePtr& type = values->type;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});

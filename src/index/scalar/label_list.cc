@@ -95,17 +95,34 @@ Result<TrainedIndex> TrainLabelListIndex(IndexStore& store, const TrainingData& 
                                    t.ToString());
   }
   const Array& items = *lists->children[0];
-  std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  RowSet list_nulls;
+  // The row of every item of a non-null list, then the items grouped by value.
+  const int64_t first = lists->length > 0 ? lists->ValueOffset(0) : 0;
+  const int64_t last = lists->length > 0 ? lists->ValueOffset(lists->length) : 0;
+  std::vector<uint64_t> item_rows(static_cast<size_t>(last - first), 0);
+  std::vector<bool> item_live(static_cast<size_t>(last - first), false);
+  std::vector<uint64_t> null_rows;
   for (int64_t i = 0; i < lists->length; ++i) {
     const uint64_t row = data.row_ids[static_cast<size_t>(i)];
     if (lists->IsNull(i)) {
-      list_nulls.Insert(row);
+      null_rows.push_back(row);
       continue;
     }
-    const int64_t b = lists->ValueOffset(i);
-    const int64_t e = lists->ValueOffset(i + 1);
-    for (int64_t j = b; j < e; ++j) groups[ValueAt(items, j)].Insert(row);
+    for (int64_t j = lists->ValueOffset(i); j < lists->ValueOffset(i + 1); ++j) {
+      item_rows[static_cast<size_t>(j - first)] = row;
+      item_live[static_cast<size_t>(j - first)] = true;
+    }
+  }
+  RowSet list_nulls;
+  list_nulls.InsertMany(null_rows.data(), null_rows.size());
+  const ArrayPtr used = items.Slice(first, last - first);
+  std::map<ScalarValue, RowSet, ScalarValueLess> groups;
+  std::vector<uint64_t> ids;
+  for (const std::vector<int64_t>& g : GroupEqualValues(*used)) {
+    ids.clear();
+    for (int64_t j : g) {
+      if (item_live[static_cast<size_t>(j)]) ids.push_back(item_rows[static_cast<size_t>(j)]);
+    }
+    if (!ids.empty()) groups[ValueAt(*used, g.front())].InsertMany(ids.data(), ids.size());
   }
   const std::string nulls = list_nulls.Serialize();
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, t.value_type(), groups,

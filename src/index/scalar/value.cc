@@ -7,6 +7,7 @@
 
 #include "lance/columnar/builder.h"
 #include "lance/columnar/float16.h"
+#include "index/scalar/key_sort.h"
 
 namespace lance::index::scalar {
 
@@ -314,6 +315,46 @@ int CompareElements(const Array& a, int64_t i, int64_t j) {
   return 0;
 }
 
+bool OrderKeys(const Array& a, std::vector<uint64_t>* keys) {
+  const Repr r = ReprOf(*a.type);
+  if (r == Repr::kBytes) return false;
+  const int64_t n = a.length;
+  keys->resize(static_cast<size_t>(n));
+  uint64_t* k = keys->data();
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  auto ints = [&](auto* v) {
+    for (int64_t i = 0; i < n; ++i) k[i] = static_cast<uint64_t>(static_cast<int64_t>(v[i])) ^ kSign;
+  };
+  auto uints = [&](auto* v) {
+    for (int64_t i = 0; i < n; ++i) k[i] = static_cast<uint64_t>(v[i]);
+  };
+  auto floats = [&](auto* v) {
+    for (int64_t i = 0; i < n; ++i) k[i] = static_cast<uint64_t>(TotalKey(static_cast<double>(v[i]))) ^ kSign;
+  };
+  switch (r) {
+    case Repr::kBool:
+      for (int64_t i = 0; i < n; ++i) k[i] = a.BoolValue(i) ? 1 : 0;
+      break;
+    case Repr::kI8: ints(a.Values<int8_t>()); break;
+    case Repr::kI16: ints(a.Values<int16_t>()); break;
+    case Repr::kI32: ints(a.Values<int32_t>()); break;
+    case Repr::kI64: ints(a.Values<int64_t>()); break;
+    case Repr::kU8: uints(a.Values<uint8_t>()); break;
+    case Repr::kU16: uints(a.Values<uint16_t>()); break;
+    case Repr::kU32: uints(a.Values<uint32_t>()); break;
+    case Repr::kU64: uints(a.Values<uint64_t>()); break;
+    case Repr::kF16: {
+      const uint16_t* v = a.Values<uint16_t>();
+      for (int64_t i = 0; i < n; ++i) k[i] = static_cast<uint64_t>(TotalKey(HalfToFloat(v[i]))) ^ kSign;
+      break;
+    }
+    case Repr::kF32: floats(a.Values<float>()); break;
+    case Repr::kF64: floats(a.Values<double>()); break;
+    case Repr::kBytes: return false;
+  }
+  return true;
+}
+
 namespace {
 
 template <typename T>
@@ -450,12 +491,27 @@ Result<ArrayPtr> GatherKeys(const Array& a, const std::vector<int64_t>& rows) {
     return Array::Make(a.type, n, {validity, offsets, BufferFromString(std::move(data))});
   }
   const int width = t.id() == TypeId::kFixedSizeBinary ? t.byte_width() : t.bit_width() / 8;
-  std::string out(static_cast<size_t>(n * width), '\0');
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out, AllocateBuffer(n * width));
   const uint8_t* src = a.buffers[1]->data() + a.offset * width;
-  for (int64_t k = 0; k < n; ++k) {
-    std::memcpy(out.data() + k * width, src + rows[static_cast<size_t>(k)] * width, static_cast<size_t>(width));
+  uint8_t* dst = out->mutable_data();
+  // A typed copy per element for the common widths (a memcpy of a runtime width is a call).
+  auto gather = [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = reinterpret_cast<const T*>(src);
+    T* d = reinterpret_cast<T*>(dst);
+    for (int64_t k = 0; k < n; ++k) d[k] = s[rows[static_cast<size_t>(k)]];
+  };
+  switch (width) {
+    case 1: gather(uint8_t{}); break;
+    case 2: gather(uint16_t{}); break;
+    case 4: gather(uint32_t{}); break;
+    case 8: gather(uint64_t{}); break;
+    default:
+      for (int64_t k = 0; k < n; ++k) {
+        std::memcpy(dst + k * width, src + rows[static_cast<size_t>(k)] * width, static_cast<size_t>(width));
+      }
   }
-  return Array::Make(a.type, n, {validity, BufferFromString(std::move(out))});
+  return Array::Make(a.type, n, {validity, std::move(out)});
 }
 
 }  // namespace lance::index::scalar

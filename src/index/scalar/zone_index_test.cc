@@ -2,11 +2,18 @@
 // live rows of one fragment, spans across deleted rows), every search a superset of the rows
 // that match (brute force over the training rows) that prunes zones, exact null bitmaps, the
 // bloom hash (XXH64 test vectors; 8192 items at 0.00057 -> 32 KiB as lance 12 sizes them),
-// and damaged files reported as Corruption naming the file.
+// and damaged files reported as Corruption naming the file. Also the training key sort and
+// grouping (key_sort.h) shared by the BTREE, BITMAP and LABEL_LIST trainers, against the
+// element comparator of value.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
 
+#include "index/scalar/key_sort.h"
 #include "index/scalar/zones.h"
 #include "lance/columnar/builder.h"
 #include "lance/index/index_store.h"
@@ -223,6 +230,83 @@ TEST(ZoneIndexFiles, DamagedFilesNameTheFile) {
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), StatusCode::kCorruption);
   EXPECT_NE(w.status().ToString().find("zonemap.lance"), std::string::npos) << w.status().ToString();
+}
+
+// Random arrays of every key representation, with nulls, many ties and row ids that are not
+// in position order: the radix / prefix sort gives the comparator's order (ties by row id), and
+// the groups are exactly the runs of equal elements.
+TEST(KeySort, SortAndGroupsEqualTheComparator) {
+  std::mt19937_64 rng(7);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double specials[] = {0.0, -0.0, nan, -nan, INFINITY, -INFINITY, 1.5, -1.5, 1e300, -1e-300};
+  for (int round = 0; round < 24; ++round) {
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 3000);
+    const int kind = round % 8;
+    auto valid = [&] { return rng() % 7 != 0; };
+    NumericBuilder<int8_t> i8(int8());
+    NumericBuilder<int32_t> i32(int32());
+    NumericBuilder<int64_t> i64(int64());
+    NumericBuilder<uint64_t> u64(uint64());
+    NumericBuilder<float> f32(float32());
+    NumericBuilder<double> f64(float64());
+    BooleanBuilder bools;
+    StringBuilder strs(utf8());
+    ArrayBuilder* builder = nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool v = valid();
+      const uint64_t r = rng();
+      Status st;
+      switch (kind) {
+        case 0: st = v ? i8.Append(static_cast<int8_t>(r)) : i8.AppendNull(); builder = &i8; break;
+        case 1: st = v ? i32.Append(static_cast<int32_t>(r % 50) - 25) : i32.AppendNull(); builder = &i32; break;
+        case 2: st = v ? i64.Append(static_cast<int64_t>(r)) : i64.AppendNull(); builder = &i64; break;
+        case 3: st = v ? u64.Append(r % 3 == 0 ? r : r % 100) : u64.AppendNull(); builder = &u64; break;
+        case 4: st = v ? f32.Append(static_cast<float>(specials[r % 10] * (r % 3 ? 1 : 0.25))) : f32.AppendNull(); builder = &f32; break;
+        case 5: st = v ? f64.Append(r % 4 ? specials[r % 10] : static_cast<double>(r % 1000) / 7) : f64.AppendNull(); builder = &f64; break;
+        case 6: st = v ? bools.Append(r % 2) : bools.AppendNull(); builder = &bools; break;
+        default: {
+          // Shared 8-byte prefixes, embedded zero bytes, empty strings, high bytes.
+          static const char* parts[] = {"", "abcdefgh", "abcdefghi", "abcdefgh\0", "\xff\x01", "a", "abc"};
+          std::string x = std::string(parts[r % 7], r % 7 == 3 ? 9 : std::char_traits<char>::length(parts[r % 7])) +
+                          std::string(static_cast<size_t>((r >> 8) % 3), static_cast<char>('a' + (r >> 16) % 3));
+          st = v ? strs.Append(x) : strs.AppendNull();
+          builder = &strs;
+        }
+      }
+      ASSERT_TRUE(st.ok());
+    }
+    auto arr = builder->Finish();
+    ASSERT_TRUE(arr.ok());
+    const Array& a = **arr;
+    std::vector<uint64_t> row_ids(static_cast<size_t>(n));
+    std::iota(row_ids.begin(), row_ids.end(), uint64_t{0});
+    if (round % 3 != 0) std::shuffle(row_ids.begin(), row_ids.end(), rng);  // e.g. fragments out of order
+    std::vector<int64_t> want(static_cast<size_t>(n));
+    std::iota(want.begin(), want.end(), int64_t{0});
+    std::sort(want.begin(), want.end(), [&](int64_t x, int64_t y) {
+      const int c = CompareElements(a, x, y);
+      return c != 0 ? c < 0 : row_ids[static_cast<size_t>(x)] < row_ids[static_cast<size_t>(y)];
+    });
+    EXPECT_EQ(SortPermutation(a, row_ids), want) << "round " << round << " type " << a.type->ToString();
+    // Groups: each holds equal elements in position order, and elements of different groups differ.
+    const auto groups = GroupEqualValues(a);
+    std::vector<int64_t> seen;
+    for (const auto& g : groups) {
+      ASSERT_FALSE(g.empty());
+      EXPECT_TRUE(std::is_sorted(g.begin(), g.end()));
+      for (int64_t i : g) EXPECT_EQ(CompareElements(a, g.front(), i), 0) << "round " << round;
+      seen.insert(seen.end(), g.begin(), g.end());
+    }
+    for (size_t x = 0; x < groups.size(); ++x) {
+      for (size_t y = x + 1; y < groups.size(); ++y) {
+        EXPECT_NE(CompareElements(a, groups[x].front(), groups[y].front()), 0) << "round " << round;
+      }
+    }
+    std::sort(seen.begin(), seen.end());
+    std::vector<int64_t> all(static_cast<size_t>(n));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    EXPECT_EQ(seen, all) << "every position in exactly one group";
+  }
 }
 
 }  // namespace
