@@ -29,13 +29,13 @@ std::shared_ptr<const table::Snapshot> Golden() {
   return s.ok() ? *s : nullptr;
 }
 
-struct Hit {
+struct TextHit {
   int64_t id;
   uint64_t addr;
   float score;
 };
 
-Result<std::vector<Hit>> Search(const std::shared_ptr<const table::Snapshot>& snap, FullTextQuery q,
+Result<std::vector<TextHit>> TextSearchRows(const std::shared_ptr<const table::Snapshot>& snap, FullTextQuery q,
                                 std::string filter = "") {
   query::ScanOptions o;
   o.columns = {"id"};
@@ -45,7 +45,7 @@ Result<std::vector<Hit>> Search(const std::shared_ptr<const table::Snapshot>& sn
   LANCE_ASSIGN_OR_RAISE(Scanner sc, Scanner::Make(snap, o));
   EXPECT_EQ(sc.schema()->field(sc.schema()->num_fields() - 1)->name(), "_score");
   LANCE_ASSIGN_OR_RAISE(auto batches, sc.ToBatches());
-  std::vector<Hit> out;
+  std::vector<TextHit> out;
   for (const auto& b : batches) {
     for (int64_t i = 0; i < b->num_rows(); ++i) {
       out.push_back({b->column(0)->Values<int64_t>()[i], b->column(1)->Values<uint64_t>()[i],
@@ -56,7 +56,7 @@ Result<std::vector<Hit>> Search(const std::shared_ptr<const table::Snapshot>& sn
 }
 
 // The expected hits of an OR / AND match on `column`, computed from the rows' text.
-std::vector<Hit> Expected(const std::shared_ptr<const table::Snapshot>& snap, const std::string& index_name,
+std::vector<TextHit> Expected(const std::shared_ptr<const table::Snapshot>& snap, const std::string& index_name,
                           const std::string& column, const std::string& text, bool all, const std::set<int64_t>* only) {
   const table::IndexInfo* info = nullptr;
   for (const auto& i : snap->manifest().indices) {
@@ -104,7 +104,7 @@ std::vector<Hit> Expected(const std::shared_ptr<const table::Snapshot>& snap, co
       docs.push_back(std::move(d));
     }
   }
-  std::vector<Hit> out;
+  std::vector<TextHit> out;
   for (const Doc& d : docs) {
     const uint64_t n_docs = (*idx)->num_docs() + (d.indexed ? 0 : flat_docs);
     const uint64_t n_tokens = (*idx)->total_tokens() + (d.indexed ? 0 : flat_tokens);
@@ -121,13 +121,13 @@ std::vector<Hit> Expected(const std::shared_ptr<const table::Snapshot>& snap, co
     if (present == 0 || (all && present != qt.size())) continue;
     out.push_back({d.id, d.addr, score});
   }
-  std::sort(out.begin(), out.end(), [](const Hit& a, const Hit& b) {
+  std::sort(out.begin(), out.end(), [](const TextHit& a, const TextHit& b) {
     return a.score != b.score ? a.score > b.score : a.addr < b.addr;
   });
   return out;
 }
 
-void ExpectSame(const std::vector<Hit>& got, const std::vector<Hit>& want, const std::string& what) {
+void ExpectSame(const std::vector<TextHit>& got, const std::vector<TextHit>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].id, want[i].id) << what << " row " << i;
@@ -142,23 +142,23 @@ TEST(TextSearch, MatchesScoredFromTheText) {
   for (const auto& [text, all] : std::vector<std::pair<std::string, bool>>{
            {"lance", false}, {"lance search", false}, {"lance search", true}, {"river storm zebra", false},
            {"Running", false}, {"café", false}}) {
-    auto got = Search(snap, {text, {"body"}, 1000, all, false});
+    auto got = TextSearchRows(snap, {text, {"body"}, 1000, all, false});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ExpectSame(*got, Expected(snap, "body_idx", "body", text, all, nullptr), text);
     EXPECT_FALSE(got->empty()) << text;
     // the best k are the head of the list
-    auto top = Search(snap, {text, {"body"}, 3, all, false});
+    auto top = TextSearchRows(snap, {text, {"body"}, 3, all, false});
     ASSERT_TRUE(top.ok());
-    ExpectSame(*top, std::vector<Hit>(got->begin(), got->begin() + std::min<size_t>(3, got->size())), text + " k=3");
+    ExpectSame(*top, std::vector<TextHit>(got->begin(), got->begin() + std::min<size_t>(3, got->size())), text + " k=3");
   }
-  auto title = Search(snap, {"search engine", {"title"}, 1000, false, false});
+  auto title = TextSearchRows(snap, {"search engine", {"title"}, 1000, false, false});
   ASSERT_TRUE(title.ok());
   ExpectSame(*title, Expected(snap, "title_idx", "title", "search engine", false, nullptr), "title");
 }
 
 TEST(TextSearch, FilterSelectsTheRowsSearched) {
   auto snap = Golden();
-  auto got = Search(snap, {"lance search", {"body"}, 1000, false, false}, "id % 3 = 1");
+  auto got = TextSearchRows(snap, {"lance search", {"body"}, 1000, false, false}, "id % 3 = 1");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   std::set<int64_t> only;
   for (int64_t i = 1; i < 1000; i += 3) only.insert(i);
@@ -167,16 +167,16 @@ TEST(TextSearch, FilterSelectsTheRowsSearched) {
 
 TEST(TextSearch, PhraseIsAnOrderedAllMatch) {
   auto snap = Golden();
-  auto phrase = Search(snap, {"quick fox", {"body"}, 1000, false, true});
-  auto both = Search(snap, {"quick fox", {"body"}, 1000, true, false});
+  auto phrase = TextSearchRows(snap, {"quick fox", {"body"}, 1000, false, true});
+  auto both = TextSearchRows(snap, {"quick fox", {"body"}, 1000, true, false});
   ASSERT_TRUE(phrase.ok()) << phrase.status().ToString();
   ASSERT_TRUE(both.ok());
   ASSERT_FALSE(phrase->empty());
   EXPECT_LT(phrase->size(), both->size());
   // a phrase hit is an AND hit with the same score
   std::map<uint64_t, float> and_scores;
-  for (const Hit& h : *both) and_scores[h.addr] = h.score;
-  for (const Hit& h : *phrase) {
+  for (const TextHit& h : *both) and_scores[h.addr] = h.score;
+  for (const TextHit& h : *phrase) {
     ASSERT_TRUE(and_scores.count(h.addr)) << h.id;
     EXPECT_EQ(and_scores[h.addr], h.score);
   }

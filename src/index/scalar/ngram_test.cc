@@ -36,14 +36,14 @@ TEST(NGramTokens, LowerCasedFoldedAlphanumericTrigrams) {
   EXPECT_EQ(NGramTokens("abдcd"), std::vector<uint32_t>{});
 }
 
-struct Rows {
+struct NgramRows {
   TrainingData data;
   std::vector<std::optional<std::string>> values;
 };
 
-Rows MakeRows() {
+NgramRows MakeNgramRows() {
   static const char* kWords[] = {"apple", "Banana", "cherry pie", "ápple tart", "grape", "pineapple", "ap", ""};
-  Rows r;
+  NgramRows r;
   StringBuilder b(utf8());
   for (int i = 0; i < 90; ++i) {
     std::optional<std::string> v;
@@ -58,7 +58,7 @@ Rows MakeRows() {
 }
 
 TEST(NGramIndex, FileLayoutAndSupersetSearches) {
-  Rows rows = MakeRows();
+  NgramRows rows = MakeNgramRows();
   auto store = IndexStore::Make(io::MemoryObjectStore::Make(), "t.lance/_indices/n");
   auto trained = TrainNGramIndex(*store, rows.data);
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
