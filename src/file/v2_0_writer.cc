@@ -3,6 +3,7 @@
 #include <google/protobuf/any.pb.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -84,7 +85,8 @@ struct PageBuild {
       }
       ends.push_back(data.size());
     }
-    const uint64_t adjust = a.null_count > 0 ? data.size() + 1 : 0;
+    // lance 12 sets the adjustment (bytes + 1) on every page, with or without nulls.
+    const uint64_t adjust = data.size() + 1;
     for (int64_t i = 0; i < a.length; ++i) {
       if (a.IsNull(i)) ends[static_cast<size_t>(i)] += adjust;
     }
@@ -96,19 +98,38 @@ struct PageBuild {
   }
 
   // A leaf of a flat / fixed-size list / binary / dictionary / null type.
-  void Leaf(AE* e, const Array& a) {
-    if (a.type->is_binary_like()) return Binary(e, a);
+  Status Leaf(AE* e, const Array& a) {
+    if (a.type->is_binary_like()) {
+      Binary(e, a);
+      return Status::OK();
+    }
     if (a.type_id() == TypeId::kDictionary) {
+      // As lance 12: a null row points at a null item appended to the dictionary, the
+      // indices have no validity.
       auto* d = e->mutable_dictionary();
       auto keys = std::make_shared<Array>(a);
       keys->type = a.type->index_type();
       keys->dictionary = nullptr;
+      ArrayPtr items = a.dictionary;
+      if (a.null_count > 0) {
+        const int kw = keys->type->bit_width() / 8;
+        std::string k(reinterpret_cast<const char*>(keys->buffers[1]->data()) + a.offset * kw,
+                      static_cast<size_t>(a.length * kw));
+        const int64_t null_item = items->length;
+        for (int64_t i = 0; i < a.length; ++i) {
+          if (a.IsNull(i)) std::memcpy(k.data() + i * kw, &null_item, static_cast<size_t>(kw));
+        }
+        keys = std::make_shared<Array>(*Array::Make(keys->type, a.length, {nullptr, BufferFromString(std::move(k))}));
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr null_item_array, MakeArrayOfNulls(items->type, 1));
+        LANCE_ASSIGN_OR_RAISE(items, Concatenate({items, null_item_array}));
+      }
       Nullable(d->mutable_indices(), *keys);
-      Leaf(d->mutable_items(), *a.dictionary);
-      d->set_num_dictionary_items(static_cast<uint32_t>(a.dictionary->length));
-      return;
+      LANCE_RETURN_NOT_OK(Leaf(d->mutable_items(), *items));
+      d->set_num_dictionary_items(static_cast<uint32_t>(items->length));
+      return Status::OK();
     }
     Nullable(e, a);
+    return Status::OK();
   }
 };
 
@@ -304,7 +325,8 @@ class V20Writer final : public OlderFileWriter {
       case TypeId::kLargeList: {
         const int64_t first = a.length > 0 ? a.ValueOffset(0) : 0;
         const int64_t items = a.length > 0 ? a.ValueOffset(a.length) - first : 0;
-        const uint64_t adjust = a.null_count > 0 ? static_cast<uint64_t>(items) + 1 : 0;
+        // lance 12 divides by the adjustment (items + 1): set on every page.
+        const uint64_t adjust = static_cast<uint64_t>(items) + 1;
         std::vector<uint64_t> ends;
         for (int64_t i = 0; i < a.length; ++i) {
           ends.push_back(static_cast<uint64_t>(a.ValueOffset(i + 1) - first) + (a.IsNull(i) ? adjust : 0));
@@ -318,7 +340,7 @@ class V20Writer final : public OlderFileWriter {
         return WriteField(*a.children[0]->Slice(first, items), k);
       }
       default:
-        page.Leaf(&page.encoding, a);
+        LANCE_RETURN_NOT_OK(page.Leaf(&page.encoding, a));
         return AddPage(me, a.length, std::move(page));
     }
   }
