@@ -206,3 +206,18 @@ Result<std::vector<RecordBatchPtr>> ToDatasetDictionaries(const Manifest& m, con
 }
 
 }  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
+  for (auto& frag : m->fragments) {
+    for (auto& f : frag.files) {
+      if (f.size_bytes != 0 || f.base_id) continue;
+      LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, loc.store()->Head(loc.Path("data/" + f.path)));
+      f.size_bytes = static_cast<uint64_t>(meta.size);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lance::table::internal

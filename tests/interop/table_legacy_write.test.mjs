@@ -71,6 +71,8 @@ function newest(uri) {
     const x = pb(d);
     return `${Number(x[4]?.[0] ?? 0)}.${Number(x[5]?.[0] ?? 0)}`;
   }));
+  // lance 12 records the size of every data file on commit (older writers left it unset).
+  const unsized = (m[2] || []).flatMap((f) => (pb(f)[2] || []).filter((d) => !pb(d)[6])).length;
   return {
     naming: name.length === '18446744073709551615.manifest'.length ? 'v2' : 'legacy',
     container,
@@ -78,6 +80,7 @@ function newest(uri) {
     writer_flags: Number(m[10]?.[0] ?? 0),
     data_format: `${text(df[1])} ${text(df[2])}`,
     file_versions: [...new Set(files)].sort(),
+    unsized,
     hint: fs.existsSync(path.join(dir, 'latest_version_hint.json')),
     latest_manifest: fs.existsSync(path.join(uri, '_latest.manifest'))
       ? fs.readFileSync(path.join(uri, '_latest.manifest')).toString('base64') : null,
