@@ -213,8 +213,10 @@ Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
   for (auto& frag : m->fragments) {
     for (auto& f : frag.files) {
       if (f.size_bytes != 0 || f.base_id) continue;
-      LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, loc.store()->Head(loc.Path("data/" + f.path)));
-      f.size_bytes = static_cast<uint64_t>(meta.size);
+      Result<io::ObjectMeta> meta = loc.store()->Head(loc.Path("data/" + f.path));
+      if (meta.status().IsNotFound()) continue;  // left as stored; a read reports it
+      LANCE_RETURN_NOT_OK(meta.status());
+      f.size_bytes = static_cast<uint64_t>(meta->size);
     }
   }
   return Status::OK();

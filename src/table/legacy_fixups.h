@@ -67,8 +67,8 @@ namespace lance::table::internal {
 
 // lance 12's commit-time migration of older manifests: every data file of `m` (in the
 // dataset's own data/ folder) whose size is not recorded gets its size from the store, so the
-// committed manifest records file_size_bytes for all of them. Errors: the store's (NotFound
-// for a missing data file).
+// committed manifest records file_size_bytes for all of them (a file the store does not have
+// is left unsized). Errors: the store's other than NotFound.
 Status FillDataFileSizes(const TableLocation& loc, Manifest* m);
 
 }  // namespace lance::table::internal
