@@ -403,6 +403,17 @@ Status ManifestCmd(const TableArgs& a) {
     j["timestamp_ns"] = nullptr;
   }
   j["tag"] = m.tag;
+  // The manifest file's container version, from its footer (u16 major, u16 minor, "LANC"):
+  // 0.1 from writers up to lance 0.33, 0.2 from lance 12 and lance-cpp.
+  {
+    const std::shared_ptr<io::ObjectStore>& store = ds->location().store();
+    LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->Head(ds->manifest_path()));
+    if (meta.size < 16) return Status::Corruption("{}: {} bytes", ds->manifest_path(), meta.size);
+    LANCE_ASSIGN_OR_RAISE(BufferPtr tail, store->GetRange(ds->manifest_path(), meta.size - 8, 4));
+    uint16_t v[2];
+    std::memcpy(v, tail->data(), 4);
+    j["container_version"] = fmt::format("{}.{}", v[0], v[1]);
+  }
   j["writer"] = {{"library", m.writer_library}, {"version", m.writer_version}};
   j["data_format"] = {{"file_format", m.data_file_format}, {"version", m.data_storage_version}};
   j["reader_feature_flags"] = FlagsJson(m.reader_feature_flags);

@@ -576,7 +576,11 @@ TEST(WriteDataset, MapNeedsStorage22AndStableRowIds) {
   p.data_storage_version = "2.1";
   auto st = WriteDataset(FreshUri(), s, {}, p).status();
   EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  // 2.0 and legacy datasets are written (as lance 12 does) but hold no maps either.
   p.data_storage_version = "2.0";
+  EXPECT_TRUE(WriteDataset(FreshUri(), s, {}, p).status().IsNotSupported());
+  EXPECT_TRUE(WriteDataset(FreshUri(), PeopleSchema(), {}, p).ok());
+  p.data_storage_version = "1.5";
   EXPECT_TRUE(WriteDataset(FreshUri(), PeopleSchema(), {}, p).status().IsNotSupported());
 
   const std::string uri = FreshUri();

@@ -24,6 +24,7 @@
 #include "lance/core/thread_pool.h"
 #include "encoding/encoder.h"
 #include "file/leaf_column.h"
+#include "file/older_writers.h"
 #include "lance/file/lance_schema.h"
 
 namespace lance::file {
@@ -78,6 +79,8 @@ struct FileWriter::Impl {
   bool aborted = false;
   // Global buffers after the file descriptor (AddGlobalBuffer): (position, size).
   std::vector<std::pair<uint64_t, uint64_t>> extra_global_buffers;
+  // Versions 0.1 / 0.2 (v1) and 0.3 (2.0) are written by an older-format writer instead.
+  std::unique_ptr<internal::OlderFileWriter> older;
   // Pages being encoded on the pool, oldest first; written strictly in this order, so the
   // file's bytes do not depend on the threads.
   std::deque<std::future<std::unique_ptr<PendingPage>>> pending;
@@ -331,8 +334,18 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<io::ObjectS
                                                      WriteOptions options) {
   if (!store) return Status::InvalidArgument("FileWriter::Open: no object store");
   if (!schema) return Status::InvalidArgument("FileWriter::Open: no schema");
+  if (options.version.major == 0 && options.version.minor <= 3) {
+    std::unique_ptr<FileWriter> w(new FileWriter());
+    w->impl_ = std::make_unique<Impl>();
+    LANCE_ASSIGN_OR_RAISE(w->impl_->older, options.version.minor == 3
+                                               ? internal::OpenV20Writer(store, path, schema, options)
+                                               : internal::OpenV1Writer(store, path, schema, options));
+    w->impl_->options = options;
+    return w;
+  }
   if (options.version.major != 2 || (options.version.minor != 1 && options.version.minor != 2)) {
-    return Status::InvalidArgument("lance file writer: version {}.{} (expected 2.1 or 2.2)",
+    return Status::InvalidArgument("lance file writer: version {}.{} (expected 2.1, 2.2, 0.3 for "
+                                   "2.0 or 0.2 for legacy v1)",
                                    options.version.major, options.version.minor);
   }
   if (options.max_chunk_values < 1 || options.max_chunk_values > 4096 ||
@@ -361,6 +374,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<io::ObjectS
 
 Status FileWriter::Write(const RecordBatch& batch) {
   Impl& im = *impl_;
+  if (im.older) return im.older->Write(batch);
   if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
   const ::lance::Schema& s = *batch.schema();
   if (s.num_fields() != im.input_schema->num_fields()) {
@@ -415,6 +429,7 @@ Status FileWriter::Write(const RecordBatch& batch) {
 
 Result<int> FileWriter::AddGlobalBuffer(std::string_view bytes) {
   Impl& im = *impl_;
+  if (im.older) return Status::NotSupported("global buffers need a 2.1+ lance file");
   if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
   LANCE_RETURN_NOT_OK(im.WritePending(0));
   LANCE_RETURN_NOT_OK(im.Align());
@@ -426,6 +441,10 @@ Result<int> FileWriter::AddGlobalBuffer(std::string_view bytes) {
 
 Result<WriteSummary> FileWriter::Finish() {
   Impl& im = *impl_;
+  if (im.older) {
+    im.finished = true;
+    return im.older->Finish();
+  }
   if (im.finished || im.aborted) return Status::InvalidArgument("lance file writer: already finished");
   for (size_t i = 0; i < im.columns.size(); ++i) {
     if (im.columns[i].rows > 0) LANCE_RETURN_NOT_OK(im.FlushPage(i));
@@ -446,12 +465,15 @@ Result<WriteSummary> FileWriter::Finish() {
 void FileWriter::Abort() {
   if (!impl_ || impl_->finished || impl_->aborted) return;
   impl_->aborted = true;
+  if (impl_->older) return impl_->older->Abort();
   for (auto& f : impl_->pending) f.wait();
   impl_->pending.clear();
   if (impl_->out) (void)impl_->out->Abort();
 }
 
-const SchemaPtr& FileWriter::schema() const { return impl_->schema; }
+const SchemaPtr& FileWriter::schema() const {
+  return impl_->older ? impl_->older->schema() : impl_->schema;
+}
 
 }  // namespace lance::file
 

@@ -6,6 +6,7 @@
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/write.h"
+#include "table/legacy_fixups.h"
 #include "table/unique_ids.h"
 
 namespace lance::table {
@@ -16,11 +17,15 @@ std::string NewDataFileName() {
   return fmt::format("{:016x}{:016x}.lance", internal::RandomU64(), internal::RandomU64());
 }
 
-// Lance ids of the fields that own a column in a 2.1+ file: the leaves of the flattened
-// schema (a field without child fields), in pre-order.
-Result<std::vector<int32_t>> LeafIds(const Schema& schema) {
+// Lance ids of the fields that own a column: in a 2.1+ file the leaves of the flattened
+// schema (a field without child fields), in 2.0 and v1 files every field; in pre-order.
+Result<std::vector<int32_t>> LeafIds(const Schema& schema, file::FileVersion fv) {
   LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> fields, file::LanceFieldsFromSchema(schema));
   std::vector<int32_t> leaves;
+  if (fv.major == 0) {
+    for (const auto& f : fields) leaves.push_back(f.id);
+    return leaves;
+  }
   for (const auto& f : fields) {
     const bool parent = std::any_of(fields.begin(), fields.end(), [&](const file::LanceField& c) {
       return c.parent_id == f.id;
@@ -35,10 +40,13 @@ DataFileInfo DataFileEntry(const std::string& name, const std::vector<int32_t>& 
   DataFileInfo df;
   df.path = name;
   df.fields = leaves;
-  df.column_indices.resize(leaves.size());
-  for (size_t i = 0; i < leaves.size(); ++i) df.column_indices[i] = static_cast<int32_t>(i);
-  df.major = static_cast<uint32_t>(fv.major);
-  df.minor = static_cast<uint32_t>(fv.minor);
+  // As lance 12 records them: v1 files without column indices, as 0.2; 2.0 files as 2.0.
+  if (!fv.is_v1()) {
+    df.column_indices.resize(leaves.size());
+    for (size_t i = 0; i < leaves.size(); ++i) df.column_indices[i] = static_cast<int32_t>(i);
+  }
+  df.major = fv.is_legacy() ? 2u : static_cast<uint32_t>(fv.major);
+  df.minor = fv.is_legacy() ? 0u : static_cast<uint32_t>(fv.minor);
   df.size_bytes = static_cast<uint64_t>(size_bytes);
   return df;
 }
@@ -48,8 +56,12 @@ DataFileInfo DataFileEntry(const std::string& name, const std::vector<int32_t>& 
 Result<file::FileVersion> WritableFileVersion(const std::string& v) {
   if (v == "2.1") return file::FileVersion{2, 1};
   if (v == "2.2") return file::FileVersion{2, 2};
+  // Older storage versions get the files lance 12 writes there: 2.0 (footer 0.3) and legacy
+  // v1 (footer 0.2).
+  if (v == "2.0") return file::FileVersion{0, 3};
+  if (v == "0.1" || v == "legacy") return file::FileVersion{0, 2};
   return Status::NotSupported("the dataset stores data files of version '{}'; lance-cpp writes "
-                              "2.1 and 2.2 data files only",
+                              "legacy (0.1), 2.0, 2.1 and 2.2 data files",
                               v);
 }
 
@@ -61,9 +73,13 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Mani
     return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
   }
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, WritableFileVersion(manifest.data_storage_version));
-  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema, fv));
   file::WriteOptions wo;
   wo.version = fv;
+  if (fv.is_v1()) {
+    LANCE_ASSIGN_OR_RAISE(auto keyed, internal::ToDatasetDictionaries(manifest, schema, batches));
+    return WriteFragments(staged, wo, schema, leaves, keyed, max_rows_per_file);
+  }
   return WriteFragments(staged, wo, schema, leaves, batches, max_rows_per_file);
 }
 
@@ -124,7 +140,7 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const file
 Result<DataFileInfo> WriteColumnFile(StagedFiles& staged, const Manifest& manifest,
                                      const RecordBatch& batch) {
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, WritableFileVersion(manifest.data_storage_version));
-  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema()));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema(), fv));
   file::WriteOptions wo;
   wo.version = fv;
   const std::string name = NewDataFileName();

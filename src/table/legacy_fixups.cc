@@ -2,9 +2,12 @@
 #include "table/legacy_fixups.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "lance/core/bit_util.h"
 #include "lance/file/file_reader.h"
 #include "lance/table/deletion.h"
 #include "lance/table/feature_flags.h"
@@ -105,6 +108,115 @@ Status CheckLegacyWritable(const Manifest& m, const std::string& root) {
           "the manifest file holds; lance-cpp carries binary and fixed-width number values "
           "only",
           root, f.name, f.logical_type);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+namespace {
+
+// Dictionary column `a` keyed to the stored values `v` (same index type).
+Result<ArrayPtr> Rekey(const Array& a, const LegacyDictionaryValues& v, const std::string& name) {
+  const DataTypePtr& vt = a.type->dictionary_value_type();
+  const int width = v.binary ? 0 : vt->bit_width() / 8;
+  auto value = [&](int64_t i) -> std::string_view {
+    if (v.binary) {
+      return std::string_view(v.data).substr(static_cast<size_t>(v.offsets[static_cast<size_t>(i)]),
+                                             static_cast<size_t>(v.offsets[static_cast<size_t>(i) + 1] -
+                                                                 v.offsets[static_cast<size_t>(i)]));
+    }
+    return std::string_view(v.data).substr(static_cast<size_t>(i * width), static_cast<size_t>(width));
+  };
+  if (v.binary != vt->is_binary_like() || (v.binary && v.offsets.size() != static_cast<size_t>(v.count) + 1) ||
+      (!v.binary && (width <= 0 || v.data.size() != static_cast<size_t>(v.count * width)))) {
+    return Status::NotSupported("field '{}': the dictionary the dataset stores does not fit {}", name,
+                                vt->ToString());
+  }
+  std::map<std::string_view, int64_t> index;
+  for (int64_t i = 0; i < v.count; ++i) index.emplace(value(i), i);
+  const Array& dict = *a.dictionary;
+  const int kw = a.type->index_type()->bit_width() / 8;
+  std::string keys(static_cast<size_t>(a.length * kw), '\0');
+  for (int64_t i = 0; i < a.length; ++i) {
+    int64_t k = 0;
+    if (a.IsValid(i)) {
+      const int64_t d = a.DictionaryIndex(i);
+      std::string_view val = v.binary ? dict.GetView(d)
+                                      : std::string_view(reinterpret_cast<const char*>(dict.buffers[1]->data()) +
+                                                             (dict.offset + d) * width,
+                                                         static_cast<size_t>(width));
+      auto it = index.find(val);
+      if (it == index.end()) {
+        return Status::NotSupported("field '{}': value '{}' (row {}) is not in the dictionary of {} "
+                                    "values the legacy dataset stores, which v1 files share",
+                                    name, v.binary ? std::string(val) : std::string("<fixed>"), i, v.count);
+      }
+      k = it->second;
+    }
+    std::memcpy(keys.data() + i * kw, &k, static_cast<size_t>(kw));  // little-endian low bytes
+  }
+  ArrayPtr values;
+  if (v.binary) {
+    std::string offsets;
+    for (int64_t o : v.offsets) {
+      if (vt->has_large_offsets()) {
+        offsets.append(reinterpret_cast<const char*>(&o), 8);
+      } else {
+        const auto o32 = static_cast<int32_t>(o);
+        offsets.append(reinterpret_cast<const char*>(&o32), 4);
+      }
+    }
+    values = Array::Make(vt, v.count, {nullptr, BufferFromString(std::move(offsets)), BufferFromString(v.data)});
+  } else {
+    values = Array::Make(vt, v.count, {nullptr, BufferFromString(v.data)});
+  }
+  BufferPtr validity;
+  if (a.null_count > 0) {
+    LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer((a.length + 7) / 8, true));
+    bit_util::CopyBitmap(a.validity(), a.offset, a.length, validity->mutable_data(), 0);
+  }
+  return Array::Make(a.type, a.length, {validity, BufferFromString(std::move(keys))}, {}, 0, values);
+}
+
+}  // namespace
+
+Result<std::vector<RecordBatchPtr>> ToDatasetDictionaries(const Manifest& m, const SchemaPtr& schema,
+                                                          const std::vector<RecordBatchPtr>& batches) {
+  std::vector<RecordBatchPtr> out = batches;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const Field& f = *schema->field(c);
+    if (f.type()->id() != TypeId::kDictionary) continue;
+    const LegacyDictionaryValues* v = nullptr;
+    for (const auto& d : m.legacy_dictionaries) {
+      if (d.field_id == f.id()) v = &d;
+    }
+    if (v == nullptr) continue;
+    for (auto& b : out) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr col, Rekey(*b->column(c), *v, f.name()));
+      std::vector<ArrayPtr> cols = b->columns();
+      cols[static_cast<size_t>(c)] = std::move(col);
+      b = std::make_shared<RecordBatch>(b->schema(), b->num_rows(), std::move(cols));
+    }
+  }
+  return out;
+}
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
+  for (auto& frag : m->fragments) {
+    for (auto& f : frag.files) {
+      if (f.size_bytes != 0 || f.base_id) continue;
+      Result<io::ObjectMeta> meta = loc.store()->Head(loc.Path("data/" + f.path));
+      if (meta.status().IsNotFound()) continue;  // left as stored; a read reports it
+      LANCE_RETURN_NOT_OK(meta.status());
+      f.size_bytes = static_cast<uint64_t>(meta->size);
     }
   }
   return Status::OK();

@@ -18,6 +18,9 @@
 // `tolerate_missing` (version listings), which leaves the fragment as stored.
 #pragma once
 
+#include <vector>
+
+#include "lance/columnar/array.h"
 #include "lance/core/status.h"
 #include "lance/table/location.h"
 #include "lance/table/manifest.h"
@@ -45,5 +48,27 @@ namespace lance::table::internal {
 //   (Field.dictionary points into it) but DecodeManifest did not carry (a value type other
 //   than binary-like or a fixed-width number): NotSupported.
 Status CheckLegacyWritable(const Manifest& m, const std::string& root);
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+// The batches with every top-level Arrow dictionary column re-keyed to the dictionary the
+// legacy (0.1) dataset `m` stores in its manifest (LegacyDictionaryValues of the field id,
+// `schema` carrying the dataset's ids): lance 12 reads the keys of a v1 file against that
+// dictionary, not the file's. Columns without stored values are left as they are. Errors:
+// NotSupported naming the field and the value the dataset's dictionary lacks.
+Result<std::vector<RecordBatchPtr>> ToDatasetDictionaries(const Manifest& m, const SchemaPtr& schema,
+                                                          const std::vector<RecordBatchPtr>& batches);
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+// lance 12's commit-time migration of older manifests: every data file of `m` (in the
+// dataset's own data/ folder) whose size is not recorded gets its size from the store, so the
+// committed manifest records file_size_bytes for all of them (a file the store does not have
+// is left unsized). Errors: the store's other than NotFound.
+Status FillDataFileSizes(const TableLocation& loc, Manifest* m);
 
 }  // namespace lance::table::internal

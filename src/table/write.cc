@@ -12,6 +12,7 @@
 #include "lance/table/schema_rules.h"
 #include "lance/table/versions.h"
 #include "table/durable_files.h"
+#include "table/legacy_fixups.h"
 
 namespace lance::table {
 
@@ -20,7 +21,13 @@ namespace {
 Result<file::FileVersion> ParseStorageVersion(const std::string& v) {
   if (v == "2.1") return file::FileVersion{2, 1};
   if (v == "2.2") return file::FileVersion{2, 2};
-  return Status::NotSupported("data storage version '{}' cannot be written (2.1 and 2.2 can)", v);
+  // Into older datasets lance 12 writes files of their version (2.0: footer 0.3; legacy:
+  // v1 files, footer 0.2).
+  if (v == "2.0") return file::FileVersion{0, 3};
+  if (v == "0.1" || v == "legacy") return file::FileVersion{0, 2};
+  return Status::NotSupported("data storage version '{}' cannot be written (legacy, 2.0, 2.1 and "
+                              "2.2 can)",
+                              v);
 }
 
 // Position of each field among its siblings' parent, as a path of indices, for comparing
@@ -165,6 +172,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
     dsv = latest ? latest->manifest.data_storage_version : "2.2";
   }
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, ParseStorageVersion(dsv));
+  if (dsv == "legacy") dsv = "0.1";  // as lance 12 records it
   pw.dsv = dsv;
 
   // The schema written, with the dataset's field ids (append) or fresh ones.
@@ -189,7 +197,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
     }
   }
   pw.schema = schema;
-  if (fv.minor < 2) {
+  if (fv.major == 0 || fv.minor < 2) {
     for (const auto& f : fields) {
       if (f.logical_type == "map") {
         return Status::NotSupported("field '{}': map columns need data storage version 2.2 (the "
@@ -198,9 +206,13 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
       }
     }
   }
-  // Leaves hold the columns of 2.1+ files.
+  // Leaves hold the columns of 2.1+ files; 2.0 and v1 files have a column per field.
   std::vector<int32_t> leaves;
   for (const auto& f : fields) {
+    if (fv.major == 0) {
+      leaves.push_back(f.id);
+      continue;
+    }
     const bool has_child = std::any_of(fields.begin(), fields.end(),
                                        [&](const file::LanceField& c) { return c.parent_id == f.id; });
     if (!has_child) leaves.push_back(f.id);
@@ -212,6 +224,11 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
                                        file_schema->field(c)->name(), b->column(c)->null_count);
       }
     }
+  }
+
+  // v1 files of a legacy dataset are read against the dictionaries its manifest stores.
+  if (fv.is_v1() && latest) {
+    LANCE_ASSIGN_OR_RAISE(batches, internal::ToDatasetDictionaries(latest->manifest, file_schema, batches));
   }
 
   // Data files: one per fragment of at most max_rows_per_file rows.

@@ -7,12 +7,15 @@
 // data storage version, its flags, the version hint, an untouched _latest.manifest, and for
 // legacy (0.1) datasets the dictionary values the manifest file holds (v0_4_20/types: lance
 // 12 reads its dictionary column through them). Where lance 12 refuses to write, lance-cpp
-// refuses too.
+// refuses too. Into legacy (0.1) and 2.0 datasets lance-cpp appends, updates and merge-inserts
+// v1 / 2.0 files (OLDER below): lance 12 reads them as the same rows it reads after doing the
+// same itself, and continues (append + delete) on the result, which lance-cpp reads.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import util from 'node:util';
 
 import * as lancedb from '@lancedb/lancedb';
 
@@ -68,6 +71,8 @@ function newest(uri) {
     const x = pb(d);
     return `${Number(x[4]?.[0] ?? 0)}.${Number(x[5]?.[0] ?? 0)}`;
   }));
+  // lance 12 records the size of every data file on commit (older writers left it unset).
+  const unsized = (m[2] || []).flatMap((f) => (pb(f)[2] || []).filter((d) => !pb(d)[6])).length;
   return {
     naming: name.length === '18446744073709551615.manifest'.length ? 'v2' : 'legacy',
     container,
@@ -75,6 +80,7 @@ function newest(uri) {
     writer_flags: Number(m[10]?.[0] ?? 0),
     data_format: `${text(df[1])} ${text(df[2])}`,
     file_versions: [...new Set(files)].sort(),
+    unsized,
     hint: fs.existsSync(path.join(dir, 'latest_version_hint.json')),
     latest_manifest: fs.existsSync(path.join(uri, '_latest.manifest'))
       ? fs.readFileSync(path.join(uri, '_latest.manifest')).toString('base64') : null,
@@ -107,6 +113,14 @@ function pb(buf) {
     else throw new Error(`wire type ${t}`);
   }
   return out;
+}
+
+// lance 12's rows without row ids, in a canonical order.
+async function sortedRows(table) {
+  const rows = expectedRows(await table.query().toArrow());
+  const key = (r) => util.inspect(r, { depth: null });
+  return rows.map((r) => [key(r), r]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map((x) => x[1]);
 }
 
 async function lance12Rows(table) {
@@ -160,6 +174,87 @@ for (const d of DATASETS) {
   });
 }
 
+// Datasets whose data storage version is legacy (0.1: v1 files, footer 0.2) or 2.0 (footer
+// 0.3): lance 12 writes files of that version into them, and so does lance-cpp.
+const OLDER = [
+  // lance 12 refuses merge-inserts into the two legacy datasets with a dictionary column
+  // (even of rows it read there: "dictionary for `dict` did not match expected dictionary").
+  { rel: 'v0_4_20/types.lance', storage: '0.1', mergeInsertRefused: true },
+  { rel: 'v0_4_20/vectors.lance', storage: '0.1' },
+  { rel: 'v0_4_20/batches.lance', storage: '0.1' },
+  { rel: 'v0_14_1/types.lance', storage: '2.0' },
+  { rel: 'v0_14_1/types_legacy.lance', storage: '0.1', mergeInsertRefused: true },
+  { rel: 'v0_14_1/vectors.lance', storage: '2.0' },
+  { rel: 'upstream/v0.7.5/with_deletions.lance', storage: '0.1' },
+  { rel: 'upstream/v0.8.0/migrated_from_v0.7.5.lance', storage: '0.1' },
+  { rel: 'upstream/v0.20.0/old_btree_bitmap_indices.lance', storage: '2.0' },
+  { rel: 'upstream/0.36.0/btree_in_index_pkg.lance', storage: '2.0' },
+];
+
+// Rows of `uri` (lance-cpp's scan, first `n`) as a JSONL input with its schema file.
+function inputOf(uri, n, scratchFile) {
+  const file = `${scratchFile}.jsonl`;
+  fs.writeFileSync(file, lanceOk(['scan', uri, '--limit', String(n)]).stdout);
+  const schema = `${scratchFile}.schema.json`;
+  fs.writeFileSync(schema, lanceOk(['schema', uri]).stdout);
+  return { file, schema };
+}
+
+for (const d of OLDER) {
+  test(`lance-cpp appends ${d.storage} files into ${d.rel} as lance 12 does, both continue`, async () => {
+    const manifest = JSON.parse(lanceOk(['manifest', path.join(legacy, d.rel)]).stdout);
+    assert.equal(manifest.data_format.version, d.storage);
+    assert.equal(manifest.container_version, '0.1', 'older writers wrote container 0.1');
+    const ours = copy(d.rel, scratch, '');
+    const theirs = copy(d.rel, scratch, '_ref');
+    const t = await (await lancedb.connect(ours.dir)).openTable(ours.name);
+    const ref = await (await lancedb.connect(theirs.dir)).openTable(theirs.name);
+    const col = (await t.schema()).fields[0].name;
+
+    // The same three rows appended by lance-cpp (from its scan) and by lance 12 (from its own).
+    const input = inputOf(ours.uri, 3, path.join(scratch, `${ours.name}-in`));
+    lanceOk(['create', ours.uri, '--mode', 'append', '--input', input.file, '--schema', input.schema]);
+    await ref.add(await ref.query().limit(3).toArrow());
+    const a = newest(ours.uri), b = newest(theirs.uri);
+    assert.deepEqual(a, b, 'the manifest lance-cpp writes matches lance 12\'s');
+    assert.equal(a.container, '0.2');
+    assert.equal(JSON.parse(lanceOk(['manifest', ours.uri]).stdout).container_version, '0.2');
+    assert.ok(a.file_versions.includes(d.storage === '0.1' ? '0.2' : '2.0'), a.file_versions.join());
+    await t.checkoutLatest();
+    const want = await lance12Rows(ref);
+    assert.deepEqual(await lance12Rows(t), want, 'lance 12 reads our rows as its own');
+    assert.equal(diffRows(want, lanceOk(['scan', ours.uri, '--with-row-id']).stdout), null);
+
+    // Update by lance-cpp, the same by lance 12 on its copy: the same rows with the same ids.
+    lanceOk(['update', ours.uri, '--set', `${col}=${col} + 1000`, '--where', `${col} = 3`]);
+    await ref.update({ where: `${col} = 3`, valuesSql: { [col]: `${col} + 1000` } });
+    assert.deepEqual(newest(ours.uri), newest(theirs.uri));
+    await t.checkoutLatest();
+    assert.deepEqual(await lance12Rows(t), await lance12Rows(ref), 'update');
+    // Merge-insert: lance-cpp's join emits the updated rows of its new fragment in another
+    // order than lance 12's (also into 2.1 datasets), so the rows are compared as a multiset.
+    const up = inputOf(ours.uri, 2, path.join(scratch, `${ours.name}-up`));
+    const merge = async () => ref.mergeInsert(col).whenMatchedUpdateAll().whenNotMatchedInsertAll()
+      .execute(await ref.query().limit(2).toArrow());
+    if (d.mergeInsertRefused) {
+      // lance-cpp would not refuse (a known difference), so neither copy merges here.
+      await assert.rejects(merge(), /dictionary for `dict` did not match expected dictionary/);
+    } else {
+      lanceOk(['merge-insert', ours.uri, '--input', up.file, '--schema', up.schema, '--on', col]);
+      await merge();
+      assert.deepEqual(newest(ours.uri), newest(theirs.uri));
+      await t.checkoutLatest();
+      assert.deepEqual(await sortedRows(t), await sortedRows(ref), 'merge-insert');
+    }
+
+    // lance 12 continues on our result (append + delete); lance-cpp reads what it wrote.
+    await t.add(await t.query().limit(2).toArrow());
+    await t.delete(`${col} = 2`);
+    assert.equal(diffRows(await lance12Rows(t), lanceOk(['scan', ours.uri, '--with-row-id']).stdout), null);
+    assert.equal(Number(lanceOk(['count', ours.uri]).stdout.trim()), await t.countRows());
+  });
+}
+
 test('where lance 12 refuses to write into an older dataset, lance-cpp refuses too', async () => {
   for (const rel of ['upstream/v0.16.0/wrong_data_version_can_fix.lance',
     'upstream/v0.16.0/wrong_data_version_no_fix.lance']) {
@@ -170,17 +265,5 @@ test('where lance 12 refuses to write into an older dataset, lance-cpp refuses t
     const r = lance(['delete', ours.uri, '--filter', `${col} = 1`]);
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /mixture of file versions/);
-  }
-  // Appends into legacy (0.1) and 2.0 storage need writers lance-cpp does not have: refused
-  // with the reason (lance 12 writes legacy / 2.0 files there).
-  for (const rel of ['v0_4_20/vectors.lance', 'v0_14_1/types.lance']) {
-    const ours = copy(rel, scratch, '');
-    const file = path.join(scratch, 'rows.jsonl');
-    fs.writeFileSync(file, lanceOk(['scan', ours.uri, '--limit', '1']).stdout);
-    const schema = path.join(scratch, 'schema.json');
-    fs.writeFileSync(schema, lanceOk(['schema', ours.uri]).stdout);
-    const r = lance(['create', ours.uri, '--mode', 'append', '--input', file, '--schema', schema]);
-    assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /NotSupported: data storage version '(0\.1|2\.0)' cannot be written/);
   }
 });

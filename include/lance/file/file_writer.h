@@ -26,7 +26,8 @@
 namespace lance::file {
 
 struct WriteOptions {
-  // 2.1 or 2.2 (major 2). Anything else: InvalidArgument at Open.
+  // 2.1 or 2.2 (major 2); {0, 3} writes a 2.0 file and {0, 2} a legacy v1 file (the
+  // plain encodings of those versions, src/file/older_writers.h). Else InvalidArgument at Open.
   FileVersion version{2, 2};
   // Encode a column's buffered rows into a page once they hold at least this many bytes.
   int64_t max_page_bytes = 8 << 20;

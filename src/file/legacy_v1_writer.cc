@@ -1,0 +1,343 @@
+// Legacy "v1" data files (footer 0.2), the mirror of legacy_v1_reader.cc (older_writers.h).
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "file/older_writers.h"
+#include "file/proto/file_schema.pb.h"
+#include "file/proto/file_v1.pb.h"
+#include "lance/core/bit_util.h"
+#include "lance/file/lance_schema.h"
+
+namespace lance::file::internal {
+
+namespace {
+
+// Rows per v1 batch (lance's max_rows_per_group for v1 files).
+constexpr int64_t kV1BatchRows = 1024;
+
+bool V1FixedWidth(const DataType& t) {
+  if (t.id() == TypeId::kFixedSizeList) return V1FixedWidth(*t.value_type());
+  return t.is_fixed_width() && t.id() != TypeId::kDictionary && t.bit_width() > 0 &&
+         (t.bit_width() == 1 || t.bit_width() % 8 == 0);
+}
+
+}  // namespace
+
+// The values of rows [0, a.length) of a fixed-width array (bool: bits from bit 0; a
+// fixed-size list: its flattened items), validity ignored. REQUIRES: V1FixedWidth(*a.type).
+void AppendFixedValues(const Array& a, std::string* out) {
+  if (a.type_id() == TypeId::kFixedSizeList) {
+    const int64_t size = a.type->list_size();
+    AppendFixedValues(*a.children[0]->Slice(a.offset * size, a.length * size), out);
+    return;
+  }
+  const int bits = a.type->bit_width();
+  if (bits == 1) {
+    const size_t at = out->size();
+    out->resize(at + static_cast<size_t>((a.length + 7) / 8), '\0');
+    if (a.length > 0) {
+      bit_util::CopyBitmap(a.buffers[1]->data(), a.offset, a.length,
+                           reinterpret_cast<uint8_t*>(out->data() + at), 0);
+    }
+    return;
+  }
+  const int64_t w = bits / 8;
+  out->append(reinterpret_cast<const char*>(a.buffers[1]->data() + a.offset * w),
+              static_cast<size_t>(a.length * w));
+}
+
+namespace {
+
+::lance::file::Field ToProto(const LanceField& lf) {
+  ::lance::file::Field f;
+  f.set_name(lf.name);
+  f.set_id(lf.id);
+  f.set_parent_id(lf.parent_id);
+  f.set_logical_type(lf.logical_type);
+  f.set_nullable(lf.nullable);
+  for (const auto& [k, v] : lf.metadata) (*f.mutable_metadata())[k] = v;
+  return f;
+}
+
+class V1Writer final : public OlderFileWriter {
+ public:
+  Status Init(std::shared_ptr<io::ObjectStore> store, std::string path, const SchemaPtr& schema) {
+    store_ = std::move(store);
+    path_ = std::move(path);
+    input_schema_ = schema;
+    LANCE_ASSIGN_OR_RAISE(fields_, LanceFieldsFromSchema(*schema, &schema_));
+    min_id_ = max_id_ = fields_.empty() ? 0 : fields_[0].id;
+    for (const auto& f : fields_) {
+      min_id_ = std::min(min_id_, f.id);
+      max_id_ = std::max(max_id_, f.id);
+    }
+    if (fields_.empty() || min_id_ < 0) {
+      return Status::InvalidArgument("legacy lance file '{}': no fields or negative field ids", path_);
+    }
+    protos_.resize(fields_.size());
+    dictionaries_.resize(fields_.size());
+    size_t k = 0;
+    for (const auto& f : schema_->fields()) LANCE_RETURN_NOT_OK(Check(*f->type(), f->name(), &k));
+    LANCE_ASSIGN_OR_RAISE(out_, store_->OpenWriter(path_));
+    return Status::OK();
+  }
+
+  Status Write(const RecordBatch& batch) override {
+    if (done_) return Status::InvalidArgument("legacy lance file writer: already finished");
+    if (batch.num_columns() != schema_->num_fields()) {
+      return Status::InvalidArgument("legacy lance file '{}': batch has {} fields, the file {}", path_,
+                                     batch.num_columns(), schema_->num_fields());
+    }
+    for (int i = 0; i < batch.num_columns(); ++i) {
+      if (!batch.column(i)->type->Equals(*input_schema_->field(i)->type())) {
+        return Status::InvalidArgument("legacy lance file '{}': batch field {} is {}, expected {}",
+                                       path_, i, batch.column(i)->type->ToString(),
+                                       input_schema_->field(i)->type()->ToString());
+      }
+    }
+    for (int64_t start = 0; start < batch.num_rows(); start += kV1BatchRows) {
+      const int64_t n = std::min(kV1BatchRows, batch.num_rows() - start);
+      pages_.emplace_back(static_cast<size_t>(max_id_ - min_id_ + 1), std::make_pair(int64_t{0}, int64_t{0}));
+      size_t k = 0;
+      for (int i = 0; i < batch.num_columns(); ++i) {
+        LANCE_RETURN_NOT_OK(WriteField(*batch.column(i)->Slice(start, n), &k));
+      }
+      num_rows_ += n;
+      batch_offsets_.push_back(static_cast<int32_t>(num_rows_));
+    }
+    return Status::OK();
+  }
+
+  Result<WriteSummary> Finish() override {
+    if (done_) return Status::InvalidArgument("legacy lance file writer: already finished");
+    // Dictionary values (shared by every batch), then the page table.
+    for (size_t k = 0; k < fields_.size(); ++k) {
+      if (!dictionaries_[k]) continue;
+      const Array& d = *dictionaries_[k];
+      int64_t at = 0;
+      if (d.type->is_binary_like()) {
+        LANCE_ASSIGN_OR_RAISE(at, WriteBinary(d));
+      } else {
+        std::string bytes;
+        AppendFixedValues(d, &bytes);
+        at = pos_;
+        LANCE_RETURN_NOT_OK(Put(bytes));
+      }
+      protos_[k].mutable_dictionary()->set_offset(at);
+      protos_[k].mutable_dictionary()->set_length(d.length);
+    }
+    const int64_t page_table = pos_;
+    std::string table;
+    const size_t ids = static_cast<size_t>(max_id_ - min_id_ + 1);
+    for (size_t id = 0; id < ids; ++id) {
+      for (const auto& batch : pages_) {
+        table.append(reinterpret_cast<const char*>(&batch[id].first), 8);
+        table.append(reinterpret_cast<const char*>(&batch[id].second), 8);
+      }
+    }
+    LANCE_RETURN_NOT_OK(Put(table));
+    ::lance::file::V1EmbeddedSchema embedded;
+    for (size_t k = 0; k < fields_.size(); ++k) {
+      ::lance::file::Field f = ToProto(fields_[k]);
+      f.set_encoding(protos_[k].encoding());
+      if (protos_[k].has_dictionary()) *f.mutable_dictionary() = protos_[k].dictionary();
+      *embedded.add_fields() = std::move(f);
+    }
+    if (schema_->metadata()) {
+      for (const auto& [k, v] : schema_->metadata()->pairs()) (*embedded.mutable_schema_metadata())[k] = v;
+    }
+    const int64_t schema_pos = pos_;
+    LANCE_RETURN_NOT_OK(PutMessage(embedded.SerializeAsString()));
+    ::lance::file::Metadata meta;
+    meta.set_manifest_position(static_cast<uint64_t>(schema_pos));
+    meta.add_batch_offsets(0);
+    for (int32_t o : batch_offsets_) meta.add_batch_offsets(o);
+    meta.set_page_table_position(static_cast<uint64_t>(page_table));
+    const int64_t meta_pos = pos_;
+    LANCE_RETURN_NOT_OK(PutMessage(meta.SerializeAsString()));
+    std::string footer;
+    const uint64_t mp = static_cast<uint64_t>(meta_pos);
+    const uint16_t version[2] = {0, 2};
+    footer.append(reinterpret_cast<const char*>(&mp), 8);
+    footer.append(reinterpret_cast<const char*>(version), 4);
+    footer.append(kMagic, 4);
+    LANCE_RETURN_NOT_OK(Put(footer));
+    LANCE_RETURN_NOT_OK(out_->Close());
+    done_ = true;
+    WriteSummary s;
+    s.num_rows = num_rows_;
+    s.size_bytes = pos_;
+    s.num_columns = static_cast<int>(fields_.size());
+    s.version = FileVersion{0, 2};
+    s.schema = schema_;
+    return s;
+  }
+
+  void Abort() override {
+    if (done_) return;
+    done_ = true;
+    if (out_) (void)out_->Abort();
+  }
+
+  const SchemaPtr& schema() const override { return schema_; }
+
+  ~V1Writer() override { Abort(); }
+
+ private:
+  // Encodings per field (pre-order, `*k` advanced) and the types v1 cannot hold.
+  Status Check(const DataType& t, const std::string& name, size_t* k) {
+    const size_t me = (*k)++;
+    auto& p = protos_[me];
+    switch (t.id()) {
+      case TypeId::kStruct:
+        for (const auto& c : t.fields()) LANCE_RETURN_NOT_OK(Check(*c->type(), c->name(), k));
+        return Status::OK();
+      case TypeId::kList:
+      case TypeId::kLargeList:
+        p.set_encoding(::lance::file::PLAIN);
+        return Check(*t.value_type(), t.value_field()->name(), k);
+      case TypeId::kNull:
+        return Status::OK();
+      case TypeId::kDictionary:
+        if (!t.dictionary_value_type()->is_binary_like() && !V1FixedWidth(*t.dictionary_value_type())) {
+          return Status::NotSupported("legacy lance file: field '{}' is a dictionary of {}", name,
+                                      t.dictionary_value_type()->ToString());
+        }
+        p.set_encoding(::lance::file::DICTIONARY);
+        return Status::OK();
+      default:
+        if (t.is_binary_like()) {
+          p.set_encoding(::lance::file::VAR_BINARY);
+          return Status::OK();
+        }
+        if (V1FixedWidth(t)) {
+          p.set_encoding(::lance::file::PLAIN);
+          return Status::OK();
+        }
+        return Status::NotSupported("legacy lance file: field '{}' of type {} cannot be written in a "
+                                    "v1 file",
+                                    name, t.ToString());
+    }
+  }
+
+  Status Put(std::string_view bytes) {
+    if (bytes.empty()) return Status::OK();
+    LANCE_RETURN_NOT_OK(out_->Write(bytes));
+    pos_ += static_cast<int64_t>(bytes.size());
+    return Status::OK();
+  }
+
+  Status PutMessage(const std::string& msg) {
+    const uint32_t len = static_cast<uint32_t>(msg.size());
+    LANCE_RETURN_NOT_OK(Put(std::string_view(reinterpret_cast<const char*>(&len), 4)));
+    return Put(msg);
+  }
+
+  void SetPage(size_t k, int64_t pos, int64_t len) {
+    pages_.back()[static_cast<size_t>(fields_[k].id - min_id_)] = {pos, len};
+  }
+
+  // The bytes of every value, then length + 1 absolute positions; returns where they start.
+  Result<int64_t> WriteBinary(const Array& a) {
+    std::string data;
+    std::vector<int64_t> positions{pos_};
+    for (int64_t i = 0; i < a.length; ++i) {
+      if (a.IsValid(i)) {
+        const std::string_view v = a.GetView(i);
+        data.append(v.data(), v.size());
+      }
+      positions.push_back(pos_ + static_cast<int64_t>(data.size()));
+    }
+    LANCE_RETURN_NOT_OK(Put(data));
+    const int64_t at = pos_;
+    LANCE_RETURN_NOT_OK(Put(std::string_view(reinterpret_cast<const char*>(positions.data()),
+                                             positions.size() * 8)));
+    return at;
+  }
+
+  Status WriteField(const Array& a, size_t* k) {
+    const size_t me = (*k)++;
+    const DataType& t = *a.type;
+    switch (t.id()) {
+      case TypeId::kStruct:
+        SetPage(me, 0, 0);
+        for (const auto& c : a.children) LANCE_RETURN_NOT_OK(WriteField(*c->Slice(a.offset, a.length), k));
+        return Status::OK();
+      case TypeId::kNull:
+        SetPage(me, pos_, a.length);
+        return Status::OK();
+      case TypeId::kList:
+      case TypeId::kLargeList: {
+        const int64_t first = a.length > 0 ? a.ValueOffset(0) : 0;
+        std::string offsets;
+        for (int64_t i = 0; i <= a.length; ++i) {
+          const int64_t o = a.ValueOffset(i) - first;
+          if (t.id() == TypeId::kLargeList) {
+            offsets.append(reinterpret_cast<const char*>(&o), 8);
+          } else {
+            const auto o32 = static_cast<int32_t>(o);
+            offsets.append(reinterpret_cast<const char*>(&o32), 4);
+          }
+        }
+        SetPage(me, pos_, a.length + 1);
+        LANCE_RETURN_NOT_OK(Put(offsets));
+        const int64_t end = a.length > 0 ? a.ValueOffset(a.length) : first;
+        return WriteField(*a.children[0]->Slice(first, end - first), k);
+      }
+      case TypeId::kDictionary: {
+        if (!dictionaries_[me]) {
+          dictionaries_[me] = a.dictionary;
+        } else if (!dictionaries_[me]->Equals(*a.dictionary)) {
+          return Status::NotSupported("legacy lance file '{}': field '{}' has batches with different "
+                                      "dictionaries (a v1 file holds one)",
+                                      path_, fields_[me].name);
+        }
+        auto keys = std::make_shared<Array>(a);
+        keys->type = t.index_type();
+        keys->dictionary = nullptr;
+        std::string bytes;
+        AppendFixedValues(*keys, &bytes);
+        SetPage(me, pos_, a.length);
+        return Put(bytes);
+      }
+      default:
+        if (t.is_binary_like()) {
+          LANCE_ASSIGN_OR_RAISE(int64_t at, WriteBinary(a));
+          SetPage(me, at, a.length);
+          return Status::OK();
+        }
+        std::string bytes;
+        AppendFixedValues(a, &bytes);
+        SetPage(me, pos_, a.length);
+        return Put(bytes);
+    }
+  }
+
+  std::shared_ptr<io::ObjectStore> store_;
+  std::string path_;
+  SchemaPtr input_schema_, schema_;
+  std::vector<LanceField> fields_;
+  std::vector<::lance::file::Field> protos_;  // encoding / dictionary per field
+  std::vector<ArrayPtr> dictionaries_;
+  int32_t min_id_ = 0, max_id_ = 0;
+  std::unique_ptr<io::ObjectWriter> out_;
+  int64_t pos_ = 0;
+  int64_t num_rows_ = 0;
+  std::vector<int32_t> batch_offsets_;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> pages_;  // per batch, per id
+  bool done_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<OlderFileWriter>> OpenV1Writer(std::shared_ptr<io::ObjectStore> store,
+                                                      std::string path, SchemaPtr schema,
+                                                      const WriteOptions& /*options*/) {
+  auto w = std::make_unique<V1Writer>();
+  LANCE_RETURN_NOT_OK(w->Init(std::move(store), std::move(path), schema));
+  return std::unique_ptr<OlderFileWriter>(std::move(w));
+}
+
+}  // namespace lance::file::internal
