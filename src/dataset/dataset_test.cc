@@ -391,11 +391,12 @@ TEST(Dataset, NoExceptionEscapes) {
 // first holds them all.
 class CountingReader final : public RecordBatchReader {
  public:
-  CountingReader(int batches, int64_t rows) : batches_(batches), rows_(rows) {}
+  CountingReader(int batches, int64_t rows, int64_t first = 0)
+      : batches_(batches), rows_(rows), first_(first) {}
   SchemaPtr schema() const override { return TestSchema(); }
   Result<RecordBatchPtr> Next() override {
     if (next_ == batches_) return RecordBatchPtr();
-    auto source = Rows(next_ * rows_, rows_);
+    auto source = Rows(first_ + next_ * rows_, rows_);
     LANCE_ASSIGN_OR_RAISE(auto b, source->Next());
     ++next_;
     max_alive_ = std::max(max_alive_, ++*alive_);
@@ -409,6 +410,7 @@ class CountingReader final : public RecordBatchReader {
  private:
   int batches_;
   int64_t rows_;
+  int64_t first_;
   int next_ = 0;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   int max_alive_ = 0;
@@ -422,7 +424,7 @@ TEST(Dataset, WritesStreamTheirInput) {
   auto ds = Dataset::Write(store, "t", created, p);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   EXPECT_LE(created.max_alive(), 2);
-  CountingReader appended(30, 500);
+  CountingReader appended(30, 500, 20000);
   auto more = (*ds)->Append(appended, p);
   ASSERT_TRUE(more.ok()) << more.status().ToString();
   EXPECT_LE(appended.max_alive(), 2);
