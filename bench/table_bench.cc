@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/core/thread_pool.h"
 #include "lance/dataset/dataset.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/reader.h"
@@ -171,6 +172,7 @@ void TableCreate(benchmark::State& state, bool sync) {
   if (!base) return state.SkipWithError("base.arrow");
   const std::string path = sync ? BasePath() : g_in.dir + "/base-nosync";
   WriteParams p;
+  p.pool = ThreadPool::Default();  // as before the pool became a parameter
   p.commit.sync = sync;
   Timer timer;
   for (auto _ : state) {
@@ -307,6 +309,7 @@ void TableAppend(benchmark::State& state, bool sync) {
   if (!in) return state.SkipWithError("append input (run table_peer.mjs first)");
   MutationBench(state, [&](const std::string& uri, benchmark::State&) -> Status {
     WriteParams p;
+    p.pool = ThreadPool::Default();  // as before the pool became a parameter
     p.mode = WriteMode::kAppend;
     p.commit.sync = sync;
     return WriteDataset(uri, in->schema, in->batches, p).status();
@@ -363,6 +366,7 @@ void BM_TableOpenLatest(benchmark::State& state) {
     if (!in) return state.SkipWithError("append input (run table_peer.mjs first)");
     CopyTable(BasePath(), uri);
     WriteParams p;
+    p.pool = ThreadPool::Default();  // as before the pool became a parameter
     p.mode = WriteMode::kAppend;
     const std::vector<RecordBatchPtr> small = {in->batches[0]->Slice(0, 10)};
     for (int i = 0; i < 20; ++i) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/progress.h"
 #include "cli/commands.h"
 #include "cli/commit_json.h"
 #include "cli/input_files.h"
@@ -20,6 +21,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 struct EvolveArgs {
+  bool progress = false;
   std::string uri;
   std::vector<std::string> sets;
   std::string where;
@@ -213,8 +215,14 @@ Status CompactCommand(const EvolveArgs& a) {
   dataset::CompactionOptions o;
   o.target_rows_per_fragment = a.target_rows;
   o.materialize_deletions = !a.no_materialize;
+  // Phases only: compaction reports nothing finer yet.
+  Progress progress("compact", a.progress);
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  progress.Update(fmt::format("rewriting {} fragments", ds->snapshot()->manifest().fragments.size()), true);
   LANCE_ASSIGN_OR_RAISE(auto r, ds->Compact(o));
+  progress.Update(fmt::format("{} fragments -> {}, {} rows rewritten", r.fragments_removed,
+                              r.fragments_added, r.rows_rewritten),
+                  true);
   Json j = CommitJson(r.commit);
   j["fragments_removed"] = r.fragments_removed;
   j["fragments_added"] = r.fragments_added;
@@ -321,6 +329,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
                  "Rows per compacted fragment (default 1048576)");
   cp->add_flag("--no-materialize-deletions", args->no_materialize,
                "Leave fragments with many deleted rows alone unless they are small");
+  AddProgressFlag(cp, &args->progress);
   registry.OnRun(cp, [args] { return CompactCommand(*args); });
 
   CLI::App* cl = app.add_subcommand("cleanup", "Remove old versions and the files only they use");

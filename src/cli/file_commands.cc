@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "lance/columnar/json.h"
+#include "lance/core/thread_pool.h"
 #include "lance/file/file_reader.h"
+#include "lance/core/thread_pool.h"
 #include "lance/file/file_writer.h"
 #include "lance/ipc/reader.h"
 #include "lance/io/object_store.h"
@@ -160,6 +162,7 @@ Status Write(const WriteArgs& args) {
   }
   options.max_page_bytes = args.max_page_bytes;
   options.compress = !args.plain;
+  options.pool = ThreadPool::Default();  // the CLI is the application: it uses the default pool
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath in, io::ObjectStore::FromUri(args.input));
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, in.store->Get(in.path));
   LANCE_ASSIGN_OR_RAISE(auto batches, ipc::OpenAny(bytes));

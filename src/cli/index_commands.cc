@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/progress.h"
 #include "cli/commands.h"
 #include "cli/tokenizer_flags.h"
 #include "lance/dataset/dataset.h"
@@ -24,6 +25,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 struct CreateIndexArgs {
+  bool progress = false;
   std::string uri;
   std::string column;
   std::string type = "btree";
@@ -82,7 +84,18 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
   return Status::OK();
 }
 
+Status BuildIndex(const CreateIndexArgs& a);
+
 Status CreateIndex(const CreateIndexArgs& a) {
+  // Phases only: the index builders report nothing finer yet.
+  Progress progress("create-index", a.progress);
+  progress.Update(fmt::format("building a {} index on '{}'", a.type, a.column), true);
+  Status st = BuildIndex(a);
+  progress.Update(st.ok() ? "done" : "failed", true);
+  return st;
+}
+
+Status BuildIndex(const CreateIndexArgs& a) {
   if (auto kind = index::vector::ParseIndexKind(a.type); kind.ok()) return CreateVectorIndex(a, *kind);
   index::scalar::CreateScalarIndexOptions o;
   LANCE_ASSIGN_OR_RAISE(o.type, index::scalar::ScalarIndexTypeFromName(a.type));
@@ -204,6 +217,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--with-position", args->with_position,
                     "inverted: store token positions for phrase queries: true | false (default false)");
     AddTokenizerFlags(sub, &args->tok);
+    AddProgressFlag(sub, &args->progress);
     registry.OnRun(sub, [args] { return CreateIndex(*args); });
   }
   {

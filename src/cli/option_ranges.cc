@@ -36,6 +36,7 @@ constexpr Range kRanges[] = {
     {"--target-rows-per-fragment", 1, kMax, ""},
     {"--keep", 1, kMax, ""},
     {"--max-page-bytes", 1, kMax, ""},
+    {"--input-batch-bytes", 1, kMax, ""},
     {"-k", 1, kMax, ""},
     {"--threads", 1, 1024, ""},
     {"--ngram-min", 1, std::numeric_limits<uint32_t>::max(), ""},

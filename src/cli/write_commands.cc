@@ -1,6 +1,7 @@
 // Dataset write commands: `lance create` (create / append / overwrite) and `lance delete`.
 // Each prints one JSON object describing the commit.
 #include <charconv>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "cli/commands.h"
 #include "cli/commit_json.h"
 #include "cli/input_files.h"
+#include "cli/progress.h"
+#include "lance/core/thread_pool.h"
 #include "lance/dataset/dataset.h"
 #include "lance/table/write.h"
 
@@ -34,6 +37,8 @@ struct WriteArgs {
   std::string filter;
   std::string row_addresses;
   bool no_sync = false;
+  bool progress = false;
+  int64_t input_batch_bytes = int64_t{16} << 20;
 };
 
 Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
@@ -50,6 +55,26 @@ Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
   return o;
 }
 
+// The rows of `in`, reporting how many have been read (and how much of the input) as they go.
+class ProgressRows final : public RecordBatchReader {
+ public:
+  ProgressRows(InputRows* in, Progress* progress) : in_(in), progress_(progress) {}
+  SchemaPtr schema() const override { return in_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, in_->Next());
+    if (b) rows_ += b->num_rows();
+    const int64_t total = in_->total_bytes();
+    const int pct = total > 0 ? static_cast<int>(100 * in_->bytes_read() / total) : 100;
+    progress_->Update(fmt::format("{} rows read, {}% of the input", rows_, b ? pct : 100), !b);
+    return b;
+  }
+
+ private:
+  InputRows* in_;
+  Progress* progress_;
+  int64_t rows_ = 0;
+};
+
 Status Create(const WriteArgs& a) {
   table::WriteParams p;
   LANCE_ASSIGN_OR_RAISE(p.mode, table::WriteModeFromName(a.mode));
@@ -58,6 +83,7 @@ Status Create(const WriteArgs& a) {
   p.enable_stable_row_ids = a.stable_row_ids;
   p.naming = a.legacy_names ? table::ManifestNaming::kLegacy : table::ManifestNaming::kV2;
   p.compress = !a.plain;
+  p.pool = ThreadPool::Default();  // the CLI is the application: it encodes on the default pool
   LANCE_ASSIGN_OR_RAISE(p.commit, CommitOpts(a));
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
@@ -65,8 +91,25 @@ Status Create(const WriteArgs& a) {
   if (p.mode == table::WriteMode::kAppend) {
     LANCE_ASSIGN_OR_RAISE(target, ExistingTableSchema(a.uri));
   }
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches, target));
-  LANCE_ASSIGN_OR_RAISE(table::WriteResult r, table::WriteDataset(a.uri, schema, batches, p));
+  // A regular file streams into the data files piece by piece (memory stays bounded however
+  // big the input); when its pieces cannot give the exact answer of a whole read (see
+  // InputRows::read_whole), and for stdin, FIFOs and URIs, the input is read whole.
+  Progress progress(a.mode, a.progress);
+  LANCE_ASSIGN_OR_RAISE(auto rows, OpenInputRows(a.input, a.schema, a.delimiter, target,
+                                                   a.input_batch_bytes));
+  std::optional<Result<table::WriteResult>> written;
+  if (rows) {
+    ProgressRows reported(rows.get(), &progress);
+    written = table::WriteDataset(a.uri, reported, p);
+    if (!written->ok() && rows->read_whole()) written.reset();
+  }
+  if (!written) {
+    progress.Update("reading the whole input", true);
+    LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, a.delimiter, &schema, &batches, target));
+    written = table::WriteDataset(a.uri, schema, batches, p);
+  }
+  LANCE_ASSIGN_OR_RAISE(table::WriteResult r, std::move(*written));
+  progress.Update(fmt::format("{} rows written, version {}", r.rows_written, r.commit.version), true);
   Json j = CommitJson(r.commit);
   j["rows_written"] = r.rows_written;
   j["fragment_ids"] = r.fragment_ids;
@@ -139,6 +182,10 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
                    "New datasets: name versions {N}.manifest");
   create->add_flag("--plain", args->plain, "Plain page encodings only (no compression)");
   AddCommitHandlerOption(create, args.get());
+  AddProgressFlag(create, &args->progress);
+  create->add_option("--input-batch-bytes", args->input_batch_bytes,
+                     "Bytes of a file --input read per batch (default 16777216): memory grows "
+                     "with this, not with the input");
   registry.OnRun(create, [args] { return Create(*args); });
 
   CLI::App* del = app.add_subcommand("delete", "Delete rows (by filter or by row address)");

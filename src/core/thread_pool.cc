@@ -14,8 +14,8 @@ thread_local const ThreadPool* tls_current_pool = nullptr;
 }  // namespace
 
 Result<std::unique_ptr<ThreadPool>> ThreadPool::Make(int num_threads) {
-  if (num_threads < 1) {
-    return Status::InvalidArgument("ThreadPool::Make: num_threads must be >= 1, got {}",
+  if (num_threads < 0) {
+    return Status::InvalidArgument("ThreadPool::Make: num_threads must be >= 0, got {}",
                                    num_threads);
   }
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
@@ -53,7 +53,8 @@ bool ThreadPool::IsWorkerThread() const { return tls_current_pool == this; }
 
 void ThreadPool::Spawn(std::function<void()> fn) {
   // In a forked child the queue's lock may have been copied in a held state: never touch it.
-  if (InForkedChild()) {
+  // Without workers nobody would ever run a queued task.
+  if (workers_.empty() || InForkedChild()) {
     fn();
     return;
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -12,10 +13,27 @@
 namespace lance {
 namespace {
 
-TEST(ThreadPoolTest, RejectsZeroThreads) {
-  auto r = ThreadPool::Make(0);
+TEST(ThreadPoolTest, RejectsNegativeThreads) {
+  auto r = ThreadPool::Make(-1);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsInvalidArgument());
+}
+
+TEST(ThreadPoolTest, ZeroThreadsRunsEverythingOnTheCaller) {
+  auto pool = ThreadPool::Make(0).ValueOrDie();
+  EXPECT_EQ(pool->num_threads(), 0);
+  const auto caller = std::this_thread::get_id();
+  EXPECT_EQ(pool->Submit([] { return std::this_thread::get_id(); }).get(), caller);
+  bool spawned_inline = false;
+  pool->Spawn([&] { spawned_inline = std::this_thread::get_id() == caller; });
+  EXPECT_TRUE(spawned_inline);  // already ran: Spawn returned after running it
+  std::set<std::thread::id> ids;
+  std::mutex mu;
+  ParallelFor(pool.get(), 50, [&](int64_t) {
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  EXPECT_EQ(ids, std::set<std::thread::id>{caller});
 }
 
 TEST(ThreadPoolTest, SubmitReturnsValues) {

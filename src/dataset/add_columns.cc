@@ -104,14 +104,15 @@ Result<CommitInfo> AddColumnsAt(const std::shared_ptr<const table::Snapshot>& ds
   SchemaPtr file_schema;
   LANCE_RETURN_NOT_OK(NewFields(added, NextFieldId(m), &lance_fields, &file_schema));
   return CommitNewColumns(*ds, AppendedSchema(m, lance_fields), file_schema,
-                          ExpressionColumns(ds, exprs, read_columns, file_schema, pool), options);
+                          ExpressionColumns(ds, exprs, read_columns, file_schema, pool), options, pool);
 }
 
 // AddColumnsFromData once the input is one batch `all` (of `schema`) whose row i belongs to
 // the i-th live row of `ds`.
 Result<CommitInfo> AddAlignedColumns(const std::shared_ptr<const table::Snapshot>& ds,
                                      const SchemaPtr& schema,
-                                     const RecordBatchPtr& all, const CommitOptions& options) {
+                                     const RecordBatchPtr& all, const CommitOptions& options,
+                                     ThreadPool* pool) {
   const Manifest& m = ds->manifest();
   std::set<std::string> seen;
   std::vector<FieldPtr> added;
@@ -164,7 +165,7 @@ Result<CommitInfo> AddAlignedColumns(const std::shared_ptr<const table::Snapshot
     return out;
   };
   return CommitNewColumns(*ds, AppendedSchema(m, lance_fields), file_schema,
-                          columns_of, options);
+                          columns_of, options, pool);
 }
 
 // The join key of row `row` of `columns` (canonical JSON of each value, unit-separated);
@@ -181,13 +182,13 @@ Result<std::optional<std::string>> JoinKey(const std::vector<ArrayPtr>& columns,
 
 Result<CommitInfo> AddColumnsFromDataAt(const std::shared_ptr<const table::Snapshot>& ds, const SchemaPtr& schema,
                                       const std::vector<RecordBatchPtr>& batches,
-                                      const CommitOptions& options) {
+                                      const CommitOptions& options, ThreadPool* pool) {
   if (schema->num_fields() == 0) return Status::InvalidArgument("add columns: the input has no column");
   LANCE_RETURN_NOT_OK(CheckWritable(*ds));
   const Manifest& m = ds->manifest();
   LANCE_RETURN_NOT_OK(table::WritableFileVersion(m.data_storage_version).status());
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, ConcatenateBatches(schema, batches));
-  return AddAlignedColumns(ds, schema, all, options);
+  return AddAlignedColumns(ds, schema, all, options, pool);
 }
 
 // The first field of `f`'s tree (itself, struct members, list items; not a map's fixed
@@ -322,7 +323,7 @@ Result<CommitInfo> AddColumnsJoinedAt(const std::shared_ptr<const table::Snapsho
   auto new_schema = lance::schema(std::move(new_fields));
   LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(new_schema, static_cast<int64_t>(take.size()),
                                                       std::move(aligned)));
-  return AddAlignedColumns(ds, new_schema, batch, options);
+  return AddAlignedColumns(ds, new_schema, batch, options, pool);
 }
 
 Result<CommitInfo> AlterColumnTypeAt(const std::shared_ptr<const table::Snapshot>& ds,
@@ -368,7 +369,7 @@ Result<CommitInfo> AlterColumnTypeAt(const std::shared_ptr<const table::Snapshot
     schema.push_back(std::move(f));
   }
   auto columns_of = ExpressionColumns(ds, {*e}, {old.name}, file_schema, pool);
-  return CommitNewColumns(*ds, std::move(schema), file_schema, columns_of, options);
+  return CommitNewColumns(*ds, std::move(schema), file_schema, columns_of, options, pool);
 }
 
 }  // namespace
@@ -400,7 +401,7 @@ Result<table::CommitInfo> Dataset::AddColumnsFromData(RecordBatchReader& input) 
     LANCE_ASSIGN_OR_RAISE(auto batches, input.ReadAll());
     table::CommitInfo out;
     LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
-      LANCE_ASSIGN_OR_RAISE(out, AddColumnsFromDataAt(snap, input.schema(), batches, CommitOptions()));
+      LANCE_ASSIGN_OR_RAISE(out, AddColumnsFromDataAt(snap, input.schema(), batches, CommitOptions(), pool()));
       return out.version;
     }));
     return out;

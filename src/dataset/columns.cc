@@ -198,7 +198,7 @@ Fields AppendedSchema(
 // one new data file per fragment and a Merge with `schema` is committed.
 Result<CommitInfo> CommitNewColumns(const table::Snapshot& ds, Fields schema,
                                     const SchemaPtr& file_schema, const ColumnsOf& columns_of,
-                                    const CommitOptions& options) {
+                                    const CommitOptions& options, ThreadPool* pool) {
   const table::Manifest& m = ds.manifest();
   table::StagedFiles staged(ds.location());
   Transaction::Merge merge;
@@ -206,7 +206,7 @@ Result<CommitInfo> CommitNewColumns(const table::Snapshot& ds, Fields schema,
     const FragmentInfo& frag = m.fragments[i];
     LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, columns_of(i, frag));
     RecordBatch batch(file_schema, static_cast<int64_t>(frag.physical_rows), std::move(cols));
-    LANCE_ASSIGN_OR_RAISE(table::DataFileInfo df, table::WriteColumnFile(staged, m, batch));
+    LANCE_ASSIGN_OR_RAISE(table::DataFileInfo df, table::WriteColumnFile(staged, m, batch, pool));
     FragmentInfo nf = frag;
     nf.files.push_back(std::move(df));
     merge.fragments.push_back(std::move(nf));

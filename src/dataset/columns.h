@@ -66,10 +66,10 @@ Result<CommitInfo> CommitProject(const table::Snapshot& ds, Fields fields, bool 
 // The new columns of fragment i (its position in the manifest) over its physical rows.
 using ColumnsOf = std::function<Result<std::vector<ArrayPtr>>(size_t, const FragmentInfo&)>;
 // Writes the columns `columns_of` gives as one new data file per fragment of `ds` and commits
-// a Merge with `schema`, built on `ds`'s version.
+// a Merge with `schema`, built on `ds`'s version; pages are encoded on `pool`.
 Result<CommitInfo> CommitNewColumns(const table::Snapshot& ds, Fields schema,
                                     const SchemaPtr& file_schema, const ColumnsOf& columns_of,
-                                    const CommitOptions& options);
+                                    const CommitOptions& options, ThreadPool* pool);
 
 // The read schema of `columns` (top-level names of `ds` and the system columns).
 Result<SchemaPtr> ReadSchema(const table::Snapshot& ds, const std::vector<std::string>& columns);

@@ -167,7 +167,7 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
       }
     }
     LANCE_ASSIGN_OR_RAISE(auto fragments, table::WriteFragments(staged, tm, schema, data,
-                                                         options.target_rows_per_fragment));
+                                                         options.target_rows_per_fragment, pool));
     if (stable) {
       LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, ids));
       LANCE_RETURN_NOT_OK(CarryVersions(*ds, g, &fragments));

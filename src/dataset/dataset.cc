@@ -58,15 +58,22 @@ std::shared_ptr<const table::Snapshot> Dataset::snapshot() const {
   return current_;
 }
 
-ThreadPool* Dataset::pool() const {
-  return options_.pool != nullptr ? options_.pool : ThreadPool::Default();
+ThreadPool* Dataset::PoolOf(const OpenOptions& options) {
+  return options.pool != nullptr ? options.pool : ThreadPool::Default();
 }
+
+ThreadPool* Dataset::SyncPoolOf(const OpenOptions& options) {
+  return options.sync_pool != nullptr ? options.sync_pool : options.pool;
+}
+
+ThreadPool* Dataset::pool() const { return PoolOf(options_); }
 
 table::CommitOptions Dataset::CommitOptions() const {
   table::CommitOptions c;
   c.handler = options_.commit_handler;
   c.max_retries = options_.max_commit_retries;
   c.sync = options_.sync_commits;
+  c.sync_pool = SyncPoolOf(options_);
   return c;
 }
 
@@ -74,6 +81,7 @@ table::CommitOptions Dataset::WithHandle(table::CommitOptions own) const {
   const bool sync = own.sync && options_.sync_commits;
   if (!own.handler) own = CommitOptions();
   own.sync = sync;
+  if (own.sync_pool == nullptr) own.sync_pool = SyncPoolOf(options_);
   return own;
 }
 
@@ -112,6 +120,7 @@ OpenOptions Reopened(const OpenOptions& base, std::optional<uint64_t> version,
   o.version = version;
   o.tag = std::move(tag);
   o.pool = base.pool;
+  o.sync_pool = base.sync_pool;
   o.commit_handler = base.commit_handler;
   o.max_commit_retries = base.max_commit_retries;
   o.sync_commits = base.sync_commits;

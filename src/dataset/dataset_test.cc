@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "lance/columnar/json.h"
+#include "lance/core/thread_pool.h"
 #include "lance/dataset/dataset.h"
 #include "lance/io/fault_injecting_object_store.h"
+#include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/table/versions.h"
 
@@ -382,6 +384,155 @@ TEST(Dataset, NoExceptionEscapes) {
   store->armed = false;
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(*ds->CountRows("id > 3"), 6u);
+}
+
+// Batches made on demand (rows [k * rows, (k + 1) * rows) of TestSchema), counting how many of
+// them are alive at once: a write that streams holds one or two, one that collects its input
+// first holds them all.
+class CountingReader final : public RecordBatchReader {
+ public:
+  CountingReader(int batches, int64_t rows, int64_t first = 0)
+      : batches_(batches), rows_(rows), first_(first) {}
+  SchemaPtr schema() const override { return TestSchema(); }
+  Result<RecordBatchPtr> Next() override {
+    if (next_ == batches_) return RecordBatchPtr();
+    auto source = Rows(first_ + next_ * rows_, rows_);
+    LANCE_ASSIGN_OR_RAISE(auto b, source->Next());
+    ++next_;
+    max_alive_ = std::max(max_alive_, ++*alive_);
+    return RecordBatchPtr(new RecordBatch(*b), [alive = alive_](RecordBatch* p) {
+      --*alive;
+      delete p;
+    });
+  }
+  int max_alive() const { return max_alive_; }
+
+ private:
+  int batches_;
+  int64_t rows_;
+  int64_t first_;
+  int next_ = 0;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  int max_alive_ = 0;
+};
+
+TEST(Dataset, WritesStreamTheirInput) {
+  const auto store = io::MemoryObjectStore::Make();
+  table::WriteParams p;
+  p.max_rows_per_file = 7000;
+  CountingReader created(40, 500);
+  auto ds = Dataset::Write(store, "t", created, p);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_LE(created.max_alive(), 2);
+  CountingReader appended(30, 500, 20000);
+  auto more = (*ds)->Append(appended, p);
+  ASSERT_TRUE(more.ok()) << more.status().ToString();
+  EXPECT_LE(appended.max_alive(), 2);
+  EXPECT_EQ(more->rows_written, 15000u);
+  // Every row, in order, in fragments of at most 7000 rows.
+  const auto rows = AllRows(**ds);
+  ASSERT_EQ(rows.size(), 35000u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].first, static_cast<int64_t>(i));
+    ASSERT_EQ(rows[i].second, static_cast<double>(2 * i));
+  }
+  EXPECT_EQ((*ds)->snapshot()->manifest().fragments.size(), 3u + 3u);
+}
+
+// An input that fails part-way leaves no version and no data file behind.
+TEST(Dataset, AWriteWhoseInputFailsLeavesNothing) {
+  class Failing final : public RecordBatchReader {
+   public:
+    SchemaPtr schema() const override { return TestSchema(); }
+    Result<RecordBatchPtr> Next() override {
+      if (n_++ == 3) return Status::IOError("input broke");
+      return Rows(n_ * 100, 100)->Next();
+    }
+
+   private:
+    int n_ = 0;
+  };
+  const auto store = io::MemoryObjectStore::Make();
+  table::WriteParams p;
+  p.max_rows_per_file = 150;
+  Failing input;
+  auto ds = Dataset::Write(store, "t", input, p);
+  ASSERT_FALSE(ds.ok());
+  EXPECT_TRUE(ds.status().IsIOError()) << ds.status().ToString();
+  auto left = store->List("t");
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty()) << left->size() << " objects left, the first " << (*left)[0].path;
+}
+
+// The threads of the process (entries of /proc/self/task).
+int LiveThreads() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// Opens, writes (create, append, overwrite of a column file via add-columns, delete, update,
+// compact) and reads (scan, filtered count, take) a table on a local store -- durable commits,
+// so every commit flushes -- with `pool` as the handle's pool and the store's I/O pool.
+// Returns "" or what went wrong.
+std::string UseTableOn(ThreadPool* pool, const std::filesystem::path& dir) {
+  auto store = io::LocalObjectStore::Make(dir.string());
+  if (!store.ok()) return store.status().ToString();
+  (*store)->set_io_pool(pool);
+  OpenOptions o;
+  o.pool = pool;
+  table::WriteParams p;
+  p.max_rows_per_file = 300;
+  auto input = Rows(0, 1000);
+  auto ds = Dataset::Write(*store, "t.lance", *input, p, o);
+  if (!ds.ok()) return ds.status().ToString();
+  auto more = Rows(1000, 500);
+  if (auto r = (*ds)->Append(*more); !r.ok()) return r.status().ToString();
+  if (auto r = (*ds)->Delete("id % 7 = 0"); !r.ok()) return r.status().ToString();
+  if (auto r = (*ds)->Update({{"score", "score + 1"}}, "id < 100"); !r.ok()) return r.status().ToString();
+  if (auto r = (*ds)->AddColumns({{"twice", "id * 2"}}); !r.ok()) return r.status().ToString();
+  if (auto r = (*ds)->Compact(); !r.ok()) return r.status().ToString();
+  auto reopened = Dataset::Open(*store, "t.lance", o);
+  if (!reopened.ok()) return reopened.status().ToString();
+  const auto rows = AllRows(**reopened, "id >= 10");
+  size_t expected = 0;
+  for (int64_t i = 10; i < 1500; ++i) expected += i % 7 != 0 ? 1 : 0;
+  if (rows.size() != expected) return "scan returned " + std::to_string(rows.size()) + " rows";
+  auto count = (*reopened)->CountRows("twice > 100");
+  if (!count.ok()) return count.status().ToString();
+  auto taken = (*reopened)->Take({0, 5, 900});
+  if (!taken.ok()) return taken.status().ToString();
+  return "";
+}
+
+// No hidden runtime: a handle given a pool (and its store given the same pool) runs every
+// read, encode and flush there and starts no thread of its own (not ThreadPool::Default(),
+// not the table layer's flush threads); with a pool without workers, the process keeps its
+// one thread. Counted in a fresh process (a death-test child re-runs this test alone), so
+// no pool started by an earlier test hides a new one: the threads alive before (main + the
+// caller's workers) must be the threads alive after (pools never stop their threads, so a
+// runtime that was started would still be counted).
+TEST(DatasetThreads, ACallersPoolIsTheOnlyRuntime) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("lance_dataset_threads_" + std::to_string(::getpid()));
+  for (int workers : {3, 0}) {
+    std::filesystem::remove_all(dir);
+    EXPECT_EXIT(
+        {
+          auto pool = ThreadPool::Make(workers);
+          if (!pool.ok()) ::_exit(2);
+          const int before = LiveThreads();
+          const std::string failed = UseTableOn(pool->get(), dir);
+          const int after = LiveThreads();
+          std::fprintf(stderr, "threads before %d after %d (expected %d) %s\n", before, after,
+                       1 + workers, failed.c_str());
+          ::_exit(failed.empty() && before == 1 + workers && after == before ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "threads before [0-9]+ after [0-9]+")
+        << workers << " workers";
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

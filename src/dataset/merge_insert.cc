@@ -385,7 +385,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     return Status::OK();
   };
   std::vector<ProbeResult> probed(slices.size());
-  ParallelFor(pool ? pool : ThreadPool::Default(), static_cast<int64_t>(slices.size()), [&](int64_t s) {
+  ParallelFor(pool, static_cast<int64_t>(slices.size()), [&](int64_t s) {
     const RecordBatch& b = *slices[static_cast<size_t>(s)];
     ProbeResult& pr = probed[static_cast<size_t>(s)];
     auto found = [&](int64_t r, int64_t src) {
@@ -504,7 +504,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     if (rows_of_source.empty()) return Status::OK();
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(source, rows_of_source));
     LANCE_ASSIGN_OR_RAISE(auto more, table::WriteFragments(staged, ds->manifest(), schema, {rows},
-                                                    params.max_rows_per_file));
+                                                    params.max_rows_per_file, pool));
     for (auto& f : more) fragments.push_back(std::move(f));
     return Status::OK();
   };

@@ -188,7 +188,7 @@ Result<CommitInfo> DropColumnsAt(const std::shared_ptr<const table::Snapshot>& d
     }
     return out;
   };
-  return CommitNewColumns(*ds, std::move(schema), file_schema, columns_of, options);
+  return CommitNewColumns(*ds, std::move(schema), file_schema, columns_of, options, pool);
 }
 
 Result<CommitInfo> AlterColumnsAt(const std::shared_ptr<const table::Snapshot>& ds,

@@ -13,13 +13,10 @@ using internal::Guarded;
 
 namespace {
 
-// The input's rows (the table layer writes from batches in memory).
-Result<std::vector<RecordBatchPtr>> Drain(RecordBatchReader& input) { return input.ReadAll(); }
-
+// The input's rows, streamed into the data files batch by batch.
 Result<table::WriteResult> WriteAt(const table::TableLocation& location, RecordBatchReader& input,
                                    const table::WriteParams& params) {
-  LANCE_ASSIGN_OR_RAISE(auto batches, Drain(input));
-  return table::WriteDataset(location, input.schema(), batches, params);
+  return table::WriteDataset(location, input, params);
 }
 
 }  // namespace
@@ -29,6 +26,8 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(table::TableLocation location, R
   return Guarded("write", [&]() -> Result<std::shared_ptr<Dataset>> {
     if (!params.commit.handler) params.commit.handler = options.commit_handler;
     params.commit.sync = params.commit.sync && options.sync_commits;
+    if (params.commit.sync_pool == nullptr) params.commit.sync_pool = SyncPoolOf(options);
+    if (params.pool == nullptr) params.pool = PoolOf(options);
     if (options.tag) return Status::InvalidArgument("write: a tag cannot be given to open the written version");
     LANCE_ASSIGN_OR_RAISE(auto written, WriteAt(location, input, params));
     options.version = written.commit.version;
@@ -58,11 +57,13 @@ namespace {
 
 // Writes through a handle: on its version, with its commit handler.
 table::WriteParams OnHandle(table::WriteParams params, table::WriteMode mode, uint64_t version,
-                            const table::CommitOptions& commit) {
+                            const table::CommitOptions& commit, ThreadPool* pool) {
   params.mode = mode;
   params.read_version = version;
   if (!params.commit.handler) params.commit.handler = commit.handler;
   params.commit.sync = params.commit.sync && commit.sync;
+  if (params.commit.sync_pool == nullptr) params.commit.sync_pool = commit.sync_pool;
+  if (params.pool == nullptr) params.pool = pool;
   return params;
 }
 
@@ -74,7 +75,7 @@ Result<table::WriteResult> Dataset::Append(RecordBatchReader& input, table::Writ
     LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, WriteAt(location_, input,
                                          OnHandle(std::move(params), table::WriteMode::kAppend,
-                                                  snap->version(), CommitOptions())));
+                                                  snap->version(), CommitOptions(), pool())));
       return out.commit.version;
     }));
     return out;
@@ -87,7 +88,7 @@ Result<table::WriteResult> Dataset::Overwrite(RecordBatchReader& input, table::W
     LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
       LANCE_ASSIGN_OR_RAISE(out, WriteAt(location_, input,
                                          OnHandle(std::move(params), table::WriteMode::kOverwrite,
-                                                  snap->version(), CommitOptions())));
+                                                  snap->version(), CommitOptions(), pool())));
       return out.commit.version;
     }));
     return out;

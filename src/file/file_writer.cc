@@ -88,8 +88,8 @@ struct FileWriter::Impl {
   // The pool to encode on, or null to encode inline (options, or a caller that is itself a
   // worker of the pool: waiting for our pages there could starve it).
   ThreadPool* Pool() const {
-    if (!options.use_threads) return nullptr;
-    ThreadPool* p = ThreadPool::Default();
+    ThreadPool* p = options.pool;
+    if (p == nullptr || p->num_threads() == 0) return nullptr;
     return p->IsWorkerThread() || p->InForkedChild() ? nullptr : p;
   }
 

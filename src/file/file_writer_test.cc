@@ -3,6 +3,8 @@
 // back; generated batches cover nulls, empty lists, huge strings, constants and many pages.
 #include "lance/file/file_writer.h"
 
+#include "lance/core/thread_pool.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -830,13 +832,14 @@ TEST(FileWriterTest, ThreadedEncodingWritesTheSameBytes) {
   auto s = MixedSchema();
   auto b = FromJson(s, MixedRows(8000, 9));
   ASSERT_NE(b, nullptr);
+  auto pool = ThreadPool::Make(3).ValueOrDie();
   for (uint16_t minor : {1, 2}) {
     std::string bytes[2];
     for (int threaded = 0; threaded < 2; ++threaded) {
       WriteOptions o;
       o.version = {2, minor};
       o.max_page_bytes = 4096;
-      o.use_threads = threaded == 1;
+      o.pool = threaded == 1 ? pool.get() : nullptr;
       auto store = io::MemoryObjectStore::Make();
       auto w = FileWriter::Open(store, "t.lance", s, o);
       ASSERT_TRUE(w.ok());

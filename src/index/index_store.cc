@@ -107,8 +107,7 @@ IndexCacheStats IndexCache::stats() const {
 class IndexStore::CountingStore final : public io::ObjectStore {
  public:
   explicit CountingStore(std::shared_ptr<io::ObjectStore> base) : base_(std::move(base)) {
-    set_coalesce_options(base_->coalesce_options());
-    set_io_pool(base_->io_pool());
+    CopyReadSettingsFrom(*base_);
   }
   std::string_view scheme() const override { return base_->scheme(); }
   std::string DisplayPath(std::string_view path) const override {

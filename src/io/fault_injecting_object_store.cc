@@ -112,8 +112,7 @@ class FaultInjectingReader : public ObjectReader {
 
 FaultInjectingObjectStore::FaultInjectingObjectStore(std::shared_ptr<ObjectStore> base)
     : base_(std::move(base)) {
-  set_coalesce_options(base_->coalesce_options());
-  set_io_pool(base_->io_pool());
+  CopyReadSettingsFrom(*base_);
 }
 
 void FaultInjectingObjectStore::AddRule(FaultRule rule) {

@@ -173,7 +173,9 @@ Result<std::unique_ptr<ObjectReader>> ObjectStore::OpenReader(std::string_view p
   return std::unique_ptr<ObjectReader>(new GenericObjectReader(this, std::string(path), meta.size));
 }
 
-ObjectStore::ObjectStore() : io_pool_(ThreadPool::Default()) {}
+ObjectStore::ObjectStore() = default;
+
+ThreadPool* ObjectStore::io_pool() const { return io_pool_set_ ? io_pool_ : ThreadPool::Default(); }
 
 Result<std::vector<BufferPtr>> ObjectStore::GetRanges(std::string_view path,
                                                       const std::vector<Range>& ranges) {
@@ -182,7 +184,7 @@ Result<std::vector<BufferPtr>> ObjectStore::GetRanges(std::string_view path,
   const size_t n = plan.reads.size();
   std::vector<BufferPtr> reads(n);
   std::vector<Status> errors(n);
-  ParallelFor(io_pool_, static_cast<int64_t>(n), [&](int64_t i) {
+  ParallelFor(io_pool(), static_cast<int64_t>(n), [&](int64_t i) {
     const Range& r = plan.reads[static_cast<size_t>(i)];
     Result<BufferPtr> got = GetRange(path, r.offset, r.length);
     if (got.ok()) {

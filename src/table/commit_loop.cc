@@ -39,7 +39,8 @@ std::vector<std::string> SelfAndAncestors(std::string dir) {
 // table's store. With `sync` off (CommitOptions::sync: not durable) nothing is flushed: the
 // same staged rename, or the handler on the store that does not sync.
 Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* handler,
-               bool new_dataset, bool sync, const std::string& path, const std::string& bytes) {
+               bool new_dataset, bool sync, ThreadPool* sync_pool, const std::string& path,
+               const std::string& bytes) {
   const std::shared_ptr<io::LocalObjectStore>& local = staged.unsynced_local();
   std::vector<std::string> dirs;
   if (local && sync) {
@@ -47,7 +48,7 @@ Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* han
     dirs = new_dataset ? SelfAndAncestors(loc.root()) : std::vector<std::string>{loc.root()};
   }
   if (handler != nullptr || !local) {
-    if (local && sync) LANCE_RETURN_NOT_OK(internal::SyncFiles(*local, staged.TakeUnsynced(), dirs));
+    if (local && sync) LANCE_RETURN_NOT_OK(internal::SyncFiles(*local, staged.TakeUnsynced(), dirs, sync_pool));
     io::ObjectStore& target = local && !sync ? static_cast<io::ObjectStore&>(*local) : *loc.store();
     return (handler ? handler : PutIfNotExistsCommitHandler().get())->CommitManifest(target, path, bytes);
   }
@@ -56,13 +57,13 @@ Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* han
   LANCE_RETURN_NOT_OK(local->Put(staging, bytes));
   std::vector<std::string> files = staged.TakeUnsynced();
   files.push_back(staging);
-  Status st = sync ? internal::SyncFiles(*local, files, dirs) : Status::OK();
+  Status st = sync ? internal::SyncFiles(*local, files, dirs, sync_pool) : Status::OK();
   if (st.ok()) st = local->RenameIfNotExists(staging, path);
   if (!st.ok()) {
     (void)local->Delete(staging);
     return st;
   }
-  return sync ? internal::SyncFiles(*local, {}, {internal::ParentPath(path)}) : Status::OK();
+  return sync ? internal::SyncFiles(*local, {}, {internal::ParentPath(path)}, sync_pool) : Status::OK();
 }
 
 // Moves latest_version_hint.json forward to `version` (never backwards: a slower winner of an
@@ -197,7 +198,7 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     const std::string path = loc.Path("_versions/" + ManifestFileName(m.version, naming));
     LANCE_RETURN_NOT_OK(CheckReadsBack(txn, m, bytes, path));
     *maybe_published = true;
-    Status st = Publish(loc, staged, options.handler.get(), !latest, options.sync, path, bytes);
+    Status st = Publish(loc, staged, options.handler.get(), !latest, options.sync, options.sync_pool, path, bytes);
     if (st.IsAlreadyExists()) {
       *maybe_published = false;
       // Lost the race for this version: back off a little, then rebase on the winner.

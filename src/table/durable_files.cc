@@ -11,8 +11,9 @@ namespace lance::table::internal {
 namespace {
 
 // Threads for the flushes of one commit (a commit syncs its new files, the staged manifest
-// and their directories: 7 for a delete). Made on first use, never destroyed.
-ThreadPool* SyncPool() {
+// and their directories: 7 for a delete), when the caller gives none. Made on first use,
+// never destroyed; a commit given a pool never starts them.
+ThreadPool* OwnSyncPool() {
   static ThreadPool* pool = [] {
     auto made = ThreadPool::Make(8);
     return made.ok() ? made->release() : ThreadPool::Default();
@@ -43,7 +44,7 @@ Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(
 }
 
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,
-                 const std::vector<std::string>& extra_dirs) {
+                 const std::vector<std::string>& extra_dirs, ThreadPool* pool) {
   const std::set<std::string> files(paths.begin(), paths.end());
   std::set<std::string> dirs(extra_dirs.begin(), extra_dirs.end());
   for (const auto& p : files) dirs.insert(ParentPath(p));
@@ -54,8 +55,8 @@ Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::strin
   // Blocking calls, all issued at once so that the filesystem folds the flushes into one
   // journal commit: on threads of their own (they sleep in the kernel, not on a core), not
   // the CPU pool's two, which would leave the directories waiting behind the files' flushes
-  // for a second commit.
-  ParallelFor(SyncPool(), static_cast<int64_t>(items.size()), [&](int64_t i) {
+  // for a second commit. An engine may give its own (CommitOptions::sync_pool).
+  ParallelFor(pool != nullptr ? pool : OwnSyncPool(), static_cast<int64_t>(items.size()), [&](int64_t i) {
     const auto& [full, is_dir] = items[static_cast<size_t>(i)];
     results[static_cast<size_t>(i)] = io::FlushLocalPath(full, is_dir);
   });

@@ -34,6 +34,10 @@
 #include "lance/core/result.h"
 #include "lance/io/local_object_store.h"
 
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
 namespace lance::table::internal {
 
 // A store over the same filesystem root as `store` that does not sync objects on publication,
@@ -42,10 +46,12 @@ namespace lance::table::internal {
 Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(const std::shared_ptr<io::ObjectStore>& store);
 
 // Makes the objects `paths` of `store` durable: each file fdatasync'ed, each of their
-// directories and `extra_dirs` (store paths) fsynced, all at once from several threads.
+// directories and `extra_dirs` (store paths) fsynced, all at once from the threads of `pool`
+// (CommitOptions::sync_pool: null = the flush threads of this file, 8, started on first use;
+// a pool without workers = one after the other on the calling thread).
 // Errors: IOError naming the first file or directory that failed.
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,
-                 const std::vector<std::string>& extra_dirs);
+                 const std::vector<std::string>& extra_dirs, ThreadPool* pool);
 
 // The store path of `path`'s parent directory ("" for a top-level object).
 std::string ParentPath(const std::string& path);

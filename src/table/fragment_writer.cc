@@ -6,6 +6,7 @@
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
 #include "lance/table/write.h"
+#include "table/fragment_sink.h"
 #include "table/legacy_fixups.h"
 #include "table/unique_ids.h"
 
@@ -68,7 +69,7 @@ Result<file::FileVersion> WritableFileVersion(const std::string& v) {
 Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Manifest& manifest,
                                                  const SchemaPtr& schema,
                                                  const std::vector<RecordBatchPtr>& batches,
-                                                 int64_t max_rows_per_file) {
+                                                 int64_t max_rows_per_file, ThreadPool* pool) {
   if (max_rows_per_file <= 0) {
     return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
   }
@@ -76,6 +77,7 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Mani
   LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*schema, fv));
   file::WriteOptions wo;
   wo.version = fv;
+  wo.pool = pool;
   if (fv.is_v1()) {
     LANCE_ASSIGN_OR_RAISE(auto keyed, internal::ToDatasetDictionaries(manifest, schema, batches));
     return WriteFragments(staged, wo, schema, leaves, keyed, max_rows_per_file);
@@ -88,61 +90,84 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const file
                                                  const std::vector<int32_t>& leaves,
                                                  const std::vector<RecordBatchPtr>& batches,
                                                  int64_t max_rows_per_file) {
+  LANCE_ASSIGN_OR_RAISE(auto sink, internal::FragmentSink::Make(staged, wo, schema, leaves, max_rows_per_file));
+  for (const auto& batch : batches) LANCE_RETURN_NOT_OK(sink->Add(*batch));
+  return sink->Finish();
+}
+
+namespace internal {
+
+Result<std::unique_ptr<FragmentSink>> FragmentSink::Make(StagedFiles& staged, file::WriteOptions options,
+                                                         SchemaPtr schema, std::vector<int32_t> leaves,
+                                                         int64_t max_rows_per_file) {
   if (max_rows_per_file <= 0) {
     return Status::InvalidArgument("rows per fragment must be positive, got {}", max_rows_per_file);
   }
-  const TableLocation& loc = staged.location();
-  std::vector<FragmentInfo> out;
-  std::unique_ptr<file::FileWriter> writer;
-  std::string name;
-  int64_t in_file = 0;
-  auto finish = [&]() -> Status {
-    LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer->Finish());
-    writer.reset();
-    if (s.num_columns != static_cast<int>(leaves.size())) {
-      return Status::Internal("data file {} has {} columns but the schema has {} leaf fields", name,
-                              s.num_columns, leaves.size());
-    }
-    FragmentInfo frag;
-    frag.files.push_back(DataFileEntry(name, leaves, wo.version, s.size_bytes));
-    frag.physical_rows = static_cast<uint64_t>(s.num_rows);
-    out.push_back(std::move(frag));
-    in_file = 0;
-    return Status::OK();
-  };
-  for (const auto& batch : batches) {
-    if (batch->num_columns() != schema->num_fields()) {
-      return Status::InvalidArgument("a batch has {} columns, the schema {}", batch->num_columns(),
-                                     schema->num_fields());
-    }
-    int64_t off = 0;
-    while (off < batch->num_rows()) {
-      if (!writer) {
-        name = NewDataFileName();
-        const std::string path = loc.Path("data/" + name);
-        LANCE_ASSIGN_OR_RAISE(writer, file::FileWriter::Open(staged.store(), path, schema, wo));
-        staged.Record(path);
-      }
-      const int64_t n = std::min(batch->num_rows() - off, max_rows_per_file - in_file);
-      std::vector<ArrayPtr> cols;
-      for (const auto& c : batch->columns()) cols.push_back(n == batch->num_rows() ? c : c->Slice(off, n));
-      RecordBatch part(schema, n, std::move(cols));
-      LANCE_RETURN_NOT_OK(writer->Write(part));
-      in_file += n;
-      off += n;
-      if (in_file == max_rows_per_file) LANCE_RETURN_NOT_OK(finish());
-    }
-  }
-  if (writer) LANCE_RETURN_NOT_OK(finish());
-  return out;
+  return std::unique_ptr<FragmentSink>(new FragmentSink(staged, std::move(options), std::move(schema),
+                                                        std::move(leaves), max_rows_per_file));
 }
 
+FragmentSink::FragmentSink(StagedFiles& staged, file::WriteOptions options, SchemaPtr schema,
+                           std::vector<int32_t> leaves, int64_t max_rows_per_file)
+    : staged_(staged), options_(std::move(options)), schema_(std::move(schema)),
+      leaves_(std::move(leaves)), max_rows_per_file_(max_rows_per_file) {}
+
+FragmentSink::~FragmentSink() = default;
+
+Status FragmentSink::FinishFile() {
+  LANCE_ASSIGN_OR_RAISE(file::WriteSummary s, writer_->Finish());
+  writer_.reset();
+  if (s.num_columns != static_cast<int>(leaves_.size())) {
+    return Status::Internal("data file {} has {} columns but the schema has {} leaf fields", name_,
+                            s.num_columns, leaves_.size());
+  }
+  FragmentInfo frag;
+  frag.files.push_back(DataFileEntry(name_, leaves_, options_.version, s.size_bytes));
+  frag.physical_rows = static_cast<uint64_t>(s.num_rows);
+  out_.push_back(std::move(frag));
+  in_file_ = 0;
+  return Status::OK();
+}
+
+Status FragmentSink::Add(const RecordBatch& batch) {
+  if (batch.num_columns() != schema_->num_fields()) {
+    return Status::InvalidArgument("a batch has {} columns, the schema {}", batch.num_columns(),
+                                   schema_->num_fields());
+  }
+  int64_t off = 0;
+  while (off < batch.num_rows()) {
+    if (!writer_) {
+      name_ = NewDataFileName();
+      const std::string path = staged_.location().Path("data/" + name_);
+      LANCE_ASSIGN_OR_RAISE(writer_, file::FileWriter::Open(staged_.store(), path, schema_, options_));
+      staged_.Record(path);
+    }
+    const int64_t n = std::min(batch.num_rows() - off, max_rows_per_file_ - in_file_);
+    std::vector<ArrayPtr> cols;
+    for (const auto& c : batch.columns()) cols.push_back(n == batch.num_rows() ? c : c->Slice(off, n));
+    RecordBatch part(schema_, n, std::move(cols));
+    LANCE_RETURN_NOT_OK(writer_->Write(part));
+    in_file_ += n;
+    off += n;
+    if (in_file_ == max_rows_per_file_) LANCE_RETURN_NOT_OK(FinishFile());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<FragmentInfo>> FragmentSink::Finish() {
+  if (writer_) LANCE_RETURN_NOT_OK(FinishFile());
+  return std::move(out_);
+}
+
+}  // namespace internal
+
 Result<DataFileInfo> WriteColumnFile(StagedFiles& staged, const Manifest& manifest,
-                                     const RecordBatch& batch) {
+                                     const RecordBatch& batch, ThreadPool* pool) {
   LANCE_ASSIGN_OR_RAISE(file::FileVersion fv, WritableFileVersion(manifest.data_storage_version));
   LANCE_ASSIGN_OR_RAISE(std::vector<int32_t> leaves, LeafIds(*batch.schema(), fv));
   file::WriteOptions wo;
   wo.version = fv;
+  wo.pool = pool;
   const std::string name = NewDataFileName();
   const std::string path = staged.location().Path("data/" + name);
   LANCE_ASSIGN_OR_RAISE(auto writer, file::FileWriter::Open(staged.store(), path, batch.schema(), wo));

@@ -12,6 +12,7 @@
 #include "lance/table/schema_rules.h"
 #include "lance/table/versions.h"
 #include "table/durable_files.h"
+#include "table/fragment_sink.h"
 #include "table/legacy_fixups.h"
 
 namespace lance::table {
@@ -68,8 +69,9 @@ Result<std::vector<int32_t>> MatchSchema(const std::vector<file::LanceField>& da
 // Puts the input's top-level columns in the order of the dataset's (`dataset`: its flattened
 // fields), matching them by name. Errors: InvalidArgument naming the missing and the extra
 // columns with their types.
+// `order` gets the input column of each dataset column (empty when the order is the same).
 Status InDatasetOrder(const std::vector<file::LanceField>& dataset, SchemaPtr* schema,
-                      std::vector<RecordBatchPtr>* batches) {
+                      std::vector<int>* reorder) {
   const Schema& in = **schema;
   std::vector<int> order;
   std::vector<std::string> missing, extra;
@@ -97,11 +99,7 @@ Status InDatasetOrder(const std::vector<file::LanceField>& dataset, SchemaPtr* s
   std::vector<FieldPtr> fields;
   for (int c : order) fields.push_back(in.field(c));
   *schema = ::lance::schema(std::move(fields), in.metadata());
-  for (auto& b : *batches) {
-    std::vector<ArrayPtr> cols;
-    for (int c : order) cols.push_back(b->column(c));
-    b = std::make_shared<RecordBatch>(*schema, b->num_rows(), std::move(cols));
-  }
+  *reorder = std::move(order);
   return Status::OK();
 }
 
@@ -127,18 +125,18 @@ struct PreparedWrite {
   std::vector<FragmentInfo> fragments;
 };
 
-// Checks `params` against the table at `loc` (if any) and writes the data files of
-// `input_batches` as `staged` files: everything WriteDataset does before its commit.
+// Checks `params` against the table at `loc` (if any) and writes the data files of the rows
+// of `input`, batch by batch as they come, as `staged` files: everything WriteDataset does
+// before its commit.
 Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged,
-                                   const SchemaPtr& input_schema,
-                                   const std::vector<RecordBatchPtr>& input_batches,
-                                   const WriteParams& params) {
+                                   RecordBatchReader& input, const WriteParams& params) {
   PreparedWrite pw;
+  const SchemaPtr input_schema = input.schema();
   if (!input_schema) return Status::InvalidArgument("write: no schema");
   // The table's rules before anything is read or written (the commit checks again).
   LANCE_RETURN_NOT_OK(CheckTableSchema(*input_schema, fmt::format("{}: write", loc.display())));
   SchemaPtr schema = input_schema;
-  std::vector<RecordBatchPtr> batches = input_batches;
+  std::vector<int> reorder;  // appends: the input column of each dataset column
   if (params.max_rows_per_file <= 0) {
     return Status::InvalidArgument("max_rows_per_file must be positive, got {}", params.max_rows_per_file);
   }
@@ -181,7 +179,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
   std::vector<int> non_nullable;  // top-level columns that must not hold nulls
   if (append) {
     const std::vector<file::LanceField>& dataset_fields = latest->manifest.fields;
-    LANCE_RETURN_NOT_OK(InDatasetOrder(dataset_fields, &schema, &batches));
+    LANCE_RETURN_NOT_OK(InDatasetOrder(dataset_fields, &schema, &reorder));
     LANCE_ASSIGN_OR_RAISE(auto input_fields, file::LanceFieldsWithIds(*schema, nullptr));
     LANCE_ASSIGN_OR_RAISE(auto ids, MatchSchema(dataset_fields, input_fields));
     LANCE_ASSIGN_OR_RAISE(fields, file::LanceFieldsWithIds(*schema, &ids, &file_schema));
@@ -217,27 +215,53 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
                                        [&](const file::LanceField& c) { return c.parent_id == f.id; });
     if (!has_child) leaves.push_back(f.id);
   }
-  for (int c : non_nullable) {
-    for (const auto& b : batches) {
-      if (b->column(c)->null_count > 0) {
-        return Status::InvalidArgument("field '{}' is not nullable but the input has {} nulls",
-                                       file_schema->field(c)->name(), b->column(c)->null_count);
-      }
-    }
-  }
-
-  // v1 files of a legacy dataset are read against the dictionaries its manifest stores.
-  if (fv.is_v1() && latest) {
-    LANCE_ASSIGN_OR_RAISE(batches, internal::ToDatasetDictionaries(latest->manifest, file_schema, batches));
-  }
-
-  // Data files: one per fragment of at most max_rows_per_file rows.
+  // Data files: one per fragment of at most max_rows_per_file rows, written as the input's
+  // batches arrive (each checked first), so the write holds one batch at a time.
   file::WriteOptions wo;
   wo.version = fv;
   wo.compress = params.compress;
-  LANCE_ASSIGN_OR_RAISE(pw.fragments,
-                        WriteFragments(staged, wo, file_schema, leaves, batches, params.max_rows_per_file));
+  wo.pool = params.pool;
+  LANCE_ASSIGN_OR_RAISE(auto sink, internal::FragmentSink::Make(staged, wo, file_schema, leaves,
+                                                                params.max_rows_per_file));
+  for (;;) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, input.Next());
+    if (!b) break;
+    if (b->num_columns() != input_schema->num_fields()) {
+      return Status::InvalidArgument("write: a batch has {} columns, the input's schema {}",
+                                     b->num_columns(), input_schema->num_fields());
+    }
+    if (!reorder.empty()) {
+      std::vector<ArrayPtr> cols;
+      for (int c : reorder) cols.push_back(b->column(c));
+      b = std::make_shared<RecordBatch>(schema, b->num_rows(), std::move(cols));
+    }
+    for (int c : non_nullable) {
+      if (b->column(c)->null_count > 0) {
+        return Status::InvalidArgument("field '{}' is not nullable but the input has nulls ({} in "
+                                       "a batch of {} rows)",
+                                       file_schema->field(c)->name(), b->column(c)->null_count,
+                                       b->num_rows());
+      }
+    }
+    // v1 files of a legacy dataset are read against the dictionaries its manifest stores.
+    if (fv.is_v1() && latest) {
+      LANCE_ASSIGN_OR_RAISE(auto keyed, internal::ToDatasetDictionaries(latest->manifest, file_schema, {b}));
+      b = keyed.front();
+    }
+    LANCE_RETURN_NOT_OK(sink->Add(*b));
+  }
+  LANCE_ASSIGN_OR_RAISE(pw.fragments, sink->Finish());
   return pw;
+}
+
+// `prepared`, or its error after removing the data files it staged (no version references
+// them; best effort: cleanup removes what is left).
+Result<PreparedWrite> Prepared(StagedFiles& staged, Result<PreparedWrite> prepared) {
+  if (!prepared.ok()) {
+    for (const std::string& path : staged.paths()) (void)staged.store()->Delete(path);
+    staged.Forget();
+  }
+  return prepared;
 }
 
 }  // namespace
@@ -252,8 +276,20 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
 Result<WriteResult> WriteDataset(const TableLocation& loc, const SchemaPtr& input_schema,
                                  const std::vector<RecordBatchPtr>& input_batches,
                                  const WriteParams& params) {
+  VectorRecordBatchReader input(input_schema, input_batches);
+  return WriteDataset(loc, input, params);
+}
+
+Result<WriteResult> WriteDataset(const std::string& uri, RecordBatchReader& input,
+                                 const WriteParams& params) {
+  LANCE_ASSIGN_OR_RAISE(TableLocation location, TableLocation::FromUri(uri));
+  return WriteDataset(location, input, params);
+}
+
+Result<WriteResult> WriteDataset(const TableLocation& loc, RecordBatchReader& input,
+                                 const WriteParams& params) {
   StagedFiles staged(loc);
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(loc, staged, input_schema, input_batches, params));
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(staged, PrepareWrite(loc, staged, input, params)));
   const std::optional<CommittedVersion>& latest = pw.latest;
   uint64_t total = 0;
   for (const auto& f : pw.fragments) total += f.physical_rows;
@@ -307,10 +343,12 @@ Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const TableLocation&
                                                             const std::vector<RecordBatchPtr>& batches,
                                                             const WriteParams& params) {
   StagedFiles staged(loc);
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, PrepareWrite(loc, staged, schema, batches, params));
+  VectorRecordBatchReader input(schema, batches);
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(staged, PrepareWrite(loc, staged, input, params)));
   // Nothing commits these files, so they are made durable here.
   if (staged.unsynced_local()) {
-    LANCE_RETURN_NOT_OK(internal::SyncFiles(*staged.unsynced_local(), staged.TakeUnsynced(), {loc.root()}));
+    LANCE_RETURN_NOT_OK(internal::SyncFiles(*staged.unsynced_local(), staged.TakeUnsynced(), {loc.root()},
+                                            params.commit.sync_pool));
   }
   return std::move(pw.fragments);
 }

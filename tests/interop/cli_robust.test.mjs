@@ -10,7 +10,10 @@
 //     accepts (case-only differences, spaces, '.' below the top level) are accepted;
 //   * numeric options are range-checked (no negative version meaning "latest", no clamping);
 //   * `lance --version`, unknown commands and stray words are reported by name;
-//   * `--input -` (stdin), a FIFO and `<(...)` work for CSV, JSON lines and Arrow IPC.
+//   * `--input -` (stdin), a FIFO and `<(...)` work for CSV, JSON lines and Arrow IPC;
+//   * a file input is read in bounded batches (item 8) with the answer of a whole read:
+//     types, rows and errors (line numbers included) equal reading the same bytes from stdin;
+//   * progress goes to stderr (with --progress), never into stdout's result.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -389,5 +392,99 @@ describe('small surprises (item 11) and error texts (item 9)', () => {
       [Date.UTC(2024, 0, 2), Date.UTC(2024, 0, 2, 3, 4, 5, 250), Date.UTC(2024, 0, 2, 3, 4, 5)],
       [null, Date.UTC(2024, 1, 29, 23, 59, 59), Date.UTC(2024, 0, 3, 0, 0, 0)],
     ]);
+  });
+});
+
+describe('bounded input batches', () => {
+  // The same bytes as a file read in batches of `bytes` and from stdin (read whole).
+  const both = (name, text, extra = [], bytes = '300') => {
+    const file = path.join(dir, `${name}.csv`);
+    fs.writeFileSync(file, text);
+    const a = path.join(dir, `${name}_pieces.lance`);
+    const b = path.join(dir, `${name}_whole.lance`);
+    const ra = lance(['create', a, '--input', file, '--input-batch-bytes', bytes, ...extra]);
+    const rb = lance(['create', b, '--input', '-', ...extra], { input: text });
+    return { a, b, ra, rb };
+  };
+  const same = ({ a, b, ra, rb }) => {
+    assert.equal(ra.status, 0, ra.stderr);
+    assert.equal(rb.status, 0, rb.stderr);
+    assert.equal(lanceOk(['schema', a]).stdout, lanceOk(['schema', b]).stdout);
+    assert.equal(lanceOk(['scan', a]).stdout, lanceOk(['scan', b]).stdout);
+    return lanceOk(['schema', a]).stdout;
+  };
+  const rows = (n, f) => Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
+
+  test('quoted line breaks and delimiters across batch ends, CRLF, nulls', () => {
+    same(both('quoted', 'id,s,f\r\n' + rows(400, (i) => `${i},"a,""${i}""\nb",${i % 5 ? i / 4 : ''}\r`)));
+  });
+  test('types settled by later batches: all-empty cells, integers in a float column', () => {
+    // s: integers, then empty (later batches of only empty cells read as int64 nulls); f:
+    // floats, then integers (read as float64); e: empty, then integers (the first batch alone
+    // would say utf8: read whole).
+    const schema = same(both('late', 'id,s,f,e\n' + rows(600, (i) => `${i},${i < 300 ? i : ''},${i < 10 ? i + 0.5 : i},${i < 100 ? '' : i}`)));
+    assert.match(schema, /"name":"e","type":"int64"/);
+    assert.match(schema, /"name":"s","type":"int64"/);
+    assert.match(schema, /"name":"f","type":"float64"/);
+  });
+  test('a type that changes later falls back to the whole read', () => {
+    // Integers, then floats, then text: float64 then utf8 for a whole read.
+    const schema = same(both('changes', 'id,v,w\n' + rows(700, (i) => `${i},${i < 500 ? i : i + 0.25},${i < 650 ? i : 'x' + i}`)));
+    assert.match(schema, /"name":"v","type":"float64"/);
+    assert.match(schema, /"name":"w","type":"utf8"/);
+  });
+  test('with --schema and for appends typed by the table', () => {
+    const schemaFile = path.join(dir, 'bounded.schema.json');
+    fs.writeFileSync(schemaFile, JSON.stringify({ fields: [{ name: 'id', type: 'int32' }, { name: 'v', type: 'utf8' }] }));
+    same(both('typed', 'id,v\n' + rows(500, (i) => `${i},v${i}`), ['--schema', schemaFile]));
+    const r = both('appended', 'id,v\n' + rows(500, (i) => `${i + 500},w${i}`));
+    const t = path.join(dir, 'typed_pieces.lance');
+    lanceOk(['create', t, '--mode', 'append', '--input', path.join(dir, 'appended.csv'), '--input-batch-bytes', '300']);
+    assert.equal(count(t), 1000);
+    assert.match(lanceOk(['schema', t]).stdout, /"name":"id","type":"int32"/);
+    assert.equal(r.ra.status, 0, r.ra.stderr);
+  });
+  test('an error in a later batch names its line in the whole file; nothing is left behind', () => {
+    const text = 'id,v\n' + rows(800, (i) => (i === 700 ? `${i},"unterminated` : `${i},${i}`));
+    const { a, ra, rb } = both('bad', text);
+    assert.notEqual(ra.status, 0);
+    assert.equal(ra.stderr.replace(path.join(dir, 'bad.csv'), 'stdin'), rb.stderr);
+    assert.match(ra.stderr, /line 702/);
+    assert.equal(fs.existsSync(path.join(a, '_versions')), false);
+    assert.deepEqual(fs.existsSync(path.join(a, 'data')) ? fs.readdirSync(path.join(a, 'data')) : [], []);
+  });
+  test('JSON lines and Arrow IPC files stream too', () => {
+    const schemaFile = path.join(dir, 'iv2.schema.json');
+    fs.writeFileSync(schemaFile, JSON.stringify({ fields: [{ name: 'id', type: 'int64' }, { name: 'v', type: 'int64' }] }));
+    const jsonl = path.join(dir, 'rows.jsonl');
+    fs.writeFileSync(jsonl, lanceOk(['scan', table]).stdout);
+    const j = path.join(dir, 'jsonl_pieces.lance');
+    lanceOk(['create', j, '--input', jsonl, '--schema', schemaFile, '--input-batch-bytes', '100']);
+    assert.equal(lanceOk(['scan', j]).stdout, lanceOk(['scan', table]).stdout);
+    const arrows = path.join(dir, 'rows.arrows');
+    lanceOk(['scan', table, '--output', arrows, '--batch-size', '64']);
+    const i = path.join(dir, 'ipc_pieces.lance');
+    lanceOk(['create', i, '--input', arrows]);
+    assert.equal(lanceOk(['scan', i]).stdout, lanceOk(['scan', table]).stdout);
+  });
+});
+
+describe('progress', () => {
+  test('--progress reports on stderr; stdout keeps only the result', () => {
+    const t = path.join(dir, 'progress.lance');
+    const c = lanceOk(['create', t, '--input', csv, '--progress', '--input-batch-bytes', '1000']);
+    assert.match(c.stderr, /^create: \d+ rows read, \d+% of the input/m);
+    assert.match(c.stderr, /^create: 1000 rows written, version 1/m);
+    assert.equal(JSON.parse(c.stdout).rows_written, 1000);
+    const quiet = lanceOk(['create', t, '--mode', 'append', '--input', csv]);
+    assert.equal(quiet.stderr, '');  // not a terminal, no --progress: silent
+    const ix = lanceOk(['create-index', t, 'id', '--progress']);
+    assert.match(ix.stderr, /^create-index: building a btree index on 'id'/m);
+    assert.match(ix.stderr, /^create-index: done/m);
+    JSON.parse(ix.stdout);
+    const cp = lanceOk(['compact', t, '--progress']);
+    assert.match(cp.stderr, /^compact: rewriting \d+ fragments/m);
+    assert.match(cp.stderr, /^compact: \d+ fragments -> \d+, \d+ rows rewritten/m);
+    JSON.parse(cp.stdout);
   });
 });

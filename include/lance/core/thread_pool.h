@@ -28,8 +28,10 @@ namespace lance {
 
 class ThreadPool {
  public:
-  // Starts `num_threads` workers. Errors: InvalidArgument when num_threads < 1, IOError when
-  // the system cannot start a thread (the workers already started are joined).
+  // Starts `num_threads` workers. 0 makes a pool without workers, for an engine that wants no
+  // thread started or used on its behalf: Spawn / Submit run the task inline on the caller and
+  // ParallelFor runs every item on the caller. Errors: InvalidArgument when num_threads < 0,
+  // IOError when the system cannot start a thread (the workers already started are joined).
   static Result<std::unique_ptr<ThreadPool>> Make(int num_threads);
 
   // The process-wide pool, sized to the number of hardware threads (at least 2), created on
@@ -50,8 +52,9 @@ class ThreadPool {
   // True in a process forked after the pool was made (its workers do not exist there).
   bool InForkedChild() const;
 
-  // Queues `fn` and returns the future of its result. After Shutdown() the task runs inline
-  // on the calling thread, so the future is always eventually ready.
+  // Queues `fn` and returns the future of its result. After Shutdown(), and on a pool without
+  // workers, the task runs inline on the calling thread, so the future is always eventually
+  // ready.
   template <typename F>
   auto Submit(F&& fn) -> std::future<std::invoke_result_t<std::decay_t<F>>> {
     using R = std::invoke_result_t<std::decay_t<F>>;
@@ -61,7 +64,8 @@ class ThreadPool {
     return future;
   }
 
-  // Queues `fn` without a future (fire and forget). After Shutdown() it runs inline.
+  // Queues `fn` without a future (fire and forget). After Shutdown(), and on a pool without
+  // workers, it runs inline.
   void Spawn(std::function<void()> fn);
 
   // Stops accepting tasks, runs those already queued, joins the workers. Idempotent.

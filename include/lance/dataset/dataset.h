@@ -65,7 +65,9 @@ struct OpenOptions {
   std::optional<uint64_t> version;  // a version (default: the latest)
   std::optional<std::string> tag;   // or a tag (exclusive with version)
   // Where the handle's reads and writes run (scans whose options name no pool, filters of
-  // deletes and updates); null = ThreadPool::Default().
+  // deletes and updates, the encoding of every data file the handle writes); not owned, must
+  // outlive the handle and its scanners. null = ThreadPool::Default(). A pool without workers
+  // (ThreadPool::Make(0)) runs everything on the calling thread.
   ThreadPool* pool = nullptr;
   // How the handle publishes versions (table/commit.h); null = the store's default.
   std::shared_ptr<table::CommitHandler> commit_handler;
@@ -82,6 +84,11 @@ struct OpenOptions {
   // several handles one cache. Dropping the last handle (and scanner) of a cache frees it.
   std::shared_ptr<index::IndexCache> index_cache;
   int64_t index_cache_bytes = index::kDefaultIndexCacheBytes;
+  // Where a durable commit of the handle issues its flushes at once (table::CommitOptions::
+  // sync_pool). null = `pool` when one is given (so a handle given a pool starts no thread of
+  // its own), else the table layer's own flush threads. The store's reads fan out on its own
+  // io::ObjectStore::io_pool(): an engine that opens the handle on its own store sets it there.
+  ThreadPool* sync_pool = nullptr;
 };
 
 class Dataset {
@@ -118,6 +125,8 @@ class Dataset {
   const OpenOptions& options() const { return options_; }
   // The handle's index cache (options().index_cache once opened; never null).
   const std::shared_ptr<index::IndexCache>& index_cache() const { return options_.index_cache; }
+  // Where the handle's work runs: options().pool, else ThreadPool::Default().
+  ThreadPool* pool() const;
   // The latest committed version of the table (a few requests; the handle does not move).
   Result<uint64_t> LatestVersion() const;
 
@@ -202,7 +211,9 @@ class Dataset {
   // An operation's own commit options with the handle's: the handle's as a whole when they
   // name no handler (as before), and sync only when both ask for it.
   table::CommitOptions WithHandle(table::CommitOptions own) const;
-  ThreadPool* pool() const;
+  // The pools `options` resolve to (see OpenOptions::pool and sync_pool).
+  static ThreadPool* PoolOf(const OpenOptions& options);
+  static ThreadPool* SyncPoolOf(const OpenOptions& options);
   // Runs `op` on the handle's snapshot with the handle's other writes held off; `op` returns
   // the version it committed (0: none), which the handle then moves to.
   Status Mutate(const std::function<Result<uint64_t>(const std::shared_ptr<const table::Snapshot>&)>& op);

@@ -9,7 +9,7 @@
 //
 // Field ids: fields of the schema that carry a Lance id (Field::id() >= 0) keep it; when no
 // field has one, ids are assigned in pre-order from 0 (as a new table does). A FileWriter is
-// not thread-safe; it may use its own worker threads internally.
+// not thread-safe; it encodes on WriteOptions::pool when one is given.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,10 @@
 #include "lance/core/result.h"
 #include "lance/file/file_reader.h"
 #include "lance/io/object_store.h"
+
+namespace lance {
+class ThreadPool;
+}  // namespace lance
 
 namespace lance::file {
 
@@ -36,10 +40,13 @@ struct WriteOptions {
   // Let the writer pick compressive encodings (bit-packing, dictionary, FSST, RLE, ...);
   // false writes plain Flat / Variable values only (useful to test the plain paths).
   bool compress = true;
-  // Shred and encode columns on ThreadPool::Default(); pages are still written in the order
-  // they are taken, so the file's bytes are the same either way. Ignored on a worker of
-  // that pool (encoding runs inline there).
-  bool use_threads = true;
+  // Where columns are shredded and encoded (not owned; must outlive the writer). null: on the
+  // calling thread -- the file layer never picks a thread pool of its own; the table and
+  // dataset layers pass theirs (dataset::OpenOptions::pool). Pages are written in the order
+  // they are taken, so the file's bytes are the same either way. Encoding also runs inline
+  // when the caller is a worker of `pool` (waiting for our pages there could starve it) and
+  // on a pool without workers.
+  ThreadPool* pool = nullptr;
 };
 
 struct WriteSummary {

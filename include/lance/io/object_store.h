@@ -225,17 +225,29 @@ class ObjectStore {
   const CoalesceOptions& coalesce_options() const { return coalesce_options_; }
   void set_coalesce_options(const CoalesceOptions& options) { coalesce_options_ = options; }
 
-  // The pool GetRanges fans out on (ThreadPool::Default() unless set; null = caller only).
-  // Set before sharing the store.
-  ThreadPool* io_pool() const { return io_pool_; }
-  void set_io_pool(ThreadPool* pool) { io_pool_ = pool; }
+  // The pool GetRanges fans out on: ThreadPool::Default() unless set (looked up when first
+  // needed, so a store whose pool is set never starts it); null = the caller only. Set
+  // before sharing the store.
+  ThreadPool* io_pool() const;
+  void set_io_pool(ThreadPool* pool) {
+    io_pool_ = pool;
+    io_pool_set_ = true;
+  }
 
  protected:
   ObjectStore();
+  // A wrapper's: the coalescing and the I/O pool of the store it wraps (an unset pool stays
+  // unset, so the wrapper does not start ThreadPool::Default() either).
+  void CopyReadSettingsFrom(const ObjectStore& base) {
+    coalesce_options_ = base.coalesce_options_;
+    io_pool_ = base.io_pool_;
+    io_pool_set_ = base.io_pool_set_;
+  }
 
  private:
   CoalesceOptions coalesce_options_;
-  ThreadPool* io_pool_;
+  ThreadPool* io_pool_ = nullptr;
+  bool io_pool_set_ = false;
 };
 
 // Checks an object path per the rules above. Errors: InvalidArgument naming the path.

@@ -36,6 +36,10 @@
 #include "lance/table/manifest.h"
 #include "lance/table/transaction.h"
 
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
 namespace lance::table {
 
 // Publishes a manifest file at `path` only if nothing is there yet.
@@ -72,6 +76,11 @@ struct CommitOptions {
   // nothing on local datasets. Stores other than the local filesystem make objects durable on
   // their own; this changes nothing there.
   bool sync = true;
+  // Where a durable commit issues its flushes, all at once (not owned; must outlive the
+  // commit). null: the table layer's own 8 flush threads, started on first use and shared by
+  // the process (they sleep in the kernel, not on a core); a pool without workers
+  // (ThreadPool::Make(0)): one flush after the other on the calling thread, no thread used.
+  ThreadPool* sync_pool = nullptr;
 };
 
 // What a commit did.

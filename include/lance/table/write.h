@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lance/columnar/array.h"
+#include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/file/file_writer.h"
 #include "lance/table/commit.h"
@@ -47,6 +48,9 @@ struct WriteParams {
   ManifestNaming naming = ManifestNaming::kV2;  // new datasets only
   // Let the file writer pick compressive encodings (false: plain pages only).
   bool compress = true;
+  // Where the data files' pages are encoded (file::WriteOptions::pool; not owned). null: on
+  // the calling thread. dataset::Dataset passes its pool.
+  ThreadPool* pool = nullptr;
   // Config entries (manifest `config`) a dataset created by this write starts with: kCreate,
   // or kAppend of a missing path (e.g. lance 12's "lance.auto_cleanup.interval" = "20").
   std::map<std::string, std::string> create_config;
@@ -72,6 +76,13 @@ Result<WriteResult> WriteDataset(const std::string& uri, const SchemaPtr& schema
                                  const WriteParams& params = {});
 Result<WriteResult> WriteDataset(const TableLocation& location, const SchemaPtr& schema,
                                  const std::vector<RecordBatchPtr>& batches,
+                                 const WriteParams& params = {});
+// The same, reading the rows from `input` batch by batch as the data files are written:
+// memory holds one input batch and the file writer's open pages, whatever the input's size.
+// An error (of `input` too) leaves no version; the data files already staged are removed.
+Result<WriteResult> WriteDataset(const std::string& uri, RecordBatchReader& input,
+                                 const WriteParams& params = {});
+Result<WriteResult> WriteDataset(const TableLocation& location, RecordBatchReader& input,
                                  const WriteParams& params = {});
 
 // Writes the data files of `batches` as WriteDataset would (same checks, field ids and
@@ -124,13 +135,14 @@ Result<file::FileVersion> WritableFileVersion(const std::string& data_storage_ve
 // Writes `batches` (columns in the order of `schema`, whose Field::id() are the table's Lance
 // field ids) as staged data files under data/, one per fragment of at most
 // `max_rows_per_file` rows, in the file version of `manifest`'s data storage version (with the
-// file writer's default options). The fragments have id 0 and no row ids: a commit assigns
-// them (Append, Overwrite, Update.new_fragments, Rewrite groups).
+// file writer's default options, pages encoded on `pool`: null = the calling thread). The
+// fragments have id 0 and no row ids: a commit assigns them (Append, Overwrite,
+// Update.new_fragments, Rewrite groups).
 // Errors: InvalidArgument (rows per file, column counts), NotSupported (storage version).
 Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const Manifest& manifest,
                                                  const SchemaPtr& schema,
                                                  const std::vector<RecordBatchPtr>& batches,
-                                                 int64_t max_rows_per_file);
+                                                 int64_t max_rows_per_file, ThreadPool* pool = nullptr);
 
 // WriteFragments with the data file options and the field ids of the leaf columns of
 // `schema` (in column order) given: what a write that is not yet a table's needs.
@@ -142,8 +154,9 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged,
                                                  int64_t max_rows_per_file);
 
 // Writes one staged data file holding `batch` (schema with Lance ids; one row per physical
-// row of the existing fragment it will join, e.g. in a Merge) and returns its entry.
+// row of the existing fragment it will join, e.g. in a Merge) and returns its entry. Pages are
+// encoded on `pool` (null: the calling thread).
 Result<DataFileInfo> WriteColumnFile(StagedFiles& staged, const Manifest& manifest,
-                                     const RecordBatch& batch);
+                                     const RecordBatch& batch, ThreadPool* pool = nullptr);
 
 }  // namespace lance::table
