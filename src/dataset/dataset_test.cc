@@ -396,7 +396,7 @@ class CountingReader final : public RecordBatchReader {
   SchemaPtr schema() const override { return TestSchema(); }
   Result<RecordBatchPtr> Next() override {
     if (next_ == batches_) return RecordBatchPtr();
-    auto source = Rows(first_ + next_ * rows_, rows_);
+    auto source = SeqRows(first_ + next_ * rows_, rows_);
     LANCE_ASSIGN_OR_RAISE(auto b, source->Next());
     ++next_;
     max_alive_ = std::max(max_alive_, ++*alive_);
@@ -446,7 +446,7 @@ TEST(Dataset, AWriteWhoseInputFailsLeavesNothing) {
     SchemaPtr schema() const override { return TestSchema(); }
     Result<RecordBatchPtr> Next() override {
       if (n_++ == 3) return Status::IOError("input broke");
-      return Rows(n_ * 100, 100)->Next();
+      return SeqRows(n_ * 100, 100)->Next();
     }
 
    private:
@@ -483,10 +483,10 @@ std::string UseTableOn(ThreadPool* pool, const std::filesystem::path& dir) {
   o.pool = pool;
   table::WriteParams p;
   p.max_rows_per_file = 300;
-  auto input = Rows(0, 1000);
+  auto input = SeqRows(0, 1000);
   auto ds = Dataset::Write(*store, "t.lance", *input, p, o);
   if (!ds.ok()) return ds.status().ToString();
-  auto more = Rows(1000, 500);
+  auto more = SeqRows(1000, 500);
   if (auto r = (*ds)->Append(*more); !r.ok()) return r.status().ToString();
   if (auto r = (*ds)->Delete("id % 7 = 0"); !r.ok()) return r.status().ToString();
   if (auto r = (*ds)->Update({{"score", "score + 1"}}, "id < 100"); !r.ok()) return r.status().ToString();
