@@ -254,32 +254,7 @@ struct FileWriter::Impl {
 
   Status WriteFooter() {
     // Global buffer 0: the file descriptor (before the column metadata, as lance writes it).
-    ::lance::file::FileDescriptor fd;
-    auto* s = fd.mutable_schema();
-    for (const auto& lf : lance_fields) {
-      auto* f = s->add_fields();
-      f->set_name(lf.name);
-      f->set_id(lf.id);
-      f->set_parent_id(lf.parent_id);
-      f->set_logical_type(lf.logical_type);
-      f->set_nullable(lf.nullable);
-      const std::string& t = lf.logical_type;
-      if (t.rfind("dict:", 0) == 0) {
-        // As lance 12: dictionary encoding, with an empty Dictionary message.
-        f->set_encoding(::lance::file::DICTIONARY);
-        f->mutable_dictionary();
-      } else if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
-        f->set_encoding(::lance::file::VAR_BINARY);
-      } else if (t != "struct") {
-        f->set_encoding(::lance::file::PLAIN);
-      }
-      for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
-    }
-    if (schema->metadata()) {
-      for (const auto& [k, v] : schema->metadata()->pairs()) (*s->mutable_metadata())[k] = v;
-    }
-    fd.set_length(static_cast<uint64_t>(num_rows));
-    const std::string fd_bytes = fd.SerializeAsString();
+    const std::string fd_bytes = internal::EncodeFileDescriptor(lance_fields, *schema, num_rows);
     LANCE_RETURN_NOT_OK(Align());
     const int64_t fd_pos = pos;
     LANCE_RETURN_NOT_OK(WriteBytes(fd_bytes.data(), static_cast<int64_t>(fd_bytes.size())));
@@ -328,6 +303,39 @@ FileWriter::FileWriter() = default;
 FileWriter::~FileWriter() {
   if (impl_ && !impl_->finished) Abort();
 }
+
+namespace internal {
+
+std::string EncodeFileDescriptor(const std::vector<LanceField>& fields, const ::lance::Schema& schema, int64_t num_rows) {
+  ::lance::file::FileDescriptor fd;
+  auto* s = fd.mutable_schema();
+  for (const auto& lf : fields) {
+    auto* f = s->add_fields();
+    f->set_name(lf.name);
+    f->set_id(lf.id);
+    f->set_parent_id(lf.parent_id);
+    f->set_logical_type(lf.logical_type);
+    f->set_nullable(lf.nullable);
+    const std::string& t = lf.logical_type;
+    if (t.rfind("dict:", 0) == 0) {
+      // As lance 12: dictionary encoding, with an empty Dictionary message.
+      f->set_encoding(::lance::file::DICTIONARY);
+      f->mutable_dictionary();
+    } else if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
+      f->set_encoding(::lance::file::VAR_BINARY);
+    } else if (t != "struct") {
+      f->set_encoding(::lance::file::PLAIN);
+    }
+    for (const auto& [k, v] : lf.metadata) (*f->mutable_metadata())[k] = v;
+  }
+  if (schema.metadata()) {
+    for (const auto& [k, v] : schema.metadata()->pairs()) (*s->mutable_metadata())[k] = v;
+  }
+  fd.set_length(static_cast<uint64_t>(num_rows));
+  return fd.SerializeAsString();
+}
+
+}  // namespace internal
 
 Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<io::ObjectStore> store,
                                                      std::string path, SchemaPtr schema,

@@ -16,8 +16,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lance/file/file_writer.h"
+#include "lance/file/lance_schema.h"
 
 namespace lance::file::internal {
 
@@ -29,6 +31,10 @@ class OlderFileWriter {
   virtual void Abort() = 0;
   virtual const SchemaPtr& schema() const = 0;
 };
+
+// The FileDescriptor message (schema fields with their v1-era encodings, schema metadata, row
+// count) that 2.0 and 2.1+ files store as global buffer 0 (defined in file_writer.cc).
+std::string EncodeFileDescriptor(const std::vector<LanceField>& fields, const ::lance::Schema& schema, int64_t num_rows);
 
 // Appends the values of rows [0, a.length) of a fixed-width array (bool: bits from bit 0; a
 // fixed-size list: its flattened items), validity ignored.

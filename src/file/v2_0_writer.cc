@@ -169,31 +169,7 @@ class V20Writer final : public OlderFileWriter {
 
   Result<WriteSummary> Finish() override {
     if (done_) return Status::InvalidArgument("lance 2.0 file writer: already finished");
-    ::lance::file::FileDescriptor fd;
-    auto* s = fd.mutable_schema();
-    for (const auto& lf : fields_) {
-      auto* f = s->add_fields();
-      f->set_name(lf.name);
-      f->set_id(lf.id);
-      f->set_parent_id(lf.parent_id);
-      f->set_logical_type(lf.logical_type);
-      f->set_nullable(lf.nullable);
-      const std::string& t = lf.logical_type;
-      if (t.rfind("dict:", 0) == 0) {
-        f->set_encoding(::lance::file::DICTIONARY);
-        f->mutable_dictionary();
-      } else if (t == "string" || t == "large_string" || t == "binary" || t == "large_binary") {
-        f->set_encoding(::lance::file::VAR_BINARY);
-      } else if (t != "struct") {
-        f->set_encoding(::lance::file::PLAIN);
-      }
-      for (const auto& [key, v] : lf.metadata) (*f->mutable_metadata())[key] = v;
-    }
-    if (schema_->metadata()) {
-      for (const auto& [key, v] : schema_->metadata()->pairs()) (*s->mutable_metadata())[key] = v;
-    }
-    fd.set_length(static_cast<uint64_t>(num_rows_));
-    const std::string fd_bytes = fd.SerializeAsString();
+    const std::string fd_bytes = EncodeFileDescriptor(fields_, *schema_, num_rows_);
     LANCE_RETURN_NOT_OK(Align());
     const int64_t fd_pos = pos_;
     LANCE_RETURN_NOT_OK(Put(fd_bytes));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -386,6 +387,27 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
 
   std::optional<SqBounds> sq;
   std::vector<HnswGraph> graphs;
+  // One graph per partition, built in parallel from the partition's rows of `data` (`dim`
+  // values each) gathered in node order: the graph's distances read them back to back instead
+  // of scattered over the whole table.
+  auto build_graphs = [&](const auto* data, auto build) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(data)>>;
+    HnswParams hp;
+    hp.m = o.hnsw_m;
+    hp.ef_construction = o.ef_construction;
+    hp.max_level = o.max_level;
+    graphs.resize(parts);
+    std::vector<uint32_t> firsts(parts, 0);
+    for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
+    ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
+      const uint32_t* members = order.data() + firsts[p];
+      std::vector<T> local(size_t{lengths[p]} * dim);
+      for (uint32_t a = 0; a < lengths[p]; ++a) {
+        std::copy_n(data + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
+      }
+      graphs[p] = build(local.data(), lengths[p], hp, o.seed * 1000003 + static_cast<uint64_t>(p));
+    });
+  };
   if (o.kind == IndexKind::kIvfHnswSq) {
     const std::vector<uint64_t> sample = linalg::SampleRows(n, o.sample_rate ? o.sample_rate * 256 : n, o.seed + 11);
     SqBounds b{INFINITY, -INFINITY};
@@ -399,44 +421,15 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     codes.resize(n * dim);
     SqEncode(work.data(), n * dim, b, codes.data());
     const float scale = SqDistanceScale(b);
-    HnswParams hp;
-    hp.m = o.hnsw_m;
-    hp.ef_construction = o.ef_construction;
-    hp.max_level = o.max_level;
-    graphs.resize(parts);
-    std::vector<uint32_t> firsts(parts, 0);
-    for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
-    ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
-      // The partition's codes gathered in node order: the graph's distances read them back
-      // to back instead of scattered over the whole table.
-      const uint32_t* members = order.data() + firsts[p];
-      std::vector<uint8_t> local(size_t{lengths[p]} * dim);
-      for (uint32_t a = 0; a < lengths[p]; ++a) {
-        std::copy_n(codes.data() + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
-      }
-      graphs[p] = HnswBuildSq(local.data(), lengths[p], dim, scale, hp,
-                              o.seed * 1000003 + static_cast<uint64_t>(p));
+    build_graphs(codes.data(), [&](const uint8_t* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
+      return HnswBuildSq(x, rows, dim, scale, hp, seed);
     });
   }
-
   if (o.kind == IndexKind::kIvfHnswPq) {
     // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
     // PQ distance of the query's residual.
-    HnswParams hp;
-    hp.m = o.hnsw_m;
-    hp.ef_construction = o.ef_construction;
-    hp.max_level = o.max_level;
-    graphs.resize(parts);
-    std::vector<uint32_t> firsts(parts, 0);
-    for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
-    ParallelFor(o.pool, static_cast<int64_t>(parts), [&](int64_t p) {
-      const uint32_t* members = order.data() + firsts[p];
-      std::vector<float> local(size_t{lengths[p]} * dim);
-      for (uint32_t a = 0; a < lengths[p]; ++a) {
-        std::copy_n(work.data() + size_t{members[a]} * dim, dim, local.data() + size_t{a} * dim);
-      }
-      graphs[p] = HnswBuildL2(local.data(), lengths[p], dim, hp,
-                              o.seed * 1000003 + static_cast<uint64_t>(p));
+    build_graphs(work.data(), [&](const float* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
+      return HnswBuildL2(x, rows, dim, hp, seed);
     });
   }
 
