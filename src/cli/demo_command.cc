@@ -6,6 +6,10 @@
 //     with an expression, merge-insert, add a computed column, tag, compact; then time travel
 //     through every version, checking each version's row count and a filtered count against
 //     what the operations must have produced.
+//  3. Indexes and search (demo_search.cc): BTREE, BITMAP, INVERTED and IVF_HNSW_SQ indexes on a
+//     table of documents; a filter and a k-NN search through them, checked against the same
+//     query answered without the index, and a BM25 search.
+//  4. MemWAL (demo_memwal.cc): streaming upserts into shards, flush, merge, garbage collection.
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -15,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/demo_memwal.h"
+#include "cli/demo_search.h"
 #include "lance/columnar/builder.h"
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
@@ -132,6 +137,7 @@ Status RunDemo(const std::string& dir_arg) {
   LANCE_RETURN_NOT_OK(AppendJsonLines(*from_file[0], &rows));
   std::printf("== rows (canonical JSON lines)\n%s", rows.c_str());
   LANCE_RETURN_NOT_OK(RunTableDemo(dir));
+  LANCE_RETURN_NOT_OK(RunSearchDemo(dir));
   return RunMemWalDemo(dir);
 }
 

@@ -16,10 +16,6 @@ namespace lance::cli {
 
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string_view View(const BufferPtr& b) {
   return {reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())};
 }
@@ -81,11 +77,11 @@ Result<char> ParseDelimiter(const std::string& text) {
 
 Result<char> DelimiterFor(const std::string& path, const std::string& delimiter) {
   if (!delimiter.empty()) return ParseDelimiter(delimiter);
-  return EndsWith(path, ".tsv") ? '\t' : ',';
+  return path.ends_with(".tsv") ? '\t' : ',';
 }
 
 bool IsDelimitedText(const std::string& path) {
-  return EndsWith(path, ".csv") || EndsWith(path, ".tsv");
+  return path.ends_with(".csv") || path.ends_with(".tsv");
 }
 
 namespace {
@@ -95,10 +91,10 @@ enum class InputFormat { kJsonLines, kCsv, kIpc };
 // By the name's extension; for stdin ("-"), FIFOs and other names by the first bytes: Arrow
 // IPC magic or continuation marker, '{' for JSON lines, else CSV.
 InputFormat FormatOf(const std::string& path, std::string_view head) {
-  if (EndsWith(path, ".jsonl") || EndsWith(path, ".json")) return InputFormat::kJsonLines;
+  if (path.ends_with(".jsonl") || path.ends_with(".json")) return InputFormat::kJsonLines;
   if (IsDelimitedText(path)) return InputFormat::kCsv;
-  if (EndsWith(path, ".arrow") || EndsWith(path, ".arrows") || EndsWith(path, ".ipc") ||
-      EndsWith(path, ".feather")) {
+  if (path.ends_with(".arrow") || path.ends_with(".arrows") || path.ends_with(".ipc") ||
+      path.ends_with(".feather")) {
     return InputFormat::kIpc;
   }
   if (head.substr(0, 6) == "ARROW1" || head.substr(0, 4) == std::string_view("\xff\xff\xff\xff", 4)) {

@@ -112,10 +112,6 @@ Result<query::ScanOptions> ScanOpts(const TableArgs& a) {
   return s;
 }
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // An IPC writer's bytes into an object being written.
 class ObjectSink final : public ipc::OutputSink {
  public:
@@ -148,14 +144,14 @@ class RowOutput {
       return Status::InvalidArgument("--output {}: --delimiter applies to .csv / .tsv output only",
                                      a.output);
     }
-    if (EndsWith(a.output, ".arrows")) {
+    if (a.output.ends_with(".arrows")) {
       out->format_ = "arrow_stream";
-    } else if (EndsWith(a.output, ".arrow")) {
+    } else if (a.output.ends_with(".arrow")) {
       out->format_ = "arrow_file";
-    } else if (EndsWith(a.output, ".jsonl")) {
+    } else if (a.output.ends_with(".jsonl")) {
       out->format_ = "jsonl";
     } else if (IsDelimitedText(a.output)) {
-      out->format_ = EndsWith(a.output, ".tsv") ? "tsv" : "csv";
+      out->format_ = a.output.ends_with(".tsv") ? "tsv" : "csv";
       LANCE_ASSIGN_OR_RAISE(out->delimiter_, DelimiterFor(a.output, a.delimiter));
     } else {
       return Status::InvalidArgument(
