@@ -63,11 +63,10 @@ namespace {
 
 class V1Writer final : public OlderFileWriter {
  public:
+  V1Writer() : OlderFileWriter("legacy lance file") {}
+
   Status Init(std::shared_ptr<io::ObjectStore> store, std::string path, const SchemaPtr& schema) {
-    store_ = std::move(store);
-    path_ = std::move(path);
-    input_schema_ = schema;
-    LANCE_ASSIGN_OR_RAISE(fields_, LanceFieldsFromSchema(*schema, &schema_));
+    LANCE_RETURN_NOT_OK(Begin(std::move(store), std::move(path), schema));
     min_id_ = max_id_ = fields_.empty() ? 0 : fields_[0].id;
     for (const auto& f : fields_) {
       min_id_ = std::min(min_id_, f.id);
@@ -80,23 +79,11 @@ class V1Writer final : public OlderFileWriter {
     dictionaries_.resize(fields_.size());
     size_t k = 0;
     for (const auto& f : schema_->fields()) LANCE_RETURN_NOT_OK(Check(*f->type(), f->name(), &k));
-    LANCE_ASSIGN_OR_RAISE(out_, store_->OpenWriter(path_));
-    return Status::OK();
+    return OpenOutput();
   }
 
   Status Write(const RecordBatch& batch) override {
-    if (done_) return Status::InvalidArgument("legacy lance file writer: already finished");
-    if (batch.num_columns() != schema_->num_fields()) {
-      return Status::InvalidArgument("legacy lance file '{}': batch has {} fields, the file {}", path_,
-                                     batch.num_columns(), schema_->num_fields());
-    }
-    for (int i = 0; i < batch.num_columns(); ++i) {
-      if (!batch.column(i)->type->Equals(*input_schema_->field(i)->type())) {
-        return Status::InvalidArgument("legacy lance file '{}': batch field {} is {}, expected {}",
-                                       path_, i, batch.column(i)->type->ToString(),
-                                       input_schema_->field(i)->type()->ToString());
-      }
-    }
+    LANCE_RETURN_NOT_OK(CheckBatch(batch));
     for (int64_t start = 0; start < batch.num_rows(); start += kV1BatchRows) {
       const int64_t n = std::min(kV1BatchRows, batch.num_rows() - start);
       pages_.emplace_back(static_cast<size_t>(max_id_ - min_id_ + 1), std::make_pair(int64_t{0}, int64_t{0}));
@@ -111,7 +98,7 @@ class V1Writer final : public OlderFileWriter {
   }
 
   Result<WriteSummary> Finish() override {
-    if (done_) return Status::InvalidArgument("legacy lance file writer: already finished");
+    LANCE_RETURN_NOT_OK(CheckNotFinished());
     // Dictionary values (shared by every batch), then the page table.
     for (size_t k = 0; k < fields_.size(); ++k) {
       if (!dictionaries_[k]) continue;
@@ -163,27 +150,8 @@ class V1Writer final : public OlderFileWriter {
     footer.append(reinterpret_cast<const char*>(&mp), 8);
     footer.append(reinterpret_cast<const char*>(version), 4);
     footer.append(kMagic, 4);
-    LANCE_RETURN_NOT_OK(Put(footer));
-    LANCE_RETURN_NOT_OK(out_->Close());
-    done_ = true;
-    WriteSummary s;
-    s.num_rows = num_rows_;
-    s.size_bytes = pos_;
-    s.num_columns = static_cast<int>(fields_.size());
-    s.version = FileVersion{0, 2};
-    s.schema = schema_;
-    return s;
+    return Close(footer, FileVersion{0, 2}, static_cast<int>(fields_.size()));
   }
-
-  void Abort() override {
-    if (done_) return;
-    done_ = true;
-    if (out_) (void)out_->Abort();
-  }
-
-  const SchemaPtr& schema() const override { return schema_; }
-
-  ~V1Writer() override { Abort(); }
 
  private:
   // Encodings per field (pre-order, `*k` advanced) and the types v1 cannot hold.
@@ -220,13 +188,6 @@ class V1Writer final : public OlderFileWriter {
                                     "v1 file",
                                     name, t.ToString());
     }
-  }
-
-  Status Put(std::string_view bytes) {
-    if (bytes.empty()) return Status::OK();
-    LANCE_RETURN_NOT_OK(out_->Write(bytes));
-    pos_ += static_cast<int64_t>(bytes.size());
-    return Status::OK();
   }
 
   Status PutMessage(const std::string& msg) {
@@ -315,19 +276,11 @@ class V1Writer final : public OlderFileWriter {
     }
   }
 
-  std::shared_ptr<io::ObjectStore> store_;
-  std::string path_;
-  SchemaPtr input_schema_, schema_;
-  std::vector<LanceField> fields_;
   std::vector<::lance::file::Field> protos_;  // encoding / dictionary per field
   std::vector<ArrayPtr> dictionaries_;
   int32_t min_id_ = 0, max_id_ = 0;
-  std::unique_ptr<io::ObjectWriter> out_;
-  int64_t pos_ = 0;
-  int64_t num_rows_ = 0;
   std::vector<int32_t> batch_offsets_;
   std::vector<std::vector<std::pair<int64_t, int64_t>>> pages_;  // per batch, per id
-  bool done_ = false;
 };
 
 }  // namespace

@@ -16,20 +16,94 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lance/file/file_writer.h"
 #include "lance/file/lance_schema.h"
+#include "lance/io/object_store.h"
 
 namespace lance::file::internal {
 
+// What the v1 and 2.0 writers share: the Lance fields of the input schema, the output object
+// and its position, the input checks of Write, and the last step of Finish.
 class OlderFileWriter {
  public:
-  virtual ~OlderFileWriter() = default;
+  virtual ~OlderFileWriter() { Abort(); }
   virtual Status Write(const RecordBatch& batch) = 0;
   virtual Result<WriteSummary> Finish() = 0;
-  virtual void Abort() = 0;
-  virtual const SchemaPtr& schema() const = 0;
+  // Drops an unfinished file (nothing is published).
+  void Abort() {
+    if (done_) return;
+    done_ = true;
+    if (out_) (void)out_->Abort();
+  }
+  const SchemaPtr& schema() const { return schema_; }
+
+ protected:
+  // `what` names the format in messages ("legacy lance file", "lance 2.0 file").
+  explicit OlderFileWriter(const char* what) : what_(what) {}
+
+  // Keeps the store, the path and the input schema, and derives the Lance fields (ids in
+  // pre-order) and the schema with ids; the output is opened by OpenOutput.
+  Status Begin(std::shared_ptr<io::ObjectStore> store, std::string path, const SchemaPtr& schema) {
+    store_ = std::move(store);
+    path_ = std::move(path);
+    input_schema_ = schema;
+    LANCE_ASSIGN_OR_RAISE(fields_, LanceFieldsFromSchema(*schema, &schema_));
+    return Status::OK();
+  }
+  Status OpenOutput() {
+    LANCE_ASSIGN_OR_RAISE(out_, store_->OpenWriter(path_));
+    return Status::OK();
+  }
+  Status CheckNotFinished() const {
+    return done_ ? Status::InvalidArgument("{} writer: already finished", what_) : Status::OK();
+  }
+  // A batch to Write: not finished, and the input schema's field count and types.
+  Status CheckBatch(const RecordBatch& batch) const {
+    LANCE_RETURN_NOT_OK(CheckNotFinished());
+    if (batch.num_columns() != input_schema_->num_fields()) {
+      return Status::InvalidArgument("{} '{}': batch has {} fields, the file {}", what_, path_, batch.num_columns(),
+                                     input_schema_->num_fields());
+    }
+    for (int i = 0; i < batch.num_columns(); ++i) {
+      if (!batch.column(i)->type->Equals(*input_schema_->field(i)->type())) {
+        return Status::InvalidArgument("{} '{}': batch field {} is {}, expected {}", what_, path_, i,
+                                       batch.column(i)->type->ToString(), input_schema_->field(i)->type()->ToString());
+      }
+    }
+    return Status::OK();
+  }
+  Status Put(std::string_view bytes) {
+    if (bytes.empty()) return Status::OK();
+    LANCE_RETURN_NOT_OK(out_->Write(bytes));
+    pos_ += static_cast<int64_t>(bytes.size());
+    return Status::OK();
+  }
+  // Writes `tail` (the footer), closes the object and sums the file up.
+  Result<WriteSummary> Close(std::string_view tail, FileVersion version, int num_columns) {
+    LANCE_RETURN_NOT_OK(Put(tail));
+    LANCE_RETURN_NOT_OK(out_->Close());
+    done_ = true;
+    WriteSummary s;
+    s.num_rows = num_rows_;
+    s.size_bytes = pos_;
+    s.num_columns = num_columns;
+    s.version = version;
+    s.schema = schema_;
+    return s;
+  }
+
+  const char* what_;
+  std::shared_ptr<io::ObjectStore> store_;
+  std::string path_;
+  SchemaPtr input_schema_, schema_;
+  std::vector<LanceField> fields_;
+  std::unique_ptr<io::ObjectWriter> out_;
+  int64_t pos_ = 0;
+  int64_t num_rows_ = 0;
+  bool done_ = false;
 };
 
 // The FileDescriptor message (schema fields with their v1-era encodings, schema metadata, row

@@ -135,31 +135,18 @@ struct PageBuild {
 
 class V20Writer final : public OlderFileWriter {
  public:
+  V20Writer() : OlderFileWriter("lance 2.0 file") {}
+
   Status Init(std::shared_ptr<io::ObjectStore> store, std::string path, const SchemaPtr& schema) {
-    store_ = std::move(store);
-    path_ = std::move(path);
-    input_schema_ = schema;
-    LANCE_ASSIGN_OR_RAISE(fields_, LanceFieldsFromSchema(*schema, &schema_));
+    LANCE_RETURN_NOT_OK(Begin(std::move(store), std::move(path), schema));
     columns_.resize(fields_.size());
     size_t k = 0;
     for (const auto& f : schema_->fields()) LANCE_RETURN_NOT_OK(Check(*f->type(), f->name(), &k));
-    LANCE_ASSIGN_OR_RAISE(out_, store_->OpenWriter(path_));
-    return Status::OK();
+    return OpenOutput();
   }
 
   Status Write(const RecordBatch& batch) override {
-    if (done_) return Status::InvalidArgument("lance 2.0 file writer: already finished");
-    if (batch.num_columns() != schema_->num_fields()) {
-      return Status::InvalidArgument("lance file '{}': batch has {} fields, the file {}", path_,
-                                     batch.num_columns(), schema_->num_fields());
-    }
-    for (int i = 0; i < batch.num_columns(); ++i) {
-      if (!batch.column(i)->type->Equals(*input_schema_->field(i)->type())) {
-        return Status::InvalidArgument("lance file '{}': batch field {} is {}, expected {}", path_, i,
-                                       batch.column(i)->type->ToString(),
-                                       input_schema_->field(i)->type()->ToString());
-      }
-    }
+    LANCE_RETURN_NOT_OK(CheckBatch(batch));
     if (batch.num_rows() == 0) return Status::OK();
     size_t k = 0;
     for (int i = 0; i < batch.num_columns(); ++i) LANCE_RETURN_NOT_OK(WriteField(*batch.column(i), &k));
@@ -168,7 +155,7 @@ class V20Writer final : public OlderFileWriter {
   }
 
   Result<WriteSummary> Finish() override {
-    if (done_) return Status::InvalidArgument("lance 2.0 file writer: already finished");
+    LANCE_RETURN_NOT_OK(CheckNotFinished());
     const std::string fd_bytes = EncodeFileDescriptor(fields_, *schema_, num_rows_);
     LANCE_RETURN_NOT_OK(Align());
     const int64_t fd_pos = pos_;
@@ -203,27 +190,8 @@ class V20Writer final : public OlderFileWriter {
     const uint16_t version[2] = {0, 3};
     tables.append(reinterpret_cast<const char*>(version), 4);
     tables.append(kMagic, 4);
-    LANCE_RETURN_NOT_OK(Put(tables));
-    LANCE_RETURN_NOT_OK(out_->Close());
-    done_ = true;
-    WriteSummary sum;
-    sum.num_rows = num_rows_;
-    sum.size_bytes = pos_;
-    sum.num_columns = static_cast<int>(columns_.size());
-    sum.version = FileVersion{0, 3};
-    sum.schema = schema_;
-    return sum;
+    return Close(tables, FileVersion{0, 3}, static_cast<int>(columns_.size()));
   }
-
-  void Abort() override {
-    if (done_) return;
-    done_ = true;
-    if (out_) (void)out_->Abort();
-  }
-
-  const SchemaPtr& schema() const override { return schema_; }
-
-  ~V20Writer() override { Abort(); }
 
  private:
   Status Check(const DataType& t, const std::string& name, size_t* k) {
@@ -255,13 +223,6 @@ class V20Writer final : public OlderFileWriter {
     return Status::NotSupported("lance 2.0 file: field '{}' of type {} cannot be written in a 2.0 "
                                 "file",
                                 name, t.ToString());
-  }
-
-  Status Put(std::string_view bytes) {
-    if (bytes.empty()) return Status::OK();
-    LANCE_RETURN_NOT_OK(out_->Write(bytes));
-    pos_ += static_cast<int64_t>(bytes.size());
-    return Status::OK();
   }
 
   Status Align() {
@@ -321,15 +282,7 @@ class V20Writer final : public OlderFileWriter {
     }
   }
 
-  std::shared_ptr<io::ObjectStore> store_;
-  std::string path_;
-  SchemaPtr input_schema_, schema_;
-  std::vector<LanceField> fields_;
   std::vector<::lance::file::v2::ColumnMetadata> columns_;  // one per field, pre-order
-  std::unique_ptr<io::ObjectWriter> out_;
-  int64_t pos_ = 0;
-  int64_t num_rows_ = 0;
-  bool done_ = false;
 };
 
 }  // namespace
