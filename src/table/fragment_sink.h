@@ -10,10 +10,15 @@
 
 #include "lance/columnar/array.h"
 #include "lance/file/file_writer.h"
+#include "lance/file/lance_schema.h"
 #include "lance/table/location.h"
 #include "lance/table/manifest.h"
 
 namespace lance::table::internal {
+
+// Lance ids of the fields that own a column of a data file, in pre-order: in a 2.1+ file the
+// leaves of the flattened schema (fields without child fields), in 2.0 and v1 files every field.
+std::vector<int32_t> ColumnFieldIds(const std::vector<file::LanceField>& fields, file::FileVersion fv);
 
 class FragmentSink {
  public:

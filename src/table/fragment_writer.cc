@@ -18,22 +18,9 @@ std::string NewDataFileName() {
   return fmt::format("{:016x}{:016x}.lance", internal::RandomU64(), internal::RandomU64());
 }
 
-// Lance ids of the fields that own a column: in a 2.1+ file the leaves of the flattened
-// schema (a field without child fields), in 2.0 and v1 files every field; in pre-order.
 Result<std::vector<int32_t>> LeafIds(const Schema& schema, file::FileVersion fv) {
   LANCE_ASSIGN_OR_RAISE(std::vector<file::LanceField> fields, file::LanceFieldsFromSchema(schema));
-  std::vector<int32_t> leaves;
-  if (fv.major == 0) {
-    for (const auto& f : fields) leaves.push_back(f.id);
-    return leaves;
-  }
-  for (const auto& f : fields) {
-    const bool parent = std::any_of(fields.begin(), fields.end(), [&](const file::LanceField& c) {
-      return c.parent_id == f.id;
-    });
-    if (!parent) leaves.push_back(f.id);
-  }
-  return leaves;
+  return internal::ColumnFieldIds(fields, fv);
 }
 
 DataFileInfo DataFileEntry(const std::string& name, const std::vector<int32_t>& leaves,
@@ -96,6 +83,17 @@ Result<std::vector<FragmentInfo>> WriteFragments(StagedFiles& staged, const file
 }
 
 namespace internal {
+
+std::vector<int32_t> ColumnFieldIds(const std::vector<file::LanceField>& fields, file::FileVersion fv) {
+  std::vector<int32_t> ids;
+  for (const auto& f : fields) {
+    const bool parent = fv.major != 0 && std::any_of(fields.begin(), fields.end(), [&](const file::LanceField& c) {
+      return c.parent_id == f.id;
+    });
+    if (!parent) ids.push_back(f.id);
+  }
+  return ids;
+}
 
 Result<std::unique_ptr<FragmentSink>> FragmentSink::Make(StagedFiles& staged, file::WriteOptions options,
                                                          SchemaPtr schema, std::vector<int32_t> leaves,

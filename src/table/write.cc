@@ -204,17 +204,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
       }
     }
   }
-  // Leaves hold the columns of 2.1+ files; 2.0 and v1 files have a column per field.
-  std::vector<int32_t> leaves;
-  for (const auto& f : fields) {
-    if (fv.major == 0) {
-      leaves.push_back(f.id);
-      continue;
-    }
-    const bool has_child = std::any_of(fields.begin(), fields.end(),
-                                       [&](const file::LanceField& c) { return c.parent_id == f.id; });
-    if (!has_child) leaves.push_back(f.id);
-  }
+  const std::vector<int32_t> leaves = internal::ColumnFieldIds(fields, fv);
   // Data files: one per fragment of at most max_rows_per_file rows, written as the input's
   // batches arrive (each checked first), so the write holds one batch at a time.
   file::WriteOptions wo;
