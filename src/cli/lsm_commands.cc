@@ -27,6 +27,7 @@
 #include "lance/memwal/memwal_writer.h"
 #include "lance/dataset/memwal_gc.h"
 #include "lance/dataset/memwal_merge.h"
+#include "lance/query/lsm_lookup.h"
 #include "lance/query/lsm_scan.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
@@ -64,6 +65,8 @@ struct LsmArgs {
   std::vector<std::string> maintain;
   std::string consistency = "strong";
   std::vector<std::string> columns;
+  std::vector<std::string> keys;  // get: one JSON key each
+  std::string keys_file;          // get: JSON lines of keys
   std::string older_than = "1h";  // gc
   bool dry_run = false;           // gc
 };
@@ -477,8 +480,7 @@ Status Enable(const LsmArgs& a) {
   return Print(Dump(j) + "\n");
 }
 
-Status Scan(const LsmArgs& a) {
-  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+Result<mw::LsmReadOptions> LsmReadOptionsOf(const LsmArgs& a) {
   mw::LsmReadOptions o;
   if (a.consistency == "strong") {
     o.consistency = mw::Consistency::kStrong;
@@ -488,6 +490,12 @@ Status Scan(const LsmArgs& a) {
     return Status::InvalidArgument("--consistency is strong or eventual, not '{}'", a.consistency);
   }
   o.columns = a.columns;
+  return o;
+}
+
+Status Scan(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::LsmReadOptions o, LsmReadOptionsOf(a));
   mw::LsmReadStats st;
   LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o, &st));
   for (const auto& b : rows) {
@@ -503,6 +511,67 @@ Status Scan(const LsmArgs& a) {
   j["wal_tail_entries"] = st.tail_entries;
   j["wal_tail_rows"] = st.tail_rows;
   j["rows"] = st.result_rows;
+  std::fprintf(stderr, "%s\n", Dump(j).c_str());
+  return Status::OK();
+}
+
+// Point lookups by primary key: --key values (a JSON scalar for a one-column key, an object of
+// the key columns for a composite one) and/or --keys FILE (JSON lines of such objects).
+Status LookupKeys(const LsmArgs& a) {
+  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  LANCE_ASSIGN_OR_RAISE(mw::LsmReadOptions o, LsmReadOptionsOf(a));
+  const std::vector<std::string> pk = mw::PrimaryKeyColumns(t.snapshot->manifest());
+  if (pk.empty()) {
+    return Status::InvalidArgument("{}: the table has no primary key (an append-only MemWAL "
+                                   "table): use `lance lsm scan`", a.uri);
+  }
+  if (a.keys.empty() && a.keys_file.empty()) {
+    return Status::InvalidArgument("give the keys to look up with --key or --keys FILE");
+  }
+  std::vector<FieldPtr> fields;
+  for (const auto& k : pk) fields.push_back(t.snapshot->schema()->GetFieldByName(k));
+  auto key_schema = std::make_shared<Schema>(std::move(fields));
+  std::string lines;
+  for (const std::string& k : a.keys) {
+    Json j = Json::parse(k, nullptr, false);
+    if (j.is_discarded()) {
+      return Status::InvalidArgument("--key '{}' is not JSON (strings are quoted: --key '\"a\"')", k);
+    }
+    if (!j.is_object()) {
+      if (pk.size() != 1) {
+        return Status::InvalidArgument("--key '{}': the primary key has {} columns ({}): give an "
+                                       "object such as {{\"{}\": ...}}",
+                                       k, pk.size(), fmt::format("{}", fmt::join(pk, ", ")), pk[0]);
+      }
+      Json obj;
+      obj[pk[0]] = std::move(j);
+      j = std::move(obj);
+    }
+    lines += Dump(j) + "\n";
+  }
+  if (!a.keys_file.empty()) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr file, ReadWhole(a.keys_file));
+    lines += std::string(file->view());
+    if (!lines.empty() && lines.back() != '\n') lines += "\n";
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr keys, ReadJsonLines(lines, key_schema));
+  query::LsmLookupStats st;
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, query::LsmLookup(t.where.store, t.where.path, *keys, o, &st));
+  std::string out;
+  LANCE_RETURN_NOT_OK(AppendJsonLines(*rows, &out));
+  LANCE_RETURN_NOT_OK(Print(out));
+  Json j;
+  j["keys"] = st.keys;
+  j["found"] = st.found;
+  j["shards_searched"] = st.shards_searched;
+  j["shards_pruned"] = st.shards_pruned;
+  j["wal_tail_entries"] = st.tail_entries;
+  j["generations_skipped_by_bloom_filter"] = st.generations_skipped;
+  j["generations_probed"] = st.generations_probed;
+  j["generation_rows_taken"] = st.generation_rows_taken;
+  j["keys_from_wal_tail"] = st.keys_from_tail;
+  j["keys_from_generations"] = st.keys_from_generations;
+  j["keys_from_base"] = st.keys_from_base;
   std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
@@ -639,6 +708,24 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
                    "eventual (flushed generations only, what lance 12's query() sees)");
   scan->add_option("--columns", args->columns, "Columns to print (default all)");
   registry.OnRun(scan, [args] { return Scan(*args); });
+  auto* get = lsm->add_subcommand(
+      "get", "Point lookups by primary key: the newest visible row of each key (canonical JSON "
+             "lines, in key order; absent keys print nothing), what was read on stderr");
+  get->footer(R"(Newest source first: the WAL tail (strong), the unmerged generations newest first, then the
+base. Only the shards a key routes to are read; a generation whose bloom_filter.bin rules the
+key out is skipped unread, else its _pk_index gives the rows to take.
+  lance lsm get t.lance --key 42 --key 7
+  lance lsm get t.lance --key '"user-3"' --consistency eventual
+  lance lsm get t.lance --key '{"a": 1, "b": "x"}'      # a composite key
+  lance lsm get t.lance --keys keys.jsonl --columns id,s)");
+  uri(get);
+  get->add_option("--key", args->keys,
+                  "A key: JSON scalar (one-column key) or object of the key columns; repeatable");
+  get->add_option("--keys", args->keys_file, "JSON lines of key objects");
+  get->add_option("--consistency", args->consistency,
+                  "strong (default: the unflushed WAL tail too) or eventual");
+  get->add_option("--columns", args->columns, "Columns to print (default all)");
+  registry.OnRun(get, [args] { return LookupKeys(*args); });
   auto* status = lsm->add_subcommand(
       "status", "Per shard: writer epoch, flushed and merged generations, unflushed WAL rows");
   uri(status);

@@ -5,13 +5,19 @@
 // see a row twice), a second merge doing nothing, and a fenced writer's flush landing nothing.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "lance/columnar/builder.h"
 #include "lance/io/fault_injecting_object_store.h"
+#include "lance/index/index_store.h"
 #include "lance/io/object_store.h"
+#include "lance/memwal/primary_key.h"
+#include "lance/memwal/wal.h"
 #include "lance/memwal/enable.h"
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
@@ -155,6 +161,48 @@ TEST(Lsm, FailedFlushRetriesItsGeneration) {
   fs::remove_all(t.dir);
 }
 
+// Point lookups read only what can hold the key: generations whose bloom filter rules it out
+// are skipped unread, the newest generation holding it answers (its _pk_index gives the row),
+// keys no generation holds go to the base, a tombstone hides the base row.
+TEST(Lsm, PointLookupsSkipGenerationsByBloomFilter) {
+  Table t = MakeTable("lookup", {0, 1, 2, 3});
+  auto w = MemWalWriter::Open(t.store, t.root, UnshardedShardId(), WriterOptions(t));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({10, 11, 12, 1}, "g1")).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({20, 21, 22}, "g2")).ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({2}, "x"), true).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({30, 31, 10}, "g3")).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({11}, "tail")).ok());
+
+  query::LsmLookupStats st;
+  EXPECT_EQ(Lookup(t, {21}, Consistency::kEventual, &st), (Model{{21, "g2-21"}}));
+  EXPECT_EQ(st.keys_from_generations, 1);
+  EXPECT_EQ(st.generations_probed, 1);       // only g2's _pk_index searched
+  EXPECT_EQ(st.generations_skipped, 1);      // g3 ruled out by its bloom filter; g1 not reached
+  EXPECT_EQ(st.generation_rows_taken, 1);
+  EXPECT_EQ(st.keys_from_base, 0);
+
+  EXPECT_EQ(Lookup(t, {10}, Consistency::kEventual, &st), (Model{{10, "g3-10"}}));
+  EXPECT_EQ(st.generations_probed, 1);       // the newest generation answers
+  EXPECT_EQ(Lookup(t, {3, 2, 99}, Consistency::kEventual, &st), (Model{{3, "base-3"}}));
+  EXPECT_EQ(st.keys_from_generations, 1);    // 2: g2's tombstone
+  EXPECT_EQ(st.keys_from_base, 2);           // 3 and 99
+  EXPECT_EQ(st.found, 1);
+  EXPECT_EQ(Lookup(t, {11}, Consistency::kEventual), (Model{{11, "g1-11"}}));
+  EXPECT_EQ(Lookup(t, {11, 1}, Consistency::kStrong, &st), (Model{{11, "tail-11"}, {1, "g1-1"}}));
+  EXPECT_EQ(st.keys_from_tail, 1);
+  ASSERT_TRUE((*w)->Close(true).ok());
+  ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
+  EXPECT_EQ(Lookup(t, {11, 2, 21, 0}, Consistency::kEventual, &st),
+            (Model{{11, "tail-11"}, {21, "g2-21"}, {0, "base-0"}}));
+  EXPECT_EQ(st.generations_probed, 0);  // everything merged: the base answers
+  EXPECT_EQ(st.keys_from_base, 4);
+  fs::remove_all(t.dir);
+}
+
 // Randomized: upserts and deletes over a small key space with flushes and merges at random
 // points; every read (both consistencies at the right moments) equals the model.
 TEST(Lsm, RandomizedAgainstModel) {
@@ -180,6 +228,12 @@ TEST(Lsm, RandomizedAgainstModel) {
     }
     if (step % 10 == 9) {
       ASSERT_EQ(Read(t, Consistency::kStrong), model) << "step " << step;
+      // Point lookups of every key (and absent ones, repeated, out of order) agree.
+      std::vector<int64_t> keys;
+      for (int64_t k = 34; k >= 0; --k) keys.push_back(k);
+      keys.push_back(3);
+      ASSERT_EQ(Lookup(t, keys, Consistency::kStrong), model) << "step " << step;
+      ASSERT_EQ(Lookup(t, keys, Consistency::kEventual), Read(t, Consistency::kEventual)) << "step " << step;
     }
   }
   ASSERT_TRUE((*w)->Close(true).ok());
@@ -187,6 +241,176 @@ TEST(Lsm, RandomizedAgainstModel) {
   ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
   EXPECT_EQ(Read(t, Consistency::kEventual), model);
   fs::remove_all(t.dir);
+}
+
+// An append-only MemWAL table (no primary key): generations hold every row as written, reads
+// concatenate base + generations without dedup, and merging appends each generation's rows
+// to the base (merged_generations moved in the same commit), once.
+TEST(Lsm, AppendOnlyTableMergesByConcatenation) {
+  Table t;
+  t.dir = fs::temp_directory_path() / ("lance_lsm_test_appendonly_" + std::to_string(::getpid()));
+  fs::remove_all(t.dir);
+  fs::create_directories(t.dir);
+  const std::string uri = (t.dir / "t.lance").string();
+  ASSERT_TRUE(table::WriteDataset(uri, Rows(), {Batch({0, 1}, "base")}).ok());
+  auto where = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(where.ok());
+  t.store = where->store;
+  t.root = where->path;
+  EnableOptions eo;
+  eo.spec = UnshardedSpec();
+  ASSERT_TRUE(EnableMemWal(t.store, t.root, eo).ok());
+  MemWalWriterOptions o;
+  o.shard.table_schema = Rows();
+  o.shard.shard_spec_id = 1;
+  o.auto_flush = false;
+  const Uuid shard = UnshardedShardId();
+  auto w = MemWalWriter::Open(t.store, t.root, shard, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({1, 5, 5}, "a")).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({0, 7}, "b")).ok());
+  ASSERT_TRUE((*w)->Close(true).ok());
+  // Every (id, s) pair as written, in no particular order.
+  auto read_all = [&]() {
+    std::multiset<std::pair<int64_t, std::string>> rows;
+    LsmReadOptions ro;
+    ro.consistency = Consistency::kStrong;
+    auto r = LsmScan(t.store, t.root, ro);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return rows;
+    for (const auto& b : *r) {
+      for (int64_t i = 0; i < b->num_rows(); ++i) {
+        rows.emplace(b->column(0)->Values<int64_t>()[i], std::string(b->column(1)->GetView(i)));
+      }
+    }
+    return rows;
+  };
+  const std::multiset<std::pair<int64_t, std::string>> want{
+      {0, "base-0"}, {1, "base-1"}, {1, "a-1"}, {5, "a-5"}, {5, "a-5"}, {0, "b-0"}, {7, "b-7"}};
+  EXPECT_EQ(read_all(), want);
+  auto merged = MergeGenerations(t.store, t.root);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->merged.size(), 2u);
+  EXPECT_EQ(merged->merged[0].rows_upserted, 3);
+  EXPECT_EQ(merged->merged[0].rows_deleted, 0);
+  EXPECT_EQ(read_all(), want);
+  auto base = table::Snapshot::Open(t.store, t.root);
+  ASSERT_TRUE(base.ok());
+  EXPECT_EQ((*base)->CountRows(), want.size());
+  auto details = ReadMemWalDetails(**base);
+  ASSERT_TRUE(details.ok());
+  EXPECT_EQ(details->MergedGenerationOf(shard), 2u);
+  auto again = MergeGenerations(t.store, t.root);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->merged.empty());
+  EXPECT_EQ(read_all(), want);
+  fs::remove_all(t.dir);
+}
+
+// A composite primary key (a int64, b utf8): the flush writes a Binary `_pk_index` over the
+// spec's order-preserving tuple encoding (sorted, one entry per physical row, forward row
+// positions as ids), last write wins per (a, b) in reads, and the merge replaces base rows by
+// the whole tuple.
+TEST(Lsm, CompositeKeyFlushWritesATupleEncodedPkIndex) {
+  const SchemaPtr rows = schema({field("a", int64(), false), field("b", utf8()), field("s", utf8())});
+  auto make = [&](const std::vector<std::tuple<int64_t, std::optional<std::string>, std::string>>& v) {
+    Int64Builder a(int64());
+    StringBuilder b(utf8()), c(utf8());
+    for (const auto& [x, y, z] : v) {
+      EXPECT_TRUE(a.Append(x).ok());
+      EXPECT_TRUE((y ? b.Append(*y) : b.AppendNull()).ok());
+      EXPECT_TRUE(c.Append(z).ok());
+    }
+    return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
+                                         std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
+  };
+  const fs::path dir = fs::temp_directory_path() / ("lance_lsm_test_composite_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string uri = (dir / "t.lance").string();
+  ASSERT_TRUE(table::WriteDataset(uri, rows, {make({{1, "x", "base"}, {1, "y", "base"}, {2, "x", "base"}})}).ok());
+  auto where = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(where.ok());
+  EnableOptions eo;
+  eo.primary_key = {"a", "b"};
+  eo.spec = UnshardedSpec();
+  auto en = EnableMemWal(where->store, where->path, eo);
+  ASSERT_TRUE(en.ok()) << en.status().ToString();
+  MemWalWriterOptions o;
+  o.shard.table_schema = *WithPrimaryKey(rows, {"a", "b"});
+  o.shard.shard_spec_id = 1;
+  o.primary_key = {"a", "b"};
+  o.auto_flush = false;
+  auto w = MemWalWriter::Open(where->store, where->path, UnshardedShardId(), o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  // (1, "y") replaced twice (the second write wins), (2, null) and a string holding 0x00 new.
+  const std::string zero("a\0b", 3);
+  ASSERT_TRUE((*w)->AppendAndWait(*make({{1, "y", "g1"}, {2, std::nullopt, "g1"}, {-3, zero, "g1"}})).ok());
+  ASSERT_TRUE((*w)->AppendAndWait(*make({{1, "y", "g1b"}})).ok());
+  auto g = (*w)->Flush();
+  ASSERT_TRUE(g.ok() && g->has_value()) << g.status().ToString();
+  ASSERT_TRUE((*w)->Close(false).ok());
+
+  // The sidecar: every physical row's tuple key, sorted by bytes, ids = row positions.
+  auto enc = PrimaryKeyEncoder::Make(*rows, {"a", "b"});
+  ASSERT_TRUE(enc.ok());
+  std::vector<std::pair<std::string, uint64_t>> want_index;
+  uint64_t pos = 0;
+  for (const auto& b : {make({{1, "y", "g1"}, {2, std::nullopt, "g1"}, {-3, zero, "g1"}}), make({{1, "y", "g1b"}})}) {
+    auto k = enc->EncodeAll(*b);
+    ASSERT_TRUE(k.ok());
+    for (auto& x : *k) want_index.emplace_back(std::move(x), pos++);
+  }
+  std::sort(want_index.begin(), want_index.end());
+  // The tuple encoding as the spec writes it: 0x01 + big-endian int64 with the sign bit flipped,
+  // then 0x01 + the string with 0x00 escaped as 0x00 0xff + 0x00 0x00; 0x00 for a null.
+  const std::string k_minus3 = std::string("\x01\x7f\xff\xff\xff\xff\xff\xff\xfd", 9) +
+                               std::string("\x01" "a\x00\xff" "b\x00\x00", 7);
+  EXPECT_EQ(want_index[0].first, k_minus3);
+  EXPECT_EQ(want_index.back().first, std::string("\x01\x80\0\0\0\0\0\0\x02\x00", 10));
+  auto pk_store = index::IndexStore::Make(
+      where->store, where->path + "/_mem_wal/" + UnshardedShardId().ToString() + "/" + (*g)->path + "/_pk_index");
+  auto reader = pk_store->OpenFile("page_data.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto data = (*reader)->ReadAll();
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  const Array& values = *(*data)->GetColumnByName("values");
+  const Array& ids = *(*data)->GetColumnByName("ids");
+  EXPECT_EQ(values.type->id(), TypeId::kBinary);
+  ASSERT_EQ(values.length, static_cast<int64_t>(want_index.size()));
+  for (int64_t i = 0; i < values.length; ++i) {
+    EXPECT_EQ(std::string(values.GetView(i)), want_index[static_cast<size_t>(i)].first) << i;
+    EXPECT_EQ(ids.Values<uint64_t>()[i], want_index[static_cast<size_t>(i)].second) << i;
+  }
+
+  // Reads and the merge: last write wins per whole tuple.
+  auto read = [&]() {
+    std::map<std::pair<int64_t, std::string>, std::string> m;
+    LsmReadOptions ro;
+    auto r = LsmScan(where->store, where->path, ro);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return m;
+    for (const auto& b : *r) {
+      for (int64_t i = 0; i < b->num_rows(); ++i) {
+        const std::string key_b = b->column(1)->IsNull(i) ? "<null>" : std::string(b->column(1)->GetView(i));
+        m[{b->column(0)->Values<int64_t>()[i], key_b}] = std::string(b->column(2)->GetView(i));
+      }
+    }
+    return m;
+  };
+  const std::map<std::pair<int64_t, std::string>, std::string> want{
+      {{1, "x"}, "base"}, {{1, "y"}, "g1b"}, {{2, "x"}, "base"}, {{2, "<null>"}, "g1"}, {{-3, zero}, "g1"}};
+  EXPECT_EQ(read(), want);
+  auto merged = MergeGenerations(where->store, where->path);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->merged.size(), 1u);
+  EXPECT_EQ(merged->merged[0].rows_deleted, 1);  // the base's (1, "y")
+  EXPECT_EQ(read(), want);
+  auto base = table::Snapshot::Open(where->store, where->path);
+  ASSERT_TRUE(base.ok());
+  EXPECT_EQ((*base)->CountRows(), want.size());
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "lance/dataset/memwal_merge.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "lance/columnar/compute.h"
@@ -54,21 +55,24 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
   LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(loc));
   LANCE_ASSIGN_OR_RAISE(MemWalIndexDetails details, ReadMemWalDetails(*base));
   if (details.MergedGenerationOf(shard) >= g.generation) return Outcome::kSkipped;
+  // Append-only (no primary key): the generation's rows are appended as they are, no base row
+  // is replaced (mem_wal.md: such tables concatenate without dedup).
   const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
-  if (pk.empty()) {
-    return Status::NotSupported("{}: merging generations of an append-only table (no primary key) "
-                                "is not implemented",
-                                root);
+  std::optional<PrimaryKeyEncoder> enc;
+  if (!pk.empty()) {
+    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder e, PrimaryKeyEncoder::Make(*base->schema(), pk));
+    enc.emplace(std::move(e));
   }
-  LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc, PrimaryKeyEncoder::Make(*base->schema(), pk));
   LANCE_ASSIGN_OR_RAISE(auto gen, OpenGeneration(store, root, shard, g));
   LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> gen_rows, ScanAll(gen));
 
   std::unordered_set<std::string> keys;
   std::vector<RecordBatchPtr> upserts;
   for (const auto& b : gen_rows) {
-    LANCE_ASSIGN_OR_RAISE(std::vector<std::string> k, enc.EncodeAll(*b));
-    for (auto& x : k) keys.insert(std::move(x));
+    if (enc) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<std::string> k, enc->EncodeAll(*b));
+      for (auto& x : k) keys.insert(std::move(x));
+    }
     ArrayPtr t = b->GetColumnByName(kTombstoneColumn);
     std::vector<int64_t> live;
     for (int64_t r = 0; r < b->num_rows(); ++r) {
@@ -82,19 +86,21 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
   }
 
   // The base rows the generation replaces or deletes.
-  std::vector<std::string> key_columns = pk;
-  key_columns.push_back(query::kRowAddrColumn);
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> base_keys, ScanAll(base, key_columns));
   std::vector<uint64_t> addresses;
-  std::string key;
-  for (const auto& b : base_keys) {
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*b));
-    ArrayPtr addr = b->GetColumnByName("_rowaddr");
-    if (!addr) return Status::Internal("base scan returned no _rowaddr");
-    for (int64_t r = 0; r < b->num_rows(); ++r) {
-      key.clear();
-      enc.Encode(cols, r, &key);
-      if (keys.count(key)) addresses.push_back(addr->Values<uint64_t>()[r]);
+  if (enc) {
+    std::vector<std::string> key_columns = pk;
+    key_columns.push_back(query::kRowAddrColumn);
+    LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> base_keys, ScanAll(base, key_columns));
+    std::string key;
+    for (const auto& b : base_keys) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc->KeyColumns(*b));
+      ArrayPtr addr = b->GetColumnByName("_rowaddr");
+      if (!addr) return Status::Internal("base scan returned no _rowaddr");
+      for (int64_t r = 0; r < b->num_rows(); ++r) {
+        key.clear();
+        enc->Encode(cols, r, &key);
+        if (keys.count(key)) addresses.push_back(addr->Values<uint64_t>()[r]);
+      }
     }
   }
   out->rows_deleted = static_cast<int64_t>(addresses.size());

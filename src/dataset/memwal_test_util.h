@@ -17,6 +17,7 @@
 #include "lance/memwal/enable.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
+#include "lance/query/lsm_lookup.h"
 #include "lance/query/lsm_scan.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
@@ -96,6 +97,38 @@ inline Model Read(const Table& t, Consistency c, LsmReadStats* stats = nullptr) 
     }
   }
   return m;
+}
+
+// The rows LsmLookup finds for `ids` (in key order, each key at most once) as a model.
+inline Model Lookup(const Table& t, const std::vector<int64_t>& ids, Consistency c,
+                    query::LsmLookupStats* stats = nullptr) {
+  LsmReadOptions o;
+  o.consistency = c;
+  auto r = query::LsmLookup(t.store, t.root, *Batch(ids, "key"), o, stats);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  Model m;
+  if (!r.ok()) return m;
+  int64_t last = -1;
+  size_t next = 0;
+  for (int64_t i = 0; i < (*r)->num_rows(); ++i) {
+    const int64_t id = (*r)->column(0)->Values<int64_t>()[i];
+    EXPECT_EQ(m.count(id), 0u) << "key " << id << " found twice";
+    // In the order of the keys' first appearance.
+    while (next < ids.size() && ids[next] != id) ++next;
+    EXPECT_LT(next, ids.size()) << "key " << id << " out of order (after " << last << ")";
+    last = id;
+    m[id] = std::string((*r)->column(1)->GetView(i));
+  }
+  return m;
+}
+
+// The part of `m` whose keys are in `ids`.
+inline Model Restrict(const Model& m, const std::vector<int64_t>& ids) {
+  Model out;
+  for (int64_t id : ids) {
+    if (auto it = m.find(id); it != m.end()) out.insert(*it);
+  }
+  return out;
 }
 
 inline void Apply(Model* m, const std::vector<int64_t>& ids, const std::string& tag, bool del) {

@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "lance/columnar/builder.h"
 #include "lance/index/index_store.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
+#include "lance/memwal/primary_key.h"
 #include "lance/table/write.h"
 
 namespace lance::memwal {
@@ -20,16 +22,34 @@ std::string Random8() {
   return hex.substr(0, 8);
 }
 
-// _pk_index/page_data.lance and page_lookup.lance of a single-column key: the scalar BTree
-// (row ids = row positions in the generation), in 2.1 files with pages of kPkIndexPageRows.
+// _pk_index/page_data.lance and page_lookup.lance: the scalar BTree (row ids = row positions in
+// the generation), in 2.1 files with pages of kPkIndexPageRows.
+// The `_pk_index/` sidecar (mem_wal.md "Primary-key sidecars"): a BTree over the key column's own
+// values for a one-column key, over the order-preserving binary tuple encoding of every key
+// column (PrimaryKeyEncoder) for a composite key; forward row positions as ids.
 Status WritePkIndex(const std::shared_ptr<io::ObjectStore>& store, const std::string& dir,
-                    const MemTable::Contents& c, const std::string& key_column) {
+                    const MemTable::Contents& c, const std::vector<std::string>& primary_key) {
   index::scalar::TrainingData data;
-  for (const auto& b : c.batches) {
-    ArrayPtr keys = b->GetColumnByName(key_column);
-    if (!keys) return Status::Internal("_pk_index: the generation has no key column '{}'", key_column);
-    data.type = keys->type;
-    data.values.push_back(std::move(keys));
+  if (primary_key.size() == 1) {
+    for (const auto& b : c.batches) {
+      ArrayPtr keys = b->GetColumnByName(primary_key[0]);
+      if (!keys) {
+        return Status::Internal("_pk_index: the generation has no key column '{}'", primary_key[0]);
+      }
+      data.type = keys->type;
+      data.values.push_back(std::move(keys));
+    }
+  } else {
+    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc,
+                          PrimaryKeyEncoder::Make(*c.batches[0]->schema(), primary_key));
+    data.type = binary();
+    for (const auto& b : c.batches) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<std::string> keys, enc.EncodeAll(*b));
+      BinaryBuilder builder(binary());
+      for (const std::string& k : keys) LANCE_RETURN_NOT_OK(builder.Append(k));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr a, builder.Finish());
+      data.values.push_back(std::move(a));
+    }
   }
   data.row_ids.resize(static_cast<size_t>(c.num_rows));
   std::iota(data.row_ids.begin(), data.row_ids.end(), uint64_t{0});
@@ -67,11 +87,6 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
     return Status::InvalidArgument("shard {}: generation {} has no rows to flush",
                                    shard.ToString(), generation);
   }
-  if (primary_key.size() > 1) {
-    return Status::NotSupported("shard {}: flushing a composite primary key ({} columns) needs a "
-                                "Binary _pk_index, not implemented",
-                                shard.ToString(), primary_key.size());
-  }
   FlushedGeneration g;
   g.generation = generation;
   g.path = fmt::format("{}_gen_{}", Random8(), generation);
@@ -93,7 +108,7 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
         table::DeleteRowAddresses(loc, std::move(addresses), wr.commit.version, "").status());
   }
   if (!primary_key.empty()) {
-    LANCE_RETURN_NOT_OK(WritePkIndex(store, dir + "/_pk_index", contents, primary_key[0]));
+    LANCE_RETURN_NOT_OK(WritePkIndex(store, dir + "/_pk_index", contents, primary_key));
     g.primary_key_bytes = KeyBytes(contents, primary_key);
     LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc,
                           PrimaryKeyEncoder::Make(*contents.batches[0]->schema(), primary_key));

@@ -10,7 +10,9 @@
 //     unchanged (no merged generation counted twice) and its countRows() of the base alone is
 //     the model's size;
 //   * a table we enable ourselves (`lsm enable`) is one the reference writes to through its LSM
-//     path, and we read its generations and its writer's unflushed tail.
+//     path, and we read its generations and its writer's unflushed tail;
+//   * `lance lsm get` point lookups (shard pruning, bloom filter, _pk_index) over our
+//     generations and over the reference's generations and WAL tail equal the model.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,6 +44,16 @@ async function refQuery(dir, name) {
 }
 const ourScan = (uri, consistency) =>
   sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', consistency]).stdout));
+
+// `lance lsm get` of `ids`: the rows (in key order) and what it read (stderr).
+function ourGet(uri, ids, consistency) {
+  const r = lanceOk(['lsm', 'get', uri, '--consistency', consistency, ...ids.flatMap((k) => ['--key', String(k)])]);
+  const rows = jsonLines(r.stdout).map((x) => ({ id: Number(x.id), s: x.s }));
+  const stats = jsonLines(r.stderr).at(-1);
+  return { rows, stats };
+}
+// The model's rows of `ids`, in the order of their first appearance in `ids`.
+const modelGet = (m, ids) => [...new Set(ids)].filter((k) => m.has(k)).map((k) => ({ id: k, s: m.get(k) }));
 
 function write(dir, uri, ids, tag, extra = []) {
   const file = path.join(dir, `in-${tag}-${ids.length}-${Math.random().toString(16).slice(2)}.arrows`);
@@ -77,6 +89,20 @@ test('the reference reads, continues and sees merged what we write', async () =>
   assert.deepEqual(await refQuery(dir, 'w'), flushed);
   assert.deepEqual(ourScan(uri, 'eventual'), flushed);
   assert.deepEqual(ourScan(uri, 'strong'), flushed);
+  // Point lookups of present, deleted and absent keys (out of order, repeated) equal the model
+  // and the reference's filtered query; one key reads only the shard it routes to.
+  const probe = [21, 3, 0, 99, 10, 1, 11, 1000, 13, 2, 7];
+  assert.deepEqual(ourGet(uri, probe, 'eventual').rows, modelGet(model, probe));
+  {
+    const ref = await (await lancedb.connect(dir)).openTable('w');
+    const refRows = sorted(await ref.query().where(`id IN (${probe.join(', ')})`).toArray());
+    assert.deepEqual(refRows, modelGet(model, probe).sort((a, b) => a.id - b.id));
+  }
+  const one = ourGet(uri, [20], 'strong');
+  assert.deepEqual(one.rows, [{ id: 20, s: 'b-20' }]);
+  assert.equal(one.stats.shards_searched, 1, JSON.stringify(one.stats));
+  assert.equal(one.stats.shards_pruned, mw.shardIds(uri).length - 1, JSON.stringify(one.stats));
+  assert.equal(one.stats.keys_from_generations, 1, JSON.stringify(one.stats));
 
   // An unflushed tail in bucket 0: only strong reads see it...
   // (b0[3] survives only if the reference replays our entry; baseKey is deleted by our tail.)
@@ -180,6 +206,18 @@ test('a table we enable takes the reference writer, and we read its generations 
   apply(model, [k1[0]], 'd');
   assert.deepEqual(ourScan(uri, 'eventual'), eventual);
   assert.deepEqual(ourScan(uri, 'strong'), modelRows(model));
+  // Point lookups over the reference's generations (its bloom filters and _pk_index) and its
+  // writer's unflushed tail.
+  const probe = [k1[0], k0[0], 2, k1[1], 77, k0[1], 0];
+  const eventualModel = new Map(eventual.map((r) => [r.id, r.s]));
+  assert.deepEqual(ourGet(uri, probe, 'strong').rows, modelGet(model, probe));
+  assert.deepEqual(ourGet(uri, probe, 'eventual').rows, modelGet(eventualModel, probe));
+  const g = ourGet(uri, [k0[1]], 'eventual');
+  assert.deepEqual(g.rows, modelGet(model, [k0[1]]));
+  assert.equal(g.stats.keys_from_generations, 1, JSON.stringify(g.stats));
+  assert.equal(g.stats.shards_pruned, 1, JSON.stringify(g.stats));
+  const tailGet = ourGet(uri, [k1[0]], 'strong');
+  assert.equal(tailGet.stats.keys_from_wal_tail, 1, JSON.stringify(tailGet.stats));
   // We flush its tail and merge everything; the reference reads the result.
   lanceOk(['lsm', 'flush', uri]);
   assert.deepEqual(await refQuery(dir, 'e'), modelRows(model));
