@@ -65,6 +65,7 @@ struct LsmArgs {
   std::vector<std::string> maintain;
   std::string consistency = "strong";
   std::vector<std::string> columns;
+  std::string filter;             // scan
   std::vector<std::string> keys;  // get: one JSON key each
   std::string keys_file;          // get: JSON lines of keys
   std::string older_than = "1h";  // gc
@@ -496,6 +497,7 @@ Result<mw::LsmReadOptions> LsmReadOptionsOf(const LsmArgs& a) {
 Status Scan(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
   LANCE_ASSIGN_OR_RAISE(mw::LsmReadOptions o, LsmReadOptionsOf(a));
+  o.filter = a.filter;
   mw::LsmReadStats st;
   LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o, &st));
   for (const auto& b : rows) {
@@ -707,6 +709,9 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
                    "strong (default: includes every acknowledged write, from any process) or "
                    "eventual (flushed generations only, what lance 12's query() sees)");
   scan->add_option("--columns", args->columns, "Columns to print (default all)");
+  scan->add_option("--filter,--where", args->filter,
+                   "SQL-like condition on each key's newest row, e.g. \"s = 'x' AND id > 5\" "
+                   "(pushed into the base scan, where its scalar indexes answer it)");
   registry.OnRun(scan, [args] { return Scan(*args); });
   auto* get = lsm->add_subcommand(
       "get", "Point lookups by primary key: the newest visible row of each key (canonical JSON "

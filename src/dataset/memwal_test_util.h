@@ -82,9 +82,11 @@ inline MemWalWriterOptions WriterOptions(const Table& t) {
   return o;
 }
 
-inline Model Read(const Table& t, Consistency c, LsmReadStats* stats = nullptr) {
+inline Model Read(const Table& t, Consistency c, LsmReadStats* stats = nullptr,
+                  const std::string& filter = "") {
   LsmReadOptions o;
   o.consistency = c;
+  o.filter = filter;
   auto r = LsmScan(t.store, t.root, o, stats);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   Model m;

@@ -288,6 +288,11 @@ struct Lookup {
 
   Result<RecordBatchPtr> Run(const RecordBatch& keys) {
     st = {};
+    if (!options.filter.empty()) {
+      return Status::InvalidArgument("{}: point lookups take no filter ('{}'): filter the rows "
+                                     "they return, or use an LSM scan with the filter",
+                                     root, options.filter);
+    }
     LANCE_ASSIGN_OR_RAISE(base, table::Snapshot::Open(store, root));
     const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
     if (pk.empty()) {

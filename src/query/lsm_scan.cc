@@ -3,6 +3,7 @@
 #include "lance/query/lsm_scan.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "lance/columnar/compute.h"
@@ -11,6 +12,7 @@
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
 #include "lance/memwal/wal.h"
+#include "lance/query/filter.h"
 #include "lance/query/scanner.h"
 
 namespace lance::query {
@@ -46,6 +48,12 @@ Result<RecordBatchPtr> Project(const RecordBatch& b, const SchemaPtr& out) {
 // One read of every source. `*vanished` is set when a source the read planned on went away
 // under it (a generation directory or WAL entries garbage-collected after a merge or flush
 // this read did not see): the caller reads again from the newer state.
+//
+// The newer sources (generations, WAL tail: small, bounded by the MemTable) are read whole and
+// their newest row per key chosen; the base is scanned through the query layer with the filter
+// pushed down (its indexes used), and a base row survives when no newer source holds its key.
+// The filter then applies to the newer winners, so a newer row that fails it still hides the
+// older base row that passes (last write wins before the filter, as the spec reads it).
 Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::ObjectStore>& store,
                                                 const std::string& root,
                                                 const memwal::LsmReadOptions& options,
@@ -65,13 +73,12 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
   MemWalIndexDetails details;
   if (auto d = ReadMemWalDetails(*base); d.ok()) details = std::move(*d);
   const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
-
-  std::vector<Piece> pieces;
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> base_rows, ScanAll(base));
-  for (auto& b : base_rows) {
-    st.base_rows += b->num_rows();
-    pieces.push_back({std::move(b), nullptr});
+  std::shared_ptr<const Filter> newer_filter;
+  if (!options.filter.empty()) {
+    LANCE_ASSIGN_OR_RAISE(newer_filter, Filter::MakeForBatch(options.filter, base->schema()));
   }
+
+  std::vector<Piece> pieces;  // the newer sources, oldest first
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
   for (const Uuid& shard : shards) {
     ShardManifestStore manifests(store, root, shard);
@@ -121,28 +128,68 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
     }
   }
 
-  // Winners: the newest row of each key (append-only: every row), then tombstones dropped.
+  // Winners among the newer sources: the newest row of each key (append-only: every row).
+  std::optional<PrimaryKeyEncoder> enc;
+  if (!pk.empty()) {
+    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder e, PrimaryKeyEncoder::Make(*base->schema(), pk));
+    enc.emplace(std::move(e));
+  }
   std::vector<std::vector<int64_t>> keep(pieces.size());
-  if (pk.empty()) {
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> newest;
+  if (!enc) {
     for (size_t p = 0; p < pieces.size(); ++p) {
       for (int64_t r = 0; r < pieces[p].batch->num_rows(); ++r) keep[p].push_back(r);
     }
   } else {
-    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc, PrimaryKeyEncoder::Make(*base->schema(), pk));
-    std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> newest;
     std::string key;
     for (size_t p = 0; p < pieces.size(); ++p) {
-      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*pieces[p].batch));
+      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc->KeyColumns(*pieces[p].batch));
       for (int64_t r = 0; r < pieces[p].batch->num_rows(); ++r) {
         key.clear();
-        enc.Encode(cols, r, &key);
+        enc->Encode(cols, r, &key);
         newest.insert_or_assign(key, std::make_pair(static_cast<uint32_t>(p), static_cast<uint32_t>(r)));
       }
     }
     for (const auto& [k, loc] : newest) keep[loc.first].push_back(loc.second);
     for (auto& rows : keep) std::sort(rows.begin(), rows.end());
   }
+
+  // The base: filtered in the scan, then every row whose key a newer source holds dropped.
   std::vector<RecordBatchPtr> out;
+  {
+    ScanOptions o;
+    o.use_index = true;
+    o.filter = options.filter;
+    for (const auto& f : out_schema->fields()) o.columns.push_back(f->name());
+    for (const auto& k : pk) {
+      if (std::find(o.columns.begin(), o.columns.end(), k) == o.columns.end()) o.columns.push_back(k);
+    }
+    LANCE_ASSIGN_OR_RAISE(Scanner scanner, Scanner::Make(base, std::move(o)));
+    LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+    std::string key;
+    while (true) {
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->Next());
+      if (!b) break;
+      st.base_rows += b->num_rows();
+      if (!newest.empty()) {
+        LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc->KeyColumns(*b));
+        std::vector<int64_t> rows;
+        rows.reserve(static_cast<size_t>(b->num_rows()));
+        for (int64_t r = 0; r < b->num_rows(); ++r) {
+          key.clear();
+          enc->Encode(cols, r, &key);
+          if (!newest.count(key)) rows.push_back(r);
+        }
+        if (rows.empty()) continue;
+        if (static_cast<int64_t>(rows.size()) != b->num_rows()) {
+          LANCE_ASSIGN_OR_RAISE(b, TakeRows(*b, rows));
+        }
+      }
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*b, out_schema));
+      st.result_rows += projected->num_rows();
+      out.push_back(std::move(projected));
+    }
+  }
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<int64_t>& rows = keep[p];
     if (const ArrayPtr& t = pieces[p].tombstone) {
@@ -152,6 +199,13 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
     }
     if (rows.empty()) continue;
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*pieces[p].batch, rows));
+    if (newer_filter) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, newer_filter->EvaluateBatch(*taken));
+      if (pass.empty()) continue;
+      if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
+        LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
+      }
+    }
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*taken, out_schema));
     st.result_rows += projected->num_rows();
     out.push_back(std::move(projected));

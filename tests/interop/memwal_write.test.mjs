@@ -98,6 +98,16 @@ test('the reference reads, continues and sees merged what we write', async () =>
     const refRows = sorted(await ref.query().where(`id IN (${probe.join(', ')})`).toArray());
     assert.deepEqual(refRows, modelGet(model, probe).sort((a, b) => a.id - b.id));
   }
+  // A filter applies to each key's newest row, in our scan and the reference's query: 10 was
+  // written 'a-10' then 'b-10', 11 'a-11' then deleted, so neither passes "s LIKE 'a%'".
+  {
+    const where = "s LIKE 'a%' OR id < 3";
+    const ref = await (await lancedb.connect(dir)).openTable('w');
+    const want = modelRows(model).filter((r) => r.s.startsWith('a') || r.id < 3);
+    assert.deepEqual(sorted(await ref.query().where(where).toArray()), want);
+    const ours = sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where]).stdout));
+    assert.deepEqual(ours, want);
+  }
   const one = ourGet(uri, [20], 'strong');
   assert.deepEqual(one.rows, [{ id: 20, s: 'b-20' }]);
   assert.equal(one.stats.shards_searched, 1, JSON.stringify(one.stats));

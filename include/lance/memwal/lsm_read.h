@@ -14,8 +14,9 @@
 // a live writer's in-memory rows included, since it acknowledges only durable rows.
 //
 // The read itself is the query layer's (query::LsmScan, lance/query/lsm_scan.h: the sources
-// read through its scanner; no projection / filter pushdown into the merge yet; the result is
-// materialized); this header holds its options and what it counts.
+// read through its scanner, the filter and projection pushed into the base scan, the newer
+// sources read whole; the result is materialized); this header holds its options and what it
+// counts.
 #pragma once
 
 #include <cstdint>
@@ -36,10 +37,15 @@ enum class Consistency { kEventual, kStrong };
 struct LsmReadOptions {
   Consistency consistency = Consistency::kStrong;
   std::vector<std::string> columns;  // output columns (empty: the base schema's)
+  // A SQL-like condition over the table's columns (lance/expr), applied to each key's newest
+  // row: a newer row that fails it hides an older one that passes. Pushed down into the base
+  // scan (its scalar indexes answer it there). Empty: every visible row. Point lookups
+  // (query::LsmLookup) do not take one.
+  std::string filter;
 };
 
 struct LsmReadStats {
-  int64_t base_rows = 0;
+  int64_t base_rows = 0;         // base rows the (filtered) base scan returned
   int64_t generations = 0;       // flushed generations read
   int64_t generation_rows = 0;   // their rows after deletion vectors
   int64_t skipped_merged = 0;    // generations covered by merged_generations

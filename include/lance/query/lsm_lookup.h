@@ -43,7 +43,7 @@ struct LsmLookupStats {
   int64_t keys_from_base = 0;        // keys looked up in the base table
 };
 
-// Errors: InvalidArgument (a table without a primary key, `keys` lacking a key column or with
+// options.filter must be empty. Errors: InvalidArgument (a filter, a table without a primary key, `keys` lacking a key column or with
 // another type, a column of options.columns the table lacks), Corruption, IOError.
 Result<RecordBatchPtr> LsmLookup(const std::shared_ptr<io::ObjectStore>& store,
                                  const std::string& root, const RecordBatch& keys,
