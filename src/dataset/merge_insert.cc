@@ -328,11 +328,8 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   so.pool = pool;
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(so)));
   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
-  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> slices, reader->ReadAll());
-  reader.reset();
   const size_t nk = params.on.size();
-  auto address = [&](size_t s, int64_t r) -> uint64_t {
-    const RecordBatch& b = *slices[s];
+  auto address = [](const RecordBatch& b, int64_t r) -> uint64_t {
     return b.column(b.num_columns() - 1)->Values<uint64_t>()[r];
   };
   // The rows the delete condition holds for, found by the query layer's filter engine over
@@ -384,10 +381,11 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     for (int64_t i : holds) pr->update[static_cast<size_t>(i)] = 1;
     return Status::OK();
   };
-  std::vector<ProbeResult> probed(slices.size());
-  ParallelFor(pool, static_cast<int64_t>(slices.size()), [&](int64_t s) {
-    const RecordBatch& b = *slices[static_cast<size_t>(s)];
-    ProbeResult& pr = probed[static_cast<size_t>(s)];
+  // Probes one slice of the key scan. The slices stream: each is probed on this thread while
+  // the scanner decodes the next ones on the pool, and is dropped once its matches are taken,
+  // so the key scan's memory is a few slices, reused, not the whole key column (whose fresh
+  // pages cost a fault each).
+  auto probe_slice = [&](const RecordBatch& b, ProbeResult& pr) {
     auto found = [&](int64_t r, int64_t src) {
       if (src == FixedKeyIndex::kAbsent) {
         if (want_unmatched) pr.unmatched_at.push_back(r);
@@ -443,26 +441,29 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       }
     }
     pr.status = ApplyConditions(b, &pr);
-  });
+  };
 
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
   std::vector<int64_t> updated_rows;   // source rows to write as updates, in dataset order
   std::vector<uint64_t> updated_ids;   // their stable row ids
   std::vector<uint64_t> deleted;       // row addresses to delete
   MergeInsertResult out;
-  for (size_t s = 0; s < slices.size(); ++s) {
-    const ProbeResult& pr = probed[s];
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr slice, reader->Next());
+    if (!slice) break;
+    const RecordBatch& b = *slice;
+    ProbeResult pr;
+    probe_slice(b, pr);
     LANCE_RETURN_NOT_OK(pr.status);
-    const RecordBatch& b = *slices[s];
     const uint64_t* ids = stable ? b.column(static_cast<int>(n_scan_cols))->Values<uint64_t>() : nullptr;
     for (int64_t r : pr.unmatched_at) {
-      deleted.push_back(address(s, r));
+      deleted.push_back(address(b, r));
     }
     out.rows_deleted += pr.unmatched_at.size();
     for (size_t m = 0; m < pr.matched_src.size(); ++m) {
       const int64_t src = pr.matched_src[m];
       const int64_t r = pr.matched_at[m];
-      const uint64_t a = address(s, r);
+      const uint64_t a = address(b, r);
       if (src < 0) {
         return Status::InvalidArgument("merge-insert: several input rows have the key of dataset "
                                        "row {} (address {}); the update would be ambiguous",
@@ -484,6 +485,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       }
     }
   }
+  reader.reset();
   std::vector<int64_t> inserted_rows;
   if (params.when_not_matched == WhenNotMatched::kInsert) {
     for (int64_t i = 0; i < n_src; ++i) {
