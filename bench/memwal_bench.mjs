@@ -88,10 +88,12 @@ function timedRun(argv) {
     const acks = [];
     let buf = '';
     let err = '';
+    let out = '';
     p.stdout.on('data', (d) => {
       const now = process.hrtime.bigint();
       buf += d;
       let nl;
+      out += d;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
@@ -103,7 +105,7 @@ function timedRun(argv) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (code !== 0) reject(new Error(err));
       const lines = err.trim().split('\n');
-      resolve({ ms, acks, rss_mb: Number(lines[lines.length - 1]) / 1024, err });
+      resolve({ ms, acks, rss_mb: Number(lines[lines.length - 1]) / 1024, err, out });
     });
   });
 }
@@ -116,6 +118,43 @@ const lat = w.acks.map((t, i) => t - (i ? w.acks[i - 1] : w.acks[0]));
 lat.shift();  // the first ack's latency includes process start, table open and shard claims
 const writeMsSteady = w.acks[w.acks.length - 1] - w.acks[0];
 const f = await timedRun(['lsm', 'flush', uri]);
+// Point lookups over base + the flushed generations (before the merge), both sides reading the
+// same state: 1000 keys (half upserted, half base-only) in one call, and single keys.
+const lookupKeys = [];
+for (let i = 0; i < 500; ++i) lookupKeys.push(up[i * Math.floor(U / 1000)]);
+for (let i = 0; i < 500; ++i) lookupKeys.push(Math.floor(rand() * N));
+const keysFile = path.join(dir, 'keys.jsonl');
+fs.writeFileSync(keysFile, lookupKeys.map((k) => `{"id":${k}}`).join('\n') + '\n');
+const getMany = await timedRun(['lsm', 'get', uri, '--keys', keysFile, '--consistency', 'eventual', '--columns', 'id,s']);
+const getStats = JSON.parse(getMany.err.trim().split('\n').at(-2));
+const oneMs = [];
+for (let i = 0; i < 7; ++i) {
+  oneMs.push((await timedRun(['lsm', 'get', uri, '--key', String(lookupKeys[i * 100]), '--consistency', 'eventual'])).ms);
+}
+const noop = [];
+for (let i = 0; i < 7; ++i) noop.push((await timedRun(['--version'])).ms);
+const refTable = await (await lancedb.connect(dir)).openTable('b');
+let t0 = process.hrtime.bigint();
+const refMany = await refTable.query().where(`id IN (${[...new Set(lookupKeys)].join(',')})`).select(['id', 's']).toArray();
+const refManyMs = Number(process.hrtime.bigint() - t0) / 1e6;
+const refOne = [];
+for (let i = 0; i < 7; ++i) {
+  t0 = process.hrtime.bigint();
+  await refTable.query().where(`id = ${lookupKeys[i * 100]}`).toArray();
+  refOne.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+const oursRows = getMany.out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => `${r.id}:${r.s}`).sort();
+const refRows = refMany.map((r) => `${r.id}:${r.s}`).sort();
+if (JSON.stringify(oursRows) !== JSON.stringify(refRows)) throw new Error('point lookups: our rows differ from the reference');
+const lookups = {
+  keys: getStats.keys, found: getStats.found,
+  ours_1000_keys_process_ms: +getMany.ms.toFixed(1),
+  ours_1_key_process_ms_p50: +pct(oneMs, 0.5).toFixed(1),
+  ours_process_start_ms_p50: +pct(noop, 0.5).toFixed(1),
+  ours_stats_1000: getStats,
+  reference_1000_keys_in_list_ms: +refManyMs.toFixed(1),
+  reference_1_key_ms_p50: +pct(refOne, 0.5).toFixed(1),
+};
 const m = await timedRun(['lsm', 'merge', uri]);
 const ours = {
   rows: U, batch_rows: BATCH, in_flight: IN_FLIGHT, base_rows: N,
@@ -126,7 +165,7 @@ const ours = {
   writer_peak_rss_mb: Math.round(w.rss_mb),
   flush_ms: Math.round(f.ms), merge_ms: Math.round(m.ms), merge_peak_rss_mb: Math.round(m.rss_mb),
 };
-const out = { ours };
+const out = { ours, lookups };
 if (fs.existsSync(refFile)) {
   const R = JSON.parse(fs.readFileSync(refFile, 'utf8')).memwal.variants;
   const plain = R.plain.upsert;

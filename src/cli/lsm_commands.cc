@@ -708,7 +708,8 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
   scan->add_option("--consistency", args->consistency,
                    "strong (default: includes every acknowledged write, from any process) or "
                    "eventual (flushed generations only, what lance 12's query() sees)");
-  scan->add_option("--columns", args->columns, "Columns to print (default all)");
+  scan->add_option("--columns", args->columns, "Columns to print, comma separated (default all)")
+      ->delimiter(',');
   scan->add_option("--filter,--where", args->filter,
                    "SQL-like condition on each key's newest row, e.g. \"s = 'x' AND id > 5\" "
                    "(pushed into the base scan, where its scalar indexes answer it)");
@@ -729,7 +730,8 @@ key out is skipped unread, else its _pk_index gives the rows to take.
   get->add_option("--keys", args->keys_file, "JSON lines of key objects");
   get->add_option("--consistency", args->consistency,
                   "strong (default: the unflushed WAL tail too) or eventual");
-  get->add_option("--columns", args->columns, "Columns to print (default all)");
+  get->add_option("--columns", args->columns, "Columns to print, comma separated (default all)")
+      ->delimiter(',');
   registry.OnRun(get, [args] { return LookupKeys(*args); });
   auto* status = lsm->add_subcommand(
       "status", "Per shard: writer epoch, flushed and merged generations, unflushed WAL rows");

@@ -164,7 +164,7 @@ struct Lookup {
       *vanished = true;
       return Status::NotFound("{}: shard {} moved from manifest version {} to {} while its WAL "
                               "tail was read",
-                              root, shard.ToString(), m.version, now_version);
+                              store->DisplayPath(root), shard.ToString(), m.version, now_version);
     }
     const auto want = Pending(mine);
     for (auto& e : tail) {
@@ -291,21 +291,21 @@ struct Lookup {
     if (!options.filter.empty()) {
       return Status::InvalidArgument("{}: point lookups take no filter ('{}'): filter the rows "
                                      "they return, or use an LSM scan with the filter",
-                                     root, options.filter);
+                                     store->DisplayPath(root), options.filter);
     }
     LANCE_ASSIGN_OR_RAISE(base, table::Snapshot::Open(store, root));
     const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
     if (pk.empty()) {
       return Status::InvalidArgument("{}: point lookups need a primary key, and this table has "
                                      "none (an append-only MemWAL table: use a scan)",
-                                     root);
+                                     store->DisplayPath(root));
     }
     SchemaPtr out_schema = base->schema();
     if (!options.columns.empty()) {
       std::vector<FieldPtr> fields;
       for (const auto& c : options.columns) {
         FieldPtr f = base->schema()->GetFieldByName(c);
-        if (!f) return Status::InvalidArgument("{}: no column '{}'", root, c);
+        if (!f) return Status::InvalidArgument("{}: no column '{}'", store->DisplayPath(root), c);
         fields.push_back(f);
       }
       out_schema = std::make_shared<Schema>(std::move(fields));
@@ -387,7 +387,7 @@ struct Lookup {
       std::vector<ArrayPtr> cols;
       for (const auto& f : out_schema->fields()) {
         ArrayPtr c = taken->GetColumnByName(f->name());
-        if (!c) return Status::Corruption("{}: an LSM source has no column '{}'", root, f->name());
+        if (!c) return Status::Corruption("{}: an LSM source has no column '{}'", store->DisplayPath(root), f->name());
         cols.push_back(std::move(c));
       }
       LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected,

@@ -65,7 +65,7 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
     std::vector<FieldPtr> fields;
     for (const auto& c : options.columns) {
       FieldPtr f = base->schema()->GetFieldByName(c);
-      if (!f) return Status::InvalidArgument("{}: no column '{}'", root, c);
+      if (!f) return Status::InvalidArgument("{}: no column '{}'", store->DisplayPath(root), c);
       fields.push_back(f);
     }
     out_schema = std::make_shared<Schema>(std::move(fields));
@@ -115,7 +115,7 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
         *vanished = true;
         return Status::NotFound("{}: shard {} moved from manifest version {} to {} while its WAL "
                                 "tail was read",
-                                root, shard.ToString(), m->version, now_version);
+                                store->DisplayPath(root), shard.ToString(), m->version, now_version);
       }
       for (auto& e : tail) {
         ++st.tail_entries;
