@@ -219,7 +219,22 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   const table::Manifest& tm = ds->manifest();
   LANCE_RETURN_NOT_OK(table::CheckCanWrite(tm.reader_feature_flags, tm.writer_feature_flags,
                                            ds->manifest_path()));
-  LANCE_RETURN_NOT_OK(table::WritableFileVersion(tm.data_storage_version).status());
+  LANCE_ASSIGN_OR_RAISE(const file::FileVersion file_version,
+                        table::WritableFileVersion(tm.data_storage_version));
+  // lance 12 compares the input's schema with the dataset's dictionaries included, and an
+  // input never carries the dictionary values a legacy-storage (v1 files) manifest stores
+  // for a field, so it
+  // refuses every merge-insert into such a table (append and update take another path and
+  // accept the same rows). Refuse as it does, with its words.
+  for (const auto& f : tm.fields) {
+    if (file_version.is_v1() && f.legacy_dictionary) {
+      return Status::InvalidArgument(
+          "merge-insert into {}: the input's schema does not match the dataset's: dictionary "
+          "for `{}` did not match expected dictionary (lance 12 refuses merge-inserts into a "
+          "legacy-storage dataset with a dictionary column; append or update instead)",
+          ds->manifest_path(), f.name);
+    }
+  }
   const SchemaPtr& schema = ds->schema();
 
   // The source, columns matched by name and put in the dataset's order.

@@ -178,7 +178,8 @@ for (const d of DATASETS) {
 // 0.3): lance 12 writes files of that version into them, and so does lance-cpp.
 const OLDER = [
   // lance 12 refuses merge-inserts into the two legacy datasets with a dictionary column
-  // (even of rows it read there: "dictionary for `dict` did not match expected dictionary").
+  // (even of rows it read there: "dictionary for `dict` did not match expected dictionary":
+  // it compares the input's schema with the manifest's stored dictionaries); so do we.
   { rel: 'v0_4_20/types.lance', storage: '0.1', mergeInsertRefused: true },
   { rel: 'v0_4_20/vectors.lance', storage: '0.1' },
   { rel: 'v0_4_20/batches.lance', storage: '0.1' },
@@ -237,8 +238,13 @@ for (const d of OLDER) {
     const merge = async () => ref.mergeInsert(col).whenMatchedUpdateAll().whenNotMatchedInsertAll()
       .execute(await ref.query().limit(2).toArrow());
     if (d.mergeInsertRefused) {
-      // lance-cpp would not refuse (a known difference), so neither copy merges here.
+      // Both refuse, with the same words, and neither copy changes.
+      const before = newest(ours.uri);
       await assert.rejects(merge(), /dictionary for `dict` did not match expected dictionary/);
+      const r = lance(['merge-insert', ours.uri, '--input', up.file, '--schema', up.schema, '--on', col]);
+      assert.notEqual(r.status, 0, 'lance-cpp refuses the merge-insert as lance 12 does');
+      assert.match(r.stderr, /dictionary for `dict` did not match expected dictionary/);
+      assert.deepEqual(newest(ours.uri), before, 'the refused merge-insert committed nothing');
     } else {
       lanceOk(['merge-insert', ours.uri, '--input', up.file, '--schema', up.schema, '--on', col]);
       await merge();
