@@ -513,6 +513,8 @@ Status Scan(const LsmArgs& a) {
   j["wal_tail_entries"] = st.tail_entries;
   j["wal_tail_rows"] = st.tail_rows;
   j["rows"] = st.result_rows;
+  j["point_keys"] = st.point_keys;
+  j["shards_pruned"] = st.shards_pruned;
   std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
@@ -712,7 +714,9 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
       ->delimiter(',');
   scan->add_option("--filter,--where", args->filter,
                    "SQL-like condition on each key's newest row, e.g. \"s = 'x' AND id > 5\" "
-                   "(pushed into the base scan, where its scalar indexes answer it)");
+                   "(pushed into the base scan, where its scalar indexes answer it; one that "
+                   "pins the primary key, \"id = 5\" or \"id IN (1, 2)\", is answered by point "
+                   "lookups of those keys, only in the shards they route to)");
   registry.OnRun(scan, [args] { return Scan(*args); });
   auto* get = lsm->add_subcommand(
       "get", "Point lookups by primary key: the newest visible row of each key (canonical JSON "

@@ -108,6 +108,21 @@ test('the reference reads, continues and sees merged what we write', async () =>
     const ours = sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where]).stdout));
     assert.deepEqual(ours, want);
   }
+  // A filter that pins the key is answered by point lookups, only in the shards the keys
+  // route to, with the reference's rows.
+  {
+    const where = `id IN (${probe.join(', ')}) AND NOT s LIKE 'a%'`;
+    const ref = await (await lancedb.connect(dir)).openTable('w');
+    const want = modelGet(model, probe).filter((r) => !r.s.startsWith('a')).sort((a, b) => a.id - b.id);
+    assert.deepEqual(sorted(await ref.query().where(where).toArray()), want);
+    const r = lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where]);
+    assert.deepEqual(sorted(jsonLines(r.stdout)), want);
+    const st = JSON.parse(r.stderr.trim().split('\n').pop());
+    assert.equal(st.point_keys, new Set(probe).size, r.stderr);
+    const single = lanceOk(['lsm', 'scan', uri, '--filter', 'id = 20']);
+    assert.deepEqual(jsonLines(single.stdout), [{ id: 20, s: 'b-20' }]);
+    assert.equal(JSON.parse(single.stderr.trim().split('\n').pop()).shards_pruned, mw.shardIds(uri).length - 1);
+  }
   const one = ourGet(uri, [20], 'strong');
   assert.deepEqual(one.rows, [{ id: 20, s: 'b-20' }]);
   assert.equal(one.stats.shards_searched, 1, JSON.stringify(one.stats));

@@ -52,6 +52,11 @@ struct LsmReadStats {
   int64_t tail_entries = 0;
   int64_t tail_rows = 0;
   int64_t result_rows = 0;
+  // A filter that pins the primary key (`id = 5`, `id IN (1, 2)` as a top-level AND
+  // conjunct) is answered by point lookups of those keys (query::LsmLookup): how many keys,
+  // and the shards none of them routes to (not read at all). 0 on the scan path.
+  int64_t point_keys = 0;
+  int64_t shards_pruned = 0;
 };
 
 // The MemWAL index details of a base version, NotFound when it has none.
