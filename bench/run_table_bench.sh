@@ -59,7 +59,7 @@ echo "== ours: reads and mutations of $OURS_DIR/base" >&2
 LANCE_TABLE="$OURS_DIR/base" LANCE_TABLE_FILTER="$(node -e \
   'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).filter)' "$EXPORT/workload.json")" \
   "$BENCH_BIN" \
-  --benchmark_filter='^BM_Table(ScanAll|ScanId|Take|OpenLatest|FilterScanIds|FilterCount|(Append|Delete|Update|MergeInsert)(NoSync)?)/' \
+  --benchmark_filter='^BM_(Memcpy|Table(ScanAll|ScanId|Take|OpenLatest|FilterScanIds|FilterCount|(Append|Delete|Update|MergeInsert)(NoSync)?))/' \
   "${COMMON[@]}" --benchmark_min_time=0.2 --benchmark_out="$WORK/ours-$ROWS.json" >&2
 
 node "$REPO/bench/table_peer.mjs" --compare "$PEER_JSON" "$WORK/ours-create-$ROWS.json" "$WORK/ours-$ROWS.json"

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -205,13 +207,24 @@ void ReadBench(benchmark::State& state, Fn fn) {
   timer.Report(state);
 }
 
-// Rows of a reader, each batch dropped once counted (as a streaming consumer does).
-Result<int64_t> Drain(RecordBatchReader* reader) {
+// Bytes of the Arrow buffers of `a` (children and dictionary included): what a scan decoded.
+int64_t ArrayBytes(const Array& a) {
   int64_t n = 0;
+  for (const auto& b : a.buffers) n += b ? b->size() : 0;
+  for (const auto& c : a.children) n += c ? ArrayBytes(*c) : 0;
+  if (a.dictionary) n += ArrayBytes(*a.dictionary);
+  return n;
+}
+
+// Rows and decoded bytes of a reader, each batch dropped once counted (as a streaming
+// consumer does).
+Result<std::pair<int64_t, int64_t>> Drain(RecordBatchReader* reader) {
+  int64_t n = 0, bytes = 0;
   while (true) {
     LANCE_ASSIGN_OR_RAISE(auto b, reader->Next());
-    if (!b) return n;
+    if (!b) return std::make_pair(n, bytes);
     n += b->num_rows();
+    for (const auto& c : b->columns()) bytes += ArrayBytes(*c);
   }
 }
 
@@ -219,9 +232,35 @@ Status CountScan(const std::shared_ptr<const Snapshot>& ds, benchmark::State& st
                  query::ScanOptions o) {
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(o)));
   LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
-  LANCE_ASSIGN_OR_RAISE(int64_t n, Drain(reader.get()));
-  state.counters["rows"] = static_cast<double>(n);
+  LANCE_ASSIGN_OR_RAISE(auto counted, Drain(reader.get()));
+  state.counters["rows"] = static_cast<double>(counted.first);
+  state.counters["bytes"] = static_cast<double>(counted.second);
   return Status::OK();
+}
+
+// This machine's memcpy bandwidth, the yardstick for the full scan's decoded bytes per second
+// (issue 16: the scan should reach half of it): 256 MiB copied between buffers far larger
+// than the caches, on one thread (arg 1) or split over the default pool's workers (arg 0).
+void BM_Memcpy(benchmark::State& state) {
+  constexpr size_t kBytes = size_t{256} << 20;
+  std::vector<char> src(kBytes, 1), dst(kBytes, 0);
+  ThreadPool* pool = ThreadPool::Default();
+  const int parts = state.range(0) == 1 ? 1 : std::max(1, pool->num_threads());
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (parts == 1) {
+      std::memcpy(dst.data(), src.data(), kBytes);
+    } else {
+      ParallelFor(pool, parts, [&](int64_t i) {
+        const size_t each = kBytes / static_cast<size_t>(parts);
+        std::memcpy(dst.data() + static_cast<size_t>(i) * each, src.data() + static_cast<size_t>(i) * each, each);
+      });
+    }
+    benchmark::DoNotOptimize(dst.data());
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  state.counters["bytes"] = static_cast<double>(kBytes);
+  state.counters["threads"] = parts;
 }
 
 void BM_TableScanAll(benchmark::State& state) {
@@ -417,6 +456,8 @@ void BM_TableOpenLatest(benchmark::State& state) {
   reg("BM_TableMergeInsert", BM_TableMergeInsert, 1);
   reg("BM_TableMergeInsertNoSync", BM_TableMergeInsertNoSync, 1);
   reg("BM_TableOpenLatest", BM_TableOpenLatest, 10);
+  benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)
+      ->UseManualTime()->Iterations(5);
   return true;
 }();
 
