@@ -27,6 +27,7 @@
 
 #include "encoding/proto/encodings_v2_1.pb.h"
 #include "lance/core/result.h"
+#include "lance/core/thread_pool.h"
 #include "encoding/data_block.h"
 #include "encoding/repdef.h"
 
@@ -37,6 +38,9 @@ struct PageEncodeOptions {
   int64_t max_chunk_values = 4096;  // power of two, <= 4096
   bool compress = true;
   bool flat_levels = false;  // plain u16 levels even with `compress`
+  // Where a large page's FSST codes are computed, in pieces (null: on the caller). The
+  // bytes are the same either way.
+  ThreadPool* pool = nullptr;
 };
 
 // One leaf column page, as the writer's shredder produced it.

@@ -67,7 +67,7 @@ struct FsstCompressed {
   DataBlock codes = DataBlock::Variable();
 };
 
-Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v) {
+Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v, ThreadPool* pool) {
   constexpr int64_t kMinBytes = 32 * 1024;
   const int64_t n = v.num_values;
   const int64_t total = v.offsets.back() - v.offsets.front();
@@ -94,18 +94,46 @@ Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v) {
   FsstCompressed out;
   out.table = enc.SymbolTable();
   // Codes straight into the block's bytes (room for the worst case, written once, then cut).
+  // A large page is compressed in pieces of values on the pool: piece p writes from twice the
+  // input bytes before it (its worst case cannot reach the next piece), and the pieces are
+  // then moved together -- the same codes and offsets as one pass.
   LANCE_RETURN_NOT_OK(out.codes.data.ResizeForOverwrite(static_cast<size_t>(2 * total)));
   auto* codes = reinterpret_cast<uint8_t*>(out.codes.data.mutable_data());
-  std::vector<int64_t> offsets;
-  offsets.reserve(static_cast<size_t>(n + 1));
-  offsets.push_back(0);
-  int64_t at = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const std::string_view s = v.ValueView(i);
-    at += static_cast<int64_t>(
-        enc.CompressInto(reinterpret_cast<const uint8_t*>(s.data()), s.size(), codes + at));
-    offsets.push_back(at);
+  std::vector<int64_t> offsets(static_cast<size_t>(n + 1));
+  constexpr int64_t kPieceBytes = 1 << 20;
+  const int64_t pieces = pool == nullptr || pool->num_threads() == 0
+                             ? 1
+                             : std::clamp<int64_t>(total / kPieceBytes, 1, 4 * (pool->num_threads() + 1));
+  std::vector<int64_t> first(static_cast<size_t>(pieces + 1));  // first value of each piece
+  for (int64_t p = 0; p <= pieces; ++p) first[static_cast<size_t>(p)] = n * p / pieces;
+  std::vector<int64_t> wrote(static_cast<size_t>(pieces));
+  const int64_t base = v.offsets.front();
+  auto compress = [&](int64_t p) {
+    const int64_t lo = first[static_cast<size_t>(p)], hi = first[static_cast<size_t>(p + 1)];
+    const int64_t start = 2 * (v.offsets[static_cast<size_t>(lo)] - base);
+    int64_t at = start;
+    for (int64_t i = lo; i < hi; ++i) {
+      const std::string_view s = v.ValueView(i);
+      at += static_cast<int64_t>(
+          enc.CompressInto(reinterpret_cast<const uint8_t*>(s.data()), s.size(), codes + at));
+      offsets[static_cast<size_t>(i + 1)] = at - start;  // within the piece, for now
+    }
+    wrote[static_cast<size_t>(p)] = at - start;
+  };
+  if (pieces == 1) {
+    compress(0);
+  } else {
+    ParallelFor(pool, pieces, compress);
   }
+  int64_t at = 0;
+  for (int64_t p = 0; p < pieces; ++p) {
+    const int64_t lo = first[static_cast<size_t>(p)], hi = first[static_cast<size_t>(p + 1)];
+    const int64_t start = 2 * (v.offsets[static_cast<size_t>(lo)] - base);
+    if (start != at) std::memmove(codes + at, codes + start, static_cast<size_t>(wrote[static_cast<size_t>(p)]));
+    for (int64_t i = lo; i < hi; ++i) offsets[static_cast<size_t>(i + 1)] += at;
+    at += wrote[static_cast<size_t>(p)];
+  }
+  offsets[0] = 0;
   out.codes.data.Truncate(static_cast<size_t>(at));
   out.codes.offsets = std::move(offsets);
   out.codes.num_values = n;
@@ -244,7 +272,7 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
   const DataBlock& v = p.values;
   if (WantsFullZip(v)) {
     if (opt.compress && v.kind == DataBlock::Kind::kVariable) {
-      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v));
+      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v, opt.pool));
       if (fsst) return EncodeFullZip(p, opt, &fsst->codes, &fsst->table);
     }
     return EncodeFullZip(p, opt);
@@ -273,7 +301,7 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
     if (v.kind == DataBlock::Kind::kVariable) {
       LANCE_ASSIGN_OR_RAISE(auto dict, BuildDictionary(v));
       if (dict) return EncodeDictionary(p, *dict, opt);
-      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v));
+      LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v, opt.pool));
       // Escapes can double a value; mini-block chunks must still hold the longest one.
       bool fits = fsst.has_value();
       for (int64_t i = 0; fits && i < fsst->codes.num_values; ++i) {

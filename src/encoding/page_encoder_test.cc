@@ -208,4 +208,44 @@ TEST(PageEncoderTest, DictionaryItemsBlockHeaderFollowsTheOffsetWidth) {
 }
 
 }  // namespace
+// A large FSST page is compressed in pieces on the pool; the page is the same bytes as one
+// pass on the caller, and decodes to the input.
+TEST(PageEncoderTest, FsstPiecesOnAPoolGiveTheSameBytes) {
+  std::mt19937_64 rng(16);
+  const char* words[] = {"lance ", "columnar ", "format ", "vector ", "search ", "index ", "table "};
+  LeafPage page;
+  page.layers = {LayerKind::kAllValidItem};
+  page.values = DataBlock::Variable();
+  int64_t bytes = 0;
+  while (bytes < (int64_t{5} << 20)) {
+    std::string v;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) v += words[rng() % 7];
+    if (rng() % 5 == 0) v += static_cast<char>(rng() % 256);  // an escape now and then
+    ASSERT_TRUE(page.values.AppendVariable(v).ok());
+    bytes += static_cast<int64_t>(v.size());
+    ++page.num_rows;
+  }
+  PageEncodeOptions opt;
+  auto one = EncodePage(page, opt);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  auto pool = ThreadPool::Make(3);
+  ASSERT_TRUE(pool.ok());
+  opt.pool = pool->get();
+  auto pieces = EncodePage(page, opt);
+  ASSERT_TRUE(pieces.ok()) << pieces.status().ToString();
+  ASSERT_NE(DescribePageLayout(one->layout).find("fsst"), std::string::npos) << DescribePageLayout(one->layout);
+  EXPECT_EQ(one->layout.SerializeAsString(), pieces->layout.SerializeAsString());
+  ASSERT_EQ(one->buffers.size(), pieces->buffers.size());
+  for (size_t i = 0; i < one->buffers.size(); ++i) {
+    EXPECT_TRUE(one->buffer(i) == pieces->buffer(i)) << "buffer " << i;
+  }
+  std::string layout;
+  DecodedPage dec = RoundTrip(page, opt, &layout);
+  ASSERT_EQ(dec.values.num_values, page.num_rows) << layout;
+  for (int64_t i = 0; i < page.num_rows; i += 997) {
+    ASSERT_EQ(dec.values.ValueView(i), page.values.ValueView(i)) << "value " << i;
+  }
+}
+
 }  // namespace lance::encoding

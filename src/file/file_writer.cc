@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <limits>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -196,15 +197,28 @@ struct FileWriter::Impl {
     opt.max_chunk_values = options.max_chunk_values;
     opt.compress = options.compress;
     ThreadPool* pool = Pool();
+    opt.pool = pool;
     if (pool == nullptr) {
       job->encoded = encoding::EncodePage(job->page, job->options);
       return WritePage(*job);
     }
-    pending.push_back(pool->Submit([job = std::move(job)]() mutable {
+    // Pages are written in order, so one slow page (FSST strings) at the front holds back the
+    // ones behind it. Rather than wait idle for it once the workers all have a page, the
+    // caller encodes this page itself; it waits only when twice as many pages are pending.
+    const size_t busy = static_cast<size_t>(pool->num_threads()) + 1;
+    LANCE_RETURN_NOT_OK(WritePending(std::numeric_limits<size_t>::max()));  // the done ones
+    if (pending.size() >= busy) {
       job->encoded = encoding::EncodePage(job->page, job->options);
-      return std::move(job);
-    }));
-    return WritePending(static_cast<size_t>(pool->num_threads()) + 1);
+      std::promise<std::unique_ptr<PendingPage>> done;
+      done.set_value(std::move(job));
+      pending.push_back(done.get_future());
+    } else {
+      pending.push_back(pool->Submit([job = std::move(job)]() mutable {
+        job->encoded = encoding::EncodePage(job->page, job->options);
+        return std::move(job);
+      }));
+    }
+    return WritePending(2 * busy);
   }
 
   // Writes the oldest pending pages: every one that is done, and more (waiting for them) until
