@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@
 #include "lance/index/scalar/zone_map.h"
 #include "lance/io/object_store.h"
 #include "lance/ipc/writer.h"
+#include "lance/memwal/lsm_read.h"
+#include "lance/query/lsm_scan.h"
 #include "lance/query/scanner.h"
 #include "lance/table/tags.h"
 #include "lance/table/versions.h"
@@ -53,6 +56,7 @@ struct TableArgs {
   std::string fragments;   // scan/count: comma-separated fragment ids
   bool explain = false;    // scan/take/count: print the plan instead of running it
   bool no_index = false;   // scan/count: filter every row, use no scalar index
+  std::string consistency;  // scan of a MemWAL table: strong (default), eventual or base
 };
 
 Status PrintText(const std::string& text) {
@@ -250,8 +254,66 @@ Status EmitRows(const TableArgs& a, RecordBatchReader* reader) {
   return out->Finish();
 }
 
+// `lance scan` of a MemWAL table at strong or eventual consistency: the LSM's merged read
+// (base + unmerged flushed generations (+ the unflushed WAL tail), newest row per key), the
+// same rows as `lance lsm scan`, with --offset / --limit applied to them.
+Status ScanLsm(const TableArgs& a, memwal::Consistency c) {
+  const char* base_only = nullptr;
+  if (a.version >= 0 || !a.tag.empty()) base_only = "--version / --tag";
+  if (a.with_row_id || a.with_row_addr) base_only = "--with-row-id / --with-row-addr";
+  if (!a.fragments.empty()) base_only = "--fragments";
+  if (a.explain) base_only = "--explain";
+  if (a.no_index) base_only = "--no-index";
+  if (base_only) {
+    return Status::InvalidArgument("{}: {} reads the base table alone, not the LSM's merged rows: "
+                                   "add --consistency base", a.uri, base_only);
+  }
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  memwal::LsmReadOptions o;
+  o.consistency = c;
+  o.columns = SplitList(a.columns);
+  o.filter = a.filter;
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o));
+  SchemaPtr schema;
+  {
+    LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+    schema = ds->schema();
+    if (!o.columns.empty()) {
+      std::vector<FieldPtr> fields;
+      for (const auto& name : o.columns) fields.push_back(schema->GetFieldByName(name));
+      schema = std::make_shared<Schema>(std::move(fields));
+    }
+  }
+  // --offset / --limit over the merged rows, in their order.
+  std::vector<RecordBatchPtr> kept;
+  int64_t skip = a.offset, left = a.limit < 0 ? std::numeric_limits<int64_t>::max() : a.limit;
+  for (auto& b : rows) {
+    int64_t from = std::min(skip, b->num_rows());
+    skip -= from;
+    const int64_t n = std::min(left, b->num_rows() - from);
+    if (n <= 0) continue;
+    left -= n;
+    kept.push_back(from == 0 && n == b->num_rows() ? std::move(b) : b->Slice(from, n));
+  }
+  VectorRecordBatchReader reader(schema, std::move(kept));
+  return EmitRows(a, &reader);
+}
+
 Status Scan(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
+  const bool memwal_table = memwal::ReadMemWalDetails(*ds).ok();
+  if (!a.consistency.empty() && a.consistency != "strong" && a.consistency != "eventual" &&
+      a.consistency != "base") {
+    return Status::InvalidArgument("--consistency is strong, eventual or base, not '{}'", a.consistency);
+  }
+  if (!memwal_table && !a.consistency.empty() && a.consistency != "base") {
+    return Status::InvalidArgument("{}: --consistency {} reads a MemWAL table's LSM, and this table "
+                                   "has none (`lance lsm enable` makes one)", a.uri, a.consistency);
+  }
+  if (memwal_table && a.consistency != "base") {
+    return ScanLsm(a, a.consistency == "eventual" ? memwal::Consistency::kEventual
+                                                  : memwal::Consistency::kStrong);
+  }
   LANCE_ASSIGN_OR_RAISE(auto options, ScanOpts(a));
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(options)));
   if (a.explain) return PrintText(scanner.Explain());
@@ -555,6 +617,10 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
                   "rows; --explain shows which indexes a filter uses)");
     sub->add_option("--fragments", args->fragments,
                     "comma-separated fragment ids: scan only these (in manifest order)");
+    sub->add_option("--consistency", args->consistency,
+                    "a MemWAL table is read through its LSM: strong (default: base + unmerged "
+                    "flushed generations + the unflushed WAL tail, newest row per key), eventual "
+                    "(without the WAL tail) or base (the base table alone)");
   }
   {
     auto [sub, args] = make("take", "Print the rows at given scan positions or row ids", Take);

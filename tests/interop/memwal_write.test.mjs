@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
-import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import * as mw from './lib/memwal.mjs';
 
 const jsonLines = (text) => text.split('\n').filter((l) => l).map((l) => JSON.parse(l));
@@ -142,6 +142,21 @@ test('the reference reads, continues and sees merged what we write', async () =>
   assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
   assert.deepEqual(ourScan(uri, 'eventual'), flushed);
   assert.deepEqual(await refQuery(dir, 'w'), flushed);
+  // `lance scan` reads a MemWAL table through its LSM: strong by default, eventual on request
+  // (the reference's query()), base for the base table alone; --limit counts merged rows.
+  {
+    const scan = (...extra) => sorted(jsonLines(lanceOk(['scan', uri, ...extra]).stdout));
+    assert.deepEqual(scan(), modelRows(withTail));
+    assert.deepEqual(scan('--consistency', 'eventual'), flushed);
+    const base = jsonLines(lanceOk(['scan', uri, '--consistency', 'base']).stdout);
+    assert.equal(base.length, Number(lanceOk(['count', uri]).stdout.trim()));
+    assert.ok(base.length < flushed.length, 'the base alone lacks the unmerged generations');
+    assert.equal(jsonLines(lanceOk(['scan', uri, '--limit', '3', '--offset', '2']).stdout).length, 3);
+    assert.deepEqual(scan('--filter', `id = ${b0[1]}`), [{ id: b0[1], s: `c-${b0[1]}` }]);
+    const r = lance(['scan', uri, '--with-row-id']);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /--consistency base/);
+  }
   // ...until a reference writer claims the shard: it replays our entries and keeps writing.
   const t2 = await (await lancedb.connect(dir)).openTable('w');
   await mw.upsert(t2, mw.idsTable([b0[2], b0[1]], 'r'));
