@@ -22,6 +22,7 @@
 #include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
 #include "lance/query/scanner.h"
+#include "query/lsm_columns.h"
 
 namespace lance::query {
 
@@ -300,16 +301,8 @@ struct Lookup {
                                      "none (an append-only MemWAL table: use a scan)",
                                      store->DisplayPath(root));
     }
-    SchemaPtr out_schema = base->schema();
-    if (!options.columns.empty()) {
-      std::vector<FieldPtr> fields;
-      for (const auto& c : options.columns) {
-        FieldPtr f = base->schema()->GetFieldByName(c);
-        if (!f) return Status::InvalidArgument("{}: no column '{}'", store->DisplayPath(root), c);
-        fields.push_back(f);
-      }
-      out_schema = std::make_shared<Schema>(std::move(fields));
-    }
+    LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema,
+                          internal::LsmOutputSchema(base->schema(), options.columns, store->DisplayPath(root)));
     // What the base scan reads: the output columns and the key columns.
     std::vector<std::string> base_columns;
     for (const auto& f : out_schema->fields()) base_columns.push_back(f->name());

@@ -17,6 +17,7 @@
 #include "lance/memwal/shard_writer.h"
 #include "lance/memwal/wal.h"
 #include "lance/query/filter.h"
+#include "query/lsm_columns.h"
 #include "lance/query/lsm_lookup.h"
 #include "lance/query/scanner.h"
 
@@ -65,16 +66,8 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
                                                 LsmReadStats& st, bool* vanished) {
   st = {};
   LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(store, root));
-  SchemaPtr out_schema = base->schema();
-  if (!options.columns.empty()) {
-    std::vector<FieldPtr> fields;
-    for (const auto& c : options.columns) {
-      FieldPtr f = base->schema()->GetFieldByName(c);
-      if (!f) return Status::InvalidArgument("{}: no column '{}'", store->DisplayPath(root), c);
-      fields.push_back(f);
-    }
-    out_schema = std::make_shared<Schema>(std::move(fields));
-  }
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema,
+                        internal::LsmOutputSchema(base->schema(), options.columns, store->DisplayPath(root)));
   MemWalIndexDetails details;
   if (auto d = ReadMemWalDetails(*base); d.ok()) details = std::move(*d);
   const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
@@ -317,17 +310,11 @@ Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
   if (!pinned.ok() || !*pinned) return std::optional<std::vector<RecordBatchPtr>>();
   LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const Filter> filter,
                         Filter::MakeForBatch(options.filter, base->schema()));
-  SchemaPtr out_schema = base->schema();
+  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema,
+                        internal::LsmOutputSchema(base->schema(), options.columns, store->DisplayPath(root)));
   memwal::LsmReadOptions lo;
   lo.consistency = options.consistency;
   if (!options.columns.empty()) {
-    std::vector<FieldPtr> fields;
-    for (const auto& c : options.columns) {
-      FieldPtr f = base->schema()->GetFieldByName(c);
-      if (!f) return Status::InvalidArgument("{}: no column '{}'", store->DisplayPath(root), c);
-      fields.push_back(f);
-    }
-    out_schema = std::make_shared<Schema>(std::move(fields));
     lo.columns = options.columns;
     for (const auto& c : filter->columns()) {
       if (std::find(lo.columns.begin(), lo.columns.end(), c) == lo.columns.end()) lo.columns.push_back(c);
