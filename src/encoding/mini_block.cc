@@ -7,6 +7,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <numeric>
 #include <optional>
 
@@ -397,7 +400,28 @@ Status AppendIndices(const I* idx, int64_t n, int64_t dictionary_size, int32_t b
   int32_t* dst = out->data() + at;
   const auto limit = static_cast<uint64_t>(dictionary_size);
   uint64_t worst = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (sizeof(I) == 4) {
+    // 4 indices a step: add the base, and flag any above the largest allowed one (the
+    // dictionary's size, and no sum past INT32_MAX) by a signed compare of top-bit-flipped
+    // values; the exact worst index is found below only when one is out of range.
+    const uint64_t allowed = std::min<uint64_t>(limit, static_cast<uint64_t>(INT32_MAX - static_cast<int64_t>(base)));
+    const __m128i flip = _mm_set1_epi32(static_cast<int32_t>(0x80000000u));
+    const __m128i top = _mm_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(std::min<uint64_t>(allowed, 0xffffffffu)) ^ 0x80000000u));
+    const __m128i add = _mm_set1_epi32(base);
+    __m128i over = _mm_setzero_si128();
+    for (; i + 4 <= n; i += 4) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx + i));
+      over = _mm_or_si128(over, _mm_cmpgt_epi32(_mm_xor_si128(v, flip), top));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_add_epi32(v, add));
+    }
+    if (_mm_movemask_epi8(over) != 0) {
+      for (int64_t j = 0; j < i; ++j) worst = std::max(worst, static_cast<uint64_t>(idx[j]));
+    }
+  }
+#endif
+  for (; i < n; ++i) {
     const auto k = static_cast<uint64_t>(idx[i]);
     worst = std::max(worst, k);
     dst[i] = static_cast<int32_t>(static_cast<int64_t>(base) + static_cast<int64_t>(k));
@@ -408,6 +432,19 @@ Status AppendIndices(const I* idx, int64_t n, int64_t dictionary_size, int32_t b
                               dictionary_size);
   }
   return Status::OK();
+}
+
+// AppendIndices over n little-endian indices of type I at `p`: read in place when aligned,
+// else copied out first (one memcpy, not a value-by-value load).
+template <typename I>
+Status AppendTypedIndices(const char* p, int64_t n, int64_t dictionary_size, int32_t base,
+                          std::vector<int32_t>* out) {
+  if (reinterpret_cast<uintptr_t>(p) % alignof(I) == 0) {
+    return AppendIndices(reinterpret_cast<const I*>(p), n, dictionary_size, base, out);
+  }
+  std::vector<I> aligned(static_cast<size_t>(n));
+  std::memcpy(aligned.data(), p, static_cast<size_t>(n) * sizeof(I));
+  return AppendIndices(aligned.data(), n, dictionary_size, base, out);
 }
 
 }  // namespace
@@ -444,15 +481,11 @@ Status AppendChunkIndices(const DataBlock& indices, int64_t dictionary_size, int
     case 8:
       return AppendIndices(reinterpret_cast<const uint8_t*>(p), n, dictionary_size, base, out);
     case 16:
+      return AppendTypedIndices<uint16_t>(p, n, dictionary_size, base, out);
     case 32:
-    case 64: {
-      if (indices.bits_per_value == 32 && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
-        return AppendIndices(reinterpret_cast<const uint32_t*>(p), n, dictionary_size, base, out);
-      }
-      std::vector<uint64_t> wide(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) wide[static_cast<size_t>(i)] = FixedValueAt(indices, i);
-      return AppendIndices(wide.data(), n, dictionary_size, base, out);
-    }
+      return AppendTypedIndices<uint32_t>(p, n, dictionary_size, base, out);
+    case 64:
+      return AppendTypedIndices<uint64_t>(p, n, dictionary_size, base, out);
     default:
       return Status::Corruption("dictionary indices are not 8/16/32/64-bit integers");
   }

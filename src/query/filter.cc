@@ -1,6 +1,10 @@
 #include "lance/query/filter.h"
 
 #include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "lance/columnar/compute.h"
 #include "lance/core/bit_util.h"
@@ -43,13 +47,92 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
     auto* out = std::const_pointer_cast<Buffer>(bits)->mutable_data();
     const int32_t* idx = column.Values<int32_t>();
     const uint8_t* valid = column.null_count > 0 ? column.validity() : nullptr;
-    for (int64_t i = 0; i < n; ++i) {
-      const int32_t k = idx[i];
-      if (k < 0 || k >= values->length) {
-        return Status::Corruption("dictionary index {} of {} entries", k, values->length);
+    // Without a branch per row: each row's pass byte (an index out of range reads the extra
+    // 0 entry and is reported after the loop), then 8 bytes packed into a mask byte at a time.
+    const auto entries = static_cast<uint32_t>(values->length);
+    int64_t only = -1;  // the one entry that passes, if exactly one does
+    for (int64_t k = 0; k < values->length; ++k) {
+      if (!pass[static_cast<size_t>(k)]) continue;
+      only = only == -1 ? k : -2;
+    }
+    pass.push_back(0);
+    uint32_t out_of_range = 0;
+    constexpr int64_t kBlock = 4096;
+    uint8_t bytes[kBlock + 8];
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t m = std::min(kBlock, n - b);
+      // (Raw pointers in locals: a byte store may alias the vector's own members.)
+      const uint8_t* const lookup = pass.data();
+      const int32_t* const in = idx + b;
+      uint32_t bad = 0;
+      if (only >= 0) {
+        // One entry passes (`col = 'x'`): a compare per row, 16 rows per step with SSE2.
+        const auto k0 = static_cast<uint32_t>(only);
+        int64_t i = 0;
+#if defined(__SSE2__)
+        const __m128i want = _mm_set1_epi32(static_cast<int32_t>(k0));
+        const __m128i flip = _mm_set1_epi32(static_cast<int32_t>(0x80000000u));
+        const __m128i last = _mm_set1_epi32(static_cast<int32_t>((entries - 1) ^ 0x80000000u));
+        __m128i over = _mm_setzero_si128();
+        for (; i + 16 <= m; i += 16) {
+          __m128i v[4];
+          for (int q = 0; q < 4; ++q) {
+            v[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 4 * q));
+            // (unsigned k > entries - 1, as a signed compare of both with the top bit flipped)
+            over = _mm_or_si128(over, _mm_cmpgt_epi32(_mm_xor_si128(v[q], flip), last));
+            v[q] = _mm_cmpeq_epi32(v[q], want);
+          }
+          const __m128i eq = _mm_packs_epi16(_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
+          const auto mask = static_cast<uint16_t>(_mm_movemask_epi8(eq));
+          std::memcpy(bytes + i / 8, &mask, 2);  // 16 mask bits, copied out below as they are
+        }
+        bad |= static_cast<uint32_t>(_mm_movemask_epi8(over) != 0);
+        const int64_t packed = i;
+#else
+        const int64_t packed = 0;
+#endif
+        for (; i < m; ++i) {
+          const auto k = static_cast<uint32_t>(in[i]);
+          bad |= static_cast<uint32_t>(k >= entries);
+          bytes[i] = static_cast<uint8_t>(k == k0);
+        }
+        out_of_range |= bad;
+        // The SSE2 steps left mask bytes in bytes[0, packed / 8); the rest are 0 / 1 bytes.
+        std::memcpy(out + b / 8, bytes, static_cast<size_t>(packed / 8));
+        std::memset(bytes + m, 0, 8);
+        for (int64_t r = packed; r < m; r += 8) {
+          uint64_t eight;
+          std::memcpy(&eight, bytes + r, 8);
+          out[static_cast<size_t>((b + r) / 8)] = static_cast<uint8_t>((eight * 0x0102040810204080ULL) >> 56);
+        }
+        continue;
+      } else {
+        for (int64_t i = 0; i < m; ++i) {
+          const auto k = static_cast<uint32_t>(in[i]);
+          const uint32_t at = k < entries ? k : entries;
+          bad |= static_cast<uint32_t>(at == entries);
+          bytes[i] = lookup[at];
+        }
       }
-      if (pass[static_cast<size_t>(k)] && (!valid || bit_util::GetBit(valid, column.offset + i))) {
-        out[i >> 3] = static_cast<uint8_t>(out[i >> 3] | (1u << (i & 7)));
+      out_of_range |= bad;
+      std::memset(bytes + m, 0, 8);
+      for (int64_t i = 0; i < m; i += 8) {
+        uint64_t eight;
+        std::memcpy(&eight, bytes + i, 8);
+        // Bytes b0..b7 of 0 / 1 -> the bits b0 | b1 << 1 | ... | b7 << 7.
+        out[static_cast<size_t>((b + i) / 8)] = static_cast<uint8_t>((eight * 0x0102040810204080ULL) >> 56);
+      }
+    }
+    if (out_of_range) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (idx[i] < 0 || idx[i] >= values->length) {
+          return Status::Corruption("dictionary index {} of {} entries", idx[i], values->length);
+        }
+      }
+    }
+    if (valid) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (!bit_util::GetBit(valid, column.offset + i)) out[i >> 3] = static_cast<uint8_t>(out[i >> 3] & ~(1u << (i & 7)));
       }
     }
   }
