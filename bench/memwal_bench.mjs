@@ -156,6 +156,11 @@ const lookups = {
   reference_1_key_ms_p50: +pct(refOne, 0.5).toFixed(1),
 };
 const m = await timedRun(['lsm', 'merge', uri]);
+// The same upserts again with --no-sync (NOT durable: WAL entries written, never fsynced), the
+// like-for-like figure for the reference's non-durable writer.
+const ndRun = await timedRun(['lsm', 'write', uri, '--input', input, '--max-in-flight', String(IN_FLIGHT),
+  '--max-rows', '0', '--max-bytes', '0', '--no-sync']);
+const ndSteady = ndRun.acks[ndRun.acks.length - 1] - ndRun.acks[0];
 const ours = {
   rows: U, batch_rows: BATCH, in_flight: IN_FLIGHT, base_rows: N,
   process_ms: Math.round(w.ms),
@@ -164,6 +169,8 @@ const ours = {
   ack_p50_ms: +pct(lat, 0.5).toFixed(3), ack_p99_ms: +pct(lat, 0.99).toFixed(3),
   writer_peak_rss_mb: Math.round(w.rss_mb),
   flush_ms: Math.round(f.ms), merge_ms: Math.round(m.ms), merge_peak_rss_mb: Math.round(m.rss_mb),
+  nondurable_rows_per_s_process: Math.round(U / (ndRun.ms / 1000)),
+  nondurable_rows_per_s_steady: Math.round((U - BATCH) / (ndSteady / 1000)),
 };
 const out = { ours, lookups };
 if (fs.existsSync(refFile)) {
@@ -179,6 +186,8 @@ if (fs.existsSync(refFile)) {
     durable_rows_per_s_process: +(ours.rows_per_s_process / plain.rows_per_s_merge_insert_only).toFixed(2),
     durable_rows_per_s_steady: +(ours.rows_per_s_steady / plain.rows_per_s_merge_insert_only).toFixed(2),
     ack_p50_reference_over_ours: +(plain.batch_latency_steady.median_ms / ours.ack_p50_ms).toFixed(1),
+    nondurable_rows_per_s_process: nd ? +(ours.nondurable_rows_per_s_process / nd.rows_per_s_merge_insert_only).toFixed(2) : null,
+    nondurable_rows_per_s_steady: nd ? +(ours.nondurable_rows_per_s_steady / nd.rows_per_s_merge_insert_only).toFixed(2) : null,
   };
 }
 console.log(JSON.stringify(out, null, 1));

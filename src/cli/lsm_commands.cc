@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/input_files.h"
 #include "lance/columnar/json.h"
+#include "lance/io/local_object_store.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/index_details.h"
 #include "lance/memwal/enable.h"
@@ -70,6 +71,7 @@ struct LsmArgs {
   std::string keys_file;          // get: JSON lines of keys
   std::string older_than = "1h";  // gc
   bool dry_run = false;           // gc
+  bool no_sync = false;           // write: acknowledge without fsync (not durable)
 };
 
 // One JSON line's text (invalid UTF-8 replaced, never thrown).
@@ -314,6 +316,18 @@ Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) 
 
 Status Write(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
+  if (a.no_sync) {
+    // The same files through a twin of the local store that never fsyncs.
+    const auto* local = dynamic_cast<const io::LocalObjectStore*>(t.where.store.get());
+    if (local == nullptr) {
+      return Status::InvalidArgument("{}: --no-sync is for a local table (an object store has no "
+                                     "fsync to skip)", a.uri);
+    }
+    io::LocalObjectStoreOptions o;
+    o.sync = false;
+    LANCE_ASSIGN_OR_RAISE(auto unsynced, io::LocalObjectStore::Make(local->root(), o));
+    t.where.store = std::move(unsynced);
+  }
   LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
   LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));
   SchemaPtr schema;
@@ -820,6 +834,10 @@ shard (generation_dirs, wal_positions, bytes) and the totals on stderr.
   write->add_flag("--flush", args->flush,
                   "Flush every shard's MemTable at the end (else the rows stay durable in the "
                   "WAL, unflushed, for the next writer / lsm flush / strong reads)");
+  write->add_flag("--no-sync", args->no_sync,
+                  "NOT DURABLE: acknowledge each batch once its WAL entry is written, without "
+                  "fsync (rows survive a crash of this process, not of the machine); for scratch "
+                  "data and like-for-like benchmarks");
   write->add_option("--max-rows", args->max_rows, "Flush a MemTable at this many rows (0: never)");
   write->add_option("--max-bytes", args->max_bytes, "Flush a MemTable at this many bytes (0: never)");
   write->add_option("--max-age-ms", args->max_age_ms, "Flush a MemTable this old (0: never)");

@@ -164,6 +164,12 @@ test('the reference reads, continues and sees merged what we write', async () =>
   apply(withTail, [b0[2], b0[1]], 'r');
   assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
   assert.deepEqual(ourScan(uri, 'eventual'), modelRows(withTail));
+  // A --no-sync writer (not durable: its WAL entries are never fsynced) writes the same WAL:
+  // strong reads and the reference's next writer see its rows.
+  write(dir, uri, [b0[2], 5000], 'n', ['--no-sync', '--flush']);
+  apply(withTail, [b0[2], 5000], 'n');
+  assert.deepEqual(ourScan(uri, 'strong'), modelRows(withTail));
+  assert.deepEqual(await refQuery(dir, 'w'), modelRows(withTail));
 
   // Merge into the base: the same rows, now all in the base.
   const merged = jsonLines(lanceOk(['lsm', 'merge', uri]).stdout);
