@@ -232,7 +232,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
           "merge-insert into {}: the input's schema does not match the dataset's: dictionary "
           "for `{}` did not match expected dictionary (lance 12 refuses merge-inserts into a "
           "legacy-storage dataset with a dictionary column; append or update instead)",
-          ds->manifest_path(), f.name);
+          ds->location().display(), f.name);
     }
   }
   const SchemaPtr& schema = ds->schema();

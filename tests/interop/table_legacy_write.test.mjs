@@ -244,6 +244,7 @@ for (const d of OLDER) {
       const r = lance(['merge-insert', ours.uri, '--input', up.file, '--schema', up.schema, '--on', col]);
       assert.notEqual(r.status, 0, 'lance-cpp refuses the merge-insert as lance 12 does');
       assert.match(r.stderr, /dictionary for `dict` did not match expected dictionary/);
+      assert.ok(r.stderr.includes(`merge-insert into ${path.resolve(ours.uri)}:`), r.stderr);
       assert.deepEqual(newest(ours.uri), before, 'the refused merge-insert committed nothing');
     } else {
       lanceOk(['merge-insert', ours.uri, '--input', up.file, '--schema', up.schema, '--on', col]);
