@@ -46,6 +46,13 @@ class ScalarIndex {
     (void)query;
     return std::nullopt;
   }
+  // An upper bound of the rows Search(query) returns, reading what it must: EstimateRows where
+  // the index keeps enough in memory; a BITMAP loads the row sets the query names (into the
+  // page cache, where Search then finds them) and sums their sizes. nullopt when the index
+  // cannot tell. Errors: as Search.
+  virtual Result<std::optional<uint64_t>> BoundRows(const IndexQuery& query) const {
+    return EstimateRows(query);
+  }
   // Whether `null_rows` is filled in by Search (it costs reading the null pages of a BTree).
   bool fill_null_rows = true;
   const std::shared_ptr<IndexStore>& store() const { return store_; }
