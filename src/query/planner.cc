@@ -146,7 +146,7 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options, std::vect
     LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> estimate, catalog->EstimateRows(plan));
     if (estimate && static_cast<double>(*estimate) > kIndexMaxShare * static_cast<double>(covered_rows)) {
       *why_scan = fmt::format(
-          "scanned, not looked up: {} may match up to {} of the {} rows the index covers "
+          "scanned, not looked up: {} may match about {} of the {} rows the index covers "
           "({:.0f} %, over the {:.0f} % where a scan is cheaper)",
           plan.ToString(), std::min(*estimate, covered_rows), covered_rows,
           100.0 * static_cast<double>(std::min(*estimate, covered_rows)) / static_cast<double>(covered_rows),

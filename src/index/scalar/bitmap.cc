@@ -21,7 +21,7 @@ class BitmapIndex final : public ScalarIndex {
     return q->op != ScalarQuery::Op::kPrefix || value_type()->is_binary_like();
   }
 
-  Result<std::optional<uint64_t>> BoundRows(const IndexQuery& query) const override {
+  Result<std::optional<uint64_t>> EstimateMatches(const IndexQuery& query) const override {
     if (!CanAnswer(query)) return std::optional<uint64_t>();
     const ScalarQuery& q = std::get<ScalarQuery>(query);
     uint64_t n = 0;

@@ -476,7 +476,7 @@ Result<std::optional<uint64_t>> ScalarIndexCatalog::EstimateRows(const IndexedCo
   std::optional<uint64_t> total = 0;
   for (const IndexedLeaf& leaf : lookup.leaves) {
     LANCE_ASSIGN_OR_RAISE(auto index, impl_->Open(leaf.index_slot));
-    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, index->BoundRows(leaf.query));
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, index->EstimateMatches(leaf.query));
     if (!e) return std::optional<uint64_t>();
     *total += *e;
   }

@@ -105,9 +105,9 @@ class ScalarIndexCatalog {
   // The rows where every lookup of `plan` is TRUE, for the fragments all of them cover.
   // Errors: as Answer.
   Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan, ThreadPool* pool = nullptr) const;
-  // An upper bound of the rows `lookup` answers (ScalarIndex::BoundRows of each leaf, summed:
-  // the pages a BTree lookup touches, the sizes of a bitmap's row sets), or nullopt when an
-  // index of it cannot tell. Opens the indexes involved. Errors: as Answer.
+  // An estimate of the rows `lookup` answers (ScalarIndex::EstimateMatches of each leaf, summed:
+  // the pages a BTree range touches, its values' spans, the sizes of a bitmap's row sets), or
+  // nullopt when an index of it cannot tell. Opens the indexes involved. Errors: as Answer.
   Result<std::optional<uint64_t>> EstimateRows(const IndexedConjunct& lookup) const;
   // The smallest estimate of `plan`'s lookups (every row it answers passes each of them),
   // nullopt when one of them is unknown (that one may be the selective one) or there are none.

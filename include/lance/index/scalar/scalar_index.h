@@ -46,11 +46,13 @@ class ScalarIndex {
     (void)query;
     return std::nullopt;
   }
-  // An upper bound of the rows Search(query) returns, reading what it must: EstimateRows where
-  // the index keeps enough in memory; a BITMAP loads the row sets the query names (into the
-  // page cache, where Search then finds them) and sums their sizes. nullopt when the index
-  // cannot tell. Errors: as Search.
-  virtual Result<std::optional<uint64_t>> BoundRows(const IndexQuery& query) const {
+  // An estimate of the rows Search(query) returns, for the planner's choices, reading what it
+  // must: EstimateRows by default; a BTREE counts a value inside one page as one row (a unique
+  // key) and one spanning s pages as s - 1 pages of rows; a BITMAP loads the row sets the query
+  // names (into the page cache, where Search then finds them) and sums their sizes (exact for
+  // one key, an upper bound for several). nullopt when the index cannot tell.
+  // Errors: as Search.
+  virtual Result<std::optional<uint64_t>> EstimateMatches(const IndexQuery& query) const {
     return EstimateRows(query);
   }
   // Whether `null_rows` is filled in by Search (it costs reading the null pages of a BTree).
