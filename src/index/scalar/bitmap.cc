@@ -120,11 +120,11 @@ Result<TrainedIndex> TrainBitmapIndex(IndexStore& store, const TrainingData& dat
                                    values->type->ToString());
   }
   std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  std::vector<uint64_t> ids;
-  for (const std::vector<int64_t>& g : GroupEqualValues(*values)) {
-    ids.clear();
-    for (int64_t i : g) ids.push_back(data.row_ids[static_cast<size_t>(i)]);
-    groups[ValueAt(*values, g.front())].InsertMany(ids.data(), ids.size());
+  // One pass over the rows (a pass per group would read every row id once per value).
+  const ValueGroups by_value = GroupValues(*values);
+  const auto ids = GatherByGroup(by_value, data.row_ids.data());
+  for (size_t g = 0; g < ids.size(); ++g) {
+    groups[ValueAt(*values, by_value.first[g])].InsertMany(ids[g].data(), ids[g].size());
   }
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, values->type, groups, {}, nullptr));
   TrainedIndex out;
