@@ -108,17 +108,35 @@ std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint
       for (int64_t i = 0; i < n; ++i) {
         if (values.IsValid(i)) perm.push_back(i);
       }
-    } else {
-      std::vector<KeyPos> v;
-      v.reserve(static_cast<size_t>(n) - num_nulls);
-      for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) v.push_back(KeyPos{keys[static_cast<size_t>(i)], i});
-      }
-      RadixSort(v);
-      for (const KeyPos& x : v) perm.push_back(x.pos);
+      TiesByRowId(perm.data() + num_nulls, perm.data() + perm.size(), row_ids,
+                  [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] == keys[static_cast<size_t>(b)]; });
+      return perm;
     }
-    TiesByRowId(perm.data() + num_nulls, perm.data() + perm.size(), row_ids,
-                [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] == keys[static_cast<size_t>(b)]; });
+    std::vector<KeyPos> v;
+    v.reserve(static_cast<size_t>(n) - num_nulls);
+    for (int64_t i = 0; i < n; ++i) {
+      if (values.IsValid(i)) v.push_back(KeyPos{keys[static_cast<size_t>(i)], i});
+    }
+    keys = std::vector<uint64_t>();  // freed before the sort's second buffer is taken
+    RadixSort(v);
+    // Ties found on the sorted pairs, in order (through keys[perm[i]] each lookup missed the
+    // cache: the positions are scattered).
+    for (size_t r = 0; r < v.size();) {
+      size_t e = r + 1;
+      bool ordered = true;
+      while (e < v.size() && v[e].key == v[r].key) {
+        ordered = ordered && row_ids[static_cast<size_t>(v[e - 1].pos)] < row_ids[static_cast<size_t>(v[e].pos)];
+        ++e;
+      }
+      if (!ordered) {
+        std::sort(v.begin() + static_cast<std::ptrdiff_t>(r), v.begin() + static_cast<std::ptrdiff_t>(e),
+                  [&](const KeyPos& a, const KeyPos& b) {
+                    return row_ids[static_cast<size_t>(a.pos)] < row_ids[static_cast<size_t>(b.pos)];
+                  });
+      }
+      r = e;
+    }
+    for (const KeyPos& x : v) perm.push_back(x.pos);
     return perm;
   }
   // Byte strings: by their first 8 bytes as a big-endian integer, then the whole bytes, then
