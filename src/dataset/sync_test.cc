@@ -12,6 +12,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/scalar/create.h"
 #include "lance/io/local_object_store.h"
 
 namespace lance::dataset {
@@ -162,6 +163,39 @@ TEST(CommitSync, OperationOptionTurnsSyncOffForOneWrite) {
   auto count = (*ds)->CountRows();
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 50u);
+  std::filesystem::remove_all(std::filesystem::path(uri).parent_path());
+}
+
+// An index's files are written without a flush each and synced by its commit, in the round
+// of the manifest: each file, its directory _indices/{uuid} and _indices itself (a new entry),
+// beside the commit's own flushes (those of a commit that adds no file: a delete).
+TEST(CommitSync, CreateIndexSyncsItsFilesWithItsCommit) {
+  const std::string uri = FreshDir("index");
+  VectorRecordBatchReader input(SyncSchema(), Batches(0, 100));
+  auto ds = Dataset::Write(uri, input);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  int64_t before = io::LocalFlushCount();
+  auto deleted = (*ds)->Delete("id = 99");  // a commit with a deletion file
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  const int64_t delete_flushes = io::LocalFlushCount() - before;
+  index::scalar::CreateScalarIndexOptions o;
+  o.type = index::scalar::ScalarIndexType::kBTree;
+  before = io::LocalFlushCount();
+  auto created = (*ds)->CreateScalarIndex("id", o);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const int64_t index_flushes = io::LocalFlushCount() - before;
+  // The delete flushed its deletion file and _deletions/; the index two files, _indices/{uuid}
+  // and _indices/.
+  EXPECT_EQ(index_flushes, delete_flushes + 2) << "delete " << delete_flushes;
+  // Off for one operation: nothing flushed, and the index still reads.
+  o.replace = true;
+  o.commit.sync = false;
+  before = io::LocalFlushCount();
+  ASSERT_TRUE((*ds)->CreateScalarIndex("id", o).ok());
+  EXPECT_EQ(io::LocalFlushCount() - before, 0);
+  auto count = (*ds)->CountRows("id < 10");
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_EQ(*count, 10u);
   std::filesystem::remove_all(std::filesystem::path(uri).parent_path());
 }
 

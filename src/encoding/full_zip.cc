@@ -68,6 +68,17 @@ Status AppendFullZipValue(const pb21::CompressiveEncoding& enc, const FsstDecode
       ++out->num_values;
       return Status::OK();
     }
+    case Enc::kGeneral: {
+      // Per-value block compression (lance 12 picks it for values over 32 KiB): each value is
+      // compressed on its own -- zstd: u64 uncompressed size + frame; lz4: u32 size + block --
+      // and the inner encoding describes the value once decompressed.
+      const auto& general = enc.general();
+      if (!general.has_values() || general.values().has_general()) break;
+      const int prefix = general.compression().scheme() == pb21::COMPRESSION_ALGORITHM_LZ4 ? 4 : 8;
+      LANCE_ASSIGN_OR_RAISE(std::string raw,
+                            DecompressGeneral(general.compression().scheme(), bytes, prefix));
+      return AppendFullZipValue(general.values(), fsst, raw, out);
+    }
     default:
       return Status::NotSupported("full-zip values encoded as {}", DescribeEncoding(enc));
   }

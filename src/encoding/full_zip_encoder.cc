@@ -9,8 +9,7 @@
 
 namespace lance::encoding::encoder {
 
-Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&,
-                                  const DataBlock* fsst_codes, const std::string* fsst_table) {
+Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&, const CodedValues* coded) {
   const bool has_rep = !p.rep.empty();
   const bool has_def = !p.def.empty();
   const int64_t num_levels = has_rep ? static_cast<int64_t>(p.rep.size())
@@ -23,7 +22,7 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&,
   if (has_def) {
     LANCE_ASSIGN_OR_RAISE(visible_codes, VisibleCodes(p.layers));
   }
-  const DataBlock& v = fsst_codes != nullptr ? *fsst_codes : p.values;
+  const DataBlock& v = coded != nullptr ? coded->values : p.values;
   const bool variable = v.kind == DataBlock::Kind::kVariable;
   int64_t value_bytes = 0;
   int offset_bytes = 0;
@@ -32,13 +31,8 @@ Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions&,
   if (variable) {
     offset_bytes = p.offset_bits == 64 || v.offsets.back() > UINT32_MAX / 2 ? 8 : 4;
     fz->set_bits_per_offset(static_cast<uint32_t>(offset_bytes * 8));
-    if (fsst_table != nullptr) {
-      auto* f = fz->mutable_value_compression()->mutable_fsst();
-      f->set_symbol_table(*fsst_table);
-      *f->mutable_values() = VariableEncoding(offset_bytes * 8);
-    } else {
-      *fz->mutable_value_compression() = VariableEncoding(offset_bytes * 8);
-    }
+    const Enc lengths = VariableEncoding(offset_bytes * 8);
+    *fz->mutable_value_compression() = coded != nullptr ? coded->encoding(lengths) : lengths;
   } else if (v.kind == DataBlock::Kind::kFixedSizeList) {
     value_bytes = v.dimension * v.child->bits_per_value / 8;
     fz->set_bits_per_value(static_cast<uint32_t>(value_bytes * 8));

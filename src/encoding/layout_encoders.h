@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,16 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPage& p, const ChunkCodec& codec,
                                     const std::string* dictionary_buffer = nullptr,
                                     uint64_t dict_items = 0);
 
-// A full-zip page of `p`'s values, or of their FSST codes with the symbol table when given.
+// Variable-width values coded one by one before they are zipped (FSST codes, zstd frames):
+// the coded bytes of each value, and the value encoding of the page given the Variable
+// encoding of the zipped lengths (e.g. fsst(table, variable) or general(zstd, variable)).
+struct CodedValues {
+  DataBlock values = DataBlock::Variable();
+  std::function<Enc(const Enc& variable)> encoding;
+};
+
+// A full-zip page of `p`'s values, or of their coded form when given.
 Result<EncodedPage> EncodeFullZip(const LeafPage& p, const PageEncodeOptions& opt,
-                                  const DataBlock* fsst_codes = nullptr,
-                                  const std::string* fsst_table = nullptr);
+                                  const CodedValues* coded = nullptr);
 
 }  // namespace lance::encoding::encoder

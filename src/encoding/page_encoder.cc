@@ -5,6 +5,8 @@
 #include <cstring>
 #include <optional>
 
+#include <zstd.h>
+
 #include "encoding/chunk_codecs.h"
 #include "encoding/dictionary_encoder.h"
 #include "encoding/encoder.h"
@@ -147,6 +149,55 @@ Enc WrapFsst(const std::string& table, const Enc& inner) {
   return e;
 }
 
+// Per-value zstd, as lance 12 chooses it (its compression.rs create_per_value): when some value
+// is over 32 KiB (and the page holds at least 32 KiB) each value is compressed on its own, as
+// its u64 length and a zstd frame (level 0, zstd's default), so that one value is read and
+// decompressed alone. Encoding general(zstd level 0, variable(lengths)).
+constexpr int64_t kPerValueCompressionBytes = 32 * 1024;
+
+Result<std::optional<CodedValues>> ZstdEachValue(const DataBlock& v) {
+  const int64_t n = v.num_values;
+  if (n == 0 || v.offsets.back() - v.offsets.front() < kPerValueCompressionBytes) return std::nullopt;
+  int64_t max_len = 0;
+  size_t bound = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t len = v.offsets[static_cast<size_t>(i + 1)] - v.offsets[static_cast<size_t>(i)];
+    max_len = std::max(max_len, len);
+    bound += 8 + ZSTD_compressBound(static_cast<size_t>(len));
+  }
+  if (max_len <= kPerValueCompressionBytes) return std::nullopt;
+  CodedValues out;
+  LANCE_RETURN_NOT_OK(out.values.data.ResizeForOverwrite(bound));
+  char* dst = out.values.data.mutable_data();
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(n + 1));
+  offsets.push_back(0);
+  size_t at = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view s = v.ValueView(i);
+    const uint64_t size = s.size();
+    std::memcpy(dst + at, &size, 8);  // in host order, as PutLE writes lengths
+    const size_t got = ZSTD_compress(dst + at + 8, bound - at - 8, s.data(), s.size(), 0);
+    if (ZSTD_isError(got)) {
+      return Status::Internal("zstd compression of a {}-byte value failed: {}", s.size(), ZSTD_getErrorName(got));
+    }
+    at += 8 + got;
+    offsets.push_back(static_cast<int64_t>(at));
+  }
+  out.values.data.Truncate(at);
+  out.values.offsets = std::move(offsets);
+  out.values.num_values = n;
+  out.encoding = [](const Enc& lengths) {
+    Enc e;
+    auto* g = e.mutable_general();
+    g->mutable_compression()->set_scheme(::lance::encodings21::COMPRESSION_ALGORITHM_ZSTD);
+    g->mutable_compression()->set_level(0);
+    *g->mutable_values() = lengths;
+    return e;
+  };
+  return out;
+}
+
 // ConstantLayout (2.2) with the single value inline (fixed width up to 32 bytes, bools as one
 // byte) or, for variable width, in page buffer 0 as `u32 2 | u32 offsets size | u32 data size |
 // offsets [0, len] (u32, or u64 for the large types) | bytes`.
@@ -272,8 +323,13 @@ Result<EncodedPage> EncodePageOnce(const LeafPage& p, const PageEncodeOptions& o
   const DataBlock& v = p.values;
   if (WantsFullZip(v)) {
     if (opt.compress && v.kind == DataBlock::Kind::kVariable) {
+      LANCE_ASSIGN_OR_RAISE(std::optional<CodedValues> zstd, ZstdEachValue(v));
+      if (zstd) return EncodeFullZip(p, opt, &*zstd);
       LANCE_ASSIGN_OR_RAISE(auto fsst, FsstCompress(v, opt.pool));
-      if (fsst) return EncodeFullZip(p, opt, &fsst->codes, &fsst->table);
+      if (fsst) {
+        CodedValues coded{std::move(fsst->codes), [&](const Enc& inner) { return WrapFsst(fsst->table, inner); }};
+        return EncodeFullZip(p, opt, &coded);
+      }
     }
     return EncodeFullZip(p, opt);
   }

@@ -63,6 +63,47 @@ Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bo
   int64_t copy_from = -1, copy_len = 0;  // a run of values to copy
   size_t next = 0;
   while (next < num_rows && rows[next] < first_row) ++next;
+  // The selected rows of the run are consecutive (a range read): their levels and values are
+  // one stretch of the run's, copied whole instead of level by level. The rows are ascending
+  // and unique, so the first and the last selected row of the run decide.
+  if (next < num_rows) {
+    auto is_start = [&](size_t i) { return !has_rep || run.rep[i] == start_rep; };
+    int64_t run_rows = 0;
+    for (size_t i = 0; i < num_levels; ++i) run_rows += is_start(i) ? 1 : 0;
+    const int64_t* end_sel = std::upper_bound(rows + next, rows + num_rows, first_row + run_rows - 1);
+    const auto k = static_cast<int64_t>(end_sel - (rows + next));
+    if (k > 0 && rows[next + static_cast<size_t>(k) - 1] - rows[next] == k - 1) {
+      const int64_t lo = rows[next] - first_row;  // the ordinal of the first selected start
+      size_t from = num_levels, to = num_levels;
+      for (size_t i = 0, ordinal = 0; i < num_levels; ++i) {
+        if (!is_start(i)) continue;
+        if (static_cast<int64_t>(ordinal) == lo) from = i;
+        if (static_cast<int64_t>(ordinal) == lo + k) {
+          to = i;
+          break;
+        }
+        ++ordinal;
+      }
+      int64_t skipped = static_cast<int64_t>(from), taken_end = static_cast<int64_t>(to);
+      if (has_def) {
+        skipped = taken_end = 0;
+        for (size_t i = 0; i < to; ++i) {
+          const int64_t vis = visible[run.def[i]];
+          taken_end += vis;
+          skipped += i < from ? vis : 0;
+        }
+      }
+      if (taken_end > run.values.num_values) {
+        return Status::Corruption("levels name {} values, {} were decoded", taken_end, run.values.num_values);
+      }
+      const auto a = static_cast<std::ptrdiff_t>(from), b = static_cast<std::ptrdiff_t>(to);
+      if (has_rep) out->rep.insert(out->rep.end(), run.rep.begin() + a, run.rep.begin() + b);
+      if (has_def) out->def.insert(out->def.end(), run.def.begin() + a, run.def.begin() + b);
+      if (taken_end > skipped) LANCE_RETURN_NOT_OK(values->AppendRange(run.values, skipped, taken_end - skipped));
+      out->num_values += taken_end - skipped;
+      return run_rows;
+    }
+  }
   auto flush = [&]() -> Status {
     if (copy_len > 0) LANCE_RETURN_NOT_OK(values->AppendRange(run.values, copy_from, copy_len));
     copy_len = 0;

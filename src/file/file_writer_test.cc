@@ -475,8 +475,23 @@ TEST(FileWriterTest, HugeStringsGoFullZip) {
   RoundTrip(s, Split(*b, 3), "huge strings");
   auto r = WriteAndOpen(s, {b}, WriteOptions{});
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(Descriptions(*r, 1).at(0), "full_zip(values=fsst(variable(flat(32))))");
-  EXPECT_EQ(Descriptions(*r, 2).at(0), "full_zip(values=fsst(variable(flat(64))))");
+  // Values over 32 KiB: each compressed on its own (u64 size + zstd frame), as lance 12 does.
+  EXPECT_EQ(Descriptions(*r, 1).at(0), "full_zip(values=general(zstd, variable(flat(32))))");
+  EXPECT_EQ(Descriptions(*r, 2).at(0), "full_zip(values=general(zstd, variable(flat(64))))");
+  EXPECT_LT(r->FieldBytes(1), 1 << 20);  // three 1 MiB strings (and small ones)
+  // Up to 32 KiB a value is FSST coded.
+  std::string small_rows;
+  for (int i = 0; i < 40; ++i) {
+    std::string v(30000, 'a');
+    for (size_t k = 0; k < v.size(); k += 13) v[k] = static_cast<char>('a' + (static_cast<size_t>(i) * 7 + k) % 26);
+    small_rows += fmt::format("{{\"id\": {}, \"blob\": \"{}\", \"big\": null}}\n", i, v);
+  }
+  auto sb = FromJson(s, small_rows);
+  ASSERT_NE(sb, nullptr);
+  auto rs = WriteAndOpen(s, {sb}, WriteOptions{});
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(Descriptions(*rs, 1).at(0), "full_zip(values=fsst(variable(flat(32))))");
+  CheckReads(*rs, *sb, "30 KB strings");
   WriteOptions plain;
   plain.compress = false;
   auto rp = WriteAndOpen(s, {b}, plain);

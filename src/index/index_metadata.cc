@@ -76,7 +76,8 @@ std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& ma
 
 Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
                                          uint64_t read_version, const NewIndexSegment& segment,
-                                         bool replace, const table::CommitOptions& options) {
+                                         bool replace, const table::CommitOptions& options,
+                                         table::StagedFiles* staged) {
   if (segment.name.empty()) return Status::InvalidArgument("create index: the index name is empty");
   LANCE_ASSIGN_OR_RAISE(table::CommittedVersion latest, table::LoadLatestWritableVersion(location));
   const auto existing = FindIndexSegments(latest.manifest, segment.name);
@@ -91,7 +92,7 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
   table::Transaction txn;
   txn.read_version = read_version;
   txn.operation = std::move(ci);
-  return table::CommitTransaction(location, std::move(txn), options);
+  return table::CommitTransaction(location, std::move(txn), options, staged);
 }
 
 }  // namespace lance::index

@@ -92,7 +92,8 @@ namespace {
 // the span -- linear, where a comparison sort of scattered BTree ids costs ~150 instructions
 // a value.
 void SortLows(std::vector<uint32_t>& lows) {
-  if (lows.size() < 64 || std::is_sorted(lows.begin(), lows.end())) {
+  if (std::is_sorted(lows.begin(), lows.end())) return;  // the common case: rows in order
+  if (lows.size() < 64) {
     std::sort(lows.begin(), lows.end());
     return;
   }

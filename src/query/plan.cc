@@ -47,9 +47,9 @@ std::string FragmentScanNode::Describe() const {
     physical += all[i].physical_rows;
   }
   return fmt::format(
-      "fragments {} ({} of {}), {} live rows ({} deleted skipped), spans of {} rows",
+      "fragments {} ({} of {}), {} live rows ({} deleted skipped), spans of {} rows{}{}",
       ListOf(fragments_, [&](size_t i) { return std::to_string(all[i].id); }), fragments_.size(),
-      all.size(), live, physical - live, chunk_rows_);
+      all.size(), live, physical - live, chunk_rows_, note_.empty() ? "" : "; ", note_);
 }
 
 TakeNode::TakeNode(std::shared_ptr<const table::Snapshot> snapshot, By by,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "lance/core/thread_pool.h"
 #include "lance/expr/ast.h"
 #include "lance/index/scalar/lookup.h"
@@ -99,11 +101,14 @@ Result<PlanNodePtr> Planner::RowSource(const ScanOptions& options, bool for_coun
   // pass, up to the batch size.
   const int64_t chunk = filter || for_count ? kFilterChunkRows : BatchSize(options);
   PlanNodePtr node;
+  std::string why_scan;
   if (filter && options.use_index) {
-    LANCE_ASSIGN_OR_RAISE(node, IndexedSource(options, filter, &chosen));
+    LANCE_ASSIGN_OR_RAISE(node, IndexedSource(options, &chosen, &why_scan));
   }
   if (!chosen.empty() || !node) {
-    PlanNodePtr scan = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
+    auto fragments = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
+    fragments->set_note(std::move(why_scan));
+    PlanNodePtr scan = std::move(fragments);
     if (filter) scan = std::make_shared<FilterNode>(std::move(scan), std::move(filter));
     node = node ? std::make_shared<UnionNode>(std::vector<PlanNodePtr>{std::move(node), std::move(scan)})
                 : std::move(scan);
@@ -114,9 +119,8 @@ Result<PlanNodePtr> Planner::RowSource(const ScanOptions& options, bool for_coun
   return node;
 }
 
-Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
-                                           const std::shared_ptr<const Filter>& filter,
-                                           std::vector<size_t>* chosen) const {
+Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options, std::vector<size_t>* chosen,
+                                           std::string* why_scan) const {
   const table::Manifest& m = snapshot_->manifest();
   // With stable row ids an index holds row ids, not addresses; not planned yet.
   if (m.indices.empty() || (m.reader_feature_flags & table::kFlagStableRowIds)) return PlanNodePtr();
@@ -136,6 +140,20 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
     (in ? indexed : scanned).push_back(i);
   }
   if (indexed.empty()) return PlanNodePtr();
+  uint64_t covered_rows = 0;
+  for (size_t i : indexed) covered_rows += m.fragments[i].physical_rows;
+  if (covered_rows >= kIndexShareMinRows) {
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> estimate, catalog->EstimateRows(plan));
+    if (estimate && static_cast<double>(*estimate) > kIndexMaxShare * static_cast<double>(covered_rows)) {
+      *why_scan = fmt::format(
+          "scanned, not looked up: {} may match about {} of the {} rows the index covers "
+          "({:.0f} %, over the {:.0f} % where a scan is cheaper)",
+          plan.ToString(), std::min(*estimate, covered_rows), covered_rows,
+          100.0 * static_cast<double>(std::min(*estimate, covered_rows)) / static_cast<double>(covered_rows),
+          100.0 * kIndexMaxShare);
+      return PlanNodePtr();
+    }
+  }
   // What the indexes do not answer is filtered over the rows they return, and so are the
   // conjuncts an inexact index (zone map, bloom filter) answered with a superset: rechecked.
   std::vector<size_t> recheck;
@@ -158,7 +176,6 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options,
     LANCE_ASSIGN_OR_RAISE(auto residual, Filter::Make(rest, snapshot_->schema()));
     node = std::make_shared<FilterNode>(std::move(node), std::move(residual));
   }
-  (void)filter;
   *chosen = std::move(scanned);
   return node;
 }

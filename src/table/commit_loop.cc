@@ -46,6 +46,7 @@ Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* han
   if (local && sync) {
     // New subdirectories of the dataset directory; for a new dataset, mkdir -p's parents.
     dirs = new_dataset ? SelfAndAncestors(loc.root()) : std::vector<std::string>{loc.root()};
+    for (std::string& d : staged.directories()) dirs.push_back(std::move(d));
   }
   if (handler != nullptr || !local) {
     if (local && sync) LANCE_RETURN_NOT_OK(internal::SyncFiles(*local, staged.TakeUnsynced(), dirs, sync_pool));

@@ -44,6 +44,16 @@ void StagedFiles::Record(const std::string& path) {
   all_paths_.push_back(path);
 }
 
+void StagedFiles::RecordDirectory(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  directories_.push_back(path);
+}
+
+std::vector<std::string> StagedFiles::directories() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return directories_;
+}
+
 std::vector<std::string> StagedFiles::paths() const {
   std::lock_guard<std::mutex> lock(mu_);
   return all_paths_;

@@ -1,6 +1,7 @@
 // `lance file write` (our FileWriter) on every type, read back by `lance file cat`, and
 // realistic data (text for FSST, low-cardinality strings for dictionaries, sequential ids for
-// bit-packing, runs, constants, 128-float vectors and 3 KB strings for full-zip) written as a
+// bit-packing, runs, constants, 128-float vectors and 3 KB strings for full-zip, 40 KB strings
+// for per-value zstd) written as a
 // dataset through `lance create` and read back by lance 12 value for value.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -45,6 +46,8 @@ function realistic(n) {
       values: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : { a: i % 7 === 0 ? null : i, b: words[i % 30] })) },
     { name: 'tags', type: new A.List(new A.Field('item', new A.Utf8(), true)),
       values: Array.from({ length: n }, () => (rnd() < 0.1 ? null : Array.from({ length: Math.floor(rnd() * 4) }, () => words[Math.floor(rnd() * 20)]))) },
+    // A 40-70 KB value every 1000 rows among short ones: per-value zstd full-zip (as lance 12).
+    { name: 'huge', type: new A.Utf8(), values: Array.from({ length: n }, (_, i) => (i % 1000 === 0 ? Array.from({ length: 400 + i / 20 }, text).join('/').slice(0, 40000 + i * 4) : i % 9 === 0 ? null : `h${i}`)) },
     // 12 repeating 64-bit values: lance 12 writes a dictionary in 2.2 (3.7 KB for 5000 rows).
     { name: 'lowcard', type: new A.Int64(), values: Array.from({ length: n }, (_, i) => (i % 97 === 5 ? null : BigInt([5, 900, 12345678901, 7, -3, 42, 1000, 2, 3, 4, 5, 6][i % 12]))) },
   ];
@@ -87,6 +90,8 @@ for (const version of ['2.1', '2.2']) {
       assert.equal(enc[7], 'full_zip(values=fixed_size_list(128, flat(32)))');
       assert.equal(info.columns[7].pages[0].buffers.length, 1);
       const last = info.columns.length - 1;
+      assert.equal(info.columns[last - 1].pages[0].encoding,
+        'full_zip(values=general(zstd, variable(flat(32))))');
       assert.equal(info.schema.fields.at(-1).name, 'lowcard');
       assert.equal(info.columns[last].pages[0].encoding, version === '2.2'
         ? 'mini_block(values=inline_bitpacking(32), dictionary=general(lz4, flat(64)), def=out_of_line_bitpacking(16, flat(1)))'

@@ -9,14 +9,18 @@
 //     fragments and scan the new one, with the same rows;
 //   * lance 12 builds the same indexes: our scans plan those filters through its indexes
 //     (`lance scan --explain` names each index lookup and the fragment scanned without one),
-//     and return lance 12's rows, and our --no-index scan's, before and after its append.
+//     and return lance 12's rows, and our --no-index scan's, before and after its append;
+//   * a BITMAP of lance 12 wide enough to store its bitmaps per-value zstd compressed.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
+import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
+import { makeTable as arrowTable } from './lib/gen.mjs';
 import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import { scalarTable, SCALAR_INDEXES } from './lib/scalar_rows.mjs';
 
@@ -154,6 +158,62 @@ describe('scalar indexes lance 12 builds, used by our scans', () => {
       for (const [filter, index] of FILTERS) {
         checkOurScan(uri, filter, index, await rowsOf(t, filter), { unindexed });
       }
+    }
+  });
+});
+
+// A BITMAP wide enough that lance 12 stores its bitmaps per-value compressed: 400k rows in one
+// fragment, four categories of ~15 % each spread at random (each roaring bitmap is then dense
+// 8 KiB containers, ~56 KiB in all, over lance 12's 32 KiB per-value threshold), twenty rare
+// ones and nulls. lance 12's bitmap_page_lookup.lance then holds
+// full_zip(general(zstd, variable(flat(32)))) pages; our scans must plan through that index
+// and return exactly lance 12's rows.
+describe('a wide BITMAP of lance 12 (per-value zstd bitmaps)', () => {
+  const N = 400_000;
+  let dir, uri, t;
+  before(async () => {
+    dir = scratchDir('lance-scalar-wide-');
+    uri = path.join(dir, 'w.lance');
+    let seed = 0x2545f491;
+    const rand = () => {
+      seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+      return seed / 4294967296;
+    };
+    const cat = Array.from({ length: N }, () => {
+      const r = rand();
+      if (r < 0.6) return `wide${Math.floor(r / 0.15)}`;
+      if (r < 0.62) return null;
+      return `rare${String(Math.floor((r - 0.62) / 0.019)).padStart(2, '0')}`;
+    });
+    const table = arrowTable([
+      { name: 'id', type: new A.Int64(), nullable: false, values: Array.from({ length: N }, (_, i) => BigInt(i)) },
+      { name: 'cat', type: new A.Utf8(), values: cat },
+    ], [N]);
+    const db = await lancedb.connect(dir);
+    t = await db.createTable('w', table);
+    await t.createIndex('cat', { config: lancedb.Index.bitmap() });
+  });
+
+  test('lance 12 wrote per-value zstd bitmaps, and we read the index file', () => {
+    const [idx] = fs.readdirSync(path.join(uri, '_indices'));
+    const file = path.join(uri, '_indices', idx, 'bitmap_page_lookup.lance');
+    const info = JSON.parse(lanceOk(['file', 'info', file]).stdout);
+    const encodings = info.columns.flatMap((c) => c.pages.map((p) => p.encoding));
+    assert.ok(encodings.some((e) => e.startsWith('full_zip(values=general(zstd, variable(flat(32)))')),
+      encodings.join('\n'));
+    const rows = lanceOk(['file', 'cat', file, '--columns', 'keys']).stdout.trim().split('\n');
+    assert.equal(rows.length, 25);  // four wide, twenty rare, null
+  });
+
+  test('our scans plan through it and return lance 12 rows', async () => {
+    for (const filter of ["cat = 'wide2'", "cat = 'rare07'", "cat IN ('wide0', 'rare19', 'zz')",
+      'cat IS NULL', "cat = 'wide1' AND id < 200000", "cat = 'nothing'"]) {
+      const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
+      assert.match(plan, /ScalarIndexLookup: .*@cat_idx\(/, `${filter}:\n${plan}`);
+      const theirs = canonicalLines(await t.query().where(filter).select(['id', 'cat']).toArrow());
+      const ours = lanceOk(['scan', uri, '--where', filter]).stdout;
+      assert.equal(sortedLines(ours), sortedLines(theirs), filter);
+      assert.equal(ours, lanceOk(['scan', uri, '--where', filter, '--no-index']).stdout, `--no-index: ${filter}`);
     }
   });
 });

@@ -61,9 +61,12 @@ table::IndexInfo MakeIndexInfo(const NewIndexSegment& segment, uint64_t dataset_
 // (the manifest drops it, as lance 12 does; its files stay until cleanup), else the commit
 // fails with AlreadyExists before writing anything. Errors: AlreadyExists, NotFound (no
 // table), CommitConflict, IOError.
+// `staged`: the index files, when written through StagedFiles::store() (synced by the commit
+// with its manifest, removed if it fails for good); null when they are durable already.
 Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
                                          uint64_t read_version, const NewIndexSegment& segment,
-                                         bool replace, const table::CommitOptions& options = {});
+                                         bool replace, const table::CommitOptions& options = {},
+                                         table::StagedFiles* staged = nullptr);
 
 // The user indexes (system indexes left out) of `manifest` named `name`, in manifest order.
 std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& manifest,

@@ -89,11 +89,16 @@ class FragmentScanNode final : public PlanNode {
   const std::shared_ptr<const table::Snapshot>& snapshot() const { return snapshot_; }
   const std::vector<size_t>& fragments() const { return fragments_; }
   int64_t chunk_rows() const { return chunk_rows_; }
+  // Why the planner scans fragments an index covers (Explain appends it), e.g. a lookup that
+  // would return a large share of their rows.
+  void set_note(std::string note) { note_ = std::move(note); }
+  const std::string& note() const { return note_; }
 
  private:
   std::shared_ptr<const table::Snapshot> snapshot_;
   std::vector<size_t> fragments_;
   int64_t chunk_rows_;
+  std::string note_;
 };
 
 // Source: rows named by scan position (0 = the first live row of the snapshot, fragments in

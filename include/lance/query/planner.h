@@ -37,6 +37,13 @@ namespace lance::query {
 inline constexpr int64_t kDefaultBatchSize = 8192;
 // Physical rows per filter chunk.
 inline constexpr int64_t kFilterChunkRows = 8192;
+// An index lookup estimated (ScalarIndexCatalog::EstimateRows: BTree pages, bitmap sizes) to
+// return more than this share of the rows of the fragments it covers is not used: the scan
+// reads the filter's columns in order and tests them faster than the rows can be gathered one
+// by one from an index answer that broad. Only for at least kIndexShareMinRows covered rows
+// (below that either plan is quick, and the index saves the reads).
+inline constexpr double kIndexMaxShare = 0.40;
+inline constexpr uint64_t kIndexShareMinRows = 64 * 1024;
 
 struct ScanOptions {
   // Output columns, in order: top-level names of the dataset's schema and the system columns
@@ -111,10 +118,10 @@ class Planner {
   Result<PlanNodePtr> RowSource(const ScanOptions& options, bool for_count) const;
   // The rows scalar indexes answer for the chosen fragments they cover (a ScalarIndexLookup,
   // with a Filter of the conjuncts they do not answer), those fragments taken out of
-  // `chosen`; null when no index helps.
-  Result<PlanNodePtr> IndexedSource(const ScanOptions& options,
-                                    const std::shared_ptr<const Filter>& filter,
-                                    std::vector<size_t>* chosen) const;
+  // `chosen`; null when no index helps, with `*why_scan` set when an index could answer but
+  // a scan is cheaper (kIndexMaxShare).
+  Result<PlanNodePtr> IndexedSource(const ScanOptions& options, std::vector<size_t>* chosen,
+                                    std::string* why_scan) const;
 
   std::shared_ptr<const table::Snapshot> snapshot_;
 };

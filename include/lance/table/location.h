@@ -67,6 +67,10 @@ class StagedFiles {
   Status Put(const std::string& path, std::string_view bytes);
   // Records a file written through store() by other means (e.g. a file::FileWriter).
   void Record(const std::string& path);
+  // Records a directory this write created below the dataset directory's own subdirectories
+  // (e.g. _indices/, which gains an index's directory): the commit syncs it with the files,
+  // so that the new entry survives a crash. (Files' own directories are always synced.)
+  void RecordDirectory(const std::string& path);
   // Every path recorded and not yet forgotten.
   std::vector<std::string> paths() const;
 
@@ -75,6 +79,7 @@ class StagedFiles {
   // once a version references them.
   const std::shared_ptr<io::LocalObjectStore>& unsynced_local() const { return unsynced_; }
   std::vector<std::string> TakeUnsynced();
+  std::vector<std::string> directories() const;
   void Forget();
 
  private:
@@ -84,6 +89,7 @@ class StagedFiles {
   mutable std::mutex mu_;
   std::vector<std::string> unsynced_paths_;
   std::vector<std::string> all_paths_;
+  std::vector<std::string> directories_;
 };
 
 }  // namespace lance::table

@@ -21,6 +21,42 @@ class BitmapIndex final : public ScalarIndex {
     return q->op != ScalarQuery::Op::kPrefix || value_type()->is_binary_like();
   }
 
+  Result<std::optional<uint64_t>> EstimateMatches(const IndexQuery& query) const override {
+    if (!CanAnswer(query)) return std::optional<uint64_t>();
+    const ScalarQuery& q = std::get<ScalarQuery>(query);
+    uint64_t n = 0;
+    switch (q.op) {
+      case ScalarQuery::Op::kEquals:
+        if (!q.value.is_null()) {
+          LANCE_ASSIGN_OR_RAISE(n, lookup_->CountOf(q.value));
+        }
+        break;
+      case ScalarQuery::Op::kIn:
+        for (const ScalarValue& v : q.values) {
+          if (v.is_null()) continue;
+          LANCE_ASSIGN_OR_RAISE(uint64_t k, lookup_->CountOf(v));
+          n += k;
+        }
+        break;
+      case ScalarQuery::Op::kRange: {
+        LANCE_ASSIGN_OR_RAISE(n, lookup_->CountInRange(q.lower, q.upper));
+        break;
+      }
+      case ScalarQuery::Op::kIsNull:
+        n = lookup_->null_rows().Cardinality();
+        break;
+      case ScalarQuery::Op::kIsNotNull: {
+        LANCE_ASSIGN_OR_RAISE(n, lookup_->CountInRange(std::nullopt, std::nullopt));
+        break;
+      }
+      case ScalarQuery::Op::kPrefix: {
+        LANCE_ASSIGN_OR_RAISE(n, lookup_->CountWithPrefix(q.value.bytes()));
+        break;
+      }
+    }
+    return std::optional<uint64_t>(n);
+  }
+
   Result<SearchResult> Search(const IndexQuery& query, const SearchOptions& options) const override {
     if (!CanAnswer(query)) return Status::NotSupported("BITMAP index cannot answer this query");
     const ScalarQuery& q = std::get<ScalarQuery>(query);
@@ -84,11 +120,11 @@ Result<TrainedIndex> TrainBitmapIndex(IndexStore& store, const TrainingData& dat
                                    values->type->ToString());
   }
   std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  std::vector<uint64_t> ids;
-  for (const std::vector<int64_t>& g : GroupEqualValues(*values)) {
-    ids.clear();
-    for (int64_t i : g) ids.push_back(data.row_ids[static_cast<size_t>(i)]);
-    groups[ValueAt(*values, g.front())].InsertMany(ids.data(), ids.size());
+  // One pass over the rows (a pass per group would read every row id once per value).
+  const ValueGroups by_value = GroupValues(*values);
+  const auto ids = GatherByGroup(by_value, data.row_ids.data());
+  for (size_t g = 0; g < ids.size(); ++g) {
+    groups[ValueAt(*values, by_value.first[g])].InsertMany(ids[g].data(), ids[g].size());
   }
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, values->type, groups, {}, nullptr));
   TrainedIndex out;

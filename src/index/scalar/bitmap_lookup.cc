@@ -66,10 +66,10 @@ Result<RowSet> BitmapLookup::RowsOf(const ScalarValue& key) const {
   return *rows;
 }
 
-Result<RowSet> BitmapLookup::RowsInRange(const std::optional<RangeBound>& lo,
-                                         const std::optional<RangeBound>& hi) const {
-  RowSet out;
-  if ((lo && lo->value.is_null()) || (hi && hi->value.is_null())) return out;
+template <typename Fn>
+Status BitmapLookup::ForEachInRange(const std::optional<RangeBound>& lo,
+                                    const std::optional<RangeBound>& hi, Fn&& fn) const {
+  if ((lo && lo->value.is_null()) || (hi && hi->value.is_null())) return Status::OK();
   auto it = lo ? (lo->inclusive ? keys_.lower_bound(lo->value) : keys_.upper_bound(lo->value))
                : keys_.begin();
   for (; it != keys_.end(); ++it) {
@@ -78,19 +78,53 @@ Result<RowSet> BitmapLookup::RowsInRange(const std::optional<RangeBound>& lo,
       if (c > 0 || (c == 0 && !hi->inclusive)) break;
     }
     LANCE_ASSIGN_OR_RAISE(auto rows, Load(it->second));
-    out |= *rows;
+    fn(*rows);
   }
+  return Status::OK();
+}
+
+template <typename Fn>
+Status BitmapLookup::ForEachWithPrefix(const std::string& prefix, Fn&& fn) const {
+  for (auto it = keys_.lower_bound(ScalarValue::Bytes(prefix)); it != keys_.end(); ++it) {
+    if (it->first.kind() != ScalarValue::Kind::kBytes || !it->first.bytes().starts_with(prefix)) break;
+    LANCE_ASSIGN_OR_RAISE(auto rows, Load(it->second));
+    fn(*rows);
+  }
+  return Status::OK();
+}
+
+Result<RowSet> BitmapLookup::RowsInRange(const std::optional<RangeBound>& lo,
+                                         const std::optional<RangeBound>& hi) const {
+  RowSet out;
+  LANCE_RETURN_NOT_OK(ForEachInRange(lo, hi, [&](const RowSet& rows) { out |= rows; }));
   return out;
 }
 
 Result<RowSet> BitmapLookup::RowsWithPrefix(const std::string& prefix) const {
   RowSet out;
-  for (auto it = keys_.lower_bound(ScalarValue::Bytes(prefix)); it != keys_.end(); ++it) {
-    if (it->first.kind() != ScalarValue::Kind::kBytes || !it->first.bytes().starts_with(prefix)) break;
-    LANCE_ASSIGN_OR_RAISE(auto rows, Load(it->second));
-    out |= *rows;
-  }
+  LANCE_RETURN_NOT_OK(ForEachWithPrefix(prefix, [&](const RowSet& rows) { out |= rows; }));
   return out;
+}
+
+Result<uint64_t> BitmapLookup::CountOf(const ScalarValue& key) const {
+  if (key.is_null()) return null_rows_.Cardinality();
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return uint64_t{0};
+  LANCE_ASSIGN_OR_RAISE(auto rows, Load(it->second));
+  return rows->Cardinality();
+}
+
+Result<uint64_t> BitmapLookup::CountInRange(const std::optional<RangeBound>& lo,
+                                            const std::optional<RangeBound>& hi) const {
+  uint64_t n = 0;
+  LANCE_RETURN_NOT_OK(ForEachInRange(lo, hi, [&](const RowSet& rows) { n += rows.Cardinality(); }));
+  return n;
+}
+
+Result<uint64_t> BitmapLookup::CountWithPrefix(const std::string& prefix) const {
+  uint64_t n = 0;
+  LANCE_RETURN_NOT_OK(ForEachWithPrefix(prefix, [&](const RowSet& rows) { n += rows.Cardinality(); }));
+  return n;
 }
 
 Result<int64_t> WriteBitmapLookup(IndexStore& store, const std::string& file,

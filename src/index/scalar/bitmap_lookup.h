@@ -26,9 +26,21 @@ class BitmapLookup {
                              const std::optional<RangeBound>& hi) const;
   // Union of the rows of every non-null key starting with `prefix` (bytes keys).
   Result<RowSet> RowsWithPrefix(const std::string& prefix) const;
+  // The sizes of the row sets the three above would unite, summed (an upper bound of the
+  // union's size); the row sets stay in the page cache.
+  Result<uint64_t> CountOf(const ScalarValue& key) const;
+  Result<uint64_t> CountInRange(const std::optional<RangeBound>& lo,
+                                const std::optional<RangeBound>& hi) const;
+  Result<uint64_t> CountWithPrefix(const std::string& prefix) const;
 
  private:
   Result<std::shared_ptr<const RowSet>> Load(int64_t row) const;
+  // Calls `fn(row set)` for the row set of every key in the range / with the prefix.
+  template <typename Fn>
+  Status ForEachInRange(const std::optional<RangeBound>& lo, const std::optional<RangeBound>& hi,
+                        Fn&& fn) const;
+  template <typename Fn>
+  Status ForEachWithPrefix(const std::string& prefix, Fn&& fn) const;
 
   std::shared_ptr<IndexStore> store_;
   std::string file_;

@@ -89,6 +89,28 @@ class BTreeIndex final : public ScalarIndex {
            static_cast<uint64_t>(batch_size_);
   }
 
+  // Ranges: the pages they touch (EstimateRows). Values: the pages strictly inside a value's
+  // span hold nothing else, and its two end pages are shared, so s pages count s - 1 pages of
+  // rows; a value inside one page counts as one row, the unique key an equality lookup is for
+  // (by pages, an IN-list of 100 ids would count 100 pages of rows and look broad).
+  Result<std::optional<uint64_t>> EstimateMatches(const IndexQuery& query) const override {
+    if (!CanAnswer(query)) return std::optional<uint64_t>();
+    const ScalarQuery& q = std::get<ScalarQuery>(query);
+    if (q.op != ScalarQuery::Op::kEquals && q.op != ScalarQuery::Op::kIn) return EstimateRows(query);
+    auto rows_of = [&](const ScalarValue& v) -> uint64_t {
+      if (v.is_null()) return 0;
+      const uint64_t s = PagesBetween(RangeBound{v, true}, RangeBound{v, true}).size();
+      return s <= 1 ? s : (s - 1) * static_cast<uint64_t>(batch_size_);
+    };
+    uint64_t n = 0;
+    if (q.op == ScalarQuery::Op::kEquals) {
+      n = rows_of(q.value);
+    } else {
+      for (const ScalarValue& v : q.values) n += rows_of(v);
+    }
+    return std::optional<uint64_t>(n);
+  }
+
   Result<SearchResult> Search(const IndexQuery& query, const SearchOptions& options) const override {
     if (!CanAnswer(query)) {
       return Status::NotSupported("BTREE index on {} cannot answer this query", type_->ToString());

@@ -85,7 +85,11 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   seg.name = name;
   seg.fields = {schema->field(idx)->id()};
   for (const auto& f : snapshot->manifest().fragments) seg.fragment_ids.push_back(static_cast<uint32_t>(f.id));
-  auto store = OpenIndexStore(location, seg.uuid);
+  // The files go through the store that does not sync each one: the commit syncs them with its
+  // manifest in one round of flushes (table/durable_files.h), not a file and a directory flush
+  // each, one after the other.
+  table::StagedFiles staged(location);
+  auto store = IndexStore::Make(staged.store(), IndexDirectory(location, seg.uuid));
   Result<TrainedIndex> trained = Status::OK();
   switch (options.type) {
     case ScalarIndexType::kBTree:
@@ -130,9 +134,13 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   seg.details = trained->details;
   seg.index_version = trained->index_version;
   seg.files = trained->files;
+  // Every file of the directory (an index may write more than the manifest lists).
+  LANCE_ASSIGN_OR_RAISE(auto written, staged.store()->List(store->dir() + "/"));
+  for (const auto& f : written) staged.Record(f.path);
+  staged.RecordDirectory(location.Path("_indices"));
   LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci,
                         CommitNewIndex(location, snapshot->version(), seg, options.replace,
-                                       options.commit));
+                                       options.commit, &staged));
   CreatedIndex out;
   out.info = MakeIndexInfo(seg, snapshot->version());
   if (ci.manifest) {

@@ -1,7 +1,10 @@
 #include "index/scalar/key_sort.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <numeric>
 
@@ -105,17 +108,35 @@ std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint
       for (int64_t i = 0; i < n; ++i) {
         if (values.IsValid(i)) perm.push_back(i);
       }
-    } else {
-      std::vector<KeyPos> v;
-      v.reserve(static_cast<size_t>(n) - num_nulls);
-      for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) v.push_back(KeyPos{keys[static_cast<size_t>(i)], i});
-      }
-      RadixSort(v);
-      for (const KeyPos& x : v) perm.push_back(x.pos);
+      TiesByRowId(perm.data() + num_nulls, perm.data() + perm.size(), row_ids,
+                  [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] == keys[static_cast<size_t>(b)]; });
+      return perm;
     }
-    TiesByRowId(perm.data() + num_nulls, perm.data() + perm.size(), row_ids,
-                [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] == keys[static_cast<size_t>(b)]; });
+    std::vector<KeyPos> v;
+    v.reserve(static_cast<size_t>(n) - num_nulls);
+    for (int64_t i = 0; i < n; ++i) {
+      if (values.IsValid(i)) v.push_back(KeyPos{keys[static_cast<size_t>(i)], i});
+    }
+    keys = std::vector<uint64_t>();  // freed before the sort's second buffer is taken
+    RadixSort(v);
+    // Ties found on the sorted pairs, in order (through keys[perm[i]] each lookup missed the
+    // cache: the positions are scattered).
+    for (size_t r = 0; r < v.size();) {
+      size_t e = r + 1;
+      bool ordered = true;
+      while (e < v.size() && v[e].key == v[r].key) {
+        ordered = ordered && row_ids[static_cast<size_t>(v[e - 1].pos)] < row_ids[static_cast<size_t>(v[e].pos)];
+        ++e;
+      }
+      if (!ordered) {
+        std::sort(v.begin() + static_cast<std::ptrdiff_t>(r), v.begin() + static_cast<std::ptrdiff_t>(e),
+                  [&](const KeyPos& a, const KeyPos& b) {
+                    return row_ids[static_cast<size_t>(a.pos)] < row_ids[static_cast<size_t>(b.pos)];
+                  });
+      }
+      r = e;
+    }
+    for (const KeyPos& x : v) perm.push_back(x.pos);
     return perm;
   }
   // Byte strings: by their first 8 bytes as a big-endian integer, then the whole bytes, then
@@ -145,39 +166,144 @@ std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint
   return perm;
 }
 
-std::vector<std::vector<int64_t>> GroupEqualValues(const Array& values) {
+namespace {
+
+// uint64 key -> group, open addressing with linear probing (power-of-two slots, at most half
+// full, Fibonacci hashing): the lookup per value of GroupEqualValues, about 4x cheaper than
+// std::unordered_map's for the few keys of a label or category column.
+class U64GroupIndex {
+ public:
+  U64GroupIndex() { Grow(16); }
+  // The group of `key`, `next` (and fresh = true) when it is new.
+  std::pair<uint32_t, bool> try_emplace(uint64_t key, uint32_t next) {
+    for (size_t i = Slot(key);; i = (i + 1) & mask_) {
+      if (!used_[i]) {
+        if (2 * (size_ + 1) > keys_.size()) {
+          Grow(keys_.size() * 2);
+          return try_emplace(key, next);
+        }
+        used_[i] = 1;
+        keys_[i] = key;
+        groups_[i] = next;
+        ++size_;
+        return {next, true};
+      }
+      if (keys_[i] == key) return {groups_[i], false};
+    }
+  }
+
+ private:
+  size_t Slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  void Grow(size_t slots) {
+    std::vector<uint64_t> keys = std::move(keys_);
+    std::vector<uint32_t> groups = std::move(groups_);
+    std::vector<uint8_t> used = std::move(used_);
+    keys_.assign(slots, 0);
+    groups_.assign(slots, 0);
+    used_.assign(slots, 0);
+    mask_ = slots - 1;
+    shift_ = 64 - std::countr_zero(slots);
+    size_ = 0;
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (used[i]) try_emplace(keys[i], groups[i]);
+    }
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> groups_;
+  std::vector<uint8_t> used_;
+  size_t mask_ = 0;
+  int shift_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+ValueGroups GroupValues(const Array& values) {
   const int64_t n = values.length;
-  std::vector<std::vector<int64_t>> groups;
-  std::vector<int64_t> nulls;
+  ValueGroups out;
+  out.group_of.resize(static_cast<size_t>(n));
+  uint32_t null_group = ValueGroups::kNone;
   auto group_by = [&](auto& index, auto key_of) {
     // Consecutive equal values (sorted or clustered columns) skip the hash lookup.
-    size_t last = SIZE_MAX;
+    uint32_t last = ValueGroups::kNone;
     decltype(key_of(int64_t{0})) last_key{};
     for (int64_t i = 0; i < n; ++i) {
+      uint32_t g;
       if (values.IsNull(i)) {
-        nulls.push_back(i);
-        continue;
+        if (null_group == ValueGroups::kNone) {
+          null_group = static_cast<uint32_t>(out.sizes.size());
+          out.first.push_back(i);
+          out.sizes.push_back(0);
+        }
+        g = null_group;
+      } else {
+        const auto k = key_of(i);
+        if (last == ValueGroups::kNone || !(k == last_key)) {
+          const uint32_t next = static_cast<uint32_t>(out.sizes.size());
+          if constexpr (std::is_same_v<std::decay_t<decltype(index)>, U64GroupIndex>) {
+            last = index.try_emplace(k, next).first;
+          } else {
+            last = index.try_emplace(k, next).first->second;
+          }
+          if (last == next) {
+            out.first.push_back(i);
+            out.sizes.push_back(0);
+          }
+          last_key = k;
+        }
+        g = last;
       }
-      const auto k = key_of(i);
-      if (last == SIZE_MAX || !(k == last_key)) {
-        auto [it, fresh] = index.try_emplace(k, groups.size());
-        if (fresh) groups.emplace_back();
-        last = it->second;
-        last_key = k;
-      }
-      groups[last].push_back(i);
+      out.group_of[static_cast<size_t>(i)] = g;
+      ++out.sizes[g];
     }
   };
   std::vector<uint64_t> keys;
   if (OrderKeys(values, &keys)) {
-    std::unordered_map<uint64_t, size_t> index;
+    U64GroupIndex index;
     group_by(index, [&](int64_t i) { return keys[static_cast<size_t>(i)]; });
   } else {
-    std::unordered_map<std::string_view, size_t> index;
-    group_by(index, [&](int64_t i) { return values.GetView(i); });
+    // Byte strings of at most 7 bytes (labels, short categories) as one integer: the bytes and
+    // the length in the top byte, so "a" and "a\0" differ. Longer ones by their bytes.
+    bool short_strings = true;
+    for (int64_t i = 0; i < n && short_strings; ++i) short_strings = values.IsNull(i) || values.GetView(i).size() <= 7;
+    if (short_strings) {
+      U64GroupIndex index;
+      group_by(index, [&](int64_t i) {
+        const std::string_view v = values.GetView(i);
+        uint64_t k = uint64_t{v.size()} << 56;
+        std::memcpy(&k, v.data(), v.size());  // the low bytes (little-endian); the top one is the length
+        return k;
+      });
+    } else {
+      std::unordered_map<std::string_view, uint32_t> index;
+      group_by(index, [&](int64_t i) { return values.GetView(i); });
+    }
   }
-  if (!nulls.empty()) groups.push_back(std::move(nulls));
-  return groups;
+  return out;
+}
+
+std::vector<std::vector<uint64_t>> GatherByGroup(const ValueGroups& groups, const uint64_t* rows, uint64_t skip) {
+  std::vector<std::vector<uint64_t>> out(groups.sizes.size());
+  for (size_t g = 0; g < out.size(); ++g) out[g].reserve(static_cast<size_t>(groups.sizes[g]));
+  for (size_t i = 0; i < groups.group_of.size(); ++i) {
+    if (rows[i] != skip) out[groups.group_of[i]].push_back(rows[i]);
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> GroupEqualValues(const Array& values) {
+  const ValueGroups g = GroupValues(values);
+  std::vector<std::vector<int64_t>> out(g.sizes.size());
+  for (size_t k = 0; k < out.size(); ++k) out[k].reserve(static_cast<size_t>(g.sizes[k]));
+  for (size_t i = 0; i < g.group_of.size(); ++i) out[g.group_of[i]].push_back(static_cast<int64_t>(i));
+  // The null group last.
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (values.IsNull(g.first[k])) {
+      std::rotate(out.begin() + static_cast<std::ptrdiff_t>(k), out.begin() + static_cast<std::ptrdiff_t>(k) + 1, out.end());
+      break;
+    }
+  }
+  return out;
 }
 
 KeyValueMetadataPtr MakeMetadata(std::vector<std::pair<std::string, std::string>> pairs) {

@@ -28,10 +28,25 @@ bool OrderKeys(const Array& values, std::vector<uint64_t>* keys);
 // range); nullopt when there is none (prefix all 0xff).
 std::optional<std::string> PrefixSuccessor(std::string prefix);
 
-// The positions of `values` grouped by equal value (nulls are one group), each group in
-// position order, groups in the order of their first position; hashed on the order key or
-// the bytes, so O(n) for any number of distinct values.
+// The positions of `values` grouped by equal value (nulls are one group, the last), each
+// group in position order, the others in the order of their first position; hashed on the
+// order key or the bytes, so O(n) for any number of distinct values.
 std::vector<std::vector<int64_t>> GroupEqualValues(const Array& values);
+
+// The same grouping as one group number per position (nulls one group among the others,
+// groups numbered in the order of their first position), with each group's first position
+// and size: what a trainer needs to gather row ids in one pass over the positions.
+struct ValueGroups {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> group_of;  // per position
+  std::vector<int64_t> first;      // per group: its first position
+  std::vector<int64_t> sizes;      // per group: its number of positions
+};
+ValueGroups GroupValues(const Array& values);
+// out[g]: rows[i] for the positions i of group g, in position order, leaving out `skip`.
+// REQUIRES: rows has groups.group_of.size() entries.
+std::vector<std::vector<uint64_t>> GatherByGroup(const ValueGroups& groups, const uint64_t* rows,
+                                                 uint64_t skip = UINT64_MAX);
 
 // Schema metadata {key: value, ...} in the given order.
 KeyValueMetadataPtr MakeMetadata(std::vector<std::pair<std::string, std::string>> pairs);

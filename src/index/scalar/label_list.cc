@@ -1,5 +1,6 @@
 #include "lance/index/scalar/label_list.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "index/scalar/bitmap_lookup.h"
@@ -98,31 +99,35 @@ Result<TrainedIndex> TrainLabelListIndex(IndexStore& store, const TrainingData& 
   // The row of every item of a non-null list, then the items grouped by value.
   const int64_t first = lists->length > 0 ? lists->ValueOffset(0) : 0;
   const int64_t last = lists->length > 0 ? lists->ValueOffset(lists->length) : 0;
-  std::vector<uint64_t> item_rows(static_cast<size_t>(last - first), 0);
-  std::vector<bool> item_live(static_cast<size_t>(last - first), false);
+  // kNoRow: an item of a null list (it counts for no label).
+  constexpr uint64_t kNoRow = UINT64_MAX;
+  std::vector<uint64_t> item_rows(static_cast<size_t>(last - first), kNoRow);
   std::vector<uint64_t> null_rows;
-  for (int64_t i = 0; i < lists->length; ++i) {
-    const uint64_t row = data.row_ids[static_cast<size_t>(i)];
-    if (lists->IsNull(i)) {
-      null_rows.push_back(row);
-      continue;
+  auto spread = [&](const auto* offsets) {
+    uint64_t* out = item_rows.data();
+    for (int64_t i = 0; i < lists->length; ++i) {
+      const uint64_t row = data.row_ids[static_cast<size_t>(i)];
+      if (lists->IsNull(i)) {
+        null_rows.push_back(row);
+        continue;
+      }
+      for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) out[j - first] = row;
     }
-    for (int64_t j = lists->ValueOffset(i); j < lists->ValueOffset(i + 1); ++j) {
-      item_rows[static_cast<size_t>(j - first)] = row;
-      item_live[static_cast<size_t>(j - first)] = true;
-    }
+  };
+  if (t.has_large_offsets()) {
+    spread(lists->buffers[1]->data_as<int64_t>() + lists->offset);
+  } else {
+    spread(lists->buffers[1]->data_as<int32_t>() + lists->offset);
   }
   RowSet list_nulls;
   list_nulls.InsertMany(null_rows.data(), null_rows.size());
   const ArrayPtr used = items.Slice(first, last - first);
   std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  std::vector<uint64_t> ids;
-  for (const std::vector<int64_t>& g : GroupEqualValues(*used)) {
-    ids.clear();
-    for (int64_t j : g) {
-      if (item_live[static_cast<size_t>(j)]) ids.push_back(item_rows[static_cast<size_t>(j)]);
-    }
-    if (!ids.empty()) groups[ValueAt(*used, g.front())].InsertMany(ids.data(), ids.size());
+  // One pass over the items (a pass per label would read every item's row once per label).
+  const ValueGroups by_label = GroupValues(*used);
+  const auto ids = GatherByGroup(by_label, item_rows.data(), kNoRow);
+  for (size_t g = 0; g < ids.size(); ++g) {
+    if (!ids[g].empty()) groups[ValueAt(*used, by_label.first[g])].InsertMany(ids[g].data(), ids[g].size());
   }
   const std::string nulls = list_nulls.Serialize();
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, t.value_type(), groups,

@@ -472,23 +472,35 @@ IndexPlan ScalarIndexCatalog::PlanConjuncts(const std::vector<const expr::Node*>
   return plan;
 }
 
+Result<std::optional<uint64_t>> ScalarIndexCatalog::EstimateRows(const IndexedConjunct& lookup) const {
+  std::optional<uint64_t> total = 0;
+  for (const IndexedLeaf& leaf : lookup.leaves) {
+    LANCE_ASSIGN_OR_RAISE(auto index, impl_->Open(leaf.index_slot));
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, index->EstimateMatches(leaf.query));
+    if (!e) return std::optional<uint64_t>();
+    *total += *e;
+  }
+  return total;
+}
+
+Result<std::optional<uint64_t>> ScalarIndexCatalog::EstimateRows(const IndexPlan& plan) const {
+  std::optional<uint64_t> best;
+  for (const IndexedConjunct& c : plan.lookups) {
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, EstimateRows(c));
+    if (!e) return std::optional<uint64_t>();
+    if (!best || *e < *best) best = e;
+  }
+  return best;
+}
+
 Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t max_rows) const {
   if (plan.lookups.size() < 2) return plan;
   std::vector<std::optional<uint64_t>> est;
   for (const IndexedConjunct& c : plan.lookups) {
-    std::optional<uint64_t> total = 0;
-    for (const IndexedLeaf& leaf : c.leaves) {
-      LANCE_ASSIGN_OR_RAISE(auto index, impl_->Open(leaf.index_slot));
-      auto e = index->EstimateRows(leaf.query);
-      if (!e || !total) {
-        total = std::nullopt;
-      } else {
-        *total += *e;
-      }
-    }
-    est.push_back(total);
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, EstimateRows(c));
+    est.push_back(e);
   }
-  // The smallest known estimate; unknown ones (bitmaps) count as selective.
+  // The smallest known estimate; unknown ones (label lists, text indexes) count as selective.
   size_t best = 0;
   for (size_t i = 0; i < est.size(); ++i) {
     if (!est[i]) {

@@ -239,9 +239,9 @@ TEST(KeySort, SortAndGroupsEqualTheComparator) {
   std::mt19937_64 rng(7);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double specials[] = {0.0, -0.0, nan, -nan, INFINITY, -INFINITY, 1.5, -1.5, 1e300, -1e-300};
-  for (int round = 0; round < 24; ++round) {
+  for (int round = 0; round < 27; ++round) {
     const int64_t n = 1 + static_cast<int64_t>(rng() % 3000);
-    const int kind = round % 8;
+    const int kind = round % 9;
     auto valid = [&] { return rng() % 7 != 0; };
     NumericBuilder<int8_t> i8(int8());
     NumericBuilder<int32_t> i32(int32());
@@ -264,6 +264,16 @@ TEST(KeySort, SortAndGroupsEqualTheComparator) {
         case 4: st = v ? f32.Append(static_cast<float>(specials[r % 10] * (r % 3 ? 1 : 0.25))) : f32.AppendNull(); builder = &f32; break;
         case 5: st = v ? f64.Append(r % 4 ? specials[r % 10] : static_cast<double>(r % 1000) / 7) : f64.AppendNull(); builder = &f64; break;
         case 6: st = v ? bools.Append(r % 2) : bools.AppendNull(); builder = &bools; break;
+        case 8: {
+          // Only strings of up to 7 bytes (grouped as one integer each): trailing and embedded
+          // zero bytes must keep "a", "a\0" and "a\0\0" apart.
+          static const std::string shorts[] = {"", std::string("\0", 1), "a", std::string("a\0", 2),
+                                               std::string("a\0\0", 3), std::string("\0a", 2), "abcdefg",
+                                               std::string("abcdef\0", 7), "\xff"};
+          st = v ? strs.Append(shorts[r % 9]) : strs.AppendNull();
+          builder = &strs;
+          break;
+        }
         default: {
           // Shared 8-byte prefixes, embedded zero bytes, empty strings, high bytes.
           static const char* parts[] = {"", "abcdefgh", "abcdefghi", "abcdefgh\0", "\xff\x01", "a", "abc"};

@@ -105,8 +105,16 @@ class ScalarIndexCatalog {
   // The rows where every lookup of `plan` is TRUE, for the fragments all of them cover.
   // Errors: as Answer.
   Result<ConjunctAnswer> AnswerAll(const IndexPlan& plan, ThreadPool* pool = nullptr) const;
+  // An estimate of the rows `lookup` answers (ScalarIndex::EstimateMatches of each leaf, summed:
+  // the pages a BTree range touches, its values' spans, the sizes of a bitmap's row sets), or
+  // nullopt when an index of it cannot tell. Opens the indexes involved. Errors: as Answer.
+  Result<std::optional<uint64_t>> EstimateRows(const IndexedConjunct& lookup) const;
+  // The smallest estimate of `plan`'s lookups (every row it answers passes each of them),
+  // nullopt when one of them is unknown (that one may be the selective one) or there are none.
+  // Errors: as Answer.
+  Result<std::optional<uint64_t>> EstimateRows(const IndexPlan& plan) const;
   // `plan` without the lookups that would return more than `max_rows` rows by their index's
-  // estimate (EstimateRows; the pages a BTree lookup touches), keeping at least the one with
+  // estimate (EstimateRows above), keeping at least the one with
   // the smallest estimate: a conjunct as broad as `score > 50` is cheaper to filter over the
   // rows a selective lookup returns than to answer. Opens the indexes involved.
   // Errors: as Answer.

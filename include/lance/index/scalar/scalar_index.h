@@ -46,6 +46,15 @@ class ScalarIndex {
     (void)query;
     return std::nullopt;
   }
+  // An estimate of the rows Search(query) returns, for the planner's choices, reading what it
+  // must: EstimateRows by default; a BTREE counts a value inside one page as one row (a unique
+  // key) and one spanning s pages as s - 1 pages of rows; a BITMAP loads the row sets the query
+  // names (into the page cache, where Search then finds them) and sums their sizes (exact for
+  // one key, an upper bound for several). nullopt when the index cannot tell.
+  // Errors: as Search.
+  virtual Result<std::optional<uint64_t>> EstimateMatches(const IndexQuery& query) const {
+    return EstimateRows(query);
+  }
   // Whether `null_rows` is filled in by Search (it costs reading the null pages of a BTree).
   bool fill_null_rows = true;
   const std::shared_ptr<IndexStore>& store() const { return store_; }
