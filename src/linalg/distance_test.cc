@@ -98,13 +98,10 @@ TEST(DistanceTest, ValuesOfLance12Dim5AllElementTypes) {
       EXPECT_EQ(c32[i], static_cast<float>(cos32[i]));
       EXPECT_EQ(c64[i], static_cast<float>(cos32[i]));
       EXPECT_EQ(h[i], static_cast<float>(hamming[i]));
-      if (level == SimdLevel::kPortable) {
-        // The reference's 1/sqrt is the CPU's estimate plus a Newton step (relative error
-        // ~1e-7); the portable path's is exact.
-        EXPECT_NEAR(c16[i], cos16[i], 3e-7);
-      } else {
-        EXPECT_EQ(c16[i], static_cast<float>(cos16[i]));
-      }
+      // The reference's 1/sqrt is the CPU's estimate plus a Newton step (relative error
+      // ~1e-7), and the estimate differs between CPU models (these values were recorded on an
+      // AVX2 machine; an AVX-512 Xeon's differs in the last bit); the portable path's is exact.
+      EXPECT_NEAR(c16[i], cos16[i], 3e-7);
     }
   }
 }

@@ -14,6 +14,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { roundToFloat16 } from './lib/canonical.mjs';
 import { makeTable } from './lib/gen.mjs';
+import { assertSameRows, cpuUlps } from './lib/vector_search.mjs';
 
 // Deterministic uniform [-1, 1) values (32-bit LCG), rounded to float32.
 function rng(seed) {
@@ -58,13 +59,9 @@ function ours(uri, q, metric, k) {
   });
 }
 
+// Bit for bit, in lance 12's order (within cpuUlps on AVX-512 machines: lib/vector_search.mjs).
 function assertSame(got, want, what) {
-  assert.equal(got.length, want.length, `${what}: ${got.length} rows, lance 12 ${want.length}`);
-  for (let i = 0; i < want.length; i++) {
-    assert.equal(got[i].rowid, want[i].rowid, `${what}: row ${i} is ${got[i].rowid}, lance 12 ${want[i].rowid}`);
-    assert.ok(Object.is(got[i].distance, want[i].distance),
-      `${what}: row ${i} (${want[i].rowid}) distance ${got[i].distance}, lance 12 ${want[i].distance}`);
-  }
+  assertSameRows(got, want, what, cpuUlps, false);
 }
 
 describe('flat search equals lance 12 brute force', () => {
