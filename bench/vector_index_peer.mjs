@@ -5,7 +5,9 @@
 // --noise (0.3) per coordinate, deterministic LCG) and 100 queries.
 // For each index: build time, query p50 (nprobes 20, k 10; ours inside one process after the
 // index is opened, the reference's through node, first call untimed) and recall@10 against
-// exact search, then the ratios (reference / ours; > 1: we are faster).
+// exact search, then the ratios (reference / ours; > 1: we are faster). Each query's CPU time
+// is printed beside its wall time (ours: the search process's CPU; lance 12: node's, its
+// threads included).
 //
 // Builds are timed in wall and CPU seconds (ours: the create-index process's CPU; lance 12: this
 // node process's CPU, its build threads included). With --hnswlib PEER (bench/peers/
@@ -119,13 +121,14 @@ for (const type of args.types.split(',')) {
   const ourBuildCpu = childCpu() - c0;
   const ef = type === 'ivf_hnsw_sq' && args.ef ? Number(args.ef) : 0;
   for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
-    const refTimes = [];
+    const refTimes = [], refCpu = [];
     let refRecall = 0;
     await refQuery(ref, queries[0], { refine, ef });
     for (const [i, q] of queries.entries()) {
-      const s = performance.now();
+      const s = performance.now(), c = selfCpu();
       const rows = await refQuery(ref, q, { refine, ef });
       refTimes.push(performance.now() - s);
+      refCpu.push((selfCpu() - c) * 1000);
       refRecall += rows.filter((x) => gt[i].has(x)).length / K;
     }
     const sargs = ['search', path.join(args.work, `ours_${type}.lance`), '--column', 'vector', '--queries', qfile,
@@ -141,7 +144,7 @@ for (const type of args.types.split(',')) {
     const rs = [...refTimes].sort((a, b) => a - b);
     results.push({ index: label + (refine ? ` refine ${refine}` : '') + (ef ? ` ef ${ef}` : ''), refBuild, ourBuild,
       refBuildCpu, ourBuildCpu, refP50: median(refTimes), refP99: rs[Math.min(rs.length - 1, Math.floor(rs.length * 0.99))],
-      ourP50: timing.p50_ms, ourP99: timing.p99_ms, refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
+      ourP50: timing.p50_ms, ourP99: timing.p99_ms, ourCpuP50: timing.cpu_p50_ms, refCpuP50: median(refCpu), refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
   }
   if (type === 'ivf_hnsw_sq' && args.hnswlib) {
     const vf = path.join(args.work, 'vectors.f32'), qf = path.join(args.work, 'queries.f32');
@@ -159,10 +162,10 @@ for (const type of args.types.split(',')) {
   }
 }
 console.log(`\n${ROWS} x ${DIM} float32 (noise ${NOISE}), ${args.partitions} partitions${''}, PQ ${args['sub-vectors']} x 8 bits, nprobes ${NPROBES}, k ${K}, ${NQ} queries`);
-console.log('| index | build s ours (CPU) | build s lance 12 (CPU) | build ratio | p50 / p99 ms ours | p50 / p99 ms lance 12 | p50 ratio | recall@10 ours | recall@10 lance 12 |');
+console.log('| index | build s ours (CPU) | build s lance 12 (CPU) | build ratio | p50 / p99 ms ours (CPU p50) | p50 / p99 ms lance 12 (CPU p50) | p50 ratio (CPU) | recall@10 ours | recall@10 lance 12 |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const x of results) {
-  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} (${x.ourBuildCpu.toFixed(1)}) | ${x.refBuild.toFixed(2)} (${x.refBuildCpu.toFixed(1)}) | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} / ${x.ourP99.toFixed(3)} | ${x.refP50.toFixed(3)} / ${x.refP99.toFixed(3)} | ${(x.refP50 / x.ourP50).toFixed(1)}x | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
+  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} (${x.ourBuildCpu.toFixed(1)}) | ${x.refBuild.toFixed(2)} (${x.refBuildCpu.toFixed(1)}) | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} / ${x.ourP99.toFixed(3)} (${x.ourCpuP50.toFixed(3)}) | ${x.refP50.toFixed(3)} / ${x.refP99.toFixed(3)} (${x.refCpuP50.toFixed(3)}) | ${(x.refP50 / x.ourP50).toFixed(1)}x (${(x.refCpuP50 / x.ourCpuP50).toFixed(1)}x) | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
 }
 if (hnswlib) {
   const ours = results.find((x) => x.index.startsWith('IVF_HNSW_SQ'));
