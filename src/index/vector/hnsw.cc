@@ -96,7 +96,7 @@ Scored Greedy(const Neighbors& neighbors, Scored cur, const Dist& dist) {
 // Max-heap / min-heap over Scored in reusable storage (std::priority_queue's push_heap /
 // pop_heap, so ties pop in the same order).
 template <typename Cmp>
-struct Heap {
+struct ScoredHeap {
   std::vector<Scored>* v;
   bool empty() const { return v->empty(); }
   size_t size() const { return v->size(); }
@@ -132,8 +132,8 @@ std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored 
   visited.Reset(num_nodes);
   scratch.candidates.clear();
   scratch.results.clear();
-  Heap<NearFirst> candidates{&scratch.candidates};
-  Heap<FarFirst> results{&scratch.results};
+  ScoredHeap<NearFirst> candidates{&scratch.candidates};
+  ScoredHeap<FarFirst> results{&scratch.results};
   visited.TestAndSet(ep.second);
   candidates.push(ep);
   if (accept(ep.second)) results.push(ep);
@@ -183,8 +183,8 @@ struct Span {
 // then the beam over level 0 (its answers over its own graphs, also with ef 1: the interop
 // test). The scratch is the calling thread's, so a search allocates only its answer.
 template <typename Dist, typename Accept, typename Prefetch>
-std::vector<Scored> Search(const HnswGraph& g, const Dist& dist, size_t ef, const Accept& accept,
-                           const Prefetch& prefetch) {
+std::vector<Scored> HnswWalk(const HnswGraph& g, const Dist& dist, size_t ef, const Accept& accept,
+                             const Prefetch& prefetch) {
   if (g.num_nodes == 0 || g.levels.empty() || ef == 0) return {};
   Scored ep{dist(g.entry_point), g.entry_point};
   for (size_t l = g.levels.size(); l-- > 1;) {
@@ -207,8 +207,8 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
                                                    size_t ef,
                                                    const std::function<bool(uint32_t)>& accept) {
   auto none = [](uint32_t) {};
-  if (accept) return Search(g, dist, ef, accept, none);
-  return Search(g, dist, ef, [](uint32_t) { return true; }, none);
+  if (accept) return HnswWalk(g, dist, ef, accept, none);
+  return HnswWalk(g, dist, ef, [](uint32_t) { return true; }, none);
 }
 
 std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const uint8_t* codes,
@@ -225,9 +225,9 @@ std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const u
     for (size_t b = 0; b < dim; b += 64) __builtin_prefetch(row + b);
   };
   if (accept != nullptr) {
-    return Search(g, dist, ef, [accept](uint32_t x) { return accept[x] != 0; }, prefetch);
+    return HnswWalk(g, dist, ef, [accept](uint32_t x) { return accept[x] != 0; }, prefetch);
   }
-  return Search(g, dist, ef, [](uint32_t) { return true; }, prefetch);
+  return HnswWalk(g, dist, ef, [](uint32_t) { return true; }, prefetch);
 }
 
 namespace {
