@@ -1,10 +1,13 @@
 // IVF_PQ / IVF_FLAT side by side: lance-cpp (`lance create-index`, `lance search --queries
 // --timing`) and lance 12.0.0 (@lancedb/lancedb 0.39.0: createIndex, nearestTo) on the same
 // generated vectors (IVF_HNSW_SQ too: m 20, ef_construction 300 on both sides, --ef E for the
-// search, default lance's 1.5 x k) (rows x 128 float32 around 256 centres, deterministic LCG) and 100 queries.
+// search, default lance's 1.5 x k) (rows x 128 float32 around 256 centres, plus uniform noise of
+// --noise (0.3) per coordinate, deterministic LCG) and 100 queries.
 // For each index: build time, query p50 (nprobes 20, k 10; ours inside one process after the
 // index is opened, the reference's through node, first call untimed) and recall@10 against
-// exact search, then the ratios (reference / ours; > 1: we are faster).
+// exact search, then the ratios (reference / ours; > 1: we are faster). Each query's CPU time
+// is printed beside its wall time (ours: the search process's CPU; lance 12: node's, its
+// threads included).
 //
 // Builds are timed in wall and CPU seconds (ours: the create-index process's CPU; lance 12: this
 // node process's CPU, its build threads included). With --hnswlib PEER (bench/peers/
@@ -13,7 +16,7 @@
 // the IVF_HNSW_SQ rows on the same vectors and queries.
 //
 //   node bench/vector_index_peer.mjs --lance BUILD/lance [--rows 100000] [--partitions 256]
-//        [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--ef E]
+//        [--noise 0.3] [--seed S (ours)] [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--ef E]
 //        [--hnswlib PEER] [--hnswlib-m 20] [--hnswlib-efc 300] [--hnswlib-ef 64]
 //        [--work /tmp/lance-vector-bench]
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -28,11 +31,11 @@ process.env.LANCEDB_LOG ??= 'error';
 const lancedb = require('@lancedb/lancedb');
 const A = await import(path.join(here, '../tests/interop/node_modules/apache-arrow/Arrow.node.mjs'));
 
-const args = { rows: '100000', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench',
-  types: 'ivf_pq,ivf_flat,ivf_hnsw_sq', ef: '', hnswlib: '', 'hnswlib-m': '20', 'hnswlib-efc': '300',
+const args = { rows: '100000', noise: '0.3', partitions: '256', 'sub-vectors': '16', nprobes: '20', work: '/tmp/lance-vector-bench',
+  types: 'ivf_pq,ivf_flat,ivf_hnsw_sq', ef: '', seed: '', hnswlib: '', 'hnswlib-m': '20', 'hnswlib-efc': '300',
   'hnswlib-ef': '64' };
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-const ROWS = Number(args.rows), DIM = 128, NQ = 100, K = 10, NPROBES = Number(args.nprobes);
+const ROWS = Number(args.rows), NOISE = Number(args.noise), DIM = 128, NQ = 100, K = 10, NPROBES = Number(args.nprobes);
 const log = (m) => console.error(`[vector-bench] ${m}`);
 // CPU seconds of this process (lance 12 runs in it) and of the children it waited for (ours).
 const selfCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
@@ -48,7 +51,7 @@ const centres = Array.from({ length: 256 }, () => Float32Array.from({ length: DI
 const values = new Float32Array(ROWS * DIM);
 for (let i = 0; i < ROWS; i++) {
   const c = centres[Math.floor(((r() + 1) / 2) * 256) % 256];
-  for (let d = 0; d < DIM; d++) values[i * DIM + d] = c[d] + 0.3 * r();
+  for (let d = 0; d < DIM; d++) values[i * DIM + d] = c[d] + NOISE * r();
 }
 // Query q is row (q * 997) mod rows plus noise (the same rows as before for >= 100k rows; the
 // modulo lets smaller tables run).
@@ -110,6 +113,7 @@ for (const type of args.types.split(',')) {
   const cli = ['create-index', path.join(args.work, `ours_${type}.lance`), 'vector', '--type', type,
     '--partitions', args.partitions];
   if (type === 'ivf_pq') cli.push('--sub-vectors', args['sub-vectors']);
+  if (args.seed) cli.push('--seed', args.seed);
   t0 = performance.now();
   c0 = childCpu();
   execFileSync(args.lance, cli);
@@ -117,13 +121,14 @@ for (const type of args.types.split(',')) {
   const ourBuildCpu = childCpu() - c0;
   const ef = type === 'ivf_hnsw_sq' && args.ef ? Number(args.ef) : 0;
   for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
-    const refTimes = [];
+    const refTimes = [], refCpu = [];
     let refRecall = 0;
     await refQuery(ref, queries[0], { refine, ef });
     for (const [i, q] of queries.entries()) {
-      const s = performance.now();
+      const s = performance.now(), c = selfCpu();
       const rows = await refQuery(ref, q, { refine, ef });
       refTimes.push(performance.now() - s);
+      refCpu.push((selfCpu() - c) * 1000);
       refRecall += rows.filter((x) => gt[i].has(x)).length / K;
     }
     const sargs = ['search', path.join(args.work, `ours_${type}.lance`), '--column', 'vector', '--queries', qfile,
@@ -139,7 +144,7 @@ for (const type of args.types.split(',')) {
     const rs = [...refTimes].sort((a, b) => a - b);
     results.push({ index: label + (refine ? ` refine ${refine}` : '') + (ef ? ` ef ${ef}` : ''), refBuild, ourBuild,
       refBuildCpu, ourBuildCpu, refP50: median(refTimes), refP99: rs[Math.min(rs.length - 1, Math.floor(rs.length * 0.99))],
-      ourP50: timing.p50_ms, ourP99: timing.p99_ms, refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
+      ourP50: timing.p50_ms, ourP99: timing.p99_ms, ourCpuP50: timing.cpu_p50_ms, refCpuP50: median(refCpu), refRecall: refRecall / NQ, ourRecall: ourRecall / NQ });
   }
   if (type === 'ivf_hnsw_sq' && args.hnswlib) {
     const vf = path.join(args.work, 'vectors.f32'), qf = path.join(args.work, 'queries.f32');
@@ -156,11 +161,11 @@ for (const type of args.types.split(',')) {
       label: `M ${args['hnswlib-m']}, ef_construction ${args['hnswlib-efc']}, ef ${args['hnswlib-ef']}` };
   }
 }
-console.log(`\n${ROWS} x ${DIM} float32, ${args.partitions} partitions${''}, PQ ${args['sub-vectors']} x 8 bits, nprobes ${NPROBES}, k ${K}, ${NQ} queries`);
-console.log('| index | build s ours (CPU) | build s lance 12 (CPU) | build ratio | p50 / p99 ms ours | p50 / p99 ms lance 12 | p50 ratio | recall@10 ours | recall@10 lance 12 |');
+console.log(`\n${ROWS} x ${DIM} float32 (noise ${NOISE}), ${args.partitions} partitions${''}, PQ ${args['sub-vectors']} x 8 bits, nprobes ${NPROBES}, k ${K}, ${NQ} queries`);
+console.log('| index | build s ours (CPU) | build s lance 12 (CPU) | build ratio | p50 / p99 ms ours (CPU p50) | p50 / p99 ms lance 12 (CPU p50) | p50 ratio (CPU) | recall@10 ours | recall@10 lance 12 |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const x of results) {
-  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} (${x.ourBuildCpu.toFixed(1)}) | ${x.refBuild.toFixed(2)} (${x.refBuildCpu.toFixed(1)}) | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} / ${x.ourP99.toFixed(3)} | ${x.refP50.toFixed(3)} / ${x.refP99.toFixed(3)} | ${(x.refP50 / x.ourP50).toFixed(1)}x | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
+  console.log(`| ${x.index} | ${x.ourBuild.toFixed(2)} (${x.ourBuildCpu.toFixed(1)}) | ${x.refBuild.toFixed(2)} (${x.refBuildCpu.toFixed(1)}) | ${(x.refBuild / x.ourBuild).toFixed(2)}x | ${x.ourP50.toFixed(3)} / ${x.ourP99.toFixed(3)} (${x.ourCpuP50.toFixed(3)}) | ${x.refP50.toFixed(3)} / ${x.refP99.toFixed(3)} (${x.refCpuP50.toFixed(3)}) | ${(x.refP50 / x.ourP50).toFixed(1)}x (${(x.refCpuP50 / x.ourCpuP50).toFixed(1)}x) | ${x.ourRecall.toFixed(3)} | ${x.refRecall.toFixed(3)} |`);
 }
 if (hnswlib) {
   const ours = results.find((x) => x.index.startsWith('IVF_HNSW_SQ'));

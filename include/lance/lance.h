@@ -536,8 +536,9 @@ int32_t lance_write_fragments(const char* uri, const struct ArrowSchema* schema,
  * the handle moves to the new version. As lance-c: num_partitions is required (and
  * num_sub_vectors for PQ); 0 elsewhere asks for the default (8-bit codes, 50 k-means
  * iterations, sample rate 256); a taken name is LANCE_ERR_DATASET_ALREADY_EXISTS unless
- * `replace`. IVF_HNSW_SQ (l2, cosine) is built as well (hnsw_m, hnsw_ef_construction: 0 = 300);
- * IVF_SQ, IVF_HNSW_PQ and IVF_HNSW_FLAT: LANCE_ERR_NOT_SUPPORTED after lance-c's checks. */
+ * `replace`. IVF_HNSW_SQ and IVF_HNSW_PQ (l2, cosine) are built as well (hnsw_m required,
+ * hnsw_ef_construction: 0 = 300; IVF_HNSW_PQ also needs num_sub_vectors); IVF_SQ and
+ * IVF_HNSW_FLAT: LANCE_ERR_NOT_SUPPORTED after lance-c's checks. */
 int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* column,
                                           const char* index_name,
                                           const LanceVectorIndexParams* params, bool replace);

@@ -72,9 +72,15 @@ void PlusPlusInit(const float* data, size_t m, size_t dim, size_t k, uint64_t se
 
 }  // namespace
 
-Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float* centroids,
-                         size_t k, DistanceType distance_type, ThreadPool* pool,
-                         uint32_t* assignment, float* distance) {
+namespace {
+
+// AssignToCentroids with a per-centroid additive `bias` (null: none) on the distance the argmin
+// sees; the distance reported is the unbiased one. The bias rides in the kernel's centroid
+// norm term: l2 scores |c|^2 - 2 x.c (so |c|^2 + b), dot scores -2 x.c (1 - x.c + b is the
+// argmin of -2 x.c + 2 b).
+Status AssignBiased(const float* vectors, size_t n, size_t dim, const float* centroids, size_t k,
+                    DistanceType distance_type, const float* bias, ThreadPool* pool,
+                    uint32_t* assignment, float* distance) {
   if (k == 0) return Status::InvalidArgument("k-means assignment: no centroids");
   if (dim == 0) return Status::InvalidArgument("k-means assignment: dimension 0");
   if (distance_type == DistanceType::kHamming) {
@@ -84,6 +90,12 @@ Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float
   std::vector<float> c_norms(k, 0.0f);
   if (l2) {
     for (size_t j = 0; j < k; ++j) c_norms[j] = SquaredNorm(centroids + j * dim, dim);
+  }
+  // What the bias adds to a centroid's score (0 without one).
+  std::vector<float> shift(k, 0.0f);
+  if (bias != nullptr) {
+    for (size_t j = 0; j < k; ++j) shift[j] = l2 ? bias[j] : 2 * bias[j];
+    for (size_t j = 0; j < k; ++j) c_norms[j] += shift[j];
   }
   const internal::Kernels& kernels = internal::KernelsFor(ActiveSimdLevel());
   const size_t chunks = (n + kAssignChunk - 1) / kAssignChunk;
@@ -96,13 +108,22 @@ Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float
     if (distance != nullptr) {
       for (size_t i = 0; i < count; ++i) {
         // l2: |x|^2 + (|c|^2 - 2 x.c), never below 0; dot / cosine: 1 - x.c = 1 + score / 2.
+        const float sc = score[i] - shift[assignment[begin + i]];
         distance[begin + i] =
-            l2 ? std::max(0.0f, SquaredNorm(vectors + (begin + i) * dim, dim) + score[i])
-               : 1.0f + score[i] / 2;
+            l2 ? std::max(0.0f, SquaredNorm(vectors + (begin + i) * dim, dim) + sc) : 1.0f + sc / 2;
       }
     }
   });
   return Status::OK();
+}
+
+}  // namespace
+
+Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float* centroids,
+                         size_t k, DistanceType distance_type, ThreadPool* pool,
+                         uint32_t* assignment, float* distance) {
+  return AssignBiased(vectors, n, dim, centroids, k, distance_type, nullptr, pool, assignment,
+                      distance);
 }
 
 void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t* assignment,
@@ -230,16 +251,56 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
   }
   std::vector<uint32_t> assignment(m);
   std::vector<float> dist(m);
+  // Balance (options.balance_factor > 0): each assignment adds factor * (the cluster's size in
+  // the previous iteration) to the distance to that centroid, so a large cluster gives up its
+  // border rows. The factor is balance_factor / m, capped each iteration by how far the largest
+  // cluster's furthest member lies beyond its mean distance (per training row), so the penalty
+  // never outweighs the geometry; the loss the stopping test sees includes
+  // factor * (sum of squared sizes - m^2 / k). This is the reference's IVF training
+  // (balance factor 1).
+  const bool balanced = options.balance_factor > 0;
+  const float base_factor = balanced ? options.balance_factor / static_cast<float>(m) : 0.0f;
+  float cap = HUGE_VALF;
+  std::vector<float> bias(k, 0.0f);
+  std::vector<size_t> sizes(k, 0);
+  std::vector<float> radius(k);
+  std::vector<double> cluster_loss(k);
   double last_loss = HUGE_VAL;
   for (int it = 1; it <= std::max(1, options.max_iterations); ++it) {
-    LANCE_RETURN_NOT_OK(AssignToCentroids(data.data(), m, dim, model.centroids.data(), k,
-                                          assign_type, options.pool, assignment.data(),
-                                          dist.data()));
+    const float factor = std::min(cap, base_factor);
+    LANCE_RETURN_NOT_OK(AssignBiased(data.data(), m, dim, model.centroids.data(), k, assign_type,
+                                     balanced ? bias.data() : nullptr, options.pool,
+                                     assignment.data(), dist.data()));
     double loss = 0;
     for (float d : dist) loss += d;
+    if (balanced) {
+      std::fill(sizes.begin(), sizes.end(), 0);
+      std::fill(radius.begin(), radius.end(), 0.0f);
+      std::fill(cluster_loss.begin(), cluster_loss.end(), 0.0);
+      size_t largest = 0;
+      for (size_t i = 0; i < m; ++i) {
+        const uint32_t a = assignment[i];
+        ++sizes[a];
+        radius[a] = std::max(radius[a], dist[i]);
+        cluster_loss[a] += dist[i];
+        if (sizes[a] > sizes[largest]) largest = a;
+      }
+      cap = (radius[largest] - static_cast<float>(cluster_loss[largest] / static_cast<double>(sizes[largest]))) /
+            static_cast<float>(m);
+      double squares = 0;
+      for (size_t s : sizes) squares += static_cast<double>(s) * static_cast<double>(s);
+      loss += static_cast<double>(factor) *
+              (squares - static_cast<double>(m) * static_cast<double>(m) / static_cast<double>(k));
+    }
     UpdateCentroids(data.data(), m, dim, assignment.data(), k,
                     options.seed + static_cast<uint64_t>(it) * 0x9e3779b97f4a7c15ULL,
                     options.pool, model.centroids.data(), model.sizes.data());
+    if (balanced) {
+      // The next assignment's penalty: this one's sizes (after empty clusters took half of a
+      // big one), at the factor that assignment will use.
+      const float next = std::min(cap, base_factor);
+      for (size_t j = 0; j < k; ++j) bias[j] = next * static_cast<float>(model.sizes[j]);
+    }
     model.iterations = it;
     model.loss = loss;
     model.losses.push_back(loss);

@@ -137,6 +137,46 @@ TEST(KMeansTest, EmptyClustersAreSplitFromBigOnes) {
               (std::abs(c1[0] - 10) < 0.1f && std::abs(c1[1] - 10) < 0.1f));
 }
 
+// Balanced training (the reference's IVF k-means): on points of which half crowd a small
+// corner, penalising large clusters gives a smaller largest cluster and more even sizes than
+// plain Lloyd from the same start, still within the points' box, reproducibly.
+TEST(KMeansTest, BalanceFactorEvensOutClusterSizes) {
+  const size_t n = 4000, dim = 2, k = 8;
+  auto u = RandomFloats(n * dim, 99, 0.0f, 1.0f);
+  for (size_t i = 0; i < n / 2; ++i) {
+    for (size_t d = 0; d < dim; ++d) u[i * dim + d] *= 0.1f;
+  }
+  auto spread = [&](float balance, KMeansModel* out) {
+    KMeansOptions o;
+    o.k = k;
+    o.seed = 5;
+    o.sample_rate = 0;
+    o.balance_factor = balance;
+    auto m = TrainKMeans(u.data(), n, dim, o);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    *out = *m;
+    std::vector<uint32_t> a(n);
+    EXPECT_TRUE(AssignToCentroids(u.data(), n, dim, out->centroids.data(), k, DistanceType::kL2,
+                                  nullptr, a.data()).ok());
+    std::vector<size_t> sizes(k, 0);
+    for (uint32_t x : a) ++sizes[x];
+    double sq = 0;
+    for (size_t s : sizes) sq += static_cast<double>(s) * static_cast<double>(s);
+    return std::make_pair(*std::max_element(sizes.begin(), sizes.end()), sq);
+  };
+  KMeansModel plain, balanced, again;
+  const auto [plain_max, plain_sq] = spread(0.0f, &plain);
+  const auto [bal_max, bal_sq] = spread(1.0f, &balanced);
+  EXPECT_LT(bal_max, plain_max);
+  EXPECT_LT(bal_sq, plain_sq);
+  for (float c : balanced.centroids) EXPECT_TRUE(c >= 0.0f && c <= 1.0f) << c;
+  spread(1.0f, &again);
+  EXPECT_EQ(again.centroids, balanced.centroids);
+  EXPECT_EQ(again.losses, balanced.losses);
+  // The loss the stopping test used (distances plus the size penalty) is finite.
+  EXPECT_TRUE(std::isfinite(balanced.loss) && balanced.loss > 0);
+}
+
 TEST(KMeansTest, SamplesDistinctSortedRows) {
   auto rows = SampleRows(1000000, 256 * 10, 3);
   ASSERT_EQ(rows.size(), 2560u);

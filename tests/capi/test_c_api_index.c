@@ -118,7 +118,7 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
 
   /* BTREE / BITMAP / LABEL_LIST indexes are built (a new version); a taken name is refused
-   * unless replacing. IVF_HNSW_SQ is built; IVF_SQ / IVF_HNSW_PQ / IVF_HNSW_FLAT are not
+   * unless replacing. IVF_HNSW_SQ / IVF_HNSW_PQ are built; IVF_SQ / IVF_HNSW_FLAT are not
    * implemented: NOT_SUPPORTED after lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c; INVERTED and
    * full-text search: test_c_api_fts.c). */
   {
@@ -195,8 +195,20 @@ void test_indexes(const char* uri, const char* listing_path) {
     CHECK(lance_dataset_drop_index(ds, "v3") == 0);
   }
   vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
+  {
+    const uint64_t before = lance_dataset_index_count(ds);
+    const char* json = NULL;
+    CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == 0);
+    CHECK_OK();
+    CHECK(lance_dataset_index_count(ds) == before + 1);
+    json = lance_dataset_index_list_json(ds);
+    CHECK(json != NULL && strstr(json, "\"IVF_HNSW_PQ\"") != NULL);
+    lance_free_string(json);
+    CHECK(lance_dataset_drop_index(ds, "v3") == 0);
+  }
+  vp.index_type = LANCE_INDEX_IVF_HNSW_FLAT;
   CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == -1);
-  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_PQ vector index on 'vec' named 'v3'");
+  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_FLAT vector index on 'vec' named 'v3'");
   CHECK(lance_dataset_create_vector_index(ds, "vec", NULL, NULL, false) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "dataset, column, and params must not be NULL");
 

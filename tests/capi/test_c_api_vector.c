@@ -3,8 +3,8 @@
  * an IVF_PQ index vec_idx it built). Every answer is compared with a brute-force model computed
  * here from the vectors the scan returns: exact search (use_index false), lance 12's IVF_PQ
  * searched whole with a refine factor covering every row, prefilter and postfilter, the
- * cosine metric (an l2 index is then not used), and IVF_FLAT / IVF_PQ indexes built through
- * lance_dataset_create_vector_index replacing vec_idx. */
+ * cosine metric (an l2 index is then not used), and IVF_FLAT / IVF_PQ / IVF_HNSW_PQ indexes built
+ * through lance_dataset_create_vector_index replacing vec_idx. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +287,20 @@ void test_vector_search(const char* uri) {
   CHECK(strcmp(index_type_of(ds, "vec_idx", type, sizeof type), "IVF_PQ") == 0);
   s = knn(ds, NULL, K);
   CHECK(lance_scanner_set_nprobes(s, 2) == 0 && lance_scanner_set_refine_factor(s, 30) == 0);
+  read_hits(s, &got);
+  CHECK(same_hits(&got, &want, 1, __LINE__));
+  lance_scanner_close(s);
+
+  /* Our IVF_HNSW_PQ (2 partitions, 2 sub-vectors, m 8): both graphs walked with an ef over
+   * every row, refined exactly, is exact search. */
+  vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
+  vp.hnsw_m = 8;
+  CHECK(lance_dataset_create_vector_index(ds, "vec", "vec_idx", &vp, true) == 0);
+  CHECK_OK();
+  CHECK(strcmp(index_type_of(ds, "vec_idx", type, sizeof type), "IVF_HNSW_PQ") == 0);
+  s = knn(ds, NULL, K);
+  CHECK(lance_scanner_set_nprobes(s, 2) == 0 && lance_scanner_set_refine_factor(s, 30) == 0);
+  CHECK(lance_scanner_set_ef(s, NROWS) == 0);
   read_hits(s, &got);
   CHECK(same_hits(&got, &want, 1, __LINE__));
   lance_scanner_close(s);

@@ -5,7 +5,8 @@
 // to 1 ulp) for l2 / cosine / dot,
 // nprobes 1 / 4 / all, with and without a refine factor (IVF_HNSW_SQ: also ef 40 / 300). Recall@10 against exact search is at
 // least the median of three of the reference's own builds with the same parameters on the same
-// data, minus 0.1 (lance 12's k-means is not deterministic, see FORMAT-NOTES §14).
+// data (ours: the median of three seeds), minus 0.15 for l2 and 0.08 for cosine / dot (lance
+// 12's k-means is not deterministic, see FORMAT-NOTES §14).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -142,9 +143,24 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       const rqs = clustered(41, 32).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const exact = [];
       for (const q of rqs) exact.push(await reference(t, q, metric, {}, 10, true));
-      let mine = 0;
-      for (const [i, q] of rqs.entries()) mine += recallOf(await reference(t, q, metric, { nprobes: 2 }, 10), exact[i]);
-      mine /= rqs.length;
+      // Ours: the median of three builds too (seeds 3, 4, 5), each searched by lance 12, so
+      // neither side is judged on one k-means start.
+      const ourBuilds = [];
+      for (const seed of [3, 4, 5]) {
+        let ot = t;
+        if (seed !== 3) {
+          ot = await db.createTable(`${name}_ours${seed}`, table(vs));
+          const oargs = ['create-index', path.join(dir, `${name}_ours${seed}.lance`), 'vec', '--type', type,
+            '--metric', metric, '--partitions', '8', '--seed', String(seed)];
+          if (type === 'ivf_pq' || type === 'ivf_hnsw_pq') oargs.push('--sub-vectors', m);
+          lanceOk(oargs);
+          await ot.checkoutLatest();
+        }
+        let r = 0;
+        for (const [i, q] of rqs.entries()) r += recallOf(await reference(ot, q, metric, { nprobes: 2 }, 10), exact[i]);
+        ourBuilds.push(r / rqs.length);
+      }
+      const mine = [...ourBuilds].sort((a, b) => a - b)[1];
       const builds = [];
       for (let b = 0; b < 3; b++) {
         const rt = await db.createTable(`${name}_ref${b}`, table(vs));
@@ -154,14 +170,15 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
         builds.push(r / rqs.length);
       }
       const theirs = [...builds].sort((a, b) => a - b)[1];
-      console.log(`${name}: recall@10 nprobes 2: lance-cpp index ${mine.toFixed(3)}, lance 12 builds ${builds.map((x) => x.toFixed(3)).join(' ')}`);
-      // KNOWN GAP (issue 13): our dot-metric IVF training (k-means assigning by the largest x.c)
-      // clusters worse than lance 12's: recall 0.73-0.75 against its 0.82-0.89 here. Held to a
-      // wider margin, stated, until the training is fixed. KNOWN GAP (issue 13) for l2 too: our
-      // IVF k-means gives 0.81-0.83 at nprobes 2 where lance 12's builds median 0.86-0.92 (one
-      // run: IVF_FLAT 0.828 vs 0.919 0.919 0.909), so l2 is held to 0.15 until the training
-      // matches; cosine to 0.1.
-      const margin = metric === 'dot' ? 0.2 : metric === 'l2' ? 0.15 : 0.1;
+      console.log(`${name}: recall@10 nprobes 2: lance-cpp builds ${ourBuilds.map((x) => x.toFixed(3)).join(' ')}, lance 12 builds ${builds.map((x) => x.toFixed(3)).join(' ')}`);
+      // Margins (median of three builds each side): cosine / dot 0.08; l2 0.15, a KNOWN GAP
+      // (issue 13). With balanced k-means (lance's IVF training) the medians agree on most
+      // types (one run: IVF_FLAT l2 0.828 vs 0.819, dot 0.884 vs 0.856, IVF_PQ dot 0.862 vs
+      // 0.834), but on l2 lance 12's builds are wide (IVF_HNSW_SQ medians 0.79-0.92 over four
+      // runs against our 0.806; IVF_FLAT 0.82-0.92 against 0.828) and its PQ codebooks do
+      // better (IVF_PQ 0.550 vs 0.600, IVF_HNSW_PQ 0.556 vs 0.609), so 0.1 would fail on some
+      // runs.
+      const margin = metric === 'l2' ? 0.15 : 0.08;
       assert.ok(mine >= theirs - margin, `${name}: recall ${mine} below the reference's ${theirs} - ${margin}`);
     });
   }

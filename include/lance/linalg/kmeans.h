@@ -6,7 +6,8 @@
 // never on the number of threads. Training follows the reference's recipe: sample at most
 // sample_rate * k rows, start from k distinct random rows, iterate until the relative change
 // of the loss is below `tolerance` or max_iterations, and refill an empty cluster by
-// splitting a big one in two (its centroid nudged by +-1/1024 in alternate dimensions).
+// splitting a big one in two (its centroid nudged by +-1/1024 in alternate dimensions);
+// `balance_factor` penalises large clusters while training (the reference's IVF training).
 // Cosine trains on unit-normalised vectors with l2; dot assigns by the largest x.c.
 #pragma once
 
@@ -50,6 +51,11 @@ struct KMeansOptions {
   // nearest centre so far), slower to start, less prone to two centres in one cluster.
   enum class Init : uint8_t { kRandom, kPlusPlus };
   Init init = Init::kRandom;
+  // > 0: balanced k-means, as the reference trains IVF centroids (its factor 1): during
+  // training a row's distance to a centroid is penalised by factor / (training rows) times that
+  // cluster's size in the previous iteration (capped by the largest cluster's spread), so
+  // partitions come out more even. 0: plain Lloyd iterations (PQ codebooks).
+  float balance_factor = 0.0f;
   ThreadPool* pool = nullptr;
 };
 

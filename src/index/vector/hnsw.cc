@@ -93,16 +93,47 @@ Scored Greedy(const Neighbors& neighbors, Scored cur, const Dist& dist) {
   }
 }
 
+// Max-heap / min-heap over Scored in reusable storage (std::priority_queue's push_heap /
+// pop_heap, so ties pop in the same order).
+template <typename Cmp>
+struct ScoredHeap {
+  std::vector<Scored>* v;
+  bool empty() const { return v->empty(); }
+  size_t size() const { return v->size(); }
+  const Scored& top() const { return v->front(); }
+  void push(Scored x) {
+    v->push_back(x);
+    std::push_heap(v->begin(), v->end(), Cmp{});
+  }
+  void pop() {
+    std::pop_heap(v->begin(), v->end(), Cmp{});
+    v->pop_back();
+  }
+};
+
+// Scratch of one thread's searches: visited marks and the two heaps' storage.
+struct BeamScratch {
+  Visited visited;
+  std::vector<Scored> candidates, results;
+};
+
+// Neighbours whose data is fetched ahead of their distance (lance's prefetch_distance).
+constexpr size_t kPrefetchAhead = 2;
+
 // Best-first search of one level from `ep`, keeping the `ef` nearest accepted nodes (as lance
 // 12: a neighbour enters the candidates when it is within the furthest result held, or while
 // fewer than ef results are held; the expansion stops at a candidate beyond the furthest of
-// ef results). Nearest first.
-template <typename Neighbors, typename Dist, typename Accept>
+// ef results). Nearest first. `prefetch(node)` is called a few neighbours before `dist(node)`.
+template <typename Neighbors, typename Dist, typename Accept, typename Prefetch>
 std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored ep, size_t ef,
-                         const Dist& dist, const Accept& accept, Visited& visited) {
+                         const Dist& dist, const Accept& accept, const Prefetch& prefetch,
+                         BeamScratch& scratch) {
+  Visited& visited = scratch.visited;
   visited.Reset(num_nodes);
-  std::priority_queue<Scored, std::vector<Scored>, NearFirst> candidates;
-  std::priority_queue<Scored, std::vector<Scored>, FarFirst> results;
+  scratch.candidates.clear();
+  scratch.results.clear();
+  ScoredHeap<NearFirst> candidates{&scratch.candidates};
+  ScoredHeap<FarFirst> results{&scratch.results};
   visited.TestAndSet(ep.second);
   candidates.push(ep);
   if (accept(ep.second)) results.push(ep);
@@ -111,7 +142,13 @@ std::vector<Scored> Beam(const Neighbors& neighbors, uint32_t num_nodes, Scored 
     candidates.pop();
     const float furthest = results.empty() ? INFINITY : results.top().first;
     if (cur.first > furthest && results.size() == ef) break;
-    for (uint32_t nb : neighbors(cur.second)) {
+    const auto nbs = neighbors(cur.second);
+    const uint32_t* ids = nbs.begin();
+    const size_t count = static_cast<size_t>(nbs.end() - ids);
+    for (size_t j = 0; j < std::min(count, kPrefetchAhead); ++j) prefetch(ids[j]);
+    for (size_t j = 0; j < count; ++j) {
+      if (j + kPrefetchAhead < count) prefetch(ids[j + kPrefetchAhead]);
+      const uint32_t nb = ids[j];
       if (visited.TestAndSet(nb)) continue;
       const float d = dist(nb);
       if (d <= (results.empty() ? furthest : results.top().first) || results.size() < ef) {
@@ -142,14 +179,13 @@ struct Span {
   const uint32_t* end() const { return e; }
 };
 
-}  // namespace
-
-std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const NodeDistance& dist,
-                                                   size_t ef,
-                                                   const std::function<bool(uint32_t)>& accept) {
+// Lance 12's search of one graph: from the entry point, greedy on the levels above 0 only,
+// then the beam over level 0 (its answers over its own graphs, also with ef 1: the interop
+// test). The scratch is the calling thread's, so a search allocates only its answer.
+template <typename Dist, typename Accept, typename Prefetch>
+std::vector<Scored> HnswWalk(const HnswGraph& g, const Dist& dist, size_t ef, const Accept& accept,
+                             const Prefetch& prefetch) {
   if (g.num_nodes == 0 || g.levels.empty() || ef == 0) return {};
-  // From the entry point, greedy on the levels above 0 only, then the beam over level 0: the
-  // answers of lance 12 over its own graphs, also with ef 1 (checked by the interop test).
   Scored ep{dist(g.entry_point), g.entry_point};
   for (size_t l = g.levels.size(); l-- > 1;) {
     const HnswGraph::Level& level = g.levels[l];
@@ -158,12 +194,40 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
     }, ep, dist);
   }
   const HnswGraph::Level& bottom = g.levels[0];
-  Visited visited;
+  thread_local BeamScratch scratch;
   auto neighbors = [&](uint32_t n) {
     return Span{bottom.ids.data() + bottom.starts[n], bottom.ids.data() + bottom.starts[n + 1]};
   };
-  if (accept) return Beam(neighbors, g.num_nodes, ep, ef, dist, accept, visited);
-  return Beam(neighbors, g.num_nodes, ep, ef, dist, [](uint32_t) { return true; }, visited);
+  return Beam(neighbors, g.num_nodes, ep, ef, dist, accept, prefetch, scratch);
+}
+
+}  // namespace
+
+std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const NodeDistance& dist,
+                                                   size_t ef,
+                                                   const std::function<bool(uint32_t)>& accept) {
+  auto none = [](uint32_t) {};
+  if (accept) return HnswWalk(g, dist, ef, accept, none);
+  return HnswWalk(g, dist, ef, [](uint32_t) { return true; }, none);
+}
+
+std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const uint8_t* codes,
+                                                     size_t dim, const uint8_t* query, float scale,
+                                                     size_t ef, const uint8_t* accept) {
+  // The integer l2 on the codes as stored (never dequantised), through the kernel pointer of
+  // the active level; a neighbour's code row is prefetched two neighbours ahead.
+  const linalg::L2U8Fn l2 = linalg::L2U8Kernel();
+  auto dist = [&](uint32_t node) {
+    return static_cast<float>(l2(codes + size_t{node} * dim, query, dim)) * scale;
+  };
+  auto prefetch = [&](uint32_t node) {
+    const uint8_t* row = codes + size_t{node} * dim;
+    for (size_t b = 0; b < dim; b += 64) __builtin_prefetch(row + b);
+  };
+  if (accept != nullptr) {
+    return HnswWalk(g, dist, ef, [accept](uint32_t x) { return accept[x] != 0; }, prefetch);
+  }
+  return HnswWalk(g, dist, ef, [](uint32_t) { return true; }, prefetch);
 }
 
 namespace {
@@ -249,7 +313,7 @@ HnswGraph Build(uint32_t n, const Between& between, const HnswParams& params, ui
   b.links.resize(n);
   for (uint32_t i = 0; i < n; ++i) b.links[i].resize(top[i] + 1);
   uint32_t entry = 0, entry_level = top[0];
-  Visited visited;
+  BeamScratch scratch;
   std::vector<Scored> merged;
   Adjacency pruned;
   for (uint32_t i = 1; i < n; ++i) {
@@ -261,7 +325,7 @@ HnswGraph Build(uint32_t n, const Between& between, const HnswParams& params, ui
     for (uint32_t l = std::min(top[i], entry_level) + 1; l-- > 0;) {
       std::vector<Scored> found = Beam([&](uint32_t x) { return b.Neighbors(x, l); }, n, ep,
                                        params.ef_construction, dist,
-                                       [](uint32_t) { return true; }, visited);
+                                       [](uint32_t) { return true; }, [](uint32_t) {}, scratch);
       const size_t max = b.MaxEdges(l);
       b.Select(found, max, &b.links[i][l]);
       const Adjacency& mine = b.links[i][l];

@@ -72,6 +72,13 @@ using NodeDistance = std::function<float(uint32_t)>;
 std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const NodeDistance& dist,
                                                    size_t ef,
                                                    const std::function<bool(uint32_t)>& accept);
+// The same search over SQ code rows (`dim` codes each, back to back at `codes`) for the coded
+// query: dist(node) = SqL2(row node, query) * scale, computed on the codes with the next
+// neighbours' rows prefetched; `accept` null or one byte per node (0: walked, not returned).
+// Answers equal HnswSearch's with that distance.
+std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const uint8_t* codes,
+                                                     size_t dim, const uint8_t* query, float scale,
+                                                     size_t ef, const uint8_t* accept);
 
 // Builds the graph of `n` nodes whose pairwise distance is `between(a, b)` (symmetric): node 0
 // on every level (the entry point, as lance's builder makes it), the others' levels drawn from

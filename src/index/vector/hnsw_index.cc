@@ -246,10 +246,33 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
   const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
   if (n == 0) return Status::OK();
   const uint8_t* codes = h.codes.data() + first * dim;
-  auto dist = [&](uint32_t node) {
-    return static_cast<float>(SqL2(codes + size_t{node} * dim, q.data(), dim)) * h.scale;
-  };
-  SearchGraph(h.graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  const uint64_t* rows = index.row_ids_.data() + first;
+  const HnswGraph& g = h.graphs[p];
+  linalg::TopK part(limit);
+  if (!keep) {
+    for (const auto& [d, node] : HnswSearchSq(g, codes, dim, q.data(), h.scale, ef, nullptr)) {
+      part.Push(rows[node], d);
+    }
+    out->Merge(part);
+    return Status::OK();
+  }
+  // As SearchGraph: an exact scan when fewer than 10 % pass, else the walk over the passing.
+  std::vector<uint8_t> ok(n, 0);
+  size_t passing = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    ok[i] = keep(rows[i]) ? 1 : 0;
+    passing += ok[i];
+  }
+  if (passing < n * 10 / 100) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (ok[i]) part.Push(rows[i], static_cast<float>(SqL2(codes + size_t{i} * dim, q.data(), dim)) * h.scale);
+    }
+  } else {
+    for (const auto& [d, node] : HnswSearchSq(g, codes, dim, q.data(), h.scale, ef, ok.data())) {
+      part.Push(rows[node], d);
+    }
+  }
+  out->Merge(part);
   return Status::OK();
 }
 

@@ -342,6 +342,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   ko.sample_rate = o.sample_rate;
   ko.seed = o.seed;
   ko.pool = o.pool;
+  ko.balance_factor = 1.0f;  // the reference's IVF training: partitions kept balanced
   LANCE_ASSIGN_OR_RAISE(linalg::KMeansModel ivf, linalg::TrainKMeans(work.data(), n, dim, ko));
   std::vector<uint32_t> assignment(n);
   LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(work.data(), n, dim, ivf.centroids.data(), parts,
