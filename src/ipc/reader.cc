@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -562,15 +563,41 @@ class StreamDecoder {
                                   body_length);
       }
     }
+    // A body the metadata declares is only believed as its bytes arrive: beyond 16 MiB it is
+    // read in parts first, so a lying length costs what the input holds, not what it claims.
+    constexpr int64_t kPart = int64_t{16} << 20;
+    std::vector<BufferPtr> parts;
+    int64_t have = 0;
+    if (body_length > kPart) {
+      while (have < body_length) {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr part, AllocateBuffer(std::min(kPart, body_length - have)));
+        LANCE_ASSIGN_OR_RAISE(got, ReadSome(std::const_pointer_cast<Buffer>(part)->mutable_data(), part->size()));
+        have += got;
+        parts.push_back(std::move(part));
+        if (got < parts.back()->size()) break;
+      }
+      if (have < body_length) {
+        return Status::Corruption("IPC: message at offset {} declares a {}-byte body, only {} bytes remain",
+                                  offset_, body_length, have);
+      }
+    }
     const int64_t total = prefix + length + body_length;
     LANCE_ASSIGN_OR_RAISE(BufferPtr framed, AllocateBuffer(total));
     uint8_t* bytes = std::const_pointer_cast<Buffer>(framed)->mutable_data();
     std::memcpy(bytes, head, static_cast<size_t>(prefix));
     if (length > 0) std::memcpy(bytes + prefix, meta_bytes, static_cast<size_t>(length));
-    LANCE_ASSIGN_OR_RAISE(got, ReadSome(bytes + prefix + length, body_length));
-    if (got < body_length) {
-      return Status::Corruption("IPC: message at offset {} declares a {}-byte body, only {} bytes remain",
-                                offset_, body_length, got);
+    if (parts.empty()) {
+      LANCE_ASSIGN_OR_RAISE(got, ReadSome(bytes + prefix + length, body_length));
+      if (got < body_length) {
+        return Status::Corruption("IPC: message at offset {} declares a {}-byte body, only {} bytes remain",
+                                  offset_, body_length, got);
+      }
+    } else {
+      int64_t at = prefix + length;
+      for (const BufferPtr& part : parts) {
+        std::memcpy(bytes + at, part->data(), static_cast<size_t>(part->size()));
+        at += part->size();
+      }
     }
     LANCE_ASSIGN_OR_RAISE(ParsedMessage m, internal::ReadMessage(framed, 0, total));
     current_ = std::move(framed);
