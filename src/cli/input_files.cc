@@ -1,5 +1,6 @@
 #include "cli/input_files.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -186,18 +187,24 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
 
 namespace {
 
-// A regular file read in pieces that each end at a record boundary: a LF outside double quotes
-// for CSV (`quoted`), any LF for JSON lines. The last piece is what is left at the end.
+// An input read in pieces that each end at a record boundary: a LF outside double quotes for
+// CSV (`quoted`), any LF for JSON lines. The last piece is what is left at the end. `head`: bytes
+// already read from `f` (to sniff the format); `owned`: close `f` at the end (not stdin).
 class RecordPieces {
  public:
-  RecordPieces(std::FILE* f, std::string what, int64_t piece_bytes, bool quoted)
-      : f_(f), what_(std::move(what)), piece_bytes_(piece_bytes), quoted_(quoted) {}
-  ~RecordPieces() { std::fclose(f_); }
+  RecordPieces(std::FILE* f, bool owned, std::string head, std::string what, int64_t piece_bytes,
+               bool quoted)
+      : f_(f), owned_(owned), what_(std::move(what)), piece_bytes_(piece_bytes), quoted_(quoted),
+        carry_(std::move(head)) {}
+  ~RecordPieces() {
+    if (owned_) std::fclose(f_);
+  }
   RecordPieces(const RecordPieces&) = delete;
   RecordPieces& operator=(const RecordPieces&) = delete;
 
   // The next piece; empty at the end. Errors: IOError.
   Result<std::string> Next() {
+    lines_before_ += lines_in_last_;
     while (!eof_ && static_cast<int64_t>(carry_.size()) < piece_bytes_) LANCE_RETURN_NOT_OK(Fill());
     for (;;) {
       const size_t end = LastBoundary();
@@ -210,18 +217,23 @@ class RecordPieces {
           carry_.erase(0, end + 1);
         }
         consumed_ += static_cast<int64_t>(piece.size());
+        lines_in_last_ = std::count(piece.begin(), piece.end(), '\n');
         return piece;
       }
       LANCE_RETURN_NOT_OK(Fill());  // one record longer than a piece: read on
     }
   }
   int64_t consumed() const { return consumed_; }
+  // Line breaks of the input before the piece Next() returned last.
+  int64_t lines_before() const { return lines_before_; }
 
  private:
   Status Fill() {
+    // Reads of at most a piece (and at most 1 MiB), so --input-batch-bytes bounds what is held.
+    const size_t chunk = static_cast<size_t>(std::clamp<int64_t>(piece_bytes_, 4096, int64_t{1} << 20));
     const size_t old = carry_.size();
-    carry_.resize(old + (size_t{1} << 20));
-    const size_t n = std::fread(carry_.data() + old, 1, size_t{1} << 20, f_);
+    carry_.resize(old + chunk);
+    const size_t n = std::fread(carry_.data() + old, 1, chunk, f_);
     carry_.resize(old + n);
     if (n == 0) {
       if (std::ferror(f_)) return Status::IOError("{}: read error", what_);
@@ -229,26 +241,39 @@ class RecordPieces {
     }
     return Status::OK();
   }
-  // The position of the last boundary LF in carry_ (which starts at a record boundary).
+  // Where the next piece ends in carry_ (which starts at a record boundary): the last boundary
+  // LF among its first piece_bytes_ bytes, else the first one after them (a record longer than
+  // a piece); npos when carry_ holds none.
   size_t LastBoundary() const {
-    if (!quoted_) return carry_.rfind('\n');
+    const size_t limit = static_cast<size_t>(piece_bytes_);
+    if (!quoted_) {
+      const size_t last = limit > 0 ? carry_.rfind('\n', limit - 1) : std::string::npos;
+      return last != std::string::npos ? last : carry_.find('\n', limit);
+    }
     size_t last = std::string::npos;
     bool in_quotes = false;
     for (size_t i = 0; i < carry_.size(); ++i) {
+      if (i >= limit && last != std::string::npos) break;
       const char c = carry_[i];
       if (c == '"') in_quotes = !in_quotes;
-      if (c == '\n' && !in_quotes) last = i;
+      if (c == '\n' && !in_quotes) {
+        last = i;
+        if (i >= limit) break;
+      }
     }
     return last;
   }
 
   std::FILE* f_;
+  bool owned_;
   std::string what_;
   int64_t piece_bytes_;
   bool quoted_;
   std::string carry_;
   bool eof_ = false;
   int64_t consumed_ = 0;
+  int64_t lines_before_ = 0;
+  int64_t lines_in_last_ = 0;
 };
 
 // True when column `c` of `batch` is utf8 with every value empty: what inference makes of a
@@ -263,11 +288,15 @@ bool AllEmptyText(const RecordBatch& batch, int c) {
 // else by inference on the first piece, which later pieces must agree with exactly.
 class CsvInputRows final : public InputRows {
  public:
+  // `rereadable`: the input is a regular file (a later piece that infers other types then asks
+  // for a whole read; a stream cannot be read again, so that is an error asking for --schema).
   static Result<std::unique_ptr<CsvInputRows>> Open(std::unique_ptr<RecordPieces> pieces,
                                                     CsvReadOptions o, const SchemaPtr& target,
-                                                    int64_t total) {
+                                                    int64_t total, bool rereadable,
+                                                    int64_t piece_bytes) {
     std::unique_ptr<CsvInputRows> r(new CsvInputRows());
     r->total_bytes_ = total;
+    r->rereadable_ = rereadable;
     r->pieces_ = std::move(pieces);
     LANCE_ASSIGN_OR_RAISE(std::string first, r->pieces_->Next());
     r->bytes_read_ = r->pieces_->consumed();
@@ -279,7 +308,9 @@ class CsvInputRows final : public InputRows {
     r->schema_ = r->pending_->schema();
     r->header_ = std::string(FirstRecord(first));
     if (r->header_.empty() || r->header_.back() != '\n') r->header_ += '\n';
+    r->header_lines_ = std::count(r->header_.begin(), r->header_.end(), '\n');
     r->options_ = std::move(o);
+    r->piece_bytes_ = piece_bytes;
     return r;
   }
   SchemaPtr schema() const override { return schema_; }
@@ -289,9 +320,10 @@ class CsvInputRows final : public InputRows {
     bytes_read_ = pieces_->consumed();
     if (piece.empty()) return RecordBatchPtr();
     piece.insert(0, header_);
+    // The piece's records are numbered as in the whole input, so its errors stand as they are.
+    options_.line_offset = pieces_->lines_before() - header_lines_;
     Result<RecordBatchPtr> batch = ReadCsv(piece, options_);
     if (batch.ok() && inferred_) batch = Agree(piece, std::move(batch).MoveValueUnsafe());
-    if (!batch.ok()) read_whole_ = true;
     return batch;
   }
 
@@ -309,9 +341,12 @@ class CsvInputRows final : public InputRows {
       if (got.Equals(want)) continue;
       const bool ints_as_floats = got.id() == TypeId::kInt64 && want.id() == TypeId::kDouble;
       if (!ints_as_floats && !AllEmptyText(*batch, c)) {
-        return Status::InvalidArgument("{}: column '{}' infers as {} in a later part of the file "
-                                       "(read it whole)",
-                                       options_.what, schema_->field(c)->name(), got.ToString());
+        read_whole_ = rereadable_;
+        return Status::InvalidArgument("{}: column '{}' infers as {} from line {} on, as {} before "
+                                       "(a stream is typed by its first {} bytes: give --schema "
+                                       "FILE.json, or --input-batch-bytes larger)",
+                                       options_.what, schema_->field(c)->name(), DataTypeToJson(got),
+                                       pieces_->lines_before() + 1, DataTypeToJson(want), piece_bytes_);
       }
       reread = true;
     }
@@ -325,7 +360,10 @@ class CsvInputRows final : public InputRows {
   std::unique_ptr<RecordPieces> pieces_;
   CsvReadOptions options_;
   bool inferred_ = false;
+  bool rereadable_ = false;
+  int64_t piece_bytes_ = 0;
   std::string header_;
+  int64_t header_lines_ = 0;
   SchemaPtr schema_;
   RecordBatchPtr pending_;
 };
@@ -333,41 +371,49 @@ class CsvInputRows final : public InputRows {
 // JSON lines pieces, typed by the schema file.
 class JsonInputRows final : public InputRows {
  public:
-  JsonInputRows(std::unique_ptr<RecordPieces> pieces, SchemaPtr schema, int64_t total)
-      : pieces_(std::move(pieces)), schema_(std::move(schema)) {
+  JsonInputRows(std::unique_ptr<RecordPieces> pieces, SchemaPtr schema, std::string what, int64_t total)
+      : pieces_(std::move(pieces)), schema_(std::move(schema)), what_(std::move(what)) {
     total_bytes_ = total;
   }
   SchemaPtr schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     LANCE_ASSIGN_OR_RAISE(std::string piece, pieces_->Next());
-    const bool first = bytes_read_ == 0;
     bytes_read_ = pieces_->consumed();
     if (piece.empty()) return RecordBatchPtr();
-    Result<RecordBatchPtr> batch = ReadJsonLines(piece, schema_);
-    if (!batch.ok() && !first) read_whole_ = true;  // its line numbers count from the piece
+    Result<RecordBatchPtr> batch = ReadJsonLines(piece, schema_, pieces_->lines_before() + 1);
+    if (!batch.ok()) return batch.status().WithContext(what_);
     return batch;
   }
 
  private:
   std::unique_ptr<RecordPieces> pieces_;
   SchemaPtr schema_;
+  std::string what_;
 };
 
-// Arrow IPC batches straight from the file's mapping.
+// Arrow IPC batches: a stream pulled message by message, or a file from its mapping.
 class IpcInputRows final : public InputRows {
  public:
-  IpcInputRows(std::unique_ptr<RecordBatchReader> reader, int64_t total) : reader_(std::move(reader)) {
+  // `consumed`: bytes of the input read so far (null: unknown, counted by rows).
+  IpcInputRows(std::unique_ptr<RecordBatchReader> reader, int64_t total,
+               std::shared_ptr<const int64_t> consumed)
+      : reader_(std::move(reader)), consumed_(std::move(consumed)) {
     total_bytes_ = total;
   }
   SchemaPtr schema() const override { return reader_->schema(); }
   Result<RecordBatchPtr> Next() override {
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader_->Next());
-    bytes_read_ = b ? std::min(total_bytes_, bytes_read_ + b->num_rows()) : total_bytes_;
+    if (consumed_) {
+      bytes_read_ = *consumed_;
+    } else {
+      bytes_read_ = b ? std::min(total_bytes_, bytes_read_ + b->num_rows()) : total_bytes_;
+    }
     return b;
   }
 
  private:
   std::unique_ptr<RecordBatchReader> reader_;
+  std::shared_ptr<const int64_t> consumed_;
 };
 
 }  // namespace
@@ -375,43 +421,104 @@ class IpcInputRows final : public InputRows {
 Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const std::string& schema_path,
                                                  const std::string& delimiter, const SchemaPtr& target,
                                                  int64_t piece_bytes) {
-  if (input == "-" || input.find("://") != std::string::npos) return std::unique_ptr<InputRows>();
+  if (input.find("://") != std::string::npos) return std::unique_ptr<InputRows>();
+  if (piece_bytes < 1) {
+    return Status::InvalidArgument("--input-batch-bytes {}: expected at least 1", piece_bytes);
+  }
+  const bool from_stdin = input == "-";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(input, ec)) return std::unique_ptr<InputRows>();
-  const bool named_text = IsDelimitedText(input);
-  if (!delimiter.empty() && !named_text) {
+  bool regular = false;
+  if (!from_stdin) {
+    const auto st = std::filesystem::status(input, ec);
+    if (ec || !std::filesystem::exists(st) || std::filesystem::is_directory(st)) {
+      return std::unique_ptr<InputRows>();  // the whole-input path says why
+    }
+    regular = std::filesystem::is_regular_file(st);
+  }
+  const std::string what = from_stdin ? "stdin" : input;
+  if (!delimiter.empty() && !IsDelimitedText(input) && regular) {
     return Status::InvalidArgument("{}: --delimiter applies to .csv / .tsv input (or stdin) only",
                                    input);
   }
-  const int64_t total = static_cast<int64_t>(std::filesystem::file_size(input, ec));
-  std::FILE* f = std::fopen(input.c_str(), "rb");
-  if (!f) return std::unique_ptr<InputRows>();  // the whole-file path says why
-  char head[64];
-  const size_t got = std::fread(head, 1, sizeof(head), f);
-  std::rewind(f);
-  const InputFormat format = FormatOf(input, std::string_view(head, got));
-  if (format == InputFormat::kIpc) {
-    std::fclose(f);
-    LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(input));
-    auto reader = ipc::OpenAny(data);
-    if (!reader.ok()) return std::unique_ptr<InputRows>();  // the whole-file path says why
-    return std::unique_ptr<InputRows>(new IpcInputRows(std::move(*reader), total));
+  const int64_t total = regular ? static_cast<int64_t>(std::filesystem::file_size(input, ec)) : 0;
+  std::FILE* f = from_stdin ? stdin : std::fopen(input.c_str(), "rb");
+  if (!f) return std::unique_ptr<InputRows>();  // the whole-input path says why
+  const bool owned = !from_stdin;
+  // The first bytes name the format of an input without a telling extension; they stay the
+  // start of what is read (a stream cannot seek back).
+  std::string head(64, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), f));
+  if (std::ferror(f)) {
+    if (owned) std::fclose(f);
+    return Status::IOError("{}: read error", what);
   }
-  auto pieces = std::make_unique<RecordPieces>(f, input, piece_bytes, format == InputFormat::kCsv);
+  const InputFormat format = FormatOf(input, head);
+  if (!delimiter.empty() && format != InputFormat::kCsv) {
+    if (owned) std::fclose(f);
+    return Status::InvalidArgument("{}: --delimiter applies to CSV input only", what);
+  }
+  if (format == InputFormat::kIpc) {
+    if (head.starts_with("ARROW1")) {
+      // The file format needs random access: a regular file is mapped, a stream read whole.
+      if (owned) std::fclose(f);
+      if (regular) {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(input));
+        auto reader = ipc::OpenAny(data);
+        if (!reader.ok()) return std::unique_ptr<InputRows>();  // the whole-input path says why
+        return std::unique_ptr<InputRows>(new IpcInputRows(std::move(*reader), total, nullptr));
+      }
+      return std::unique_ptr<InputRows>();
+    }
+    // The stream format: pulled message by message, whatever the input is.
+    struct Source {
+      Source(std::FILE* file, bool own, std::string first) : f(file), owned(own), head(std::move(first)) {}
+      ~Source() {
+        if (owned) std::fclose(f);
+      }
+      Source(const Source&) = delete;
+      Source& operator=(const Source&) = delete;
+      std::FILE* f;
+      bool owned;
+      std::string head;
+      size_t head_pos = 0;
+      int64_t consumed = 0;
+    };
+    auto src = std::make_shared<Source>(f, owned, std::move(head));
+    auto read = [src, what](uint8_t* out, int64_t n) -> Result<int64_t> {
+      size_t k = std::min(static_cast<size_t>(n), src->head.size() - src->head_pos);
+      std::memcpy(out, src->head.data() + src->head_pos, k);
+      src->head_pos += k;
+      if (k < static_cast<size_t>(n)) k += std::fread(out + k, 1, static_cast<size_t>(n) - k, src->f);
+      if (std::ferror(src->f)) return Status::IOError("{}: read error", what);
+      src->consumed += static_cast<int64_t>(k);
+      return static_cast<int64_t>(k);
+    };
+    auto reader = ipc::StreamReader::OpenFrom(read);
+    if (!reader.ok()) {
+      return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
+                                     "--schema, or .csv / .tsv): {}",
+                                     what, reader.status().message());
+    }
+    std::shared_ptr<const int64_t> consumed(src, &src->consumed);
+    return std::unique_ptr<InputRows>(new IpcInputRows(std::move(*reader), total, std::move(consumed)));
+  }
+  auto pieces = std::make_unique<RecordPieces>(f, owned, std::move(head), what, piece_bytes,
+                                               format == InputFormat::kCsv);
   if (format == InputFormat::kJsonLines) {
     if (schema_path.empty()) {
-      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", input);
+      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", what);
     }
     LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchemaFile(schema_path));
-    return std::unique_ptr<InputRows>(new JsonInputRows(std::move(pieces), std::move(schema), total));
+    return std::unique_ptr<InputRows>(new JsonInputRows(std::move(pieces), std::move(schema), what, total));
   }
   CsvReadOptions o;
-  o.what = input;
+  o.what = what;
   LANCE_ASSIGN_OR_RAISE(o.delimiter, DelimiterFor(input, delimiter));
   if (!schema_path.empty()) {
     LANCE_ASSIGN_OR_RAISE(o.schema, ReadSchemaFile(schema_path));
   }
-  LANCE_ASSIGN_OR_RAISE(auto rows, CsvInputRows::Open(std::move(pieces), std::move(o), target, total));
+  LANCE_ASSIGN_OR_RAISE(auto rows, CsvInputRows::Open(std::move(pieces), std::move(o), target, total,
+                                                      regular, piece_bytes));
   return std::unique_ptr<InputRows>(std::move(rows));
 }
 

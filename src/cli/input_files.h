@@ -42,16 +42,17 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
                      const std::string& delimiter, SchemaPtr* schema,
                      std::vector<RecordBatchPtr>* batches, const SchemaPtr& target = nullptr);
 
-// The rows of a regular local file read in pieces of about `piece_bytes` (a whole number of
-// records each), one batch per piece, so a write from it holds one piece at a time: what
-// ReadInputRows gives for the same arguments, as a stream. Arrow IPC input is read batch by
-// batch from its mapping.
+// The rows of a local file, stdin ("-") or a FIFO read in pieces of about `piece_bytes` (a
+// whole number of records each), one batch per piece, so a write from it holds one piece at a
+// time: what ReadInputRows gives for the same arguments, as a stream (errors name the line of
+// the whole input). An Arrow IPC stream is pulled message by message; an IPC file is read from
+// its mapping.
 class InputRows : public RecordBatchReader {
  public:
   // After an error of Next(): true when the input must be read whole instead (ReadInputRows)
-  // to get its exact answer -- a CSV whose inferred column types change after the first piece,
-  // or a piece that does not parse (the error must name its line in the whole file). A write
-  // that failed this way left nothing behind and can run again on ReadInputRows' batches.
+  // to get its exact answer -- a regular CSV file whose inferred column types change after the
+  // first piece (on a stream that is an error asking for --schema). A write that failed this
+  // way left nothing behind and can run again on ReadInputRows' batches.
   bool read_whole() const { return read_whole_; }
   // Bytes of the input consumed so far and its size.
   int64_t bytes_read() const { return bytes_read_; }
@@ -63,12 +64,13 @@ class InputRows : public RecordBatchReader {
   int64_t total_bytes_ = 0;
 };
 
-// The rows of `input` as InputRows (arguments as ReadInputRows), or null when `input` is not a
-// regular local file (stdin, a FIFO, a URI: read it with ReadInputRows). Errors: those of
-// ReadInputRows for the input's first piece.
+// The rows of `input` as InputRows (arguments as ReadInputRows), or null when it must be read
+// with ReadInputRows (a URI, an IPC file on a stream, a path that is no file: ReadInputRows
+// says why). Errors: those of ReadInputRows for the input's first piece; InvalidArgument when
+// `piece_bytes` < 1.
 Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const std::string& schema_path,
                                                  const std::string& delimiter, const SchemaPtr& target,
-                                                 int64_t piece_bytes = int64_t{16} << 20);
+                                                 int64_t piece_bytes = int64_t{4} << 20);
 
 // The schema of the table at `uri` when there is one (null when there is no table).
 Result<SchemaPtr> ExistingTableSchema(const std::string& uri);

@@ -1,6 +1,9 @@
 // Dataset write commands: `lance create` (create / append / overwrite) and `lance delete`.
 // Each prints one JSON object describing the commit.
 #include <charconv>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +41,7 @@ struct WriteArgs {
   std::string row_addresses;
   bool no_sync = false;
   bool progress = false;
-  int64_t input_batch_bytes = int64_t{16} << 20;
+  int64_t input_batch_bytes = int64_t{4} << 20;
 };
 
 Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
@@ -56,6 +59,8 @@ Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
 }
 
 // The rows of `in`, reporting how many have been read (and how much of the input) as they go.
+// Every few pieces the heap's free memory goes back to the system: the pieces are large and
+// short-lived, and without it the allocator keeps the peak of every piece ever read.
 class ProgressRows final : public RecordBatchReader {
  public:
   ProgressRows(InputRows* in, Progress* progress) : in_(in), progress_(progress) {}
@@ -63,9 +68,17 @@ class ProgressRows final : public RecordBatchReader {
   Result<RecordBatchPtr> Next() override {
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, in_->Next());
     if (b) rows_ += b->num_rows();
+#if defined(__GLIBC__)
+    if (++pieces_ % 4 == 0) ::malloc_trim(0);
+#endif
     const int64_t total = in_->total_bytes();
-    const int pct = total > 0 ? static_cast<int>(100 * in_->bytes_read() / total) : 100;
-    progress_->Update(fmt::format("{} rows read, {}% of the input", rows_, b ? pct : 100), !b);
+    if (total > 0) {
+      const int pct = b ? static_cast<int>(100 * in_->bytes_read() / total) : 100;
+      progress_->Update(fmt::format("{} rows read, {}% of the input", rows_, pct), !b);
+    } else {  // a stream: its size is not known
+      progress_->Update(fmt::format("{} rows read, {} MiB of the input", rows_,
+                                    in_->bytes_read() >> 20), !b);
+    }
     return b;
   }
 
@@ -73,6 +86,7 @@ class ProgressRows final : public RecordBatchReader {
   InputRows* in_;
   Progress* progress_;
   int64_t rows_ = 0;
+  int64_t pieces_ = 0;
 };
 
 Status Create(const WriteArgs& a) {
@@ -91,9 +105,9 @@ Status Create(const WriteArgs& a) {
   if (p.mode == table::WriteMode::kAppend) {
     LANCE_ASSIGN_OR_RAISE(target, ExistingTableSchema(a.uri));
   }
-  // A regular file streams into the data files piece by piece (memory stays bounded however
-  // big the input); when its pieces cannot give the exact answer of a whole read (see
-  // InputRows::read_whole), and for stdin, FIFOs and URIs, the input is read whole.
+  // Files, stdin and FIFOs stream into the data files piece by piece (memory stays bounded
+  // however big the input); a regular file whose pieces cannot give the exact answer of a
+  // whole read (see InputRows::read_whole), an IPC file on a stream and URIs are read whole.
   Progress progress(a.mode, a.progress);
   LANCE_ASSIGN_OR_RAISE(auto rows, OpenInputRows(a.input, a.schema, a.delimiter, target,
                                                    a.input_batch_bytes));
@@ -167,7 +181,8 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
       "create", "Write rows as a new dataset version (create, append or overwrite)");
   create->add_option("uri", args->uri, "Dataset directory or URI")->required();
   create->add_option("--input", args->input,
-                     "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv")->required();
+                     "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv; - for stdin or a "
+                     "FIFO (format sniffed)")->required();
   create->add_option("--mode", args->mode, "create (default), append or overwrite");
   create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv, whose types are inferred without it)");
   create->add_option("--delimiter", args->delimiter,
@@ -184,8 +199,8 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
   AddCommitHandlerOption(create, args.get());
   AddProgressFlag(create, &args->progress);
   create->add_option("--input-batch-bytes", args->input_batch_bytes,
-                     "Bytes of a file --input read per batch (default 16777216): memory grows "
-                     "with this, not with the input");
+                     "Bytes of --input read per batch (default 4194304): memory grows with "
+                     "this, not with the input");
   registry.OnRun(create, [args] { return Create(*args); });
 
   CLI::App* del = app.add_subcommand("delete", "Delete rows (by filter or by row address)");

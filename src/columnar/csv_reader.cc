@@ -43,8 +43,8 @@ std::string Excerpt(std::string_view s) {
 
 class Tokenizer {
  public:
-  Tokenizer(std::string_view text, const std::string& what, char delimiter)
-      : text_(text), what_(what), delimiter_(delimiter) {
+  Tokenizer(std::string_view text, const std::string& what, char delimiter, int64_t line_offset)
+      : text_(text), what_(what), delimiter_(delimiter), line_offset_(line_offset) {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
   }
 
@@ -74,6 +74,7 @@ class Tokenizer {
           table->header.push_back(std::move(name));
         }
         have_header = true;
+        line_ += line_offset_;  // the records of a piece: numbered as in the whole input
         continue;
       }
       if (record.size() != table->header.size()) {
@@ -169,6 +170,7 @@ class Tokenizer {
   std::string_view text_;
   const std::string& what_;
   char delimiter_;
+  int64_t line_offset_;
   size_t pos_ = 0;
   int64_t line_ = 1;
 };
@@ -735,7 +737,7 @@ Result<RecordBatchPtr> ReadCsv(std::string_view text, const CsvReadOptions& opti
   if (Status d = CheckCsvDelimiter(options.delimiter); !d.ok()) {
     return Status::InvalidArgument("{}: {}", options.what, d.message());
   }
-  LANCE_RETURN_NOT_OK(Tokenizer(text, options.what, options.delimiter).Run(&table));
+  LANCE_RETURN_NOT_OK(Tokenizer(text, options.what, options.delimiter, options.line_offset).Run(&table));
   std::vector<FieldPtr> fields;
   std::vector<ArrayPtr> columns;
   if (options.schema == nullptr) {

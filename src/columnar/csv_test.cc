@@ -168,6 +168,33 @@ TEST(CsvReadTest, SchemaOrdersColumnsAndTypesCells) {
   EXPECT_TRUE(b->ValidateFull().ok());
 }
 
+// A piece of a larger file, read with the header repeated before it: line_offset makes every
+// error after the header name the whole file's line (the header keeps line 1).
+TEST(CsvReadTest, LineOffsetNumbersAPieceAsTheWholeFile) {
+  CsvReadOptions o;
+  o.what = "t.csv";
+  o.line_offset = 100;
+  auto err = [&](std::string_view text, SchemaPtr s = nullptr) {
+    o.schema = std::move(s);
+    auto r = ReadCsv(text, o);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.status().ToString();
+  };
+  EXPECT_NE(err("a,b\n1,2\n3\n").find("t.csv: line 103: expected 2 fields"), std::string::npos);
+  EXPECT_NE(err("a,b\n1,\"open\n\n").find("t.csv: line 102, column 2: quoted field is never closed"),
+            std::string::npos);
+  EXPECT_NE(err("a,b\n\n1,x\"y\n").find("line 103, column 2: '\"' inside an unquoted field"),
+            std::string::npos);
+  EXPECT_NE(err("a,a\n1,2\n").find("line 1: column 2 repeats the header name 'a'"), std::string::npos);
+  EXPECT_NE(err("id,v\n1,\"x\ny\"\nq,2\n", schema({field("id", int32()), field("v", utf8())}))
+                .find("line 104, column 1 ('id'): 'q' is not a valid int32 value"),
+            std::string::npos);
+  o.schema = nullptr;
+  auto ok = ReadCsv("a\n1\n2\n", o);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)->num_rows(), 2);
+}
+
 TEST(CsvReadTest, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(ReadError("a,b\n1,2\n3\n").find("t.csv: line 3: expected 2 fields (as the header), found 1"),
             std::string::npos);

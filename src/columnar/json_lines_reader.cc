@@ -19,7 +19,7 @@
 namespace lance {
 
 // The DOM implementation, for schemas this reader does not handle (json_reader.cc).
-Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema);
+Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema, int64_t first_line);
 
 namespace {
 
@@ -375,9 +375,9 @@ class RowSax final : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
-Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema) {
+Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema, int64_t first_line) {
   for (const auto& f : schema->fields()) {
-    if (!SaxSupported(*f->type())) return ReadJsonLinesWithDom(text, std::move(schema));
+    if (!SaxSupported(*f->type())) return ReadJsonLinesWithDom(text, std::move(schema), first_line);
   }
   std::vector<std::unique_ptr<ArrayBuilder>> columns;
   for (const auto& f : schema->fields()) {
@@ -385,7 +385,7 @@ Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema) {
     columns.push_back(std::move(b));
   }
   RowSax sax(*schema, &columns);
-  int64_t line_no = 0;
+  int64_t line_no = first_line - 1;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);

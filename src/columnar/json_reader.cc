@@ -386,10 +386,10 @@ Result<RecordBatchPtr> RecordBatchFromJSON(SchemaPtr schema, std::string_view js
 }
 
 // The DOM form of ReadJsonLines (json_lines_reader.cc), for schemas it does not stream.
-Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema) {
+Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema, int64_t first_line) {
   LANCE_ASSIGN_OR_RAISE(auto builders, MakeRowBuilders(*schema));
   int64_t rows = 0;
-  int64_t line_no = 0;
+  int64_t line_no = first_line - 1;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);

@@ -424,3 +424,25 @@ TEST(JsonReaderTest, StreamingErrorsNameThePath) {
 
 }  // namespace
 }  // namespace lance
+
+namespace lance {
+namespace {
+
+// first_line numbers a piece of a larger input: errors name the input's line.
+TEST(JsonLinesReadTest, FirstLineNumbersAPiece) {
+  auto s = schema({field("i", int32()), field("l", list(int64()))});
+  auto r = ReadJsonLines("{\"i\": 1}\n\n{\"i\": \"x\"}\n", s, 41);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("line 43"), std::string::npos) << r.status().ToString();
+  auto bad = ReadJsonLines("{\"i\": 1}\n{\"i\": 2, \"l\": [1, \"y\"]}\n", s, 10);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("line 11"), std::string::npos) << bad.status().ToString();
+  // Dictionaries of numbers take the DOM reader: it numbers lines the same way.
+  auto dict = schema({field("d", dictionary(int32(), int64()))});
+  auto dom = ReadJsonLines("{\"d\": 3}\n{\"d\": \"a\"}\n", dict, 7);
+  ASSERT_FALSE(dom.ok());
+  EXPECT_NE(dom.status().ToString().find("line 8"), std::string::npos) << dom.status().ToString();
+}
+
+}  // namespace
+}  // namespace lance

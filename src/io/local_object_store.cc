@@ -406,6 +406,23 @@ std::string LocalObjectStore::FullPath(std::string_view path) const {
   return root_ + "/" + std::string(path);
 }
 
+namespace {
+
+// Unmaps what Get() mapped; its type tells a mapping apart from any other buffer owner.
+struct MappingDeleter {
+  size_t size;
+  void operator()(const void* p) const { ::munmap(const_cast<void*>(p), size); }
+};
+
+}  // namespace
+
+bool ReleaseMappedPages(const Buffer& bytes) {
+  const MappingDeleter* d = std::get_deleter<MappingDeleter>(bytes.owner());
+  if (d == nullptr || bytes.data() != bytes.owner().get()) return false;
+  // A private read-only file mapping: dropped pages read back from the file when touched again.
+  return ::madvise(const_cast<uint8_t*>(bytes.data()), d->size, MADV_DONTNEED) == 0;
+}
+
 Result<BufferPtr> LocalObjectStore::Get(std::string_view path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   LANCE_ASSIGN_OR_RAISE(auto opened, OpenForRead(FullPath(path)));
@@ -415,9 +432,7 @@ Result<BufferPtr> LocalObjectStore::Get(std::string_view path) {
     void* addr = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (addr != MAP_FAILED) {
       // The mapping outlives the descriptor; the owner unmaps it with the last reference.
-      std::shared_ptr<const void> mapping(addr, [size](const void* p) {
-        ::munmap(const_cast<void*>(p), static_cast<size_t>(size));
-      });
+      std::shared_ptr<const void> mapping(addr, MappingDeleter{static_cast<size_t>(size)});
       return std::make_shared<Buffer>(static_cast<const uint8_t*>(addr), size, std::move(mapping));
     }
     // Fall through to a plain read (e.g. a filesystem without mmap support).

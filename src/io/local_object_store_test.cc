@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -195,6 +196,51 @@ TEST(LocalObjectStoreTest, LargeGetIsMemoryMappedAndZeroCopy) {
   ASSERT_TRUE(store->Put("big", MakePayload(11, 300000)).ok());
   EXPECT_EQ(CheckPayload(big->view()), 9);
   EXPECT_EQ(CheckPayload(store->Get("big").ValueOrDie()->view()), 11);
+}
+
+// Resident KiB of this process's mapping that starts at `addr` (/proc/self/smaps), -1 if none.
+int64_t ResidentKiB(const void* addr) {
+  std::ifstream in("/proc/self/smaps");
+  std::string line;
+  bool in_it = false;
+  const auto want = reinterpret_cast<uintptr_t>(addr);
+  while (std::getline(in, line)) {
+    const size_t dash = line.find('-');
+    if (dash != std::string::npos && dash > 0 && line.find(' ') > dash &&
+        line.find_first_not_of("0123456789abcdef") == dash) {
+      in_it = std::stoull(line.substr(0, dash), nullptr, 16) == want;
+    } else if (in_it && line.rfind("Rss:", 0) == 0) {
+      return std::stoll(line.substr(4));
+    }
+  }
+  return -1;
+}
+
+// ReleaseMappedPages drops a mapping's resident pages and nothing else: the bytes read back
+// the same (even after the file was replaced), and buffers that are not a whole mapping made
+// by Get are left alone.
+TEST(LocalObjectStoreTest, ReleaseMappedPagesDropsResidentPagesOnly) {
+  TempDir dir;
+  auto store = LocalObjectStore::Make(dir.path()).ValueOrDie();
+  ASSERT_TRUE(store->Put("big", MakePayload(21, 4 << 20)).ok());
+  ASSERT_TRUE(store->Put("small", MakePayload(22, 1000)).ok());
+  auto big = store->Get("big").ValueOrDie();
+  EXPECT_EQ(CheckPayload(big->view()), 21);  // touches every page
+  EXPECT_GE(ResidentKiB(big->data()), 4000);
+  ASSERT_TRUE(store->Put("big", MakePayload(23, 4 << 20)).ok());  // replaced, not modified
+  EXPECT_TRUE(ReleaseMappedPages(*big));
+  EXPECT_EQ(ResidentKiB(big->data()), 0);
+  EXPECT_EQ(CheckPayload(big->view()), 21);
+  EXPECT_GE(ResidentKiB(big->data()), 4000);
+  // Not a whole mapping made by Get: a slice, a read buffer, an allocation.
+  EXPECT_FALSE(ReleaseMappedPages(*SliceBuffer(big, 4096, 8192)));
+  auto small = store->Get("small").ValueOrDie();
+  EXPECT_FALSE(ReleaseMappedPages(*small));
+  EXPECT_EQ(CheckPayload(small->view()), 22);
+  auto heap = AllocateBuffer(1 << 20).ValueOrDie();
+  std::memset(heap->mutable_data(), 7, 1 << 20);
+  EXPECT_FALSE(ReleaseMappedPages(*heap));
+  EXPECT_EQ(heap->data()[12345], 7);
 }
 
 TEST(LocalObjectStoreTest, ObjectsAreRealFilesUnderTheRoot) {

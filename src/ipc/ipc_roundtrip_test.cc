@@ -2,7 +2,9 @@
 // compression, metadata, empty and zero-batch streams and files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -18,6 +20,17 @@ using testing::EveryTypeBatch;
 using testing::J;
 using testing::ReadAllOrFail;
 using testing::WriteOrFail;
+
+// A read function over `data` that gives at most `chunk` bytes per call (as a pipe may).
+ReadFn ChunkedReads(BufferPtr data, int64_t chunk) {
+  auto pos = std::make_shared<int64_t>(0);
+  return [data, chunk, pos](uint8_t* out, int64_t n) -> Result<int64_t> {
+    const int64_t k = std::min({n, chunk, data->size() - *pos});
+    std::memcpy(out, data->data() + *pos, static_cast<size_t>(k));
+    *pos += k;
+    return k;
+  };
+}
 
 void ExpectBatchesEqual(const std::vector<RecordBatchPtr>& expected,
                         const std::vector<RecordBatchPtr>& actual) {
@@ -57,6 +70,17 @@ class RoundTripTest
     EXPECT_TRUE(read_schema && read_schema->Equals(*schema, /*check_metadata=*/true))
         << (read_schema ? read_schema->ToString() : "no schema") << "\nvs\n"
         << schema->ToString();
+    if (format() == IpcFormat::kStream) {
+      // Pulled through a read function in odd-sized chunks: the same schema and batches.
+      auto pulled = StreamReader::OpenFrom(ChunkedReads(data, 7));
+      EXPECT_TRUE(pulled.ok()) << pulled.status().ToString();
+      if (pulled.ok()) {
+        EXPECT_TRUE((*pulled)->schema()->Equals(*schema, /*check_metadata=*/true));
+        auto all = (*pulled)->ReadAll();
+        EXPECT_TRUE(all.ok()) << all.status().ToString();
+        if (all.ok()) ExpectBatchesEqual(out, *all);
+      }
+    }
     // The format-agnostic entry point sees the same batches.
     auto any = OpenAny(data);
     EXPECT_TRUE(any.ok()) << any.status().ToString();
@@ -261,6 +285,37 @@ INSTANTIATE_TEST_SUITE_P(
 
 bool Within(const Buffer& inner, const Buffer& outer) {
   return inner.data() >= outer.data() && inner.data() + inner.size() <= outer.data() + outer.size();
+}
+
+// A stream pulled through a read function and cut at any byte reads as the same cut stream
+// held whole does: the same batches, or an error of the same code.
+TEST(IpcReadTest, PulledStreamCutAnywhereAgreesWithWholeInput) {
+  auto schema = lance::schema({field("a", int64()), field("s", utf8())});
+  std::vector<RecordBatchPtr> batches = {
+      *RecordBatch::Make(schema, 3, {J(int64(), "[1, 2, null]"), J(utf8(), R"(["x", "", "yz"])")}),
+      *RecordBatch::Make(schema, 1, {J(int64(), "[7]"), J(utf8(), R"(["last"])")}),
+  };
+  BufferPtr data = WriteOrFail(schema, batches, IpcFormat::kStream);
+  ASSERT_NE(data, nullptr);
+  for (int64_t cut = 0; cut <= data->size(); ++cut) {
+    BufferPtr part = SliceBuffer(data, 0, cut);
+    auto whole = StreamReader::Open(part);
+    auto pulled = StreamReader::OpenFrom(ChunkedReads(part, 5));
+    ASSERT_EQ(whole.ok(), pulled.ok()) << "cut " << cut << ": " << pulled.status().ToString();
+    if (!whole.ok()) {
+      EXPECT_EQ(whole.status().code(), pulled.status().code()) << "cut " << cut;
+      continue;
+    }
+    auto a = (*whole)->ReadAll();
+    auto b = (*pulled)->ReadAll();
+    ASSERT_EQ(a.ok(), b.ok()) << "cut " << cut << ": " << b.status().ToString();
+    if (a.ok()) {
+      ExpectBatchesEqual(*a, *b);
+    } else {
+      EXPECT_EQ(a.status().code(), b.status().code()) << "cut " << cut;
+    }
+  }
+  EXPECT_EQ(StreamReader::OpenFrom(nullptr).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(IpcReadTest, UncompressedReadIsZeroCopy) {

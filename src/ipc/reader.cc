@@ -2,9 +2,12 @@
 
 #include <cstring>
 #include <limits>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -452,44 +455,38 @@ class StreamDecoder {
  public:
   StreamDecoder(BufferPtr data, IpcReadOptions options)
       : data_(std::move(data)), decoder_(options) {}
+  StreamDecoder(ReadFn read, IpcReadOptions options) : read_(std::move(read)), decoder_(options) {}
 
   Status Open() {
-    LANCE_ASSIGN_OR_RAISE(ParsedMessage m, internal::ReadMessage(data_, 0, data_->size()));
-    if (m.message == nullptr) return Status::Corruption("IPC stream: ends before its schema");
-    if (m.message->header_type() != fb::MessageHeader::Schema) {
+    LANCE_ASSIGN_OR_RAISE(std::optional<ParsedMessage> m, NextMessage());
+    if (!m || m->message == nullptr) return Status::Corruption("IPC stream: ends before its schema");
+    if (m->message->header_type() != fb::MessageHeader::Schema) {
       return Status::Corruption("IPC stream: first message is a {}, expected a Schema",
-                                fb::EnumNameMessageHeader(m.message->header_type()));
+                                fb::EnumNameMessageHeader(m->message->header_type()));
     }
-    LANCE_RETURN_NOT_OK(decoder_.SetSchema(m.message->header_as_Schema()));
-    offset_ = m.next_offset;
-    return Status::OK();
+    return decoder_.SetSchema(m->message->header_as_Schema());
   }
 
   Result<RecordBatchPtr> Next() {
     while (!done_) {
-      if (offset_ == data_->size()) {
-        // A stream cut right after a message, without the end marker: accepted as ended.
+      LANCE_ASSIGN_OR_RAISE(std::optional<ParsedMessage> m, NextMessage());
+      if (!m || m->message == nullptr) {
+        // No message: the end marker, or a stream cut right after a message (accepted as ended).
         done_ = true;
         break;
       }
-      LANCE_ASSIGN_OR_RAISE(ParsedMessage m, internal::ReadMessage(data_, offset_, data_->size()));
-      offset_ = m.next_offset;
-      if (m.message == nullptr) {
-        done_ = true;
-        break;
-      }
-      switch (m.message->header_type()) {
+      switch (m->message->header_type()) {
         case fb::MessageHeader::RecordBatch:
-          return decoder_.LoadRecordBatch(m);
+          return decoder_.LoadRecordBatch(*m);
         case fb::MessageHeader::DictionaryBatch:
-          LANCE_RETURN_NOT_OK(decoder_.ApplyDictionaryBatch(m, true));
+          LANCE_RETURN_NOT_OK(decoder_.ApplyDictionaryBatch(*m, true));
           break;
         case fb::MessageHeader::Schema:
           return Status::Corruption("IPC stream: a second Schema message at offset {}",
-                                    offset_ - m.metadata_length);
+                                    offset_ - m->metadata_length);
         default:
           return Status::NotSupported("IPC stream: {} messages are not supported",
-                                      fb::EnumNameMessageHeader(m.message->header_type()));
+                                      fb::EnumNameMessageHeader(m->message->header_type()));
       }
     }
     return RecordBatchPtr{};
@@ -499,7 +496,119 @@ class StreamDecoder {
   const IpcDecoder& decoder() const { return decoder_; }
 
  private:
+  // The message at offset_ (advancing past it), or nullopt when the input ends exactly there.
+  Result<std::optional<ParsedMessage>> NextMessage() {
+    if (read_) return PullMessage();
+    if (offset_ == data_->size()) return std::optional<ParsedMessage>();
+    LANCE_ASSIGN_OR_RAISE(ParsedMessage m, internal::ReadMessage(data_, offset_, data_->size()));
+    offset_ = m.next_offset;
+    return std::optional<ParsedMessage>(std::move(m));
+  }
+
+  // Reads up to `n` bytes to `out` from the source; fewer only at its end.
+  Result<int64_t> ReadSome(uint8_t* out, int64_t n) {
+    int64_t got = 0;
+    while (got < n) {
+      LANCE_ASSIGN_OR_RAISE(int64_t k, read_(out + got, n - got));
+      if (k < 0 || k > n - got) {
+        return Status::IOError("IPC stream: the source returned {} bytes for a read of {}", k, n - got);
+      }
+      if (k == 0) break;
+      got += k;
+    }
+    return got;
+  }
+
+  // One framed message read from the source into a buffer of its own (framing, metadata and
+  // body), then parsed as ReadMessage parses a whole input: only one message is held at once.
+  Result<std::optional<ParsedMessage>> PullMessage() {
+    uint8_t head[8];
+    LANCE_ASSIGN_OR_RAISE(int64_t got, ReadSome(head, 4));
+    if (got == 0) return std::optional<ParsedMessage>();
+    if (got < 4) {
+      return Status::Corruption("IPC: truncated message header at offset {} (input ends at {})",
+                                offset_, offset_ + got);
+    }
+    uint32_t word;
+    std::memcpy(&word, head, 4);
+    int64_t prefix = 4;
+    int32_t length;
+    if (word == internal::kContinuationMarker) {
+      LANCE_ASSIGN_OR_RAISE(got, ReadSome(head + 4, 4));
+      if (got < 4) return Status::Corruption("IPC: truncated message length at offset {}", offset_);
+      std::memcpy(&length, head + 4, 4);
+      prefix = 8;
+    } else {
+      std::memcpy(&length, &word, 4);
+    }
+    if (length < 0) {
+      return Status::Corruption("IPC: message at offset {} declares {} metadata bytes", offset_, length);
+    }
+    // The metadata first (to learn the body's length), then framing, metadata and body together.
+    LANCE_ASSIGN_OR_RAISE(BufferPtr meta, AllocateBuffer(std::max<int64_t>(length, 0)));
+    uint8_t* meta_bytes = std::const_pointer_cast<Buffer>(meta)->mutable_data();
+    LANCE_ASSIGN_OR_RAISE(got, ReadSome(meta_bytes, length));
+    if (got < length) {
+      return Status::Corruption("IPC: message at offset {} declares {} metadata bytes, only {} remain",
+                                offset_, length, got);
+    }
+    int64_t body_length = 0;
+    if (length > 0) {
+      std::unique_ptr<uint64_t[]> storage;
+      LANCE_ASSIGN_OR_RAISE(const fb::Message* msg, internal::VerifyFlatbuffer<fb::Message>(
+                                                        meta_bytes, length, &storage, "message"));
+      body_length = msg->body_length();
+      if (body_length < 0) {
+        return Status::Corruption("IPC: message at offset {} declares a {}-byte body", offset_,
+                                  body_length);
+      }
+    }
+    // A body the metadata declares is only believed as its bytes arrive: beyond 16 MiB it is
+    // read in parts first, so a lying length costs what the input holds, not what it claims.
+    constexpr int64_t kPart = int64_t{16} << 20;
+    std::vector<BufferPtr> parts;
+    int64_t have = 0;
+    if (body_length > kPart) {
+      while (have < body_length) {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr part, AllocateBuffer(std::min(kPart, body_length - have)));
+        LANCE_ASSIGN_OR_RAISE(got, ReadSome(std::const_pointer_cast<Buffer>(part)->mutable_data(), part->size()));
+        have += got;
+        parts.push_back(std::move(part));
+        if (got < parts.back()->size()) break;
+      }
+      if (have < body_length) {
+        return Status::Corruption("IPC: message at offset {} declares a {}-byte body, only {} bytes remain",
+                                  offset_, body_length, have);
+      }
+    }
+    const int64_t total = prefix + length + body_length;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr framed, AllocateBuffer(total));
+    uint8_t* bytes = std::const_pointer_cast<Buffer>(framed)->mutable_data();
+    std::memcpy(bytes, head, static_cast<size_t>(prefix));
+    if (length > 0) std::memcpy(bytes + prefix, meta_bytes, static_cast<size_t>(length));
+    if (parts.empty()) {
+      LANCE_ASSIGN_OR_RAISE(got, ReadSome(bytes + prefix + length, body_length));
+      if (got < body_length) {
+        return Status::Corruption("IPC: message at offset {} declares a {}-byte body, only {} bytes remain",
+                                  offset_, body_length, got);
+      }
+    } else {
+      int64_t at = prefix + length;
+      for (const BufferPtr& part : parts) {
+        std::memcpy(bytes + at, part->data(), static_cast<size_t>(part->size()));
+        at += part->size();
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(ParsedMessage m, internal::ReadMessage(framed, 0, total));
+    current_ = std::move(framed);
+    m.next_offset += offset_;
+    offset_ = m.next_offset;
+    return std::optional<ParsedMessage>(std::move(m));
+  }
+
   BufferPtr data_;
+  ReadFn read_;
+  BufferPtr current_;  // pull mode: the bytes of the last message (its metadata points into them)
   IpcDecoder decoder_;
   int64_t offset_ = 0;
   bool done_ = false;
@@ -511,6 +620,13 @@ StreamReader::~StreamReader() = default;
 Result<std::unique_ptr<StreamReader>> StreamReader::Open(BufferPtr data, IpcReadOptions options) {
   if (data == nullptr) return Status::InvalidArgument("IPC stream: null input buffer");
   auto decoder = std::make_unique<StreamDecoder>(std::move(data), options);
+  LANCE_RETURN_NOT_OK(decoder->Open());
+  return std::unique_ptr<StreamReader>(new StreamReader(std::move(decoder)));
+}
+
+Result<std::unique_ptr<StreamReader>> StreamReader::OpenFrom(ReadFn read, IpcReadOptions options) {
+  if (!read) return Status::InvalidArgument("IPC stream: no read function");
+  auto decoder = std::make_unique<StreamDecoder>(std::move(read), options);
   LANCE_RETURN_NOT_OK(decoder->Open());
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(decoder)));
 }

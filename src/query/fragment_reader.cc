@@ -48,6 +48,10 @@ Result<std::shared_ptr<const FragmentReader>> FragmentReader::Open(
   return std::shared_ptr<const FragmentReader>(std::move(r));
 }
 
+FragmentReader::~FragmentReader() {
+  if (release_pages_ && snapshot_) snapshot_->ReleaseMappedPages(index_);
+}
+
 Result<const std::vector<uint64_t>*> FragmentReader::RowIds() const {
   std::call_once(row_ids_once_, [&] {
     if (!stable_) return;

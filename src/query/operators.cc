@@ -1,6 +1,7 @@
 #include "query/operators.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -29,10 +30,19 @@ class FragmentScanStream final : public RowStream {
         const size_t index = node_->fragments()[next_fragment_++];
         if (fragments[index].num_rows() == 0) continue;
         LANCE_ASSIGN_OR_RAISE(current_, FragmentReader::Open(node_->snapshot(), index, pool_));
+        // A scan passes each fragment once: its mapped pages go when its last chunk is read,
+        // and once more two fragments later (output batches that slice the mapping may have
+        // touched them again after that).
+        current_->ReleaseMappedPagesWhenDone();
         next_row_ = 0;
       }
       const int64_t physical = current_->physical_rows();
       if (next_row_ >= physical) {
+        passed_.push_back(current_->index());
+        if (passed_.size() > 2) {
+          node_->snapshot()->ReleaseMappedPages(passed_.front());
+          passed_.pop_front();
+        }
         current_.reset();
         continue;
       }
@@ -52,6 +62,7 @@ class FragmentScanStream final : public RowStream {
   size_t next_fragment_ = 0;
   std::shared_ptr<const FragmentReader> current_;
   int64_t next_row_ = 0;
+  std::deque<size_t> passed_;  // the fragments passed last, oldest first
 };
 
 // Take: the keys resolved up front to (fragment, row), handed out as runs of one fragment.
@@ -517,8 +528,9 @@ Result<uint64_t> RunCount(const CountNode& node, const ExecOptions& options) {
     std::vector<int64_t> counts(chunks.size(), 0);
     std::vector<Status> errors(chunks.size());
     ParallelFor(options.pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) {
-      const RowChunk& c = chunks[static_cast<size_t>(i)];
+      RowChunk& c = chunks[static_cast<size_t>(i)];
       auto n = filter.Count(*c.fragment, c.span_start, c.span_length, c.rows);
+      c.fragment.reset();  // the fragment's last chunk counted: its mapped pages can go
       if (n.ok()) {
         counts[static_cast<size_t>(i)] = *n;
       } else {

@@ -13,6 +13,7 @@
 
 #include "lance/core/thread_pool.h"
 #include "lance/file/file_reader.h"
+#include "lance/io/local_object_store.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/tags.h"
 #include "table/field_tree.h"
@@ -105,7 +106,15 @@ struct Snapshot::ReaderCache {
   std::mutex mu;
   // By (fragment index, file index, point reads).
   std::map<std::tuple<size_t, size_t, bool>, std::shared_ptr<const file::FileReader>> readers;
+  // The mapped bytes of each fragment's scan readers (by fragment index), for ReleaseMappedPages.
+  std::multimap<size_t, BufferPtr> mapped;
 };
+
+void Snapshot::ReleaseMappedPages(size_t index) const {
+  std::lock_guard<std::mutex> lock(readers_->mu);
+  auto [lo, hi] = readers_->mapped.equal_range(index);
+  for (auto it = lo; it != hi; ++it) io::ReleaseMappedPages(*it->second);
+}
 
 Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t index, size_t file,
                                                                         bool point_reads) const {
@@ -126,12 +135,14 @@ Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t 
   // Local files are memory-mapped by Get() (and memory objects are already in memory): the
   // reader then slices pages out of the mapping instead of a pread and a copy per range
   // (a 1000-row take issues thousands). Other stores read only the ranges a read needs.
+  BufferPtr mapped;
   auto open = [&]() -> Result<std::unique_ptr<file::FileReader>> {
     const std::string_view scheme = loc.first->scheme();
     if ((scheme != "file" && scheme != "memory") || (point_reads && scheme == "file")) {
       return file::FileReader::Open(loc.first, loc.second);
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, loc.first->Get(loc.second));
+    if (scheme == "file") mapped = bytes;
     return file::FileReader::Open(std::move(bytes));
   };
   auto opened = open();
@@ -157,7 +168,9 @@ Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t 
     }
   }
   std::lock_guard<std::mutex> lock(readers_->mu);
-  return readers_->readers.emplace(key, std::move(reader)).first->second;
+  auto [it, inserted] = readers_->readers.emplace(key, std::move(reader));
+  if (inserted && mapped) readers_->mapped.emplace(index, std::move(mapped));
+  return it->second;
 }
 
 Result<std::vector<uint32_t>> Snapshot::DeletedRows(size_t index) const {

@@ -13,6 +13,8 @@
 //   * `--input -` (stdin), a FIFO and `<(...)` work for CSV, JSON lines and Arrow IPC;
 //   * a file input is read in bounded batches (item 8) with the answer of a whole read:
 //     types, rows and errors (line numbers included) equal reading the same bytes from stdin;
+//   * stdin, FIFOs and Arrow IPC streams are read in bounded batches too (errors name the
+//     whole input's line; a type change on a stream is refused, asking for --schema);
 //   * progress goes to stderr (with --progress), never into stdout's result.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -466,6 +468,99 @@ describe('bounded input batches', () => {
     const i = path.join(dir, 'ipc_pieces.lance');
     lanceOk(['create', i, '--input', arrows]);
     assert.equal(lanceOk(['scan', i]).stdout, lanceOk(['scan', table]).stdout);
+  });
+});
+
+describe('stdin and FIFOs in bounded batches', () => {
+  const rows = (n, f) => Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
+  // The same text from a file and from stdin, both in batches of 300 bytes.
+  const pieces = (name, text, extra = []) => {
+    const file = path.join(dir, `${name}.csv`);
+    fs.writeFileSync(file, text);
+    const a = path.join(dir, `${name}_file.lance`);
+    const b = path.join(dir, `${name}_stdin.lance`);
+    const ra = lance(['create', a, '--input', file, '--input-batch-bytes', '300', ...extra]);
+    const rb = lance(['create', b, '--input', '-', '--input-batch-bytes', '300', ...extra], { input: text });
+    return { a, b, ra, rb, file };
+  };
+  const nothingWritten = (uri) => {
+    assert.equal(fs.existsSync(path.join(uri, '_versions')), false);
+    assert.deepEqual(fs.existsSync(path.join(uri, 'data')) ? fs.readdirSync(path.join(uri, 'data')) : [], []);
+  };
+
+  test('stdin in batches gives the rows and types of a file', () => {
+    const { a, b, ra, rb } = pieces('sq', 'id,s,f\r\n' + rows(400, (i) => `${i},"a,""${i}""\nb",${i % 5 ? i / 4 : ''}\r`));
+    assert.equal(ra.status, 0, ra.stderr);
+    assert.equal(rb.status, 0, rb.stderr);
+    assert.equal(lanceOk(['schema', b]).stdout, lanceOk(['schema', a]).stdout);
+    assert.equal(lanceOk(['scan', b]).stdout, lanceOk(['scan', a]).stdout);
+    assert.equal(count(b), 400);
+  });
+  test('an error in a later batch of stdin names its line in the whole input', () => {
+    for (const [bad, line, pattern] of [[700, 702, /line 702, column 2: quoted field is never closed/],
+                                        [650, 652, /line 652: expected 2 fields \(as the header\), found 3/]]) {
+      const text = 'id,v\n' + rows(800, (i) => (i === bad ? (bad === 700 ? `${i},"open` : `${i},1,2`) : `${i},${i}`));
+      const { a, b, ra, rb, file } = pieces(`sbad${bad}`, text);
+      assert.notEqual(rb.status, 0);
+      assert.match(rb.stderr, pattern, `line ${line}`);
+      assert.equal(ra.stderr.replace(file, 'stdin'), rb.stderr);
+      nothingWritten(a);
+      nothingWritten(b);
+    }
+  });
+  test('a type that changes in a later batch of stdin is refused by column and line', () => {
+    const text = 'id,v\n' + rows(700, (i) => `${i},${i < 500 ? i : 'x' + i}`);
+    const { a, b, ra, rb } = pieces('schange', text);
+    assert.equal(ra.status, 0, ra.stderr);  // a file is read again, whole
+    assert.match(lanceOk(['schema', a]).stdout, /"name":"v","type":"utf8"/);
+    assert.notEqual(rb.status, 0);
+    assert.match(rb.stderr, /stdin: column 'v' infers as "utf8" from line \d+ on, as "int64" before .*--schema/);
+    nothingWritten(b);
+    // With a schema, stdin reads it in batches.
+    const schemaFile = path.join(dir, 'schange.schema.json');
+    fs.writeFileSync(schemaFile, JSON.stringify({ fields: [{ name: 'id', type: 'int64' }, { name: 'v', type: 'utf8' }] }));
+    const c = path.join(dir, 'schange_typed.lance');
+    lanceOk(['create', c, '--input', '-', '--input-batch-bytes', '300', '--schema', schemaFile], { input: text });
+    assert.equal(lanceOk(['scan', c]).stdout, lanceOk(['scan', a]).stdout);
+  });
+  test('JSON lines: a bad line in a later batch is named by its line, from a file and stdin', () => {
+    const schemaFile = path.join(dir, 'jl.schema.json');
+    fs.writeFileSync(schemaFile, JSON.stringify({ fields: [{ name: 'id', type: 'int64' }, { name: 'v', type: 'int64' }] }));
+    const text = rows(300, (i) => (i === 250 ? `{"id": ${i}, "v": "x"}` : `{"id": ${i}, "v": ${i}}`));
+    const file = path.join(dir, 'jl.jsonl');
+    fs.writeFileSync(file, text);
+    const a = path.join(dir, 'jl_file.lance');
+    const ra = lance(['create', a, '--input', file, '--schema', schemaFile, '--input-batch-bytes', '200']);
+    const rb = lance(['create', path.join(dir, 'jl_stdin.lance'), '--input', '-', '--schema', schemaFile,
+                      '--input-batch-bytes', '200'], { input: text });
+    assert.notEqual(ra.status, 0);
+    assert.match(ra.stderr, /jl\.jsonl: line 251/);
+    assert.match(rb.stderr, /stdin: line 251/);
+    nothingWritten(a);
+  });
+  test('an Arrow IPC stream of many batches from stdin and a FIFO', () => {
+    const arrows = path.join(dir, 'many.arrows');
+    lanceOk(['scan', table, '--output', arrows, '--batch-size', '7']);
+    const s = path.join(dir, 'many_stdin.lance');
+    lanceOk(['create', s, '--input', '-'], { input: fs.readFileSync(arrows) });
+    assert.equal(lanceOk(['scan', s]).stdout, lanceOk(['scan', table]).stdout);
+    const fifo = path.join(dir, 'many.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const f = path.join(dir, 'many_fifo.lance');
+    const r = spawnSync('bash', ['-c', `cat "$1" > "$2" & "$3" create "$4" --input "$2"; s=$?; wait; exit $s`,
+                                 'x', arrows, fifo, LANCE_BIN, f], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(lanceOk(['scan', f]).stdout, lanceOk(['scan', table]).stdout);
+    // A truncated stream is refused, nothing is written.
+    const bytes = fs.readFileSync(arrows);
+    const t = path.join(dir, 'many_cut.lance');
+    const cut = lance(['create', t, '--input', '-'], { input: bytes.subarray(0, bytes.length - 100) });
+    assert.notEqual(cut.status, 0);
+    assert.match(cut.stderr, /Corruption: IPC/);
+    nothingWritten(t);
+  });
+  test('--input-batch-bytes is checked', () => {
+    refused(['create', path.join(dir, 'bb.lance'), '--input', csv, '--input-batch-bytes', '0'], /input-batch-bytes/);
   });
 });
 

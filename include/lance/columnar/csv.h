@@ -46,6 +46,10 @@ struct CsvReadOptions {
   std::string what = "csv";
   // The field separator: any single byte but `"`, CR and LF (`\t` for TSV).
   char delimiter = ',';
+  // Added to the line number of every record after the header row, in errors: for a piece of
+  // a larger input read with its header row repeated before it, the lines of the input before
+  // the piece's first record less the header's (so errors name the input's true lines).
+  int64_t line_offset = 0;
 };
 
 // Parses `text` (header row first) into one batch.

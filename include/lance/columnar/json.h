@@ -31,8 +31,9 @@ Status AppendJsonValue(const Array& array, int64_t i, std::string* out);
 // Parses JSON lines (blank lines ignored; a trailing newline is optional) into one batch of
 // `schema`. Accepts the canonical form plus: floats written as any JSON number, integral
 // floats with or without ".0", missing keys as null, binary also unpadded base64.
-// Errors: InvalidArgument naming the line and field that does not fit.
-Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema);
+// Errors: InvalidArgument naming the line and field that does not fit; `first_line` is the
+// number of the text's first line (for a piece of a larger input).
+Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema, int64_t first_line = 1);
 
 // The schema JSON form: {"fields":[...], "metadata":{...}} (see docs/cli.md).
 std::string SchemaToJson(const Schema& schema);

@@ -76,6 +76,12 @@ class LocalObjectStore : public ObjectStore {
   LocalObjectStoreOptions options_;
 };
 
+// Drops the pages of `bytes` resident in this process when `bytes` is a whole mapping made by
+// LocalObjectStore::Get (a later read of them faults them in again from the file, with the same
+// bytes): what a scan calls behind itself so that its memory follows what it holds, not what it
+// has read. Returns false (and does nothing) for any other buffer.
+bool ReleaseMappedPages(const Buffer& bytes);
+
 // fdatasync (a file) or fsync (a directory: its entries are its data) of the filesystem path
 // `full`. Errors: IOError naming the path.
 Status FlushLocalPath(const std::string& full, bool directory);

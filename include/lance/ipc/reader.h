@@ -1,4 +1,5 @@
-// Arrow IPC readers over a Buffer holding a whole stream or file.
+// Arrow IPC readers over a Buffer holding a whole stream or file (or, for a stream, a read
+// function that gives its bytes in order).
 //
 // The input is untrusted: every flatbuffer is verified, every body range is checked against
 // the body, decompressed sizes are bounded, the array layout is checked while it is built and
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -32,12 +34,19 @@ IpcFormat DetectFormat(const Buffer& data);
 
 class StreamDecoder;
 
+// Reads up to `n` bytes of a stream into `out` and returns how many: 0 only at its end.
+using ReadFn = std::function<Result<int64_t>(uint8_t* out, int64_t n)>;
+
 // Reads the stream format. Dictionary batches between record batches replace (or, when marked
 // as deltas, extend) the dictionary in force for later batches.
 class StreamReader final : public RecordBatchReader {
  public:
   // Reads the schema message. Errors: Corruption, NotSupported.
   static Result<std::unique_ptr<StreamReader>> Open(BufferPtr data, IpcReadOptions options = {});
+  // Reads the stream incrementally from `read` (stdin, a pipe, a socket): one message is read
+  // and held at a time, so memory follows the largest batch, not the stream. Batches are
+  // decoded from each message's own buffer (still zero-copy from it).
+  static Result<std::unique_ptr<StreamReader>> OpenFrom(ReadFn read, IpcReadOptions options = {});
   ~StreamReader() override;
 
   SchemaPtr schema() const override;

@@ -16,6 +16,7 @@
 // Thread-safe: reads may run concurrently (the scan's tasks share one reader per fragment).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,6 +56,11 @@ class FragmentReader {
   // with the manifest), NotSupported (row ids in an external file).
   static Result<std::shared_ptr<const FragmentReader>> Open(
       std::shared_ptr<const table::Snapshot> snapshot, size_t index, ThreadPool* pool);
+  ~FragmentReader();
+
+  // When the last holder of this reader lets go, drop the fragment's mapped file pages from
+  // memory (table::Snapshot::ReleaseMappedPages): for a scan, which will not come back.
+  void ReleaseMappedPagesWhenDone() const { release_pages_ = true; }
 
   const table::Snapshot& snapshot() const { return *snapshot_; }
   size_t index() const { return index_; }
@@ -102,6 +108,7 @@ class FragmentReader {
   mutable std::vector<uint64_t> row_ids_;  // set once under row_ids_once_
   mutable std::mutex mu_;
   mutable std::vector<std::pair<int32_t, Source>> sources_;  // by field id, guarded by mu_
+  mutable std::atomic<bool> release_pages_{false};
 };
 
 }  // namespace lance::query

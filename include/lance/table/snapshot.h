@@ -77,6 +77,10 @@ class Snapshot {
   // columns cost as much CPU and more wall time on a loaded machine.)
   Result<std::shared_ptr<const file::FileReader>> DataFileReader(size_t index, size_t file,
                                                                  bool point_reads = false) const;
+  // Drops the resident pages of fragment `index`'s memory-mapped data files from this process
+  // (the readers stay; pages fault back in from the file if read again): a scan calls it for
+  // each fragment it has passed, so its memory does not grow with the dataset. Thread-safe.
+  void ReleaseMappedPages(size_t index) const;
 
  private:
   Snapshot() = default;
