@@ -5,11 +5,16 @@
 //   --text: full-text (BM25) search through an INVERTED index, as lance 12 answers
 //     query().fullTextSearch(...): the rows as JSON lines, best first, with `_score`
 //     (query::ScanOptions::full_text).
+//   --text with --vector: hybrid search, as lancedb answers
+//     query().nearestTo(v).fullTextSearch(q) (its RRF reranker): the rows as JSON lines, best
+//     first, with `_score` (each list's normalised score) and `_relevance_score`
+//     (query::ScanOptions::nearest + full_text, lance/query/hybrid.h).
 // --explain prints the plan instead of running it, as scan / count do.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -46,6 +51,10 @@ struct SearchArgs {
   std::string filter;
   bool postfilter = false;
   int threads = 0;
+  // Hybrid search.
+  std::string vector_column;
+  std::string fusion = "rrf";
+  float rrf_k = 60.0f;
 };
 
 std::string FloatText(float f) {
@@ -76,7 +85,7 @@ std::vector<std::string> SplitColumns(const std::string& s) {
   return out;
 }
 
-Status RunTextSearch(const SearchArgs& a) {
+Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
   if (a.op != "or" && a.op != "and") {
     return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
   }
@@ -95,6 +104,10 @@ Status RunTextSearch(const SearchArgs& a) {
   q.and_operator = a.op == "and";
   q.phrase = a.phrase;
   o.full_text = q;
+  if (nearest) {
+    o.nearest = std::move(nearest);
+    o.fusion.rrf_k = a.rrf_k;
+  }
   LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(o));
   if (a.explain) {
     const std::string plan = scanner.Explain();
@@ -111,16 +124,42 @@ Status RunTextSearch(const SearchArgs& a) {
 }
 
 Status RunSearch(const SearchArgs& a) {
+  if (a.fusion != "rrf") {
+    return Status::InvalidArgument("--fusion takes rrf (lancedb's default reranker), got '{}'", a.fusion);
+  }
+  if (!a.text.empty() && !a.vector.empty()) {
+    if (!a.queries.empty() || a.timing) {
+      return Status::InvalidArgument("search --text --vector (hybrid): --queries and --timing do not apply");
+    }
+    if (!a.column.empty() && a.vector_column.empty()) {
+      return Status::InvalidArgument("search --text --vector (hybrid): --column names the text column; name "
+                                     "the vector column with --vector-column");
+    }
+    query::NearestOptions n;
+    n.column = a.vector_column.empty() ? "vector" : a.vector_column;
+    LANCE_ASSIGN_OR_RAISE(n.query, ParseVector(a.vector, "--vector"));
+    if (!a.metric.empty()) {
+      LANCE_ASSIGN_OR_RAISE(n.metric, linalg::ParseDistanceType(a.metric));
+    }
+    n.use_index = !a.bypass_index;
+    n.prefilter = !a.postfilter;
+    n.k = a.k;
+    n.nprobes = a.nprobes;
+    if (a.refine_factor > 0) n.refine_factor = a.refine_factor;
+    if (a.ef > 0) n.ef = a.ef;
+    return RunTextSearch(a, std::move(n));
+  }
+  if (!a.vector_column.empty()) return Status::InvalidArgument("search: --vector-column is a hybrid (--text --vector) option");
   if (!a.text.empty()) {
-    if (!a.vector.empty() || !a.queries.empty()) {
-      return Status::NotSupported("search: --text with --vector / --queries (hybrid search) is "
-                                  "not supported yet; give one of them");
+    if (!a.queries.empty()) {
+      return Status::InvalidArgument("search: --text with --queries does not combine (hybrid search takes one "
+                                     "--vector)");
     }
     if (a.bypass_index || a.postfilter || a.refine_factor > 0 || !a.metric.empty() || a.timing) {
       return Status::InvalidArgument("search --text: --bypass-index, --postfilter, "
                                      "--refine-factor, --metric and --timing are vector options");
     }
-    return RunTextSearch(a);
+    return RunTextSearch(a, std::nullopt);
   }
   if (a.op != "or" || a.phrase || !a.columns.empty() || a.with_row_id) {
     return Status::InvalidArgument("search: --operator, --phrase, --columns and --with-row-id "
@@ -240,6 +279,10 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_flag("--postfilter", a->postfilter,
                 "filter the k index results (default: filter first, the index searches the rows that pass)");
   sub->add_flag("--explain", a->explain, "print the plan (which index answers, and how) instead of the rows");
+  sub->add_option("--vector-column", a->vector_column,
+                  "hybrid (--text with --vector): the vector column (default \"vector\")");
+  sub->add_option("--fusion", a->fusion, "hybrid: how the two lists are fused: rrf (default, lancedb's RRFReranker)");
+  sub->add_option("--rrf-k", a->rrf_k, "hybrid: the reciprocal-rank fusion constant (default 60)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
   registry.OnRun(sub, [a] { return RunSearch(*a); });
 }
