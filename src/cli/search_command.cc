@@ -131,10 +131,6 @@ Status RunSearch(const SearchArgs& a) {
     if (!a.queries.empty() || a.timing) {
       return Status::InvalidArgument("search --text --vector (hybrid): --queries and --timing do not apply");
     }
-    if (!a.column.empty() && a.vector_column.empty()) {
-      return Status::InvalidArgument("search --text --vector (hybrid): --column names the text column; name "
-                                     "the vector column with --vector-column");
-    }
     query::NearestOptions n;
     n.column = a.vector_column.empty() ? "vector" : a.vector_column;
     LANCE_ASSIGN_OR_RAISE(n.query, ParseVector(a.vector, "--vector"));
