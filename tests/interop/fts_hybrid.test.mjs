@@ -156,7 +156,7 @@ describe('hybrid search equals lancedb RRF', () => {
     for (const [extra, msg] of [
       [['--fusion', 'linear'], /--fusion takes rrf/],
       [['--rrf-k', '0'], /RRF constant must be positive/],
-      [['--queries', '/dev/null'], /--queries and --timing do not apply/],
+      [['--queries', '/dev/null'], /--queries does not apply/],
     ]) {
       const args = ['search', uri, '--text', 'zebra', '--vector', v, ...extra];
       const r = lance(args);
