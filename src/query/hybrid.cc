@@ -52,19 +52,41 @@ std::vector<float> MinMaxNormalized(const float* s, int64_t n) {
   return out;
 }
 
+// The rows of one search's `rows` where the postfilter holds, in their order.
+Result<RecordBatchPtr> PostFiltered(const HybridSearchNode& node, const RecordBatchPtr& rows, const ExecOptions& exec) {
+  LANCE_ASSIGN_OR_RAISE(int id_at, ColumnIndex(*rows, kRowIdColumn, "hybrid"));
+  const uint64_t* ids = rows->column(id_at)->Values<uint64_t>();
+  std::vector<uint64_t> keys(ids, ids + rows->num_rows());
+  const auto& text = static_cast<const FullTextSearchNode&>(*node.text());
+  PlanNodePtr take = std::make_shared<TakeNode>(text.snapshot(), TakeNode::By::kRowId, std::move(keys));
+  PlanNodePtr filtered = std::make_shared<FilterNode>(std::move(take), node.text_postfilter());
+  SchemaPtr ids_schema = ::lance::schema({field(kRowIdColumn, uint64(), true)});
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr pass, RunSide(std::make_shared<ProjectNode>(std::move(filtered), ids_schema,
+                                                                                  kDefaultBatchSize), exec));
+  std::unordered_set<uint64_t> keep;
+  for (int64_t i = 0; i < pass->num_rows(); ++i) keep.insert(pass->column(0)->Values<uint64_t>()[i]);
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+    if (keep.count(ids[i])) at.push_back(i);
+  }
+  return TakeRows(*rows, at);
+}
+
 }  // namespace
 
 HybridSearchNode::HybridSearchNode(PlanNodePtr vector, PlanNodePtr text, HybridFusion fusion, int64_t k,
-                                   bool with_row_id, SchemaPtr schema)
-    : fusion_(fusion), k_(k), with_row_id_(with_row_id), schema_(std::move(schema)) {
+                                   bool with_row_id, SchemaPtr schema, std::shared_ptr<const Filter> text_postfilter)
+    : fusion_(fusion), k_(k), with_row_id_(with_row_id), schema_(std::move(schema)),
+      text_postfilter_(std::move(text_postfilter)) {
   inputs_ = {std::move(vector), std::move(text)};
 }
 
 std::string HybridSearchNode::Describe() const {
   return fmt::format(
       "reciprocal-rank fusion (k = {}) of the vector and the full-text results, each list's score "
-      "min-max normalised into _score, best {} rows by {}",
-      fusion_.rrf_k, k_, kRelevanceScoreColumn);
+      "min-max normalised into _score, best {} rows by {}{}",
+      fusion_.rrf_k, k_, kRelevanceScoreColumn,
+      text_postfilter_ ? "; both searches' k rows postfiltered" : "");
 }
 
 Result<Plan> Planner::PlanHybrid(const ScanOptions& options) const {
@@ -89,10 +111,16 @@ Result<Plan> Planner::PlanHybrid(const ScanOptions& options) const {
   ScanOptions vec = options;
   vec.full_text.reset();
   vec.with_row_id = true;
-  LANCE_ASSIGN_OR_RAISE(Plan vec_plan, PlanNearest(vec));
   ScanOptions txt = options;
   txt.nearest.reset();
   txt.with_row_id = true;
+  std::shared_ptr<const Filter> text_postfilter;
+  if (!options.nearest->prefilter && !options.filter.empty()) {
+    LANCE_ASSIGN_OR_RAISE(text_postfilter, Filter::Make(options.filter, snapshot_->schema()));
+    txt.filter.clear();
+    vec.filter.clear();
+  }
+  LANCE_ASSIGN_OR_RAISE(Plan vec_plan, PlanNearest(vec));
   LANCE_ASSIGN_OR_RAISE(Plan txt_plan, PlanScan(txt));
 
   ScanOptions proj = options;
@@ -107,7 +135,7 @@ Result<Plan> Planner::PlanHybrid(const ScanOptions& options) const {
   SchemaPtr schema = ::lance::schema(std::move(fields), projected->metadata());
   return Plan(std::make_shared<HybridSearchNode>(vec_plan.root(), txt_plan.root(), options.fusion,
                                                  static_cast<int64_t>(options.nearest->k), options.with_row_id,
-                                                 std::move(schema)));
+                                                 std::move(schema), std::move(text_postfilter)));
 }
 
 namespace internal {
@@ -115,6 +143,10 @@ namespace internal {
 Result<std::unique_ptr<RecordBatchReader>> RunHybrid(const HybridSearchNode& node, const ExecOptions& exec) {
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr vec, RunSide(node.vector(), exec));
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr txt, RunSide(node.text(), exec));
+  if (node.text_postfilter()) {
+    LANCE_ASSIGN_OR_RAISE(vec, PostFiltered(node, vec, exec));
+    LANCE_ASSIGN_OR_RAISE(txt, PostFiltered(node, txt, exec));
+  }
   LANCE_ASSIGN_OR_RAISE(int vec_dist, ColumnIndex(*vec, kHybridDistanceColumn, "vector"));
   LANCE_ASSIGN_OR_RAISE(int vec_id, ColumnIndex(*vec, kRowIdColumn, "vector"));
   LANCE_ASSIGN_OR_RAISE(int txt_score, ColumnIndex(*txt, kScoreColumn, "full-text"));

@@ -42,7 +42,8 @@ function makeRows(from, n, rng) {
   return rows;
 }
 
-// [name, text, mode (or | and | phrase), vector seed, k, filter, rrf k (null: lancedb's default reranker)]
+// [name, text, mode (or | and | phrase), vector seed, k, filter, rrf k (null: lancedb's default reranker),
+//  postfilter (the vector search filtered after its k rows)]
 const CASES = [
   ['one term', 'zebra', 'or', 1, 5, '', 60],
   ['two terms', 'lance search', 'or', 2, 10, '', 60],
@@ -54,6 +55,7 @@ const CASES = [
   ['k = 1', 'cloud', 'or', 8, 1, '', 60],
   ['rrf k = 5', 'vector table', 'or', 9, 10, '', 5],
   ['default reranker', 'engine', 'or', 10, 9, '', null],
+  ['postfilter', 'apple', 'or', 11, 10, 'id % 3 = 0', 60, true],
 ];
 
 function queryVector(seed) {
@@ -61,11 +63,12 @@ function queryVector(seed) {
   return Array.from({ length: DIM }, () => Math.fround(rng()));
 }
 
-async function theirs(t, [, text, mode, seed, k, filter, rrfK]) {
+async function theirs(t, [, text, mode, seed, k, filter, rrfK, post]) {
   const fts = mode === 'phrase' ? new lancedb.PhraseQuery(text, 'body')
     : new lancedb.MatchQuery(text, 'body', { operator: mode === 'and' ? lancedb.Operator.And : lancedb.Operator.Or });
   let q = t.query().nearestTo(queryVector(seed)).fullTextSearch(fts).select(['id', 'body']).withRowId().limit(k);
   if (filter) q = q.where(filter);
+  if (post) q = q.postfilter();
   if (rrfK !== null) q = q.rerank(await lancedb.rerankers.RRFReranker.create(rrfK));
   const rows = await q.toArray();
   return rows.map((r) => ({
@@ -74,12 +77,13 @@ async function theirs(t, [, text, mode, seed, k, filter, rrfK]) {
   }));
 }
 
-function ours(uri, [, text, mode, seed, k, filter, rrfK]) {
+function ours(uri, [, text, mode, seed, k, filter, rrfK, post]) {
   const args = ['search', uri, '--text', text, '--column', 'body', '--vector', JSON.stringify(queryVector(seed)),
     '--vector-column', 'vector', '-k', String(k), '--columns', 'id,body', '--with-row-id'];
   if (mode === 'and') args.push('--operator', 'and');
   if (mode === 'phrase') args.push('--phrase');
   if (filter) args.push('--filter', filter);
+  if (post) args.push('--postfilter');
   if (rrfK !== null) args.push('--rrf-k', String(rrfK));
   const lines = lanceOk(args).stdout.split('\n').filter((l) => l);
   return lines.map((l) => {

@@ -20,6 +20,8 @@
 //      unstable in general but an insertion sort, so stable, up to 20 rows: two lists of
 //      k <= 10);
 //   4. the first k rows are kept.
+// The filter runs first on both searches; with a postfilter (NearestOptions::prefilter false)
+// it runs on each search's k rows instead (fewer rows may be left), as lancedb's postfilter().
 // Output: the projection, "_score" (the row's normalised score in the list it was taken from:
 // its normalised distance for a row of the vector list, its normalised BM25 score for one
 // only in the text list -- lancedb concatenates the two lists by column position), "_rowid"
@@ -47,8 +49,11 @@ inline constexpr const char* kRelevanceScoreColumn = "_relevance_score";
 class HybridSearchNode final : public PlanNode {
  public:
   // `vector` is a KNN root and `text` a FullTextSearch node, both yielding "_rowid".
+  // `text_postfilter`: with a postfilter (NearestOptions::prefilter false), both searches run
+  // unfiltered and this filter is applied to each one's k rows (as lancedb's postfilter() does,
+  // with or without a vector index); null otherwise.
   HybridSearchNode(PlanNodePtr vector, PlanNodePtr text, HybridFusion fusion, int64_t k, bool with_row_id,
-                   SchemaPtr schema);
+                   SchemaPtr schema, std::shared_ptr<const Filter> text_postfilter);
   Kind kind() const override { return Kind::kHybrid; }
   std::string name() const override { return "HybridSearch"; }
   std::string Describe() const override;
@@ -58,12 +63,14 @@ class HybridSearchNode final : public PlanNode {
   int64_t k() const { return k_; }
   bool with_row_id() const { return with_row_id_; }
   const SchemaPtr& schema() const { return schema_; }
+  const std::shared_ptr<const Filter>& text_postfilter() const { return text_postfilter_; }
 
  private:
   HybridFusion fusion_;
   int64_t k_;
   bool with_row_id_;
   SchemaPtr schema_;
+  std::shared_ptr<const Filter> text_postfilter_;
 };
 
 namespace internal {
