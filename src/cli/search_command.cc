@@ -5,11 +5,17 @@
 //   --text: full-text (BM25) search through an INVERTED index, as lance 12 answers
 //     query().fullTextSearch(...): the rows as JSON lines, best first, with `_score`
 //     (query::ScanOptions::full_text).
+//   --text with --vector: hybrid search, as lancedb answers
+//     query().nearestTo(v).fullTextSearch(q) (its RRF reranker): the rows as JSON lines, best
+//     first, with `_score` (each list's normalised score) and `_relevance_score`
+//     (query::ScanOptions::nearest + full_text, lance/query/hybrid.h).
 // --explain prints the plan instead of running it, as scan / count do.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <ctime>
 #include <fstream>
+#include <optional>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -47,7 +53,18 @@ struct SearchArgs {
   std::string filter;
   bool postfilter = false;
   int threads = 0;
+  // Hybrid search.
+  std::string vector_column;
+  std::string fusion = "rrf";
+  float rrf_k = 60.0f;
+  size_t repeat = 1;  // --timing of a text / hybrid search: runs of the query on the open table
 };
+
+double ProcessCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 std::string FloatText(float f) {
   char buf[32];
@@ -77,14 +94,16 @@ std::vector<std::string> SplitColumns(const std::string& s) {
   return out;
 }
 
-Status RunTextSearch(const SearchArgs& a) {
+Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
   if (a.op != "or" && a.op != "and") {
     return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
   }
   if (a.phrase && a.op == "and") {
     return Status::InvalidArgument("--phrase and --operator and do not combine");
   }
+  const auto t0 = std::chrono::steady_clock::now();
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   query::ScanOptions o;
   o.columns = SplitColumns(a.columns);
   o.filter = a.filter;
@@ -96,6 +115,10 @@ Status RunTextSearch(const SearchArgs& a) {
   q.and_operator = a.op == "and";
   q.phrase = a.phrase;
   o.full_text = q;
+  if (nearest) {
+    o.nearest = std::move(nearest);
+    o.fusion.rrf_k = a.rrf_k;
+  }
   LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(o));
   if (a.explain) {
     const std::string plan = scanner.Explain();
@@ -103,6 +126,24 @@ Status RunTextSearch(const SearchArgs& a) {
     return Status::OK();
   }
   LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
+  if (a.timing) {
+    // the first run above is the cold one; then `repeat` warm runs, each planned and run
+    std::vector<double> times;
+    const double cpu0 = ProcessCpuMs();
+    for (size_t r = 0; r < a.repeat; ++r) {
+      const auto s0 = std::chrono::steady_clock::now();
+      LANCE_ASSIGN_OR_RAISE(auto again, ds->NewScan(o));
+      LANCE_ASSIGN_OR_RAISE(auto rows, again.ToBatches());
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
+    }
+    const double cpu = (ProcessCpuMs() - cpu0) / static_cast<double>(std::max<size_t>(1, a.repeat));
+    std::sort(times.begin(), times.end());
+    const auto pct = [&](double p) {
+      return times.empty() ? 0.0 : times[std::min(times.size() - 1, static_cast<size_t>(p * static_cast<double>(times.size())))];
+    };
+    std::fprintf(stderr, "{\"queries\":%zu,\"open_ms\":%.3f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"cpu_ms_per_query\":%.4f}\n",
+                 times.size(), open_ms, pct(0.5), pct(0.99), cpu);
+  }
   std::string text;
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
   if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
@@ -112,16 +153,38 @@ Status RunTextSearch(const SearchArgs& a) {
 }
 
 Status RunSearch(const SearchArgs& a) {
+  if (a.fusion != "rrf") {
+    return Status::InvalidArgument("--fusion takes rrf (lancedb's default reranker), got '{}'", a.fusion);
+  }
+  if (!a.text.empty() && !a.vector.empty()) {
+    if (!a.queries.empty()) {
+      return Status::InvalidArgument("search --text --vector (hybrid): --queries does not apply");
+    }
+    query::NearestOptions n;
+    n.column = a.vector_column.empty() ? "vector" : a.vector_column;
+    LANCE_ASSIGN_OR_RAISE(n.query, ParseVector(a.vector, "--vector"));
+    if (!a.metric.empty()) {
+      LANCE_ASSIGN_OR_RAISE(n.metric, linalg::ParseDistanceType(a.metric));
+    }
+    n.use_index = !a.bypass_index;
+    n.prefilter = !a.postfilter;
+    n.k = a.k;
+    n.nprobes = a.nprobes;
+    if (a.refine_factor > 0) n.refine_factor = a.refine_factor;
+    if (a.ef > 0) n.ef = a.ef;
+    return RunTextSearch(a, std::move(n));
+  }
+  if (!a.vector_column.empty()) return Status::InvalidArgument("search: --vector-column is a hybrid (--text --vector) option");
   if (!a.text.empty()) {
-    if (!a.vector.empty() || !a.queries.empty()) {
-      return Status::NotSupported("search: --text with --vector / --queries (hybrid search) is "
-                                  "not supported yet; give one of them");
+    if (!a.queries.empty()) {
+      return Status::InvalidArgument("search: --text with --queries does not combine (hybrid search takes one "
+                                     "--vector)");
     }
-    if (a.bypass_index || a.postfilter || a.refine_factor > 0 || !a.metric.empty() || a.timing) {
+    if (a.bypass_index || a.postfilter || a.refine_factor > 0 || !a.metric.empty()) {
       return Status::InvalidArgument("search --text: --bypass-index, --postfilter, "
-                                     "--refine-factor, --metric and --timing are vector options");
+                                     "--refine-factor and --metric are vector options");
     }
-    return RunTextSearch(a);
+    return RunTextSearch(a, std::nullopt);
   }
   if (a.op != "or" || a.phrase || !a.columns.empty() || a.with_row_id) {
     return Status::InvalidArgument("search: --operator, --phrase, --columns and --with-row-id "
@@ -233,6 +296,8 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_option("--text", a->text,
                   "full-text search: the query text (tokenized as the index tokenizes)");
   sub->add_flag("--timing", a->timing, "print per-query times (JSON) on stderr");
+  sub->add_option("--repeat", a->repeat,
+                  "text / hybrid with --timing: warm runs of the query after the first (default 1)");
   sub->add_option("-k", a->k, "rows to return (default 10)");
   sub->add_option("--nprobes", a->nprobes, "IVF partitions to search (default 20)");
   sub->add_option("--refine-factor", a->refine_factor,
@@ -249,6 +314,10 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_flag("--postfilter", a->postfilter,
                 "filter the k index results (default: filter first, the index searches the rows that pass)");
   sub->add_flag("--explain", a->explain, "print the plan (which index answers, and how) instead of the rows");
+  sub->add_option("--vector-column", a->vector_column,
+                  "hybrid (--text with --vector): the vector column (default \"vector\")");
+  sub->add_option("--fusion", a->fusion, "hybrid: how the two lists are fused: rrf (default, lancedb's RRFReranker)");
+  sub->add_option("--rrf-k", a->rrf_k, "hybrid: the reciprocal-rank fusion constant (default 60)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
   registry.OnRun(sub, [a] { return RunSearch(*a); });
 }

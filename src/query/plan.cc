@@ -1,5 +1,6 @@
 #include "lance/query/plan.h"
 #include "lance/query/text_search.h"
+#include "lance/query/hybrid.h"
 
 #include <fmt/format.h>
 
@@ -154,6 +155,9 @@ std::string Plan::Explain() const {
 Result<std::unique_ptr<RecordBatchReader>> Plan::Execute(const ExecOptions& options) const {
   if (root_->kind() == PlanNode::Kind::kFullTextSearch) {
     return internal::OpenFullTextSearch(static_cast<const FullTextSearchNode&>(*root_), options);
+  }
+  if (root_->kind() == PlanNode::Kind::kHybrid) {
+    return internal::RunHybrid(static_cast<const HybridSearchNode&>(*root_), options);
   }
   if (root_->kind() == PlanNode::Kind::kKnn) {
     return internal::RunKnn(static_cast<const KnnNode&>(*root_), options);

@@ -181,6 +181,7 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options, std::vect
 }
 
 Result<Plan> Planner::PlanScan(const ScanOptions& options) const {
+  if (options.nearest && options.full_text) return PlanHybrid(options);
   if (options.nearest) return PlanNearest(options);
   LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, OutputSchema(options));
   if (options.full_text) {

@@ -11,6 +11,8 @@ Result<Scanner> Scanner::Make(std::shared_ptr<const table::Snapshot> snapshot, S
   SchemaPtr schema;
   if (plan.root()->kind() == PlanNode::Kind::kKnn) {
     schema = static_cast<const KnnNode&>(*plan.root()).schema();
+  } else if (plan.root()->kind() == PlanNode::Kind::kHybrid) {
+    schema = static_cast<const HybridSearchNode&>(*plan.root()).schema();
   } else {
     LANCE_ASSIGN_OR_RAISE(schema, planner.OutputSchema(options));
   }

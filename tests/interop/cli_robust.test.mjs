@@ -285,8 +285,11 @@ describe('commands', () => {
   });
 
   test('one search command: vector and text options are not mixed', () => {
-    refused(['search', table, '--text', 'a', '--vector', '[1]'], /NotSupported: search: --text with --vector \/ --queries \(hybrid search\) is not supported yet/);
-    refused(['search', table, '--text', 'a', '--refine-factor', '2'], /--refine-factor, --metric and --timing are vector options/);
+    // --text with --vector is a hybrid search: planned, so a table without a vector column is named
+    refused(['search', table, '--text', 'a', '--vector', '[1]'], /InvalidArgument: nearest: no column "vector"/);
+    refused(['search', table, '--text', 'a', '--queries', '/dev/null'], /--text with --queries does not combine/);
+    refused(['search', table, '--vector', '[1]', '--vector-column', 'v'], /--vector-column is a hybrid/);
+    refused(['search', table, '--text', 'a', '--refine-factor', '2'], /--refine-factor and --metric are vector options/);
     refused(['search', table, '--vector', '[1]', '--phrase'], /--operator, --phrase, --columns and --with-row-id are --text options/);
     refused(['search', table], /search: give --vector, --queries or --text/);
     refused(['search', table, '--text', 'a'], /INVERTED|FTS|index/i);

@@ -63,7 +63,7 @@ struct ExecOptions {
 class PlanNode {
  public:
   enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount,
-                    kFullTextSearch, kKnn };
+                    kFullTextSearch, kKnn, kHybrid };
   virtual ~PlanNode() = default;
   virtual Kind kind() const = 0;
   // The operator's name, e.g. "FragmentScan".

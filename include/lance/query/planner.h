@@ -19,6 +19,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
+#include "lance/query/hybrid.h"
 #include "lance/query/plan.h"
 #include "lance/query/text_search.h"
 #include "lance/table/snapshot.h"
@@ -84,7 +85,11 @@ struct ScanOptions {
   // A k-NN search instead of a scan: the output is the projection plus "_distance" (placed
   // before the "_rowid" / "_rowaddr" that with_row_id / with_row_addr append); offset and
   // limit apply to its rows. fragment_ids and batch_size do not apply.
+  // With `full_text` also set: a hybrid search (lance/query/hybrid.h): both searches, each for
+  // its own k, fused by `fusion`, the best `nearest->k` rows; output: the projection, "_score",
+  // "_rowid" (with_row_id), "_relevance_score". Offset, limit and with_row_addr are refused.
   std::optional<NearestOptions> nearest;
+  HybridFusion fusion;
 };
 
 class Planner {
@@ -110,6 +115,10 @@ class Planner {
   // A k-NN search (options.nearest set): see KnnNode. Errors (InvalidArgument): those of
   // PlanScan, a column that is not a vector column, a query of another dimension, k == 0.
   Result<Plan> PlanNearest(const ScanOptions& options) const;
+  // A hybrid search (options.nearest and options.full_text set): see HybridSearchNode. Errors
+  // (InvalidArgument): those of PlanNearest and of the full-text search, an offset or limit,
+  // with_row_addr, a system column among the columns, a non-positive RRF constant.
+  Result<Plan> PlanHybrid(const ScanOptions& options) const;
 
   // The ExecOptions of `options` (the pool and prefetch defaults resolved).
   static ExecOptions ExecOptionsOf(const ScanOptions& options);

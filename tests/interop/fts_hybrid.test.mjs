@@ -1,0 +1,171 @@
+// Hybrid search (vector + full text, fused by reciprocal-rank fusion) against lancedb 0.39.0 /
+// lance 12: `lance search --text Q --vector V` returns the rows of
+// query().nearestTo(V).fullTextSearch(Q).rerank(RRFReranker) -- every row in the same order,
+// the same id / body / _rowid, `_score` (each list's min-max normalised score) and
+// `_relevance_score` equal as float32 (the normalised distances to a few ulps: the l2
+// sums round differently).
+//
+// The table (built here by lancedb): 240 rows whose bodies all have distinct lengths (so no
+// two BM25 scores tie: lance 12 orders tied scores arbitrarily, which would change the text
+// ranks), 8-d random vectors (no index: exact search on both sides), an FTS index with
+// positions; then rows deleted and rows appended after the index (searched flat by both).
+// Queries: 1 and 2 terms, AND, phrase, filters (applied to both searches first), a word no
+// row has (the text list empty), another RRF constant, and lancedb's default reranker (RRF).
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import * as lancedb from '@lancedb/lancedb';
+
+import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
+
+const WORDS = ['lance', 'search', 'river', 'storm', 'quick', 'fox', 'lazy', 'dog', 'apple', 'zebra',
+  'engine', 'vector', 'table', 'cloud', 'stone'];
+const DIM = 8;
+
+function makeRng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+function makeRows(from, n, rng) {
+  const rows = [];
+  for (let i = from; i < from + n; i++) {
+    const len = 2 + i;  // distinct per row
+    const t = [];
+    for (let j = 0; j < len; j++) t.push(WORDS[Math.floor(rng() * WORDS.length)]);
+    rows.push({ id: i, body: t.join(' '), vector: Array.from({ length: DIM }, () => Math.fround(rng())) });
+  }
+  return rows;
+}
+
+// [name, text, mode (or | and | phrase), vector seed, k, filter, rrf k (null: lancedb's default reranker),
+//  postfilter (the vector search filtered after its k rows)]
+const CASES = [
+  ['one term', 'zebra', 'or', 1, 5, '', 60],
+  ['two terms', 'lance search', 'or', 2, 10, '', 60],
+  ['two terms, AND', 'river storm', 'and', 3, 10, '', 60],
+  ['phrase', 'quick fox', 'phrase', 4, 8, '', 60],
+  ['filtered', 'apple dog', 'or', 5, 10, 'id % 2 = 0', 60],
+  ['filtered, range', 'stone', 'or', 6, 7, 'id > 100 AND id < 230', 60],
+  ['no text match', 'nonexistentword', 'or', 7, 6, '', 60],
+  ['k = 1', 'cloud', 'or', 8, 1, '', 60],
+  ['rrf k = 5', 'vector table', 'or', 9, 10, '', 5],
+  ['default reranker', 'engine', 'or', 10, 9, '', null],
+  ['postfilter', 'apple', 'or', 11, 10, 'id % 3 = 0', 60, true],
+];
+
+function queryVector(seed) {
+  const rng = makeRng(1000 + seed);
+  return Array.from({ length: DIM }, () => Math.fround(rng()));
+}
+
+async function theirs(t, [, text, mode, seed, k, filter, rrfK, post]) {
+  const fts = mode === 'phrase' ? new lancedb.PhraseQuery(text, 'body')
+    : new lancedb.MatchQuery(text, 'body', { operator: mode === 'and' ? lancedb.Operator.And : lancedb.Operator.Or });
+  let q = t.query().nearestTo(queryVector(seed)).fullTextSearch(fts).select(['id', 'body']).withRowId().limit(k);
+  if (filter) q = q.where(filter);
+  if (post) q = q.postfilter();
+  if (rrfK !== null) q = q.rerank(await lancedb.rerankers.RRFReranker.create(rrfK));
+  const rows = await q.toArray();
+  return rows.map((r) => ({
+    id: Number(r.id), body: r.body, _score: Math.fround(r._score), _rowid: BigInt(r._rowid),
+    _relevance_score: Math.fround(r._relevance_score),
+  }));
+}
+
+function ours(uri, [, text, mode, seed, k, filter, rrfK, post]) {
+  const args = ['search', uri, '--text', text, '--column', 'body', '--vector', JSON.stringify(queryVector(seed)),
+    '--vector-column', 'vector', '-k', String(k), '--columns', 'id,body', '--with-row-id'];
+  if (mode === 'and') args.push('--operator', 'and');
+  if (mode === 'phrase') args.push('--phrase');
+  if (filter) args.push('--filter', filter);
+  if (post) args.push('--postfilter');
+  if (rrfK !== null) args.push('--rrf-k', String(rrfK));
+  const lines = lanceOk(args).stdout.split('\n').filter((l) => l);
+  return lines.map((l) => {
+    const r = JSON.parse(l);
+    assert.deepEqual(Object.keys(r), ['id', 'body', '_score', '_rowid', '_relevance_score']);
+    const rowid = /"_rowid":(\d+)/.exec(l)[1];
+    return { id: Number(r.id), body: r.body, _score: Math.fround(r._score), _rowid: BigInt(rowid),
+      _relevance_score: Math.fround(r._relevance_score) };
+  });
+}
+
+// The reference's own text list must have no tied scores in it (ties would make its ranks,
+// hence the fusion, arbitrary): checked so the comparison stays meaningful.
+async function assertNoTextTies(t, [name, text, mode, , k, filter]) {
+  const fts = mode === 'phrase' ? new lancedb.PhraseQuery(text, 'body')
+    : new lancedb.MatchQuery(text, 'body', { operator: mode === 'and' ? lancedb.Operator.And : lancedb.Operator.Or });
+  let q = t.query().fullTextSearch(fts).select(['id']).limit(k + 1);
+  if (filter) q = q.where(filter);
+  const scores = (await q.toArray()).map((r) => r._score);
+  assert.equal(new Set(scores).size, scores.length, `${name}: lance 12's text scores tie (${scores})`);
+}
+
+function assertSameRows(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: ${got.length} rows, lance 12 ${want.length}`);
+  const show = (xs) => xs.map((r) => `${r._rowid}:${r._relevance_score}`).join(' ');
+  for (let i = 0; i < want.length; i++) {
+    const g = got[i], w = want[i];
+    assert.equal(g._rowid, w._rowid, `${what}: row ${i} is ${g._rowid}, lance 12 ${w._rowid} (ours ${show(got)} / lance 12 ${show(want)})`);
+    assert.equal(g.id, w.id, `${what}: row ${i} id`);
+    assert.equal(g.body, w.body, `${what}: row ${i} body`);
+    assert.ok(Object.is(g._relevance_score, w._relevance_score),
+      `${what}: row ${i} _relevance_score ${g._relevance_score}, lance 12 ${w._relevance_score}`);
+    assert.ok(Math.abs(g._score - w._score) <= 4 * 1.2e-7 * Math.max(1, Math.abs(w._score)),
+      `${what}: row ${i} _score ${g._score}, lance 12 ${w._score}`);
+  }
+}
+
+describe('hybrid search equals lancedb RRF', () => {
+  let dir;
+  let table;
+  let uri;
+
+  before(async () => {
+    dir = scratchDir('lance-hybrid-');
+    const db = await lancedb.connect(dir);
+    const rng = makeRng(42);
+    table = await db.createTable('h', makeRows(0, 200, rng));
+    await table.createIndex('body', { config: lancedb.Index.fts({ withPosition: true }) });
+    await table.delete('id % 17 = 3');
+    await table.add(makeRows(200, 40, rng));  // not in the index: searched flat
+    uri = path.join(dir, 'h.lance');
+  });
+
+  for (const c of CASES) {
+    test(c[0], async () => {
+      await assertNoTextTies(table, c);
+      const want = await theirs(table, c);
+      assert.ok(want.length > 0, `${c[0]}: lance 12 returned no rows`);
+      assertSameRows(ours(uri, c), want, c[0]);
+    });
+  }
+
+  test('the plan names the fusion over both searches', () => {
+    const out = lanceOk(['search', uri, '--text', 'zebra', '--column', 'body', '--vector',
+      JSON.stringify(queryVector(1)), '-k', '5', '--explain']).stdout;
+    const lines = out.split('\n');
+    assert.match(lines[0], /^HybridSearch: reciprocal-rank fusion \(k = 60\)/);
+    assert.ok(lines.some((l) => /^  KNN: column vector, k 5/.test(l)), out);
+    assert.ok(lines.some((l) => /^  FullTextSearch: match query \[zebra\] on column body/.test(l)), out);
+  });
+
+  test('hybrid options are checked', () => {
+    const v = JSON.stringify(queryVector(1));
+    for (const [extra, msg] of [
+      [['--fusion', 'linear'], /--fusion takes rrf/],
+      [['--rrf-k', '0'], /RRF constant must be positive/],
+      [['--queries', '/dev/null'], /--queries does not apply/],
+    ]) {
+      const args = ['search', uri, '--text', 'zebra', '--vector', v, ...extra];
+      const r = lance(args);
+      assert.equal(r.status, 1, `lance ${args.join(' ')} should fail`);
+      assert.match(r.stderr, msg);
+    }
+  });
+});
