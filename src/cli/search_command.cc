@@ -32,6 +32,9 @@ struct SearchArgs {
   std::string text;
   std::string op = "or";
   bool phrase = false;
+  uint32_t fuzziness = 0;
+  size_t max_expansions = 50;
+  uint32_t prefix_length = 0;
   std::string columns;
   bool with_row_id = false;
   size_t k = 10;
@@ -83,6 +86,9 @@ Status RunTextSearch(const SearchArgs& a) {
   if (a.phrase && a.op == "and") {
     return Status::InvalidArgument("--phrase and --operator and do not combine");
   }
+  if (a.phrase && a.fuzziness > 0) {
+    return Status::InvalidArgument("--phrase and --fuzziness do not combine");
+  }
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   query::ScanOptions o;
   o.columns = SplitColumns(a.columns);
@@ -94,6 +100,9 @@ Status RunTextSearch(const SearchArgs& a) {
   q.k = static_cast<int64_t>(a.k);
   q.and_operator = a.op == "and";
   q.phrase = a.phrase;
+  q.fuzziness = a.fuzziness;
+  q.max_expansions = a.max_expansions;
+  q.prefix_length = a.prefix_length;
   o.full_text = q;
   LANCE_ASSIGN_OR_RAISE(auto scanner, ds->NewScan(o));
   if (a.explain) {
@@ -234,6 +243,11 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
   sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");
   sub->add_flag("--phrase", a->phrase, "text: phrase query (the index needs positions)");
+  sub->add_option("--fuzziness", a->fuzziness,
+                  "text: match index tokens within N edits of each query token (default 0: exact)");
+  sub->add_option("--max-expansions", a->max_expansions, "text, fuzzy: at most N expanded tokens (default 50)");
+  sub->add_option("--prefix-length", a->prefix_length,
+                  "text, fuzzy: expanded tokens keep the first N bytes of the query token (default 0)");
   sub->add_option("--columns", a->columns, "text: output columns a,b (default: all), then _score");
   sub->add_flag("--with-row-id", a->with_row_id, "text: also print _rowid");
   sub->add_option("--filter", a->filter, "only rows where this condition holds (SQL-like)");
