@@ -108,6 +108,7 @@ void test_full_text_search(const char* uri) {
   s = lance_scanner_new(ds, NULL, NULL);
   CHECK(lance_scanner_full_text_search(s, NULL, NULL, 0) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "scanner and query must not be NULL");
+  CHECK(lance_scanner_full_text_search(s, "apple", fts_cols, 3) == 0); /* fuzzy is a query now */
   CHECK(lance_scanner_full_text_search(s, "apple", NULL, 0) == 0);
   CHECK(lance_scanner_nearest(s, "vec", q, 4, LANCE_DTYPE_FLOAT32, 3) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "mutually exclusive");
