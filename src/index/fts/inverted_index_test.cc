@@ -67,7 +67,7 @@ TEST(FuzzyMatch, EditDistanceOverCodePoints) {
 }
 
 // Expansion over a partition's dictionary: every token within the distance, in byte order,
-// the prefix kept, and lance 12's cap (once full, each further query token adds one).
+// the prefix kept, lance 12's cap over every query token, each expansion's query token.
 TEST(FuzzyMatch, ExpandsOverEachPartitionsDictionary) {
   Golden g = OpenGolden();
   auto index = InvertedIndex::Open(OpenIndexStore(g.snap->location(), *g.by_name.at("body_idx")));
