@@ -157,12 +157,10 @@ int32_t lance_scanner_full_text_search(LanceScanner* scanner, const char* query,
     }
     LANCE_ASSIGN_OR_RAISE(auto q, OptionalString(query, "query"));
     LANCE_ASSIGN_OR_RAISE(auto cols, StringList(columns, "columns"));
-    if (max_fuzzy_distance > 0) {
-      return lance::Status::NotSupported("fuzzy full-text search (query '{}', distance {}) is not implemented in lance-cpp",
-                                         q.value_or(""), max_fuzzy_distance);
-    }
     lance::query::FullTextQuery fts;
     fts.query = q.value_or("");
+    // lance's MatchQuery defaults for the rest: at most 50 expansions, no fixed prefix
+    fts.fuzziness = max_fuzzy_distance;
     if (cols) fts.columns = *cols;
     scanner->config.fts = std::move(fts);
     scanner->config.has_fts = true;

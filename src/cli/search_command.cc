@@ -39,6 +39,9 @@ struct SearchArgs {
   std::string text;
   std::string op = "or";
   bool phrase = false;
+  uint32_t fuzziness = 0;
+  size_t max_expansions = 50;
+  uint32_t prefix_length = 0;
   std::string columns;
   bool with_row_id = false;
   size_t k = 10;
@@ -101,6 +104,9 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   if (a.phrase && a.op == "and") {
     return Status::InvalidArgument("--phrase and --operator and do not combine");
   }
+  if (a.phrase && a.fuzziness > 0) {
+    return Status::InvalidArgument("--phrase and --fuzziness do not combine");
+  }
   const auto t0 = std::chrono::steady_clock::now();
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -114,6 +120,9 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   q.k = static_cast<int64_t>(a.k);
   q.and_operator = a.op == "and";
   q.phrase = a.phrase;
+  q.fuzziness = a.fuzziness;
+  q.max_expansions = a.max_expansions;
+  q.prefix_length = a.prefix_length;
   o.full_text = q;
   if (nearest) {
     o.nearest = std::move(nearest);
@@ -308,6 +317,11 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
   sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");
   sub->add_flag("--phrase", a->phrase, "text: phrase query (the index needs positions)");
+  sub->add_option("--fuzziness", a->fuzziness,
+                  "text: match index tokens within N edits of each query token (default 0: exact)");
+  sub->add_option("--max-expansions", a->max_expansions, "text, fuzzy: at most N expanded tokens (default 50)");
+  sub->add_option("--prefix-length", a->prefix_length,
+                  "text, fuzzy: expanded tokens keep the first N bytes of the query token (default 0)");
   sub->add_option("--columns", a->columns, "text: output columns a,b (default: all), then _score");
   sub->add_flag("--with-row-id", a->with_row_id, "text: also print _rowid");
   sub->add_option("--filter", a->filter, "only rows where this condition holds (SQL-like)");

@@ -162,6 +162,10 @@ std::string FullTextSearchNode::Describe() const {
   std::string out = fmt::format("{} query [{}] on column {} by {}, top {}", query_.phrase ? "phrase" : "match",
                                 query_.query, column_, by, query_.k);
   if (!query_.phrase) out += query_.and_operator ? ", operator AND" : ", operator OR";
+  if (query_.fuzziness > 0) {
+    out += fmt::format(", fuzziness {} (prefix {}, at most {} expansions)", query_.fuzziness, query_.prefix_length,
+                       query_.max_expansions);
+  }
   if (!index_.uuid.empty()) out += fmt::format("; BM25 over indexed fragments {}", ids(indexed_));
   if (!unindexed_.empty()) {
     out += fmt::format("{}flat search of {}fragments {}", index_.uuid.empty() ? "; BM25 by " : ", ",
@@ -261,7 +265,23 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
   // deleted) and, with a filter, passing it
   LANCE_ASSIGN_OR_RAISE(RowFilter keep, MakeRowFilter(snap, node.indexed_fragments(), node.filter(), exec));
   std::vector<index::fts::ScoredRow> hits;
-  if (idx && !tokens.empty()) {
+  const bool fuzzy = node.query().fuzziness > 0;
+  if (fuzzy && mode == index::fts::MatchMode::kPhrase) {
+    return Status::InvalidArgument("full-text search on column {}: a phrase query cannot be fuzzy (fuzziness {})",
+                                   node.column(), node.query().fuzziness);
+  }
+  if (idx && fuzzy) {
+    // lance 12 tokenizes a fuzzy query with the bare simple tokenizer, then expands it over
+    // each partition's dictionary
+    std::vector<std::string> raw;
+    std::vector<uint32_t> raw_rel;
+    LANCE_RETURN_NOT_OK(QueryTokens(FlatSearchOptions(), node.query().query, &raw, &raw_rel));
+    index::fts::FuzzyOptions f{node.query().fuzziness, node.query().max_expansions, node.query().prefix_length};
+    if (!raw.empty()) {
+      LANCE_ASSIGN_OR_RAISE(hits, idx->Search(raw, {}, mode, [&](uint64_t r) { return keep.Keeps(r); },
+                                              static_cast<size_t>(node.query().k), &f));
+    }
+  } else if (idx && !tokens.empty()) {
     // the index's best k (the flat search's rows may then push some out)
     LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); },
                                             static_cast<size_t>(node.query().k)));

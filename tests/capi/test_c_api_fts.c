@@ -21,13 +21,13 @@ static const double kScores[3] = {14.503910064697266, 9.755491256713867, 5.00707
 /* lance 12: "kiwi", every match: 34 rows, each of score 1.9401129484176636 */
 static const double kKiwi = 1.9401129484176636;
 
-static LanceScanner* search(LanceDataset* ds, const char* q, int64_t limit, TextTable* t) {
+static LanceScanner* search_fuzzy(LanceDataset* ds, const char* q, int64_t limit, uint32_t fuzzy, TextTable* t) {
   const char* cols[] = {"id", "text", NULL};
   const char* fts_cols[] = {"text", NULL};
   struct ArrowArrayStream stream;
   LanceScanner* s = lance_scanner_new(ds, cols, NULL);
   CHECK(s != NULL);
-  CHECK(lance_scanner_full_text_search(s, q, fts_cols, 0) == 0);
+  CHECK(lance_scanner_full_text_search(s, q, fts_cols, fuzzy) == 0);
   CHECK_OK();
   if (limit > 0) CHECK(lance_scanner_set_limit(s, limit) == 0);
   text_table_init(t);
@@ -35,6 +35,10 @@ static LanceScanner* search(LanceDataset* ds, const char* q, int64_t limit, Text
   CHECK_OK();
   CHECK(text_table_read(t, &stream) == 0);
   return s;
+}
+
+static LanceScanner* search(LanceDataset* ds, const char* q, int64_t limit, TextTable* t) {
+  return search_fuzzy(ds, q, limit, 0, t);
 }
 
 static void check_reference_answers(LanceDataset* ds, const char* what) {
@@ -83,10 +87,28 @@ void test_full_text_search(const char* uri) {
 
   /* lance-c's argument checks and what lance-cpp does not do */
   s = lance_scanner_new(ds, NULL, NULL);
-  CHECK(lance_scanner_full_text_search(s, "apple", fts_cols, 1) == -1);
-  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "fuzzy full-text search");
+  lance_scanner_close(s);
+
+  /* fuzzy: "kiwj" within one edit is "kiwi" (the only such token), scored as kiwi; exact, nothing */
+  {
+    TextTable t;
+    int64_t r;
+    int score;
+    s = search_fuzzy(ds, "kiwj", 0, 1, &t);
+    score = text_table_column(&t, "_score");
+    CHECK(t.nrows == 34 && score == 2);
+    for (r = 0; r < t.nrows && score >= 0; ++r) CHECK(fabs(strtod(t.cells[r][score], NULL) - kKiwi) < 1e-5);
+    text_table_free(&t);
+    lance_scanner_close(s);
+    s = search_fuzzy(ds, "kiwj", 0, 0, &t);
+    CHECK(t.nrows == 0);
+    text_table_free(&t);
+    lance_scanner_close(s);
+  }
+  s = lance_scanner_new(ds, NULL, NULL);
   CHECK(lance_scanner_full_text_search(s, NULL, NULL, 0) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "scanner and query must not be NULL");
+  CHECK(lance_scanner_full_text_search(s, "apple", fts_cols, 3) == 0); /* fuzzy is a query now */
   CHECK(lance_scanner_full_text_search(s, "apple", NULL, 0) == 0);
   CHECK(lance_scanner_nearest(s, "vec", q, 4, LANCE_DTYPE_FLOAT32, 3) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "mutually exclusive");

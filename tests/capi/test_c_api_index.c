@@ -215,15 +215,12 @@ void test_indexes(const char* uri, const char* listing_path) {
   s = lance_scanner_new(ds, NULL, NULL);
   {
     const float q[4] = {1, 2, 3, 4};
-    const char* fts_cols[] = {"text", NULL};
     CHECK(lance_scanner_nearest(s, "vec", q, 4, LANCE_DTYPE_FLOAT32, 0) == -1);
     CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "k must be > 0");
     CHECK(lance_scanner_nearest(s, "vec", q, 4, (LanceDataType)42, 3) == -1);
     CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "invalid element_type: 42");
     CHECK(lance_scanner_nearest(s, NULL, q, 4, LANCE_DTYPE_FLOAT32, 3) == -1);
     CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "must not be NULL");
-    CHECK(lance_scanner_full_text_search(s, "apple", fts_cols, 1) == -1);
-    CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "full-text search");
     CHECK(lance_scanner_full_text_search(s, NULL, NULL, 0) == -1);
     CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "scanner and query must not be NULL");
     CHECK(lance_scanner_set_substrait_filter(s, (const uint8_t*)"\x0a\x01", 2) == -1);

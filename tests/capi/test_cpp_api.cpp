@@ -461,7 +461,6 @@ void TestIndexes(const std::string& uri, const std::string& listing_path) {
     CHECK(rows_a.size() == 10);
     CHECK(rows_a == Scan(std::move(b)));
   }
-  CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "fuzzy full-text search", s.full_text_search("apple", {"text"}, 2));
   CHECK_THROWS(LANCE_ERR_NOT_SUPPORTED, "Substrait", s.substrait_filter(std::vector<uint8_t>{1, 2, 3}));
   const uint8_t one_byte[1] = {7};
   CHECK_THROWS(LANCE_ERR_INVALID_ARGUMENT, "must be non-empty", s.substrait_filter(one_byte, 0));

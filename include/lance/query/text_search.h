@@ -32,6 +32,14 @@ struct FullTextQuery {
   int64_t k = 10;
   bool and_operator = false;  // every token must match (else any)
   bool phrase = false;        // the tokens in order at adjacent positions (needs positions)
+  // Fuzzy match (not with `phrase`), as lance 12's MatchQuery: fuzziness > 0 tokenizes the
+  // query with the bare simple tokenizer (no lower-casing, stemming or stop words, as lance 12
+  // does) and expands each token over each partition's dictionary to the tokens within
+  // `fuzziness` edits sharing its first `prefix_length` bytes, at most `max_expansions` in all
+  // (index::fts::FuzzyOptions). Rows the index does not cover match the query's exact tokens.
+  uint32_t fuzziness = 0;
+  size_t max_expansions = 50;
+  uint32_t prefix_length = 0;
 };
 
 inline constexpr const char* kScoreColumn = "_score";

@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -305,6 +309,10 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
         return Status::Corruption("{}: token listed twice in the dictionary", ipath);
       }
     }
+    part->sorted_tokens_.reserve(part->token_ids_.size());
+    for (const auto& kv : part->token_ids_) part->sorted_tokens_.push_back(&kv.first);
+    std::sort(part->sorted_tokens_.begin(), part->sorted_tokens_.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
     const Schema& is = *inv->schema();
     const std::string ifmt = Meta(is, "posting_block_size", &found);
     if (found && ifmt != "128") return Status::NotSupported("{}: posting blocks of {} documents", ipath, ifmt);
@@ -353,7 +361,7 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
     }
     part->keep_alive_ = inv;
     int64_t bytes = static_cast<int64_t>(part->row_ids_.size() * 12 + ntok * 64);
-    for (const auto& [k, v] : part->token_ids_) bytes += static_cast<int64_t>(k.size() + 48);
+    for (const auto& [k, v] : part->token_ids_) bytes += static_cast<int64_t>(k.size() + 56);
     for (int c = 0; c < inv->num_columns(); ++c) {
       for (const auto& buf : inv->column(c)->buffers) bytes += buf ? buf->size() : 0;
       for (const auto& ch : inv->column(c)->children) {
@@ -398,14 +406,89 @@ bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector
   return false;
 }
 
+namespace {
+
+// The code points of UTF-8 text (a byte that does not start a valid sequence is one unit).
+std::vector<uint32_t> FuzzyCodePoints(std::string_view s) {
+  std::vector<uint32_t> out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) & 0xC0) == 0x80;
+    if (!ok) {
+      out.push_back(0x110000u + c);  // not a code point: never equal to one
+      ++i;
+      continue;
+    }
+    uint32_t cp = n == 1 ? c : c & (0x7Fu >> n);
+    for (size_t j = 1; j < n; ++j) cp = (cp << 6) | (static_cast<unsigned char>(s[i + j]) & 0x3Fu);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+std::optional<uint32_t> FuzzyDistance(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
+                                      uint32_t max) {
+  const size_t la = a.size(), lb = b.size();
+  if ((la > lb ? la - lb : lb - la) > max) return std::nullopt;
+  std::vector<uint32_t> prev(lb + 1), row(lb + 1);
+  for (size_t j = 0; j <= lb; ++j) prev[j] = static_cast<uint32_t>(j);
+  for (size_t i = 1; i <= la; ++i) {
+    row[0] = static_cast<uint32_t>(i);
+    uint32_t best = row[0];
+    for (size_t j = 1; j <= lb; ++j) {
+      const uint32_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u);
+      row[j] = std::min({sub, prev[j] + 1, row[j - 1] + 1});
+      best = std::min(best, row[j]);
+    }
+    if (best > max) return std::nullopt;  // every later row is at least this far
+    std::swap(prev, row);
+  }
+  if (prev[lb] > max) return std::nullopt;
+  return prev[lb];
+}
+
+}  // namespace
+
+std::optional<uint32_t> BoundedEditDistance(std::string_view a, std::string_view b, uint32_t max) {
+  return FuzzyDistance(FuzzyCodePoints(a), FuzzyCodePoints(b), max);
+}
+
+std::vector<std::string> ExpandFuzzy(const InvertedPartition& part, const std::vector<std::string>& tokens,
+                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin) {
+  std::vector<std::string> out;
+  if (origin) origin->clear();
+  const auto& sorted = part.SortedTokens();
+  for (size_t q = 0; q < tokens.size() && out.size() < fuzzy.max_expansions; ++q) {
+    const std::string& token = tokens[q];
+    const std::vector<uint32_t> cps = FuzzyCodePoints(token);
+    const std::string_view prefix =
+        std::string_view(token).substr(0, std::min<size_t>(fuzzy.prefix_length, token.size()));
+    // the dictionary's tokens starting with the prefix are one run of the byte order
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), prefix,
+                               [](const std::string* t, std::string_view p) { return std::string_view(*t) < p; });
+    for (; it != sorted.end() && std::string_view(**it).starts_with(prefix); ++it) {
+      if (!FuzzyDistance(cps, FuzzyCodePoints(**it), fuzzy.fuzziness)) continue;
+      if (out.size() >= fuzzy.max_expansions) break;
+      out.push_back(**it);
+      if (origin) origin->push_back(static_cast<uint32_t>(q));
+    }
+  }
+  return out;
+}
+
 bool Better(const ScoredRow& a, const ScoredRow& b) {
   return a.score != b.score ? a.score > b.score : a.row_id < b.row_id;
 }
 
 Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::string>& tokens,
                                                      const std::vector<uint32_t>& positions, MatchMode mode,
-                                                     const std::function<bool(uint64_t)>& keep,
-                                                     size_t limit) const {
+                                                     const std::function<bool(uint64_t)>& keep, size_t limit,
+                                                     const FuzzyOptions* fuzzy) const {
   std::vector<ScoredRow> out;
   if (tokens.empty() || num_docs_ == 0) return out;
   if (mode == MatchMode::kPhrase) {
@@ -414,6 +497,34 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
     }
     if (positions.size() != tokens.size()) return Status::InvalidArgument("phrase query: one position per token");
   }
+  if (fuzzy != nullptr && fuzzy->fuzziness > 0) {
+    if (mode == MatchMode::kPhrase) return Status::InvalidArgument("a phrase query cannot be fuzzy");
+    std::vector<uint32_t> origin;
+    for (const auto& part : partitions_) {
+      const std::vector<std::string> expanded = ExpandFuzzy(*part, tokens, *fuzzy, &origin);
+      if (expanded.empty()) continue;
+      if (mode == MatchMode::kAll) {
+        // AND: every query token through one of its expansions (grouped by `origin`); a
+        // query token with none here leaves the partition without a match
+        std::vector<char> has(tokens.size(), 0);
+        for (uint32_t o : origin) has[o] = 1;
+        if (std::find(has.begin(), has.end(), 0) != has.end()) continue;
+      }
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, expanded, origin, mode, keep, limit, &out));
+    }
+  } else {
+    for (const auto& part : partitions_) {
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, tokens, positions, mode, keep, limit, &out));
+    }
+  }
+  if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
+  return out;
+}
+
+Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
+                                      const std::vector<uint32_t>& positions, MatchMode mode,
+                                      const std::function<bool(uint64_t)>& keep, size_t limit,
+                                      std::vector<ScoredRow>* out) const {
   // unique tokens, and each query token's slot
   std::vector<std::string> uniq;
   std::vector<size_t> slot(tokens.size());
@@ -453,82 +564,79 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
   }
   const float avgdl = Bm25AvgDocLength(total_tokens_, num_docs_);
   std::unordered_set<uint32_t> deleted(deleted_fragments_.begin(), deleted_fragments_.end());
-  for (const auto& part : partitions_) {
-    std::vector<PostingList> lists(uniq.size());
-    std::vector<bool> present(uniq.size(), false);
-    bool any = false, all = true;
-    for (size_t u = 0; u < uniq.size(); ++u) {
-      auto id = part->TokenId(uniq[u]);
-      if (!id) {
-        all = false;
-        continue;
-      }
-      LANCE_ASSIGN_OR_RAISE(lists[u], part->Postings(*id, mode == MatchMode::kPhrase));
-      present[u] = true;
-      any = true;
+  std::vector<PostingList> lists(uniq.size());
+  std::vector<bool> present(uniq.size(), false);
+  bool any = false, all = true;
+  for (size_t u = 0; u < uniq.size(); ++u) {
+    auto id = part.TokenId(uniq[u]);
+    if (!id) {
+      all = false;
+      continue;
     }
-    if (!any || (mode == MatchMode::kPhrase && !all)) continue;
-    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) continue;
-    // Document at a time over the ascending posting lists: the smallest doc id under the
-    // cursors, the tokens at it, then those cursors advance.
-    std::vector<size_t> cur(uniq.size(), 0);
-    std::vector<uint32_t> idx(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
-    while (true) {
-      uint32_t doc = UINT32_MAX;
-      bool more = false;
-      for (size_t u = 0; u < uniq.size(); ++u) {
-        if (present[u] && cur[u] < lists[u].docs.size()) {
-          more = true;
-          doc = std::min(doc, lists[u].docs[cur[u]]);
-        }
+    LANCE_ASSIGN_OR_RAISE(lists[u], part.Postings(*id, mode == MatchMode::kPhrase));
+    present[u] = true;
+    any = true;
+  }
+  if (!any || (mode == MatchMode::kPhrase && !all)) return Status::OK();
+  if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
+  // Document at a time over the ascending posting lists: the smallest doc id under the
+  // cursors, the tokens at it, then those cursors advance.
+  std::vector<size_t> cur(uniq.size(), 0);
+  std::vector<uint32_t> idx(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
+  while (true) {
+    uint32_t doc = UINT32_MAX;
+    bool more = false;
+    for (size_t u = 0; u < uniq.size(); ++u) {
+      if (present[u] && cur[u] < lists[u].docs.size()) {
+        more = true;
+        doc = std::min(doc, lists[u].docs[cur[u]]);
       }
-      if (!more) break;
-      bool every = true;
-      for (size_t u = 0; u < uniq.size(); ++u) {
-        if (present[u] && cur[u] < lists[u].docs.size() && lists[u].docs[cur[u]] == doc) {
-          idx[u] = static_cast<uint32_t>(++cur[u]);
-        } else {
-          idx[u] = 0;
-          every = false;
-        }
+    }
+    if (!more) break;
+    bool every = true;
+    for (size_t u = 0; u < uniq.size(); ++u) {
+      if (present[u] && cur[u] < lists[u].docs.size() && lists[u].docs[cur[u]] == doc) {
+        idx[u] = static_cast<uint32_t>(++cur[u]);
+      } else {
+        idx[u] = 0;
+        every = false;
       }
-      if (mode == MatchMode::kPhrase && !every) continue;
-      if (mode == MatchMode::kAll && !every_group([&](size_t u) { return idx[u] != 0; })) continue;
-      const uint64_t row = part->RowId(doc);
-      if (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
-      if (keep && !keep(row)) continue;
-      if (mode == MatchMode::kPhrase) {
-        std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
-        for (size_t i = 0; i < tokens.size(); ++i) {
-          const PostingList& pl = lists[slot[i]];
-          const uint32_t k = idx[slot[i]] - 1;
-          b[i] = pl.positions.data() + pl.pos_start[k];
-          e[i] = pl.positions.data() + pl.pos_start[k + 1];
-        }
-        if (!PhraseMatches(b, e, positions)) continue;
-      }
-      const uint32_t dl = part->DocTokens(doc);
-      float score = 0.0f;
+    }
+    if (mode == MatchMode::kPhrase && !every) continue;
+    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return idx[u] != 0; })) continue;
+    const uint64_t row = part.RowId(doc);
+    if (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
+    if (keep && !keep(row)) continue;
+    if (mode == MatchMode::kPhrase) {
+      std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
       for (size_t i = 0; i < tokens.size(); ++i) {
-        const size_t u = slot[i];
-        if (idx[u] == 0) continue;
-        score += idf[u] * Bm25DocWeight(lists[u].freqs[idx[u] - 1], dl, avgdl);
+        const PostingList& pl = lists[slot[i]];
+        const uint32_t k = idx[slot[i]] - 1;
+        b[i] = pl.positions.data() + pl.pos_start[k];
+        e[i] = pl.positions.data() + pl.pos_start[k + 1];
       }
-      const ScoredRow hit{row, score};
-      if (limit == 0) {
-        out.push_back(hit);
-      } else if (out.size() < limit) {
-        out.push_back(hit);
-        std::push_heap(out.begin(), out.end(), Better);
-      } else if (Better(hit, out.front())) {
-        std::pop_heap(out.begin(), out.end(), Better);
-        out.back() = hit;
-        std::push_heap(out.begin(), out.end(), Better);
-      }
+      if (!PhraseMatches(b, e, positions)) continue;
+    }
+    const uint32_t dl = part.DocTokens(doc);
+    float score = 0.0f;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const size_t u = slot[i];
+      if (idx[u] == 0) continue;
+      score += idf[u] * Bm25DocWeight(lists[u].freqs[idx[u] - 1], dl, avgdl);
+    }
+    const ScoredRow hit{row, score};
+    if (limit == 0) {
+      out->push_back(hit);
+    } else if (out->size() < limit) {
+      out->push_back(hit);
+      std::push_heap(out->begin(), out->end(), Better);
+    } else if (Better(hit, out->front())) {
+      std::pop_heap(out->begin(), out->end(), Better);
+      out->back() = hit;
+      std::push_heap(out->begin(), out->end(), Better);
     }
   }
-  if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
-  return out;
+  return Status::OK();
 }
 
 }  // namespace lance::index::fts

@@ -53,6 +53,55 @@ TEST(InvertedIndexGolden, TopKIsTheHeadOfEveryMatch) {
   }
 }
 
+TEST(FuzzyMatch, EditDistanceOverCodePoints) {
+  EXPECT_EQ(BoundedEditDistance("lance", "lance", 2), 0u);
+  EXPECT_EQ(BoundedEditDistance("lanse", "lance", 2), 1u);   // substitute
+  EXPECT_EQ(BoundedEditDistance("lace", "lance", 2), 1u);    // insert
+  EXPECT_EQ(BoundedEditDistance("quikc", "quick", 2), 2u);   // a transposition is two edits
+  EXPECT_EQ(BoundedEditDistance("quikc", "quick", 1), std::nullopt);
+  EXPECT_EQ(BoundedEditDistance("café", "cafe", 1), 1u);     // é is one code point (two bytes)
+  EXPECT_EQ(BoundedEditDistance("日本語", "日本", 1), 1u);
+  EXPECT_EQ(BoundedEditDistance("", "ab", 2), 2u);
+  EXPECT_EQ(BoundedEditDistance("abcdef", "a", 4), std::nullopt);  // lengths alone are 5 apart
+  EXPECT_EQ(BoundedEditDistance("a\xff", "a\xfe", 1), 1u);          // stray bytes count one each
+}
+
+// Expansion over a partition's dictionary: every token within the distance, in byte order,
+// the prefix kept, lance 12's cap over every query token, each expansion's query token.
+TEST(FuzzyMatch, ExpandsOverEachPartitionsDictionary) {
+  Golden g = OpenGolden();
+  auto index = InvertedIndex::Open(OpenIndexStore(g.snap->location(), *g.by_name.at("body_idx")));
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  const InvertedPartition& part = *(*index)->partitions().at(0);
+  std::vector<std::string> want;
+  for (const std::string* t : part.SortedTokens()) {
+    if (BoundedEditDistance("rn", *t, 2)) want.push_back(*t);
+  }
+  ASSERT_GE(want.size(), 2u);
+  for (size_t i = 1; i < part.SortedTokens().size(); ++i) {
+    ASSERT_LT(*part.SortedTokens()[i - 1], *part.SortedTokens()[i]);
+  }
+  EXPECT_EQ(ExpandFuzzy(part, {"rn"}, {2, 50, 0}), want);
+  EXPECT_EQ(ExpandFuzzy(part, {"rn"}, {2, 2, 0}), std::vector<std::string>(want.begin(), want.begin() + 2));
+  // the cap is over every query token: reached by the first, the second adds nothing
+  std::vector<uint32_t> origin;
+  EXPECT_EQ(ExpandFuzzy(part, {"rn", "lanse"}, {2, 2, 0}, &origin), std::vector<std::string>(want.begin(), want.begin() + 2));
+  EXPECT_EQ(origin, (std::vector<uint32_t>{0, 0}));
+  // each expansion's query token; repeats kept
+  const auto lanse = ExpandFuzzy(part, {"lanse"}, {2, 50, 0});
+  ASSERT_FALSE(lanse.empty());
+  auto both = ExpandFuzzy(part, {"lanse", "rn", "lanse"}, {2, 1000, 0}, &origin);
+  ASSERT_EQ(both.size(), 2 * lanse.size() + want.size());
+  EXPECT_EQ(std::vector<std::string>(both.begin(), both.begin() + lanse.size()), lanse);
+  EXPECT_EQ(std::vector<std::string>(both.end() - lanse.size(), both.end()), lanse);
+  EXPECT_EQ(origin[lanse.size()], 1u);
+  EXPECT_EQ(origin.back(), 2u);
+  // prefix: only tokens starting with the query's first bytes
+  for (const auto& t : ExpandFuzzy(part, {"lanse"}, {2, 50, 2})) EXPECT_TRUE(t.starts_with("la")) << t;
+  EXPECT_TRUE(ExpandFuzzy(part, {"xanc"}, {1, 50, 1}).empty());  // lanc, one edit away, starts otherwise
+  EXPECT_FALSE(ExpandFuzzy(part, {"xanc"}, {1, 50, 0}).empty());
+}
+
 TEST(Bm25, LanceFormulas) {
   // idf(1 of 10) = ln(9.5 / 1.5 + 1); doc weight at avgdl = 2.2 f / (f + 1.2)
   EXPECT_FLOAT_EQ(Bm25Idf(1, 10), std::log(9.5f / 1.5f + 1.0f));

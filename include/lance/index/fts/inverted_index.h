@@ -62,12 +62,15 @@ class InvertedPartition {
   uint32_t DocTokens(uint32_t doc) const { return doc_tokens_[doc]; }
   // Decodes the postings of `token_id` (positions only when asked and stored).
   Result<PostingList> Postings(uint32_t token_id, bool with_positions) const;
+  // The dictionary's tokens in byte order (the order of its fst).
+  const std::vector<const std::string*>& SortedTokens() const { return sorted_tokens_; }
 
  private:
   friend class InvertedIndex;
   uint64_t id_ = 0;
   std::string invert_path_;
   std::unordered_map<std::string, uint32_t> token_ids_;
+  std::vector<const std::string*> sorted_tokens_;  // keys of token_ids_, byte order
   std::vector<uint64_t> row_ids_;
   std::vector<uint32_t> doc_tokens_;
   uint64_t total_tokens_ = 0;
@@ -92,6 +95,27 @@ struct ScoredRow {
 bool Better(const ScoredRow& a, const ScoredRow& b);
 
 enum class MatchMode { kAny, kAll, kPhrase };
+
+// A fuzzy match query's expansion, as lance 12 expands it per partition: each query token
+// becomes the dictionary tokens within `fuzziness` edits (Levenshtein over code points:
+// insert, delete, substitute) that start with its first `prefix_length` bytes, in dictionary
+// (byte) order, at most `max_expansions` over all query tokens. The expansions are then one
+// query: repeats kept (two query tokens expanding to one token score it twice), and AND needs
+// every query token matched by one of its expansions. fuzziness 0: no expansion.
+struct FuzzyOptions {
+  uint32_t fuzziness = 0;
+  size_t max_expansions = 50;
+  uint32_t prefix_length = 0;
+};
+
+// The Levenshtein distance of two UTF-8 strings over code points, if at most `max` (else
+// nullopt). Bytes that are not UTF-8 count as one code point each.
+std::optional<uint32_t> BoundedEditDistance(std::string_view a, std::string_view b, uint32_t max);
+
+// `tokens` expanded over `part`'s dictionary by `fuzzy` (see FuzzyOptions), in order; with
+// `origin`, each expansion's query token index beside it.
+std::vector<std::string> ExpandFuzzy(const InvertedPartition& part, const std::vector<std::string>& tokens,
+                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin = nullptr);
 
 class InvertedIndex {
  public:
@@ -122,13 +146,22 @@ class InvertedIndex {
   // position (needs positions: InvalidArgument otherwise). Rows `keep` refuses (deleted, filtered out) are left out; null keeps all.
   // `limit` > 0: only the best `limit` rows (Better order), best first; 0: every match, in
   // no particular order. Documents are visited in id order, one at a time, over the query
-  // tokens' posting lists.
+  // tokens' posting lists. With `fuzzy` (fuzziness > 0; kAny or kAll only), each partition
+  // searches its own expansion of `tokens` (ExpandFuzzy; kAll then needs each query token
+  // matched by one of its expansions), each expanded token scored with its statistics over
+  // every partition.
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
-                                        const std::function<bool(uint64_t)>& keep, size_t limit = 0) const;
+                                        const std::function<bool(uint64_t)>& keep, size_t limit = 0,
+                                        const FuzzyOptions* fuzzy = nullptr) const;
 
  private:
   InvertedIndex() = default;
+  // One partition's matches of `tokens` pushed into `out` (a heap when limit > 0).
+  Status SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
+                         const std::vector<uint32_t>& positions, MatchMode mode,
+                         const std::function<bool(uint64_t)>& keep, size_t limit,
+                         std::vector<ScoredRow>* out) const;
   TokenizerOptions options_;
   std::vector<std::shared_ptr<InvertedPartition>> partitions_;
   std::vector<uint32_t> deleted_fragments_;
