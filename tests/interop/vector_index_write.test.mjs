@@ -16,7 +16,7 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
-import { assertSame, ours } from './lib/vector_search.mjs';
+import { assertSame, cpuUlps, near, ours } from './lib/vector_search.mjs';
 
 const DIM = 16;
 const ROWS = 3000;
@@ -60,7 +60,7 @@ function assertOverlap(got, want, what, min) {
   for (const x of got) {
     if (!theirs.has(x.rowid)) continue;
     shared += 1;
-    assert.ok(Object.is(x.distance, theirs.get(x.rowid)), `${what}: row ${x.rowid} distance ${x.distance}, lance 12 ${theirs.get(x.rowid)}`);
+    assert.ok(near(x.distance, theirs.get(x.rowid), cpuUlps), `${what}: row ${x.rowid} distance ${x.distance}, lance 12 ${theirs.get(x.rowid)}`);
   }
   assert.ok(shared >= min * want.length, `${what}: ${shared} of ${want.length} rows shared with lance 12`);
 }
