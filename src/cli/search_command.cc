@@ -97,6 +97,23 @@ std::vector<std::string> SplitColumns(const std::string& s) {
   return out;
 }
 
+// The vector side of a search from its options (column `column`, default "vector"; the
+// query vector is the caller's).
+Result<query::NearestOptions> NearestOf(const SearchArgs& a, const std::string& column) {
+  query::NearestOptions n;
+  n.column = column.empty() ? "vector" : column;
+  if (!a.metric.empty()) {
+    LANCE_ASSIGN_OR_RAISE(n.metric, linalg::ParseDistanceType(a.metric));
+  }
+  n.use_index = !a.bypass_index;
+  n.prefilter = !a.postfilter;
+  n.k = a.k;
+  n.nprobes = a.nprobes;
+  if (a.refine_factor > 0) n.refine_factor = a.refine_factor;
+  if (a.ef > 0) n.ef = a.ef;
+  return n;
+}
+
 Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
   if (a.op != "or" && a.op != "and") {
     return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
@@ -169,18 +186,8 @@ Status RunSearch(const SearchArgs& a) {
     if (!a.queries.empty()) {
       return Status::InvalidArgument("search --text --vector (hybrid): --queries does not apply");
     }
-    query::NearestOptions n;
-    n.column = a.vector_column.empty() ? "vector" : a.vector_column;
+    LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, a.vector_column));
     LANCE_ASSIGN_OR_RAISE(n.query, ParseVector(a.vector, "--vector"));
-    if (!a.metric.empty()) {
-      LANCE_ASSIGN_OR_RAISE(n.metric, linalg::ParseDistanceType(a.metric));
-    }
-    n.use_index = !a.bypass_index;
-    n.prefilter = !a.postfilter;
-    n.k = a.k;
-    n.nprobes = a.nprobes;
-    if (a.refine_factor > 0) n.refine_factor = a.refine_factor;
-    if (a.ef > 0) n.ef = a.ef;
     return RunTextSearch(a, std::move(n));
   }
   if (!a.vector_column.empty()) return Status::InvalidArgument("search: --vector-column is a hybrid (--text --vector) option");
@@ -217,17 +224,7 @@ Status RunSearch(const SearchArgs& a) {
   } else {
     return Status::InvalidArgument("search: give --vector, --queries or --text");
   }
-  query::NearestOptions base;
-  base.column = a.column.empty() ? "vector" : a.column;
-  if (!a.metric.empty()) {
-    LANCE_ASSIGN_OR_RAISE(base.metric, linalg::ParseDistanceType(a.metric));
-  }
-  base.use_index = !a.bypass_index;
-  base.prefilter = !a.postfilter;
-  base.k = a.k;
-  base.nprobes = a.nprobes;
-  if (a.refine_factor > 0) base.refine_factor = a.refine_factor;
-  if (a.ef > 0) base.ef = a.ef;
+  LANCE_ASSIGN_OR_RAISE(query::NearestOptions base, NearestOf(a, a.column));
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));

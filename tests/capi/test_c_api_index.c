@@ -41,6 +41,19 @@ static int expected_uuid(const char* json, const char* name, char* uuid) {
   return 1;
 }
 
+/* Builds vector index "v3" of `vp` on column vec, checks it is listed as `type_json`, drops it. */
+static void check_builds_and_drops(LanceDataset* ds, const LanceVectorIndexParams* vp, const char* type_json) {
+  const uint64_t before = lance_dataset_index_count(ds);
+  const char* json = NULL;
+  CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", vp, true) == 0);
+  CHECK_OK();
+  CHECK(lance_dataset_index_count(ds) == before + 1);
+  json = lance_dataset_index_list_json(ds);
+  CHECK(json != NULL && strstr(json, type_json) != NULL);
+  lance_free_string(json);
+  CHECK(lance_dataset_drop_index(ds, "v3") == 0);
+}
+
 static int hex(char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; }
 
 void test_indexes(const char* uri, const char* listing_path) {
@@ -183,29 +196,9 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
   vp.index_type = LANCE_INDEX_IVF_HNSW_SQ;
   vp.hnsw_m = 8;
-  {
-    const uint64_t before = lance_dataset_index_count(ds);
-    const char* json = NULL;
-    CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == 0);
-    CHECK_OK();
-    CHECK(lance_dataset_index_count(ds) == before + 1);
-    json = lance_dataset_index_list_json(ds);
-    CHECK(json != NULL && strstr(json, "\"IVF_HNSW_SQ\"") != NULL);
-    lance_free_string(json);
-    CHECK(lance_dataset_drop_index(ds, "v3") == 0);
-  }
+  check_builds_and_drops(ds, &vp, "\"IVF_HNSW_SQ\"");
   vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
-  {
-    const uint64_t before = lance_dataset_index_count(ds);
-    const char* json = NULL;
-    CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == 0);
-    CHECK_OK();
-    CHECK(lance_dataset_index_count(ds) == before + 1);
-    json = lance_dataset_index_list_json(ds);
-    CHECK(json != NULL && strstr(json, "\"IVF_HNSW_PQ\"") != NULL);
-    lance_free_string(json);
-    CHECK(lance_dataset_drop_index(ds, "v3") == 0);
-  }
+  check_builds_and_drops(ds, &vp, "\"IVF_HNSW_PQ\"");
   vp.index_type = LANCE_INDEX_IVF_HNSW_FLAT;
   CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == -1);
   CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_FLAT vector index on 'vec' named 'v3'");
