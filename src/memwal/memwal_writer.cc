@@ -99,8 +99,13 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   std::shared_ptr<MemTable> frozen;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    // Never between two batches of one WAL entry (see entry_batches_left_).
-    cv_.wait(lock, [&] { return stop_ || entry_batches_left_ == 0; });
+    // Never between two batches of one WAL entry (see entry_batches_left_) -- not even when
+    // Close() has set stop_ while the flusher thread waits here: the rest of a durable entry
+    // is always acknowledged (the shard writer delivers an entry's batches one after another,
+    // all with its one outcome), and freezing before it arrives would publish replay_after
+    // past rows the generation lacks (the crash test caught one: a closing writer's last
+    // generation held the first half of its last entry, and a restart skipped the rest).
+    cv_.wait(lock, [&] { return entry_batches_left_ == 0; });
     if (frozen_) {
       // A failed flush: retry that generation first (its rows are older than the active ones,
       // and replay_after may only cover WAL entries whose rows are in a published generation).
