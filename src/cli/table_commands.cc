@@ -257,7 +257,7 @@ Status EmitRows(const TableArgs& a, RecordBatchReader* reader) {
 // `lance scan` of a MemWAL table at strong or eventual consistency: the LSM's merged read
 // (base + unmerged flushed generations (+ the unflushed WAL tail), newest row per key), the
 // same rows as `lance lsm scan`, with --offset / --limit applied to them.
-Status ScanLsm(const TableArgs& a, memwal::Consistency c) {
+Status ScanLsm(const TableArgs& a, memwal::Consistency c, const SchemaPtr& table_schema) {
   const char* base_only = nullptr;
   if (a.version >= 0 || !a.tag.empty()) base_only = "--version / --tag";
   if (a.with_row_id || a.with_row_addr) base_only = "--with-row-id / --with-row-addr";
@@ -274,15 +274,12 @@ Status ScanLsm(const TableArgs& a, memwal::Consistency c) {
   o.columns = SplitList(a.columns);
   o.filter = a.filter;
   LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o));
-  SchemaPtr schema;
-  {
-    LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
-    schema = ds->schema();
-    if (!o.columns.empty()) {
-      std::vector<FieldPtr> fields;
-      for (const auto& name : o.columns) fields.push_back(schema->GetFieldByName(name));
-      schema = std::make_shared<Schema>(std::move(fields));
-    }
+  // (LsmScan checked every column name.)
+  SchemaPtr schema = table_schema;
+  if (!o.columns.empty()) {
+    std::vector<FieldPtr> fields;
+    for (const auto& name : o.columns) fields.push_back(schema->GetFieldByName(name));
+    schema = std::make_shared<Schema>(std::move(fields));
   }
   // --offset / --limit over the merged rows, in their order.
   std::vector<RecordBatchPtr> kept;
@@ -312,7 +309,8 @@ Status Scan(const TableArgs& a) {
   }
   if (memwal_table && a.consistency != "base") {
     return ScanLsm(a, a.consistency == "eventual" ? memwal::Consistency::kEventual
-                                                  : memwal::Consistency::kStrong);
+                                                  : memwal::Consistency::kStrong,
+                   ds->schema());
   }
   LANCE_ASSIGN_OR_RAISE(auto options, ScanOpts(a));
   LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(options)));

@@ -13,6 +13,33 @@
 
 namespace lance {
 
+void AppendJsonString(std::string_view s, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t run = 0;  // start of the pending unescaped run
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
+  }
+  out->append(s.data() + run, s.size() - run);
+  out->push_back('"');
+}
+
 namespace {
 
 // Renders a finite, non-zero number given by its shortest decimal digits (no leading or
@@ -269,32 +296,6 @@ void AppendHalf(uint16_t bits, std::string* out) {
   AppendFloat(f, out);  // not reached: 5 significant digits always identify a half
 }
 
-void AppendEscaped(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  size_t run = 0;  // start of the pending unescaped run
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
-}
 
 template <typename T>
 void AppendInt(T v, std::string* out) {
@@ -340,7 +341,7 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kFloat: AppendFloat(a.Values<float>()[i], out); return;
     case TypeId::kDouble: AppendDouble(a.Values<double>()[i], out); return;
     case TypeId::kString:
-    case TypeId::kLargeString: AppendEscaped(a.GetView(i), out); return;
+    case TypeId::kLargeString: AppendJsonString(a.GetView(i), out); return;
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
     case TypeId::kFixedSizeBinary:
@@ -385,7 +386,7 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       out->push_back('{');
       for (int f = 0; f < type.num_fields(); ++f) {
         if (f) out->push_back(',');
-        AppendEscaped(type.field(f)->name(), out);
+        AppendJsonString(type.field(f)->name(), out);
         out->push_back(':');
         AppendValue(*a.children[static_cast<size_t>(f)], a.offset + i, out);
       }
@@ -410,7 +411,7 @@ Status AppendJsonLines(const RecordBatch& batch, std::string* out) {
   keys.reserve(static_cast<size_t>(schema.num_fields()));
   for (int c = 0; c < schema.num_fields(); ++c) {
     std::string key = c == 0 ? "{" : ",";
-    AppendEscaped(schema.field(c)->name(), &key);
+    AppendJsonString(schema.field(c)->name(), &key);
     key.push_back(':');
     keys.push_back(std::move(key));
   }

@@ -207,7 +207,8 @@ struct ProbeResult {
   Status status;
 };
 
-// Rows of the dataset's key scan per probed slice: small enough to spread over the cores.
+// Rows of the dataset's key scan per probed slice: the scanner decodes the next slices on the
+// pool while one is probed, and each is dropped once probed.
 constexpr int64_t kProbeSliceRows = 64 * 1024;
 
 // The merge of `batches` (all of `in_schema`) into the snapshot `ds`.
@@ -222,12 +223,12 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   LANCE_ASSIGN_OR_RAISE(const file::FileVersion file_version,
                         table::WritableFileVersion(tm.data_storage_version));
   // lance 12 compares the input's schema with the dataset's dictionaries included, and an
-  // input never carries the dictionary values a legacy-storage (v1 files) manifest stores
-  // for a field, so it
-  // refuses every merge-insert into such a table (append and update take another path and
-  // accept the same rows). Refuse as it does, with its words.
-  for (const auto& f : tm.fields) {
-    if (file_version.is_v1() && f.legacy_dictionary) {
+  // input never carries the dictionary values a legacy-storage (v1 files) manifest stores for
+  // a field, so it refuses every merge-insert into such a table (append and update take
+  // another path and accept the same rows). Refuse as it does, with its words.
+  if (file_version.is_v1()) {
+    for (const auto& f : tm.fields) {
+      if (!f.legacy_dictionary) continue;
       return Status::InvalidArgument(
           "merge-insert into {}: the input's schema does not match the dataset's: dictionary "
           "for `{}` did not match expected dictionary (lance 12 refuses merge-inserts into a "

@@ -107,20 +107,24 @@ Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v, ThreadPoo
                              ? 1
                              : std::clamp<int64_t>(total / kPieceBytes, 1, 4 * (pool->num_threads() + 1));
   std::vector<int64_t> first(static_cast<size_t>(pieces + 1));  // first value of each piece
-  for (int64_t p = 0; p <= pieces; ++p) first[static_cast<size_t>(p)] = n * p / pieces;
+  std::vector<int64_t> start(static_cast<size_t>(pieces));      // where each piece writes
+  for (int64_t p = 0; p <= pieces; ++p) {
+    first[static_cast<size_t>(p)] = n * p / pieces;
+    if (p < pieces) {
+      start[static_cast<size_t>(p)] = 2 * (v.offsets[static_cast<size_t>(first[static_cast<size_t>(p)])] - v.offsets.front());
+    }
+  }
   std::vector<int64_t> wrote(static_cast<size_t>(pieces));
-  const int64_t base = v.offsets.front();
   auto compress = [&](int64_t p) {
     const int64_t lo = first[static_cast<size_t>(p)], hi = first[static_cast<size_t>(p + 1)];
-    const int64_t start = 2 * (v.offsets[static_cast<size_t>(lo)] - base);
-    int64_t at = start;
+    int64_t at = start[static_cast<size_t>(p)];
     for (int64_t i = lo; i < hi; ++i) {
       const std::string_view s = v.ValueView(i);
       at += static_cast<int64_t>(
           enc.CompressInto(reinterpret_cast<const uint8_t*>(s.data()), s.size(), codes + at));
-      offsets[static_cast<size_t>(i + 1)] = at - start;  // within the piece, for now
+      offsets[static_cast<size_t>(i + 1)] = at - start[static_cast<size_t>(p)];  // within the piece, for now
     }
-    wrote[static_cast<size_t>(p)] = at - start;
+    wrote[static_cast<size_t>(p)] = at - start[static_cast<size_t>(p)];
   };
   if (pieces == 1) {
     compress(0);
@@ -130,8 +134,8 @@ Result<std::optional<FsstCompressed>> FsstCompress(const DataBlock& v, ThreadPoo
   int64_t at = 0;
   for (int64_t p = 0; p < pieces; ++p) {
     const int64_t lo = first[static_cast<size_t>(p)], hi = first[static_cast<size_t>(p + 1)];
-    const int64_t start = 2 * (v.offsets[static_cast<size_t>(lo)] - base);
-    if (start != at) std::memmove(codes + at, codes + start, static_cast<size_t>(wrote[static_cast<size_t>(p)]));
+    const int64_t from = start[static_cast<size_t>(p)];
+    if (from != at) std::memmove(codes + at, codes + from, static_cast<size_t>(wrote[static_cast<size_t>(p)]));
     for (int64_t i = lo; i < hi; ++i) offsets[static_cast<size_t>(i + 1)] += at;
     at += wrote[static_cast<size_t>(p)];
   }

@@ -65,6 +65,7 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
       const uint8_t* const lookup = pass.data();
       const int32_t* const in = idx + b;
       uint32_t bad = 0;
+      int64_t packed = 0;  // rows whose mask bits are already in bytes[0, packed / 8)
       if (only >= 0) {
         // One entry passes (`col = 'x'`): a compare per row, 16 rows per step with SSE2.
         const auto k0 = static_cast<uint32_t>(only);
@@ -84,28 +85,16 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
           }
           const __m128i eq = _mm_packs_epi16(_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
           const auto mask = static_cast<uint16_t>(_mm_movemask_epi8(eq));
-          std::memcpy(bytes + i / 8, &mask, 2);  // 16 mask bits, copied out below as they are
+          std::memcpy(bytes + i / 8, &mask, 2);
         }
         bad |= static_cast<uint32_t>(_mm_movemask_epi8(over) != 0);
-        const int64_t packed = i;
-#else
-        const int64_t packed = 0;
+        packed = i;
 #endif
         for (; i < m; ++i) {
           const auto k = static_cast<uint32_t>(in[i]);
           bad |= static_cast<uint32_t>(k >= entries);
           bytes[i] = static_cast<uint8_t>(k == k0);
         }
-        out_of_range |= bad;
-        // The SSE2 steps left mask bytes in bytes[0, packed / 8); the rest are 0 / 1 bytes.
-        std::memcpy(out + b / 8, bytes, static_cast<size_t>(packed / 8));
-        std::memset(bytes + m, 0, 8);
-        for (int64_t r = packed; r < m; r += 8) {
-          uint64_t eight;
-          std::memcpy(&eight, bytes + r, 8);
-          out[static_cast<size_t>((b + r) / 8)] = static_cast<uint8_t>((eight * 0x0102040810204080ULL) >> 56);
-        }
-        continue;
       } else {
         for (int64_t i = 0; i < m; ++i) {
           const auto k = static_cast<uint32_t>(in[i]);
@@ -115,12 +104,13 @@ Result<ArrayPtr> EvaluateOnDictionary(const expr::Expression& condition, const S
         }
       }
       out_of_range |= bad;
+      std::memcpy(out + b / 8, bytes, static_cast<size_t>(packed / 8));
       std::memset(bytes + m, 0, 8);
-      for (int64_t i = 0; i < m; i += 8) {
+      for (int64_t r = packed; r < m; r += 8) {
         uint64_t eight;
-        std::memcpy(&eight, bytes + i, 8);
+        std::memcpy(&eight, bytes + r, 8);
         // Bytes b0..b7 of 0 / 1 -> the bits b0 | b1 << 1 | ... | b7 << 7.
-        out[static_cast<size_t>((b + i) / 8)] = static_cast<uint8_t>((eight * 0x0102040810204080ULL) >> 56);
+        out[static_cast<size_t>((b + r) / 8)] = static_cast<uint8_t>((eight * 0x0102040810204080ULL) >> 56);
       }
     }
     if (out_of_range) {

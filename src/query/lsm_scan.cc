@@ -6,8 +6,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "lance/columnar/compute.h"
 #include "lance/columnar/json.h"
 #include "lance/expr/ast.h"
@@ -51,6 +49,119 @@ Result<RecordBatchPtr> Project(const RecordBatch& b, const SchemaPtr& out) {
   return RecordBatch::Make(out, b.num_rows(), std::move(cols));
 }
 
+// The JSON value of `lit` as a key of type `type`: integers for an integer key, strings for a
+// string key; nullopt for anything else (a null, a float, a date: the scan path handles it).
+std::optional<std::string> KeyJson(const expr::Literal& lit, const DataType& type) {
+  if (lit.kind == expr::Literal::Kind::kInt && type.is_integer()) return std::to_string(lit.int_value);
+  if (lit.kind == expr::Literal::Kind::kString &&
+      (type.id() == TypeId::kString || type.id() == TypeId::kLargeString)) {
+    std::string out;
+    AppendJsonString(lit.text, &out);
+    return out;
+  }
+  return std::nullopt;
+}
+
+// The keys a filter pins a single-column primary key `pk` to, as a batch of that column: a
+// top-level AND conjunct `pk = literal`, `literal = pk` or `pk IN (literals)`. nullopt when no
+// conjunct has that form (or its literals are not of the key's kind).
+Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, const Field& pk) {
+  LANCE_ASSIGN_OR_RAISE(expr::NodePtr root, expr::Parse(filter));
+  std::vector<const expr::Node*> conjuncts;
+  if (root->kind == expr::Node::Kind::kBinary && root->op == expr::Op::kAnd) {
+    for (const auto& a : root->args) conjuncts.push_back(a.get());
+  } else {
+    conjuncts.push_back(root.get());
+  }
+  auto is_key = [&](const expr::Node& n) {
+    return n.kind == expr::Node::Kind::kColumn && n.path.size() == 1 && n.path[0] == pk.name();
+  };
+  auto literal = [](const expr::Node& n) -> const expr::Literal* {
+    return n.kind == expr::Node::Kind::kLiteral ? &n.literal : nullptr;
+  };
+  for (const expr::Node* c : conjuncts) {
+    std::vector<const expr::Literal*> values;
+    if (c->kind == expr::Node::Kind::kBinary && c->op == expr::Op::kEq && c->args.size() == 2) {
+      if (is_key(*c->args[0]) && literal(*c->args[1])) values.push_back(literal(*c->args[1]));
+      if (is_key(*c->args[1]) && literal(*c->args[0])) values.push_back(literal(*c->args[0]));
+    } else if (c->kind == expr::Node::Kind::kIn && !c->negated && !c->args.empty() &&
+               is_key(*c->args[0])) {
+      for (size_t i = 1; i < c->args.size(); ++i) {
+        const expr::Literal* l = literal(*c->args[i]);
+        if (!l) {
+          values.clear();
+          break;
+        }
+        values.push_back(l);
+      }
+    }
+    if (values.empty()) continue;
+    std::string lines;
+    bool ok = true;
+    for (const expr::Literal* l : values) {
+      std::optional<std::string> v = KeyJson(*l, *pk.type());
+      if (!v) {
+        ok = false;
+        break;
+      }
+      lines += '{';
+      AppendJsonString(pk.name(), &lines);
+      lines += ':' + *v + "}\n";
+    }
+    if (!ok) continue;
+    auto schema = std::make_shared<Schema>(std::vector<FieldPtr>{field(pk.name(), pk.type(), true)});
+    // (A literal the key type cannot hold, e.g. 300 for an int8 key, leaves it to the scan.)
+    auto keys = ReadJsonLines(lines, schema);
+    if (!keys.ok()) continue;
+    return std::optional<RecordBatchPtr>(std::move(*keys));
+  }
+  return std::optional<RecordBatchPtr>();
+}
+
+// A filtered scan whose filter pins the primary key to a few values, answered as point
+// lookups (shard pruning, bloom filters, _pk_index; lsm_lookup.h) of those keys, the whole
+// filter then applied to each key's newest row -- the rows the full scan would return.
+// nullopt when the filter pins no key.
+Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
+    const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+    const table::Snapshot& base, const std::vector<std::string>& pk, const SchemaPtr& out_schema,
+    const Filter& filter, const memwal::LsmReadOptions& options, LsmReadStats& st) {
+  if (pk.size() != 1) return std::optional<std::vector<RecordBatchPtr>>();
+  const FieldPtr key_field = base.schema()->GetFieldByName(pk[0]);
+  if (!key_field) return std::optional<std::vector<RecordBatchPtr>>();
+  auto pinned = PinnedKeys(options.filter, *key_field);
+  LANCE_RETURN_NOT_OK(pinned.status());  // (it bound as a filter, so it parses)
+  if (!*pinned) return std::optional<std::vector<RecordBatchPtr>>();
+  memwal::LsmReadOptions lo;
+  lo.consistency = options.consistency;
+  if (!options.columns.empty()) {
+    lo.columns = options.columns;
+    for (const auto& c : filter.columns()) {
+      if (std::find(lo.columns.begin(), lo.columns.end(), c) == lo.columns.end()) lo.columns.push_back(c);
+    }
+  }
+  LsmLookupStats ls;
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, LsmLookup(store, root, ***pinned, lo, &ls));
+  st = {};
+  st.point_keys = ls.keys;
+  st.shards_pruned = ls.shards_pruned;
+  st.tail_entries = ls.tail_entries;
+  st.generations = ls.generations_probed;
+  st.generation_rows = ls.generation_rows_taken;
+  std::vector<RecordBatchPtr> out;
+  if (rows->num_rows() == 0) return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, filter.EvaluateBatch(*rows));
+  if (!pass.empty()) {
+    if (static_cast<int64_t>(pass.size()) != rows->num_rows()) {
+      LANCE_ASSIGN_OR_RAISE(rows, TakeRows(*rows, pass));
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*rows, out_schema));
+    st.result_rows = projected->num_rows();
+    out.push_back(std::move(projected));
+  }
+  return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
+}
+
 // One read of every source. `*vanished` is set when a source the read planned on went away
 // under it (a generation directory or WAL entries garbage-collected after a merge or flush
 // this read did not see): the caller reads again from the newer state.
@@ -74,6 +185,9 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
   std::shared_ptr<const Filter> newer_filter;
   if (!options.filter.empty()) {
     LANCE_ASSIGN_OR_RAISE(newer_filter, Filter::MakeForBatch(options.filter, base->schema()));
+    LANCE_ASSIGN_OR_RAISE(auto looked_up,
+                          ScanByLookup(store, root, *base, pk, out_schema, *newer_filter, options, st));
+    if (looked_up) return std::move(*looked_up);
   }
 
   std::vector<Piece> pieces;  // the newer sources, oldest first
@@ -211,137 +325,6 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
   return out;
 }
 
-// A JSON string literal of `text` (for the key rows PinnedKeys builds).
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-// The JSON value of `lit` as a key of type `type`: integers for an integer key, strings for a
-// string key; nullopt for anything else (a null, a float, a date: the scan path handles it).
-std::optional<std::string> KeyJson(const expr::Literal& lit, const DataType& type) {
-  if (lit.kind == expr::Literal::Kind::kInt && type.is_integer()) return std::to_string(lit.int_value);
-  if (lit.kind == expr::Literal::Kind::kString &&
-      (type.id() == TypeId::kString || type.id() == TypeId::kLargeString)) {
-    return JsonString(lit.text);
-  }
-  return std::nullopt;
-}
-
-// The keys a filter pins a single-column primary key `pk` to, as a batch of that column: a
-// top-level AND conjunct `pk = literal`, `literal = pk` or `pk IN (literals)`. nullopt when no
-// conjunct has that form (or its literals are not of the key's kind).
-Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, const Field& pk) {
-  LANCE_ASSIGN_OR_RAISE(expr::NodePtr root, expr::Parse(filter));
-  std::vector<const expr::Node*> conjuncts;
-  if (root->kind == expr::Node::Kind::kBinary && root->op == expr::Op::kAnd) {
-    for (const auto& a : root->args) conjuncts.push_back(a.get());
-  } else {
-    conjuncts.push_back(root.get());
-  }
-  auto is_key = [&](const expr::Node& n) {
-    return n.kind == expr::Node::Kind::kColumn && n.path.size() == 1 && n.path[0] == pk.name();
-  };
-  auto literal = [](const expr::Node& n) -> const expr::Literal* {
-    return n.kind == expr::Node::Kind::kLiteral ? &n.literal : nullptr;
-  };
-  for (const expr::Node* c : conjuncts) {
-    std::vector<const expr::Literal*> values;
-    if (c->kind == expr::Node::Kind::kBinary && c->op == expr::Op::kEq && c->args.size() == 2) {
-      if (is_key(*c->args[0]) && literal(*c->args[1])) values.push_back(literal(*c->args[1]));
-      if (is_key(*c->args[1]) && literal(*c->args[0])) values.push_back(literal(*c->args[0]));
-    } else if (c->kind == expr::Node::Kind::kIn && !c->negated && !c->args.empty() &&
-               is_key(*c->args[0])) {
-      for (size_t i = 1; i < c->args.size(); ++i) {
-        const expr::Literal* l = literal(*c->args[i]);
-        if (!l) {
-          values.clear();
-          break;
-        }
-        values.push_back(l);
-      }
-    }
-    if (values.empty()) continue;
-    std::string lines;
-    bool ok = true;
-    for (const expr::Literal* l : values) {
-      std::optional<std::string> v = KeyJson(*l, *pk.type());
-      if (!v) {
-        ok = false;
-        break;
-      }
-      lines += fmt::format("{{{}:{}}}\n", JsonString(pk.name()), *v);
-    }
-    if (!ok) continue;
-    auto schema = std::make_shared<Schema>(std::vector<FieldPtr>{field(pk.name(), pk.type(), true)});
-    // (A literal the key type cannot hold, e.g. 300 for an int8 key, leaves it to the scan.)
-    auto keys = ReadJsonLines(lines, schema);
-    if (!keys.ok()) continue;
-    return std::optional<RecordBatchPtr>(std::move(*keys));
-  }
-  return std::optional<RecordBatchPtr>();
-}
-
-// A filtered scan whose filter pins the primary key to a few values, answered as point
-// lookups (shard pruning, bloom filters, _pk_index; lsm_lookup.h) of those keys, the whole
-// filter then applied to each key's newest row -- the rows the full scan would return.
-// nullopt when the filter pins no key.
-Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
-    const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
-    const memwal::LsmReadOptions& options, LsmReadStats& st) {
-  LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(store, root));
-  const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
-  if (pk.size() != 1) return std::optional<std::vector<RecordBatchPtr>>();
-  const FieldPtr key_field = base->schema()->GetFieldByName(pk[0]);
-  if (!key_field) return std::optional<std::vector<RecordBatchPtr>>();
-  auto pinned = PinnedKeys(options.filter, *key_field);
-  // A filter that does not parse is reported by the scan path, with its usual message.
-  if (!pinned.ok() || !*pinned) return std::optional<std::vector<RecordBatchPtr>>();
-  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const Filter> filter,
-                        Filter::MakeForBatch(options.filter, base->schema()));
-  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema,
-                        internal::LsmOutputSchema(base->schema(), options.columns, store->DisplayPath(root)));
-  memwal::LsmReadOptions lo;
-  lo.consistency = options.consistency;
-  if (!options.columns.empty()) {
-    lo.columns = options.columns;
-    for (const auto& c : filter->columns()) {
-      if (std::find(lo.columns.begin(), lo.columns.end(), c) == lo.columns.end()) lo.columns.push_back(c);
-    }
-  }
-  LsmLookupStats ls;
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, LsmLookup(store, root, ***pinned, lo, &ls));
-  st = {};
-  st.point_keys = ls.keys;
-  st.shards_pruned = ls.shards_pruned;
-  st.tail_entries = ls.tail_entries;
-  st.generations = ls.generations_probed;
-  st.generation_rows = ls.generation_rows_taken;
-  std::vector<RecordBatchPtr> out;
-  if (rows->num_rows() == 0) return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
-  LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, filter->EvaluateBatch(*rows));
-  if (!pass.empty()) {
-    if (static_cast<int64_t>(pass.size()) != rows->num_rows()) {
-      LANCE_ASSIGN_OR_RAISE(rows, TakeRows(*rows, pass));
-    }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*rows, out_schema));
-    st.result_rows = projected->num_rows();
-    out.push_back(std::move(projected));
-  }
-  return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
-}
-
 }  // namespace
 
 Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
@@ -349,10 +332,6 @@ Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStor
                                             LsmReadStats* stats) {
   LsmReadStats local;
   LsmReadStats& st = stats ? *stats : local;
-  if (!options.filter.empty()) {
-    LANCE_ASSIGN_OR_RAISE(auto looked_up, ScanByLookup(store, root, options, st));
-    if (looked_up) return std::move(*looked_up);
-  }
   constexpr int kAttempts = 8;
   for (int attempt = 1;; ++attempt) {
     bool vanished = false;

@@ -24,6 +24,9 @@ namespace lance {
 // Errors: NotSupported for a type without a canonical form (none today).
 Status AppendJsonLines(const RecordBatch& batch, std::string* out);
 
+// Appends `s` as a JSON string literal (quoted; ", \\ and control characters escaped).
+void AppendJsonString(std::string_view s, std::string* out);
+
 // Appends the canonical JSON of element i of `array` (no newline).
 // REQUIRES: 0 <= i < array.length.
 Status AppendJsonValue(const Array& array, int64_t i, std::string* out);
