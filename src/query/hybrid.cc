@@ -11,18 +11,14 @@
 
 #include "lance/columnar/builder.h"
 #include "lance/columnar/compute.h"
+#include "lance/query/fragment_reader.h"
+#include "lance/query/nearest.h"
 #include "lance/query/planner.h"
 #include "lance/query/text_search.h"
 
 namespace lance::query {
 
 namespace {
-
-constexpr const char* kHybridDistanceColumn = "_distance";
-
-bool IsHybridSystemColumn(const std::string& name) {
-  return name == kRowIdColumn || name == kRowAddrColumn;
-}
 
 // One side's rows as a single batch of its plan's schema.
 Result<RecordBatchPtr> RunSide(const PlanNodePtr& root, const ExecOptions& exec) {
@@ -100,7 +96,7 @@ Result<Plan> Planner::PlanHybrid(const ScanOptions& options) const {
     return Status::InvalidArgument("hybrid search: _rowaddr is not an output of a hybrid search (use with_row_id)");
   }
   for (const auto& c : options.columns) {
-    if (IsHybridSystemColumn(c)) {
+    if (IsSystemColumn(c)) {
       return Status::InvalidArgument("hybrid search: column '{}': ask for _rowid with with_row_id (its place is "
                                      "after _score)", c);
     }
@@ -147,7 +143,7 @@ Result<std::unique_ptr<RecordBatchReader>> RunHybrid(const HybridSearchNode& nod
     LANCE_ASSIGN_OR_RAISE(vec, PostFiltered(node, vec, exec));
     LANCE_ASSIGN_OR_RAISE(txt, PostFiltered(node, txt, exec));
   }
-  LANCE_ASSIGN_OR_RAISE(int vec_dist, ColumnIndex(*vec, kHybridDistanceColumn, "vector"));
+  LANCE_ASSIGN_OR_RAISE(int vec_dist, ColumnIndex(*vec, kDistanceColumn, "vector"));
   LANCE_ASSIGN_OR_RAISE(int vec_id, ColumnIndex(*vec, kRowIdColumn, "vector"));
   LANCE_ASSIGN_OR_RAISE(int txt_score, ColumnIndex(*txt, kScoreColumn, "full-text"));
   LANCE_ASSIGN_OR_RAISE(int txt_id, ColumnIndex(*txt, kRowIdColumn, "full-text"));

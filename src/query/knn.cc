@@ -21,7 +21,6 @@ namespace lance::query {
 
 namespace {
 
-constexpr const char* kDistanceColumn = "_distance";
 
 // Drains the batches of a Project plan node.
 Result<std::vector<RecordBatchPtr>> Drain(const PlanNodePtr& project, const ExecOptions& exec) {

@@ -10,6 +10,9 @@
 
 namespace lance::query {
 
+// The column a k-NN search adds: each row's distance to the query (see NearestOptions).
+inline constexpr const char* kDistanceColumn = "_distance";
+
 // A k-nearest-neighbour search (lance's Scanner::nearest): the k rows of `column` (a
 // fixed_size_list of floats) nearest `query`, nearest first (ties by row id), each with its
 // "_distance" (float32: squared l2, 1 - cos, 1 - dot; the index's quantized distance unless
