@@ -3,11 +3,15 @@
 // at both consistencies, a writer that dies without flushing and the next one replaying it,
 // merging generations into the base (merged_generations in the same commit, readers never
 // see a row twice), a second merge doing nothing, and a fenced writer's flush landing nothing.
+#include <atomic>
+#include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <random>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -158,6 +162,98 @@ TEST(Lsm, FailedFlushRetriesItsGeneration) {
   EXPECT_EQ((*w)->manifest().replay_after_wal_entry_position, 2u);
   EXPECT_EQ(Read(t, Consistency::kEventual), want);
   ASSERT_TRUE((*w)->Close(false).ok());
+  fs::remove_all(t.dir);
+}
+
+// A store whose WAL entry writes wait at a gate: appends made while the gate is shut queue up
+// behind the first and land as one WAL entry of several batches.
+class GatedWalStore final : public io::FaultInjectingObjectStore {
+ public:
+  using io::FaultInjectingObjectStore::FaultInjectingObjectStore;
+  Status PutIfNotExists(std::string_view path, std::string_view bytes) override {
+    if (path.find("/wal/") != std::string_view::npos) {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++waiting_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return open_; });
+    }
+    return io::FaultInjectingObjectStore::PutIfNotExists(path, bytes);
+  }
+  // Returns once a WAL write waits at the gate.
+  void WaitForAWrite() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return waiting_ > 0; });
+  }
+  void Open() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int waiting_ = 0;
+};
+
+// The flusher thread waits for the rest of a WAL entry before it freezes the MemTable, even
+// when Close() stops it while it waits: entry 2 holds batches A and B; the MemTable reaches
+// max_rows at A (the flusher wakes and waits), Close() is called, and only then B arrives. The
+// generation must hold A and B (its replay_after covers entry 2), so that a restart after this
+// Close(false) loses no acknowledged row. Before the fix, the flusher froze {X, A}, published
+// replay_after 2, and B was gone.
+TEST(Lsm, ClosingFlushWaitsForTheRestOfItsWalEntry) {
+  Table t = MakeTable("entryclose", {0});
+  auto gated = std::make_shared<GatedWalStore>(t.store);
+  MemWalWriterOptions o = WriterOptions(t);
+  o.auto_flush = true;
+  o.max_rows = 2;
+  const Uuid shard = UnshardedShardId();
+  auto w = MemWalWriter::Open(gated, t.root, shard, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  MemWalWriter& writer = **w;
+  std::promise<void> a_entered, a_release, b_done;
+  std::shared_future<void> release = a_release.get_future().share();
+  std::atomic<int> acked{0};
+  auto ack = [&](const Result<WalAck>& r) {
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    ++acked;
+  };
+  ASSERT_TRUE(writer.Append(*Batch({1}, "x"), false, ack).ok());  // entry 1, held at the gate
+  gated->WaitForAWrite();
+  ASSERT_TRUE(writer.Append(*Batch({2}, "a"), false, [&](const Result<WalAck>& r) {
+    ack(r);
+    EXPECT_EQ(r.ok() ? r->entry_batches : 0, 2);
+    a_entered.set_value();
+    release.wait();  // B's insert waits behind A's acknowledgement
+  }).ok());
+  ASSERT_TRUE(writer.Append(*Batch({3}, "b"), false, [&](const Result<WalAck>& r) {
+    ack(r);
+    b_done.set_value();
+  }).ok());
+  gated->Open();
+  a_entered.get_future().wait();  // X and A are in the MemTable: 2 rows, the flusher wakes
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread closer([&] { EXPECT_TRUE(writer.Close(false).ok()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // Close() has stopped the flusher
+  a_release.set_value();
+  b_done.get_future().wait();
+  closer.join();
+  EXPECT_EQ(acked.load(), 3);
+  const ShardManifest m = writer.manifest();
+  ASSERT_EQ(m.flushed_generations.size(), 1u);
+  EXPECT_EQ(m.flushed_generations[0].physical_rows.value_or(0), 3u);
+  EXPECT_EQ(m.replay_after_wal_entry_position, 2u);
+  Model want{{0, "base-0"}, {1, "x-1"}, {2, "a-2"}, {3, "b-3"}};
+  EXPECT_EQ(Read(t, Consistency::kEventual), want);
+  auto next = MemWalWriter::Open(t.store, t.root, shard, WriterOptions(t));
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ((*next)->recovered_rows(), 0);
+  EXPECT_EQ(Read(t, Consistency::kStrong), want);
+  ASSERT_TRUE((*next)->Close(false).ok());
   fs::remove_all(t.dir);
 }
 
