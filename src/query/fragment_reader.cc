@@ -48,6 +48,10 @@ Result<std::shared_ptr<const FragmentReader>> FragmentReader::Open(
   return std::shared_ptr<const FragmentReader>(std::move(r));
 }
 
+void FragmentReader::OpenDataFiles() const {
+  for (size_t f = 0; f < fragment().files.size(); ++f) (void)snapshot_->DataFileReader(index_, f);
+}
+
 FragmentReader::~FragmentReader() {
   if (release_pages_ && snapshot_) snapshot_->ReleaseMappedPages(index_);
 }

@@ -62,6 +62,12 @@ class FragmentReader {
   // memory (table::Snapshot::ReleaseMappedPages): for a scan, which will not come back.
   void ReleaseMappedPagesWhenDone() const { release_pages_ = true; }
 
+  // Opens the fragment's data files now, on the calling thread, instead of on the first read
+  // of each (errors are left to the read that needs the file). A scan calls it on its own
+  // thread: the readers the snapshot keeps then do not land among a worker's transient decode
+  // buffers, where they pinned freed heap (a filtered count grew ~280 KiB per fragment).
+  void OpenDataFiles() const;
+
   const table::Snapshot& snapshot() const { return *snapshot_; }
   size_t index() const { return index_; }
   const table::FragmentInfo& fragment() const;
