@@ -318,15 +318,12 @@ Status Write(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
   if (a.no_sync) {
     // The same files through a twin of the local store that never fsyncs.
-    const auto* local = dynamic_cast<const io::LocalObjectStore*>(t.where.store.get());
+    auto local = std::dynamic_pointer_cast<io::LocalObjectStore>(t.where.store);
     if (local == nullptr) {
       return Status::InvalidArgument("{}: --no-sync is for a local table (an object store has no "
                                      "fsync to skip)", a.uri);
     }
-    io::LocalObjectStoreOptions o;
-    o.sync = false;
-    LANCE_ASSIGN_OR_RAISE(auto unsynced, io::LocalObjectStore::Make(local->root(), o));
-    t.where.store = std::move(unsynced);
+    t.where.store = io::LocalObjectStore::Unsynced(local);
   }
   LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
   LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));

@@ -384,6 +384,17 @@ class LocalObjectWriter : public ObjectWriter {
   std::vector<uint8_t> buffer_;
 };
 
+std::shared_ptr<LocalObjectStore> LocalObjectStore::Unsynced(
+    const std::shared_ptr<LocalObjectStore>& store) {
+  if (!store->options_.sync) return store;
+  std::call_once(store->unsynced_once_, [&] {
+    LocalObjectStoreOptions o = store->options_;
+    o.sync = false;
+    store->unsynced_.reset(new LocalObjectStore(store->root_, o));
+  });
+  return store->unsynced_;
+}
+
 Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Make(
     const std::string& root_dir, const LocalObjectStoreOptions& options) {
   if (root_dir.empty()) return Status::InvalidArgument("local object store root is empty");

@@ -171,6 +171,24 @@ TEST(LocalObjectStoreTest, TempFilesAreHiddenAndSweptByAge) {
   EXPECT_EQ(*store->ListTempFiles(""), std::vector<std::string>{".lance-tmp.top"});
 }
 
+// The unsynced twin: one per store, over the same files; a store that does not sync is its own.
+TEST(LocalObjectStoreTest, UnsyncedTwinIsOnePerStoreOverTheSameFiles) {
+  TempDir dir;
+  auto store = LocalObjectStore::Make(dir.path()).ValueOrDie();
+  auto twin = LocalObjectStore::Unsynced(store);
+  ASSERT_NE(twin, nullptr);
+  EXPECT_NE(twin, store);
+  EXPECT_EQ(LocalObjectStore::Unsynced(store), twin);
+  EXPECT_EQ(LocalObjectStore::Unsynced(twin), twin);
+  EXPECT_EQ(twin->root(), store->root());
+  ASSERT_TRUE(twin->Put("d/obj", "by the twin").ok());
+  EXPECT_EQ((*store->Get("d/obj"))->view(), "by the twin");
+  LocalObjectStoreOptions no_sync;
+  no_sync.sync = false;
+  auto plain = LocalObjectStore::Make(dir.path(), no_sync).ValueOrDie();
+  EXPECT_EQ(LocalObjectStore::Unsynced(plain), plain);
+}
+
 TEST(LocalObjectStoreTest, LargeGetIsMemoryMappedAndZeroCopy) {
   TempDir dir;
   LocalObjectStoreOptions options;

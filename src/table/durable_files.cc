@@ -30,17 +30,9 @@ std::string ParentPath(const std::string& path) {
 
 Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(
     const std::shared_ptr<io::ObjectStore>& store) {
-  const auto* local = dynamic_cast<const io::LocalObjectStore*>(store.get());
+  auto local = std::dynamic_pointer_cast<io::LocalObjectStore>(store);
   if (local == nullptr) return std::shared_ptr<io::LocalObjectStore>();
-  // One twin per root ("/" for every path-named dataset): Make stats the root each time.
-  static std::mutex mu;
-  static std::shared_ptr<io::LocalObjectStore> last;
-  std::lock_guard<std::mutex> lock(mu);
-  if (last && last->root() == local->root()) return last;
-  io::LocalObjectStoreOptions o;
-  o.sync = false;
-  LANCE_ASSIGN_OR_RAISE(last, io::LocalObjectStore::Make(local->root(), o));
-  return last;
+  return io::LocalObjectStore::Unsynced(local);
 }
 
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,

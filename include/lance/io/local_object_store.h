@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "lance/io/object_store.h"
@@ -36,6 +37,9 @@ class LocalObjectStore : public ObjectStore {
       const std::string& root_dir, const LocalObjectStoreOptions& options = {});
 
   const std::string& root() const { return root_; }
+  // A store over the same root with the same options but `sync` off (`store` itself when it
+  // does not sync): for an operation a caller asked not to make durable. Made once per store.
+  static std::shared_ptr<LocalObjectStore> Unsynced(const std::shared_ptr<LocalObjectStore>& store);
   // The filesystem path of an object (no validation).
   std::string FullPath(std::string_view path) const;
 
@@ -74,6 +78,8 @@ class LocalObjectStore : public ObjectStore {
 
   std::string root_;  // no trailing '/', except "/" itself
   LocalObjectStoreOptions options_;
+  std::once_flag unsynced_once_;
+  std::shared_ptr<LocalObjectStore> unsynced_;
 };
 
 // Drops the pages of `bytes` resident in this process when `bytes` is a whole mapping made by
