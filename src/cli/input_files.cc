@@ -21,6 +21,16 @@ std::string_view View(const BufferPtr& b) {
   return {reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())};
 }
 
+// An open input file, closed when its last holder lets go -- unless it is stdin.
+using InputFile = std::shared_ptr<std::FILE>;
+
+InputFile OpenInput(const std::string& path, bool from_stdin) {
+  if (from_stdin) return InputFile(stdin, [](std::FILE*) {});
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return nullptr;
+  return InputFile(f, [](std::FILE* g) { std::fclose(g); });
+}
+
 }  // namespace
 
 // All bytes of an open stream (stdin, a FIFO, a /dev/fd/N of a shell's <(...)).
@@ -43,11 +53,9 @@ Result<BufferPtr> ReadWhole(const std::string& path) {
     if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
         !std::filesystem::is_directory(st)) {
       // A FIFO or a character device: read it as a stream (an object store cannot).
-      std::FILE* f = std::fopen(path.c_str(), "rb");
+      InputFile f = OpenInput(path, false);
       if (!f) return Status::IOError("{}: cannot open for reading", path);
-      Result<BufferPtr> r = ReadStream(f, path);
-      std::fclose(f);
-      return r;
+      return ReadStream(f.get(), path);
     }
   }
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath sp, io::ObjectStore::FromUri(path));
@@ -189,18 +197,12 @@ namespace {
 
 // An input read in pieces that each end at a record boundary: a LF outside double quotes for
 // CSV (`quoted`), any LF for JSON lines. The last piece is what is left at the end. `head`: bytes
-// already read from `f` (to sniff the format); `owned`: close `f` at the end (not stdin).
+// already read from `f` (to sniff the format).
 class RecordPieces {
  public:
-  RecordPieces(std::FILE* f, bool owned, std::string head, std::string what, int64_t piece_bytes,
-               bool quoted)
-      : f_(f), owned_(owned), what_(std::move(what)), piece_bytes_(piece_bytes), quoted_(quoted),
-        carry_(std::move(head)) {}
-  ~RecordPieces() {
-    if (owned_) std::fclose(f_);
-  }
-  RecordPieces(const RecordPieces&) = delete;
-  RecordPieces& operator=(const RecordPieces&) = delete;
+  RecordPieces(InputFile f, std::string head, std::string what, int64_t piece_bytes, bool quoted)
+      : file_(std::move(f)), f_(file_.get()), what_(std::move(what)), piece_bytes_(piece_bytes),
+        quoted_(quoted), carry_(std::move(head)) {}
 
   // The next piece; empty at the end. Errors: IOError.
   Result<std::string> Next() {
@@ -264,8 +266,8 @@ class RecordPieces {
     return last;
   }
 
+  InputFile file_;
   std::FILE* f_;
-  bool owned_;
   std::string what_;
   int64_t piece_bytes_;
   bool quoted_;
@@ -441,26 +443,22 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
                                    input);
   }
   const int64_t total = regular ? static_cast<int64_t>(std::filesystem::file_size(input, ec)) : 0;
-  std::FILE* f = from_stdin ? stdin : std::fopen(input.c_str(), "rb");
-  if (!f) return std::unique_ptr<InputRows>();  // the whole-input path says why
-  const bool owned = !from_stdin;
+  InputFile file = OpenInput(input, from_stdin);
+  if (!file) return std::unique_ptr<InputRows>();  // the whole-input path says why
+  std::FILE* f = file.get();
   // The first bytes name the format of an input without a telling extension; they stay the
   // start of what is read (a stream cannot seek back).
   std::string head(64, '\0');
   head.resize(std::fread(head.data(), 1, head.size(), f));
-  if (std::ferror(f)) {
-    if (owned) std::fclose(f);
-    return Status::IOError("{}: read error", what);
-  }
+  if (std::ferror(f)) return Status::IOError("{}: read error", what);
   const InputFormat format = FormatOf(input, head);
   if (!delimiter.empty() && format != InputFormat::kCsv) {
-    if (owned) std::fclose(f);
     return Status::InvalidArgument("{}: --delimiter applies to CSV input only", what);
   }
   if (format == InputFormat::kIpc) {
     if (head.starts_with("ARROW1")) {
       // The file format needs random access: a regular file is mapped, a stream read whole.
-      if (owned) std::fclose(f);
+      file.reset();
       if (regular) {
         LANCE_ASSIGN_OR_RAISE(BufferPtr data, ReadWhole(input));
         auto reader = ipc::OpenAny(data);
@@ -471,25 +469,20 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
     }
     // The stream format: pulled message by message, whatever the input is.
     struct Source {
-      Source(std::FILE* file, bool own, std::string first) : f(file), owned(own), head(std::move(first)) {}
-      ~Source() {
-        if (owned) std::fclose(f);
-      }
-      Source(const Source&) = delete;
-      Source& operator=(const Source&) = delete;
-      std::FILE* f;
-      bool owned;
+      InputFile f;
       std::string head;
       size_t head_pos = 0;
       int64_t consumed = 0;
     };
-    auto src = std::make_shared<Source>(f, owned, std::move(head));
+    auto src = std::make_shared<Source>();
+    src->f = std::move(file);
+    src->head = std::move(head);
     auto read = [src, what](uint8_t* out, int64_t n) -> Result<int64_t> {
       size_t k = std::min(static_cast<size_t>(n), src->head.size() - src->head_pos);
       std::memcpy(out, src->head.data() + src->head_pos, k);
       src->head_pos += k;
-      if (k < static_cast<size_t>(n)) k += std::fread(out + k, 1, static_cast<size_t>(n) - k, src->f);
-      if (std::ferror(src->f)) return Status::IOError("{}: read error", what);
+      if (k < static_cast<size_t>(n)) k += std::fread(out + k, 1, static_cast<size_t>(n) - k, src->f.get());
+      if (std::ferror(src->f.get())) return Status::IOError("{}: read error", what);
       src->consumed += static_cast<int64_t>(k);
       return static_cast<int64_t>(k);
     };
@@ -502,7 +495,7 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
     std::shared_ptr<const int64_t> consumed(src, &src->consumed);
     return std::unique_ptr<InputRows>(new IpcInputRows(std::move(*reader), total, std::move(consumed)));
   }
-  auto pieces = std::make_unique<RecordPieces>(f, owned, std::move(head), what, piece_bytes,
+  auto pieces = std::make_unique<RecordPieces>(std::move(file), std::move(head), what, piece_bytes,
                                                format == InputFormat::kCsv);
   if (format == InputFormat::kJsonLines) {
     if (schema_path.empty()) {
