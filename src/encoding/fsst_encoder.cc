@@ -49,12 +49,14 @@ void FsstEncoder::BuildIndex() {
   return left >= 2 ? short_[word & 0xffff] : single_[word & 0xff];
 }
 
-[[gnu::always_inline]] inline uint16_t FsstEncoder::MatchFull(uint64_t word) const {
-  const Slot& slot = slots_[SlotOf(word)];
-  const uint16_t two = short_[word & 0xffff];
-  // (A select by mask, not a branch: whether a long symbol matches is a coin toss.)
-  const uint16_t hit = static_cast<uint16_t>(-static_cast<int>((word << slot.shift) == slot.key));
-  return static_cast<uint16_t>((slot.entry & hit) | (two & ~hit));
+[[gnu::always_inline]] inline uint16_t FsstEncoder::MatchFull(const Slot* slots, const uint16_t* shorts,
+                                                           uint64_t word) {
+  const Slot& slot = slots[SlotOf(word)];
+  // Both answers loaded, then a select (a conditional move, not a branch: whether a long
+  // symbol matches is a coin toss).
+  const uint16_t two = shorts[word & 0xffff];
+  const uint16_t long_entry = slot.entry;
+  return (word << slot.shift) == slot.key ? long_entry : two;
 }
 
 // (Inlined into each caller: emit's output pointer then stays in a register, where a call
@@ -62,11 +64,15 @@ void FsstEncoder::BuildIndex() {
 template <typename Emit>
 [[gnu::always_inline]] inline void FsstEncoder::Encode(const uint8_t* p, size_t n, Emit&& emit) const {
   const uint8_t* const end = p + n;
+  // (The tables' addresses in locals: a store through emit's byte pointer might otherwise
+  // change them, as far as the compiler knows, and they would be loaded again per code.)
+  const Slot* const slots = slots_.data();
+  const uint16_t* const shorts = short_.data();
   // With 8 bytes left every symbol fits: one load, both lookups, a select.
   while (end - p >= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);
-    const uint16_t entry = MatchFull(word);
+    const uint16_t entry = MatchFull(slots, shorts, word);
     emit(entry, static_cast<uint8_t>(word));
     p += LengthOf(entry);
   }
@@ -252,6 +258,8 @@ size_t FsstEncoder::CompressValues(const uint8_t* base, size_t base_size, const 
                                    int64_t n, uint8_t* out, int64_t* ends) const {
   if (n <= 0) return 0;
   const uint8_t* const readable = base + base_size;
+  const Slot* const slots = slots_.data();  // (locals: see Encode)
+  const uint16_t* const shorts = short_.data();
   const int64_t first_byte = offsets[0];
   // Four runs of about equal bytes; run r writes from twice the input bytes before it (its
   // codes cannot reach the next run's), and the runs are moved together at the end.
@@ -271,7 +279,7 @@ size_t FsstEncoder::CompressValues(const uint8_t* base, size_t base_size, const 
   auto code = [&](Run& run) __attribute__((always_inline)) {
     uint64_t word;
     std::memcpy(&word, run.p, 8);
-    const uint16_t entry = MatchFull(word);
+    const uint16_t entry = MatchFull(slots, shorts, word);
     run.o[0] = static_cast<uint8_t>(entry);
     run.o[1] = static_cast<uint8_t>(word);
     run.o += 1 + (entry >> 12);

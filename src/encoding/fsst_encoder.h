@@ -75,8 +75,8 @@ class FsstEncoder {
   // The entry for the word at a position with `left` (< 8) bytes left, `word` holding them
   // and zeros past them.
   uint16_t MatchTail(uint64_t word, size_t left) const;
-  // The entry at p with 8 or more bytes left.
-  uint16_t MatchFull(uint64_t word) const;
+  // The entry for the word at a position with 8 or more bytes left.
+  static uint16_t MatchFull(const Slot* slots, const uint16_t* shorts, uint64_t word);
   // Calls emit(entry, literal) for each code of the n bytes at p, in order.
   template <typename Emit>
   void Encode(const uint8_t* p, size_t n, Emit&& emit) const;
