@@ -96,8 +96,12 @@ FsstEncoder FsstEncoder::Train(const std::vector<std::string_view>& sample) {
   // Codes 0..254 are symbols, 256 + b the literal byte b.
   constexpr int kCodes = 512;
   // Pair counts are dense (one increment each) but only the pairs seen are visited and
-  // cleared: a round costs the sample's length, not 512 * 512.
-  std::vector<uint32_t> count1(kCodes), count2(static_cast<size_t>(kCodes) * kCodes);
+  // cleared: a round costs the sample's length, not 512 * 512. So the 1 MiB of pair counts
+  // is all zeros between rounds and between calls: each thread keeps one (a page's training
+  // would otherwise spend more on zeroing and faulting it in than on a round).
+  thread_local std::vector<uint32_t> count2;
+  count2.resize(static_cast<size_t>(kCodes) * kCodes);
+  std::vector<uint32_t> count1(kCodes);
   std::vector<uint32_t> seen;  // indices of count2 that are non-zero
   auto text_of = [&](int code, uint64_t* sym, int* len) {
     if (code >= 256) {
@@ -120,7 +124,8 @@ FsstEncoder FsstEncoder::Train(const std::vector<std::string_view>& sample) {
     std::fill(count1.begin(), count1.end(), 0);
     for (std::string_view s : sample) {
       int prev = -1;
-      enc.Encode(reinterpret_cast<const uint8_t*>(s.data()), s.size(), [&](uint16_t entry, uint8_t literal) {
+      enc.Encode(reinterpret_cast<const uint8_t*>(s.data()), s.size(), [&](uint16_t entry, uint8_t literal)
+                                                                           __attribute__((always_inline)) {
         const int code = entry >> 12 ? 256 + literal : entry & 0xff;
         ++count1[static_cast<size_t>(code)];
         if (prev >= 0) {
@@ -140,9 +145,16 @@ FsstEncoder FsstEncoder::Train(const std::vector<std::string_view>& sample) {
       text_of(c, &sym, &len);
       gains.push_back({sym, uint64_t{count1[static_cast<size_t>(c)]} * static_cast<uint64_t>(len), len});
     }
+    // A pair seen once adds at most 8 to a candidate's gain: when there are plenty of pairs
+    // seen twice or more, those seen once are left out (most pairs of a large sample are seen
+    // once, and they would fill the tables below for nothing).
+    size_t repeated = 0;
+    for (const uint32_t at : seen) repeated += count2[at] >= 2;
+    const uint32_t min_count = repeated >= 4 * kMaxSymbols ? 2 : 1;
     for (const uint32_t at : seen) {
       const uint32_t count = count2[at];
       count2[at] = 0;
+      if (count < min_count) continue;
       uint64_t sa, sb;
       int la, lb;
       text_of(static_cast<int>(at / kCodes), &sa, &la);
