@@ -424,15 +424,41 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       auto probe = [&]<typename T>() {
         const T* keys = reinterpret_cast<const T*>(v);
         const int64_t n = b.num_rows();
-        for (int64_t r = 0; r < n; ++r) {
+        if (!unmatched) {
+          // Only the matches are wanted: the filter first, without a branch, over a block of
+          // rows (most keys of the dataset are not in the input), then the table for the rows
+          // it lets through. (Copies of the filter's words and shift: the stores of the row
+          // numbers could otherwise be writes to them, as far as the compiler knows.)
+          const uint64_t* const words = filter;
+          const int shift = filter_shift;
+          constexpr int64_t kBlock = 1024;
+          int32_t rows[kBlock];
+          for (int64_t lo = 0; lo < n; lo += kBlock) {
+            const int64_t hi = std::min(n, lo + kBlock);
+            int64_t passed = 0;
+            for (int64_t r = lo; r < hi; ++r) {
+              rows[passed] = static_cast<int32_t>(r);
+              passed += FixedKeyIndex::MayContain(words, shift, static_cast<uint64_t>(keys[r]));
+            }
+            for (int64_t i = 0; i < passed; ++i) {
+              const int64_t r = rows[i];
+              if (nulls && !k.IsValid(r)) continue;
+              const int64_t src = idx.Find(static_cast<uint64_t>(keys[r]));
+              if (src == FixedKeyIndex::kAbsent) continue;
+              pr.matched_src.push_back(src);
+              pr.matched_at.push_back(r);
+            }
+          }
+          return;
+        }
+        for (int64_t r = 0; r < n; ++r) {  // every row is a match or not
           const uint64_t key = static_cast<uint64_t>(keys[r]);
           const bool maybe = FixedKeyIndex::MayContain(filter, filter_shift, key);
-          if (!maybe && !unmatched) continue;
           const int64_t src = (nulls && !k.IsValid(r)) || !maybe ? FixedKeyIndex::kAbsent : idx.Find(key);
           if (src != FixedKeyIndex::kAbsent) {
             pr.matched_src.push_back(src);
             pr.matched_at.push_back(r);
-          } else if (unmatched) {
+          } else {
             pr.unmatched_at.push_back(r);
           }
         }

@@ -8,8 +8,6 @@
 
 #include "encoding/encoder.h"
 #include "encoding/fastlanes.h"
-#include "encoding/fsst.h"
-#include "encoding/fsst_encoder.h"
 #include "encoding/structural.h"
 
 namespace lance::encoding {
@@ -78,92 +76,6 @@ TEST(PageEncoderTest, IntegersAndLevelsRoundTrip) {
         EXPECT_EQ(std::string_view(got.values.data), std::string_view(page.values.data)) << layout;
       }
     }
-  }
-}
-
-TEST(FsstEncoderTest, CompressesAndDecodes) {
-  std::mt19937_64 rng(3);
-  const char* words[] = {"alpha", "beta", "gamma", "delta", "lance", "\xff\x00bin", "zz"};
-  std::vector<std::string> texts;
-  for (int i = 0; i < 2000; ++i) {
-    std::string t;
-    const int n = static_cast<int>(rng() % 12);
-    for (int k = 0; k < n; ++k) t += std::string(words[rng() % 7]) + (rng() % 3 ? " " : "");
-    if (i % 50 == 0) t += std::string(1, static_cast<char>(rng() % 256));
-    texts.push_back(t);
-  }
-  std::vector<std::string_view> sample(texts.begin(), texts.begin() + 500);
-  const FsstEncoder enc = FsstEncoder::Train(sample);
-  const std::string table = enc.SymbolTable();
-  EXPECT_EQ(table.size(), kFsstSymbolTableBytes);
-  EXPECT_GT(enc.num_symbols(), 10);
-  auto parsed = FsstSymbolTable::Parse(table);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  size_t raw = 0, packed = 0;
-  for (const auto& t : texts) {
-    std::string codes, back;
-    enc.Compress(t, &codes);
-    ASSERT_TRUE(parsed->Decode(codes, &back).ok());
-    ASSERT_EQ(back, t);
-    raw += t.size();
-    packed += codes.size();
-  }
-  EXPECT_LT(packed * 2, raw);  // these texts compress at least 2x
-}
-
-// The encoder's indexes (3-byte slots, the 2-byte table, the tail of fewer than 8 bytes) must
-// pick what a scan of every symbol picks: the longest symbol matching at each position.
-TEST(FsstEncoderTest, EmitsTheLongestMatchingSymbol) {
-  std::mt19937_64 rng(7);
-  // Words sharing 3-byte prefixes (several symbols per slot) and 2-byte ones.
-  const char* words[] = {"lancedb", "lance", "lan", "lantern", "land", "la", "tab", "table", "tables", "t", "x"};
-  std::vector<std::string> texts;
-  for (int i = 0; i < 3000; ++i) {
-    std::string t;
-    const int n = static_cast<int>(rng() % 6);
-    for (int k = 0; k < n; ++k) t += std::string(words[rng() % 11]) + (rng() % 2 ? " " : "");
-    texts.push_back(t);
-  }
-  const FsstEncoder enc = FsstEncoder::Train(std::vector<std::string_view>(texts.begin(), texts.end()));
-  const std::string table = enc.SymbolTable();
-  const int n = enc.num_symbols();
-  std::vector<std::string> symbols;
-  for (int c = 0; c < n; ++c) {
-    // (the lengths follow the n symbols)
-    const int len = static_cast<uint8_t>(table[static_cast<size_t>(8 + 8 * n + c)]);
-    ASSERT_GE(len, 1);
-    symbols.push_back(table.substr(static_cast<size_t>(8 + 8 * c), static_cast<size_t>(len)));
-  }
-  int multi_per_prefix = 0;  // symbols of 3+ bytes whose first three bytes another one shares
-  for (int a = 0; a < n; ++a) {
-    for (int b = 0; b < n; ++b) {
-      multi_per_prefix += a != b && symbols[a].size() >= 3 && symbols[b].size() >= 3 &&
-                          symbols[a].compare(0, 3, symbols[b], 0, 3) == 0;
-    }
-  }
-  EXPECT_GT(multi_per_prefix, 0);
-  for (const auto& t : texts) {
-    std::string want;
-    for (size_t pos = 0; pos < t.size();) {
-      int best = -1;
-      for (int c = 0; c < n; ++c) {
-        if (t.compare(pos, symbols[c].size(), symbols[c]) == 0 && pos + symbols[c].size() <= t.size() &&
-            (best < 0 || symbols[c].size() > symbols[best].size())) {
-          best = c;
-        }
-      }
-      if (best < 0) {
-        want += '\xff';
-        want += t[pos];
-        ++pos;
-      } else {
-        want += static_cast<char>(best);
-        pos += symbols[best].size();
-      }
-    }
-    std::string got;
-    enc.Compress(t, &got);
-    ASSERT_EQ(got, want) << "text '" << t << "'";
   }
 }
 

@@ -96,6 +96,24 @@ Status LeafColumn::AppendValue(const Array& a, int64_t i) {
   return Status::OK();
 }
 
+Status LeafColumn::AppendFixedValues(DataBlock& block, const BufferPtr& src, int64_t begin, int64_t n) {
+  const int64_t w = block.bits_per_value / 8;
+  if (block.num_values == 0 && n > 0) {
+    block.data = encoding::Bytes::Adopt(SliceBuffer(src, begin, n * w));
+    adopted = true;
+    adopted_from = src;
+    adopted_begin = begin;
+  } else if (adopted_from != nullptr && adopted_from == src &&
+             adopted_begin + static_cast<int64_t>(block.data.size()) == begin) {
+    block.data = encoding::Bytes::Adopt(SliceBuffer(src, adopted_begin, static_cast<int64_t>(block.data.size()) + n * w));
+  } else {
+    adopted_from = nullptr;
+    return block.AppendFixedBytes(src->data() + begin, n);
+  }
+  block.num_values += n;
+  return Status::OK();
+}
+
 Status LeafColumn::AppendFsl(const Array& a, int64_t i, int64_t n) {
   const Array& c = *a.children[0];
   const int64_t dim = values.dimension;
@@ -103,7 +121,10 @@ Status LeafColumn::AppendFsl(const Array& a, int64_t i, int64_t n) {
   DataBlock& ch = *values.child;
   if (ch.bits_per_value == 1) {
     LANCE_RETURN_NOT_OK(ch.AppendBits(c.buffers[1]->data(), c.offset + first, n * dim));
-  } else {
+  } else if (n > 1) {  // a run of lists (Shred's flat path): the values may be a view
+    LANCE_RETURN_NOT_OK(AppendFixedValues(ch, c.buffers[1], (c.offset + first) * (ch.bits_per_value / 8), n * dim));
+  } else {  // one list of a nested column (Visit)
+    adopted_from = nullptr;
     LANCE_RETURN_NOT_OK(ch.AppendFixedBytes(c.buffers[1]->data() + (c.offset + first) * (ch.bits_per_value / 8), n * dim));
   }
   bool child_nulls = !values.child_validity.empty();
@@ -210,27 +231,7 @@ Status LeafColumn::Shred(const Array& a) {
         if (values.bits_per_value == 1) {
           LANCE_RETURN_NOT_OK(values.AppendBits(a.buffers[1]->data(), a.offset, n));
         } else {
-          // The first values of a page: the page reads the array's bytes in place, and so
-          // it does while the next pieces continue the same buffer (Write cuts a large batch
-          // into pieces); anything else is copied. The encoders only read values.
-          const int64_t w = values.bits_per_value / 8;
-          const BufferPtr& src = a.buffers[1];
-          const int64_t begin = a.offset * w;
-          if (values.num_values == 0 && n > 0) {
-            values.data = encoding::Bytes::Adopt(SliceBuffer(src, begin, n * w));
-            adopted = true;
-            adopted_from = src;
-            adopted_begin = begin;
-          } else if (adopted_from != nullptr && adopted_from == src &&
-                     adopted_begin + static_cast<int64_t>(values.data.size()) == begin) {
-            values.data = encoding::Bytes::Adopt(
-                SliceBuffer(src, adopted_begin, static_cast<int64_t>(values.data.size()) + n * w));
-          } else {
-            adopted_from = nullptr;
-            LANCE_RETURN_NOT_OK(values.AppendFixedBytes(src->data() + begin, n));
-            break;
-          }
-          values.num_values += n;
+          LANCE_RETURN_NOT_OK(AppendFixedValues(values, a.buffers[1], a.offset * (values.bits_per_value / 8), n));
         }
         break;
       case DataBlock::Kind::kVariable: {

@@ -133,6 +133,11 @@ struct LeafColumn {
 
   // Appends n fixed-size lists starting at i.
   Status AppendFsl(const Array& a, int64_t i, int64_t n);
+  // Appends n values of `block` (fixed width, whole bytes) from `src` at byte `begin`: the
+  // first values of a page view the input buffer in place, and so do the next ones while they
+  // continue it (Write cuts a large batch into pieces); anything else is copied. The encoders
+  // only read values.
+  Status AppendFixedValues(DataBlock& block, const BufferPtr& src, int64_t begin, int64_t n);
 
   // Shreds element i of `a`, the node at `d`, whose first level has repetition r.
   Status Visit(int d, const Array& a, int64_t i, uint16_t r);

@@ -71,6 +71,41 @@ for (const version of ['2.1', '2.2']) {
       }
     });
 
+    // Our FSST compressor on bytes that stress it: a skewed alphabet holding 0x00 and 0xff
+    // (the escape code's value, as a literal and inside symbols), long runs, empty values,
+    // every byte value, values of 1 to 9 bytes (the compressor's tail) -- read byte for byte
+    // by lance 12.
+    test('FSST of adversarial bytes is read by lance 12 byte for byte', async () => {
+      let s = 99;
+      const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const alphabet = [0x00, 0xff, 0x61, 0x62, 0x20, 0xfe, 0x01, 0x7f];
+      const n = 6000;
+      const values = Array.from({ length: n }, (_, i) => {
+        if (i % 97 === 0) return new Uint8Array(0);
+        if (i % 89 === 0) return Uint8Array.from({ length: 256 }, (_, b) => (b + i) & 0xff);
+        if (i % 83 === 0) return new Uint8Array(300 + (i % 700)).fill(i % 2 ? 0xff : 0x00);
+        if (i % 7 === 0) return Uint8Array.from({ length: 1 + (i % 9) }, () => alphabet[Math.floor(rnd() ** 3 * 8)]);
+        return Uint8Array.from({ length: 20 + Math.floor(rnd() * 60) }, () => alphabet[Math.floor(rnd() ** 3 * 8)]);
+      });
+      const table = makeTable([{ name: 'bytes', type: new A.Binary(), values }], [n / 2, n / 2]);
+      const ipc = path.join(dir, `adversarial-${version}.arrows`);
+      fs.writeFileSync(ipc, toIPC(table, 'stream'));
+      const uri = path.join(dir, `adversarial-${version}`, 't.lance');
+      lanceOk(['create', uri, '--input', ipc, '--data-storage-version', version]);
+      const dataDir = path.join(uri, 'data');
+      const info = JSON.parse(lanceOk(['file', 'info', path.join(dataDir, fs.readdirSync(dataDir)[0])]).stdout);
+      assert.match(info.columns[0].pages[0].encoding, /fsst\(/);
+      const db = await lancedb.connect(path.join(dir, `adversarial-${version}`));
+      const got = await (await db.openTable('t')).query().limit(1e9).toArrow();
+      assert.equal(got.numRows, n);
+      const col = got.getChild('bytes');
+      for (let i = 0; i < n; i++) {
+        const have = col.get(i);
+        assert.ok(have !== null && Buffer.from(have).equals(Buffer.from(values[i])),
+          `row ${i}: want ${Buffer.from(values[i]).toString('hex').slice(0, 80)} got ${have && Buffer.from(have).toString('hex').slice(0, 80)}`);
+      }
+    });
+
     test('realistic data written by lance create is read by lance 12 value for value', async () => {
       const table = realistic(8000);
       const ipc = path.join(dir, `real-${version}.arrows`);
