@@ -390,9 +390,62 @@ uint64_t InvertedIndex::DocsWithToken(std::string_view token) const {
   return n;
 }
 
-bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                   const std::vector<uint32_t>& rel) {
+namespace {
+
+// The slop > 0 walk of PhraseMatches (lance 12's): cursors start at each term's first position.
+bool SloppyPhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                         const std::vector<uint32_t>& rel, int64_t slop) {
+  const size_t n = begins.size();
+  std::vector<const uint32_t*> at(begins);
+  const auto d = [&](size_t i) { return static_cast<int64_t>(*at[i]) - static_cast<int64_t>(rel[i]); };
+  while (true) {
+    int64_t move_to = INT64_MIN;
+    bool holds = true;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      if (at[i] == ends[i] || at[i + 1] == ends[i + 1]) return false;
+      const int64_t a = d(i), b = d(i + 1);
+      move_to = std::max(move_to, a > b ? a : std::max(a + 1, b - slop));
+      if (a > b || b > a + slop) {
+        holds = false;
+        break;
+      }
+    }
+    if (holds) return n == 1 ? at[0] != ends[0] : true;
+    for (size_t i = 0; i < n; ++i) {
+      // the first position with d >= move_to; every position at or past the cursor's start
+      const int64_t least = move_to + static_cast<int64_t>(rel[i]);
+      at[i] = least <= 0 ? begins[i]
+                         : std::lower_bound(begins[i], ends[i], static_cast<uint64_t>(least),
+                                            [](uint32_t p, uint64_t v) { return p < v; });
+    }
+  }
+}
+
+}  // namespace
+
+bool PhraseMatchesAnywhere(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                           const std::vector<uint32_t>& rel, uint32_t slop) {
   if (begins.empty()) return false;
+  // the offsets d reachable with term i placed, ascending (positions ascend, so do they)
+  std::vector<int64_t> reach, next;
+  for (const uint32_t* p = begins[0]; p != ends[0]; ++p) reach.push_back(static_cast<int64_t>(*p) - rel[0]);
+  for (size_t i = 1; i < begins.size() && !reach.empty(); ++i) {
+    next.clear();
+    for (const uint32_t* p = begins[i]; p != ends[i]; ++p) {
+      const int64_t d = static_cast<int64_t>(*p) - rel[i];
+      // some reached offset in [d - slop, d]
+      auto it = std::lower_bound(reach.begin(), reach.end(), d - static_cast<int64_t>(slop));
+      if (it != reach.end() && *it <= d) next.push_back(d);
+    }
+    std::swap(reach, next);
+  }
+  return !reach.empty();
+}
+
+bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                   const std::vector<uint32_t>& rel, uint32_t slop) {
+  if (begins.empty()) return false;
+  if (slop > 0) return SloppyPhraseMatches(begins, ends, rel, slop);
   for (const uint32_t* p = begins[0]; p != ends[0]; ++p) {
     if (*p < rel[0]) continue;
     const uint64_t start = *p - rel[0];
@@ -488,7 +541,7 @@ bool Better(const ScoredRow& a, const ScoredRow& b) {
 Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::string>& tokens,
                                                      const std::vector<uint32_t>& positions, MatchMode mode,
                                                      const std::function<bool(uint64_t)>& keep, size_t limit,
-                                                     const FuzzyOptions* fuzzy) const {
+                                                     const FuzzyOptions* fuzzy, uint32_t slop) const {
   std::vector<ScoredRow> out;
   if (tokens.empty() || num_docs_ == 0) return out;
   if (mode == MatchMode::kPhrase) {
@@ -510,11 +563,11 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
         for (uint32_t o : origin) has[o] = 1;
         if (std::find(has.begin(), has.end(), 0) != has.end()) continue;
       }
-      LANCE_RETURN_NOT_OK(SearchPartition(*part, expanded, origin, mode, keep, limit, &out));
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, expanded, origin, mode, keep, limit, 0, &out));
     }
   } else {
     for (const auto& part : partitions_) {
-      LANCE_RETURN_NOT_OK(SearchPartition(*part, tokens, positions, mode, keep, limit, &out));
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, tokens, positions, mode, keep, limit, slop, &out));
     }
   }
   if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
@@ -523,7 +576,7 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
 
 Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
                                       const std::vector<uint32_t>& positions, MatchMode mode,
-                                      const std::function<bool(uint64_t)>& keep, size_t limit,
+                                      const std::function<bool(uint64_t)>& keep, size_t limit, uint32_t slop,
                                       std::vector<ScoredRow>* out) const {
   // unique tokens, and each query token's slot
   std::vector<std::string> uniq;
@@ -615,7 +668,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         b[i] = pl.positions.data() + pl.pos_start[k];
         e[i] = pl.positions.data() + pl.pos_start[k + 1];
       }
-      if (!PhraseMatches(b, e, positions)) continue;
+      if (!PhraseMatches(b, e, positions, slop)) continue;
     }
     const uint32_t dl = part.DocTokens(doc);
     float score = 0.0f;
