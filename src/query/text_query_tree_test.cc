@@ -188,9 +188,21 @@ TEST(TextQueryTree, ExplainAndErrors) {
   FullTextQuery multi = FullTextQuery::MultiMatch("lance", {"body"});
   multi.children.push_back(FullTextQuery::Phrase("lance search", "body"));
   EXPECT_TRUE(st(multi).IsInvalidArgument()) << "a multi-match holds matches only";
-  FullTextQuery two_columns = FullTextQuery::Match("lance", "body");
+  FullTextQuery two_columns = FullTextQuery::Phrase("lance search", "body");
   two_columns.columns.push_back("title");
-  EXPECT_TRUE(st(two_columns).IsInvalidArgument());
+  EXPECT_TRUE(st(two_columns).IsInvalidArgument()) << "a phrase searches one column";
+  // a match over two columns, or over none of two indexed ones, is their multi-match
+  FullTextQuery match_two = FullTextQuery::Match("search river", "body");
+  match_two.columns.push_back("title");
+  auto multi_rows = TreeSearch(snap, FullTextQuery::MultiMatch("search river", {"body", "title"}));
+  ASSERT_TRUE(multi_rows.ok());
+  EXPECT_GT(multi_rows->size(), 50u);
+  auto two_rows = TreeSearch(snap, match_two);
+  ASSERT_TRUE(two_rows.ok());
+  EXPECT_EQ(*two_rows, *multi_rows);
+  auto none_rows = TreeSearch(snap, FullTextQuery::Match("search river", ""));
+  ASSERT_TRUE(none_rows.ok());
+  EXPECT_EQ(*none_rows, *multi_rows);
   const Status no_pos = st(FullTextQuery::Boolean({{Occur::kShould, FullTextQuery::Phrase("search engine", "title", 1)}}));
   EXPECT_NE(no_pos.message().find("without positions"), std::string::npos) << no_pos.ToString();
 }

@@ -257,6 +257,20 @@ std::string FullTextSearchNode::Describe() const {
 
 namespace {
 
+// The columns with an INVERTED index, in schema order.
+std::vector<std::string> IndexedTextColumns(const table::Snapshot& snapshot) {
+  std::vector<std::string> out;
+  for (const auto& f : snapshot.manifest().fields) {
+    for (const auto& info : snapshot.manifest().indices) {
+      if (IsInverted(info) && info.fields.size() == 1 && info.fields[0] == f.id &&
+          std::find(out.begin(), out.end(), f.name) == out.end()) {
+        out.push_back(f.name);
+      }
+    }
+  }
+  return out;
+}
+
 // The leaf node of `query` (a match or phrase over one column).
 Result<PlanNodePtr> PlanLeaf(const std::shared_ptr<const table::Snapshot>& snapshot, const FullTextQuery& query,
                              const std::string& filter, const SchemaPtr& schema,
@@ -311,6 +325,25 @@ Result<PlanNodePtr> PlanQuery(const std::shared_ptr<const table::Snapshot>& snap
                               const std::vector<std::string>& take_columns) {
   using Kind = FullTextQuery::Kind;
   using Combine = FullTextSearchNode::Combine;
+  if (query.kind == Kind::kLeaf && !query.phrase) {
+    // a match over several columns, or over none while several are indexed, is lance 12's
+    // multi-match over them
+    std::vector<std::string> columns = query.columns;
+    if (columns.empty()) columns = IndexedTextColumns(*snapshot);
+    if (columns.size() > 1) {
+      FullTextQuery multi;
+      multi.kind = Kind::kMultiMatch;
+      multi.query = query.query;
+      multi.k = query.k;
+      multi.occur = query.occur;
+      for (auto& c : columns) {
+        FullTextQuery m = query;
+        m.columns = {std::move(c)};
+        multi.children.push_back(std::move(m));
+      }
+      query = std::move(multi);
+    }
+  }
   if (query.kind == Kind::kLeaf) return PlanLeaf(snapshot, query, filter, schema, take_columns);
   Combine how = Combine::kBoolean;
   if (query.kind == Kind::kMultiMatch) {

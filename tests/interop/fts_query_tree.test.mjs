@@ -175,6 +175,12 @@ describe('lance 12 query language: phrase slop, boolean, boost, multi-match', ()
     const uri = path.join(dir, 'tree.lance');
     const hits = await checkQueries(t, uri, TREE_QUERIES, ['body', 'title']);
     assert.equal(hits, TREE_QUERIES.length, 'every query matches rows');
+    // a match naming no column searches every indexed column, as lance 12's multi-match
+    const every = ours(uri, { match: { terms: 'search river' } }, 1000, ['body', 'title']);
+    const ref = (await t.query().fullTextSearch('search river').select(['id', 'body', 'title']).limit(1000).toArray())
+      .map(norm(['body', 'title']));
+    assertSameRows(every, ref, 'no column');
+    assert.ok(every.some((r) => !/search|river/i.test(r.body ?? '')), 'rows found by their title only');
     // the plan shows the tree: one node per query, each leaf naming its index
     const plan = lanceOk(['search', uri, '--query', JSON.stringify(TREE_QUERIES[8]), '--explain']).stdout;
     assert.match(plan, /boolean: must rows/);

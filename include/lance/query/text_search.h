@@ -47,7 +47,9 @@ struct FullTextQuery {
   enum class Kind { kLeaf, kMultiMatch, kBoost, kBoolean };
 
   std::string query;
-  // The column to search (one); empty: the dataset's only column with an INVERTED index.
+  // The column to search. Empty: the dataset's column with an INVERTED index; a match over
+  // several columns, or over none while several have indexes, is a multi-match over them (each
+  // column's match with this one's settings), as lance 12 answers it.
   std::vector<std::string> columns;
   int64_t k = 10;
   bool and_operator = false;  // every token must match (else any)
@@ -125,9 +127,9 @@ class FullTextSearchNode final : public PlanNode {
 // in manifest order; a named string column without one is searched flat, as lance 12's
 // FlatMatchQuery: the bare simple tokenizer, BM25 over the rows searched, `index()` then has an
 // empty uuid. Errors: InvalidArgument (no such column, not a string column, no column named
-// and none indexed, several indexed columns and none named, k < 1, a boolean query without a
-// must or should clause, a boost query without its two children, a multi-match child that is
-// not a match leaf).
+// and none indexed, a phrase naming no column while several are indexed, k < 1, a boolean
+// query without a must or should clause, a boost query without its two children, a
+// multi-match child that is not a match over one column).
 Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> snapshot, const FullTextQuery& query,
                                        std::string filter, SchemaPtr schema, std::vector<std::string> take_columns);
 
