@@ -6,23 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
+#include "table_fixtures/fts_golden_test_util.h"
 
 namespace lance::query {
 namespace {
 
-namespace fs = std::filesystem;
-const fs::path kTreeGolden = fs::path(__FILE__).parent_path() / "../../tests/golden/fts_index/fts.lance";
-
-std::shared_ptr<const table::Snapshot> TreeGolden() {
-  auto s = table::Snapshot::Open(kTreeGolden.string());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? *s : nullptr;
-}
+std::shared_ptr<const table::Snapshot> TreeGolden() { return fts_golden::OpenGolden().snap; }
 
 using TreeRows = std::vector<std::pair<int64_t, float>>;  // id, score, best first
 

@@ -60,6 +60,8 @@ class InvertedPartition {
   float MaxScore(uint32_t token_id) const { return max_scores_[token_id]; }
   uint64_t RowId(uint32_t doc) const { return row_ids_[doc]; }
   uint32_t DocTokens(uint32_t doc) const { return doc_tokens_[doc]; }
+  // The fewest tokens of any document (0 when none): bounds BM25 doc weights from above.
+  uint32_t MinDocTokens() const { return min_doc_tokens_; }
   // Decodes the postings of `token_id` (positions only when asked and stored).
   Result<PostingList> Postings(uint32_t token_id, bool with_positions) const;
   // The dictionary's tokens in byte order (the order of its fst).
@@ -74,6 +76,7 @@ class InvertedPartition {
   std::vector<uint64_t> row_ids_;
   std::vector<uint32_t> doc_tokens_;
   uint64_t total_tokens_ = 0;
+  uint32_t min_doc_tokens_ = 0;
   std::vector<uint32_t> lengths_;
   std::vector<float> max_scores_;
   // per token: the posting blocks (binary values of `_posting`) and the position stream
@@ -82,6 +85,11 @@ class InvertedPartition {
   std::vector<std::vector<uint32_t>> position_block_offsets_;
   std::shared_ptr<const void> keep_alive_;  // the decoded invert file the views point into
   int64_t memory_bytes_ = 0;
+};
+
+// What a search did, for tests and benchmarks: documents scored (a BM25 sum computed).
+struct SearchStats {
+  uint64_t scored = 0;
 };
 
 // A match of rows: best first is the caller's business; row ids as the index stores them
@@ -150,11 +158,15 @@ class InvertedIndex {
   // searches its own expansion of `tokens` (ExpandFuzzy; kAll then needs each query token
   // matched by one of its expansions), each expanded token scored with its statistics over
   // every partition. kPhrase with `slop` > 0: the tokens in order, each within `slop` of where
-  // the previous one puts it (PhraseMatches).
+  // the previous one puts it (PhraseMatches). kAny with `limit` > 0 is a MaxScore top-k: the
+  // query tokens whose summed upper bounds (idf x the doc weight of their highest frequency in
+  // the partition's shortest document) cannot beat the current k-th score only score the
+  // documents the others find, so most postings of common tokens are never scored (`stats`).
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
                                         const std::function<bool(uint64_t)>& keep, size_t limit = 0,
-                                        const FuzzyOptions* fuzzy = nullptr, uint32_t slop = 0) const;
+                                        const FuzzyOptions* fuzzy = nullptr, uint32_t slop = 0,
+                                        SearchStats* stats = nullptr) const;
 
  private:
   InvertedIndex() = default;
@@ -162,7 +174,7 @@ class InvertedIndex {
   Status SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
                          const std::vector<uint32_t>& positions, MatchMode mode,
                          const std::function<bool(uint64_t)>& keep, size_t limit, uint32_t slop,
-                         std::vector<ScoredRow>* out) const;
+                         std::vector<ScoredRow>* out, SearchStats* stats) const;
   TokenizerOptions options_;
   std::vector<std::shared_ptr<InvertedPartition>> partitions_;
   std::vector<uint32_t> deleted_fragments_;
