@@ -15,6 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
+import { warmCalls } from './lib/warm_calls.mjs';
+
 const require = createRequire(path.resolve('tests/interop/package.json'));
 const lancedb = require('@lancedb/lancedb');
 
@@ -69,21 +71,11 @@ function toLance(q) {
   return new lancedb.BooleanQuery(clauses);
 }
 
-const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 const [t, uri] = await table();
 const rows = [];
 for (const [name, q] of Object.entries(QUERIES)) {
   const call = () => t.query().fullTextSearch(toLance(q)).select(['id']).limit(K).toArrow();
-  const first = await call();
-  const ms = [];
-  const cpu0 = process.cpuUsage();
-  for (let i = 0; i < R; i++) {
-    const s = process.hrtime.bigint();
-    await call();
-    ms.push(Number(process.hrtime.bigint() - s) / 1e6);
-  }
-  const cpu = process.cpuUsage(cpu0);
+  const { first, p50, cpu } = await warmCalls(call, R);
   const theirs = Array.from(first.getChild('_score').toArray(), (x) => Math.fround(x));
   const r = spawnSync(BIN, ['search', uri, '--query', JSON.stringify(q), '-k', String(K), '--columns', 'id', '--timing',
     '--repeat', String(R)], { maxBuffer: 1 << 28 });
@@ -92,7 +84,7 @@ for (const [name, q] of Object.entries(QUERIES)) {
   const same = ours.length === theirs.length && ours.every((s, i) => Math.abs(s - theirs[i]) <= 1e-6 * Math.abs(s));
   if (!same) throw new Error(`${name}: scores ours ${ours} / lance 12 ${theirs}`);
   const timing = JSON.parse(r.stderr.toString().trim().split('\n').pop());
-  rows.push([name, mid(ms), (cpu.user + cpu.system) / 1000 / R, timing.p50_ms, timing.cpu_ms_per_query, ours.length]);
+  rows.push([name, p50, cpu, timing.p50_ms, timing.cpu_ms_per_query, ours.length]);
 }
 console.log(`full-text query trees, ${N} rows, k ${K}, ${R} warm runs each, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log('| query | rows | lance 12 p50 (CPU) ms | ours p50 (CPU) ms | ratio wall | ratio CPU |');
