@@ -515,13 +515,21 @@ Result<std::vector<index::fts::ScoredRow>> ScoreLeaf(const FullTextSearchNode& n
   return hits;
 }
 
-// The best `limit` (0: all) of `hits`, best first.
+// The best `limit` of `hits`, best first (Better is a total order: row ids differ); limit 0
+// (a child of a compound, merged by row id): all, in no order.
 void BestFirst(std::vector<index::fts::ScoredRow>* hits, size_t limit) {
-  std::sort(hits->begin(), hits->end(), index::fts::Better);
-  if (limit > 0 && hits->size() > limit) hits->resize(limit);
+  if (limit == 0) return;
+  if (hits->size() > limit) {
+    std::partial_sort(hits->begin(), hits->begin() + static_cast<std::ptrdiff_t>(limit), hits->end(),
+                      index::fts::Better);
+    hits->resize(limit);
+  } else {
+    std::sort(hits->begin(), hits->end(), index::fts::Better);
+  }
 }
 
-// The scored rows of `node` (a leaf or a combining node), best first, its k of them (k 0: all).
+// The scored rows of `node` (a leaf or a combining node): its best k, best first (k 0: all,
+// in no order).
 Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node, const ExecOptions& exec) {
   using Combine = FullTextSearchNode::Combine;
   const size_t limit = node.query().k > 0 ? static_cast<size_t>(node.query().k) : 0;
@@ -536,21 +544,17 @@ Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node,
     LANCE_ASSIGN_OR_RAISE(auto rows, Score(static_cast<const FullTextSearchNode&>(*input), exec));
     in.push_back(std::move(rows));
   }
-  // row id -> score, in first-seen order (a deterministic merge)
+  // row id -> score (the order of the result is BestFirst's, so the map's does not matter)
   std::unordered_map<uint64_t, float> score;
-  std::vector<uint64_t> order;
-  const auto add = [&](uint64_t row, float s) {
-    if (score.emplace(row, s).second) order.push_back(row);
-  };
+  size_t most = 0;
+  for (const auto& rows : in) most = std::max(most, rows.size());
+  score.reserve(most);
+  const auto add = [&](uint64_t row, float s) { score.emplace(row, s); };
   if (node.combine() == Combine::kMax) {
     for (const auto& rows : in) {
       for (const auto& h : rows) {
         auto [it, fresh] = score.emplace(h.row_id, h.score);
-        if (fresh) {
-          order.push_back(h.row_id);
-        } else {
-          it->second = std::max(it->second, h.score);
-        }
+        if (!fresh) it->second = std::max(it->second, h.score);
       }
     }
   } else if (node.combine() == Combine::kBoost) {
@@ -576,7 +580,6 @@ Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node,
         auto it = score.find(h.row_id);
         if (it != score.end()) next.emplace(h.row_id, it->second + h.score);
       }
-      std::erase_if(order, [&](uint64_t r) { return next.count(r) == 0; });
       score = std::move(next);
     }
     for (size_t i = 0; i < in.size(); ++i) {
@@ -597,10 +600,8 @@ Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node,
       for (const auto& h : in[i]) score.erase(h.row_id);
     }
   }
-  for (uint64_t r : order) {
-    auto it = score.find(r);
-    if (it != score.end()) out.push_back({r, it->second});
-  }
+  out.reserve(score.size());
+  for (const auto& [r, s] : score) out.push_back({r, s});
   BestFirst(&out, limit);
   return out;
 }
