@@ -319,7 +319,7 @@ Result<PlanNodePtr> PlanLeaf(const std::shared_ptr<const table::Snapshot>& snaps
                                                           take_columns));
 }
 
-// The node of `query` and its inputs; `k` 0 below the root (children are searched whole).
+// The node of `query` and its inputs; `k` 0 below the root but for a multi-match's columns.
 Result<PlanNodePtr> PlanQuery(const std::shared_ptr<const table::Snapshot>& snapshot, FullTextQuery query,
                               const std::string& filter, const SchemaPtr& schema,
                               const std::vector<std::string>& take_columns) {
@@ -371,7 +371,9 @@ Result<PlanNodePtr> PlanQuery(const std::shared_ptr<const table::Snapshot>& snap
   }
   std::vector<PlanNodePtr> inputs;
   for (auto& c : query.children) {
-    c.k = 0;
+    // a multi-match's best k are among each column's best k (as lance 12 searches them);
+    // boost and boolean children are searched whole
+    c.k = how == Combine::kMax ? query.k : 0;
     LANCE_ASSIGN_OR_RAISE(PlanNodePtr n, PlanQuery(snapshot, std::move(c), filter, schema, take_columns));
     inputs.push_back(std::move(n));
   }

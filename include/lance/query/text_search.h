@@ -42,7 +42,8 @@ enum class Occur { kShould, kMust, kMustNot };
 //   boolean     children by their `occur`: the rows of every must (scores summed) plus the
 //               should scores of those rows; with no must, the rows of any should (summed);
 //               rows of any must_not dropped. At least one must or should.
-// `k` counts only at the root (children are searched whole, as lance 12 searches them).
+// `k` counts at the root and for a multi-match's columns (other children are searched whole,
+// as lance 12 searches them).
 struct FullTextQuery {
   enum class Kind { kLeaf, kMultiMatch, kBoost, kBoolean };
 
