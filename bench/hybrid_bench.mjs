@@ -17,6 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
+import { warmCalls } from './lib/warm_calls.mjs';
+
 const require = createRequire(path.resolve('tests/interop/package.json'));
 const lancedb = require('@lancedb/lancedb');
 
@@ -54,8 +56,6 @@ async function setup() {
   return uri;
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-
 async function main() {
   const uri = await setup();
   const db = await lancedb.connect(DIR);
@@ -64,16 +64,7 @@ async function main() {
   const out = [];
   for (const q of queries) {
     const run = () => t.query().nearestTo(q.v).fullTextSearch(q.text).select(['id']).withRowId().limit(K).toArrow();
-    const first = await run();
-    const times = [];
-    const c0 = process.cpuUsage();
-    for (let r = 0; r < REPS; r++) {
-      const s = process.hrtime.bigint();
-      await run();
-      times.push(Number(process.hrtime.bigint() - s) / 1e6);
-    }
-    const c = process.cpuUsage(c0);
-    const refCpu = (c.user + c.system) / 1000 / REPS;
+    const { first, p50: refP50, cpu: refCpu } = await warmCalls(run, REPS);
     const theirIds = Array.from(first.getChild('_rowid').toArray(), (x) => String(x));
     const r = spawnSync(LANCE, ['search', uri, '--text', q.text, '--column', 'body', '--vector', JSON.stringify(q.v),
       '-k', String(K), '--columns', 'id', '--with-row-id', '--timing', '--repeat', String(REPS)], { maxBuffer: 1 << 28 });
@@ -86,7 +77,7 @@ async function main() {
       throw new Error(`query '${q.text}': ours ${ourIds} / lance 12 ${theirIds}`);
     }
     const timing = JSON.parse(r.stderr.toString().trim().split('\n').pop());
-    out.push({ query: q.text, ref_p50: median(times), ref_cpu: refCpu, ours_p50: timing.p50_ms, ours_cpu: timing.cpu_ms_per_query });
+    out.push({ query: q.text, ref_p50: refP50, ref_cpu: refCpu, ours_p50: timing.p50_ms, ours_cpu: timing.cpu_ms_per_query });
   }
   console.log(`hybrid search, ${ROWS} rows, k ${K}, ${REPS} warm runs each, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.log('| query | lance 12 p50 (CPU) ms | ours p50 (CPU) ms | ratio wall | ratio CPU |');

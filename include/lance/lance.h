@@ -617,6 +617,10 @@ int32_t lance_scanner_set_prefilter(LanceScanner* scanner, bool enable);
 int32_t lance_scanner_set_index_segments(LanceScanner* scanner, const uint8_t* segment_uuids,
                                          size_t len);
 
+/* lance_scanner_full_text_search turns the scan into a BM25 search of `query` (lance-c's
+ * semantics): over the NULL-terminated `columns`, or (NULL) every FTS-indexed column; over
+ * several columns it is lance's multi-match (each row's best column score); max_fuzzy_distance
+ * > 0 is a fuzzy match. The batches hold the projected columns plus "_score", best first. */
 int32_t lance_scanner_full_text_search(LanceScanner* scanner, const char* query,
                                        const char* const* columns, uint32_t max_fuzzy_distance);
 

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/fts_query_json.h"
 #include "lance/columnar/json.h"
 #include "lance/dataset/dataset.h"
 
@@ -39,6 +40,8 @@ struct SearchArgs {
   std::string text;
   std::string op = "or";
   bool phrase = false;
+  uint32_t slop = 0;
+  std::string query_json;  // --query: a query tree (cli/fts_query_json.h)
   uint32_t fuzziness = 0;
   size_t max_expansions = 50;
   uint32_t prefix_length = 0;
@@ -114,6 +117,12 @@ Result<query::NearestOptions> NearestOf(const SearchArgs& a, const std::string& 
   return n;
 }
 
+// `column` for every leaf of `q` that names none (as lancedb fills a query's missing column).
+void FillFtsColumn(const std::string& column, query::FullTextQuery* q) {
+  if (q->kind == query::FullTextQuery::Kind::kLeaf && q->columns.empty()) q->columns = {column};
+  for (auto& c : q->children) FillFtsColumn(column, &c);
+}
+
 Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
   if (a.op != "or" && a.op != "and") {
     return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
@@ -124,6 +133,11 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   if (a.phrase && a.fuzziness > 0) {
     return Status::InvalidArgument("--phrase and --fuzziness do not combine");
   }
+  if (a.slop > 0 && !a.phrase) return Status::InvalidArgument("--slop is a --phrase option");
+  if (!a.query_json.empty() && (!a.text.empty() || a.phrase || a.op != "or" || a.fuzziness > 0)) {
+    return Status::InvalidArgument("--query holds the whole query: --text, --phrase, --operator and --fuzziness "
+                                   "do not combine with it");
+  }
   const auto t0 = std::chrono::steady_clock::now();
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
   const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -132,14 +146,20 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   o.filter = a.filter;
   o.with_row_id = a.with_row_id;
   query::FullTextQuery q;
-  q.query = a.text;
-  if (!a.column.empty()) q.columns = {a.column};
+  if (!a.query_json.empty()) {
+    LANCE_ASSIGN_OR_RAISE(q, ParseFtsQueryJson(a.query_json));
+    if (!a.column.empty()) FillFtsColumn(a.column, &q);
+  } else {
+    q.query = a.text;
+    if (!a.column.empty()) q.columns = {a.column};
+    q.and_operator = a.op == "and";
+    q.phrase = a.phrase;
+    q.slop = a.slop;
+    q.fuzziness = a.fuzziness;
+    q.max_expansions = a.max_expansions;
+    q.prefix_length = a.prefix_length;
+  }
   q.k = static_cast<int64_t>(a.k);
-  q.and_operator = a.op == "and";
-  q.phrase = a.phrase;
-  q.fuzziness = a.fuzziness;
-  q.max_expansions = a.max_expansions;
-  q.prefix_length = a.prefix_length;
   o.full_text = q;
   if (nearest) {
     o.nearest = std::move(nearest);
@@ -182,7 +202,8 @@ Status RunSearch(const SearchArgs& a) {
   if (a.fusion != "rrf") {
     return Status::InvalidArgument("--fusion takes rrf (lancedb's default reranker), got '{}'", a.fusion);
   }
-  if (!a.text.empty() && !a.vector.empty()) {
+  const bool text = !a.text.empty() || !a.query_json.empty();
+  if (text && !a.vector.empty()) {
     if (!a.queries.empty()) {
       return Status::InvalidArgument("search --text --vector (hybrid): --queries does not apply");
     }
@@ -191,7 +212,7 @@ Status RunSearch(const SearchArgs& a) {
     return RunTextSearch(a, std::move(n));
   }
   if (!a.vector_column.empty()) return Status::InvalidArgument("search: --vector-column is a hybrid (--text --vector) option");
-  if (!a.text.empty()) {
+  if (text) {
     if (!a.queries.empty()) {
       return Status::InvalidArgument("search: --text with --queries does not combine (hybrid search takes one "
                                      "--vector)");
@@ -314,6 +335,20 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
   sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");
   sub->add_flag("--phrase", a->phrase, "text: phrase query (the index needs positions)");
+  sub->add_option("--slop", a->slop,
+                  "text, phrase: each token may stand up to N positions past where the previous one puts it "
+                  "(default 0: adjacent)");
+  sub->add_option("--query", a->query_json,
+                  "full-text search by a query tree, in lance's FtsQuery JSON (instead of --text): "
+                  "{\"match\": {\"column\", \"terms\", \"boost\", \"fuzziness\", \"max_expansions\", "
+                  "\"operator\": \"And\"|\"Or\", \"prefix_length\"}}, "
+                  "{\"phrase\": {\"column\", \"terms\", \"slop\"}}, "
+                  "{\"boost\": {\"positive\": Q, \"negative\": Q, \"negative_boost\": 0.5}}, "
+                  "{\"multi_match\": {\"query\", \"columns\": [..], \"boost\": [..]}}, "
+                  "{\"boolean\": {\"must\": [Q..], \"should\": [Q..], \"must_not\": [Q..]}}. "
+                  "Example: --query '{\"boolean\": {\"must\": [{\"match\": {\"column\": \"body\", "
+                  "\"terms\": \"lance\"}}], \"must_not\": [{\"phrase\": {\"column\": \"body\", "
+                  "\"terms\": \"quick fox\", \"slop\": 1}}]}}' (--column fills leaves without one)");
   sub->add_option("--fuzziness", a->fuzziness,
                   "text: match index tokens within N edits of each query token (default 0: exact)");
   sub->add_option("--max-expansions", a->max_expansions, "text, fuzzy: at most N expanded tokens (default 50)");

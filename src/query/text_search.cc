@@ -134,6 +134,52 @@ Result<RowFilter> MakeRowFilter(const std::shared_ptr<const table::Snapshot>& sn
 
 }  // namespace
 
+FullTextQuery FullTextQuery::Match(std::string text, std::string column, bool and_operator) {
+  FullTextQuery q;
+  q.query = std::move(text);
+  if (!column.empty()) q.columns = {std::move(column)};
+  q.and_operator = and_operator;
+  return q;
+}
+
+FullTextQuery FullTextQuery::Phrase(std::string text, std::string column, uint32_t slop) {
+  FullTextQuery q = Match(std::move(text), std::move(column));
+  q.phrase = true;
+  q.slop = slop;
+  return q;
+}
+
+FullTextQuery FullTextQuery::MultiMatch(std::string text, std::vector<std::string> columns, std::vector<float> boosts,
+                                        bool and_operator) {
+  FullTextQuery q;
+  q.kind = Kind::kMultiMatch;
+  q.query = text;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    FullTextQuery m = Match(text, columns[i], and_operator);
+    if (i < boosts.size()) m.boost = boosts[i];
+    q.children.push_back(std::move(m));
+  }
+  return q;
+}
+
+FullTextQuery FullTextQuery::Boost(FullTextQuery positive, FullTextQuery negative, float negative_boost) {
+  FullTextQuery q;
+  q.kind = Kind::kBoost;
+  q.children = {std::move(positive), std::move(negative)};
+  q.negative_boost = negative_boost;
+  return q;
+}
+
+FullTextQuery FullTextQuery::Boolean(std::vector<std::pair<Occur, FullTextQuery>> clauses) {
+  FullTextQuery q;
+  q.kind = Kind::kBoolean;
+  for (auto& [occur, child] : clauses) {
+    child.occur = occur;
+    q.children.push_back(std::move(child));
+  }
+  return q;
+}
+
 FullTextSearchNode::FullTextSearchNode(std::shared_ptr<const table::Snapshot> snapshot, FullTextQuery query,
                                        std::string column, table::IndexInfo index, std::string filter,
                                        SchemaPtr schema, std::vector<std::string> take_columns)
@@ -151,7 +197,38 @@ FullTextSearchNode::FullTextSearchNode(std::shared_ptr<const table::Snapshot> sn
   }
 }
 
+FullTextSearchNode::FullTextSearchNode(std::shared_ptr<const table::Snapshot> snapshot, FullTextQuery query,
+                                       Combine combine, std::vector<PlanNodePtr> inputs, std::string filter,
+                                       SchemaPtr schema, std::vector<std::string> take_columns)
+    : snapshot_(std::move(snapshot)),
+      query_(std::move(query)),
+      combine_(combine),
+      filter_(std::move(filter)),
+      schema_(std::move(schema)),
+      take_columns_(std::move(take_columns)) {
+  query_.children.clear();  // the inputs hold them
+  inputs_ = std::move(inputs);
+}
+
+namespace {
+
+const char* OccurName(Occur o) {
+  return o == Occur::kMust ? "must" : o == Occur::kMustNot ? "must_not" : "should";
+}
+
+}  // namespace
+
 std::string FullTextSearchNode::Describe() const {
+  std::string clause;
+  if (query_.occur != Occur::kShould) clause = fmt::format("{}: ", OccurName(query_.occur));
+  if (combine_ != Combine::kNone) {
+    const std::string top = query_.k > 0 ? fmt::format(", top {}", query_.k) : "";
+    if (combine_ == Combine::kMax) return clause + fmt::format("multi-match: the best of {} columns' scores{}", inputs_.size(), top);
+    if (combine_ == Combine::kBoost) {
+      return clause + fmt::format("boost: the first's scores minus {} x the second's{}", query_.negative_boost, top);
+    }
+    return clause + fmt::format("boolean: must rows (scores summed) plus should scores, without must_not rows{}", top);
+  }
   auto ids = [&](const std::vector<size_t>& v) {
     std::string s;
     for (size_t i : v) s += (s.empty() ? "" : ", ") + std::to_string(snapshot_->manifest().fragments[i].id);
@@ -159,9 +236,12 @@ std::string FullTextSearchNode::Describe() const {
   };
   const std::string by = index_.uuid.empty() ? std::string("flat search (no index: simple tokenizer, case kept, no stemming, stop words or folding)")
                                              : fmt::format("{}@{}(INVERTED)", index_.name, index_.uuid);
-  std::string out = fmt::format("{} query [{}] on column {} by {}, top {}", query_.phrase ? "phrase" : "match",
-                                query_.query, column_, by, query_.k);
+  std::string out = clause + fmt::format("{} query [{}] on column {} by {}", query_.phrase ? "phrase" : "match",
+                                         query_.query, column_, by);
+  if (query_.k > 0) out += fmt::format(", top {}", query_.k);
   if (!query_.phrase) out += query_.and_operator ? ", operator AND" : ", operator OR";
+  if (query_.phrase && query_.slop > 0) out += fmt::format(", slop {}", query_.slop);
+  if (query_.boost != 1.0f) out += fmt::format(", boost {}", query_.boost);
   if (query_.fuzziness > 0) {
     out += fmt::format(", fuzziness {} (prefix {}, at most {} expansions)", query_.fuzziness, query_.prefix_length,
                        query_.max_expansions);
@@ -175,11 +255,30 @@ std::string FullTextSearchNode::Describe() const {
   return out;
 }
 
-Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> snapshot, const FullTextQuery& query,
-                                       std::string filter, SchemaPtr schema, std::vector<std::string> take_columns) {
-  if (query.k < 1) return Status::InvalidArgument("full-text search: k must be at least 1 (got {})", query.k);
+namespace {
+
+// The columns with an INVERTED index, in schema order.
+std::vector<std::string> IndexedTextColumns(const table::Snapshot& snapshot) {
+  std::vector<std::string> out;
+  for (const auto& f : snapshot.manifest().fields) {
+    for (const auto& info : snapshot.manifest().indices) {
+      if (IsInverted(info) && info.fields.size() == 1 && info.fields[0] == f.id &&
+          std::find(out.begin(), out.end(), f.name) == out.end()) {
+        out.push_back(f.name);
+      }
+    }
+  }
+  return out;
+}
+
+// The leaf node of `query` (a match or phrase over one column).
+Result<PlanNodePtr> PlanLeaf(const std::shared_ptr<const table::Snapshot>& snapshot, const FullTextQuery& query,
+                             const std::string& filter, const SchemaPtr& schema,
+                             const std::vector<std::string>& take_columns) {
   if (query.columns.size() > 1) {
-    return Status::NotSupported("full-text search over several columns at once");
+    return Status::InvalidArgument("full-text search: a match or phrase query searches one column (got {}); a "
+                                   "multi-match searches several",
+                                   query.columns.size());
   }
   const auto& m = snapshot->manifest();
   const table::IndexInfo* found = nullptr;
@@ -210,26 +309,92 @@ Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> sn
                                      f->type()->ToString());
     }
     return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, query.columns[0], table::IndexInfo{},
-                                                            std::move(filter), std::move(schema),
-                                                            std::move(take_columns)));
+                                                            filter, schema, take_columns));
   }
   if (!found) {
     return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->location().display(),
                                    query.columns.empty() ? "" : " on column " + query.columns[0]);
   }
-  return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, column, *found, std::move(filter),
-                                                          std::move(schema), std::move(take_columns)));
+  return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, column, *found, filter, schema,
+                                                          take_columns));
 }
 
-namespace internal {
-
-Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSearchNode& node,
-                                                              const ExecOptions& exec) {
-  const auto& snap = node.snapshot();
-  if (snap->manifest().reader_feature_flags & table::kFlagStableRowIds) {
-    return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
-                                snap->location().display());
+// The node of `query` and its inputs; `k` 0 below the root but for a multi-match's columns.
+Result<PlanNodePtr> PlanQuery(const std::shared_ptr<const table::Snapshot>& snapshot, FullTextQuery query,
+                              const std::string& filter, const SchemaPtr& schema,
+                              const std::vector<std::string>& take_columns) {
+  using Kind = FullTextQuery::Kind;
+  using Combine = FullTextSearchNode::Combine;
+  if (query.kind == Kind::kLeaf && !query.phrase) {
+    // a match over several columns, or over none while several are indexed, is lance 12's
+    // multi-match over them
+    std::vector<std::string> columns = query.columns;
+    if (columns.empty()) columns = IndexedTextColumns(*snapshot);
+    if (columns.size() > 1) {
+      FullTextQuery multi;
+      multi.kind = Kind::kMultiMatch;
+      multi.query = query.query;
+      multi.k = query.k;
+      multi.occur = query.occur;
+      for (auto& c : columns) {
+        FullTextQuery m = query;
+        m.columns = {std::move(c)};
+        multi.children.push_back(std::move(m));
+      }
+      query = std::move(multi);
+    }
   }
+  if (query.kind == Kind::kLeaf) return PlanLeaf(snapshot, query, filter, schema, take_columns);
+  Combine how = Combine::kBoolean;
+  if (query.kind == Kind::kMultiMatch) {
+    how = Combine::kMax;
+    if (query.children.empty()) return Status::InvalidArgument("full-text search: a multi-match without columns");
+    for (const auto& c : query.children) {
+      if (c.kind != Kind::kLeaf || c.phrase || c.columns.size() != 1) {
+        return Status::InvalidArgument("full-text search: a multi-match holds match queries over one named column "
+                                       "each");
+      }
+    }
+  } else if (query.kind == Kind::kBoost) {
+    how = Combine::kBoost;
+    if (query.children.size() != 2) {
+      return Status::InvalidArgument("full-text search: a boost query has a positive and a negative query (got {} "
+                                     "queries)",
+                                     query.children.size());
+    }
+  } else {
+    bool must_or_should = false;
+    for (const auto& c : query.children) must_or_should |= c.occur != Occur::kMustNot;
+    if (!must_or_should) {
+      return Status::InvalidArgument("full-text search: a boolean query needs at least one must or should query");
+    }
+  }
+  std::vector<PlanNodePtr> inputs;
+  for (auto& c : query.children) {
+    // a multi-match's best k are among each column's best k (as lance 12 searches them);
+    // boost and boolean children are searched whole
+    c.k = how == Combine::kMax ? query.k : 0;
+    LANCE_ASSIGN_OR_RAISE(PlanNodePtr n, PlanQuery(snapshot, std::move(c), filter, schema, take_columns));
+    inputs.push_back(std::move(n));
+  }
+  return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, std::move(query), how, std::move(inputs), filter,
+                                                          schema, take_columns));
+}
+
+}  // namespace
+
+Result<PlanNodePtr> PlanFullTextSearch(std::shared_ptr<const table::Snapshot> snapshot, const FullTextQuery& query,
+                                       std::string filter, SchemaPtr schema, std::vector<std::string> take_columns) {
+  if (query.k < 1) return Status::InvalidArgument("full-text search: k must be at least 1 (got {})", query.k);
+  return PlanQuery(snapshot, query, filter, schema, take_columns);
+}
+
+namespace {
+
+// A leaf's matches, scored (times its boost), in no order.
+Result<std::vector<index::fts::ScoredRow>> ScoreLeaf(const FullTextSearchNode& node, const ExecOptions& exec) {
+  const auto& snap = node.snapshot();
+  const size_t limit = node.query().k > 0 ? static_cast<size_t>(node.query().k) : 0;
   std::shared_ptr<const index::fts::InvertedIndex> idx;
   if (!node.index().uuid.empty()) {
     auto store = index::OpenIndexStore(snap->location(), node.index(), exec.index_cache);
@@ -279,12 +444,12 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
     index::fts::FuzzyOptions f{node.query().fuzziness, node.query().max_expansions, node.query().prefix_length};
     if (!raw.empty()) {
       LANCE_ASSIGN_OR_RAISE(hits, idx->Search(raw, {}, mode, [&](uint64_t r) { return keep.Keeps(r); },
-                                              static_cast<size_t>(node.query().k), &f));
+                                              limit, &f));
     }
   } else if (idx && !tokens.empty()) {
     // the index's best k (the flat search's rows may then push some out)
-    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); },
-                                            static_cast<size_t>(node.query().k)));
+    LANCE_ASSIGN_OR_RAISE(hits, idx->Search(tokens, rel, mode, [&](uint64_t r) { return keep.Keeps(r); }, limit,
+                                            nullptr, node.query().slop));
   }
   // rows the index does not cover: tokenized here, scored with the index's statistics plus
   // theirs
@@ -333,7 +498,8 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
           b.push_back(p.data());
           e.push_back(p.data() + p.size());
         }
-        if (!index::fts::PhraseMatches(b, e, rel)) continue;
+        // lance 12 checks these rows exhaustively (its index walk is greedy)
+        if (!index::fts::PhraseMatchesAnywhere(b, e, rel, node.query().slop)) continue;
       }
       float score = 0.0f;
       for (const auto& t : tokens) {
@@ -345,8 +511,115 @@ Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSear
       hits.push_back({d.addr, score});
     }
   }
-  std::sort(hits.begin(), hits.end(), index::fts::Better);
-  if (hits.size() > static_cast<size_t>(node.query().k)) hits.resize(static_cast<size_t>(node.query().k));
+  if (node.query().boost != 1.0f) {
+    for (auto& h : hits) h.score *= node.query().boost;
+  }
+  return hits;
+}
+
+// The best `limit` of `hits`, best first (Better is a total order: row ids differ); limit 0
+// (a child of a compound, merged by row id): all, in no order.
+void BestFirst(std::vector<index::fts::ScoredRow>* hits, size_t limit) {
+  if (limit == 0) return;
+  if (hits->size() > limit) {
+    std::partial_sort(hits->begin(), hits->begin() + static_cast<std::ptrdiff_t>(limit), hits->end(),
+                      index::fts::Better);
+    hits->resize(limit);
+  } else {
+    std::sort(hits->begin(), hits->end(), index::fts::Better);
+  }
+}
+
+// The scored rows of `node` (a leaf or a combining node): its best k, best first (k 0: all,
+// in no order).
+Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node, const ExecOptions& exec) {
+  using Combine = FullTextSearchNode::Combine;
+  const size_t limit = node.query().k > 0 ? static_cast<size_t>(node.query().k) : 0;
+  std::vector<index::fts::ScoredRow> out;
+  if (node.combine() == Combine::kNone) {
+    LANCE_ASSIGN_OR_RAISE(out, ScoreLeaf(node, exec));
+    BestFirst(&out, limit);
+    return out;
+  }
+  std::vector<std::vector<index::fts::ScoredRow>> in;
+  for (const auto& input : node.inputs()) {
+    LANCE_ASSIGN_OR_RAISE(auto rows, Score(static_cast<const FullTextSearchNode&>(*input), exec));
+    in.push_back(std::move(rows));
+  }
+  // row id -> score (the order of the result is BestFirst's, so the map's does not matter)
+  std::unordered_map<uint64_t, float> score;
+  size_t most = 0;
+  for (const auto& rows : in) most = std::max(most, rows.size());
+  score.reserve(most);
+  const auto add = [&](uint64_t row, float s) { score.emplace(row, s); };
+  if (node.combine() == Combine::kMax) {
+    for (const auto& rows : in) {
+      for (const auto& h : rows) {
+        auto [it, fresh] = score.emplace(h.row_id, h.score);
+        if (!fresh) it->second = std::max(it->second, h.score);
+      }
+    }
+  } else if (node.combine() == Combine::kBoost) {
+    for (const auto& h : in[0]) add(h.row_id, h.score);
+    for (const auto& h : in[1]) {
+      auto it = score.find(h.row_id);
+      if (it != score.end()) it->second -= node.query().negative_boost * h.score;
+    }
+  } else {
+    // boolean: the rows of every must, their scores summed; then each should adds its score
+    // to the rows it finds (with no must, it adds its rows); must_not rows go
+    bool has_must = false;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto& q = static_cast<const FullTextSearchNode&>(*node.inputs()[i]).query();
+      if (q.occur != Occur::kMust) continue;
+      if (!has_must) {
+        for (const auto& h : in[i]) add(h.row_id, h.score);
+        has_must = true;
+        continue;
+      }
+      std::unordered_map<uint64_t, float> next;
+      for (const auto& h : in[i]) {
+        auto it = score.find(h.row_id);
+        if (it != score.end()) next.emplace(h.row_id, it->second + h.score);
+      }
+      score = std::move(next);
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto& q = static_cast<const FullTextSearchNode&>(*node.inputs()[i]).query();
+      if (q.occur != Occur::kShould) continue;
+      for (const auto& h : in[i]) {
+        auto it = score.find(h.row_id);
+        if (it != score.end()) {
+          it->second += h.score;
+        } else if (!has_must) {
+          add(h.row_id, h.score);
+        }
+      }
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto& q = static_cast<const FullTextSearchNode&>(*node.inputs()[i]).query();
+      if (q.occur != Occur::kMustNot) continue;
+      for (const auto& h : in[i]) score.erase(h.row_id);
+    }
+  }
+  out.reserve(score.size());
+  for (const auto& [r, s] : score) out.push_back({r, s});
+  BestFirst(&out, limit);
+  return out;
+}
+
+}  // namespace
+
+namespace internal {
+
+Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSearchNode& node,
+                                                              const ExecOptions& exec) {
+  const auto& snap = node.snapshot();
+  if (snap->manifest().reader_feature_flags & table::kFlagStableRowIds) {
+    return Status::NotSupported("full-text search of {}: tables with stable row ids are not searched yet",
+                                snap->location().display());
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<index::fts::ScoredRow> hits, Score(node, exec));
   // the projection of the rows found, in score order
   std::vector<RecordBatchPtr> out;
   if (!hits.empty()) {

@@ -195,7 +195,7 @@ TEST(TextSearch, Errors) {
   EXPECT_TRUE(st({"lance", {"body"}, 10, false, false}, 2).IsInvalidArgument());
   EXPECT_TRUE(st({"lance", {"body"}, 0, false, false}).IsInvalidArgument());
   EXPECT_TRUE(st({"lance", {"id"}, 10, false, false}).IsInvalidArgument());
-  EXPECT_TRUE(st({"lance", {}, 10, false, false}).IsInvalidArgument()) << "two indexed columns, none named";
+  EXPECT_TRUE(st({"lance search", {}, 10, false, true}).IsInvalidArgument()) << "a phrase, two indexed columns";
   const Status phrase = st({"search engine", {"title"}, 10, false, true});
   EXPECT_TRUE(phrase.IsInvalidArgument()) << phrase.ToString();
   EXPECT_NE(phrase.message().find("without positions"), std::string::npos) << phrase.ToString();

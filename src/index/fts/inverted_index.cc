@@ -371,6 +371,9 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
     part->memory_bytes_ = bytes;
     index->num_docs_ += part->row_ids_.size();
     index->total_tokens_ += part->total_tokens_;
+    if (!part->doc_tokens_.empty()) {
+      part->min_doc_tokens_ = *std::min_element(part->doc_tokens_.begin(), part->doc_tokens_.end());
+    }
     index->partitions_.push_back(std::move(part));
   }
   return std::shared_ptr<const InvertedIndex>(std::move(index));
@@ -390,9 +393,62 @@ uint64_t InvertedIndex::DocsWithToken(std::string_view token) const {
   return n;
 }
 
-bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                   const std::vector<uint32_t>& rel) {
+namespace {
+
+// The slop > 0 walk of PhraseMatches (lance 12's): cursors start at each term's first position.
+bool SloppyPhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                         const std::vector<uint32_t>& rel, int64_t slop) {
+  const size_t n = begins.size();
+  std::vector<const uint32_t*> at(begins);
+  const auto d = [&](size_t i) { return static_cast<int64_t>(*at[i]) - static_cast<int64_t>(rel[i]); };
+  while (true) {
+    int64_t move_to = INT64_MIN;
+    bool holds = true;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      if (at[i] == ends[i] || at[i + 1] == ends[i + 1]) return false;
+      const int64_t a = d(i), b = d(i + 1);
+      move_to = std::max(move_to, a > b ? a : std::max(a + 1, b - slop));
+      if (a > b || b > a + slop) {
+        holds = false;
+        break;
+      }
+    }
+    if (holds) return n == 1 ? at[0] != ends[0] : true;
+    for (size_t i = 0; i < n; ++i) {
+      // the first position with d >= move_to; every position at or past the cursor's start
+      const int64_t least = move_to + static_cast<int64_t>(rel[i]);
+      at[i] = least <= 0 ? begins[i]
+                         : std::lower_bound(begins[i], ends[i], static_cast<uint64_t>(least),
+                                            [](uint32_t p, uint64_t v) { return p < v; });
+    }
+  }
+}
+
+}  // namespace
+
+bool PhraseMatchesAnywhere(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                           const std::vector<uint32_t>& rel, uint32_t slop) {
   if (begins.empty()) return false;
+  // the offsets d reachable with term i placed, ascending (positions ascend, so do they)
+  std::vector<int64_t> reach, next;
+  for (const uint32_t* p = begins[0]; p != ends[0]; ++p) reach.push_back(static_cast<int64_t>(*p) - rel[0]);
+  for (size_t i = 1; i < begins.size() && !reach.empty(); ++i) {
+    next.clear();
+    for (const uint32_t* p = begins[i]; p != ends[i]; ++p) {
+      const int64_t d = static_cast<int64_t>(*p) - rel[i];
+      // some reached offset in [d - slop, d]
+      auto it = std::lower_bound(reach.begin(), reach.end(), d - static_cast<int64_t>(slop));
+      if (it != reach.end() && *it <= d) next.push_back(d);
+    }
+    std::swap(reach, next);
+  }
+  return !reach.empty();
+}
+
+bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                   const std::vector<uint32_t>& rel, uint32_t slop) {
+  if (begins.empty()) return false;
+  if (slop > 0) return SloppyPhraseMatches(begins, ends, rel, slop);
   for (const uint32_t* p = begins[0]; p != ends[0]; ++p) {
     if (*p < rel[0]) continue;
     const uint64_t start = *p - rel[0];
@@ -485,10 +541,29 @@ bool Better(const ScoredRow& a, const ScoredRow& b) {
   return a.score != b.score ? a.score > b.score : a.row_id < b.row_id;
 }
 
+namespace {
+
+// `hit` into `out`: every hit (limit 0), else a heap of the best `limit` (Better order).
+void Collect(const ScoredRow& hit, size_t limit, std::vector<ScoredRow>* out) {
+  if (limit == 0) {
+    out->push_back(hit);
+  } else if (out->size() < limit) {
+    out->push_back(hit);
+    std::push_heap(out->begin(), out->end(), Better);
+  } else if (Better(hit, out->front())) {
+    std::pop_heap(out->begin(), out->end(), Better);
+    out->back() = hit;
+    std::push_heap(out->begin(), out->end(), Better);
+  }
+}
+
+}  // namespace
+
 Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::string>& tokens,
                                                      const std::vector<uint32_t>& positions, MatchMode mode,
                                                      const std::function<bool(uint64_t)>& keep, size_t limit,
-                                                     const FuzzyOptions* fuzzy) const {
+                                                     const FuzzyOptions* fuzzy, uint32_t slop,
+                                                     SearchStats* stats) const {
   std::vector<ScoredRow> out;
   if (tokens.empty() || num_docs_ == 0) return out;
   if (mode == MatchMode::kPhrase) {
@@ -510,11 +585,11 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
         for (uint32_t o : origin) has[o] = 1;
         if (std::find(has.begin(), has.end(), 0) != has.end()) continue;
       }
-      LANCE_RETURN_NOT_OK(SearchPartition(*part, expanded, origin, mode, keep, limit, &out));
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, expanded, origin, mode, keep, limit, 0, &out, stats));
     }
   } else {
     for (const auto& part : partitions_) {
-      LANCE_RETURN_NOT_OK(SearchPartition(*part, tokens, positions, mode, keep, limit, &out));
+      LANCE_RETURN_NOT_OK(SearchPartition(*part, tokens, positions, mode, keep, limit, slop, &out, stats));
     }
   }
   if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
@@ -523,8 +598,8 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
 
 Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
                                       const std::vector<uint32_t>& positions, MatchMode mode,
-                                      const std::function<bool(uint64_t)>& keep, size_t limit,
-                                      std::vector<ScoredRow>* out) const {
+                                      const std::function<bool(uint64_t)>& keep, size_t limit, uint32_t slop,
+                                      std::vector<ScoredRow>* out, SearchStats* stats) const {
   // unique tokens, and each query token's slot
   std::vector<std::string> uniq;
   std::vector<size_t> slot(tokens.size());
@@ -578,6 +653,77 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     any = true;
   }
   if (!any || (mode == MatchMode::kPhrase && !all)) return Status::OK();
+  // the score of `doc` from idx[] (per unique token: its posting index + 1, 0 = absent), in
+  // the query tokens' order (repeats count again)
+  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& at) {
+    const uint32_t dl = part.DocTokens(doc);
+    float score = 0.0f;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const size_t u = slot[i];
+      if (at[u] == 0) continue;
+      score += idf[u] * Bm25DocWeight(lists[u].freqs[at[u] - 1], dl, avgdl);
+    }
+    return score;
+  };
+  const auto skip = [&](uint64_t row) {
+    return (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) || (keep && !keep(row));
+  };
+  if (mode == MatchMode::kAny && limit > 0) {
+    // MaxScore: each token's upper bound (its repeats x idf x the doc weight of its highest
+    // frequency in the shortest document, with a margin for float rounding), ascending; the
+    // longest prefix whose bounds sum below the k-th score cannot put a document in the top k
+    // alone, so only documents of the other ("essential") tokens are scored
+    std::vector<double> bound(uniq.size(), 0.0);
+    std::vector<size_t> order;
+    for (size_t u = 0; u < uniq.size(); ++u) {
+      if (!present[u]) continue;
+      uint32_t fmax = 0;
+      for (uint32_t f : lists[u].freqs) fmax = std::max(fmax, f);
+      double reps = 0;
+      for (size_t i = 0; i < tokens.size(); ++i) reps += slot[i] == u ? 1 : 0;
+      bound[u] = reps * static_cast<double>(idf[u]) *
+                 static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * (1.0 + 1e-4);
+      order.push_back(u);
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+    std::vector<double> prefix(order.size() + 1, 0.0);
+    for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
+    std::vector<size_t> at(uniq.size(), 0);
+    std::vector<uint32_t> hit(uniq.size(), 0);
+    while (true) {
+      size_t essential = 0;  // order[essential..] drive the walk
+      if (out->size() >= limit) {
+        const double kth = out->front().score;
+        while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
+      }
+      if (essential == order.size()) break;
+      uint32_t doc = UINT32_MAX;
+      for (size_t j = essential; j < order.size(); ++j) {
+        const size_t u = order[j];
+        if (at[u] < lists[u].docs.size()) doc = std::min(doc, lists[u].docs[at[u]]);
+      }
+      if (doc == UINT32_MAX) break;
+      for (size_t j = 0; j < order.size(); ++j) {
+        const size_t u = order[j];
+        const auto& d = lists[u].docs;
+        if (j < essential) {
+          // a non-essential token: looked up, not walked
+          at[u] = static_cast<size_t>(std::lower_bound(d.begin() + static_cast<std::ptrdiff_t>(at[u]), d.end(), doc) -
+                                      d.begin());
+          hit[u] = at[u] < d.size() && d[at[u]] == doc ? static_cast<uint32_t>(at[u] + 1) : 0;
+        } else if (at[u] < d.size() && d[at[u]] == doc) {
+          hit[u] = static_cast<uint32_t>(++at[u]);
+        } else {
+          hit[u] = 0;
+        }
+      }
+      const uint64_t row = part.RowId(doc);
+      if (skip(row)) continue;
+      if (stats) ++stats->scored;
+      Collect({row, score_of(doc, hit)}, limit, out);
+    }
+    return Status::OK();
+  }
   if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
   // Document at a time over the ascending posting lists: the smallest doc id under the
   // cursors, the tokens at it, then those cursors advance.
@@ -605,8 +751,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     if (mode == MatchMode::kPhrase && !every) continue;
     if (mode == MatchMode::kAll && !every_group([&](size_t u) { return idx[u] != 0; })) continue;
     const uint64_t row = part.RowId(doc);
-    if (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) continue;
-    if (keep && !keep(row)) continue;
+    if (skip(row)) continue;
     if (mode == MatchMode::kPhrase) {
       std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
       for (size_t i = 0; i < tokens.size(); ++i) {
@@ -615,26 +760,10 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         b[i] = pl.positions.data() + pl.pos_start[k];
         e[i] = pl.positions.data() + pl.pos_start[k + 1];
       }
-      if (!PhraseMatches(b, e, positions)) continue;
+      if (!PhraseMatches(b, e, positions, slop)) continue;
     }
-    const uint32_t dl = part.DocTokens(doc);
-    float score = 0.0f;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      const size_t u = slot[i];
-      if (idx[u] == 0) continue;
-      score += idf[u] * Bm25DocWeight(lists[u].freqs[idx[u] - 1], dl, avgdl);
-    }
-    const ScoredRow hit{row, score};
-    if (limit == 0) {
-      out->push_back(hit);
-    } else if (out->size() < limit) {
-      out->push_back(hit);
-      std::push_heap(out->begin(), out->end(), Better);
-    } else if (Better(hit, out->front())) {
-      std::pop_heap(out->begin(), out->end(), Better);
-      out->back() = hit;
-      std::push_heap(out->begin(), out->end(), Better);
-    }
+    if (stats) ++stats->scored;
+    Collect({row, score_of(doc, idx)}, limit, out);
   }
   return Status::OK();
 }

@@ -175,5 +175,56 @@ TEST(FstMap, GoldenDictionaryAndDamage) {
   }
 }
 
+
+// Slop as lance 12 decides it (cases found by probing the reference): over the index a greedy
+// walk (PhraseMatches), over unindexed rows an exhaustive one (PhraseMatchesAnywhere).
+TEST(PhraseSlop, GreedyOverTheIndexExhaustiveElsewhere) {
+  struct Case {
+    std::vector<std::vector<uint32_t>> positions;  // per query term, in the document
+    std::vector<uint32_t> rel;                     // the terms' positions in the query
+    uint32_t slop;
+    bool greedy, anywhere;
+  };
+  const std::vector<Case> cases = {
+      // adjacent: every slop
+      {{{0}, {1}}, {0, 1}, 0, true, true},
+      {{{0}, {1}}, {0, 1}, 2, true, true},
+      // one word between: slop 1 and up
+      {{{0}, {2}}, {0, 1}, 0, false, false},
+      {{{0}, {2}}, {0, 1}, 1, true, true},
+      // out of order never matches
+      {{{1}, {0}}, {0, 1}, 3, false, false},
+      // slop is per pair: gaps of 2 and 2 with slop 2
+      {{{0}, {3}, {6}}, {0, 1, 2}, 2, true, true},
+      {{{0}, {3}, {6}}, {0, 1, 2}, 1, false, false},
+      // a stop word inside the query keeps its gap: "gamma the beta" is gamma@0 beta@2
+      {{{0}, {2}}, {0, 2}, 0, true, true},
+      {{{0}, {1}}, {0, 2}, 0, false, false},
+      // the greedy walk misses an exact phrase when a term's first position is before the
+      // phrase: alpha@1 gamma@2 beta@{0,3} delta@4, slop 1 (slop 0 checks exactly)
+      {{{1}, {2}, {0, 3}, {4}}, {0, 1, 2, 3}, 1, false, true},
+      {{{1}, {2}, {0, 3}, {4}}, {0, 1, 2, 3}, 0, true, true},
+      // repeated terms: "alpha beta beta" over alpha beta beta, slop 1: lance 12's walk misses it
+      {{{0}, {1, 2}, {1, 2}}, {0, 1, 2}, 1, false, true},
+      // "alpha alpha beta" over alpha alpha beta, slop 1: found
+      {{{0, 1}, {0, 1}, {2}}, {0, 1, 2}, 1, true, true},
+      // "gamma gamma" over gamma x gamma: slop 1
+      {{{0, 2}, {0, 2}}, {0, 1}, 1, true, true},
+      {{{0, 2}, {0, 2}}, {0, 1}, 0, false, false},
+      // an exhaustive search finds gamma@1 beta@3,4 gamma@6 within slop 1 ("gamma the beta gamma")
+      {{{1, 6}, {0, 3, 4, 5}, {1, 6}}, {0, 2, 3}, 1, false, true},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    std::vector<const uint32_t*> b, e;
+    for (const auto& p : c.positions) {
+      b.push_back(p.data());
+      e.push_back(p.data() + p.size());
+    }
+    EXPECT_EQ(PhraseMatches(b, e, c.rel, c.slop), c.greedy) << "case " << i;
+    EXPECT_EQ(PhraseMatchesAnywhere(b, e, c.rel, c.slop), c.anywhere) << "case " << i;
+  }
+}
+
 }  // namespace
 }  // namespace lance::index::fts

@@ -5,8 +5,10 @@
 // statistics as the reader computes them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -254,6 +256,63 @@ TEST(PostingCodec, ImpactsAsTheReferenceEncodesThem) {
   EXPECT_EQ(p, want);
   const std::string e = EncodeImpacts(235, p);
   EXPECT_EQ(e, std::string("\xeb\x01\x05\x01\x04\x01\x02\x01\x03\x01\x06\x00", 12));
+}
+
+// Top-k OR search (MaxScore) on an index we write: the same rows and scores as every match
+// sorted (Better) and cut, and a common token beside a rarer one is looked up for the rarer
+// one's documents instead of being walked: most of its postings are never scored.
+TEST(InvertedSearch, TopKOrScoresFewPostings) {
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/k/");
+  std::mt19937 rng(5);
+  std::vector<std::optional<std::string>> text;
+  const size_t n = 100000;
+  for (size_t i = 0; i < n; ++i) {
+    std::string s;
+    const int len = 5 + static_cast<int>(rng() % 11);
+    for (int j = 0; j < len; ++j) {
+      const double x = std::uniform_real_distribution<double>(0, 1)(rng);
+      s += (j ? " w" : "w") + std::to_string(static_cast<int>(x * x * x * 300));
+    }
+    text.push_back(std::move(s));
+  }
+  std::vector<uint64_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = i;
+  ASSERT_TRUE(WriteInvertedIndex(*store, TokenizerOptions::Defaults(), {Texts(text)}, rows).ok());
+  auto opened = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/k/"));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const InvertedIndex& idx = **opened;
+  const std::vector<std::vector<std::string>> queries = {
+      {"w0", "w150"}, {"w0", "w1"}, {"w150", "w0", "w150"}, {"w2", "w40", "w250"}, {"w299", "w0"}};
+  for (const auto& q : queries) {
+    for (size_t k : {1, 10, 100}) {
+      SearchStats top_stats, all_stats;
+      auto top = idx.Search(q, {}, MatchMode::kAny, nullptr, k, nullptr, 0, &top_stats);
+      auto all = idx.Search(q, {}, MatchMode::kAny, nullptr, 0, nullptr, 0, &all_stats);
+      ASSERT_TRUE(top.ok() && all.ok());
+      std::sort(all->begin(), all->end(), Better);
+      ASSERT_GT(all->size(), k);
+      all->resize(k);
+      ASSERT_EQ(top->size(), k);
+      for (size_t i = 0; i < k; ++i) {
+        EXPECT_EQ((*top)[i].row_id, (*all)[i].row_id) << q[0] << " " << q[1] << " k " << k << " #" << i;
+        EXPECT_EQ((*top)[i].score, (*all)[i].score) << q[0] << " " << q[1] << " k " << k << " #" << i;
+      }
+      EXPECT_LE(top_stats.scored, all_stats.scored);
+      if (q == queries[0] && k == 10) {
+        // every posting of w0 and w150 is a scored document without pruning
+        uint64_t postings = idx.DocsWithToken("w0") + idx.DocsWithToken("w150");
+        EXPECT_GE(all_stats.scored, idx.DocsWithToken("w0"));
+        EXPECT_LT(top_stats.scored * 5, postings) << "scored " << top_stats.scored << " of " << postings;
+      }
+    }
+  }
+  // rows a filter refuses take no slot
+  SearchStats st;
+  auto even = idx.Search({"w0", "w150"}, {}, MatchMode::kAny, [](uint64_t r) { return r % 2 == 0; }, 10, nullptr, 0, &st);
+  ASSERT_TRUE(even.ok());
+  ASSERT_EQ(even->size(), 10u);
+  for (const auto& h : *even) EXPECT_EQ(h.row_id % 2, 0u);
 }
 
 }  // namespace

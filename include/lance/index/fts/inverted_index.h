@@ -60,6 +60,8 @@ class InvertedPartition {
   float MaxScore(uint32_t token_id) const { return max_scores_[token_id]; }
   uint64_t RowId(uint32_t doc) const { return row_ids_[doc]; }
   uint32_t DocTokens(uint32_t doc) const { return doc_tokens_[doc]; }
+  // The fewest tokens of any document (0 when none): bounds BM25 doc weights from above.
+  uint32_t MinDocTokens() const { return min_doc_tokens_; }
   // Decodes the postings of `token_id` (positions only when asked and stored).
   Result<PostingList> Postings(uint32_t token_id, bool with_positions) const;
   // The dictionary's tokens in byte order (the order of its fst).
@@ -74,6 +76,7 @@ class InvertedPartition {
   std::vector<uint64_t> row_ids_;
   std::vector<uint32_t> doc_tokens_;
   uint64_t total_tokens_ = 0;
+  uint32_t min_doc_tokens_ = 0;
   std::vector<uint32_t> lengths_;
   std::vector<float> max_scores_;
   // per token: the posting blocks (binary values of `_posting`) and the position stream
@@ -82,6 +85,11 @@ class InvertedPartition {
   std::vector<std::vector<uint32_t>> position_block_offsets_;
   std::shared_ptr<const void> keep_alive_;  // the decoded invert file the views point into
   int64_t memory_bytes_ = 0;
+};
+
+// What a search did, for tests and benchmarks: documents scored (a BM25 sum computed).
+struct SearchStats {
+  uint64_t scored = 0;
 };
 
 // A match of rows: best first is the caller's business; row ids as the index stores them
@@ -149,19 +157,24 @@ class InvertedIndex {
   // tokens' posting lists. With `fuzzy` (fuzziness > 0; kAny or kAll only), each partition
   // searches its own expansion of `tokens` (ExpandFuzzy; kAll then needs each query token
   // matched by one of its expansions), each expanded token scored with its statistics over
-  // every partition.
+  // every partition. kPhrase with `slop` > 0: the tokens in order, each within `slop` of where
+  // the previous one puts it (PhraseMatches). kAny with `limit` > 0 is a MaxScore top-k: the
+  // query tokens whose summed upper bounds (idf x the doc weight of their highest frequency in
+  // the partition's shortest document) cannot beat the current k-th score only score the
+  // documents the others find, so most postings of common tokens are never scored (`stats`).
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
                                         const std::function<bool(uint64_t)>& keep, size_t limit = 0,
-                                        const FuzzyOptions* fuzzy = nullptr) const;
+                                        const FuzzyOptions* fuzzy = nullptr, uint32_t slop = 0,
+                                        SearchStats* stats = nullptr) const;
 
  private:
   InvertedIndex() = default;
   // One partition's matches of `tokens` pushed into `out` (a heap when limit > 0).
   Status SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
                          const std::vector<uint32_t>& positions, MatchMode mode,
-                         const std::function<bool(uint64_t)>& keep, size_t limit,
-                         std::vector<ScoredRow>* out) const;
+                         const std::function<bool(uint64_t)>& keep, size_t limit, uint32_t slop,
+                         std::vector<ScoredRow>* out, SearchStats* stats) const;
   TokenizerOptions options_;
   std::vector<std::shared_ptr<InvertedPartition>> partitions_;
   std::vector<uint32_t> deleted_fragments_;
@@ -169,9 +182,22 @@ class InvertedIndex {
   uint64_t total_tokens_ = 0;
 };
 
-// Whether a document with these per-term positions (term i's ascending positions) holds the
-// phrase: some start s with s + rel[i] among term i's positions for every i.
+// Whether a document with these per-term positions (term i's ascending positions; `rel[i]`
+// its position in the query, ascending) holds the phrase, as lance 12 decides it. slop 0: some
+// start s with s + rel[i] among term i's positions for every i. slop > 0: lance 12's greedy
+// walk: one cursor per term, each at its first position; with term i's cursor at position p_i
+// and d_i = p_i - rel[i], the phrase holds when d_i <= d_{i+1} <= d_i + slop for every i; else
+// every cursor moves to its first position with d at least the largest of max(d_i + 1,
+// d_{i+1} - slop) (or d_i where d_i > d_{i+1}) over the pairs checked up to the first that
+// failed, and the walk repeats until a cursor runs out (no match). The walk can miss a match
+// an exhaustive search would find: lance 12 misses it too.
 bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                   const std::vector<uint32_t>& rel);
+                   const std::vector<uint32_t>& rel, uint32_t slop = 0);
+
+// Whether some choice of one position p_i per term has d_i <= d_{i+1} <= d_i + slop for every
+// i (d_i = p_i - rel[i]): the exhaustive form of PhraseMatches, as lance 12 checks the rows its
+// index does not cover. Equal to PhraseMatches for slop 0.
+bool PhraseMatchesAnywhere(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
+                           const std::vector<uint32_t>& rel, uint32_t slop);
 
 }  // namespace lance::index::fts
