@@ -13,6 +13,7 @@
 #include "index/vector/hnsw_index.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
+#include "index/vector/rabitq_index.h"
 #include "lance/file/file_reader.h"
 #include "lance/index/index_store.h"
 
@@ -153,6 +154,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->kind_ = IndexKind::kIvfHnswSq;
   } else if (type == "IVF_HNSW_PQ") {
     index->kind_ = IndexKind::kIvfHnswPq;
+  } else if (type == "IVF_RQ") {
+    index->kind_ = IndexKind::kIvfRq;
   } else {
     return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
   }
@@ -187,6 +190,10 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
 
   const Schema& aux_schema = *aux_reader->schema();
+  if (index->kind_ == IndexKind::kIvfRq) {
+    LANCE_RETURN_NOT_OK(RabitqAccess::Load(index.get(), *aux_reader, aux_path));
+    return index;
+  }
   const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
   const bool pq_storage = index->kind_ == IndexKind::kIvfPq || index->kind_ == IndexKind::kIvfHnswPq;
   const char* storage_column = pq_storage                              ? kPqCodeColumn
@@ -309,9 +316,21 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   return index;
 }
 
-std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobes) const {
+int64_t IvfIndex::MemoryBytes() const {
+  size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
+             vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
+             ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
+  if (pq_) n += pq_->centroids.size() * sizeof(float);
+  if (rq_) n += rq_->MemoryBytes();
+  return static_cast<int64_t>(n + sizeof(IvfIndex));
+}
+
+std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobes,
+                                               std::vector<float>* distances) const {
   const size_t n = ivf_.num_partitions();
-  std::vector<float> dist(n);
+  std::vector<float> local;
+  std::vector<float>& dist = distances ? *distances : local;
+  dist.resize(n);
   for (size_t p = 0; p < n; ++p) {
     dist[p] = metric_ == DistanceType::kDot ? linalg::DotDistance(query, ivf_.centroid(p), ivf_.dim)
                                             : linalg::L2(query, ivf_.centroid(p), ivf_.dim);
@@ -340,7 +359,8 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   const std::vector<float> q = metric_ == DistanceType::kCosine
                                    ? NormalizeVector(query.vector.data(), ivf_.dim)
                                    : query.vector;
-  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes);
+  std::vector<float> centroid_dist;
+  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
   linalg::TopK all(limit);
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
@@ -352,6 +372,11 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     for (uint32_t p : parts) {
       LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
     }
+    return all.Sorted();
+  }
+  if (kind_ == IndexKind::kIvfRq) {
+    // Each probed partition's estimates are offset by the query's distance to its centroid.
+    LANCE_RETURN_NOT_OK(RabitqAccess::Search(*this, q, parts, centroid_dist, limit, keep, &all));
     return all.Sorted();
   }
   if (kind_ == IndexKind::kIvfHnswPq) {
