@@ -117,6 +117,8 @@ typedef enum {
   LANCE_INDEX_IVF_HNSW_SQ = 104,
   LANCE_INDEX_IVF_HNSW_PQ = 105,
   LANCE_INDEX_IVF_HNSW_FLAT = 106,
+  /* lance-cpp's addition (not in lance-c): IVF_RQ, 1-bit RaBitQ codes (num_bits 0 or 1). */
+  LANCE_INDEX_IVF_RQ = 107,
 } LanceVectorIndexType;
 
 typedef enum {

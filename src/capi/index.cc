@@ -141,6 +141,7 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
       case LANCE_INDEX_IVF_HNSW_SQ: type = "IVF_HNSW_SQ"; hnsw = true; break;
       case LANCE_INDEX_IVF_HNSW_PQ: type = "IVF_HNSW_PQ"; hnsw = pq = true; break;
       case LANCE_INDEX_IVF_HNSW_FLAT: type = "IVF_HNSW_FLAT"; hnsw = true; break;
+      case LANCE_INDEX_IVF_RQ: type = "IVF_RQ"; break;
       default:
         return Invalid(fmt::format("invalid vector index type: {}", static_cast<int>(params->index_type)));
     }
@@ -151,12 +152,14 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
     if (hnsw) LANCE_RETURN_NOT_OK(RequireField("hnsw_m", params->hnsw_m));
     if (pq) LANCE_RETURN_NOT_OK(RequireField("num_sub_vectors", params->num_sub_vectors));
     if (params->index_type == LANCE_INDEX_IVF_FLAT || params->index_type == LANCE_INDEX_IVF_PQ ||
-        params->index_type == LANCE_INDEX_IVF_HNSW_SQ || params->index_type == LANCE_INDEX_IVF_HNSW_PQ) {
+        params->index_type == LANCE_INDEX_IVF_HNSW_SQ || params->index_type == LANCE_INDEX_IVF_HNSW_PQ ||
+        params->index_type == LANCE_INDEX_IVF_RQ) {
       // lance-c's defaults for 0: 8-bit codes, 50 k-means iterations, lance's sample rate,
       // ef_construction 300 (lance's from node).
       lance::index::vector::IvfBuildOptions o;
       o.kind = params->index_type == LANCE_INDEX_IVF_HNSW_SQ ? lance::index::vector::IndexKind::kIvfHnswSq
                : params->index_type == LANCE_INDEX_IVF_HNSW_PQ ? lance::index::vector::IndexKind::kIvfHnswPq
+               : params->index_type == LANCE_INDEX_IVF_RQ ? lance::index::vector::IndexKind::kIvfRq
                : pq ? lance::index::vector::IndexKind::kIvfPq
                     : lance::index::vector::IndexKind::kIvfFlat;
       if (hnsw) {
@@ -167,6 +170,7 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
       o.num_partitions = params->num_partitions;
       o.num_sub_vectors = params->num_sub_vectors;
       if (params->num_bits != 0) o.num_bits = params->num_bits;
+      else if (params->index_type == LANCE_INDEX_IVF_RQ) o.num_bits = 1;
       if (params->max_iterations != 0) o.max_iterations = static_cast<int>(params->max_iterations);
       if (params->sample_rate != 0) o.sample_rate = params->sample_rate;
       o.name = name.value_or("");
