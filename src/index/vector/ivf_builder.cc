@@ -577,7 +577,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   seg.fragment_ids = data.fragment_ids;
   seg.details_type_url = kVectorDetailsUrl;
   seg.details = details.SerializeAsString();
-  seg.index_version = 1;
+  seg.index_version = rq_kind ? 2 : 1;  // lance 12 records IVF_RQ (raw-query estimator) as 2
   for (const char* f : {kAuxiliaryFileName, kIndexFileName}) {
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
     seg.files.push_back({f, static_cast<uint64_t>(meta.size), {}});

@@ -175,6 +175,9 @@ TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
   EXPECT_EQ(built->num_rows, 999u);
   auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + built->uuid)).ValueOrDie();
   ASSERT_EQ(index->kind(), IndexKind::kIvfRq);
+  const auto snap = table::Snapshot::Open(t.loc).ValueOrDie();
+  ASSERT_EQ(snap->manifest().indices.size(), 1u);
+  EXPECT_EQ(snap->manifest().indices[0].index_version, 2);  // as lance 12 records IVF_RQ
   const RabitqStorage& s = *index->rq();
   const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
   std::vector<float> rc(kDim), residual(kDim);
