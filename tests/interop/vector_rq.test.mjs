@@ -15,20 +15,12 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
-import { assertSame, ours } from './lib/vector_search.mjs';
+import { assertSame, lcg, ours } from './lib/vector_search.mjs';
 
 const ROWS = 2000;
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return (s / 4294967296) * 2 - 1;
-  };
-}
-
 function clustered(seed, n, dim) {
-  const r = rng(seed);
+  const r = lcg(seed);
   const centres = Array.from({ length: 10 }, () => Array.from({ length: dim }, () => r() * 3));
   return Array.from({ length: n }, (_, i) => centres[i % 10].map((x) => Math.fround(x + r())));
 }

@@ -470,12 +470,8 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     rq_factors.resize(n);
     ParallelFor(o.pool, static_cast<int64_t>(n), [&](int64_t i) {
       const size_t a = assignment[i];
-      const float* v = &work[size_t(i) * dim];
-      const float* c = &ivf.centroids[a * dim];
-      std::vector<float> residual(dim);
-      for (size_t d = 0; d < dim; ++d) residual[d] = v[d] - c[d];
-      rq_factors[i] = RabitqEncode(rq, residual.data(), dim, linalg::L2(v, c, dim), &rotated[a * dim],
-                                   codes.data() + size_t(i) * width);
+      rq_factors[i] = RabitqEncodeVector(rq, &work[size_t(i) * dim], &ivf.centroids[a * dim], dim,
+                                         &rotated[a * dim], codes.data() + size_t(i) * width);
     });
   }
 

@@ -11,7 +11,6 @@
 #include "index/vector/rabitq.h"
 #include "index/vector/rabitq_index.h"
 #include "lance/columnar/array.h"
-#include "lance/linalg/distance.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/io/memory_object_store.h"
@@ -180,15 +179,14 @@ TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
   EXPECT_EQ(snap->manifest().indices[0].index_version, 2);  // as lance 12 records IVF_RQ
   const RabitqStorage& s = *index->rq();
   const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
-  std::vector<float> rc(kDim), residual(kDim);
+  std::vector<float> rc(kDim);
   std::vector<uint8_t> code(s.model.code_bytes());
   for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
     const float* c = index->ivf().centroid(p);
     RabitqRotate(s.model, c, kDim, rc.data());
     for (size_t j = index->ivf().offsets[p]; j < index->ivf().offsets[p] + index->ivf().lengths[p]; ++j) {
       const float* v = all + index->row_ids()[j] * kDim;
-      for (int d = 0; d < kDim; ++d) residual[d] = v[d] - c[d];
-      const RabitqFactors f = RabitqEncode(s.model, residual.data(), kDim, linalg::L2(v, c, kDim), rc.data(), code.data());
+      const RabitqFactors f = RabitqEncodeVector(s.model, v, c, kDim, rc.data(), code.data());
       ASSERT_TRUE(std::equal(code.begin(), code.end(), s.codes.begin() + static_cast<std::ptrdiff_t>(j * code.size()))) << j;
       ASSERT_EQ(f.add, s.add[j]);
       ASSERT_EQ(f.scale, s.scale[j]);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lance/linalg/distance.h"
+
 namespace lance::index::vector {
 
 namespace {
@@ -264,6 +266,13 @@ RabitqFactors RabitqEncode(const RabitqModel& m, const float* residual, size_t d
     out.error = 2.0f * (std::sqrt(norm_square) * 1.9f * angular);
   }
   return out;
+}
+
+RabitqFactors RabitqEncodeVector(const RabitqModel& m, const float* v, const float* c, size_t dim,
+                                 const float* rotated_centroid, uint8_t* code) {
+  std::vector<float> residual(dim);
+  for (size_t d = 0; d < dim; ++d) residual[d] = v[d] - c[d];
+  return RabitqEncode(m, residual.data(), dim, linalg::L2(v, c, dim), rotated_centroid, code);
 }
 
 }  // namespace lance::index::vector

@@ -64,5 +64,9 @@ struct RabitqFactors {
 };
 RabitqFactors RabitqEncode(const RabitqModel& m, const float* residual, size_t dim,
                            float norm_square, const float* rotated_centroid, uint8_t* code);
+// The same for vector `v` of the partition with centroid `c` (rotated: `rotated_centroid`):
+// residual v - c, norm_square linalg::L2(v, c), as lance's IVF assignment computes it.
+RabitqFactors RabitqEncodeVector(const RabitqModel& m, const float* v, const float* c, size_t dim,
+                                 const float* rotated_centroid, uint8_t* code);
 
 }  // namespace lance::index::vector

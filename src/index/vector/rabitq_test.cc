@@ -14,7 +14,6 @@
 #include "index/vector/rabitq_index.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/io/object_store.h"
-#include "lance/linalg/distance.h"
 
 namespace lance::index::vector {
 namespace {
@@ -90,7 +89,7 @@ TEST(RabitqTest, CodingTheTableGivesTheReferenceCodesAndFactors) {
   const RabitqStorage& s = *index->rq();
   const size_t dim = 16, width = s.model.code_bytes();
   const std::vector<float> vectors = RqGoldenVectors(600, dim);
-  std::vector<float> rc(dim), residual(dim);
+  std::vector<float> rc(dim);
   std::vector<uint8_t> code(width);
   size_t same_codes = 0, same_factors = 0;
   for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
@@ -98,9 +97,7 @@ TEST(RabitqTest, CodingTheTableGivesTheReferenceCodesAndFactors) {
     RabitqRotate(s.model, c, dim, rc.data());
     for (size_t j = index->ivf().offsets[p]; j < index->ivf().offsets[p] + index->ivf().lengths[p]; ++j) {
       const float* v = vectors.data() + index->row_ids()[j] * dim;
-      for (size_t d = 0; d < dim; ++d) residual[d] = v[d] - c[d];
-      const float norm_square = linalg::L2(v, c, dim);
-      const RabitqFactors f = RabitqEncode(s.model, residual.data(), dim, norm_square, rc.data(), code.data());
+      const RabitqFactors f = RabitqEncodeVector(s.model, v, c, dim, rc.data(), code.data());
       same_codes += std::equal(code.begin(), code.end(), s.codes.begin() + static_cast<std::ptrdiff_t>(j * width));
       same_factors += f.add == s.add[j] && f.scale == s.scale[j] && f.error == s.error[j];
     }

@@ -5,6 +5,15 @@ import fs from 'node:fs';
 
 import { lanceOk } from './cli.mjs';
 
+// The tests' deterministic LCG: uniform doubles in [-1, 1).
+export function lcg(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s / 4294967296) * 2 - 1;
+  };
+}
+
 // `lance search` of column 'vec' as [{rowid (BigInt), distance (float32)}], nearest first.
 export function ours(uri, q, metric, s, k) {
   const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', String(k),
