@@ -153,13 +153,14 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
     if (pq) LANCE_RETURN_NOT_OK(RequireField("num_sub_vectors", params->num_sub_vectors));
     if (params->index_type == LANCE_INDEX_IVF_FLAT || params->index_type == LANCE_INDEX_IVF_PQ ||
         params->index_type == LANCE_INDEX_IVF_HNSW_SQ || params->index_type == LANCE_INDEX_IVF_HNSW_PQ ||
-        params->index_type == LANCE_INDEX_IVF_RQ) {
+        params->index_type == LANCE_INDEX_IVF_RQ || params->index_type == LANCE_INDEX_IVF_SQ) {
       // lance-c's defaults for 0: 8-bit codes, 50 k-means iterations, lance's sample rate,
       // ef_construction 300 (lance's from node).
       lance::index::vector::IvfBuildOptions o;
       o.kind = params->index_type == LANCE_INDEX_IVF_HNSW_SQ ? lance::index::vector::IndexKind::kIvfHnswSq
                : params->index_type == LANCE_INDEX_IVF_HNSW_PQ ? lance::index::vector::IndexKind::kIvfHnswPq
                : params->index_type == LANCE_INDEX_IVF_RQ ? lance::index::vector::IndexKind::kIvfRq
+               : params->index_type == LANCE_INDEX_IVF_SQ ? lance::index::vector::IndexKind::kIvfSq
                : pq ? lance::index::vector::IndexKind::kIvfPq
                     : lance::index::vector::IndexKind::kIvfFlat;
       if (hnsw) {

@@ -131,7 +131,7 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
 
   /* BTREE / BITMAP / LABEL_LIST indexes are built (a new version); a taken name is refused
-   * unless replacing. IVF_HNSW_SQ / IVF_HNSW_PQ are built; IVF_SQ / IVF_HNSW_FLAT are not
+   * unless replacing. IVF_HNSW_SQ / IVF_HNSW_PQ / IVF_SQ are built; IVF_HNSW_FLAT is not
    * implemented: NOT_SUPPORTED after lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c; INVERTED and
    * full-text search: test_c_api_fts.c). */
   {
@@ -199,6 +199,8 @@ void test_indexes(const char* uri, const char* listing_path) {
   check_builds_and_drops(ds, &vp, "\"IVF_HNSW_SQ\"");
   vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
   check_builds_and_drops(ds, &vp, "\"IVF_HNSW_PQ\"");
+  vp.index_type = LANCE_INDEX_IVF_SQ;
+  check_builds_and_drops(ds, &vp, "\"IVF_SQ\"");
   /* IVF_RQ (our addition) reaches the RaBitQ builder, which codes dimensions in multiples of 8
    * (this column has 4): NOT_SUPPORTED naming why. */
   vp.index_type = LANCE_INDEX_IVF_RQ;

@@ -346,9 +346,12 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& o) {
   if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq &&
-      o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq) {
-    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, "
+      o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq && o.kind != IndexKind::kIvfSq) {
+    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, IVF_SQ, "
                                 "IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_RQ are)", IndexKindName(o.kind));
+  }
+  if (o.kind == IndexKind::kIvfSq && o.metric == DistanceType::kDot) {
+    return Status::NotSupported("create vector index: IVF_SQ with dot (l2 and cosine are written)");
   }
   const bool rq_kind = o.kind == IndexKind::kIvfRq;
   if (rq_kind && o.metric != DistanceType::kL2 && o.metric != DistanceType::kCosine) {
@@ -498,7 +501,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
       graphs[p] = build(local.data(), lengths[p], hp, o.seed * 1000003 + static_cast<uint64_t>(p));
     });
   };
-  if (o.kind == IndexKind::kIvfHnswSq) {
+  if (o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfSq) {
     const std::vector<uint64_t> sample = linalg::SampleRows(n, o.sample_rate ? o.sample_rate * 256 : n, o.seed + 11);
     SqBounds b{INFINITY, -INFINITY};
     for (uint64_t r : sample) {
@@ -511,9 +514,11 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     codes.resize(n * dim);
     SqEncode(work.data(), n * dim, b, codes.data());
     const float scale = SqDistanceScale(b);
-    build_graphs(codes.data(), [&](const uint8_t* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
-      return HnswBuildSq(x, rows, dim, scale, hp, seed);
-    });
+    if (hnsw_kind) {
+      build_graphs(codes.data(), [&](const uint8_t* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
+        return HnswBuildSq(x, rows, dim, scale, hp, seed);
+      });
+    }
   }
   if (o.kind == IndexKind::kIvfHnswPq) {
     // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
@@ -540,7 +545,10 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   ::lance::index::pb::VectorIndexDetails details;
   details.set_metric_type(static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(
       o.metric == DistanceType::kL2 ? 0 : o.metric == DistanceType::kCosine ? 1 : 2));
-  if (sq) {
+  if (sq && !hnsw_kind) {
+    details.mutable_sq()->set_num_bits(8);  // IVF_SQ: a flat sub-index (no hnsw_index_config)
+    (*details.mutable_runtime_hints())["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
+  } else if (sq) {
     details.mutable_sq()->set_num_bits(8);
     auto* h = details.mutable_hnsw_index_config();
     h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));

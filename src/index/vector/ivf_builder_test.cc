@@ -212,6 +212,36 @@ TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
   EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
 }
 
+// IVF_SQ: IVF_HNSW_SQ's storage under a flat sub-index: it decodes back as IVF_SQ, the manifest
+// names it so, and a search with every partition probed ranks rows by their SQ distance (the
+// row at the query first).
+TEST(IvfBuilderTest, SqIndexDecodesAndSearches) {
+  const Table t = MakeTable(800, 6);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfSq;
+  o.num_partitions = 4;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const auto snap = table::Snapshot::Open(t.loc).ValueOrDie();
+  EXPECT_EQ(table::IndexTypeName(snap->manifest().indices[0]), "IVF_SQ");
+  auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + built->uuid)).ValueOrDie();
+  EXPECT_EQ(index->kind(), IndexKind::kIvfSq);
+  EXPECT_EQ(index->num_rows(), 799u);
+  const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
+  AnnQuery q;
+  q.vector.assign(all + 100 * kDim, all + 101 * kDim);
+  q.nprobes = 4;
+  const auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  EXPECT_EQ(got[0].row, 100u);
+  EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), linalg::NeighborBefore));
+  const auto odd = index->Search(q, [](uint64_t r) { return r % 2 == 1; }).ValueOrDie();
+  for (const auto& n : odd) EXPECT_EQ(n.row % 2, 1u);
+  o.metric = linalg::DistanceType::kDot;
+  o.replace = true;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+}
+
 TEST(IvfBuilderTest, RefusesBadRequests) {
   const Table t = MakeTable(300, 3);
   const auto& loc = t.loc;

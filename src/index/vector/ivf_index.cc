@@ -156,6 +156,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->kind_ = IndexKind::kIvfHnswPq;
   } else if (type == "IVF_RQ") {
     index->kind_ = IndexKind::kIvfRq;
+  } else if (type == "IVF_SQ") {
+    index->kind_ = IndexKind::kIvfSq;
   } else {
     return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
   }
@@ -197,7 +199,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
   const bool pq_storage = index->kind_ == IndexKind::kIvfPq || index->kind_ == IndexKind::kIvfHnswPq;
   const char* storage_column = pq_storage                              ? kPqCodeColumn
-                               : index->kind_ == IndexKind::kIvfHnswSq ? kSqCodeColumn
+                               : index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq
+                                   ? kSqCodeColumn
                                                                        : kFlatColumn;
   const int storage_field = aux_schema.GetFieldIndex(storage_column);
   if (rowid_field < 0 || storage_field < 0) {
@@ -227,14 +230,18 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->vectors_.assign(v, v + rows * width);
     return index;
   }
-  if (index->kind_ == IndexKind::kIvfHnswSq) {
+  if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
     if (values.type_id() != TypeId::kUInt8) {
       return Status::Corruption("{}: {} must be fixed_size_list<uint8>", aux_path, kSqCodeColumn);
     }
     std::shared_ptr<Array> sliced = std::make_shared<Array>(values);
     sliced->offset += storage.offset * static_cast<int64_t>(width);
-    LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
-                                         aux_path, *sliced, width));
+    if (index->kind_ == IndexKind::kIvfSq) {
+      LANCE_RETURN_NOT_OK(HnswAccess::LoadSq(index.get(), aux_schema, aux_path, *sliced, width));
+    } else {
+      LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
+                                           aux_path, *sliced, width));
+    }
     return index;
   }
 
@@ -365,6 +372,12 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
   PqDistanceTable table(metric_);
+  if (kind_ == IndexKind::kIvfSq) {
+    std::vector<uint8_t> codes(ivf_.dim);
+    SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
+    for (uint32_t p : parts) LANCE_RETURN_NOT_OK(HnswAccess::ScanPartitionSq(*this, p, codes, limit, keep, &all));
+    return all.Sorted();
+  }
   if (kind_ == IndexKind::kIvfHnswSq) {
     std::vector<uint8_t> codes(ivf_.dim);
     SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());

@@ -1,0 +1,78 @@
+// IVF_SQ (IVF partitions, a flat sub-index over 8-bit scalar-quantized vectors): lance 12's
+// node API cannot build it, but lance 12 reads it. `lance create-index --type ivf_sq` builds
+// one; lance 12 lists it as IvfSq, plans an ANNIvfPartition over our uuid and answers exactly
+// as our `lance search` does (rows in order, distances bit for bit) for l2 and cosine, nprobes
+// 1 / 4 / all, a refine factor and prefilters.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import * as A from 'apache-arrow';
+import * as lancedb from '@lancedb/lancedb';
+
+import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { makeTable } from './lib/gen.mjs';
+import { assertSame, lcg, ours } from './lib/vector_search.mjs';
+
+const DIM = 16;
+const ROWS = 2000;
+
+function clustered(seed, n) {
+  const r = lcg(seed);
+  const centres = Array.from({ length: 10 }, () => Array.from({ length: DIM }, () => r() * 3));
+  return Array.from({ length: n }, (_, i) => centres[i % 10].map((x) => Math.fround(x + r())));
+}
+
+async function reference(t, q, metric, s, k) {
+  let query = t.query().nearestTo(q).distanceType(metric).limit(k).withRowId(true).select(['_distance'])
+    .nprobes(s.nprobes);
+  if (s.refineFactor) query = query.refineFactor(s.refineFactor);
+  if (s.filter) query = query.where(s.filter);
+  return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
+}
+
+const SEARCHES = [
+  { nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 3 },
+  { nprobes: 3, filter: 'id % 3 = 0' },
+];
+
+describe('lance 12 reads the IVF_SQ indexes lance-cpp builds', () => {
+  let dir;
+  let db;
+  before(async () => {
+    dir = scratchDir('lance-vector-sq-');
+    db = await lancedb.connect(dir);
+  });
+
+  for (const metric of ['l2', 'cosine']) {
+    test(`ivf_sq ${metric}`, async () => {
+      const vs = clustered(13, ROWS);
+      const qs = clustered(29, 4).map((v) => v.map((x) => Math.fround(x * 0.9)));
+      const name = `sq_${metric}`;
+      const uri = path.join(dir, `${name}.lance`);
+      const t = await db.createTable(name, makeTable([
+        { name: 'id', type: new A.Int32(), nullable: false, values: vs.map((_, i) => i) },
+        { name: 'vec', type: new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true)),
+          values: vs.map((v, i) => (i === 3 ? null : v)) },
+      ], [vs.length]));
+      const made = JSON.parse(lanceOk(['create-index', uri, 'vec', '--type', 'ivf_sq', '--metric', metric,
+        '--partitions', '8', '--seed', '1']).stdout);
+      assert.equal(made.type, 'IVF_SQ');
+      await t.checkoutLatest();
+      const indices = await t.listIndices();
+      assert.deepEqual(indices.map((x) => [x.name, x.indexType, x.columns]), [['vec_idx', 'IvfSq', ['vec']]]);
+      assert.equal((await t.indexStats('vec_idx')).indexType, 'IVF_SQ');
+      const plan = await t.query().nearestTo(qs[0]).distanceType(metric).nprobes(2).explainPlan(true);
+      assert.match(plan, new RegExp(`ANNIvfPartition: uuid=${made.uuid}`));
+      assert.doesNotMatch(plan, /KNNVectorDistance/);
+      for (const s of SEARCHES) {
+        for (const [qi, q] of qs.entries()) {
+          for (const k of [1, 10, 40]) {
+            assertSame(ours(uri, q, metric, s, k), await reference(t, q, metric, s, k),
+              `${name} q${qi} k${k} ${JSON.stringify(s)}`);
+          }
+        }
+      }
+    });
+  }
+});
