@@ -284,6 +284,16 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
   return Status::OK();
 }
 
+Status HnswAccess::SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
+                                       size_t ef, const std::function<bool(uint64_t)>& keep,
+                                       linalg::TopK* out) {
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  if (n == 0) return Status::OK();
+  auto dist = [&](uint32_t node) { return linalg::L2(q, index.stored_vector(first + node), dim); };
+  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  return Status::OK();
+}
+
 Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,
                                      size_t limit, size_t ef,
                                      const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {

@@ -49,6 +49,10 @@ struct HnswAccess {
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
                                 size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                 linalg::TopK* out);
+  // The same over IVF_HNSW_FLAT: node distances are the l2 of the query and the stored vectors.
+  static Status SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
+                                    size_t ef, const std::function<bool(uint64_t)>& keep,
+                                    linalg::TopK* out);
   // The same over IVF_HNSW_PQ: node distances from the partition's PQ distance `table` (built
   // for the query's residual, as IVF_PQ's scan).
   static Status SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,

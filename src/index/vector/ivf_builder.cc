@@ -346,9 +346,14 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& o) {
   if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq &&
-      o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq && o.kind != IndexKind::kIvfSq) {
+      o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq && o.kind != IndexKind::kIvfSq &&
+      o.kind != IndexKind::kIvfHnswFlat) {
     return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, IVF_SQ, "
-                                "IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_RQ are)", IndexKindName(o.kind));
+                                "IVF_HNSW_FLAT, IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_RQ are)", IndexKindName(o.kind));
+  }
+  if (o.kind == IndexKind::kIvfHnswFlat && o.metric != DistanceType::kL2) {
+    return Status::NotSupported("create vector index: IVF_HNSW_FLAT with {} (l2 is written)",
+                                linalg::DistanceTypeName(o.metric));
   }
   if (o.kind == IndexKind::kIvfSq && o.metric == DistanceType::kDot) {
     return Status::NotSupported("create vector index: IVF_SQ with dot (l2 and cosine are written)");
@@ -361,7 +366,8 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   if (rq_kind && o.num_bits != 1) {
     return Status::NotSupported("create vector index: {}-bit RaBitQ codes (1-bit codes are written)", o.num_bits);
   }
-  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq;
+  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq ||
+                         o.kind == IndexKind::kIvfHnswFlat;
   const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
   if (hnsw_kind && o.metric == DistanceType::kDot) {
     return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written)",
@@ -520,9 +526,9 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
       });
     }
   }
-  if (o.kind == IndexKind::kIvfHnswPq) {
+  if (o.kind == IndexKind::kIvfHnswPq || o.kind == IndexKind::kIvfHnswFlat) {
     // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
-    // PQ distance of the query's residual.
+    // PQ distance of the query's residual (IVF_HNSW_FLAT: by l2 to the stored vectors).
     build_graphs(work.data(), [&](const float* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
       return HnswBuildL2(x, rows, dim, hp, seed);
     });
@@ -545,32 +551,25 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   ::lance::index::pb::VectorIndexDetails details;
   details.set_metric_type(static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(
       o.metric == DistanceType::kL2 ? 0 : o.metric == DistanceType::kCosine ? 1 : 2));
-  if (sq && !hnsw_kind) {
-    details.mutable_sq()->set_num_bits(8);  // IVF_SQ: a flat sub-index (no hnsw_index_config)
-    (*details.mutable_runtime_hints())["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
-  } else if (sq) {
+  auto& hints = *details.mutable_runtime_hints();
+  // The compression (sq / pq / rq / flat); an HNSW sub-index adds its config beside it.
+  if (sq) {
     details.mutable_sq()->set_num_bits(8);
-    auto* h = details.mutable_hnsw_index_config();
-    h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
-    h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
-    h->set_max_level(o.max_level);
-    (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
-    (*details.mutable_runtime_hints())["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
+    hints["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
   } else if (pq) {
     details.mutable_pq()->set_num_bits(o.num_bits);
     details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
-    if (hnsw_kind) {
-      // lance 12's IVF_HNSW_PQ details: compression pq beside the hnsw config.
-      auto* h = details.mutable_hnsw_index_config();
-      h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
-      h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
-      h->set_max_level(o.max_level);
-      (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
-    }
   } else if (rq_kind) {
     details.mutable_rq()->set_num_bits(1);  // rotation_type 0: the fast rotation
   } else {
     details.mutable_flat();
+  }
+  if (hnsw_kind) {
+    auto* h = details.mutable_hnsw_index_config();
+    h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
+    h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
+    h->set_max_level(o.max_level);
+    hints["lance.hnsw.prefetch_distance"] = "2";
   }
   (*details.mutable_runtime_hints())["lance.ivf.max_iters"] = std::to_string(o.max_iterations);
   (*details.mutable_runtime_hints())["lance.ivf.sample_rate"] = std::to_string(o.sample_rate);

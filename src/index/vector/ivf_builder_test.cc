@@ -257,9 +257,10 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
   o.kind = IndexKind::kIvfHnswFlat;
-  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  o.metric = linalg::DistanceType::kCosine;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());  // IVF_HNSW_FLAT: l2 only
   o.metric = linalg::DistanceType::kDot;
-  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq}) {
+  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq, IndexKind::kIvfHnswFlat}) {
     o.kind = k;
     EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported()) << IndexKindName(k);
   }

@@ -158,6 +158,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     index->kind_ = IndexKind::kIvfRq;
   } else if (type == "IVF_SQ") {
     index->kind_ = IndexKind::kIvfSq;
+  } else if (type == "IVF_HNSW_FLAT") {
+    index->kind_ = IndexKind::kIvfHnswFlat;
   } else {
     return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
   }
@@ -221,13 +223,21 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   const auto width = static_cast<size_t>(storage.type->list_size());
   const Array& values = *storage.children[0];
 
-  if (index->kind_ == IndexKind::kIvfFlat) {
+  if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
     if (values.type_id() != TypeId::kFloat || width != index->ivf_.dim) {
       return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path,
                                   values.type->ToString(), width, index->ivf_.dim);
     }
     const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
     index->vectors_.assign(v, v + rows * width);
+    if (index->kind_ == IndexKind::kIvfHnswFlat) {
+      if (index->metric_ != DistanceType::kL2) {
+        return Status::NotSupported("{}: IVF_HNSW_FLAT with distance_type {} (l2 is read)", aux_path,
+                                    linalg::DistanceTypeName(index->metric_));
+      }
+      LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
+                                                 std::make_shared<HnswStorage>()));
+    }
     return index;
   }
   if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
@@ -359,7 +369,8 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   const size_t limit = query.k * query.refine_factor.value_or(1);
-  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq;
+  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq ||
+                     kind_ == IndexKind::kIvfHnswFlat;
   if (graph && query.ef && *query.ef < limit) {
     return Status::InvalidArgument("vector search: ef {} is below k x refine factor {}", *query.ef, limit);
   }
@@ -390,6 +401,13 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   if (kind_ == IndexKind::kIvfRq) {
     // Each probed partition's estimates are offset by the query's distance to its centroid.
     LANCE_RETURN_NOT_OK(RabitqAccess::Search(*this, q, parts, centroid_dist, limit, keep, &all));
+    return all.Sorted();
+  }
+  if (kind_ == IndexKind::kIvfHnswFlat) {
+    const size_t ef = query.ef.value_or(limit + limit / 2);
+    for (uint32_t p : parts) {
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionFlat(*this, p, q.data(), limit, ef, keep, &all));
+    }
     return all.Sorted();
   }
   if (kind_ == IndexKind::kIvfHnswPq) {
