@@ -179,6 +179,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
         "              search with --refine-factor to re-rank by exact distance.\n"
         "  ivf_sq      as ivf_flat with 8-bit scalar-quantized vectors (l2, cosine).\n"
+        "  ivf_hnsw_flat as ivf_flat with an HNSW graph per partition (l2; --m, --ef-construction).\n"
         "  ivf_hnsw_sq as ivf_flat with 8-bit scalar-quantized vectors and an HNSW graph per\n"
         "              partition (--m, --ef-construction); search with --ef.\n"
         "  ivf_rq      as ivf_flat with RaBitQ codes (one sign bit per rotated dimension,\n"
@@ -195,7 +196,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
                     "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | fm | ivf_flat | ivf_pq "
-                    "| ivf_sq | ivf_hnsw_sq | ivf_hnsw_pq | ivf_rq (default btree)");
+                    "| ivf_sq | ivf_rq | ivf_hnsw_flat | ivf_hnsw_sq | ivf_hnsw_pq (default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
