@@ -16,15 +16,10 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
-import { assertSame, lcg, ours } from './lib/vector_search.mjs';
+import { assertSame, clustered, ours, referenceSearch } from './lib/vector_search.mjs';
 
 const ROWS = 2000;
 
-function clustered(seed, n, dim) {
-  const r = lcg(seed);
-  const centres = Array.from({ length: 10 }, () => Array.from({ length: dim }, () => r() * 3));
-  return Array.from({ length: n }, (_, i) => centres[i % 10].map((x) => Math.fround(x + r())));
-}
 
 function table(vs, dim) {
   return makeTable([
@@ -34,13 +29,6 @@ function table(vs, dim) {
   ], [vs.length]);
 }
 
-async function reference(t, q, metric, s, k, bypass = false) {
-  let query = t.query().nearestTo(q).distanceType(metric).limit(k).withRowId(true).select(['_distance']);
-  query = bypass ? query.bypassVectorIndex() : query.nprobes(s.nprobes);
-  if (s.refineFactor) query = query.refineFactor(s.refineFactor);
-  if (s.filter) query = query.where(s.filter);
-  return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
-}
 
 const SEARCHES = [
   { nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 3 },
@@ -52,7 +40,7 @@ async function compareAll(t, uri, qs, metric, what) {
   for (const s of SEARCHES) {
     for (const [qi, q] of qs.entries()) {
       for (const k of [1, 10, 40]) {
-        const want = await reference(t, q, metric, s, k);
+        const want = await referenceSearch(t, q, metric, s, k);
         const got = ours(uri, q, metric, s, k);
         assertSame(got, want, `${what} q${qi} k${k} ${JSON.stringify(s)}`);
         compared += 1;
@@ -115,12 +103,12 @@ describe('IVF_RQ with lance 12', () => {
       // rotation are random).
       const rqs = clustered(41, 24, dim).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const exact = [];
-      for (const q of rqs) exact.push(await reference(t, q, metric, {}, 10, true));
+      for (const q of rqs) exact.push(await referenceSearch(t, q, metric, {}, 10, true));
       const recall = async (tt) => {
         let r = 0;
         for (const [i, q] of rqs.entries()) {
           const want = new Set(exact[i].map((x) => x.rowid));
-          r += (await reference(tt, q, metric, { nprobes: 4, refineFactor: 10 }, 10)).filter((x) => want.has(x.rowid)).length / 10;
+          r += (await referenceSearch(tt, q, metric, { nprobes: 4, refineFactor: 10 }, 10)).filter((x) => want.has(x.rowid)).length / 10;
         }
         return r / rqs.length;
       };

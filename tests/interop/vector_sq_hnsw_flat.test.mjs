@@ -14,25 +14,12 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
-import { assertSame, lcg, ours } from './lib/vector_search.mjs';
+import { assertSame, clustered, ours, referenceSearch } from './lib/vector_search.mjs';
 
 const DIM = 16;
 const ROWS = 2000;
 
-function clustered(seed, n) {
-  const r = lcg(seed);
-  const centres = Array.from({ length: 10 }, () => Array.from({ length: DIM }, () => r() * 3));
-  return Array.from({ length: n }, (_, i) => centres[i % 10].map((x) => Math.fround(x + r())));
-}
 
-async function reference(t, q, metric, s, k) {
-  let query = t.query().nearestTo(q).distanceType(metric).limit(k).withRowId(true).select(['_distance'])
-    .nprobes(s.nprobes);
-  if (s.refineFactor) query = query.refineFactor(s.refineFactor);
-  if (s.filter) query = query.where(s.filter);
-  if (s.ef) query = query.ef(s.ef);
-  return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
-}
 
 const SEARCHES = [
   { nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 3 },
@@ -52,8 +39,8 @@ describe('lance 12 reads the IVF_SQ and IVF_HNSW_FLAT indexes lance-cpp builds',
   for (const [type, metric, listed] of [['ivf_sq', 'l2', 'IvfSq'], ['ivf_sq', 'cosine', 'IvfSq'],
     ['ivf_hnsw_flat', 'l2', 'IvfHnswFlat']]) {
     test(`${type} ${metric}`, async () => {
-      const vs = clustered(13, ROWS);
-      const qs = clustered(29, 4).map((v) => v.map((x) => Math.fround(x * 0.9)));
+      const vs = clustered(13, ROWS, DIM);
+      const qs = clustered(29, 4, DIM).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const name = `${type}_${metric}`;
       const uri = path.join(dir, `${name}.lance`);
       const t = await db.createTable(name, makeTable([
@@ -75,7 +62,7 @@ describe('lance 12 reads the IVF_SQ and IVF_HNSW_FLAT indexes lance-cpp builds',
         for (const [qi, q] of qs.entries()) {
           for (const k of [1, 10, 40]) {
             if (s.ef && s.ef < k * (s.refineFactor ?? 1)) continue;  // lance 12 refuses ef < k x refine
-            assertSame(ours(uri, q, metric, s, k), await reference(t, q, metric, s, k),
+            assertSame(ours(uri, q, metric, s, k), await referenceSearch(t, q, metric, s, k),
               `${name} q${qi} k${k} ${JSON.stringify(s)}`);
           }
         }

@@ -146,23 +146,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
   const std::string type = meta["type"].get<std::string>();
   LANCE_ASSIGN_OR_RAISE(index->metric_, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
-  if (type == "IVF_FLAT") {
-    index->kind_ = IndexKind::kIvfFlat;
-  } else if (type == "IVF_PQ") {
-    index->kind_ = IndexKind::kIvfPq;
-  } else if (type == "IVF_HNSW_SQ") {
-    index->kind_ = IndexKind::kIvfHnswSq;
-  } else if (type == "IVF_HNSW_PQ") {
-    index->kind_ = IndexKind::kIvfHnswPq;
-  } else if (type == "IVF_RQ") {
-    index->kind_ = IndexKind::kIvfRq;
-  } else if (type == "IVF_SQ") {
-    index->kind_ = IndexKind::kIvfSq;
-  } else if (type == "IVF_HNSW_FLAT") {
-    index->kind_ = IndexKind::kIvfHnswFlat;
-  } else {
-    return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
-  }
+  auto kind = ParseIndexKind(type);  // every kind of lance 12 is read
+  if (!kind.ok()) return Status::NotSupported("{}: vector index type {} is not implemented", index_path, type);
+  index->kind_ = *kind;
   LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
   LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
                         TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));
