@@ -1,4 +1,4 @@
-// IVF_PQ / IVF_FLAT side by side: lance-cpp (`lance create-index`, `lance search --queries
+// IVF_PQ / IVF_FLAT (and IVF_RQ: 1-bit RaBitQ, with and without refine 10) side by side: lance-cpp (`lance create-index`, `lance search --queries
 // --timing`) and lance 12.0.0 (@lancedb/lancedb 0.39.0: createIndex, nearestTo) on the same
 // generated vectors (IVF_HNSW_SQ too: m 20, ef_construction 300 on both sides, --ef E for the
 // search, default lance's 1.5 x k) (rows x 128 float32 around 256 centres, plus uniform noise of
@@ -16,7 +16,7 @@
 // the IVF_HNSW_SQ rows on the same vectors and queries.
 //
 //   node bench/vector_index_peer.mjs --lance BUILD/lance [--rows 100000] [--partitions 256]
-//        [--noise 0.3] [--seed S (ours)] [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--ef E]
+//        [--noise 0.3] [--seed S (ours)] [--sub-vectors 16] [--nprobes 20] [--types ivf_pq,ivf_flat,ivf_hnsw_sq,ivf_rq] [--ef E]
 //        [--hnswlib PEER] [--hnswlib-m 20] [--hnswlib-efc 300] [--hnswlib-ef 64]
 //        [--work /tmp/lance-vector-bench]
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -104,6 +104,7 @@ for (const type of args.types.split(',')) {
   const cfg = type === 'ivf_pq'
     ? lancedb.Index.ivfPq({ numPartitions: Number(args.partitions), numSubVectors: Number(args['sub-vectors']) })
     : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: Number(args.partitions) })
+      : type === 'ivf_rq' ? lancedb.Index.ivfRq({ numPartitions: Number(args.partitions), numBits: 1 })
       : lancedb.Index.ivfFlat({ numPartitions: Number(args.partitions) });
   let t0 = performance.now();
   let c0 = selfCpu();
@@ -120,7 +121,7 @@ for (const type of args.types.split(',')) {
   const ourBuild = (performance.now() - t0) / 1000;
   const ourBuildCpu = childCpu() - c0;
   const ef = type === 'ivf_hnsw_sq' && args.ef ? Number(args.ef) : 0;
-  for (const refine of type === 'ivf_pq' ? [0, 10] : [0]) {
+  for (const refine of type === 'ivf_pq' || type === 'ivf_rq' ? [0, 10] : [0]) {
     const refTimes = [], refCpu = [];
     let refRecall = 0;
     await refQuery(ref, queries[0], { refine, ef });

@@ -108,7 +108,7 @@ const char* lance_last_error_message(void);
 /* Frees a string this library handed out (error messages, index listings). NULL is a no-op. */
 void lance_free_string(const char* s);
 
-/* ---- Index settings (declared for compatibility; building indexes is not implemented) ---- */
+/* ---- Index settings (lance-c's; every vector and scalar type listed is built) ---- */
 
 typedef enum {
   LANCE_INDEX_IVF_FLAT = 101,
@@ -117,6 +117,8 @@ typedef enum {
   LANCE_INDEX_IVF_HNSW_SQ = 104,
   LANCE_INDEX_IVF_HNSW_PQ = 105,
   LANCE_INDEX_IVF_HNSW_FLAT = 106,
+  /* lance-cpp's addition (not in lance-c): IVF_RQ, 1-bit RaBitQ codes (num_bits 0 or 1). */
+  LANCE_INDEX_IVF_RQ = 107,
 } LanceVectorIndexType;
 
 typedef enum {

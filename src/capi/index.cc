@@ -104,12 +104,6 @@ Status UuidBytes(const std::string& text, uint8_t* out) {
   return Status::OK();
 }
 
-Status NotBuilt(const std::string& what) {
-  return Status::NotSupported("creating {} is not implemented in lance-cpp yet (it reads, lists and "
-                              "drops indexes that lance built)",
-                              what);
-}
-
 Status RequireField(const char* name, uint32_t value) {
   if (value == 0) return Invalid(fmt::format("{} is required for this index type and must be > 0", name));
   return Status::OK();
@@ -132,15 +126,17 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
     LANCE_ASSIGN_OR_RAISE(auto col, OptionalString(column, "column"));
     if (!col) return Invalid("column must not be empty");
     LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
-    const char* type = nullptr;
+    using lance::index::vector::IndexKind;
+    IndexKind kind = IndexKind::kIvfFlat;
     bool pq = false, hnsw = false;
     switch (params->index_type) {
-      case LANCE_INDEX_IVF_FLAT: type = "IVF_FLAT"; break;
-      case LANCE_INDEX_IVF_SQ: type = "IVF_SQ"; break;
-      case LANCE_INDEX_IVF_PQ: type = "IVF_PQ"; pq = true; break;
-      case LANCE_INDEX_IVF_HNSW_SQ: type = "IVF_HNSW_SQ"; hnsw = true; break;
-      case LANCE_INDEX_IVF_HNSW_PQ: type = "IVF_HNSW_PQ"; hnsw = pq = true; break;
-      case LANCE_INDEX_IVF_HNSW_FLAT: type = "IVF_HNSW_FLAT"; hnsw = true; break;
+      case LANCE_INDEX_IVF_FLAT: kind = IndexKind::kIvfFlat; break;
+      case LANCE_INDEX_IVF_SQ: kind = IndexKind::kIvfSq; break;
+      case LANCE_INDEX_IVF_PQ: kind = IndexKind::kIvfPq; pq = true; break;
+      case LANCE_INDEX_IVF_HNSW_SQ: kind = IndexKind::kIvfHnswSq; hnsw = true; break;
+      case LANCE_INDEX_IVF_HNSW_PQ: kind = IndexKind::kIvfHnswPq; hnsw = pq = true; break;
+      case LANCE_INDEX_IVF_HNSW_FLAT: kind = IndexKind::kIvfHnswFlat; hnsw = true; break;
+      case LANCE_INDEX_IVF_RQ: kind = IndexKind::kIvfRq; break;
       default:
         return Invalid(fmt::format("invalid vector index type: {}", static_cast<int>(params->index_type)));
     }
@@ -150,15 +146,11 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
     LANCE_RETURN_NOT_OK(RequireField("num_partitions", params->num_partitions));
     if (hnsw) LANCE_RETURN_NOT_OK(RequireField("hnsw_m", params->hnsw_m));
     if (pq) LANCE_RETURN_NOT_OK(RequireField("num_sub_vectors", params->num_sub_vectors));
-    if (params->index_type == LANCE_INDEX_IVF_FLAT || params->index_type == LANCE_INDEX_IVF_PQ ||
-        params->index_type == LANCE_INDEX_IVF_HNSW_SQ || params->index_type == LANCE_INDEX_IVF_HNSW_PQ) {
-      // lance-c's defaults for 0: 8-bit codes, 50 k-means iterations, lance's sample rate,
-      // ef_construction 300 (lance's from node).
+    {
+      // lance-c's defaults for 0: 8-bit codes (RQ: 1 bit), 50 k-means iterations, lance's sample
+      // rate, ef_construction 300 (lance's from node).
       lance::index::vector::IvfBuildOptions o;
-      o.kind = params->index_type == LANCE_INDEX_IVF_HNSW_SQ ? lance::index::vector::IndexKind::kIvfHnswSq
-               : params->index_type == LANCE_INDEX_IVF_HNSW_PQ ? lance::index::vector::IndexKind::kIvfHnswPq
-               : pq ? lance::index::vector::IndexKind::kIvfPq
-                    : lance::index::vector::IndexKind::kIvfFlat;
+      o.kind = kind;
       if (hnsw) {
         o.hnsw_m = params->hnsw_m;
         if (params->hnsw_ef_construction != 0) o.ef_construction = params->hnsw_ef_construction;
@@ -167,14 +159,13 @@ int32_t lance_dataset_create_vector_index(LanceDataset* dataset, const char* col
       o.num_partitions = params->num_partitions;
       o.num_sub_vectors = params->num_sub_vectors;
       if (params->num_bits != 0) o.num_bits = params->num_bits;
+      else if (kind == IndexKind::kIvfRq) o.num_bits = 1;
       if (params->max_iterations != 0) o.max_iterations = static_cast<int>(params->max_iterations);
       if (params->sample_rate != 0) o.sample_rate = params->sample_rate;
       o.name = name.value_or("");
       o.replace = replace;
       return dataset->ds->CreateVectorIndex(*col, o).status();
     }
-    return NotBuilt(fmt::format("a {} vector index on '{}'{}", type, *col,
-                                name ? fmt::format(" named '{}'", *name) : std::string()));
   });
 }
 

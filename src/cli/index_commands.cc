@@ -39,7 +39,7 @@ struct CreateIndexArgs {
   std::string metric = "l2";
   size_t partitions = 0;
   size_t sub_vectors = 0;
-  uint32_t bits = 8;
+  std::optional<uint32_t> bits;  // unset: 8 (PQ), 1 (RQ)
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
@@ -57,7 +57,7 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
   LANCE_ASSIGN_OR_RAISE(o.metric, linalg::ParseDistanceType(a.metric));
   o.num_partitions = a.partitions;
   o.num_sub_vectors = a.sub_vectors;
-  o.num_bits = a.bits;
+  o.num_bits = a.bits.value_or(kind == index::vector::IndexKind::kIvfRq ? 1 : 8);
   o.max_iterations = a.max_iterations;
   o.sample_rate = a.sample_rate;
   o.seed = a.seed;
@@ -178,8 +178,13 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "              `lance search` probes --nprobes of them. Options: --metric, --partitions.\n"
         "  ivf_pq      as ivf_flat with product-quantized codes (--sub-vectors, --bits 8);\n"
         "              search with --refine-factor to re-rank by exact distance.\n"
+        "  ivf_sq      as ivf_flat with 8-bit scalar-quantized vectors (l2, cosine).\n"
+        "  ivf_hnsw_flat as ivf_flat with an HNSW graph per partition (l2; --m, --ef-construction).\n"
         "  ivf_hnsw_sq as ivf_flat with 8-bit scalar-quantized vectors and an HNSW graph per\n"
         "              partition (--m, --ef-construction); search with --ef.\n"
+        "  ivf_rq      as ivf_flat with RaBitQ codes (one sign bit per rotated dimension,\n"
+        "              --num-bits 1; dimensions a multiple of 8; l2 or cosine); search with\n"
+        "              --refine-factor to re-rank by exact distance.\n"
         "The index covers the fragments that exist now; rows appended later are scanned until\n"
         "the index is rebuilt (--replace). `lance indexes DATASET` lists indexes, `lance scan\n"
         "DATASET --filter ... --explain` shows whether a filter uses one.\n"
@@ -191,7 +196,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("COLUMN", args->column, "top-level column to index")->required();
     sub->add_option("--type", args->type,
                     "btree | bitmap | label_list | zonemap | bloomfilter | ngram | inverted (fts) | fm | ivf_flat | ivf_pq "
-                    "| ivf_hnsw_sq (default btree)");
+                    "| ivf_sq | ivf_rq | ivf_hnsw_flat | ivf_hnsw_sq | ivf_hnsw_pq (default btree)");
     sub->add_option("--name", args->name, "index name (default COLUMN_idx, as lance 12 names them)");
     sub->add_flag("--replace", args->replace, "replace an index of the same name (else an error)");
     sub->add_option("--batch-size", args->batch_size,
@@ -205,7 +210,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot (default l2)");
     sub->add_option("--partitions", args->partitions, "vector indexes: IVF partitions (default sqrt(rows))");
     sub->add_option("--sub-vectors", args->sub_vectors, "ivf_pq: sub-vectors (default dim/16, else dim/8)");
-    sub->add_option("--bits", args->bits, "ivf_pq: bits per code (8)");
+    sub->add_option("--bits,--num-bits", args->bits, "ivf_pq: bits per code (8); ivf_rq: bits per dimension (1)");
     sub->add_option("--max-iterations", args->max_iterations, "vector indexes: k-means iterations (default 50)");
     sub->add_option("--sample-rate", args->sample_rate,
                     "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");

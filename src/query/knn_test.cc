@@ -1,6 +1,6 @@
 // k-NN scans (ScanOptions::nearest, the KNN plan node): on lance 12's own indexes
 // (tests/golden/vector_index, built by gen.mjs) every row id in order and every distance equal
-// its answers.json (bit for bit; IVF_FLAT cosine to 1 ulp) for IVF_FLAT / IVF_PQ with l2,
+// its answers.json (bit for bit; IVF_FLAT cosine to 1 ulp) for IVF_FLAT / IVF_PQ (and IVF_RQ l2) with l2,
 // cosine and dot, nprobes 1, 2, 4 and a refine factor; on indexes we build: an IVF_FLAT index
 // searched whole equals exact search, IVF_PQ with a large refine factor finds the exact
 // neighbours, deleted rows are never returned and appended (unindexed) rows are searched,
@@ -77,7 +77,7 @@ TEST(KnnTest, SearchOfTheReferenceIndexesEqualsItsAnswers) {
   int compared = 0;
   for (const auto& c : answers["cases"]) {
     const std::string type = c["type"];
-    if (type != "ivf_flat" && type != "ivf_pq") continue;
+    if (type != "ivf_flat" && type != "ivf_pq" && type != "ivf_rq") continue;
     const std::string name = c["name"];
     const std::string metric = c["metric"];
     const bool ulp = type == "ivf_flat" && metric == "cosine";
@@ -108,7 +108,7 @@ TEST(KnnTest, SearchOfTheReferenceIndexesEqualsItsAnswers) {
       ++compared;
     }
   }
-  EXPECT_EQ(compared, 6 * 16);
+  EXPECT_EQ(compared, 7 * 16);
 }
 
 // --- indexes we build ----------------------------------------------------------------------

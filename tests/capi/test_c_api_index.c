@@ -131,7 +131,7 @@ void test_indexes(const char* uri, const char* listing_path) {
   }
 
   /* BTREE / BITMAP / LABEL_LIST indexes are built (a new version); a taken name is refused
-   * unless replacing. IVF_HNSW_SQ / IVF_HNSW_PQ are built; IVF_SQ / IVF_HNSW_FLAT are not
+   * unless replacing. IVF_HNSW_SQ / IVF_HNSW_PQ / IVF_SQ / IVF_HNSW_FLAT are built; lance-c's enum has no other
    * implemented: NOT_SUPPORTED after lance-c's checks (IVF_FLAT / IVF_PQ and search: test_c_api_vector.c; INVERTED and
    * full-text search: test_c_api_fts.c). */
   {
@@ -199,9 +199,15 @@ void test_indexes(const char* uri, const char* listing_path) {
   check_builds_and_drops(ds, &vp, "\"IVF_HNSW_SQ\"");
   vp.index_type = LANCE_INDEX_IVF_HNSW_PQ;
   check_builds_and_drops(ds, &vp, "\"IVF_HNSW_PQ\"");
-  vp.index_type = LANCE_INDEX_IVF_HNSW_FLAT;
+  vp.index_type = LANCE_INDEX_IVF_SQ;
+  check_builds_and_drops(ds, &vp, "\"IVF_SQ\"");
+  /* IVF_RQ (our addition) reaches the RaBitQ builder, which codes dimensions in multiples of 8
+   * (this column has 4): NOT_SUPPORTED naming why. */
+  vp.index_type = LANCE_INDEX_IVF_RQ;
   CHECK(lance_dataset_create_vector_index(ds, "vec", "v3", &vp, true) == -1);
-  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_HNSW_FLAT vector index on 'vec' named 'v3'");
+  CHECK_ERROR(LANCE_ERR_NOT_SUPPORTED, "IVF_RQ over 4 dimensions (a multiple of 8 is written)");
+  vp.index_type = LANCE_INDEX_IVF_HNSW_FLAT;
+  check_builds_and_drops(ds, &vp, "\"IVF_HNSW_FLAT\"");
   CHECK(lance_dataset_create_vector_index(ds, "vec", NULL, NULL, false) == -1);
   CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "dataset, column, and params must not be NULL");
 

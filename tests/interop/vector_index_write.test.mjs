@@ -16,21 +16,13 @@ import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { makeTable } from './lib/gen.mjs';
-import { assertSame, cpuUlps, near, ours } from './lib/vector_search.mjs';
+import { assertSame, lcg, cpuUlps, near, ours } from './lib/vector_search.mjs';
 
 const DIM = 16;
 const ROWS = 3000;
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return (s / 4294967296) * 2 - 1;
-  };
-}
-
 function clustered(seed, n) {
-  const r = rng(seed);
+  const r = lcg(seed);
   const centres = Array.from({ length: 12 }, () => Array.from({ length: DIM }, () => r() * 3));
   return Array.from({ length: n }, (_, i) => centres[i % 12].map((x) => Math.fround(x + r())));
 }

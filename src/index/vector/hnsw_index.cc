@@ -87,9 +87,16 @@ Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
                         const std::string& index_path, const pb::IVF& index_ivf,
                         const Schema& aux_schema, const std::string& aux_path, const Array& values,
                         size_t width) {
+  LANCE_RETURN_NOT_OK(LoadSq(index, aux_schema, aux_path, values, width));
+  auto hnsw = std::const_pointer_cast<HnswStorage>(index->hnsw_);
+  return LoadGraphs(index, index_reader, index_path, index_ivf, std::move(hnsw));
+}
+
+Status HnswAccess::LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
+                          const Array& values, size_t width) {
   if (index->metric_ == linalg::DistanceType::kDot || index->metric_ == linalg::DistanceType::kHamming) {
-    return Status::NotSupported("{}: IVF_HNSW_SQ with distance_type {} (l2 and cosine are read)",
-                                aux_path, linalg::DistanceTypeName(index->metric_));
+    return Status::NotSupported("{}: {} with distance_type {} (l2 and cosine are read)", aux_path,
+                                IndexKindName(index->kind_), linalg::DistanceTypeName(index->metric_));
   }
   if (values.type_id() != TypeId::kUInt8 || width != index->ivf_.dim) {
     return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kSqCodeColumn,
@@ -101,7 +108,8 @@ Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
   const size_t rows = index->row_ids_.size();
   const uint8_t* codes = values.Values<uint8_t>();
   hnsw->codes.assign(codes, codes + rows * width);
-  return LoadGraphs(index, index_reader, index_path, index_ivf, std::move(hnsw));
+  index->hnsw_ = std::move(hnsw);
+  return Status::OK();
 }
 
 Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
@@ -276,6 +284,16 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
   return Status::OK();
 }
 
+Status HnswAccess::SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
+                                       size_t ef, const std::function<bool(uint64_t)>& keep,
+                                       linalg::TopK* out) {
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  if (n == 0) return Status::OK();
+  auto dist = [&](uint32_t node) { return linalg::L2(q, index.stored_vector(first + node), dim); };
+  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  return Status::OK();
+}
+
 Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,
                                      size_t limit, size_t ef,
                                      const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
@@ -287,6 +305,22 @@ Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDi
     return d;
   };
   SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  return Status::OK();
+}
+
+Status HnswAccess::ScanPartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+                                   size_t limit, const std::function<bool(uint64_t)>& keep,
+                                   linalg::TopK* out) {
+  const HnswStorage& h = *index.hnsw_;
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  const uint8_t* codes = h.codes.data() + first * dim;
+  const uint64_t* rows = index.row_ids_.data() + first;
+  linalg::TopK part(limit);
+  for (size_t i = 0; i < n; ++i) {
+    if (keep && !keep(rows[i])) continue;
+    part.Push(rows[i], static_cast<float>(SqL2(codes + i * dim, q.data(), dim)) * h.scale);
+  }
+  out->Merge(part);
   return Status::OK();
 }
 

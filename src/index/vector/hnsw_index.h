@@ -16,7 +16,7 @@
 namespace lance::index::vector {
 
 struct HnswStorage {
-  // IVF_HNSW_SQ's codes (IVF_HNSW_PQ keeps its PQ codes in the IvfIndex, as IVF_PQ does).
+  // IVF_HNSW_SQ's (and IVF_SQ's, without graphs) codes (IVF_HNSW_PQ keeps its PQ codes in the IvfIndex, as IVF_PQ does).
   SqBounds bounds;
   float scale = 1;
   std::vector<uint8_t> codes;     // row-major num_rows x dim
@@ -30,6 +30,15 @@ struct HnswAccess {
                      const std::string& index_path, const pb::IVF& index_ivf,
                      const Schema& aux_schema, const std::string& aux_path, const Array& values,
                      size_t width);
+  // The SQ codes and bounds alone into index->hnsw_ (IVF_SQ: a flat sub-index; Load = this +
+  // LoadGraphs).
+  static Status LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
+                       const Array& values, size_t width);
+  // IVF_SQ: every row of partition p that `keep` lets through scored by its SQ distance to the
+  // query codes `q` (lance's flat sub-index), its best `limit` into `out`.
+  static Status ScanPartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+                                size_t limit, const std::function<bool(uint64_t)>& keep,
+                                linalg::TopK* out);
   // The graphs of index.idx whose IVF message (its partitions' rows in index.idx) is
   // `index_ivf`, into index->hnsw_ (IVF_HNSW_PQ calls this after loading its PQ storage).
   static Status LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
@@ -40,6 +49,10 @@ struct HnswAccess {
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
                                 size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                 linalg::TopK* out);
+  // The same over IVF_HNSW_FLAT: node distances are the l2 of the query and the stored vectors.
+  static Status SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
+                                    size_t ef, const std::function<bool(uint64_t)>& keep,
+                                    linalg::TopK* out);
   // The same over IVF_HNSW_PQ: node distances from the partition's PQ distance `table` (built
   // for the query's residual, as IVF_PQ's scan).
   static Status SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "index/vector/hnsw.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
+#include "index/vector/rabitq.h"
 #include "lance/file/file_writer.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/index_store.h"
@@ -176,6 +178,20 @@ Status WriteHnswIndexFile(IndexStore& store, IndexKind kind, DistanceType metric
   return writer->Finish().status();
 }
 
+// auxiliary.idx's global buffer 1: the IVF message with each partition's first row and length.
+Status WriteIvfPartitions(file::FileWriter& writer, const std::vector<uint32_t>& lengths) {
+  pb::IVF msg;
+  uint64_t offset = 0;
+  for (uint32_t len : lengths) {
+    msg.add_offsets(offset);
+    msg.add_lengths(len);
+    offset += len;
+  }
+  LANCE_ASSIGN_OR_RAISE(int ivf_pos, writer.AddGlobalBuffer(msg.SerializeAsString()));
+  if (ivf_pos != 1) return Status::IOError("{}: the IVF message went to global buffer {}", kAuxiliaryFileName, ivf_pos);
+  return Status::OK();
+}
+
 // auxiliary.idx: the rows partition by partition (PQ codes transposed within each), the IVF
 // partition table in global buffer 1, the codebook in 2.
 Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const TrainingData& data,
@@ -240,21 +256,62 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
   LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, static_cast<int64_t>(n), {rowids, list}));
   LANCE_RETURN_NOT_OK(writer->Write(*batch));
 
-  pb::IVF msg;
-  uint64_t offset = 0;
-  for (uint32_t len : lengths) {
-    msg.add_offsets(offset);
-    msg.add_lengths(len);
-    offset += len;
-  }
-  LANCE_ASSIGN_OR_RAISE(int ivf_pos, writer->AddGlobalBuffer(msg.SerializeAsString()));
-  if (ivf_pos != 1) return Status::IOError("{}: the IVF message went to global buffer {}", kAuxiliaryFileName, ivf_pos);
+  LANCE_RETURN_NOT_OK(WriteIvfPartitions(*writer, lengths));
   if (pq) {
     const pb::Tensor cb = FloatTensor(pq->centroids, static_cast<uint32_t>(pq->num_centroids()),
                                       static_cast<uint32_t>(pq->dim));
     LANCE_ASSIGN_OR_RAISE(int cb_pos, writer->AddGlobalBuffer(cb.SerializeAsString()));
     if (cb_pos != 2) return Status::IOError("{}: the codebook went to global buffer {}", kAuxiliaryFileName, cb_pos);
   }
+  return writer->Finish().status();
+}
+
+// auxiliary.idx of IVF_RQ: the rows partition by partition with their sign codes (packed per
+// partition) and factors, the RaBitQ model in storage_metadata, the IVF partition table in
+// global buffer 1.
+Status WriteRabitqAuxiliaryFile(IndexStore& store, DistanceType metric, const TrainingData& data,
+                                const std::vector<uint32_t>& order, const std::vector<uint32_t>& lengths,
+                                const RabitqModel& rq, const std::vector<uint8_t>& codes,
+                                const std::vector<RabitqFactors>& factors) {
+  const size_t n = order.size(), width = rq.code_bytes();
+  auto code_field = field(kRabitCodeColumn, fixed_size_list(field("item", uint8(), true),
+                                                           static_cast<int32_t>(width)));
+  auto s = schema({field(kRowIdColumn, uint64(), true), code_field, field(kRabitAddFactorsColumn, float32(), true),
+                   field(kRabitScaleFactorsColumn, float32(), true), field(kRabitErrorFactorsColumn, float32(), true)},
+                  Metadata({{"distance_type", std::string(linalg::DistanceTypeName(metric))},
+                            {kStorageMetadataKey, RabitqMetadataJson(rq)}, {kIvfMetadataKey, "1"}}));
+  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kAuxiliaryFileName, s));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(static_cast<int64_t>(n * 8)));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr packed, AllocateBuffer(static_cast<int64_t>(n * width)));
+  std::vector<BufferPtr> f(3);
+  for (auto& b : f) {
+    LANCE_ASSIGN_OR_RAISE(b, AllocateBuffer(static_cast<int64_t>(n * 4)));
+  }
+  auto* id_out = reinterpret_cast<uint64_t*>(ids->mutable_data());
+  auto* add = reinterpret_cast<float*>(f[0]->mutable_data());
+  auto* scale = reinterpret_cast<float*>(f[1]->mutable_data());
+  auto* error = reinterpret_cast<float*>(f[2]->mutable_data());
+  std::vector<uint8_t> rows(n * width);
+  for (size_t i = 0; i < n; ++i) {
+    id_out[i] = data.row_ids[order[i]];
+    std::memcpy(rows.data() + i * width, codes.data() + size_t{order[i]} * width, width);
+    add[i] = factors[order[i]].add;
+    scale[i] = factors[order[i]].scale;
+    error[i] = factors[order[i]].error;
+  }
+  size_t first = 0;
+  for (uint32_t len : lengths) {
+    PackRabitqCodes(rows.data() + first * width, len, width, packed->mutable_data() + first * width);
+    first += len;
+  }
+  const auto rows_n = static_cast<int64_t>(n);
+  auto values = Array::Make(uint8(), static_cast<int64_t>(n * width), {nullptr, packed});
+  std::vector<ArrayPtr> columns = {Array::Make(uint64(), rows_n, {nullptr, ids}),
+                                   Array::Make(code_field->type(), rows_n, {nullptr}, {values})};
+  for (const auto& b : f) columns.push_back(Array::Make(float32(), rows_n, {nullptr, b}));
+  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, rows_n, std::move(columns)));
+  LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  LANCE_RETURN_NOT_OK(WriteIvfPartitions(*writer, lengths));
   return writer->Finish().status();
 }
 
@@ -289,11 +346,28 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& o) {
   if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq &&
-      o.kind != IndexKind::kIvfHnswPq) {
-    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, "
-                                "IVF_HNSW_SQ, IVF_HNSW_PQ are)", IndexKindName(o.kind));
+      o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq && o.kind != IndexKind::kIvfSq &&
+      o.kind != IndexKind::kIvfHnswFlat) {
+    return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, IVF_SQ, "
+                                "IVF_HNSW_FLAT, IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_RQ are)", IndexKindName(o.kind));
   }
-  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq;
+  if (o.kind == IndexKind::kIvfHnswFlat && o.metric != DistanceType::kL2) {
+    return Status::NotSupported("create vector index: IVF_HNSW_FLAT with {} (l2 is written)",
+                                linalg::DistanceTypeName(o.metric));
+  }
+  if (o.kind == IndexKind::kIvfSq && o.metric == DistanceType::kDot) {
+    return Status::NotSupported("create vector index: IVF_SQ with dot (l2 and cosine are written)");
+  }
+  const bool rq_kind = o.kind == IndexKind::kIvfRq;
+  if (rq_kind && o.metric != DistanceType::kL2 && o.metric != DistanceType::kCosine) {
+    return Status::NotSupported("create vector index: IVF_RQ with {} (l2 and cosine are written)",
+                                linalg::DistanceTypeName(o.metric));
+  }
+  if (rq_kind && o.num_bits != 1) {
+    return Status::NotSupported("create vector index: {}-bit RaBitQ codes (1-bit codes are written)", o.num_bits);
+  }
+  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq ||
+                         o.kind == IndexKind::kIvfHnswFlat;
   const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
   if (hnsw_kind && o.metric == DistanceType::kDot) {
     return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written)",
@@ -386,6 +460,30 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     PqEncode(*pq, resid.data(), n, DistanceType::kL2, codes.data());
   }
 
+  // IVF_RQ: a seeded fast rotation; each vector's residual to its centroid coded by the signs
+  // of its rotation, with the raw-query factors (rabitq.h).
+  RabitqModel rq;
+  std::vector<RabitqFactors> rq_factors;
+  if (rq_kind) {
+    if (dim % 8 != 0) {
+      return Status::NotSupported("create vector index: IVF_RQ over {} dimensions (a multiple of 8 is written)", dim);
+    }
+    rq.code_dim = dim;
+    rq.num_bits = 1;
+    std::mt19937_64 gen(o.seed ^ 0x5241424954510000ull);
+    for (size_t i = 0; i < 4 * rq.code_bytes(); ++i) rq.signs.push_back(static_cast<uint8_t>(gen() >> 56));
+    std::vector<float> rotated(parts * dim);
+    for (size_t p = 0; p < parts; ++p) RabitqRotate(rq, &ivf.centroids[p * dim], dim, &rotated[p * dim]);
+    const size_t width = rq.code_bytes();
+    codes.resize(n * width);
+    rq_factors.resize(n);
+    ParallelFor(o.pool, static_cast<int64_t>(n), [&](int64_t i) {
+      const size_t a = assignment[i];
+      rq_factors[i] = RabitqEncodeVector(rq, &work[size_t(i) * dim], &ivf.centroids[a * dim], dim,
+                                         &rotated[a * dim], codes.data() + size_t(i) * width);
+    });
+  }
+
   std::optional<SqBounds> sq;
   std::vector<HnswGraph> graphs;
   // One graph per partition, built in parallel from the partition's rows of `data` (`dim`
@@ -409,7 +507,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
       graphs[p] = build(local.data(), lengths[p], hp, o.seed * 1000003 + static_cast<uint64_t>(p));
     });
   };
-  if (o.kind == IndexKind::kIvfHnswSq) {
+  if (o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfSq) {
     const std::vector<uint64_t> sample = linalg::SampleRows(n, o.sample_rate ? o.sample_rate * 256 : n, o.seed + 11);
     SqBounds b{INFINITY, -INFINITY};
     for (uint64_t r : sample) {
@@ -422,13 +520,15 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     codes.resize(n * dim);
     SqEncode(work.data(), n * dim, b, codes.data());
     const float scale = SqDistanceScale(b);
-    build_graphs(codes.data(), [&](const uint8_t* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
-      return HnswBuildSq(x, rows, dim, scale, hp, seed);
-    });
+    if (hnsw_kind) {
+      build_graphs(codes.data(), [&](const uint8_t* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
+        return HnswBuildSq(x, rows, dim, scale, hp, seed);
+      });
+    }
   }
-  if (o.kind == IndexKind::kIvfHnswPq) {
+  if (o.kind == IndexKind::kIvfHnswPq || o.kind == IndexKind::kIvfHnswFlat) {
     // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
-    // PQ distance of the query's residual.
+    // PQ distance of the query's residual (IVF_HNSW_FLAT: by l2 to the stored vectors).
     build_graphs(work.data(), [&](const float* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
       return HnswBuildL2(x, rows, dim, hp, seed);
     });
@@ -441,33 +541,35 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   } else {
     LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
   }
-  LANCE_RETURN_NOT_OK(WriteAuxiliaryFile(*store, o.metric, data, order, lengths, pq ? &*pq : nullptr,
-                                         codes, work, sq ? &*sq : nullptr));
+  if (rq_kind) {
+    LANCE_RETURN_NOT_OK(WriteRabitqAuxiliaryFile(*store, o.metric, data, order, lengths, rq, codes, rq_factors));
+  } else {
+    LANCE_RETURN_NOT_OK(WriteAuxiliaryFile(*store, o.metric, data, order, lengths, pq ? &*pq : nullptr,
+                                           codes, work, sq ? &*sq : nullptr));
+  }
 
   ::lance::index::pb::VectorIndexDetails details;
   details.set_metric_type(static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(
       o.metric == DistanceType::kL2 ? 0 : o.metric == DistanceType::kCosine ? 1 : 2));
+  auto& hints = *details.mutable_runtime_hints();
+  // The compression (sq / pq / rq / flat); an HNSW sub-index adds its config beside it.
   if (sq) {
     details.mutable_sq()->set_num_bits(8);
+    hints["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
+  } else if (pq) {
+    details.mutable_pq()->set_num_bits(o.num_bits);
+    details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
+  } else if (rq_kind) {
+    details.mutable_rq()->set_num_bits(1);  // rotation_type 0: the fast rotation
+  } else {
+    details.mutable_flat();
+  }
+  if (hnsw_kind) {
     auto* h = details.mutable_hnsw_index_config();
     h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
     h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
     h->set_max_level(o.max_level);
-    (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
-    (*details.mutable_runtime_hints())["lance.sq.sample_rate"] = std::to_string(o.sample_rate);
-  } else if (pq) {
-    details.mutable_pq()->set_num_bits(o.num_bits);
-    details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
-    if (hnsw_kind) {
-      // lance 12's IVF_HNSW_PQ details: compression pq beside the hnsw config.
-      auto* h = details.mutable_hnsw_index_config();
-      h->set_max_connections(static_cast<uint32_t>(o.hnsw_m));
-      h->set_construction_ef(static_cast<uint32_t>(o.ef_construction));
-      h->set_max_level(o.max_level);
-      (*details.mutable_runtime_hints())["lance.hnsw.prefetch_distance"] = "2";
-    }
-  } else {
-    details.mutable_flat();
+    hints["lance.hnsw.prefetch_distance"] = "2";
   }
   (*details.mutable_runtime_hints())["lance.ivf.max_iters"] = std::to_string(o.max_iterations);
   (*details.mutable_runtime_hints())["lance.ivf.sample_rate"] = std::to_string(o.sample_rate);
@@ -478,7 +580,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   seg.fragment_ids = data.fragment_ids;
   seg.details_type_url = kVectorDetailsUrl;
   seg.details = details.SerializeAsString();
-  seg.index_version = 1;
+  seg.index_version = rq_kind ? 2 : 1;  // lance 12 records IVF_RQ (raw-query estimator) as 2
   for (const char* f : {kAuxiliaryFileName, kIndexFileName}) {
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
     seg.files.push_back({f, static_cast<uint64_t>(meta.size), {}});

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "index/vector/rabitq.h"
+#include "index/vector/rabitq_index.h"
 #include "lance/columnar/array.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/index/vector/ivf_index.h"
@@ -157,6 +159,89 @@ TEST(IvfBuilderTest, HnswPqIndexDecodesAndSearches) {
   EXPECT_GE(shared, 7u);
 }
 
+// IVF_RQ: the stored codes and factors are the re-encoding of each stored row against its
+// partition's centroid with the stored rotation, the same seed writes the same files, and the
+// estimates rank the true nearest row first for a query at a stored vector.
+TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
+  const Table t = MakeTable(1000, 5);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfRq;
+  o.num_bits = 1;
+  o.num_partitions = 4;
+  o.seed = 2;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->num_rows, 999u);
+  auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + built->uuid)).ValueOrDie();
+  ASSERT_EQ(index->kind(), IndexKind::kIvfRq);
+  const auto snap = table::Snapshot::Open(t.loc).ValueOrDie();
+  ASSERT_EQ(snap->manifest().indices.size(), 1u);
+  EXPECT_EQ(snap->manifest().indices[0].index_version, 2);  // as lance 12 records IVF_RQ
+  const RabitqStorage& s = *index->rq();
+  const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
+  std::vector<float> rc(kDim);
+  std::vector<uint8_t> code(s.model.code_bytes());
+  for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
+    const float* c = index->ivf().centroid(p);
+    RabitqRotate(s.model, c, kDim, rc.data());
+    for (size_t j = index->ivf().offsets[p]; j < index->ivf().offsets[p] + index->ivf().lengths[p]; ++j) {
+      const float* v = all + index->row_ids()[j] * kDim;
+      const RabitqFactors f = RabitqEncodeVector(s.model, v, c, kDim, rc.data(), code.data());
+      ASSERT_TRUE(std::equal(code.begin(), code.end(), s.codes.begin() + static_cast<std::ptrdiff_t>(j * code.size()))) << j;
+      ASSERT_EQ(f.add, s.add[j]);
+      ASSERT_EQ(f.scale, s.scale[j]);
+      ASSERT_EQ(f.error, s.error[j]);
+    }
+  }
+  AnnQuery q;
+  q.vector.assign(all + 42 * kDim, all + 43 * kDim);
+  q.k = 10;
+  q.nprobes = 4;
+  const auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  EXPECT_NE(std::find_if(got.begin(), got.end(), [](const linalg::Neighbor& n) { return n.row == 42; }), got.end());
+  o.replace = true;
+  auto again = t.Build("vec", o).ValueOrDie();
+  auto index2 = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + again.uuid)).ValueOrDie();
+  EXPECT_EQ(index2->rq()->codes, s.codes);
+  EXPECT_EQ(index2->rq()->model.signs, s.model.signs);
+  o.num_bits = 4;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  o.num_bits = 1;
+  o.metric = linalg::DistanceType::kDot;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+}
+
+// IVF_SQ: IVF_HNSW_SQ's storage under a flat sub-index: it decodes back as IVF_SQ, the manifest
+// names it so, and a search with every partition probed ranks rows by their SQ distance (the
+// row at the query first).
+TEST(IvfBuilderTest, SqIndexDecodesAndSearches) {
+  const Table t = MakeTable(800, 6);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfSq;
+  o.num_partitions = 4;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const auto snap = table::Snapshot::Open(t.loc).ValueOrDie();
+  EXPECT_EQ(table::IndexTypeName(snap->manifest().indices[0]), "IVF_SQ");
+  auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + built->uuid)).ValueOrDie();
+  EXPECT_EQ(index->kind(), IndexKind::kIvfSq);
+  EXPECT_EQ(index->num_rows(), 799u);
+  const float* all = t.batch->GetColumnByName("vec")->children[0]->Values<float>();
+  AnnQuery q;
+  q.vector.assign(all + 100 * kDim, all + 101 * kDim);
+  q.nprobes = 4;
+  const auto got = index->Search(q).ValueOrDie();
+  ASSERT_EQ(got.size(), 10u);
+  EXPECT_EQ(got[0].row, 100u);
+  EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), linalg::NeighborBefore));
+  const auto odd = index->Search(q, [](uint64_t r) { return r % 2 == 1; }).ValueOrDie();
+  for (const auto& n : odd) EXPECT_EQ(n.row % 2, 1u);
+  o.metric = linalg::DistanceType::kDot;
+  o.replace = true;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+}
+
 TEST(IvfBuilderTest, RefusesBadRequests) {
   const Table t = MakeTable(300, 3);
   const auto& loc = t.loc;
@@ -172,9 +257,10 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
   o.kind = IndexKind::kIvfHnswFlat;
-  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  o.metric = linalg::DistanceType::kCosine;
+  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());  // IVF_HNSW_FLAT: l2 only
   o.metric = linalg::DistanceType::kDot;
-  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq}) {
+  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq, IndexKind::kIvfHnswFlat}) {
     o.kind = k;
     EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported()) << IndexKindName(k);
   }

@@ -19,5 +19,10 @@ inline constexpr const char* kHnswMetadataKey = "lance:hnsw";  // one JSON strin
 inline constexpr const char* kVectorIdColumn = "__vector_id";
 inline constexpr const char* kNeighborsColumn = "__neighbors";
 inline constexpr const char* kDistanceColumn = "_distance";
+// IVF_RQ's auxiliary.idx (docs/vector-rq.md).
+inline constexpr const char* kRabitCodeColumn = "_rabit_codes";
+inline constexpr const char* kRabitAddFactorsColumn = "__add_factors";
+inline constexpr const char* kRabitScaleFactorsColumn = "__scale_factors";
+inline constexpr const char* kRabitErrorFactorsColumn = "__error_factors";
 
 }  // namespace lance::index::vector

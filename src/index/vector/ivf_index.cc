@@ -13,6 +13,7 @@
 #include "index/vector/hnsw_index.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
+#include "index/vector/rabitq_index.h"
 #include "lance/file/file_reader.h"
 #include "lance/index/index_store.h"
 
@@ -145,17 +146,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
   const std::string type = meta["type"].get<std::string>();
   LANCE_ASSIGN_OR_RAISE(index->metric_, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
-  if (type == "IVF_FLAT") {
-    index->kind_ = IndexKind::kIvfFlat;
-  } else if (type == "IVF_PQ") {
-    index->kind_ = IndexKind::kIvfPq;
-  } else if (type == "IVF_HNSW_SQ") {
-    index->kind_ = IndexKind::kIvfHnswSq;
-  } else if (type == "IVF_HNSW_PQ") {
-    index->kind_ = IndexKind::kIvfHnswPq;
-  } else {
-    return Status::NotSupported("{}: vector index type {} is not implemented yet", index_path, type);
-  }
+  auto kind = ParseIndexKind(type);  // every kind of lance 12 is read
+  if (!kind.ok()) return Status::NotSupported("{}: vector index type {} is not implemented", index_path, type);
+  index->kind_ = *kind;
   LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
   LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
                         TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));
@@ -187,10 +180,15 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
 
   const Schema& aux_schema = *aux_reader->schema();
+  if (index->kind_ == IndexKind::kIvfRq) {
+    LANCE_RETURN_NOT_OK(RabitqAccess::Load(index.get(), *aux_reader, aux_path));
+    return index;
+  }
   const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
   const bool pq_storage = index->kind_ == IndexKind::kIvfPq || index->kind_ == IndexKind::kIvfHnswPq;
   const char* storage_column = pq_storage                              ? kPqCodeColumn
-                               : index->kind_ == IndexKind::kIvfHnswSq ? kSqCodeColumn
+                               : index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq
+                                   ? kSqCodeColumn
                                                                        : kFlatColumn;
   const int storage_field = aux_schema.GetFieldIndex(storage_column);
   if (rowid_field < 0 || storage_field < 0) {
@@ -211,23 +209,35 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   const auto width = static_cast<size_t>(storage.type->list_size());
   const Array& values = *storage.children[0];
 
-  if (index->kind_ == IndexKind::kIvfFlat) {
+  if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
     if (values.type_id() != TypeId::kFloat || width != index->ivf_.dim) {
       return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path,
                                   values.type->ToString(), width, index->ivf_.dim);
     }
     const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
     index->vectors_.assign(v, v + rows * width);
+    if (index->kind_ == IndexKind::kIvfHnswFlat) {
+      if (index->metric_ != DistanceType::kL2) {
+        return Status::NotSupported("{}: IVF_HNSW_FLAT with distance_type {} (l2 is read)", aux_path,
+                                    linalg::DistanceTypeName(index->metric_));
+      }
+      LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
+                                                 std::make_shared<HnswStorage>()));
+    }
     return index;
   }
-  if (index->kind_ == IndexKind::kIvfHnswSq) {
+  if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
     if (values.type_id() != TypeId::kUInt8) {
       return Status::Corruption("{}: {} must be fixed_size_list<uint8>", aux_path, kSqCodeColumn);
     }
     std::shared_ptr<Array> sliced = std::make_shared<Array>(values);
     sliced->offset += storage.offset * static_cast<int64_t>(width);
-    LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
-                                         aux_path, *sliced, width));
+    if (index->kind_ == IndexKind::kIvfSq) {
+      LANCE_RETURN_NOT_OK(HnswAccess::LoadSq(index.get(), aux_schema, aux_path, *sliced, width));
+    } else {
+      LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
+                                           aux_path, *sliced, width));
+    }
     return index;
   }
 
@@ -309,9 +319,21 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   return index;
 }
 
-std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobes) const {
+int64_t IvfIndex::MemoryBytes() const {
+  size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
+             vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
+             ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
+  if (pq_) n += pq_->centroids.size() * sizeof(float);
+  if (rq_) n += rq_->MemoryBytes();
+  return static_cast<int64_t>(n + sizeof(IvfIndex));
+}
+
+std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobes,
+                                               std::vector<float>* distances) const {
   const size_t n = ivf_.num_partitions();
-  std::vector<float> dist(n);
+  std::vector<float> local;
+  std::vector<float>& dist = distances ? *distances : local;
+  dist.resize(n);
   for (size_t p = 0; p < n; ++p) {
     dist[p] = metric_ == DistanceType::kDot ? linalg::DotDistance(query, ivf_.centroid(p), ivf_.dim)
                                             : linalg::L2(query, ivf_.centroid(p), ivf_.dim);
@@ -333,24 +355,44 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   const size_t limit = query.k * query.refine_factor.value_or(1);
-  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq;
+  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq ||
+                     kind_ == IndexKind::kIvfHnswFlat;
   if (graph && query.ef && *query.ef < limit) {
     return Status::InvalidArgument("vector search: ef {} is below k x refine factor {}", *query.ef, limit);
   }
   const std::vector<float> q = metric_ == DistanceType::kCosine
                                    ? NormalizeVector(query.vector.data(), ivf_.dim)
                                    : query.vector;
-  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes);
+  std::vector<float> centroid_dist;
+  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
   linalg::TopK all(limit);
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
   PqDistanceTable table(metric_);
+  if (kind_ == IndexKind::kIvfSq) {
+    std::vector<uint8_t> codes(ivf_.dim);
+    SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
+    for (uint32_t p : parts) LANCE_RETURN_NOT_OK(HnswAccess::ScanPartitionSq(*this, p, codes, limit, keep, &all));
+    return all.Sorted();
+  }
   if (kind_ == IndexKind::kIvfHnswSq) {
     std::vector<uint8_t> codes(ivf_.dim);
     SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
     const size_t ef = query.ef.value_or(limit + limit / 2);
     for (uint32_t p : parts) {
       LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
+    }
+    return all.Sorted();
+  }
+  if (kind_ == IndexKind::kIvfRq) {
+    // Each probed partition's estimates are offset by the query's distance to its centroid.
+    LANCE_RETURN_NOT_OK(RabitqAccess::Search(*this, q, parts, centroid_dist, limit, keep, &all));
+    return all.Sorted();
+  }
+  if (kind_ == IndexKind::kIvfHnswFlat) {
+    const size_t ef = query.ef.value_or(limit + limit / 2);
+    for (uint32_t p : parts) {
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionFlat(*this, p, q.data(), limit, ef, keep, &all));
     }
     return all.Sorted();
   }

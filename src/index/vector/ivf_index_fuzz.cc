@@ -2,8 +2,9 @@
 // first 4 bytes (little-endian length of index.idx); both parts go into a memory store and
 // IvfIndex::Open must end in a Status, and an index it accepts must search without crashing.
 // (IVF_HNSW_SQ: the graph walk, with and without a keep predicate, and its exact scan of few
-// passing rows.) Seeds (fuzz/corpus/ivf_index_fuzz): the golden IVF_FLAT, IVF_PQ and
-// IVF_HNSW_SQ indexes of tests/golden/vector_index packed the same way.
+// passing rows; IVF_RQ: the RaBitQ metadata, packed codes and factors, and the estimator.)
+// Seeds (fuzz/corpus/ivf_index_fuzz): the golden IVF_FLAT, IVF_PQ, IVF_HNSW_SQ and IVF_RQ
+// indexes of tests/golden/vector_index packed the same way.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -95,7 +95,7 @@ TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
   EXPECT_TRUE(IvfIndex::Open(mem, "y").status().IsNotFound());
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2", "ivf_hnsw_pq_l2"));
+INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2", "ivf_hnsw_pq_l2", "ivf_rq_l2"));
 
 // lance 12's IVF_HNSW_PQ: the HNSW graphs of IVF_HNSW_SQ over IVF_PQ's transposed PQ storage.
 // With ef >= every partition the walk reaches every node: the answer is then IVF_PQ's ranking

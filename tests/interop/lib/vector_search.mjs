@@ -5,6 +5,34 @@ import fs from 'node:fs';
 
 import { lanceOk } from './cli.mjs';
 
+// The tests' deterministic LCG: uniform doubles in [-1, 1).
+export function lcg(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s / 4294967296) * 2 - 1;
+  };
+}
+
+// `n` vectors of `dim` float32 around `centres` LCG centres (values up to +-spread), each
+// centre's rows interleaved (row i belongs to centre i % centres), +-1 noise.
+export function clustered(seed, n, dim, centres = 10, spread = 3) {
+  const r = lcg(seed);
+  const cs = Array.from({ length: centres }, () => Array.from({ length: dim }, () => r() * spread));
+  return Array.from({ length: n }, (_, i) => cs[i % centres].map((x) => Math.fround(x + r())));
+}
+
+// lance 12's nearestTo over column 'vec' as [{rowid, distance}]: search `s` ({nprobes,
+// refineFactor, filter (a prefilter), ef}), or its exact search with `bypass`.
+export async function referenceSearch(t, q, metric, s, k, bypass = false) {
+  let query = t.query().nearestTo(q).distanceType(metric).limit(k).withRowId(true).select(['_distance']);
+  query = bypass ? query.bypassVectorIndex() : query.nprobes(s.nprobes);
+  if (s.refineFactor) query = query.refineFactor(s.refineFactor);
+  if (s.filter) query = query.where(s.filter);
+  if (s.ef) query = query.ef(s.ef);
+  return (await query.toArray()).map((r) => ({ rowid: BigInt(r._rowid), distance: r._distance }));
+}
+
 // `lance search` of column 'vec' as [{rowid (BigInt), distance (float32)}], nearest first.
 export function ours(uri, q, metric, s, k) {
   const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', String(k),

@@ -15,7 +15,8 @@
 //                  "transposed"; the PQ codebook is a Tensor [256, dim] in the global buffer
 //                  "codebook_position" names (sub-vector s's 256 centroids at s * 256 * dim/m).
 // IVF_HNSW_SQ keeps one HNSW graph per partition in index.idx and 8-bit SQ codes
-// (`__sq_code`) in auxiliary.idx; src/index/vector/hnsw.h describes both.
+// (`__sq_code`) in auxiliary.idx; src/index/vector/hnsw.h describes both. IVF_RQ keeps RaBitQ
+// sign codes (`_rabit_codes`) and per-row factors in auxiliary.idx (docs/vector-rq.md).
 //
 // Search follows lance 12: a cosine index normalises the query and ranks partitions by l2 (dot
 // by dot distance, l2 by l2); each of the `nprobes` nearest partitions yields its best
@@ -83,14 +84,16 @@ struct AnnQuery {
   std::optional<size_t> ef;
 };
 
+
 struct HnswStorage;
+struct RabitqStorage;
 
 class IvfIndex {
  public:
   // Opens `dir` (the index directory, e.g. "<table>/_indices/<uuid>") in `store`: both files'
   // metadata, centroids, codebook, row ids and codes (the whole storage is loaded).
   // Errors: NotFound, Corruption naming the file and field that is malformed, NotSupported for
-  // index types / layouts not implemented (HNSW, SQ, RQ, 4-bit PQ).
+  // index types / layouts not implemented (IVF_SQ, IVF_HNSW_FLAT, multi-bit RQ, 4-bit PQ).
   static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
                                                 const std::string& dir);
   // The same through the index's IndexStore (index_store.h: its files and page cache).
@@ -100,6 +103,8 @@ class IvfIndex {
   linalg::DistanceType metric() const { return metric_; }
   const IvfModel& ivf() const { return ivf_; }
   const PqCodebook* pq() const { return pq_ ? &*pq_ : nullptr; }
+  // IVF_RQ's storage (src/index/vector/rabitq_index.h); null for other kinds.
+  const RabitqStorage* rq() const { return rq_.get(); }
   size_t dim() const { return ivf_.dim; }
   size_t num_rows() const { return row_ids_.size(); }
   // Row ids of the stored rows, partition after partition.
@@ -110,17 +115,12 @@ class IvfIndex {
   const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
 
   // Bytes of the loaded storage (what an IndexCache is charged for the opened index).
-  int64_t MemoryBytes() const {
-    size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
-               vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
-               ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
-    if (pq_) n += pq_->centroids.size() * sizeof(float);
-    return static_cast<int64_t>(n + sizeof(IvfIndex));
-  }
+  int64_t MemoryBytes() const;
 
   // The `nprobes` partitions nearest `query` (already normalised for a cosine index), nearest
-  // first, ties by partition number.
-  std::vector<uint32_t> FindPartitions(const float* query, size_t nprobes) const;
+  // first, ties by partition number; `distances` (when given) gets every partition's distance.
+  std::vector<uint32_t> FindPartitions(const float* query, size_t nprobes,
+                                       std::vector<float>* distances = nullptr) const;
 
   // ANN candidates of `query`: the k x refine_factor nearest of the probed partitions' rows by
   // the index's distances, nearest first (ties by row id). Rows for which `keep` (when given)
@@ -131,6 +131,7 @@ class IvfIndex {
 
  private:
   friend struct HnswAccess;
+  friend struct RabitqAccess;
   IvfIndex() = default;
   IndexKind kind_ = IndexKind::kIvfFlat;
   linalg::DistanceType metric_ = linalg::DistanceType::kL2;
@@ -141,6 +142,7 @@ class IvfIndex {
   std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
   std::vector<float> vectors_;   // row-major num_rows x dim
   std::shared_ptr<const HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
+  std::shared_ptr<const RabitqStorage> rq_;  // IVF_RQ: rotation, codes, factors (rabitq_index.h)
 };
 
 // lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)

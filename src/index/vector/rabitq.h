@@ -1,0 +1,72 @@
+// RaBitQ (lance 12's IVF_RQ quantizer) arithmetic: the fast rotation, the 1-bit codes in their
+// packed 32-row layout, the per-row factors, and the distance estimate of a raw query, each the
+// way lance 12 computes it so that the estimates are its floats (docs/vector-rq.md has the
+// format and the formulas).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lance/core/result.h"
+
+namespace lance::index::vector {
+
+// The quantizer's storage_metadata (auxiliary.idx: a JSON list of one JSON string).
+struct RabitqModel {
+  size_t code_dim = 0;         // rotated dimension (= the vector dimension)
+  uint32_t num_bits = 1;       // bits per dimension (1 is read and written)
+  std::vector<uint8_t> signs;  // fast rotation: 4 rounds of ceil(code_dim / 8) sign bytes
+  bool packed = true;          // codes stored in the packed 32-row layout (else row-major)
+  size_t code_bytes() const { return (code_dim + 7) / 8; }
+};
+
+// Parses storage_metadata `text` of `file`. Corruption when malformed, NotSupported for what is
+// not read (a dense rotation matrix, the residual-query estimator, more than 1 bit).
+Result<RabitqModel> ParseRabitqMetadata(const std::string& text, const std::string& file);
+// The storage_metadata value lance 12 writes for `m` (keys in its order).
+std::string RabitqMetadataJson(const RabitqModel& m);
+
+// Four rounds of sign flips and a scaled Walsh-Hadamard transform (lance's fast rotation;
+// for a dimension that is not a power of two, alternating head / tail transforms with a
+// Kac walk between rounds and a final 1/4). `in` has `in_dim` <= m.code_dim values; `out`
+// m.code_dim.
+void RabitqRotate(const RabitqModel& m, const float* in, size_t in_dim, float* out);
+
+// A query prepared once for every partition: its rotation, the per-nibble table (dim / 4
+// segments of 16 sums of the segment's rotated values) and the sum of the rotated values.
+struct RabitqQuery {
+  std::vector<float> rotated;
+  std::vector<float> table;
+  float sum = 0;
+};
+RabitqQuery PrepareRabitqQuery(const RabitqModel& m, const float* query, size_t dim);
+
+// Estimated distances of a partition's `n` rows (codes in lance's packed layout, m.code_bytes()
+// per row; factors per row) to the prepared query whose distance to the partition's centroid is
+// `dist_q_c`, into out[0..n). Rows of the leading whole batches of 32 are summed over the table
+// quantized to u8 (as lance 12's FastScan); the last n % 32 rows over the float table.
+void RabitqScore(const RabitqModel& m, const RabitqQuery& q, const uint8_t* codes, size_t n,
+                 const float* add, const float* scale, float dist_q_c, float* out);
+
+// Row-major codes (n rows of `code_len` bytes) to lance's packed layout and back: each batch of
+// 32 rows as code_len blocks of 32 bytes (the nibbles of rows 0-15 / 16-31 interleaved in the
+// order of its SIMD shuffle), the n % 32 tail rows transposed (byte-major).
+void PackRabitqCodes(const uint8_t* rows, size_t n, size_t code_len, uint8_t* packed);
+void UnpackRabitqCodes(const uint8_t* packed, size_t n, size_t code_len, uint8_t* rows);
+
+// The sign-bit code and the factors of one vector for the raw-query estimator (l2): `residual`
+// is the vector minus its centroid (dim values), `norm_square` its squared l2 distance to the
+// centroid, `rotated_centroid` the centroid's rotation. code: m.code_bytes() bytes.
+struct RabitqFactors {
+  float add = 0, scale = 0, error = 0;
+};
+RabitqFactors RabitqEncode(const RabitqModel& m, const float* residual, size_t dim,
+                           float norm_square, const float* rotated_centroid, uint8_t* code);
+// The same for vector `v` of the partition with centroid `c` (rotated: `rotated_centroid`):
+// residual v - c, norm_square linalg::L2(v, c), as lance's IVF assignment computes it.
+RabitqFactors RabitqEncodeVector(const RabitqModel& m, const float* v, const float* c, size_t dim,
+                                 const float* rotated_centroid, uint8_t* code);
+
+}  // namespace lance::index::vector

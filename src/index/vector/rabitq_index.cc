@@ -1,0 +1,107 @@
+// Loading and searching lance 12's IVF_RQ storage (see rabitq_index.h).
+#include "index/vector/rabitq_index.h"
+
+#include <cstring>
+
+#include "index/vector/ivf_format.h"
+
+namespace lance::index::vector {
+
+namespace {
+
+// A float32 column without nulls, `rows` long.
+Result<std::vector<float>> FloatColumn(const Array& a, const char* name, const std::string& file) {
+  if (a.type_id() != TypeId::kFloat || a.null_count != 0) {
+    return Status::Corruption("{}: {} must be float32 without nulls", file, name);
+  }
+  return std::vector<float>(a.Values<float>(), a.Values<float>() + a.length);
+}
+
+}  // namespace
+
+Status RabitqAccess::Load(IvfIndex* index, const file::FileReader& aux, const std::string& aux_path) {
+  const Schema& schema = *aux.schema();
+  if (index->metric_ != linalg::DistanceType::kL2 && index->metric_ != linalg::DistanceType::kCosine) {
+    return Status::NotSupported("{}: IVF_RQ with distance_type {} (l2 and cosine are read)", aux_path,
+                                linalg::DistanceTypeName(index->metric_));
+  }
+  std::string sm_text;
+  if (schema.metadata()) {
+    if (auto v = schema.metadata()->Get(kStorageMetadataKey)) sm_text = *v;
+  }
+  if (sm_text.empty()) return Status::Corruption("{}: schema metadata has no \"{}\"", aux_path, kStorageMetadataKey);
+  auto storage = std::make_shared<RabitqStorage>();
+  LANCE_ASSIGN_OR_RAISE(storage->model, ParseRabitqMetadata(sm_text, aux_path));
+  const RabitqModel& m = storage->model;
+  if (m.code_dim != index->ivf_.dim) {
+    return Status::Corruption("{}: RaBitQ code_dim {}, the centroids have {} dimensions", aux_path,
+                              m.code_dim, index->ivf_.dim);
+  }
+  const char* names[] = {kRowIdColumn, kRabitCodeColumn, kRabitAddFactorsColumn, kRabitScaleFactorsColumn};
+  std::vector<int> fields;
+  for (const char* name : names) {
+    const int f = schema.GetFieldIndex(name);
+    if (f < 0) return Status::Corruption("{}: expected a column {}", aux_path, name);
+    fields.push_back(f);
+  }
+  const int error_field = schema.GetFieldIndex(kRabitErrorFactorsColumn);
+  if (error_field >= 0) fields.push_back(error_field);
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, aux.ReadAll(fields));
+  const Array& rowids = *batch->column(0);
+  const Array& codes = *batch->column(1);
+  if (rowids.type_id() != TypeId::kUInt64 || rowids.null_count != 0) {
+    return Status::Corruption("{}: {} must be uint64 without nulls", aux_path, kRowIdColumn);
+  }
+  const size_t rows = static_cast<size_t>(rowids.length), width = m.code_bytes();
+  if (codes.type_id() != TypeId::kFixedSizeList || codes.null_count != 0 || codes.children.size() != 1 ||
+      static_cast<size_t>(codes.type->list_size()) != width ||
+      codes.children[0]->type_id() != TypeId::kUInt8) {
+    return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}> without null rows", aux_path,
+                              kRabitCodeColumn, width);
+  }
+  index->row_ids_.assign(rowids.Values<uint64_t>(), rowids.Values<uint64_t>() + rows);
+  LANCE_ASSIGN_OR_RAISE(storage->add, FloatColumn(*batch->column(2), kRabitAddFactorsColumn, aux_path));
+  LANCE_ASSIGN_OR_RAISE(storage->scale, FloatColumn(*batch->column(3), kRabitScaleFactorsColumn, aux_path));
+  if (error_field >= 0) {
+    LANCE_ASSIGN_OR_RAISE(storage->error, FloatColumn(*batch->column(4), kRabitErrorFactorsColumn, aux_path));
+  }
+  const uint8_t* packed = codes.children[0]->Values<uint8_t>() + codes.offset * static_cast<int64_t>(width);
+  storage->codes.resize(rows * width);
+  // The codes are packed partition by partition (each partition's 32-row batches from its
+  // first row), or row-major when storage_metadata says not packed.
+  if (!m.packed) std::memcpy(storage->codes.data(), packed, rows * width);
+  for (size_t p = 0; m.packed && p < index->ivf_.num_partitions(); ++p) {
+    const size_t o = index->ivf_.offsets[p], n = index->ivf_.lengths[p];
+    UnpackRabitqCodes(packed + o * width, n, width, storage->codes.data() + o * width);
+  }
+  index->rq_ = std::move(storage);
+  return Status::OK();
+}
+
+Status RabitqAccess::Search(const IvfIndex& index, const std::vector<float>& q,
+                            const std::vector<uint32_t>& probed, const std::vector<float>& centroid_dist,
+                            size_t limit, const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
+  const RabitqStorage& s = *index.rq_;
+  const RabitqQuery rq = PrepareRabitqQuery(s.model, q.data(), q.size());
+  const size_t width = s.model.code_bytes();
+  std::vector<float> dist;
+  for (uint32_t p : probed) {
+    const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
+    dist.resize(n);
+    RabitqScore(s.model, rq, s.codes.data() + first * width, n, s.add.data() + first,
+                s.scale.data() + first, centroid_dist[p], dist.data());
+    linalg::TopK part(limit);
+    const uint64_t* ids = index.row_ids_.data() + first;
+    if (!keep) {
+      part.Push(dist.data(), ids, n);
+    } else {
+      for (size_t j = 0; j < n; ++j) {
+        if (keep(ids[j])) part.Push(ids[j], dist[j]);
+      }
+    }
+    out->Merge(part);
+  }
+  return Status::OK();
+}
+
+}  // namespace lance::index::vector

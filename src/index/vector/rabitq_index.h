@@ -1,0 +1,36 @@
+// IVF_RQ inside IvfIndex: the RaBitQ storage loaded from lance 12's auxiliary.idx and the
+// search of the probed partitions (rabitq_index.cc; arithmetic in rabitq.h, format in
+// docs/vector-rq.md).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "index/vector/rabitq.h"
+#include "lance/file/file_reader.h"
+#include "lance/index/vector/ivf_index.h"
+
+namespace lance::index::vector {
+
+struct RabitqStorage {
+  RabitqModel model;
+  std::vector<uint8_t> codes;  // row-major num_rows x model.code_bytes() (unpacked)
+  std::vector<float> add, scale, error;
+  size_t MemoryBytes() const {
+    return codes.size() + (add.size() + scale.size() + error.size()) * sizeof(float) + model.signs.size();
+  }
+};
+
+struct RabitqAccess {
+  // `_rowid`, `_rabit_codes` (packed per partition), `__add_factors`, `__scale_factors`,
+  // `__error_factors` and the storage_metadata of auxiliary.idx into `index`.
+  static Status Load(IvfIndex* index, const file::FileReader& aux, const std::string& aux_path);
+  // The best `limit` rows of the partitions `probed` for the query `q` (normalised for cosine),
+  // `centroid_dist[p]` being its distance to partition p's centroid.
+  static Status Search(const IvfIndex& index, const std::vector<float>& q,
+                       const std::vector<uint32_t>& probed, const std::vector<float>& centroid_dist,
+                       size_t limit, const std::function<bool(uint64_t)>& keep, linalg::TopK* out);
+};
+
+}  // namespace lance::index::vector
