@@ -73,7 +73,31 @@ function newest(uri) {
   }));
   // lance 12 records the size of every data file on commit (older writers left it unset).
   const unsized = (m[2] || []).flatMap((f) => (pb(f)[2] || []).filter((d) => !pb(d)[6])).length;
+  const num = (x) => Number(x?.[0] ?? 0);
+  // The schema with its field ids (lance 12 renumbers duplicated ids on commit).
+  const schema = (m[1] || []).map((f) => {
+    const x = pb(f);
+    return `${text(x[2])}:${int32s(x[3])[0] ?? 0}:${int32s(x[4])[0] ?? 0}`;
+  });
+  // Each fragment's counts and its data files' field ids and columns (the paths of new files
+  // differ; the schema fix drops files and renumbers their ids).
+  const fragments = (m[2] || []).map((f) => {
+    const x = pb(f);
+    const del = x[3] ? pb(x[3][0]) : null;
+    return {
+      id: num(x[1]),
+      physical_rows: num(x[4]),
+      deleted: del ? num(del[4]) : null,
+      files: (x[2] || []).map((d) => {
+        const y = pb(d);
+        return `${int32s(y[2]).join(',')}|${int32s(y[3]).join(',')}`;
+      }),
+    };
+  });
   return {
+    schema,
+    fragments,
+    indices: indexSection(buf, m),
     naming: name.length === '18446744073709551615.manifest'.length ? 'v2' : 'legacy',
     container,
     reader_flags: Number(m[9]?.[0] ?? 0),
@@ -85,6 +109,58 @@ function newest(uri) {
     latest_manifest: fs.existsSync(path.join(uri, '_latest.manifest'))
       ? fs.readFileSync(path.join(uri, '_latest.manifest')).toString('base64') : null,
   };
+}
+
+// The index section of a manifest file `buf` (message `m`), every member of every entry:
+// what lance 12 migrates on commit (index_version, the files list, ...) and what it keeps.
+// The files are compared as a set: lance 12 lists them in the directory's order.
+function indexSection(buf, m) {
+  if (!m[6]) return null;
+  const pos = Number(m[6][0]);
+  const sec = pb(buf.subarray(pos + 4, pos + 4 + buf.readUInt32LE(pos)));
+  const hex = (x) => (x ? Buffer.from(x[0]).toString('hex') : null);
+  return (sec[1] || []).map((e) => {
+    const x = pb(e);
+    const details = x[6] ? pb(x[6][0]) : null;
+    return {
+      uuid: x[1] ? hex(pb(x[1][0])[1]) : null,
+      fields: int32s(x[2]),
+      name: x[3] ? Buffer.from(x[3][0]).toString('utf8') : '',
+      dataset_version: Number(x[4]?.[0] ?? 0),
+      fragment_bitmap: hex(x[5]),
+      details: details ? { type_url: Buffer.from(details[1]?.[0] ?? []).toString('utf8'), value: hex(details[2]) } : null,
+      index_version: x[7] ? Number(x[7][0]) : null,
+      created_at: x[8] ? Number(x[8][0]) : null,
+      base_id: x[9] ? Number(x[9][0]) : null,
+      files: (x[10] || []).map((f) => {
+        const y = pb(f);
+        return `${Buffer.from(y[1]?.[0] ?? []).toString('utf8')}:${Number(y[2]?.[0] ?? 0)}`;
+      }).sort(),
+      covering_fields: int32s(x[11]),
+    };
+  });
+}
+
+// The int32 values of a repeated member (packed or not; negative ones as 10-byte varints).
+function int32s(x) {
+  const out = [];
+  for (const v of x || []) {
+    if (typeof v === 'bigint') {
+      out.push(Number(BigInt.asIntN(32, v)));
+      continue;
+    }
+    let r = 0n, s = 0n;
+    for (const b of v) {
+      r |= BigInt(b & 0x7f) << s;
+      s += 7n;
+      if (!(b & 0x80)) {
+        out.push(Number(BigInt.asIntN(32, r)));
+        r = 0n;
+        s = 0n;
+      }
+    }
+  }
+  return out;
 }
 
 // Minimal protobuf reader: field number -> [varint (BigInt) | bytes].
@@ -273,4 +349,35 @@ test('where lance 12 refuses to write into an older dataset, lance-cpp refuses t
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /mixture of file versions/);
   }
+});
+
+// lance 0.10's add/drop-columns bug left field ids listed by two data files of a fragment
+// (upstream v0.10.5/corrupt_schema). On commit lance 12 gives each such id a new one in the
+// last file listing it (fix_schema); in v1 data files, which find their columns by the ids of
+// their own schema, that leaves a version lance 12 cannot read. lance-cpp refuses to commit
+// instead, and the dataset keeps reading as before.
+test('the duplicate-field-id fix into v1 files: lance 12 commits an unreadable version, lance-cpp refuses', async () => {
+  const rel = 'upstream/v0.10.5/corrupt_schema.lance';
+  const ours = copy(rel, scratch, '');
+  const theirs = copy(rel, scratch, '_ref');
+  const ref = await (await lancedb.connect(theirs.dir)).openTable(theirs.name);
+  const before = await lance12Rows(ref);
+  await ref.delete('x = 1');
+  const fixed = newest(theirs.uri);
+  // What lance 12's fix did: b and c (ids 2, 3) renumbered 4, 5 in the last file listing
+  // them, the file left with neither dropped.
+  assert.deepEqual(fixed.schema, ['x:0:-1', 'y:1:-1', 'b:4:-1', 'c:5:-1']);
+  assert.deepEqual(fixed.fragments.map((f) => f.files),
+    [['0|', '1,2|', '4,5|'], ['0,1,2,3|', '4,5|']]);
+  await assert.rejects(ref.query().toArrow(), /No page info found for field: b, field_id=4/);
+
+  const was = newest(ours.uri);
+  const r = lance(['delete', ours.uri, '--filter', 'x = 1']);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /field id 2 is listed by more than one data file of fragment 0/);
+  assert.match(r.stderr, /neither lance 12 nor lance-cpp can read/);
+  assert.deepEqual(newest(ours.uri), was, 'nothing committed');
+  const t = await (await lancedb.connect(ours.dir)).openTable(ours.name);
+  assert.deepEqual(await lance12Rows(t), before);
+  assert.equal(diffRows(before, lanceOk(['scan', ours.uri, '--with-row-id']).stdout), null);
 });
