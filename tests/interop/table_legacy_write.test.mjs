@@ -269,6 +269,14 @@ const OLDER = [
   { rel: 'upstream/0.36.0/btree_in_index_pkg.lance', storage: '2.0' },
 ];
 
+// The page statistics (`lance file info`) of the data file of the newest fragment of `uri`.
+function appendedStatistics(uri) {
+  const m = JSON.parse(lanceOk(['manifest', uri]).stdout);
+  const frag = m.fragments[m.fragments.length - 1];
+  const info = JSON.parse(lanceOk(['file', 'info', path.join(uri, 'data', frag.files[0].path)]).stdout);
+  return info.statistics ?? [];
+}
+
 // Rows of `uri` (lance-cpp's scan, first `n`) as a JSONL input with its schema file.
 function inputOf(uri, n, scratchFile) {
   const file = `${scratchFile}.jsonl`;
@@ -298,6 +306,13 @@ for (const d of OLDER) {
     assert.equal(a.container, '0.2');
     assert.equal(JSON.parse(lanceOk(['manifest', ours.uri]).stdout).container_version, '0.2');
     assert.ok(a.file_versions.includes(d.storage === '0.1' ? '0.2' : '2.0'), a.file_versions.join());
+    if (d.storage === '0.1') {
+      // lance 12's v1 writer keeps page statistics (null count, min, max per batch) of the
+      // fields it supports; so does lance-cpp's, with the same values.
+      const ourStats = appendedStatistics(ours.uri), theirStats = appendedStatistics(theirs.uri);
+      assert.ok(theirStats.length > 0 && Object.keys(theirStats[0]).length > 0);
+      assert.deepEqual(ourStats, theirStats, 'the appended v1 file\'s page statistics');
+    }
     await t.checkoutLatest();
     const want = await lance12Rows(ref);
     assert.deepEqual(await lance12Rows(t), want, 'lance 12 reads our rows as its own');
