@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/table/manifest.h"
 #include "lance/table/versions.h"
 #include "table/legacy_fixups.h"
 
@@ -105,6 +106,35 @@ TEST(CommitMigrations, IndexMetadataFilledAsLance12Does) {
   ASSERT_TRUE(internal::MigrateIndexMetadata(*loc, &m).ok());
   EXPECT_EQ(m.indices[0].index_version, 3);
   EXPECT_EQ(files(m.indices[0]), (std::vector<std::pair<std::string, uint64_t>>{{"x", 1}}));
+}
+
+}  // namespace
+}  // namespace lance::table
+
+namespace lance::table {
+namespace {
+
+// A manifest of lance 12 with a decimal256 column (a type lance-cpp does not read yet) is
+// refused as NotSupported naming the type, not reported as damaged.
+TEST(ManifestTypes, Decimal256IsNotSupportedNotCorrupt) {
+  Manifest m;
+  file::LanceField id;
+  id.name = "id";
+  id.logical_type = "int32";
+  file::LanceField d;
+  d.name = "d";
+  d.id = 1;
+  d.logical_type = "decimal:256:40:2";
+  m.fields = {id, d};
+  m.version = 1;
+  m.data_file_format = "lance";
+  m.data_storage_version = "2.1";
+  auto bytes = EncodeManifest(m, "");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto back = DecodeManifest(*bytes, "d256.manifest");
+  ASSERT_FALSE(back.ok());
+  EXPECT_TRUE(back.status().IsNotSupported()) << back.status().ToString();
+  EXPECT_NE(back.status().message().find("decimal256"), std::string::npos) << back.status().ToString();
 }
 
 }  // namespace
