@@ -1,6 +1,7 @@
 // Legacy "v1" data files (footer 0.2), the mirror of legacy_v1_reader.cc (older_writers.h).
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <type_traits>
 
@@ -332,16 +333,11 @@ class V1Writer final : public OlderFileWriter {
         add_field(values == &st.mins ? "min_value" : "max_value", parent, fields_[k].logical_type, true,
                   binary ? ::lance::file::VAR_BINARY : ::lance::file::PLAIN);
         if (binary) {
-          std::string data;
-          std::vector<int64_t> positions{pos_};
-          for (const auto& v : *values) {
-            if (v) data += *v;
-            positions.push_back(pos_ + static_cast<int64_t>(data.size()));
-          }
-          LANCE_RETURN_NOT_OK(Put(data));
-          pages.emplace_back(pos_, batches);
-          LANCE_RETURN_NOT_OK(Put(std::string_view(reinterpret_cast<const char*>(positions.data()),
-                                                   positions.size() * 8)));
+          LANCE_ASSIGN_OR_RAISE(int64_t at, WriteBinaryValues(batches, [&](int64_t b) {
+            const auto& v = (*values)[static_cast<size_t>(b)];
+            return v ? std::optional<std::string_view>(*v) : std::nullopt;
+          }));
+          pages.emplace_back(at, batches);
         } else if (fields_[k].logical_type == "bool") {
           std::string bits(static_cast<size_t>((batches + 7) / 8), '\0');
           for (int64_t b = 0; b < batches; ++b) {
@@ -381,13 +377,17 @@ class V1Writer final : public OlderFileWriter {
 
   // The bytes of every value, then length + 1 absolute positions; returns where they start.
   Result<int64_t> WriteBinary(const Array& a) {
+    return WriteBinaryValues(a.length, [&](int64_t i) {
+      return a.IsValid(i) ? std::optional<std::string_view>(a.GetView(i)) : std::nullopt;
+    });
+  }
+
+  // The same for `n` values given by `value(i)` (nullopt: null, stored empty).
+  Result<int64_t> WriteBinaryValues(int64_t n, const std::function<std::optional<std::string_view>(int64_t)>& value) {
     std::string data;
     std::vector<int64_t> positions{pos_};
-    for (int64_t i = 0; i < a.length; ++i) {
-      if (a.IsValid(i)) {
-        const std::string_view v = a.GetView(i);
-        data.append(v.data(), v.size());
-      }
+    for (int64_t i = 0; i < n; ++i) {
+      if (auto v = value(i)) data.append(v->data(), v->size());
       positions.push_back(pos_ + static_cast<int64_t>(data.size()));
     }
     LANCE_RETURN_NOT_OK(Put(data));
