@@ -17,6 +17,7 @@
 #include "cli/progress.h"
 #include "lance/core/thread_pool.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/vector/index_migration.h"
 #include "lance/table/write.h"
 
 namespace lance::cli {
@@ -47,6 +48,7 @@ struct WriteArgs {
 Result<table::CommitOptions> CommitOpts(const WriteArgs& a) {
   table::CommitOptions o;
   o.sync = !a.no_sync;
+  o.migrate_indices = index::vector::MigrateVectorIndexEntries;  // as every commit of lance 12
   if (a.commit_handler == "put") {
     // The default handler (null): put-if-not-exists, as a staged rename on a local filesystem
     // with the staged files and the manifest flushed in one round (commit.h).

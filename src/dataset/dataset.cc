@@ -6,6 +6,7 @@
 #include "dataset/guard.h"
 #include "lance/columnar/compute.h"
 #include "lance/core/thread_pool.h"
+#include "lance/index/vector/index_migration.h"
 
 namespace lance::dataset {
 
@@ -74,6 +75,7 @@ table::CommitOptions Dataset::CommitOptions() const {
   c.max_retries = options_.max_commit_retries;
   c.sync = options_.sync_commits;
   c.sync_pool = SyncPoolOf(options_);
+  c.migrate_indices = index::vector::MigrateVectorIndexEntries;
   return c;
 }
 
@@ -82,6 +84,7 @@ table::CommitOptions Dataset::WithHandle(table::CommitOptions own) const {
   if (!own.handler) own = CommitOptions();
   own.sync = sync;
   if (own.sync_pool == nullptr) own.sync_pool = SyncPoolOf(options_);
+  if (!own.migrate_indices) own.migrate_indices = index::vector::MigrateVectorIndexEntries;
   return own;
 }
 

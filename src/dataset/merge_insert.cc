@@ -8,6 +8,8 @@
 #include <bit>
 #include <cstring>
 #include <optional>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -210,6 +212,42 @@ struct ProbeResult {
 // Rows of the dataset's key scan per probed slice: the scanner decodes the next slices on the
 // pool while one is probed, and each is dropped once probed.
 constexpr int64_t kProbeSliceRows = 64 * 1024;
+
+// Whether lance 12 joins the source to the dataset through a scalar index of the key (one key
+// column with a BTREE or BITMAP index, or one without details, and no deletion of rows the
+// source does not match); if
+// so, the fragments those indexes cover.
+std::optional<std::set<uint32_t>> KeyIndexedJoin(const table::Manifest& m, const SchemaPtr& schema,
+                                                 const MergeInsertParams& params) {
+  if (params.on.size() != 1 || params.when_not_matched_by_source == WhenNotMatchedBySource::kDelete) {
+    return std::nullopt;
+  }
+  const FieldPtr key = schema->GetFieldByName(params.on[0]);
+  if (!key) return std::nullopt;
+  std::optional<std::set<uint32_t>> covered;
+  for (const auto& x : m.indices) {
+    const std::string type = table::IndexTypeName(x);
+    // An index without details (lance before 0.19.3) on a scalar key is a BTREE or BITMAP one
+    // (vectordb 0.4.20's BTree on an int64 key: lance 12 joins through it).
+    const bool scalar = type == "BTREE" || type == "BITMAP" || (type.empty() && !key->type()->is_nested());
+    if (x.fields != std::vector<int32_t>{key->id()} || !scalar) continue;
+    if (!covered) covered.emplace();
+    covered->insert(x.fragment_ids.begin(), x.fragment_ids.end());
+  }
+  return covered;
+}
+
+// `rows` (and `ids`, when given) put in `order` (positions into them).
+void Reorder(const std::vector<size_t>& order, std::vector<int64_t>* rows, std::vector<uint64_t>* ids) {
+  std::vector<int64_t> r(order.size());
+  std::vector<uint64_t> d(ids ? order.size() : 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    r[i] = (*rows)[order[i]];
+    if (ids) d[i] = (*ids)[order[i]];
+  }
+  *rows = std::move(r);
+  if (ids) *ids = std::move(d);
+}
 
 // The merge of `batches` (all of `in_schema`) into the snapshot `ds`.
 Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>& ds,
@@ -486,8 +524,9 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   };
 
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
-  std::vector<int64_t> updated_rows;   // source rows to write as updates, in dataset order
+  std::vector<int64_t> updated_rows;   // source rows to write as updates (found in dataset order)
   std::vector<uint64_t> updated_ids;   // their stable row ids
+  std::vector<uint64_t> updated_addrs;  // the addresses of the dataset rows they update
   std::vector<uint64_t> deleted;       // row addresses to delete
   MergeInsertResult out;
   while (true) {
@@ -514,6 +553,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       matched[static_cast<size_t>(src)] = 1;
       if (params.when_matched == WhenMatched::kUpdateAll && (!update_where || pr.update[m])) {
         updated_rows.push_back(src);
+        updated_addrs.push_back(a);
         if (stable) updated_ids.push_back(ids[r]);
         deleted.push_back(a);
         ++out.rows_updated;
@@ -528,6 +568,24 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     }
   }
   reader.reset();
+  // The order lance 12 writes the updated rows in (the inserted rows follow in source order),
+  // observed on its merge-inserts (tests/interop/table_merge_order.test.mjs): the dataset's
+  // row order when it joins through a BTREE or BITMAP index on the one key column (every
+  // merge-insert that deletes nothing by source), else the source's order.
+  // Through the index: first the matches in fragments it does not cover (which it scans),
+  // then those it covers, each in the dataset's order.
+  if (const auto covered = KeyIndexedJoin(tm, schema, params)) {
+    std::vector<size_t> order(updated_rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto indexed = [&](size_t i) { return covered->count(static_cast<uint32_t>(updated_addrs[i] >> 32)) > 0; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return !indexed(a) && indexed(b); });
+    Reorder(order, &updated_rows, stable ? &updated_ids : nullptr);
+  } else {
+    std::vector<size_t> order(updated_rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return updated_rows[a] < updated_rows[b]; });
+    Reorder(order, &updated_rows, stable ? &updated_ids : nullptr);
+  }
   std::vector<int64_t> inserted_rows;
   if (params.when_not_matched == WhenNotMatched::kInsert) {
     for (int64_t i = 0; i < n_src; ++i) {

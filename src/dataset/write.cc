@@ -4,6 +4,7 @@
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/vector/index_migration.h"
 #include "lance/query/index_training.h"
 #include "lance/table/indexes.h"
 
@@ -28,6 +29,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(table::TableLocation location, R
     params.commit.sync = params.commit.sync && options.sync_commits;
     if (params.commit.sync_pool == nullptr) params.commit.sync_pool = SyncPoolOf(options);
     if (params.pool == nullptr) params.pool = PoolOf(options);
+    if (!params.commit.migrate_indices) params.commit.migrate_indices = index::vector::MigrateVectorIndexEntries;
     if (options.tag) return Status::InvalidArgument("write: a tag cannot be given to open the written version");
     LANCE_ASSIGN_OR_RAISE(auto written, WriteAt(location, input, params));
     options.version = written.commit.version;

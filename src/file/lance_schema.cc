@@ -86,7 +86,10 @@ Result<DataTypePtr> LogicalTypeToArrow(const std::string& t) {
     return fixed_size_binary(n);
   }
   if (parts[0] == "decimal" && parts.size() == 4) {
-    if (parts[1] != "128") return Status::NotSupported("logical type '{}': only decimal128", t);
+    if (parts[1] != "128") {
+      return Status::NotSupported("logical type '{}': decimal{} (lance 12 stores it; lance-cpp reads decimal128 only)",
+                                  t, parts[1]);
+    }
     LANCE_ASSIGN_OR_RAISE(int32_t precision, ParseInt(parts[2], t));
     LANCE_ASSIGN_OR_RAISE(int32_t scale, ParseInt(parts[3], t));
     if (precision < 1 || precision > 38) {

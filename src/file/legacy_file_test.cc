@@ -319,6 +319,49 @@ TEST(LegacyV1, TwoBatchesAndTheirStatistics) {
   EXPECT_EQ(text, want);
 }
 
+// Our v1 writer keeps the page statistics lance 12's does (the interop test compares them with
+// lance 12's appends): per batch, the null count and the bounds of id, flag and str, none for
+// the list. The golden's rows rewritten in three batches.
+TEST(LegacyV1, WrittenStatisticsPerBatch) {
+  const LegacyFile* f = BatchesFile();
+  ASSERT_NE(f, nullptr);
+  auto src = FileReader::Open(BufferFromString(ReadText(f->file())));
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  auto back = Rewrite(**src, {0, 1, 2, 3}, FileVersion{0, 2});
+  ASSERT_NE(back, nullptr);
+  ASSERT_EQ(back->LegacyBatchOffsets(), (std::vector<int64_t>{0, 347, 694, 1040}));
+  auto stats = back->LegacyStatistics();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_NE(*stats, nullptr);
+  std::string text;
+  ASSERT_TRUE(AppendJsonLines(**stats, &text).ok());
+  auto rows = (*src)->ReadAll({0, 1, 2});
+  ASSERT_TRUE(rows.ok());
+  const Array& str = *(*rows)->column(2);
+  std::string want;
+  for (int64_t lo : {0, 347, 694}) {
+    const int64_t hi = lo == 694 ? 1040 : lo + 347;
+    int64_t nulls = 0;
+    std::string mn, mx;
+    bool any = false;
+    for (int64_t i = lo; i < hi; ++i) {
+      if (str.IsNull(i)) {
+        ++nulls;
+        continue;
+      }
+      const std::string v(str.GetView(i));
+      if (!any || v < mn) mn = v;
+      if (!any || v > mx) mx = v;
+      any = true;
+    }
+    want += "{\"0\":{\"null_count\":0,\"min_value\":" + std::to_string(lo) + ",\"max_value\":" +
+            std::to_string(hi - 1) + "},\"1\":{\"null_count\":0,\"min_value\":false,\"max_value\":true},"
+            "\"2\":{\"null_count\":" + std::to_string(nulls) + ",\"min_value\":" + nlohmann::json(mn).dump() +
+            ",\"max_value\":" + nlohmann::json(mx).dump() + "}}\n";
+  }
+  EXPECT_EQ(text, want);
+}
+
 TEST(LegacyV1, TakeThroughAStoreFetchesOnlyTheRows) {
   const LegacyFile* f = BatchesFile();
   ASSERT_NE(f, nullptr);

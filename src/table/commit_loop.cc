@@ -187,7 +187,10 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
     }
     LANCE_ASSIGN_OR_RAISE(Manifest m, internal::ApplyOperation(txn, latest ? &latest->manifest : nullptr,
                                                                internal::NowNs()));
-    LANCE_RETURN_NOT_OK(internal::FillDataFileSizes(loc, &m));
+    LANCE_RETURN_NOT_OK(internal::ApplyCommitMigrations(loc, &m));
+    if (options.migrate_indices) {
+      LANCE_RETURN_NOT_OK(options.migrate_indices(loc, latest ? &latest->manifest : nullptr, &m));
+    }
     if (options.amend) LANCE_RETURN_NOT_OK(options.amend(&m));
     LANCE_ASSIGN_OR_RAISE(std::string txn_bytes, EncodeTransaction(txn));
     const std::string txn_name = fmt::format("{}-{}.txn", read_version, txn.uuid);

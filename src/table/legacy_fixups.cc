@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -220,6 +221,109 @@ Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
     }
   }
   return Status::OK();
+}
+
+}  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+namespace {
+
+bool IsV1File(const DataFileInfo& f) { return f.major == 0 && f.minor <= 2; }
+
+}  // namespace
+
+Status FixDuplicateFieldIds(Manifest* m, const std::string& root) {
+  // Only fragments of several data files can list one id twice.
+  if (std::all_of(m->fragments.begin(), m->fragments.end(),
+                  [](const FragmentInfo& f) { return f.files.size() <= 1; })) {
+    return Status::OK();
+  }
+  std::set<int32_t> duplicated;
+  for (const auto& frag : m->fragments) {
+    std::set<int32_t> seen;
+    for (const auto& f : frag.files) {
+      for (int32_t id : f.fields) {
+        if (id >= 0 && !seen.insert(id).second) duplicated.insert(id);
+      }
+    }
+  }
+  if (duplicated.empty()) return Status::OK();
+
+  // The highest id the schema or any data file uses; the duplicated ids, ascending, get the
+  // ids after it.
+  int32_t next = -1;
+  for (const auto& f : m->fields) next = std::max(next, f.id);
+  for (const auto& frag : m->fragments) {
+    for (const auto& f : frag.files) {
+      for (int32_t id : f.fields) next = std::max(next, id);
+    }
+  }
+  std::map<int32_t, int32_t> renamed;
+  for (int32_t id : duplicated) renamed[id] = ++next;
+
+  // In each fragment the last data file listing an id keeps the data the schema field means
+  // (lance 12 walks the files backwards, each file's ids in order); its entry takes the new id.
+  std::vector<FragmentInfo> fragments = m->fragments;
+  for (auto& frag : fragments) {
+    std::set<int32_t> moved;
+    for (auto f = frag.files.rbegin(); f != frag.files.rend(); ++f) {
+      for (int32_t& id : f->fields) {
+        auto it = renamed.find(id);
+        if (it == renamed.end() || !moved.insert(id).second) continue;
+        if (IsV1File(*f)) {
+          // A v1 file finds its columns by the ids of its own embedded schema, so the new id
+          // would name nothing in it: lance 12 commits the remapped manifest and then fails
+          // every read of the field ("No page info found for field"). Refuse instead.
+          return Status::NotSupported(
+              "{}: field id {} is listed by more than one data file of fragment {} (the schema "
+              "corruption of lance 0.10 add/drop columns); lance 12's commit-time fix gives it id "
+              "{} in legacy (v1) data file {}, whose own schema keeps id {}, which leaves a version "
+              "neither lance 12 nor lance-cpp can read; lance-cpp does not commit to this dataset",
+              root, id, frag.id, it->second, f->path, id);
+        }
+        id = it->second;
+      }
+    }
+  }
+  for (auto& field : m->fields) {
+    if (auto it = renamed.find(field.id); it != renamed.end()) field.id = it->second;
+    if (auto it = renamed.find(field.parent_id); it != renamed.end()) field.parent_id = it->second;
+  }
+  // Data files none of whose fields the schema still has are no longer read.
+  std::set<int32_t> live;
+  for (const auto& f : m->fields) live.insert(f.id);
+  for (auto& frag : fragments) {
+    std::erase_if(frag.files, [&](const DataFileInfo& f) {
+      return std::none_of(f.fields.begin(), f.fields.end(), [&](int32_t id) { return live.count(id) > 0; });
+    });
+  }
+  m->fragments = std::move(fragments);
+  return m->RebuildSchema();
+}
+
+Status MigrateIndexMetadata(const TableLocation& loc, Manifest* m) {
+  for (auto& x : m->indices) {
+    if (!x.index_version) x.index_version = 0;
+    if (!x.files.empty() || x.base_id || x.uuid.empty()) continue;
+    const std::string dir = loc.Path("_indices/" + x.uuid);
+    Result<io::ListResult> listed = loc.store()->ListDir(dir);
+    if (listed.status().IsNotFound()) continue;  // nothing to list; a read reports it
+    LANCE_RETURN_NOT_OK(listed.status());
+    for (const auto& o : listed->objects) {
+      IndexFileInfo f;
+      f.path = o.path.substr(o.path.rfind('/') + 1);
+      f.size_bytes = static_cast<uint64_t>(o.size);
+      x.files.push_back(std::move(f));
+    }
+  }
+  return Status::OK();
+}
+
+Status ApplyCommitMigrations(const TableLocation& loc, Manifest* m) {
+  LANCE_RETURN_NOT_OK(FillDataFileSizes(loc, m));
+  LANCE_RETURN_NOT_OK(FixDuplicateFieldIds(m, loc.root()));
+  return MigrateIndexMetadata(loc, m);
 }
 
 }  // namespace lance::table::internal

@@ -72,3 +72,25 @@ namespace lance::table::internal {
 Status FillDataFileSizes(const TableLocation& loc, Manifest* m);
 
 }  // namespace lance::table::internal
+
+namespace lance::table::internal {
+
+// lance 12's commit-time fix of the schema corruption lance 0.10's add/drop columns left
+// (upstream corpus v0.10.5/corrupt_schema): a field id listed by more than one data file of a
+// fragment. Each such id, ascending, gets a new id after the highest the schema or any data file
+// uses; in every fragment the entry of the last data file listing it takes the new id, and so
+// does the schema field; data files left with no field of the schema are dropped. Errors:
+// NotSupported when the remapped entry is in a legacy v1 data file, whose embedded schema keeps
+// the old id (lance 12 commits that, then cannot read the field; `root` names the table).
+Status FixDuplicateFieldIds(Manifest* m, const std::string& root);
+
+// lance 12's commit-time fill-in of index metadata older writers left unset: index_version 0
+// when absent, and the index's files (name and size, as listed under _indices/{uuid}/) when it
+// records none. Entries under another base path are left as stored.
+Status MigrateIndexMetadata(const TableLocation& loc, Manifest* m);
+
+// Every commit-time migration above, in lance 12's order: data file sizes, the schema fix, the
+// index metadata. Run on the manifest a commit is about to publish.
+Status ApplyCommitMigrations(const TableLocation& loc, Manifest* m);
+
+}  // namespace lance::table::internal

@@ -65,8 +65,29 @@ void OverlayToProto(const DataOverlayFileInfo& x, pb::DataOverlayFile* o) {
 }
 
 // The portable Roaring bitmap of `ids`, without run containers (as lance 12 writes them).
+// Whether every 16-bit container of the ascending `ids` is smaller as runs (2 + 4 bytes per
+// run) than as values (2 bytes each, at most an 8 KiB bitmap).
+bool RunsStrictlySmaller(const std::vector<uint32_t>& ids) {
+  if (ids.empty()) return false;
+  size_t i = 0;
+  while (i < ids.size()) {
+    const uint32_t key = ids[i] >> 16;
+    size_t card = 0, runs = 0;
+    for (; i < ids.size() && (ids[i] >> 16) == key; ++i, ++card) {
+      if (card == 0 || ids[i] != ids[i - 1] + 1) ++runs;
+    }
+    if (2 + 4 * runs >= std::min<size_t>(2 * card, 8192)) return false;
+  }
+  return true;
+}
+
 std::string BitmapOf(const std::vector<uint32_t>& ids) {
   roaring_bitmap_t* bm = roaring_bitmap_of_ptr(ids.size(), ids.data());
+  // lance 12 stores a container of fragment ids as runs when that is strictly smaller than as
+  // values (fragments 0..10: one run; 0, 1, 2: values; observed on its commits). CRoaring's
+  // run_optimize also takes runs of equal size, so it is asked only when runs are strictly
+  // smaller (every 16-bit container alike, the case of fewer than 65536 fragments).
+  if (RunsStrictlySmaller(ids)) roaring_bitmap_run_optimize(bm);
   std::string out(roaring_bitmap_portable_size_in_bytes(bm), '\0');
   roaring_bitmap_portable_serialize(bm, out.data());
   roaring_bitmap_free(bm);

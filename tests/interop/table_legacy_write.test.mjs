@@ -15,7 +15,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import util from 'node:util';
 
 import * as lancedb from '@lancedb/lancedb';
 
@@ -39,6 +38,14 @@ const DATASETS = [
   { rel: 'upstream/v0.8.0/migrated_from_v0.7.5.lance', append: false },
   { rel: 'upstream/v0.20.0/old_btree_bitmap_indices.lance', append: false },
   { rel: 'upstream/0.36.0/btree_in_index_pkg.lance', append: false },
+  // Older index entries lance 12 migrates on commit: vector details read from the index files,
+  // fragment bitmaps recomputed from its row ids (a writer before 0.8.15; overlapping delta
+  // bitmaps), index_version and the index files filled in.
+  { rel: 'upstream/v0.8.14/corrupt_index.lance', append: false, filter: 'id = 100' },
+  { rel: 'upstream/v0.21.0/bad_index_fragment_bitmap.lance', append: false, col: '_rowid' },
+  { rel: 'upstream/v0.27.1/pq_in_schema.lance', append: false, col: 'id' },
+  { rel: 'upstream/v0.18.2/index_no_details.lance', append: false },
+  { rel: 'upstream/0.27.0/legacy_fts_index.lance', append: false, filter: "text = 'frodo was a puppy'" },
 ];
 
 // A copy of dataset `rel` in a fresh directory: { dir, name, uri }.
@@ -73,7 +80,31 @@ function newest(uri) {
   }));
   // lance 12 records the size of every data file on commit (older writers left it unset).
   const unsized = (m[2] || []).flatMap((f) => (pb(f)[2] || []).filter((d) => !pb(d)[6])).length;
+  const num = (x) => Number(x?.[0] ?? 0);
+  // The schema with its field ids (lance 12 renumbers duplicated ids on commit).
+  const schema = (m[1] || []).map((f) => {
+    const x = pb(f);
+    return `${text(x[2])}:${int32s(x[3])[0] ?? 0}:${int32s(x[4])[0] ?? 0}`;
+  });
+  // Each fragment's counts and its data files' field ids and columns (the paths of new files
+  // differ; the schema fix drops files and renumbers their ids).
+  const fragments = (m[2] || []).map((f) => {
+    const x = pb(f);
+    const del = x[3] ? pb(x[3][0]) : null;
+    return {
+      id: num(x[1]),
+      physical_rows: num(x[4]),
+      deleted: del ? num(del[4]) : null,
+      files: (x[2] || []).map((d) => {
+        const y = pb(d);
+        return `${int32s(y[2]).join(',')}|${int32s(y[3]).join(',')}`;
+      }),
+    };
+  });
   return {
+    schema,
+    fragments,
+    indices: indexSection(buf, m),
     naming: name.length === '18446744073709551615.manifest'.length ? 'v2' : 'legacy',
     container,
     reader_flags: Number(m[9]?.[0] ?? 0),
@@ -85,6 +116,58 @@ function newest(uri) {
     latest_manifest: fs.existsSync(path.join(uri, '_latest.manifest'))
       ? fs.readFileSync(path.join(uri, '_latest.manifest')).toString('base64') : null,
   };
+}
+
+// The index section of a manifest file `buf` (message `m`), every member of every entry:
+// what lance 12 migrates on commit (index_version, the files list, ...) and what it keeps.
+// The files are compared as a set: lance 12 lists them in the directory's order.
+function indexSection(buf, m) {
+  if (!m[6]) return null;
+  const pos = Number(m[6][0]);
+  const sec = pb(buf.subarray(pos + 4, pos + 4 + buf.readUInt32LE(pos)));
+  const hex = (x) => (x ? Buffer.from(x[0]).toString('hex') : null);
+  return (sec[1] || []).map((e) => {
+    const x = pb(e);
+    const details = x[6] ? pb(x[6][0]) : null;
+    return {
+      uuid: x[1] ? hex(pb(x[1][0])[1]) : null,
+      fields: int32s(x[2]),
+      name: x[3] ? Buffer.from(x[3][0]).toString('utf8') : '',
+      dataset_version: Number(x[4]?.[0] ?? 0),
+      fragment_bitmap: hex(x[5]),
+      details: details ? { type_url: Buffer.from(details[1]?.[0] ?? []).toString('utf8'), value: hex(details[2]) } : null,
+      index_version: x[7] ? Number(x[7][0]) : null,
+      created_at: x[8] ? Number(x[8][0]) : null,
+      base_id: x[9] ? Number(x[9][0]) : null,
+      files: (x[10] || []).map((f) => {
+        const y = pb(f);
+        return `${Buffer.from(y[1]?.[0] ?? []).toString('utf8')}:${Number(y[2]?.[0] ?? 0)}`;
+      }).sort(),
+      covering_fields: int32s(x[11]),
+    };
+  });
+}
+
+// The int32 values of a repeated member (packed or not; negative ones as 10-byte varints).
+function int32s(x) {
+  const out = [];
+  for (const v of x || []) {
+    if (typeof v === 'bigint') {
+      out.push(Number(BigInt.asIntN(32, v)));
+      continue;
+    }
+    let r = 0n, s = 0n;
+    for (const b of v) {
+      r |= BigInt(b & 0x7f) << s;
+      s += 7n;
+      if (!(b & 0x80)) {
+        out.push(Number(BigInt.asIntN(32, r)));
+        r = 0n;
+        s = 0n;
+      }
+    }
+  }
+  return out;
 }
 
 // Minimal protobuf reader: field number -> [varint (BigInt) | bytes].
@@ -115,14 +198,6 @@ function pb(buf) {
   return out;
 }
 
-// lance 12's rows without row ids, in a canonical order.
-async function sortedRows(table) {
-  const rows = expectedRows(await table.query().toArrow());
-  const key = (r) => util.inspect(r, { depth: null });
-  return rows.map((r) => [key(r), r]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .map((x) => x[1]);
-}
-
 async function lance12Rows(table) {
   return expectedRows(await table.query().withRowId().toArrow());
 }
@@ -135,13 +210,15 @@ for (const d of DATASETS) {
     const theirs = copy(d.rel, scratch, '_ref');
     const db = await lancedb.connect(ours.dir);
     const t = await db.openTable(ours.name);
-    const col = (await t.schema()).fields[0].name;
+    const col = d.col ?? (await t.schema()).fields[0].name;
+    const first = d.filter ?? `${col} = 1`;
     const before = await t.countRows();
 
     // The same delete by lance-cpp and by lance 12, on two copies.
-    const res = JSON.parse(lanceOk(['delete', ours.uri, '--filter', `${col} = 1`]).stdout);
+    const res = JSON.parse(lanceOk(['delete', ours.uri, '--filter', first]).stdout);
+    assert.ok(res.deleted_rows > 0, first);
     const ref = await (await lancedb.connect(theirs.dir)).openTable(theirs.name);
-    await ref.delete(`${col} = 1`);
+    await ref.delete(first);
     const a = newest(ours.uri), b = newest(theirs.uri);
     assert.deepEqual(a, b, 'the manifest lance-cpp writes matches lance 12\'s');
     assert.equal(a.container, '0.2');
@@ -156,7 +233,7 @@ for (const d of DATASETS) {
     assert.equal(diffRows(want, lanceOk(['scan', ours.uri, '--with-row-id']).stdout), null);
 
     // lance 12 continues on our version; lance-cpp reads its result.
-    await t.delete(`${col} = 2`);
+    await t.delete(d.filter ? `not (${d.filter})` : `${col} = 2`);
     if (d.append) {
       const more = await t.query().limit(3).toArrow();
       await t.add(more);
@@ -192,6 +269,14 @@ const OLDER = [
   { rel: 'upstream/0.36.0/btree_in_index_pkg.lance', storage: '2.0' },
 ];
 
+// The page statistics (`lance file info`) of the data file of the newest fragment of `uri`.
+function appendedStatistics(uri) {
+  const m = JSON.parse(lanceOk(['manifest', uri]).stdout);
+  const frag = m.fragments[m.fragments.length - 1];
+  const info = JSON.parse(lanceOk(['file', 'info', path.join(uri, 'data', frag.files[0].path)]).stdout);
+  return info.statistics ?? [];
+}
+
 // Rows of `uri` (lance-cpp's scan, first `n`) as a JSONL input with its schema file.
 function inputOf(uri, n, scratchFile) {
   const file = `${scratchFile}.jsonl`;
@@ -221,6 +306,13 @@ for (const d of OLDER) {
     assert.equal(a.container, '0.2');
     assert.equal(JSON.parse(lanceOk(['manifest', ours.uri]).stdout).container_version, '0.2');
     assert.ok(a.file_versions.includes(d.storage === '0.1' ? '0.2' : '2.0'), a.file_versions.join());
+    if (d.storage === '0.1') {
+      // lance 12's v1 writer keeps page statistics (null count, min, max per batch) of the
+      // fields it supports; so does lance-cpp's, with the same values.
+      const ourStats = appendedStatistics(ours.uri), theirStats = appendedStatistics(theirs.uri);
+      assert.ok(theirStats.length > 0 && Object.keys(theirStats[0]).length > 0);
+      assert.deepEqual(ourStats, theirStats, 'the appended v1 file\'s page statistics');
+    }
     await t.checkoutLatest();
     const want = await lance12Rows(ref);
     assert.deepEqual(await lance12Rows(t), want, 'lance 12 reads our rows as its own');
@@ -232,8 +324,8 @@ for (const d of OLDER) {
     assert.deepEqual(newest(ours.uri), newest(theirs.uri));
     await t.checkoutLatest();
     assert.deepEqual(await lance12Rows(t), await lance12Rows(ref), 'update');
-    // Merge-insert: lance-cpp's join emits the updated rows of its new fragment in another
-    // order than lance 12's (also into 2.1 datasets), so the rows are compared as a multiset.
+    // Merge-insert: the same rows in the same order (updated rows in the input's order, then
+    // the inserted ones) with the same ids.
     const up = inputOf(ours.uri, 2, path.join(scratch, `${ours.name}-up`));
     const merge = async () => ref.mergeInsert(col).whenMatchedUpdateAll().whenNotMatchedInsertAll()
       .execute(await ref.query().limit(2).toArrow());
@@ -251,7 +343,7 @@ for (const d of OLDER) {
       await merge();
       assert.deepEqual(newest(ours.uri), newest(theirs.uri));
       await t.checkoutLatest();
-      assert.deepEqual(await sortedRows(t), await sortedRows(ref), 'merge-insert');
+      assert.deepEqual(await lance12Rows(t), await lance12Rows(ref), 'merge-insert');
     }
 
     // lance 12 continues on our result (append + delete); lance-cpp reads what it wrote.
@@ -273,4 +365,35 @@ test('where lance 12 refuses to write into an older dataset, lance-cpp refuses t
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /mixture of file versions/);
   }
+});
+
+// lance 0.10's add/drop-columns bug left field ids listed by two data files of a fragment
+// (upstream v0.10.5/corrupt_schema). On commit lance 12 gives each such id a new one in the
+// last file listing it (fix_schema); in v1 data files, which find their columns by the ids of
+// their own schema, that leaves a version lance 12 cannot read. lance-cpp refuses to commit
+// instead, and the dataset keeps reading as before.
+test('the duplicate-field-id fix into v1 files: lance 12 commits an unreadable version, lance-cpp refuses', async () => {
+  const rel = 'upstream/v0.10.5/corrupt_schema.lance';
+  const ours = copy(rel, scratch, '');
+  const theirs = copy(rel, scratch, '_ref');
+  const ref = await (await lancedb.connect(theirs.dir)).openTable(theirs.name);
+  const before = await lance12Rows(ref);
+  await ref.delete('x = 1');
+  const fixed = newest(theirs.uri);
+  // What lance 12's fix did: b and c (ids 2, 3) renumbered 4, 5 in the last file listing
+  // them, the file left with neither dropped.
+  assert.deepEqual(fixed.schema, ['x:0:-1', 'y:1:-1', 'b:4:-1', 'c:5:-1']);
+  assert.deepEqual(fixed.fragments.map((f) => f.files),
+    [['0|', '1,2|', '4,5|'], ['0,1,2,3|', '4,5|']]);
+  await assert.rejects(ref.query().toArrow(), /No page info found for field: b, field_id=4/);
+
+  const was = newest(ours.uri);
+  const r = lance(['delete', ours.uri, '--filter', 'x = 1']);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /field id 2 is listed by more than one data file of fragment 0/);
+  assert.match(r.stderr, /neither lance 12 nor lance-cpp can read/);
+  assert.deepEqual(newest(ours.uri), was, 'nothing committed');
+  const t = await (await lancedb.connect(ours.dir)).openTable(ours.name);
+  assert.deepEqual(await lance12Rows(t), before);
+  assert.equal(diffRows(before, lanceOk(['scan', ours.uri, '--with-row-id']).stdout), null);
 });

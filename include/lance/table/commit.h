@@ -67,6 +67,12 @@ struct CommitOptions {
   // commit (e.g. the MemWAL index's merged generations, updated with the merged rows). It may
   // run several times; its error aborts the commit (staged files removed) and is returned.
   std::function<Status(Manifest*)> amend;
+  // The commit-time migrations of index entries that only an index's own files can tell
+  // (lance 12 runs them on every commit into an older table; the index layer's
+  // index::vector::MigrateVectorIndexEntries, which dataset::Dataset sets here). Called on every
+  // attempt, after the table's own migrations, with the version committed on (null for a new
+  // table) and the manifest about to be published; its error aborts the commit.
+  std::function<Status(const TableLocation&, const Manifest* previous, Manifest*)> migrate_indices;
   // Durability. true (the default): the staged files, the manifest and their directories are
   // flushed (fdatasync / fsync) before the version is acknowledged, so a committed version
   // survives a crash or power loss. false: NOT DURABLE -- nothing is flushed (the files are

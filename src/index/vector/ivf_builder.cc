@@ -28,7 +28,6 @@ namespace {
 
 using linalg::DistanceType;
 
-constexpr const char* kVectorDetailsUrl = "/lance.index.pb.VectorIndexDetails";
 
 // The non-null vectors of `column` with their row ids, in scan order.
 struct TrainingData {

@@ -4,6 +4,7 @@
 
 namespace lance::index::vector {
 
+inline constexpr const char* kVectorDetailsUrl = "/lance.index.pb.VectorIndexDetails";  // the manifest's type
 inline constexpr const char* kIndexFileName = "index.idx";
 inline constexpr const char* kAuxiliaryFileName = "auxiliary.idx";
 inline constexpr const char* kIndexMetadataKey = "lance:index";  // {"type", "distance_type"}

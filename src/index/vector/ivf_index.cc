@@ -267,14 +267,30 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     return Status::Corruption("{}: PQ of {} sub-vectors over {} dimensions, the centroids have {}",
                               aux_path, pq.num_sub_vectors, pq.dim, index->ivf_.dim);
   }
+  // The codebook Tensor: in the global buffer codebook_position names, or (lance before 0.28,
+  // codebook_position 0; upstream corpus v0.27.1/pq_in_schema) its bytes inline in
+  // codebook_tensor, one JSON number per byte.
   const int cb_pos = sm["codebook_position"].get<int>();
-  if (cb_pos <= 0 || cb_pos >= aux_reader->num_global_buffers()) {
-    return Status::Corruption("{}: codebook_position {} names no global buffer", aux_path, cb_pos);
+  std::string inline_cb;
+  if (cb_pos == 0 && sm.contains("codebook_tensor") && sm["codebook_tensor"].is_array()) {
+    for (const auto& b : sm["codebook_tensor"]) {
+      if (!b.is_number_unsigned() || b.get<uint64_t>() > 255) {
+        return Status::Corruption("{}: codebook_tensor holds {}, not a byte", aux_path, b.dump());
+      }
+      inline_cb += static_cast<char>(b.get<uint8_t>());
+    }
   }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr cb_bytes, aux_reader->ReadGlobalBuffer(cb_pos));
+  BufferPtr cb_bytes;
+  if (!inline_cb.empty()) {
+    cb_bytes = BufferFromString(std::move(inline_cb));
+  } else if (cb_pos <= 0 || cb_pos >= aux_reader->num_global_buffers()) {
+    return Status::Corruption("{}: codebook_position {} names no global buffer", aux_path, cb_pos);
+  } else {
+    LANCE_ASSIGN_OR_RAISE(cb_bytes, aux_reader->ReadGlobalBuffer(cb_pos));
+  }
   pb::Tensor cb;
   if (cb_bytes->size() > INT32_MAX || !cb.ParseFromArray(cb_bytes->data(), static_cast<int>(cb_bytes->size()))) {
-    return Status::Corruption("{}: global buffer {} is not a Tensor", aux_path, cb_pos);
+    return Status::Corruption("{}: codebook (global buffer {}) is not a Tensor", aux_path, cb_pos);
   }
   LANCE_ASSIGN_OR_RAISE(pq.centroids, TensorFloats(cb, aux_path + " codebook"));
   if (pq.centroids.size() != pq.num_centroids() * pq.dim) {

@@ -4,16 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "index/vector/ivf_format.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/index_store.h"
 
 namespace lance::index::vector {
-
-namespace {
-
-constexpr const char* kVectorDetailsUrl = "/lance.index.pb.VectorIndexDetails";
-
-}  // namespace
 
 const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t field_id) {
   for (const auto& idx : manifest.indices) {
