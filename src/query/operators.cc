@@ -520,32 +520,28 @@ Result<uint64_t> RunCount(const CountNode& node, const ExecOptions& options) {
   }
   if (input->kind() == PlanNode::Kind::kFilter &&
       input->inputs().at(0)->kind() == PlanNode::Kind::kFragmentScan) {
-    // The chunks in scan order through a window of counting tasks, each counted without a list
-    // of its rows: the fragments passed are released as the scan moves on, so the memory stays
-    // that of a few chunks whatever the table's size.
+    // Every chunk of every fragment at once, each counted without a list of its rows.
     const auto& filter = *static_cast<const FilterNode&>(*input).filter();
-    FragmentScanStream stream(std::static_pointer_cast<const FragmentScanNode>(input->inputs()[0]),
-                              options.pool);
-    TaskWindow<int64_t> window(options.pool);
-    const size_t depth =
-        2 * static_cast<size_t>(std::max(1, options.pool ? options.pool->num_threads() : 1)) + 2;
-    uint64_t total = 0;
-    while (true) {
-      LANCE_ASSIGN_OR_RAISE(auto chunk, stream.Next());
-      if (!chunk) break;
-      window.Push([&filter, c = std::move(*chunk)]() mutable -> Result<int64_t> {
-        auto n = filter.Count(*c.fragment, c.span_start, c.span_length, c.rows);
-        c.fragment.reset();  // the fragment's last chunk counted: its mapped pages can go
-        return n;
-      });
-      if (window.size() >= depth) {
-        LANCE_ASSIGN_OR_RAISE(int64_t n, window.PopFront());
-        total += static_cast<uint64_t>(n);
+    LANCE_ASSIGN_OR_RAISE(
+        auto chunks,
+        AllChunks(std::static_pointer_cast<const FragmentScanNode>(input->inputs()[0]),
+                  options.pool));
+    std::vector<int64_t> counts(chunks.size(), 0);
+    std::vector<Status> errors(chunks.size());
+    ParallelFor(options.pool, static_cast<int64_t>(chunks.size()), [&](int64_t i) {
+      RowChunk& c = chunks[static_cast<size_t>(i)];
+      auto n = filter.Count(*c.fragment, c.span_start, c.span_length, c.rows);
+      c.fragment.reset();  // the fragment's last chunk counted: its mapped pages can go
+      if (n.ok()) {
+        counts[static_cast<size_t>(i)] = *n;
+      } else {
+        errors[static_cast<size_t>(i)] = n.status();
       }
-    }
-    while (!window.empty()) {
-      LANCE_ASSIGN_OR_RAISE(int64_t n, window.PopFront());
-      total += static_cast<uint64_t>(n);
+    });
+    uint64_t total = 0;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      LANCE_RETURN_NOT_OK(errors[i]);
+      total += static_cast<uint64_t>(counts[i]);
     }
     return total;
   }
