@@ -323,9 +323,10 @@ class LocalObjectWriter : public ObjectWriter {
  public:
   static constexpr int64_t kBufferSize = 1 << 20;
 
-  LocalObjectWriter(std::string full, TempFile tmp, bool overwrite, bool sync)
+  LocalObjectWriter(std::string full, TempFile tmp, bool overwrite, bool sync,
+                    bool start_writeback)
       : full_(std::move(full)), tmp_(std::move(tmp)),
-        overwrite_(overwrite), sync_(sync) {
+        overwrite_(overwrite), sync_(sync), start_writeback_(start_writeback && !sync) {
     buffer_.reserve(kBufferSize);
   }
   ~LocalObjectWriter() override { (void)Abort(); }
@@ -340,7 +341,11 @@ class LocalObjectWriter : public ObjectWriter {
       return Status::OK();
     }
     LANCE_RETURN_NOT_OK(Flush());
-    if (n >= kBufferSize) return WriteAll(tmp_.fd.get(), data, n, full_);
+    if (n >= kBufferSize) {
+      LANCE_RETURN_NOT_OK(WriteAll(tmp_.fd.get(), data, n, full_));
+      StartWriteback(n);
+      return Status::OK();
+    }
     const auto* p = static_cast<const uint8_t*>(data);
     buffer_.insert(buffer_.end(), p, p + n);
     return Status::OK();
@@ -371,15 +376,29 @@ class LocalObjectWriter : public ObjectWriter {
  private:
   Status Flush() {
     if (buffer_.empty()) return Status::OK();
-    Status st = WriteAll(tmp_.fd.get(), buffer_.data(), static_cast<int64_t>(buffer_.size()), full_);
+    const auto n = static_cast<int64_t>(buffer_.size());
+    Status st = WriteAll(tmp_.fd.get(), buffer_.data(), n, full_);
     buffer_.clear();
+    if (st.ok()) StartWriteback(n);
     return st;
+  }
+
+  // The `n` bytes just written end at flushed_ + n: queue them for writeback, no waiting.
+  void StartWriteback(int64_t n) {
+#ifdef __linux__
+    if (start_writeback_) {
+      (void)::sync_file_range(tmp_.fd.get(), flushed_, n, SYNC_FILE_RANGE_WRITE);
+    }
+#endif
+    flushed_ += n;
   }
 
   std::string full_;
   TempFile tmp_;
   bool overwrite_;
   bool sync_;
+  bool start_writeback_;
+  int64_t flushed_ = 0;  // bytes written to the file so far
   int64_t written_ = 0;
   std::vector<uint8_t> buffer_;
 };
@@ -390,6 +409,7 @@ std::shared_ptr<LocalObjectStore> LocalObjectStore::Unsynced(
   std::call_once(store->unsynced_once_, [&] {
     LocalObjectStoreOptions o = store->options_;
     o.sync = false;
+    o.start_writeback = true;
     store->unsynced_.reset(new LocalObjectStore(store->root_, o));
   });
   return store->unsynced_;
@@ -763,7 +783,7 @@ Result<std::unique_ptr<ObjectWriter>> LocalObjectStore::OpenWriter(std::string_v
   std::string full = FullPath(path);
   LANCE_ASSIGN_OR_RAISE(TempFile tmp, CreateTempFile(full, options_.sync));
   return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(
-      std::move(full), std::move(tmp), overwrite, options_.sync));
+      std::move(full), std::move(tmp), overwrite, options_.sync, options_.start_writeback));
 }
 
 Result<std::vector<std::string>> LocalObjectStore::ListTempFiles(std::string_view prefix) {

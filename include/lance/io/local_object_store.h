@@ -27,6 +27,10 @@ struct LocalObjectStoreOptions {
   int64_t mmap_threshold = 1024 * 1024;
   // fsync files and directories on publication. Off only for throwaway data (tests, benches).
   bool sync = true;
+  // With `sync` off: still start the kernel's writeback of each MiB written through OpenWriter
+  // (sync_file_range, Linux), so that a later fsync of the file -- a commit syncing the files it
+  // staged -- waits only for the last of it. Advisory; durability comes from that fsync alone.
+  bool start_writeback = false;
 };
 
 class LocalObjectStore : public ObjectStore {
@@ -37,8 +41,9 @@ class LocalObjectStore : public ObjectStore {
       const std::string& root_dir, const LocalObjectStoreOptions& options = {});
 
   const std::string& root() const { return root_; }
-  // A store over the same root with the same options but `sync` off (`store` itself when it
-  // does not sync): for an operation a caller asked not to make durable. Made once per store.
+  // A store over the same root with the same options but `sync` off and `start_writeback` on
+  // (`store` itself when it does not sync): for files a caller makes durable later in bulk, or
+  // not at all. Made once per store.
   static std::shared_ptr<LocalObjectStore> Unsynced(const std::shared_ptr<LocalObjectStore>& store);
   // The filesystem path of an object (no validation).
   std::string FullPath(std::string_view path) const;
