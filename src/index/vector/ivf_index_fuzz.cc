@@ -5,8 +5,9 @@
 // (IVF_HNSW_SQ: the graph walk, with and without a keep predicate, and its exact scan of few
 // passing rows; IVF_RQ: the RaBitQ metadata, packed codes and factors, and the estimator.)
 // Seeds (fuzz/corpus/ivf_index_fuzz): the golden IVF_FLAT, IVF_PQ, IVF_HNSW_SQ and IVF_RQ
-// indexes of tests/golden/vector_index packed the same way, and a legacy IVF_PQ index.idx of
-// tests/golden/legacy (vectordb 0.4.20) with an empty auxiliary.idx.
+// indexes of tests/golden/vector_index packed the same way, our IVF_SQ and IVF_HNSW_FLAT of 200
+// 8-d vectors, and a legacy IVF_PQ index.idx of tests/golden/legacy (vectordb 0.4.20) with an
+// empty auxiliary.idx.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -3,6 +3,7 @@
 // the codebook's shape). Corrupt and truncated index files give errors, never a crash. (The
 // searches against the reference's answers are planned by the query layer: src/query/knn_test.cc.)
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "lance/io/memory_object_store.h"
 #include "lance/io/object_store.h"
 #include "lance/table/snapshot.h"
+#include "table_fixtures/fuzz_seed_test_util.h"
 
 namespace lance::index::vector {
 namespace {
@@ -58,21 +60,10 @@ TEST(IvfIndexTest, DecodesTheReferenceFiles) {
   }
 }
 
-class CorruptIndexTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
+// Every truncation and a sweep of flipped bytes of both files of an index: an error or an index
+// that searches without crashing.
+void SweepCorruptIndex(const std::string& idx, const std::string& aux) {
   std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
-  const std::string dir = IndexDir(GetParam());
-  std::string aux, idx;
-  {
-    std::ifstream a(dir + "/auxiliary.idx", std::ios::binary), i(dir + "/index.idx", std::ios::binary);
-    std::stringstream sa, si;
-    sa << a.rdbuf();
-    si << i.rdbuf();
-    aux = sa.str();
-    idx = si.str();
-  }
-  // Every truncation and a sweep of flipped bytes of both files: an error or a consistent index.
   for (int which = 0; which < 2; ++which) {
     const std::string& orig = which == 0 ? idx : aux;
     for (size_t step = 0; step < orig.size(); step += std::max<size_t>(1, orig.size() / 97)) {
@@ -91,11 +82,44 @@ TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
       }
     }
   }
-  ASSERT_TRUE(mem->Put("y/index.idx", idx).ok());
+}
+
+class CorruptIndexTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CorruptIndexTest, CorruptFilesAreErrors) {
+  const std::string dir = IndexDir(GetParam());
+  std::ifstream a(dir + "/auxiliary.idx", std::ios::binary), i(dir + "/index.idx", std::ios::binary);
+  std::stringstream sa, si;
+  sa << a.rdbuf();
+  si << i.rdbuf();
+  SweepCorruptIndex(si.str(), sa.str());
+  // index.idx without its auxiliary.idx: NotFound.
+  std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
+  ASSERT_TRUE(mem->Put("y/index.idx", si.str()).ok());
   EXPECT_TRUE(IvfIndex::Open(mem, "y").status().IsNotFound());
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, CorruptIndexTest, ::testing::Values("ivf_pq_l2", "ivf_hnsw_sq_l2", "ivf_hnsw_pq_l2", "ivf_rq_l2"));
+
+// The same sweep over every seed of the ivf_index_fuzz corpus (4-byte length of index.idx,
+// index.idx, auxiliary.idx): also our own IVF_SQ and IVF_HNSW_FLAT, which lance 12 cannot build.
+TEST(CorruptIndexTest, FuzzSeedsCorruptFilesAreErrors) {
+  const std::vector<std::string> seeds = test::FuzzSeeds("ivf_index_fuzz");
+  ASSERT_GE(seeds.size(), 7u);
+  size_t intact_open = 0;  // the seeds themselves must open (all but the legacy IVF_PQ file)
+  for (const std::string& seed : seeds) {
+    ASSERT_GE(seed.size(), 4u);
+    uint32_t n = 0;
+    std::memcpy(&n, seed.data(), 4);
+    ASSERT_LE(n, seed.size() - 4);
+    std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
+    ASSERT_TRUE(mem->Put("s/index.idx", seed.substr(4, n)).ok());
+    ASSERT_TRUE(mem->Put("s/auxiliary.idx", seed.substr(4 + n)).ok());
+    intact_open += IvfIndex::Open(mem, "s").ok() ? 1 : 0;
+    SweepCorruptIndex(seed.substr(4, n), seed.substr(4 + n));
+  }
+  EXPECT_EQ(intact_open, seeds.size() - 1);
+}
 
 // lance 12's IVF_HNSW_PQ: the HNSW graphs of IVF_HNSW_SQ over IVF_PQ's transposed PQ storage.
 // With ef >= every partition the walk reaches every node: the answer is then IVF_PQ's ranking
