@@ -1,5 +1,5 @@
-// Indexes through a dataset handle: listing (JSON, counts, segments) and dropping read the
-// manifest's index section; building indexes is not implemented in lance-cpp yet.
+// Indexes through a dataset handle: building vector, scalar and zone indexes, and listing
+// (JSON, counts, segments) and dropping, which read the manifest's index section.
 #include <fmt/format.h>
 
 #include <cstdlib>

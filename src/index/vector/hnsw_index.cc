@@ -308,20 +308,11 @@ Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDi
   return Status::OK();
 }
 
-Status HnswAccess::ScanPartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
-                                   size_t limit, const std::function<bool(uint64_t)>& keep,
-                                   linalg::TopK* out) {
+void HnswAccess::ScorePartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q, float* dist) {
   const HnswStorage& h = *index.hnsw_;
   const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
   const uint8_t* codes = h.codes.data() + first * dim;
-  const uint64_t* rows = index.row_ids_.data() + first;
-  linalg::TopK part(limit);
-  for (size_t i = 0; i < n; ++i) {
-    if (keep && !keep(rows[i])) continue;
-    part.Push(rows[i], static_cast<float>(SqL2(codes + i * dim, q.data(), dim)) * h.scale);
-  }
-  out->Merge(part);
-  return Status::OK();
+  for (size_t i = 0; i < n; ++i) dist[i] = static_cast<float>(SqL2(codes + i * dim, q.data(), dim)) * h.scale;
 }
 
 }  // namespace lance::index::vector

@@ -34,11 +34,9 @@ struct HnswAccess {
   // LoadGraphs).
   static Status LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
                        const Array& values, size_t width);
-  // IVF_SQ: every row of partition p that `keep` lets through scored by its SQ distance to the
-  // query codes `q` (lance's flat sub-index), its best `limit` into `out`.
-  static Status ScanPartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
-                                size_t limit, const std::function<bool(uint64_t)>& keep,
-                                linalg::TopK* out);
+  // IVF_SQ: the SQ distances of partition p's rows to the query codes `q` (lance's flat
+  // sub-index) into dist[0..rows of p).
+  static void ScorePartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q, float* dist);
   // The graphs of index.idx whose IVF message (its partitions' rows in index.idx) is
   // `index_ivf`, into index->hnsw_ (IVF_HNSW_PQ calls this after loading its PQ storage).
   static Status LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,

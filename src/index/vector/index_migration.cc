@@ -60,14 +60,7 @@ struct Read {
 };
 
 ::lance::index::pb::VectorIndexDetails::MetricType MetricOf(linalg::DistanceType d) {
-  using D = ::lance::index::pb::VectorIndexDetails;
-  switch (d) {
-    case linalg::DistanceType::kL2: return D::L2;
-    case linalg::DistanceType::kCosine: return D::COSINE;
-    case linalg::DistanceType::kDot: return D::DOT;
-    case linalg::DistanceType::kHamming: return D::HAMMING;
-  }
-  return D::L2;
+  return static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(DetailsMetricType(d));
 }
 
 std::vector<uint32_t> FragmentsOf(const std::vector<uint64_t>& row_ids) {

@@ -388,6 +388,9 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   const int32_t field_id = snap->schema()->field(fi)->id();
   LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows));
   const size_t n = data.rows(), dim = data.dim;
+  if (rq_kind && dim % 8 != 0) {  // before any training
+    return Status::NotSupported("create vector index: IVF_RQ over {} dimensions (a multiple of 8 is written)", dim);
+  }
   const size_t parts = o.num_partitions
                            ? o.num_partitions
                            : std::max<size_t>(1, static_cast<size_t>(std::sqrt(static_cast<double>(n))));
@@ -464,13 +467,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   RabitqModel rq;
   std::vector<RabitqFactors> rq_factors;
   if (rq_kind) {
-    if (dim % 8 != 0) {
-      return Status::NotSupported("create vector index: IVF_RQ over {} dimensions (a multiple of 8 is written)", dim);
-    }
-    rq.code_dim = dim;
-    rq.num_bits = 1;
-    std::mt19937_64 gen(o.seed ^ 0x5241424954510000ull);
-    for (size_t i = 0; i < 4 * rq.code_bytes(); ++i) rq.signs.push_back(static_cast<uint8_t>(gen() >> 56));
+    rq = MakeRabitqModel(dim, o.seed);
     std::vector<float> rotated(parts * dim);
     for (size_t p = 0; p < parts; ++p) RabitqRotate(rq, &ivf.centroids[p * dim], dim, &rotated[p * dim]);
     const size_t width = rq.code_bytes();
@@ -548,8 +545,8 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   }
 
   ::lance::index::pb::VectorIndexDetails details;
-  details.set_metric_type(static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(
-      o.metric == DistanceType::kL2 ? 0 : o.metric == DistanceType::kCosine ? 1 : 2));
+  details.set_metric_type(
+      static_cast<::lance::index::pb::VectorIndexDetails::MetricType>(DetailsMetricType(o.metric)));
   auto& hints = *details.mutable_runtime_hints();
   // The compression (sq / pq / rq / flat); an HNSW sub-index adds its config beside it.
   if (sq) {

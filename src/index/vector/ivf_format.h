@@ -2,7 +2,20 @@
 // version 3; lance-format/lance docs/src/format/index/vector/index.md).
 #pragma once
 
+#include "lance/linalg/distance.h"
+
 namespace lance::index::vector {
+
+// The VectorIndexDetails.MetricType number of a distance: L2 0, COSINE 1, DOT 2, HAMMING 3.
+constexpr int DetailsMetricType(linalg::DistanceType d) {
+  switch (d) {
+    case linalg::DistanceType::kL2: return 0;
+    case linalg::DistanceType::kCosine: return 1;
+    case linalg::DistanceType::kDot: return 2;
+    case linalg::DistanceType::kHamming: return 3;
+  }
+  return 0;
+}
 
 inline constexpr const char* kVectorDetailsUrl = "/lance.index.pb.VectorIndexDetails";  // the manifest's type
 inline constexpr const char* kIndexFileName = "index.idx";

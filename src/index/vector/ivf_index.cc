@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -146,8 +147,15 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
   const std::string type = meta["type"].get<std::string>();
   LANCE_ASSIGN_OR_RAISE(index->metric_, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
-  auto kind = ParseIndexKind(type);  // every kind of lance 12 is read
-  if (!kind.ok()) return Status::NotSupported("{}: vector index type {} is not implemented", index_path, type);
+  // Every vector index type lance 12 writes is read, by its exact name. Any other name is a
+  // format this reader does not know (a newer writer's): refused, never guessed at.
+  auto kind = ParseIndexKind(type);
+  if (!kind.ok() || IndexKindName(*kind) != type) {
+    return Status::NotSupported("{}: \"lance:index\" names vector index type \"{}\", not one this "
+                                "reader knows (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_FLAT, "
+                                "IVF_HNSW_SQ, IVF_HNSW_PQ); written by a newer lance?",
+                                index_path, type);
+  }
   index->kind_ = *kind;
   LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
   LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
@@ -385,12 +393,6 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);
   PqDistanceTable table(metric_);
-  if (kind_ == IndexKind::kIvfSq) {
-    std::vector<uint8_t> codes(ivf_.dim);
-    SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
-    for (uint32_t p : parts) LANCE_RETURN_NOT_OK(HnswAccess::ScanPartitionSq(*this, p, codes, limit, keep, &all));
-    return all.Sorted();
-  }
   if (kind_ == IndexKind::kIvfHnswSq) {
     std::vector<uint8_t> codes(ivf_.dim);
     SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
@@ -398,11 +400,6 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     for (uint32_t p : parts) {
       LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
     }
-    return all.Sorted();
-  }
-  if (kind_ == IndexKind::kIvfRq) {
-    // Each probed partition's estimates are offset by the query's distance to its centroid.
-    LANCE_RETURN_NOT_OK(RabitqAccess::Search(*this, q, parts, centroid_dist, limit, keep, &all));
     return all.Sorted();
   }
   if (kind_ == IndexKind::kIvfHnswFlat) {
@@ -424,10 +421,24 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     }
     return all.Sorted();
   }
+  // IVF_FLAT, IVF_PQ, IVF_SQ and IVF_RQ: every row of each probed partition scored, then its
+  // best `limit`. The SQ codes and the RaBitQ tables of the query are made once.
+  std::vector<uint8_t> sq_query;
+  if (kind_ == IndexKind::kIvfSq) {
+    sq_query.resize(ivf_.dim);
+    SqEncode(q.data(), ivf_.dim, hnsw_->bounds, sq_query.data());
+  }
+  std::optional<RabitqQuery> rq_query;
+  if (kind_ == IndexKind::kIvfRq) rq_query = PrepareRabitqQuery(RabitqAccess::Model(*this), q.data(), q.size());
   for (uint32_t p : parts) {
     const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
     dist.resize(n);
-    if (kind_ == IndexKind::kIvfFlat) {
+    if (kind_ == IndexKind::kIvfSq) {
+      HnswAccess::ScorePartitionSq(*this, p, sq_query, dist.data());
+    } else if (kind_ == IndexKind::kIvfRq) {
+      // estimates offset by the query's distance to the partition's centroid
+      RabitqAccess::ScorePartition(*this, *rq_query, p, centroid_dist[p], dist.data());
+    } else if (kind_ == IndexKind::kIvfFlat) {
       for (size_t j = 0; j < n; ++j) {
         const float* v = stored_vector(first + j);
         switch (metric_) {

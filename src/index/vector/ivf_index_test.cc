@@ -121,6 +121,36 @@ TEST(CorruptIndexTest, FuzzSeedsCorruptFilesAreErrors) {
   EXPECT_EQ(intact_open, seeds.size() - 1);
 }
 
+// An index type the reader does not know -- a newer writer's, or a known name spelled otherwise
+// -- is NotSupported, naming the file and the type (the golden IVF_PQ with its name changed in
+// the "lance:index" metadata, same length, so the file stays well-formed).
+TEST(IvfIndexTest, UnknownIndexTypeIsNotSupported) {
+  const std::string dir = IndexDir("ivf_pq_l2");
+  std::ifstream a(dir + "/auxiliary.idx", std::ios::binary), i(dir + "/index.idx", std::ios::binary);
+  std::stringstream sa, si;
+  sa << a.rdbuf();
+  si << i.rdbuf();
+  const std::string idx = si.str();
+  const size_t at = idx.find("\"IVF_PQ\"");
+  ASSERT_NE(at, std::string::npos);
+  for (const char* renamed : {"\"IVF_XQ\"", "\"ivf_pq\""}) {
+    std::string bad = idx;
+    bad.replace(at, 8, renamed);
+    std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
+    ASSERT_TRUE(mem->Put("x/index.idx", bad).ok());
+    ASSERT_TRUE(mem->Put("x/auxiliary.idx", sa.str()).ok());
+    auto r = IvfIndex::Open(mem, "x");
+    ASSERT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(std::string(renamed, 1, 6)), std::string::npos)
+        << r.status().ToString();
+    EXPECT_NE(r.status().message().find("index.idx"), std::string::npos) << r.status().ToString();
+  }
+  std::shared_ptr<io::ObjectStore> mem = io::MemoryObjectStore::Make();
+  ASSERT_TRUE(mem->Put("x/index.idx", idx).ok());
+  ASSERT_TRUE(mem->Put("x/auxiliary.idx", sa.str()).ok());
+  EXPECT_TRUE(IvfIndex::Open(mem, "x").ok());
+}
+
 // lance 12's IVF_HNSW_PQ: the HNSW graphs of IVF_HNSW_SQ over IVF_PQ's transposed PQ storage.
 // With ef >= every partition the walk reaches every node: the answer is then IVF_PQ's ranking
 // of the probed partitions by the PQ distance of the query's residual.

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -135,10 +136,18 @@ void RabitqRotate(const RabitqModel& m, const float* in, size_t in_dim, float* o
   Scale(out, dim, 0.25f);
 }
 
+RabitqModel MakeRabitqModel(size_t dim, uint64_t seed) {
+  RabitqModel m;
+  m.code_dim = dim;
+  std::mt19937_64 gen(seed ^ 0x5241424954510000ull);
+  for (size_t i = 0; i < kRounds * m.code_bytes(); ++i) m.signs.push_back(static_cast<uint8_t>(gen() >> 56));
+  return m;
+}
+
 RabitqQuery PrepareRabitqQuery(const RabitqModel& m, const float* query, size_t dim) {
   RabitqQuery q;
-  q.rotated.resize(m.code_dim);
-  RabitqRotate(m, query, dim, q.rotated.data());
+  std::vector<float> rotated(m.code_dim);
+  RabitqRotate(m, query, dim, rotated.data());
   q.table.assign(m.code_dim * 4, 0.0f);
   // Entry j of a segment sums the rotated values of the bits set in j, built from the entry
   // without j's lowest bit (so the additions are lance's).
@@ -146,10 +155,28 @@ RabitqQuery PrepareRabitqQuery(const RabitqModel& m, const float* query, size_t 
     float* t = q.table.data() + s * 4;
     for (size_t j = 1; j < kSegmentCodes; ++j) {
       const size_t low = j & (~j + 1);
-      t[j] = t[j - low] + q.rotated[s + static_cast<size_t>(std::countr_zero(j))];
+      t[j] = t[j - low] + rotated[s + static_cast<size_t>(std::countr_zero(j))];
     }
   }
-  for (float v : q.rotated) q.sum += v;
+  for (float v : rotated) q.sum += v;
+  // The table quantized to u8 over its [min, max] (ties to even, as the SIMD conversion).
+  float lo = INFINITY, hi = -INFINITY;
+  for (float v : q.table) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const float range = hi - lo;
+  const float factor = 255.0f / range;
+  q.quantized = std::isfinite(range) && std::isfinite(factor);
+  if (q.quantized) {
+    q.quantized_table.resize(q.table.size());
+    for (size_t i = 0; i < q.table.size(); ++i) {
+      const float v = std::nearbyint((q.table[i] - lo) * factor);
+      q.quantized_table[i] = static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f));
+    }
+  }
+  q.lo = lo;
+  q.step = range / 255.0f;
   return q;
 }
 
@@ -158,45 +185,27 @@ void RabitqScore(const RabitqModel& m, const RabitqQuery& q, const uint8_t* code
   const size_t code_len = m.code_bytes();
   const size_t full = n - n % kBatch;
   const std::vector<float>& table = q.table;
-  // The table quantized to u8 over its [min, max] (ties to even, as the SIMD conversion).
-  float lo = INFINITY, hi = -INFINITY;
-  for (float v : table) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  const float range = hi - lo;
-  const float factor = 255.0f / range;
-  const bool quantized = std::isfinite(range) && std::isfinite(factor);
-  std::vector<uint8_t> qt(table.size());
-  if (quantized) {
-    for (size_t i = 0; i < table.size(); ++i) {
-      const float v = std::nearbyint((table[i] - lo) * factor);
-      qt[i] = static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f));
-    }
-  }
-  const float step = (hi - lo) / 255.0f;
-  const float sum_min = static_cast<float>(table.size() / kSegmentCodes) * lo;
-  const float offset = -0.5f * q.sum;
+  const uint8_t* qt = q.quantized_table.data();
   const size_t tables = table.size() / kSegmentCodes;
+  const float sum_min = static_cast<float>(tables) * q.lo;
+  const float offset = -0.5f * q.sum;
   const size_t used = std::min(code_len, tables / 2);
   for (size_t i = 0; i < n; ++i) {
     const uint8_t* c = codes + i * code_len;
     float ip;
-    if (i < full && quantized) {
+    if (i < full && q.quantized) {
       uint16_t acc = 0;  // lance's kernels add in u16 lanes
       for (size_t b = 0; b < used; ++b) {
         acc = static_cast<uint16_t>(acc + qt[(2 * b) * 16 + (c[b] & 0xF)] + qt[(2 * b + 1) * 16 + (c[b] >> 4)]);
       }
-      ip = static_cast<float>(acc) * step + sum_min;
+      ip = static_cast<float>(acc) * q.step + sum_min;
     } else {
       ip = 0.0f;
       for (size_t b = 0; b < used; ++b) {
         ip += table[(2 * b) * 16 + (c[b] & 0xF)] + table[(2 * b + 1) * 16 + (c[b] >> 4)];
       }
     }
-    const float ip1 = ip * 1.0f + offset;
-    const float d = ip1 * scale[i];
-    out[i] = d + add[i] + dist_q_c;
+    out[i] = (ip + offset) * scale[i] + add[i] + dist_q_c;
   }
 }
 

@@ -22,6 +22,10 @@ struct RabitqModel {
   size_t code_bytes() const { return (code_dim + 7) / 8; }
 };
 
+// A new model over `dim` dimensions (a multiple of 8): its fast rotation's sign bytes drawn
+// from `seed` (the same seed, the same rotation).
+RabitqModel MakeRabitqModel(size_t dim, uint64_t seed);
+
 // Parses storage_metadata `text` of `file`. Corruption when malformed, NotSupported for what is
 // not read (a dense rotation matrix, the residual-query estimator, more than 1 bit).
 Result<RabitqModel> ParseRabitqMetadata(const std::string& text, const std::string& file);
@@ -37,9 +41,13 @@ void RabitqRotate(const RabitqModel& m, const float* in, size_t in_dim, float* o
 // A query prepared once for every partition: its rotation, the per-nibble table (dim / 4
 // segments of 16 sums of the segment's rotated values) and the sum of the rotated values.
 struct RabitqQuery {
-  std::vector<float> rotated;
-  std::vector<float> table;
-  float sum = 0;
+  std::vector<float> table;  // per segment of 4 dimensions, the sum of each of its 16 codes
+  float sum = 0;              // of the rotated query
+  // The table quantized to u8 over [lo, lo + 255 step] (when its range is finite), for the
+  // whole batches of 32 rows.
+  std::vector<uint8_t> quantized_table;
+  bool quantized = false;
+  float lo = 0, step = 0;
 };
 RabitqQuery PrepareRabitqQuery(const RabitqModel& m, const float* query, size_t dim);
 

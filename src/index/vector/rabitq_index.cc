@@ -78,30 +78,15 @@ Status RabitqAccess::Load(IvfIndex* index, const file::FileReader& aux, const st
   return Status::OK();
 }
 
-Status RabitqAccess::Search(const IvfIndex& index, const std::vector<float>& q,
-                            const std::vector<uint32_t>& probed, const std::vector<float>& centroid_dist,
-                            size_t limit, const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
+void RabitqAccess::ScorePartition(const IvfIndex& index, const RabitqQuery& q, size_t p, float centroid_dist,
+                                  float* dist) {
   const RabitqStorage& s = *index.rq_;
-  const RabitqQuery rq = PrepareRabitqQuery(s.model, q.data(), q.size());
   const size_t width = s.model.code_bytes();
-  std::vector<float> dist;
-  for (uint32_t p : probed) {
-    const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
-    dist.resize(n);
-    RabitqScore(s.model, rq, s.codes.data() + first * width, n, s.add.data() + first,
-                s.scale.data() + first, centroid_dist[p], dist.data());
-    linalg::TopK part(limit);
-    const uint64_t* ids = index.row_ids_.data() + first;
-    if (!keep) {
-      part.Push(dist.data(), ids, n);
-    } else {
-      for (size_t j = 0; j < n; ++j) {
-        if (keep(ids[j])) part.Push(ids[j], dist[j]);
-      }
-    }
-    out->Merge(part);
-  }
-  return Status::OK();
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
+  RabitqScore(s.model, q, s.codes.data() + first * width, n, s.add.data() + first, s.scale.data() + first,
+              centroid_dist, dist);
 }
+
+const RabitqModel& RabitqAccess::Model(const IvfIndex& index) { return index.rq_->model; }
 
 }  // namespace lance::index::vector

@@ -3,7 +3,6 @@
 // docs/vector-rq.md).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,12 @@ struct RabitqAccess {
   // `_rowid`, `_rabit_codes` (packed per partition), `__add_factors`, `__scale_factors`,
   // `__error_factors` and the storage_metadata of auxiliary.idx into `index`.
   static Status Load(IvfIndex* index, const file::FileReader& aux, const std::string& aux_path);
-  // The best `limit` rows of the partitions `probed` for the query `q` (normalised for cosine),
-  // `centroid_dist[p]` being its distance to partition p's centroid.
-  static Status Search(const IvfIndex& index, const std::vector<float>& q,
-                       const std::vector<uint32_t>& probed, const std::vector<float>& centroid_dist,
-                       size_t limit, const std::function<bool(uint64_t)>& keep, linalg::TopK* out);
+  // The estimated distances of partition p's rows to the prepared query `q` (normalised for
+  // cosine; PrepareRabitqQuery with the index's model), whose distance to p's centroid is
+  // `centroid_dist`, into dist[0..rows of p).
+  static void ScorePartition(const IvfIndex& index, const RabitqQuery& q, size_t p, float centroid_dist,
+                             float* dist);
+  static const RabitqModel& Model(const IvfIndex& index);
 };
 
 }  // namespace lance::index::vector
