@@ -134,9 +134,10 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
     return Status::InvalidArgument("--phrase and --fuzziness do not combine");
   }
   if (a.slop > 0 && !a.phrase) return Status::InvalidArgument("--slop is a --phrase option");
-  if (!a.query_json.empty() && (!a.text.empty() || a.phrase || a.op != "or" || a.fuzziness > 0)) {
-    return Status::InvalidArgument("--query holds the whole query: --text, --phrase, --operator and --fuzziness "
-                                   "do not combine with it");
+  if (!a.query_json.empty() && (!a.text.empty() || a.phrase || a.op != "or" || a.fuzziness > 0 ||
+                                 a.max_expansions != 50 || a.prefix_length != 0)) {
+    return Status::InvalidArgument("--query holds the whole query: --text, --phrase, --operator, --fuzziness, "
+                                   "--max-expansions and --prefix-length do not combine with it");
   }
   const auto t0 = std::chrono::steady_clock::now();
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));

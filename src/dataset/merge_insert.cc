@@ -7,7 +7,7 @@
 #include <map>
 #include <bit>
 #include <cstring>
-#include <optional>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -574,16 +574,15 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   // merge-insert that deletes nothing by source), else the source's order.
   // Through the index: first the matches in fragments it does not cover (which it scans),
   // then those it covers, each in the dataset's order.
-  if (const auto covered = KeyIndexedJoin(tm, schema, params)) {
+  {
     std::vector<size_t> order(updated_rows.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto indexed = [&](size_t i) { return covered->count(static_cast<uint32_t>(updated_addrs[i] >> 32)) > 0; };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return !indexed(a) && indexed(b); });
-    Reorder(order, &updated_rows, stable ? &updated_ids : nullptr);
-  } else {
-    std::vector<size_t> order(updated_rows.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return updated_rows[a] < updated_rows[b]; });
+    std::iota(order.begin(), order.end(), size_t{0});
+    if (const auto covered = KeyIndexedJoin(tm, schema, params)) {
+      auto indexed = [&](size_t i) { return covered->count(static_cast<uint32_t>(updated_addrs[i] >> 32)) > 0; };
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return !indexed(a) && indexed(b); });
+    } else {
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return updated_rows[a] < updated_rows[b]; });
+    }
     Reorder(order, &updated_rows, stable ? &updated_ids : nullptr);
   }
   std::vector<int64_t> inserted_rows;

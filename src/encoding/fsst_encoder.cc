@@ -28,15 +28,13 @@ void FsstEncoder::BuildIndex() {
   slots_.resize(kSlots);
   const uint32_t zero_slot = SlotOf(0);  // (SlotOf(1) differs)
   for (size_t s = 0; s < kSlots; ++s) slots_[s] = Slot{uint64_t{s == zero_slot ? 1u : 0u} << 40, 40, 0};
-  std::vector<bool> taken(kSlots);
+  // Train picks at most one symbol of 3+ bytes per slot (slot_taken), so none is overwritten.
   for (size_t c = 0; c < symbols_.size(); ++c) {
     const int len = lengths_[c];
     if (len == 2) {
       short_[symbols_[c] & 0xffff] = static_cast<uint16_t>(c | 2 << 8);
     } else if (len >= 3) {
       const uint32_t s = SlotOf(symbols_[c]);
-      if (taken[s]) continue;  // (Train never picks two; the first would stay)
-      taken[s] = true;
       const uint32_t shift = static_cast<uint32_t>(64 - 8 * len);
       slots_[s] = Slot{symbols_[c] << shift, shift, static_cast<uint16_t>(c | static_cast<size_t>(len) << 8)};
     }

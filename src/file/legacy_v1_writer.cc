@@ -1,7 +1,6 @@
 // Legacy "v1" data files (footer 0.2), the mirror of legacy_v1_reader.cc (older_writers.h).
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <type_traits>
 
@@ -82,9 +81,7 @@ void MinMaxOf(const Array& a, std::optional<std::string>* lo, std::optional<std:
 
 // Appends batch statistics of `a` (REQUIRES: V1HasStatistics(*a.type)) to `st`.
 void CollectStatistics(const Array& a, FieldStatistics* st) {
-  int64_t nulls = 0;
-  for (int64_t i = 0; i < a.length; ++i) nulls += a.IsValid(i) ? 0 : 1;
-  st->null_counts.push_back(nulls);
+  st->null_counts.push_back(a.null_count);
   std::optional<std::string> lo, hi;
   switch (a.type_id()) {
     case TypeId::kInt8: MinMaxOf<int8_t>(a, &lo, &hi); break;
@@ -111,12 +108,15 @@ void CollectStatistics(const Array& a, FieldStatistics* st) {
       break;
     }
     default: {  // utf8 / binary: bytewise order
+      std::optional<std::string_view> mn, mx;
       for (int64_t i = 0; i < a.length; ++i) {
         if (!a.IsValid(i)) continue;
         const std::string_view x = a.GetView(i);
-        if (!lo || x < *lo) lo = std::string(x);
-        if (!hi || *hi < x) hi = std::string(x);
+        if (!mn || x < *mn) mn = x;
+        if (!mx || *mx < x) mx = x;
       }
+      if (mn) lo = std::string(*mn);
+      if (mx) hi = std::string(*mx);
     }
   }
   st->mins.push_back(std::move(lo));
@@ -383,7 +383,8 @@ class V1Writer final : public OlderFileWriter {
   }
 
   // The same for `n` values given by `value(i)` (nullopt: null, stored empty).
-  Result<int64_t> WriteBinaryValues(int64_t n, const std::function<std::optional<std::string_view>(int64_t)>& value) {
+  template <typename ValueFn>
+  Result<int64_t> WriteBinaryValues(int64_t n, ValueFn&& value) {
     std::string data;
     std::vector<int64_t> positions{pos_};
     for (int64_t i = 0; i < n; ++i) {

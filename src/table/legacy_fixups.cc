@@ -83,9 +83,6 @@ Status ApplyReadFixups(const TableLocation& location, const std::string& path, M
   return Status::OK();
 }
 
-}  // namespace lance::table::internal
-
-namespace lance::table::internal {
 
 Status CheckLegacyWritable(const Manifest& m, const std::string& root) {
   if (m.data_storage_version != "0.1") return Status::OK();
@@ -114,9 +111,6 @@ Status CheckLegacyWritable(const Manifest& m, const std::string& root) {
   return Status::OK();
 }
 
-}  // namespace lance::table::internal
-
-namespace lance::table::internal {
 
 namespace {
 
@@ -206,9 +200,6 @@ Result<std::vector<RecordBatchPtr>> ToDatasetDictionaries(const Manifest& m, con
   return out;
 }
 
-}  // namespace lance::table::internal
-
-namespace lance::table::internal {
 
 Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
   for (auto& frag : m->fragments) {
@@ -222,10 +213,6 @@ Status FillDataFileSizes(const TableLocation& loc, Manifest* m) {
   }
   return Status::OK();
 }
-
-}  // namespace lance::table::internal
-
-namespace lance::table::internal {
 
 namespace {
 
