@@ -36,7 +36,9 @@ Result<std::string> CastTypeName(const DataType& t) {
     case TypeId::kString: return std::string("string");
     case TypeId::kBool: return std::string("boolean");
     case TypeId::kDate32: return std::string("date");
-    case TypeId::kDecimal128: return fmt::format("decimal({}, {})", t.precision(), t.scale());
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:  // the parser's DECIMAL(p > 38, s) is decimal256
+      return fmt::format("decimal({}, {})", t.precision(), t.scale());
     case TypeId::kTimestamp:
       if (t.unit() == TimeUnit::kNano && t.timezone().empty()) return std::string("timestamp");
       break;
@@ -44,7 +46,7 @@ Result<std::string> CastTypeName(const DataType& t) {
   }
   return Status::NotSupported("changing a column's type to {} is not supported: lance-cpp casts "
                               "columns to int8/16/32/64, float32/64, utf8, bool, date32, "
-                              "timestamp[ns] and decimal128 only",
+                              "timestamp[ns] and decimal128/256 only",
                               t.ToString());
 }
 

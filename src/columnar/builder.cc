@@ -185,6 +185,20 @@ Result<ArrayPtr> Decimal128Builder::Finish() {
   return Array::Make(type_, len, {std::move(validity), std::move(values)});
 }
 
+Status Decimal256Builder::AppendNulls(int64_t n) {
+  LANCE_RETURN_NOT_OK(values_.AppendZeros(n * 32));
+  return AppendValidityRun(n, false);
+}
+
+Status Decimal256Builder::Reserve(int64_t n) { return values_.Reserve(n * 32); }
+
+Result<ArrayPtr> Decimal256Builder::Finish() {
+  const int64_t len = length_;
+  LANCE_ASSIGN_OR_RAISE(auto validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(auto values, values_.Finish());
+  return Array::Make(type_, len, {std::move(validity), std::move(values)});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Nested builders
 
@@ -355,6 +369,7 @@ Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(DataTypePtr type) {
     case TypeId::kLargeBinary: return B(new BinaryBuilder(std::move(type)));
     case TypeId::kFixedSizeBinary: return B(new FixedSizeBinaryBuilder(std::move(type)));
     case TypeId::kDecimal128: return B(new Decimal128Builder(std::move(type)));
+    case TypeId::kDecimal256: return B(new Decimal256Builder(std::move(type)));
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap: {

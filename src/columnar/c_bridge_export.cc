@@ -60,6 +60,7 @@ Result<std::string> FormatOf(const DataType& type) {
     case TypeId::kTimestamp: return fmt::format("ts{}:{}", UnitChar(type.unit()), type.timezone());
     case TypeId::kDuration: return fmt::format("tD{}", UnitChar(type.unit()));
     case TypeId::kDecimal128: return fmt::format("d:{},{}", type.precision(), type.scale());
+    case TypeId::kDecimal256: return fmt::format("d:{},{},256", type.precision(), type.scale());
     case TypeId::kList: return std::string("+l");
     case TypeId::kLargeList: return std::string("+L");
     case TypeId::kFixedSizeList: return fmt::format("+w:{}", type.list_size());

@@ -174,19 +174,26 @@ Result<DataTypePtr> ParseFormat(std::string_view format, const ArrowSchema& sche
       auto precision = ParseInt32(parts[0]);
       auto scale = ParseInt32(parts[1]);
       if (!precision || !scale) return BadFormat(format, "precision and scale must be integers");
+      int32_t bits = 128;
       if (parts.size() == 3) {
-        auto bits = ParseInt32(parts[2]);
-        if (!bits) return BadFormat(format, "bit width must be an integer");
-        if (*bits == 32 || *bits == 64 || *bits == 256) {
-          return Status::NotSupported("format '{}': decimal{} is not supported (decimal128 only)",
-                                      format, *bits);
+        auto parsed = ParseInt32(parts[2]);
+        if (!parsed) return BadFormat(format, "bit width must be an integer");
+        bits = *parsed;
+        if (bits == 32 || bits == 64) {
+          return Status::NotSupported(
+              "format '{}': decimal{} is not supported (decimal128 and decimal256 only)", format,
+              bits);
         }
-        if (*bits != 128) return BadFormat(format, "decimal bit width must be 32, 64, 128 or 256");
+        if (bits != 128 && bits != 256) {
+          return BadFormat(format, "decimal bit width must be 32, 64, 128 or 256");
+        }
       }
-      if (*precision < 1 || *precision > 38) {
-        return BadFormat(format, "decimal128 precision must be in [1, 38]");
+      const int32_t max_precision = bits == 128 ? 38 : 76;
+      if (*precision < 1 || *precision > max_precision) {
+        return BadFormat(format, fmt::format("decimal{} precision must be in [1, {}]", bits,
+                                             max_precision));
       }
-      return decimal128(*precision, *scale);
+      return bits == 128 ? decimal128(*precision, *scale) : decimal256(*precision, *scale);
     }
     case 't': {
       const char kind = format[1];

@@ -63,6 +63,10 @@ TEST(CBridgeTest, RoundTripTemporalAndDecimal) {
   ExpectRoundTrip(Array::Make(decimal128(10, 2), 2,
                               {Bitmap({true, false}), Values(std::vector<int64_t>{1234, 0, -1, -1})}));
   ExpectRoundTrip(Array::Make(decimal128(38, -3), 1, {nullptr, Values(std::vector<int64_t>{5, 0})}));
+  // decimal256: four words per value, format "d:p,s,256".
+  ExpectRoundTrip(Array::Make(decimal256(76, 4), 2,
+                              {Bitmap({true, false}),
+                               Values(std::vector<int64_t>{-7, -1, -1, -1, 0, 0, 0, 0})}));
 }
 
 TEST(CBridgeTest, RoundTripNested) {
@@ -274,7 +278,7 @@ TEST(CBridgeTest, MalformedFormatStringsAreRejected) {
     EXPECT_EQ(HandSchema::releases, 1) << format;  // consumed even on error
   }
   const std::vector<const char*> unsupported = {"tiM", "tiD", "tin", "vu", "vz", "+vl", "+r",
-                                                "+ud:0,1", "+us:0", "d:10,2,256", "d:5,1,64"};
+                                                "+ud:0,1", "+us:0", "d:10,2,32", "d:5,1,64"};
   for (const char* format : unsupported) {
     HandSchema hs(format);
     auto r = ImportType(&hs.schema);

@@ -255,6 +255,7 @@ bool JsonValueIsString(const DataType& type) {
     case TypeId::kLargeBinary:
     case TypeId::kFixedSizeBinary:
     case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
       return true;
     case TypeId::kDictionary:
       return JsonValueIsString(*type.dictionary_value_type());

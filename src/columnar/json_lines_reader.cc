@@ -103,12 +103,9 @@ Status AppendInteger(ArrayBuilder* b, int64_t v, bool is_unsigned, uint64_t u) {
       const std::string text = is_unsigned ? std::to_string(u) : std::to_string(v);
       return AppendFloating(b, std::strtod(text.c_str(), nullptr), text.c_str());
     }
-    case TypeId::kDecimal128: {
-      const std::string text = is_unsigned ? std::to_string(u) : std::to_string(v);
-      LANCE_ASSIGN_OR_RAISE(auto unscaled,
-                            Decimal128FromString(text, type.precision(), type.scale()));
-      return static_cast<Decimal128Builder*>(b)->Append(unscaled);
-    }
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return AppendDecimalText(b, is_unsigned ? std::to_string(u) : std::to_string(v));
     default:
       return Mismatch(type, is_unsigned ? std::to_string(u) : std::to_string(v));
   }
@@ -137,10 +134,8 @@ Status AppendString(ArrayBuilder* b, const std::string& s) {
         return AppendFloating(b, -std::numeric_limits<double>::infinity(), nullptr);
       }
       return Mismatch(type, Quote(s));
-    case TypeId::kDecimal128: {
-      LANCE_ASSIGN_OR_RAISE(auto unscaled, Decimal128FromString(s, type.precision(), type.scale()));
-      return static_cast<Decimal128Builder*>(b)->Append(unscaled);
-    }
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: return AppendDecimalText(b, s);
     case TypeId::kDictionary: {
       if (type.dictionary_value_type()->id() == TypeId::kString ||
           type.dictionary_value_type()->id() == TypeId::kLargeString) {

@@ -197,7 +197,8 @@ Status AppendJsonImpl(ArrayBuilder* b, const Json& v) {
       LANCE_ASSIGN_OR_RAISE(auto bytes, JsonToBytes(v, type));
       return static_cast<FixedSizeBinaryBuilder*>(b)->Append(bytes);
     }
-    case TypeId::kDecimal128: {
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: {
       std::string text;
       if (v.is_string()) {
         text = v.get<std::string>();
@@ -207,9 +208,7 @@ Status AppendJsonImpl(ArrayBuilder* b, const Json& v) {
         return Status::InvalidArgument("expected a decimal string for {}, found {}",
                                        type.ToString(), Describe(v));
       }
-      LANCE_ASSIGN_OR_RAISE(auto unscaled,
-                            Decimal128FromString(text, type.precision(), type.scale()));
-      return static_cast<Decimal128Builder*>(b)->Append(unscaled);
+      return AppendDecimalText(b, text);
     }
     case TypeId::kList:
     case TypeId::kLargeList: {

@@ -148,6 +148,38 @@ TEST(JsonWriterTest, Decimals) {
   EXPECT_EQ(One(a), "{\"v\":\"-12.30\"}\n{\"v\":\"0.05\"}\n{\"v\":null}\n{\"v\":\"7.00\"}\n");
 }
 
+TEST(JsonWriterTest, Decimal256) {
+  const std::string max76(76, '9');  // 10^76 - 1, the largest decimal256(76, s) value
+  auto max = Decimal256FromString(max76, 76, 0);
+  ASSERT_TRUE(max.ok()) << max.status().ToString();
+  EXPECT_EQ(max->limbs, (std::array<uint64_t, 4>{0xffffffffffffffffULL, 0x7775a5f171950fffULL,
+                                                 0x0764b4abe8652979ULL, 0x161bcca7119915b5ULL}))
+      << "10^76 - 1 in little-endian limbs";
+  EXPECT_EQ(Decimal256ToString(*max, 0), max76);
+  EXPECT_EQ(Decimal256ToString(*max, 70), "999999." + std::string(70, '9'));
+  EXPECT_TRUE(Decimal256FromString(max76 + "9", 76, 0).status().IsInvalidArgument());
+  // -2^255, the minimum: its magnitude does not fit the positive range.
+  Int256 min;
+  min.limbs[3] = 1ULL << 63;
+  const std::string min_text =
+      "-57896044618658097711785492504343953926634992332820282019728792003956564819968";
+  EXPECT_EQ(Decimal256ToString(min, 0), min_text);
+  auto back = Decimal256FromString(min_text, 77, 0);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, min);
+  EXPECT_TRUE(Decimal256FromString(min_text.substr(1), 77, 0).status().IsInvalidArgument());
+  auto minus_one = Decimal256FromString("-0.01", 10, 2);
+  ASSERT_TRUE(minus_one.ok());
+  EXPECT_EQ(minus_one->limbs, (std::array<uint64_t, 4>{~0ULL, ~0ULL, ~0ULL, ~0ULL}));
+  EXPECT_EQ(Decimal256ToString(*minus_one, 2), "-0.01");
+  EXPECT_DOUBLE_EQ(Decimal256ToDouble(*minus_one, 2), -0.01);
+  EXPECT_DOUBLE_EQ(Decimal256ToDouble(*max, 0), 1e76);
+  auto a = *ArrayFromJSON(decimal256(60, 2), R"(["-12.30", null, "1000000000000000000000000000000000000000000000000000000000.00"])");
+  EXPECT_EQ(One(a), "{\"v\":\"-12.30\"}\n{\"v\":null}\n"
+                    "{\"v\":\"1000000000000000000000000000000000000000000000000000000000.00\"}\n");
+  EXPECT_TRUE(ArrayFromJSON(decimal256(60, 2), R"(["0.001"])").status().IsInvalidArgument());
+}
+
 TEST(JsonWriterTest, NestedRows) {
   auto s = schema({field("id", int32(), false),
                    field("s", struct_({field("a", utf8()), field("b", list(int8()))})),

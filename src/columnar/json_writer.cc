@@ -357,6 +357,14 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       out->push_back('"');
       return;
     }
+    case TypeId::kDecimal256: {
+      Int256 v;
+      std::memcpy(v.limbs.data(), a.buffers[1]->data() + (a.offset + i) * 32, sizeof v.limbs);
+      out->push_back('"');
+      out->append(Decimal256ToString(v, type.scale()));
+      out->push_back('"');
+      return;
+    }
     case TypeId::kList:
     case TypeId::kLargeList: {
       const int64_t start = a.ValueOffset(i);

@@ -71,7 +71,8 @@ Json TypeToJson(const DataType& t) {
       if (!t.timezone().empty()) out["timezone"] = t.timezone();
       break;
     case TypeId::kDecimal128:
-      out["name"] = "decimal128";
+    case TypeId::kDecimal256:
+      out["name"] = t.id() == TypeId::kDecimal128 ? "decimal128" : "decimal256";
       out["precision"] = t.precision();
       out["scale"] = t.scale();
       break;
@@ -219,13 +220,17 @@ Result<DataTypePtr> TypeFromJson(const Json& j, std::string_view where) {
     }
     return timestamp(unit, tz);
   }
-  if (name == "decimal128") {
+  if (name == "decimal128" || name == "decimal256") {
+    const int64_t max_precision = name == "decimal128" ? 38 : 76;
     LANCE_ASSIGN_OR_RAISE(auto precision, IntMember(j, "precision", here));
     LANCE_ASSIGN_OR_RAISE(auto scale, IntMember(j, "scale", here));
-    if (precision < 1 || precision > 38 || scale < -38 || scale > precision) {
-      return Status::InvalidArgument("{}: invalid precision {} / scale {}", here, precision, scale);
+    if (precision < 1 || precision > max_precision || scale < -max_precision || scale > precision) {
+      return Status::InvalidArgument("{}: invalid precision {} / scale {} (precision 1..{})", here,
+                                     precision, scale, max_precision);
     }
-    return decimal128(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
+    const auto p = static_cast<int32_t>(precision);
+    const auto s = static_cast<int32_t>(scale);
+    return name == "decimal128" ? decimal128(p, s) : decimal256(p, s);
   }
   if (name == "list" || name == "large_list" || name == "fixed_size_list") {
     auto it = j.find("item");

@@ -36,10 +36,10 @@ struct DataTypeFactory {
   static DataType& Mut(const std::shared_ptr<DataType>& t) { return *t; }
   static void SetByteWidth(DataType& t, int32_t w) { t.byte_width_ = w; }
   static void SetListSize(DataType& t, int32_t n) { t.list_size_ = n; }
-  static void SetDecimal(DataType& t, int32_t p, int32_t s) {
+  static void SetDecimal(DataType& t, int32_t p, int32_t s, int32_t bytes) {
     t.precision_ = p;
     t.scale_ = s;
-    t.byte_width_ = 16;
+    t.byte_width_ = bytes;
   }
   static void SetUnit(DataType& t, TimeUnit u) { t.unit_ = u; }
   static void SetTimezone(DataType& t, std::string tz) { t.timezone_ = std::move(tz); }
@@ -112,7 +112,13 @@ DataTypePtr duration(TimeUnit unit) { return WithUnit(TypeId::kDuration, unit); 
 
 DataTypePtr decimal128(int32_t precision, int32_t scale) {
   auto t = DataTypeFactory::Make(TypeId::kDecimal128);
-  DataTypeFactory::SetDecimal(*t, precision, scale);
+  DataTypeFactory::SetDecimal(*t, precision, scale, 16);
+  return t;
+}
+
+DataTypePtr decimal256(int32_t precision, int32_t scale) {
+  auto t = DataTypeFactory::Make(TypeId::kDecimal256);
+  DataTypeFactory::SetDecimal(*t, precision, scale, 32);
   return t;
 }
 
@@ -179,6 +185,7 @@ int DataType::bit_width() const {
     case TypeId::kTimestamp:
     case TypeId::kDuration: return 64;
     case TypeId::kDecimal128: return 128;
+    case TypeId::kDecimal256: return 256;
     case TypeId::kFixedSizeBinary: return 8 * byte_width_;
     case TypeId::kDictionary: return index_type_->bit_width();
     default: return 0;
@@ -223,6 +230,7 @@ std::string DataType::ToString() const {
       return fmt::format("timestamp[{}, tz={}]", TimeUnitName(unit_), timezone_);
     case TypeId::kDuration: return fmt::format("duration[{}]", TimeUnitName(unit_));
     case TypeId::kDecimal128: return fmt::format("decimal128({}, {})", precision_, scale_);
+    case TypeId::kDecimal256: return fmt::format("decimal256({}, {})", precision_, scale_);
     case TypeId::kList: return fmt::format("list<{}>", fields_[0]->ToString());
     case TypeId::kLargeList: return fmt::format("large_list<{}>", fields_[0]->ToString());
     case TypeId::kFixedSizeList:

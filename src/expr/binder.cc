@@ -24,7 +24,8 @@ Cat CategoryOf(const DataType& t) {
     case TypeId::kHalfFloat:
     case TypeId::kFloat:
     case TypeId::kDouble: return Cat::kFloat;
-    case TypeId::kDecimal128: return Cat::kDecimal;
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: return Cat::kDecimal;
     case TypeId::kString:
     case TypeId::kLargeString: return Cat::kString;
     case TypeId::kBinary:
@@ -468,7 +469,7 @@ class Binder {
       *domain = Domain::kFloat;
       for (BoundPtr* x : {a, b}) {
         const TypeId id = (*x)->type->id();
-        if (id == TypeId::kDecimal128 || id == TypeId::kHalfFloat) {
+        if (id == TypeId::kDecimal128 || id == TypeId::kDecimal256 || id == TypeId::kHalfFloat) {
           LANCE_ASSIGN_OR_RAISE(*x, Coerce(std::move(*x), float64(), n));
         }
       }
@@ -607,7 +608,7 @@ class Binder {
     if (CategoryOf(*xtype) == Cat::kNull) set.domain = Domain::kNull;
     if (set.domain == Domain::kFloat) {
       const TypeId id = xtype->id();
-      if (id == TypeId::kDecimal128 || id == TypeId::kHalfFloat) {
+      if (id == TypeId::kDecimal128 || id == TypeId::kDecimal256 || id == TypeId::kHalfFloat) {
         LANCE_ASSIGN_OR_RAISE(x, Coerce(std::move(x), float64(), n));
       }
     }

@@ -67,6 +67,7 @@ double AsDouble(const Scalar& s) {
   if (id == TypeId::kDecimal128) {
     return static_cast<double>(s.dec) / std::pow(10.0, s.type->scale());
   }
+  if (id == TypeId::kDecimal256) return Decimal256ToDouble(s.dec256, s.type->scale());
   if (id == TypeId::kBool) return s.b ? 1 : 0;
   if (id == TypeId::kUInt64) return static_cast<double>(static_cast<uint64_t>(s.i));
   return static_cast<double>(s.i);
@@ -95,6 +96,7 @@ std::string ScalarToString(const Scalar& s) {
   if (id == TypeId::kUInt64) return std::to_string(static_cast<uint64_t>(s.i));
   if (IsInt(id)) return std::to_string(s.i);
   if (id == TypeId::kDecimal128) return Decimal128ToString(s.dec, s.type->scale());
+  if (id == TypeId::kDecimal256) return Decimal256ToString(s.dec256, s.type->scale());
   if (IsString(id) || s.type->is_binary_like()) return fmt::format("'{}'", s.s);
   if (id == TypeId::kDate32) return FormatDate(s.i);
   if (id == TypeId::kDate64) return FormatDate(FloorDiv(s.i, 86400000));
@@ -121,6 +123,9 @@ Scalar GetScalar(const Array& a, int64_t i) {
       s.dec = v;
       break;
     }
+    case TypeId::kDecimal256:
+      std::memcpy(s.dec256.limbs.data(), a.buffers[1]->data() + (a.offset + i) * 32, 32);
+      break;
     case TypeId::kString:
     case TypeId::kLargeString:
     case TypeId::kBinary:
@@ -157,6 +162,7 @@ Status AppendScalar(ArrayBuilder* builder, const Scalar& s) {
     case TypeId::kFloat: return static_cast<NumericBuilder<float>*>(builder)->Append(static_cast<float>(s.d));
     case TypeId::kDouble: return static_cast<NumericBuilder<double>*>(builder)->Append(s.d);
     case TypeId::kDecimal128: return static_cast<Decimal128Builder*>(builder)->Append(s.dec);
+    case TypeId::kDecimal256: return static_cast<Decimal256Builder*>(builder)->Append(s.dec256);
     case TypeId::kString:
     case TypeId::kLargeString:
     case TypeId::kBinary:
@@ -192,6 +198,7 @@ Result<Scalar> CastScalar(const Scalar& s, const DataTypePtr& to) {
     return out;
   }
   const bool numeric_from = IsInt(from) || IsFloat(from) || from == TypeId::kDecimal128 ||
+                            from == TypeId::kDecimal256 ||
                             from == TypeId::kBool;
   if (tid == TypeId::kBool) {
     if (numeric_from) {
@@ -349,6 +356,28 @@ Result<Scalar> CastScalar(const Scalar& s, const DataTypePtr& to) {
     }
     if (v >= limit || v <= -limit) return Bad(s, to, "does not fit the precision");
     out.dec = v;
+    return out;
+  } else if (tid == TypeId::kDecimal256) {
+    // Through the exact decimal text of the value; the parser checks precision and scale.
+    // Floats are scaled and rounded half away from zero first, as for decimal128.
+    std::string text;
+    int32_t text_scale = to->scale();
+    if (IsString(from)) {
+      text = s.s;
+    } else if (IsFloat(from)) {
+      const double scaled = std::round(s.d * std::pow(10.0, to->scale()));
+      if (!std::isfinite(scaled)) return Bad(s, to, "out of range");
+      text = fmt::format("{:.0f}", scaled);
+      text_scale = 0;  // the text is the unscaled value
+    } else if (IsInt(from) || from == TypeId::kBool || from == TypeId::kDecimal128 ||
+               from == TypeId::kDecimal256) {
+      text = ScalarToString(s);
+    } else {
+      return Status::NotSupported("CAST from {} to {}", s.type->ToString(), to->ToString());
+    }
+    auto r = Decimal256FromString(text, to->precision(), text_scale);
+    if (!r.ok()) return Bad(s, to, r.status().message());
+    out.dec256 = *r;
     return out;
   }
   return Status::NotSupported("CAST from {} to {}", s.type->ToString(), to->ToString());

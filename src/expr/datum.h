@@ -13,7 +13,7 @@ namespace lance::expr {
 
 // One value of `type`. Which member holds it depends on the type: bool -> b; integers,
 // dates, times, timestamps, durations -> i (in the type's unit); floats -> d; strings and
-// binaries -> s; decimal128 -> dec (unscaled).
+// binaries -> s; decimal128 -> dec, decimal256 -> dec256 (unscaled).
 struct Scalar {
   DataTypePtr type;
   bool valid = false;
@@ -22,6 +22,7 @@ struct Scalar {
   double d = 0;
   std::string s;
   __int128 dec = 0;
+  Int256 dec256;
 };
 
 struct Datum {

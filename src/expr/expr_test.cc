@@ -358,6 +358,36 @@ TEST(ExprEval, Temporal) {
   EXPECT_EQ(Eval("d BETWEEN '2024-01-01' AND '2024-12-31'"), "[true,true,null,false,true]");
 }
 
+// decimal256 columns (lance 12 stores them; SQL's DECIMAL(p > 38, s) is one) meet numbers as
+// decimal128 does, and CAST goes both ways.
+TEST(ExprEval, Decimal256) {
+  auto sch = schema({field("w", decimal256(60, 2))});
+  auto batch = ReadJsonLines(R"({"w":"12.50"}
+{"w":"-123456789012345678901234567890123456789012345678.99"}
+{"w":null}
+{"w":"0.01"}
+)", sch);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto eval = [&](const std::string& text) -> std::string {
+    auto e = Expression::Make(text, sch);
+    if (!e.ok()) return "error: " + e.status().message();
+    auto r = (*e)->Evaluate(**batch);
+    if (!r.ok()) return "error: " + r.status().message();
+    return Render(**r);
+  };
+  EXPECT_EQ(eval("w > 0"), "[true,false,null,true]");
+  EXPECT_EQ(eval("w = 0.01"), "[false,false,null,true]");
+  EXPECT_EQ(eval("w IN (12.5, 7)"), "[true,false,null,false]");
+  EXPECT_EQ(eval("w IS NULL"), "[false,false,true,false]");
+  EXPECT_EQ(eval("CAST(w AS string)"),
+            "[\"12.50\",\"-123456789012345678901234567890123456789012345678.99\",null,\"0.01\"]");
+  EXPECT_EQ(eval("CAST(w AS double)"), "[12.5,-1.2345678901234568e47,null,0.01]");
+  EXPECT_EQ(eval("CAST(7 AS DECIMAL(50, 3))"), "[\"7.000\",\"7.000\",\"7.000\",\"7.000\"]");
+  EXPECT_EQ(eval("CAST(1.25 AS DECIMAL(40, 1))"), "[\"1.3\",\"1.3\",\"1.3\",\"1.3\"]");
+  EXPECT_EQ(eval("CAST('-1e2' AS DECIMAL(40, 1))").rfind("error: cannot cast", 0), 0u);
+  EXPECT_EQ(eval("CAST(w AS DECIMAL(76, 2)) = w"), "[true,true,null,true]");
+}
+
 TEST(ExprEval, DecimalsNestedFunctions) {
   EXPECT_EQ(Eval("dec > 12"), "[true,false,null,false,true]");
   EXPECT_EQ(Eval("dec = 0.01"), "[false,false,null,true,false]");

@@ -479,11 +479,12 @@ class Parser {
         }
         LANCE_RETURN_NOT_OK(ExpectSymbol(")"));
       }
-      if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
-        return PosError(t.pos, fmt::format("DECIMAL({}, {}) is out of range (precision 1..38, "
+      if (precision < 1 || precision > 76 || scale < 0 || scale > precision) {
+        return PosError(t.pos, fmt::format("DECIMAL({}, {}) is out of range (precision 1..76, "
                                            "scale 0..precision)", precision, scale));
       }
-      return decimal128(precision, scale);
+      // As SQL engines on Arrow do: up to 38 digits is decimal128, more is decimal256.
+      return precision <= 38 ? decimal128(precision, scale) : decimal256(precision, scale);
     }
     return PosError(t.pos, fmt::format("unknown type '{}' (known: tinyint, smallint, int, bigint, "
                                        "float, double, string, varchar, boolean, date, timestamp, "

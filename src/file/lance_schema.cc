@@ -86,16 +86,18 @@ Result<DataTypePtr> LogicalTypeToArrow(const std::string& t) {
     return fixed_size_binary(n);
   }
   if (parts[0] == "decimal" && parts.size() == 4) {
-    if (parts[1] != "128") {
-      return Status::NotSupported("logical type '{}': decimal{} (lance 12 stores it; lance-cpp reads decimal128 only)",
+    if (parts[1] != "128" && parts[1] != "256") {
+      return Status::NotSupported("logical type '{}': decimal{} (expected decimal:128 or decimal:256)",
                                   t, parts[1]);
     }
+    const bool wide = parts[1] == "256";
     LANCE_ASSIGN_OR_RAISE(int32_t precision, ParseInt(parts[2], t));
     LANCE_ASSIGN_OR_RAISE(int32_t scale, ParseInt(parts[3], t));
-    if (precision < 1 || precision > 38) {
-      return Status::Corruption("logical type '{}': precision {}", t, precision);
+    if (precision < 1 || precision > (wide ? 76 : 38)) {
+      return Status::Corruption("logical type '{}': precision {} (expected 1..{})", t, precision,
+                                wide ? 76 : 38);
     }
-    return decimal128(precision, scale);
+    return wide ? decimal256(precision, scale) : decimal128(precision, scale);
   }
   if (parts[0] == "timestamp" && parts.size() >= 2) {
     LANCE_ASSIGN_OR_RAISE(TimeUnit unit, ParseUnit(parts[1], t));

@@ -31,6 +31,7 @@ Result<std::string> LogicalTypeFromArrow(const DataType& t) {
     case TypeId::kDate64: return std::string("date64:ms");
     case TypeId::kFixedSizeBinary: return fmt::format("fixed_size_binary:{}", t.byte_width());
     case TypeId::kDecimal128: return fmt::format("decimal:128:{}:{}", t.precision(), t.scale());
+    case TypeId::kDecimal256: return fmt::format("decimal:256:{}:{}", t.precision(), t.scale());
     case TypeId::kTime32: return fmt::format("time32:{}", TimeUnitName(t.unit()));
     case TypeId::kTime64: return fmt::format("time64:{}", TimeUnitName(t.unit()));
     case TypeId::kDuration: return fmt::format("duration:{}", TimeUnitName(t.unit()));

@@ -56,6 +56,7 @@ bool IsFixedWidth(const DataType& t) {
     case TypeId::kTimestamp:
     case TypeId::kDuration:
     case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
       return true;
     default:
       return false;

@@ -85,6 +85,8 @@ inline RecordBatchPtr EveryTypeBatch() {
   add("ts_tz", timestamp(TimeUnit::kSecond, "+07:30"), "[1, 2, null, -1, 5]");
   add("duration", duration(TimeUnit::kMilli), "[1, null, 0, -1, 5]");
   add("decimal", decimal128(10, 2), R"(["1.23", null, "-99999999.99", "0.00", "5.00"])");
+  add("decimal256", decimal256(70, 3),
+      R"(["1.234", null, "-9999999999999999999999999999999999999999999999999999999.999", "0.000", "5.000"])");
   add("list", list(int32()), "[[1, 2], null, [], [3], [null, 4]]");
   add("large_list", large_list(utf8()), R"([["a"], [], null, ["b", null, "c"], ["d"]])");
   add("fsl", fixed_size_list(float32(), 2), "[[1, 2], null, [3, 4], [5, null], [0, 0]]");

@@ -98,8 +98,10 @@ Result<TypeOffset> SerializeType(FlatBufferBuilder& b, const DataType& type) {
       return TypeOffset{fb::Type::Duration,
                         fb::CreateDuration(b, ToFlatbuffer(type.unit())).Union()};
     case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
       return TypeOffset{fb::Type::Decimal,
-                        fb::CreateDecimal(b, type.precision(), type.scale(), 128).Union()};
+                        fb::CreateDecimal(b, type.precision(), type.scale(), type.bit_width())
+                            .Union()};
     case TypeId::kList:
       return TypeOffset{fb::Type::List, fb::CreateList(b).Union()};
     case TypeId::kLargeList:
@@ -233,15 +235,18 @@ struct FieldReader {
       case fb::Type::Decimal: {
         LANCE_RETURN_NOT_OK(leaf("decimal"));
         const auto* d = f->type_as_Decimal();
-        if (d->bit_width() != 128) {
-          return Status::NotSupported("IPC schema: field '{}' is a {}-bit decimal", name,
-                                      d->bit_width());
+        if (d->bit_width() != 128 && d->bit_width() != 256) {
+          return Status::NotSupported(
+              "IPC schema: field '{}' is a {}-bit decimal (128 and 256 bits are supported)", name,
+              d->bit_width());
         }
-        if (d->precision() < 1 || d->precision() > 38) {
-          return Status::Corruption("IPC schema: field '{}' has decimal precision {}", name,
-                                    d->precision());
+        const int32_t max_precision = d->bit_width() == 128 ? 38 : 76;
+        if (d->precision() < 1 || d->precision() > max_precision) {
+          return Status::Corruption("IPC schema: field '{}' has decimal{} precision {} (expected 1..{})",
+                                    name, d->bit_width(), d->precision(), max_precision);
         }
-        return decimal128(d->precision(), d->scale());
+        return d->bit_width() == 128 ? decimal128(d->precision(), d->scale())
+                                     : decimal256(d->precision(), d->scale());
       }
       case fb::Type::Date:
         LANCE_RETURN_NOT_OK(leaf("date"));

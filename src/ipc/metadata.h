@@ -40,7 +40,8 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> Seri
     flatbuffers::FlatBufferBuilder& builder, const KeyValueMetadataPtr& metadata);
 
 // Reads a verified flatbuffer Schema. Errors: Corruption (inconsistent types, missing parts),
-// NotSupported (unions, views, run-end encoding, intervals, decimal256, big-endian).
+// NotSupported (unions, views, run-end encoding, intervals, 32/64-bit decimals,
+// big-endian).
 Result<SchemaInfo> DeserializeSchema(const fb::Schema* schema);
 
 KeyValueMetadataPtr DeserializeMetadata(

@@ -114,9 +114,10 @@ TEST(CommitMigrations, IndexMetadataFilledAsLance12Does) {
 namespace lance::table {
 namespace {
 
-// A manifest of lance 12 with a decimal256 column (a type lance-cpp does not read yet) is
-// refused as NotSupported naming the type, not reported as damaged.
-TEST(ManifestTypes, Decimal256IsNotSupportedNotCorrupt) {
+// A manifest of lance 12 with a decimal256 column reads with that type; a decimal width no
+// Lance writer stores (decimal64) is refused as NotSupported naming the type, not reported as
+// damaged.
+Result<Manifest> DecodeWithDecimal(const std::string& logical_type) {
   Manifest m;
   file::LanceField id;
   id.name = "id";
@@ -124,17 +125,25 @@ TEST(ManifestTypes, Decimal256IsNotSupportedNotCorrupt) {
   file::LanceField d;
   d.name = "d";
   d.id = 1;
-  d.logical_type = "decimal:256:40:2";
+  d.logical_type = logical_type;
   m.fields = {id, d};
   m.version = 1;
   m.data_file_format = "lance";
   m.data_storage_version = "2.1";
-  auto bytes = EncodeManifest(m, "");
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  auto back = DecodeManifest(*bytes, "d256.manifest");
-  ASSERT_FALSE(back.ok());
-  EXPECT_TRUE(back.status().IsNotSupported()) << back.status().ToString();
-  EXPECT_NE(back.status().message().find("decimal256"), std::string::npos) << back.status().ToString();
+  LANCE_ASSIGN_OR_RAISE(auto bytes, EncodeManifest(m, ""));
+  return DecodeManifest(bytes, "d.manifest");
+}
+
+TEST(ManifestTypes, Decimal256ReadsUnknownDecimalWidthIsNotSupported) {
+  auto wide = DecodeWithDecimal("decimal:256:40:2");
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_TRUE(wide->schema->field(1)->type()->Equals(*decimal256(40, 2)))
+      << wide->schema->field(1)->type()->ToString();
+  auto narrow = DecodeWithDecimal("decimal:64:10:2");
+  ASSERT_FALSE(narrow.ok());
+  EXPECT_TRUE(narrow.status().IsNotSupported()) << narrow.status().ToString();
+  EXPECT_NE(narrow.status().message().find("decimal:64:10:2"), std::string::npos)
+      << narrow.status().ToString();
 }
 
 }  // namespace

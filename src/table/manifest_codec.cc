@@ -49,7 +49,7 @@ Status FromProto(const pb::Manifest& pb, const std::string& what, Manifest* out)
   m.schema_metadata.assign(pb.schema_metadata().begin(), pb.schema_metadata().end());
   std::sort(m.schema_metadata.begin(), m.schema_metadata.end());
   if (Status st = m.RebuildSchema(); !st.ok()) {
-    // A type this library does not read (decimal256, which lance 12 stores) is not damage.
+    // A type this library does not read (a newer writer's) is not damage.
     if (st.IsNotSupported()) return Status::NotSupported("{}: schema: {}", what, st.message());
     return Status::Corruption("{}: schema: {}", what, st.message());
   }

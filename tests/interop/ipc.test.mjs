@@ -286,7 +286,7 @@ describe('(d) damaged input fails cleanly', () => {
     }
   });
 
-  test('types lance-cpp does not model (decimal256, intervals, unions) are refused by name', () => {
+  test('types lance-cpp does not model (intervals, unions) are refused by name', () => {
     for (const [name, table] of Object.entries(unsupportedTypeTables())) {
       const field = table.schema.fields[0].name;
       for (const format of ['stream', 'file']) {

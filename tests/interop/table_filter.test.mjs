@@ -1,5 +1,5 @@
 // Filtered scans: lance 12 writes a table with many types (nulls, NaN, -0.0, dates,
-// timestamps, decimals, a nested struct, a column name with a space) in two fragments with a
+// timestamps, decimals (128 and 256 bits), a nested struct, a column name with a space) in two fragments with a
 // deletion; for every filter below, `lance scan --filter` must return exactly the rows of
 // lance 12's `query().where(filter)` (every column, canonical JSON), and `lance count --filter`
 // its countRows(filter).
@@ -48,6 +48,8 @@ function rows(start, n) {
     f('tsz', new A.TimestampNanosecond('UTC'),
       ids.map((i) => (i % 12 === 0 ? null : 1704067200000000000n + BigInt(i - 50) * 1800000000000n))),
     f('dec', new A.Decimal(2, 10, 128), ids.map((i) => (i % 6 === 0 ? null : BigInt(((i * 137) % 20000) - 10000)))),
+    f('wide', new A.Decimal(3, 60, 256),
+      ids.map((i) => (i % 7 === 3 ? null : BigInt((i * 7919) % 3001 - 1500) * 10n ** BigInt(i % 40)))),
     f('st', new A.Struct([new A.Field('a', new A.Int32(), true), new A.Field('b', new A.Utf8(), true),
                           new A.Field('c', new A.Struct([new A.Field('d', new A.Float64(), true)]), true)]),
       ids.map(struct)),
@@ -95,6 +97,10 @@ const FILTERS = [
   "d > DATE '2022-01-01'",
   "ts > TIMESTAMP '2024-01-01 00:00:00'",
   'dec > 50',
+  'wide > 0',
+  'wide < -1000',
+  'wide IS NULL',
+  'wide >= 2 AND dec < 0',
   'st.a > 10',
   "st.b = 's1'",
   'st.c.d < 0.5',
@@ -131,6 +137,7 @@ const COERCIONS = [
   ['i32 > 1e1', 'i32 > 10'],
   ['i32 < 2.5', 'i32 <= 2'],
   ['dec < -20.5', 'CAST(dec AS double) < -20.5'],
+  ['wide >= 1.5 AND dec < 0', 'CAST(wide AS double) >= 1.5 AND dec < 0'],
 ];
 
 // The reference's rows for `filter`, ordered by id (= scan order: ids ascend with the row address).

@@ -232,6 +232,22 @@ class Decimal128Builder final : public ArrayBuilder {
   BufferBuilder values_;
 };
 
+// decimal256(precision, scale): 32-byte little-endian two's complement unscaled integers.
+class Decimal256Builder final : public ArrayBuilder {
+ public:
+  explicit Decimal256Builder(DataTypePtr type) : ArrayBuilder(std::move(type)) {}
+  Status Append(const Int256& unscaled) {
+    LANCE_RETURN_NOT_OK(values_.Append(unscaled.limbs.data(), sizeof unscaled.limbs));
+    return AppendValidity(true);
+  }
+  Status AppendNulls(int64_t n) override;
+  Status Reserve(int64_t n) override;
+  Result<ArrayPtr> Finish() override;
+
+ private:
+  BufferBuilder values_;
+};
+
 // list, large_list and map. Append() starts a new element; its items are then appended to
 // value_builder() (for map: a StructBuilder of key/value whose Append() must be called per
 // entry). A null element is empty.

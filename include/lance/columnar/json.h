@@ -20,6 +20,8 @@
 
 namespace lance {
 
+class ArrayBuilder;
+
 // Appends one canonical JSON line ("{...}\n") per row of `batch` to `out`.
 // Errors: NotSupported for a type without a canonical form (none today).
 Status AppendJsonLines(const RecordBatch& batch, std::string* out);
@@ -58,5 +60,13 @@ std::string Decimal128ToString(Int128 unscaled, int32_t scale);
 // `scale` fraction digits. Errors: InvalidArgument for malformed text, more fraction digits
 // than `scale` (unless they are zeros) or more than `precision` digits.
 Result<Int128> Decimal128FromString(std::string_view text, int32_t precision, int32_t scale);
+// The same for decimal256 (256-bit unscaled values, precision up to 76).
+std::string Decimal256ToString(const Int256& unscaled, int32_t scale);
+Result<Int256> Decimal256FromString(std::string_view text, int32_t precision, int32_t scale);
+// Appends the decimal `text` to a decimal128 or decimal256 builder, at its type's precision
+// and scale. Errors: as Decimal128FromString; InvalidArgument for a builder of another type.
+Status AppendDecimalText(ArrayBuilder* builder, std::string_view text);
+// The nearest double of a decimal256 value (as decimal128 values meet floats in filters).
+double Decimal256ToDouble(const Int256& unscaled, int32_t scale);
 
 }  // namespace lance

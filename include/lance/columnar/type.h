@@ -44,6 +44,7 @@ enum class TypeId : uint8_t {
   kTimestamp,
   kDuration,
   kDecimal128,
+  kDecimal256,
   kList,
   kLargeList,
   kFixedSizeList,
@@ -85,10 +86,10 @@ class DataType {
  public:
   TypeId id() const { return id_; }
 
-  // Fixed width in bits for fixed-width types (bool = 1, decimal128 = 128,
+  // Fixed width in bits for fixed-width types (bool = 1, decimal128 = 128, decimal256 = 256,
   // fixed_size_binary = 8 * byte_width); 0 otherwise. For dictionary: the index width.
   int bit_width() const;
-  // Byte width of fixed_size_binary / decimal128; fixed_size_list: list_size.
+  // Byte width of fixed_size_binary / decimal128 / decimal256; fixed_size_list: list_size.
   int32_t byte_width() const { return byte_width_; }
   int32_t list_size() const { return list_size_; }
   int32_t precision() const { return precision_; }
@@ -182,6 +183,8 @@ DataTypePtr time64(TimeUnit unit);  // REQUIRES: micro or nano
 DataTypePtr timestamp(TimeUnit unit, std::string timezone = "");
 DataTypePtr duration(TimeUnit unit);
 DataTypePtr decimal128(int32_t precision, int32_t scale);
+// Unscaled 256-bit two's complement values, little-endian (precision up to 76).
+DataTypePtr decimal256(int32_t precision, int32_t scale);
 DataTypePtr list(FieldPtr value_field);
 DataTypePtr list(DataTypePtr value_type);  // element field "item", nullable
 DataTypePtr large_list(FieldPtr value_field);
