@@ -153,46 +153,17 @@ Status FixedSizeBinaryBuilder::Append(std::string_view v) {
     return Status::InvalidArgument("{}: value of {} bytes, expected {}", type_->ToString(),
                                    v.size(), byte_width_);
   }
-  LANCE_RETURN_NOT_OK(values_.Append(v.data(), byte_width_));
-  return AppendValidity(true);
+  return AppendBytes(v.data());
 }
 
-Status FixedSizeBinaryBuilder::AppendNulls(int64_t n) {
+Status FixedWidthBytesBuilder::AppendNulls(int64_t n) {
   LANCE_RETURN_NOT_OK(values_.AppendZeros(n * byte_width_));
   return AppendValidityRun(n, false);
 }
 
-Status FixedSizeBinaryBuilder::Reserve(int64_t n) { return values_.Reserve(n * byte_width_); }
+Status FixedWidthBytesBuilder::Reserve(int64_t n) { return values_.Reserve(n * byte_width_); }
 
-Result<ArrayPtr> FixedSizeBinaryBuilder::Finish() {
-  const int64_t len = length_;
-  LANCE_ASSIGN_OR_RAISE(auto validity, FinishValidity());
-  LANCE_ASSIGN_OR_RAISE(auto values, values_.Finish());
-  return Array::Make(type_, len, {std::move(validity), std::move(values)});
-}
-
-Status Decimal128Builder::AppendNulls(int64_t n) {
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(n * 16));
-  return AppendValidityRun(n, false);
-}
-
-Status Decimal128Builder::Reserve(int64_t n) { return values_.Reserve(n * 16); }
-
-Result<ArrayPtr> Decimal128Builder::Finish() {
-  const int64_t len = length_;
-  LANCE_ASSIGN_OR_RAISE(auto validity, FinishValidity());
-  LANCE_ASSIGN_OR_RAISE(auto values, values_.Finish());
-  return Array::Make(type_, len, {std::move(validity), std::move(values)});
-}
-
-Status Decimal256Builder::AppendNulls(int64_t n) {
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(n * 32));
-  return AppendValidityRun(n, false);
-}
-
-Status Decimal256Builder::Reserve(int64_t n) { return values_.Reserve(n * 32); }
-
-Result<ArrayPtr> Decimal256Builder::Finish() {
+Result<ArrayPtr> FixedWidthBytesBuilder::Finish() {
   const int64_t len = length_;
   LANCE_ASSIGN_OR_RAISE(auto validity, FinishValidity());
   LANCE_ASSIGN_OR_RAISE(auto values, values_.Finish());

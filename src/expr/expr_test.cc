@@ -46,9 +46,10 @@ std::string Render(const Array& a) {
 }
 
 // The result of `text` over the test batch, rendered as canonical JSON values.
-std::string Eval(const std::string& text, RecordBatchPtr batch = nullptr) {
+std::string Eval(const std::string& text, RecordBatchPtr batch = nullptr,
+                 SchemaPtr sch = nullptr) {
   if (!batch) batch = TestBatch();
-  auto e = Expression::Make(text, TestSchema());
+  auto e = Expression::Make(text, sch ? sch : TestSchema());
   if (!e.ok()) return "error: " + e.status().message();
   auto r = (*e)->Evaluate(*batch);
   if (!r.ok()) return "error: " + r.status().message();
@@ -368,13 +369,7 @@ TEST(ExprEval, Decimal256) {
 {"w":"0.01"}
 )", sch);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  auto eval = [&](const std::string& text) -> std::string {
-    auto e = Expression::Make(text, sch);
-    if (!e.ok()) return "error: " + e.status().message();
-    auto r = (*e)->Evaluate(**batch);
-    if (!r.ok()) return "error: " + r.status().message();
-    return Render(**r);
-  };
+  auto eval = [&](const std::string& text) { return Eval(text, *batch, sch); };
   EXPECT_EQ(eval("w > 0"), "[true,false,null,true]");
   EXPECT_EQ(eval("w = 0.01"), "[false,false,null,true]");
   EXPECT_EQ(eval("w IN (12.5, 7)"), "[true,false,null,false]");

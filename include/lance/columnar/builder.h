@@ -195,57 +195,53 @@ class BinaryBuilder final : public ArrayBuilder {
 
 using StringBuilder = BinaryBuilder;
 
-class FixedSizeBinaryBuilder final : public ArrayBuilder {
+// The values of fixed_size_binary, decimal128 and decimal256: `type->byte_width()` bytes per
+// element (zeros under a null).
+class FixedWidthBytesBuilder : public ArrayBuilder {
  public:
-  explicit FixedSizeBinaryBuilder(DataTypePtr type)
-      : ArrayBuilder(std::move(type)), byte_width_(type_->byte_width()) {}
-  // Errors: InvalidArgument when v.size() != byte_width.
-  Status Append(std::string_view v);
   Status AppendNulls(int64_t n) override;
   Status Reserve(int64_t n) override;
   Result<ArrayPtr> Finish() override;
 
- private:
+ protected:
+  explicit FixedWidthBytesBuilder(DataTypePtr type)
+      : ArrayBuilder(std::move(type)), byte_width_(type_->byte_width()) {}
+  // REQUIRES: `bytes` holds byte_width_ bytes.
+  Status AppendBytes(const void* bytes) {
+    LANCE_RETURN_NOT_OK(values_.Append(bytes, byte_width_));
+    return AppendValidity(true);
+  }
   int32_t byte_width_;
+
+ private:
   BufferBuilder values_;
 };
 
-// decimal128(precision, scale): 16-byte little-endian two's complement unscaled integers.
-class Decimal128Builder final : public ArrayBuilder {
+class FixedSizeBinaryBuilder final : public FixedWidthBytesBuilder {
  public:
-  explicit Decimal128Builder(DataTypePtr type) : ArrayBuilder(std::move(type)) {}
-  Status Append(Int128 unscaled) {
-    LANCE_RETURN_NOT_OK(values_.AppendValue(unscaled));
-    return AppendValidity(true);
-  }
+  explicit FixedSizeBinaryBuilder(DataTypePtr type) : FixedWidthBytesBuilder(std::move(type)) {}
+  // Errors: InvalidArgument when v.size() != byte_width.
+  Status Append(std::string_view v);
+};
+
+// decimal128(precision, scale): 16-byte little-endian two's complement unscaled integers.
+class Decimal128Builder final : public FixedWidthBytesBuilder {
+ public:
+  explicit Decimal128Builder(DataTypePtr type) : FixedWidthBytesBuilder(std::move(type)) {}
+  Status Append(Int128 unscaled) { return AppendBytes(&unscaled); }
   // The value high * 2^64 + low.
   Status Append(uint64_t low, int64_t high) {
     return Append(static_cast<Int128>((static_cast<UInt128>(static_cast<uint64_t>(high))
                                          << 64) |
                                         low));
   }
-  Status AppendNulls(int64_t n) override;
-  Status Reserve(int64_t n) override;
-  Result<ArrayPtr> Finish() override;
-
- private:
-  BufferBuilder values_;
 };
 
 // decimal256(precision, scale): 32-byte little-endian two's complement unscaled integers.
-class Decimal256Builder final : public ArrayBuilder {
+class Decimal256Builder final : public FixedWidthBytesBuilder {
  public:
-  explicit Decimal256Builder(DataTypePtr type) : ArrayBuilder(std::move(type)) {}
-  Status Append(const Int256& unscaled) {
-    LANCE_RETURN_NOT_OK(values_.Append(unscaled.limbs.data(), sizeof unscaled.limbs));
-    return AppendValidity(true);
-  }
-  Status AppendNulls(int64_t n) override;
-  Status Reserve(int64_t n) override;
-  Result<ArrayPtr> Finish() override;
-
- private:
-  BufferBuilder values_;
+  explicit Decimal256Builder(DataTypePtr type) : FixedWidthBytesBuilder(std::move(type)) {}
+  Status Append(const Int256& unscaled) { return AppendBytes(unscaled.limbs.data()); }
 };
 
 // list, large_list and map. Append() starts a new element; its items are then appended to
