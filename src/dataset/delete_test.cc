@@ -15,6 +15,7 @@
 #include "lance/dataset/dataset.h"
 #include "lance/expr/expression.h"
 #include "lance/table/snapshot.h"
+#include "lance/table/versions.h"
 #include "lance/table/write.h"
 #include "table_fixtures/scan_test_util.h"
 
@@ -140,15 +141,23 @@ TEST(DeleteRows, FailingFilterAndNothingToDelete) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("division by zero"), std::string::npos) << r.status().ToString();
   EXPECT_FALSE(DeleteRows(uri, "nope = 1").ok());
-  // Only rows deleted before match: nothing is deleted and no version is made.
+  // Only rows deleted before match: nothing is deleted, and the version made holds the same
+  // rows (lance 12 commits one, its transaction a Delete of no fragment).
   auto none = DeleteRows(uri, "id % 7 = 3");
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_EQ(none->num_deleted_rows, 0u);
-  EXPECT_EQ(none->commit.version, 0u);
+  EXPECT_EQ(none->commit.version, 3u);
   EXPECT_EQ(LiveRows(uri), before);
   auto ds = Snapshot::Open(uri);
   ASSERT_TRUE(ds.ok());
-  EXPECT_EQ((*ds)->version(), 2u);
+  EXPECT_EQ((*ds)->version(), 3u);
+  auto v3 = LoadVersion((*ds)->location(), 3);
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  auto txn = LoadTransaction((*ds)->location(), *v3);
+  ASSERT_TRUE(txn.ok() && txn->has_value());
+  ASSERT_TRUE((*txn)->is<Transaction::Delete>());
+  EXPECT_TRUE((*txn)->get<Transaction::Delete>()->updated_fragments.empty());
+  EXPECT_EQ((*txn)->get<Transaction::Delete>()->predicate, "id % 7 = 3");
 }
 
 }  // namespace

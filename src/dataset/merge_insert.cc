@@ -592,8 +592,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     }
   }
   out.rows_inserted = inserted_rows.size();
-  out.commit.attempts = 0;
-  if (deleted.empty() && inserted_rows.empty()) return out;
+  // Nothing to change: still a version (an Update of no fragments), as lance 12 commits one.
 
   // The updated rows replace the dataset's rows whole (every column comes from the source),
   // so nothing is read back from the dataset. Without stable row ids, updated and inserted

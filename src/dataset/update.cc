@@ -105,12 +105,14 @@ Result<UpdateResult> UpdateRows(const std::shared_ptr<const table::Snapshot>& ds
     }
   }
   UpdateResult out;
-  out.commit.attempts = 0;
-  if (addresses.empty()) return out;
   out.rows_updated = addresses.size();
   table::StagedFiles staged(ds->location());
-  LANCE_ASSIGN_OR_RAISE(auto fragments, table::WriteFragments(staged, m, schema, rewritten,
-                                                              params.max_rows_per_file, pool));
+  // Nothing matched: still a version (an Update of no fragments), as lance 12 commits one.
+  std::vector<table::FragmentInfo> fragments;
+  if (!addresses.empty()) {
+    LANCE_ASSIGN_OR_RAISE(fragments, table::WriteFragments(staged, m, schema, rewritten,
+                                                           params.max_rows_per_file, pool));
+  }
   if (stable) LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, row_ids));
   LANCE_ASSIGN_OR_RAISE(out.commit, table::CommitRowUpdate(ds->location(), staged, *ds,
                                                            std::move(addresses), std::move(fragments),

@@ -65,12 +65,21 @@ TEST(Update, RewritesMatchingRowsIntoNewFragments) {
   ASSERT_EQ(update.new_fragments.size(), 1u);
   EXPECT_EQ(update.new_fragments[0].id, 0u);  // assigned by the commit
 
-  // No match: nothing is committed.
+  // No match: a version of no change, as lance 12 commits (an Update of no fragments).
+  TEST_ASSIGN(auto rows_before, Rows(uri));
   TEST_ASSIGN(UpdateResult none, UpdateRows(uri, {{"score", "0"}}, "id > 100"));
   EXPECT_EQ(none.rows_updated, 0u);
-  EXPECT_EQ(none.commit.version, 0u);
+  EXPECT_EQ(none.commit.version, 3u);
   TEST_ASSIGN(ds, Snapshot::Open(uri));
-  EXPECT_EQ(ds->version(), 2u);
+  EXPECT_EQ(ds->version(), 3u);
+  TEST_ASSIGN(auto rows_after, Rows(uri));
+  EXPECT_EQ(rows_after, rows_before);
+  TEST_ASSIGN(auto sv3, LoadVersion(loc, 3));
+  TEST_ASSIGN(auto empty_txn, LoadTransaction(loc, sv3));
+  ASSERT_TRUE(empty_txn.has_value());
+  ASSERT_TRUE(empty_txn->is<Transaction::Update>());
+  EXPECT_TRUE(empty_txn->get<Transaction::Update>()->new_fragments.empty());
+  EXPECT_TRUE(empty_txn->get<Transaction::Update>()->updated_fragments.empty());
 
   // Every row of a fragment updated: the fragment goes away.
   TEST_OK(UpdateRows(uri, {{"score", "-1"}}, "id < 2").status());
@@ -198,11 +207,14 @@ TEST(MergeInsert, InsertOnlyAndDeleteNotMatchedBySource) {
   EXPECT_EQ(r.rows_deleted, 3u);
   TEST_ASSIGN(rows, Rows(uri));
   EXPECT_EQ(rows, PeopleRows({PersonJson(2, "x", 9), PersonJson(9, "y", 9)}));
-  // Nothing to do: no commit.
+  // Nothing to do: a version of no change, as lance 12 commits.
   p.when_matched = WhenMatched::kDoNothing;
   p.when_not_matched_by_source = WhenNotMatchedBySource::kKeep;
+  const uint64_t last = r.commit.version;
   TEST_ASSIGN(r, MergeInsert(uri, sch, {src}, p));
-  EXPECT_EQ(r.commit.version, 0u);
+  EXPECT_EQ(r.commit.version, last + 1);
+  TEST_ASSIGN(rows, Rows(uri));
+  EXPECT_EQ(rows, PeopleRows({PersonJson(2, "x", 9), PersonJson(9, "y", 9)}));
 }
 
 TEST(MergeInsert, CompositeKeysNullKeysAndAmbiguity) {
@@ -427,16 +439,20 @@ TEST(MergeInsert, UpdateConditionOverTargetAndSourceColumns) {
                                PersonJson(3, "v3", 3), R"({"id":4,"name":"n4","score":null})",
                                PersonJson(5, "u5", 9), PersonJson(9, "u9", 9)})));
 
-  // A condition false for every match and nothing to insert: nothing committed.
+  // A condition false for every match and nothing to insert: a version of no change, as
+  // lance 12 commits.
   TEST_ASSIGN(auto ds, Snapshot::Open(uri));
   const uint64_t version = ds->version();
+  TEST_ASSIGN(auto rows_before, Rows(uri));
   p.when_matched_update_where = "target.score > source.score";
   src = Source("[" + PersonJson(1, "w", 11) + "]");
   TEST_ASSIGN(r, MergeInsert(uri, PeopleSchema(), {src}, p));
   EXPECT_EQ(r.rows_updated, 0u);
-  EXPECT_EQ(r.commit.version, 0u);
+  EXPECT_EQ(r.commit.version, version + 1);
   TEST_ASSIGN(ds, Snapshot::Open(uri));
-  EXPECT_EQ(ds->version(), version);
+  EXPECT_EQ(ds->version(), version + 1);
+  TEST_ASSIGN(auto rows_after, Rows(uri));
+  EXPECT_EQ(rows_after, rows_before);
 }
 
 TEST(MergeInsert, ConditionsThatDoNotBindAreRefused) {

@@ -20,7 +20,8 @@ Result<DeleteResult> DeleteRowAddresses(const Snapshot& ds,
   DeleteResult out;
   out.num_deleted_rows = deletions.num_deleted_rows;
   out.removed_fragment_ids = deletions.removed_fragment_ids;
-  if (deletions.rebase.deleted_rows.empty()) return out;
+  // Nothing matched: still a version, as lance 12 commits one (its transaction holds only the
+  // predicate).
   Transaction::Delete del;
   del.updated_fragments = std::move(deletions.updated_fragments);
   del.deleted_fragment_ids = std::move(deletions.removed_fragment_ids);

@@ -28,7 +28,7 @@ struct UpdateParams {
 };
 
 struct UpdateResult {
-  table::CommitInfo commit;  // version 0, attempts 0 when no row matched (nothing committed)
+  table::CommitInfo commit;  // a version even when no row matched, as lance 12 commits one
   uint64_t rows_updated = 0;
 };
 // --- merge-insert (Dataset::MergeInsert) ---------------------------------------------------
@@ -82,7 +82,7 @@ struct MergeInsertParams {
 };
 
 struct MergeInsertResult {
-  table::CommitInfo commit;  // version 0, attempts 0 when nothing changed (nothing committed)
+  table::CommitInfo commit;  // a version even when nothing changed, as lance 12 commits one
   uint64_t rows_updated = 0;
   uint64_t rows_inserted = 0;
   uint64_t rows_deleted = 0;

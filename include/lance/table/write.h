@@ -101,7 +101,7 @@ Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const TableLocation&
                                                             const WriteParams& params = {});
 
 struct DeleteResult {
-  CommitInfo commit;            // version 0 and attempts 0 when nothing matched (no commit)
+  CommitInfo commit;            // a version even when nothing matched, as lance 12 commits one
   uint64_t num_deleted_rows = 0;
   std::vector<uint64_t> removed_fragment_ids;  // fragments left with no live row
 };
