@@ -307,6 +307,7 @@ Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) 
     LANCE_ASSIGN_OR_RAISE(o.shard.table_schema, mw::WithPrimaryKey(o.shard.table_schema, o.primary_key));
   }
   o.generation.data_storage_version = t.snapshot->manifest().data_storage_version;
+  LANCE_ASSIGN_OR_RAISE(o.generation.maintained_indexes, mw::MaintainedIndexesOf(*t.snapshot));
   o.max_rows = a.max_rows;
   o.max_bytes = a.max_bytes;
   o.max_age_ms = a.max_age_ms;

@@ -26,8 +26,12 @@
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
+#include "lance/dataset/dataset.h"
 #include "lance/dataset/memwal_merge.h"
 #include "dataset/memwal_test_util.h"
+#include "lance/index/scalar/create.h"
+#include "lance/memwal/generation.h"
+#include "lance/table/commit.h"
 #include "lance/query/lsm_scan.h"
 #include "lance/table/write.h"
 
@@ -530,6 +534,98 @@ TEST(Lsm, CompositeKeyFlushWritesATupleEncodedPkIndex) {
   ASSERT_TRUE(base.ok());
   EXPECT_EQ((*base)->CountRows(), want.size());
   fs::remove_all(dir);
+}
+
+// Maintained indexes: a flush builds the base's BTREE `s_idx` over the generation (every row,
+// the hidden duplicate included, under the same name), filtered LSM reads are unchanged, the
+// merge records that the base index lags (index_catchup 0) and rebuilding it catches it up.
+// An index type a flush cannot build, or a name the base has no index of, is refused.
+TEST(Lsm, MaintainedIndexesFlushMergeAndCatchUp) {
+  Table t = MakeTable("maintained", {0, 1, 2});
+  auto ds = dataset::Dataset::Open(t.store, t.root);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->CreateScalarIndex("s").ok());
+  index::scalar::CreateScalarIndexOptions bitmap;
+  bitmap.type = index::scalar::ScalarIndexType::kBitmap;
+  ASSERT_TRUE((*ds)->CreateScalarIndex("id", bitmap).ok());
+  auto set_maintained = [&](std::vector<std::string> names) {
+    table::TableLocation loc(t.store, t.root);
+    auto base = table::Snapshot::Open(loc);
+    ASSERT_TRUE(base.ok());
+    table::Transaction txn;
+    txn.read_version = (*base)->version();
+    txn.operation = table::Transaction::Update{};
+    table::CommitOptions co;
+    co.amend = [&](table::Manifest* m) {
+      return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
+        d->maintained_indexes = names;
+        return Status::OK();
+      });
+    };
+    ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
+  };
+  auto maintained = [&]() {
+    auto base = table::Snapshot::Open(t.store, t.root);
+    EXPECT_TRUE(base.ok());
+    return MaintainedIndexesOf(**base);
+  };
+  set_maintained({"id_idx"});
+  EXPECT_TRUE(maintained().status().IsNotSupported()) << maintained().status().ToString();
+  set_maintained({"nope_idx"});
+  EXPECT_TRUE(maintained().status().IsInvalidArgument()) << maintained().status().ToString();
+  set_maintained({"s_idx"});
+  auto m = maintained();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->size(), 1u);
+  EXPECT_EQ((*m)[0].name, "s_idx");
+  EXPECT_EQ((*m)[0].column, "s");
+
+  Model model;
+  Apply(&model, {0, 1, 2}, "base", false);
+  const Uuid shard = UnshardedShardId();
+  MemWalWriterOptions o = WriterOptions(t);
+  o.generation.maintained_indexes = *m;
+  auto w = MemWalWriter::Open(t.store, t.root, shard, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({1, 10, 10, 11}, "a")).ok());
+  Apply(&model, {1, 10, 10, 11}, "a", false);
+  auto g = (*w)->Flush();
+  ASSERT_TRUE(g.ok() && g->has_value()) << g.status().ToString();
+  auto gen = OpenGeneration(t.store, t.root, shard, **g);
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  const table::IndexInfo* s_idx = nullptr;
+  for (const auto& idx : (*gen)->manifest().indices) {
+    if (idx.name == "s_idx") s_idx = &idx;
+  }
+  ASSERT_NE(s_idx, nullptr);
+  EXPECT_EQ(table::IndexTypeName(*s_idx), "BTREE");
+  EXPECT_EQ(s_idx->fragment_ids, std::vector<uint32_t>{0});
+  auto page_data = (*gen)->location().store()->Get(
+      (*gen)->root() + "/_indices/" + s_idx->uuid + "/page_data.lance");
+  ASSERT_TRUE(page_data.ok()) << page_data.status().ToString();
+  Model want_a10{{10, "a-10"}};
+  EXPECT_EQ(Read(t, Consistency::kEventual, nullptr, "s = 'a-10'"), want_a10);
+  EXPECT_EQ(Read(t, Consistency::kEventual), model);
+  ASSERT_TRUE((*w)->Close(false).ok());
+
+  ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
+  auto details = [&]() {
+    auto base = table::Snapshot::Open(t.store, t.root);
+    EXPECT_TRUE(base.ok());
+    return *ReadMemWalDetails(**base);
+  };
+  EXPECT_EQ(details().MergedGenerationOf(shard), 1u);
+  EXPECT_EQ(details().CaughtUpGenerationOf("s_idx", shard), 0u);
+  EXPECT_EQ(Read(t, Consistency::kEventual, nullptr, "s = 'a-10'"), want_a10);
+  auto reopened = dataset::Dataset::Open(t.store, t.root);
+  ASSERT_TRUE(reopened.ok());
+  index::scalar::CreateScalarIndexOptions replace;
+  replace.replace = true;
+  ASSERT_TRUE((*reopened)->CreateScalarIndex("s", replace).ok());
+  EXPECT_EQ(details().CaughtUpGenerationOf("s_idx", shard), std::nullopt);
+  EXPECT_TRUE(details().index_catchup.empty());
+  EXPECT_EQ(Read(t, Consistency::kEventual), model);
+  fs::remove_all(t.dir);
 }
 
 }  // namespace

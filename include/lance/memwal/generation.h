@@ -12,6 +12,10 @@
 // be Binary of the tuple encoding; NotSupported for now), and `bloom_filter.bin`
 // (bloom_filter.h) over every key.
 //
+// Maintained indexes (GenerationWriteOptions) are built over every row of the generation, the
+// hidden duplicates and tombstones included: the deletion vector masks them for indexed reads
+// too (mem_wal.md "Maintained indexes").
+//
 // A failed attempt leaves its directory behind, never referenced: a retry picks a new random
 // name. Publishing the generation is the shard manifest's job (the writer's flush).
 #pragma once
@@ -32,9 +36,26 @@ namespace lance::memwal {
 
 inline constexpr int64_t kPkIndexPageRows = 8192;
 
+// A base-table index the MemWAL maintains (MemWalIndexDetails.maintained_indexes): flush builds
+// an index of the same name and type over the generation's rows, under the generation's
+// `_indices/{uuid}/` and recorded in its manifest, as lance 12 does (its planner then answers an
+// indexed filter over the generation from it). Only BTREE for now (lance 12 also maintains
+// INVERTED and vector indexes: MaintainedIndexesOf refuses those).
+struct MaintainedIndex {
+  std::string name;    // the base index's name, e.g. "id_idx"
+  std::string column;  // the top-level column it keys
+};
+
 struct GenerationWriteOptions {
   std::string data_storage_version;  // the base table's ("2.1", "2.2"); empty: "2.2"
+  std::vector<MaintainedIndex> maintained_indexes;
 };
+
+// The maintained indexes of `base` (its MemWAL index details' maintained_indexes resolved to the
+// base's index of that name). None when the table has no MemWAL index.
+// Errors: InvalidArgument (a maintained name the base has no index of, or one over a nested or
+// several columns), NotSupported (a type other than BTREE).
+Result<std::vector<MaintainedIndex>> MaintainedIndexesOf(const table::Snapshot& base);
 
 // Writes `contents` (a MemTable's Snapshot) as generation `generation` of `shard`; returns
 // the entry for the shard manifest (path = directory name, stats as lance 12 records them).
