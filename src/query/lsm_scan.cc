@@ -3,6 +3,7 @@
 #include "lance/query/lsm_scan.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -13,6 +14,7 @@
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
+#include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
 #include "lance/query/filter.h"
 #include "query/lsm_columns.h"
@@ -189,6 +191,41 @@ Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
   return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
 }
 
+// The shards a filter's rows can be in under the sharding spec `spec_id`: when the filter pins
+// every source column of the spec (as PinnedKeys pins key columns), the shards those values
+// route to. nullopt (every shard) otherwise, and when skipping a shard could change the answer:
+// in a primary-key table a source column outside the key lets a key's newer row sit in another
+// shard than its older one, and the newer row must still hide the older (last write wins
+// before the filter).
+Result<std::optional<std::vector<ShardTarget>>> FilterShards(const std::string& filter,
+                                                             const MemWalIndexDetails& details, uint32_t spec_id,
+                                                             const Schema& schema,
+                                                             const std::vector<std::string>& pk) {
+  using None = std::optional<std::vector<ShardTarget>>;
+  const ShardingSpec* spec = details.FindSpec(spec_id);
+  if (spec == nullptr) return None();
+  std::vector<FieldPtr> sources;
+  for (const ShardingField& f : spec->fields) {
+    for (int32_t id : f.source_ids) {
+      FieldPtr source;
+      for (const FieldPtr& top : schema.fields()) {
+        if (top->id() == id) source = top;
+      }
+      if (!source) return None();
+      if (!pk.empty() && std::find(pk.begin(), pk.end(), source->name()) == pk.end()) return None();
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(source);
+    }
+  }
+  if (sources.empty()) return None();  // unsharded: one shard, nothing to prune
+  LANCE_ASSIGN_OR_RAISE(std::optional<RecordBatchPtr> values, PinnedKeys(filter, sources));
+  if (!values) return None();
+  auto router = ShardRouter::Make(*spec, schema);
+  if (!router.ok()) return None();
+  auto routing = router->Route(**values);
+  if (!routing.ok()) return None();
+  return None(std::move(routing->shards));
+}
+
 // One read of every source. `*vanished` is set when a source the read planned on went away
 // under it (a generation directory or WAL entries garbage-collected after a merge or flush
 // this read did not see): the caller reads again from the newer state.
@@ -219,10 +256,23 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
 
   std::vector<Piece> pieces;  // the newer sources, oldest first
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
+  std::map<uint32_t, std::optional<std::vector<ShardTarget>>> filter_shards;  // by spec id
   for (const Uuid& shard : shards) {
     ShardManifestStore manifests(store, root, shard);
     LANCE_ASSIGN_OR_RAISE(std::optional<ShardManifest> m, manifests.Latest());
     if (!m) continue;
+    if (!options.filter.empty()) {
+      auto targets = filter_shards.find(m->shard_spec_id);
+      if (targets == filter_shards.end()) {
+        LANCE_ASSIGN_OR_RAISE(auto t, FilterShards(options.filter, details, m->shard_spec_id, *base->schema(), pk));
+        targets = filter_shards.emplace(m->shard_spec_id, std::move(t)).first;
+      }
+      if (targets->second && std::none_of(targets->second->begin(), targets->second->end(),
+                                          [&](const ShardTarget& t) { return ShardMayHold(*m, t); })) {
+        ++st.shards_pruned;  // no row of this shard can pass the filter
+        continue;
+      }
+    }
     const uint64_t merged = details.MergedGenerationOf(shard);
     std::vector<FlushedGeneration> gens = m->flushed_generations;
     std::sort(gens.begin(), gens.end(),
