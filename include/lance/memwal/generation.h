@@ -8,9 +8,8 @@
 // key, `ids` = uint64 row offset, sorted by key, masked duplicates included) and
 // page_lookup.lance (min / max / null_count / page_idx per page of 8192 values; schema
 // metadata batch_size "8192", range_partitioned "false"), which lance 12's query() opens for
-// every generation it reads. Single-column keys only for the sidecar (a composite key would
-// be Binary of the tuple encoding; NotSupported for now), and `bloom_filter.bin`
-// (bloom_filter.h) over every key.
+// every generation it reads (a composite key's `values` are Binary: the tuple encoding of
+// primary_key.h), and `bloom_filter.bin` (bloom_filter.h) over every key.
 //
 // Maintained indexes (GenerationWriteOptions) are built over every row of the generation, the
 // hidden duplicates and tombstones included: the deletion vector masks them for indexed reads
