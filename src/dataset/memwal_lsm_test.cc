@@ -41,6 +41,20 @@ namespace {
 
 using namespace lsm_test;  // NOLINT: the MemWAL test helpers
 
+// (a int64, b utf8 or null, s utf8) rows of a composite-key (a, b) table of schema `rows`.
+using CompositeRow = std::tuple<int64_t, std::optional<std::string>, std::string>;
+RecordBatchPtr CompositeBatch(const SchemaPtr& rows, const std::vector<CompositeRow>& v) {
+  Int64Builder a(int64());
+  StringBuilder b(utf8()), c(utf8());
+  for (const auto& [x, y, z] : v) {
+    EXPECT_TRUE(a.Append(x).ok());
+    EXPECT_TRUE((y ? b.Append(*y) : b.AppendNull()).ok());
+    EXPECT_TRUE(c.Append(z).ok());
+  }
+  return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
+                                       std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
+}
+
 TEST(Lsm, WriteFlushReadRecoverMerge) {
   Table t = MakeTable("e2e", {0, 1, 2, 3, 4});
   Model model;
@@ -438,17 +452,7 @@ TEST(Lsm, AppendOnlyTableMergesByConcatenation) {
 // the whole tuple.
 TEST(Lsm, CompositeKeyFlushWritesATupleEncodedPkIndex) {
   const SchemaPtr rows = schema({field("a", int64(), false), field("b", utf8()), field("s", utf8())});
-  auto make = [&](const std::vector<std::tuple<int64_t, std::optional<std::string>, std::string>>& v) {
-    Int64Builder a(int64());
-    StringBuilder b(utf8()), c(utf8());
-    for (const auto& [x, y, z] : v) {
-      EXPECT_TRUE(a.Append(x).ok());
-      EXPECT_TRUE((y ? b.Append(*y) : b.AppendNull()).ok());
-      EXPECT_TRUE(c.Append(z).ok());
-    }
-    return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
-                                         std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
-  };
+  auto make = [&](const std::vector<CompositeRow>& v) { return CompositeBatch(rows, v); };
   const fs::path dir = fs::temp_directory_path() / ("lance_lsm_test_composite_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -636,22 +640,12 @@ TEST(Lsm, MaintainedIndexesFlushMergeAndCatchUp) {
 // only the sharding column is scanned, but only in the shards its values route to.
 TEST(Lsm, CompositeKeyFilterPinningEveryKeyColumnPrunesShards) {
   const SchemaPtr rows = schema({field("a", int64(), false), field("b", utf8(), false), field("s", utf8())});
-  auto make = [&](const std::vector<std::tuple<int64_t, std::string, std::string>>& v) {
-    Int64Builder a(int64());
-    StringBuilder b(utf8()), c(utf8());
-    for (const auto& [x, y, z] : v) {
-      EXPECT_TRUE(a.Append(x).ok());
-      EXPECT_TRUE(b.Append(y).ok());
-      EXPECT_TRUE(c.Append(z).ok());
-    }
-    return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
-                                         std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
-  };
+  auto make = [&](const std::vector<CompositeRow>& v) { return CompositeBatch(rows, v); };
   const fs::path dir = fs::temp_directory_path() / ("lance_lsm_test_cprune_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string uri = (dir / "t.lance").string();
-  std::vector<std::tuple<int64_t, std::string, std::string>> base_rows;
+  std::vector<CompositeRow> base_rows;
   for (int64_t a = 0; a < 16; ++a) {
     for (const char* b : {"x", "y"}) base_rows.emplace_back(a, b, "base");
   }
@@ -668,7 +662,7 @@ TEST(Lsm, CompositeKeyFilterPinningEveryKeyColumnPrunesShards) {
   ASSERT_TRUE(router.ok()) << router.status().ToString();
   // Newer rows in every shard: (a, "y") updated for even a, (a, "z") new for every a, and a
   // tombstone for (3, "x").
-  std::vector<std::tuple<int64_t, std::string, std::string>> upserts;
+  std::vector<CompositeRow> upserts;
   for (int64_t a = 0; a < 16; ++a) {
     if (a % 2 == 0) upserts.emplace_back(a, "y", "g1");
     upserts.emplace_back(a, "z", "g1");
