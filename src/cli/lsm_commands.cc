@@ -307,7 +307,11 @@ Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) 
     LANCE_ASSIGN_OR_RAISE(o.shard.table_schema, mw::WithPrimaryKey(o.shard.table_schema, o.primary_key));
   }
   o.generation.data_storage_version = t.snapshot->manifest().data_storage_version;
-  LANCE_ASSIGN_OR_RAISE(o.generation.maintained_indexes, mw::MaintainedIndexesOf(*t.snapshot));
+  LANCE_ASSIGN_OR_RAISE(mw::MaintainedIndexes maintained, mw::MaintainedIndexesOf(*t.snapshot));
+  o.generation.maintained_indexes = std::move(maintained.built);
+  for (const std::string& why : maintained.not_built) {
+    std::fprintf(stderr, "lance lsm: maintained index %s; not built in generations\n", why.c_str());
+  }
   o.max_rows = a.max_rows;
   o.max_bytes = a.max_bytes;
   o.max_age_ms = a.max_age_ms;

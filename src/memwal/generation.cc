@@ -160,25 +160,29 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
   return g;
 }
 
-Result<std::vector<MaintainedIndex>> MaintainedIndexesOf(const table::Snapshot& base) {
+Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
   Result<MemWalIndexDetails> details = ReadMemWalDetails(base);
   if (!details.ok()) {
-    if (details.status().IsNotFound()) return std::vector<MaintainedIndex>{};
+    if (details.status().IsNotFound()) return MaintainedIndexes{};
     return details.status();
   }
-  std::vector<MaintainedIndex> out;
+  MaintainedIndexes out;
   for (const std::string& name : details->maintained_indexes) {
     const table::IndexInfo* found = nullptr;
     for (const auto& idx : base.manifest().indices) {
       if (idx.name == name) found = &idx;
     }
     if (found == nullptr) {
-      return Status::InvalidArgument("{}: MemWAL maintained_indexes names '{}', an index version {} does not have",
-                                     base.manifest_path(), name, base.version());
+      out.not_built.push_back(fmt::format("{}: version {} has no index of that name", name, base.version()));
+      continue;
     }
     const std::string type = table::IndexTypeName(*found);
     if (type != "BTREE") {
-      return Status::NotSupported("{}: maintained index '{}' is {}; a flush can build only BTREE ones",
+      // Not skipped: lance 12's full-text search over a generation without its INVERTED index
+      // misses the generation's rows (seen: it returns none of them), so a flush without it
+      // would make wrong answers.
+      return Status::NotSupported("{}: maintained index '{}' is {}; a flush can build only BTREE ones (readers "
+                                  "such as lance 12's full-text search would miss the generation's rows without it)",
                                   base.manifest_path(), name, type);
     }
     const SchemaPtr& schema = base.schema();
@@ -187,10 +191,10 @@ Result<std::vector<MaintainedIndex>> MaintainedIndexesOf(const table::Snapshot& 
       if (found->fields.size() == 1 && schema->field(i)->id() == found->fields[0]) column = schema->field(i).get();
     }
     if (column == nullptr) {
-      return Status::InvalidArgument("{}: maintained index '{}' keys fields other than one top-level column",
-                                     base.manifest_path(), name);
+      return Status::NotSupported("{}: maintained index '{}' keys fields other than one top-level column",
+                                  base.manifest_path(), name);
     }
-    out.push_back({name, column->name()});
+    out.built.push_back({name, column->name()});
   }
   return out;
 }

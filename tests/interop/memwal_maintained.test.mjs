@@ -7,7 +7,8 @@
 //     its answers equal our model, the hidden duplicates and tombstones of a generation masked;
 //   * generations of the same table flushed by lance 12 itself read the same way;
 //   * our merge records index_catchup (the maintained indexes lag the merged rows) and a rebuilt
-//     index catches up; lance 12 reads the table the same at each step.
+//     index catches up; lance 12 reads the table the same at each step;
+//   * a maintained INVERTED index (which we do not build) makes our writer refuse the table.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { test } from 'node:test';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
-import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import * as mw from './lib/memwal.mjs';
 
 const sorted = (rows) => rows.map((r) => ({ id: Number(r.id), s: r.s })).sort((a, b) => a.id - b.id);
@@ -123,4 +124,25 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
   lanceOk(['create-index', uri, 's', '--type', 'btree', '--replace']);
   assert.deepEqual(spec().index_catchup, [{ index_name: 'id_idx', caught_up_generations: [{ shard_id: shard, generation: 0 }] }]);
   await check('s_idx rebuilt', 0);
+});
+
+// lance 12 also maintains INVERTED indexes (a spec without maintainedIndexes maintains every
+// index it can); its full-text search misses the rows of a generation that lacks the index, so
+// our writer refuses such a table rather than flush generations without it, and writes nothing.
+test('a maintained INVERTED index is refused, nothing written', async () => {
+  const dir = scratchDir('lance-memwal-maintained-fts-');
+  const db = await lancedb.connect(dir);
+  const t = await db.createTable('w', mw.idsTable([0, 1, 2, 3], 'base'));
+  await t.createIndex('s', { config: lancedb.Index.fts() });
+  await t.setUnenforcedPrimaryKey('id');
+  await t.setLsmWriteSpec({ specType: 'unsharded' });
+  assert.deepEqual((await t.getLsmWriteSpec()).maintainedIndexes, ['s_idx']);
+  const uri = path.join(dir, 'w.lance');
+  const file = path.join(dir, 'in.arrows');
+  fs.writeFileSync(file, A.tableToIPC(mw.idsTable([1, 5], 'a'), 'stream'));
+  const r = lance(['lsm', 'write', uri, '--input', file, '--flush']);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /maintained index 's_idx' is INVERTED/);
+  assert.equal(r.stdout.includes('acked_rows'), false);
+  assert.deepEqual(mw.shardIds(uri).flatMap((s) => mw.walPositions(uri, s)), []);
 });

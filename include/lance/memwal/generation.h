@@ -38,8 +38,7 @@ inline constexpr int64_t kPkIndexPageRows = 8192;
 // A base-table index the MemWAL maintains (MemWalIndexDetails.maintained_indexes): flush builds
 // an index of the same name and type over the generation's rows, under the generation's
 // `_indices/{uuid}/` and recorded in its manifest, as lance 12 does (its planner then answers an
-// indexed filter over the generation from it). Only BTREE for now (lance 12 also maintains
-// INVERTED and vector indexes: MaintainedIndexesOf refuses those).
+// indexed filter over the generation from it). Only BTREE for now.
 struct MaintainedIndex {
   std::string name;    // the base index's name, e.g. "id_idx"
   std::string column;  // the top-level column it keys
@@ -50,11 +49,18 @@ struct GenerationWriteOptions {
   std::vector<MaintainedIndex> maintained_indexes;
 };
 
-// The maintained indexes of `base` (its MemWAL index details' maintained_indexes resolved to the
-// base's index of that name). None when the table has no MemWAL index.
-// Errors: InvalidArgument (a maintained name the base has no index of, or one over a nested or
-// several columns), NotSupported (a type other than BTREE).
-Result<std::vector<MaintainedIndex>> MaintainedIndexesOf(const table::Snapshot& base);
+// The maintained indexes of `base` a flush builds (its MemWAL index details' maintained_indexes
+// resolved to the base's BTREE index of that name), and the names the base no longer has an
+// index of (not built: lance 12 reads a generation without a BTREE it maintains by scanning
+// it). None when the table has no MemWAL index. Errors: NotSupported (an INVERTED or vector
+// index: lance 12 maintains those too, we do not build them yet, and its full-text search
+// misses a generation's rows without its index; an index over several or nested columns),
+// Corruption (undecodable details).
+struct MaintainedIndexes {
+  std::vector<MaintainedIndex> built;
+  std::vector<std::string> not_built;  // one line per name the base has no index of
+};
+Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base);
 
 // Writes `contents` (a MemTable's Snapshot) as generation `generation` of `shard`; returns
 // the entry for the shard manifest (path = directory name, stats as lance 12 records them).
