@@ -4,6 +4,7 @@
 //
 //   node bench/memwal_bench.mjs [--rows 1000000] [--upserts 100000] [--batch 1000]
 //        [--in-flight 1] [--reference ../shared/bench/reference/results-1000000.json]
+//        [--live-reference 1]   (0: skip lance 12's upserts on the same data in this run)
 //
 // Base: N rows (id int64, s utf8, x float64) made with lancedb, primary key id, bucket(id, 4)
 // set by `lance lsm enable`. Upserts: half updates of existing ids, half new ids, grouped by
@@ -74,17 +75,56 @@ for (let i = 0; i < U / 2; ++i) up.push(N + i);
 const byBucket = [[], [], [], []];
 for (const k of up) byBucket[bucketOf(k, 4)].push(k);
 const batches = [];
-for (const b of byBucket) for (let i = 0; i < b.length; i += BATCH) batches.push(table(b.slice(i, i + BATCH), 'u'));
+const bucketed = [];  // [bucket, batch] in the order written
+for (const [bi, b] of byBucket.entries()) {
+  for (let i = 0; i < b.length; i += BATCH) {
+    batches.push(table(b.slice(i, i + BATCH), 'u'));
+    bucketed.push([bi, batches.at(-1)]);
+  }
+}
 const input = path.join(dir, 'upserts.arrows');
 const writer = new A.RecordBatchStreamWriter();
 for (const t of batches) for (const rb of t.batches) writer.write(rb);
 writer.finish();
 fs.writeFileSync(input, writer.toUint8Array(true));
 
+// The reference on the same data in the same run (--live-reference 1, the default): a copy of
+// the base table with lancedb's setUnenforcedPrimaryKey + setLsmWriteSpec(bucket(id, 4)), the
+// same batches through mergeInsert in the same order, closeLsmWriters() between buckets (a
+// handle holds one shard writer), as the shared harness's MemWAL phase does. Timed: the
+// mergeInsert calls (wall), and the process's CPU (user + system, every thread) over them.
+async function referenceUpserts(durable) {
+  const name = durable ? 'ref_durable' : 'ref_nondurable';
+  const t = await db.createTable(name, table(ids, 'base'));
+  await t.setUnenforcedPrimaryKey('id');
+  const spec = { specType: 'bucket', column: 'id', numBuckets: 4, maintainedIndexes: [] };
+  if (!durable) spec.writerConfigDefaults = { durable_write: 'false' };
+  await t.setLsmWriteSpec(spec);
+  let wallMs = 0;
+  let cpuUs = 0;
+  const lat = [];
+  let cur = -1;
+  for (const [bucket, bt] of bucketed) {
+    if (cur !== -1 && bucket !== cur) await t.closeLsmWriters();
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    await t.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(bt);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const c = process.cpuUsage(c0);
+    cpuUs += c.user + c.system;
+    wallMs += ms;
+    if (bucket === cur) lat.push(ms);
+    cur = bucket;
+  }
+  await t.closeLsmWriters();
+  return { rows_per_s: Math.round(U / (wallMs / 1000)), merge_insert_wall_ms: Math.round(wallMs),
+    merge_insert_cpu_ms: Math.round(cpuUs / 1000), ack_p50_ms: +pct(lat, 0.5).toFixed(3), ack_p99_ms: +pct(lat, 0.99).toFixed(3) };
+}
+
 function timedRun(argv) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const p = spawn('/usr/bin/time', ['-f', '%M', LANCE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('/usr/bin/time', ['-f', '%M %U %S', LANCE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acks = [];
     let buf = '';
     let err = '';
@@ -105,10 +145,12 @@ function timedRun(argv) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (code !== 0) reject(new Error(err));
       const lines = err.trim().split('\n');
-      resolve({ ms, acks, rss_mb: Number(lines[lines.length - 1]) / 1024, err, out });
+      const [rssKb, user, sys] = lines[lines.length - 1].split(' ').map(Number);
+      resolve({ ms, acks, rss_mb: rssKb / 1024, cpu_ms: (user + sys) * 1000, err: lines.slice(0, -1).join('\n'), out });
     });
   });
 }
+const LIVE = Number(args['live-reference'] ?? 1) !== 0;
 const pct = (v, q) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
 // Durable upserts, no flush (the rows stay in the WAL + MemTable), then flush, then merge.
@@ -126,7 +168,7 @@ for (let i = 0; i < 500; ++i) lookupKeys.push(Math.floor(rand() * N));
 const keysFile = path.join(dir, 'keys.jsonl');
 fs.writeFileSync(keysFile, lookupKeys.map((k) => `{"id":${k}}`).join('\n') + '\n');
 const getMany = await timedRun(['lsm', 'get', uri, '--keys', keysFile, '--consistency', 'eventual', '--columns', 'id,s']);
-const getStats = JSON.parse(getMany.err.trim().split('\n').at(-2));
+const getStats = JSON.parse(getMany.err.trim().split('\n').at(-1));
 const oneMs = [];
 for (let i = 0; i < 7; ++i) {
   oneMs.push((await timedRun(['lsm', 'get', uri, '--key', String(lookupKeys[i * 100]), '--consistency', 'eventual'])).ms);
@@ -172,7 +214,23 @@ const ours = {
   nondurable_rows_per_s_process: Math.round(U / (ndRun.ms / 1000)),
   nondurable_rows_per_s_steady: Math.round((U - BATCH) / (ndSteady / 1000)),
 };
+ours.writer_cpu_ms = Math.round(w.cpu_ms);
+ours.nondurable_writer_cpu_ms = Math.round(ndRun.cpu_ms);
 const out = { ours, lookups };
+if (LIVE) {
+  const durable = await referenceUpserts(true);
+  const nondurable = await referenceUpserts(false);
+  out.reference_live = { durable, nondurable };
+  // ours ÷ reference for rates, reference ÷ ours for times (> 1: ours better).
+  out.ratio_live = {
+    durable_rows_per_s_process: +(ours.rows_per_s_process / durable.rows_per_s).toFixed(2),
+    durable_rows_per_s_steady: +(ours.rows_per_s_steady / durable.rows_per_s).toFixed(2),
+    durable_cpu_reference_over_ours: +(durable.merge_insert_cpu_ms / ours.writer_cpu_ms).toFixed(2),
+    durable_ack_p50_reference_over_ours: ours.ack_p50_ms > 0 ? +(durable.ack_p50_ms / ours.ack_p50_ms).toFixed(1) : null,
+    nondurable_rows_per_s_process: +(ours.nondurable_rows_per_s_process / nondurable.rows_per_s).toFixed(2),
+    nondurable_cpu_reference_over_ours: +(nondurable.merge_insert_cpu_ms / ours.nondurable_writer_cpu_ms).toFixed(2),
+  };
+}
 if (fs.existsSync(refFile)) {
   const R = JSON.parse(fs.readFileSync(refFile, 'utf8')).memwal.variants;
   const plain = R.plain.upsert;

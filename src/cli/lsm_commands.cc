@@ -307,6 +307,11 @@ Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) 
     LANCE_ASSIGN_OR_RAISE(o.shard.table_schema, mw::WithPrimaryKey(o.shard.table_schema, o.primary_key));
   }
   o.generation.data_storage_version = t.snapshot->manifest().data_storage_version;
+  LANCE_ASSIGN_OR_RAISE(mw::MaintainedIndexes maintained, mw::MaintainedIndexesOf(*t.snapshot));
+  o.generation.maintained_indexes = std::move(maintained.built);
+  for (const std::string& why : maintained.not_built) {
+    std::fprintf(stderr, "lance lsm: maintained index %s; not built in generations\n", why.c_str());
+  }
   o.max_rows = a.max_rows;
   o.max_bytes = a.max_bytes;
   o.max_age_ms = a.max_age_ms;
@@ -712,7 +717,7 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
   enable->add_option("--bucket", args->bucket, "Shard by bucket(COL, N): COL:N, N in 1..1024");
   enable->add_option("--identity", args->identity, "Shard by the raw value of COL");
   enable->add_flag("--unsharded", args->unsharded, "One shard");
-  enable->add_option("--maintain", args->maintain, "Base-table indexes to maintain (recorded)");
+  enable->add_option("--maintain", args->maintain, "Base-table indexes to maintain (BTREE ones: each flush builds them in the generation)");
   registry.OnRun(enable, [args] { return Enable(*args); });
   auto* scan = lsm->add_subcommand(
       "scan", "Print every visible row (canonical JSON lines): base + unmerged generations, plus "

@@ -21,13 +21,18 @@
 #include "lance/index/index_store.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/primary_key.h"
+#include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
 #include "lance/memwal/enable.h"
 #include "lance/memwal/layout.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/memwal_writer.h"
+#include "lance/dataset/dataset.h"
 #include "lance/dataset/memwal_merge.h"
 #include "dataset/memwal_test_util.h"
+#include "lance/index/scalar/create.h"
+#include "lance/memwal/generation.h"
+#include "lance/table/commit.h"
 #include "lance/query/lsm_scan.h"
 #include "lance/table/write.h"
 
@@ -35,6 +40,20 @@ namespace lance::memwal {
 namespace {
 
 using namespace lsm_test;  // NOLINT: the MemWAL test helpers
+
+// (a int64, b utf8 or null, s utf8) rows of a composite-key (a, b) table of schema `rows`.
+using CompositeRow = std::tuple<int64_t, std::optional<std::string>, std::string>;
+RecordBatchPtr CompositeBatch(const SchemaPtr& rows, const std::vector<CompositeRow>& v) {
+  Int64Builder a(int64());
+  StringBuilder b(utf8()), c(utf8());
+  for (const auto& [x, y, z] : v) {
+    EXPECT_TRUE(a.Append(x).ok());
+    EXPECT_TRUE((y ? b.Append(*y) : b.AppendNull()).ok());
+    EXPECT_TRUE(c.Append(z).ok());
+  }
+  return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
+                                       std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
+}
 
 TEST(Lsm, WriteFlushReadRecoverMerge) {
   Table t = MakeTable("e2e", {0, 1, 2, 3, 4});
@@ -433,17 +452,7 @@ TEST(Lsm, AppendOnlyTableMergesByConcatenation) {
 // the whole tuple.
 TEST(Lsm, CompositeKeyFlushWritesATupleEncodedPkIndex) {
   const SchemaPtr rows = schema({field("a", int64(), false), field("b", utf8()), field("s", utf8())});
-  auto make = [&](const std::vector<std::tuple<int64_t, std::optional<std::string>, std::string>>& v) {
-    Int64Builder a(int64());
-    StringBuilder b(utf8()), c(utf8());
-    for (const auto& [x, y, z] : v) {
-      EXPECT_TRUE(a.Append(x).ok());
-      EXPECT_TRUE((y ? b.Append(*y) : b.AppendNull()).ok());
-      EXPECT_TRUE(c.Append(z).ok());
-    }
-    return std::make_shared<RecordBatch>(rows, static_cast<int64_t>(v.size()),
-                                         std::vector<ArrayPtr>{*a.Finish(), *b.Finish(), *c.Finish()});
-  };
+  auto make = [&](const std::vector<CompositeRow>& v) { return CompositeBatch(rows, v); };
   const fs::path dir = fs::temp_directory_path() / ("lance_lsm_test_composite_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -529,6 +538,207 @@ TEST(Lsm, CompositeKeyFlushWritesATupleEncodedPkIndex) {
   auto base = table::Snapshot::Open(where->store, where->path);
   ASSERT_TRUE(base.ok());
   EXPECT_EQ((*base)->CountRows(), want.size());
+  fs::remove_all(dir);
+}
+
+// Maintained indexes: a flush builds the base's BTREE `s_idx` over the generation (every row,
+// the hidden duplicate included, under the same name), filtered LSM reads are unchanged, the
+// merge records that the base index lags (index_catchup 0) and rebuilding it catches it up.
+// An index type a flush cannot build is refused; a name the base has no index of is not built
+// (and said so).
+TEST(Lsm, MaintainedIndexesFlushMergeAndCatchUp) {
+  Table t = MakeTable("maintained", {0, 1, 2});
+  auto ds = dataset::Dataset::Open(t.store, t.root);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->CreateScalarIndex("s").ok());
+  index::scalar::CreateScalarIndexOptions bitmap;
+  bitmap.type = index::scalar::ScalarIndexType::kBitmap;
+  ASSERT_TRUE((*ds)->CreateScalarIndex("id", bitmap).ok());
+  auto set_maintained = [&](std::vector<std::string> names) {
+    table::TableLocation loc(t.store, t.root);
+    auto base = table::Snapshot::Open(loc);
+    ASSERT_TRUE(base.ok());
+    table::Transaction txn;
+    txn.read_version = (*base)->version();
+    txn.operation = table::Transaction::Update{};
+    table::CommitOptions co;
+    co.amend = [&](table::Manifest* m) {
+      return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
+        d->maintained_indexes = names;
+        return Status::OK();
+      });
+    };
+    ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
+  };
+  auto maintained = [&]() {
+    auto base = table::Snapshot::Open(t.store, t.root);
+    EXPECT_TRUE(base.ok());
+    return MaintainedIndexesOf(**base);
+  };
+  // A BITMAP index: refused; a name the base has no index of: not built, and said so.
+  set_maintained({"id_idx", "s_idx"});
+  EXPECT_TRUE(maintained().status().IsNotSupported()) << maintained().status().ToString();
+  set_maintained({"nope_idx", "s_idx"});
+  auto m = maintained();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->built.size(), 1u);
+  EXPECT_EQ(m->built[0].name, "s_idx");
+  EXPECT_EQ(m->built[0].column, "s");
+  ASSERT_EQ(m->not_built.size(), 1u);
+  EXPECT_NE(m->not_built[0].find("nope_idx: version"), std::string::npos) << m->not_built[0];
+
+  Model model;
+  Apply(&model, {0, 1, 2}, "base", false);
+  const Uuid shard = UnshardedShardId();
+  MemWalWriterOptions o = WriterOptions(t);
+  o.generation.maintained_indexes = m->built;
+  auto w = MemWalWriter::Open(t.store, t.root, shard, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendAndWait(*Batch({1, 10, 10, 11}, "a")).ok());
+  Apply(&model, {1, 10, 10, 11}, "a", false);
+  auto g = (*w)->Flush();
+  ASSERT_TRUE(g.ok() && g->has_value()) << g.status().ToString();
+  auto gen = OpenGeneration(t.store, t.root, shard, **g);
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  const table::IndexInfo* s_idx = nullptr;
+  for (const auto& idx : (*gen)->manifest().indices) {
+    if (idx.name == "s_idx") s_idx = &idx;
+  }
+  ASSERT_NE(s_idx, nullptr);
+  EXPECT_EQ(table::IndexTypeName(*s_idx), "BTREE");
+  EXPECT_EQ(s_idx->fragment_ids, std::vector<uint32_t>{0});
+  auto page_data = (*gen)->location().store()->Get(
+      (*gen)->root() + "/_indices/" + s_idx->uuid + "/page_data.lance");
+  ASSERT_TRUE(page_data.ok()) << page_data.status().ToString();
+  Model want_a10{{10, "a-10"}};
+  EXPECT_EQ(Read(t, Consistency::kEventual, nullptr, "s = 'a-10'"), want_a10);
+  EXPECT_EQ(Read(t, Consistency::kEventual), model);
+  ASSERT_TRUE((*w)->Close(false).ok());
+
+  ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
+  auto details = [&]() {
+    auto base = table::Snapshot::Open(t.store, t.root);
+    EXPECT_TRUE(base.ok());
+    return *ReadMemWalDetails(**base);
+  };
+  EXPECT_EQ(details().MergedGenerationOf(shard), 1u);
+  EXPECT_EQ(details().CaughtUpGenerationOf("s_idx", shard), 0u);
+  EXPECT_EQ(details().CaughtUpGenerationOf("nope_idx", shard), 0u);
+  EXPECT_EQ(Read(t, Consistency::kEventual, nullptr, "s = 'a-10'"), want_a10);
+  auto reopened = dataset::Dataset::Open(t.store, t.root);
+  ASSERT_TRUE(reopened.ok());
+  index::scalar::CreateScalarIndexOptions replace;
+  replace.replace = true;
+  ASSERT_TRUE((*reopened)->CreateScalarIndex("s", replace).ok());
+  EXPECT_EQ(details().CaughtUpGenerationOf("s_idx", shard), std::nullopt);
+  EXPECT_EQ(details().CaughtUpGenerationOf("nope_idx", shard), 0u);  // not rebuilt: still lagging
+  EXPECT_EQ(Read(t, Consistency::kEventual), model);
+  fs::remove_all(t.dir);
+}
+
+// A composite primary key (a, b) with bucket(a, 4) sharding: a filter that pins both key
+// columns (`=` or IN on each, any order, other conjuncts too) is answered by point lookups of
+// every combination, the shards none routes to pruned; its rows equal the unpinned scan's
+// (the same filter with the pinning spelled so that PinnedKeys cannot see it). A filter pinning
+// only the sharding column is scanned, but only in the shards its values route to.
+TEST(Lsm, CompositeKeyFilterPinningEveryKeyColumnPrunesShards) {
+  const SchemaPtr rows = schema({field("a", int64(), false), field("b", utf8(), false), field("s", utf8())});
+  auto make = [&](const std::vector<CompositeRow>& v) { return CompositeBatch(rows, v); };
+  const fs::path dir = fs::temp_directory_path() / ("lance_lsm_test_cprune_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string uri = (dir / "t.lance").string();
+  std::vector<CompositeRow> base_rows;
+  for (int64_t a = 0; a < 16; ++a) {
+    for (const char* b : {"x", "y"}) base_rows.emplace_back(a, b, "base");
+  }
+  ASSERT_TRUE(table::WriteDataset(uri, rows, {make(base_rows)}).ok());
+  auto where = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(where.ok());
+  EnableOptions eo;
+  eo.primary_key = {"a", "b"};
+  eo.spec = *BucketSpec(0, *int64(), 4);
+  ASSERT_TRUE(EnableMemWal(where->store, where->path, eo).ok());
+  auto base = table::Snapshot::Open(where->store, where->path);
+  ASSERT_TRUE(base.ok());
+  auto router = ShardRouter::Make(eo.spec, *(*base)->schema());
+  ASSERT_TRUE(router.ok()) << router.status().ToString();
+  // Newer rows in every shard: (a, "y") updated for even a, (a, "z") new for every a, and a
+  // tombstone for (3, "x").
+  std::vector<CompositeRow> upserts;
+  for (int64_t a = 0; a < 16; ++a) {
+    if (a % 2 == 0) upserts.emplace_back(a, "y", "g1");
+    upserts.emplace_back(a, "z", "g1");
+  }
+  auto slices = router->Split(make(upserts));
+  ASSERT_TRUE(slices.ok());
+  ASSERT_EQ(slices->size(), 4u);
+  for (const auto& slice : *slices) {
+    MemWalWriterOptions o;
+    o.shard.table_schema = *WithPrimaryKey(rows, {"a", "b"});
+    o.shard.shard_spec_id = eo.spec.spec_id;
+    o.primary_key = {"a", "b"};
+    o.auto_flush = false;
+    auto w = MemWalWriter::Open(where->store, where->path, slice.shard.shard_id, o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE((*w)->AppendAndWait(*slice.batch).ok());
+    if (slice.shard.shard_id == (*router->Split(make({{3, "x", ""}})))[0].shard.shard_id) {
+      ASSERT_TRUE((*w)->AppendAndWait(*make({{3, "x", ""}}), true).ok());
+    }
+    ASSERT_TRUE((*w)->Flush().ok());
+    ASSERT_TRUE((*w)->Close(false).ok());
+  }
+  auto read = [&](const std::string& filter, LsmReadStats* st) {
+    std::map<std::pair<int64_t, std::string>, std::string> m;
+    LsmReadOptions ro;
+    ro.filter = filter;
+    auto r = LsmScan(where->store, where->path, ro, st);
+    EXPECT_TRUE(r.ok()) << filter << ": " << r.status().ToString();
+    if (!r.ok()) return m;
+    for (const auto& b : *r) {
+      for (int64_t i = 0; i < b->num_rows(); ++i) {
+        auto [it, fresh] = m.emplace(std::make_pair(b->column(0)->Values<int64_t>()[i], std::string(b->column(1)->GetView(i))),
+                                     std::string(b->column(2)->GetView(i)));
+        EXPECT_TRUE(fresh) << filter << ": a key twice";
+      }
+    }
+    return m;
+  };
+  struct Case {
+    std::string pinned, unpinned;
+    int64_t keys;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"a = 2 AND b = 'y'", "a + 0 = 2 AND b = 'y'", 1},
+           {"b = 'x' AND a = 3", "b = 'x' AND a + 0 = 3", 1},
+           {"a IN (2, 5) AND b IN ('x', 'y', 'z') AND s != 'nope'", "a + 0 IN (2, 5) AND b IN ('x', 'y', 'z') AND s != 'nope'", 6},
+           {"a = 7 AND b = 'q'", "a + 0 = 7 AND b = 'q'", 1}}) {
+    LsmReadStats pinned_st, scan_st;
+    const auto want = read(c.unpinned, &scan_st);
+    EXPECT_EQ(scan_st.point_keys, 0) << c.unpinned;
+    EXPECT_EQ(read(c.pinned, &pinned_st), want) << c.pinned;
+    EXPECT_EQ(pinned_st.point_keys, c.keys) << c.pinned;
+    EXPECT_GE(pinned_st.shards_pruned, 4 - c.keys) << c.pinned;
+    EXPECT_GT(pinned_st.shards_pruned, 0) << c.pinned;
+  }
+  // Pinning only a (the sharding column, part of the key): the scan path, reading only the
+  // shards a's values route to; the same rows as a scan of every shard.
+  for (const auto& [pinned, unpinned] : std::vector<std::pair<std::string, std::string>>{
+           {"a = 2", "a + 0 = 2"}, {"a IN (2, 3) AND s = 'g1'", "a + 0 IN (2, 3) AND s = 'g1'"}}) {
+    LsmReadStats st, all;
+    const auto want = read(unpinned, &all);
+    EXPECT_EQ(all.shards_pruned, 0) << unpinned;
+    EXPECT_EQ(read(pinned, &st), want) << pinned;
+    EXPECT_EQ(st.point_keys, 0) << pinned;
+    auto routed = router->Split(make({{2, "", ""}, {3, "", ""}}));
+    const int64_t reached = pinned == "a = 2" ? 1 : static_cast<int64_t>(routed->size());
+    EXPECT_EQ(st.shards_pruned, 4 - reached) << pinned;
+    EXPECT_LT(st.generations, all.generations) << pinned;
+  }
+  EXPECT_FALSE(read("a = 2", nullptr).empty());
+  const auto two_y = read("a = 2 AND b = 'y'", nullptr);
+  EXPECT_EQ(two_y, (std::map<std::pair<int64_t, std::string>, std::string>{{{2, "y"}, "g1"}}));
+  EXPECT_TRUE(read("a = 3 AND b = 'x'", nullptr).empty());  // the tombstone
   fs::remove_all(dir);
 }
 

@@ -9,6 +9,7 @@
 
 #include "lance/columnar/compute.h"
 #include "lance/memwal/generation.h"
+#include "lance/memwal/enable.h"
 #include "lance/memwal/index_details.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/primary_key.h"
@@ -124,25 +125,22 @@ Result<Outcome> MergeOne(const std::shared_ptr<io::ObjectStore>& store, const st
 
   table::CommitOptions co;
   co.amend = [&](table::Manifest* m) -> Status {
-    for (auto& idx : m->indices) {
-      if (idx.name != kMemWalIndexName) continue;
-      LANCE_ASSIGN_OR_RAISE(MemWalIndexDetails d, DecodeMemWalIndexDetails(idx.details, root));
-      if (d.MergedGenerationOf(shard) >= g.generation) {
+    return memwal::UpdateMemWalDetails(m, root, [&](MemWalIndexDetails* d) -> Status {
+      if (d->MergedGenerationOf(shard) >= g.generation) {
         return Status::AlreadyExists("shard {}: generation {} is already merged",
                                      shard.ToString(), g.generation);
       }
+      d->RecordMerge(shard, g.generation, !upserts.empty());
       bool found = false;
-      for (auto& mg : d.merged_generations) {
+      for (auto& mg : d->merged_generations) {
         if (mg.shard_id == shard) {
           mg.generation = g.generation;
           found = true;
         }
       }
-      if (!found) d.merged_generations.push_back({shard, g.generation});
-      idx.details = EncodeMemWalIndexDetails(d);
+      if (!found) d->merged_generations.push_back({shard, g.generation});
       return Status::OK();
-    }
-    return Status::NotFound("{}: the version to commit on has no MemWAL index", root);
+    });
   };
   Result<table::CommitInfo> info = table::CommitTransaction(loc, std::move(txn), co, &staged);
   if (!info.ok() && info.status().IsAlreadyExists()) return Outcome::kSkipped;

@@ -4,7 +4,10 @@
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/index_metadata.h"
 #include "lance/index/vector/index_migration.h"
+#include "lance/memwal/enable.h"
+#include "lance/memwal/lsm_read.h"
 #include "lance/query/index_training.h"
 #include "lance/table/indexes.h"
 
@@ -97,6 +100,31 @@ Result<table::WriteResult> Dataset::Overwrite(RecordBatchReader& input, table::W
   });
 }
 
+namespace {
+
+// The commit amend of a new index `name` built over every fragment of `built_on`: besides
+// `then`, the MemWAL index's index_catchup learns that `name` now covers what `built_on` had
+// merged (memwal::MemWalIndexDetails::RecordIndexRebuilt); a table without MemWAL is untouched.
+std::function<Status(table::Manifest*)> MemWalCatchupAmend(const table::Snapshot& built_on, std::string name,
+                                                         std::function<Status(table::Manifest*)> then) {
+  std::vector<memwal::MergedGeneration> covered;
+  if (auto d = memwal::ReadMemWalDetails(built_on); d.ok()) {
+    covered = d->merged_generations;
+  } else {
+    return then;
+  }
+  const std::string what = built_on.location().display();
+  return [covered, name, what, then](table::Manifest* m) -> Status {
+    if (then) LANCE_RETURN_NOT_OK(then(m));
+    return memwal::UpdateMemWalDetails(m, what, [&](memwal::MemWalIndexDetails* d) {
+      d->RecordIndexRebuilt(name, covered);
+      return Status::OK();
+    });
+  };
+}
+
+}  // namespace
+
 Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
     const std::string& column, index::scalar::CreateScalarIndexOptions options) {
   return Guarded("create index", [&]() -> Result<index::scalar::CreatedIndex> {
@@ -107,7 +135,9 @@ Result<index::scalar::CreatedIndex> Dataset::CreateScalarIndex(
       auto rows = [&](const table::Snapshot&, const std::string& c) {
         return query::CollectTrainingData(snap, c, std::nullopt, pool());
       };
-      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(*snap, column, rows, options));
+      index::scalar::CreateScalarIndexOptions o = options;
+      o.commit.amend = MemWalCatchupAmend(*snap, o.name.empty() ? index::DefaultIndexName(column) : o.name, o.commit.amend);
+      LANCE_ASSIGN_OR_RAISE(out, index::scalar::CreateScalarIndex(*snap, column, rows, o));
       return out.version;
     }));
     return out;

@@ -10,6 +10,18 @@
 
 namespace lance::memwal {
 
+Status UpdateMemWalDetails(table::Manifest* m, std::string_view what,
+                           const std::function<Status(MemWalIndexDetails*)>& update) {
+  for (auto& idx : m->indices) {
+    if (idx.name != kMemWalIndexName) continue;
+    LANCE_ASSIGN_OR_RAISE(MemWalIndexDetails d, DecodeMemWalIndexDetails(idx.details, what));
+    LANCE_RETURN_NOT_OK(update(&d));
+    idx.details = EncodeMemWalIndexDetails(d);
+    return Status::OK();
+  }
+  return Status::NotFound("{}: version {} has no MemWAL index ({})", what, m->version, kMemWalIndexName);
+}
+
 Result<uint64_t> EnableMemWal(const std::shared_ptr<io::ObjectStore>& store,
                               const std::string& root, const EnableOptions& options) {
   table::TableLocation loc(store, root);

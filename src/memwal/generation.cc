@@ -8,6 +8,8 @@
 #include "lance/columnar/builder.h"
 #include "lance/index/index_store.h"
 #include "lance/index/scalar/btree.h"
+#include "lance/index/scalar/create.h"
+#include "lance/memwal/lsm_read.h"
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
 #include "lance/memwal/primary_key.h"
@@ -60,6 +62,39 @@ Status WritePkIndex(const std::shared_ptr<io::ObjectStore>& store, const std::st
   return index::scalar::TrainBTreeIndex(*index_store, data, o).status();
 }
 
+// Each maintained index built over the generation `dir` (one fragment, `frag`): every row of
+// `c`, row ids = the rows' addresses, committed as a CreateIndex on the generation's latest
+// version under the base index's name.
+Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, const std::string& dir,
+                              uint64_t frag, const MemTable::Contents& c,
+                              const std::vector<MaintainedIndex>& indexes) {
+  if (indexes.empty()) return Status::OK();
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<table::Snapshot> snap, table::Snapshot::Open(store, dir));
+  for (const MaintainedIndex& m : indexes) {
+    auto rows = [&](const table::Snapshot&, const std::string& column) -> Result<index::scalar::TrainingData> {
+      index::scalar::TrainingData data;
+      uint64_t row = 0;
+      for (const auto& b : c.batches) {
+        ArrayPtr a = b->GetColumnByName(column);
+        if (!a) {
+          return Status::InvalidArgument("{}: maintained index '{}': the generation has no column '{}'", dir,
+                                         m.name, column);
+        }
+        data.type = a->type;
+        for (int64_t r = 0; r < a->length; ++r) data.row_ids.push_back((frag << 32) | row++);
+        data.values.push_back(std::move(a));
+      }
+      return data;
+    };
+    index::scalar::CreateScalarIndexOptions o;
+    o.type = index::scalar::ScalarIndexType::kBTree;
+    o.name = m.name;
+    LANCE_RETURN_NOT_OK(index::scalar::CreateScalarIndex(*snap, m.column, rows, o).status());
+    LANCE_ASSIGN_OR_RAISE(snap, table::Snapshot::Open(store, dir));
+  }
+  return Status::OK();
+}
+
 uint64_t KeyBytes(const MemTable::Contents& c, const std::vector<std::string>& pk) {
   uint64_t n = 0;
   for (const auto& b : c.batches) {
@@ -99,8 +134,8 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
   const SchemaPtr& schema = contents.batches[0]->schema();
   LANCE_ASSIGN_OR_RAISE(table::WriteResult wr,
                         table::WriteDataset(loc, schema, contents.batches, wp));
+  const uint64_t frag = wr.fragment_ids.empty() ? 0 : wr.fragment_ids[0];
   if (!primary_key.empty() && !contents.superseded.empty()) {
-    const uint64_t frag = wr.fragment_ids.empty() ? 0 : wr.fragment_ids[0];
     std::vector<uint64_t> addresses;
     addresses.reserve(contents.superseded.size());
     for (uint32_t r : contents.superseded) addresses.push_back((frag << 32) | r);
@@ -119,9 +154,49 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
     }
     LANCE_RETURN_NOT_OK(store->Put(dir + "/bloom_filter.bin", bloom.Serialize()));
   }
+  LANCE_RETURN_NOT_OK(WriteMaintainedIndexes(store, dir, frag, contents, options.maintained_indexes));
   g.in_memory_bytes = static_cast<uint64_t>(contents.bytes);
   g.physical_rows = static_cast<uint64_t>(contents.num_rows);
   return g;
+}
+
+Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
+  Result<MemWalIndexDetails> details = ReadMemWalDetails(base);
+  if (!details.ok()) {
+    if (details.status().IsNotFound()) return MaintainedIndexes{};
+    return details.status();
+  }
+  MaintainedIndexes out;
+  for (const std::string& name : details->maintained_indexes) {
+    const table::IndexInfo* found = nullptr;
+    for (const auto& idx : base.manifest().indices) {
+      if (idx.name == name) found = &idx;
+    }
+    if (found == nullptr) {
+      out.not_built.push_back(fmt::format("{}: version {} has no index of that name", name, base.version()));
+      continue;
+    }
+    const std::string type = table::IndexTypeName(*found);
+    if (type != "BTREE") {
+      // Not skipped: lance 12's full-text search over a generation without its INVERTED index
+      // misses the generation's rows (seen: it returns none of them), so a flush without it
+      // would make wrong answers.
+      return Status::NotSupported("{}: maintained index '{}' is {}; a flush can build only BTREE ones (readers "
+                                  "such as lance 12's full-text search would miss the generation's rows without it)",
+                                  base.manifest_path(), name, type);
+    }
+    const SchemaPtr& schema = base.schema();
+    const Field* column = nullptr;
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      if (found->fields.size() == 1 && schema->field(i)->id() == found->fields[0]) column = schema->field(i).get();
+    }
+    if (column == nullptr) {
+      return Status::NotSupported("{}: maintained index '{}' keys fields other than one top-level column",
+                                  base.manifest_path(), name);
+    }
+    out.built.push_back({name, column->name()});
+  }
+  return out;
 }
 
 Result<std::shared_ptr<table::Snapshot>> OpenGeneration(const std::shared_ptr<io::ObjectStore>& store,

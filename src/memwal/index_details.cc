@@ -1,6 +1,8 @@
 // MemWalIndexDetails codec.
 #include "lance/memwal/index_details.h"
 
+#include <algorithm>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/unknown_field_set.h>
@@ -77,6 +79,64 @@ std::optional<uint64_t> MemWalIndexDetails::CaughtUpGenerationOf(std::string_vie
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+// index_catchup[index][shard] = generation (the entry created when absent).
+void SetCaughtUp(std::vector<IndexCatchup>* catchup, std::string_view index, const Uuid& shard,
+                 uint64_t generation) {
+  auto it = std::find_if(catchup->begin(), catchup->end(),
+                         [&](const IndexCatchup& c) { return c.index_name == index; });
+  if (it == catchup->end()) it = catchup->insert(catchup->end(), IndexCatchup{std::string(index), {}});
+  for (auto& g : it->caught_up_generations) {
+    if (g.shard_id == shard) {
+      g.generation = generation;
+      return;
+    }
+  }
+  it->caught_up_generations.push_back({shard, generation});
+}
+
+void DropCaughtUp(std::vector<IndexCatchup>* catchup, std::string_view index, const Uuid& shard) {
+  for (auto it = catchup->begin(); it != catchup->end(); ++it) {
+    if (it->index_name != index) continue;
+    std::erase_if(it->caught_up_generations, [&](const MergedGeneration& g) { return g.shard_id == shard; });
+    if (it->caught_up_generations.empty()) catchup->erase(it);
+    return;
+  }
+}
+
+}  // namespace
+
+void MemWalIndexDetails::RecordMerge(const Uuid& shard, uint64_t generation, bool wrote_rows) {
+  const uint64_t previous = MergedGenerationOf(shard);
+  for (const std::string& index : maintained_indexes) {
+    const std::optional<uint64_t> at = CaughtUpGenerationOf(index, shard);
+    const bool caught_up = !at || *at >= previous;
+    if (!caught_up) continue;  // lagging already: the merge adds to the gap
+    if (wrote_rows) {
+      SetCaughtUp(&index_catchup, index, shard, previous);
+    } else if (at) {
+      SetCaughtUp(&index_catchup, index, shard, generation);
+    }
+  }
+}
+
+void MemWalIndexDetails::RecordIndexRebuilt(std::string_view index,
+                                            const std::vector<MergedGeneration>& covered) {
+  if (std::find(maintained_indexes.begin(), maintained_indexes.end(), index) == maintained_indexes.end()) return;
+  for (const MergedGeneration& m : merged_generations) {
+    uint64_t at = 0;
+    for (const auto& c : covered) {
+      if (c.shard_id == m.shard_id) at = c.generation;
+    }
+    if (at >= m.generation) {
+      DropCaughtUp(&index_catchup, index, m.shard_id);
+    } else {
+      SetCaughtUp(&index_catchup, index, m.shard_id, at);
+    }
+  }
 }
 
 const ShardingSpec* MemWalIndexDetails::FindSpec(uint32_t spec_id) const {

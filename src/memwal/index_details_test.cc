@@ -2,6 +2,8 @@
 // the lookups the merger and planner need.
 #include "lance/memwal/index_details.h"
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -61,6 +63,47 @@ TEST(MemWalIndexDetails, RoundTrip) {
   MemWalIndexDetails e = d;
   e.writer_config_defaults = {{"a", "b"}, {"durable_write", "true"}};
   EXPECT_EQ(EncodeMemWalIndexDetails(e), EncodeMemWalIndexDetails(d));
+}
+
+// index_catchup as merges and index rebuilds move it: a merge that writes rows leaves each
+// caught-up maintained index at the shard's previous merged generation (absent = caught up),
+// a lagging one where it was; a deletes-only merge keeps a caught-up one caught up; a rebuild
+// over a version catches the index up to what that version had merged, per shard.
+TEST(MemWalIndexDetails, IndexCatchupFollowsMergesAndRebuilds) {
+  MemWalIndexDetails d = DetailsForSpec(*BucketSpec(0, *int64(), 4), {"id_idx", "s_idx"}, {});
+  const Uuid s1 = BucketShardId(1), s2 = BucketShardId(2);
+  auto merge = [&](const Uuid& shard, uint64_t g, bool rows) {
+    d.RecordMerge(shard, g, rows);
+    d.merged_generations.erase(std::remove_if(d.merged_generations.begin(), d.merged_generations.end(),
+                                              [&](const auto& m) { return m.shard_id == shard; }),
+                               d.merged_generations.end());
+    d.merged_generations.push_back({shard, g});
+  };
+  merge(s1, 1, false);  // deletes only: nothing lags
+  EXPECT_TRUE(d.index_catchup.empty());
+  merge(s1, 2, true);
+  EXPECT_EQ(d.CaughtUpGenerationOf("id_idx", s1), 1u);
+  EXPECT_EQ(d.CaughtUpGenerationOf("s_idx", s1), 1u);
+  EXPECT_EQ(d.CaughtUpGenerationOf("id_idx", s2), std::nullopt);
+  merge(s1, 3, true);  // lagging already: stays at 1
+  merge(s2, 1, true);
+  EXPECT_EQ(d.CaughtUpGenerationOf("id_idx", s1), 1u);
+  EXPECT_EQ(d.CaughtUpGenerationOf("s_idx", s2), 0u);
+  // s_idx rebuilt on a version that had merged s1 up to 3 and s2 up to 0.
+  d.RecordIndexRebuilt("s_idx", {{s1, 3}});
+  EXPECT_EQ(d.CaughtUpGenerationOf("s_idx", s1), std::nullopt);
+  EXPECT_EQ(d.CaughtUpGenerationOf("s_idx", s2), 0u);
+  d.RecordIndexRebuilt("s_idx", {{s1, 3}, {s2, 1}});
+  EXPECT_EQ(d.CaughtUpGenerationOf("s_idx", s2), std::nullopt);
+  EXPECT_EQ(d.index_catchup.size(), 1u);  // s_idx's entry gone, id_idx's left
+  // A deletes-only merge of a caught-up-but-recorded index moves it along.
+  d.index_catchup = {{"id_idx", {{s1, 3}}}};
+  merge(s1, 4, false);
+  EXPECT_EQ(d.CaughtUpGenerationOf("id_idx", s1), 4u);
+  // Not a maintained index: untouched.
+  d.RecordIndexRebuilt("other_idx", {});
+  EXPECT_EQ(d.index_catchup.size(), 1u);
+  EXPECT_EQ(DecodeMemWalIndexDetails(EncodeMemWalIndexDetails(d), "rt").ValueOrDie(), d);
 }
 
 }  // namespace

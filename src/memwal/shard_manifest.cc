@@ -409,4 +409,9 @@ Result<std::vector<Uuid>> ListShards(io::ObjectStore& store, std::string_view ro
   return out;
 }
 
+bool ShardMayHold(const ShardManifest& m, const ShardTarget& target) {
+  if (!m.shard_field_entries.empty()) return m.shard_field_entries == target.field_values;
+  return m.shard_id == target.shard_id;
+}
+
 }  // namespace lance::memwal

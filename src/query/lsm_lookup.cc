@@ -150,13 +150,6 @@ struct Lookup {
     return out;
   }
 
-  // Whether a key routed to `target` may be in the shard of manifest `m`: by the shard field
-  // values the manifest records, else (lance 12 records none) by lancedb's shard-id convention.
-  static bool MayHold(const ShardManifest& m, const ShardTarget& target) {
-    if (!m.shard_field_entries.empty()) return m.shard_field_entries == target.field_values;
-    return m.shard_id == target.shard_id;
-  }
-
   Status SearchTail(const Uuid& shard, ShardManifestStore& manifests, const ShardManifest& m,
                     const std::vector<size_t>& mine) {
     LANCE_ASSIGN_OR_RAISE(std::vector<WalEntry> tail, ReadUnflushedTail(store, root, shard, m));
@@ -340,7 +333,7 @@ struct Lookup {
       if (route == routes.end()) route = routes.emplace(m->shard_spec_id, Route(m->shard_spec_id)).first;
       std::vector<size_t> mine;
       for (size_t k = 0; k < ks.bytes.size(); ++k) {
-        if (!ks.answered(k) && (!route->second || MayHold(*m, (*route->second)[k]))) mine.push_back(k);
+        if (!ks.answered(k) && (!route->second || ShardMayHold(*m, (*route->second)[k]))) mine.push_back(k);
       }
       if (mine.empty()) {
         ++st.shards_pruned;

@@ -3,6 +3,7 @@
 #include "lance/query/lsm_scan.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -13,6 +14,7 @@
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
+#include "lance/memwal/sharding.h"
 #include "lance/memwal/wal.h"
 #include "lance/query/filter.h"
 #include "query/lsm_columns.h"
@@ -62,10 +64,15 @@ std::optional<std::string> KeyJson(const expr::Literal& lit, const DataType& typ
   return std::nullopt;
 }
 
-// The keys a filter pins a single-column primary key `pk` to, as a batch of that column: a
-// top-level AND conjunct `pk = literal`, `literal = pk` or `pk IN (literals)`. nullopt when no
-// conjunct has that form (or its literals are not of the key's kind).
-Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, const Field& pk) {
+// At most this many keys (the product of each key column's pinned values) go to point lookups.
+constexpr size_t kMaxPinnedKeys = 4096;
+
+// The keys a filter pins the primary key `pk` (one column or several) to, as a batch of the key
+// columns: each key column pinned by a top-level AND conjunct `col = literal`, `literal = col`
+// or `col IN (literals)`, the keys being every combination of the columns' values. nullopt when
+// a key column is not pinned (or its literals are not of the column's kind), or when there
+// would be more than kMaxPinnedKeys keys.
+Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, const std::vector<FieldPtr>& pk) {
   LANCE_ASSIGN_OR_RAISE(expr::NodePtr root, expr::Parse(filter));
   std::vector<const expr::Node*> conjuncts;
   if (root->kind == expr::Node::Kind::kBinary && root->op == expr::Op::kAnd) {
@@ -73,52 +80,70 @@ Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, cons
   } else {
     conjuncts.push_back(root.get());
   }
-  auto is_key = [&](const expr::Node& n) {
-    return n.kind == expr::Node::Kind::kColumn && n.path.size() == 1 && n.path[0] == pk.name();
-  };
   auto literal = [](const expr::Node& n) -> const expr::Literal* {
     return n.kind == expr::Node::Kind::kLiteral ? &n.literal : nullptr;
   };
-  for (const expr::Node* c : conjuncts) {
+  // The JSON values one conjunct pins `key` to; empty when it pins none.
+  auto pinned_by = [&](const expr::Node& c, const Field& key) {
+    auto is_key = [&](const expr::Node& n) {
+      return n.kind == expr::Node::Kind::kColumn && n.path.size() == 1 && n.path[0] == key.name();
+    };
     std::vector<const expr::Literal*> values;
-    if (c->kind == expr::Node::Kind::kBinary && c->op == expr::Op::kEq && c->args.size() == 2) {
-      if (is_key(*c->args[0]) && literal(*c->args[1])) values.push_back(literal(*c->args[1]));
-      if (is_key(*c->args[1]) && literal(*c->args[0])) values.push_back(literal(*c->args[0]));
-    } else if (c->kind == expr::Node::Kind::kIn && !c->negated && !c->args.empty() &&
-               is_key(*c->args[0])) {
-      for (size_t i = 1; i < c->args.size(); ++i) {
-        const expr::Literal* l = literal(*c->args[i]);
-        if (!l) {
-          values.clear();
-          break;
-        }
+    if (c.kind == expr::Node::Kind::kBinary && c.op == expr::Op::kEq && c.args.size() == 2) {
+      if (is_key(*c.args[0]) && literal(*c.args[1])) values.push_back(literal(*c.args[1]));
+      if (is_key(*c.args[1]) && literal(*c.args[0])) values.push_back(literal(*c.args[0]));
+    } else if (c.kind == expr::Node::Kind::kIn && !c.negated && !c.args.empty() && is_key(*c.args[0])) {
+      for (size_t i = 1; i < c.args.size(); ++i) {
+        const expr::Literal* l = literal(*c.args[i]);
+        if (!l) return std::vector<std::string>{};
         values.push_back(l);
       }
     }
-    if (values.empty()) continue;
-    std::string lines;
-    bool ok = true;
+    std::vector<std::string> out;
     for (const expr::Literal* l : values) {
-      std::optional<std::string> v = KeyJson(*l, *pk.type());
-      if (!v) {
-        ok = false;
-        break;
-      }
-      lines += '{';
-      AppendJsonString(pk.name(), &lines);
-      lines += ':' + *v + "}\n";
+      std::optional<std::string> v = KeyJson(*l, *key.type());
+      if (!v) return std::vector<std::string>{};
+      out.push_back(std::move(*v));
     }
-    if (!ok) continue;
-    auto schema = std::make_shared<Schema>(std::vector<FieldPtr>{field(pk.name(), pk.type(), true)});
-    // (A literal the key type cannot hold, e.g. 300 for an int8 key, leaves it to the scan.)
-    auto keys = ReadJsonLines(lines, schema);
-    if (!keys.ok()) continue;
-    return std::optional<RecordBatchPtr>(std::move(*keys));
+    return out;
+  };
+  std::vector<std::vector<std::string>> per_column;
+  size_t combinations = 1;
+  for (const FieldPtr& key : pk) {
+    std::vector<std::string> values;
+    for (const expr::Node* c : conjuncts) {
+      values = pinned_by(*c, *key);
+      if (!values.empty()) break;
+    }
+    if (values.empty()) return std::optional<RecordBatchPtr>();
+    combinations *= values.size();
+    if (combinations > kMaxPinnedKeys) return std::optional<RecordBatchPtr>();
+    per_column.push_back(std::move(values));
   }
-  return std::optional<RecordBatchPtr>();
+  std::string lines;
+  std::vector<size_t> at(pk.size(), 0);
+  for (size_t n = 0; n < combinations; ++n) {
+    lines += '{';
+    for (size_t k = 0; k < pk.size(); ++k) {
+      if (k) lines += ',';
+      AppendJsonString(pk[k]->name(), &lines);
+      lines += ':' + per_column[k][at[k]];
+    }
+    lines += "}\n";
+    for (size_t k = pk.size(); k-- > 0;) {  // the next combination, the last column fastest
+      if (++at[k] < per_column[k].size()) break;
+      at[k] = 0;
+    }
+  }
+  std::vector<FieldPtr> fields;
+  for (const FieldPtr& key : pk) fields.push_back(field(key->name(), key->type(), true));
+  // (A literal the key type cannot hold, e.g. 300 for an int8 key, leaves it to the scan.)
+  auto keys = ReadJsonLines(lines, std::make_shared<Schema>(std::move(fields)));
+  if (!keys.ok()) return std::optional<RecordBatchPtr>();
+  return std::optional<RecordBatchPtr>(std::move(*keys));
 }
 
-// A filtered scan whose filter pins the primary key to a few values, answered as point
+// A filtered scan whose filter pins every primary-key column to a few values, answered as point
 // lookups (shard pruning, bloom filters, _pk_index; lsm_lookup.h) of those keys, the whole
 // filter then applied to each key's newest row -- the rows the full scan would return.
 // nullopt when the filter pins no key.
@@ -126,10 +151,14 @@ Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
     const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
     const table::Snapshot& base, const std::vector<std::string>& pk, const SchemaPtr& out_schema,
     const Filter& filter, const memwal::LsmReadOptions& options, LsmReadStats& st) {
-  if (pk.size() != 1) return std::optional<std::vector<RecordBatchPtr>>();
-  const FieldPtr key_field = base.schema()->GetFieldByName(pk[0]);
-  if (!key_field) return std::optional<std::vector<RecordBatchPtr>>();
-  auto pinned = PinnedKeys(options.filter, *key_field);
+  if (pk.empty()) return std::optional<std::vector<RecordBatchPtr>>();
+  std::vector<FieldPtr> key_fields;
+  for (const std::string& k : pk) {
+    FieldPtr f = base.schema()->GetFieldByName(k);
+    if (!f) return std::optional<std::vector<RecordBatchPtr>>();
+    key_fields.push_back(std::move(f));
+  }
+  auto pinned = PinnedKeys(options.filter, key_fields);
   LANCE_RETURN_NOT_OK(pinned.status());  // (it bound as a filter, so it parses)
   if (!*pinned) return std::optional<std::vector<RecordBatchPtr>>();
   memwal::LsmReadOptions lo;
@@ -162,6 +191,41 @@ Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
   return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
 }
 
+// The shards a filter's rows can be in under the sharding spec `spec_id`: when the filter pins
+// every source column of the spec (as PinnedKeys pins key columns), the shards those values
+// route to. nullopt (every shard) otherwise, and when skipping a shard could change the answer:
+// in a primary-key table a source column outside the key lets a key's newer row sit in another
+// shard than its older one, and the newer row must still hide the older (last write wins
+// before the filter).
+Result<std::optional<std::vector<ShardTarget>>> FilterShards(const std::string& filter,
+                                                             const MemWalIndexDetails& details, uint32_t spec_id,
+                                                             const Schema& schema,
+                                                             const std::vector<std::string>& pk) {
+  using None = std::optional<std::vector<ShardTarget>>;
+  const ShardingSpec* spec = details.FindSpec(spec_id);
+  if (spec == nullptr) return None();
+  std::vector<FieldPtr> sources;
+  for (const ShardingField& f : spec->fields) {
+    for (int32_t id : f.source_ids) {
+      FieldPtr source;
+      for (const FieldPtr& top : schema.fields()) {
+        if (top->id() == id) source = top;
+      }
+      if (!source) return None();
+      if (!pk.empty() && std::find(pk.begin(), pk.end(), source->name()) == pk.end()) return None();
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(source);
+    }
+  }
+  if (sources.empty()) return None();  // unsharded: one shard, nothing to prune
+  LANCE_ASSIGN_OR_RAISE(std::optional<RecordBatchPtr> values, PinnedKeys(filter, sources));
+  if (!values) return None();
+  auto router = ShardRouter::Make(*spec, schema);
+  if (!router.ok()) return None();
+  auto routing = router->Route(**values);
+  if (!routing.ok()) return None();
+  return None(std::move(routing->shards));
+}
+
 // One read of every source. `*vanished` is set when a source the read planned on went away
 // under it (a generation directory or WAL entries garbage-collected after a merge or flush
 // this read did not see): the caller reads again from the newer state.
@@ -192,10 +256,23 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
 
   std::vector<Piece> pieces;  // the newer sources, oldest first
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
+  std::map<uint32_t, std::optional<std::vector<ShardTarget>>> filter_shards;  // by spec id
   for (const Uuid& shard : shards) {
     ShardManifestStore manifests(store, root, shard);
     LANCE_ASSIGN_OR_RAISE(std::optional<ShardManifest> m, manifests.Latest());
     if (!m) continue;
+    if (!options.filter.empty()) {
+      auto targets = filter_shards.find(m->shard_spec_id);
+      if (targets == filter_shards.end()) {
+        LANCE_ASSIGN_OR_RAISE(auto t, FilterShards(options.filter, details, m->shard_spec_id, *base->schema(), pk));
+        targets = filter_shards.emplace(m->shard_spec_id, std::move(t)).first;
+      }
+      if (targets->second && std::none_of(targets->second->begin(), targets->second->end(),
+                                          [&](const ShardTarget& t) { return ShardMayHold(*m, t); })) {
+        ++st.shards_pruned;  // no row of this shard can pass the filter
+        continue;
+      }
+    }
     const uint64_t merged = details.MergedGenerationOf(shard);
     std::vector<FlushedGeneration> gens = m->flushed_generations;
     std::sort(gens.begin(), gens.end(),

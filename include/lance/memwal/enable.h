@@ -5,6 +5,7 @@
 // no fields, no fragment bitmap, no files, index_version 0, the details inline).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "lance/io/object_store.h"
 #include "lance/memwal/index_details.h"
 #include "lance/memwal/sharding.h"
+#include "lance/table/manifest.h"
 
 namespace lance::memwal {
 
@@ -28,5 +30,11 @@ struct EnableOptions {
 // an invalid spec), AlreadyExists (the table already has a MemWAL index), CommitConflict.
 Result<uint64_t> EnableMemWal(const std::shared_ptr<io::ObjectStore>& store,
                               const std::string& root, const EnableOptions& options);
+
+// Rewrites the MemWAL index details held by manifest `m` (e.g. in a commit's amend) through
+// `update`. Errors: NotFound (no MemWAL index; `what` names the table), Corruption (details that
+// do not decode), those of `update`.
+Status UpdateMemWalDetails(table::Manifest* m, std::string_view what,
+                           const std::function<Status(MemWalIndexDetails*)>& update);
 
 }  // namespace lance::memwal

@@ -8,9 +8,12 @@
 // key, `ids` = uint64 row offset, sorted by key, masked duplicates included) and
 // page_lookup.lance (min / max / null_count / page_idx per page of 8192 values; schema
 // metadata batch_size "8192", range_partitioned "false"), which lance 12's query() opens for
-// every generation it reads. Single-column keys only for the sidecar (a composite key would
-// be Binary of the tuple encoding; NotSupported for now), and `bloom_filter.bin`
-// (bloom_filter.h) over every key.
+// every generation it reads (a composite key's `values` are Binary: the tuple encoding of
+// primary_key.h), and `bloom_filter.bin` (bloom_filter.h) over every key.
+//
+// Maintained indexes (GenerationWriteOptions) are built over every row of the generation, the
+// hidden duplicates and tombstones included: the deletion vector masks them for indexed reads
+// too (mem_wal.md "Maintained indexes").
 //
 // A failed attempt leaves its directory behind, never referenced: a retry picks a new random
 // name. Publishing the generation is the shard manifest's job (the writer's flush).
@@ -32,9 +35,32 @@ namespace lance::memwal {
 
 inline constexpr int64_t kPkIndexPageRows = 8192;
 
+// A base-table index the MemWAL maintains (MemWalIndexDetails.maintained_indexes): flush builds
+// an index of the same name and type over the generation's rows, under the generation's
+// `_indices/{uuid}/` and recorded in its manifest, as lance 12 does (its planner then answers an
+// indexed filter over the generation from it). Only BTREE for now.
+struct MaintainedIndex {
+  std::string name;    // the base index's name, e.g. "id_idx"
+  std::string column;  // the top-level column it keys
+};
+
 struct GenerationWriteOptions {
   std::string data_storage_version;  // the base table's ("2.1", "2.2"); empty: "2.2"
+  std::vector<MaintainedIndex> maintained_indexes;
 };
+
+// The maintained indexes of `base` a flush builds (its MemWAL index details' maintained_indexes
+// resolved to the base's BTREE index of that name), and the names the base no longer has an
+// index of (not built: lance 12 reads a generation without a BTREE it maintains by scanning
+// it). None when the table has no MemWAL index. Errors: NotSupported (an INVERTED or vector
+// index: lance 12 maintains those too, we do not build them yet, and its full-text search
+// misses a generation's rows without its index; an index over several or nested columns),
+// Corruption (undecodable details).
+struct MaintainedIndexes {
+  std::vector<MaintainedIndex> built;
+  std::vector<std::string> not_built;  // one line per name the base has no index of
+};
+Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base);
 
 // Writes `contents` (a MemTable's Snapshot) as generation `generation` of `shard`; returns
 // the entry for the shard manifest (path = directory name, stats as lance 12 records them).

@@ -55,6 +55,16 @@ struct MemWalIndexDetails {
   // index_catchup of `index` for `shard`: nullopt when the index or the shard is absent (the
   // spec reads that as "caught up" for planning; the reference proto as "unknown, keep").
   std::optional<uint64_t> CaughtUpGenerationOf(std::string_view index, const Uuid& shard) const;
+  // index_catchup after a merge of `generation` of `shard` into the base (call before moving
+  // merged_generations): the merge's new fragments are outside every base index, so each
+  // maintained index that was caught up (absent, or at the shard's merged generation) now covers
+  // only up to that previous merged generation. A merge that wrote no rows (deletes only) leaves
+  // a caught-up index caught up, at `generation`.
+  void RecordMerge(const Uuid& shard, uint64_t generation, bool wrote_rows);
+  // index_catchup after the maintained index `index` was rebuilt over every fragment of a base version whose
+  // merged_generations were `covered`: per shard the index covers `covered`'s generation; a
+  // shard it covers up to its current merged generation is dropped (the spec's "caught up").
+  void RecordIndexRebuilt(std::string_view index, const std::vector<MergedGeneration>& covered);
   // The spec with `spec_id`, or null.
   const ShardingSpec* FindSpec(uint32_t spec_id) const;
 

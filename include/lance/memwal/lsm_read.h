@@ -53,9 +53,12 @@ struct LsmReadStats {
   int64_t tail_rows = 0;
   int64_t result_rows = 0;
   // A filter that pins the primary key (`id = 5`, `id IN (1, 2)` as a top-level AND
-  // conjunct) is answered by point lookups of those keys (query::LsmLookup): how many keys,
-  // and the shards none of them routes to (not read at all). 0 on the scan path.
+  // conjunct, on every column of a composite key) is answered by point lookups of those keys
+  // (query::LsmLookup): how many keys (0 on the scan path).
   int64_t point_keys = 0;
+  // Shards not read at all: none of the pinned keys routes there (point lookups), or, on the
+  // scan path, the filter pins the sharding spec's source columns (all of them key columns) to
+  // values that route elsewhere (e.g. `a = 2` under bucket(a, 4) with primary key (a, b)).
   int64_t shards_pruned = 0;
 };
 

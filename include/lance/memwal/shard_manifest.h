@@ -147,4 +147,8 @@ class ShardManifestStore {
 // The shard ids under {root}/_mem_wal/ (directories named by a UUID), sorted.
 Result<std::vector<Uuid>> ListShards(io::ObjectStore& store, std::string_view root);
 
+// Whether rows routed to `target` may be in the shard of manifest `m`: by the shard field values
+// the manifest records, else (lance 12 records none) by lancedb's shard-id convention.
+bool ShardMayHold(const ShardManifest& m, const ShardTarget& target);
+
 }  // namespace lance::memwal
