@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -407,18 +408,25 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
     return Status::InvalidArgument("a BTREE index cannot key a column of type {}",
                                    values->type->ToString());
   }
-  const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
-  // An identity permutation (values already in order, no nulls) keeps the values as they are.
-  bool identity = true;
-  for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+  // Input already in index order (an id column) is written as it is: no permutation, no gather.
   ArrayPtr sorted = values;
-  if (!identity) {
-    LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
-  }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(static_cast<int64_t>(perm.size() * sizeof(uint64_t))));
+  BufferPtr id_buf;
+  const int64_t num_values = values->length;
+  LANCE_ASSIGN_OR_RAISE(id_buf, AllocateBuffer(num_values * static_cast<int64_t>(sizeof(uint64_t))));
   uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
-  for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
-  ArrayPtr id_array = Array::Make(uint64(), static_cast<int64_t>(perm.size()), {nullptr, std::move(id_buf)});
+  if (InIndexOrder(*values, data.row_ids)) {
+    if (num_values > 0) std::memcpy(ids, data.row_ids.data(), static_cast<size_t>(num_values) * sizeof(uint64_t));
+  } else {
+    const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
+    // An identity permutation (values in order, ties by row id) keeps the values as they are.
+    bool identity = true;
+    for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+    if (!identity) {
+      LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
+    }
+    for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
+  }
+  ArrayPtr id_array = Array::Make(uint64(), num_values, {nullptr, std::move(id_buf)});
 
   const DataTypePtr& type = values->type;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
