@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -408,15 +407,18 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
     return Status::InvalidArgument("a BTREE index cannot key a column of type {}",
                                    values->type->ToString());
   }
-  // Input already in index order (an id column) is written as it is: no permutation, no gather.
+  // Input already in index order (an id column) is written as it is: no permutation, no gather,
+  // and the ids column is a view of data.row_ids (it does not outlive this call: the files are
+  // finished below).
   ArrayPtr sorted = values;
   BufferPtr id_buf;
   const int64_t num_values = values->length;
-  LANCE_ASSIGN_OR_RAISE(id_buf, AllocateBuffer(num_values * static_cast<int64_t>(sizeof(uint64_t))));
-  uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
   if (InIndexOrder(*values, data.row_ids)) {
-    if (num_values > 0) std::memcpy(ids, data.row_ids.data(), static_cast<size_t>(num_values) * sizeof(uint64_t));
+    id_buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(data.row_ids.data()),
+                                      num_values * static_cast<int64_t>(sizeof(uint64_t)));
   } else {
+    LANCE_ASSIGN_OR_RAISE(id_buf, AllocateBuffer(num_values * static_cast<int64_t>(sizeof(uint64_t))));
+    uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
     const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
     // An identity permutation (values in order, ties by row id) keeps the values as they are.
     bool identity = true;
