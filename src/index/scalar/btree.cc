@@ -407,18 +407,28 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
     return Status::InvalidArgument("a BTREE index cannot key a column of type {}",
                                    values->type->ToString());
   }
-  const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
-  // An identity permutation (values already in order, no nulls) keeps the values as they are.
-  bool identity = true;
-  for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+  // Input already in index order (an id column) is written as it is: no permutation, no gather,
+  // and the ids column is a view of data.row_ids (it does not outlive this call: the files are
+  // finished below).
   ArrayPtr sorted = values;
-  if (!identity) {
-    LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
+  BufferPtr id_buf;
+  const int64_t num_values = values->length;
+  if (InIndexOrder(*values, data.row_ids)) {
+    id_buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(data.row_ids.data()),
+                                      num_values * static_cast<int64_t>(sizeof(uint64_t)));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(id_buf, AllocateBuffer(num_values * static_cast<int64_t>(sizeof(uint64_t))));
+    uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
+    const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
+    // An identity permutation (values in order, ties by row id) keeps the values as they are.
+    bool identity = true;
+    for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
+    if (!identity) {
+      LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
+    }
+    for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
   }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(static_cast<int64_t>(perm.size() * sizeof(uint64_t))));
-  uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
-  for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
-  ArrayPtr id_array = Array::Make(uint64(), static_cast<int64_t>(perm.size()), {nullptr, std::move(id_buf)});
+  ArrayPtr id_array = Array::Make(uint64(), num_values, {nullptr, std::move(id_buf)});
 
   const DataTypePtr& type = values->type;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});

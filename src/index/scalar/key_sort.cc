@@ -83,6 +83,24 @@ void TiesByRowId(int64_t* begin, int64_t* end, const std::vector<uint64_t>& row_
 
 }  // namespace
 
+bool InIndexOrder(const Array& values, const std::vector<uint64_t>& row_ids) {
+  const int64_t n = values.length;
+  if (static_cast<int64_t>(row_ids.size()) != n || values.null_count != 0) return false;
+  for (int64_t i = 1; i < n; ++i) {
+    if (row_ids[static_cast<size_t>(i - 1)] >= row_ids[static_cast<size_t>(i)]) return false;
+  }
+  constexpr int64_t kBlock = 4096;
+  std::vector<uint64_t> keys;
+  uint64_t prev = 0;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    if (!OrderKeys(*values.Slice(start, std::min(kBlock, n - start)), &keys)) return false;
+    if (start > 0 && keys[0] < prev) return false;
+    if (!std::is_sorted(keys.begin(), keys.end())) return false;
+    prev = keys.back();
+  }
+  return true;
+}
+
 std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint64_t>& row_ids) {
   const int64_t n = values.length;
   std::vector<int64_t> perm;

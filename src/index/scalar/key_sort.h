@@ -19,6 +19,11 @@ Result<ArrayPtr> ConcatTrainingValues(const TrainingData& data);
 // radix sorted on their order keys (below), byte strings compared on an 8-byte prefix first.
 std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint64_t>& row_ids);
 
+// True when `values` (fixed-width keys) is already in index order as it stands: no nulls, keys
+// non-decreasing, row ids ascending (so ties are in row-id order). Checked in blocks, without a
+// key per row: the sorted input (an id column) then needs no permutation at all.
+bool InIndexOrder(const Array& values, const std::vector<uint64_t>& row_ids);
+
 // Fills keys[i] with an unsigned integer whose order is the index order of element i of a
 // fixed-width key array (value.h: ints by value, floats by total order, bools); the key of a
 // null element is unspecified. Returns false, leaving keys unspecified, for byte strings.

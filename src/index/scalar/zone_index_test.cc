@@ -235,6 +235,53 @@ TEST(ZoneIndexFiles, DamagedFilesNameTheFile) {
 // Random arrays of every key representation, with nulls, many ties and row ids that are not
 // in position order: the radix / prefix sort gives the comparator's order (ties by row id), and
 // the groups are exactly the runs of equal elements.
+// The sorted-input shortcut of BTREE training: true exactly where the permutation is the
+// identity, checked across its 4096-key blocks (a drop at a block boundary), and false for
+// nulls, row ids out of order, byte strings.
+TEST(KeySort, InIndexOrderOnlyWhereThePermutationIsTheIdentity) {
+  constexpr int64_t n = 10000;
+  auto make = [&](auto value_of, int64_t null_at) {
+    NumericBuilder<int64_t> b(int64());
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_TRUE((i == null_at ? b.AppendNull() : b.Append(value_of(i))).ok());
+    }
+    auto a = b.Finish();
+    EXPECT_TRUE(a.ok());
+    return *a;
+  };
+  std::vector<uint64_t> rows(static_cast<size_t>(n));
+  std::iota(rows.begin(), rows.end(), uint64_t{100});
+  auto identity = [&](const Array& a, const std::vector<uint64_t>& r) {
+    const auto perm = SortPermutation(a, r);
+    for (int64_t i = 0; i < n; ++i) {
+      if (perm[static_cast<size_t>(i)] != i) return false;
+    }
+    return a.null_count == 0;
+  };
+  const auto ascending = make([](int64_t i) { return i - 5000; }, -1);
+  const auto ties = make([](int64_t i) { return i / 7; }, -1);
+  const auto drop_at_block = make([](int64_t i) { return i == 4096 ? int64_t{-1} : i; }, -1);
+  const auto drop_inside = make([](int64_t i) { return i == 777 ? int64_t{0} : i; }, -1);
+  const auto with_null = make([](int64_t i) { return i; }, 9000);
+  for (const auto* a : {&ascending, &ties, &drop_at_block, &drop_inside, &with_null}) {
+    EXPECT_EQ(InIndexOrder(**a, rows), identity(**a, rows));
+  }
+  EXPECT_TRUE(InIndexOrder(*ascending, rows));
+  EXPECT_TRUE(InIndexOrder(*ties, rows));
+  EXPECT_FALSE(InIndexOrder(*drop_at_block, rows));
+  EXPECT_FALSE(InIndexOrder(*drop_inside, rows));
+  EXPECT_FALSE(InIndexOrder(*with_null, rows));
+  std::vector<uint64_t> swapped = rows;
+  std::swap(swapped[15], swapped[16]);  // a tie of `ties` (15 / 7 == 16 / 7) out of row-id order
+  EXPECT_FALSE(InIndexOrder(*ties, swapped));
+  EXPECT_FALSE(identity(*ties, swapped));
+  StringBuilder sb(utf8());
+  for (int64_t i = 0; i < 3; ++i) ASSERT_TRUE(sb.Append(std::string(1, static_cast<char>('a' + i))).ok());
+  auto strs = sb.Finish();
+  ASSERT_TRUE(strs.ok());
+  EXPECT_FALSE(InIndexOrder(**strs, {0, 1, 2}));
+}
+
 TEST(KeySort, SortAndGroupsEqualTheComparator) {
   std::mt19937_64 rng(7);
   const double nan = std::numeric_limits<double>::quiet_NaN();
