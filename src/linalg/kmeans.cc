@@ -127,8 +127,7 @@ Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float
 }
 
 void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t* assignment,
-                     size_t k, uint64_t seed, ThreadPool* pool, float* centroids,
-                     uint32_t* sizes) {
+                     size_t k, ThreadPool* pool, float* centroids, uint32_t* sizes) {
   // Members of each cluster in row order (counting sort), then one sum per cluster.
   std::vector<size_t> start(k + 1, 0);
   for (size_t i = 0; i < n; ++i) ++start[assignment[i] + 1];
@@ -157,19 +156,13 @@ void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t*
       }
     }
   });
-  // Empty clusters: split a cluster chosen with probability ~ (size - 1) / (n - k), walking
-  // the clusters round-robin as the reference (and faiss) do.
-  std::mt19937_64 rng(seed ^ 0x6b6d65616e73ULL);
+  // Empty clusters: each takes half of the then largest cluster (as the reference does), so
+  // the split does not depend on a random draw.
   constexpr float kEps = 1.0f / 1024.0f;
   for (size_t i = 0; i < k; ++i) {
     if (sizes[i] != 0) continue;
-    if (n <= k) break;
-    size_t j = 0;
-    for (;;) {
-      const double p = (static_cast<double>(sizes[j]) - 1.0) / static_cast<double>(n - k);
-      if (Uniform(rng) < p) break;
-      j = (j + 1) % k;
-    }
+    const size_t j = static_cast<size_t>(std::max_element(sizes, sizes + k) - sizes);
+    if (sizes[j] < 2) break;
     sizes[i] = sizes[j] / 2;
     sizes[j] -= sizes[i];
     for (size_t d = 0; d < dim; ++d) {
@@ -253,13 +246,14 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
   std::vector<float> dist(m);
   // Balance (options.balance_factor > 0): each assignment adds factor * (the cluster's size in
   // the previous iteration) to the distance to that centroid, so a large cluster gives up its
-  // border rows. The factor is balance_factor / m, capped each iteration by how far the largest
+  // border rows. The factor is balance_factor, capped each iteration by how far the largest
   // cluster's furthest member lies beyond its mean distance (per training row), so the penalty
-  // never outweighs the geometry; the loss the stopping test sees includes
+  // never outweighs the geometry (with the reference's factor 1 the cap is what applies on
+  // any data whose spread exceeds 1); the loss the stopping test sees includes
   // factor * (sum of squared sizes - m^2 / k). This is the reference's IVF training
   // (balance factor 1).
   const bool balanced = options.balance_factor > 0;
-  const float base_factor = balanced ? options.balance_factor / static_cast<float>(m) : 0.0f;
+  const float base_factor = balanced ? options.balance_factor : 0.0f;
   float cap = HUGE_VALF;
   std::vector<float> bias(k, 0.0f);
   std::vector<size_t> sizes(k, 0);
@@ -292,9 +286,8 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
       loss += static_cast<double>(factor) *
               (squares - static_cast<double>(m) * static_cast<double>(m) / static_cast<double>(k));
     }
-    UpdateCentroids(data.data(), m, dim, assignment.data(), k,
-                    options.seed + static_cast<uint64_t>(it) * 0x9e3779b97f4a7c15ULL,
-                    options.pool, model.centroids.data(), model.sizes.data());
+    UpdateCentroids(data.data(), m, dim, assignment.data(), k, options.pool,
+                    model.centroids.data(), model.sizes.data());
     if (balanced) {
       // The next assignment's penalty: this one's sizes (after empty clusters took half of a
       // big one), at the factor that assignment will use.

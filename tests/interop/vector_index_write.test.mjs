@@ -5,7 +5,7 @@
 // to 1 ulp) for l2 / cosine / dot,
 // nprobes 1 / 4 / all, with and without a refine factor (IVF_HNSW_SQ: also ef 40 / 300). Recall@10 against exact search is at
 // least the median of three of the reference's own builds with the same parameters on the same
-// data (ours: the median of three seeds), minus 0.15 for l2 and 0.08 for cosine / dot (lance
+// data (ours: the median of three seeds), minus 0.08 (l2 on the quantized types: 0.12) (lance
 // 12's k-means is not deterministic, see FORMAT-NOTES §14).
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -163,14 +163,16 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       }
       const theirs = [...builds].sort((a, b) => a - b)[1];
       console.log(`${name}: recall@10 nprobes 2: lance-cpp builds ${ourBuilds.map((x) => x.toFixed(3)).join(' ')}, lance 12 builds ${builds.map((x) => x.toFixed(3)).join(' ')}`);
-      // Margins (median of three builds each side): cosine / dot 0.08; l2 0.15, a KNOWN GAP
-      // (issue 13). With balanced k-means (lance's IVF training) the medians agree on most
-      // types (one run: IVF_FLAT l2 0.828 vs 0.819, dot 0.884 vs 0.856, IVF_PQ dot 0.862 vs
-      // 0.834), but on l2 lance 12's builds are wide (IVF_HNSW_SQ medians 0.79-0.92 over four
-      // runs against our 0.806; IVF_FLAT 0.82-0.92 against 0.828) and its PQ codebooks do
-      // better (IVF_PQ 0.550 vs 0.600, IVF_HNSW_PQ 0.556 vs 0.609), so 0.1 would fail on some
-      // runs.
-      const margin = metric === 'l2' ? 0.15 : 0.08;
+      // Margins (median of three builds each side): 0.08 for IVF_FLAT on every metric and for
+      // cosine / dot on every type. That is the noise of a median of three, not a gap: lance
+      // 12's own medians for one configuration moved by up to 0.07 between two runs
+      // (2026-12-02: IVF_FLAT l2 0.847 / 0.797, IVF_PQ dot 0.797 / 0.850, IVF_HNSW_SQ l2
+      // 0.903 / 0.856), while ours are seeded and fixed (IVF_FLAT l2 0.853, where only the IVF
+      // k-means decides, now at parity). l2 on the quantized types keeps 0.12, a KNOWN GAP
+      // that is not the k-means (issue 13): IVF_HNSW_SQ l2 0.819 sat 0.04-0.08 under lance's
+      // medians (which reached 0.92 in earlier runs), IVF_PQ / IVF_HNSW_PQ l2 0.584 / 0.578
+      // sat 0.04-0.05 under (their PQ codebooks do better).
+      const margin = type === 'ivf_flat' || metric !== 'l2' ? 0.08 : 0.12;
       assert.ok(mine >= theirs - margin, `${name}: recall ${mine} below the reference's ${theirs} - ${margin}`);
     });
   }

@@ -6,7 +6,7 @@
 // never on the number of threads. Training follows the reference's recipe: sample at most
 // sample_rate * k rows, start from k distinct random rows, iterate until the relative change
 // of the loss is below `tolerance` or max_iterations, and refill an empty cluster by
-// splitting a big one in two (its centroid nudged by +-1/1024 in alternate dimensions);
+// splitting the largest one in two (its centroid nudged by +-1/1024 in alternate dimensions);
 // `balance_factor` penalises large clusters while training (the reference's IVF training).
 // Cosine trains on unit-normalised vectors with l2; dot assigns by the largest x.c.
 #pragma once
@@ -30,10 +30,9 @@ Status AssignToCentroids(const float* vectors, size_t n, size_t dim, const float
                          uint32_t* assignment, float* distance = nullptr);
 
 // Centroid i becomes the mean of the vectors assigned to it (sizes[i] of them). A cluster
-// left empty takes half of a big one (chosen with `seed`): see the header comment.
+// left empty takes half of the then largest one: see the header comment.
 void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t* assignment,
-                     size_t k, uint64_t seed, ThreadPool* pool, float* centroids,
-                     uint32_t* sizes);
+                     size_t k, ThreadPool* pool, float* centroids, uint32_t* sizes);
 
 // `count` distinct row numbers of [0, n) chosen uniformly by `seed`, ascending (all rows when
 // count >= n).
@@ -52,8 +51,9 @@ struct KMeansOptions {
   enum class Init : uint8_t { kRandom, kPlusPlus };
   Init init = Init::kRandom;
   // > 0: balanced k-means, as the reference trains IVF centroids (its factor 1): during
-  // training a row's distance to a centroid is penalised by factor / (training rows) times that
-  // cluster's size in the previous iteration (capped by the largest cluster's spread), so
+  // training a row's distance to a centroid is penalised by min(factor, cap) times that
+  // cluster's size in the previous iteration, where cap is how far the largest cluster's
+  // furthest member lies beyond its mean distance, divided by the training rows, so
   // partitions come out more even. 0: plain Lloyd iterations (PQ codebooks).
   float balance_factor = 0.0f;
   ThreadPool* pool = nullptr;
