@@ -13,10 +13,11 @@ packages=(
   nodejs npm
 )
 # Benchmark peers, opt-in (bench/run_linalg_bench.sh and bench/run_vector_index_bench.sh set
-# LANCE_BENCH_PEERS=1): faiss with an optimised BLAS and the header-only hnswlib, compared
-# against, never linked into the library.
+# LANCE_BENCH_PEERS=1): faiss with an optimised BLAS, the header-only hnswlib and Xapian (the
+# full-text peer of issue 14's benchmark, beside SQLite FTS5), compared against, never linked
+# into the library.
 if [[ "${LANCE_BENCH_PEERS:-0}" == 1 ]]; then
-  packages+=(libfaiss-dev libopenblas-pthread-dev libhnswlib-dev)
+  packages+=(libfaiss-dev libopenblas-pthread-dev libhnswlib-dev libxapian-dev)
 fi
 # Fuzzing and sanitizer builds use Debian's clang.
 if [[ "${LANCE_WITH_CLANG:-0}" == 1 ]]; then

@@ -668,102 +668,78 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   const auto skip = [&](uint64_t row) {
     return (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) || (keep && !keep(row));
   };
-  if (mode == MatchMode::kAny && limit > 0) {
-    // MaxScore: each token's upper bound (its repeats x idf x the doc weight of its highest
-    // frequency in the shortest document, with a margin for float rounding), ascending; the
-    // longest prefix whose bounds sum below the k-th score cannot put a document in the top k
-    // alone, so only documents of the other ("essential") tokens are scored
-    std::vector<double> bound(uniq.size(), 0.0);
-    std::vector<size_t> order;
-    for (size_t u = 0; u < uniq.size(); ++u) {
-      if (!present[u]) continue;
-      uint32_t fmax = 0;
-      for (uint32_t f : lists[u].freqs) fmax = std::max(fmax, f);
-      double reps = 0;
-      for (size_t i = 0; i < tokens.size(); ++i) reps += slot[i] == u ? 1 : 0;
-      bound[u] = reps * static_cast<double>(idf[u]) *
-                 static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * (1.0 + 1e-4);
-      order.push_back(u);
-    }
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
-    std::vector<double> prefix(order.size() + 1, 0.0);
-    for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
-    std::vector<size_t> at(uniq.size(), 0);
-    std::vector<uint32_t> hit(uniq.size(), 0);
-    while (true) {
-      size_t essential = 0;  // order[essential..] drive the walk
-      if (out->size() >= limit) {
-        const double kth = out->front().score;
-        while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
-      }
-      if (essential == order.size()) break;
-      uint32_t doc = UINT32_MAX;
-      for (size_t j = essential; j < order.size(); ++j) {
-        const size_t u = order[j];
-        if (at[u] < lists[u].docs.size()) doc = std::min(doc, lists[u].docs[at[u]]);
-      }
-      if (doc == UINT32_MAX) break;
-      for (size_t j = 0; j < order.size(); ++j) {
-        const size_t u = order[j];
-        const auto& d = lists[u].docs;
-        if (j < essential) {
-          // a non-essential token: looked up, not walked
-          at[u] = static_cast<size_t>(std::lower_bound(d.begin() + static_cast<std::ptrdiff_t>(at[u]), d.end(), doc) -
-                                      d.begin());
-          hit[u] = at[u] < d.size() && d[at[u]] == doc ? static_cast<uint32_t>(at[u] + 1) : 0;
-        } else if (at[u] < d.size() && d[at[u]] == doc) {
-          hit[u] = static_cast<uint32_t>(++at[u]);
-        } else {
-          hit[u] = 0;
-        }
-      }
-      const uint64_t row = part.RowId(doc);
-      if (skip(row)) continue;
-      if (stats) ++stats->scored;
-      Collect({row, score_of(doc, hit)}, limit, out);
-    }
-    return Status::OK();
-  }
   if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
-  // Document at a time over the ascending posting lists: the smallest doc id under the
-  // cursors, the tokens at it, then those cursors advance.
-  std::vector<size_t> cur(uniq.size(), 0);
-  std::vector<uint32_t> idx(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
+  // One document-at-a-time walk over the ascending posting lists of the present tokens, in
+  // `order`: the smallest doc id under the cursors of order[essential..], the tokens at it,
+  // then those cursors advance; tokens before `essential` are looked up, not walked.
+  // MaxScore (kAny top-k only; elsewhere `essential` stays 0 and every token is walked): each
+  // token's upper bound (its repeats x idf x the doc weight of its highest frequency in the
+  // shortest document, with a margin for float rounding), ascending; the longest prefix whose
+  // bounds sum below the k-th score cannot put a document in the top k alone, so only
+  // documents of the other ("essential") tokens are scored.
+  const bool max_score = mode == MatchMode::kAny && limit > 0;
+  std::vector<double> bound(uniq.size(), 0.0);
+  std::vector<size_t> order;
+  for (size_t u = 0; u < uniq.size(); ++u) {
+    if (!present[u]) continue;
+    order.push_back(u);
+    if (!max_score) continue;
+    uint32_t fmax = 0;
+    for (uint32_t f : lists[u].freqs) fmax = std::max(fmax, f);
+    double reps = 0;
+    for (size_t i = 0; i < tokens.size(); ++i) reps += slot[i] == u ? 1 : 0;
+    bound[u] = reps * static_cast<double>(idf[u]) *
+               static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * (1.0 + 1e-4);
+  }
+  if (max_score) std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  std::vector<double> prefix(order.size() + 1, 0.0);
+  for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
+  std::vector<size_t> at(uniq.size(), 0);
+  std::vector<uint32_t> hit(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
   while (true) {
-    uint32_t doc = UINT32_MAX;
-    bool more = false;
-    for (size_t u = 0; u < uniq.size(); ++u) {
-      if (present[u] && cur[u] < lists[u].docs.size()) {
-        more = true;
-        doc = std::min(doc, lists[u].docs[cur[u]]);
-      }
+    size_t essential = 0;  // order[essential..] drive the walk
+    if (max_score && out->size() >= limit) {
+      const double kth = out->front().score;
+      while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
     }
-    if (!more) break;
-    bool every = true;
-    for (size_t u = 0; u < uniq.size(); ++u) {
-      if (present[u] && cur[u] < lists[u].docs.size() && lists[u].docs[cur[u]] == doc) {
-        idx[u] = static_cast<uint32_t>(++cur[u]);
+    if (essential == order.size()) break;
+    uint32_t doc = UINT32_MAX;
+    for (size_t j = essential; j < order.size(); ++j) {
+      const size_t u = order[j];
+      if (at[u] < lists[u].docs.size()) doc = std::min(doc, lists[u].docs[at[u]]);
+    }
+    if (doc == UINT32_MAX) break;
+    bool every = all;
+    for (size_t j = 0; j < order.size(); ++j) {
+      const size_t u = order[j];
+      const auto& d = lists[u].docs;
+      if (j < essential) {
+        at[u] = static_cast<size_t>(std::lower_bound(d.begin() + static_cast<std::ptrdiff_t>(at[u]), d.end(), doc) -
+                                    d.begin());
+        hit[u] = at[u] < d.size() && d[at[u]] == doc ? static_cast<uint32_t>(at[u] + 1) : 0;
+      } else if (at[u] < d.size() && d[at[u]] == doc) {
+        hit[u] = static_cast<uint32_t>(++at[u]);
       } else {
-        idx[u] = 0;
-        every = false;
+        hit[u] = 0;
       }
+      every = every && hit[u] != 0;
     }
     if (mode == MatchMode::kPhrase && !every) continue;
-    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return idx[u] != 0; })) continue;
+    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return hit[u] != 0; })) continue;
     const uint64_t row = part.RowId(doc);
     if (skip(row)) continue;
     if (mode == MatchMode::kPhrase) {
       std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
       for (size_t i = 0; i < tokens.size(); ++i) {
         const PostingList& pl = lists[slot[i]];
-        const uint32_t k = idx[slot[i]] - 1;
+        const uint32_t k = hit[slot[i]] - 1;
         b[i] = pl.positions.data() + pl.pos_start[k];
         e[i] = pl.positions.data() + pl.pos_start[k + 1];
       }
       if (!PhraseMatches(b, e, positions, slop)) continue;
     }
     if (stats) ++stats->scored;
-    Collect({row, score_of(doc, idx)}, limit, out);
+    Collect({row, score_of(doc, hit)}, limit, out);
   }
   return Status::OK();
 }
