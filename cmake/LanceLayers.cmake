@@ -91,6 +91,13 @@ function(lance_layer_protos layer)
   if(outputs)
     add_custom_target(lance_${layer}_protos DEPENDS ${outputs})
   endif()
+  # Hand-written proto support headers (src/LAYER/proto/*.h) go beside the generated ones, with
+  # their visibility.
+  file(GLOB support CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${layer}/proto/*.h)
+  foreach(h ${support})
+    get_filename_component(name ${h} NAME)
+    configure_file(${h} ${LANCE_GENERATED_DIR}/${layer}/${layer}/proto/${name} COPYONLY)
+  endforeach()
   set_source_files_properties(${sources} PROPERTIES
     COMPILE_OPTIONS "-Wno-unused-parameter;-Wno-array-bounds;-Wno-stringop-overflow")
   set(LANCE_PROTO_SOURCES_${layer} ${sources} PARENT_SCOPE)

@@ -19,6 +19,7 @@
 
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "encoding/proto/encodings_v2_1.pb.h"
+#include "file/proto/deterministic.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
@@ -40,8 +41,8 @@ constexpr int64_t kPageAlignment = 64;
 std::string PackAny(std::string_view url, const google::protobuf::Message& msg) {
   google::protobuf::Any any;
   any.set_type_url(std::string(url));
-  any.set_value(msg.SerializeAsString());
-  return any.SerializeAsString();
+  any.set_value(::lance::proto::SerializeDeterministic(msg));
+  return ::lance::proto::SerializeDeterministic(any);
 }
 
 // A page taken from a column, encoded (possibly on a worker thread) and waiting to be written
@@ -282,7 +283,7 @@ struct FileWriter::Impl {
     std::vector<std::pair<uint64_t, uint64_t>> cmo;
     for (auto& c : columns) {
       c.meta.mutable_encoding()->mutable_direct()->set_encoding(column_encoding_any);
-      const std::string bytes = c.meta.SerializeAsString();
+      const std::string bytes = ::lance::proto::SerializeDeterministic(c.meta);
       cmo.emplace_back(static_cast<uint64_t>(pos), bytes.size());
       LANCE_RETURN_NOT_OK(WriteBytes(bytes.data(), static_cast<int64_t>(bytes.size())));
     }
@@ -346,7 +347,7 @@ std::string EncodeFileDescriptor(const std::vector<LanceField>& fields, const ::
     for (const auto& [k, v] : schema.metadata()->pairs()) (*s->mutable_metadata())[k] = v;
   }
   fd.set_length(static_cast<uint64_t>(num_rows));
-  return fd.SerializeAsString();
+  return ::lance::proto::SerializeDeterministic(fd);
 }
 
 }  // namespace internal

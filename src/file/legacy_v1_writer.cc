@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "file/older_writers.h"
+#include "file/proto/deterministic.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v1.pb.h"
 #include "lance/core/bit_util.h"
@@ -238,7 +239,7 @@ class V1Writer final : public OlderFileWriter {
       for (const auto& [k, v] : schema_->metadata()->pairs()) (*embedded.mutable_schema_metadata())[k] = v;
     }
     const int64_t schema_pos = pos_;
-    LANCE_RETURN_NOT_OK(PutMessage(embedded.SerializeAsString()));
+    LANCE_RETURN_NOT_OK(PutMessage(::lance::proto::SerializeDeterministic(embedded)));
     ::lance::file::Metadata meta;
     meta.set_manifest_position(static_cast<uint64_t>(schema_pos));
     meta.add_batch_offsets(0);
@@ -246,7 +247,7 @@ class V1Writer final : public OlderFileWriter {
     meta.set_page_table_position(static_cast<uint64_t>(page_table));
     if (statistics) *meta.mutable_statistics() = std::move(*statistics);
     const int64_t meta_pos = pos_;
-    LANCE_RETURN_NOT_OK(PutMessage(meta.SerializeAsString()));
+    LANCE_RETURN_NOT_OK(PutMessage(::lance::proto::SerializeDeterministic(meta)));
     std::string footer;
     const uint64_t mp = static_cast<uint64_t>(meta_pos);
     const uint16_t version[2] = {0, 2};

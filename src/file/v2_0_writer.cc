@@ -9,6 +9,7 @@
 
 #include "encoding/proto/encodings_v2_0.pb.h"
 #include "file/older_writers.h"
+#include "file/proto/deterministic.h"
 #include "file/proto/file_schema.pb.h"
 #include "file/proto/file_v2.pb.h"
 #include "lance/core/bit_util.h"
@@ -165,14 +166,14 @@ class V20Writer final : public OlderFileWriter {
     column_encoding.mutable_values();
     google::protobuf::Any any;
     any.set_type_url("/lance.encodings.ColumnEncoding");
-    any.set_value(column_encoding.SerializeAsString());
-    const std::string column_encoding_any = any.SerializeAsString();
+    any.set_value(::lance::proto::SerializeDeterministic(column_encoding));
+    const std::string column_encoding_any = ::lance::proto::SerializeDeterministic(any);
     LANCE_RETURN_NOT_OK(Align());
     const int64_t column_meta_start = pos_;
     std::string tables;
     for (auto& c : columns_) {
       c.mutable_encoding()->mutable_direct()->set_encoding(column_encoding_any);
-      const std::string bytes = c.SerializeAsString();
+      const std::string bytes = ::lance::proto::SerializeDeterministic(c);
       const uint64_t p = static_cast<uint64_t>(pos_), n = bytes.size();
       tables.append(reinterpret_cast<const char*>(&p), 8);
       tables.append(reinterpret_cast<const char*>(&n), 8);
@@ -244,8 +245,8 @@ class V20Writer final : public OlderFileWriter {
     pm->set_priority(static_cast<uint64_t>(num_rows_));
     google::protobuf::Any any;
     any.set_type_url("/lance.encodings.ArrayEncoding");
-    any.set_value(page.encoding.SerializeAsString());
-    pm->mutable_encoding()->mutable_direct()->set_encoding(any.SerializeAsString());
+    any.set_value(::lance::proto::SerializeDeterministic(page.encoding));
+    pm->mutable_encoding()->mutable_direct()->set_encoding(::lance::proto::SerializeDeterministic(any));
     return Status::OK();
   }
 

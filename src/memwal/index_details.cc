@@ -3,11 +3,10 @@
 
 #include <algorithm>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <nlohmann/json.hpp>
 
+#include "file/proto/deterministic.h"
 #include "memwal/proto/memwal.pb.h"
 
 namespace lance::memwal {
@@ -180,13 +179,7 @@ std::string EncodeMemWalIndexDetails(const MemWalIndexDetails& d) {
     for (const auto& g : c.caught_up_generations) ToPb(g, o->add_caught_up_generations());
   }
   for (const auto& [k, v] : d.writer_config_defaults) (*p.mutable_writer_config_defaults())[k] = v;
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    p.SerializeToCodedStream(&coded);
-  }
+  std::string out = ::lance::proto::SerializeDeterministic(p);
   out.append(d.unknown_fields);
   return out;
 }

@@ -36,7 +36,7 @@ std::string ReadFile(const fs::path& p) {
 }
 
 // Deterministic protobuf bytes: the codec's own (proto_codec.h), so a test compares what it writes.
-std::string Deterministic(const google::protobuf::Message& m) { return internal::SerializeDeterministic(m); }
+std::string Deterministic(const google::protobuf::Message& m) { return ::lance::proto::SerializeDeterministic(m); }
 
 // The manifest message of a manifest file, re-serialized with sorted maps.
 std::string CanonicalManifest(const std::string& file) {

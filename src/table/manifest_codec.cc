@@ -290,7 +290,7 @@ Result<std::string> EncodeManifest(const Manifest& m, std::string_view transacti
     pb::IndexSection idx;
     for (const auto& x : m.indices) LANCE_RETURN_NOT_OK(internal::IndexToProto(x, idx.add_indices()));
     internal::SetUnknownFields(m.index_section_unknown_fields, &idx);
-    const std::string section = internal::SerializeDeterministic(idx);
+    const std::string section = ::lance::proto::SerializeDeterministic(idx);
     pb.set_index_section(out.size());
     AppendU32(&out, static_cast<uint32_t>(section.size()));
     out += section;
@@ -301,7 +301,7 @@ Result<std::string> EncodeManifest(const Manifest& m, std::string_view transacti
     out += transaction;
   }
   const uint64_t pos = out.size();
-  const std::string body = internal::SerializeDeterministic(pb);
+  const std::string body = ::lance::proto::SerializeDeterministic(pb);
   AppendU32(&out, static_cast<uint32_t>(body.size()));
   out += body;
   AppendU64(&out, pos);

@@ -4,8 +4,6 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <roaring/roaring.h>
 
@@ -114,17 +112,6 @@ std::string UnknownFieldsOf(const google::protobuf::Message& m) {
 void SetUnknownFields(const std::string& bytes, google::protobuf::Message* m) {
   if (bytes.empty()) return;
   m->GetReflection()->MutableUnknownFields(m)->ParseFromString(bytes);
-}
-
-std::string SerializeDeterministic(const google::protobuf::Message& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&coded);
-  }
-  return out;
 }
 
 file::LanceField FieldFromProto(const ::lance::file::Field& f) {

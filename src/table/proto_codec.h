@@ -13,6 +13,7 @@
 
 #include <google/protobuf/message.h>
 
+#include "file/proto/deterministic.h"
 #include "file/proto/file_schema.pb.h"
 #include "lance/core/result.h"
 #include "lance/file/lance_schema.h"
@@ -25,8 +26,6 @@ namespace lance::table::internal {
 std::string UnknownFieldsOf(const google::protobuf::Message& m);
 // Makes `bytes` (from UnknownFieldsOf) the unknown fields of `m`.
 void SetUnknownFields(const std::string& bytes, google::protobuf::Message* m);
-// `m` serialized with map entries sorted by key (reproducible bytes).
-std::string SerializeDeterministic(const google::protobuf::Message& m);
 
 file::LanceField FieldFromProto(const ::lance::file::Field& f);
 void FieldToProto(const file::LanceField& lf, ::lance::file::Field* f);

@@ -521,7 +521,7 @@ Result<std::string> EncodeTransaction(const Transaction& txn) {
   for (const auto& [k, v] : txn.transaction_properties) (*t.mutable_transaction_properties())[k] = v;
   LANCE_RETURN_NOT_OK(std::visit(OperationToProto{&t}, txn.operation));
   SetUnknownFields(txn.unknown_fields, &t);
-  return internal::SerializeDeterministic(t);
+  return ::lance::proto::SerializeDeterministic(t);
 }
 
 }  // namespace lance::table

@@ -13,6 +13,7 @@
 #include "index/vector/legacy_ivf_pq.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/vector/ivf_index.h"
+#include "file/proto/deterministic.h"
 #include "table/proto/index_details.pb.h"
 
 namespace lance::index::vector {
@@ -78,7 +79,7 @@ Result<Read> ReadIndex(const table::TableLocation& location, const table::IndexI
     d.set_metric_type(MetricOf(legacy->metric));
     d.mutable_pq()->set_num_bits(legacy->num_bits);
     d.mutable_pq()->set_num_sub_vectors(legacy->num_sub_vectors);
-    out.details = d.SerializeAsString();
+    out.details = ::lance::proto::SerializeDeterministic(d);
     LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> ids,
                           ReadLegacyIvfPqRowIds(*files->object_store(), files->PathOf(kIndexFileName), *legacy));
     out.fragments = FragmentsOf(ids);
@@ -89,10 +90,10 @@ Result<Read> ReadIndex(const table::TableLocation& location, const table::IndexI
   if (index->kind() == IndexKind::kIvfPq && index->pq() != nullptr) {
     d.mutable_pq()->set_num_bits(index->pq()->num_bits);
     d.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(index->pq()->num_sub_vectors));
-    out.details = d.SerializeAsString();
+    out.details = ::lance::proto::SerializeDeterministic(d);
   } else if (index->kind() == IndexKind::kIvfFlat) {
     d.mutable_flat();
-    out.details = d.SerializeAsString();
+    out.details = ::lance::proto::SerializeDeterministic(d);
   }
   out.fragments = FragmentsOf(index->row_ids());
   return out;

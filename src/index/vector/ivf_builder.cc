@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "file/proto/deterministic.h"
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw.h"
 #include "index/vector/ivf_format.h"
@@ -575,7 +576,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   seg.fields = {field_id};
   seg.fragment_ids = data.fragment_ids;
   seg.details_type_url = kVectorDetailsUrl;
-  seg.details = details.SerializeAsString();
+  seg.details = ::lance::proto::SerializeDeterministic(details);
   seg.index_version = rq_kind ? 2 : 1;  // lance 12 records IVF_RQ (raw-query estimator) as 2
   for (const char* f : {kAuxiliaryFileName, kIndexFileName}) {
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
