@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/index_json.h"
 #include "cli/input_files.h"
 #include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
@@ -386,57 +387,6 @@ Json FlagsJson(uint64_t flags) {
   return j;
 }
 
-// "parent.child" path of field `id`, or "#id" when the schema has no such field (an index on
-// a dropped column).
-std::string FieldPath(const table::Manifest& m, int32_t id) {
-  std::string path;
-  int guard = 0;
-  while (id >= 0 && guard++ < 1000) {
-    auto it = std::find_if(m.fields.begin(), m.fields.end(),
-                           [id](const file::LanceField& f) { return f.id == id; });
-    if (it == m.fields.end()) return path.empty() ? fmt::format("#{}", id) : path;
-    path = path.empty() ? it->name : it->name + "." + path;
-    id = it->parent_id;
-  }
-  return path;
-}
-
-Json IndexJson(const table::Manifest& m, const table::IndexInfo& x) {
-  Json j;
-  j["name"] = x.name;
-  j["uuid"] = x.uuid;
-  j["type"] = table::IndexTypeName(x);
-  j["columns"] = Json::array();
-  for (int32_t f : x.fields) j["columns"].push_back(FieldPath(m, f));
-  j["fields"] = x.fields;
-  j["dataset_version"] = x.dataset_version;
-  j["index_version"] = x.index_version ? Json(*x.index_version) : Json(nullptr);
-  j["fragment_ids"] = x.has_fragment_bitmap ? Json(x.fragment_ids) : Json(nullptr);
-  uint64_t rows = 0;
-  std::vector<uint64_t> unindexed;
-  for (const auto& fr : m.fragments) {
-    if (std::binary_search(x.fragment_ids.begin(), x.fragment_ids.end(), fr.id)) {
-      rows += fr.num_rows();
-    } else {
-      unindexed.push_back(fr.id);
-    }
-  }
-  j["num_indexed_rows"] = x.has_fragment_bitmap ? Json(rows) : Json(nullptr);
-  j["unindexed_fragment_ids"] = x.has_fragment_bitmap ? Json(unindexed) : Json(nullptr);
-  j["details_type_url"] = x.details_type_url;
-  const std::string vector = table::VectorIndexDetailsJson(x);
-  j["details"] = vector.empty() ? Json(nullptr) : Json::parse(vector);
-  if (x.details_type_url == "/lance.table.ZoneMapIndexDetails") {
-    if (auto z = index::scalar::ZoneMapDetailsJson(x.details); z.ok()) j["details"] = Json::parse(*z);
-  }
-  j["created_at_ms"] = x.created_at_ms ? Json(*x.created_at_ms) : Json(nullptr);
-  j["base_id"] = x.base_id ? Json(*x.base_id) : Json(nullptr);
-  j["files"] = Json::array();
-  for (const auto& f : x.files) j["files"].push_back({{"path", f.path}, {"size_bytes", f.size_bytes}});
-  j["covering_fields"] = x.covering_fields;
-  return j;
-}
-
 Status Indexes(const TableArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(a));
   std::string out;
@@ -548,19 +498,19 @@ void AddScanOptions(CLI::App* sub, TableArgs* a) {
                   "field separator of a .csv/.tsv --output: one character or \\t");
 }
 
-struct WriteArgs {
+struct VersionRefArgs {
   std::string uri;
   std::string name;
   int64_t version = -1;
 };
 
-Status Restore(const WriteArgs& a) {
+Status Restore(const VersionRefArgs& a) {
   if (a.version < 0) return Status::InvalidArgument("restore: --version is required");
   LANCE_ASSIGN_OR_RAISE(uint64_t v, table::RestoreVersion(a.uri, static_cast<uint64_t>(a.version)));
   return PrintText(fmt::format("{{\"version\":{}}}\n", v));
 }
 
-Status TagCreate(const WriteArgs& a) {
+Status TagCreate(const VersionRefArgs& a) {
   int64_t version = a.version;
   if (version < 0) {
     LANCE_ASSIGN_OR_RAISE(auto ds, table::Snapshot::Open(a.uri));
@@ -573,14 +523,14 @@ Status TagCreate(const WriteArgs& a) {
   return PrintText(j.dump() + "\n");
 }
 
-Status TagDelete(const WriteArgs& a) {
+Status TagDelete(const VersionRefArgs& a) {
   LANCE_RETURN_NOT_OK(table::DeleteTag(a.uri, a.name));
   Json j;
   j["deleted"] = a.name;
   return PrintText(j.dump() + "\n");
 }
 
-Status TagList(const WriteArgs& a) {
+Status TagList(const VersionRefArgs& a) {
   LANCE_ASSIGN_OR_RAISE(auto tags, table::ListTags(a.uri));
   std::string out;
   for (const auto& t : tags) {
@@ -645,7 +595,7 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
        Indexes);
   {
     auto* sub = app.add_subcommand("restore", "Commit a new version with the content of an old one");
-    auto args = std::make_shared<WriteArgs>();
+    auto args = std::make_shared<VersionRefArgs>();
     sub->add_option("URI", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("--version", args->version, "the version to restore")->required();
     registry.OnRun(sub, [args] { return Restore(*args); });
@@ -653,10 +603,10 @@ void RegisterTableCommands(CLI::App& app, CommandRegistry& registry) {
   {
     auto* tag = app.add_subcommand("tag", "Create, delete and list tags (_refs/tags/)");
     tag->require_subcommand(1);
-    auto make_tag = [&](const char* name, const char* help, Status (*fn)(const WriteArgs&),
+    auto make_tag = [&](const char* name, const char* help, Status (*fn)(const VersionRefArgs&),
                         bool with_name, bool with_version) {
       auto* sub = tag->add_subcommand(name, help);
-      auto args = std::make_shared<WriteArgs>();
+      auto args = std::make_shared<VersionRefArgs>();
       sub->add_option("URI", args->uri, "dataset directory (path or URI)")->required();
       if (with_name) sub->add_option("NAME", args->name, "tag name")->required();
       if (with_version) sub->add_option("--version", args->version, "version (default: latest)");

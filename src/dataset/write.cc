@@ -5,6 +5,7 @@
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
 #include "lance/index/index_metadata.h"
+#include "lance/index/scalar/optimize.h"
 #include "lance/index/vector/index_migration.h"
 #include "lance/memwal/enable.h"
 #include "lance/memwal/lsm_read.h"
@@ -157,6 +158,62 @@ Result<index::vector::IvfBuildSummary> Dataset::CreateVectorIndex(
       LANCE_ASSIGN_OR_RAISE(out, index::vector::CreateVectorIndex(*snap, column, rows, options));
       return out.version;
     }));
+    return out;
+  });
+}
+
+Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<std::string>& names) {
+  return Guarded("optimize indices", [&]() -> Result<std::vector<OptimizedIndex>> {
+    std::vector<std::string> todo = names;
+    const bool all = todo.empty();
+    if (all) {
+      for (const auto& x : snapshot()->manifest().indices) {
+        if (table::IsSystemIndex(x)) continue;
+        if (std::find(todo.begin(), todo.end(), x.name) == todo.end()) todo.push_back(x.name);
+      }
+    }
+    std::vector<OptimizedIndex> out;
+    for (const std::string& name : todo) {
+      OptimizedIndex r;
+      r.name = name;
+      LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+        const auto segments = index::FindIndexSegments(snap->manifest(), name);
+        if (segments.empty()) {
+          return Status::NotFound("{} (version {}) has no index named '{}'", location_.display(), snap->version(), name);
+        }
+        r.type = table::IndexTypeName(*segments.back());
+        if (!index::scalar::ScalarIndexTypeFromName(r.type).ok()) {
+          if (!all) {
+            return Status::NotSupported("optimize index '{}' of {}: {} indexes are not optimized yet; rebuild it "
+                                        "(create-index --replace)",
+                                        name, location_.display(), r.type);
+          }
+          r.outcome = OptimizedIndex::Outcome::kNotSupported;
+          r.reason = fmt::format("{} indexes are not optimized yet (rebuild with create-index --replace)", r.type);
+          return 0;
+        }
+        LANCE_ASSIGN_OR_RAISE(auto plan, index::scalar::PlanScalarIndexOptimize(*snap, name));
+        if (!plan) return 0;
+        index::scalar::CreateScalarIndexOptions o = plan->options;
+        o.commit = WithHandle(CommitOptions());
+        if (o.pool == nullptr) o.pool = pool();
+        o.commit.amend = MemWalCatchupAmend(*snap, name, o.commit.amend);
+        std::vector<uint64_t> frags(plan->fragment_ids.begin(), plan->fragment_ids.end());
+        auto rows = [&](const table::Snapshot&, const std::string& c) {
+          return query::CollectTrainingData(snap, c, frags, pool());
+        };
+        LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, index::scalar::CreateScalarIndex(*snap, plan->column, rows, o));
+        r.outcome = OptimizedIndex::Outcome::kMerged;
+        r.uuid = c.info.uuid;
+        r.replaced_uuid = plan->replaced_uuid;
+        r.version = c.version;
+        r.fragment_ids = plan->fragment_ids;
+        r.new_fragment_ids = plan->new_fragment_ids;
+        r.num_indexed_rows = c.num_indexed_rows;
+        return c.version;
+      }));
+      out.push_back(std::move(r));
+    }
     return out;
   });
 }

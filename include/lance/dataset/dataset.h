@@ -91,6 +91,21 @@ struct OpenOptions {
   ThreadPool* sync_pool = nullptr;
 };
 
+// What Dataset::OptimizeIndices did to one index.
+struct OptimizedIndex {
+  enum class Outcome { kMerged, kUpToDate, kNotSupported };
+  std::string name;
+  std::string type;  // "BTREE", ... (the reference's names)
+  Outcome outcome = Outcome::kUpToDate;
+  std::string reason;              // kNotSupported: why
+  std::string uuid;                // kMerged: the new segment
+  std::string replaced_uuid;       // kMerged: the segment it replaced
+  uint64_t version = 0;            // kMerged: the version that holds it
+  std::vector<uint32_t> fragment_ids;      // kMerged: what the new segment covers
+  std::vector<uint32_t> new_fragment_ids;  // kMerged: of those, the ones no segment covered
+  uint64_t num_indexed_rows = 0;           // kMerged: rows trained
+};
+
 class Dataset {
  public:
   // Opens the table at `uri` / at `root` in `store`.
@@ -196,6 +211,15 @@ class Dataset {
   // the handle's pool. Errors: as index::vector::CreateVectorIndex.
   Result<index::vector::IvfBuildSummary> CreateVectorIndex(const std::string& column,
                                                            index::vector::IvfBuildOptions options = {});
+  // Brings indexes up to date with the fragments appended since they were built, as lance 12's
+  // optimize_indices does by default for scalar indexes (index::scalar::PlanScalarIndexOptimize:
+  // the newest segment and the unindexed fragments retrained into one new segment that
+  // replaces it, with the index's own parameters); one commit per index that changes.
+  // `names` empty: every user index. Vector indexes are reported kNotSupported (not yet
+  // optimized: rebuild them with CreateVectorIndex and replace); naming one in `names` is
+  // an error. Errors: NotFound (a name with no index), NotSupported, CommitConflict, the
+  // build's errors.
+  Result<std::vector<OptimizedIndex>> OptimizeIndices(const std::vector<std::string>& names = {});
   // Removes every segment of the user index `name` (a CreateIndex transaction).
   // Errors: NotFound (no such index in the handle's version), CommitConflict.
   Result<table::CommitInfo> DropIndex(const std::string& name);

@@ -68,6 +68,16 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
                                          bool replace, const table::CommitOptions& options = {},
                                          table::StagedFiles* staged = nullptr);
 
+// Commits `segment` in place of the segments `replaced` (uuids) of its index, built on version
+// `read_version`: a CreateIndex transaction adding it and removing them. Errors: CommitConflict
+// (one of `replaced` is not a segment of that name in the latest version: a concurrent
+// optimize or drop got there first), NotFound, IOError. `staged`: as CommitNewIndex.
+Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& location,
+                                                  uint64_t read_version, const NewIndexSegment& segment,
+                                                  const std::vector<std::string>& replaced,
+                                                  const table::CommitOptions& options = {},
+                                                  table::StagedFiles* staged = nullptr);
+
 // The user indexes (system indexes left out) of `manifest` named `name`, in manifest order.
 std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& manifest,
                                                        const std::string& name);

@@ -75,7 +75,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
                                    column);
   }
   const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
-  if (!options.replace && !FindIndexSegments(snapshot->manifest(), name).empty()) {
+  if (!options.replace && options.replace_segments.empty() && !FindIndexSegments(snapshot->manifest(), name).empty()) {
     return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
                                  location.display(), name);
   }
@@ -84,7 +84,11 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   seg.uuid = NewIndexUuid();
   seg.name = name;
   seg.fields = {schema->field(idx)->id()};
-  for (const auto& f : snapshot->manifest().fragments) seg.fragment_ids.push_back(static_cast<uint32_t>(f.id));
+  if (options.fragment_ids) {
+    seg.fragment_ids = *options.fragment_ids;
+  } else {
+    for (const auto& f : snapshot->manifest().fragments) seg.fragment_ids.push_back(static_cast<uint32_t>(f.id));
+  }
   // The files go through the store that does not sync each one: the commit syncs them with its
   // manifest in one round of flushes (table/durable_files.h), not a file and a directory flush
   // each, one after the other.
@@ -139,8 +143,11 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   for (const auto& f : written) staged.Record(f.path);
   staged.RecordDirectory(location.Path("_indices"));
   LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci,
-                        CommitNewIndex(location, snapshot->version(), seg, options.replace,
-                                       options.commit, &staged));
+                        options.replace_segments.empty()
+                            ? CommitNewIndex(location, snapshot->version(), seg, options.replace, options.commit,
+                                             &staged)
+                            : CommitReplacingSegments(location, snapshot->version(), seg, options.replace_segments,
+                                                      options.commit, &staged));
   CreatedIndex out;
   out.info = MakeIndexInfo(seg, snapshot->version());
   if (ci.manifest) {

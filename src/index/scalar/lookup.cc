@@ -114,15 +114,39 @@ struct ScalarIndexCatalog::Impl {
   };
   std::vector<std::unique_ptr<Slot>> slots;
 
-  // The slot answering column `field_id` (the first in manifest order), or nullptr.
-  const Slot* SlotFor(int32_t field_id, size_t* at) const {
-    for (size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i]->keyed_field == field_id) {
-        *at = i;
-        return slots[i].get();
-      }
+  // How well an index of `type` answers `q`: 0 best, -1 not at all. Substring filters go to
+  // an NGRAM index only, and an NGRAM index answers nothing else; comparisons go to an exact
+  // index (BTREE, BITMAP) before a ZONEMAP, and to a BLOOMFILTER last and only for =, IN and
+  // IS NULL (lance 12's BloomFilterQueryParser). LABEL_LIST and FM answer their own
+  // functions (MatchText), not these.
+  static int Suitability(const std::string& type, const IndexQuery& q) {
+    if (const auto* tq = std::get_if<TextQuery>(&q)) return type == "NGRAM" && NGramNarrows(tq->substring) ? 0 : -1;
+    const auto& sq = std::get<ScalarQuery>(q);
+    if (type == "BTREE" || type == "BITMAP") return 0;
+    if (type == "ZONEMAP") return 1;
+    if (type == "BLOOMFILTER") {
+      const bool point = sq.op == ScalarQuery::Op::kEquals || sq.op == ScalarQuery::Op::kIn ||
+                         sq.op == ScalarQuery::Op::kIsNull;
+      return point ? 2 : -1;
     }
-    return nullptr;
+    return -1;
+  }
+
+  // The index of column `field_id` best suited to `q` (the first in manifest order among
+  // equals), or nullptr: a column may carry several (a BITMAP and an NGRAM index on one
+  // string column, say), each answering what it can.
+  const Slot* BestSlotFor(int32_t field_id, const IndexQuery& q, size_t* at) const {
+    const Slot* best = nullptr;
+    int best_rank = 0;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i]->keyed_field != field_id) continue;
+      const int rank = Suitability(slots[i]->type, q);
+      if (rank < 0 || (best != nullptr && rank >= best_rank)) continue;
+      best = slots[i].get();
+      best_rank = rank;
+      *at = i;
+    }
+    return best;
   }
 
   // The first FM index keyed on `field_id` (it may sit behind another index of the column,
@@ -253,21 +277,8 @@ struct ScalarIndexCatalog::Impl {
     }
     if (!IsIndexableKeyType(*field->type())) return std::nullopt;
     size_t at = 0;
-    const Slot* slot = SlotFor(field->id(), &at);
-    if (slot == nullptr || slot->type == "LABEL_LIST" || slot->type == "FM") return std::nullopt;
-    // Substring filters go to an NGRAM index only, and an NGRAM index answers nothing else.
-    if (const auto* tq = std::get_if<TextQuery>(&*q)) {
-      if (slot->type != "NGRAM" || !NGramNarrows(tq->substring)) return std::nullopt;
-    } else if (slot->type == "NGRAM") {
-      return std::nullopt;
-    }
-    // A bloom filter answers only =, IN and IS NULL (lance 12's BloomFilterQueryParser).
-    if (slot->type == "BLOOMFILTER") {
-      const auto& sq = std::get<ScalarQuery>(*q);
-      if (sq.op != ScalarQuery::Op::kEquals && sq.op != ScalarQuery::Op::kIn && sq.op != ScalarQuery::Op::kIsNull) {
-        return std::nullopt;
-      }
-    }
+    const Slot* slot = BestSlotFor(field->id(), *q, &at);
+    if (slot == nullptr) return std::nullopt;
     IndexedLeaf leaf;
     leaf.column = field->name();
     leaf.index_name = slot->info.name;

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "lance/core/result.h"
@@ -42,6 +44,13 @@ struct CreateScalarIndexOptions {
   fts::TokenizerOptions fts = fts::TokenizerOptions::Defaults();  // kInverted: tokenizer, positions
   table::CommitOptions commit;
   ThreadPool* pool = nullptr;  // where training fans out (FM partitions); null = the caller only
+  // The fragments the new segment covers (its fragment bitmap; the rows handed over must be
+  // theirs). Unset: every fragment of the version.
+  std::optional<std::vector<uint32_t>> fragment_ids;
+  // Non-empty: the uuids of the segments of this index the new segment replaces (an optimize
+  // merging them); the other segments of the name stay. The commit fails with CommitConflict
+  // when one of them is gone from the latest version. `replace` is then ignored.
+  std::vector<std::string> replace_segments;
 };
 
 // The IndexInfo committed (and the version that holds it, in `version`).
