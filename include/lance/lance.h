@@ -530,8 +530,9 @@ int32_t lance_write_fragments(const char* uri, const struct ArrowSchema* schema,
  * rows of every fragment of the latest version, as lance 12 does (index_name NULL:
  * "{column}_idx"; params_json is ignored), and commits it as a new version; a taken name is
  * LANCE_ERR_DATASET_ALREADY_EXISTS unless `replace`. Scans answer filters from these indexes
- * (lance_scanner_set_use_index(false) turns that off; the rows are the same). INVERTED is not
- * built by lance-cpp: -1 with LANCE_ERR_NOT_SUPPORTED once its arguments pass lance-c's checks.
+ * (lance_scanner_set_use_index(false) turns that off; the rows are the same). INVERTED builds
+ * the full-text index, `params_json` then lance's InvertedIndexParams as JSON (absent keys keep
+ * lance's defaults).
  *
  * lance_dataset_create_vector_index builds an IVF_FLAT or IVF_PQ index in lance 12's format
  * (lance lists, plans and searches it) on a fixed_size_list<float32> column and commits it;
@@ -560,6 +561,18 @@ int32_t lance_dataset_create_scalar_index(LanceDataset* dataset, const char* col
 int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* column,
                                             const char* index_name, const char* index_type,
                                             uint64_t rows_per_zone, bool replace);
+
+/* lance-cpp addition: lance_cpp_dataset_optimize_indices indexes the fragments appended since
+ * an index was built, as lance 12's optimize does for scalar indexes: the newest segment and the
+ * unindexed fragments are retrained into one new segment with the parameters of the old one,
+ * which it replaces (one commit per index that changes; the handle moves to the last).
+ * `index_name` NULL: every user index, vector indexes reported "not_supported"; naming a
+ * vector index is LANCE_ERR_NOT_SUPPORTED, an unknown one LANCE_ERR_NOT_FOUND. If `out_json`
+ * is not NULL it gets a JSON array, one object per index: {"name":..., "type":...,
+ * "outcome":"merged"|"up_to_date"|"not_supported"} plus, when merged, "uuid", "version",
+ * "indexed_fragments", "new_fragments", "num_indexed_rows" (free with lance_free_string()).
+ * Returns 0 or -1. */
+int32_t lance_cpp_dataset_optimize_indices(LanceDataset* dataset, const char* index_name, const char** out_json);
 
 /* Removes the index `name` (every segment) from the dataset and commits a new version the
  * handle then reads; its files stay until cleanup. LANCE_ERR_NOT_FOUND when there is no such

@@ -1,6 +1,7 @@
 // Indexes through a dataset handle: building vector, scalar and zone indexes, and listing
 // (JSON, counts, segments) and dropping, which read the manifest's index section.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -227,6 +228,41 @@ int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* c
     o.replace = replace;
     if (rows_per_zone != 0) o.rows_per_zone = o.bloom_items = rows_per_zone;
     return dataset->ds->CreateScalarIndex(*col, o).status();
+  });
+}
+
+int32_t lance_cpp_dataset_optimize_indices(LanceDataset* dataset, const char* index_name, const char** out_json) {
+  return RunStatus([&]() -> lance::Status {
+    if (dataset == nullptr) return Invalid("dataset must not be NULL");
+    LANCE_ASSIGN_OR_RAISE(auto name, OptionalString(index_name, "index_name"));
+    std::vector<std::string> names;
+    if (name) names.push_back(*name);
+    LANCE_ASSIGN_OR_RAISE(auto results, dataset->ds->OptimizeIndices(names));
+    if (out_json == nullptr) return lance::Status::OK();
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& r : results) {
+      nlohmann::ordered_json x;
+      x["name"] = r.name;
+      x["type"] = r.type;
+      using Outcome = lance::dataset::OptimizedIndex::Outcome;
+      x["outcome"] = r.outcome == Outcome::kMerged ? "merged" : r.outcome == Outcome::kUpToDate ? "up_to_date"
+                                                                                                 : "not_supported";
+      if (r.outcome == Outcome::kMerged) {
+        x["uuid"] = r.uuid;
+        x["version"] = r.version;
+        x["indexed_fragments"] = r.fragment_ids;
+        x["new_fragments"] = r.new_fragment_ids;
+        x["num_indexed_rows"] = r.num_indexed_rows;
+      }
+      if (!r.reason.empty()) x["reason"] = r.reason;
+      j.push_back(std::move(x));
+    }
+    const std::string text = j.dump();
+    char* out = static_cast<char*>(std::malloc(text.size() + 1));
+    if (out == nullptr) return lance::Status::OutOfMemory("optimize indices: {} bytes of JSON", text.size());
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    *out_json = out;
+    return lance::Status::OK();
   });
 }
 

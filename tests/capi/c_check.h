@@ -56,6 +56,7 @@ void test_schema_evolution(LanceDataset* ds);
 void test_compact_restore(LanceDataset* ds);
 void test_write_fragments(void);
 void test_indexes(const char* uri, const char* listing_path);
+void test_optimize_indices(void);
 void test_vector_search(const char* uri);
 void test_full_text_search(const char* uri);
 

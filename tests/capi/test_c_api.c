@@ -325,6 +325,7 @@ int main(int argc, char** argv) {
   }
   test_write_fragments();
   test_indexes(argv[1], argv[3]);
+  test_optimize_indices();
   test_vector_search(argv[1]);
   test_full_text_search(argv[1]);
 

@@ -8,6 +8,7 @@
 
 #include <lance/lance.h>
 
+#include "arrow_rows.h"
 #include "c_check.h"
 
 /* ---- Indexes (on a copy of a dataset lance 12 indexed) ----------------------------------- */
@@ -271,6 +272,75 @@ void test_indexes(const char* uri, const char* listing_path) {
     CHECK(lance_dataset_count_rows(ds) == 300);
   }
   free(listing);
+  lance_dataset_close(ds);
+}
+
+/* Our addition lance_cpp_dataset_optimize_indices: people rows 0..99 with a BTREE on id and a
+ * BITMAP on name, 50 rows appended; optimize indexes the new fragment in both, scans through
+ * them return the rows, and a second call has nothing to do. */
+void test_optimize_indices(void) {
+  char uri[4200];
+  struct ArrowSchema schema;
+  struct ArrowArrayStream stream;
+  LanceDataset* ds = NULL;
+  const char* json = NULL;
+  const char* cols[] = {"id", "name", NULL};
+  TextTable t;
+  char row[128];
+  int i;
+  uint64_t v;
+
+  path_in("optimize.lance", uri);
+  people_schema(&schema);
+  people_stream(0, 100, 40, &stream);
+  CHECK(lance_dataset_write(uri, &schema, &stream, LANCE_WRITE_CREATE, NULL, &ds) == 0);
+  CHECK(ds != NULL);
+  if (ds == NULL) {
+    schema.release(&schema);
+    return;
+  }
+  CHECK(lance_dataset_create_scalar_index(ds, "id", NULL, LANCE_SCALAR_BTREE, NULL, false) == 0);
+  CHECK(lance_dataset_create_scalar_index(ds, "name", NULL, LANCE_SCALAR_BITMAP, NULL, false) == 0);
+  lance_dataset_close(ds);
+  people_stream(100, 50, 50, &stream);
+  CHECK(lance_dataset_write(uri, &schema, &stream, LANCE_WRITE_APPEND, NULL, &ds) == 0);
+  schema.release(&schema);
+  if (ds == NULL) return;
+
+  CHECK(lance_cpp_dataset_optimize_indices(ds, "nope", &json) == -1);
+  CHECK_ERROR(LANCE_ERR_NOT_FOUND, "'nope'");
+  v = lance_dataset_version(ds);
+  CHECK(lance_cpp_dataset_optimize_indices(ds, NULL, &json) == 0);
+  CHECK_OK();
+  CHECK(json != NULL);
+  if (json != NULL) {
+    CHECK(strstr(json, "{\"name\":\"id_idx\",\"type\":\"BTREE\",\"outcome\":\"merged\"") != NULL);
+    CHECK(strstr(json, "{\"name\":\"name_idx\",\"type\":\"BITMAP\",\"outcome\":\"merged\"") != NULL);
+    CHECK(strstr(json, "\"indexed_fragments\":[0,1],\"new_fragments\":[1],\"num_indexed_rows\":150") != NULL);
+    lance_free_string(json);
+  }
+  CHECK(lance_dataset_version(ds) == v + 2);
+  scan_rows(ds, cols, "id >= 97 AND id < 103", &t);
+  CHECK(t.nrows == 6);
+  for (i = 0; i < t.nrows; ++i) {
+    char want[128];
+    people_row_text(97 + i, want, sizeof(want));
+    *strstr(want, " score=") = 0;
+    text_table_row(&t, i, row, sizeof(row));
+    CHECK(strcmp(row, want) == 0);
+  }
+  text_table_free(&t);
+  scan_rows(ds, cols, "name = 'n125'", &t);
+  CHECK(t.nrows == 1);
+  text_table_free(&t);
+
+  json = NULL;
+  CHECK(lance_cpp_dataset_optimize_indices(ds, "id_idx", &json) == 0);
+  CHECK(json != NULL && strcmp(json, "[{\"name\":\"id_idx\",\"type\":\"BTREE\",\"outcome\":\"up_to_date\"}]") == 0);
+  lance_free_string(json);
+  CHECK(lance_dataset_version(ds) == v + 2);
+  CHECK(lance_cpp_dataset_optimize_indices(NULL, NULL, NULL) == -1);
+  CHECK_ERROR(LANCE_ERR_INVALID_ARGUMENT, "dataset must not be NULL");
   lance_dataset_close(ds);
 }
 
