@@ -638,7 +638,102 @@ class Binder {
     return out;
   }
 
+  // array_has_any(list, make_array(v, ...)) / array_has_all(...) / array_contains(list, v)
+  // (aliases array_has, list_has, list_contains, list_has_any, list_has_all), as lance 12's
+  // DataFusion answers them: a null list is NULL; a null needle matches a null item
+  // (array_contains(list, NULL) is NULL); array_has_all of no needle is TRUE, array_has_any
+  // of none FALSE. Needles are literals of the items' kind (numbers convert between int and
+  // float, as DataFusion casts them).
+  Result<BoundPtr> BindListHas(const Node& n, const std::string& fn) {
+    if (n.args.size() != 2) {
+      return PosError(n.pos, fmt::format("{}() takes 2 arguments, found {}", n.name, n.args.size()));
+    }
+    LANCE_ASSIGN_OR_RAISE(BoundPtr list, Bind(*n.args[0]));
+    const TypeId lt = list->type->id();
+    if (lt != TypeId::kList && lt != TypeId::kLargeList && lt != TypeId::kFixedSizeList) {
+      return PosError(n.args[0]->pos, fmt::format("{}() needs a list column, found {}", n.name, list->type->ToString()));
+    }
+    const DataTypePtr& item = list->type->value_type();
+    const Cat ic = CategoryOf(*item);
+    std::vector<const Node*> needles;
+    if (fn == "array_contains") {
+      needles.push_back(n.args[1].get());
+    } else {
+      const Node& arr = *n.args[1];
+      if (arr.kind != Node::Kind::kCall || (arr.name != "make_array" && arr.name != "make_list")) {
+        return PosError(arr.pos, fmt::format("{}() needs make_array(value, ...) as its second argument", n.name));
+      }
+      for (const auto& a : arr.args) needles.push_back(a.get());
+    }
+    InSet set;
+    switch (ic) {
+      case Cat::kString: set.domain = Domain::kString; break;
+      case Cat::kBool: set.domain = Domain::kBool; break;
+      case Cat::kInt: set.domain = Domain::kInt; break;
+      case Cat::kFloat: set.domain = Domain::kFloat; break;
+      default:
+        return PosError(n.args[0]->pos, fmt::format("{}() on a list of {} is not supported (strings, numbers and "
+                                                    "booleans are)",
+                                                    n.name, item->ToString()));
+    }
+    std::vector<Scalar> values;
+    for (const Node* a : needles) {
+      LANCE_ASSIGN_OR_RAISE(BoundPtr v, Bind(*a));
+      if (v->kind != BoundNode::Kind::kLiteral) {
+        return PosError(a->pos, fmt::format("{}() compares with literal values only", n.name));
+      }
+      const Cat vc = CategoryOf(*v->type);
+      if (vc == Cat::kNull || !v->literal.valid) {
+        set.has_null = true;
+        continue;
+      }
+      const bool numbers = IsNumber(vc) && (ic == Cat::kInt || ic == Cat::kFloat);
+      if (vc != ic && !numbers) {
+        return PosError(a->pos, fmt::format("{}() compares items of {} with {}", n.name, item->ToString(),
+                                            v->type->ToString()));
+      }
+      if (vc == Cat::kFloat && ic == Cat::kInt) set.domain = Domain::kFloat;  // 5.0 matches 5, 5.5 nothing
+      values.push_back(v->literal);
+    }
+    if (fn == "array_contains" && set.has_null) return NullLiteral(boolean());
+    for (const Scalar& v : values) {
+      switch (set.domain) {
+        case Domain::kString: set.strings.push_back(v.s); break;
+        case Domain::kBool: set.keys.push_back(v.b ? 1 : 0); break;
+        case Domain::kFloat: {
+          const TypeId id = v.type->id();
+          set.keys.push_back(FloatKey(id == TypeId::kDouble || id == TypeId::kFloat ? v.d : static_cast<double>(v.i)));
+          break;
+        }
+        default: set.keys.push_back(v.i); break;
+      }
+    }
+    set.Finish();
+    const bool all = fn == "array_has_all";
+    if (set.keys.empty() && set.strings.empty() && !set.has_null) {
+      auto out = Make(BoundNode::Kind::kLiteral, boolean());
+      out->literal.type = boolean();
+      out->literal.valid = true;
+      out->literal.b = all;
+      return out;
+    }
+    BoundPtr out = Make(BoundNode::Kind::kListHas, boolean(), std::move(list));
+    out->name = all ? "array_has_all" : "array_has_any";
+    out->in_set = std::move(set);
+    return out;
+  }
+
   Result<BoundPtr> BindCall(const Node& n) {
+    {
+      static const std::pair<const char*, const char*> kListFunctions[] = {
+          {"array_has_any", "array_has_any"}, {"list_has_any", "array_has_any"},
+          {"array_has_all", "array_has_all"}, {"list_has_all", "array_has_all"},
+          {"array_contains", "array_contains"}, {"array_has", "array_contains"},
+          {"list_has", "array_contains"},     {"list_contains", "array_contains"}};
+      for (const auto& [alias, fn] : kListFunctions) {
+        if (n.name == alias) return BindListHas(n, fn);
+      }
+    }
     std::vector<BoundPtr> args;
     for (const auto& a : n.args) {
       LANCE_ASSIGN_OR_RAISE(BoundPtr b, Bind(*a));
@@ -707,7 +802,8 @@ class Binder {
       }
     } else {
       return PosError(n.pos, fmt::format("unknown function '{}' (known: lower, upper, length, "
-                                         "char_length, abs, coalesce, contains, starts_with, ends_with)",
+                                         "char_length, abs, coalesce, contains, starts_with, ends_with, "
+                                         "array_has_any, array_has_all, array_contains)",
                                          n.name));
     }
     BoundPtr out = Make(BoundNode::Kind::kCall, type);

@@ -24,8 +24,10 @@ struct BoundNode {
   ~BoundNode();  // frees the subtree without recursion (evaluator.cc)
 
   enum class Kind : uint8_t {
-    kLiteral, kColumn, kField, kCompare, kLogic, kNot, kNeg, kArith, kIn, kIs, kLike, kCast, kCall
-  };  // kLogic: n-ary AND / OR (args.size() >= 2); kArith: binary, chains left-deep
+    kLiteral, kColumn, kField, kCompare, kLogic, kNot, kNeg, kArith, kIn, kIs, kLike, kCast, kCall,
+    kListHas
+  };  // kLogic: n-ary AND / OR (args.size() >= 2); kArith: binary, chains left-deep;
+      // kListHas: array_has_any / array_has_all (name) of args[0], a list, over in_set
   Kind kind = Kind::kLiteral;
   DataTypePtr type;
   Op op = Op::kEq;

@@ -243,6 +243,10 @@ Result<Datum> Eval(const BoundNode& b, const RecordBatch& batch, int depth) {
       }
       return d;
     }
+    case BoundNode::Kind::kListHas: {
+      LANCE_ASSIGN_OR_RAISE(Datum x, arg(0));
+      return ListHasKernel(b.in_set, b.name == "array_has_all", x, n);
+    }
     case BoundNode::Kind::kCall: {
       std::vector<Datum> args;
       for (size_t k = 0; k < b.args.size(); ++k) {

@@ -383,6 +383,46 @@ TEST(ExprEval, Decimal256) {
   EXPECT_EQ(eval("CAST(w AS DECIMAL(76, 2)) = w"), "[true,true,null,true]");
 }
 
+// The label-list functions as lance 12 (DataFusion) answers them, checked from node on the same
+// lists: a null list is NULL; null items match only a NULL needle; array_contains(l, NULL) is
+// NULL; no needle: array_has_all TRUE (even for a null list), array_has_any FALSE; int items
+// compare with float needles by value.
+TEST(ExprEval, LabelListFunctions) {
+  auto sch = schema({field("tags", list(field("item", utf8()))), field("nums", list(field("item", int32()))),
+                     field("fixed", fixed_size_list(field("item", int64()), 2))});
+  auto batch = ReadJsonLines(R"({"tags":["t1"],"nums":[0],"fixed":[1,2]}
+{"tags":["t1",null],"nums":[1,null],"fixed":[3,null]}
+{"tags":[null],"nums":[null],"fixed":null}
+{"tags":[],"nums":[],"fixed":[5,5]}
+{"tags":null,"nums":null,"fixed":[6,7]}
+{"tags":["t2","t4"],"nums":[5,5],"fixed":[1,1]}
+{"tags":["t0","t2","t2"],"nums":[6,6,6],"fixed":[2,1]}
+)", sch);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto eval = [&](const std::string& text) { return Eval(text, *batch, sch); };
+  EXPECT_EQ(eval("array_has_any(tags, make_array('t1', 't4'))"), "[true,true,false,false,null,true,false]");
+  EXPECT_EQ(eval("NOT array_has_any(tags, make_array('t1', 't4'))"), "[false,false,true,true,null,false,true]");
+  EXPECT_EQ(eval("array_has_all(tags, make_array('t0', 't2'))"), "[false,false,false,false,null,false,true]");
+  EXPECT_EQ(eval("array_has_all(tags, make_array('t2', 't2'))"), "[false,false,false,false,null,true,true]");
+  EXPECT_EQ(eval("array_contains(tags, 't1')"), "[true,true,false,false,null,false,false]");
+  EXPECT_EQ(eval("array_has(tags, 't1') = list_contains(tags, 't1')"), "[true,true,true,true,null,true,true]");
+  EXPECT_EQ(eval("array_contains(tags, NULL)"), "[null,null,null,null,null,null,null]");
+  EXPECT_EQ(eval("array_has_any(tags, make_array('t1', NULL))"), "[true,true,true,false,null,false,false]");
+  EXPECT_EQ(eval("array_has_all(tags, make_array('t1', NULL))"), "[false,true,false,false,null,false,false]");
+  EXPECT_EQ(eval("array_has_all(tags, make_array())"), "[true,true,true,true,true,true,true]");
+  EXPECT_EQ(eval("list_has_any(tags, make_list())"), "[false,false,false,false,false,false,false]");
+  EXPECT_EQ(eval("array_contains(nums, 5)"), "[false,false,false,false,null,true,false]");
+  EXPECT_EQ(eval("array_contains(nums, 5.0)"), "[false,false,false,false,null,true,false]");
+  EXPECT_EQ(eval("array_contains(nums, 5.5)"), "[false,false,false,false,null,false,false]");
+  EXPECT_EQ(eval("array_has_any(nums, make_array(0, 6))"), "[true,false,false,false,null,false,true]");
+  EXPECT_EQ(eval("array_has_all(fixed, make_array(1, 2))"), "[true,false,null,false,false,false,true]");
+  EXPECT_EQ(eval("array_contains(fixed, 5) OR array_contains(fixed, 7)"), "[false,false,null,true,true,false,false]");
+  for (const char* bad : {"array_contains(tags, 5)", "array_contains(nums, 'x')", "array_has_any(tags, 't1')",
+                          "array_contains(nums)", "array_has_any(tags, make_array(nums))", "array_contains(id, 1)"}) {
+    EXPECT_EQ(eval(bad).rfind("error:", 0), 0u) << bad << " -> " << eval(bad);
+  }
+}
+
 TEST(ExprEval, DecimalsNestedFunctions) {
   EXPECT_EQ(Eval("dec > 12"), "[true,false,null,false,true]");
   EXPECT_EQ(Eval("dec = 0.01"), "[false,false,null,true,false]");

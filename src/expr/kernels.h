@@ -50,6 +50,11 @@ struct InSet {
 };
 Result<Datum> InKernel(const InSet& set, bool negated, const Datum& a, int64_t n);
 
+// array_has_any (all = false) / array_has_all (all = true) of each list of `a` (list,
+// large_list or fixed_size_list of strings, numbers or booleans) over the needles of `set`
+// (its domain the items'; has_null: a null item matches): NULL where the list is null.
+Result<Datum> ListHasKernel(const InSet& set, bool all, const Datum& a, int64_t n);
+
 // A compiled LIKE pattern: % any run, _ one character (UTF-8), \ escapes the next character.
 class LikeMatcher {
  public:

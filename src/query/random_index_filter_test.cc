@@ -2,9 +2,11 @@
 // id, int32 / float64 / utf8 columns with nulls, several fragments, deletions before and after
 // the indexes are built, a fragment appended after them and left unindexed), random indexes
 // on its columns (BTREE, BITMAP, ZONEMAP, BLOOMFILTER with small pages and zones so that
-// lookups span many of them; NGRAM on a text column t of words, some upper-case or accented)
-// and random predicate trees (=, <, <=, >, >=, BETWEEN, IN, IS [NOT] NULL, contains(t, ..),
-// t LIKE '%..%' under AND / OR / NOT). Every filter's scan through the indexes returns
+// lookups span many of them; NGRAM on a text column t of words, some upper-case or accented;
+// LABEL_LIST on a list<utf8> column g with null lists and null items; sometimes a second index
+// on s, so that the planner must pick the one suited to each predicate) and random predicate
+// trees (=, <, <=, >, >=, BETWEEN, IN, IS [NOT] NULL, contains(t, ..), t LIKE '%..%',
+// array_has_any / array_has_all / array_contains(g, ..) under AND / OR / NOT). Every filter's scan through the indexes returns
 // exactly the rows of the scan without them (every row and column, in order) and the same
 // count. Inexact indexes must never lose a row; exact ones never add one.
 #include <gtest/gtest.h>
@@ -28,7 +30,7 @@ using index::scalar::ScalarIndexType;
 
 SchemaPtr RandomSchema() {
   return schema({field("id", int64(), false), field("a", int32()), field("f", float64()), field("s", utf8()),
-                 field("t", utf8())});
+                 field("t", utf8()), field("g", list(field("item", utf8())))});
 }
 
 const char* const kWords[] = {"alpha", "Beta", "gamma", "delta", "EPSILON", "zeta", "\u00e9ta", "theta", "io", "kappa9"};
@@ -59,6 +61,14 @@ std::string Rows(std::mt19937_64& rng, int64_t start, int64_t n) {
     std::string t;
     for (int w = 0, words = 1 + pick(3); w < words; ++w) t += (w ? (pick(2) ? " " : "-") : "") + std::string(kWords[pick(10)]);
     out += ",\"t\":" + (pick(8) == 0 ? std::string("null") : "\"" + t + "\"");
+    std::string g = pick(9) == 0 ? "null" : "[";
+    if (g == "[") {
+      for (int k = 0, labels = pick(4); k < labels; ++k) {
+        g += (k ? "," : "") + (pick(15) == 0 ? std::string("null") : "\"g" + std::to_string(pick(8)) + "\"");
+      }
+      g += "]";
+    }
+    out += ",\"g\":" + g;
     out += "}\n";
   }
   return out;
@@ -75,6 +85,13 @@ std::string Literal(std::mt19937_64& rng, const std::string& col) {
 std::string Leaf(std::mt19937_64& rng) {
   static const char* kCols[] = {"id", "a", "f", "s"};
   static const char* kOps[] = {"=", "<", "<=", ">", ">="};
+  if (rng() % 6 == 0) {
+    auto label = [&] { return "'g" + std::to_string(rng() % 9) + "'"; };  // g8: on no row
+    if (rng() % 3 == 0) return "array_contains(g, " + label() + ")";
+    std::string arr = "make_array(";
+    for (int i = 0, n = 1 + static_cast<int>(rng() % 3); i < n; ++i) arr += (i ? ", " : "") + label();
+    return std::string(rng() % 2 ? "array_has_any" : "array_has_all") + "(g, " + arr + "))";
+  }
   if (rng() % 5 == 0) {
     const std::string needle = Needle(rng);
     return rng() % 2 ? "contains(t, '" + needle + "')" : "t LIKE '%" + needle + "%'";
@@ -106,7 +123,8 @@ std::string Tree(std::mt19937_64& rng, int depth) {
   }
 }
 
-void BuildIndex(const std::string& uri, const std::string& column, ScalarIndexType type) {
+void BuildIndex(const std::string& uri, const std::string& column, ScalarIndexType type,
+                const std::string& name = "") {
   auto snap = table::Snapshot::Open(uri);
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
   index::scalar::CreateScalarIndexOptions o;
@@ -114,6 +132,7 @@ void BuildIndex(const std::string& uri, const std::string& column, ScalarIndexTy
   o.btree_batch_size = 64;
   o.rows_per_zone = 64;
   o.bloom_items = 64;
+  o.name = name;
   std::shared_ptr<const table::Snapshot> at = *snap;
   auto rows = [at](const table::Snapshot&, const std::string& col) { return CollectTrainingData(at, col); };
   auto c = index::scalar::CreateScalarIndex(**snap, column, rows, o);
@@ -125,6 +144,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
   constexpr int kFilters = 40;
   int64_t total_rows_compared = 0;
   int ngram_planned = 0;
+  int labels_planned = 0;
   for (int seed = 0; seed < kSeeds; ++seed) {
     std::mt19937_64 rng(0x5eed0000ULL + static_cast<uint64_t>(seed));
     const std::string uri = "memory://random_index_filters/t" + std::to_string(seed) + ".lance";
@@ -145,6 +165,8 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
     BuildIndex(uri, "f", float_types[rng() % 3]);
     BuildIndex(uri, "s", any_types[rng() % 4]);
     if (rng() % 4 != 0) BuildIndex(uri, "t", ScalarIndexType::kNGram);
+    if (rng() % 4 != 0) BuildIndex(uri, "g", ScalarIndexType::kLabelList);
+    if (rng() % 2 == 0) BuildIndex(uri, "s", any_types[rng() % 4], "s_second");
     // Deleted after the build (the indexes still hold these rows) and appended after it.
     ASSERT_TRUE(DeleteWhere(uri, "id % 13 = " + std::to_string(rng() % 13)).ok());
     auto more = ReadJsonLines(Rows(rng, n, 300 + static_cast<int64_t>(rng() % 400)), RandomSchema());
@@ -164,6 +186,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
       ASSERT_TRUE(sc.ok()) << filter << ": " << sc.status().ToString();
       planned += sc->Explain().find("ScalarIndexLookup") != std::string::npos;
       ngram_planned += sc->Explain().find("(NGRAM)") != std::string::npos;
+      labels_planned += sc->Explain().find("(LABEL_LIST)") != std::string::npos;
       auto with = ScanLines(*snap, o);
       o.use_index = false;
       auto without = ScanLines(*snap, o);
@@ -179,6 +202,7 @@ TEST(RandomIndexFilters, IndexedScansEqualUnindexedScans) {
   }
   EXPECT_GT(total_rows_compared, 10000);
   EXPECT_GT(ngram_planned, 20) << "too few substring filters went through an NGRAM index";
+  EXPECT_GT(labels_planned, 20) << "too few label-list filters went through a LABEL_LIST index";
 }
 
 }  // namespace

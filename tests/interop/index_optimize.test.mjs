@@ -67,7 +67,7 @@ async function checkTheirs(t, twin, rows) {
 // Our scans of `uri`: planned through the index with no fragment scanned beside it (unless
 // `unindexed`), equal to --no-index and to the twin's rows.
 async function checkOurs(uri, twin, { unindexed = false } = {}) {
-  for (const [filter, index] of FILTERS) {
+  for (const [filter, index] of [...FILTERS, ...LIST_FILTERS]) {
     const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
     assert.match(plan, new RegExp(`ScalarIndexLookup: .*@${index}\\(`), `${filter}:\n${plan}`);
     if (!unindexed) assert.doesNotMatch(plan, /FragmentScan/, `${filter}:\n${plan}`);

@@ -121,6 +121,7 @@ struct ScalarIndexCatalog::Impl {
   // functions (MatchText), not these.
   static int Suitability(const std::string& type, const IndexQuery& q) {
     if (const auto* tq = std::get_if<TextQuery>(&q)) return type == "NGRAM" && NGramNarrows(tq->substring) ? 0 : -1;
+    if (std::holds_alternative<LabelListQuery>(q)) return type == "LABEL_LIST" ? 0 : -1;
     const auto& sq = std::get<ScalarQuery>(q);
     if (type == "BTREE" || type == "BITMAP") return 0;
     if (type == "ZONEMAP") return 1;
@@ -199,9 +200,57 @@ struct ScalarIndexCatalog::Impl {
     return leaf;
   }
 
+  // array_has_any(col, make_array(v, ...)), array_has_all(...), array_contains(col, v) (and
+  // their aliases) on a list column with a LABEL_LIST index. A NULL needle (which DataFusion
+  // matches with a null item; the index never does) or none at all is left to the filter.
+  std::optional<IndexedLeaf> MatchLabelList(const expr::Node& n) const {
+    using NK = expr::Node::Kind;
+    if (n.kind != NK::kCall || n.args.size() != 2) return std::nullopt;
+    const std::string& f = n.name;
+    const bool any = f == "array_has_any" || f == "list_has_any";
+    const bool all = f == "array_has_all" || f == "list_has_all";
+    const bool one = f == "array_contains" || f == "array_has" || f == "list_has" || f == "list_contains";
+    if (!any && !all && !one) return std::nullopt;
+    const expr::Node& c = *n.args[0];
+    if (c.kind != NK::kColumn || c.path.size() != 1) return std::nullopt;
+    const int idx = schema->GetFieldIndex(c.path[0]);
+    if (idx < 0) return std::nullopt;
+    const Field& field = *schema->field(idx);
+    const TypeId lt = field.type()->id();
+    if (lt != TypeId::kList && lt != TypeId::kLargeList) return std::nullopt;
+    std::vector<const expr::Node*> needles;
+    if (one) {
+      needles.push_back(n.args[1].get());
+    } else {
+      const expr::Node& arr = *n.args[1];
+      if (arr.kind != NK::kCall || (arr.name != "make_array" && arr.name != "make_list")) return std::nullopt;
+      for (const auto& a : arr.args) needles.push_back(a.get());
+    }
+    if (needles.empty()) return std::nullopt;
+    std::vector<ScalarValue> labels;
+    for (const expr::Node* v : needles) {
+      if (v->kind != NK::kLiteral || v->literal.kind == expr::Literal::Kind::kNull) return std::nullopt;
+      auto key = KeyOf(v->literal, *field.type()->value_type());
+      if (!key || key->is_null()) return std::nullopt;
+      labels.push_back(std::move(*key));
+    }
+    IndexQuery q = all ? LabelListQuery::HasAll(std::move(labels)) : LabelListQuery::HasAny(std::move(labels));
+    size_t at = 0;
+    const Slot* slot = BestSlotFor(field.id(), q, &at);
+    if (slot == nullptr) return std::nullopt;
+    IndexedLeaf leaf;
+    leaf.column = field.name();
+    leaf.index_name = slot->info.name;
+    leaf.index_type = slot->type;
+    leaf.index_slot = at;
+    leaf.query = std::move(q);
+    return leaf;
+  }
+
   std::optional<IndexedLeaf> MatchLeaf(const expr::Node& n) const {
     using NK = expr::Node::Kind;
     if (auto text = MatchText(n)) return text;
+    if (auto labels = MatchLabelList(n)) return labels;
     auto column_of = [&](const expr::Node& c, Field const** field) -> bool {
       if (c.kind != NK::kColumn || c.path.size() != 1) return false;
       const int idx = schema->GetFieldIndex(c.path[0]);
