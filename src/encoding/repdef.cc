@@ -70,7 +70,7 @@ Result<bool> IsVisibleDefinition(const std::vector<LayerKind>& layers, uint16_t 
 Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& layers_inner_first,
                                               const std::vector<uint16_t>& rep,
                                               const std::vector<uint16_t>& def, int64_t num_rows,
-                                              int64_t num_values) {
+                                              int64_t num_values, bool general) {
   const int k = static_cast<int>(layers_inner_first.size());
   if (k == 0) return Status::Corruption("page has no repetition/definition layers");
   std::vector<LayerKind> layers(layers_inner_first.rbegin(), layers_inner_first.rend());
@@ -108,6 +108,55 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
   std::vector<DefMeaning> codes = DefinitionCodes(layers_inner_first);
   for (auto& c : codes) {
     if (c.layer >= 0) c.layer = k - 1 - c.layer;
+  }
+  if (k == 2 && num_lists == 1 && !general) {
+    // A list of leaf items (list<T>, the common nested column): the walk below, unrolled for
+    // its two layers -- the same slots, without a per-level loop over layers.
+    LayerSlots& list = out[0];
+    LayerSlots& items = out[1];
+    list.offsets.clear();  // the start of each row, then the end of the last
+    list.offsets.reserve(static_cast<size_t>(num_rows) + 1);
+    std::vector<uint8_t> list_valid, item_valid;
+    list_valid.reserve(static_cast<size_t>(num_rows));
+    item_valid.reserve(num_levels);
+    bool list_nulls = false, item_nulls = false;
+    int64_t offset = 0;
+    for (size_t i = 0; i < num_levels; ++i) {
+      const uint16_t r = rep[i];
+      const uint16_t d = def.empty() ? 0 : def[i];
+      if (r > 1) return Status::Corruption("repetition level {} at level {} but only 1 list layer", r, i);
+      if (d >= codes.size()) {
+        return Status::Corruption("definition level {} at level {} but only {} codes defined", d, i,
+                                  codes.size() - 1);
+      }
+      const bool at_list = d != 0 && codes[d].layer == 0;  // a null or empty list: no item
+      if (r == 1) {
+        list.offsets.push_back(offset);
+        const bool valid = !at_list || codes[d].empty;
+        list_valid.push_back(valid ? 1 : 0);
+        list_nulls = list_nulls || !valid;
+        if (at_list) continue;
+      } else if (list.offsets.empty()) {
+        return Status::Corruption("level {} continues a list before any list started", i);
+      }
+      // An item (a null-list code on a continued list stays an item, as in the walk below).
+      const bool valid = d == 0 || codes[d].layer != 1;
+      item_valid.push_back(valid ? 1 : 0);
+      item_nulls = item_nulls || !valid;
+      ++offset;
+    }
+    list.offsets.push_back(offset);
+    list.length = static_cast<int64_t>(list.offsets.size()) - 1;
+    items.length = offset;
+    if (list_nulls) list.validity = std::move(list_valid);
+    if (item_nulls) items.validity = std::move(item_valid);
+    if (list.length != num_rows) {
+      return Status::Corruption("levels describe {} rows, the page has {}", list.length, num_rows);
+    }
+    if (offset != num_values) {
+      return Status::Corruption("levels describe {} visible values, the page decoded {}", offset, num_values);
+    }
+    return out;
   }
   auto push_slot = [&](int j, bool valid) {
     LayerSlots& slots = out[static_cast<size_t>(j)];

@@ -55,9 +55,10 @@ Result<bool> IsVisibleDefinition(const std::vector<LayerKind>& layers, uint16_t 
 // visible values decoded for the page. Returns the layers outermost first; the last one is the
 // leaf, whose slots line up one-to-one with the visible values.
 // Errors: Corruption when the levels, row count and value count disagree.
+// `general`: always take the general walk (tests compare it with the unrolled one-list path).
 Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& layers,
                                               const std::vector<uint16_t>& rep,
                                               const std::vector<uint16_t>& def,
-                                              int64_t num_rows, int64_t num_values);
+                                              int64_t num_rows, int64_t num_values, bool general = false);
 
 }  // namespace lance::encoding
