@@ -14,7 +14,11 @@
 //         * lance 12 appends and optimizes on top; its answers and ours stay the twin's;
 //   (b) lance 12 builds BTREE / BITMAP / LABEL_LIST, deletes and runs optimize() (its compaction
 //       remaps them): we list them covering every fragment, plan through them, and return its
-//       rows (= our --no-index scans = the twin's).
+//       rows (= our --no-index scans = the twin's);
+//   (c) on two copies of one table (lance 12's BTREE / BITMAP / LABEL_LIST, our NGRAM / ZONEMAP /
+//       BLOOMFILTER, deletions) lance 12's optimize() and our compaction remap the same four
+//       kinds (its Rewrite lists them) into the same files: rows (BTree pages in order),
+//       schemas and metadata equal.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -265,6 +269,52 @@ describe('(b) lance 12 compacts and remaps its indexes; we read them', () => {
       assert.equal(theirs, await rowsOf(twin, filter), filter);
       assert.ok(theirs.length > 0, `${filter} matches rows`);
       checkOurs(uri, filter, index, theirs);
+    }
+  });
+});
+
+describe('(c) lance 12 and we remap the same indexes into the same files', () => {
+  test('row for row (BTree pages in order), with the same schemas; lance 12 lists the same four kinds', async () => {
+    const dir = scratchDir('lance-remap-same-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', scalarTable(0, 3000));
+    await t.add(scalarTable(3000, 3000));
+    await t.add(scalarTable(6000, 3000));
+    await t.createIndex('id', { config: lancedb.Index.btree() });
+    await t.createIndex('cat', { config: lancedb.Index.bitmap() });
+    await t.createIndex('tags', { config: lancedb.Index.labelList() });
+    lanceOk(['create-index', uri, 's', '--type', 'ngram']);
+    lanceOk(['create-index', uri, 'f64', '--type', 'zonemap']);
+    lanceOk(['create-index', uri, 'i32', '--type', 'bloomfilter']);
+    await t.delete('id < 6000 AND (id % 7 = 3 OR id % 50 = 0)');
+    const oursDir = scratchDir('lance-remap-same-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    // Both put the three fragments into one, fragment 3 (reserved), and remap.
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    // lance 12's Rewrite (read at v) remaps exactly the kinds ours does.
+    const theirTxn = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
+      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
+    assert.deepEqual(theirTxn.indices.map((x) => x[2]).sort(), ['/lance.table.BTreeIndexDetails',
+      '/lance.table.BitmapIndexDetails', '/lance.table.LabelListIndexDetails', '/lance.table.NGramIndexDetails']);
+    const [theirs, ours] = [byName(uri), byName(oursUri)];
+    for (const name of ['id_idx', 'cat_idx', 'tags_idx', 's_idx']) {
+      assert.deepEqual(ours[name].fragment_ids, [3], name);
+      assert.deepEqual(theirs[name].fragment_ids, [3], name);
+      assert.deepEqual(ours[name].files.map((f) => f.path), theirs[name].files.map((f) => f.path), name);
+      assert.equal(ours[name].dataset_version, theirs[name].dataset_version, name);
+      for (const { path: file } of theirs[name].files) {
+        const [a, b] = [[uri, theirs], [oursUri, ours]].map(([u, x]) => path.join(u, '_indices', x[name].uuid, file));
+        const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+        assert.ok(ra.split('\n').length > 2, `${name} ${file}: rows`);
+        // A BTree in order; bitmap keys are in hash order in lance 12's label lists.
+        if (name === 'id_idx') assert.equal(rb, ra, `${name} ${file}`);
+        else assert.equal(sortedLines(rb), sortedLines(ra), `${name} ${file}`);
+        const [sa, sb] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout).schema);
+        assert.deepEqual(sb, sa, `${name} ${file}: schema`);
+      }
     }
   });
 });
