@@ -589,5 +589,42 @@ TEST(Compaction, RemapsScalarIndexesWithoutStableRowIds) {
   EXPECT_EQ(null_lists, null_count);
 }
 
+// An index the compaction remapped that a concurrent commit drops: the Rewrite is a retryable
+// conflict (nothing published, its new segment's files removed); compacting again works and
+// leaves the table as a plain compaction does.
+TEST(Compaction, RemapRacingIndexDropIsRetryable) {
+  const std::string uri = FreshUri("compact_remap_drop");
+  {
+    TEST_ASSIGN(auto rows, RemapRows(0, 200));
+    WriteParams p;
+    p.max_rows_per_file = 50;
+    TEST_OK(WriteDataset(uri, RemapSchema(), {rows}, p).status());
+  }
+  TEST_ASSIGN(auto ds, dataset::Dataset::Open(uri));
+  TEST_ASSIGN(auto created, ds->CreateScalarIndex("id"));
+  TEST_OK(ds->Delete("id % 9 = 1").status());
+  TEST_ASSIGN(auto before, Rows(uri));
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  TEST_ASSIGN(auto dirs_before, loc.store()->List(loc.Path("_indices") + "/"));
+  CompactionOptions o = Target(1000);
+  o.commit.handler = std::make_shared<RacingHandler>([&] {
+    TEST_ASSIGN(auto other, dataset::Dataset::Open(uri));
+    ASSERT_TRUE(other->DropIndex("id_idx").ok());
+  });
+  auto st = ds->Compact(o).status();
+  ASSERT_TRUE(st.IsCommitConflict()) << st.ToString();
+  EXPECT_TRUE(st.IsRetryable()) << st.ToString();
+  EXPECT_NE(st.message().find(created.info.uuid), std::string::npos) << st.ToString();
+  TEST_ASSIGN(auto dirs_after, loc.store()->List(loc.Path("_indices") + "/"));
+  EXPECT_EQ(dirs_after.size(), dirs_before.size());  // the remapped segment's files are gone
+  TEST_ASSIGN(auto fresh, dataset::Dataset::Open(uri));
+  EXPECT_TRUE(fresh->snapshot()->manifest().indices.empty());
+  EXPECT_EQ(fresh->snapshot()->manifest().fragments.size(), 4u);
+  TEST_ASSIGN(CompactionResult r, fresh->Compact(Target(1000)));
+  EXPECT_EQ(r.fragments_removed, 4u);
+  TEST_ASSIGN(auto after, Rows(uri));
+  EXPECT_EQ(after, before);
+}
+
 }  // namespace
 }  // namespace lance::table
