@@ -1,8 +1,9 @@
 // Compaction (Dataset::Compact, operations.h): plan groups of adjacent small or
 // deletion-heavy fragments of the handle's version, read each group's live rows through the
 // query layer (a Scanner of the group's fragments with _rowid), write them with table's
-// fragment writer, commit one Rewrite transaction. Without stable row ids the scalar indexes
-// lance 12 remaps (index/scalar/remap.h) are remapped first, as lance 12 does: the new
+// fragment writer, commit one Rewrite transaction. Without stable row ids the scalar and IVF
+// indexes lance 12 remaps (index/scalar/remap.h, index/vector/remap.h) are remapped first, as
+// lance 12 does: the new
 // fragments' ids are reserved (a ReserveFragments commit), each index covering a rewritten
 // group is rewritten into a new segment with the rows' new addresses, and the Rewrite lists
 // them (rewritten_indices).
@@ -17,6 +18,7 @@
 #include "lance/dataset/dataset.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/remap.h"
+#include "lance/index/vector/remap.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/snapshot.h"
@@ -34,12 +36,15 @@ using table::Transaction;
 namespace {
 
 // The indexes of `tm` a compaction of the fragments `rewritten` remaps: the kinds lance 12
-// remaps, with a fragment bitmap naming one of those fragments.
+// remaps that this library remaps too, with a fragment bitmap naming one of those fragments.
 std::vector<size_t> IndexesToRemap(const Manifest& tm, const std::vector<uint64_t>& rewritten) {
   std::vector<size_t> out;
   for (size_t k = 0; k < tm.indices.size(); ++k) {
     const IndexInfo& x = tm.indices[k];
-    if (!x.has_fragment_bitmap || !index::scalar::RemappedOnCompaction(x)) continue;
+    if (!x.has_fragment_bitmap ||
+        (!index::scalar::RemappedOnCompaction(x) && !index::vector::RemappedOnCompaction(x))) {
+      continue;
+    }
     bool hit = false;
     for (uint64_t id : rewritten) {
       hit = hit || std::binary_search(x.fragment_ids.begin(), x.fragment_ids.end(), static_cast<uint32_t>(id));
@@ -149,20 +154,48 @@ Result<std::vector<Transaction::RewrittenIndex>> RemapIndexes(
     const std::string uuid = index::NewIndexUuid();
     auto from = index::OpenIndexStore(ds.location(), info);
     auto to = index::IndexStore::Make(staged->store(), index::IndexDirectory(ds.location(), uuid));
-    auto remapped = index::scalar::RemapScalarIndex(info, *from, *to, map);
-    if (!remapped.ok()) {
-      return remapped.status().WithContext(fmt::format("compaction: remapping index '{}' ({})", info.name, info.uuid));
-    }
-    LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
-    for (const auto& f : written) staged->Record(f.path);
-    Transaction::RewrittenIndex& ri = out.emplace_back();
+    Transaction::RewrittenIndex ri;
     ri.old_id = info.uuid;
     ri.new_id = uuid;
     ri.has_new_index_details = true;
-    ri.new_index_details_type_url = remapped->details_type_url;
-    ri.new_index_details = remapped->details;
-    ri.new_index_version = static_cast<uint32_t>(remapped->index_version);
-    ri.new_index_files = remapped->files;
+    Status st;
+    if (index::vector::RemappedOnCompaction(info)) {
+      // IVF: the same details and version; the files as the old segment lists them.
+      auto files = index::vector::RemapIvfIndex(from, *to, map);
+      if (files.ok()) {
+        ri.new_index_details_type_url = info.details_type_url;
+        ri.new_index_details = info.details;
+        ri.new_index_version = static_cast<uint32_t>(info.index_version.value_or(0));
+        for (const auto& f : info.files) {
+          for (const auto& w : *files) {
+            if (w.path == f.path) ri.new_index_files.push_back(w);
+          }
+        }
+        if (info.files.empty()) ri.new_index_files = *files;
+      }
+      st = files.status();
+    } else {
+      auto remapped = index::scalar::RemapScalarIndex(info, *from, *to, map);
+      if (remapped.ok()) {
+        ri.new_index_details_type_url = remapped->details_type_url;
+        ri.new_index_details = remapped->details;
+        ri.new_index_version = static_cast<uint32_t>(remapped->index_version);
+        ri.new_index_files = remapped->files;
+      }
+      st = remapped.status();
+    }
+    LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
+    if (st.IsNotSupported()) {
+      // A layout not remapped here (an HNSW or RQ index, an older vector format): the index
+      // stays as it is, and what was written of its copy goes.
+      for (const auto& f : written) LANCE_RETURN_NOT_OK(staged->store()->Delete(f.path));
+      continue;
+    }
+    for (const auto& f : written) staged->Record(f.path);
+    if (!st.ok()) {
+      return st.WithContext(fmt::format("compaction: remapping index '{}' ({})", info.name, info.uuid));
+    }
+    out.push_back(std::move(ri));
   }
   staged->RecordDirectory(ds.location().Path("_indices"));
   return out;

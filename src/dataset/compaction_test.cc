@@ -21,6 +21,8 @@
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/scalar/scalar_index.h"
+#include "lance/index/vector/ivf_builder.h"
+#include "lance/index/vector/ivf_index.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/versions.h"
 #include "table_fixtures/evolve_test_util.h"
@@ -624,6 +626,119 @@ TEST(Compaction, RemapRacingIndexDropIsRetryable) {
   EXPECT_EQ(r.fragments_removed, 4u);
   TEST_ASSIGN(auto after, Rows(uri));
   EXPECT_EQ(after, before);
+}
+
+// IVF_FLAT, IVF_SQ and IVF_PQ are remapped too (as lance 12 does): every live row of the covered
+// fragments, at its new address, in the partition it was in, with the stored vector / code it had;
+// the deleted ones gone; the IVF partition table and centroids consistent. IVF_HNSW_SQ (graphs
+// over partition positions) is left as it was.
+TEST(Compaction, RemapsIvfIndexesWithoutStableRowIds) {
+  const std::string uri = FreshUri("compact_remap_ivf");
+  auto vschema = schema({field("id", int64(), false), field("v", fixed_size_list(field("item", float32()), 4))});
+  {
+    std::string json = "[";
+    for (int id = 0; id < 600; ++id) {
+      json += fmt::format("{}{{\"id\":{},\"v\":[{},{},{}.5,1]}}", id ? "," : "", id, id % 7, id % 3, id / 10);
+    }
+    TEST_ASSIGN(auto rows, RecordBatchFromJSON(vschema, json + "]"));
+    WriteParams p;
+    p.max_rows_per_file = 150;  // fragments 0..3
+    TEST_OK(WriteDataset(uri, vschema, {rows}, p).status());
+  }
+  TEST_ASSIGN(auto ds, dataset::Dataset::Open(uri));
+  using index::vector::IndexKind;
+  const std::vector<std::pair<std::string, IndexKind>> kinds = {
+      {"flat_idx", IndexKind::kIvfFlat}, {"sq_idx", IndexKind::kIvfSq}, {"pq_idx", IndexKind::kIvfPq},
+      {"hnsw_idx", IndexKind::kIvfHnswSq}};
+  for (const auto& [name, kind] : kinds) {
+    index::vector::IvfBuildOptions o;
+    o.kind = kind;
+    o.name = name;
+    o.num_partitions = 3;
+    o.num_sub_vectors = 2;
+    TEST_OK(ds->CreateVectorIndex("v", o).status());
+  }
+  TEST_OK(ds->Delete("id % 4 = 1 OR (id >= 200 AND id < 260)").status());
+  TEST_ASSIGN(ds, dataset::Dataset::Open(uri));
+  const std::vector<IndexInfo> old_indices = ds->snapshot()->manifest().indices;
+  TEST_ASSIGN(auto loc, TableLocation::FromUri(uri));
+  // Old address -> (id) of every live row, and id -> new address after.
+  auto addresses = [&](const dataset::Dataset& d) -> Result<std::map<int64_t, uint64_t>> {
+    query::ScanOptions o;
+    o.columns = {"id"};
+    o.with_row_addr = true;
+    o.batch_size = kWholeFragment;
+    LANCE_ASSIGN_OR_RAISE(auto scanner, d.NewScan(o));
+    LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
+    LANCE_ASSIGN_OR_RAISE(auto batches, reader->ReadAll());
+    std::map<int64_t, uint64_t> out;
+    for (const auto& b : batches) {
+      for (int64_t r = 0; r < b->num_rows(); ++r) out[b->column(0)->Values<int64_t>()[r]] = b->column(1)->Values<uint64_t>()[r];
+    }
+    return out;
+  };
+  TEST_ASSIGN(auto before, addresses(*ds));
+  TEST_ASSIGN(CompactionResult r, ds->Compact(Target(1000)));
+  EXPECT_EQ(r.fragments_removed, 4u);
+  TEST_ASSIGN(ds, dataset::Dataset::Open(uri));
+  TEST_ASSIGN(auto after, addresses(*ds));
+  ASSERT_EQ(after.size(), before.size());
+  const Manifest& m = ds->snapshot()->manifest();
+  ASSERT_EQ(m.fragments.size(), 1u);
+  const uint32_t new_fragment = static_cast<uint32_t>(m.fragments[0].id);
+  ASSERT_EQ(m.indices.size(), old_indices.size());
+  for (size_t k = 0; k < m.indices.size(); ++k) {
+    const IndexInfo& a = old_indices[k];
+    const IndexInfo& b = m.indices[k];
+    if (b.name == "hnsw_idx") {
+      EXPECT_EQ(b.uuid, a.uuid);
+      EXPECT_EQ(b.fragment_ids, a.fragment_ids);
+      continue;
+    }
+    EXPECT_NE(b.uuid, a.uuid) << b.name;
+    EXPECT_EQ(b.fragment_ids, std::vector<uint32_t>{new_fragment}) << b.name;
+    EXPECT_EQ(b.details, a.details) << b.name;
+    EXPECT_EQ(b.index_version, a.index_version) << b.name;
+    TEST_ASSIGN(auto old_index, index::vector::IvfIndex::Open(loc.store(), index::IndexDirectory(loc, a.uuid)));
+    TEST_ASSIGN(auto new_index, index::vector::IvfIndex::Open(loc.store(), index::IndexDirectory(loc, b.uuid)));
+    ASSERT_EQ(new_index->kind(), old_index->kind()) << b.name;
+    EXPECT_EQ(new_index->ivf().centroids, old_index->ivf().centroids) << b.name;
+    // Where each old row went: (partition, vector or code) by its new address.
+    std::map<uint64_t, int64_t> id_at;  // old address -> id
+    for (const auto& [id, addr] : before) id_at[addr] = id;
+    std::map<uint64_t, std::pair<size_t, std::vector<uint8_t>>> want;
+    const auto& oivf = old_index->ivf();
+    for (size_t p = 0; p < oivf.num_partitions(); ++p) {
+      for (uint64_t i = oivf.offsets[p]; i < oivf.offsets[p] + oivf.lengths[p]; ++i) {
+        auto it = id_at.find(old_index->row_ids()[i]);
+        if (it == id_at.end()) continue;  // deleted
+        std::vector<uint8_t> bytes;
+        if (old_index->pq()) {
+          bytes.assign(old_index->code(i), old_index->code(i) + old_index->pq()->num_sub_vectors);
+        } else if (old_index->kind() == IndexKind::kIvfFlat) {
+          const auto* v = reinterpret_cast<const uint8_t*>(old_index->stored_vector(i));
+          bytes.assign(v, v + 4 * old_index->dim());
+        }
+        want[after.at(it->second)] = {p, bytes};
+      }
+    }
+    std::map<uint64_t, std::pair<size_t, std::vector<uint8_t>>> got;
+    const auto& nivf = new_index->ivf();
+    for (size_t p = 0; p < nivf.num_partitions(); ++p) {
+      for (uint64_t i = nivf.offsets[p]; i < nivf.offsets[p] + nivf.lengths[p]; ++i) {
+        std::vector<uint8_t> bytes;
+        if (new_index->pq()) {
+          bytes.assign(new_index->code(i), new_index->code(i) + new_index->pq()->num_sub_vectors);
+        } else if (new_index->kind() == IndexKind::kIvfFlat) {
+          const auto* v = reinterpret_cast<const uint8_t*>(new_index->stored_vector(i));
+          bytes.assign(v, v + 4 * new_index->dim());
+        }
+        got[new_index->row_ids()[i]] = {p, bytes};
+      }
+    }
+    EXPECT_EQ(got.size(), after.size()) << b.name;
+    EXPECT_TRUE(got == want) << b.name;
+  }
 }
 
 }  // namespace

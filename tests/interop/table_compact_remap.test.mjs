@@ -18,7 +18,9 @@
 //   (c) on two copies of one table (lance 12's BTREE / BITMAP / LABEL_LIST, our NGRAM / ZONEMAP /
 //       BLOOMFILTER, deletions) lance 12's optimize() and our compaction remap the same four
 //       kinds (its Rewrite lists them) into the same files: rows (BTree pages in order),
-//       schemas and metadata equal.
+//       schemas and metadata equal;
+//   (d) the same for an IVF_PQ index lance 12 built: the segment its Rewrite writes and ours
+//       have the same auxiliary.idx and index.idx (rows in order, schemas, global buffers).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +31,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { canonicalLines } from './lib/canonical.mjs';
 import { lanceOk, scratchDir } from './lib/cli.mjs';
 import { sortedLines } from './lib/inexact_index.mjs';
+import { indexedRows } from './lib/indexed_rows.mjs';
 import { scalarTable } from './lib/scalar_rows.mjs';
 
 // [column, our --type, extra flags, lance 12's plan name, remapped by a compaction]
@@ -316,5 +319,42 @@ describe('(c) lance 12 and we remap the same indexes into the same files', () =>
         assert.deepEqual(sb, sa, `${name} ${file}: schema`);
       }
     }
+  });
+});
+
+describe('(d) lance 12 and we remap the same IVF_PQ index into the same files', () => {
+  test('auxiliary.idx and index.idx row for row, in order, with the same schemas', async () => {
+    const dir = scratchDir('lance-remap-ivf-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', indexedRows(0, 300));
+    await t.add(indexedRows(300, 300));
+    await t.add(indexedRows(600, 300));
+    await t.createIndex('vec', { config: lancedb.Index.ivfPq({ numPartitions: 2, numSubVectors: 2 }) });
+    await t.delete('id < 600 AND id % 5 = 3');
+    const oursDir = scratchDir('lance-remap-ivf-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    const old = byName(uri).vec_idx;
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    // The segment lance 12's Rewrite made (its optimize() may build another one after it).
+    const rewrite = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
+      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
+    const [[oldId, theirUuid]] = rewrite.indices;
+    assert.equal(oldId, old.uuid);
+    const ours = byName(oursUri).vec_idx;
+    assert.notEqual(ours.uuid, old.uuid);
+    assert.deepEqual(ours.fragment_ids, [3]);
+    assert.deepEqual([ours.details, ours.index_version, ours.dataset_version], [old.details, old.index_version, old.dataset_version]);
+    for (const file of ['auxiliary.idx', 'index.idx']) {
+      const [a, b] = [path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file)];
+      const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+      assert.equal(rb, ra, file);
+      const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
+      assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
+      assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
+    }
+    assert.ok(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length > 700);
   });
 });

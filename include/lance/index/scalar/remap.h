@@ -11,7 +11,8 @@
 //   NGRAM       every token's posting list remapped;
 //   ZONEMAP, BLOOMFILTER  not remapped (lance 12's can_remap is false): the compaction leaves
 //               them as they are, covering the fragments they covered.
-// Full-text, FM and vector indexes are not remapped here either (see src/index/README.md).
+// IVF vector indexes are remapped by index/vector/remap.h (with this RowAddressMap); full-text
+// and FM indexes are not remapped yet (see src/index/README.md).
 #pragma once
 
 #include <cstdint>
