@@ -19,8 +19,9 @@
 //       BLOOMFILTER, deletions) lance 12's optimize() and our compaction remap the same four
 //       kinds (its Rewrite lists them) into the same files: rows (BTree pages in order),
 //       schemas and metadata equal;
-//   (d) the same for an IVF_PQ index lance 12 built: the segment its Rewrite writes and ours
-//       have the same auxiliary.idx and index.idx (rows in order, schemas, global buffers).
+//   (d) the same for an IVF_PQ and an IVF_FLAT index lance 12 built: the segment its Rewrite
+//       writes and ours have the same auxiliary.idx and index.idx (rows in order, schemas,
+//       global buffers).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -322,14 +323,16 @@ describe('(c) lance 12 and we remap the same indexes into the same files', () =>
   });
 });
 
-describe('(d) lance 12 and we remap the same IVF_PQ index into the same files', () => {
-  test('auxiliary.idx and index.idx row for row, in order, with the same schemas', async () => {
+describe('(d) lance 12 and we remap the same IVF index into the same files', () => {
+  for (const [kind, config] of [['IVF_PQ', () => lancedb.Index.ivfPq({ numPartitions: 2, numSubVectors: 2 })],
+                                ['IVF_FLAT', () => lancedb.Index.ivfFlat({ numPartitions: 2 })]]) {
+  test(`${kind}: auxiliary.idx and index.idx row for row, in order, with the same schemas`, async () => {
     const dir = scratchDir('lance-remap-ivf-');
     const uri = path.join(dir, 't.lance');
     const t = await (await lancedb.connect(dir)).createTable('t', indexedRows(0, 300));
     await t.add(indexedRows(300, 300));
     await t.add(indexedRows(600, 300));
-    await t.createIndex('vec', { config: lancedb.Index.ivfPq({ numPartitions: 2, numSubVectors: 2 }) });
+    await t.createIndex('vec', { config: config() });
     await t.delete('id < 600 AND id % 5 = 3');
     const oursDir = scratchDir('lance-remap-ivf-ours-');
     fs.cpSync(dir, oursDir, { recursive: true });
@@ -355,6 +358,8 @@ describe('(d) lance 12 and we remap the same IVF_PQ index into the same files', 
       assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
       assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
     }
+    assert.equal(ours.type, kind);
     assert.ok(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length > 700);
   });
+  }
 });
