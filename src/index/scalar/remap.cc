@@ -82,6 +82,10 @@ Result<TrainedIndex> RemapBTree(IndexStore& from, IndexStore& to, const RowAddre
       }
       batch_size = v;
     }
+    if (auto rp = meta->Get("range_partitioned"); rp && *rp != "false") {
+      // A layout of several page files this library neither reads nor writes: left as it is.
+      return Status::NotSupported("{}: range_partitioned = '{}'", from.PathOf(kBTreeLookupFile), *rp);
+    }
   }
   LANCE_ASSIGN_OR_RAISE(auto pages, from.OpenFile(kBTreePagesFile));
   const auto& schema = pages->schema();

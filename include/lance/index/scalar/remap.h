@@ -53,8 +53,9 @@ bool RemappedOnCompaction(const table::IndexInfo& info);
 
 // Writes the remapped copy of the segment `info` (read from `from`) into `to` and returns its
 // files, details and index version (those of the old segment's type).
-// Errors: NotSupported (RemappedOnCompaction is false), Corruption (a damaged index file,
-// naming it), IOError.
+// Errors: NotSupported (RemappedOnCompaction is false, or a layout this library does not
+// write, such as a range-partitioned BTree: the compaction then leaves the index as it is),
+// Corruption (a damaged index file, naming it), IOError.
 Result<TrainedIndex> RemapScalarIndex(const table::IndexInfo& info, IndexStore& from, IndexStore& to,
                                       const RowAddressMap& map);
 
