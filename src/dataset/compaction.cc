@@ -1,15 +1,24 @@
 // Compaction (Dataset::Compact, operations.h): plan groups of adjacent small or
 // deletion-heavy fragments of the handle's version, read each group's live rows through the
 // query layer (a Scanner of the group's fragments with _rowid), write them with table's
-// fragment writer, commit one Rewrite transaction.
+// fragment writer, commit one Rewrite transaction. Without stable row ids the scalar and IVF
+// indexes lance 12 remaps (index/scalar/remap.h, index/vector/remap.h) are remapped first, as
+// lance 12 does: the new
+// fragments' ids are reserved (a ReserveFragments commit), each index covering a rewritten
+// group is rewritten into a new segment with the rows' new addresses, and the Rewrite lists
+// them (rewritten_indices).
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/index_metadata.h"
+#include "lance/index/scalar/remap.h"
+#include "lance/index/vector/remap.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/snapshot.h"
@@ -25,6 +34,39 @@ using table::Snapshot;
 using table::Transaction;
 
 namespace {
+
+// The indexes of `tm` a compaction of the fragments `rewritten` remaps: the kinds lance 12
+// remaps that this library remaps too, with a fragment bitmap naming one of those fragments.
+std::vector<size_t> IndexesToRemap(const Manifest& tm, const std::vector<uint64_t>& rewritten) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < tm.indices.size(); ++k) {
+    const IndexInfo& x = tm.indices[k];
+    if (!x.has_fragment_bitmap ||
+        (!index::scalar::RemappedOnCompaction(x) && !index::vector::RemappedOnCompaction(x))) {
+      continue;
+    }
+    bool hit = false;
+    for (uint64_t id : rewritten) {
+      hit = hit || std::binary_search(x.fragment_ids.begin(), x.fragment_ids.end(), static_cast<uint32_t>(id));
+    }
+    if (hit) out.push_back(k);
+  }
+  return out;
+}
+
+// Reserves `n` fragment ids with a ReserveFragments commit (as lance 12 does before it remaps
+// indexes: the remapped files name the new fragments) and returns the first.
+Result<uint64_t> ReserveFragmentIds(const table::TableLocation& location, uint64_t read_version, uint32_t n,
+                                    const table::CommitOptions& options) {
+  Transaction txn;
+  txn.read_version = read_version;
+  txn.operation = Transaction::ReserveFragments{n, {}};
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci, table::CommitTransaction(location, std::move(txn), options));
+  if (!ci.manifest || !ci.manifest->max_fragment_id || *ci.manifest->max_fragment_id + 1 < n) {
+    return Status::Internal("compaction: the ReserveFragments commit (version {}) reserved no ids", ci.version);
+  }
+  return static_cast<uint64_t>(*ci.manifest->max_fragment_id) + 1 - n;
+}
 
 // Stable row ids: the created-at and last-updated-at versions of the live rows of the old
 // fragments at `positions` (scan order), cut along `fragments` (their new home, in the same
@@ -59,6 +101,104 @@ Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
     return Status::Internal("compaction: {} live rows read, {} written", created.size(), pos);
   }
   return Status::OK();
+}
+
+// Without stable row ids: reserves the ids of the new fragments of `rw` (set in place), maps
+// every old address of the rewritten fragments to its new one (the rows of group g were
+// written in the order of `addresses[g]`; rows not read were deleted) and writes the remapped
+// copy of each index `to_remap` (positions in the manifest) into a new segment through
+// `staged`. Returns what the Rewrite lists for them.
+Result<std::vector<Transaction::RewrittenIndex>> RemapIndexes(
+    const Snapshot& ds, const std::vector<std::vector<size_t>>& groups,
+    const std::vector<std::vector<uint64_t>>& addresses, const std::vector<size_t>& to_remap,
+    const table::CommitOptions& commit, Transaction::Rewrite* rw, table::StagedFiles* staged) {
+  const Manifest& tm = ds.manifest();
+  uint32_t n = 0;
+  for (const auto& g : rw->groups) n += static_cast<uint32_t>(g.new_fragments.size());
+  uint64_t next = 0;
+  if (n > 0) {
+    LANCE_ASSIGN_OR_RAISE(next, ReserveFragmentIds(ds.location(), ds.version(), n, commit));
+  }
+  index::scalar::RowAddressMap map;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    std::map<uint32_t, std::vector<uint64_t>> moved;
+    for (size_t i : groups[gi]) {
+      const FragmentInfo& f = tm.fragments[i];
+      moved[static_cast<uint32_t>(f.id)].assign(static_cast<size_t>(f.physical_rows),
+                                                index::scalar::RowAddressMap::kRemoved);
+    }
+    const std::vector<uint64_t>& old = addresses[gi];
+    size_t pos = 0;
+    for (FragmentInfo& nf : rw->groups[gi].new_fragments) {
+      nf.id = next++;
+      for (uint64_t off = 0; off < nf.physical_rows; ++off, ++pos) {
+        if (pos >= old.size()) {
+          return Status::Internal("compaction: {} rows read from group {}, more written", old.size(), gi);
+        }
+        auto it = moved.find(static_cast<uint32_t>(old[pos] >> 32));
+        const uint64_t offset = old[pos] & 0xffffffffULL;
+        if (it == moved.end() || offset >= it->second.size()) {
+          return Status::Internal("compaction: row address {} read is not in group {}", old[pos], gi);
+        }
+        it->second[offset] = (nf.id << 32) | off;
+      }
+    }
+    if (pos != old.size()) {
+      return Status::Internal("compaction: {} rows read from group {}, {} written", old.size(), gi, pos);
+    }
+    for (auto& [id, to] : moved) map.SetFragment(id, std::move(to));
+  }
+  std::vector<Transaction::RewrittenIndex> out;
+  for (size_t k : to_remap) {
+    const IndexInfo& info = tm.indices[k];
+    const std::string uuid = index::NewIndexUuid();
+    auto from = index::OpenIndexStore(ds.location(), info);
+    auto to = index::IndexStore::Make(staged->store(), index::IndexDirectory(ds.location(), uuid));
+    Transaction::RewrittenIndex ri;
+    ri.old_id = info.uuid;
+    ri.new_id = uuid;
+    ri.has_new_index_details = true;
+    Status st;
+    if (index::vector::RemappedOnCompaction(info)) {
+      // IVF: the same details and version; the files as the old segment lists them.
+      auto files = index::vector::RemapIvfIndex(from, *to, map);
+      if (files.ok()) {
+        ri.new_index_details_type_url = info.details_type_url;
+        ri.new_index_details = info.details;
+        ri.new_index_version = static_cast<uint32_t>(info.index_version.value_or(0));
+        for (const auto& f : info.files) {
+          for (const auto& w : *files) {
+            if (w.path == f.path) ri.new_index_files.push_back(w);
+          }
+        }
+        if (info.files.empty()) ri.new_index_files = *files;
+      }
+      st = files.status();
+    } else {
+      auto remapped = index::scalar::RemapScalarIndex(info, *from, *to, map);
+      if (remapped.ok()) {
+        ri.new_index_details_type_url = remapped->details_type_url;
+        ri.new_index_details = remapped->details;
+        ri.new_index_version = static_cast<uint32_t>(remapped->index_version);
+        ri.new_index_files = remapped->files;
+      }
+      st = remapped.status();
+    }
+    LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
+    if (st.IsNotSupported()) {
+      // A layout not remapped here (an HNSW or RQ index, an older vector format): the index
+      // stays as it is, and what was written of its copy goes.
+      for (const auto& f : written) LANCE_RETURN_NOT_OK(staged->store()->Delete(f.path));
+      continue;
+    }
+    for (const auto& f : written) staged->Record(f.path);
+    if (!st.ok()) {
+      return st.WithContext(fmt::format("compaction: remapping index '{}' ({})", info.name, info.uuid));
+    }
+    out.push_back(std::move(ri));
+  }
+  staged->RecordDirectory(ds.location().Path("_indices"));
+  return out;
 }
 
 Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
@@ -129,9 +269,18 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
 
   const SchemaPtr& schema = ds->schema();
   const int nc = schema->num_fields();
+  std::vector<uint64_t> rewritten;
+  for (const auto& g : groups) {
+    for (size_t i : g) rewritten.push_back(tm.fragments[i].id);
+  }
+  const std::vector<size_t> to_remap = stable ? std::vector<size_t>() : IndexesToRemap(tm, rewritten);
+  const bool with_row_ids = stable || !to_remap.empty();
+  // Without stable row ids, the old address of every row written, per group (in write order).
+  std::vector<std::vector<uint64_t>> group_addresses(groups.size());
   table::StagedFiles staged(ds->location());
   Transaction::Rewrite rw;
-  for (const auto& g : groups) {
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const auto& g = groups[gi];
     Transaction::RewriteGroup& pg = rw.groups.emplace_back();
     for (size_t i : g) {
       const FragmentInfo& old = tm.fragments[i];
@@ -149,7 +298,7 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
     if (rows == 0) continue;
     so.fragment_ids = std::move(ids_of_group);
     for (const auto& f : schema->fields()) so.columns.push_back(f->name());
-    if (stable) so.columns.push_back(query::kRowIdColumn);
+    if (with_row_ids) so.columns.push_back(query::kRowIdColumn);
     so.use_index = false;
     so.pool = pool;
     LANCE_ASSIGN_OR_RAISE(auto scanner, query::Scanner::Make(ds, std::move(so)));
@@ -161,7 +310,7 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
       if (!b) break;
       std::vector<ArrayPtr> cols(b->columns().begin(), b->columns().begin() + nc);
       data.push_back(std::make_shared<RecordBatch>(schema, b->num_rows(), std::move(cols)));
-      if (stable) {
+      if (with_row_ids) {
         const uint64_t* r = b->column(nc)->Values<uint64_t>();
         ids.insert(ids.end(), r, r + b->num_rows());
       }
@@ -171,11 +320,17 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
     if (stable) {
       LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, ids));
       LANCE_RETURN_NOT_OK(CarryVersions(*ds, g, &fragments));
+    } else if (with_row_ids) {
+      group_addresses[gi] = std::move(ids);
     }
     out.fragments_added += fragments.size();
     for (const auto& f : fragments) out.files_added += static_cast<uint64_t>(f.files.size());
     out.rows_rewritten += rows;
     for (auto& f : fragments) pg.new_fragments.push_back(std::move(f));
+  }
+  if (!to_remap.empty()) {
+    LANCE_ASSIGN_OR_RAISE(rw.rewritten_indices,
+                          RemapIndexes(*ds, groups, group_addresses, to_remap, options.commit, &rw, &staged));
   }
   Transaction txn;
   txn.read_version = ds->version();

@@ -51,31 +51,36 @@ Status ApplyDeletions(Manifest* m, const std::vector<FragmentInfo>& updated_list
   return Status::OK();
 }
 
-// The indexes after a Rewrite on a table with stable row ids: in each index's fragment
-// bitmap, a group's old fragment ids replaced by its new ones [first, second) when the index
-// covered the whole group (lance 12's rule; a group the index covered in part is
-// InvalidArgument, the planner never makes one).
+// An index's fragment bitmap after a Rewrite: a group's old fragment ids replaced by its
+// new ones when the index covered the whole group (lance 12's rule; a group the index covered
+// in part is InvalidArgument, the planner never makes one). False when no group touched it.
+Result<bool> RebaseBitmap(IndexInfo* x, const T::Rewrite& rw, const std::vector<std::vector<uint32_t>>& new_ids) {
+  std::set<uint32_t> ids(x->fragment_ids.begin(), x->fragment_ids.end());
+  bool touched = false;
+  for (size_t g = 0; g < rw.groups.size(); ++g) {
+    const auto& old = rw.groups[g].old_fragments;
+    size_t in = 0;
+    for (const auto& f : old) in += ids.count(static_cast<uint32_t>(f.id));
+    if (in == 0) continue;
+    if (in != old.size()) {
+      return Status::InvalidArgument("compaction: a rewrite group mixes fragments index '{}' "
+                                     "covers with fragments it does not",
+                                     x->name);
+    }
+    for (const auto& f : old) ids.erase(static_cast<uint32_t>(f.id));
+    ids.insert(new_ids[g].begin(), new_ids[g].end());
+    touched = true;
+  }
+  if (touched) x->fragment_ids.assign(ids.begin(), ids.end());
+  return touched;
+}
+
+// The indexes after a Rewrite on a table with stable row ids: every bitmap rebased.
 Status RebaseIndexBitmaps(std::vector<IndexInfo>* indices, const T::Rewrite& rw,
-                          const std::vector<std::pair<uint64_t, uint64_t>>& new_ids) {
+                          const std::vector<std::vector<uint32_t>>& new_ids) {
   for (auto& x : *indices) {
     if (!x.has_fragment_bitmap) continue;  // coverage unknown: left as is, as lance 12
-    std::set<uint32_t> ids(x.fragment_ids.begin(), x.fragment_ids.end());
-    bool touched = false;
-    for (size_t g = 0; g < rw.groups.size(); ++g) {
-      const auto& old = rw.groups[g].old_fragments;
-      size_t in = 0;
-      for (const auto& f : old) in += ids.count(static_cast<uint32_t>(f.id));
-      if (in == 0) continue;
-      if (in != old.size()) {
-        return Status::InvalidArgument("compaction: a rewrite group mixes fragments index '{}' "
-                                       "covers with fragments it does not",
-                                       x.name);
-      }
-      for (const auto& f : old) ids.erase(static_cast<uint32_t>(f.id));
-      for (uint64_t id = new_ids[g].first; id < new_ids[g].second; ++id) ids.insert(static_cast<uint32_t>(id));
-      touched = true;
-    }
-    if (touched) x.fragment_ids.assign(ids.begin(), ids.end());
+    LANCE_RETURN_NOT_OK(RebaseBitmap(&x, rw, new_ids).status());
   }
   return Status::OK();
 }
@@ -90,6 +95,44 @@ bool SameUuid(const std::string& a, const std::string& b) {
     return out;
   };
   return digits(a) == digits(b);
+}
+
+// The indexes after a Rewrite without stable row ids (lance 12's handle_rewrite_indices):
+// each remapped one (by its old uuid) takes the new uuid, files, details and index version,
+// and its bitmap is rebased; its name, fields, dataset version and creation time stay.
+// Errors: RetryableCommitConflict when a remapped index is no longer there (dropped or
+// replaced by a concurrent commit: compact again), InvalidArgument for one listed twice or
+// without a fragment bitmap.
+Status ApplyRewrittenIndices(std::vector<IndexInfo>* indices, const T::Rewrite& rw,
+                             const std::vector<std::vector<uint32_t>>& new_ids, uint64_t version) {
+  std::set<size_t> done;
+  for (const auto& ri : rw.rewritten_indices) {
+    size_t k = 0;
+    while (k < indices->size() && !SameUuid((*indices)[k].uuid, ri.old_id)) ++k;
+    if (k == indices->size()) {
+      return Status::RetryableCommitConflict("retryable conflict: index {} this compaction remapped was "
+                                             "dropped or replaced by a concurrent commit (version {}); "
+                                             "compact again",
+                                             ri.old_id, version - 1);
+    }
+    IndexInfo& x = (*indices)[k];
+    if (!done.insert(k).second) {
+      return Status::InvalidArgument("rewrite: index {} is remapped twice", ri.old_id);
+    }
+    if (!x.has_fragment_bitmap) {
+      return Status::InvalidArgument("rewrite: index {} ('{}') has no fragment bitmap to remap", ri.old_id,
+                                     x.name);
+    }
+    LANCE_RETURN_NOT_OK(RebaseBitmap(&x, rw, new_ids).status());
+    x.uuid = ri.new_id;
+    if (ri.has_new_index_details) {
+      x.details_type_url = ri.new_index_details_type_url;
+      x.details = ri.new_index_details;
+    }
+    x.index_version = static_cast<int32_t>(ri.new_index_version);
+    x.files = ri.new_index_files;
+  }
+  return Status::OK();
 }
 
 // The data storage version a new table takes from its first data file ("2.2" without one).
@@ -279,7 +322,10 @@ Result<Manifest> ApplyOperation(const Transaction& txn, const Manifest* latest, 
     }
     std::vector<FragmentInfo> old;
     old.swap(m.fragments);
-    std::vector<std::pair<uint64_t, uint64_t>> new_ids(rw->groups.size());
+    // The ids each group's new fragments got: the ones reserved beforehand (a ReserveFragments
+    // commit, as lance 12 does when it remaps indexes), else fresh ones, as lance 12 assigns
+    // them (an id of 0 is "not assigned").
+    std::vector<std::vector<uint32_t>> new_ids(rw->groups.size());
     for (auto& f : old) {
       if (!old_ids.count(f.id)) {
         m.fragments.push_back(std::move(f));
@@ -287,17 +333,33 @@ Result<Manifest> ApplyOperation(const Transaction& txn, const Manifest* latest, 
       }
       auto g = first_of_group.find(f.id);
       if (g == first_of_group.end()) continue;
-      new_ids[g->second].first = next_frag;
-      for (const auto& nf : rw->groups[g->second].new_fragments) LANCE_RETURN_NOT_OK(add_new(nf));
-      new_ids[g->second].second = next_frag;
+      for (const auto& nf : rw->groups[g->second].new_fragments) {
+        if (nf.id != 0) {
+          if (nf.id >= next_frag) {
+            return Status::InvalidArgument("rewrite: new fragment id {} was never reserved (next id {})",
+                                           nf.id, next_frag);
+          }
+          m.fragments.push_back(nf);
+          assigned = true;
+        } else {
+          LANCE_RETURN_NOT_OK(add_new(nf));
+        }
+        new_ids[g->second].push_back(static_cast<uint32_t>(m.fragments.back().id));
+      }
     }
     // Indexes: with stable row ids they still find every row by its id, so (as lance 12)
     // each index's fragment bitmap trades a group's old fragments for its new ones.
     // Without, their row addresses point into the old fragments, which this version no
-    // longer has: as lance 12 does for an index it does not remap, the bitmaps stay as
-    // they were, so readers mask the vanished fragments' rows out of index results (as
-    // for wholly deleted fragments) and scan the new, unindexed fragments directly.
-    if (stable) LANCE_RETURN_NOT_OK(RebaseIndexBitmaps(&m.indices, *rw, new_ids));
+    // longer has: an index the rewrite remapped (rewritten_indices: a new segment with the
+    // rows' new addresses) takes its new uuid, files and the new fragments in its bitmap, as
+    // lance 12 does; one it did not remap stays as it was, so readers mask the vanished
+    // fragments' rows out of its results (as for wholly deleted fragments) and scan the
+    // new, unindexed fragments directly.
+    if (stable) {
+      LANCE_RETURN_NOT_OK(RebaseIndexBitmaps(&m.indices, *rw, new_ids));
+    } else {
+      LANCE_RETURN_NOT_OK(ApplyRewrittenIndices(&m.indices, *rw, new_ids, version));
+    }
   } else if (const auto* ci = txn.get<T::CreateIndex>()) {
     // As lance 12: indexes named like a new one or listed as removed (by uuid) leave, the
     // new ones join.

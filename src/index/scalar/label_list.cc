@@ -11,7 +11,7 @@ namespace lance::index::scalar {
 
 namespace {
 
-constexpr const char* kListNullsKey = "lance:label_list_nulls";
+constexpr const char* kListNullsKey = kLabelListNullsKey;
 
 class LabelListIndex final : public ScalarIndex {
  public:

@@ -15,6 +15,9 @@
 
 namespace lance::index::scalar {
 
+// The schema metadata key naming the global buffer of the null lists' rows.
+inline constexpr const char* kLabelListNullsKey = "lance:label_list_nulls";
+
 Result<std::shared_ptr<ScalarIndex>> OpenLabelListIndex(std::shared_ptr<IndexStore> store);
 
 // `data.values` are list<T> / large_list<T> chunks. Errors: InvalidArgument (not a list of

@@ -1,0 +1,30 @@
+// Remapping an IVF vector index after a compaction moved its rows (no stable row ids), as lance
+// 12's compaction does: a new segment whose auxiliary.idx holds, partition by partition, the
+// rows that are still there at their new addresses (their stored vectors or codes unchanged,
+// in the same order; the IVF partition table rewritten), with the same centroids (index.idx
+// copied). Lance 12 may also join a partition left too small; this library keeps every
+// partition (an index with fewer rows in one is as valid).
+//
+// IVF_FLAT, IVF_SQ and IVF_PQ are remapped; IVF_RQ (codes packed per partition) and the HNSW
+// kinds (graphs over partition positions) are not yet: they keep covering their old fragments.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lance/core/result.h"
+#include "lance/index/index_store.h"
+#include "lance/index/scalar/remap.h"
+#include "lance/table/manifest.h"
+
+namespace lance::index::vector {
+
+// Whether a compaction remaps `info` here (an IVF_FLAT, IVF_SQ or IVF_PQ index by its details).
+bool RemappedOnCompaction(const table::IndexInfo& info);
+
+// Writes the remapped copy of the segment in `from` into `to`; returns the files written.
+// Errors: NotSupported (an index kind or layout not remapped here), Corruption, IOError.
+Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<IndexStore>& from, IndexStore& to,
+                                                        const scalar::RowAddressMap& map);
+
+}  // namespace lance::index::vector

@@ -1,0 +1,144 @@
+// RemapIvfIndex (vector/remap.h): an IVF_FLAT / IVF_SQ / IVF_PQ segment rewritten with the rows'
+// new addresses after a compaction.
+#include "lance/index/vector/remap.h"
+
+#include <charconv>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "index/proto/ivf.pb.h"
+#include "index/vector/ivf_format.h"
+#include "lance/columnar/compute.h"
+#include "lance/index/vector/ivf_index.h"
+
+namespace lance::index::vector {
+
+bool RemappedOnCompaction(const table::IndexInfo& info) {
+  const std::string type = table::IndexTypeName(info);
+  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ";
+}
+
+namespace {
+
+// The global buffer a file's "lance:ivf" metadata names.
+Result<int> IvfBufferOf(const file::FileReader& reader, const std::string& path) {
+  const auto& meta = reader.schema()->metadata();
+  auto text = meta ? meta->Get(kIvfMetadataKey) : std::nullopt;
+  int pos = 0;
+  if (text) {
+    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), pos);
+    if (ec != std::errc() || p != text->data() + text->size()) pos = 0;
+  }
+  if (pos <= 0 || pos >= reader.num_global_buffers()) {
+    return Status::Corruption("{}: \"lance:ivf\" names no global buffer 1..{}", path, reader.num_global_buffers() - 1);
+  }
+  return pos;
+}
+
+// Whether auxiliary.idx stores PQ codes transposed within each partition (storage_metadata).
+bool TransposedCodes(const Schema& schema) {
+  const auto& meta = schema.metadata();
+  auto text = meta ? meta->Get(kStorageMetadataKey) : std::nullopt;
+  if (!text) return false;
+  auto list = nlohmann::json::parse(*text, nullptr, false);
+  if (!list.is_array() || list.size() != 1 || !list[0].is_string()) return false;
+  auto sm = nlohmann::json::parse(list[0].get<std::string>(), nullptr, false);
+  return sm.is_object() && sm.value("transposed", false);
+}
+
+}  // namespace
+
+Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<IndexStore>& from, IndexStore& to,
+                                                        const scalar::RowAddressMap& map) {
+  // Opening checks the layout (and gives the partitions, row ids and row-major PQ codes).
+  LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
+  const IndexKind kind = index->kind();
+  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq) {
+    return Status::NotSupported("a {} index is not remapped", IndexKindName(kind));
+  }
+  const IvfModel& ivf = index->ivf();
+  const std::vector<uint64_t>& ids = index->row_ids();
+  std::vector<int64_t> keep;
+  std::vector<uint64_t> new_ids;
+  std::vector<uint32_t> lengths(ivf.num_partitions(), 0);
+  for (size_t p = 0; p < ivf.num_partitions(); ++p) {
+    for (uint64_t i = ivf.offsets[p]; i < ivf.offsets[p] + ivf.lengths[p]; ++i) {
+      const uint64_t n = map.Map(ids[i]);
+      if (n == scalar::RowAddressMap::kRemoved) continue;
+      keep.push_back(static_cast<int64_t>(i));
+      new_ids.push_back(n);
+      ++lengths[p];
+    }
+  }
+
+  const std::string aux_path = from->PathOf(kAuxiliaryFileName);
+  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
+  const SchemaPtr& schema = aux->schema();
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, aux->ReadAll());
+  const auto n = static_cast<int64_t>(keep.size());
+  std::vector<ArrayPtr> columns;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const std::string& name = schema->field(c)->name();
+    if (name == kRowIdColumn) {
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * 8));
+      std::memcpy(buf->mutable_data(), new_ids.data(), new_ids.size() * 8);
+      columns.push_back(Array::Make(uint64(), n, {nullptr, buf}));
+    } else if (name == kPqCodeColumn && TransposedCodes(*schema)) {
+      // Re-transposed within each new partition: byte s * len + j is its row j's code s.
+      const size_t m = index->pq()->num_sub_vectors;
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(m)));
+      uint8_t* out = buf->mutable_data();
+      size_t first = 0;
+      for (uint32_t len : lengths) {
+        for (size_t j = 0; j < len; ++j) {
+          const uint8_t* code = index->code(static_cast<size_t>(keep[first + j]));
+          for (size_t s = 0; s < m; ++s) out[first * m + s * len + j] = code[s];
+        }
+        first += len;
+      }
+      auto values = Array::Make(uint8(), n * static_cast<int64_t>(m), {nullptr, buf});
+      columns.push_back(Array::Make(schema->field(c)->type(), n, {nullptr}, {values}));
+    } else {
+      // Row-major storage (vectors, SQ codes, untransposed PQ codes): the kept rows.
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeArray(all->column(c), keep));
+      columns.push_back(std::move(taken));
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(auto writer, to.CreateFile(kAuxiliaryFileName, schema));
+  if (n > 0) {
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, n, std::move(columns)));
+    LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  }
+  // The global buffers as they were (the PQ codebook ...), the IVF partition table anew.
+  LANCE_ASSIGN_OR_RAISE(int ivf_pos, IvfBufferOf(*aux, aux_path));
+  for (int b = 1; b < aux->num_global_buffers(); ++b) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, aux->ReadGlobalBuffer(b));
+    std::string out(bytes->view());
+    if (b == ivf_pos) {
+      pb::IVF msg;
+      if (!msg.ParseFromString(out)) return Status::Corruption("{}: global buffer {} is not an IVF message", aux_path, b);
+      msg.clear_offsets();
+      msg.clear_lengths();
+      uint64_t offset = 0;
+      for (uint32_t len : lengths) {
+        msg.add_offsets(offset);
+        msg.add_lengths(len);
+        offset += len;
+      }
+      out = msg.SerializeAsString();
+    }
+    LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(out));
+    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to.PathOf(kAuxiliaryFileName), b, pos);
+  }
+  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  // index.idx (centroids, the FLAT sub-index marker) does not change.
+  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from->object_store()->Get(from->PathOf(kIndexFileName)));
+  LANCE_RETURN_NOT_OK(to.object_store()->Put(to.PathOf(kIndexFileName), index_bytes->view()));
+  return std::vector<table::IndexFileInfo>{
+      {kIndexFileName, static_cast<uint64_t>(index_bytes->size())},
+      {kAuxiliaryFileName, static_cast<uint64_t>(summary.size_bytes)}};
+}
+
+}  // namespace lance::index::vector

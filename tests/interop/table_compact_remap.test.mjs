@@ -1,0 +1,365 @@
+// Compaction remaps the scalar indexes of a table without stable row ids, both ways with lance 12
+// (@lancedb/lancedb 0.39.0), compared against unindexed twin tables (brute force):
+//   (a) on a table lance 12 wrote (three fragments, two more appended unindexed), we build one
+//       index of every scalar type (a BTREE with pages of 64 rows, so that deleted rows shift
+//       page boundaries), delete rows, compact:
+//         * the BTREE, BITMAP, LABEL_LIST and NGRAM indexes are remapped as lance 12 remaps them
+//           (new uuid, files under _indices/{new uuid}/, the new fragments in the bitmap;
+//           name, fields, dataset version kept) and cover every fragment but the unindexed
+//           ones; ZONEMAP and BLOOMFILTER are left as they were (lance 12 does not remap them);
+//         * the Rewrite transaction lists them (rewritten_indices, with files), after a
+//           ReserveFragments version, as lance 12 writes its own compactions;
+//         * lance 12 counts the rows each covers, plans every filter through it, and returns
+//           the twin's rows; so do our index scans (= our --no-index scans);
+//         * lance 12 appends and optimizes on top; its answers and ours stay the twin's;
+//   (b) lance 12 builds BTREE / BITMAP / LABEL_LIST, deletes and runs optimize() (its compaction
+//       remaps them): we list them covering every fragment, plan through them, and return its
+//       rows (= our --no-index scans = the twin's);
+//   (c) on two copies of one table (lance 12's BTREE / BITMAP / LABEL_LIST, our NGRAM / ZONEMAP /
+//       BLOOMFILTER, deletions) lance 12's optimize() and our compaction remap the same four
+//       kinds (its Rewrite lists them) into the same files: rows (BTree pages in order),
+//       schemas and metadata equal;
+//   (d) the same for an IVF_PQ and an IVF_FLAT index lance 12 built: the segment its Rewrite
+//       writes and ours have the same auxiliary.idx and index.idx (rows in order, schemas,
+//       global buffers).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import * as lancedb from '@lancedb/lancedb';
+
+import { canonicalLines } from './lib/canonical.mjs';
+import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { sortedLines } from './lib/inexact_index.mjs';
+import { indexedRows } from './lib/indexed_rows.mjs';
+import { scalarTable } from './lib/scalar_rows.mjs';
+
+// [column, our --type, extra flags, lance 12's plan name, remapped by a compaction]
+const OURS = [
+  ['id', 'btree', ['--batch-size', '64'], 'BTree', true],
+  ['d', 'btree', [], 'BTree', true],
+  ['cat', 'bitmap', [], 'Bitmap', true],
+  ['b', 'bitmap', [], 'Bitmap', true],
+  ['tags', 'label_list', [], 'LabelList', true],
+  ['s', 'ngram', [], 'NGram', true],
+  ['f64', 'zonemap', ['--rows-per-zone', '16'], 'ZoneMap', false],
+  ['i32', 'bloomfilter', ['--bloom-items', '16'], 'BloomFilter', false],
+];
+const TYPE = { btree: 'BTREE', bitmap: 'BITMAP', label_list: 'LABEL_LIST', ngram: 'NGRAM', zonemap: 'ZONEMAP', bloomfilter: 'BLOOMFILTER' };
+
+// [filter, the index that must answer it]
+const FILTERS = [
+  ['id = 42', 'id_idx'], ['id = 43', 'id_idx'], ['id >= 100 AND id < 180', 'id_idx'],
+  ['id IN (3, 4, 5, 250, 600, 777, 950, 1003)', 'id_idx'], ['id > 880', 'id_idx'], ['id < 70', 'id_idx'],
+  ["d = DATE '2019-06-03'", 'd_idx'], ["d > DATE '2019-07-10'", 'd_idx'],
+  ["cat = 'c3'", 'cat_idx'], ['cat IS NULL', 'cat_idx'], ["cat = 'c3' AND id > 500", 'cat_idx'],
+  ['b = true', 'b_idx'],
+  ["array_has_any(tags, make_array('t1', 't4'))", 'tags_idx'], ["array_has_all(tags, make_array('t0', 't2'))", 'tags_idx'],
+  ["contains(s, 's01')", 's_idx'], ["contains(s, 's10')", 's_idx'],
+  ['f64 > 20', 'f64_idx'], ['i32 = 12', 'i32_idx'],
+];
+
+// --- a raw protobuf reader, for the Rewrite of _transactions/ (field numbers of transaction.proto) ---
+function varint(buf, pos) {
+  let v = 0n;
+  let shift = 0n;
+  for (;;) {
+    const b = buf[pos.i++];
+    v |= BigInt(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+    shift += 7n;
+  }
+}
+function fields(buf) {
+  const out = [];
+  const pos = { i: 0 };
+  while (pos.i < buf.length) {
+    const key = Number(varint(buf, pos));
+    const wt = key & 7;
+    if (wt === 0) out.push([key >> 3, varint(buf, pos)]);
+    else if (wt === 2) {
+      const len = Number(varint(buf, pos));
+      out.push([key >> 3, buf.subarray(pos.i, pos.i + len)]);
+      pos.i += len;
+    } else if (wt === 1 || wt === 5) pos.i += wt === 1 ? 8 : 4;
+    else throw new Error(`unexpected wire type ${wt}`);
+  }
+  return out;
+}
+const field = (buf, no) => fields(buf).filter(([n]) => n === no).map(([, v]) => v);
+const uuidText = (b) => { const x = Buffer.from(b).toString('hex'); return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`; };
+// The operation field number of a transaction file and, for a Rewrite, its rewritten indices:
+// [old uuid, new uuid, details type URL, index version, [file paths]].
+function readTransaction(file) {
+  const buf = fs.readFileSync(file);
+  const op = fields(buf).find(([n]) => n >= 100);
+  if (op[0] !== 104) return { op: op[0] };
+  const indices = field(op[1], 4).map((ri) => [
+    uuidText(field(field(ri, 1)[0], 1)[0]), uuidText(field(field(ri, 2)[0], 1)[0]),
+    Buffer.from(field(field(ri, 3)[0], 1)[0]).toString(), Number(field(ri, 4)[0] ?? 0n),
+    field(ri, 5).map((f) => Buffer.from(field(f, 1)[0]).toString())]);
+  return { op: 104, indices };
+}
+
+async function rowsOf(t, filter) {
+  return sortedLines(canonicalLines(await t.query().where(filter).toArrow()));
+}
+const listed = (uri) => lanceOk(['indexes', uri]).stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+const byName = (uri) => Object.fromEntries(listed(uri).map((x) => [x.name, x]));
+
+// Our scan of `filter` goes through index `name` (when given), equals --no-index and `want`.
+// (Our filter language has no list functions: label-list filters are checked on lance 12's
+// side here, and on ours through the index API in src/dataset/compaction_test.cc.)
+function checkOurs(uri, filter, name, want) {
+  if (filter.startsWith('array_')) return;
+  if (name) {
+    const plan = lanceOk(['scan', uri, '--where', filter, '--explain']).stdout;
+    assert.match(plan, new RegExp(`ScalarIndexLookup: .*@${name}\\(`), `${filter}:\n${plan}`);
+  }
+  const ours = lanceOk(['scan', uri, '--where', filter]).stdout;
+  assert.equal(ours, lanceOk(['scan', uri, '--where', filter, '--no-index']).stdout, `--no-index: ${filter}`);
+  assert.equal(sortedLines(ours), want, filter);
+}
+
+// A lance 12 table of fragments [0, 300), [300, 600), [600, 900) (+ the appends the caller makes).
+async function makeTable(dir) {
+  const db = await lancedb.connect(dir);
+  const t = await db.createTable('t', scalarTable(0, 300));
+  await t.add(scalarTable(300, 300));
+  await t.add(scalarTable(600, 300));
+  return t;
+}
+
+describe('(a) our compaction remaps the indexes we built; lance 12 reads them', () => {
+  let dir, uri, twin, before_;
+  before(async () => {
+    dir = scratchDir('lance-remap-ours-');
+    uri = path.join(dir, 't.lance');
+    await makeTable(dir);
+    twin = await makeTable(scratchDir('lance-remap-ours-twin-'));
+    for (const [col, type, flags] of OURS) lanceOk(['create-index', uri, col, '--type', type, ...flags]);
+    const t = await (await lancedb.connect(dir)).openTable('t');
+    for (const [lo, n] of [[900, 50], [950, 50]]) {
+      await t.add(scalarTable(lo, n));
+      await twin.add(scalarTable(lo, n));
+    }
+    // Fragments 0 and 1 lose rows; 2 keeps all of them (it stays); 3 and 4 are unindexed.
+    const del = 'id < 600 AND (id % 7 = 3 OR id % 50 = 0)';
+    lanceOk(['delete', uri, '--where', del]);
+    await twin.delete(del);
+    before_ = byName(uri);
+    for (const x of Object.values(before_)) assert.deepEqual(x.fragment_ids, [0, 1, 2], x.name);
+  });
+
+  test('the compaction remaps BTREE, BITMAP, LABEL_LIST and NGRAM; ZONEMAP and BLOOMFILTER stay', () => {
+    const versionBefore = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    const r = JSON.parse(lanceOk(['compact', uri, '--target-rows-per-fragment', '500']).stdout);
+    assert.equal(r.fragments_removed, 4);
+    const m = JSON.parse(lanceOk(['manifest', uri]).stdout);
+    // A ReserveFragments version, then the Rewrite.
+    assert.equal(m.version, versionBefore + 2);
+    const live = 600 - [...Array(600).keys()].filter((i) => i % 7 === 3 || i % 50 === 0).length;
+    // Group [0, 1] -> 5 and 6 (500 rows a fragment), fragment 2 (no deletions) stays, the
+    // unindexed [3, 4] -> 7: the ids reserved before the remap.
+    assert.deepEqual(m.fragments.map((f) => [f.id, f.physical_rows]), [[5, 500], [6, live - 500], [2, 300], [7, 100]]);
+    const after = byName(uri);
+    for (const [col, type, , , remapped] of OURS) {
+      const name = `${col}_idx`;
+      const [a, b] = [before_[name], after[name]];
+      assert.equal(b.type, TYPE[type], name);
+      assert.deepEqual([b.columns, b.fields, b.dataset_version, b.created_at_ms, b.index_version, b.details_type_url],
+        [a.columns, a.fields, a.dataset_version, a.created_at_ms, a.index_version, a.details_type_url], name);
+      if (remapped) {
+        assert.notEqual(b.uuid, a.uuid, name);
+        assert.deepEqual(b.fragment_ids, [2, 5, 6], name);
+        assert.deepEqual(b.unindexed_fragment_ids, [7], name);
+        assert.equal(b.num_indexed_rows, live + 300, name);
+        assert.deepEqual(b.files.map((f) => f.path), a.files.map((f) => f.path), name);
+        for (const f of b.files) {
+          assert.equal(fs.statSync(path.join(uri, '_indices', b.uuid, f.path)).size, f.size_bytes, `${name} ${f.path}`);
+        }
+      } else {
+        // Stored as it was (what is computed from the fragments, unindexed rows, changes).
+        const stored = ({ num_indexed_rows, unindexed_fragment_ids, ...x }) => x;
+        assert.deepEqual(stored(b), stored(a), name);
+      }
+    }
+    // The transactions: a ReserveFragments (107) read at the version compacted, then the Rewrite
+    // (104) listing every remapped index, old uuid -> new, with its details, version and files.
+    const txns = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${versionBefore}-`));
+    const ops = txns.map((f) => readTransaction(path.join(uri, '_transactions', f)));
+    assert.deepEqual(ops.map((o) => o.op).sort(), [104, 107]);
+    assert.equal(m.transaction_file.startsWith(`${versionBefore}-`), true);
+    const rewrite = readTransaction(path.join(uri, '_transactions', m.transaction_file));
+    assert.deepEqual(rewrite.indices.sort(), OURS.filter((o) => o[4]).map(([col]) => {
+      const n = `${col}_idx`;
+      return [before_[n].uuid, after[n].uuid, after[n].details_type_url, after[n].index_version,
+        after[n].files.map((f) => f.path)];
+    }).sort());
+  });
+
+  test('lance 12 counts, plans through and answers from the remapped indexes as the twin', async () => {
+    const t = await (await lancedb.connect(dir)).openTable('t');
+    const live = Number(lanceOk(['count', uri]).stdout.trim());
+    for (const [col, , , , remapped] of OURS) {
+      const s = await t.indexStats(`${col}_idx`);
+      // Remapped: fragments 5, 6 and 2; left as they were: fragment 2 only (0 and 1 are gone).
+      assert.equal(s.numIndexedRows, remapped ? live - 100 : 300, col);
+      assert.equal(s.numUnindexedRows, remapped ? 100 : live - 300, col);
+    }
+    for (const [filter, index] of FILTERS) {
+      const plan = await t.query().where(filter).explainPlan(true);
+      assert.match(plan, new RegExp(`ScalarIndexQuery: .*@${index}\\(`), `${filter}:\n${plan}`);
+      const theirs = await rowsOf(t, filter);
+      assert.equal(theirs, await rowsOf(twin, filter), filter);
+      assert.ok(theirs.length > 0, `${filter} matches rows`);
+      checkOurs(uri, filter, index, theirs);
+    }
+    assert.equal(sortedLines(canonicalLines(await t.query().toArrow())), await rowsOf(twin, 'true'));
+  });
+
+  test('lance 12 appends and optimizes on top; its answers and ours stay the twin\'s', async () => {
+    const t = await (await lancedb.connect(dir)).openTable('t');
+    await t.add(scalarTable(1000, 40));
+    await twin.add(scalarTable(1000, 40));
+    await t.optimize();
+    for (const [col, , , , remapped] of OURS) {
+      if (remapped) assert.equal((await t.indexStats(`${col}_idx`)).numUnindexedRows, 0, col);
+    }
+    for (const [filter, index] of FILTERS) {
+      const theirs = await rowsOf(t, filter);
+      assert.equal(theirs, await rowsOf(twin, filter), filter);
+      checkOurs(uri, filter, OURS.find(([c]) => `${c}_idx` === index)[4] ? index : null, theirs);
+    }
+  });
+});
+
+describe('(b) lance 12 compacts and remaps its indexes; we read them', () => {
+  test('we list them covering every fragment and answer through them with its rows', async () => {
+    const dir = scratchDir('lance-remap-ref-');
+    const uri = path.join(dir, 't.lance');
+    const t = await makeTable(dir);
+    const twin = await makeTable(scratchDir('lance-remap-ref-twin-'));
+    // Pages of 4096 rows: 3 x 2000 rows make two pages, the deletions move their boundary.
+    for (const x of [t, twin]) {
+      for (const lo of [900, 2900, 4900]) await x.add(scalarTable(lo, 2000));
+    }
+    await t.createIndex('id', { config: lancedb.Index.btree() });
+    await t.createIndex('d', { config: lancedb.Index.btree() });
+    await t.createIndex('cat', { config: lancedb.Index.bitmap() });
+    await t.createIndex('tags', { config: lancedb.Index.labelList() });
+    const del = 'id < 4000 AND (id % 7 = 3 OR id % 50 = 0)';
+    await t.delete(del);
+    await twin.delete(del);
+    const beforeIdx = byName(uri);
+    await t.optimize();
+    const after = byName(uri);
+    const frags = JSON.parse(lanceOk(['manifest', uri]).stdout).fragments.map((f) => f.id);
+    assert.ok(!frags.includes(0), `lance 12 compacted: fragments ${frags}`);
+    for (const name of ['id_idx', 'd_idx', 'cat_idx', 'tags_idx']) {
+      assert.notEqual(after[name].uuid, beforeIdx[name].uuid, `${name}: remapped`);
+      assert.deepEqual(after[name].fragment_ids, frags, name);
+      assert.deepEqual(after[name].unindexed_fragment_ids, [], name);
+      assert.equal(after[name].dataset_version, beforeIdx[name].dataset_version, name);
+    }
+    const live = Number(lanceOk(['count', uri]).stdout.trim());
+    assert.equal((await t.indexStats('id_idx')).numIndexedRows, live);
+    const filters = FILTERS.filter(([, i]) => after[i]).concat([
+      ['id >= 4090 AND id < 4110', 'id_idx'], ['id IN (3990, 4095, 4096, 4097, 6899)', 'id_idx'], ['id > 6800', 'id_idx'],
+    ]);
+    for (const [filter, index] of filters) {
+      const theirs = await rowsOf(t, filter);
+      assert.equal(theirs, await rowsOf(twin, filter), filter);
+      assert.ok(theirs.length > 0, `${filter} matches rows`);
+      checkOurs(uri, filter, index, theirs);
+    }
+  });
+});
+
+describe('(c) lance 12 and we remap the same indexes into the same files', () => {
+  test('row for row (BTree pages in order), with the same schemas; lance 12 lists the same four kinds', async () => {
+    const dir = scratchDir('lance-remap-same-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', scalarTable(0, 3000));
+    await t.add(scalarTable(3000, 3000));
+    await t.add(scalarTable(6000, 3000));
+    await t.createIndex('id', { config: lancedb.Index.btree() });
+    await t.createIndex('cat', { config: lancedb.Index.bitmap() });
+    await t.createIndex('tags', { config: lancedb.Index.labelList() });
+    lanceOk(['create-index', uri, 's', '--type', 'ngram']);
+    lanceOk(['create-index', uri, 'f64', '--type', 'zonemap']);
+    lanceOk(['create-index', uri, 'i32', '--type', 'bloomfilter']);
+    await t.delete('id < 6000 AND (id % 7 = 3 OR id % 50 = 0)');
+    const oursDir = scratchDir('lance-remap-same-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    // Both put the three fragments into one, fragment 3 (reserved), and remap.
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    // lance 12's Rewrite (read at v) remaps exactly the kinds ours does.
+    const theirTxn = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
+      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
+    assert.deepEqual(theirTxn.indices.map((x) => x[2]).sort(), ['/lance.table.BTreeIndexDetails',
+      '/lance.table.BitmapIndexDetails', '/lance.table.LabelListIndexDetails', '/lance.table.NGramIndexDetails']);
+    const [theirs, ours] = [byName(uri), byName(oursUri)];
+    for (const name of ['id_idx', 'cat_idx', 'tags_idx', 's_idx']) {
+      assert.deepEqual(ours[name].fragment_ids, [3], name);
+      assert.deepEqual(theirs[name].fragment_ids, [3], name);
+      assert.deepEqual(ours[name].files.map((f) => f.path), theirs[name].files.map((f) => f.path), name);
+      assert.equal(ours[name].dataset_version, theirs[name].dataset_version, name);
+      for (const { path: file } of theirs[name].files) {
+        const [a, b] = [[uri, theirs], [oursUri, ours]].map(([u, x]) => path.join(u, '_indices', x[name].uuid, file));
+        const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+        assert.ok(ra.split('\n').length > 2, `${name} ${file}: rows`);
+        // A BTree in order; bitmap keys are in hash order in lance 12's label lists.
+        if (name === 'id_idx') assert.equal(rb, ra, `${name} ${file}`);
+        else assert.equal(sortedLines(rb), sortedLines(ra), `${name} ${file}`);
+        const [sa, sb] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout).schema);
+        assert.deepEqual(sb, sa, `${name} ${file}: schema`);
+      }
+    }
+  });
+});
+
+describe('(d) lance 12 and we remap the same IVF index into the same files', () => {
+  for (const [kind, config] of [['IVF_PQ', () => lancedb.Index.ivfPq({ numPartitions: 2, numSubVectors: 2 })],
+                                ['IVF_FLAT', () => lancedb.Index.ivfFlat({ numPartitions: 2 })]]) {
+  test(`${kind}: auxiliary.idx and index.idx row for row, in order, with the same schemas`, async () => {
+    const dir = scratchDir('lance-remap-ivf-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', indexedRows(0, 300));
+    await t.add(indexedRows(300, 300));
+    await t.add(indexedRows(600, 300));
+    await t.createIndex('vec', { config: config() });
+    await t.delete('id < 600 AND id % 5 = 3');
+    const oursDir = scratchDir('lance-remap-ivf-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    const old = byName(uri).vec_idx;
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    // The segment lance 12's Rewrite made (its optimize() may build another one after it).
+    const rewrite = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
+      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
+    const [[oldId, theirUuid]] = rewrite.indices;
+    assert.equal(oldId, old.uuid);
+    const ours = byName(oursUri).vec_idx;
+    assert.notEqual(ours.uuid, old.uuid);
+    assert.deepEqual(ours.fragment_ids, [3]);
+    assert.deepEqual([ours.details, ours.index_version, ours.dataset_version], [old.details, old.index_version, old.dataset_version]);
+    for (const file of ['auxiliary.idx', 'index.idx']) {
+      const [a, b] = [path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file)];
+      const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+      assert.equal(rb, ra, file);
+      const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
+      assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
+      assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
+    }
+    assert.equal(ours.type, kind);
+    assert.ok(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length > 700);
+  });
+  }
+});
