@@ -277,7 +277,9 @@ describe('commands', () => {
   });
 
   test('unknown commands and stray words are named', () => {
-    refused(['index', 'create', table], /unknown command 'index' for 'lance'/);
+    refused(['indx', 'create', table], /unknown command 'indx' for 'lance'/);
+    refused(['index', 'frob', table], /unknown command 'frob' for 'lance index' \(commands: create, list, describe, optimize, drop\)/);
+    refused(['index', 'create', table], /--column is required/);
     refused(['frobnicate'], /unknown command 'frobnicate'/);
     refused(['tag', 'frob', table], /unknown command 'frob' for 'lance tag'/);
     refused(['count', table, 'extra'], /extra/);
