@@ -315,6 +315,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
       ScanOptions o;
       o.columns = SourceColumns(*spec.schema, pk, *gen->schema());
       o.filter = options.filter;
+      o.use_index = options.use_index;
       LANCE_ASSIGN_OR_RAISE(Scanner rows, Scanner::Make(gen, o));
       if (!options.filter.empty() && !pk.empty()) {
         ScanOptions k;
@@ -335,6 +336,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
   ScanOptions o;
   o.columns = SourceColumns(*spec.schema, pk, *base->schema());
   o.filter = options.filter;
+  o.use_index = options.use_index;
   LANCE_ASSIGN_OR_RAISE(Scanner base_rows, Scanner::Make(base, std::move(o)));
   newer.push_back(std::make_shared<LsmSourceNode>(std::move(b), base_rows.plan().root()));
   return Plan(std::make_shared<LsmMergeNode>(std::move(spec), std::move(newer)));

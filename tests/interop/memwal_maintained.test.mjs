@@ -21,6 +21,7 @@ import { lance, lanceOk, scratchDir } from './lib/cli.mjs';
 import * as mw from './lib/memwal.mjs';
 
 const sorted = (rows) => rows.map((r) => ({ id: Number(r.id), s: r.s })).sort((a, b) => a.id - b.id);
+const jsonLines = (text) => text.split('\n').filter((l) => l).map((l) => JSON.parse(l));
 
 function write(dir, uri, ids, tag, extra = []) {
   const file = path.join(dir, `in-${tag}-${Math.random().toString(16).slice(2)}.arrows`);
@@ -87,14 +88,50 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
     ['id < 3', (id) => id < 3],
     ['id >= 10 AND id <= 13', (id) => id >= 10 && id <= 13],
   ];
+  // Our merged read of `where` (eventual: what lance 12 reads): the rows, sorted, and the plan.
+  const oursRead = (where, extra = []) =>
+    sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where, ...extra]).stdout));
+  // Explain lines of each LsmSource, with the lines of its subtree.
+  function sourcesOf(where) {
+    const lines = lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where, '--explain']).stdout.split('\n');
+    const out = [];
+    for (const l of lines) {
+      if (l.startsWith('  LsmSource: ')) out.push([l]);
+      else if (l.startsWith('    ') && out.length) out[out.length - 1].push(l);
+    }
+    return { root: lines[0], sources: out };
+  }
   // lance 12's answers to every filter equal the model; its plan reads the `generations`
-  // unmerged generations, each of them (and the base) through the filter's index.
-  async function check(stage, generations) {
+  // unmerged generations, each of them (and the base) through the filter's index. Ours equal
+  // them, with and without indexes; our plan reads the same generations, each through its own
+  // maintained index (and says where the base's index lags: `lagging`).
+  async function check(stage, generations, lagging = []) {
     const fresh = await (await lancedb.connect(dir)).openTable('w');
     assert.deepEqual(sorted(await fresh.query().toArray()), sorted([...model].map(([id, s]) => ({ id, s }))), stage);
     for (const [where, keep, pointLookup] of filters) {
       const want = sorted([...model].filter(([id, s]) => keep(id, s)).map(([id, s]) => ({ id, s })));
       assert.deepEqual(sorted(await fresh.query().where(where).toArray()), want, `${stage}: ${where}`);
+      assert.deepEqual(oursRead(where), want, `${stage}: ours: ${where}`);
+      assert.deepEqual(oursRead(where, ['--no-index']), want, `${stage}: ours without indexes: ${where}`);
+      const ours = sourcesOf(where);
+      if (pointLookup) {
+        assert.match(ours.root, /point lookups of 1 keys/, `${stage}: ${where}`);
+        assert.equal(ours.sources.length, 0);
+      } else {
+        const column = where.startsWith('s') ? 's_idx' : 'id_idx';
+        const gens = ours.sources.filter((src) => src[0].includes('LsmSource: generation '));
+        assert.equal(gens.length, generations, `${stage}: ${where}: our plan reads every unmerged generation\n${ours.sources.flat().join('\n')}`);
+        for (const src of ours.sources) {
+          const lookups = src.filter((l) => l.includes('ScalarIndexLookup:') && l.includes(`@${column}(BTREE)`));
+          assert.equal(lookups.length, 1, `${stage}: ${where}: ${src[0]}: answered by ${column}\n${src.join('\n')}`);
+        }
+        const base = ours.sources[ours.sources.length - 1][0];
+        assert.match(base, /^  LsmSource: the base table /);
+        for (const index of ['id_idx', 's_idx']) {
+          const note = `index ${index} covers shard ${mw.shardIds(uri)[0]} up to generation 0 of 3 merged`;
+          assert.equal(base.includes(note), lagging.includes(index), `${stage}: ${where}: ${base}`);
+        }
+      }
       // An equality on the whole primary key is lance 12's point lookup (bloom filters and
       // _pk_index, a plan of its own): only its answer is compared.
       if (pointLookup) continue;
@@ -120,10 +157,10 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
   assert.deepEqual(spec().merged_generations, [{ shard_id: shard, generation: 3 }]);
   assert.deepEqual(spec().index_catchup, ['id_idx', 's_idx'].map((index_name) => ({
     index_name, caught_up_generations: [{ shard_id: shard, generation: 0 }] })));
-  await check('merged', 0);
+  await check('merged', 0, ['id_idx', 's_idx']);
   lanceOk(['create-index', uri, 's', '--type', 'btree', '--replace']);
   assert.deepEqual(spec().index_catchup, [{ index_name: 'id_idx', caught_up_generations: [{ shard_id: shard, generation: 0 }] }]);
-  await check('s_idx rebuilt', 0);
+  await check('s_idx rebuilt', 0, ['id_idx']);
 });
 
 // lance 12 also maintains INVERTED indexes (a spec without maintainedIndexes maintains every

@@ -47,6 +47,9 @@ struct LsmReadOptions {
   // read's order: the WAL tail, the generations newest first, then the base).
   int64_t offset = 0;
   std::optional<int64_t> limit;
+  // Let the base's and each generation's scalar indexes answer the filter (the query layer's
+  // ScanOptions::use_index); false: every row of each source is filtered (the same rows).
+  bool use_index = true;
 };
 
 struct LsmReadStats {
