@@ -88,6 +88,9 @@ std::string LsmMergeNode::Describe() const {
     out += fmt::format("; shards: {} listed, {} pruned by the filter {}", spec_.shards,
                        spec_.shards_pruned.size(), Joined(spec_.shards_pruned, 4));
     out += fmt::format("; {} generations skipped (merged into the base)", spec_.skipped_merged);
+    if (spec_.catchup_generations > 0) {
+      out += fmt::format(", {} of them read for the index catch-up gap", spec_.catchup_generations);
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "lance/query/lsm_scan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -24,6 +25,7 @@
 #include "lance/query/lsm_lookup.h"
 #include "lance/query/lsm_plan.h"
 #include "lance/query/scanner.h"
+#include "query/lsm_catchup.h"
 #include "query/operators.h"
 
 namespace lance::query {
@@ -198,6 +200,38 @@ std::vector<std::string> SourceColumns(const Schema& out, const std::vector<std:
   return cols;
 }
 
+// The source of generation `g` of `shard`: its rows (filtered, through its own indexes) and,
+// with a filter, the plan reading its keys whole.
+Result<PlanNodePtr> GenerationSource(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+                                     const Uuid& shard, const FlushedGeneration& g, const Schema& out,
+                                     const std::vector<std::string>& pk, const memwal::LsmReadOptions& options,
+                                     std::string note, bool* vanished) {
+  auto snap = OpenGeneration(store, root, shard, g);
+  if (snap.status().IsNotFound()) *vanished = true;
+  LANCE_RETURN_NOT_OK(snap.status());
+  std::shared_ptr<const table::Snapshot> gen = std::move(*snap);
+  LsmSourceNode::Spec s;
+  s.source = LsmSourceNode::Source::kGeneration;
+  s.shard = shard.ToString();
+  s.generation = g.generation;
+  s.path = g.path;
+  s.version = gen->version();
+  s.note = std::move(note);
+  for (const auto& f : gen->manifest().fragments) s.rows += static_cast<int64_t>(f.num_rows());
+  ScanOptions o;
+  o.columns = SourceColumns(out, pk, *gen->schema());
+  o.filter = options.filter;
+  o.use_index = options.use_index;
+  LANCE_ASSIGN_OR_RAISE(Scanner rows, Scanner::Make(gen, o));
+  if (!options.filter.empty() && !pk.empty()) {
+    ScanOptions k;
+    k.columns = pk;
+    LANCE_ASSIGN_OR_RAISE(Scanner keys, Scanner::Make(gen, std::move(k)));
+    s.keys = keys.plan().root();
+  }
+  return PlanNodePtr(std::make_shared<LsmSourceNode>(std::move(s), rows.plan().root()));
+}
+
 // One plan of every source. `*vanished` is set when a source the plan needs went away under it
 // (a generation directory or WAL entries garbage-collected after a merge or flush this read
 // did not see): the caller plans again from the newer state.
@@ -248,6 +282,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
   }
 
   std::vector<PlanNodePtr> newer;  // newest first
+  std::map<std::string, ShardManifest> read_shards;  // the shards not pruned, by id
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
   std::map<uint32_t, std::optional<std::vector<ShardTarget>>> filter_shards;  // by spec id
   for (const Uuid& shard : shards) {
@@ -267,6 +302,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
         continue;
       }
     }
+    read_shards.emplace(shard.ToString(), *m);
     if (options.consistency == Consistency::kStrong) {
       LANCE_ASSIGN_OR_RAISE(std::vector<WalEntry> tail, ReadUnflushedTail(store, root, shard, m));
       // A flush published while the tail was read moves replay_after past entries that
@@ -301,29 +337,9 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
         ++spec.skipped_merged;
         continue;
       }
-      auto snap = OpenGeneration(store, root, shard, g);
-      if (snap.status().IsNotFound()) *vanished = true;
-      LANCE_RETURN_NOT_OK(snap.status());
-      std::shared_ptr<const table::Snapshot> gen = std::move(*snap);
-      LsmSourceNode::Spec s;
-      s.source = LsmSourceNode::Source::kGeneration;
-      s.shard = shard.ToString();
-      s.generation = g.generation;
-      s.path = g.path;
-      s.version = gen->version();
-      for (const auto& f : gen->manifest().fragments) s.rows += static_cast<int64_t>(f.num_rows());
-      ScanOptions o;
-      o.columns = SourceColumns(*spec.schema, pk, *gen->schema());
-      o.filter = options.filter;
-      o.use_index = options.use_index;
-      LANCE_ASSIGN_OR_RAISE(Scanner rows, Scanner::Make(gen, o));
-      if (!options.filter.empty() && !pk.empty()) {
-        ScanOptions k;
-        k.columns = pk;
-        LANCE_ASSIGN_OR_RAISE(Scanner keys, Scanner::Make(gen, std::move(k)));
-        s.keys = keys.plan().root();
-      }
-      newer.push_back(std::make_shared<LsmSourceNode>(std::move(s), rows.plan().root()));
+      LANCE_ASSIGN_OR_RAISE(PlanNodePtr source,
+                            GenerationSource(store, root, shard, g, *spec.schema, pk, options, "", vanished));
+      newer.push_back(std::move(source));
     }
   }
 
@@ -337,7 +353,65 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
   o.columns = SourceColumns(*spec.schema, pk, *base->schema());
   o.filter = options.filter;
   o.use_index = options.use_index;
-  LANCE_ASSIGN_OR_RAISE(Scanner base_rows, Scanner::Make(base, std::move(o)));
+  LANCE_ASSIGN_OR_RAISE(Scanner base_rows, Scanner::Make(base, o));
+  if (!options.filter.empty() && options.use_index) {
+    // The index catch-up gap (lsm_catchup.h): the merged generations answer for the base
+    // fragments a lagging index does not cover.
+    std::string why;
+    LANCE_ASSIGN_OR_RAISE(std::optional<internal::CatchupGap> gap,
+                          internal::FindCatchupGap(base, details, *base_rows.plan().root(), &why));
+    std::vector<PlanNodePtr> gap_sources;
+    if (gap) {
+      std::sort(gap->generations.begin(), gap->generations.end(), [](const auto& x, const auto& y) {
+        return x.shard_id.ToString() != y.shard_id.ToString() ? x.shard_id.ToString() < y.shard_id.ToString()
+                                                              : x.generation > y.generation;
+      });
+      const std::string fragments = fmt::format("{}", fmt::join(gap->uncovered, ", "));
+      for (const MergedGeneration& mg : gap->generations) {
+        const std::string id = mg.shard_id.ToString();
+        if (std::find(spec.shards_pruned.begin(), spec.shards_pruned.end(), id) != spec.shards_pruned.end()) {
+          continue;  // no row of the shard passes the filter
+        }
+        const auto m = read_shards.find(id);
+        const FlushedGeneration* g = nullptr;
+        if (m != read_shards.end()) {
+          for (const auto& f : m->second.flushed_generations) {
+            if (f.generation == mg.generation) g = &f;
+          }
+        }
+        if (g == nullptr) {
+          why = fmt::format("index catch-up gap not read from the generations: generation {} of "
+                            "shard {} is gone (garbage-collected)", mg.generation, id);
+          gap.reset();
+          break;
+        }
+        bool gone = false;
+        auto source = GenerationSource(store, root, mg.shard_id, *g, *spec.schema, pk, options,
+                                       fmt::format("merged into the base; read for the index catch-up "
+                                                   "gap instead of base fragments [{}]", fragments),
+                                       &gone);
+        if (!source.ok() && gone) {  // collected since the shard manifest was read
+          why = fmt::format("index catch-up gap not read from the generations: generation {} of "
+                            "shard {} is gone (garbage-collected)", mg.generation, id);
+          gap.reset();
+          break;
+        }
+        LANCE_RETURN_NOT_OK(source.status());
+        gap_sources.push_back(std::move(*source));
+      }
+    }
+    if (gap) {
+      o.fragment_ids = gap->covered;
+      LANCE_ASSIGN_OR_RAISE(base_rows, Scanner::Make(base, o));
+      b.note = fmt::format("index catch-up gap of {}: base fragments [{}] (written by the merges "
+                           "read above) are not read, only the fragments the index covers",
+                           fmt::join(gap->indexes, ", "), fmt::format("{}", fmt::join(gap->uncovered, ", ")));
+      spec.catchup_generations = static_cast<int64_t>(gap_sources.size());
+      for (auto& g : gap_sources) newer.push_back(std::move(g));
+    } else if (!why.empty()) {
+      b.note += (b.note.empty() ? "" : "; ") + why;
+    }
+  }
   newer.push_back(std::make_shared<LsmSourceNode>(std::move(b), base_rows.plan().root()));
   return Plan(std::make_shared<LsmMergeNode>(std::move(spec), std::move(newer)));
 }

@@ -86,6 +86,9 @@ class LsmMergeNode final : public PlanNode {
     int64_t shards = 0;                     // shards listed
     std::vector<std::string> shards_pruned; // not read: the filter routes elsewhere
     int64_t skipped_merged = 0;             // generations covered by merged_generations
+    // Of those, read for the index catch-up gap (mem_wal.md "Index catch-up": a base index
+    // the filter uses lags them; their own indexes answer for the base fragments it misses).
+    int64_t catchup_generations = 0;
     // Point lookups instead of sources: the keys the filter pins (a batch of the key
     // columns), read through query::LsmLookup with these options.
     RecordBatchPtr point_keys;
