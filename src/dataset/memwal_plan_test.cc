@@ -416,6 +416,19 @@ TEST(LsmPlan, OffsetAndLimitCountTheMergedRows) {
     const std::string text = PlanText(t, base_o);
     EXPECT_NE(text.find("; skip 3 rows, then at most 2"), std::string::npos) << text;
   }
+  // Streaming: a limit the WAL tail fills reads no generation and not the base; one that ends in
+  // generation 2 does not read generation 1 or the base.
+  LsmReadOptions first;
+  first.limit = 2;
+  LsmReadStats first_st;
+  EXPECT_EQ(PlanRows(t, first, &first_st), LsmRows(order.begin(), order.begin() + 2));
+  EXPECT_EQ(first_st.tail_rows, 2);
+  EXPECT_EQ(first_st.generation_rows, 0);
+  EXPECT_EQ(first_st.base_rows, 0);
+  first.limit = 4;
+  EXPECT_EQ(PlanRows(t, first, &first_st), LsmRows(order.begin(), order.begin() + 4));
+  EXPECT_EQ(first_st.generation_rows, 3);  // generation 2's three rows, not generation 1's
+  EXPECT_EQ(first_st.base_rows, 0);
   LsmReadOptions bad;
   bad.offset = -1;
   EXPECT_TRUE(query::PlanLsmScan(t.store, t.root, bad).status().IsInvalidArgument());
