@@ -24,12 +24,15 @@ void BM_LsmFilteredScan(benchmark::State& state, std::string uri, std::string fi
   o.columns = {"id", "s"};
   o.filter = filter;
   o.use_index = std::getenv("LANCE_MEMWAL_NO_INDEX") == nullptr;
+  const bool serial = std::getenv("LANCE_MEMWAL_SERIAL") != nullptr;
   int64_t rows = 0;
   const double cpu0 = bench::ProcessCpuSeconds();
   for (auto _ : state) {
     auto plan = PlanLsmScan(where->store, where->path, o);
     if (!plan.ok()) return state.SkipWithError(plan.status().ToString().c_str());
-    auto reader = ExecuteLsmScan(*plan, Planner::ExecOptionsOf(ScanOptions{}), nullptr);
+    // LANCE_MEMWAL_SERIAL: everything on the calling thread (no pool), to tell the pool's
+    // hand-offs from the work on a loaded machine.
+    auto reader = ExecuteLsmScan(*plan, serial ? ExecOptions{} : Planner::ExecOptionsOf(ScanOptions{}), nullptr);
     if (!reader.ok()) return state.SkipWithError(reader.status().ToString().c_str());
     rows = 0;
     while (true) {
