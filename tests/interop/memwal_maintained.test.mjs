@@ -115,6 +115,10 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
       assert.deepEqual(sorted(await fresh.query().where(where).toArray()), want, `${stage}: ${where}`);
       assert.deepEqual(oursRead(where), want, `${stage}: ours: ${where}`);
       assert.deepEqual(oursRead(where, ['--no-index']), want, `${stage}: ours without indexes: ${where}`);
+      // --offset / --limit count the merged rows in the read's own order.
+      const all = jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where]).stdout);
+      const page = jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where, '--offset', '1', '--limit', '2']).stdout);
+      assert.deepEqual(page, all.slice(1, 3), `${stage}: ${where}: --offset 1 --limit 2`);
       const ours = sourcesOf(where);
       if (pointLookup) {
         assert.match(ours.root, /point lookups of 1 keys/, `${stage}: ${where}`);
