@@ -12,7 +12,8 @@
 // calls): the whole `lsm write` (durable acknowledgement of every batch; --in-flight 1 waits
 // for each batch's acknowledgement before the next one is sent to the WAL, as the reference's
 // sequential mergeInsert calls do), each acknowledgement's arrival on stdout (latency from the
-// previous one), the flush at the end, `lsm merge`, and peak RSS of the writer process.
+// previous one), the flush at the end, `lsm merge`, and peak RSS of the writer process; then
+// point lookups and filtered merged reads (`lsm scan --filter`) beside lance 12's query().
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -197,6 +198,56 @@ const lookups = {
   reference_1000_keys_in_list_ms: +refManyMs.toFixed(1),
   reference_1_key_ms_p50: +pct(refOne, 0.5).toFixed(1),
 };
+// Filtered merged reads over the same state (base + 4 shards' flushed generations, eventual:
+// what lance 12's query() reads), beside lance 12's query().where().select(['id', 's']) on the
+// same table, whole results compared: ours in-process (build/lance_bench BM_LsmFilteredScan:
+// plan + drain, medians of 5 repetitions, CPU of the whole process beside wall) and as the
+// `lsm scan --filter` process (its start is in ours_process_start_ms_p50); lance 12's medians
+// of 5 after one warm-up query, CPU of this node process over the query; the machine's load
+// before and after.
+const LANCE_BENCH = process.env.LANCE_BENCH_BIN ?? path.join(path.dirname(LANCE), 'lance_bench');
+const loadBefore = os.loadavg().map((l) => +l.toFixed(2));
+const filtered = {};
+for (const [name, where] of [
+  ['range_x', 'x >= 1000 AND x < 1100'],
+  ['s_equals', `s = 'u-${up[7]}'`],
+  ['s_prefix_range', "s >= 'u-1' AND s < 'u-11'"],
+]) {
+  const procMs = [], refMs = [], refCpu = [];
+  let oursRows, refRows;
+  await refTable.query().where(where).select(['id', 's']).toArray();
+  for (let i = 0; i < 5; ++i) {
+    const r = await timedRun(['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where, '--columns', 'id,s']);
+    procMs.push(r.ms);
+    oursRows = r.out.trim().split('\n').filter((l) => l).map((l) => JSON.parse(l)).map((x) => `${x.id}:${x.s}`).sort();
+    const c0 = process.cpuUsage();
+    const t1 = process.hrtime.bigint();
+    const rows = await refTable.query().where(where).select(['id', 's']).toArray();
+    refMs.push(Number(process.hrtime.bigint() - t1) / 1e6);
+    const c = process.cpuUsage(c0);
+    refCpu.push((c.user + c.system) / 1000);
+    refRows = rows.map((x) => `${x.id}:${x.s}`).sort();
+  }
+  if (JSON.stringify(oursRows) !== JSON.stringify(refRows)) throw new Error(`filtered read ${where}: our rows differ from the reference`);
+  const bench = spawnSync(LANCE_BENCH, ['--benchmark_filter=^BM_LsmFilteredScan', '--benchmark_repetitions=5',
+    '--benchmark_format=json'], { env: { ...process.env, LANCE_MEMWAL_TABLE: uri, LANCE_MEMWAL_FILTER: where } });
+  if (bench.status !== 0) throw new Error(`lance_bench: ${bench.stderr}`);
+  const median = JSON.parse(bench.stdout.toString()).benchmarks.find((b) => b.aggregate_name === 'median');
+  if (!median || median.rows !== oursRows.length) throw new Error(`lance_bench ${where}: ${bench.stdout}`);
+  const planText = spawnSync(LANCE, ['lsm', 'scan', uri, '--consistency', 'eventual', '--filter', where, '--explain']).stdout.toString();
+  const r = { wall: pct(refMs, 0.5), cpu: pct(refCpu, 0.5) };
+  filtered[name] = {
+    filter: where, rows: oursRows.length,
+    sources: planText.split('\n').filter((l) => l.startsWith('  LsmSource: ')).length,
+    ours_ms_p50: +median.real_time.toFixed(2), ours_cpu_ms_p50: +median.cpu_ms.toFixed(2),
+    ours_process_ms_p50: +pct(procMs, 0.5).toFixed(1),
+    reference_ms_p50: +r.wall.toFixed(2), reference_cpu_ms_p50: +r.cpu.toFixed(2),
+    // reference ÷ ours (> 1: ours faster), in-process both.
+    ratio_wall: +(r.wall / median.real_time).toFixed(2), ratio_cpu: +(r.cpu / median.cpu_ms).toFixed(2),
+  };
+}
+filtered.load_before = loadBefore;
+filtered.load_after = os.loadavg().map((l) => +l.toFixed(2));
 const m = await timedRun(['lsm', 'merge', uri]);
 // The same upserts again with --no-sync (NOT durable: WAL entries written, never fsynced), the
 // like-for-like figure for the reference's non-durable writer.
@@ -216,7 +267,7 @@ const ours = {
 };
 ours.writer_cpu_ms = Math.round(w.cpu_ms);
 ours.nondurable_writer_cpu_ms = Math.round(ndRun.cpu_ms);
-const out = { ours, lookups };
+const out = { ours, lookups, filtered };
 if (LIVE) {
   const durable = await referenceUpserts(true);
   const nondurable = await referenceUpserts(false);
@@ -249,4 +300,4 @@ if (fs.existsSync(refFile)) {
   };
 }
 console.log(JSON.stringify(out, null, 1));
-fs.rmSync(dir, { recursive: true, force: true });
+if (args.keep) console.error(`kept ${dir}`); else fs.rmSync(dir, { recursive: true, force: true });

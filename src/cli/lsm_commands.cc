@@ -30,6 +30,7 @@
 #include "lance/dataset/memwal_merge.h"
 #include "lance/query/lsm_lookup.h"
 #include "lance/query/lsm_scan.h"
+#include "lance/query/lsm_plan.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
@@ -67,6 +68,10 @@ struct LsmArgs {
   std::string consistency = "strong";
   std::vector<std::string> columns;
   std::string filter;             // scan
+  int64_t offset = 0;             // scan
+  int64_t limit = -1;             // scan: -1 = every row
+  bool explain = false;           // scan: print the plan
+  bool no_index = false;          // scan: filter every row of each source
   std::vector<std::string> keys;  // get: one JSON key each
   std::string keys_file;          // get: JSON lines of keys
   std::string older_than = "1h";  // gc
@@ -514,6 +519,14 @@ Status Scan(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
   LANCE_ASSIGN_OR_RAISE(mw::LsmReadOptions o, LsmReadOptionsOf(a));
   o.filter = a.filter;
+  if (a.offset < 0) return Status::InvalidArgument("--offset must be >= 0, got {}", a.offset);
+  o.offset = a.offset;
+  if (a.limit >= 0) o.limit = a.limit;
+  o.use_index = !a.no_index;
+  if (a.explain) {
+    LANCE_ASSIGN_OR_RAISE(query::Plan plan, query::PlanLsmScan(w.store, w.path, o));
+    return Print(plan.Explain());
+  }
   mw::LsmReadStats st;
   LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, query::LsmScan(w.store, w.path, o, &st));
   for (const auto& b : rows) {
@@ -733,6 +746,13 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
                    "(pushed into the base scan, where its scalar indexes answer it; one that "
                    "pins the primary key, \"id = 5\" or \"id IN (1, 2)\", is answered by point "
                    "lookups of those keys, only in the shards they route to)");
+  scan->add_option("--offset", args->offset, "Merged rows to skip (WAL tail, generations newest first, then the base)");
+  scan->add_option("--limit", args->limit, "At most this many rows");
+  scan->add_flag("--no-index", args->no_index,
+                 "Filter every row of each source (no scalar index of the base or of a generation answers it; the same rows)");
+  scan->add_flag("--explain", args->explain,
+                 "Print the plan instead of the rows: each source (WAL tail, generations, base) "
+                 "with its own plan and the indexes it uses, the shards pruned");
   registry.OnRun(scan, [args] { return Scan(*args); });
   auto* get = lsm->add_subcommand(
       "get", "Point lookups by primary key: the newest visible row of each key (canonical JSON "

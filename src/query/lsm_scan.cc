@@ -1,6 +1,10 @@
-// query::LsmScan (lsm_scan.h): the base table and every unmerged flushed generation read
-// through the query layer's scan, the WAL tail from storage, newest row per key.
+// query::PlanLsmScan (lsm_plan.h) and query::LsmScan (lsm_scan.h): the sources of a merged
+// read chosen (shards pruned by the filter, merged generations skipped, newest first), each
+// planned by the query layer's planner, or point lookups when the filter pins the key.
 #include "lance/query/lsm_scan.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -19,7 +23,10 @@
 #include "lance/query/filter.h"
 #include "query/lsm_columns.h"
 #include "lance/query/lsm_lookup.h"
+#include "lance/query/lsm_plan.h"
 #include "lance/query/scanner.h"
+#include "query/lsm_catchup.h"
+#include "query/operators.h"
 
 namespace lance::query {
 
@@ -27,21 +34,7 @@ using namespace memwal;  // NOLINT: the MemWAL model this read merges
 
 namespace {
 
-// Every row of `snap` (its columns, deleted rows skipped) through the query layer's scan.
-Result<std::vector<RecordBatchPtr>> ScanAll(std::shared_ptr<const table::Snapshot> snap) {
-  ScanOptions o;
-  o.use_index = false;
-  LANCE_ASSIGN_OR_RAISE(Scanner scanner, Scanner::Make(std::move(snap), std::move(o)));
-  LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
-  return reader->ReadAll();
-}
-
-struct Piece {
-  RecordBatchPtr batch;
-  ArrayPtr tombstone;  // null for base rows
-};
-
-Result<RecordBatchPtr> Project(const RecordBatch& b, const SchemaPtr& out) {
+Result<RecordBatchPtr> ProjectTo(const RecordBatch& b, const SchemaPtr& out) {
   std::vector<ArrayPtr> cols;
   for (const auto& f : out->fields()) {
     ArrayPtr c = b.GetColumnByName(f->name());
@@ -143,54 +136,6 @@ Result<std::optional<RecordBatchPtr>> PinnedKeys(const std::string& filter, cons
   return std::optional<RecordBatchPtr>(std::move(*keys));
 }
 
-// A filtered scan whose filter pins every primary-key column to a few values, answered as point
-// lookups (shard pruning, bloom filters, _pk_index; lsm_lookup.h) of those keys, the whole
-// filter then applied to each key's newest row -- the rows the full scan would return.
-// nullopt when the filter pins no key.
-Result<std::optional<std::vector<RecordBatchPtr>>> ScanByLookup(
-    const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
-    const table::Snapshot& base, const std::vector<std::string>& pk, const SchemaPtr& out_schema,
-    const Filter& filter, const memwal::LsmReadOptions& options, LsmReadStats& st) {
-  if (pk.empty()) return std::optional<std::vector<RecordBatchPtr>>();
-  std::vector<FieldPtr> key_fields;
-  for (const std::string& k : pk) {
-    FieldPtr f = base.schema()->GetFieldByName(k);
-    if (!f) return std::optional<std::vector<RecordBatchPtr>>();
-    key_fields.push_back(std::move(f));
-  }
-  auto pinned = PinnedKeys(options.filter, key_fields);
-  LANCE_RETURN_NOT_OK(pinned.status());  // (it bound as a filter, so it parses)
-  if (!*pinned) return std::optional<std::vector<RecordBatchPtr>>();
-  memwal::LsmReadOptions lo;
-  lo.consistency = options.consistency;
-  if (!options.columns.empty()) {
-    lo.columns = options.columns;
-    for (const auto& c : filter.columns()) {
-      if (std::find(lo.columns.begin(), lo.columns.end(), c) == lo.columns.end()) lo.columns.push_back(c);
-    }
-  }
-  LsmLookupStats ls;
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, LsmLookup(store, root, ***pinned, lo, &ls));
-  st = {};
-  st.point_keys = ls.keys;
-  st.shards_pruned = ls.shards_pruned;
-  st.tail_entries = ls.tail_entries;
-  st.generations = ls.generations_probed;
-  st.generation_rows = ls.generation_rows_taken;
-  std::vector<RecordBatchPtr> out;
-  if (rows->num_rows() == 0) return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
-  LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, filter.EvaluateBatch(*rows));
-  if (!pass.empty()) {
-    if (static_cast<int64_t>(pass.size()) != rows->num_rows()) {
-      LANCE_ASSIGN_OR_RAISE(rows, TakeRows(*rows, pass));
-    }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*rows, out_schema));
-    st.result_rows = projected->num_rows();
-    out.push_back(std::move(projected));
-  }
-  return std::optional<std::vector<RecordBatchPtr>>(std::move(out));
-}
-
 // The shards a filter's rows can be in under the sharding spec `spec_id`: when the filter pins
 // every source column of the spec (as PinnedKeys pins key columns), the shards those values
 // route to. nullopt (every shard) otherwise, and when skipping a shard could change the answer:
@@ -226,41 +171,125 @@ Result<std::optional<std::vector<ShardTarget>>> FilterShards(const std::string& 
   return None(std::move(routing->shards));
 }
 
-// One read of every source. `*vanished` is set when a source the read planned on went away
-// under it (a generation directory or WAL entries garbage-collected after a merge or flush
-// this read did not see): the caller reads again from the newer state.
-//
-// The newer sources (generations, WAL tail: small, bounded by the MemTable) are read whole and
-// their newest row per key chosen; the base is scanned through the query layer with the filter
-// pushed down (its indexes used), and a base row survives when no newer source holds its key.
-// The filter then applies to the newer winners, so a newer row that fails it still hides the
-// older base row that passes (last write wins before the filter, as the spec reads it).
-Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::ObjectStore>& store,
-                                                const std::string& root,
-                                                const memwal::LsmReadOptions& options,
-                                                LsmReadStats& st, bool* vanished) {
-  st = {};
+// The Explain note of the base source on index catch-up (mem_wal.md "Index catch-up"): each
+// base index that index_catchup says lags a shard's merged generation.
+std::string CatchupNote(const MemWalIndexDetails& details) {
+  std::string note;
+  for (const IndexCatchup& c : details.index_catchup) {
+    for (const MergedGeneration& g : c.caught_up_generations) {
+      const uint64_t merged = details.MergedGenerationOf(g.shard_id);
+      if (g.generation >= merged) continue;
+      note += fmt::format("{}index {} covers shard {} up to generation {} of {} merged: the rows of "
+                          "generations {}..{} are in base fragments it does not cover, filtered there",
+                          note.empty() ? "" : "; ", c.index_name, g.shard_id.ToString(), g.generation,
+                          merged, g.generation + 1, merged);
+    }
+  }
+  return note;
+}
+
+// The columns a source's plan reads: the output's, the key's, and `_tombstone` when it has one.
+std::vector<std::string> SourceColumns(const Schema& out, const std::vector<std::string>& pk,
+                                       const Schema& source) {
+  std::vector<std::string> cols;
+  for (const auto& f : out.fields()) cols.push_back(f->name());
+  for (const auto& k : pk) {
+    if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
+  }
+  if (source.GetFieldByName(std::string(kTombstoneColumn))) cols.emplace_back(kTombstoneColumn);
+  return cols;
+}
+
+// The source of generation `g` of `shard`: its rows (filtered, through its own indexes) and,
+// with a filter, the plan reading its keys whole.
+Result<PlanNodePtr> GenerationSource(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+                                     const Uuid& shard, const FlushedGeneration& g, const Schema& out,
+                                     const std::vector<std::string>& pk, const memwal::LsmReadOptions& options,
+                                     std::string note, bool* vanished) {
+  auto snap = OpenGeneration(store, root, shard, g);
+  if (snap.status().IsNotFound()) *vanished = true;
+  LANCE_RETURN_NOT_OK(snap.status());
+  std::shared_ptr<const table::Snapshot> gen = std::move(*snap);
+  LsmSourceNode::Spec s;
+  s.source = LsmSourceNode::Source::kGeneration;
+  s.shard = shard.ToString();
+  s.generation = g.generation;
+  s.path = g.path;
+  s.version = gen->version();
+  s.note = std::move(note);
+  for (const auto& f : gen->manifest().fragments) s.rows += static_cast<int64_t>(f.num_rows());
+  ScanOptions o;
+  o.columns = SourceColumns(out, pk, *gen->schema());
+  o.filter = options.filter;
+  o.use_index = options.use_index;
+  LANCE_ASSIGN_OR_RAISE(Scanner rows, Scanner::Make(gen, o));
+  if (!options.filter.empty() && !pk.empty()) {
+    ScanOptions k;
+    k.columns = pk;
+    LANCE_ASSIGN_OR_RAISE(Scanner keys, Scanner::Make(gen, std::move(k)));
+    s.keys = keys.plan().root();
+  }
+  return PlanNodePtr(std::make_shared<LsmSourceNode>(std::move(s), rows.plan().root()));
+}
+
+// One plan of every source. `*vanished` is set when a source the plan needs went away under it
+// (a generation directory or WAL entries garbage-collected after a merge or flush this read
+// did not see): the caller plans again from the newer state.
+Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+                      const memwal::LsmReadOptions& options, bool* vanished) {
+  if (options.offset < 0 || (options.limit && *options.limit < 0)) {
+    return Status::InvalidArgument("{}: LSM read offset and limit must be >= 0", store->DisplayPath(root));
+  }
   LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(store, root));
-  LANCE_ASSIGN_OR_RAISE(SchemaPtr out_schema,
-                        internal::LsmOutputSchema(base->schema(), options.columns, store->DisplayPath(root)));
+  LsmMergeNode::Spec spec;
+  spec.table = store->DisplayPath(root);
+  spec.store = store;
+  spec.root = root;
+  spec.table_schema = base->schema();
+  LANCE_ASSIGN_OR_RAISE(spec.schema, internal::LsmOutputSchema(base->schema(), options.columns, spec.table));
+  spec.offset = options.offset;
+  spec.limit = options.limit;
+  spec.consistency = options.consistency;
   MemWalIndexDetails details;
   if (auto d = ReadMemWalDetails(*base); d.ok()) details = std::move(*d);
   const std::vector<std::string> pk = PrimaryKeyColumns(base->manifest());
-  std::shared_ptr<const Filter> newer_filter;
+  spec.primary_key = pk;
   if (!options.filter.empty()) {
-    LANCE_ASSIGN_OR_RAISE(newer_filter, Filter::MakeForBatch(options.filter, base->schema()));
-    LANCE_ASSIGN_OR_RAISE(auto looked_up,
-                          ScanByLookup(store, root, *base, pk, out_schema, *newer_filter, options, st));
-    if (looked_up) return std::move(*looked_up);
+    LANCE_ASSIGN_OR_RAISE(spec.filter, Filter::MakeForBatch(options.filter, base->schema()));
+    if (!pk.empty()) {
+      std::vector<FieldPtr> key_fields;
+      for (const std::string& k : pk) {
+        if (FieldPtr f = base->schema()->GetFieldByName(k)) key_fields.push_back(std::move(f));
+      }
+      if (key_fields.size() == pk.size()) {
+        LANCE_ASSIGN_OR_RAISE(std::optional<RecordBatchPtr> pinned, PinnedKeys(options.filter, key_fields));
+        if (pinned) {
+          spec.point_keys = std::move(*pinned);
+          spec.lookup.consistency = options.consistency;
+          if (!options.columns.empty()) {
+            spec.lookup.columns = options.columns;
+            for (const auto& c : spec.filter->columns()) {
+              if (std::find(spec.lookup.columns.begin(), spec.lookup.columns.end(), c) ==
+                  spec.lookup.columns.end()) {
+                spec.lookup.columns.push_back(c);
+              }
+            }
+          }
+          return Plan(std::make_shared<LsmMergeNode>(std::move(spec), std::vector<PlanNodePtr>{}));
+        }
+      }
+    }
   }
 
-  std::vector<Piece> pieces;  // the newer sources, oldest first
+  std::vector<PlanNodePtr> newer;  // newest first
+  std::map<std::string, ShardManifest> read_shards;  // the shards not pruned, by id
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
   std::map<uint32_t, std::optional<std::vector<ShardTarget>>> filter_shards;  // by spec id
   for (const Uuid& shard : shards) {
     ShardManifestStore manifests(store, root, shard);
     LANCE_ASSIGN_OR_RAISE(std::optional<ShardManifest> m, manifests.Latest());
     if (!m) continue;
+    ++spec.shards;
     if (!options.filter.empty()) {
       auto targets = filter_shards.find(m->shard_spec_id);
       if (targets == filter_shards.end()) {
@@ -269,32 +298,11 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
       }
       if (targets->second && std::none_of(targets->second->begin(), targets->second->end(),
                                           [&](const ShardTarget& t) { return ShardMayHold(*m, t); })) {
-        ++st.shards_pruned;  // no row of this shard can pass the filter
+        spec.shards_pruned.push_back(shard.ToString());  // no row of this shard can pass the filter
         continue;
       }
     }
-    const uint64_t merged = details.MergedGenerationOf(shard);
-    std::vector<FlushedGeneration> gens = m->flushed_generations;
-    std::sort(gens.begin(), gens.end(),
-              [](const auto& a, const auto& b) { return a.generation < b.generation; });
-    for (const FlushedGeneration& g : gens) {
-      if (g.generation <= merged) {
-        ++st.skipped_merged;
-        continue;
-      }
-      auto snap = OpenGeneration(store, root, shard, g);
-      if (snap.status().IsNotFound()) *vanished = true;
-      LANCE_RETURN_NOT_OK(snap.status());
-      auto scanned = ScanAll(*snap);
-      if (scanned.status().IsNotFound()) *vanished = true;
-      LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> rows, std::move(scanned));
-      ++st.generations;
-      for (auto& b : rows) {
-        st.generation_rows += b->num_rows();
-        ArrayPtr t = b->GetColumnByName(kTombstoneColumn);
-        pieces.push_back({std::move(b), std::move(t)});
-      }
-    }
+    read_shards.emplace(shard.ToString(), *m);
     if (options.consistency == Consistency::kStrong) {
       LANCE_ASSIGN_OR_RAISE(std::vector<WalEntry> tail, ReadUnflushedTail(store, root, shard, m));
       // A flush published while the tail was read moves replay_after past entries that
@@ -306,114 +314,173 @@ Result<std::vector<RecordBatchPtr>> LsmScanOnce(const std::shared_ptr<io::Object
                                 "tail was read",
                                 store->DisplayPath(root), shard.ToString(), m->version, now_version);
       }
-      for (auto& e : tail) {
-        ++st.tail_entries;
-        for (auto& b : e.batches) {
-          st.tail_rows += b->num_rows();
-          ArrayPtr t = b->GetColumnByName(kTombstoneColumn);
-          pieces.push_back({std::move(b), std::move(t)});
+      if (!tail.empty()) {
+        LsmSourceNode::Spec t;
+        t.source = LsmSourceNode::Source::kWalTail;
+        t.shard = shard.ToString();
+        for (auto& e : tail) {
+          t.wal_positions.push_back(e.position);
+          for (auto& b : e.batches) {
+            t.rows += b->num_rows();
+            t.tail_batches.push_back(std::move(b));
+          }
         }
+        newer.push_back(std::make_shared<LsmSourceNode>(std::move(t), nullptr));
       }
+    }
+    const uint64_t merged = details.MergedGenerationOf(shard);
+    std::vector<FlushedGeneration> gens = m->flushed_generations;
+    std::sort(gens.begin(), gens.end(),
+              [](const auto& a, const auto& b) { return a.generation > b.generation; });
+    for (const FlushedGeneration& g : gens) {
+      if (g.generation <= merged) {
+        ++spec.skipped_merged;
+        continue;
+      }
+      LANCE_ASSIGN_OR_RAISE(PlanNodePtr source,
+                            GenerationSource(store, root, shard, g, *spec.schema, pk, options, "", vanished));
+      newer.push_back(std::move(source));
     }
   }
 
-  // Winners among the newer sources: the newest row of each key (append-only: every row).
-  std::optional<PrimaryKeyEncoder> enc;
-  if (!pk.empty()) {
-    LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder e, PrimaryKeyEncoder::Make(*base->schema(), pk));
-    enc.emplace(std::move(e));
-  }
-  std::vector<std::vector<int64_t>> keep(pieces.size());
-  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> newest;
-  if (!enc) {
-    for (size_t p = 0; p < pieces.size(); ++p) {
-      for (int64_t r = 0; r < pieces[p].batch->num_rows(); ++r) keep[p].push_back(r);
-    }
-  } else {
-    std::string key;
-    for (size_t p = 0; p < pieces.size(); ++p) {
-      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc->KeyColumns(*pieces[p].batch));
-      for (int64_t r = 0; r < pieces[p].batch->num_rows(); ++r) {
-        key.clear();
-        enc->Encode(cols, r, &key);
-        newest.insert_or_assign(key, std::make_pair(static_cast<uint32_t>(p), static_cast<uint32_t>(r)));
-      }
-    }
-    for (const auto& [k, loc] : newest) keep[loc.first].push_back(loc.second);
-    for (auto& rows : keep) std::sort(rows.begin(), rows.end());
-  }
-
-  // The base: filtered in the scan, then every row whose key a newer source holds dropped.
-  std::vector<RecordBatchPtr> out;
-  {
-    ScanOptions o;
-    o.use_index = true;
-    o.filter = options.filter;
-    for (const auto& f : out_schema->fields()) o.columns.push_back(f->name());
-    for (const auto& k : pk) {
-      if (std::find(o.columns.begin(), o.columns.end(), k) == o.columns.end()) o.columns.push_back(k);
-    }
-    LANCE_ASSIGN_OR_RAISE(Scanner scanner, Scanner::Make(base, std::move(o)));
-    LANCE_ASSIGN_OR_RAISE(auto reader, scanner.ToReader());
-    std::string key;
-    while (true) {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->Next());
-      if (!b) break;
-      st.base_rows += b->num_rows();
-      if (!newest.empty()) {
-        LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc->KeyColumns(*b));
-        std::vector<int64_t> rows;
-        rows.reserve(static_cast<size_t>(b->num_rows()));
-        for (int64_t r = 0; r < b->num_rows(); ++r) {
-          key.clear();
-          enc->Encode(cols, r, &key);
-          if (!newest.count(key)) rows.push_back(r);
+  LsmSourceNode::Spec b;
+  b.source = LsmSourceNode::Source::kBase;
+  b.path = spec.table;
+  b.version = base->version();
+  for (const auto& f : base->manifest().fragments) b.rows += static_cast<int64_t>(f.num_rows());
+  b.note = CatchupNote(details);
+  ScanOptions o;
+  o.columns = SourceColumns(*spec.schema, pk, *base->schema());
+  o.filter = options.filter;
+  o.use_index = options.use_index;
+  LANCE_ASSIGN_OR_RAISE(Scanner base_rows, Scanner::Make(base, o));
+  if (!options.filter.empty() && options.use_index) {
+    // The index catch-up gap (lsm_catchup.h): the merged generations answer for the base
+    // fragments a lagging index does not cover.
+    std::string why;
+    LANCE_ASSIGN_OR_RAISE(std::optional<internal::CatchupGap> gap,
+                          internal::FindCatchupGap(base, details, *base_rows.plan().root(), &why));
+    std::vector<PlanNodePtr> gap_sources;
+    if (gap) {
+      std::sort(gap->generations.begin(), gap->generations.end(), [](const auto& x, const auto& y) {
+        return x.shard_id.ToString() != y.shard_id.ToString() ? x.shard_id.ToString() < y.shard_id.ToString()
+                                                              : x.generation > y.generation;
+      });
+      const std::string fragments = fmt::format("{}", fmt::join(gap->uncovered, ", "));
+      for (const MergedGeneration& mg : gap->generations) {
+        const std::string id = mg.shard_id.ToString();
+        if (std::find(spec.shards_pruned.begin(), spec.shards_pruned.end(), id) != spec.shards_pruned.end()) {
+          continue;  // no row of the shard passes the filter
         }
-        if (rows.empty()) continue;
-        if (static_cast<int64_t>(rows.size()) != b->num_rows()) {
-          LANCE_ASSIGN_OR_RAISE(b, TakeRows(*b, rows));
+        const auto m = read_shards.find(id);
+        const FlushedGeneration* g = nullptr;
+        if (m != read_shards.end()) {
+          for (const auto& f : m->second.flushed_generations) {
+            if (f.generation == mg.generation) g = &f;
+          }
         }
+        if (g == nullptr) {
+          why = fmt::format("index catch-up gap not read from the generations: generation {} of "
+                            "shard {} is gone (garbage-collected)", mg.generation, id);
+          gap.reset();
+          break;
+        }
+        bool gone = false;
+        auto source = GenerationSource(store, root, mg.shard_id, *g, *spec.schema, pk, options,
+                                       fmt::format("merged into the base; read for the index catch-up "
+                                                   "gap instead of base fragments [{}]", fragments),
+                                       &gone);
+        if (!source.ok() && gone) {  // collected since the shard manifest was read
+          why = fmt::format("index catch-up gap not read from the generations: generation {} of "
+                            "shard {} is gone (garbage-collected)", mg.generation, id);
+          gap.reset();
+          break;
+        }
+        LANCE_RETURN_NOT_OK(source.status());
+        gap_sources.push_back(std::move(*source));
       }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*b, out_schema));
-      st.result_rows += projected->num_rows();
-      out.push_back(std::move(projected));
+    }
+    if (gap) {
+      o.fragment_ids = gap->covered;
+      LANCE_ASSIGN_OR_RAISE(base_rows, Scanner::Make(base, o));
+      b.note = fmt::format("index catch-up gap of {}: base fragments [{}] (written by the merges "
+                           "read above) are not read, only the fragments the index covers",
+                           fmt::join(gap->indexes, ", "), fmt::format("{}", fmt::join(gap->uncovered, ", ")));
+      spec.catchup_generations = static_cast<int64_t>(gap_sources.size());
+      for (auto& g : gap_sources) newer.push_back(std::move(g));
+    } else if (!why.empty()) {
+      b.note += (b.note.empty() ? "" : "; ") + why;
     }
   }
-  for (size_t p = 0; p < pieces.size(); ++p) {
-    std::vector<int64_t>& rows = keep[p];
-    if (const ArrayPtr& t = pieces[p].tombstone) {
-      rows.erase(std::remove_if(rows.begin(), rows.end(),
-                                [&](int64_t r) { return !t->IsNull(r) && t->BoolValue(r); }),
-                 rows.end());
-    }
-    if (rows.empty()) continue;
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*pieces[p].batch, rows));
-    if (newer_filter) {
-      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, newer_filter->EvaluateBatch(*taken));
-      if (pass.empty()) continue;
-      if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
-        LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, Project(*taken, out_schema));
-    st.result_rows += projected->num_rows();
-    out.push_back(std::move(projected));
-  }
-  return out;
+  newer.push_back(std::make_shared<LsmSourceNode>(std::move(b), base_rows.plan().root()));
+  return Plan(std::make_shared<LsmMergeNode>(std::move(spec), std::move(newer)));
 }
 
 }  // namespace
 
-Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
-                                            const std::string& root, const memwal::LsmReadOptions& options,
-                                            LsmReadStats* stats) {
-  LsmReadStats local;
-  LsmReadStats& st = stats ? *stats : local;
+namespace internal {
+
+Result<std::unique_ptr<RecordBatchReader>> OpenLsmPointLookups(std::shared_ptr<const LsmMergeNode> node,
+                                                               const ExecOptions& /*options*/,
+                                                               std::shared_ptr<LsmReadStats> stats) {
+  const LsmMergeNode::Spec& spec = node->spec();
+  LsmLookupStats ls;
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, LsmLookup(spec.store, spec.root, *spec.point_keys, spec.lookup, &ls));
+  LsmReadStats st;
+  st.point_keys = ls.keys;
+  st.shards_pruned = ls.shards_pruned;
+  st.tail_entries = ls.tail_entries;
+  st.generations = ls.generations_probed;
+  st.generation_rows = ls.generation_rows_taken;
+  std::vector<RecordBatchPtr> out;
+  if (rows->num_rows() > 0) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, spec.filter->EvaluateBatch(*rows));
+    if (!pass.empty()) {
+      if (static_cast<int64_t>(pass.size()) != rows->num_rows()) {
+        LANCE_ASSIGN_OR_RAISE(rows, TakeRows(*rows, pass));
+      }
+      const int64_t start = std::min(spec.offset, rows->num_rows());
+      int64_t len = rows->num_rows() - start;
+      if (spec.limit) len = std::min(len, *spec.limit);
+      if (len > 0) {
+        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, ProjectTo(*rows->Slice(start, len), spec.schema));
+        st.result_rows = projected->num_rows();
+        out.push_back(std::move(projected));
+      }
+    }
+  }
+  if (stats) *stats = st;
+  return std::unique_ptr<RecordBatchReader>(new VectorRecordBatchReader(spec.schema, std::move(out)));
+}
+
+}  // namespace internal
+
+Result<Plan> PlanLsmScan(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+                         const memwal::LsmReadOptions& options) {
   constexpr int kAttempts = 8;
   for (int attempt = 1;; ++attempt) {
     bool vanished = false;
-    Result<std::vector<RecordBatchPtr>> r = LsmScanOnce(store, root, options, st, &vanished);
+    Result<Plan> r = PlanOnce(store, root, options, &vanished);
     if (r.ok() || !vanished || attempt == kAttempts) return r;
+  }
+}
+
+Result<std::vector<RecordBatchPtr>> LsmScan(const std::shared_ptr<io::ObjectStore>& store,
+                                            const std::string& root, const memwal::LsmReadOptions& options,
+                                            LsmReadStats* stats) {
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    LANCE_ASSIGN_OR_RAISE(Plan plan, PlanLsmScan(store, root, options));
+    auto st = std::make_shared<LsmReadStats>();
+    Result<std::vector<RecordBatchPtr>> rows = [&]() -> Result<std::vector<RecordBatchPtr>> {
+      LANCE_ASSIGN_OR_RAISE(auto reader, ExecuteLsmScan(plan, Planner::ExecOptionsOf(ScanOptions{}), st));
+      return reader->ReadAll();
+    }();
+    // A source removed while it was read (garbage collection after a merge this plan did not
+    // see): the newer state has its rows elsewhere; plan again.
+    if (!rows.ok() && rows.status().IsNotFound() && attempt < kAttempts) continue;
+    if (stats) *stats = *st;
+    return rows;
   }
 }
 

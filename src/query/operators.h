@@ -10,6 +10,7 @@
 #include "lance/columnar/record_batch_reader.h"
 #include "lance/core/result.h"
 #include "lance/query/fragment_reader.h"
+#include "lance/query/lsm_plan.h"
 #include "lance/query/plan.h"
 #include "lance/query/row_selection.h"
 
@@ -40,6 +41,14 @@ Result<std::unique_ptr<RecordBatchReader>> OpenProject(const ProjectNode& node,
                                                        const ExecOptions& options);
 // The batches of a KNN node (src/query/knn.cc).
 Result<std::unique_ptr<RecordBatchReader>> RunKnn(const KnnNode& node, const ExecOptions& options);
+// The batches of an LsmMerge node (src/query/lsm_merge.cc); `stats` may be null.
+Result<std::unique_ptr<RecordBatchReader>> OpenLsmMerge(std::shared_ptr<const LsmMergeNode> node,
+                                                        const ExecOptions& options,
+                                                        std::shared_ptr<memwal::LsmReadStats> stats);
+// An LsmMerge node that answers by point lookups (src/query/lsm_scan.cc).
+Result<std::unique_ptr<RecordBatchReader>> OpenLsmPointLookups(std::shared_ptr<const LsmMergeNode> node,
+                                                               const ExecOptions& options,
+                                                               std::shared_ptr<memwal::LsmReadStats> stats);
 // The count of a Count node.
 Result<uint64_t> RunCount(const CountNode& node, const ExecOptions& options);
 

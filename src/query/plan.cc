@@ -1,6 +1,7 @@
 #include "lance/query/plan.h"
 #include "lance/query/text_search.h"
 #include "lance/query/hybrid.h"
+#include "lance/query/lsm_plan.h"
 
 #include <fmt/format.h>
 
@@ -158,6 +159,9 @@ Result<std::unique_ptr<RecordBatchReader>> Plan::Execute(const ExecOptions& opti
   }
   if (root_->kind() == PlanNode::Kind::kHybrid) {
     return internal::RunHybrid(static_cast<const HybridSearchNode&>(*root_), options);
+  }
+  if (root_->kind() == PlanNode::Kind::kLsmMerge) {
+    return internal::OpenLsmMerge(std::static_pointer_cast<const LsmMergeNode>(root_), options, nullptr);
   }
   if (root_->kind() == PlanNode::Kind::kKnn) {
     return internal::RunKnn(static_cast<const KnnNode&>(*root_), options);

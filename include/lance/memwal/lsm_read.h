@@ -15,12 +15,13 @@
 //
 // The read itself is the query layer's (query::LsmScan, lance/query/lsm_scan.h: the sources
 // read through its scanner, the filter and projection pushed into the base scan, the newer
-// sources read whole; the result is materialized); this header holds its options and what it
-// counts.
+// sources read through their own plans, newest first, deduplicated by a set of the keys seen:
+// lance/query/lsm_plan.h); this header holds its options and what it counts.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct LsmReadOptions {
   // scan (its scalar indexes answer it there). Empty: every visible row. Point lookups
   // (query::LsmLookup) do not take one.
   std::string filter;
+  // Merged rows to skip, then at most `limit` (query::LsmScan / PlanLsmScan; in the merged
+  // read's order: the WAL tail, the generations newest first, then the base).
+  int64_t offset = 0;
+  std::optional<int64_t> limit;
+  // Let the base's and each generation's scalar indexes answer the filter (the query layer's
+  // ScanOptions::use_index); false: every row of each source is filtered (the same rows).
+  bool use_index = true;
 };
 
 struct LsmReadStats {

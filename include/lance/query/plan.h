@@ -21,8 +21,8 @@
 //
 // Later sources plug in as further row nodes (see src/query/README.md): a scalar-index lookup
 // answering some conjuncts for the fragments its index covers (a Union with a FragmentScan +
-// Filter of the others), full-text nodes yielding ordered rows, an LSM-merge node
-// over MemWAL generations.
+// Filter of the others), full-text nodes yielding ordered rows, the LSM merge of a MemWAL
+// table's sources (LsmMerge <- LsmSource <- each source's own plan: lance/query/lsm_plan.h).
 #pragma once
 
 #include <cstdint>
@@ -63,7 +63,7 @@ struct ExecOptions {
 class PlanNode {
  public:
   enum class Kind { kFragmentScan, kTake, kIndexLookup, kUnion, kFilter, kLimit, kProject, kCount,
-                    kFullTextSearch, kKnn, kHybrid };
+                    kFullTextSearch, kKnn, kHybrid, kLsmMerge, kLsmSource };
   virtual ~PlanNode() = default;
   virtual Kind kind() const = 0;
   // The operator's name, e.g. "FragmentScan".
@@ -274,7 +274,7 @@ class Plan {
   // The tree, one node per line ("Name: description"), inputs indented under their node.
   std::string Explain() const;
 
-  // Runs a plan whose root is a Project or KNN node: a stream of its batches. Errors of the reads
+  // Runs a plan whose root is a Project, KNN, full-text, hybrid or LsmMerge node: a stream of its batches. Errors of the reads
   // surface from Next(). Errors: InvalidArgument for another root.
   Result<std::unique_ptr<RecordBatchReader>> Execute(const ExecOptions& options) const;
   // Runs a plan whose root is a Count node. Errors: InvalidArgument for another root, and the
