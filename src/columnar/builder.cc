@@ -1,4 +1,5 @@
 #include "lance/columnar/builder.h"
+#include "lance/core/reserve.h"
 
 #include <limits>
 
@@ -278,7 +279,7 @@ Status DictionaryBuilder::AppendNulls(int64_t n) {
 }
 
 Status DictionaryBuilder::Reserve(int64_t n) {
-  indices_.reserve(indices_.size() + static_cast<size_t>(n));
+  ReserveMore(indices_, static_cast<size_t>(n));
   return Status::OK();
 }
 

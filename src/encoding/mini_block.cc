@@ -17,6 +17,7 @@
 #include "encoding/fsst.h"
 #include "encoding/layout_decoders.h"
 #include "lance/core/bit_util.h"
+#include "lance/core/reserve.h"
 
 namespace lance::encoding {
 
@@ -67,7 +68,7 @@ Status GatherDictionaryTyped(const DataBlock& items, const I* idx, int64_t n, Da
     LANCE_RETURN_NOT_OK(out->data.ResizeForOverwrite(at + static_cast<size_t>(bytes)));
     char* dst = out->data.mutable_data();
     size_t pos = at;
-    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    ReserveMore(out->offsets, static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       const auto k = static_cast<uint64_t>(idx[i]);
       if (k < count) {
