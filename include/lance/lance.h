@@ -565,7 +565,7 @@ int32_t lance_cpp_dataset_create_zone_index(LanceDataset* dataset, const char* c
 /* lance-cpp addition: lance_cpp_dataset_optimize_indices indexes the fragments appended since
  * an index was built, as lance 12's optimize does for scalar indexes: the newest segment and the
  * unindexed fragments are retrained into one new segment with the parameters of the old one,
- * which it replaces (one commit per index that changes; the handle moves to the last).
+ * which it replaces, all in one commit (the handle moves to it), as lance 12 does.
  * `index_name` NULL: every user index, vector indexes reported "not_supported"; naming a
  * vector index is LANCE_ERR_NOT_SUPPORTED, an unknown one LANCE_ERR_NOT_FOUND. If `out_json`
  * is not NULL it gets a JSON array, one object per index: {"name":..., "type":...,

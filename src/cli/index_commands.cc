@@ -445,7 +445,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
         "optimize",
         "Index the fragments appended since an index was built: its newest segment and the new "
         "fragments are retrained into one segment with the same parameters (lance 12's default "
-        "for scalar indexes), one commit per index; prints one JSON line per index (outcome "
+        "for scalar indexes), all in one commit; prints one JSON line per index (outcome "
         "merged | up_to_date | not_supported)");
     sub->footer(
         "Scalar indexes (btree, bitmap, label_list, zonemap, bloomfilter, ngram, inverted, fm) are\n"

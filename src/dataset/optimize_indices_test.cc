@@ -148,10 +148,12 @@ TEST(OptimizeIndices, EveryScalarTypeCoversAppendedRowsWithItsParameters) {
     // LABEL_LIST trains on the non-null lists, the others on every live row.
     EXPECT_EQ(x.num_indexed_rows, live) << x.name;
   }
-  EXPECT_EQ((*ds)->version(), v0 + names.size());  // one commit per index
+  EXPECT_EQ((*ds)->version(), v0 + 1);  // one commit for all, as lance 12
+  for (const auto& x : *r) EXPECT_EQ(x.version, v0 + 1);
   for (size_t i = 0; i < names.size(); ++i) {
     const table::IndexInfo& seg = Only(**ds, names[i]);
     EXPECT_EQ(seg.uuid, (*r)[i].uuid);
+    EXPECT_EQ(seg.dataset_version, static_cast<uint64_t>(1 + i)) << "the version the index was first built on";
     EXPECT_EQ(seg.fragment_ids, (std::vector<uint32_t>{0, 1}));
     auto o = index::scalar::OptionsOfIndex(*(*ds)->snapshot(), seg);
     ASSERT_TRUE(o.ok()) << o.status().ToString();
@@ -227,7 +229,12 @@ TEST(OptimizeIndices, ErrorsNameTheIndex) {
   const uint64_t v = (*ds)->version();
   std::vector<uint64_t> frags((*plan)->fragment_ids.begin(), (*plan)->fragment_ids.end());
   auto rows = [&](const table::Snapshot&, const std::string& c) { return query::CollectTrainingData(snap, c, frags); };
-  auto lost = index::scalar::CreateScalarIndex(*snap, "id", rows, (*plan)->options);
+  table::StagedFiles staged(snap->location());
+  auto built = index::scalar::BuildScalarIndexSegment(*snap, "id", rows, (*plan)->options, &staged);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto lost = index::CommitReplacingSegments(snap->location(), snap->version(),
+                                             {index::MakeIndexInfo(built->segment, (*plan)->dataset_version)},
+                                             {(*plan)->replaced_uuid}, {}, &staged);
   ASSERT_EQ(lost.status().code(), StatusCode::kCommitConflict) << lost.status().ToString();
   EXPECT_NE(lost.status().message().find((*plan)->replaced_uuid), std::string::npos);
   EXPECT_EQ(*(*ds)->LatestVersion(), v);

@@ -164,19 +164,26 @@ Result<index::vector::IvfBuildSummary> Dataset::CreateVectorIndex(
 
 Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<std::string>& names) {
   return Guarded("optimize indices", [&]() -> Result<std::vector<OptimizedIndex>> {
-    std::vector<std::string> todo = names;
-    const bool all = todo.empty();
-    if (all) {
-      for (const auto& x : snapshot()->manifest().indices) {
-        if (table::IsSystemIndex(x)) continue;
-        if (std::find(todo.begin(), todo.end(), x.name) == todo.end()) todo.push_back(x.name);
-      }
-    }
     std::vector<OptimizedIndex> out;
-    for (const std::string& name : todo) {
-      OptimizedIndex r;
-      r.name = name;
-      LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+    LANCE_RETURN_NOT_OK(Mutate([&](const auto& snap) -> Result<uint64_t> {
+      out.clear();
+      std::vector<std::string> todo = names;
+      const bool all = todo.empty();
+      if (all) {
+        for (const auto& x : snap->manifest().indices) {
+          if (table::IsSystemIndex(x)) continue;
+          if (std::find(todo.begin(), todo.end(), x.name) == todo.end()) todo.push_back(x.name);
+        }
+      }
+      // Every index's new segment is written first, then one commit adds them all in place of
+      // the segments they merge (lance 12's optimize makes one version too).
+      table::StagedFiles staged(location_);
+      std::vector<table::IndexInfo> added;
+      std::vector<std::string> replaced;
+      table::CommitOptions commit = WithHandle(CommitOptions());
+      for (const std::string& name : todo) {
+        OptimizedIndex r;
+        r.name = name;
         const auto segments = index::FindIndexSegments(snap->manifest(), name);
         if (segments.empty()) {
           return Status::NotFound("{} (version {}) has no index named '{}'", location_.display(), snap->version(), name);
@@ -190,30 +197,41 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
           }
           r.outcome = OptimizedIndex::Outcome::kNotSupported;
           r.reason = fmt::format("{} indexes are not optimized yet (rebuild with create-index --replace)", r.type);
-          return 0;
+          out.push_back(std::move(r));
+          continue;
         }
         LANCE_ASSIGN_OR_RAISE(auto plan, index::scalar::PlanScalarIndexOptimize(*snap, name));
-        if (!plan) return 0;
+        if (!plan) {
+          out.push_back(std::move(r));
+          continue;
+        }
         index::scalar::CreateScalarIndexOptions o = plan->options;
-        o.commit = WithHandle(CommitOptions());
         if (o.pool == nullptr) o.pool = pool();
-        o.commit.amend = MemWalCatchupAmend(*snap, name, o.commit.amend);
         std::vector<uint64_t> frags(plan->fragment_ids.begin(), plan->fragment_ids.end());
         auto rows = [&](const table::Snapshot&, const std::string& c) {
           return query::CollectTrainingData(snap, c, frags, pool());
         };
-        LANCE_ASSIGN_OR_RAISE(index::scalar::CreatedIndex c, index::scalar::CreateScalarIndex(*snap, plan->column, rows, o));
+        LANCE_ASSIGN_OR_RAISE(index::scalar::BuiltSegment built,
+                              index::scalar::BuildScalarIndexSegment(*snap, plan->column, rows, o, &staged));
+        commit.amend = MemWalCatchupAmend(*snap, name, commit.amend);
+        added.push_back(index::MakeIndexInfo(built.segment, plan->dataset_version));
+        replaced.push_back(plan->replaced_uuid);
         r.outcome = OptimizedIndex::Outcome::kMerged;
-        r.uuid = c.info.uuid;
+        r.uuid = built.segment.uuid;
         r.replaced_uuid = plan->replaced_uuid;
-        r.version = c.version;
         r.fragment_ids = plan->fragment_ids;
         r.new_fragment_ids = plan->new_fragment_ids;
-        r.num_indexed_rows = c.num_indexed_rows;
-        return c.version;
-      }));
-      out.push_back(std::move(r));
-    }
+        r.num_indexed_rows = built.num_indexed_rows;
+        out.push_back(std::move(r));
+      }
+      if (added.empty()) return 0;
+      LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci, index::CommitReplacingSegments(location_, snap->version(), added,
+                                                                                 replaced, commit, &staged));
+      for (auto& r : out) {
+        if (r.outcome == OptimizedIndex::Outcome::kMerged) r.version = ci.version;
+      }
+      return ci.version;
+    }));
     return out;
   });
 }

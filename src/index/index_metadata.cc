@@ -96,23 +96,23 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
 }
 
 Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& location,
-                                                  uint64_t read_version, const NewIndexSegment& segment,
+                                                  uint64_t read_version,
+                                                  const std::vector<table::IndexInfo>& added,
                                                   const std::vector<std::string>& replaced,
                                                   const table::CommitOptions& options,
                                                   table::StagedFiles* staged) {
-  if (segment.name.empty()) return Status::InvalidArgument("optimize index: the index name is empty");
   LANCE_ASSIGN_OR_RAISE(table::CommittedVersion latest, table::LoadLatestWritableVersion(location));
-  const auto existing = FindIndexSegments(latest.manifest, segment.name);
   table::Transaction::CreateIndex ci;
-  ci.new_indices.push_back(MakeIndexInfo(segment, read_version));
+  ci.new_indices = added;
   for (const std::string& uuid : replaced) {
-    auto it = std::find_if(existing.begin(), existing.end(), [&](const table::IndexInfo* x) { return x->uuid == uuid; });
-    if (it == existing.end()) {
-      return Status::CommitConflict("{}: segment {} of index '{}' is not in version {} (changed by a concurrent "
-                                    "commit); optimize again",
-                                    location.display(), uuid, segment.name, latest.version);
+    auto it = std::find_if(latest.manifest.indices.begin(), latest.manifest.indices.end(),
+                           [&](const table::IndexInfo& x) { return x.uuid == uuid && !table::IsSystemIndex(x); });
+    if (it == latest.manifest.indices.end()) {
+      return Status::CommitConflict("{}: index segment {} is not in version {} (changed by a concurrent commit); "
+                                    "optimize again",
+                                    location.display(), uuid, latest.version);
     }
-    ci.removed_indices.push_back(**it);
+    ci.removed_indices.push_back(*it);
   }
   table::Transaction txn;
   txn.read_version = read_version;

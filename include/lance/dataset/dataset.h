@@ -214,7 +214,8 @@ class Dataset {
   // Brings indexes up to date with the fragments appended since they were built, as lance 12's
   // optimize_indices does by default for scalar indexes (index::scalar::PlanScalarIndexOptimize:
   // the newest segment and the unindexed fragments retrained into one new segment that
-  // replaces it, with the index's own parameters); one commit per index that changes.
+  // replaces it, with the index's own parameters, keeping its dataset_version); one commit
+  // for every index that changes (as lance 12: one version).
   // `names` empty: every user index. Vector indexes are reported kNotSupported (not yet
   // optimized: rebuild them with CreateVectorIndex and replace); naming one in `names` is
   // an error. Errors: NotFound (a name with no index), NotSupported, CommitConflict, the

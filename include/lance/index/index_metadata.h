@@ -68,12 +68,14 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
                                          bool replace, const table::CommitOptions& options = {},
                                          table::StagedFiles* staged = nullptr);
 
-// Commits `segment` in place of the segments `replaced` (uuids) of its index, built on version
-// `read_version`: a CreateIndex transaction adding it and removing them. Errors: CommitConflict
-// (one of `replaced` is not a segment of that name in the latest version: a concurrent
-// optimize or drop got there first), NotFound, IOError. `staged`: as CommitNewIndex.
+// Commits the index segments `added` in place of the user index segments `replaced` (uuids),
+// on version `read_version`: one CreateIndex transaction adding and removing them all (what
+// an optimize of several indexes commits, as lance 12 does). Errors: CommitConflict (one of
+// `replaced` is not in the latest version: a concurrent optimize or drop got there first),
+// NotFound, IOError. `staged`: as CommitNewIndex.
 Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& location,
-                                                  uint64_t read_version, const NewIndexSegment& segment,
+                                                  uint64_t read_version,
+                                                  const std::vector<table::IndexInfo>& added,
                                                   const std::vector<std::string>& replaced,
                                                   const table::CommitOptions& options = {},
                                                   table::StagedFiles* staged = nullptr);

@@ -63,9 +63,10 @@ Result<TrainedIndex> TrainInverted(IndexStore& store, const TrainingData& data, 
 
 }  // namespace
 
-Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::string& column,
-                                       const TrainingRows& rows,
-                                       const CreateScalarIndexOptions& options) {
+Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const std::string& column,
+                                             const TrainingRows& rows, const CreateScalarIndexOptions& options,
+                                             table::StagedFiles* staged_files) {
+  table::StagedFiles& staged = *staged_files;
   const table::Snapshot* snapshot = &at;
   const table::TableLocation& location = at.location();
   const auto& schema = snapshot->schema();
@@ -75,7 +76,7 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
                                    column);
   }
   const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
-  if (!options.replace && options.replace_segments.empty() && !FindIndexSegments(snapshot->manifest(), name).empty()) {
+  if (!options.replace && !options.fragment_ids && !FindIndexSegments(snapshot->manifest(), name).empty()) {
     return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
                                  location.display(), name);
   }
@@ -89,10 +90,6 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   } else {
     for (const auto& f : snapshot->manifest().fragments) seg.fragment_ids.push_back(static_cast<uint32_t>(f.id));
   }
-  // The files go through the store that does not sync each one: the commit syncs them with its
-  // manifest in one round of flushes (table/durable_files.h), not a file and a directory flush
-  // each, one after the other.
-  table::StagedFiles staged(location);
   auto store = IndexStore::Make(staged.store(), IndexDirectory(location, seg.uuid));
   Result<TrainedIndex> trained = Status::OK();
   switch (options.type) {
@@ -142,21 +139,32 @@ Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::str
   LANCE_ASSIGN_OR_RAISE(auto written, staged.store()->List(store->dir() + "/"));
   for (const auto& f : written) staged.Record(f.path);
   staged.RecordDirectory(location.Path("_indices"));
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci,
-                        options.replace_segments.empty()
-                            ? CommitNewIndex(location, snapshot->version(), seg, options.replace, options.commit,
-                                             &staged)
-                            : CommitReplacingSegments(location, snapshot->version(), seg, options.replace_segments,
-                                                      options.commit, &staged));
+  BuiltSegment out;
+  out.segment = std::move(seg);
+  out.num_indexed_rows = data.row_ids.size();
+  return out;
+}
+
+Result<CreatedIndex> CreateScalarIndex(const table::Snapshot& at, const std::string& column,
+                                       const TrainingRows& rows,
+                                       const CreateScalarIndexOptions& options) {
+  // The files go through the store that does not sync each one: the commit syncs them with its
+  // manifest in one round of flushes (table/durable_files.h), not a file and a directory flush
+  // each, one after the other.
+  table::StagedFiles staged(at.location());
+  LANCE_ASSIGN_OR_RAISE(BuiltSegment built, BuildScalarIndexSegment(at, column, rows, options, &staged));
+  const NewIndexSegment& seg = built.segment;
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci, CommitNewIndex(at.location(), at.version(), seg, options.replace,
+                                                             options.commit, &staged));
   CreatedIndex out;
-  out.info = MakeIndexInfo(seg, snapshot->version());
+  out.info = MakeIndexInfo(seg, at.version());
   if (ci.manifest) {
     for (const auto& x : ci.manifest->indices) {
       if (x.uuid == seg.uuid) out.info = x;
     }
   }
   out.version = ci.version;
-  out.num_indexed_rows = data.row_ids.size();
+  out.num_indexed_rows = built.num_indexed_rows;
   return out;
 }
 

@@ -149,7 +149,7 @@ Result<std::optional<ScalarOptimizePlan>> PlanScalarIndexOptimize(const table::S
   plan.new_fragment_ids = unindexed;
   plan.options.name = name;
   plan.options.fragment_ids = plan.fragment_ids;
-  plan.options.replace_segments = {newest.uuid};
+  plan.dataset_version = newest.dataset_version;
   return std::optional<ScalarOptimizePlan>(std::move(plan));
 }
 

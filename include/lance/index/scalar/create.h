@@ -13,6 +13,7 @@
 
 #include "lance/core/result.h"
 #include "lance/index/fts/tokenizer.h"
+#include "lance/index/index_metadata.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/scalar_index.h"
 #include "lance/table/commit.h"
@@ -45,12 +46,9 @@ struct CreateScalarIndexOptions {
   table::CommitOptions commit;
   ThreadPool* pool = nullptr;  // where training fans out (FM partitions); null = the caller only
   // The fragments the new segment covers (its fragment bitmap; the rows handed over must be
-  // theirs). Unset: every fragment of the version.
+  // theirs). Unset: every fragment of the version. Set (an optimize's segment, which replaces
+  // an existing one): a taken name is not refused.
   std::optional<std::vector<uint32_t>> fragment_ids;
-  // Non-empty: the uuids of the segments of this index the new segment replaces (an optimize
-  // merging them); the other segments of the name stay. The commit fails with CommitConflict
-  // when one of them is gone from the latest version. `replace` is then ignored.
-  std::vector<std::string> replace_segments;
 };
 
 // The IndexInfo committed (and the version that holds it, in `version`).
@@ -64,6 +62,19 @@ struct CreatedIndex {
 // rows with their row ids, in scan order.
 using TrainingRows =
     std::function<Result<TrainingData>(const table::Snapshot& at, const std::string& column)>;
+
+// A segment trained and written but not committed (BuildScalarIndexSegment).
+struct BuiltSegment {
+  NewIndexSegment segment;
+  uint64_t num_indexed_rows = 0;
+};
+
+// Trains the index of `column` of the version `at` from `rows(at, column)` and writes its files
+// into a fresh `_indices/{uuid}/` through `staged` (recorded there, for the commit that names
+// them to sync). Errors: as CreateScalarIndex, without the commit's.
+Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const std::string& column,
+                                             const TrainingRows& rows, const CreateScalarIndexOptions& options,
+                                             table::StagedFiles* staged);
 
 // Builds the index of `column` of the version `at` from `rows(at, column)` (called once the
 // column and the name are checked) and commits it on that version.

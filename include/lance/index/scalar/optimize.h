@@ -3,9 +3,10 @@
 // segment of the index and the fragments no segment of it covers are trained again into one
 // new segment -- a new uuid, covering the newest segment's fragments still in the table plus
 // the unindexed ones, with the parameters the old segment was built with -- that replaces the
-// newest segment in one CreateIndex commit. Older segments (lance 12 writes several when
-// asked to append deltas) stay as they are. The caller trains and commits with
-// CreateScalarIndex (create.h) on the plan's options and fragments.
+// newest segment. Older segments (lance 12 writes several when asked to append deltas) stay as
+// they are. The caller trains with BuildScalarIndexSegment (create.h) on the plan's options
+// and fragments, and commits every optimized index in one CreateIndex transaction
+// (CommitReplacingSegments), as lance 12 does.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,10 @@ struct ScalarOptimizePlan {
   std::string replaced_uuid;          // the newest segment, merged into the new one
   std::vector<uint32_t> fragment_ids;  // what the new segment covers, ascending
   std::vector<uint32_t> new_fragment_ids;  // of those, the fragments no segment covered
-  CreateScalarIndexOptions options;   // name, fragment_ids and replace_segments filled in
+  CreateScalarIndexOptions options;   // name and fragment_ids filled in
+  // The new segment keeps the replaced one's dataset_version (lance 12 does: the version the
+  // index was first built on).
+  uint64_t dataset_version = 0;
 };
 
 // The plan to optimize the scalar index `name` of `at`; nullopt when it is up to date (every
