@@ -13,6 +13,8 @@
 //                    tables' own indexes are searched (e.g. the ones lance 12 built).
 //   --queries        TSV lines `kind <TAB> or|and|phrase <TAB> text`
 //   --reps           timed passes over each kind's queries after one untimed pass
+//   --threads        the Datasets' pool: N worker threads (0: everything on the caller);
+//                    default ThreadPool::Default(), one per core, as lance 12 uses its CPU pool
 //
 // Each query: Dataset::NewScan({columns: id, full_text: match(text, column text, OR / AND) or
 // phrase}) then Scanner::ToBatches(), planned and run each time on one open Dataset (its index
@@ -34,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lance/columnar/array.h"
+#include "lance/core/thread_pool.h"
 #include "lance/dataset/dataset.h"
 #include "lance/index/scalar/create.h"
 #include "lance/query/scanner.h"
@@ -57,7 +60,22 @@ struct Args {
   int build_reps = 1;
   int reps = 5;
   int64_t k = 10;
+  int threads = -1;  // -1: the default pool (one thread per core)
 };
+
+// The pool the Datasets run on (--threads; null: ThreadPool::Default()).
+lance::ThreadPool* BenchPool(int threads) {
+  static std::unique_ptr<lance::ThreadPool> pool;
+  if (threads < 0) return nullptr;
+  if (!pool) pool = std::move(lance::ThreadPool::Make(threads)).ValueOrDie();
+  return pool.get();
+}
+
+lance::dataset::OpenOptions OpenWith(int threads) {
+  lance::dataset::OpenOptions o;
+  o.pool = BenchPool(threads);
+  return o;
+}
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -93,8 +111,8 @@ uint64_t DirBytes(const std::filesystem::path& dir) {
   return n;
 }
 
-Result<nlohmann::json> Build(const std::string& uri, bool with_position, int reps) {
-  LANCE_ASSIGN_OR_RAISE(auto ds, lance::dataset::Dataset::Open(uri));
+Result<nlohmann::json> Build(const std::string& uri, bool with_position, int reps, int threads) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, lance::dataset::Dataset::Open(uri, OpenWith(threads)));
   lance::index::scalar::CreateScalarIndexOptions o;
   o.type = lance::index::scalar::ScalarIndexType::kInverted;
   o.fts.with_position = with_position;
@@ -152,12 +170,12 @@ Status Main(const Args& a) {
   out["k"] = a.k;
   out["reps"] = a.reps;
   if (a.build) {
-    LANCE_ASSIGN_OR_RAISE(out["build"]["nopos"], Build(a.nopos, false, a.build_reps));
-    LANCE_ASSIGN_OR_RAISE(out["build"]["pos"], Build(a.pos, true, a.build_reps));
+    LANCE_ASSIGN_OR_RAISE(out["build"]["nopos"], Build(a.nopos, false, a.build_reps, a.threads));
+    LANCE_ASSIGN_OR_RAISE(out["build"]["pos"], Build(a.pos, true, a.build_reps, a.threads));
   }
   LANCE_ASSIGN_OR_RAISE(auto queries, ReadQueries(a.queries));
-  LANCE_ASSIGN_OR_RAISE(auto nopos, lance::dataset::Dataset::Open(a.nopos));
-  LANCE_ASSIGN_OR_RAISE(auto pos, lance::dataset::Dataset::Open(a.pos));
+  LANCE_ASSIGN_OR_RAISE(auto nopos, lance::dataset::Dataset::Open(a.nopos, OpenWith(a.threads)));
+  LANCE_ASSIGN_OR_RAISE(auto pos, lance::dataset::Dataset::Open(a.pos, OpenWith(a.threads)));
   std::vector<std::string> kinds;
   for (const auto& q : queries) {
     if (std::find(kinds.begin(), kinds.end(), q.kind) == kinds.end()) kinds.push_back(q.kind);
@@ -225,6 +243,7 @@ int main(int argc, char** argv) {
     else if (k == "--build-reps") a.build_reps = std::stoi(value());
     else if (k == "--reps") a.reps = std::stoi(value());
     else if (k == "--k") a.k = std::stoll(value());
+    else if (k == "--threads") a.threads = std::stoi(value());
     else {
       fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -232,7 +251,7 @@ int main(int argc, char** argv) {
   }
   if (a.nopos.empty() || a.pos.empty() || a.queries.empty() || a.out.empty()) {
     fprintf(stderr, "usage: lance_fts_bench --nopos URI --pos URI --queries FILE --out FILE [--build] "
-                    "[--build-reps N] [--reps N] [--k N]\n");
+                    "[--build-reps N] [--reps N] [--k N] [--threads N]\n");
     return 2;
   }
   const Status st = Main(a);
