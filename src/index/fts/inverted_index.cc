@@ -15,6 +15,7 @@
 
 #include "index/fts/fst_map.h"
 #include "index/fts/posting_codec.h"
+#include "index/fts/posting_cursor.h"
 #include "lance/core/status.h"
 
 namespace lance::index::fts {
@@ -639,7 +640,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   }
   const float avgdl = Bm25AvgDocLength(total_tokens_, num_docs_);
   std::unordered_set<uint32_t> deleted(deleted_fragments_.begin(), deleted_fragments_.end());
-  std::vector<PostingList> lists(uniq.size());
+  std::vector<PostingCursor> cur(uniq.size());
   std::vector<bool> present(uniq.size(), false);
   bool any = false, all = true;
   for (size_t u = 0; u < uniq.size(); ++u) {
@@ -648,20 +649,20 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
       all = false;
       continue;
     }
-    LANCE_ASSIGN_OR_RAISE(lists[u], part.Postings(*id, mode == MatchMode::kPhrase));
+    LANCE_RETURN_NOT_OK(cur[u].Init(part, *id, mode == MatchMode::kPhrase));
     present[u] = true;
     any = true;
   }
   if (!any || (mode == MatchMode::kPhrase && !all)) return Status::OK();
-  // the score of `doc` from idx[] (per unique token: its posting index + 1, 0 = absent), in
-  // the query tokens' order (repeats count again)
-  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& at) {
+  // the score of `doc` from freq[] (per unique token: its frequency there, 0 = absent), in the
+  // query tokens' order (repeats count again)
+  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& freq) {
     const uint32_t dl = part.DocTokens(doc);
     float score = 0.0f;
     for (size_t i = 0; i < tokens.size(); ++i) {
       const size_t u = slot[i];
-      if (at[u] == 0) continue;
-      score += idf[u] * Bm25DocWeight(lists[u].freqs[at[u] - 1], dl, avgdl);
+      if (freq[u] == 0) continue;
+      score += idf[u] * Bm25DocWeight(freq[u], dl, avgdl);
     }
     return score;
   };
@@ -669,77 +670,119 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     return (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) || (keep && !keep(row));
   };
   if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
-  // One document-at-a-time walk over the ascending posting lists of the present tokens, in
+  // One document-at-a-time walk over the ascending posting cursors of the present tokens, in
   // `order`: the smallest doc id under the cursors of order[essential..], the tokens at it,
-  // then those cursors advance; tokens before `essential` are looked up, not walked.
-  // MaxScore (kAny top-k only; elsewhere `essential` stays 0 and every token is walked): each
-  // token's upper bound (its repeats x idf x the doc weight of its highest frequency in the
-  // shortest document, with a margin for float rounding), ascending; the longest prefix whose
-  // bounds sum below the k-th score cannot put a document in the top k alone, so only
-  // documents of the other ("essential") tokens are scored.
+  // then those cursors advance; tokens before `essential` are sought to it, not walked.
+  // MaxScore (kAny top-k): each token's upper bound (its repeats x its best stored block score
+  // with one partition, else x idf x the doc weight of its highest frequency in the shortest
+  // document; with a margin for float rounding), ascending; the longest prefix whose bounds
+  // sum below the k-th score cannot put a document in the top k alone, so only documents of
+  // the other ("essential") tokens are scored. Block-max (kAny top-k, one partition: the stored
+  // block scores are over this partition's statistics, which are then the index's): the
+  // blocks every token has at the walk's document bound its score until the first of their
+  // ends; when their bounds sum below the k-th score the essential cursors jump there. kAll
+  // with one token per position and kPhrase need every token: the rarest walks, the others
+  // are sought.
   const bool max_score = mode == MatchMode::kAny && limit > 0;
-  std::vector<double> bound(uniq.size(), 0.0);
+  const bool block_max = max_score && partitions_.size() == 1;
+  const bool drive_rarest = mode == MatchMode::kPhrase || (mode == MatchMode::kAll && groups == tokens.size());
+  constexpr double kMargin = 1.0 + 1e-4;
+  std::vector<double> reps(uniq.size(), 0.0), bound(uniq.size(), 0.0);
+  for (size_t i = 0; i < tokens.size(); ++i) reps[slot[i]] += 1;
   std::vector<size_t> order;
   for (size_t u = 0; u < uniq.size(); ++u) {
     if (!present[u]) continue;
     order.push_back(u);
     if (!max_score) continue;
-    uint32_t fmax = 0;
-    for (uint32_t f : lists[u].freqs) fmax = std::max(fmax, f);
-    double reps = 0;
-    for (size_t i = 0; i < tokens.size(); ++i) reps += slot[i] == u ? 1 : 0;
-    bound[u] = reps * static_cast<double>(idf[u]) *
-               static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * (1.0 + 1e-4);
+    if (block_max) {
+      float best = 0;
+      for (size_t b = 0; b < cur[u].num_blocks(); ++b) best = std::max(best, cur[u].BlockMax(b));
+      bound[u] = reps[u] * static_cast<double>(best) * kMargin;
+    } else {
+      LANCE_ASSIGN_OR_RAISE(PostingList pl, part.Postings(*part.TokenId(uniq[u]), false));
+      uint32_t fmax = 0;
+      for (uint32_t f : pl.freqs) fmax = std::max(fmax, f);
+      bound[u] = reps[u] * static_cast<double>(idf[u]) *
+                 static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * kMargin;
+    }
   }
   if (max_score) std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  if (drive_rarest) {
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cur[a].length() > cur[b].length(); });
+  }
   std::vector<double> prefix(order.size() + 1, 0.0);
   for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
-  std::vector<size_t> at(uniq.size(), 0);
-  std::vector<uint32_t> hit(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
+  std::vector<uint32_t> freq(uniq.size(), 0);  // per unique token: its frequency at the document; 0 = absent
+  std::vector<const uint32_t*> pb(tokens.size()), pe(tokens.size());
+  uint32_t window_end = 0;  // block-max: the block bound below holds for documents before this
+  double window_bound = 0;
   while (true) {
-    size_t essential = 0;  // order[essential..] drive the walk
-    if (max_score && out->size() >= limit) {
-      const double kth = out->front().score;
+    size_t essential = drive_rarest ? order.size() - 1 : 0;  // order[essential..] drive the walk
+    const bool full = max_score && out->size() >= limit;
+    const double kth = full ? static_cast<double>(out->front().score) : 0.0;
+    if (full) {
       while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
     }
     if (essential == order.size()) break;
-    uint32_t doc = UINT32_MAX;
-    for (size_t j = essential; j < order.size(); ++j) {
-      const size_t u = order[j];
-      if (at[u] < lists[u].docs.size()) doc = std::min(doc, lists[u].docs[at[u]]);
+    uint32_t doc = PostingCursor::kEnd;
+    for (size_t j = essential; j < order.size(); ++j) doc = std::min(doc, cur[order[j]].doc());
+    if (doc == PostingCursor::kEnd) break;
+    if (block_max && full) {
+      if (doc >= window_end) {
+        window_end = PostingCursor::kEnd;
+        window_bound = 0;
+        for (size_t u : order) {
+          if (doc < cur[u].FirstDoc()) {  // no document of u before its first block
+            window_end = std::min(window_end, cur[u].FirstDoc());
+            continue;
+          }
+          const size_t b = cur[u].BlockOf(doc);
+          window_bound += reps[u] * static_cast<double>(cur[u].BlockMax(b)) * kMargin;
+          window_end = std::min(window_end, cur[u].BlockEnd(b));
+        }
+      }
+      if (window_bound < kth) {
+        for (size_t j = essential; j < order.size(); ++j) cur[order[j]].SeekShallow(window_end);
+        continue;
+      }
     }
-    if (doc == UINT32_MAX) break;
+    // the cursors at `doc` decoded: their exact documents may lie further on
+    bool moved = false;
+    for (size_t j = essential; j < order.size(); ++j) {
+      PostingCursor& c = cur[order[j]];
+      if (c.doc() == doc && !c.decoded()) {
+        LANCE_RETURN_NOT_OK(c.Materialize());
+        moved = moved || c.doc() != doc;
+      }
+    }
+    if (moved) continue;
     bool every = all;
     for (size_t j = 0; j < order.size(); ++j) {
       const size_t u = order[j];
-      const auto& d = lists[u].docs;
-      if (j < essential) {
-        at[u] = static_cast<size_t>(std::lower_bound(d.begin() + static_cast<std::ptrdiff_t>(at[u]), d.end(), doc) -
-                                    d.begin());
-        hit[u] = at[u] < d.size() && d[at[u]] == doc ? static_cast<uint32_t>(at[u] + 1) : 0;
-      } else if (at[u] < d.size() && d[at[u]] == doc) {
-        hit[u] = static_cast<uint32_t>(++at[u]);
-      } else {
-        hit[u] = 0;
-      }
-      every = every && hit[u] != 0;
+      if (j < essential) LANCE_RETURN_NOT_OK(cur[u].SeekTo(doc));
+      freq[u] = cur[u].doc() == doc ? cur[u].freq() : 0;
+      every = every && freq[u] != 0;
     }
-    if (mode == MatchMode::kPhrase && !every) continue;
-    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return hit[u] != 0; })) continue;
-    const uint64_t row = part.RowId(doc);
-    if (skip(row)) continue;
-    if (mode == MatchMode::kPhrase) {
-      std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        const PostingList& pl = lists[slot[i]];
-        const uint32_t k = hit[slot[i]] - 1;
-        b[i] = pl.positions.data() + pl.pos_start[k];
-        e[i] = pl.positions.data() + pl.pos_start[k + 1];
-      }
-      if (!PhraseMatches(b, e, positions, slop)) continue;
+    bool take = true;
+    if (mode == MatchMode::kPhrase && !every) take = false;
+    if (take && mode == MatchMode::kAll && !every_group([&](size_t u) { return freq[u] != 0; })) take = false;
+    if (take && mode == MatchMode::kPhrase) {
+      for (size_t i = 0; i < tokens.size(); ++i) LANCE_RETURN_NOT_OK(cur[slot[i]].Positions(&pb[i], &pe[i]));
+      take = PhraseMatches(pb, pe, positions, slop);
     }
-    if (stats) ++stats->scored;
-    Collect({row, score_of(doc, hit)}, limit, out);
+    if (take) {
+      if (stats) ++stats->scored;
+      const float score = score_of(doc, freq);
+      // below the k-th score it cannot enter: its row id (a cache miss) and the filter are not
+      // needed then
+      if (limit == 0 || out->size() < limit || score >= out->front().score) {
+        const uint64_t row = part.RowId(doc);
+        if (!skip(row)) Collect({row, score}, limit, out);
+      }
+    }
+    for (size_t j = essential; j < order.size(); ++j) {
+      if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
+    }
   }
   return Status::OK();
 }
