@@ -677,14 +677,14 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   // with one partition, else x idf x the doc weight of its highest frequency in the shortest
   // document; with a margin for float rounding), ascending; the longest prefix whose bounds
   // sum below the k-th score cannot put a document in the top k alone, so only documents of
-  // the other ("essential") tokens are scored. Block-max (kAny top-k, one partition: the stored
-  // block scores are over this partition's statistics, which are then the index's): the
-  // blocks every token has at the walk's document bound its score until the first of their
-  // ends; when their bounds sum below the k-th score the essential cursors jump there. kAll
-  // with one token per position and kPhrase need every token: the rarest walks, the others
-  // are sought.
+  // the other ("essential") tokens are scored. Block-max (any top-k, one partition: the stored
+  // block scores are over this partition's statistics, which are then the index's; a phrase
+  // scores as its tokens): the blocks every token has at the walk's document bound its score
+  // until the first of their ends; when their bounds sum below the k-th score the essential
+  // cursors jump there. kAll with one token per position and kPhrase need every token: the
+  // rarest walks, the others are sought.
   const bool max_score = mode == MatchMode::kAny && limit > 0;
-  const bool block_max = max_score && partitions_.size() == 1;
+  const bool block_max = limit > 0 && partitions_.size() == 1;
   const bool drive_rarest = mode == MatchMode::kPhrase || (mode == MatchMode::kAll && groups == tokens.size());
   constexpr double kMargin = 1.0 + 1e-4;
   std::vector<double> reps(uniq.size(), 0.0), bound(uniq.size(), 0.0);
@@ -718,9 +718,9 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   double window_bound = 0;
   while (true) {
     size_t essential = drive_rarest ? order.size() - 1 : 0;  // order[essential..] drive the walk
-    const bool full = max_score && out->size() >= limit;
+    const bool full = limit > 0 && out->size() >= limit;
     const double kth = full ? static_cast<double>(out->front().score) : 0.0;
-    if (full) {
+    if (full && max_score) {
       while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
     }
     if (essential == order.size()) break;
@@ -756,6 +756,29 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
       }
     }
     if (moved) continue;
+    // MaxScore per document: the essential tokens' exact scores plus the bounds of the others
+    // (their blocks' stored scores at `doc`) below the k-th score: the others are not sought
+    if (full && max_score && essential > 0) {
+      const uint32_t dl = part.DocTokens(doc);
+      double ub = 0;
+      for (size_t j = essential; j < order.size(); ++j) {
+        const size_t u = order[j];
+        if (cur[u].doc() == doc) ub += reps[u] * static_cast<double>(idf[u] * Bm25DocWeight(cur[u].freq(), dl, avgdl));
+      }
+      ub *= kMargin;
+      for (size_t j = 0; j < essential && ub < kth; ++j) {
+        const size_t u = order[j];
+        ub += !block_max ? bound[u]
+              : doc < cur[u].FirstDoc() ? 0.0
+                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(doc))) * kMargin;
+      }
+      if (ub < kth) {
+        for (size_t j = essential; j < order.size(); ++j) {
+          if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
+        }
+        continue;
+      }
+    }
     bool every = all;
     for (size_t j = 0; j < order.size(); ++j) {
       const size_t u = order[j];
@@ -766,18 +789,18 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     bool take = true;
     if (mode == MatchMode::kPhrase && !every) take = false;
     if (take && mode == MatchMode::kAll && !every_group([&](size_t u) { return freq[u] != 0; })) take = false;
-    if (take && mode == MatchMode::kPhrase) {
-      for (size_t i = 0; i < tokens.size(); ++i) LANCE_RETURN_NOT_OK(cur[slot[i]].Positions(&pb[i], &pe[i]));
-      take = PhraseMatches(pb, pe, positions, slop);
-    }
     if (take) {
       if (stats) ++stats->scored;
       const float score = score_of(doc, freq);
-      // below the k-th score it cannot enter: its row id (a cache miss) and the filter are not
-      // needed then
+      // below the k-th score it cannot enter: its positions, its row id (a cache miss) and the
+      // filter are not needed then (a phrase scores as its tokens do)
       if (limit == 0 || out->size() < limit || score >= out->front().score) {
-        const uint64_t row = part.RowId(doc);
-        if (!skip(row)) Collect({row, score}, limit, out);
+        if (mode == MatchMode::kPhrase) {
+          for (size_t i = 0; i < tokens.size(); ++i) LANCE_RETURN_NOT_OK(cur[slot[i]].Positions(&pb[i], &pe[i]));
+          take = PhraseMatches(pb, pe, positions, slop);
+        }
+        const uint64_t row = take ? part.RowId(doc) : 0;
+        if (take && !skip(row)) Collect({row, score}, limit, out);
       }
     }
     for (size_t j = essential; j < order.size(); ++j) {
