@@ -166,10 +166,11 @@ class InvertedIndex {
   // the partition's shortest document) cannot beat the current k-th score only score the
   // documents the others find, so most postings of common tokens are never scored (`stats`).
   // Postings are decoded a block (128 documents) at a time, when the walk stops in it. With one
-  // partition, kAny top-k is also block-max: where the stored best scores of the blocks every
+  // partition, every top-k is also block-max: where the stored best scores of the blocks every
   // token has at a document sum below the k-th score, the walk jumps to the next block
   // boundary without decoding. kAll (one token per position) and kPhrase walk the rarest
-  // token and seek the others to its documents (positions decoded only for those blocks).
+  // token and seek the others to its documents; a phrase's positions are decoded only for
+  // documents whose score could enter the top k.
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
                                         const std::function<bool(uint64_t)>& keep, size_t limit = 0,
