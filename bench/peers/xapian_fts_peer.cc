@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     const auto queries = fts_peer::ReadQueries(argv[2]);
     const std::string dir = argv[3];
     const int reps = std::stoi(argv[4]), k = std::stoi(argv[5]);
-    setenv("XAPIAN_FLUSH_THRESHOLD", std::to_string(docs.size() + 1).c_str(), 1);
+    setenv("XAPIAN_FLUSH_THRESHOLD", std::to_string(docs.size() + 1).c_str(), 0);  // unless set
     const auto nopos = fts_peer::TimeBuild([&] { Build(dir + "/nopos", false, docs); });
     const auto pos = fts_peer::TimeBuild([&] { Build(dir + "/pos", true, docs); });
     FILE* f = std::fopen(argv[6], "w");

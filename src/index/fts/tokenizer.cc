@@ -149,7 +149,7 @@ class Tokenizer::Impl {
   // pure function of it, and a column repeats few distinct words, so an index build stems each
   // once (stemming was a third of a 1M-row build). Bounded: past kFilterCacheEntries distinct
   // tokens the rest are filtered each time.
-  static constexpr size_t kFilterCacheEntries = 1 << 18;
+  static constexpr size_t kFilterCacheEntries = 1 << 16;
   std::unordered_map<std::string, std::optional<std::string>> filtered;
 
   // `text` through the filters (max length, lower case, stemming, stop words, ASCII folding);
