@@ -102,8 +102,15 @@ Status PostingCursor::Materialize() {
 }
 
 size_t PostingCursor::BlockOf(uint32_t d) const {
+  // the walk asks for ascending documents: step forward from the last answer while that is
+  // short, else search
+  size_t b = hint_;
+  if (b < first_.size() && first_[b] <= d) {
+    for (int steps = 0; steps < 4 && b + 1 < first_.size() && first_[b + 1] <= d; ++steps) ++b;
+    if (b + 1 >= first_.size() || first_[b + 1] > d) return hint_ = b;
+  }
   auto it = std::upper_bound(first_.begin(), first_.end(), d);
-  return it == first_.begin() ? 0 : static_cast<size_t>(it - first_.begin()) - 1;
+  return hint_ = it == first_.begin() ? 0 : static_cast<size_t>(it - first_.begin()) - 1;
 }
 
 void PostingCursor::SeekShallow(uint32_t target) {

@@ -69,6 +69,7 @@ class PostingCursor {
   bool with_positions_ = false;
   std::vector<uint32_t> first_;     // per block: its first document (from the header)
   std::vector<float> block_max_;    // per block: the stored best score
+  mutable size_t hint_ = 0;         // BlockOf's last answer
   size_t block_ = SIZE_MAX;         // the block the cursor is in
   bool decoded_ = false;            // docs_ / freqs_ hold block_
   std::vector<uint32_t> docs_, freqs_;
