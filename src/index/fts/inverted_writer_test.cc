@@ -16,6 +16,7 @@
 #include "index/fts/fst_map.h"
 #include "index/fts/posting_codec.h"
 #include "lance/columnar/builder.h"
+#include "lance/core/thread_pool.h"
 #include "lance/index/fts/inverted_index.h"
 #include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
@@ -229,6 +230,45 @@ void CheckWrite(bool positions) {
 
 TEST(InvertedWrite, SegmentHoldsTheTokenizedRows) { CheckWrite(false); }
 TEST(InvertedWrite, SegmentHoldsPositions) { CheckWrite(true); }
+
+// A build tokenized in parallel runs (arrays sliced across runs) holds exactly what one thread
+// writes: the same documents in row order, token ids, postings, frequencies and positions.
+TEST(InvertedWrite, ParallelRunsWriteWhatOneThreadWrites) {
+  const auto text = Corpus(30000);
+  std::vector<std::optional<std::string>> a(text.begin(), text.begin() + 7001), b(text.begin() + 7001, text.end());
+  std::vector<uint64_t> rows(text.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = (uint64_t{3} << 32) + i;
+  TokenizerOptions o = TokenizerOptions::Defaults();
+  o.with_position = true;
+  auto pool = ThreadPool::Make(3);
+  ASSERT_TRUE(pool.ok());
+  auto mem = io::MemoryObjectStore::Make();
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/one/"), o, {Texts(a), Texts(b)}, rows).ok());
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/par/"), o, {Texts(a), Texts(b)}, rows,
+                                 pool->get())
+                  .ok());
+  auto one = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/one/"));
+  auto par = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/par/"));
+  ASSERT_TRUE(one.ok() && par.ok());
+  const InvertedPartition& p1 = *(*one)->partitions()[0];
+  const InvertedPartition& p2 = *(*par)->partitions()[0];
+  ASSERT_EQ(p1.num_docs(), p2.num_docs());
+  EXPECT_EQ(p1.total_tokens(), p2.total_tokens());
+  for (uint32_t d = 0; d < p1.num_docs(); ++d) {
+    ASSERT_EQ(p1.RowId(d), p2.RowId(d)) << d;
+    ASSERT_EQ(p1.DocTokens(d), p2.DocTokens(d)) << d;
+  }
+  EXPECT_EQ(p1.tokens(), p2.tokens());
+  for (const auto& [token, id] : p1.tokens()) {
+    auto x = p1.Postings(id, true);
+    auto y = p2.Postings(id, true);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_EQ(x->docs, y->docs) << token;
+    EXPECT_EQ(x->freqs, y->freqs) << token;
+    EXPECT_EQ(x->positions, y->positions) << token;
+    EXPECT_EQ(x->block_max_scores, y->block_max_scores) << token;
+  }
+}
 
 TEST(InvertedWrite, RefusesNonTextColumns) {
   auto mem = io::MemoryObjectStore::Make();
