@@ -15,6 +15,7 @@
 
 #include "index/fts/fst_map.h"
 #include "index/fts/posting_codec.h"
+#include "index/fts/posting_cursor.h"
 #include "lance/core/status.h"
 
 namespace lance::index::fts {
@@ -395,75 +396,6 @@ uint64_t InvertedIndex::DocsWithToken(std::string_view token) const {
 
 namespace {
 
-// The slop > 0 walk of PhraseMatches (lance 12's): cursors start at each term's first position.
-bool SloppyPhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                         const std::vector<uint32_t>& rel, int64_t slop) {
-  const size_t n = begins.size();
-  std::vector<const uint32_t*> at(begins);
-  const auto d = [&](size_t i) { return static_cast<int64_t>(*at[i]) - static_cast<int64_t>(rel[i]); };
-  while (true) {
-    int64_t move_to = INT64_MIN;
-    bool holds = true;
-    for (size_t i = 0; i + 1 < n; ++i) {
-      if (at[i] == ends[i] || at[i + 1] == ends[i + 1]) return false;
-      const int64_t a = d(i), b = d(i + 1);
-      move_to = std::max(move_to, a > b ? a : std::max(a + 1, b - slop));
-      if (a > b || b > a + slop) {
-        holds = false;
-        break;
-      }
-    }
-    if (holds) return n == 1 ? at[0] != ends[0] : true;
-    for (size_t i = 0; i < n; ++i) {
-      // the first position with d >= move_to; every position at or past the cursor's start
-      const int64_t least = move_to + static_cast<int64_t>(rel[i]);
-      at[i] = least <= 0 ? begins[i]
-                         : std::lower_bound(begins[i], ends[i], static_cast<uint64_t>(least),
-                                            [](uint32_t p, uint64_t v) { return p < v; });
-    }
-  }
-}
-
-}  // namespace
-
-bool PhraseMatchesAnywhere(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                           const std::vector<uint32_t>& rel, uint32_t slop) {
-  if (begins.empty()) return false;
-  // the offsets d reachable with term i placed, ascending (positions ascend, so do they)
-  std::vector<int64_t> reach, next;
-  for (const uint32_t* p = begins[0]; p != ends[0]; ++p) reach.push_back(static_cast<int64_t>(*p) - rel[0]);
-  for (size_t i = 1; i < begins.size() && !reach.empty(); ++i) {
-    next.clear();
-    for (const uint32_t* p = begins[i]; p != ends[i]; ++p) {
-      const int64_t d = static_cast<int64_t>(*p) - rel[i];
-      // some reached offset in [d - slop, d]
-      auto it = std::lower_bound(reach.begin(), reach.end(), d - static_cast<int64_t>(slop));
-      if (it != reach.end() && *it <= d) next.push_back(d);
-    }
-    std::swap(reach, next);
-  }
-  return !reach.empty();
-}
-
-bool PhraseMatches(const std::vector<const uint32_t*>& begins, const std::vector<const uint32_t*>& ends,
-                   const std::vector<uint32_t>& rel, uint32_t slop) {
-  if (begins.empty()) return false;
-  if (slop > 0) return SloppyPhraseMatches(begins, ends, rel, slop);
-  for (const uint32_t* p = begins[0]; p != ends[0]; ++p) {
-    if (*p < rel[0]) continue;
-    const uint64_t start = *p - rel[0];
-    bool all = true;
-    for (size_t i = 1; i < begins.size() && all; ++i) {
-      const uint64_t want = start + rel[i];
-      all = std::binary_search(begins[i], ends[i], want, [](uint64_t a, uint64_t b) { return a < b; });
-    }
-    if (all) return true;
-  }
-  return false;
-}
-
-namespace {
-
 // The code points of UTF-8 text (a byte that does not start a valid sequence is one unit).
 std::vector<uint32_t> FuzzyCodePoints(std::string_view s) {
   std::vector<uint32_t> out;
@@ -639,7 +571,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   }
   const float avgdl = Bm25AvgDocLength(total_tokens_, num_docs_);
   std::unordered_set<uint32_t> deleted(deleted_fragments_.begin(), deleted_fragments_.end());
-  std::vector<PostingList> lists(uniq.size());
+  std::vector<PostingCursor> cur(uniq.size());
   std::vector<bool> present(uniq.size(), false);
   bool any = false, all = true;
   for (size_t u = 0; u < uniq.size(); ++u) {
@@ -648,20 +580,20 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
       all = false;
       continue;
     }
-    LANCE_ASSIGN_OR_RAISE(lists[u], part.Postings(*id, mode == MatchMode::kPhrase));
+    LANCE_RETURN_NOT_OK(cur[u].Init(part, *id, mode == MatchMode::kPhrase));
     present[u] = true;
     any = true;
   }
   if (!any || (mode == MatchMode::kPhrase && !all)) return Status::OK();
-  // the score of `doc` from idx[] (per unique token: its posting index + 1, 0 = absent), in
-  // the query tokens' order (repeats count again)
-  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& at) {
+  // the score of `doc` from freq[] (per unique token: its frequency there, 0 = absent), in the
+  // query tokens' order (repeats count again)
+  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& freq) {
     const uint32_t dl = part.DocTokens(doc);
     float score = 0.0f;
     for (size_t i = 0; i < tokens.size(); ++i) {
       const size_t u = slot[i];
-      if (at[u] == 0) continue;
-      score += idf[u] * Bm25DocWeight(lists[u].freqs[at[u] - 1], dl, avgdl);
+      if (freq[u] == 0) continue;
+      score += idf[u] * Bm25DocWeight(freq[u], dl, avgdl);
     }
     return score;
   };
@@ -669,77 +601,142 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     return (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) || (keep && !keep(row));
   };
   if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
-  // One document-at-a-time walk over the ascending posting lists of the present tokens, in
+  // One document-at-a-time walk over the ascending posting cursors of the present tokens, in
   // `order`: the smallest doc id under the cursors of order[essential..], the tokens at it,
-  // then those cursors advance; tokens before `essential` are looked up, not walked.
-  // MaxScore (kAny top-k only; elsewhere `essential` stays 0 and every token is walked): each
-  // token's upper bound (its repeats x idf x the doc weight of its highest frequency in the
-  // shortest document, with a margin for float rounding), ascending; the longest prefix whose
-  // bounds sum below the k-th score cannot put a document in the top k alone, so only
-  // documents of the other ("essential") tokens are scored.
+  // then those cursors advance; tokens before `essential` are sought to it, not walked.
+  // MaxScore (kAny top-k): each token's upper bound (its repeats x its best stored block score
+  // with one partition, else x idf x the doc weight of its highest frequency in the shortest
+  // document; with a margin for float rounding), ascending; the longest prefix whose bounds
+  // sum below the k-th score cannot put a document in the top k alone, so only documents of
+  // the other ("essential") tokens are scored. Block-max (any top-k, one partition: the stored
+  // block scores are over this partition's statistics, which are then the index's; a phrase
+  // scores as its tokens): the blocks every token has at the walk's document bound its score
+  // until the first of their ends; when their bounds sum below the k-th score the essential
+  // cursors jump there. kAll with one token per position and kPhrase need every token: the
+  // rarest walks, the others are sought.
   const bool max_score = mode == MatchMode::kAny && limit > 0;
-  std::vector<double> bound(uniq.size(), 0.0);
+  const bool block_max = limit > 0 && partitions_.size() == 1;
+  const bool drive_rarest = mode == MatchMode::kPhrase || (mode == MatchMode::kAll && groups == tokens.size());
+  constexpr double kMargin = 1.0 + 1e-4;
+  std::vector<double> reps(uniq.size(), 0.0), bound(uniq.size(), 0.0);
+  for (size_t i = 0; i < tokens.size(); ++i) reps[slot[i]] += 1;
   std::vector<size_t> order;
   for (size_t u = 0; u < uniq.size(); ++u) {
     if (!present[u]) continue;
     order.push_back(u);
     if (!max_score) continue;
-    uint32_t fmax = 0;
-    for (uint32_t f : lists[u].freqs) fmax = std::max(fmax, f);
-    double reps = 0;
-    for (size_t i = 0; i < tokens.size(); ++i) reps += slot[i] == u ? 1 : 0;
-    bound[u] = reps * static_cast<double>(idf[u]) *
-               static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * (1.0 + 1e-4);
+    if (block_max) {
+      float best = 0;
+      for (size_t b = 0; b < cur[u].num_blocks(); ++b) best = std::max(best, cur[u].BlockMax(b));
+      bound[u] = reps[u] * static_cast<double>(best) * kMargin;
+    } else {
+      LANCE_ASSIGN_OR_RAISE(PostingList pl, part.Postings(*part.TokenId(uniq[u]), false));
+      uint32_t fmax = 0;
+      for (uint32_t f : pl.freqs) fmax = std::max(fmax, f);
+      bound[u] = reps[u] * static_cast<double>(idf[u]) *
+                 static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * kMargin;
+    }
   }
   if (max_score) std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  if (drive_rarest) {
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cur[a].length() > cur[b].length(); });
+  }
   std::vector<double> prefix(order.size() + 1, 0.0);
   for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
-  std::vector<size_t> at(uniq.size(), 0);
-  std::vector<uint32_t> hit(uniq.size(), 0);  // per unique token: its posting index + 1; 0 = absent
+  std::vector<uint32_t> freq(uniq.size(), 0);  // per unique token: its frequency at the document; 0 = absent
+  std::vector<const uint32_t*> pb(tokens.size()), pe(tokens.size());
+  uint32_t window_end = 0;  // block-max: the block bound below holds for documents before this
+  double window_bound = 0;
   while (true) {
-    size_t essential = 0;  // order[essential..] drive the walk
-    if (max_score && out->size() >= limit) {
-      const double kth = out->front().score;
+    size_t essential = drive_rarest ? order.size() - 1 : 0;  // order[essential..] drive the walk
+    const bool full = limit > 0 && out->size() >= limit;
+    const double kth = full ? static_cast<double>(out->front().score) : 0.0;
+    if (full && max_score) {
       while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
     }
     if (essential == order.size()) break;
-    uint32_t doc = UINT32_MAX;
-    for (size_t j = essential; j < order.size(); ++j) {
-      const size_t u = order[j];
-      if (at[u] < lists[u].docs.size()) doc = std::min(doc, lists[u].docs[at[u]]);
+    uint32_t doc = PostingCursor::kEnd;
+    for (size_t j = essential; j < order.size(); ++j) doc = std::min(doc, cur[order[j]].doc());
+    if (doc == PostingCursor::kEnd) break;
+    if (block_max && full) {
+      if (doc >= window_end) {
+        window_end = PostingCursor::kEnd;
+        window_bound = 0;
+        for (size_t u : order) {
+          if (doc < cur[u].FirstDoc()) {  // no document of u before its first block
+            window_end = std::min(window_end, cur[u].FirstDoc());
+            continue;
+          }
+          const size_t b = cur[u].BlockOf(doc);
+          window_bound += reps[u] * static_cast<double>(cur[u].BlockMax(b)) * kMargin;
+          window_end = std::min(window_end, cur[u].BlockEnd(b));
+        }
+      }
+      if (window_bound < kth) {
+        for (size_t j = essential; j < order.size(); ++j) cur[order[j]].SeekShallow(window_end);
+        continue;
+      }
     }
-    if (doc == UINT32_MAX) break;
+    // the cursors at `doc` decoded: their exact documents may lie further on
+    bool moved = false;
+    for (size_t j = essential; j < order.size(); ++j) {
+      PostingCursor& c = cur[order[j]];
+      if (c.doc() == doc && !c.decoded()) {
+        LANCE_RETURN_NOT_OK(c.Materialize());
+        moved = moved || c.doc() != doc;
+      }
+    }
+    if (moved) continue;
+    // MaxScore per document: the essential tokens' exact scores plus the bounds of the others
+    // (their blocks' stored scores at `doc`) below the k-th score: the others are not sought
+    if (full && max_score && essential > 0) {
+      const uint32_t dl = part.DocTokens(doc);
+      double ub = 0;
+      for (size_t j = essential; j < order.size(); ++j) {
+        const size_t u = order[j];
+        if (cur[u].doc() == doc) ub += reps[u] * static_cast<double>(idf[u] * Bm25DocWeight(cur[u].freq(), dl, avgdl));
+      }
+      ub *= kMargin;
+      for (size_t j = 0; j < essential && ub < kth; ++j) {
+        const size_t u = order[j];
+        ub += !block_max ? bound[u]
+              : doc < cur[u].FirstDoc() ? 0.0
+                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(doc))) * kMargin;
+      }
+      if (ub < kth) {
+        for (size_t j = essential; j < order.size(); ++j) {
+          if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
+        }
+        continue;
+      }
+    }
     bool every = all;
     for (size_t j = 0; j < order.size(); ++j) {
       const size_t u = order[j];
-      const auto& d = lists[u].docs;
-      if (j < essential) {
-        at[u] = static_cast<size_t>(std::lower_bound(d.begin() + static_cast<std::ptrdiff_t>(at[u]), d.end(), doc) -
-                                    d.begin());
-        hit[u] = at[u] < d.size() && d[at[u]] == doc ? static_cast<uint32_t>(at[u] + 1) : 0;
-      } else if (at[u] < d.size() && d[at[u]] == doc) {
-        hit[u] = static_cast<uint32_t>(++at[u]);
-      } else {
-        hit[u] = 0;
-      }
-      every = every && hit[u] != 0;
+      if (j < essential) LANCE_RETURN_NOT_OK(cur[u].SeekTo(doc));
+      freq[u] = cur[u].doc() == doc ? cur[u].freq() : 0;
+      every = every && freq[u] != 0;
     }
-    if (mode == MatchMode::kPhrase && !every) continue;
-    if (mode == MatchMode::kAll && !every_group([&](size_t u) { return hit[u] != 0; })) continue;
-    const uint64_t row = part.RowId(doc);
-    if (skip(row)) continue;
-    if (mode == MatchMode::kPhrase) {
-      std::vector<const uint32_t*> b(tokens.size()), e(tokens.size());
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        const PostingList& pl = lists[slot[i]];
-        const uint32_t k = hit[slot[i]] - 1;
-        b[i] = pl.positions.data() + pl.pos_start[k];
-        e[i] = pl.positions.data() + pl.pos_start[k + 1];
+    bool take = true;
+    if (mode == MatchMode::kPhrase && !every) take = false;
+    if (take && mode == MatchMode::kAll && !every_group([&](size_t u) { return freq[u] != 0; })) take = false;
+    if (take) {
+      if (stats) ++stats->scored;
+      const float score = score_of(doc, freq);
+      // below the k-th score it cannot enter: its positions, its row id (a cache miss) and the
+      // filter are not needed then (a phrase scores as its tokens do)
+      if (limit == 0 || out->size() < limit || score >= out->front().score) {
+        if (mode == MatchMode::kPhrase) {
+          for (size_t i = 0; i < tokens.size(); ++i) LANCE_RETURN_NOT_OK(cur[slot[i]].Positions(&pb[i], &pe[i]));
+          take = PhraseMatches(pb, pe, positions, slop);
+        }
+        const uint64_t row = take ? part.RowId(doc) : 0;
+        if (take && !skip(row)) Collect({row, score}, limit, out);
       }
-      if (!PhraseMatches(b, e, positions, slop)) continue;
     }
-    if (stats) ++stats->scored;
-    Collect({row, score_of(doc, hit)}, limit, out);
+    for (size_t j = essential; j < order.size(); ++j) {
+      if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
+    }
   }
   return Status::OK();
 }

@@ -12,6 +12,7 @@
 #include "index/fts/posting_codec.h"
 #include "lance/columnar/builder.h"
 #include "lance/core/status.h"
+#include "lance/core/thread_pool.h"
 #include "lance/index/fts/inverted_index.h"
 
 namespace lance::index::fts {
@@ -36,20 +37,17 @@ struct Partition {
   uint64_t total_tokens = 0;
 };
 
-Status Tokenize(const TokenizerOptions& options, const std::vector<ArrayPtr>& texts,
-                const std::vector<uint64_t>& row_ids, Partition* part) {
-  LANCE_ASSIGN_OR_RAISE(auto tokenizer, Tokenizer::Make(options));
+// The rows [first, first + values of `texts`) into `part`: documents numbered from 0 in row
+// order, token ids in order of first appearance.
+Status Tokenize(Tokenizer& tokenizer, bool with_position, const std::vector<ArrayPtr>& texts,
+                const uint64_t* row_ids, Partition* part) {
   std::unordered_map<std::string, uint32_t> ids;
   std::vector<Token> toks;
   size_t row = 0;
   for (const ArrayPtr& a : texts) {
-    if (a->type_id() != TypeId::kString && a->type_id() != TypeId::kLargeString) {
-      return Status::InvalidArgument("an INVERTED index needs a utf8 column, not {}", a->type->ToString());
-    }
     for (int64_t i = 0; i < a->length; ++i, ++row) {
-      if (row >= row_ids.size()) return Status::InvalidArgument("inverted index: fewer row ids than values");
       if (!a->IsValid(i)) continue;
-      LANCE_RETURN_NOT_OK(tokenizer->Tokenize(a->GetView(i), &toks));
+      LANCE_RETURN_NOT_OK(tokenizer.Tokenize(a->GetView(i), &toks));
       if (toks.empty()) continue;
       const auto doc = static_cast<uint32_t>(part->row_ids.size());
       part->row_ids.push_back(row_ids[row]);
@@ -67,11 +65,89 @@ Status Tokenize(const TokenizerOptions& options, const std::vector<ArrayPtr>& te
           p.freqs.push_back(0);
         }
         ++p.freqs.back();
-        if (options.with_position) p.positions.push_back(t.position);
+        if (with_position) p.positions.push_back(t.position);
       }
     }
   }
-  if (row != row_ids.size()) return Status::InvalidArgument("inverted index: {} row ids for {} values", row_ids.size(), row);
+  return Status::OK();
+}
+
+// `next` (the rows after those of `into`) appended to `into`: its documents renumbered after
+// `into`'s, its tokens new to `into` numbered after `into`'s in their order in `next` (which is
+// their order of first appearance over both).
+void Join(Partition&& next, Partition* into) {
+  // `ids` views into->tokens' strings (short ones live inside the vector): the vector may not
+  // move them while new tokens are appended, so it is reserved before the views are taken
+  into->tokens.reserve(into->tokens.size() + next.tokens.size());
+  into->postings.reserve(into->postings.size() + next.tokens.size());
+  std::unordered_map<std::string_view, uint32_t> ids;
+  for (size_t i = 0; i < into->tokens.size(); ++i) ids.emplace(into->tokens[i], static_cast<uint32_t>(i));
+  const auto offset = static_cast<uint32_t>(into->row_ids.size());
+  for (size_t t = 0; t < next.tokens.size(); ++t) {
+    Postings& src = next.postings[t];
+    auto it = ids.find(next.tokens[t]);
+    if (it == ids.end()) {
+      into->tokens.push_back(std::move(next.tokens[t]));
+      into->postings.emplace_back();
+      it = ids.emplace(into->tokens.back(), static_cast<uint32_t>(into->tokens.size() - 1)).first;
+    }
+    Postings& dst = into->postings[it->second];
+    for (uint32_t d : src.docs) dst.docs.push_back(d + offset);
+    dst.freqs.insert(dst.freqs.end(), src.freqs.begin(), src.freqs.end());
+    dst.positions.insert(dst.positions.end(), src.positions.begin(), src.positions.end());
+    src = Postings();
+  }
+  into->row_ids.insert(into->row_ids.end(), next.row_ids.begin(), next.row_ids.end());
+  into->doc_tokens.insert(into->doc_tokens.end(), next.doc_tokens.begin(), next.doc_tokens.end());
+  into->total_tokens += next.total_tokens;
+}
+
+// Every row of `texts` into `part`, in runs of arrays tokenized in parallel on `pool`.
+Status TokenizeAll(const TokenizerOptions& options, const std::vector<ArrayPtr>& texts,
+                   const std::vector<uint64_t>& row_ids, ThreadPool* pool, Partition* part) {
+  size_t rows = 0;
+  for (const ArrayPtr& a : texts) {
+    if (a->type_id() != TypeId::kString && a->type_id() != TypeId::kLargeString) {
+      return Status::InvalidArgument("an INVERTED index needs a utf8 column, not {}", a->type->ToString());
+    }
+    rows += static_cast<size_t>(a->length);
+  }
+  if (rows != row_ids.size()) return Status::InvalidArgument("inverted index: {} row ids for {} values", row_ids.size(), rows);
+  // runs of whole arrays of about rows / threads values each (arrays are sliced to split one)
+  const size_t threads = pool ? static_cast<size_t>(std::max(1, pool->num_threads())) : 1;
+  const size_t per_run = std::max<size_t>(4096, (rows + threads - 1) / threads);
+  std::vector<std::vector<ArrayPtr>> runs;
+  std::vector<size_t> run_first;
+  size_t at = 0, in_run = per_run;
+  for (const ArrayPtr& a : texts) {
+    for (int64_t off = 0; off < a->length;) {
+      if (in_run == per_run) {
+        runs.emplace_back();
+        run_first.push_back(at);
+        in_run = 0;
+      }
+      const int64_t take = std::min<int64_t>(a->length - off, static_cast<int64_t>(per_run - in_run));
+      runs.back().push_back(off == 0 && take == a->length ? a : a->Slice(off, take));
+      off += take;
+      at += static_cast<size_t>(take);
+      in_run += static_cast<size_t>(take);
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(auto tokenizer, Tokenizer::Make(options));
+  std::vector<Partition> parts(runs.size());
+  std::vector<Status> status(runs.size());
+  ParallelFor(runs.size() > 1 ? pool : nullptr, static_cast<int64_t>(runs.size()), [&](int64_t r) {
+    auto own = tokenizer->Clone();
+    if (!own) {
+      status[r] = Status::Internal("inverted index: cannot copy the tokenizer");
+      return;
+    }
+    status[r] = Tokenize(*own, options.with_position, runs[r], row_ids.data() + run_first[r], &parts[r]);
+  });
+  for (const Status& s : status) LANCE_RETURN_NOT_OK(s);
+  if (parts.empty()) return Status::OK();
+  *part = std::move(parts[0]);
+  for (size_t r = 1; r < parts.size(); ++r) Join(std::move(parts[r]), part);
   return Status::OK();
 }
 
@@ -235,10 +311,10 @@ Result<uint64_t> WriteMetadata(IndexStore& store, const TokenizerOptions& option
 
 Result<WrittenInvertedIndex> WriteInvertedIndex(IndexStore& store, const TokenizerOptions& options,
                                                 const std::vector<ArrayPtr>& texts,
-                                                const std::vector<uint64_t>& row_ids) {
+                                                const std::vector<uint64_t>& row_ids, ThreadPool* pool) {
   LANCE_RETURN_NOT_OK(options.Validate());
   Partition part;
-  LANCE_RETURN_NOT_OK(Tokenize(options, texts, row_ids, &part));
+  LANCE_RETURN_NOT_OK(TokenizeAll(options, texts, row_ids, pool, &part));
   WrittenInvertedIndex out;
   for (const char* kind : {"invert", "tokens", "docs"}) {
     const std::string name = fmt::format("part_0_{}.lance", kind);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -15,6 +16,7 @@
 #include "index/fts/fst_map.h"
 #include "index/fts/posting_codec.h"
 #include "lance/columnar/builder.h"
+#include "lance/core/thread_pool.h"
 #include "lance/index/fts/inverted_index.h"
 #include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
@@ -229,6 +231,45 @@ void CheckWrite(bool positions) {
 TEST(InvertedWrite, SegmentHoldsTheTokenizedRows) { CheckWrite(false); }
 TEST(InvertedWrite, SegmentHoldsPositions) { CheckWrite(true); }
 
+// A build tokenized in parallel runs (arrays sliced across runs) holds exactly what one thread
+// writes: the same documents in row order, token ids, postings, frequencies and positions.
+TEST(InvertedWrite, ParallelRunsWriteWhatOneThreadWrites) {
+  const auto text = Corpus(30000);
+  std::vector<std::optional<std::string>> a(text.begin(), text.begin() + 7001), b(text.begin() + 7001, text.end());
+  std::vector<uint64_t> rows(text.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = (uint64_t{3} << 32) + i;
+  TokenizerOptions o = TokenizerOptions::Defaults();
+  o.with_position = true;
+  auto pool = ThreadPool::Make(3);
+  ASSERT_TRUE(pool.ok());
+  auto mem = io::MemoryObjectStore::Make();
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/one/"), o, {Texts(a), Texts(b)}, rows).ok());
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/par/"), o, {Texts(a), Texts(b)}, rows,
+                                 pool->get())
+                  .ok());
+  auto one = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/one/"));
+  auto par = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/par/"));
+  ASSERT_TRUE(one.ok() && par.ok());
+  const InvertedPartition& p1 = *(*one)->partitions()[0];
+  const InvertedPartition& p2 = *(*par)->partitions()[0];
+  ASSERT_EQ(p1.num_docs(), p2.num_docs());
+  EXPECT_EQ(p1.total_tokens(), p2.total_tokens());
+  for (uint32_t d = 0; d < p1.num_docs(); ++d) {
+    ASSERT_EQ(p1.RowId(d), p2.RowId(d)) << d;
+    ASSERT_EQ(p1.DocTokens(d), p2.DocTokens(d)) << d;
+  }
+  EXPECT_EQ(p1.tokens(), p2.tokens());
+  for (const auto& [token, id] : p1.tokens()) {
+    auto x = p1.Postings(id, true);
+    auto y = p2.Postings(id, true);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_EQ(x->docs, y->docs) << token;
+    EXPECT_EQ(x->freqs, y->freqs) << token;
+    EXPECT_EQ(x->positions, y->positions) << token;
+    EXPECT_EQ(x->block_max_scores, y->block_max_scores) << token;
+  }
+}
+
 TEST(InvertedWrite, RefusesNonTextColumns) {
   auto mem = io::MemoryObjectStore::Make();
   auto store = IndexStore::Make(mem, "t.lance/_indices/u/");
@@ -313,6 +354,71 @@ TEST(InvertedSearch, TopKOrScoresFewPostings) {
   ASSERT_TRUE(even.ok());
   ASSERT_EQ(even->size(), 10u);
   for (const auto& h : *even) EXPECT_EQ(h.row_id % 2, 0u);
+}
+
+// Block-max top-k (one frequent token: most blocks skipped undecoded) and AND / phrase top-k
+// (the rarest token walks, the others are sought, positions only for documents that could
+// enter): the same rows and scores as every match sorted (Better) and cut, with and without a
+// filter, on an index with positions we write.
+TEST(InvertedSearch, BlockMaxAndPhraseTopKEqualEveryMatch) {
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/p/");
+  std::mt19937 rng(9);
+  std::vector<std::optional<std::string>> text;
+  const size_t n = 60000;
+  for (size_t i = 0; i < n; ++i) {
+    std::string s;
+    const int len = 5 + static_cast<int>(rng() % 16);
+    for (int j = 0; j < len; ++j) {
+      const double x = std::uniform_real_distribution<double>(0, 1)(rng);
+      s += (j ? " w" : "w") + std::to_string(static_cast<int>(x * x * x * 200));
+    }
+    text.push_back(std::move(s));
+  }
+  std::vector<uint64_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = (uint64_t{2} << 32) + i;
+  TokenizerOptions o = TokenizerOptions::Defaults();
+  o.with_position = true;
+  ASSERT_TRUE(WriteInvertedIndex(*store, o, {Texts(text)}, rows).ok());
+  auto opened = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/p/"));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const InvertedIndex& idx = **opened;
+  struct Q {
+    std::vector<std::string> tokens;
+    std::vector<uint32_t> positions;
+    MatchMode mode;
+  };
+  const std::vector<Q> queries = {{{"w0"}, {}, MatchMode::kAny},
+                                  {{"w0", "w1"}, {0, 1}, MatchMode::kAll},
+                                  {{"w0", "w90"}, {0, 1}, MatchMode::kAll},
+                                  {{"w0", "w1"}, {0, 1}, MatchMode::kPhrase},
+                                  {{"w1", "w0", "w2"}, {0, 1, 2}, MatchMode::kPhrase},
+                                  {{"w3", "w150"}, {0, 1}, MatchMode::kPhrase}};
+  const std::function<bool(uint64_t)> odd = [](uint64_t r) { return r % 2 == 1; };
+  for (const auto& q : queries) {
+    for (const auto* keep : {static_cast<const std::function<bool(uint64_t)>*>(nullptr), &odd}) {
+      for (size_t k : {1, 10, 50}) {
+        const std::function<bool(uint64_t)> none;
+        SearchStats top_stats, all_stats;
+        auto top = idx.Search(q.tokens, q.positions, q.mode, keep ? *keep : none, k, nullptr, 0, &top_stats);
+        auto all = idx.Search(q.tokens, q.positions, q.mode, keep ? *keep : none, 0, nullptr, 0, &all_stats);
+        ASSERT_TRUE(top.ok() && all.ok()) << top.status().ToString() << all.status().ToString();
+        std::sort(all->begin(), all->end(), Better);
+        ASSERT_GT(all->size(), 10u) << q.tokens[0] << " " << static_cast<int>(q.mode);
+        all->resize(std::min(k, all->size()));
+        ASSERT_EQ(top->size(), all->size());
+        for (size_t i = 0; i < all->size(); ++i) {
+          EXPECT_EQ((*top)[i].row_id, (*all)[i].row_id) << q.tokens[0] << " mode " << static_cast<int>(q.mode) << " k " << k << " #" << i;
+          EXPECT_EQ((*top)[i].score, (*all)[i].score) << q.tokens[0] << " mode " << static_cast<int>(q.mode) << " k " << k << " #" << i;
+        }
+        EXPECT_LE(top_stats.scored, all_stats.scored);
+        if (q.tokens.size() == 1 && k == 10 && !keep) {
+          // w0 is in most rows: block-max leaves most of its blocks unscored
+          EXPECT_LT(top_stats.scored * 5, idx.DocsWithToken("w0")) << "scored " << top_stats.scored;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

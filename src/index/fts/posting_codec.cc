@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "lance/core/status.h"
 
@@ -209,19 +210,36 @@ uint32_t LengthCode(uint32_t len) {
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n) {
-  std::vector<std::pair<uint32_t, uint32_t>> all(n);
-  for (size_t i = 0; i < n; ++i) all[i] = {freqs[i], codes[i]};
-  // frequency descending, then length ascending: a pair is kept when its length is below that
-  // of every pair of higher frequency
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+  // Kept: for each frequency, descending, its shortest length, when shorter than that of every
+  // higher frequency; returned frequency ascending. Frequencies are small: the shortest
+  // length per frequency goes into a table indexed by frequency (no sort; the sort was 13 % of
+  // an index build), and only frequencies above it into a sorted spill.
+  constexpr uint32_t kDense = 64;
+  uint32_t shortest[kDense + 1];
+  std::fill(std::begin(shortest), std::end(shortest), UINT32_MAX);
+  std::vector<std::pair<uint32_t, uint32_t>> spill;
+  uint32_t top = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (freqs[i] <= kDense) {
+      shortest[freqs[i]] = std::min(shortest[freqs[i]], codes[i]);
+      top = std::max(top, freqs[i]);
+    } else {
+      spill.emplace_back(freqs[i], codes[i]);
+    }
+  }
+  std::sort(spill.begin(), spill.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   std::vector<std::pair<uint32_t, uint32_t>> out;
-  for (const auto& p : all) {
-    if (out.empty() || p.second < out.back().second) {
-      if (!out.empty() && out.back().first == p.first) continue;
-      out.push_back(p);
+  const auto offer = [&](uint32_t freq, uint32_t code) {
+    if (out.empty() || code < out.back().second) {
+      if (!out.empty() && out.back().first == freq) return;
+      out.emplace_back(freq, code);
     }
+  };
+  for (const auto& [f, c] : spill) offer(f, c);
+  for (uint32_t f = top; f >= 1; --f) {
+    if (shortest[f] != UINT32_MAX) offer(f, shortest[f]);
   }
   std::reverse(out.begin(), out.end());
   return out;

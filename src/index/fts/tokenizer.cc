@@ -4,6 +4,7 @@
 #include "lance/index/fts/tokenizer.h"
 
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -144,6 +145,39 @@ class Tokenizer::Impl {
   std::unordered_set<std::string_view> custom_stop_words;  // views of options.custom_stop_words
   std::string scratch;
   std::vector<uint32_t> bounds;
+  // What the filters make of a base token (nullopt: dropped), by its text: the filters are a
+  // pure function of it, and a column repeats few distinct words, so an index build stems each
+  // once (stemming was a third of a 1M-row build). Bounded: past kFilterCacheEntries distinct
+  // tokens the rest are filtered each time.
+  static constexpr size_t kFilterCacheEntries = 1 << 16;
+  std::unordered_map<std::string, std::optional<std::string>> filtered;
+
+  // `text` through the filters (max length, lower case, stemming, stop words, ASCII folding);
+  // false when a filter drops it.
+  Result<bool> Filter(std::string* text) {
+    if (options.max_token_length && text->size() >= *options.max_token_length) return false;
+    if (options.lower_case) LowerCase(text, &scratch);
+    if (stemmer) LANCE_RETURN_NOT_OK(stemmer->Stem(text));
+    if (options.remove_stop_words && IsStopWord(*text)) return false;
+    if (options.ascii_folding) FoldToAscii(text, &scratch);
+    return true;
+  }
+
+  // Filter() through the cache.
+  Result<bool> FilterCached(std::string* text) {
+    auto it = filtered.find(*text);
+    if (it != filtered.end()) {
+      if (!it->second) return false;
+      text->assign(*it->second);
+      return true;
+    }
+    std::string key = filtered.size() < kFilterCacheEntries ? *text : std::string();
+    LANCE_ASSIGN_OR_RAISE(bool keep, Filter(text));
+    if (filtered.size() < kFilterCacheEntries) {
+      filtered.emplace(std::move(key), keep ? std::optional<std::string>(*text) : std::nullopt);
+    }
+    return keep;
+  }
 
   Status Init() {
     const std::string& b = options.base_tokenizer;
@@ -201,14 +235,8 @@ class Tokenizer::Impl {
     size_t kept = 0;
     for (size_t i = 0; i < out->size(); ++i) {
       Token& t = (*out)[i];
-      if (options.max_token_length && t.text.size() >= *options.max_token_length) continue;
-      if (options.lower_case) LowerCase(&t.text, &scratch);
-      if (stemmer) {
-        Status st = stemmer->Stem(&t.text);
-        if (!st.ok()) return st;
-      }
-      if (options.remove_stop_words && IsStopWord(t.text)) continue;
-      if (options.ascii_folding) FoldToAscii(&t.text, &scratch);
+      LANCE_ASSIGN_OR_RAISE(bool keep, FilterCached(&t.text));
+      if (!keep) continue;
       if (kept != i) (*out)[kept] = std::move(t);
       ++kept;
     }

@@ -46,12 +46,13 @@ const char* ScalarIndexTypeName(ScalarIndexType type) {
 
 namespace {
 
-Result<TrainedIndex> TrainInverted(IndexStore& store, const TrainingData& data, const fts::TokenizerOptions& o) {
+Result<TrainedIndex> TrainInverted(IndexStore& store, const TrainingData& data, const fts::TokenizerOptions& o,
+                                   ThreadPool* pool) {
   if (data.type == nullptr || (data.type->id() != TypeId::kString && data.type->id() != TypeId::kLargeString)) {
     return Status::InvalidArgument("an INVERTED index needs a utf8 or large_utf8 column, not {}",
                                    data.type ? data.type->ToString() : std::string("?"));
   }
-  LANCE_ASSIGN_OR_RAISE(fts::WrittenInvertedIndex w, fts::WriteInvertedIndex(store, o, data.values, data.row_ids));
+  LANCE_ASSIGN_OR_RAISE(fts::WrittenInvertedIndex w, fts::WriteInvertedIndex(store, o, data.values, data.row_ids, pool));
   TrainedIndex out;
   out.type_name = "INVERTED";
   out.details_type_url = fts::kInvertedDetailsTypeUrl;
@@ -112,7 +113,7 @@ Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const st
       trained = TrainNGramIndex(*store, data);
       break;
     case ScalarIndexType::kInverted:
-      trained = TrainInverted(*store, data, options.fts);
+      trained = TrainInverted(*store, data, options.fts, options.pool);
       break;
     case ScalarIndexType::kFm:
       trained = fm::TrainFmIndex(*store, data, options.pool);

@@ -46,6 +46,8 @@ struct PostingList {
   std::vector<uint32_t> positions;
 };
 
+class PostingCursor;
+
 class InvertedPartition {
  public:
   uint64_t id() const { return id_; }
@@ -69,6 +71,7 @@ class InvertedPartition {
 
  private:
   friend class InvertedIndex;
+  friend class PostingCursor;  // src/index/fts/posting_cursor.h: block-at-a-time decoding
   uint64_t id_ = 0;
   std::string invert_path_;
   std::unordered_map<std::string, uint32_t> token_ids_;
@@ -162,6 +165,12 @@ class InvertedIndex {
   // query tokens whose summed upper bounds (idf x the doc weight of their highest frequency in
   // the partition's shortest document) cannot beat the current k-th score only score the
   // documents the others find, so most postings of common tokens are never scored (`stats`).
+  // Postings are decoded a block (128 documents) at a time, when the walk stops in it. With one
+  // partition, every top-k is also block-max: where the stored best scores of the blocks every
+  // token has at a document sum below the k-th score, the walk jumps to the next block
+  // boundary without decoding. kAll (one token per position) and kPhrase walk the rarest
+  // token and seek the others to its documents; a phrase's positions are decoded only for
+  // documents whose score could enter the top k.
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
                                         const std::function<bool(uint64_t)>& keep, size_t limit = 0,

@@ -27,6 +27,10 @@
 #include "lance/index/index_store.h"
 #include "lance/table/manifest.h"
 
+namespace lance {
+class ThreadPool;
+}  // namespace lance
+
 namespace lance::index::fts {
 
 inline constexpr int32_t kInvertedIndexVersion = 2;  // the IndexMetadata index_version lance 12 writes
@@ -42,10 +46,13 @@ struct WrittenInvertedIndex {
 
 // Tokenizes `texts` (utf8 or large_utf8 arrays; nulls hold no token) whose rows have the ids
 // `row_ids` (one per value, in order) with `options` and writes the segment into `store`.
+// With a `pool`, the arrays are tokenized in contiguous runs in parallel (one tokenizer each)
+// and the runs' postings joined in row order: the files are the same as one thread writes.
 // Errors: InvalidArgument (options invalid, a column that is not a string, row ids not one per
 // value, text that is not UTF-8), IOError.
 Result<WrittenInvertedIndex> WriteInvertedIndex(IndexStore& store, const TokenizerOptions& options,
                                                 const std::vector<ArrayPtr>& texts,
-                                                const std::vector<uint64_t>& row_ids);
+                                                const std::vector<uint64_t>& row_ids,
+                                                ThreadPool* pool = nullptr);
 
 }  // namespace lance::index::fts

@@ -1,0 +1,170 @@
+#include "index/fts/posting_cursor.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "index/fts/posting_codec.h"
+
+namespace lance::index::fts {
+
+Status PostingCursor::Init(const InvertedPartition& part, uint32_t token_id, bool with_positions) {
+  if (token_id >= part.lengths_.size()) {
+    return Status::InvalidArgument("{}: no token id {}", part.invert_path_, token_id);
+  }
+  part_ = &part;
+  token_ = token_id;
+  what_ = fmt::format("{} token {}", part.invert_path_, token_id);
+  length_ = part.lengths_[token_id];
+  with_positions_ = with_positions && !part.position_streams_.empty();
+  const auto& blocks = part.blocks_[token_id];
+  first_.resize(blocks.size());
+  block_max_.resize(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const std::string_view block = blocks[b];
+    const size_t n = std::min<size_t>(kPackedBlock, length_ - b * kPackedBlock);
+    if (block.size() < (n == kPackedBlock ? 8u : 5u)) {
+      return Status::Corruption("{}: posting block {} of {} bytes", what_, b, block.size());
+    }
+    std::memcpy(&block_max_[b], block.data(), 4);
+    if (n == kPackedBlock) {
+      std::memcpy(&first_[b], block.data() + 4, 4);  // little-endian u32, as the codec reads it
+    } else {
+      size_t pos = 4;
+      LANCE_ASSIGN_OR_RAISE(first_[b], ReadVarint(block, &pos, what_));
+    }
+    if (b > 0 && first_[b] <= first_[b - 1]) return Status::Corruption("{}: posting blocks not ascending", what_);
+  }
+  if (with_positions_ && part.position_block_offsets_[token_id].size() != blocks.size()) {
+    return Status::Corruption("{}: {} position block offsets for {} posting blocks", what_,
+                              part.position_block_offsets_[token_id].size(), blocks.size());
+  }
+  EnterBlock(0, 0);
+  return Status::OK();
+}
+
+Status PostingCursor::LoadBlock(size_t b) {
+  docs_.clear();
+  freqs_.clear();
+  const size_t n = std::min<size_t>(kPackedBlock, length_ - b * kPackedBlock);
+  float score = 0;
+  LANCE_RETURN_NOT_OK(DecodePostingBlock(part_->blocks_[token_][b], n, kPackedBlock, &docs_, &freqs_, &score, what_));
+  if (docs_.empty() || docs_.front() < first_[b] || docs_.back() >= BlockEnd(b)) {
+    return Status::Corruption("{}: posting block {} outside its range", what_, b);
+  }
+  for (size_t i = 0; i < docs_.size(); ++i) {
+    if (docs_[i] >= part_->row_ids_.size()) {
+      return Status::Corruption("{}: doc {} of {} documents", what_, docs_[i], part_->row_ids_.size());
+    }
+    if (i > 0 && docs_[i] <= docs_[i - 1]) return Status::Corruption("{}: docs not ascending", what_);
+    if (freqs_[i] == 0) return Status::Corruption("{}: frequency 0", what_);
+  }
+  block_ = b;
+  return Status::OK();
+}
+
+Status PostingCursor::Next() {
+  if (doc_ == kEnd) return Status::OK();
+  LANCE_RETURN_NOT_OK(Materialize());
+  if (doc_ == kEnd) return Status::OK();
+  if (++at_ < docs_.size()) {
+    doc_ = docs_[at_];
+    return Status::OK();
+  }
+  EnterBlock(block_ + 1, 0);
+  return Status::OK();
+}
+
+void PostingCursor::EnterBlock(size_t b, uint32_t target) {
+  if (b >= first_.size()) {
+    doc_ = kEnd;
+    return;
+  }
+  block_ = b;
+  decoded_ = false;
+  doc_ = std::max(target, first_[b]);
+}
+
+Status PostingCursor::Materialize() {
+  while (!decoded_ && doc_ != kEnd) {
+    const uint32_t target = doc_;
+    LANCE_RETURN_NOT_OK(LoadBlock(block_));
+    decoded_ = true;
+    at_ = static_cast<size_t>(std::lower_bound(docs_.begin(), docs_.end(), target) - docs_.begin());
+    if (at_ < docs_.size()) {
+      doc_ = docs_[at_];
+    } else {
+      EnterBlock(block_ + 1, 0);  // every document of the block is below the target
+    }
+  }
+  return Status::OK();
+}
+
+size_t PostingCursor::BlockOf(uint32_t d) const {
+  // the walk asks for ascending documents: step forward from the last answer while that is
+  // short, else search
+  size_t b = hint_;
+  if (b < first_.size() && first_[b] <= d) {
+    for (int steps = 0; steps < 4 && b + 1 < first_.size() && first_[b + 1] <= d; ++steps) ++b;
+    if (b + 1 >= first_.size() || first_[b + 1] > d) return hint_ = b;
+  }
+  auto it = std::upper_bound(first_.begin(), first_.end(), d);
+  return hint_ = it == first_.begin() ? 0 : static_cast<size_t>(it - first_.begin()) - 1;
+}
+
+void PostingCursor::SeekShallow(uint32_t target) {
+  if (doc_ >= target) return;
+  if (decoded_ && target < BlockEnd(block_)) {
+    at_ = static_cast<size_t>(std::lower_bound(docs_.begin() + static_cast<std::ptrdiff_t>(at_), docs_.end(), target) -
+                              docs_.begin());
+    if (at_ < docs_.size()) {
+      doc_ = docs_[at_];
+    } else {
+      EnterBlock(block_ + 1, 0);
+    }
+    return;
+  }
+  EnterBlock(std::max(block_ == SIZE_MAX ? 0 : block_, BlockOf(target)), target);
+}
+
+Status PostingCursor::SeekTo(uint32_t target) {
+  SeekShallow(target);
+  return Materialize();
+}
+
+Status PostingCursor::Positions(const uint32_t** begin, const uint32_t** end) {
+  if (!with_positions_) return Status::InvalidArgument("{}: positions were not asked for or not stored", what_);
+  LANCE_RETURN_NOT_OK(Materialize());
+  if (doc_ == kEnd) return Status::InvalidArgument("{}: no current document", what_);
+  if (pos_block_ != block_) {
+    const std::string_view stream = part_->position_streams_[token_];
+    size_t pos = part_->position_block_offsets_[token_][block_];
+    if (pos > stream.size()) return Status::Corruption("{}: position block offset {} past the stream", what_, pos);
+    uint64_t count = 0;
+    for (uint32_t f : freqs_) count += f;
+    if (count > stream.size() * 8 + kPackedBlock) {
+      return Status::Corruption("{}: {} positions cannot fit a stream of {} bytes", what_, count, stream.size());
+    }
+    deltas_.clear();
+    LANCE_RETURN_NOT_OK(DecodePositionRun(stream, &pos, static_cast<size_t>(count), &deltas_, what_));
+    positions_.clear();
+    pos_start_.assign(1, 0);
+    size_t k = 0;
+    for (uint32_t f : freqs_) {
+      uint64_t cur = 0;
+      for (uint32_t j = 0; j < f; ++j, ++k) {
+        cur = j == 0 ? deltas_[k] : cur + deltas_[k];
+        if (cur > 0xffffffffull) return Status::Corruption("{}: position over 32 bits", what_);
+        positions_.push_back(static_cast<uint32_t>(cur));
+      }
+      pos_start_.push_back(static_cast<uint32_t>(positions_.size()));
+    }
+    pos_block_ = block_;
+  }
+  *begin = positions_.data() + pos_start_[at_];
+  *end = positions_.data() + pos_start_[at_ + 1];
+  return Status::OK();
+}
+
+}  // namespace lance::index::fts
