@@ -21,6 +21,7 @@
 #include "lance/core/thread_pool.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_index.h"
+#include "lance/linalg/kmeans.h"
 #include "lance/table/commit.h"
 #include "lance/table/location.h"
 #include "lance/table/snapshot.h"
@@ -36,6 +37,9 @@ struct IvfBuildOptions {
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
+  // How the IVF k-means starts: k-means++ (default; better partitions than the reference on
+  // clustered data, see src/index/README.md) or the reference's k distinct random rows.
+  linalg::KMeansOptions::Init ivf_init = linalg::KMeansOptions::Init::kPlusPlus;
   // IVF_HNSW_SQ: the graph of each partition (lance's defaults from node: m 20, ef 300).
   size_t hnsw_m = 20;
   size_t ef_construction = 300;
