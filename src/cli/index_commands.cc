@@ -43,7 +43,7 @@ struct CreateIndexArgs {
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
-  std::string ivf_init = "kmeans++";
+  std::string ivf_init;  // "": k-means++ for l2 / cosine, random for dot
   size_t m = 20;
   size_t ef_construction = 300;
   int threads = 0;
@@ -64,7 +64,9 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
   o.seed = a.seed;
   if (a.ivf_init == "random") {
     o.ivf_init = linalg::KMeansOptions::Init::kRandom;
-  } else if (a.ivf_init != "kmeans++") {
+  } else if (a.ivf_init == "kmeans++") {
+    o.ivf_init = linalg::KMeansOptions::Init::kPlusPlus;
+  } else if (!a.ivf_init.empty()) {
     return Status::InvalidArgument("create-index: --ivf-init \"{}\" (expected kmeans++ or random)", a.ivf_init);
   }
   o.hnsw_m = a.m;
@@ -222,7 +224,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
                     "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");
     sub->add_option("--seed", args->seed, "vector indexes: k-means seed (default 0)");
     sub->add_option("--ivf-init", args->ivf_init,
-                    "vector indexes: IVF k-means start: kmeans++ (default) | random (lance 12's)");
+                    "vector indexes: IVF k-means start: kmeans++ | random (lance 12's); default kmeans++, random for dot");
     sub->add_option("--threads", args->threads, "vector indexes: training threads (default: all)");
     sub->add_option("--m", args->m, "ivf_hnsw_sq: graph neighbours per node (2m on level 0; default 20)");
     sub->add_option("--ef-construction", args->ef_construction,
