@@ -49,6 +49,7 @@ struct CreateIndexArgs {
   int max_iterations = 50;
   size_t sample_rate = 256;
   uint64_t seed = 0;
+  std::string ivf_init;  // "": k-means++ for l2 / cosine, random for dot
   size_t m = 20;
   size_t ef_construction = 300;
   int threads = 0;
@@ -67,6 +68,13 @@ Status CreateVectorIndex(const CreateIndexArgs& a, index::vector::IndexKind kind
   o.max_iterations = a.max_iterations;
   o.sample_rate = a.sample_rate;
   o.seed = a.seed;
+  if (a.ivf_init == "random") {
+    o.ivf_init = linalg::KMeansOptions::Init::kRandom;
+  } else if (a.ivf_init == "kmeans++") {
+    o.ivf_init = linalg::KMeansOptions::Init::kPlusPlus;
+  } else if (!a.ivf_init.empty()) {
+    return Status::InvalidArgument("create-index: --ivf-init \"{}\" (expected kmeans++ or random)", a.ivf_init);
+  }
   o.hnsw_m = a.m;
   o.ef_construction = a.ef_construction;
   o.name = a.name;
@@ -215,6 +223,8 @@ void AddCreateOptions(CLI::App* sub, CreateIndexArgs* args) {
   sub->add_option("--sample-rate", args->sample_rate,
                   "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");
   sub->add_option("--seed", args->seed, "vector indexes: k-means seed (default 0)");
+  sub->add_option("--ivf-init", args->ivf_init,
+                  "vector indexes: IVF k-means start: kmeans++ | random (lance 12's); default kmeans++, random for dot");
   sub->add_option("--threads", args->threads, "vector indexes: training threads (default: all)");
   sub->add_option("--m", args->m, "ivf_hnsw_sq: graph neighbours per node (2m on level 0; default 20)");
   sub->add_option("--ef-construction", args->ef_construction,

@@ -38,14 +38,13 @@ void PlusPlusInit(const float* data, size_t m, size_t dim, size_t k, uint64_t se
     if (j + 1 == k) break;
     ParallelFor(pool, static_cast<int64_t>(chunks), [&](int64_t t) {
       const size_t begin = static_cast<size_t>(t) * kChunk, end = std::min(m, begin + kChunk);
+      // The chunk's squared distances to the new centre by the SIMD batch kernel (float, as
+      // the assignment's), the running minimum and its sum in double.
+      float d[kChunk];
+      L2Distances(c, data + begin * dim, end - begin, dim, d);
       double sum = 0;
       for (size_t i = begin; i < end; ++i) {
-        double d = 0;
-        for (size_t e = 0; e < dim; ++e) {
-          const double diff = static_cast<double>(data[i * dim + e]) - c[e];
-          d += diff * diff;
-        }
-        nearest[i] = std::min(nearest[i], d);
+        nearest[i] = std::min(nearest[i], static_cast<double>(d[i - begin]));
         sum += nearest[i];
       }
       chunk_sum[static_cast<size_t>(t)] = sum;

@@ -5,7 +5,7 @@
 // to 1 ulp) for l2 / cosine / dot,
 // nprobes 1 / 4 / all, with and without a refine factor (IVF_HNSW_SQ: also ef 40 / 300). Recall@10 against exact search is at
 // least the median of three of the reference's own builds with the same parameters on the same
-// data (ours: the median of three seeds), minus 0.08 (l2 on the quantized types: 0.12) (lance
+// data (ours: the median of three seeds), minus 0.08 (l2: IVF_PQ / IVF_HNSW_PQ 0.05, IVF_HNSW_SQ 0.12) (lance
 // 12's k-means is not deterministic, see FORMAT-NOTES §14).
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -167,12 +167,14 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       // cosine / dot on every type. That is the noise of a median of three, not a gap: lance
       // 12's own medians for one configuration moved by up to 0.07 between two runs
       // (2026-12-02: IVF_FLAT l2 0.847 / 0.797, IVF_PQ dot 0.797 / 0.850, IVF_HNSW_SQ l2
-      // 0.903 / 0.856), while ours are seeded and fixed (IVF_FLAT l2 0.853, where only the IVF
-      // k-means decides, now at parity). l2 on the quantized types keeps 0.12, a KNOWN GAP
-      // that is not the k-means (issue 13): IVF_HNSW_SQ l2 0.819 sat 0.04-0.08 under lance's
-      // medians (which reached 0.92 in earlier runs), IVF_PQ / IVF_HNSW_PQ l2 0.584 / 0.578
-      // sat 0.04-0.05 under (their PQ codebooks do better).
-      const margin = type === 'ivf_flat' || metric !== 'l2' ? 0.08 : 0.12;
+      // 0.903 / 0.856), while ours are seeded and fixed. l2 on IVF_PQ / IVF_HNSW_PQ: 0.05. Since
+      // the IVF k-means starts from k-means++ (2026-12-03) ours sit above lance's medians (IVF_PQ
+      // 0.619 vs 0.556-0.622, IVF_HNSW_PQ 0.613 vs 0.556; lance's single builds 0.487-0.631), so a
+      // regression of our partitions or PQ codes fails here. IVF_HNSW_SQ l2 keeps 0.12, a KNOWN
+      // GAP of the graph walk, not the k-means (issue 13): 0.825 against lance medians of
+      // 0.819-0.903.
+      const margin = type === 'ivf_hnsw_sq' && metric === 'l2' ? 0.12
+        : (type === 'ivf_pq' || type === 'ivf_hnsw_pq') && metric === 'l2' ? 0.05 : 0.08;
       assert.ok(mine >= theirs - margin, `${name}: recall ${mine} below the reference's ${theirs} - ${margin}`);
     });
   }

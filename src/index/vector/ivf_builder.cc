@@ -420,6 +420,12 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   ko.seed = o.seed;
   ko.pool = o.pool;
   ko.balance_factor = 1.0f;  // the reference's IVF training: partitions kept balanced
+  // l2 / cosine: k-means++ starts, not the reference's k random rows: random starts leave
+  // natural clusters without a centre (two clusters then share a partition, whose residuals PQ
+  // codes worse), which Lloyd iterations rarely undo in high dimensions (src/index/README.md,
+  // "IVF_PQ recall"). Dot: the reference's random rows (ivf_builder.h).
+  ko.init = o.ivf_init.value_or(ivf_metric == DistanceType::kDot ? linalg::KMeansOptions::Init::kRandom
+                                                                  : linalg::KMeansOptions::Init::kPlusPlus);
   LANCE_ASSIGN_OR_RAISE(linalg::KMeansModel ivf, linalg::TrainKMeans(work.data(), n, dim, ko));
   std::vector<uint32_t> assignment(n);
   LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(work.data(), n, dim, ivf.centroids.data(), parts,
