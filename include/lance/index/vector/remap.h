@@ -6,7 +6,8 @@
 // partition (an index with fewer rows in one is as valid).
 //
 // IVF_FLAT, IVF_SQ and IVF_PQ are remapped; IVF_RQ (codes packed per partition) and the HNSW
-// kinds (graphs over partition positions) are not yet: they keep covering their old fragments.
+// kinds (graphs over partition positions) are not yet: they keep covering their old fragments
+// (lance 12 remaps the HNSW kinds, rebuilding each partition's graph: src/index/README.md).
 #pragma once
 
 #include <memory>
