@@ -9,7 +9,10 @@
 //       the same schemas; lance 12's Rewrite lists the index as ours does;
 //   (f) searches (OR, AND, phrases) answered by lance 12 over our compacted copy equal its
 //       answers over its own compaction, and ours over its compacted table equal them too
-//       (every row, id and BM25 score): the statistics after the removal are the same.
+//       (every row, id and BM25 score): the statistics after the removal are the same;
+//   (g) FM: lance 12's Rewrite does not remap it (its rewritten_indices name no FM index; its
+//       optimize() retrains it after), and ours leaves it as it was (uuid, files, fragments);
+//       lance 12's contains() over our compacted copy equals its answer over its own table.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -176,6 +179,38 @@ describe('INVERTED indexes remapped by a compaction, ours and lance 12\'s', () =
       assert.deepEqual(await theirSearch(mine, q, opt), want, `${what}: lance 12 over our compaction`);
       assertSameRows(ourSearch(uri, q, opt), want, `${what}: ours over lance 12's compaction`);
       assertSameRows(ourSearch(oursUri, q, opt), want, `${what}: ours over ours`);
+    }
+  });
+});
+
+describe('(g) FM indexes are not remapped, by lance 12 nor by us', () => {
+  test('lance 12\'s Rewrite and ours leave the FM index; its answers stay right', async () => {
+    const dir = scratchDir('lance-remap-fm-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', rows(0, 300));
+    await t.add(rows(300, 300));
+    await t.add(rows(600, 300));
+    await t.createIndex('title', { config: lancedb.Index.fm() });
+    await t.delete(DELETE);
+    const oursDir = scratchDir('lance-remap-fm-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    const old = byName(uri).title_idx;
+    assert.equal(old.type, 'FM');
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    assert.deepEqual(rewriteAt(uri, v), [], 'lance 12 remaps no FM index');
+    assert.deepEqual(rewriteAt(oursUri, v), [], 'nor do we');
+    const ours = byName(oursUri).title_idx;
+    assert.deepEqual([ours.uuid, ours.fragment_ids, ours.files], [old.uuid, old.fragment_ids, old.files]);
+    const mine = await (await lancedb.connect(oursDir)).openTable('t');
+    for (const needle of ['apple', 'gra', 't3', 'jam t0', 'og t']) {
+      const q = async (x) => (await x.query().where(`contains(title, '${needle}')`).select(['id']).toArray())
+        .map((r) => Number(r.id)).sort((a, b) => a - b);
+      const want = await q(t);
+      assert.ok(want.length > 0, needle);
+      assert.deepEqual(await q(mine), want, needle);
     }
   });
 });
