@@ -1,8 +1,9 @@
 // Compaction (Dataset::Compact, operations.h): plan groups of adjacent small or
 // deletion-heavy fragments of the handle's version, read each group's live rows through the
 // query layer (a Scanner of the group's fragments with _rowid), write them with table's
-// fragment writer, commit one Rewrite transaction. Without stable row ids the scalar and IVF
-// indexes lance 12 remaps (index/scalar/remap.h, index/vector/remap.h) are remapped first, as
+// fragment writer, commit one Rewrite transaction. Without stable row ids the scalar, INVERTED
+// and IVF indexes lance 12 remaps (index/scalar/remap.h, fts/inverted_writer.h,
+// index/vector/remap.h) are remapped first, as
 // lance 12 does: the new
 // fragments' ids are reserved (a ReserveFragments commit), each index covering a rewritten
 // group is rewritten into a new segment with the rows' new addresses, and the Rewrite lists
@@ -16,6 +17,7 @@
 
 #include "dataset/guard.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/remap.h"
 #include "lance/index/vector/remap.h"
@@ -42,7 +44,8 @@ std::vector<size_t> IndexesToRemap(const Manifest& tm, const std::vector<uint64_
   for (size_t k = 0; k < tm.indices.size(); ++k) {
     const IndexInfo& x = tm.indices[k];
     if (!x.has_fragment_bitmap ||
-        (!index::scalar::RemappedOnCompaction(x) && !index::vector::RemappedOnCompaction(x))) {
+        (!index::scalar::RemappedOnCompaction(x) && !index::vector::RemappedOnCompaction(x) &&
+         table::IndexTypeName(x) != index::fts::kInvertedTypeName)) {
       continue;
     }
     bool hit = false;
@@ -159,9 +162,15 @@ Result<std::vector<Transaction::RewrittenIndex>> RemapIndexes(
     ri.new_id = uuid;
     ri.has_new_index_details = true;
     Status st;
-    if (index::vector::RemappedOnCompaction(info)) {
-      // IVF: the same details and version; the files as the old segment lists them.
-      auto files = index::vector::RemapIvfIndex(from, *to, map);
+    const bool inverted = table::IndexTypeName(info) == index::fts::kInvertedTypeName;
+    if (inverted || index::vector::RemappedOnCompaction(info)) {
+      // IVF and INVERTED: the same details and version; the files as the old segment lists them.
+      auto files = inverted ? index::fts::RemapInvertedIndex(
+                                  from, *to, [&map](uint64_t a) {
+                                    const uint64_t n = map.Map(a);
+                                    return n == index::scalar::RowAddressMap::kRemoved ? index::fts::kRemovedRow : n;
+                                  })
+                            : index::vector::RemapIvfIndex(from, *to, map);
       if (files.ok()) {
         ri.new_index_details_type_url = info.details_type_url;
         ri.new_index_details = info.details;

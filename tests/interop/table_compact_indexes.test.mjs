@@ -2,10 +2,9 @@
 // stable row ids:
 //   * lance 12 creates the table (three indexed fragments, two appended unindexed ones),
 //     indexes it, deletes rows, and records its own answers;
-//   * we compact: without stable row ids the BTREE, BITMAP and IVF_PQ indexes are remapped
-//     (new segments covering the new fragments, as lance 12 remaps them) while the FTS
-//     bitmap stays as it was (the replaced fragments vanish; lance 12 masks their rows out
-//     of index results and scans the new fragments flat); with stable row ids each bitmap
+//   * we compact: without stable row ids the BTREE, BITMAP, FTS and IVF_PQ indexes are
+//     remapped (new segments covering the new fragments, as lance 12 remaps them); with
+//     stable row ids each bitmap
 //     trades a covered group's old fragments for its new ones; no group mixes fragments of
 //     different index coverage;
 //   * lance 12's filters still plan through the scalar indexes, and every filter, full-text
@@ -117,10 +116,10 @@ for (const stable of [false, true]) {
       assert.deepEqual(m.fragments.map((f) => [f.id, f.physical_rows]), [[5, 250], [6, 230], [2, 300], [7, 100]]);
       const newIds = [5, 6];
       const indexesAfter = ourIndexes(uri);
-      // Without stable row ids the scalar and IVF_PQ indexes are remapped (a new segment each,
-      // covering the new fragments; table_compact_remap.test.mjs checks the scalar ones in
-      // full); the full-text index is not (yet) and stays untouched.
-      const remapped = (x) => !stable && ['BTREE', 'BITMAP', 'IVF_PQ'].includes(x.type);
+      // Without stable row ids every index is remapped (a new segment each, covering the new
+      // fragments; table_compact_remap.test.mjs checks the scalar and IVF ones in full,
+      // table_compact_remap_fts.test.mjs the full-text one).
+      const remapped = (x) => !stable && ['BTREE', 'BITMAP', 'INVERTED', 'IVF_PQ'].includes(x.type);
       const uuidBefore = Object.fromEntries(indexesBefore.map((x) => [x.name, x.uuid]));
       for (const x of indexesAfter) {
         if (remapped(x)) assert.notEqual(x.uuid, uuidBefore[x.name], x.name);
@@ -135,7 +134,7 @@ for (const stable of [false, true]) {
       for (const ix of await t2.listIndices()) {
         const s = await t2.indexStats(ix.name);
         // lance 12 counts the rows of the fragments the index lists and still has.
-        const whole = stable || ['id_idx', 'cat_idx', 'vec_idx'].includes(ix.name);
+        const whole = stable || ['id_idx', 'cat_idx', 'text_idx', 'vec_idx'].includes(ix.name);
         assert.equal(s.numIndexedRows, whole ? 780 : 300, ix.name);
         assert.equal(s.numUnindexedRows, whole ? 100 : 580, ix.name);
       }
@@ -160,16 +159,15 @@ for (const stable of [false, true]) {
       assert.equal(ourIndexes(uri).length, 4);
 
       // And we compact again on top of lance 12's optimized indexes: everything becomes one
-      // fragment. With stable row ids the indexes cover it; without, the scalar ones we
-      // remapped do, and the full-text and vector ones no longer cover anything (lance 12
-      // scans; they stay listed).
+      // fragment. With stable row ids the indexes cover it; without, we remap every one of
+      // them (lance 12's optimized full-text and IVF_PQ segments included).
       await t2.delete('id >= 1000 AND id % 2 = 0');
       lanceOk(['compact', uri, '--target-rows-per-fragment', '2000']);
       assert.equal(JSON.parse(lanceOk(['manifest', uri]).stdout).fragments.length, 1);
       const t3 = await (await lancedb.connect(dir)).openTable('t');
       assert.equal((await t3.listIndices()).length, 4);
       for (const ix of await t3.listIndices()) {
-        const whole = stable || ['id_idx', 'cat_idx', 'vec_idx'].includes(ix.name);
+        const whole = stable || ['id_idx', 'cat_idx', 'text_idx', 'vec_idx'].includes(ix.name);
         assert.equal((await t3.indexStats(ix.name)).numIndexedRows, whole ? 930 : 0, ix.name);
       }
       assertSameAnswers(await answers(t3, { checkPlans: true }), bruteForce(uri), 'after our second compaction');

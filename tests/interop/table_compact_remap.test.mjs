@@ -19,14 +19,16 @@
 //       BLOOMFILTER, deletions) lance 12's optimize() and our compaction remap the same four
 //       kinds (its Rewrite lists them) into the same files: rows (BTree pages in order),
 //       schemas and metadata equal;
-//   (d) the same for an IVF_PQ and an IVF_FLAT index lance 12 built: the segment its Rewrite
-//       writes and ours have the same auxiliary.idx and index.idx (rows in order, schemas,
-//       global buffers).
+//   (d) the same for an IVF_PQ, an IVF_FLAT and an IVF_RQ index lance 12 built: the segment its
+//       Rewrite writes and ours have the same auxiliary.idx and index.idx (rows in order,
+//       schemas, global buffers; RQ codes packed again per partition), and lance 12 searches
+//       our IVF_RQ remap as its own.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
+import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
@@ -362,4 +364,57 @@ describe('(d) lance 12 and we remap the same IVF index into the same files', () 
     assert.ok(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length > 700);
   });
   }
+
+  // IVF_RQ (its node API needs float32 vectors of a dimension divisible by 8): the RaBitQ codes
+  // are packed per partition in 32-row batches, so the kept rows are packed again.
+  test('IVF_RQ: auxiliary.idx (codes packed again per partition) and index.idx row for row', async () => {
+    const schema = new A.Schema([new A.Field('id', new A.Int32(), false),
+      new A.Field('vec', new A.FixedSizeList(16, new A.Field('item', new A.Float32(), true)), true)]);
+    const rq = (lo, n) => Array.from({ length: n }, (_, k) => {
+      const i = lo + k;
+      return { id: i, vec: Array.from({ length: 16 }, (_, d) => Math.sin(i * 0.37 + d) * 3 + (i % 5)) };
+    });
+    const dir = scratchDir('lance-remap-rq-');
+    const uri = path.join(dir, 't.lance');
+    const t = await (await lancedb.connect(dir)).createTable('t', rq(0, 300), { schema });
+    await t.add(rq(300, 300));
+    await t.add(rq(600, 300));
+    await t.createIndex('vec', { config: lancedb.Index.ivfRq({ numPartitions: 2 }) });
+    await t.delete('id < 600 AND id % 5 = 3');
+    const oursDir = scratchDir('lance-remap-rq-ours-');
+    fs.cpSync(dir, oursDir, { recursive: true });
+    const oursUri = path.join(oursDir, 't.lance');
+    const v = JSON.parse(lanceOk(['manifest', uri]).stdout).version;
+    const old = byName(uri).vec_idx;
+    await t.optimize();
+    lanceOk(['compact', oursUri]);
+    const rewrite = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
+      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
+    const [[oldId, theirUuid]] = rewrite.indices;
+    assert.equal(oldId, old.uuid);
+    const ours = byName(oursUri).vec_idx;
+    assert.equal(ours.type, 'IVF_RQ');
+    assert.notEqual(ours.uuid, old.uuid);
+    assert.deepEqual(ours.fragment_ids, [3]);
+    for (const file of ['auxiliary.idx', 'index.idx']) {
+      const [a, b] = [path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file)];
+      const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+      assert.equal(rb, ra, file);
+      const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
+      assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
+      assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
+    }
+    assert.equal(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length - 1, 780);
+    // lance 12 searches our remapped index as its own (every row of an exhaustive search).
+    const mine = await (await lancedb.connect(oursDir)).openTable('t');
+    const q = rq(5, 1)[0].vec;
+    const search = async (x) => (await x.search(q).nprobes(2).limit(1000).select(['id']).toArray())
+      .map((r) => [r.id, r._distance]);
+    const theirs = await (await lancedb.connect(dir)).openTable('t');
+    await theirs.checkout(v + 2);  // its Rewrite (its optimize() retrains the index after it)
+    assert.deepEqual((await theirs.listIndices()).map((x) => x.indexUuid), [theirUuid]);
+    const want = await search(theirs);
+    assert.equal(want.length, 780);
+    assert.deepEqual(await search(mine), want);
+  });
 });

@@ -307,7 +307,81 @@ Result<uint64_t> WriteMetadata(IndexStore& store, const TokenizerOptions& option
   return WriteBatch(store, "metadata.lance", s, 1, {c0});
 }
 
+// A file of `from` copied byte for byte into `to`; its size.
+Result<uint64_t> CopyFile(IndexStore& from, IndexStore& to, const std::string& name) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, from.object_store()->Get(from.PathOf(name)));
+  LANCE_RETURN_NOT_OK(to.object_store()->Put(to.PathOf(name), bytes->view()));
+  return static_cast<uint64_t>(bytes->size());
+}
+
+// One partition of an opened segment with its rows remapped: the documents kept, renumbered
+// densely in their old order, and every token's postings over them.
+Result<Partition> RemapPartition(const InvertedPartition& old, bool with_position,
+                                 const std::function<uint64_t(uint64_t)>& map) {
+  Partition part;
+  std::vector<uint32_t> new_doc(old.num_docs(), UINT32_MAX);
+  for (uint32_t d = 0; d < old.num_docs(); ++d) {
+    const uint64_t row = map(old.RowId(d));
+    if (row == kRemovedRow) continue;
+    new_doc[d] = static_cast<uint32_t>(part.row_ids.size());
+    part.row_ids.push_back(row);
+    part.doc_tokens.push_back(old.DocTokens(d));
+    part.total_tokens += old.DocTokens(d);
+  }
+  std::vector<const std::string*> by_id(old.num_tokens(), nullptr);
+  for (const auto& [token, id] : old.tokens()) by_id[id] = &token;
+  for (uint32_t t = 0; t < old.num_tokens(); ++t) {
+    LANCE_ASSIGN_OR_RAISE(PostingList list, old.Postings(t, with_position));
+    if (with_position && !list.has_positions) {
+      return Status::Corruption("{}: token {} has no positions in an index built with positions",
+                                "part_" + std::to_string(old.id()) + "_invert.lance", t);
+    }
+    Postings p;
+    for (size_t i = 0; i < list.docs.size(); ++i) {
+      const uint32_t d = list.docs[i];
+      if (d >= new_doc.size() || new_doc[d] == UINT32_MAX) continue;
+      p.docs.push_back(new_doc[d]);
+      p.freqs.push_back(list.freqs[i]);
+      if (with_position) {
+        p.positions.insert(p.positions.end(), list.positions.begin() + list.pos_start[i],
+                           list.positions.begin() + list.pos_start[i + 1]);
+      }
+    }
+    // A token left without documents leaves the dictionary (lance 12 drops it too); the
+    // others keep their order, renumbered densely.
+    if (p.docs.empty()) continue;
+    if (by_id[t] == nullptr) {
+      return Status::Corruption("part_{}_tokens.lance: no token has id {}", old.id(), t);
+    }
+    part.tokens.push_back(*by_id[t]);
+    part.postings.push_back(std::move(p));
+  }
+  return part;
+}
+
 }  // namespace
+
+Result<std::vector<table::IndexFileInfo>> RemapInvertedIndex(const std::shared_ptr<IndexStore>& from, IndexStore& to,
+                                                             const std::function<uint64_t(uint64_t)>& map) {
+  LANCE_ASSIGN_OR_RAISE(auto index, InvertedIndex::Open(from));
+  std::vector<table::IndexFileInfo> files;
+  for (const auto& old : index->partitions()) {
+    LANCE_ASSIGN_OR_RAISE(Partition part, RemapPartition(*old, index->with_position(), map));
+    const std::string prefix = fmt::format("part_{}_", old->id());
+    LANCE_ASSIGN_OR_RAISE(uint64_t isize, WriteInvert(to, prefix + "invert.lance", part, index->with_position()));
+    files.push_back({prefix + "invert.lance", isize, {}});
+    // The dictionary as it was when every token kept a document, else written anew.
+    LANCE_ASSIGN_OR_RAISE(uint64_t tsize, part.tokens.size() == old->num_tokens()
+                                              ? CopyFile(*from, to, prefix + "tokens.lance")
+                                              : WriteTokens(to, prefix + "tokens.lance", part));
+    files.push_back({prefix + "tokens.lance", tsize, {}});
+    LANCE_ASSIGN_OR_RAISE(uint64_t dsize, WriteDocs(to, prefix + "docs.lance", part));
+    files.push_back({prefix + "docs.lance", dsize, {}});
+  }
+  LANCE_ASSIGN_OR_RAISE(uint64_t msize, CopyFile(*from, to, "metadata.lance"));
+  files.push_back({"metadata.lance", msize, {}});
+  return files;
+}
 
 Result<WrittenInvertedIndex> WriteInvertedIndex(IndexStore& store, const TokenizerOptions& options,
                                                 const std::vector<ArrayPtr>& texts,

@@ -1,4 +1,4 @@
-// RemapIvfIndex (vector/remap.h): an IVF_FLAT / IVF_SQ / IVF_PQ segment rewritten with the rows'
+// RemapIvfIndex (vector/remap.h): an IVF_FLAT / IVF_SQ / IVF_PQ / IVF_RQ segment rewritten with the rows'
 // new addresses after a compaction.
 #include "lance/index/vector/remap.h"
 
@@ -10,6 +10,7 @@
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/ivf_format.h"
+#include "index/vector/rabitq.h"
 #include "lance/columnar/compute.h"
 #include "lance/index/vector/ivf_index.h"
 
@@ -17,7 +18,7 @@ namespace lance::index::vector {
 
 bool RemappedOnCompaction(const table::IndexInfo& info) {
   const std::string type = table::IndexTypeName(info);
-  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ";
+  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ";
 }
 
 namespace {
@@ -37,15 +38,49 @@ Result<int> IvfBufferOf(const file::FileReader& reader, const std::string& path)
   return pos;
 }
 
-// Whether auxiliary.idx stores PQ codes transposed within each partition (storage_metadata).
-bool TransposedCodes(const Schema& schema) {
+// Whether auxiliary.idx's storage_metadata sets `key` (PQ codes "transposed" within each
+// partition, RQ codes "packed" per partition).
+bool StorageFlag(const Schema& schema, const char* key) {
   const auto& meta = schema.metadata();
   auto text = meta ? meta->Get(kStorageMetadataKey) : std::nullopt;
   if (!text) return false;
   auto list = nlohmann::json::parse(*text, nullptr, false);
   if (!list.is_array() || list.size() != 1 || !list[0].is_string()) return false;
   auto sm = nlohmann::json::parse(list[0].get<std::string>(), nullptr, false);
-  return sm.is_object() && sm.value("transposed", false);
+  return sm.is_object() && sm.value(key, false);
+}
+
+// RQ codes packed per partition (lance's 32-row layout): unpacked per old partition, the kept
+// rows packed again per new partition (as lance 12's compaction writes them).
+Result<ArrayPtr> RepackRabitqCodes(const Array& codes, const IvfModel& ivf, const std::vector<int64_t>& keep,
+                                   const std::vector<uint32_t>& lengths, const std::string& path) {
+  const auto width = static_cast<size_t>(codes.type->list_size());
+  const Array& values = *codes.children[0];
+  if (values.type_id() != TypeId::kUInt8 ||
+      values.length < (codes.offset + codes.length) * static_cast<int64_t>(width)) {
+    return Status::Corruption("{}: {} is not a fixed-size list of {} bytes per row", path, kRabitCodeColumn, width);
+  }
+  const uint8_t* packed = values.Values<uint8_t>() + codes.offset * static_cast<int64_t>(width);
+  std::vector<uint8_t> rows(static_cast<size_t>(codes.length) * width);
+  for (size_t p = 0; p < ivf.num_partitions(); ++p) {
+    if (ivf.offsets[p] + ivf.lengths[p] > static_cast<uint64_t>(codes.length)) {
+      return Status::Corruption("{}: partition {} past the {} rows", path, p, codes.length);
+    }
+    UnpackRabitqCodes(packed + ivf.offsets[p] * width, ivf.lengths[p], width, rows.data() + ivf.offsets[p] * width);
+  }
+  const auto n = static_cast<int64_t>(keep.size());
+  std::vector<uint8_t> kept(keep.size() * width);
+  for (size_t i = 0; i < keep.size(); ++i) {
+    std::memcpy(kept.data() + i * width, rows.data() + static_cast<size_t>(keep[i]) * width, width);
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(width)));
+  size_t first = 0;
+  for (uint32_t len : lengths) {
+    PackRabitqCodes(kept.data() + first * width, len, width, buf->mutable_data() + first * width);
+    first += len;
+  }
+  auto out_values = Array::Make(uint8(), n * static_cast<int64_t>(width), {nullptr, buf});
+  return Array::Make(codes.type, n, {nullptr}, {out_values});
 }
 
 }  // namespace
@@ -55,7 +90,8 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
   // Opening checks the layout (and gives the partitions, row ids and row-major PQ codes).
   LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
   const IndexKind kind = index->kind();
-  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq) {
+  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq &&
+      kind != IndexKind::kIvfRq) {
     return Status::NotSupported("a {} index is not remapped", IndexKindName(kind));
   }
   const IvfModel& ivf = index->ivf();
@@ -85,7 +121,14 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
       LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * 8));
       std::memcpy(buf->mutable_data(), new_ids.data(), new_ids.size() * 8);
       columns.push_back(Array::Make(uint64(), n, {nullptr, buf}));
-    } else if (name == kPqCodeColumn && TransposedCodes(*schema)) {
+    } else if (name == kRabitCodeColumn && kind == IndexKind::kIvfRq && StorageFlag(*schema, "packed")) {
+      if (all->column(c)->type_id() != TypeId::kFixedSizeList) {
+        return Status::Corruption("{}: {} is {}, expected a fixed-size list", aux_path, name,
+                                  all->column(c)->type->ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr codes, RepackRabitqCodes(*all->column(c), ivf, keep, lengths, aux_path));
+      columns.push_back(std::move(codes));
+    } else if (name == kPqCodeColumn && StorageFlag(*schema, "transposed")) {
       // Re-transposed within each new partition: byte s * len + j is its row j's code s.
       const size_t m = index->pq()->num_sub_vectors;
       LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(m)));

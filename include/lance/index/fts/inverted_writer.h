@@ -18,6 +18,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,5 +56,25 @@ Result<WrittenInvertedIndex> WriteInvertedIndex(IndexStore& store, const Tokeniz
                                                 const std::vector<ArrayPtr>& texts,
                                                 const std::vector<uint64_t>& row_ids,
                                                 ThreadPool* pool = nullptr);
+
+// Remapping a segment after a compaction moved its rows (no stable row ids), as lance 12's
+// compaction does (checked on the files its optimize() writes): every partition keeps its id
+// and metadata.lance is copied; the dictionary loses the tokens left without documents (the
+// others keep their order, renumbered densely; part_N_tokens.lance is copied when none was
+// lost, else written anew: the same map as lance 12's, the fst bytes our own encoder's); the
+// documents are the old ones still there, in their old order, with
+// their new row ids (`map`: old row id -> new, kRemovedRow for a row the compaction dropped),
+// and part_N_invert.lance is written anew from the remapped postings: block scores and
+// `_max_score` over the partition's statistics after the removal (documents, total tokens),
+// impacts and positions re-encoded.
+inline constexpr uint64_t kRemovedRow = UINT64_MAX;
+inline constexpr const char* kInvertedTypeName = "INVERTED";
+
+// Writes the remapped copy of the segment in `from` into `to`; returns its files, in the order
+// of `from`'s partitions (invert, tokens, docs each), metadata.lance last.
+// Errors: what InvertedIndex::Open returns (Corruption, NotSupported for a layout this library
+// does not read), IOError.
+Result<std::vector<table::IndexFileInfo>> RemapInvertedIndex(const std::shared_ptr<IndexStore>& from, IndexStore& to,
+                                                             const std::function<uint64_t(uint64_t)>& map);
 
 }  // namespace lance::index::fts

@@ -11,8 +11,9 @@
 //   NGRAM       every token's posting list remapped;
 //   ZONEMAP, BLOOMFILTER  not remapped (lance 12's can_remap is false): the compaction leaves
 //               them as they are, covering the fragments they covered.
-// IVF vector indexes are remapped by index/vector/remap.h (with this RowAddressMap); full-text
-// and FM indexes are not remapped yet (see src/index/README.md).
+//   FM          not remapped either (lance 12's Rewrite leaves it; its optimize() retrains it).
+// IVF vector indexes are remapped by index/vector/remap.h (with this RowAddressMap), INVERTED
+// (full-text) ones by index/fts/inverted_writer.h RemapInvertedIndex.
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,10 @@
 // copied). Lance 12 may also join a partition left too small; this library keeps every
 // partition (an index with fewer rows in one is as valid).
 //
-// IVF_FLAT, IVF_SQ and IVF_PQ are remapped; IVF_RQ (codes packed per partition) and the HNSW
-// kinds (graphs over partition positions) are not yet: they keep covering their old fragments.
+// IVF_FLAT, IVF_SQ, IVF_PQ and IVF_RQ are remapped (RQ codes, packed per partition in 32-row
+// batches, unpacked and packed again over the kept rows; their factors kept); the HNSW kinds
+// (graphs over partition positions) are not yet: they keep covering their old fragments
+// (lance 12 remaps them, rebuilding each partition's graph: src/index/README.md).
 #pragma once
 
 #include <memory>
@@ -19,7 +21,8 @@
 
 namespace lance::index::vector {
 
-// Whether a compaction remaps `info` here (an IVF_FLAT, IVF_SQ or IVF_PQ index by its details).
+// Whether a compaction remaps `info` here (an IVF_FLAT, IVF_SQ, IVF_PQ or IVF_RQ index by its
+// details).
 bool RemappedOnCompaction(const table::IndexInfo& info);
 
 // Writes the remapped copy of the segment in `from` into `to`; returns the files written.
