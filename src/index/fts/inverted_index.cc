@@ -689,7 +689,27 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     if (moved) continue;
     // MaxScore per document: the essential tokens' exact scores plus the bounds of the others
     // (their blocks' stored scores at `doc`) below the k-th score: the others are not sought
-    if (full && max_score && essential > 0) {
+    if (full && max_score && essential + 1 == order.size()) {
+      // one essential token: its decoded block passed over in one loop while each document's
+      // exact score plus the others' block bounds stays below the k-th score (as below, per
+      // document, without the walk's per-document overhead)
+      PostingCursor& c = cur[order[essential]];
+      const size_t ue = order[essential];
+      const double we = reps[ue] * static_cast<double>(idf[ue]);
+      const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
+        double ub = we * static_cast<double>(Bm25DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
+        for (size_t j = 0; j < essential && ub < kth; ++j) {
+          const size_t u = order[j];
+          ub += !block_max ? bound[u]
+                : d < cur[u].FirstDoc() ? 0.0
+                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(d))) * kMargin;
+        }
+        return ub < kth;
+      });
+      if (!stopped) continue;
+      doc = c.doc();
+      if (block_max && doc >= window_end) continue;  // a new window: bound it first
+    } else if (full && max_score && essential > 0) {
       const uint32_t dl = part.DocTokens(doc);
       double ub = 0;
       for (size_t j = essential; j < order.size(); ++j) {
