@@ -696,8 +696,27 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
       PostingCursor& c = cur[order[essential]];
       const size_t ue = order[essential];
       const double we = reps[ue] * static_cast<double>(idf[ue]);
+      // the others' bounds over the whole block first (the best of their blocks overlapping
+      // it): a document below the k-th score even with those needs no per-document bounds
+      const uint32_t end = c.BlockEnd(c.BlockOf(doc));
+      double others = 0;
+      for (size_t j = 0; j < essential; ++j) {
+        const size_t u = order[j];
+        if (!block_max) {
+          others += bound[u];
+          continue;
+        }
+        if (end <= cur[u].FirstDoc()) continue;
+        float best = 0;
+        for (size_t b = doc < cur[u].FirstDoc() ? 0 : cur[u].BlockOf(doc); b < cur[u].num_blocks(); ++b) {
+          best = std::max(best, cur[u].BlockMax(b));
+          if (cur[u].BlockEnd(b) >= end) break;
+        }
+        others += reps[u] * static_cast<double>(best) * kMargin;
+      }
       const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
         double ub = we * static_cast<double>(Bm25DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
+        if (ub + others < kth) return true;
         for (size_t j = 0; j < essential && ub < kth; ++j) {
           const size_t u = order[j];
           ub += !block_max ? bound[u]
