@@ -26,11 +26,18 @@ float Bm25Idf(uint64_t docs_with_token, uint64_t num_docs) {
   return std::log((total - n + 0.5f) / (n + 0.5f) + 1.0f);
 }
 
-float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
+namespace {
+// Bm25DocWeight, visible to the search loops below for inlining (the same operations: equal floats)
+inline float DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
   const float f = static_cast<float>(freq);
   const float dl = static_cast<float>(doc_tokens);
   const float norm = kBm25K1 * (1.0f - kBm25B + kBm25B * dl / avg_doc_tokens);
   return (kBm25K1 + 1.0f) * f / (f + norm);
+}
+}  // namespace
+
+float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
+  return DocWeight(freq, doc_tokens, avg_doc_tokens);
 }
 
 float Bm25AvgDocLength(uint64_t total_tokens, uint64_t num_docs) {
@@ -715,7 +722,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         others += reps[u] * static_cast<double>(best) * kMargin;
       }
       const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
-        double ub = we * static_cast<double>(Bm25DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
+        double ub = we * static_cast<double>(DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
         if (ub + others < kth) return true;
         for (size_t j = 0; j < essential && ub < kth; ++j) {
           const size_t u = order[j];
