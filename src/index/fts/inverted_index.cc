@@ -26,11 +26,18 @@ float Bm25Idf(uint64_t docs_with_token, uint64_t num_docs) {
   return std::log((total - n + 0.5f) / (n + 0.5f) + 1.0f);
 }
 
-float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
+namespace {
+// Bm25DocWeight, visible to the search loops below for inlining (the same operations: equal floats)
+inline float DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
   const float f = static_cast<float>(freq);
   const float dl = static_cast<float>(doc_tokens);
   const float norm = kBm25K1 * (1.0f - kBm25B + kBm25B * dl / avg_doc_tokens);
   return (kBm25K1 + 1.0f) * f / (f + norm);
+}
+}  // namespace
+
+float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
+  return DocWeight(freq, doc_tokens, avg_doc_tokens);
 }
 
 float Bm25AvgDocLength(uint64_t total_tokens, uint64_t num_docs) {
@@ -689,7 +696,46 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
     if (moved) continue;
     // MaxScore per document: the essential tokens' exact scores plus the bounds of the others
     // (their blocks' stored scores at `doc`) below the k-th score: the others are not sought
-    if (full && max_score && essential > 0) {
+    if (full && max_score && essential + 1 == order.size()) {
+      // one essential token: its decoded block passed over in one loop while each document's
+      // exact score plus the others' block bounds stays below the k-th score (as below, per
+      // document, without the walk's per-document overhead)
+      PostingCursor& c = cur[order[essential]];
+      const size_t ue = order[essential];
+      const double we = reps[ue] * static_cast<double>(idf[ue]);
+      // the others' bounds over the whole block first (the best of their blocks overlapping
+      // it): a document below the k-th score even with those needs no per-document bounds
+      const uint32_t end = c.BlockEnd(c.BlockOf(doc));
+      double others = 0;
+      for (size_t j = 0; j < essential; ++j) {
+        const size_t u = order[j];
+        if (!block_max) {
+          others += bound[u];
+          continue;
+        }
+        if (end <= cur[u].FirstDoc()) continue;
+        float best = 0;
+        for (size_t b = doc < cur[u].FirstDoc() ? 0 : cur[u].BlockOf(doc); b < cur[u].num_blocks(); ++b) {
+          best = std::max(best, cur[u].BlockMax(b));
+          if (cur[u].BlockEnd(b) >= end) break;
+        }
+        others += reps[u] * static_cast<double>(best) * kMargin;
+      }
+      const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
+        double ub = we * static_cast<double>(DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
+        if (ub + others < kth) return true;
+        for (size_t j = 0; j < essential && ub < kth; ++j) {
+          const size_t u = order[j];
+          ub += !block_max ? bound[u]
+                : d < cur[u].FirstDoc() ? 0.0
+                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(d))) * kMargin;
+        }
+        return ub < kth;
+      });
+      if (!stopped) continue;
+      doc = c.doc();
+      if (block_max && doc >= window_end) continue;  // a new window: bound it first
+    } else if (full && max_score && essential > 0) {
       const uint32_t dl = part.DocTokens(doc);
       double ub = 0;
       for (size_t j = essential; j < order.size(); ++j) {

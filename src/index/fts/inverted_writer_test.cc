@@ -421,5 +421,56 @@ TEST(InvertedSearch, BlockMaxAndPhraseTopKEqualEveryMatch) {
   }
 }
 
+// Two frequent tokens OR-ed (the rarer one essential, passed over a decoded block at a time
+// while its exact score plus the other's block bound stays below the k-th score), on several
+// random corpora with short documents repeating a word: top k equals every match sorted and
+// cut, with and without a filter.
+TEST(InvertedSearch, TwoFrequentOrTopKEqualsEveryMatch) {
+  for (uint32_t seed : {11u, 23u, 47u}) {
+    auto mem = io::MemoryObjectStore::Make();
+    auto store = IndexStore::Make(mem, "t.lance/_indices/f/");
+    std::mt19937 rng(seed);
+    std::vector<std::optional<std::string>> text;
+    const size_t n = 40000;
+    for (size_t i = 0; i < n; ++i) {
+      std::string s;
+      const int len = 2 + static_cast<int>(rng() % 20);
+      for (int j = 0; j < len; ++j) {
+        const double x = std::uniform_real_distribution<double>(0, 1)(rng);
+        s += (j ? " w" : "w") + std::to_string(static_cast<int>(x * x * 100));
+      }
+      text.push_back(std::move(s));
+    }
+    std::vector<uint64_t> rows(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = i;
+    ASSERT_TRUE(WriteInvertedIndex(*store, TokenizerOptions::Defaults(), {Texts(text)}, rows).ok());
+    auto opened = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/f/"));
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    const InvertedIndex& idx = **opened;
+    const std::function<bool(uint64_t)> none;
+    const std::function<bool(uint64_t)> third = [](uint64_t r) { return r % 3 != 0; };
+    const std::vector<std::vector<std::string>> queries = {{"w0", "w1"}, {"w1", "w0"}, {"w0", "w3"}, {"w2", "w5", "w2"}};
+    for (const auto& q : queries) {
+      for (const auto* keep : {&none, &third}) {
+        for (size_t k : {1, 10, 50}) {
+          SearchStats top_stats, all_stats;
+          auto top = idx.Search(q, {}, MatchMode::kAny, *keep, k, nullptr, 0, &top_stats);
+          auto all = idx.Search(q, {}, MatchMode::kAny, *keep, 0, nullptr, 0, &all_stats);
+          ASSERT_TRUE(top.ok() && all.ok());
+          std::sort(all->begin(), all->end(), Better);
+          ASSERT_GT(all->size(), k);
+          all->resize(k);
+          ASSERT_EQ(top->size(), k);
+          for (size_t i = 0; i < k; ++i) {
+            EXPECT_EQ((*top)[i].row_id, (*all)[i].row_id) << "seed " << seed << " " << q[0] << " " << q[1] << " k " << k << " #" << i;
+            EXPECT_EQ((*top)[i].score, (*all)[i].score) << "seed " << seed << " " << q[0] << " " << q[1] << " k " << k << " #" << i;
+          }
+          EXPECT_LE(top_stats.scored, all_stats.scored);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lance::index::fts

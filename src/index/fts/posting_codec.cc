@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 #include "lance/core/status.h"
 
@@ -24,11 +25,37 @@ void StoreU32(uint8_t* p, uint32_t v) {
 
 }  // namespace
 
+namespace {
+
+// Unpack4x for a width known at compile time: the shifts and word indexes become constants
+// and the four lanes of each value one vector operation (the decode of every posting block)
+template <int kBits>
+void Unpack4xFixed(const uint8_t* in, uint32_t* out) {
+  constexpr uint64_t kMask = kBits == 32 ? 0xffffffffull : ((1ull << kBits) - 1);
+  for (int k = 0; k < 32; ++k) {
+    const int bit = k * kBits;
+    const int w = bit / 32, off = bit % 32;
+    for (int lane = 0; lane < 4; ++lane) {
+      uint64_t v = LoadU32(in + 4 * (4 * w + lane)) >> off;
+      if (off + kBits > 32) v |= static_cast<uint64_t>(LoadU32(in + 4 * (4 * (w + 1) + lane))) << (32 - off);
+      out[4 * k + lane] = static_cast<uint32_t>(v & kMask);
+    }
+  }
+}
+
+template <int... kB>
+bool Unpack4xDispatch(const uint8_t* in, int bits, uint32_t* out, std::integer_sequence<int, kB...>) {
+  return ((bits == kB + 1 ? (Unpack4xFixed<kB + 1>(in, out), true) : false) || ...);
+}
+
+}  // namespace
+
 void Unpack4x(const uint8_t* in, int bits, uint32_t* out) {
   if (bits == 0) {
     std::memset(out, 0, kPackedBlock * sizeof(uint32_t));
     return;
   }
+  if (bits <= 32 && Unpack4xDispatch(in, bits, out, std::make_integer_sequence<int, 32>{})) return;
   const uint64_t mask = bits == 32 ? 0xffffffffull : ((1ull << bits) - 1);
   for (int lane = 0; lane < 4; ++lane) {
     // lane values are a little-endian bit stream over words 4w + lane

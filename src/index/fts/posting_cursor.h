@@ -36,6 +36,20 @@ class PostingCursor {
   size_t length() const { return length_; }
 
   Status Next();
+  // MaxScore's tight loop (after Materialize()): passes over the decoded block's documents
+  // from the current one while below(doc, freq) holds. True: stopped at one where it does not
+  // (doc() exact); false: past the block, into the next one undecoded (doc() a lower bound).
+  template <class Below>
+  bool SkipInBlock(Below&& below) {
+    for (; at_ < docs_.size(); ++at_) {
+      if (!below(docs_[at_], freqs_[at_])) {
+        doc_ = docs_[at_];
+        return true;
+      }
+    }
+    EnterBlock(block_ + 1, 0);
+    return false;
+  }
   // To the first document >= target (never backwards); blocks wholly before it are passed over
   // undecoded. SeekShallow decodes nothing: it only moves into the block that may hold the
   // target (doc() a lower bound until Materialize()).
