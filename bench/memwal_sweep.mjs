@@ -36,6 +36,7 @@ const SIZES = (args.sizes ?? '1,100,1000,10000').split(',').map(Number);
 const BOUND = Number(args['bound-mb'] ?? 64) * 1024 * 1024;
 const LANCE = process.env.LANCE_BIN ?? 'build/lance';
 // Batches per size: ours, lance 12 (durable: ~100 ms a call at any size).
+const LOOKUPS = Number(args.lookups ?? 1) !== 0;  // 0: no point lookups during the 1000-row runs
 const OURS_BATCHES = { 1: 200, 100: 200, 1000: 100, 10000: 10 };
 const REF_BATCHES = { 1: 40, 100: 40, 1000: 100, 10000: 10 };
 
@@ -216,14 +217,14 @@ for (const size of SIZES) {
   res.ours.batches = ob.length;
   // The 1000-row durable run leaves its rows unflushed, so the flush after it is timed alone.
   const timedFlush = size === 1000;
-  res.ours.durable = await oursRun(file, rows, ob.length, ['--max-in-flight', '1', ...(timedFlush ? [] : ['--flush'])], size === 1000 ? keysWritten : null);
+  res.ours.durable = await oursRun(file, rows, ob.length, ['--max-in-flight', '1', ...(timedFlush ? [] : ['--flush'])], LOOKUPS && size === 1000 ? keysWritten : null);
   if (timedFlush) flushMs = (await timedRun(['lsm', 'flush', uri])).ms;
   res.ours.durable_in_flight_16 = await oursRun(file, rows, ob.length, ['--max-in-flight', '16', '--flush']);
   res.ours.nondurable = await oursRun(file, rows, ob.length, ['--max-in-flight', '1', '--no-sync', '--flush']);
   const rb = workload(size, REF_BATCHES[size] ?? 10);
   res.reference.rows = rb.reduce((n, [, t]) => n + t.numRows, 0);
   res.reference.batches = rb.length;
-  res.reference.durable = await refRun(refTables[true], rb, size === 1000 ? rb.map(([, t]) => Number(t.getChild('id').get(0))) : null);
+  res.reference.durable = await refRun(refTables[true], rb, LOOKUPS && size === 1000 ? rb.map(([, t]) => Number(t.getChild('id').get(0))) : null);
   res.reference.nondurable = await refRun(refTables[false], rb, null);
   const o = res.ours, r = res.reference;
   res.ratio = {
