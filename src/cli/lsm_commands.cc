@@ -730,7 +730,7 @@ The reference (lance 12 via lancedb) reads the same state: its query() = `lsm sc
   enable->add_option("--bucket", args->bucket, "Shard by bucket(COL, N): COL:N, N in 1..1024");
   enable->add_option("--identity", args->identity, "Shard by the raw value of COL");
   enable->add_flag("--unsharded", args->unsharded, "One shard");
-  enable->add_option("--maintain", args->maintain, "Base-table indexes to maintain (BTREE ones: each flush builds them in the generation)");
+  enable->add_option("--maintain", args->maintain, "Base-table indexes to maintain (scalar ones: each flush builds them in the generation with the base index's type and parameters)");
   registry.OnRun(enable, [args] { return Enable(*args); });
   auto* scan = lsm->add_subcommand(
       "scan", "Print every visible row (canonical JSON lines): base + unmerged generations, plus "

@@ -9,6 +9,7 @@
 #include "lance/index/index_store.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/create.h"
+#include "lance/index/scalar/optimize.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
@@ -86,9 +87,12 @@ Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, con
       }
       return data;
     };
-    index::scalar::CreateScalarIndexOptions o;
-    o.type = index::scalar::ScalarIndexType::kBTree;
+    index::scalar::CreateScalarIndexOptions o = m.options;
     o.name = m.name;
+    o.replace = false;
+    o.commit = {};
+    o.fragment_ids.reset();
+    o.replace_segments.clear();
     LANCE_RETURN_NOT_OK(index::scalar::CreateScalarIndex(*snap, m.column, rows, o).status());
     LANCE_ASSIGN_OR_RAISE(snap, table::Snapshot::Open(store, dir));
   }
@@ -176,14 +180,18 @@ Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
       out.not_built.push_back(fmt::format("{}: version {} has no index of that name", name, base.version()));
       continue;
     }
-    const std::string type = table::IndexTypeName(*found);
-    if (type != "BTREE") {
-      // Not skipped: lance 12's full-text search over a generation without its INVERTED index
-      // misses the generation's rows (seen: it returns none of them), so a flush without it
-      // would make wrong answers.
-      return Status::NotSupported("{}: maintained index '{}' is {}; a flush can build only BTREE ones (readers "
-                                  "such as lance 12's full-text search would miss the generation's rows without it)",
-                                  base.manifest_path(), name, type);
+    // Every scalar type is built in each generation, as lance 12 does: its full-text search
+    // over a generation without the INVERTED index it maintains misses the generation's rows
+    // (seen: it returns none of them), so skipping one would make wrong answers.
+    Result<index::scalar::CreateScalarIndexOptions> opts = index::scalar::OptionsOfIndex(base, *found);
+    if (!opts.ok()) {
+      if (opts.status().IsNotSupported()) {
+        return Status::NotSupported("{}: maintained index '{}' is {}; a flush builds only scalar indexes in "
+                                    "generations (readers such as lance 12 would miss the generation's rows "
+                                    "in searches through it)",
+                                    base.manifest_path(), name, table::IndexTypeName(*found));
+      }
+      return opts.status().WithContext(fmt::format("{}: maintained index '{}'", base.manifest_path(), name));
     }
     const SchemaPtr& schema = base.schema();
     const Field* column = nullptr;
@@ -194,7 +202,7 @@ Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
       return Status::NotSupported("{}: maintained index '{}' keys fields other than one top-level column",
                                   base.manifest_path(), name);
     }
-    out.built.push_back({name, column->name()});
+    out.built.push_back({name, column->name(), std::move(*opts)});
   }
   return out;
 }

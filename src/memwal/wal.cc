@@ -89,6 +89,9 @@ Result<RecordBatchPtr> MakeWalBatch(const SchemaPtr& wal_schema, const RecordBat
   const int n = wal_schema->num_fields();
   std::vector<ArrayPtr> columns;
   columns.reserve(static_cast<size_t>(n));
+  auto is_key = [](const Field& f) { return f.metadata() && f.metadata()->Get(kPrimaryKeyPositionKey).has_value(); };
+  bool keyed = false;
+  for (int i = 0; i < n - 1; ++i) keyed = keyed || is_key(*wal_schema->field(i));
   for (int i = 0; i < n - 1; ++i) {
     const FieldPtr& f = wal_schema->field(i);
     ArrayPtr col = batch.GetColumnByName(f->name());
@@ -105,6 +108,11 @@ Result<RecordBatchPtr> MakeWalBatch(const SchemaPtr& wal_schema, const RecordBat
       return Status::InvalidArgument("WAL append: column '{}' is not nullable but the batch "
                                      "has {} nulls in it",
                                      f->name(), col->null_count);
+    }
+    if (tombstone && keyed && !is_key(*f) && f->nullable() && col->null_count < col->length) {
+      // A delete marker carries its key alone: a reader that does not filter `_tombstone`
+      // (lance 12's full-text search over a generation does not) then matches nothing in it.
+      LANCE_ASSIGN_OR_RAISE(col, MakeArrayOfNulls(f->type(), batch.num_rows()));
     }
     columns.push_back(std::move(col));
   }

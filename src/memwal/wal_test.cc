@@ -55,6 +55,33 @@ TEST(WalCodec, EntryRoundTrip) {
   EXPECT_EQ((*two)->field(1)->metadata()->Get(kPrimaryKeyPositionKey), "1");
 }
 
+// A tombstone keeps its key columns only (the other nullable columns become nulls); an upsert
+// keeps every value; a table without a primary key keeps its tombstones' values.
+TEST(WalCodec, TombstonesCarryTheirKeyAlone) {
+  auto pk = WithPrimaryKey(Table(), {"id"});
+  ASSERT_TRUE(pk.ok());
+  auto ws = WalSchema(*pk);
+  ASSERT_TRUE(ws.ok());
+  auto rows = WalRows(R"([{"id":1,"s":"a"},{"id":2,"s":null},{"id":3,"s":"c"}])");
+  auto del = MakeWalBatch(*ws, *rows, true);
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  auto want = RecordBatchFromJSON(*ws, R"([{"id":1,"s":null,"_tombstone":true},{"id":2,"s":null,"_tombstone":true},{"id":3,"s":null,"_tombstone":true}])");
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  EXPECT_TRUE((*del)->Equals(**want));
+  auto up = MakeWalBatch(*ws, *rows, false);
+  ASSERT_TRUE(up.ok());
+  auto want_up = RecordBatchFromJSON(*ws, R"([{"id":1,"s":"a","_tombstone":false},{"id":2,"s":null,"_tombstone":false},{"id":3,"s":"c","_tombstone":false}])");
+  ASSERT_TRUE(want_up.ok());
+  EXPECT_TRUE((*up)->Equals(**want_up));
+  auto plain = WalSchema(Table());
+  ASSERT_TRUE(plain.ok());
+  auto kept = MakeWalBatch(*plain, *rows, true);
+  ASSERT_TRUE(kept.ok());
+  auto want_kept = RecordBatchFromJSON(*plain, R"([{"id":1,"s":"a","_tombstone":true},{"id":2,"s":null,"_tombstone":true},{"id":3,"s":"c","_tombstone":true}])");
+  ASSERT_TRUE(want_kept.ok());
+  EXPECT_TRUE((*kept)->Equals(**want_kept));
+}
+
 TEST(WalCodec, Sentinel) {
   auto bytes = EncodeFenceSentinel(3);
   ASSERT_TRUE(bytes.ok());

@@ -8,7 +8,8 @@
 //   * generations of the same table flushed by lance 12 itself read the same way;
 //   * our merge records index_catchup (the maintained indexes lag the merged rows) and a rebuilt
 //     index catches up; lance 12 reads the table the same at each step;
-//   * a maintained INVERTED index (which we do not build) makes our writer refuse the table.
+//   * a maintained INVERTED index is built too: lance 12's full-text search over twin tables
+//     (generations flushed by it and by us) answers alike.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -164,22 +165,81 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
 });
 
 // lance 12 also maintains INVERTED indexes (a spec without maintainedIndexes maintains every
-// index it can); its full-text search misses the rows of a generation that lacks the index, so
-// our writer refuses such a table rather than flush generations without it, and writes nothing.
-test('a maintained INVERTED index is refused, nothing written', async () => {
+// index it can), and its full-text search misses the rows of a generation that lacks the
+// index. Our flush builds it (with the base index's tokenizer), so twin tables -- the same
+// upserts flushed into the same generations, one by lance 12's writer, one by ours -- answer
+// lance 12's full-text searches alike: the same rows, the same scores, in the same order, each
+// equal to the model (hidden duplicates masked; a tombstone hides its key's older rows).
+test('our flush builds a maintained INVERTED index: lance 12 searches our generations as its own', async () => {
   const dir = scratchDir('lance-memwal-maintained-fts-');
   const db = await lancedb.connect(dir);
-  const t = await db.createTable('w', mw.idsTable([0, 1, 2, 3], 'base'));
-  await t.createIndex('s', { config: lancedb.Index.fts() });
-  await t.setUnenforcedPrimaryKey('id');
-  await t.setLsmWriteSpec({ specType: 'unsharded' });
-  assert.deepEqual((await t.getLsmWriteSpec()).maintainedIndexes, ['s_idx']);
-  const uri = path.join(dir, 'w.lance');
-  const file = path.join(dir, 'in.arrows');
-  fs.writeFileSync(file, A.tableToIPC(mw.idsTable([1, 5], 'a'), 'stream'));
-  const r = lance(['lsm', 'write', uri, '--input', file, '--flush']);
-  assert.notEqual(r.status, 0);
-  assert.match(r.stderr, /maintained index 's_idx' is INVERTED/);
-  assert.equal(r.stdout.includes('acked_rows'), false);
-  assert.deepEqual(mw.shardIds(uri).flatMap((s) => mw.walPositions(uri, s)), []);
+  const tables = {};
+  for (const name of ['ref', 'ours']) {
+    const t = await db.createTable(name, mw.idsTable([0, 1, 2, 3, 4, 5, 6, 7], 'base'));
+    await t.createIndex('s', { config: lancedb.Index.fts() });
+    await t.setUnenforcedPrimaryKey('id');
+    await t.setLsmWriteSpec({ specType: 'unsharded' });
+    assert.deepEqual((await t.getLsmWriteSpec()).maintainedIndexes, ['s_idx']);
+    tables[name] = t;
+  }
+  const uri = path.join(dir, 'ours.lance');
+  const model = new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, `base-${i}`]));
+  // Generation 1: 5 twice (the older row hidden); generation 2.
+  await mw.upsert(tables.ref, mw.idsTable([1, 5], 'apple'));
+  await mw.upsert(tables.ref, mw.idsTable([5, 6], 'pear'));
+  await tables.ref.closeLsmWriters();
+  await mw.upsert(tables.ref, mw.idsTable([6, 20], 'plum'));
+  await tables.ref.closeLsmWriters();
+  const file = (ids, tag) => {
+    const f = path.join(dir, `in-${tag}.arrows`);
+    fs.writeFileSync(f, A.tableToIPC(mw.idsTable(ids, tag), 'stream'));
+    return f;
+  };
+  lanceOk(['lsm', 'write', uri, '--input', file([1, 5], 'apple')]);  // unflushed: replayed by the next
+  lanceOk(['lsm', 'write', uri, '--input', file([5, 6], 'pear'), '--flush']);
+  write(dir, uri, [6, 20], 'plum');
+  apply(model, [1, 5], 'apple');
+  apply(model, [5, 6], 'pear');
+  apply(model, [6, 20], 'plum');
+  // Every generation of ours holds one index, an INVERTED one, with lance 12's file names (but
+  // the partition id: lance 12 picks a random one, ours count from 0).
+  const oursIdx = generationIndexes(uri);
+  const refIdx = generationIndexes(path.join(dir, 'ref.lance'));
+  assert.equal(oursIdx.size, 2);
+  assert.equal(refIdx.size, 2);
+  const names = (m) => [...m.values()].map((idx) => idx.map(([, files]) => files.map((f) => f.replace(/^part_\d+_/, 'part_P_'))));
+  const refFiles = names(refIdx);
+  const ourFiles = names(oursIdx);
+  assert.deepEqual(ourFiles[0], [['metadata.lance', 'part_P_docs.lance', 'part_P_invert.lance', 'part_P_tokens.lance']]);
+  assert.deepEqual(ourFiles, refFiles);
+
+  const tokens = (s) => s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w);
+  const hits = (q) => [...model].filter(([, s]) => tokens(q).some((w) => tokens(s).includes(w)))
+    .map(([id, s]) => ({ id, s })).sort((a, b) => a.id - b.id);
+  const search = async (name, q) => {
+    const t = await (await lancedb.connect(dir)).openTable(name);
+    return (await t.query().fullTextSearch(q, { columns: ['s'] }).limit(100).toArray())
+      .map((r) => ({ id: Number(r.id), s: r.s, score: r._score }));
+  };
+  const queries = ['apple', 'pear', 'plum', 'base', '5', '6', '1', '20', 'pear 6', 'plum base 3'];
+  async function check(stage, names) {
+    for (const q of queries) {
+      const answers = {};
+      for (const name of names) {
+        answers[name] = await search(name, q);
+        assert.deepEqual(sorted(answers[name]), hits(q), `${stage}: ${name}: '${q}'`);
+        for (let i = 1; i < answers[name].length; ++i) {
+          assert.ok(answers[name][i - 1].score >= answers[name][i].score, `${stage}: ${name}: '${q}': by score`);
+        }
+      }
+      if (names.length === 2) assert.deepEqual(answers.ours, answers.ref, `${stage}: '${q}': ours = lance 12's own`);
+    }
+    assert.deepEqual(sorted(jsonLines(lanceOk(['lsm', 'scan', uri, '--consistency', 'eventual']).stdout)),
+      sorted([...model].map(([id, s]) => ({ id, s }))), `${stage}: our merged read`);
+  }
+  await check('flushed', ['ref', 'ours']);
+  // A tombstone generation of ours: lance 12's searches drop the deleted keys.
+  write(dir, uri, [5, 20, 2], 'gone', ['--delete']);
+  apply(model, [5, 20, 2], 'gone', true);
+  await check('deleted', ['ours']);
 });

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lance/core/result.h"
+#include "lance/index/scalar/create.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/memtable.h"
 #include "lance/memwal/shard_manifest.h"
@@ -38,10 +39,15 @@ inline constexpr int64_t kPkIndexPageRows = 8192;
 // A base-table index the MemWAL maintains (MemWalIndexDetails.maintained_indexes): flush builds
 // an index of the same name and type over the generation's rows, under the generation's
 // `_indices/{uuid}/` and recorded in its manifest, as lance 12 does (its planner then answers an
-// indexed filter over the generation from it). Only BTREE for now.
+// indexed filter, or a full-text search, over the generation from it). Any scalar type
+// (BTREE, BITMAP, INVERTED, ...) with the parameters the base index was built with (the
+// INVERTED tokenizer, stop words and positions; the BTREE page size); not vector indexes.
 struct MaintainedIndex {
   std::string name;    // the base index's name, e.g. "id_idx"
   std::string column;  // the top-level column it keys
+  // type and parameters (index::scalar::OptionsOfIndex of the base's newest segment); the
+  // name, commit and fragments are set by the flush. Default: a BTREE.
+  index::scalar::CreateScalarIndexOptions options;
 };
 
 struct GenerationWriteOptions {
@@ -50,12 +56,12 @@ struct GenerationWriteOptions {
 };
 
 // The maintained indexes of `base` a flush builds (its MemWAL index details' maintained_indexes
-// resolved to the base's BTREE index of that name), and the names the base no longer has an
-// index of (not built: lance 12 reads a generation without a BTREE it maintains by scanning
-// it). None when the table has no MemWAL index. Errors: NotSupported (an INVERTED or vector
-// index: lance 12 maintains those too, we do not build them yet, and its full-text search
-// misses a generation's rows without its index; an index over several or nested columns),
-// Corruption (undecodable details).
+// resolved to the base's scalar index of that name, with its type and parameters), and the
+// names the base no longer has an index of (not built: lance 12 reads a generation without a
+// BTREE it maintains by scanning it). None when the table has no MemWAL index. Errors:
+// NotSupported (a vector index: lance 12 maintains those too, we do not build them in
+// generations yet; an index over several or nested columns), Corruption (undecodable details,
+// unreadable index parameters).
 struct MaintainedIndexes {
   std::vector<MaintainedIndex> built;
   std::vector<std::string> not_built;  // one line per name the base has no index of

@@ -57,7 +57,10 @@ Result<SchemaPtr> WithPrimaryKey(const SchemaPtr& table_schema,
                                  const std::vector<std::string>& columns);
 
 // One WAL batch from a batch of the table's columns (matched by name, any order; types must
-// equal the schema's) with `_tombstone` set to `tombstone` on every row.
+// equal the schema's) with `_tombstone` set to `tombstone` on every row. Tombstones of a keyed
+// table keep their key columns only: the other nullable columns become nulls (lance 12's
+// full-text search over a generation does not filter `_tombstone`; a delete marker must match
+// nothing there).
 // Errors: InvalidArgument naming a missing column or a type mismatch.
 Result<RecordBatchPtr> MakeWalBatch(const SchemaPtr& wal_schema, const RecordBatch& batch,
                                     bool tombstone);
