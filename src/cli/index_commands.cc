@@ -454,13 +454,16 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     auto* sub = group->add_subcommand(
         "optimize",
         "Index the fragments appended since an index was built: its newest segment and the new "
-        "fragments are retrained into one segment with the same parameters (lance 12's default "
-        "for scalar indexes), all in one commit; prints one JSON line per index (outcome "
+        "fragments become one segment with the same parameters (lance 12's default: scalar "
+        "indexes retrained, IVF vector indexes merged into their partitions), all in one commit; prints one JSON line per index (outcome "
         "merged | up_to_date | not_supported)");
     sub->footer(
         "Scalar indexes (btree, bitmap, label_list, zonemap, bloomfilter, ngram, inverted, fm) are\n"
-        "optimized. Vector indexes are not yet: they are reported not_supported (an error when\n"
-        "named with --name); rebuild them with `lance index create ... --replace`.");
+        "retrained. IVF_FLAT, IVF_SQ and IVF_PQ vector indexes are merged as lance 12 does: the new\n"
+        "rows assigned to the existing centroids and coded with the existing quantizer, appended to\n"
+        "their partitions (no retraining). IVF_RQ and IVF_HNSW_* are not yet: they are reported\n"
+        "not_supported (an error when named with --name); rebuild them with\n"
+        "`lance index create ... --replace`.");
     auto args = std::make_shared<IndexGroupArgs>();
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
     sub->add_option("--name", args->names, "only this index (repeatable; default: every index)");

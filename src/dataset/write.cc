@@ -7,6 +7,7 @@
 #include "lance/index/index_metadata.h"
 #include "lance/index/scalar/optimize.h"
 #include "lance/index/vector/index_migration.h"
+#include "lance/index/vector/optimize.h"
 #include "lance/memwal/enable.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/query/index_training.h"
@@ -189,6 +190,32 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
           return Status::NotFound("{} (version {}) has no index named '{}'", location_.display(), snap->version(), name);
         }
         r.type = table::IndexTypeName(*segments.back());
+        if (index::vector::MergedOnOptimize(*segments.back())) {
+          // IVF_FLAT / IVF_SQ / IVF_PQ: the new rows merged into the existing partitions.
+          LANCE_ASSIGN_OR_RAISE(auto vplan, index::vector::PlanVectorIndexOptimize(*snap, name));
+          if (!vplan) {
+            out.push_back(std::move(r));
+            continue;
+          }
+          std::vector<uint64_t> new_frags(vplan->new_fragment_ids.begin(), vplan->new_fragment_ids.end());
+          auto new_rows = [&](const table::Snapshot&, const std::string& c) -> Result<index::scalar::TrainingData> {
+            if (new_frags.empty()) return index::scalar::TrainingData{};
+            return query::CollectTrainingData(snap, c, new_frags, pool());
+          };
+          LANCE_ASSIGN_OR_RAISE(index::vector::MergedVectorSegment merged,
+                                index::vector::MergeIvfIndexSegment(*snap, *vplan, new_rows, pool(), &staged));
+          commit.amend = MemWalCatchupAmend(*snap, name, commit.amend);
+          added.push_back(index::MakeIndexInfo(merged.segment, vplan->dataset_version));
+          replaced.push_back(vplan->replaced_uuid);
+          r.outcome = OptimizedIndex::Outcome::kMerged;
+          r.uuid = merged.segment.uuid;
+          r.replaced_uuid = vplan->replaced_uuid;
+          r.fragment_ids = vplan->fragment_ids;
+          r.new_fragment_ids = vplan->new_fragment_ids;
+          r.num_indexed_rows = merged.num_indexed_rows;
+          out.push_back(std::move(r));
+          continue;
+        }
         if (!index::scalar::ScalarIndexTypeFromName(r.type).ok()) {
           if (!all) {
             return Status::NotSupported("optimize index '{}' of {}: {} indexes are not optimized yet; rebuild it "

@@ -1,0 +1,337 @@
+// Optimize of IVF_FLAT / IVF_SQ / IVF_PQ indexes (vector/optimize.h): the appended rows merged
+// into the existing partitions with the existing centroids and quantizer.
+#include "lance/index/vector/optimize.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "index/proto/ivf.pb.h"
+#include "index/vector/hnsw.h"
+#include "index/vector/ivf_format.h"
+#include "index/vector/pq_distance.h"
+#include "lance/columnar/compute.h"
+#include "lance/core/bit_util.h"
+#include "lance/file/file_writer.h"
+#include "lance/index/index_store.h"
+#include "lance/index/vector/ivf_index.h"
+#include "lance/linalg/flat_search.h"
+#include "lance/linalg/kmeans.h"
+#include "lance/table/feature_flags.h"
+
+namespace lance::index::vector {
+
+bool MergedOnOptimize(const table::IndexInfo& info) {
+  const std::string type = table::IndexTypeName(info);
+  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ";
+}
+
+Result<std::optional<VectorOptimizePlan>> PlanVectorIndexOptimize(const table::Snapshot& at,
+                                                                  const std::string& name) {
+  const table::Manifest& m = at.manifest();
+  const auto segments = FindIndexSegments(m, name);
+  if (segments.empty()) {
+    return Status::NotFound("{} (version {}) has no index named '{}'", at.location().display(), at.version(), name);
+  }
+  const table::IndexInfo& newest = *segments.back();
+  if (!MergedOnOptimize(newest)) {
+    return Status::NotSupported("index '{}' of {}: {} indexes are not optimized yet; rebuild it (create-index "
+                                "--replace)", name, at.location().display(), table::IndexTypeName(newest));
+  }
+  std::vector<uint32_t> covered;
+  for (const table::IndexInfo* s : segments) {
+    if (!s->has_fragment_bitmap) {
+      return Status::NotSupported("index '{}' of {}: segment {} has no fragment bitmap (written by an old lance); "
+                                  "rebuild it with create-index --replace", name, at.location().display(), s->uuid);
+    }
+    covered.insert(covered.end(), s->fragment_ids.begin(), s->fragment_ids.end());
+  }
+  std::sort(covered.begin(), covered.end());
+  std::vector<uint32_t> live;
+  for (const auto& f : m.fragments) live.push_back(static_cast<uint32_t>(f.id));
+  std::sort(live.begin(), live.end());
+  std::vector<uint32_t> unindexed;
+  std::set_difference(live.begin(), live.end(), covered.begin(), covered.end(), std::back_inserter(unindexed));
+  if (unindexed.empty() && segments.size() == 1) return std::optional<VectorOptimizePlan>();
+  if (newest.fields.size() != 1) {
+    return Status::NotSupported("index '{}' of {} keys {} columns; expected one vector column", name,
+                                at.location().display(), newest.fields.size());
+  }
+  auto field = std::find_if(m.fields.begin(), m.fields.end(),
+                            [&](const file::LanceField& f) { return f.id == newest.fields[0]; });
+  if (field == m.fields.end() || field->parent_id != -1) {
+    return Status::NotSupported("index '{}' of {} keys field id {}, which is not a top-level column", name,
+                                at.location().display(), newest.fields[0]);
+  }
+  VectorOptimizePlan plan;
+  plan.name = name;
+  plan.column = field->name;
+  plan.replaced_uuid = newest.uuid;
+  std::vector<uint32_t> kept, newest_frags = newest.fragment_ids;
+  std::sort(newest_frags.begin(), newest_frags.end());
+  std::set_intersection(newest_frags.begin(), newest_frags.end(), live.begin(), live.end(), std::back_inserter(kept));
+  std::set_union(kept.begin(), kept.end(), unindexed.begin(), unindexed.end(), std::back_inserter(plan.fragment_ids));
+  plan.new_fragment_ids = unindexed;
+  plan.dataset_version = newest.dataset_version;
+  return std::optional<VectorOptimizePlan>(std::move(plan));
+}
+
+namespace {
+
+// The new rows' non-null float32 vectors (normalised for cosine) with their row ids.
+struct NewVectors {
+  std::vector<float> values;
+  std::vector<uint64_t> row_ids;
+};
+
+Result<NewVectors> LoadNewVectors(const table::Snapshot& at, const std::string& column, size_t dim,
+                                  const scalar::TrainingRows& rows, bool normalise) {
+  NewVectors out;
+  LANCE_ASSIGN_OR_RAISE(scalar::TrainingData in, rows(at, column));
+  size_t first = 0;
+  for (const auto& values : in.values) {
+    if (first + static_cast<size_t>(values->length) > in.row_ids.size()) {
+      return Status::InvalidArgument("optimize index on \"{}\": the new rows have more values than row ids ({})",
+                                     column, in.row_ids.size());
+    }
+    LANCE_ASSIGN_OR_RAISE(linalg::VectorColumn vc, linalg::VectorColumn::Of(*values));
+    if (vc.element != linalg::ElementType::kFloat32 || vc.dim != dim) {
+      return Status::InvalidArgument("optimize index on \"{}\": new vectors are {} x {}, the index holds float32 x {}",
+                                     column, linalg::ElementTypeName(vc.element), vc.dim, dim);
+    }
+    const auto* v = reinterpret_cast<const float*>(vc.data);
+    for (size_t i = 0; i < vc.length; ++i) {
+      if (vc.validity && !bit_util::GetBit(vc.validity, vc.validity_offset + static_cast<int64_t>(i))) continue;
+      if (normalise) {
+        auto u = NormalizeVector(v + i * dim, dim);
+        out.values.insert(out.values.end(), u.begin(), u.end());
+      } else {
+        out.values.insert(out.values.end(), v + i * dim, v + (i + 1) * dim);
+      }
+      out.row_ids.push_back(in.row_ids[first + i]);
+    }
+    first += vc.length;
+  }
+  if (first != in.row_ids.size()) {
+    return Status::InvalidArgument("optimize index on \"{}\": the new rows have {} values but {} row ids", column,
+                                   first, in.row_ids.size());
+  }
+  return out;
+}
+
+// The JSON object of auxiliary.idx's storage_metadata (one quantizer), or null.
+nlohmann::json StorageMetadata(const Schema& schema) {
+  const auto& meta = schema.metadata();
+  auto text = meta ? meta->Get(kStorageMetadataKey) : std::nullopt;
+  if (!text) return nullptr;
+  auto list = nlohmann::json::parse(*text, nullptr, false);
+  if (!list.is_array() || list.size() != 1 || !list[0].is_string()) return nullptr;
+  auto sm = nlohmann::json::parse(list[0].get<std::string>(), nullptr, false);
+  return sm.is_object() ? sm : nullptr;
+}
+
+Result<int> IvfGlobalBuffer(const file::FileReader& reader, const std::string& path) {
+  const auto& meta = reader.schema()->metadata();
+  auto text = meta ? meta->Get(kIvfMetadataKey) : std::nullopt;
+  int pos = 0;
+  if (text) {
+    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), pos);
+    if (ec != std::errc() || p != text->data() + text->size()) pos = 0;
+  }
+  if (pos <= 0 || pos >= reader.num_global_buffers()) {
+    return Status::Corruption("{}: \"lance:ivf\" names no global buffer 1..{}", path, reader.num_global_buffers() - 1);
+  }
+  return pos;
+}
+
+}  // namespace
+
+Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, const VectorOptimizePlan& plan,
+                                                 const scalar::TrainingRows& rows, ThreadPool* pool,
+                                                 table::StagedFiles* staged) {
+  const table::Manifest& m = at.manifest();
+  auto old_info = std::find_if(m.indices.begin(), m.indices.end(),
+                               [&](const table::IndexInfo& x) { return x.uuid == plan.replaced_uuid; });
+  if (old_info == m.indices.end()) {
+    return Status::NotFound("{} (version {}) has no index segment {}", at.location().display(), at.version(),
+                            plan.replaced_uuid);
+  }
+  auto from = OpenIndexStore(at.location(), *old_info);
+  LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
+  const IndexKind kind = index->kind();
+  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq) {
+    return Status::NotSupported("optimize index '{}': a {} index is not merged", plan.name, IndexKindName(kind));
+  }
+  const linalg::DistanceType metric = index->metric();
+  const IvfModel& ivf = index->ivf();
+  const size_t dim = ivf.dim, parts = ivf.num_partitions();
+  LANCE_ASSIGN_OR_RAISE(NewVectors nv, LoadNewVectors(at, plan.column, dim, rows,
+                                                      metric == linalg::DistanceType::kCosine));
+  const size_t n_new = nv.row_ids.size();
+
+  // The new rows' partitions, by the distance the index was clustered with.
+  const linalg::DistanceType ivf_metric =
+      metric == linalg::DistanceType::kDot ? linalg::DistanceType::kDot : linalg::DistanceType::kL2;
+  std::vector<uint32_t> assignment(n_new);
+  if (n_new > 0) {
+    LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(nv.values.data(), n_new, dim, ivf.centroids.data(), parts,
+                                                  ivf_metric, pool, assignment.data()));
+  }
+
+  const std::string aux_path = from->PathOf(kAuxiliaryFileName);
+  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
+  const SchemaPtr& schema = aux->schema();
+  const nlohmann::json sm = StorageMetadata(*schema);
+
+  // The new rows' stored form: the vectors (FLAT), SQ codes, or PQ codes (row-major).
+  std::vector<uint8_t> new_codes;
+  const PqCodebook* pq = index->pq();
+  if (kind == IndexKind::kIvfPq) {
+    if (pq == nullptr) return Status::Corruption("{}: an IVF_PQ index without a codebook", aux_path);
+    std::vector<float> resid(nv.values);
+    if (metric != linalg::DistanceType::kDot) {
+      for (size_t i = 0; i < n_new; ++i) {
+        const float* c = ivf.centroid(assignment[i]);
+        for (size_t d = 0; d < dim; ++d) resid[i * dim + d] -= c[d];
+      }
+    }
+    new_codes.resize(n_new * pq->num_sub_vectors);
+    // Coded by the l2-nearest centroid, as the builder codes every metric.
+    if (n_new > 0) PqEncode(*pq, resid.data(), n_new, linalg::DistanceType::kL2, new_codes.data());
+  } else if (kind == IndexKind::kIvfSq) {
+    if (!sm.is_object() || !sm.contains("bounds") || !sm["bounds"].is_object() ||
+        !sm["bounds"].value("start", nlohmann::json()).is_number() ||
+        !sm["bounds"].value("end", nlohmann::json()).is_number()) {
+      return Status::Corruption("{}: storage_metadata has no SQ \"bounds\" {{start, end}}", aux_path);
+    }
+    SqBounds b{sm["bounds"]["start"].get<double>(), sm["bounds"]["end"].get<double>()};
+    new_codes.resize(n_new * dim);
+    if (n_new > 0) SqEncode(nv.values.data(), n_new * dim, b, new_codes.data());
+  }
+
+  // Old rows of fragments still covered, partition by partition, then the new rows of it.
+  // Indices into [old rows..., new rows...].
+  std::vector<uint32_t> covered = plan.fragment_ids;
+  std::sort(covered.begin(), covered.end());
+  const std::vector<uint64_t>& old_ids = index->row_ids();
+  const bool stable_ids = (m.writer_feature_flags & table::kFlagStableRowIds) != 0;
+  const size_t n_old = old_ids.size();
+  std::vector<std::vector<int64_t>> new_of(parts);
+  for (size_t i = 0; i < n_new; ++i) new_of[assignment[i]].push_back(static_cast<int64_t>(n_old + i));
+  std::vector<int64_t> order;
+  std::vector<uint32_t> lengths(parts, 0);
+  for (size_t p = 0; p < parts; ++p) {
+    for (uint64_t i = ivf.offsets[p]; i < ivf.offsets[p] + ivf.lengths[p]; ++i) {
+      // Row addresses name their fragment (stable row ids do not: those rows are all kept).
+      if (!stable_ids && !std::binary_search(covered.begin(), covered.end(), static_cast<uint32_t>(old_ids[i] >> 32))) {
+        continue;
+      }
+      order.push_back(static_cast<int64_t>(i));
+      ++lengths[p];
+    }
+    order.insert(order.end(), new_of[p].begin(), new_of[p].end());
+    lengths[p] += static_cast<uint32_t>(new_of[p].size());
+  }
+  const auto n = static_cast<int64_t>(order.size());
+  auto id_of = [&](int64_t i) { return i < static_cast<int64_t>(n_old) ? old_ids[i] : nv.row_ids[i - n_old]; };
+
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, aux->ReadAll());
+  const bool transposed = sm.is_object() && sm.value("transposed", false);
+  std::vector<ArrayPtr> columns;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const FieldPtr& f = schema->field(c);
+    if (f->name() == kRowIdColumn) {
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * 8));
+      auto* out = reinterpret_cast<uint64_t*>(buf->mutable_data());
+      for (int64_t j = 0; j < n; ++j) out[j] = id_of(order[j]);
+      columns.push_back(Array::Make(uint64(), n, {nullptr, buf}));
+    } else if (f->name() == kPqCodeColumn && transposed) {
+      // Transposed within each partition: byte s * len + j is its row j's code s.
+      const size_t w = pq->num_sub_vectors;
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(w)));
+      uint8_t* out = buf->mutable_data();
+      size_t first = 0;
+      for (uint32_t len : lengths) {
+        for (size_t j = 0; j < len; ++j) {
+          const int64_t r = order[first + j];
+          const uint8_t* code = r < static_cast<int64_t>(n_old) ? index->code(static_cast<size_t>(r))
+                                                                 : new_codes.data() + (r - n_old) * w;
+          for (size_t s = 0; s < w; ++s) out[first * w + s * len + j] = code[s];
+        }
+        first += len;
+      }
+      auto values = Array::Make(uint8(), n * static_cast<int64_t>(w), {nullptr, buf});
+      columns.push_back(Array::Make(f->type(), n, {nullptr}, {values}));
+    } else if (f->name() == kFlatColumn || f->name() == kSqCodeColumn || f->name() == kPqCodeColumn) {
+      // Row-major storage: the old column with the new rows after it, gathered in order.
+      const bool flat = f->name() == kFlatColumn;
+      const size_t w = flat ? dim : f->name() == kSqCodeColumn ? dim : pq->num_sub_vectors;
+      const size_t bytes = flat ? n_new * dim * 4 : new_codes.size();
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(bytes)));
+      if (bytes > 0) std::memcpy(buf->mutable_data(), flat ? static_cast<const void*>(nv.values.data())
+                                                           : static_cast<const void*>(new_codes.data()), bytes);
+      auto values = Array::Make(flat ? float32() : uint8(), static_cast<int64_t>(n_new * w), {nullptr, buf});
+      ArrayPtr fresh = Array::Make(f->type(), static_cast<int64_t>(n_new), {nullptr}, {values});
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr joined, Concatenate({all->column(c), fresh}));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeArray(joined, order));
+      columns.push_back(std::move(taken));
+    } else {
+      return Status::NotSupported("{}: column \"{}\" is not merged by optimize", aux_path, f->name());
+    }
+  }
+
+  NewIndexSegment seg;
+  seg.uuid = NewIndexUuid();
+  seg.name = plan.name;
+  seg.fields = old_info->fields;
+  seg.fragment_ids = plan.fragment_ids;
+  seg.details_type_url = old_info->details_type_url;
+  seg.details = old_info->details;
+  seg.index_version = static_cast<int32_t>(old_info->index_version.value_or(0));
+  auto to = IndexStore::Make(staged->store(), IndexDirectory(at.location(), seg.uuid));
+  LANCE_ASSIGN_OR_RAISE(auto writer, to->CreateFile(kAuxiliaryFileName, schema));
+  if (n > 0) {
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, n, std::move(columns)));
+    LANCE_RETURN_NOT_OK(writer->Write(*batch));
+  }
+  // The global buffers as they were (the PQ codebook), the IVF partition table anew.
+  LANCE_ASSIGN_OR_RAISE(int ivf_pos, IvfGlobalBuffer(*aux, aux_path));
+  for (int b = 1; b < aux->num_global_buffers(); ++b) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, aux->ReadGlobalBuffer(b));
+    std::string out(bytes->view());
+    if (b == ivf_pos) {
+      pb::IVF msg;
+      if (!msg.ParseFromString(out)) return Status::Corruption("{}: global buffer {} is not an IVF message", aux_path, b);
+      msg.clear_offsets();
+      msg.clear_lengths();
+      uint64_t offset = 0;
+      for (uint32_t len : lengths) {
+        msg.add_offsets(offset);
+        msg.add_lengths(len);
+        offset += len;
+      }
+      out = msg.SerializeAsString();
+    }
+    LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(out));
+    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to->PathOf(kAuxiliaryFileName), b, pos);
+  }
+  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  // index.idx (the centroids) does not change.
+  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from->object_store()->Get(from->PathOf(kIndexFileName)));
+  LANCE_RETURN_NOT_OK(to->object_store()->Put(to->PathOf(kIndexFileName), index_bytes->view()));
+  seg.files = {{kAuxiliaryFileName, static_cast<uint64_t>(summary.size_bytes), {}},
+               {kIndexFileName, static_cast<uint64_t>(index_bytes->size()), {}}};
+  LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
+  for (const auto& f : written) staged->Record(f.path);
+  staged->RecordDirectory(at.location().Path("_indices"));
+  MergedVectorSegment result;
+  result.segment = std::move(seg);
+  result.num_indexed_rows = static_cast<uint64_t>(n);
+  result.num_new_rows = n_new;
+  return result;
+}
+
+}  // namespace lance::index::vector
