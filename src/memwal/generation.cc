@@ -92,7 +92,6 @@ Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, con
     o.replace = false;
     o.commit = {};
     o.fragment_ids.reset();
-    o.replace_segments.clear();
     LANCE_RETURN_NOT_OK(index::scalar::CreateScalarIndex(*snap, m.column, rows, o).status());
     LANCE_ASSIGN_OR_RAISE(snap, table::Snapshot::Open(store, dir));
   }
