@@ -182,6 +182,21 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
       std::vector<table::IndexInfo> added;
       std::vector<std::string> replaced;
       table::CommitOptions commit = WithHandle(CommitOptions());
+      // A segment written in place of `replaced_uuid`: committed with the others below.
+      auto record_merged = [&](OptimizedIndex r, const index::NewIndexSegment& seg, uint64_t dataset_version,
+                               const std::string& replaced_uuid, const std::vector<uint32_t>& fragment_ids,
+                               const std::vector<uint32_t>& new_fragment_ids, uint64_t num_indexed_rows) {
+        commit.amend = MemWalCatchupAmend(*snap, r.name, commit.amend);
+        added.push_back(index::MakeIndexInfo(seg, dataset_version));
+        replaced.push_back(replaced_uuid);
+        r.outcome = OptimizedIndex::Outcome::kMerged;
+        r.uuid = seg.uuid;
+        r.replaced_uuid = replaced_uuid;
+        r.fragment_ids = fragment_ids;
+        r.new_fragment_ids = new_fragment_ids;
+        r.num_indexed_rows = num_indexed_rows;
+        out.push_back(std::move(r));
+      };
       for (const std::string& name : todo) {
         OptimizedIndex r;
         r.name = name;
@@ -204,16 +219,8 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
           };
           LANCE_ASSIGN_OR_RAISE(index::vector::MergedVectorSegment merged,
                                 index::vector::MergeIvfIndexSegment(*snap, *vplan, new_rows, pool(), &staged));
-          commit.amend = MemWalCatchupAmend(*snap, name, commit.amend);
-          added.push_back(index::MakeIndexInfo(merged.segment, vplan->dataset_version));
-          replaced.push_back(vplan->replaced_uuid);
-          r.outcome = OptimizedIndex::Outcome::kMerged;
-          r.uuid = merged.segment.uuid;
-          r.replaced_uuid = vplan->replaced_uuid;
-          r.fragment_ids = vplan->fragment_ids;
-          r.new_fragment_ids = vplan->new_fragment_ids;
-          r.num_indexed_rows = merged.num_indexed_rows;
-          out.push_back(std::move(r));
+          record_merged(std::move(r), merged.segment, vplan->dataset_version, vplan->replaced_uuid,
+                        vplan->fragment_ids, vplan->new_fragment_ids, merged.num_indexed_rows);
           continue;
         }
         if (!index::scalar::ScalarIndexTypeFromName(r.type).ok()) {
@@ -240,16 +247,8 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
         };
         LANCE_ASSIGN_OR_RAISE(index::scalar::BuiltSegment built,
                               index::scalar::BuildScalarIndexSegment(*snap, plan->column, rows, o, &staged));
-        commit.amend = MemWalCatchupAmend(*snap, name, commit.amend);
-        added.push_back(index::MakeIndexInfo(built.segment, plan->dataset_version));
-        replaced.push_back(plan->replaced_uuid);
-        r.outcome = OptimizedIndex::Outcome::kMerged;
-        r.uuid = built.segment.uuid;
-        r.replaced_uuid = plan->replaced_uuid;
-        r.fragment_ids = plan->fragment_ids;
-        r.new_fragment_ids = plan->new_fragment_ids;
-        r.num_indexed_rows = built.num_indexed_rows;
-        out.push_back(std::move(r));
+        record_merged(std::move(r), built.segment, plan->dataset_version, plan->replaced_uuid, plan->fragment_ids,
+                      plan->new_fragment_ids, built.num_indexed_rows);
       }
       if (added.empty()) return 0;
       LANCE_ASSIGN_OR_RAISE(table::CommitInfo ci, index::CommitReplacingSegments(location_, snap->version(), added,

@@ -1,6 +1,7 @@
 #include "lance/index/index_metadata.h"
 
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <random>
 
@@ -93,6 +94,27 @@ Result<table::CommitInfo> CommitNewIndex(const table::TableLocation& location,
   txn.read_version = read_version;
   txn.operation = std::move(ci);
   return table::CommitTransaction(location, std::move(txn), options, staged);
+}
+
+Result<FragmentCoverage> CoverageOf(const table::Manifest& manifest,
+                                    const std::vector<const table::IndexInfo*>& segments, const std::string& name,
+                                    const std::string& where) {
+  std::vector<uint32_t> covered;
+  for (const table::IndexInfo* s : segments) {
+    if (!s->has_fragment_bitmap) {
+      return Status::NotSupported("index '{}' of {}: segment {} has no fragment bitmap (written by an old lance); "
+                                  "rebuild it with create-index --replace",
+                                  name, where, s->uuid);
+    }
+    covered.insert(covered.end(), s->fragment_ids.begin(), s->fragment_ids.end());
+  }
+  std::sort(covered.begin(), covered.end());
+  FragmentCoverage out;
+  for (const auto& f : manifest.fragments) out.live.push_back(static_cast<uint32_t>(f.id));
+  std::sort(out.live.begin(), out.live.end());
+  std::set_difference(out.live.begin(), out.live.end(), covered.begin(), covered.end(),
+                      std::back_inserter(out.unindexed));
+  return out;
 }
 
 Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& location,

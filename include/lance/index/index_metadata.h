@@ -80,6 +80,18 @@ Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& lo
                                                   const table::CommitOptions& options = {},
                                                   table::StagedFiles* staged = nullptr);
 
+// The fragments of `manifest` (`live`) and those of them none of `segments` (of the index
+// `name`) covers (`unindexed`), both ascending. Errors: NotSupported naming the segment when
+// one has no fragment bitmap (written by a lance too old to say what it covers: rebuild it);
+// `where` names the table.
+struct FragmentCoverage {
+  std::vector<uint32_t> live;
+  std::vector<uint32_t> unindexed;
+};
+Result<FragmentCoverage> CoverageOf(const table::Manifest& manifest,
+                                    const std::vector<const table::IndexInfo*>& segments, const std::string& name,
+                                    const std::string& where);
+
 // The user indexes (system indexes left out) of `manifest` named `name`, in manifest order.
 std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& manifest,
                                                        const std::string& name);

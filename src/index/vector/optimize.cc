@@ -41,20 +41,9 @@ Result<std::optional<VectorOptimizePlan>> PlanVectorIndexOptimize(const table::S
     return Status::NotSupported("index '{}' of {}: {} indexes are not optimized yet; rebuild it (create-index "
                                 "--replace)", name, at.location().display(), table::IndexTypeName(newest));
   }
-  std::vector<uint32_t> covered;
-  for (const table::IndexInfo* s : segments) {
-    if (!s->has_fragment_bitmap) {
-      return Status::NotSupported("index '{}' of {}: segment {} has no fragment bitmap (written by an old lance); "
-                                  "rebuild it with create-index --replace", name, at.location().display(), s->uuid);
-    }
-    covered.insert(covered.end(), s->fragment_ids.begin(), s->fragment_ids.end());
-  }
-  std::sort(covered.begin(), covered.end());
-  std::vector<uint32_t> live;
-  for (const auto& f : m.fragments) live.push_back(static_cast<uint32_t>(f.id));
-  std::sort(live.begin(), live.end());
-  std::vector<uint32_t> unindexed;
-  std::set_difference(live.begin(), live.end(), covered.begin(), covered.end(), std::back_inserter(unindexed));
+  LANCE_ASSIGN_OR_RAISE(FragmentCoverage coverage, CoverageOf(m, segments, name, at.location().display()));
+  const std::vector<uint32_t>& live = coverage.live;
+  const std::vector<uint32_t>& unindexed = coverage.unindexed;
   if (unindexed.empty() && segments.size() == 1) return std::optional<VectorOptimizePlan>();
   if (newest.fields.size() != 1) {
     return Status::NotSupported("index '{}' of {} keys {} columns; expected one vector column", name,
