@@ -12,6 +12,7 @@
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw.h"
 #include "index/vector/ivf_format.h"
+#include "index/vector/ivf_rewrite.h"
 #include "index/vector/pq_distance.h"
 #include "lance/columnar/compute.h"
 #include "lance/core/bit_util.h"
@@ -120,20 +121,6 @@ nlohmann::json StorageMetadata(const Schema& schema) {
   if (!list.is_array() || list.size() != 1 || !list[0].is_string()) return nullptr;
   auto sm = nlohmann::json::parse(list[0].get<std::string>(), nullptr, false);
   return sm.is_object() ? sm : nullptr;
-}
-
-Result<int> IvfGlobalBuffer(const file::FileReader& reader, const std::string& path) {
-  const auto& meta = reader.schema()->metadata();
-  auto text = meta ? meta->Get(kIvfMetadataKey) : std::nullopt;
-  int pos = 0;
-  if (text) {
-    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), pos);
-    if (ec != std::errc() || p != text->data() + text->size()) pos = 0;
-  }
-  if (pos <= 0 || pos >= reader.num_global_buffers()) {
-    return Status::Corruption("{}: \"lance:ivf\" names no global buffer 1..{}", path, reader.num_global_buffers() - 1);
-  }
-  return pos;
 }
 
 }  // namespace
@@ -281,38 +268,10 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   seg.details = old_info->details;
   seg.index_version = static_cast<int32_t>(old_info->index_version.value_or(0));
   auto to = IndexStore::Make(staged->store(), IndexDirectory(at.location(), seg.uuid));
-  LANCE_ASSIGN_OR_RAISE(auto writer, to->CreateFile(kAuxiliaryFileName, schema));
-  if (n > 0) {
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, n, std::move(columns)));
-    LANCE_RETURN_NOT_OK(writer->Write(*batch));
-  }
-  // The global buffers as they were (the PQ codebook), the IVF partition table anew.
-  LANCE_ASSIGN_OR_RAISE(int ivf_pos, IvfGlobalBuffer(*aux, aux_path));
-  for (int b = 1; b < aux->num_global_buffers(); ++b) {
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, aux->ReadGlobalBuffer(b));
-    std::string out(bytes->view());
-    if (b == ivf_pos) {
-      pb::IVF msg;
-      if (!msg.ParseFromString(out)) return Status::Corruption("{}: global buffer {} is not an IVF message", aux_path, b);
-      msg.clear_offsets();
-      msg.clear_lengths();
-      uint64_t offset = 0;
-      for (uint32_t len : lengths) {
-        msg.add_offsets(offset);
-        msg.add_lengths(len);
-        offset += len;
-      }
-      out = msg.SerializeAsString();
-    }
-    LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(out));
-    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to->PathOf(kAuxiliaryFileName), b, pos);
-  }
-  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
-  // index.idx (the centroids) does not change.
-  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from->object_store()->Get(from->PathOf(kIndexFileName)));
-  LANCE_RETURN_NOT_OK(to->object_store()->Put(to->PathOf(kIndexFileName), index_bytes->view()));
-  seg.files = {{kAuxiliaryFileName, static_cast<uint64_t>(summary.size_bytes), {}},
-               {kIndexFileName, static_cast<uint64_t>(index_bytes->size()), {}}};
+  // The global buffers as they were (the PQ codebook), the IVF partition table anew; index.idx
+  // (the centroids) does not change.
+  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes, WriteRewrittenIvf(*from, *to, *aux, schema, n, std::move(columns), lengths));
+  seg.files = {{kAuxiliaryFileName, sizes.auxiliary, {}}, {kIndexFileName, sizes.index, {}}};
   LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
   for (const auto& f : written) staged->Record(f.path);
   staged->RecordDirectory(at.location().Path("_indices"));

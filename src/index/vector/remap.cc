@@ -10,6 +10,7 @@
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/ivf_format.h"
+#include "index/vector/ivf_rewrite.h"
 #include "index/vector/rabitq.h"
 #include "lance/columnar/compute.h"
 #include "lance/index/vector/ivf_index.h"
@@ -24,20 +25,6 @@ bool RemappedOnCompaction(const table::IndexInfo& info) {
 namespace {
 
 // The global buffer a file's "lance:ivf" metadata names.
-Result<int> IvfBufferOf(const file::FileReader& reader, const std::string& path) {
-  const auto& meta = reader.schema()->metadata();
-  auto text = meta ? meta->Get(kIvfMetadataKey) : std::nullopt;
-  int pos = 0;
-  if (text) {
-    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), pos);
-    if (ec != std::errc() || p != text->data() + text->size()) pos = 0;
-  }
-  if (pos <= 0 || pos >= reader.num_global_buffers()) {
-    return Status::Corruption("{}: \"lance:ivf\" names no global buffer 1..{}", path, reader.num_global_buffers() - 1);
-  }
-  return pos;
-}
-
 // Whether auxiliary.idx's storage_metadata sets `key` (PQ codes "transposed" within each
 // partition, RQ codes "packed" per partition).
 bool StorageFlag(const Schema& schema, const char* key) {
@@ -149,39 +136,10 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
       columns.push_back(std::move(taken));
     }
   }
-  LANCE_ASSIGN_OR_RAISE(auto writer, to.CreateFile(kAuxiliaryFileName, schema));
-  if (n > 0) {
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, n, std::move(columns)));
-    LANCE_RETURN_NOT_OK(writer->Write(*batch));
-  }
-  // The global buffers as they were (the PQ codebook ...), the IVF partition table anew.
-  LANCE_ASSIGN_OR_RAISE(int ivf_pos, IvfBufferOf(*aux, aux_path));
-  for (int b = 1; b < aux->num_global_buffers(); ++b) {
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, aux->ReadGlobalBuffer(b));
-    std::string out(bytes->view());
-    if (b == ivf_pos) {
-      pb::IVF msg;
-      if (!msg.ParseFromString(out)) return Status::Corruption("{}: global buffer {} is not an IVF message", aux_path, b);
-      msg.clear_offsets();
-      msg.clear_lengths();
-      uint64_t offset = 0;
-      for (uint32_t len : lengths) {
-        msg.add_offsets(offset);
-        msg.add_lengths(len);
-        offset += len;
-      }
-      out = msg.SerializeAsString();
-    }
-    LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(out));
-    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to.PathOf(kAuxiliaryFileName), b, pos);
-  }
-  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
+  // The global buffers as they were (the PQ codebook ...), the IVF partition table anew;
   // index.idx (centroids, the FLAT sub-index marker) does not change.
-  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from->object_store()->Get(from->PathOf(kIndexFileName)));
-  LANCE_RETURN_NOT_OK(to.object_store()->Put(to.PathOf(kIndexFileName), index_bytes->view()));
-  return std::vector<table::IndexFileInfo>{
-      {kIndexFileName, static_cast<uint64_t>(index_bytes->size())},
-      {kAuxiliaryFileName, static_cast<uint64_t>(summary.size_bytes)}};
+  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes, WriteRewrittenIvf(*from, to, *aux, schema, n, std::move(columns), lengths));
+  return std::vector<table::IndexFileInfo>{{kIndexFileName, sizes.index}, {kAuxiliaryFileName, sizes.auxiliary}};
 }
 
 }  // namespace lance::index::vector
