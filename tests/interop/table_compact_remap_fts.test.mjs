@@ -21,6 +21,7 @@ import { before, describe, test } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { readTransaction } from './lib/protobuf.mjs';
 import { assertSameRows } from './lib/fts_compare.mjs';
 
 const WORDS = ['apple', 'banana', 'cherry', 'dog', 'egg', 'fig', 'grape', 'house', 'ink', 'jam', 'kite', 'lemon'];
@@ -43,45 +44,12 @@ const QUERIES = [
   ['fig t0', { column: 'title' }],
 ];
 
-// --- a raw protobuf reader, for the Rewrite of _transactions/ (field numbers of transaction.proto) ---
-function varint(buf, pos) {
-  let v = 0n;
-  let shift = 0n;
-  for (;;) {
-    const b = buf[pos.i++];
-    v |= BigInt(b & 0x7f) << shift;
-    if (!(b & 0x80)) return v;
-    shift += 7n;
-  }
-}
-function fields(buf) {
-  const out = [];
-  const pos = { i: 0 };
-  while (pos.i < buf.length) {
-    const key = Number(varint(buf, pos));
-    const wt = key & 7;
-    if (wt === 0) out.push([key >> 3, varint(buf, pos)]);
-    else if (wt === 2) {
-      const len = Number(varint(buf, pos));
-      out.push([key >> 3, buf.subarray(pos.i, pos.i + len)]);
-      pos.i += len;
-    } else if (wt === 1 || wt === 5) pos.i += wt === 1 ? 8 : 4;
-    else throw new Error(`unexpected wire type ${wt}`);
-  }
-  return out;
-}
-const field = (buf, no) => fields(buf).filter(([n]) => n === no).map(([, v]) => v);
-const uuidText = (b) => { const x = Buffer.from(b).toString('hex'); return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`; };
 // The Rewrite (104) read at version `v`: its rewritten indices [old uuid, new uuid, details type
 // URL, index version, [file paths]].
 function rewriteAt(uri, v) {
   for (const f of fs.readdirSync(path.join(uri, '_transactions')).filter((x) => x.startsWith(`${v}-`))) {
-    const op = fields(fs.readFileSync(path.join(uri, '_transactions', f))).find(([n]) => n >= 100);
-    if (op[0] !== 104) continue;
-    return field(op[1], 4).map((ri) => [
-      uuidText(field(field(ri, 1)[0], 1)[0]), uuidText(field(field(ri, 2)[0], 1)[0]),
-      Buffer.from(field(field(ri, 3)[0], 1)[0]).toString(), Number(field(ri, 4)[0] ?? 0n),
-      field(ri, 5).map((x) => Buffer.from(field(x, 1)[0]).toString())]);
+    const t = readTransaction(path.join(uri, '_transactions', f));
+    if (t.op === 104) return t.indices;
   }
   throw new Error(`${uri}: no Rewrite read at version ${v}`);
 }

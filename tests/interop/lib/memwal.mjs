@@ -7,6 +7,8 @@ import path from 'node:path';
 
 import * as A from 'apache-arrow';
 
+import { fields, uuidText } from './protobuf.mjs';
+
 // --- Appendix 3 murmur3 (u32 wrapping arithmetic via Math.imul / >>> 0) ---
 const rotl = (x, r) => ((x << r) | (x >>> (32 - r))) >>> 0;
 const mixK1 = (k) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51) >>> 0, 15), 0x1b873593) >>> 0;
@@ -78,34 +80,7 @@ export function manifestVersions(table, shard) {
     .sort((a, b) => a - b);
 }
 
-// --- a raw reader of the ShardManifest protobuf (field numbers of mem_wal.md / table.proto) ---
-function varint(buf, pos) {
-  let v = 0n;
-  let shift = 0n;
-  for (;;) {
-    const b = buf[pos.i++];
-    v |= BigInt(b & 0x7f) << shift;
-    if (!(b & 0x80)) return v;
-    shift += 7n;
-  }
-}
-function fields(buf) {
-  const out = [];
-  const pos = { i: 0 };
-  while (pos.i < buf.length) {
-    const key = Number(varint(buf, pos));
-    const no = key >> 3;
-    const wt = key & 7;
-    if (wt === 0) out.push([no, varint(buf, pos)]);
-    else if (wt === 2) {
-      const len = Number(varint(buf, pos));
-      out.push([no, buf.subarray(pos.i, pos.i + len)]);
-      pos.i += len;
-    } else throw new Error(`unexpected wire type ${wt}`);
-  }
-  return out;
-}
-const uuidText = (b) => { const x = Buffer.from(b).toString('hex'); return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`; };
+// --- the ShardManifest protobuf (field numbers of mem_wal.md / table.proto) ---
 export function decodeShardManifest(bytes) {
   const m = { shard_id: null, version: 0, shard_spec_id: 0, shard_field_entries: [], writer_epoch: 0,
     replay_after_wal_entry_position: 0, wal_entry_position_last_seen: 0, current_generation: 0,
