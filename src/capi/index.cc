@@ -245,8 +245,7 @@ int32_t lance_cpp_dataset_optimize_indices(LanceDataset* dataset, const char* in
       x["name"] = r.name;
       x["type"] = r.type;
       using Outcome = lance::dataset::OptimizedIndex::Outcome;
-      x["outcome"] = r.outcome == Outcome::kMerged ? "merged" : r.outcome == Outcome::kUpToDate ? "up_to_date"
-                                                                                                 : "not_supported";
+      x["outcome"] = lance::dataset::OutcomeName(r.outcome);
       if (r.outcome == Outcome::kMerged) {
         x["uuid"] = r.uuid;
         x["version"] = r.version;

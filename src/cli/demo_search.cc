@@ -97,15 +97,6 @@ Status FilterDemo(const dataset::Dataset& ds, const std::string& filter) {
   return Status::OK();
 }
 
-const char* OutcomeText(dataset::OptimizedIndex::Outcome o) {
-  switch (o) {
-    case dataset::OptimizedIndex::Outcome::kMerged: return "merged";
-    case dataset::OptimizedIndex::Outcome::kUpToDate: return "up to date";
-    case dataset::OptimizedIndex::Outcome::kNotSupported: return "not supported";
-  }
-  return "?";
-}
-
 // Documents appended after the indexes are built: a filter scans their fragment beside the
 // index lookups until `lance index optimize` retrains each scalar index with them (the demo's
 // vector index, IVF_HNSW_SQ, is reported not supported: optimize merges IVF_FLAT / IVF_SQ /
@@ -124,7 +115,7 @@ Status OptimizeDemo(dataset::Dataset& ds, const std::string& filter) {
   LANCE_ASSIGN_OR_RAISE(auto results, ds.OptimizeIndices());
   std::printf("index optimize:");
   for (const auto& r : results) {
-    std::printf(" %s (%s) %s%s", r.name.c_str(), r.type.c_str(), OutcomeText(r.outcome),
+    std::printf(" %s (%s) %s%s", r.name.c_str(), r.type.c_str(), dataset::OutcomeName(r.outcome),
                 &r == &results.back() ? "\n" : ";");
   }
   LANCE_ASSIGN_OR_RAISE(auto after, ds.NewScan(o));

@@ -313,15 +313,9 @@ Status DescribeIndex(const IndexGroupArgs& a) {
                             snap->version(), a.name, names.empty() ? "none" : names);
   }
   Json j = IndexSummaryJson(m, segments);
-  std::vector<uint64_t> unindexed;
-  for (const auto& f : m.fragments) {
-    bool in = false;
-    for (const auto* s : segments) {
-      in = in || std::binary_search(s->fragment_ids.begin(), s->fragment_ids.end(), static_cast<uint32_t>(f.id));
-    }
-    if (!in) unindexed.push_back(f.id);
-  }
-  j["unindexed_fragments"] = unindexed;
+  // null, as `unindexed_rows`, when a segment does not say what it covers (an old lance's).
+  auto coverage = index::CoverageOf(m, segments, a.name, ds->location().display());
+  j["unindexed_fragments"] = coverage.ok() ? Json(coverage->unindexed) : Json(nullptr);
   uint64_t bytes = 0;
   for (const auto* s : segments) {
     for (const auto& f : s->files) bytes += f.size_bytes;
@@ -349,15 +343,6 @@ Status DescribeIndex(const IndexGroupArgs& a) {
   return Status::OK();
 }
 
-const char* OutcomeName(dataset::OptimizedIndex::Outcome o) {
-  switch (o) {
-    case dataset::OptimizedIndex::Outcome::kMerged: return "merged";
-    case dataset::OptimizedIndex::Outcome::kUpToDate: return "up_to_date";
-    case dataset::OptimizedIndex::Outcome::kNotSupported: return "not_supported";
-  }
-  return "?";
-}
-
 Status OptimizeIndexes(const IndexGroupArgs& a) {
   Progress progress("index optimize", a.progress);
   LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
@@ -367,7 +352,7 @@ Status OptimizeIndexes(const IndexGroupArgs& a) {
     Json j;
     j["name"] = r.name;
     j["type"] = r.type;
-    j["outcome"] = OutcomeName(r.outcome);
+    j["outcome"] = dataset::OutcomeName(r.outcome);
     if (r.outcome == dataset::OptimizedIndex::Outcome::kMerged) {
       j["uuid"] = r.uuid;
       j["replaced_uuid"] = r.replaced_uuid;

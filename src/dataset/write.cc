@@ -163,6 +163,15 @@ Result<index::vector::IvfBuildSummary> Dataset::CreateVectorIndex(
   });
 }
 
+const char* OutcomeName(OptimizedIndex::Outcome outcome) {
+  switch (outcome) {
+    case OptimizedIndex::Outcome::kMerged: return "merged";
+    case OptimizedIndex::Outcome::kUpToDate: return "up_to_date";
+    case OptimizedIndex::Outcome::kNotSupported: return "not_supported";
+  }
+  return "?";
+}
+
 Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<std::string>& names) {
   return Guarded("optimize indices", [&]() -> Result<std::vector<OptimizedIndex>> {
     std::vector<OptimizedIndex> out;

@@ -100,9 +100,6 @@ Status LeafColumn::AppendValue(const Array& a, int64_t i) {
 Status LeafColumn::AppendFixedValues(DataBlock& block, const BufferPtr& src, int64_t begin, int64_t n) {
   const int64_t w = block.bits_per_value / 8;
   if (block.num_values == 0 && n > 0) {
-    // The page starts as a view of the input (no copy while it is one batch); memory of ours
-    // it held (the last page's, TakePage) is kept aside for when the view must be copied.
-    if (!adopted && block.data.capacity() > spare.capacity()) spare = std::move(block.data);
     block.data = encoding::Bytes::Adopt(SliceBuffer(src, begin, n * w));
     adopted = true;
     adopted_from = src;
@@ -111,15 +108,6 @@ Status LeafColumn::AppendFixedValues(DataBlock& block, const BufferPtr& src, int
              adopted_begin + static_cast<int64_t>(block.data.size()) == begin) {
     block.data = encoding::Bytes::Adopt(SliceBuffer(src, adopted_begin, static_cast<int64_t>(block.data.size()) + n * w));
   } else {
-    if (adopted_from != nullptr && spare.capacity() >= block.data.size() + static_cast<size_t>(n * w)) {
-      // The view becomes a copy: into the kept memory, whose pages are already faulted in
-      // (fresh memory costs the kernel a page clear per 4 KiB, half of a compaction's CPU).
-      encoding::Bytes owned = std::move(spare);
-      owned.Truncate(0);
-      LANCE_RETURN_NOT_OK(owned.Append(block.data.data(), block.data.size()));
-      block.data = std::move(owned);
-      adopted = false;
-    }
     adopted_from = nullptr;
     return block.AppendFixedBytes(src->data() + begin, n);
   }

@@ -105,6 +105,8 @@ struct OptimizedIndex {
   std::vector<uint32_t> new_fragment_ids;  // kMerged: of those, the ones no segment covered
   uint64_t num_indexed_rows = 0;           // kMerged: rows trained
 };
+// "merged", "up_to_date", "not_supported" (what `lance index optimize` and the C ABI print).
+const char* OutcomeName(OptimizedIndex::Outcome outcome);
 
 class Dataset {
  public:
