@@ -7,10 +7,14 @@
 // lance 12 does: the new
 // fragments' ids are reserved (a ReserveFragments commit), each index covering a rewritten
 // group is rewritten into a new segment with the rows' new addresses, and the Rewrite lists
-// them (rewritten_indices).
+// them (rewritten_indices). ZONEMAP and BLOOMFILTER indexes, whose zones are runs of row
+// positions, are trained again over the fragments they cover after the rewrite and listed the
+// same way, so that a compaction leaves every index covering every row it covered (lance 12
+// leaves those two covering the vanished fragments until an optimize of the indexes).
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,8 +23,10 @@
 #include "lance/dataset/dataset.h"
 #include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
+#include "lance/index/scalar/optimize.h"
 #include "lance/index/scalar/remap.h"
 #include "lance/index/vector/remap.h"
+#include "lance/query/index_training.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/snapshot.h"
@@ -44,8 +50,8 @@ std::vector<size_t> IndexesToRemap(const Manifest& tm, const std::vector<uint64_
   for (size_t k = 0; k < tm.indices.size(); ++k) {
     const IndexInfo& x = tm.indices[k];
     if (!x.has_fragment_bitmap ||
-        (!index::scalar::RemappedOnCompaction(x) && !index::vector::RemappedOnCompaction(x) &&
-         table::IndexTypeName(x) != index::fts::kInvertedTypeName)) {
+        (!index::scalar::RemappedOnCompaction(x) && !index::scalar::RetrainedOnCompaction(x) &&
+         !index::vector::RemappedOnCompaction(x) && table::IndexTypeName(x) != index::fts::kInvertedTypeName)) {
       continue;
     }
     bool hit = false;
@@ -106,15 +112,86 @@ Status CarryVersions(const Snapshot& ds, const std::vector<size_t>& positions,
   return Status::OK();
 }
 
+// The fragments of `tm` after the rewrite `rw` (its new fragments' ids assigned), in the order
+// the commit leaves them: each group's new fragments where its first old fragment was.
+std::vector<FragmentInfo> FragmentsAfter(const Manifest& tm, const Transaction::Rewrite& rw) {
+  std::map<uint64_t, const Transaction::RewriteGroup*> first;
+  std::set<uint64_t> gone;
+  for (const auto& g : rw.groups) {
+    if (!g.old_fragments.empty()) first.emplace(g.old_fragments.front().id, &g);
+    for (const auto& f : g.old_fragments) gone.insert(f.id);
+  }
+  std::vector<FragmentInfo> out;
+  for (const FragmentInfo& f : tm.fragments) {
+    if (auto it = first.find(f.id); it != first.end()) {
+      out.insert(out.end(), it->second->new_fragments.begin(), it->second->new_fragments.end());
+    }
+    if (gone.count(f.id) == 0) out.push_back(f);
+  }
+  return out;
+}
+
+// Trains the ZONEMAP / BLOOMFILTER segment `info` again, with the parameters it was built with,
+// over the fragments it covers once `rw` is committed (a group's new fragments replace its old
+// ones when the segment covered them; `after`: the table as the rewrite leaves it), into a new
+// directory through `staged`. Returns what the Rewrite lists for it.
+Result<Transaction::RewrittenIndex> RetrainIndex(const Snapshot& ds, const std::shared_ptr<const Snapshot>& after,
+                                                 const IndexInfo& info, const Transaction::Rewrite& rw,
+                                                 ThreadPool* pool, table::StagedFiles* staged) {
+  const Manifest& tm = ds.manifest();
+  if (info.fields.size() != 1) {
+    return Status::NotSupported("index '{}' keys {} columns", info.name, info.fields.size());
+  }
+  auto field = std::find_if(tm.fields.begin(), tm.fields.end(),
+                            [&](const file::LanceField& f) { return f.id == info.fields[0]; });
+  if (field == tm.fields.end() || field->parent_id != -1) {
+    return Status::NotSupported("index '{}' keys field id {}, not a top-level column", info.name, info.fields[0]);
+  }
+  std::set<uint64_t> covered(info.fragment_ids.begin(), info.fragment_ids.end());
+  for (const auto& g : rw.groups) {
+    size_t in = 0;
+    for (const auto& f : g.old_fragments) in += covered.count(f.id);
+    if (in == 0) continue;
+    for (const auto& f : g.old_fragments) covered.erase(f.id);
+    if (in == g.old_fragments.size()) {
+      for (const auto& f : g.new_fragments) covered.insert(f.id);
+    }
+  }
+  std::vector<uint64_t> trained;
+  for (const FragmentInfo& f : after->manifest().fragments) {
+    if (covered.count(f.id) != 0) trained.push_back(f.id);
+  }
+  LANCE_ASSIGN_OR_RAISE(index::scalar::CreateScalarIndexOptions o, index::scalar::OptionsOfIndex(ds, info));
+  o.name = info.name;
+  o.replace = true;
+  o.pool = pool;
+  o.fragment_ids = std::vector<uint32_t>(trained.begin(), trained.end());
+  auto rows = [&](const Snapshot&, const std::string& column) {
+    return query::CollectTrainingData(after, column, trained, pool);
+  };
+  LANCE_ASSIGN_OR_RAISE(index::scalar::BuiltSegment built,
+                        index::scalar::BuildScalarIndexSegment(*after, field->name, rows, o, staged));
+  Transaction::RewrittenIndex ri;
+  ri.old_id = info.uuid;
+  ri.new_id = built.segment.uuid;
+  ri.has_new_index_details = true;
+  ri.new_index_details_type_url = built.segment.details_type_url;
+  ri.new_index_details = built.segment.details;
+  ri.new_index_version = static_cast<uint32_t>(built.segment.index_version);
+  ri.new_index_files = built.segment.files;
+  return ri;
+}
+
 // Without stable row ids: reserves the ids of the new fragments of `rw` (set in place), maps
 // every old address of the rewritten fragments to its new one (the rows of group g were
 // written in the order of `addresses[g]`; rows not read were deleted) and writes the remapped
 // copy of each index `to_remap` (positions in the manifest) into a new segment through
 // `staged`. Returns what the Rewrite lists for them.
 Result<std::vector<Transaction::RewrittenIndex>> RemapIndexes(
-    const Snapshot& ds, const std::vector<std::vector<size_t>>& groups,
+    const std::shared_ptr<const Snapshot>& snap, const std::vector<std::vector<size_t>>& groups,
     const std::vector<std::vector<uint64_t>>& addresses, const std::vector<size_t>& to_remap,
-    const table::CommitOptions& commit, Transaction::Rewrite* rw, table::StagedFiles* staged) {
+    const table::CommitOptions& commit, ThreadPool* pool, Transaction::Rewrite* rw, table::StagedFiles* staged) {
+  const Snapshot& ds = *snap;
   const Manifest& tm = ds.manifest();
   uint32_t n = 0;
   for (const auto& g : rw->groups) n += static_cast<uint32_t>(g.new_fragments.size());
@@ -152,8 +229,25 @@ Result<std::vector<Transaction::RewrittenIndex>> RemapIndexes(
     for (auto& [id, to] : moved) map.SetFragment(id, std::move(to));
   }
   std::vector<Transaction::RewrittenIndex> out;
+  std::shared_ptr<const Snapshot> after;  // the table as the rewrite leaves it (for retraining)
   for (size_t k : to_remap) {
     const IndexInfo& info = tm.indices[k];
+    if (index::scalar::RetrainedOnCompaction(info)) {
+      if (!after) {
+        table::CommittedVersion v;
+        v.version = tm.version;
+        v.manifest = tm;
+        v.manifest.fragments = FragmentsAfter(tm, *rw);
+        LANCE_ASSIGN_OR_RAISE(after, Snapshot::Open(ds.location(), std::move(v)));
+      }
+      auto ri = RetrainIndex(ds, after, info, *rw, pool, staged);
+      if (ri.status().IsNotSupported()) continue;  // a layout not trained here: left as it is
+      if (!ri.ok()) {
+        return ri.status().WithContext(fmt::format("compaction: training index '{}' ({}) again", info.name, info.uuid));
+      }
+      out.push_back(std::move(*ri));
+      continue;
+    }
     const std::string uuid = index::NewIndexUuid();
     auto from = index::OpenIndexStore(ds.location(), info);
     auto to = index::IndexStore::Make(staged->store(), index::IndexDirectory(ds.location(), uuid));
@@ -339,7 +433,7 @@ Result<CompactionResult> CompactAt(const std::shared_ptr<const Snapshot>& ds,
   }
   if (!to_remap.empty()) {
     LANCE_ASSIGN_OR_RAISE(rw.rewritten_indices,
-                          RemapIndexes(*ds, groups, group_addresses, to_remap, options.commit, &rw, &staged));
+                          RemapIndexes(ds, groups, group_addresses, to_remap, options.commit, pool, &rw, &staged));
   }
   Transaction txn;
   txn.read_version = ds->version();

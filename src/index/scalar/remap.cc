@@ -65,6 +65,11 @@ bool RemappedOnCompaction(const table::IndexInfo& info) {
   return type == "BTREE" || type == "BITMAP" || type == "LABEL_LIST" || type == "NGRAM";
 }
 
+bool RetrainedOnCompaction(const table::IndexInfo& info) {
+  const std::string type = table::IndexTypeName(info);
+  return type == "ZONEMAP" || type == "BLOOMFILTER";
+}
+
 namespace {
 
 // BTREE: the (value, address) pairs of page_data.lance remapped, then written as a new BTree

@@ -49,8 +49,14 @@ class RowAddressMap {
 };
 
 // Whether a compaction remaps an index of this kind (BTREE, BITMAP, LABEL_LIST, NGRAM: true;
-// ZONEMAP, BLOOMFILTER and every other kind: false, the index is left as it is).
+// ZONEMAP, BLOOMFILTER and every other kind: false).
 bool RemappedOnCompaction(const table::IndexInfo& info);
+
+// Whether a compaction trains an index of this kind again over the fragments it covers after
+// the rewrite (ZONEMAP, BLOOMFILTER: their zones are runs of row positions, which the rewrite
+// moves, so their files cannot be remapped; training reads one column and is cheap). lance 12
+// leaves them covering the vanished fragments until an optimize of the indexes.
+bool RetrainedOnCompaction(const table::IndexInfo& info);
 
 // Writes the remapped copy of the segment `info` (read from `from`) into `to` and returns its
 // files, details and index version (those of the old segment's type).
