@@ -1,8 +1,9 @@
 // The indexes-and-search step of `lance demo` (demo_search.h): a table of documents gets a
 // BTREE, a BITMAP, an INVERTED (BM25) and an IVF_HNSW_SQ index. The filter and the k-NN search
 // are answered through their indexes and checked against the same query answered without them;
-// the BM25 results are checked best first, each holding a query word; documents appended later
-// are indexed by optimizing the indexes.
+// the BM25 results are checked best first, each holding a query word; a hybrid search fuses the
+// two; an FM index answers a substring filter; documents appended later are indexed by
+// optimizing the indexes; a compaction after deletions keeps the indexes covering the rows.
 #include "cli/demo_search.h"
 
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "lance/columnar/json.h"
 #include "lance/dataset/dataset.h"
+#include "lance/index/index_metadata.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/query/planner.h"
@@ -194,6 +196,103 @@ Status TextDemo(const dataset::Dataset& ds, const std::string& text) {
   return Check(rows == 5, fmt::format("full-text search returned {} rows, expected 5", rows));
 }
 
+// Substring search through an FM index: `contains(body, needle)` answered by backward search
+// over the index's BWT (a needle may span words), counted against a scan without the index.
+Status SubstringDemo(dataset::Dataset& ds, const std::string& needle) {
+  index::scalar::CreateScalarIndexOptions fm;
+  fm.type = index::scalar::ScalarIndexType::kFm;
+  fm.name = "body_fm";
+  LANCE_ASSIGN_OR_RAISE(auto made, ds.CreateScalarIndex("body", fm));
+  query::ScanOptions o;
+  o.filter = fmt::format("contains(body, '{}')", needle);
+  LANCE_ASSIGN_OR_RAISE(auto indexed, ds.NewScan(o));
+  LANCE_RETURN_NOT_OK(Check(indexed.Explain().find("@body_fm(FM)") != std::string::npos,
+                            "the substring filter was not planned on the FM index:\n" + indexed.Explain()));
+  LANCE_ASSIGN_OR_RAISE(uint64_t n, indexed.CountRows());
+  o.use_index = false;
+  LANCE_ASSIGN_OR_RAISE(auto scanned, ds.NewScan(o));
+  LANCE_ASSIGN_OR_RAISE(uint64_t want, scanned.CountRows());
+  LANCE_RETURN_NOT_OK(Check(n == want && n > 0, fmt::format("'{}': {} rows through the FM index, {} scanned",
+                                                            o.filter, n, want)));
+  std::printf("v%llu FM index body_fm; substring %s: %llu rows through it (a scan agrees)\n",
+              static_cast<unsigned long long>(made.version), o.filter.c_str(), static_cast<unsigned long long>(n));
+  return Status::OK();
+}
+
+// Hybrid search: the 5 nearest rows to row `row`'s vector and the 5 best BM25 rows for `text`,
+// fused by reciprocal-rank fusion into one ranking (lancedb's default reranker); every fused
+// row comes from one of the two lists, best `_relevance_score` first.
+Status HybridDemo(const dataset::Dataset& ds, const RecordBatch& docs, int64_t row, const std::string& text) {
+  const float* all = docs.column(3)->children[0]->Values<float>();
+  query::NearestOptions n;
+  n.column = "vec";
+  n.query.assign(all + row * kDim, all + (row + 1) * kDim);
+  n.k = 5;
+  n.nprobes = 4;
+  query::FullTextQuery q;
+  q.query = text;
+  q.k = 5;
+  query::ScanOptions o;
+  o.columns = {"id"};
+  std::set<int64_t> either;
+  for (int side = 0; side < 2; ++side) {
+    query::ScanOptions one = o;
+    if (side == 0) one.nearest = n;
+    if (side == 1) one.full_text = q;
+    LANCE_ASSIGN_OR_RAISE(auto scan, ds.NewScan(one));
+    LANCE_ASSIGN_OR_RAISE(auto got, scan.ToBatches());
+    for (int64_t id : ColumnValues<int64_t>(got, 0)) either.insert(id);
+  }
+  o.nearest = n;
+  o.full_text = q;
+  LANCE_ASSIGN_OR_RAISE(auto scan, ds.NewScan(o));
+  LANCE_ASSIGN_OR_RAISE(auto got, scan.ToBatches());
+  LANCE_RETURN_NOT_OK(Check(!got.empty() && got[0]->num_columns() == 3, "the hybrid search returned no batch of "
+                                                                        "id, _score, _relevance_score"));
+  const std::vector<int64_t> ids = ColumnValues<int64_t>(got, 0);
+  const std::vector<float> relevance = ColumnValues<float>(got, 2);
+  LANCE_RETURN_NOT_OK(Check(ids.size() == 5, fmt::format("the hybrid search returned {} rows, expected 5", ids.size())));
+  std::printf("hybrid: row %lld's vector + '%s', fused by RRF (k = 60):", static_cast<long long>(row), text.c_str());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    LANCE_RETURN_NOT_OK(Check(either.count(ids[i]) != 0, fmt::format("fused row {} is in neither list", ids[i])));
+    LANCE_RETURN_NOT_OK(Check(i == 0 || relevance[i] <= relevance[i - 1], "hybrid results are not best first"));
+    std::printf(" %lld (%.4f)", static_cast<long long>(ids[i]), relevance[i]);
+  }
+  std::printf("\n");
+  return Status::OK();
+}
+
+// Deletes a tenth of the documents and compacts: the rewritten fragments' rows move, and each
+// index is remapped to their new addresses (or trained again) in the same commit; the filter
+// through the indexes still agrees with a scan. Prints what each index covers afterwards.
+Status CompactDemo(dataset::Dataset& ds, const std::string& filter) {
+  LANCE_ASSIGN_OR_RAISE(auto deleted, ds.Delete("id % 10 = 3"));
+  dataset::CompactionOptions co;
+  LANCE_ASSIGN_OR_RAISE(auto compacted, ds.Compact(co));
+  std::printf("v%llu delete id %% 10 = 3, v%llu compact: %llu fragments -> %llu, %llu rows rewritten; indexes:",
+              static_cast<unsigned long long>(deleted.commit.version),
+              static_cast<unsigned long long>(compacted.commit.version),
+              static_cast<unsigned long long>(compacted.fragments_removed),
+              static_cast<unsigned long long>(compacted.fragments_added),
+              static_cast<unsigned long long>(compacted.rows_rewritten));
+  const table::Manifest& m = ds.snapshot()->manifest();
+  std::set<std::string> names;
+  for (const auto& x : m.indices) names.insert(x.name);
+  for (const auto& name : names) {
+    const auto segments = index::FindIndexSegments(m, name);
+    if (segments.empty()) continue;  // a system index
+    LANCE_ASSIGN_OR_RAISE(auto coverage, index::CoverageOf(m, segments, name, ds.location().display()));
+    if (coverage.unindexed.empty()) {
+      std::printf(" %s every row;", name.c_str());
+    } else {
+      std::printf(" %s %zu of %zu fragments (the rest scanned);", name.c_str(),
+                  coverage.live.size() - coverage.unindexed.size(), coverage.live.size());
+    }
+  }
+  std::printf("\n");
+  return FilterDemo(ds, filter);
+}
+
 }  // namespace
 
 Status RunSearchDemo(const std::string& dir) {
@@ -226,7 +325,10 @@ Status RunSearchDemo(const std::string& dir) {
   LANCE_RETURN_NOT_OK(FilterDemo(*ds, "id BETWEEN 1000 AND 4999 AND category = 'c7'"));
   LANCE_RETURN_NOT_OK(VectorDemo(*ds, *docs, 1234));
   LANCE_RETURN_NOT_OK(TextDemo(*ds, "quick fox"));
-  return OptimizeDemo(*ds, "id BETWEEN 1000 AND 20999 AND category = 'c7'");
+  LANCE_RETURN_NOT_OK(HybridDemo(*ds, *docs, 1234, "quick fox"));
+  LANCE_RETURN_NOT_OK(SubstringDemo(*ds, "own fox"));
+  LANCE_RETURN_NOT_OK(OptimizeDemo(*ds, "id BETWEEN 1000 AND 20999 AND category = 'c7'"));
+  return CompactDemo(*ds, "id BETWEEN 1000 AND 20999 AND category = 'c7'");
 }
 
 }  // namespace lance::cli
