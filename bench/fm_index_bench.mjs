@@ -18,11 +18,18 @@
 // plans each query on its index (@text_idx(Fm)). Ratios: reference / ours.
 //   node bench/fm_index_bench.mjs --lance build/lance --bench build/lance_bench
 //        [--rows 1000000] [--reps 5] [--work /tmp/lance-fm-bench] [--reuse] [--setup-only]
+//        [--plain URI --vocab-from GEN.mjs --seed 42] [--like] [--out FILE]
 // (--reuse: the build times printed are the earlier run's; --setup-only: stop after building)
+// --plain URI: instead of generating rows, hard-link lance 12's table URI (a utf8 `text`
+// column, e.g. bench/run_fts_bench.sh's plain.lance of the peer-bench harness's rows) as
+// plain / ref / ours; the needles then come from the harness's vocabulary (makeVocab of
+// GEN.mjs, rank 0 the most frequent). --like: each needle also as `text LIKE '%needle%'`.
+// --out FILE: the results as JSON and the table as FILE.md.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(path.resolve('tests/interop/package.json'));
 const lancedb = require('@lancedb/lancedb');
@@ -34,7 +41,10 @@ const ROWS = Number(arg('--rows', 1000000));
 const REPS = Number(arg('--reps', 5));
 const SLOW_MS = Number(arg('--slow-ms', 2000));
 const REUSE = process.argv.includes('--reuse');
-const DIR = path.join(arg('--work', '/tmp/lance-fm-bench'), `rows-${ROWS}`);
+const PLAIN = arg('--plain', null);
+const DIR = path.join(arg('--work', '/tmp/lance-fm-bench'), PLAIN ? 'harness' : `rows-${ROWS}`);
+const LIKE = process.argv.includes('--like');
+const OUT = arg('--out', null);
 const log = (m) => console.error(`[fm-bench] ${m}`);
 
 const VOCAB = [];
@@ -74,11 +84,15 @@ const build = {};
 if (fresh) {
   fs.rmSync(DIR, { recursive: true, force: true });
   fs.mkdirSync(DIR, { recursive: true });
-  log(`writing ${ROWS} rows`);
-  let plain;
-  for (const rows of batches()) {
-    if (!plain) plain = await db.createTable('plain', rows);
-    else await plain.add(rows);
+  if (PLAIN) {
+    spawnSync('cp', ['-al', PLAIN, uri('plain')]);
+  } else {
+    log(`writing ${ROWS} rows`);
+    let plain;
+    for (const rows of batches()) {
+      if (!plain) plain = await db.createTable('plain', rows);
+      else await plain.add(rows);
+    }
   }
   for (const t of ['ref', 'ours']) spawnSync('cp', ['-al', uri('plain'), uri(t)]);
   log('building lance 12\'s FM index');
@@ -97,12 +111,19 @@ if (process.argv.includes('--setup-only')) process.exit(0);
 const sizeRef = dirBytes(indexDir(uri('ref')));
 const sizeOurs = dirBytes(indexDir(uri('ours')));
 
+if (PLAIN) {
+  // the harness's words, rank 0 the most frequent
+  const { makeVocab } = await import(pathToFileURL(path.resolve(arg('--vocab-from'))).href);
+  VOCAB.splice(0, VOCAB.length, ...makeVocab(Number(arg('--seed', 42))));
+}
 const NEEDLES = [
   ['0 hits, 2 bytes', 'qz'],
-  ['0 hits, 2 words', `${VOCAB[40]} ${VOCAB[41]}`],
+  ['0 hits, 2 words', PLAIN ? `${VOCAB[4990]} ${VOCAB[4991]}` : `${VOCAB[40]} ${VOCAB[41]}`],
   ['few hits, 3 words', null],  // filled below: three adjacent words of one row
-  ['many hits, a word', VOCAB[7]],
-  ['many hits, 3 bytes', VOCAB[3].slice(1, 4)],
+  // on the harness's rows rank 7 is in ~25 % of them: lance 12's FM locate of 250k matches
+  // alone takes minutes; rank 60 (~3 %) and 4 bytes of rank 150 are "many" enough
+  ['many hits, a word', PLAIN ? VOCAB[60] : VOCAB[7]],
+  [PLAIN ? 'many hits, 4 bytes' : 'many hits, 3 bytes', PLAIN ? VOCAB[150].slice(0, 4) : VOCAB[3].slice(1, 4)],
 ];
 {
   const row = (await (await db.openTable('plain')).query().where('id = 4321').select(['text']).toArray())[0].text.split(' ');
@@ -130,10 +151,14 @@ async function timeRef(t, where) {
   return { ...out, ms: median(ms), cpu_ms: (cpuMs() - c0) / REPS, reps: REPS };
 }
 const queries = [];
-for (const [name, needle] of NEEDLES) {
-  const where = `contains(text, '${needle}')`;
+const FORMS = [['contains', (n) => `contains(text, '${n}')`]];
+if (LIKE) FORMS.push(['LIKE', (n) => `text LIKE '%${n}%'`]);
+for (const [form, make] of FORMS) for (const [name, needle] of NEEDLES) {
+  const where = make(needle);
   const plan = await ref.query().where(where).explainPlan(true);
-  if (!/@text_idx\(Fm\)/.test(plan)) throw new Error(`lance 12 did not plan ${where} on its index: ${plan}`);
+  const refIndexed = /@text_idx\(Fm\)/.test(plan);
+  // lance 12 plans contains() on its FM index; LIKE it may scan (reported, not required)
+  if (form === 'contains' && !refIndexed) throw new Error(`lance 12 did not plan ${where} on its index: ${plan}`);
   log(`lance 12: ${where}`);
   const rIdx = await timeRef(ref, where);
   const rScan = await timeRef(plain, where);
@@ -142,7 +167,7 @@ for (const [name, needle] of NEEDLES) {
   if (o.status !== 0) throw new Error(o.stderr.toString());
   const oIds = o.stdout.toString().split('\n').filter((l) => l).map((l) => Number(JSON.parse(l).id)).sort((a, b) => a - b).join(',');
   if (oIds !== rIdx.ids) throw new Error(`${where}: our ids differ from lance 12's`);
-  queries.push({ name, where, hits: rIdx.hits, ref_index: rIdx, ref_scan: rScan });
+  queries.push({ name, form, needle, where, hits: rIdx.hits, ref_indexed: refIndexed, ref_index: rIdx, ref_scan: rScan });
 }
 fs.writeFileSync(path.join(DIR, 'queries.txt'), queries.map((q) => q.where).join('\n') + '\n');
 
@@ -167,12 +192,18 @@ for (const [i, q] of queries.entries()) {
 fs.writeFileSync(path.join(DIR, 'results.json'), JSON.stringify({ rows: ROWS, reps: REPS, build, sizeRef, sizeOurs, queries }, null, 1));
 
 const f = (x) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
-console.log(`\n${ROWS} rows; wall ms (CPU ms); ratio = lance 12 / ours\n`);
-if (build.ref) console.log(`build FM: lance 12 ${f(build.ref)} ms, ours ${f(build.ours)} ms (${(build.ref / build.ours).toFixed(2)}x)`);
-console.log(`index size: lance 12 ${(sizeRef / 1024).toFixed(0)} KiB, ours ${(sizeOurs / 1024).toFixed(0)} KiB\n`);
-console.log('| contains(text, ...) | hits | lance 12 FM, warm | ours FM, warm | ratio | ours on lance 12\'s index | first call: lance 12 / ours | lance 12 scan | ours scan | ratio |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const lines = [`${queries.length ? (await plain.countRows()) : ROWS} rows; wall ms (CPU ms); ratio = lance 12 / ours; load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`, ''];
+if (build.ref) lines.push(`build FM: lance 12 ${f(build.ref)} ms, ours ${f(build.ours)} ms (${(build.ref / build.ours).toFixed(2)}x)`);
+lines.push(`index size: lance 12 ${(sizeRef / 1024).toFixed(0)} KiB, ours ${(sizeOurs / 1024).toFixed(0)} KiB`, '');
+lines.push('| filter | hits | lance 12 FM, warm | ours FM, warm | ratio | ours on lance 12\'s index | first call: lance 12 / ours | lance 12 scan | ours scan | ratio |');
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const q of queries) {
   const r = q.ref_index, o = q.ours_index;
-  console.log(`| ${q.name}: \`${q.where.slice(15, -1)}\` | ${q.hits} | ${f(r.ms)} (${f(r.cpu_ms)}) | ${f(o.ms)} (${f(o.cpu_ms)}) | ${(r.ms / o.ms).toFixed(1)}x | ${f(q.ours_on_ref.ms)} (${f(q.ours_on_ref.cpu_ms)}) | ${f(r.first_ms)} / ${f(o.first_ms)} | ${f(q.ref_scan.ms)} (${f(q.ref_scan.cpu_ms)}) | ${f(q.ours_scan.ms)} (${f(q.ours_scan.cpu_ms)}) | ${(q.ref_scan.ms / q.ours_scan.ms).toFixed(1)}x |`);
+  const label = q.form === 'contains' ? `contains, ${q.name}: \`${q.needle}\`` : `LIKE '%..%', ${q.name}${q.ref_indexed ? '' : ' (lance 12: no index)'}`;
+  lines.push(`| ${label} | ${q.hits} | ${f(r.ms)} (${f(r.cpu_ms)}) | ${f(o.ms)} (${f(o.cpu_ms)}) | ${(r.ms / o.ms).toFixed(1)}x | ${f(q.ours_on_ref.ms)} (${f(q.ours_on_ref.cpu_ms)}) | ${f(r.first_ms)} / ${f(o.first_ms)} | ${f(q.ref_scan.ms)} (${f(q.ref_scan.cpu_ms)}) | ${f(q.ours_scan.ms)} (${f(q.ours_scan.cpu_ms)}) | ${(q.ref_scan.ms / q.ours_scan.ms).toFixed(1)}x |`);
+}
+console.log('\n' + lines.join('\n'));
+if (OUT) {
+  fs.writeFileSync(OUT, JSON.stringify({ rows: ROWS, reps: REPS, build, sizeRef, sizeOurs, queries }));
+  fs.writeFileSync(`${OUT}.md`, lines.join('\n') + '\n');
 }

@@ -7,8 +7,17 @@
 # scores (on our index and on lance 12's) against lance 12's on every query; the peers' hit
 # counts and overlap are reported. bench/fts_peer.mjs says what each side times.
 #
+# Then, on the same rows in the same run (item 9's other rows): contains(text, 'x') and
+# text LIKE '%x%' with and without an FM index (bench/fm_index_bench.mjs --plain: lance 12 and
+# ours each build FM on a hard-linked copy of the same table; ours in process through
+# lance_bench BM_ScalarIndex / BM_ScalarScan) and hybrid search latency (bench/hybrid_bench.mjs
+# --export: the harness's rows with their 128-d vectors, exact vector top-k + BM25 top-k fused
+# by RRF, ours through `lance search --text --vector --timing`); the last step prints every
+# table with ratios.
+#
 #   bench/run_fts_bench.sh [--rows 1000000] [--work DIR] [--build DIR] [--reps 5] [--k 10]
 #                          [--build-reps 1] [--peer-reps 2] [--reuse] [--skip-peers]
+#                          [--skip-contains] [--skip-hybrid] [--hybrid-reps 10]
 #
 #   --rows        rows of the generated data set (default 1000000)
 #   --work        scratch directory (default /tmp/lance-fts-bench); the export is kept per N
@@ -20,6 +29,9 @@
 #                 frequent term, and the script is to stay near 10 minutes)
 #   --reuse       keep the table lance 12 wrote in an earlier run (the indexes are rebuilt)
 #   --skip-peers  leave out SQLite FTS5 and Xapian (their results of an earlier run are kept)
+#   --skip-contains / --skip-hybrid  leave out those rows (results of an earlier run are kept);
+#                 with --reuse the FM indexes and the hybrid table of an earlier run are kept
+#                 (the FM builds take minutes on each side)
 #
 # Prints the tables (ratio = peer time / ours: > 1 means we are faster) and exits 1 when our
 # results differ from lance 12's. Installs libxapian-dev / libsqlite3-dev through
@@ -36,8 +48,11 @@ BUILD_REPS=1
 PEER_REPS=2
 REUSE=0
 SKIP_PEERS=0
+SKIP_CONTAINS=0
+SKIP_HYBRID=0
+HYBRID_REPS=10
 source "$REPO/bench/lib/peer_data.sh"
-parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS" "$@"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS --skip-contains:SKIP_CONTAINS --skip-hybrid:SKIP_HYBRID --hybrid-reps=HYBRID_REPS" "$@"
 
 BENCH_BIN="$BUILD/lance_fts_bench"
 need_node_modules
@@ -75,5 +90,29 @@ if [[ $SKIP_PEERS == 0 ]]; then
   "$WORK/xapian_fts_peer" "$DIR/corpus.txt" "$DIR/queries.tsv" "$DIR/xapian" "$PEER_REPS" "$K" "$DIR/xapian.json"
 fi
 
+REUSE_ARG=()
+[[ $REUSE == 1 ]] && REUSE_ARG=(--reuse)
+if [[ $SKIP_CONTAINS == 0 ]]; then
+  need_exe "$BUILD/lance" "build target lance_cli"
+  need_exe "$BUILD/lance_bench" "configure with -DLANCE_BUILD_BENCH=ON, build target lance_bench"
+  echo "== contains / LIKE with and without FM (fm_index_bench.mjs); load $(uptime | sed 's/.*average: //')" >&2
+  (cd "$REPO" && node bench/fm_index_bench.mjs --lance "$BUILD/lance" --bench "$BUILD/lance_bench" --plain "$DIR/tables/plain.lance" \
+    --vocab-from "$WORK/gen.mjs" --work "$DIR/fm" --reps "$REPS" --like --out "$DIR/contains.json" "${REUSE_ARG[@]}")
+fi
+if [[ $SKIP_HYBRID == 0 ]]; then
+  need_exe "$BUILD/lance" "build target lance_cli"
+  echo "== hybrid search (hybrid_bench.mjs); load $(uptime | sed 's/.*average: //')" >&2
+  (cd "$REPO" && node bench/hybrid_bench.mjs --lance "$BUILD/lance" --export "$EXPORT" --work "$DIR/hybrid" \
+    --reps "$HYBRID_REPS" --out "$DIR/hybrid.json" "${REUSE_ARG[@]}")
+fi
+
 echo "== load at end: $(uptime)" >&2
-node "$REPO/bench/fts_peer.mjs" --compare --dir "$DIR"
+status=0
+node "$REPO/bench/fts_peer.mjs" --compare --dir "$DIR" || status=$?
+for f in contains hybrid; do
+  if [[ -f "$DIR/$f.json.md" ]]; then
+    echo
+    cat "$DIR/$f.json.md"
+  fi
+done
+exit $status

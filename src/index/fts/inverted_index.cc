@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "index/fts/bm25.h"
 #include "index/fts/fst_map.h"
 #include "index/fts/posting_codec.h"
 #include "index/fts/posting_cursor.h"
@@ -25,16 +26,6 @@ float Bm25Idf(uint64_t docs_with_token, uint64_t num_docs) {
   const float total = static_cast<float>(num_docs);
   return std::log((total - n + 0.5f) / (n + 0.5f) + 1.0f);
 }
-
-namespace {
-// Bm25DocWeight, visible to the search loops below for inlining (the same operations: equal floats)
-inline float DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
-  const float f = static_cast<float>(freq);
-  const float dl = static_cast<float>(doc_tokens);
-  const float norm = kBm25K1 * (1.0f - kBm25B + kBm25B * dl / avg_doc_tokens);
-  return (kBm25K1 + 1.0f) * f / (f + norm);
-}
-}  // namespace
 
 float Bm25DocWeight(uint32_t freq, uint32_t doc_tokens, float avg_doc_tokens) {
   return DocWeight(freq, doc_tokens, avg_doc_tokens);
@@ -175,6 +166,50 @@ Status LoadPartition(IndexStore& store, uint64_t id, bool with_position,
 }
 
 }  // namespace
+
+// `_impacts` of every token (InvertedPartition::impact_*): checked against the postings read
+// before it (one value per block then one per group of 32; each block's last document within
+// the block's range; codes ascending with the frequencies).
+Status InvertedIndex::LoadImpacts(const RecordBatch& inv, const std::string& ipath, InvertedPartition* part) {
+  LANCE_ASSIGN_OR_RAISE(const Array* impacts, Column(inv, "_impacts", TypeId::kList, ipath));
+  const Array& values = *impacts->children.at(0);
+  if (!values.type->is_binary_like()) return Status::Corruption("{}: _impacts items are not binary", ipath);
+  const size_t ntok = part->blocks_.size();
+  part->impact_entry_.assign(1, 0);
+  part->impact_pair_at_.assign(1, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  for (size_t t = 0; t < ntok; ++t) {
+    const int64_t lo = impacts->ValueOffset(static_cast<int64_t>(t));
+    const int64_t hi = impacts->ValueOffset(static_cast<int64_t>(t) + 1);
+    const size_t nb = part->blocks_[t].size();
+    const size_t want = nb + (nb + kImpactGroup - 1) / kImpactGroup;
+    if (lo < 0 || hi < lo || hi > values.length || static_cast<size_t>(hi - lo) != want) {
+      return Status::Corruption("{}: token {} has {} impacts values for {} posting blocks (expected {})", ipath, t,
+                                hi - lo, nb, want);
+    }
+    const std::string what = fmt::format("{} token {} impacts", ipath, t);
+    uint32_t prev_last = 0;
+    for (int64_t v = lo; v < hi; ++v) {
+      if (values.IsNull(v)) return Status::Corruption("{}: a null value", what);
+      uint32_t last = 0;
+      pairs.clear();
+      LANCE_RETURN_NOT_OK(DecodeImpacts(values.GetView(v), &last, &pairs, what));
+      for (size_t i = 1; i < pairs.size(); ++i) {
+        if (pairs[i].second < pairs[i - 1].second) return Status::Corruption("{}: length codes not ascending", what);
+      }
+      const size_t b = static_cast<size_t>(v - lo);
+      if (b < nb && ((b > 0 && last <= prev_last) || last >= part->row_ids_.size())) {
+        return Status::Corruption("{}: block {} ends at document {}", what, b, last);
+      }
+      prev_last = last;
+      part->impact_last_.push_back(last);
+      part->impact_pairs_.insert(part->impact_pairs_.end(), pairs.begin(), pairs.end());
+      part->impact_pair_at_.push_back(static_cast<uint32_t>(part->impact_pairs_.size()));
+    }
+    part->impact_entry_.push_back(static_cast<uint32_t>(part->impact_last_.size()));
+  }
+  return Status::OK();
+}
 
 std::optional<uint32_t> InvertedPartition::TokenId(std::string_view token) const {
   auto it = token_ids_.find(std::string(token));
@@ -349,6 +384,7 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
         part->blocks_[t].push_back(pblocks.GetView(b));
       }
     }
+    if (is.GetFieldIndex("_impacts") >= 0) LANCE_RETURN_NOT_OK(LoadImpacts(*inv, ipath, part.get()));
     if (index->options_.with_position) {
       if (is.GetFieldIndex("_compressed_position") < 0) {
         return Status::NotSupported("{}: positions stored without the shared stream layout", ipath);
@@ -376,6 +412,7 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
         for (const auto& buf : ch->buffers) bytes += buf ? buf->size() : 0;
       }
     }
+    bytes += static_cast<int64_t>(part->impact_last_.size() * 8 + part->impact_pairs_.size() * 8 + ntok * 4);
     part->memory_bytes_ = bytes;
     index->num_docs_ += part->row_ids_.size();
     index->total_tokens_ += part->total_tokens_;
@@ -480,23 +517,6 @@ bool Better(const ScoredRow& a, const ScoredRow& b) {
   return a.score != b.score ? a.score > b.score : a.row_id < b.row_id;
 }
 
-namespace {
-
-// `hit` into `out`: every hit (limit 0), else a heap of the best `limit` (Better order).
-void Collect(const ScoredRow& hit, size_t limit, std::vector<ScoredRow>* out) {
-  if (limit == 0) {
-    out->push_back(hit);
-  } else if (out->size() < limit) {
-    out->push_back(hit);
-    std::push_heap(out->begin(), out->end(), Better);
-  } else if (Better(hit, out->front())) {
-    std::pop_heap(out->begin(), out->end(), Better);
-    out->back() = hit;
-    std::push_heap(out->begin(), out->end(), Better);
-  }
-}
-
-}  // namespace
 
 Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::string>& tokens,
                                                      const std::vector<uint32_t>& positions, MatchMode mode,
@@ -533,258 +553,6 @@ Result<std::vector<ScoredRow>> InvertedIndex::Search(const std::vector<std::stri
   }
   if (limit != 0) std::sort_heap(out.begin(), out.end(), Better);
   return out;
-}
-
-Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
-                                      const std::vector<uint32_t>& positions, MatchMode mode,
-                                      const std::function<bool(uint64_t)>& keep, size_t limit, uint32_t slop,
-                                      std::vector<ScoredRow>* out, SearchStats* stats) const {
-  // unique tokens, and each query token's slot
-  std::vector<std::string> uniq;
-  std::vector<size_t> slot(tokens.size());
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    auto it = std::find(uniq.begin(), uniq.end(), tokens[i]);
-    slot[i] = static_cast<size_t>(it - uniq.begin());
-    if (it == uniq.end()) uniq.push_back(tokens[i]);
-  }
-  // kAll: every query position must be matched by one of its tokens. Tokens sharing a
-  // position (an ngram tokenizer puts all its grams of a string at one) are alternatives, as
-  // lance 12 answers such AND queries; with one token per position this is "every token".
-  std::vector<size_t> group(tokens.size());
-  size_t groups = tokens.size();
-  if (mode == MatchMode::kAll && positions.size() == tokens.size()) {
-    std::vector<uint32_t> seen;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      auto it = std::find(seen.begin(), seen.end(), positions[i]);
-      group[i] = static_cast<size_t>(it - seen.begin());
-      if (it == seen.end()) seen.push_back(positions[i]);
-    }
-    groups = seen.size();
-  } else {
-    for (size_t i = 0; i < tokens.size(); ++i) group[i] = i;
-  }
-  std::vector<char> hit_group(groups);
-  auto every_group = [&](const auto& token_present) {
-    std::fill(hit_group.begin(), hit_group.end(), 0);
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      if (token_present(slot[i])) hit_group[group[i]] = 1;
-    }
-    return std::all_of(hit_group.begin(), hit_group.end(), [](char c) { return c != 0; });
-  };
-  std::vector<float> idf(uniq.size());
-  for (size_t u = 0; u < uniq.size(); ++u) {
-    const uint64_t n = DocsWithToken(uniq[u]);
-    idf[u] = n == 0 ? 0.0f : Bm25Idf(n, num_docs_);
-  }
-  const float avgdl = Bm25AvgDocLength(total_tokens_, num_docs_);
-  std::unordered_set<uint32_t> deleted(deleted_fragments_.begin(), deleted_fragments_.end());
-  std::vector<PostingCursor> cur(uniq.size());
-  std::vector<bool> present(uniq.size(), false);
-  bool any = false, all = true;
-  for (size_t u = 0; u < uniq.size(); ++u) {
-    auto id = part.TokenId(uniq[u]);
-    if (!id) {
-      all = false;
-      continue;
-    }
-    LANCE_RETURN_NOT_OK(cur[u].Init(part, *id, mode == MatchMode::kPhrase));
-    present[u] = true;
-    any = true;
-  }
-  if (!any || (mode == MatchMode::kPhrase && !all)) return Status::OK();
-  // the score of `doc` from freq[] (per unique token: its frequency there, 0 = absent), in the
-  // query tokens' order (repeats count again)
-  const auto score_of = [&](uint32_t doc, const std::vector<uint32_t>& freq) {
-    const uint32_t dl = part.DocTokens(doc);
-    float score = 0.0f;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      const size_t u = slot[i];
-      if (freq[u] == 0) continue;
-      score += idf[u] * Bm25DocWeight(freq[u], dl, avgdl);
-    }
-    return score;
-  };
-  const auto skip = [&](uint64_t row) {
-    return (!deleted.empty() && deleted.count(static_cast<uint32_t>(row >> 32)) != 0) || (keep && !keep(row));
-  };
-  if (mode == MatchMode::kAll && !every_group([&](size_t u) { return present[u]; })) return Status::OK();
-  // One document-at-a-time walk over the ascending posting cursors of the present tokens, in
-  // `order`: the smallest doc id under the cursors of order[essential..], the tokens at it,
-  // then those cursors advance; tokens before `essential` are sought to it, not walked.
-  // MaxScore (kAny top-k): each token's upper bound (its repeats x its best stored block score
-  // with one partition, else x idf x the doc weight of its highest frequency in the shortest
-  // document; with a margin for float rounding), ascending; the longest prefix whose bounds
-  // sum below the k-th score cannot put a document in the top k alone, so only documents of
-  // the other ("essential") tokens are scored. Block-max (any top-k, one partition: the stored
-  // block scores are over this partition's statistics, which are then the index's; a phrase
-  // scores as its tokens): the blocks every token has at the walk's document bound its score
-  // until the first of their ends; when their bounds sum below the k-th score the essential
-  // cursors jump there. kAll with one token per position and kPhrase need every token: the
-  // rarest walks, the others are sought.
-  const bool max_score = mode == MatchMode::kAny && limit > 0;
-  const bool block_max = limit > 0 && partitions_.size() == 1;
-  const bool drive_rarest = mode == MatchMode::kPhrase || (mode == MatchMode::kAll && groups == tokens.size());
-  constexpr double kMargin = 1.0 + 1e-4;
-  std::vector<double> reps(uniq.size(), 0.0), bound(uniq.size(), 0.0);
-  for (size_t i = 0; i < tokens.size(); ++i) reps[slot[i]] += 1;
-  std::vector<size_t> order;
-  for (size_t u = 0; u < uniq.size(); ++u) {
-    if (!present[u]) continue;
-    order.push_back(u);
-    if (!max_score) continue;
-    if (block_max) {
-      float best = 0;
-      for (size_t b = 0; b < cur[u].num_blocks(); ++b) best = std::max(best, cur[u].BlockMax(b));
-      bound[u] = reps[u] * static_cast<double>(best) * kMargin;
-    } else {
-      LANCE_ASSIGN_OR_RAISE(PostingList pl, part.Postings(*part.TokenId(uniq[u]), false));
-      uint32_t fmax = 0;
-      for (uint32_t f : pl.freqs) fmax = std::max(fmax, f);
-      bound[u] = reps[u] * static_cast<double>(idf[u]) *
-                 static_cast<double>(Bm25DocWeight(fmax, part.MinDocTokens(), avgdl)) * kMargin;
-    }
-  }
-  if (max_score) std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
-  if (drive_rarest) {
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cur[a].length() > cur[b].length(); });
-  }
-  std::vector<double> prefix(order.size() + 1, 0.0);
-  for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
-  std::vector<uint32_t> freq(uniq.size(), 0);  // per unique token: its frequency at the document; 0 = absent
-  std::vector<const uint32_t*> pb(tokens.size()), pe(tokens.size());
-  uint32_t window_end = 0;  // block-max: the block bound below holds for documents before this
-  double window_bound = 0;
-  while (true) {
-    size_t essential = drive_rarest ? order.size() - 1 : 0;  // order[essential..] drive the walk
-    const bool full = limit > 0 && out->size() >= limit;
-    const double kth = full ? static_cast<double>(out->front().score) : 0.0;
-    if (full && max_score) {
-      while (essential < order.size() && prefix[essential + 1] < kth) ++essential;
-    }
-    if (essential == order.size()) break;
-    uint32_t doc = PostingCursor::kEnd;
-    for (size_t j = essential; j < order.size(); ++j) doc = std::min(doc, cur[order[j]].doc());
-    if (doc == PostingCursor::kEnd) break;
-    if (block_max && full) {
-      if (doc >= window_end) {
-        window_end = PostingCursor::kEnd;
-        window_bound = 0;
-        for (size_t u : order) {
-          if (doc < cur[u].FirstDoc()) {  // no document of u before its first block
-            window_end = std::min(window_end, cur[u].FirstDoc());
-            continue;
-          }
-          const size_t b = cur[u].BlockOf(doc);
-          window_bound += reps[u] * static_cast<double>(cur[u].BlockMax(b)) * kMargin;
-          window_end = std::min(window_end, cur[u].BlockEnd(b));
-        }
-      }
-      if (window_bound < kth) {
-        for (size_t j = essential; j < order.size(); ++j) cur[order[j]].SeekShallow(window_end);
-        continue;
-      }
-    }
-    // the cursors at `doc` decoded: their exact documents may lie further on
-    bool moved = false;
-    for (size_t j = essential; j < order.size(); ++j) {
-      PostingCursor& c = cur[order[j]];
-      if (c.doc() == doc && !c.decoded()) {
-        LANCE_RETURN_NOT_OK(c.Materialize());
-        moved = moved || c.doc() != doc;
-      }
-    }
-    if (moved) continue;
-    // MaxScore per document: the essential tokens' exact scores plus the bounds of the others
-    // (their blocks' stored scores at `doc`) below the k-th score: the others are not sought
-    if (full && max_score && essential + 1 == order.size()) {
-      // one essential token: its decoded block passed over in one loop while each document's
-      // exact score plus the others' block bounds stays below the k-th score (as below, per
-      // document, without the walk's per-document overhead)
-      PostingCursor& c = cur[order[essential]];
-      const size_t ue = order[essential];
-      const double we = reps[ue] * static_cast<double>(idf[ue]);
-      // the others' bounds over the whole block first (the best of their blocks overlapping
-      // it): a document below the k-th score even with those needs no per-document bounds
-      const uint32_t end = c.BlockEnd(c.BlockOf(doc));
-      double others = 0;
-      for (size_t j = 0; j < essential; ++j) {
-        const size_t u = order[j];
-        if (!block_max) {
-          others += bound[u];
-          continue;
-        }
-        if (end <= cur[u].FirstDoc()) continue;
-        float best = 0;
-        for (size_t b = doc < cur[u].FirstDoc() ? 0 : cur[u].BlockOf(doc); b < cur[u].num_blocks(); ++b) {
-          best = std::max(best, cur[u].BlockMax(b));
-          if (cur[u].BlockEnd(b) >= end) break;
-        }
-        others += reps[u] * static_cast<double>(best) * kMargin;
-      }
-      const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
-        double ub = we * static_cast<double>(DocWeight(f, part.DocTokens(d), avgdl)) * kMargin;
-        if (ub + others < kth) return true;
-        for (size_t j = 0; j < essential && ub < kth; ++j) {
-          const size_t u = order[j];
-          ub += !block_max ? bound[u]
-                : d < cur[u].FirstDoc() ? 0.0
-                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(d))) * kMargin;
-        }
-        return ub < kth;
-      });
-      if (!stopped) continue;
-      doc = c.doc();
-      if (block_max && doc >= window_end) continue;  // a new window: bound it first
-    } else if (full && max_score && essential > 0) {
-      const uint32_t dl = part.DocTokens(doc);
-      double ub = 0;
-      for (size_t j = essential; j < order.size(); ++j) {
-        const size_t u = order[j];
-        if (cur[u].doc() == doc) ub += reps[u] * static_cast<double>(idf[u] * Bm25DocWeight(cur[u].freq(), dl, avgdl));
-      }
-      ub *= kMargin;
-      for (size_t j = 0; j < essential && ub < kth; ++j) {
-        const size_t u = order[j];
-        ub += !block_max ? bound[u]
-              : doc < cur[u].FirstDoc() ? 0.0
-                                        : reps[u] * static_cast<double>(cur[u].BlockMax(cur[u].BlockOf(doc))) * kMargin;
-      }
-      if (ub < kth) {
-        for (size_t j = essential; j < order.size(); ++j) {
-          if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
-        }
-        continue;
-      }
-    }
-    bool every = all;
-    for (size_t j = 0; j < order.size(); ++j) {
-      const size_t u = order[j];
-      if (j < essential) LANCE_RETURN_NOT_OK(cur[u].SeekTo(doc));
-      freq[u] = cur[u].doc() == doc ? cur[u].freq() : 0;
-      every = every && freq[u] != 0;
-    }
-    bool take = true;
-    if (mode == MatchMode::kPhrase && !every) take = false;
-    if (take && mode == MatchMode::kAll && !every_group([&](size_t u) { return freq[u] != 0; })) take = false;
-    if (take) {
-      if (stats) ++stats->scored;
-      const float score = score_of(doc, freq);
-      // below the k-th score it cannot enter: its positions, its row id (a cache miss) and the
-      // filter are not needed then (a phrase scores as its tokens do)
-      if (limit == 0 || out->size() < limit || score >= out->front().score) {
-        if (mode == MatchMode::kPhrase) {
-          for (size_t i = 0; i < tokens.size(); ++i) LANCE_RETURN_NOT_OK(cur[slot[i]].Positions(&pb[i], &pe[i]));
-          take = PhraseMatches(pb, pe, positions, slop);
-        }
-        const uint64_t row = take ? part.RowId(doc) : 0;
-        if (take && !skip(row)) Collect({row, score}, limit, out);
-      }
-    }
-    for (size_t j = essential; j < order.size(); ++j) {
-      if (cur[order[j]].doc() == doc) LANCE_RETURN_NOT_OK(cur[order[j]].Next());
-    }
-  }
-  return Status::OK();
 }
 
 }  // namespace lance::index::fts

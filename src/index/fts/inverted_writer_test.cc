@@ -472,5 +472,109 @@ TEST(InvertedSearch, TwoFrequentOrTopKEqualsEveryMatch) {
   }
 }
 
+// An index of two partitions (the second half's segment as part_1_*, the metadata listing
+// both) answers every top-k as one partition over the same rows: the same statistics, so the
+// same rows and scores bit for bit; its bounds come from the blocks' `_impacts` (the stored
+// block scores are over each partition's own statistics). OR, AND and phrase, k 1 / 10 / 50.
+TEST(InvertedSearch, TwoPartitionsTopKEqualsOne) {
+  auto mem = io::MemoryObjectStore::Make();
+  std::mt19937 rng(7);
+  const size_t n = 60000;
+  std::vector<std::optional<std::string>> all, half[2];
+  for (size_t i = 0; i < n; ++i) {
+    std::string s;
+    const int len = 2 + static_cast<int>(rng() % 24);
+    for (int j = 0; j < len; ++j) {
+      const double x = std::uniform_real_distribution<double>(0, 1)(rng);
+      s += (j ? " w" : "w") + std::to_string(static_cast<int>(x * x * 300));
+    }
+    all.push_back(s);
+    half[i < n / 2 ? 0 : 1].push_back(std::move(s));
+  }
+  std::vector<uint64_t> rows(n), rows_half[2];
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = i;
+    rows_half[i < n / 2 ? 0 : 1].push_back(i);
+  }
+  TokenizerOptions o = TokenizerOptions::Defaults();
+  o.with_position = true;
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/one/"), o, {Texts(all)}, rows).ok());
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/two/"), o, {Texts(half[0])}, rows_half[0]).ok());
+  ASSERT_TRUE(WriteInvertedIndex(*IndexStore::Make(mem, "t.lance/_indices/b/"), o, {Texts(half[1])}, rows_half[1]).ok());
+  for (const char* f : {"tokens", "docs", "invert"}) {
+    auto bytes = mem->Get(std::string("t.lance/_indices/b/part_0_") + f + ".lance");
+    ASSERT_TRUE(bytes.ok());
+    ASSERT_TRUE(mem->Put(std::string("t.lance/_indices/two/part_1_") + f + ".lance",
+                         std::string_view(reinterpret_cast<const char*>((*bytes)->data()), (*bytes)->size()))
+                    .ok());
+  }
+  {
+    auto two = IndexStore::Make(mem, "t.lance/_indices/two/");
+    auto reader = two->OpenFile("metadata.lance");
+    ASSERT_TRUE(reader.ok());
+    auto batch = (*reader)->ReadAll();
+    ASSERT_TRUE(batch.ok());
+    auto meta = std::make_shared<KeyValueMetadata>(*(*reader)->schema()->metadata());
+    meta->Set("partitions", "[0,1]");
+    auto s = (*reader)->schema()->WithMetadata(meta);
+    auto writer = two->CreateFile("metadata.lance", s);
+    ASSERT_TRUE(writer.ok());
+    auto rb = RecordBatch::Make(s, (*batch)->num_rows(), {(*batch)->column(0)});
+    ASSERT_TRUE(rb.ok());
+    ASSERT_TRUE((*writer)->Write(**rb).ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  auto one = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/one/"));
+  auto two = InvertedIndex::Open(IndexStore::Make(mem, "t.lance/_indices/two/"));
+  ASSERT_TRUE(one.ok() && two.ok()) << two.status().ToString();
+  ASSERT_EQ((*two)->partitions().size(), 2u);
+  ASSERT_EQ((*two)->num_docs(), (*one)->num_docs());
+  const std::vector<std::vector<std::string>> queries = {{"w0", "w1"}, {"w1", "w7"}, {"w3", "w90"},
+                                                         {"w2", "w5", "w2"}, {"w150", "w0"}};
+  size_t compared = 0;
+  for (const auto& q : queries) {
+    std::vector<uint32_t> rel(q.size());
+    for (size_t i = 0; i < q.size(); ++i) rel[i] = static_cast<uint32_t>(i);
+    for (MatchMode mode : {MatchMode::kAny, MatchMode::kAll, MatchMode::kPhrase}) {
+      for (size_t k : {1, 10, 50}) {
+        auto a = (*one)->Search(q, rel, mode, nullptr, k);
+        auto b = (*two)->Search(q, rel, mode, nullptr, k);
+        ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+        ASSERT_EQ(a->size(), b->size()) << q[0] << " " << q[1] << " mode " << static_cast<int>(mode) << " k " << k;
+        for (size_t i = 0; i < a->size(); ++i) {
+          EXPECT_EQ((*a)[i].row_id, (*b)[i].row_id) << q[0] << " " << q[1] << " k " << k << " #" << i;
+          EXPECT_EQ((*a)[i].score, (*b)[i].score) << q[0] << " " << q[1] << " k " << k << " #" << i;
+        }
+        compared += a->size();
+      }
+    }
+  }
+  EXPECT_GT(compared, 500u);
+}
+
+TEST(PostingCodec, ImpactsDecodeWhatTheyEncode) {
+  const std::vector<std::pair<uint32_t, uint32_t>> pairs = {{1, 4}, {2, 6}, {3, 9}, {4, 15}, {5, 16}, {900, 200}};
+  const std::string e = EncodeImpacts(70000, pairs);
+  uint32_t last = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> got;
+  ASSERT_TRUE(DecodeImpacts(e, &last, &got, "t").ok());
+  EXPECT_EQ(last, 70000u);
+  EXPECT_EQ(got, pairs);
+  for (size_t cut = 0; cut < e.size(); ++cut) {
+    got.clear();
+    EXPECT_TRUE(DecodeImpacts(e.substr(0, cut), &last, &got, "t").IsCorruption()) << cut;
+  }
+  got.clear();
+  EXPECT_TRUE(DecodeImpacts(e + "x", &last, &got, "t").IsCorruption());
+  got.clear();
+  EXPECT_TRUE(DecodeImpacts(std::string("\x01\x00", 2), &last, &got, "t").IsCorruption());  // no pair
+  // the shortest length of each code: codes of lengths 1..5000 never exceed it
+  for (uint32_t len = 1; len < 5000; ++len) {
+    EXPECT_LE(MinLengthOfCode(LengthCode(len)), len) << len;
+    EXPECT_EQ(LengthCode(MinLengthOfCode(LengthCode(len))), LengthCode(len)) << len;
+  }
+  EXPECT_EQ(MinLengthOfCode(LengthCode(0xffffffffu)), 0xf0000000u);
+}
+
 }  // namespace
 }  // namespace lance::index::fts

@@ -28,7 +28,30 @@ void StoreU32(uint8_t* p, uint32_t v) {
 namespace {
 
 // Unpack4x for a width known at compile time: the shifts and word indexes become constants
-// and the four lanes of each value one vector operation (the decode of every posting block)
+// and the four lanes of each value one 128-bit vector operation (the decode of every posting
+// block). Word w of the four lanes is the 16 bytes at 16 w: one vector load.
+#if (defined(__GNUC__) || defined(__clang__)) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+typedef uint32_t V4u __attribute__((vector_size(16)));
+
+inline V4u LoadV4(const uint8_t* p) {
+  V4u v;
+  std::memcpy(&v, p, 16);
+  return v;
+}
+
+template <int kBits>
+void Unpack4xFixed(const uint8_t* in, uint32_t* out) {
+  constexpr uint32_t kMask = kBits == 32 ? 0xffffffffu : ((1u << kBits) - 1);
+  for (int k = 0; k < 32; ++k) {
+    const int bit = k * kBits;
+    const int w = bit / 32, off = bit % 32;
+    V4u v = LoadV4(in + 16 * w) >> off;
+    if (off + kBits > 32) v |= LoadV4(in + 16 * (w + 1)) << (32 - off);
+    v &= kMask;
+    std::memcpy(out + 4 * k, &v, 16);
+  }
+}
+#else
 template <int kBits>
 void Unpack4xFixed(const uint8_t* in, uint32_t* out) {
   constexpr uint64_t kMask = kBits == 32 ? 0xffffffffull : ((1ull << kBits) - 1);
@@ -42,6 +65,7 @@ void Unpack4xFixed(const uint8_t* in, uint32_t* out) {
     }
   }
 }
+#endif
 
 template <int... kB>
 bool Unpack4xDispatch(const uint8_t* in, int bits, uint32_t* out, std::integer_sequence<int, kB...>) {
@@ -117,8 +141,8 @@ Status UnpackGroup(std::string_view data, size_t* pos, uint32_t* out, std::strin
 
 }  // namespace
 
-Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, std::vector<uint32_t>* docs,
-                          std::vector<uint32_t>* freqs, float* max_score, std::string_view what) {
+Status DecodePostingBlockTo(std::string_view block, size_t n, size_t block_size, uint32_t* docs, uint32_t* freqs,
+                            float* max_score, std::string_view what) {
   if (block.size() < 4) return Status::Corruption("{}: posting block of {} bytes", what, block.size());
   std::memcpy(max_score, block.data(), 4);
   size_t pos = 4;
@@ -126,27 +150,39 @@ Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, s
     if (block.size() < 8) return Status::Corruption("{}: full posting block of {} bytes", what, block.size());
     const uint32_t first = LoadU32(reinterpret_cast<const uint8_t*>(block.data()) + 4);
     pos = 8;
-    uint32_t buf[kPackedBlock];
-    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, buf, what));
-    uint64_t cur = first;
+    // unpacked straight into the outputs and checked in fixed-length loops (vectorized): the
+    // 64-bit total of the deltas (no id passes 32 bits when the last does not), a delta of 0
+    // after the first (ids not ascending), a frequency of 0
+    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, docs, what));
+    const uint32_t d0 = docs[0];
+    docs[0] = 1;
+    uint64_t total = static_cast<uint64_t>(first) + d0 - 1;
+    uint32_t zero = 0;
     for (size_t i = 0; i < kPackedBlock; ++i) {
-      cur += buf[i];
-      if (cur > 0xffffffffull) return Status::Corruption("{}: doc id over 32 bits", what);
-      docs->push_back(static_cast<uint32_t>(cur));
+      total += docs[i];
+      zero |= docs[i] == 0 ? 1u : 0u;
     }
-    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, buf, what));
-    freqs->insert(freqs->end(), buf, buf + kPackedBlock);
+    if (total > 0xffffffffull) return Status::Corruption("{}: doc id over 32 bits", what);
+    if (zero != 0) return Status::Corruption("{}: docs not ascending", what);
+    docs[0] = d0;
+    uint32_t cur = first;
+    for (size_t i = 0; i < kPackedBlock; ++i) docs[i] = cur += docs[i];
+    LANCE_RETURN_NOT_OK(UnpackGroup(block, &pos, freqs, what));
+    zero = 0;
+    for (size_t i = 0; i < kPackedBlock; ++i) zero |= freqs[i] == 0 ? 1u : 0u;
+    if (zero != 0) return Status::Corruption("{}: frequency 0", what);
   } else if (n < block_size) {
     uint64_t cur = 0;
     for (size_t i = 0; i < n; ++i) {
       LANCE_ASSIGN_OR_RAISE(uint32_t d, ReadVarint(block, &pos, what));
+      if (i > 0 && d == 0) return Status::Corruption("{}: docs not ascending", what);
       cur = i == 0 ? d : cur + d;
       if (cur > 0xffffffffull) return Status::Corruption("{}: doc id over 32 bits", what);
-      docs->push_back(static_cast<uint32_t>(cur));
+      docs[i] = static_cast<uint32_t>(cur);
     }
     for (size_t i = 0; i < n; ++i) {
-      LANCE_ASSIGN_OR_RAISE(uint32_t f, ReadVarint(block, &pos, what));
-      freqs->push_back(f);
+      LANCE_ASSIGN_OR_RAISE(freqs[i], ReadVarint(block, &pos, what));
+      if (freqs[i] == 0) return Status::Corruption("{}: frequency 0", what);
     }
   } else {
     return Status::NotSupported("{}: posting blocks of {} documents (128 are read)", what, block_size);
@@ -155,6 +191,20 @@ Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, s
     return Status::Corruption("{}: posting block of {} bytes holds {} bytes of postings", what, block.size(), pos);
   }
   return Status::OK();
+}
+
+Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, std::vector<uint32_t>* docs,
+                          std::vector<uint32_t>* freqs, float* max_score, std::string_view what) {
+  if (n > block_size) return Status::NotSupported("{}: posting blocks of {} documents (128 are read)", what, block_size);
+  const size_t d0 = docs->size(), f0 = freqs->size();
+  docs->resize(d0 + n);
+  freqs->resize(f0 + n);
+  const Status st = DecodePostingBlockTo(block, n, block_size, docs->data() + d0, freqs->data() + f0, max_score, what);
+  if (!st.ok()) {
+    docs->resize(d0);
+    freqs->resize(f0);
+  }
+  return st;
 }
 
 Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
@@ -171,15 +221,6 @@ Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::
     out->push_back(v);
   }
   return Status::OK();
-}
-
-int BitWidth(uint32_t v) {
-  int b = 0;
-  while (v != 0) {
-    ++b;
-    v >>= 1;
-  }
-  return b;
 }
 
 void AppendVarint(std::string* out, uint32_t v) {
@@ -229,11 +270,11 @@ void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out) {
   for (; i < count; ++i) AppendVarint(out, deltas[i]);
 }
 
-uint32_t LengthCode(uint32_t len) {
-  const int bits = BitWidth(len);
-  if (bits < 4) return len;
-  const int shift = bits - 4;
-  return ((len >> shift) & 7u) | (static_cast<uint32_t>(shift + 1) << 3);
+uint32_t MinLengthOfCode(uint32_t code) {
+  if (code < 16) return code;  // exact: below 8 the length itself, 8..15 shift 0
+  const uint32_t shift = (code >> 3) - 1;
+  if (shift > 28) return UINT32_MAX;
+  return (8u | (code & 7u)) << shift;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n) {
@@ -286,6 +327,35 @@ std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_
     l = len;
   }
   return out;
+}
+
+Status DecodeImpacts(std::string_view value, uint32_t* last_doc, std::vector<std::pair<uint32_t, uint32_t>>* pareto,
+                     std::string_view what) {
+  size_t pos = 0;
+  LANCE_ASSIGN_OR_RAISE(*last_doc, ReadVarint(value, &pos, what));
+  LANCE_ASSIGN_OR_RAISE(const uint32_t count, ReadVarint(value, &pos, what));
+  if (count == 0) return Status::Corruption("{}: an impacts value without pairs", what);
+  // each pair takes at least one byte: a count past the bytes left is damage, not a reserve
+  if (count > value.size() - pos) {
+    return Status::Corruption("{}: {} impact pairs in {} bytes", what, count, value.size() - pos);
+  }
+  uint64_t f = 0, l = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    LANCE_ASSIGN_OR_RAISE(const uint32_t v, ReadVarint(value, &pos, what));
+    f += static_cast<uint64_t>(v >> 1) + 1;
+    if (v & 1u) {
+      LANCE_ASSIGN_OR_RAISE(const uint32_t dl, ReadVarint(value, &pos, what));
+      l += dl;
+    } else {
+      l += 1;
+    }
+    if (f > 0xffffffffull || l > 0xffffffffull) return Status::Corruption("{}: impact pair over 32 bits", what);
+    pareto->emplace_back(static_cast<uint32_t>(f), static_cast<uint32_t>(l));
+  }
+  if (pos != value.size()) {
+    return Status::Corruption("{}: impacts value of {} bytes holds {} bytes of pairs", what, value.size(), pos);
+  }
+  return Status::OK();
 }
 
 }  // namespace lance::index::fts

@@ -14,6 +14,7 @@
 //   packed as [u8 width][BitPacker4x], the rest as varints.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,9 +38,14 @@ Result<uint32_t> ReadVarint(std::string_view data, size_t* pos, std::string_view
 
 // Appends the (doc id, frequency) pairs of one posting block to *docs / *freqs; `n` is the
 // number of documents in it (block_size for a full block, fewer for the last one, which must
-// be the partial one). *max_score gets the block's stored score.
+// be the partial one). *max_score gets the block's stored score. Corruption when the ids are
+// not ascending or a frequency is 0.
 Status DecodePostingBlock(std::string_view block, size_t n, size_t block_size, std::vector<uint32_t>* docs,
                           std::vector<uint32_t>* freqs, float* max_score, std::string_view what);
+// The same into docs[0..n) and freqs[0..n); also Corruption when the ids are not ascending or
+// a frequency is 0.
+Status DecodePostingBlockTo(std::string_view block, size_t n, size_t block_size, uint32_t* docs, uint32_t* freqs,
+                            float* max_score, std::string_view what);
 
 // Decodes `count` position deltas at `data[*pos]` (packed groups of 128, then varints).
 Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::vector<uint32_t>* out,
@@ -48,7 +54,7 @@ Status DecodePositionRun(std::string_view data, size_t* pos, size_t count, std::
 // --- writing (the inverse of the above, as lance 12 writes them) ---
 
 // Bits needed for `v` (0 for 0).
-int BitWidth(uint32_t v);
+inline int BitWidth(uint32_t v) { return static_cast<int>(std::bit_width(v)); }
 void AppendVarint(std::string* out, uint32_t v);
 // One posting block of `n` documents (ascending ids) with its block max score.
 std::string EncodePostingBlock(const uint32_t* docs, const uint32_t* freqs, size_t n, float max_score);
@@ -63,9 +69,22 @@ void EncodePositionRun(const uint32_t* deltas, size_t count, std::string* out);
 // blocks (kImpactGroup), checked against lance 12 up to 35 blocks.
 inline constexpr size_t kImpactGroup = 32;
 std::string EncodeImpacts(uint32_t last_doc, const std::vector<std::pair<uint32_t, uint32_t>>& pareto);
+// The inverse: appends the value's pairs to *pareto (as EncodeImpacts takes them) and sets
+// *last_doc. Corruption (naming `what`) when it is cut short, has bytes left over, holds no
+// pair, or a step overflows 32 bits.
+Status DecodeImpacts(std::string_view value, uint32_t* last_doc, std::vector<std::pair<uint32_t, uint32_t>>* pareto,
+                     std::string_view what);
 // A document length as 4 significant bits and an exponent (exact below 16): the top bit of
 // the length dropped, the next three kept, the shift + 1 above them.
-uint32_t LengthCode(uint32_t len);
+inline uint32_t LengthCode(uint32_t len) {
+  const int bits = BitWidth(len);
+  if (bits < 4) return len;
+  const int shift = bits - 4;
+  return ((len >> shift) & 7u) | (static_cast<uint32_t>(shift + 1) << 3);
+}
+// The shortest length with LengthCode `code` (a document of that code has at least this many
+// tokens); codes above any length's give UINT32_MAX.
+uint32_t MinLengthOfCode(uint32_t code);
 // The (frequency, length code) pairs of documents with frequencies `freqs` and length codes
 // `codes`, kept as EncodeImpacts wants them.
 std::vector<std::pair<uint32_t, uint32_t>> ParetoImpacts(const uint32_t* freqs, const uint32_t* codes, size_t n);

@@ -36,6 +36,20 @@ Status PostingCursor::Init(const InvertedPartition& part, uint32_t token_id, boo
     }
     if (b > 0 && first_[b] <= first_[b - 1]) return Status::Corruption("{}: posting blocks not ascending", what_);
   }
+  impact_e0_ = SIZE_MAX;
+  num_impact_entries_ = 0;
+  if (!part.impact_entry_.empty()) {
+    const size_t e0 = part.impact_entry_[token_id];
+    // per block: its last document within its range (Open checked the entry count)
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      const uint32_t last = part.impact_last_[e0 + b];
+      if (last < first_[b] || (b + 1 < blocks.size() && last >= first_[b + 1])) {
+        return Status::Corruption("{}: impacts of block {} end at document {}, outside the block", what_, b, last);
+      }
+    }
+    impact_e0_ = e0;
+    num_impact_entries_ = part.impact_entry_[token_id + 1] - e0;
+  }
   if (with_positions_ && part.position_block_offsets_[token_id].size() != blocks.size()) {
     return Status::Corruption("{}: {} position block offsets for {} posting blocks", what_,
                               part.position_block_offsets_[token_id].size(), blocks.size());
@@ -45,20 +59,18 @@ Status PostingCursor::Init(const InvertedPartition& part, uint32_t token_id, boo
 }
 
 Status PostingCursor::LoadBlock(size_t b) {
-  docs_.clear();
-  freqs_.clear();
   const size_t n = std::min<size_t>(kPackedBlock, length_ - b * kPackedBlock);
+  docs_.resize(n);  // no-op but for the last block: sized once per cursor
+  freqs_.resize(n);
   float score = 0;
-  LANCE_RETURN_NOT_OK(DecodePostingBlock(part_->blocks_[token_][b], n, kPackedBlock, &docs_, &freqs_, &score, what_));
-  if (docs_.empty() || docs_.front() < first_[b] || docs_.back() >= BlockEnd(b)) {
+  LANCE_RETURN_NOT_OK(
+      DecodePostingBlockTo(part_->blocks_[token_][b], n, kPackedBlock, docs_.data(), freqs_.data(), &score, what_));
+  // ascending (checked by the decode): the first and last bound every document
+  if (docs_.front() < first_[b] || docs_.back() >= BlockEnd(b)) {
     return Status::Corruption("{}: posting block {} outside its range", what_, b);
   }
-  for (size_t i = 0; i < docs_.size(); ++i) {
-    if (docs_[i] >= part_->row_ids_.size()) {
-      return Status::Corruption("{}: doc {} of {} documents", what_, docs_[i], part_->row_ids_.size());
-    }
-    if (i > 0 && docs_[i] <= docs_[i - 1]) return Status::Corruption("{}: docs not ascending", what_);
-    if (freqs_[i] == 0) return Status::Corruption("{}: frequency 0", what_);
+  if (docs_.back() >= part_->row_ids_.size()) {
+    return Status::Corruption("{}: doc {} of {} documents", what_, docs_.back(), part_->row_ids_.size());
   }
   block_ = b;
   return Status::OK();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lance/core/result.h"
@@ -68,6 +69,28 @@ class PostingCursor {
   // below it.
   uint32_t BlockEnd(size_t b) const { return b + 1 < first_.size() ? first_[b + 1] : kEnd; }
 
+  // lance 12's `_impacts` of the token (when the index stored them): per block its last
+  // document and the (frequency, length code) pairs that dominate every document of it (no
+  // document has a higher frequency at a code at most the pair's), codes ascending.
+  bool has_impacts() const { return impact_e0_ != SIZE_MAX; }
+  uint32_t BlockLast(size_t b) const { return part_->impact_last_[impact_e0_ + b]; }
+  using ImpactPair = std::pair<uint32_t, uint32_t>;  // (frequency, length code)
+  const ImpactPair* ImpactsBegin(size_t entry) const {
+    return part_->impact_pairs_.data() + part_->impact_pair_at_[impact_e0_ + entry];
+  }
+  const ImpactPair* ImpactsEnd(size_t entry) const {
+    return part_->impact_pairs_.data() + part_->impact_pair_at_[impact_e0_ + entry + 1];
+  }
+  // entries: the blocks 0 .. num_blocks() - 1, then the groups of 32 blocks
+  size_t num_impact_entries() const { return num_impact_entries_; }
+  // The highest frequency a document of block b with length code `code` can have: that of
+  // the last pair with a code at most `code` (0: no document of the block can have it).
+  uint32_t FreqCap(size_t b, uint32_t code) const {
+    uint32_t f = 0;
+    for (const ImpactPair* p = ImpactsBegin(b), *e = ImpactsEnd(b); p != e && p->second <= code; ++p) f = p->first;
+    return f;
+  }
+
   // The current document's positions, ascending [*begin, *end). Needs with_positions at Init.
   Status Positions(const uint32_t** begin, const uint32_t** end);
 
@@ -77,6 +100,8 @@ class PostingCursor {
   void EnterBlock(size_t b, uint32_t target);
 
   const InvertedPartition* part_ = nullptr;
+  size_t impact_e0_ = SIZE_MAX;     // the token's first `_impacts` entry (SIZE_MAX: none)
+  size_t num_impact_entries_ = 0;
   uint32_t token_ = 0;
   std::string what_;
   size_t length_ = 0;

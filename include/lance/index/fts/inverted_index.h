@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lance/core/result.h"
@@ -86,6 +87,15 @@ class InvertedPartition {
   std::vector<std::vector<std::string_view>> blocks_;
   std::vector<std::string_view> position_streams_;
   std::vector<std::vector<uint32_t>> position_block_offsets_;
+  // `_impacts` (parsed at Open; empty when the file has none): token t's values (one per
+  // posting block, then one per group of 32 blocks) are entries impact_entry_[t] ..
+  // impact_entry_[t + 1]; entry e is the range's last document impact_last_[e] and its
+  // (frequency, length code) pairs impact_pairs_[impact_pair_at_[e] .. impact_pair_at_[e + 1]),
+  // frequency and code ascending (src/index/fts/posting_codec.h EncodeImpacts)
+  std::vector<uint32_t> impact_entry_;
+  std::vector<uint32_t> impact_last_;
+  std::vector<uint32_t> impact_pair_at_;
+  std::vector<std::pair<uint32_t, uint32_t>> impact_pairs_;
   std::shared_ptr<const void> keep_alive_;  // the decoded invert file the views point into
   int64_t memory_bytes_ = 0;
 };
@@ -165,12 +175,15 @@ class InvertedIndex {
   // query tokens whose summed upper bounds (idf x the doc weight of their highest frequency in
   // the partition's shortest document) cannot beat the current k-th score only score the
   // documents the others find, so most postings of common tokens are never scored (`stats`).
-  // Postings are decoded a block (128 documents) at a time, when the walk stops in it. With one
-  // partition, every top-k is also block-max: where the stored best scores of the blocks every
-  // token has at a document sum below the k-th score, the walk jumps to the next block
-  // boundary without decoding. kAll (one token per position) and kPhrase walk the rarest
-  // token and seek the others to its documents; a phrase's positions are decoded only for
-  // documents whose score could enter the top k.
+  // Postings are decoded a block (128 documents) at a time, when the walk stops in it. Every
+  // top-k is also block-max: where the bounds of the blocks every token has at a document (the
+  // stored best scores with one partition, else the blocks' `_impacts` over the index's
+  // statistics; with impacts also their joint bound at one length) fall below the k-th score,
+  // the walk jumps to the next block boundary without decoding; per document a token not
+  // walked is bounded by its block's impacts at that document's length. kAll (one token per
+  // position) and kPhrase walk the rarest token and seek the others to its documents; a
+  // phrase's positions are decoded only for documents whose score could enter the top k and
+  // that every token's impacts allow.
   Result<std::vector<ScoredRow>> Search(const std::vector<std::string>& tokens,
                                         const std::vector<uint32_t>& positions, MatchMode mode,
                                         const std::function<bool(uint64_t)>& keep, size_t limit = 0,
@@ -179,6 +192,7 @@ class InvertedIndex {
 
  private:
   InvertedIndex() = default;
+  static Status LoadImpacts(const RecordBatch& inv, const std::string& ipath, InvertedPartition* part);
   // One partition's matches of `tokens` pushed into `out` (a heap when limit > 0).
   Status SearchPartition(const InvertedPartition& part, const std::vector<std::string>& tokens,
                          const std::vector<uint32_t>& positions, MatchMode mode,
