@@ -1,9 +1,10 @@
-// Dataset::OptimizeIndices on IVF_FLAT / IVF_SQ / IVF_PQ indexes (l2, cosine, dot), as lance
+// Dataset::OptimizeIndices on IVF_FLAT / IVF_SQ / IVF_PQ / IVF_HNSW_* indexes (l2, cosine, dot), as lance
 // 12's optimize does: after an append, one new segment covering every fragment, keeping the
 // old dataset_version, details and centroids; each partition holds its old rows unchanged (ids
 // and stored vectors / codes, in order) then the new rows, each in the partition of its
 // nearest centroid; a search over every partition with a full refine equals the exact search
-// (ids and distances); a second optimize does nothing. IVF_HNSW_SQ is reported not supported.
+// (ids and distances; for the HNSW kinds through the graphs built anew over each partition's
+// rows); a second optimize does nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -77,7 +78,7 @@ std::string VecOptKnn(const Dataset& ds, const std::vector<float>& q, bool use_i
 // The stored form of row i of `x` (PQ code, or vector bytes for IVF_FLAT; empty for SQ).
 std::vector<uint8_t> VecOptStored(const index::vector::IvfIndex& x, size_t i) {
   if (x.pq()) return {x.code(i), x.code(i) + x.pq()->num_sub_vectors};
-  if (x.kind() == IndexKind::kIvfFlat) {
+  if (x.kind() == IndexKind::kIvfFlat || x.kind() == IndexKind::kIvfHnswFlat) {
     const auto* v = reinterpret_cast<const uint8_t*>(x.stored_vector(i));
     return {v, v + 4 * x.dim()};
   }
@@ -94,7 +95,10 @@ TEST(OptimizeVectorIndices, AppendedRowsMergedIntoTheExistingPartitions) {
                                          {IndexKind::kIvfSq, DistanceType::kL2},
                                          {IndexKind::kIvfPq, DistanceType::kL2},
                                          {IndexKind::kIvfPq, DistanceType::kCosine},
-                                         {IndexKind::kIvfFlat, DistanceType::kDot}};
+                                         {IndexKind::kIvfFlat, DistanceType::kDot},
+                                         {IndexKind::kIvfHnswSq, DistanceType::kL2},
+                                         {IndexKind::kIvfHnswPq, DistanceType::kL2},
+                                         {IndexKind::kIvfHnswFlat, DistanceType::kCosine}};
   for (const auto& c : cases) {
     SCOPED_TRACE(fmt::format("{} {}", index::vector::IndexKindName(c.kind), linalg::DistanceTypeName(c.metric)));
     const std::string uri = table::evolve_test::FreshUri("optimize_vector");
@@ -142,7 +146,7 @@ TEST(OptimizeVectorIndices, AppendedRowsMergedIntoTheExistingPartitions) {
     TEST_ASSIGN(auto after, index::vector::IvfIndex::Open(loc.store(), index::IndexDirectory(loc, info.uuid)));
     ASSERT_EQ(after->kind(), c.kind);
     EXPECT_EQ(after->ivf().centroids, before->ivf().centroids);
-    if (c.kind == IndexKind::kIvfPq) {
+    if (c.kind == IndexKind::kIvfPq || c.kind == IndexKind::kIvfHnswPq) {
       EXPECT_EQ(after->pq()->centroids, before->pq()->centroids);
     }
     ASSERT_EQ(after->num_rows(), 850u);
@@ -167,7 +171,7 @@ TEST(OptimizeVectorIndices, AppendedRowsMergedIntoTheExistingPartitions) {
         std::vector<float> v = {float(row % 7), float(row % 3), float(row / 10) + 0.5f, float(1 + row % 2)};
         if (c.metric == DistanceType::kCosine) v = index::vector::NormalizeVector(v.data(), v.size());
         EXPECT_EQ(after->FindPartitions(v.data(), 1).at(0), p) << row;
-        if (c.kind == IndexKind::kIvfFlat) {
+        if (c.kind == IndexKind::kIvfFlat || c.kind == IndexKind::kIvfHnswFlat) {
           EXPECT_EQ(std::vector<float>(after->stored_vector(a), after->stored_vector(a) + 4), v) << row;
         }
         ++new_rows;
@@ -186,28 +190,6 @@ TEST(OptimizeVectorIndices, AppendedRowsMergedIntoTheExistingPartitions) {
     ASSERT_EQ(again.size(), 1u);
     EXPECT_EQ(again[0].outcome, OptimizedIndex::Outcome::kUpToDate);
   }
-}
-
-TEST(OptimizeVectorIndices, HnswKindsAreReportedNotSupported) {
-  const std::string uri = table::evolve_test::FreshUri("optimize_vector_hnsw");
-  {
-    VectorRecordBatchReader in(VecOptSchema(), {VecOptRows(0, 400)});
-    TEST_OK(Dataset::Write(uri, in).status());
-  }
-  TEST_ASSIGN(auto ds, Dataset::Open(uri));
-  index::vector::IvfBuildOptions o;
-  o.kind = IndexKind::kIvfHnswSq;
-  o.num_partitions = 2;
-  TEST_OK(ds->CreateVectorIndex("v", o).status());
-  TEST_ASSIGN(ds, Dataset::Open(uri));
-  VectorRecordBatchReader in(VecOptSchema(), {VecOptRows(400, 50)});
-  TEST_OK(ds->Append(in).status());
-  auto named = ds->OptimizeIndices({"v_idx"});
-  ASSERT_EQ(named.status().code(), StatusCode::kNotSupported) << named.status().ToString();
-  EXPECT_NE(named.status().message().find("IVF_HNSW_SQ"), std::string::npos) << named.status().ToString();
-  TEST_ASSIGN(auto all, ds->OptimizeIndices());
-  ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all[0].outcome, OptimizedIndex::Outcome::kNotSupported);
 }
 
 }  // namespace

@@ -215,7 +215,7 @@ Result<std::vector<OptimizedIndex>> Dataset::OptimizeIndices(const std::vector<s
         }
         r.type = table::IndexTypeName(*segments.back());
         if (index::vector::MergedOnOptimize(*segments.back())) {
-          // IVF_FLAT / IVF_SQ / IVF_PQ: the new rows merged into the existing partitions.
+          // IVF indexes: the new rows merged into the existing partitions.
           LANCE_ASSIGN_OR_RAISE(auto vplan, index::vector::PlanVectorIndexOptimize(*snap, name));
           if (!vplan) {
             out.push_back(std::move(r));

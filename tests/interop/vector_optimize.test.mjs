@@ -11,62 +11,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
-import { makeTable } from './lib/gen.mjs';
-import { assertSame, clustered, ours, referenceSearch } from './lib/vector_search.mjs';
+import { FIRST, MORE, checkMerged, jsonLines, optimizeOne, queries, table } from './lib/vector_optimize.mjs';
+import { assertSame, ours, referenceSearch } from './lib/vector_search.mjs';
 
-const DIM = 16;
-const FIRST = 2000;
-const MORE = 600;
-const jsonLines = (text) => text.split('\n').filter((l) => l).map((l) => JSON.parse(l));
-
-const vs = clustered(5, FIRST + MORE, DIM, 10, 3);
-const qs = clustered(77, 5, DIM, 10, 3).map((v) => v.map((x) => Math.fround(x * 0.9)));
-
-function table(start, n) {
-  return makeTable([
-    { name: 'id', type: new A.Int32(), nullable: false, values: Array.from({ length: n }, (_, i) => start + i) },
-    { name: 'vec', type: new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true)),
-      values: vs.slice(start, start + n) },
-  ], [n]);
-}
-
-// lance 12 over the optimized `t`: one segment covering every row, searched through `uuid`
-// alone; full nprobes + refine equals brute force; its answers equal ours at several nprobes.
-async function checkMerged(t, uri, uuid, metric, type) {
-  const stats = await t.indexStats('vec_idx');
-  assert.equal(stats.numIndices, 1);
-  assert.equal(stats.numUnindexedRows, 0);
-  assert.equal(stats.numIndexedRows, FIRST + MORE);
-  const plan = await t.query().nearestTo(qs[0]).distanceType(metric).nprobes(2).explainPlan(true);
-  assert.match(plan, new RegExp(`ANNIvfPartition: uuid=${uuid}`));
-  assert.doesNotMatch(plan, /KNNVectorDistance/);
-  for (const [qi, q] of qs.entries()) {
-    const exact = await referenceSearch(t, q, metric, {}, 10, true);
-    const full = await referenceSearch(t, q, metric, { nprobes: 4, refineFactor: 300 }, 10);
-    assertSame(full, exact, `${type} ${metric} q${qi} full nprobes + refine vs brute force`, 0);
-    assertSame(ours(uri, q, metric, { nprobes: 4, refineFactor: 300 }, 10), exact,
-      `ours ${type} ${metric} q${qi} full nprobes + refine vs brute force`, 0);
-    for (const s of [{ nprobes: 1 }, { nprobes: 2 }, { nprobes: 4 }]) {
-      const want = await referenceSearch(t, q, metric, s, 10);
-      assertSame(ours(uri, q, metric, s, 10), want, `${type} ${metric} q${qi} ${JSON.stringify(s)}`, 0);
-    }
-  }
-}
-
-function optimizeOne(uri, replaced) {
-  const out = jsonLines(lanceOk(['index', 'optimize', uri]).stdout);
-  assert.equal(out.length, 1);
-  const [x] = out;
-  assert.equal(x.outcome, 'merged', JSON.stringify(x));
-  assert.deepEqual(x.new_fragments, [1]);
-  if (replaced) assert.equal(x.replaced_uuid, replaced);
-  assert.notEqual(x.uuid, x.replaced_uuid);
-  return x;
-}
+const qs = queries(5);
 
 describe('lance index optimize merges appended rows into vector indexes', () => {
   let dir, db;
@@ -88,7 +39,7 @@ describe('lance index optimize merges appended rows into vector indexes', () => 
       assert.equal((await t.indexStats('vec_idx')).numUnindexedRows, MORE);
       const x = optimizeOne(uri, made.uuid);
       await t.checkoutLatest();
-      await checkMerged(t, uri, x.uuid, metric, type);
+      await checkMerged(t, uri, x.uuid, metric, type, qs);
       const again = jsonLines(lanceOk(['index', 'optimize', uri]).stdout);
       assert.equal(again[0].outcome, 'up_to_date');
     });
@@ -103,7 +54,7 @@ describe('lance index optimize merges appended rows into vector indexes', () => 
     const x = optimizeOne(uri);
     await t.checkoutLatest();
     assert.equal((await t.listIndices())[0].name, old.name);
-    await checkMerged(t, uri, x.uuid, 'l2', 'lance 12 ivf_pq');
+    await checkMerged(t, uri, x.uuid, 'l2', 'lance 12 ivf_pq', qs);
   });
 
   test('lance 12 IVF_PQ optimized by lance 12: our search of its merged index equals its own', async () => {

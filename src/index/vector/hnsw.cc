@@ -392,6 +392,14 @@ struct L2Between {
   }
 };
 
+struct DotBetween {
+  const float* vectors;
+  size_t dim;
+  float operator()(uint32_t a, uint32_t b) const {
+    return linalg::DotDistance(vectors + size_t{a} * dim, vectors + size_t{b} * dim, dim);
+  }
+};
+
 }  // namespace
 
 HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
@@ -408,6 +416,11 @@ HnswGraph HnswBuildSq(const uint8_t* codes, uint32_t n, size_t dim, float scale,
 HnswGraph HnswBuildL2(const float* vectors, uint32_t n, size_t dim, const HnswParams& params,
                       uint64_t seed) {
   const L2Between between{vectors, dim};
+  return Build(n, between, params, seed);
+}
+
+HnswGraph HnswBuildDot(const float* vectors, uint32_t n, size_t dim, const HnswParams& params, uint64_t seed) {
+  const DotBetween between{vectors, dim};
   return Build(n, between, params, seed);
 }
 

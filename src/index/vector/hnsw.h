@@ -97,6 +97,9 @@ HnswGraph HnswBuildSq(const uint8_t* codes, uint32_t n, size_t dim, float scale,
 HnswGraph HnswBuildL2(const float* vectors, uint32_t n, size_t dim, const HnswParams& params,
                       uint64_t seed);
 
+// The same by dot distance (a dot IVF_HNSW_FLAT's graphs).
+HnswGraph HnswBuildDot(const float* vectors, uint32_t n, size_t dim, const HnswParams& params, uint64_t seed);
+
 // "lance:hnsw" of one partition: {"entry_point", "params", "level_offsets"}.
 std::string HnswMetadataJson(const HnswGraph& g);
 

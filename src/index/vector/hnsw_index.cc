@@ -289,7 +289,15 @@ Status HnswAccess::SearchPartitionFlat(const IvfIndex& index, size_t p, const fl
                                        linalg::TopK* out) {
   const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
   if (n == 0) return Status::OK();
-  auto dist = [&](uint32_t node) { return linalg::L2(q, index.stored_vector(first + node), dim); };
+  // The storage's distance, as lance's flat storage under HNSW scores (cosine: the query and
+  // the stored vectors are unit-normalised).
+  const linalg::DistanceType metric = index.metric_;
+  auto dist = [&](uint32_t node) {
+    const float* v = index.stored_vector(first + node);
+    return metric == linalg::DistanceType::kCosine ? linalg::CosineDistance(q, v, dim)
+           : metric == linalg::DistanceType::kDot  ? linalg::DotDistance(q, v, dim)
+                                                   : linalg::L2(q, v, dim);
+  };
   SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
   return Status::OK();
 }

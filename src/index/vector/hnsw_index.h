@@ -24,6 +24,8 @@ struct HnswStorage {
 };
 
 struct HnswAccess {
+  // The graphs and SQ storage of an HNSW index (null for other kinds).
+  static const HnswStorage* Storage(const IvfIndex& index) { return index.hnsw_.get(); }
   // IVF_HNSW_SQ: loads the SQ codes (`values`: the uint8 children of __sq_code, `width` per
   // row) with the bounds of auxiliary.idx's storage_metadata, then the graphs (LoadGraphs).
   static Status Load(IvfIndex* index, const file::FileReader& index_reader,
@@ -47,7 +49,8 @@ struct HnswAccess {
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
                                 size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                 linalg::TopK* out);
-  // The same over IVF_HNSW_FLAT: node distances are the l2 of the query and the stored vectors.
+  // The same over IVF_HNSW_FLAT: node distances are the index's distance (l2, cosine, dot) of
+  // the query and the stored vectors.
   static Status SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
                                     size_t ef, const std::function<bool(uint64_t)>& keep,
                                     linalg::TopK* out);

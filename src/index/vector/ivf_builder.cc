@@ -12,6 +12,7 @@
 #include "file/proto/deterministic.h"
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw.h"
+#include "index/vector/hnsw_rebuild.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/pq_distance.h"
 #include "index/vector/rabitq.h"
@@ -74,15 +75,6 @@ Result<TrainingData> LoadVectors(const table::Snapshot& snap, const std::string&
   return d;
 }
 
-pb::Tensor FloatTensor(const std::vector<float>& values, uint32_t rows, uint32_t cols) {
-  pb::Tensor t;
-  t.set_data_type(pb::Tensor::FLOAT32);
-  t.add_shape(rows);
-  t.add_shape(cols);
-  t.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
-  return t;
-}
-
 KeyValueMetadataPtr Metadata(std::vector<std::pair<std::string, std::string>> pairs) {
   return std::make_shared<KeyValueMetadata>(std::move(pairs));
 }
@@ -103,73 +95,6 @@ Status WriteIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
     msg.add_offsets(0);
     msg.add_lengths(0);
   }
-  *msg.mutable_centroids_tensor() = FloatTensor(ivf.centroids, static_cast<uint32_t>(ivf.k),
-                                                static_cast<uint32_t>(ivf.dim));
-  msg.set_loss(ivf.loss);
-  LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(msg.SerializeAsString()));
-  if (pos != 1) return Status::IOError("{}: the IVF message went to global buffer {}", kIndexFileName, pos);
-  return writer->Finish().status();
-}
-
-// index.idx of IVF_HNSW_SQ / IVF_HNSW_PQ (`kind`): each partition's graph rows (level by level, nodes in id order),
-// "lance:hnsw" one entry per partition, the IVF message (graph rows per partition, centroids)
-// in global buffer 1.
-Status WriteHnswIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
-                          const linalg::KMeansModel& ivf, const std::vector<HnswGraph>& graphs) {
-  nlohmann::json meta = {{"type", std::string(IndexKindName(kind))},
-                         {"distance_type", std::string(linalg::DistanceTypeName(metric))}};
-  nlohmann::json hnsw = nlohmann::json::array();
-  size_t rows = 0, edges = 0;
-  for (const auto& g : graphs) {
-    hnsw.push_back(HnswMetadataJson(g));
-    for (const auto& l : g.levels) {
-      rows += l.nodes.size();
-      edges += l.ids.size();
-    }
-  }
-  auto id_field = field(kVectorIdColumn, uint32(), true);
-  auto nb_field = field(kNeighborsColumn, list(field("item", uint32(), true)), true);
-  auto d_field = field(kDistanceColumn, list(field("item", float32(), true)), true);
-  auto s = schema({id_field, nb_field, d_field},
-                  Metadata({{kHnswMetadataKey, hnsw.dump()}, {kIndexMetadataKey, meta.dump()},
-                            {kIvfMetadataKey, "1"}}));
-  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kIndexFileName, s));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(static_cast<int64_t>(rows * 4)));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, AllocateBuffer(static_cast<int64_t>((rows + 1) * 4)));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr nbs, AllocateBuffer(static_cast<int64_t>(edges * 4)));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr dists, AllocateBuffer(static_cast<int64_t>(edges * 4)));
-  auto* id_out = reinterpret_cast<uint32_t*>(ids->mutable_data());
-  auto* off_out = reinterpret_cast<int32_t*>(offsets->mutable_data());
-  auto* nb_out = reinterpret_cast<uint32_t*>(nbs->mutable_data());
-  auto* d_out = reinterpret_cast<float*>(dists->mutable_data());
-  if (edges > INT32_MAX) return Status::InvalidArgument("create vector index: {} graph edges", edges);
-  pb::IVF msg;
-  size_t r = 0, e = 0;
-  off_out[0] = 0;
-  for (const auto& g : graphs) {
-    msg.add_offsets(r);
-    size_t part_rows = 0;
-    for (const auto& l : g.levels) {
-      for (uint32_t node : l.nodes) {
-        id_out[r] = node;
-        const uint32_t a = l.starts[node], b = l.starts[node + 1];
-        std::memcpy(nb_out + e, l.ids.data() + a, (b - a) * 4);
-        std::memcpy(d_out + e, l.distances.data() + a, (b - a) * 4);
-        e += b - a;
-        off_out[++r] = static_cast<int32_t>(e);
-        ++part_rows;
-      }
-    }
-    msg.add_lengths(static_cast<uint32_t>(part_rows));
-  }
-  const auto n = static_cast<int64_t>(rows);
-  auto nb_values = Array::Make(uint32(), static_cast<int64_t>(edges), {nullptr, nbs});
-  auto d_values = Array::Make(float32(), static_cast<int64_t>(edges), {nullptr, dists});
-  auto id_array = Array::Make(uint32(), n, {nullptr, ids});
-  auto nb_array = Array::Make(nb_field->type(), n, {nullptr, offsets}, {nb_values});
-  auto d_array = Array::Make(d_field->type(), n, {nullptr, offsets}, {d_values});
-  LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, n, {id_array, nb_array, d_array}));
-  if (n > 0) LANCE_RETURN_NOT_OK(writer->Write(*batch));
   *msg.mutable_centroids_tensor() = FloatTensor(ivf.centroids, static_cast<uint32_t>(ivf.k),
                                                 static_cast<uint32_t>(ivf.dim));
   msg.set_loss(ivf.loss);
@@ -351,10 +276,6 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     return Status::NotSupported("create vector index: {} is not written yet (IVF_FLAT, IVF_PQ, IVF_SQ, "
                                 "IVF_HNSW_FLAT, IVF_HNSW_SQ, IVF_HNSW_PQ, IVF_RQ are)", IndexKindName(o.kind));
   }
-  if (o.kind == IndexKind::kIvfHnswFlat && o.metric != DistanceType::kL2) {
-    return Status::NotSupported("create vector index: IVF_HNSW_FLAT with {} (l2 is written)",
-                                linalg::DistanceTypeName(o.metric));
-  }
   if (o.kind == IndexKind::kIvfSq && o.metric == DistanceType::kDot) {
     return Status::NotSupported("create vector index: IVF_SQ with dot (l2 and cosine are written)");
   }
@@ -369,8 +290,9 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq ||
                          o.kind == IndexKind::kIvfHnswFlat;
   const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
-  if (hnsw_kind && o.metric == DistanceType::kDot) {
-    return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written)",
+  if (hnsw_kind && o.kind != IndexKind::kIvfHnswFlat && o.metric == DistanceType::kDot) {
+    return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written; IVF_HNSW_FLAT "
+                                "also dot)",
                                 IndexKindName(o.kind));
   }
   if (hnsw_kind && (o.hnsw_m < 2 || o.ef_construction == 0 || o.max_level == 0)) {
@@ -530,17 +452,18 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     }
   }
   if (o.kind == IndexKind::kIvfHnswPq || o.kind == IndexKind::kIvfHnswFlat) {
-    // The graphs over the (normalised, for cosine) vectors by l2; the search walks them by the
-    // PQ distance of the query's residual (IVF_HNSW_FLAT: by l2 to the stored vectors).
+    // The graphs over the (normalised, for cosine: l2 ranks them as cosine does) vectors by l2,
+    // a dot IVF_HNSW_FLAT's by dot; the search walks them by the PQ distance of the query's
+    // residual (IVF_HNSW_FLAT: by the index's distance to the stored vectors).
     build_graphs(work.data(), [&](const float* x, uint32_t rows, const HnswParams& hp, uint64_t seed) {
-      return HnswBuildL2(x, rows, dim, hp, seed);
+      return o.metric == DistanceType::kDot ? HnswBuildDot(x, rows, dim, hp, seed) : HnswBuildL2(x, rows, dim, hp, seed);
     });
   }
 
   const std::string uuid = NewIndexUuid();
   auto store = OpenIndexStore(at.location(), uuid);
   if (hnsw_kind) {
-    LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.kind, o.metric, ivf, graphs));
+    LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.kind, o.metric, ivf.centroids, ivf.k, ivf.dim, ivf.loss, graphs));
   } else {
     LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
   }

@@ -225,9 +225,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
     const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
     index->vectors_.assign(v, v + rows * width);
     if (index->kind_ == IndexKind::kIvfHnswFlat) {
-      if (index->metric_ != DistanceType::kL2) {
-        return Status::NotSupported("{}: IVF_HNSW_FLAT with distance_type {} (l2 is read)", aux_path,
-                                    linalg::DistanceTypeName(index->metric_));
+      if (index->metric_ == DistanceType::kHamming) {
+        return Status::NotSupported("{}: IVF_HNSW_FLAT with distance_type hamming (l2, cosine and dot are read)",
+                                    aux_path);
       }
       LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
                                                  std::make_shared<HnswStorage>()));

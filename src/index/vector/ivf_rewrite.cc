@@ -1,6 +1,11 @@
 #include "index/vector/ivf_rewrite.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/ivf_format.h"
@@ -22,9 +27,77 @@ Result<int> IvfBufferOf(const file::FileReader& reader, const std::string& path)
   return pos;
 }
 
+double SerdeJsonDouble(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  uint64_t significand = 0;
+  int digits = 0, exponent = 0;
+  bool fraction = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.' && !fraction) {
+      fraction = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    if (significand == 0 && c == '0') {
+      if (fraction) --exponent;  // leading zeros: no digit yet
+      continue;
+    }
+    if (++digits > 19) return std::strtod(std::string(text).c_str(), nullptr);
+    significand = significand * 10 + static_cast<uint64_t>(c - '0');
+    if (fraction) --exponent;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    int e = 0;
+    auto [p, ec] = std::from_chars(text.data() + i + 1 + (text.size() > i + 1 && text[i + 1] == '+'),
+                                   text.data() + text.size(), e);
+    if (ec != std::errc()) return std::strtod(std::string(text).c_str(), nullptr);
+    exponent += e;
+  }
+  if (std::abs(exponent) > 308) return std::strtod(std::string(text).c_str(), nullptr);
+  const double pow10 = std::strtod(("1e" + std::to_string(std::abs(exponent))).c_str(), nullptr);
+  double f = static_cast<double>(significand);
+  f = exponent >= 0 ? f * pow10 : f / pow10;
+  return negative ? -f : f;
+}
+
+namespace {
+
+// The shortest text of `d` that reads back as `d`, with ".0" for whole numbers (serde_json's
+// printing).
+std::string ShortestDouble(double d) {
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), d);
+  std::string s(buf, ec == std::errc() ? p : buf);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+SchemaPtr ReserializedStorageSchema(const SchemaPtr& schema) {
+  const auto& meta = schema->metadata();
+  auto text = meta ? meta->Get(kStorageMetadataKey) : std::nullopt;
+  if (!text) return schema;
+  auto list = nlohmann::json::parse(*text, nullptr, false);
+  if (!list.is_array() || list.size() != 1 || !list[0].is_string()) return schema;
+  const std::string inner = list[0].get<std::string>();
+  static const std::regex bounds(R"re("bounds":\{"start":(-?[0-9.eE+-]+),"end":(-?[0-9.eE+-]+)\})re");
+  std::smatch m;
+  if (!std::regex_search(inner, m, bounds)) return schema;
+  const std::string redone = m.prefix().str() + "\"bounds\":{\"start\":" + ShortestDouble(SerdeJsonDouble(m[1].str())) +
+                             ",\"end\":" + ShortestDouble(SerdeJsonDouble(m[2].str())) + "}" + m.suffix().str();
+  auto out = std::make_shared<KeyValueMetadata>(meta->pairs());
+  out->Set(kStorageMetadataKey, nlohmann::json::array({redone}).dump());
+  return schema->WithMetadata(std::move(out));
+}
+
 Result<RewrittenIvfSizes> WriteRewrittenIvf(const IndexStore& from, IndexStore& to, const file::FileReader& aux,
                                             const SchemaPtr& schema, int64_t n, std::vector<ArrayPtr> columns,
-                                            const std::vector<uint32_t>& lengths) {
+                                            const std::vector<uint32_t>& lengths,
+                                            const std::function<Result<uint64_t>(IndexStore&)>& write_index) {
   const std::string aux_path = from.PathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto writer, to.CreateFile(kAuxiliaryFileName, schema));
   if (n > 0) {
@@ -52,10 +125,14 @@ Result<RewrittenIvfSizes> WriteRewrittenIvf(const IndexStore& from, IndexStore& 
     if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to.PathOf(kAuxiliaryFileName), b, pos);
   }
   LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
-  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from.object_store()->Get(from.PathOf(kIndexFileName)));
-  LANCE_RETURN_NOT_OK(to.object_store()->Put(to.PathOf(kIndexFileName), index_bytes->view()));
   RewrittenIvfSizes sizes;
   sizes.auxiliary = static_cast<uint64_t>(summary.size_bytes);
+  if (write_index) {
+    LANCE_ASSIGN_OR_RAISE(sizes.index, write_index(to));
+    return sizes;
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr index_bytes, from.object_store()->Get(from.PathOf(kIndexFileName)));
+  LANCE_RETURN_NOT_OK(to.object_store()->Put(to.PathOf(kIndexFileName), index_bytes->view()));
   sizes.index = static_cast<uint64_t>(index_bytes->size());
   return sizes;
 }

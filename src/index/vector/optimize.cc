@@ -1,5 +1,5 @@
-// Optimize of IVF_FLAT / IVF_SQ / IVF_PQ indexes (vector/optimize.h): the appended rows merged
-// into the existing partitions with the existing centroids and quantizer.
+// Optimize of IVF vector indexes (vector/optimize.h): the appended rows merged into the existing
+// partitions with the existing centroids and quantizer (HNSW graphs built anew).
 #include "lance/index/vector/optimize.h"
 
 #include <algorithm>
@@ -11,9 +11,11 @@
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw.h"
+#include "index/vector/hnsw_rebuild.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/ivf_rewrite.h"
 #include "index/vector/pq_distance.h"
+#include "index/vector/rabitq_index.h"
 #include "lance/columnar/compute.h"
 #include "lance/core/bit_util.h"
 #include "lance/file/file_writer.h"
@@ -27,7 +29,8 @@ namespace lance::index::vector {
 
 bool MergedOnOptimize(const table::IndexInfo& info) {
   const std::string type = table::IndexTypeName(info);
-  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ";
+  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ" || type == "IVF_HNSW_SQ" ||
+         type == "IVF_HNSW_PQ" || type == "IVF_HNSW_FLAT";
 }
 
 Result<std::optional<VectorOptimizePlan>> PlanVectorIndexOptimize(const table::Snapshot& at,
@@ -138,7 +141,11 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   auto from = OpenIndexStore(at.location(), *old_info);
   LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
   const IndexKind kind = index->kind();
-  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq) {
+  const bool graphs = kind == IndexKind::kIvfHnswSq || kind == IndexKind::kIvfHnswPq || kind == IndexKind::kIvfHnswFlat;
+  const bool pq_kind = kind == IndexKind::kIvfPq || kind == IndexKind::kIvfHnswPq;
+  const bool sq_kind = kind == IndexKind::kIvfSq || kind == IndexKind::kIvfHnswSq;
+  const bool rq_kind = kind == IndexKind::kIvfRq;
+  if (kind != IndexKind::kIvfFlat && !sq_kind && !pq_kind && !rq_kind && !graphs) {
     return Status::NotSupported("optimize index '{}': a {} index is not merged", plan.name, IndexKindName(kind));
   }
   const linalg::DistanceType metric = index->metric();
@@ -159,13 +166,16 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
 
   const std::string aux_path = from->PathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
-  const SchemaPtr& schema = aux->schema();
+  // SQ bounds as lance 12 reads and writes them again (the new rows are coded with those).
+  const SchemaPtr schema = ReserializedStorageSchema(aux->schema());
   const nlohmann::json sm = StorageMetadata(*schema);
 
-  // The new rows' stored form: the vectors (FLAT), SQ codes, or PQ codes (row-major).
+  // The new rows' stored form: the vectors (FLAT), SQ codes, PQ codes or RaBitQ codes with
+  // their factors (row-major).
   std::vector<uint8_t> new_codes;
+  std::vector<RabitqFactors> new_factors;
   const PqCodebook* pq = index->pq();
-  if (kind == IndexKind::kIvfPq) {
+  if (pq_kind) {
     if (pq == nullptr) return Status::Corruption("{}: an IVF_PQ index without a codebook", aux_path);
     std::vector<float> resid(nv.values);
     if (metric != linalg::DistanceType::kDot) {
@@ -177,7 +187,20 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
     new_codes.resize(n_new * pq->num_sub_vectors);
     // Coded by the l2-nearest centroid, as the builder codes every metric.
     if (n_new > 0) PqEncode(*pq, resid.data(), n_new, linalg::DistanceType::kL2, new_codes.data());
-  } else if (kind == IndexKind::kIvfSq) {
+  } else if (rq_kind) {
+    // Each new row's residual to its centroid, by the index's rotation (as create-index codes).
+    const RabitqModel& model = RabitqAccess::Model(*index);
+    std::vector<float> rotated(parts * dim);
+    for (size_t p = 0; p < parts; ++p) RabitqRotate(model, ivf.centroid(p), dim, &rotated[p * dim]);
+    const size_t w = model.code_bytes();
+    new_codes.resize(n_new * w);
+    new_factors.resize(n_new);
+    ParallelFor(pool, static_cast<int64_t>(n_new), [&](int64_t i) {
+      const size_t a = assignment[i];
+      new_factors[i] = RabitqEncodeVector(model, &nv.values[size_t(i) * dim], ivf.centroid(a), dim, &rotated[a * dim],
+                                          new_codes.data() + size_t(i) * w);
+    });
+  } else if (sq_kind) {
     if (!sm.is_object() || !sm.contains("bounds") || !sm["bounds"].is_object() ||
         !sm["bounds"].value("start", nlohmann::json()).is_number() ||
         !sm["bounds"].value("end", nlohmann::json()).is_number()) {
@@ -241,6 +264,45 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
       }
       auto values = Array::Make(uint8(), n * static_cast<int64_t>(w), {nullptr, buf});
       columns.push_back(Array::Make(f->type(), n, {nullptr}, {values}));
+    } else if (rq_kind && f->name() == kRabitCodeColumn) {
+      // The rows' codes in order, packed per partition when the storage packs them.
+      const RabitqStorage& rq = *index->rq();
+      const size_t w = rq.model.code_bytes();
+      std::vector<uint8_t> rows_major(static_cast<size_t>(n) * w);
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t r = order[j];
+        std::memcpy(rows_major.data() + j * w, r < static_cast<int64_t>(n_old) ? rq.codes.data() + r * w
+                                                                                : new_codes.data() + (r - n_old) * w, w);
+      }
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(w)));
+      if (sm.is_object() && sm.value("packed", false)) {
+        size_t first = 0;
+        for (uint32_t len : lengths) {
+          PackRabitqCodes(rows_major.data() + first * w, len, w, buf->mutable_data() + first * w);
+          first += len;
+        }
+      } else if (!rows_major.empty()) {
+        std::memcpy(buf->mutable_data(), rows_major.data(), rows_major.size());
+      }
+      auto values = Array::Make(uint8(), n * static_cast<int64_t>(w), {nullptr, buf});
+      columns.push_back(Array::Make(f->type(), n, {nullptr}, {values}));
+    } else if (rq_kind && (f->name() == kRabitAddFactorsColumn || f->name() == kRabitScaleFactorsColumn ||
+                           f->name() == kRabitErrorFactorsColumn)) {
+      const RabitqStorage& rq = *index->rq();
+      const int which = f->name() == kRabitAddFactorsColumn ? 0 : f->name() == kRabitScaleFactorsColumn ? 1 : 2;
+      const std::vector<float>& stored = which == 0 ? rq.add : which == 1 ? rq.scale : rq.error;
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * 4));
+      auto* out = reinterpret_cast<float*>(buf->mutable_data());
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t r = order[j];
+        if (r < static_cast<int64_t>(n_old)) {
+          out[j] = stored[static_cast<size_t>(r)];
+        } else {
+          const RabitqFactors& x = new_factors[static_cast<size_t>(r - static_cast<int64_t>(n_old))];
+          out[j] = which == 0 ? x.add : which == 1 ? x.scale : x.error;
+        }
+      }
+      columns.push_back(Array::Make(float32(), n, {nullptr, buf}));
     } else if (f->name() == kFlatColumn || f->name() == kSqCodeColumn || f->name() == kPqCodeColumn) {
       // Row-major storage: the old column with the new rows after it, gathered in order.
       const bool flat = f->name() == kFlatColumn;
@@ -269,8 +331,18 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   seg.index_version = static_cast<int32_t>(old_info->index_version.value_or(0));
   auto to = IndexStore::Make(staged->store(), IndexDirectory(at.location(), seg.uuid));
   // The global buffers as they were (the PQ codebook), the IVF partition table anew; index.idx
-  // (the centroids) does not change.
-  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes, WriteRewrittenIvf(*from, *to, *aux, schema, n, std::move(columns), lengths));
+  // (the centroids) does not change, but an HNSW index's graphs are built anew over each
+  // partition's rows, as lance 12's optimize builds them.
+  std::function<Result<uint64_t>(IndexStore&)> rebuild;
+  if (graphs) {
+    AddedHnswRows added;
+    added.sq_codes = sq_kind ? new_codes.data() : nullptr;
+    added.pq_codes = pq_kind ? new_codes.data() : nullptr;
+    added.vectors = kind == IndexKind::kIvfHnswFlat ? nv.values.data() : nullptr;
+    rebuild = [&, added](IndexStore& out) { return WriteRebuiltHnswIndex(*index, out, order, added, lengths, pool); };
+  }
+  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes,
+                        WriteRewrittenIvf(*from, *to, *aux, schema, n, std::move(columns), lengths, rebuild));
   seg.files = {{kAuxiliaryFileName, sizes.auxiliary, {}}, {kIndexFileName, sizes.index, {}}};
   LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(to->dir() + "/"));
   for (const auto& f : written) staged->Record(f.path);

@@ -1,4 +1,4 @@
-// RemapIvfIndex (vector/remap.h): an IVF_FLAT / IVF_SQ / IVF_PQ / IVF_RQ segment rewritten with the rows'
+// RemapIvfIndex (vector/remap.h): an IVF_FLAT / IVF_SQ / IVF_PQ / IVF_RQ / IVF_HNSW_* segment rewritten with the rows'
 // new addresses after a compaction.
 #include "lance/index/vector/remap.h"
 
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index/proto/ivf.pb.h"
+#include "index/vector/hnsw_rebuild.h"
 #include "index/vector/ivf_format.h"
 #include "index/vector/ivf_rewrite.h"
 #include "index/vector/rabitq.h"
@@ -17,9 +18,17 @@
 
 namespace lance::index::vector {
 
+namespace {
+
+bool IsHnswType(const std::string& type) {
+  return type == "IVF_HNSW_SQ" || type == "IVF_HNSW_PQ" || type == "IVF_HNSW_FLAT";
+}
+
+}  // namespace
+
 bool RemappedOnCompaction(const table::IndexInfo& info) {
   const std::string type = table::IndexTypeName(info);
-  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ";
+  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ" || IsHnswType(type);
 }
 
 namespace {
@@ -77,8 +86,9 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
   // Opening checks the layout (and gives the partitions, row ids and row-major PQ codes).
   LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
   const IndexKind kind = index->kind();
+  const bool graphs = kind == IndexKind::kIvfHnswSq || kind == IndexKind::kIvfHnswPq || kind == IndexKind::kIvfHnswFlat;
   if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq &&
-      kind != IndexKind::kIvfRq) {
+      kind != IndexKind::kIvfRq && !graphs) {
     return Status::NotSupported("a {} index is not remapped", IndexKindName(kind));
   }
   const IvfModel& ivf = index->ivf();
@@ -98,7 +108,8 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
 
   const std::string aux_path = from->PathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
-  const SchemaPtr& schema = aux->schema();
+  // SQ bounds as lance 12 writes them again (it reads the quantizer and writes it back).
+  const SchemaPtr schema = ReserializedStorageSchema(aux->schema());
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, aux->ReadAll());
   const auto n = static_cast<int64_t>(keep.size());
   std::vector<ArrayPtr> columns;
@@ -137,8 +148,14 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
     }
   }
   // The global buffers as they were (the PQ codebook ...), the IVF partition table anew;
-  // index.idx (centroids, the FLAT sub-index marker) does not change.
-  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes, WriteRewrittenIvf(*from, to, *aux, schema, n, std::move(columns), lengths));
+  // index.idx (centroids, the FLAT sub-index marker) does not change, but for the HNSW kinds,
+  // whose graphs lance 12 builds anew over the kept rows of each partition.
+  std::function<Result<uint64_t>(IndexStore&)> rebuild;
+  if (graphs) {
+    rebuild = [&](IndexStore& out) { return WriteRebuiltHnswIndex(*index, out, keep, {}, lengths, nullptr); };
+  }
+  LANCE_ASSIGN_OR_RAISE(RewrittenIvfSizes sizes,
+                        WriteRewrittenIvf(*from, to, *aux, schema, n, std::move(columns), lengths, rebuild));
   return std::vector<table::IndexFileInfo>{{kIndexFileName, sizes.index}, {kAuxiliaryFileName, sizes.auxiliary}};
 }
 

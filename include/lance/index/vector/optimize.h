@@ -5,13 +5,16 @@
 // segment's dataset_version, details and index version). Nothing is trained again: the new
 // rows are assigned to the existing centroids (by l2; dot for a dot index; cosine indexes
 // normalise them first) and coded with the existing quantizer (the PQ codebook on their
-// residuals -- the vectors for dot -- or the SQ bounds; IVF_FLAT stores them). Each partition
-// holds its old rows first, unchanged and in their order, then the new rows assigned to it in
-// scan order. index.idx (the centroids) is copied. The caller commits every optimized index in
+// residuals -- the vectors for dot -- the SQ bounds or the RaBitQ rotation; IVF_FLAT stores
+// them). Each partition holds its old rows first, unchanged and in their order, then the new
+// rows assigned to it in scan order. index.idx (the centroids) is copied. The caller commits every optimized index in
 // one CreateIndex transaction (CommitReplacingSegments), as for scalar indexes.
 //
-// IVF_FLAT, IVF_SQ and IVF_PQ are merged; IVF_RQ and the HNSW kinds are not yet (their codes
-// are packed per partition / their graphs would need the new nodes inserted).
+// Every IVF kind is merged. IVF_RQ: the new rows coded with the index's rotation (signs and
+// factors of their residuals), the codes packed again per partition. The HNSW kinds: their
+// storage merged as IVF_SQ / IVF_PQ / IVF_FLAT, and each partition's graph built anew over its
+// rows with the old graphs' parameters (hnsw_rebuild.h), as lance 12's optimize rebuilds them;
+// index.idx is then written, not copied.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +32,7 @@
 
 namespace lance::index::vector {
 
-// Whether optimize merges `info` here (an IVF_FLAT, IVF_SQ or IVF_PQ index by its details).
+// Whether optimize merges `info` here (an IVF_* index by its details).
 bool MergedOnOptimize(const table::IndexInfo& info);
 
 struct VectorOptimizePlan {

@@ -5,10 +5,12 @@
 // copied). Lance 12 may also join a partition left too small; this library keeps every
 // partition (an index with fewer rows in one is as valid).
 //
-// IVF_FLAT, IVF_SQ, IVF_PQ and IVF_RQ are remapped (RQ codes, packed per partition in 32-row
-// batches, unpacked and packed again over the kept rows; their factors kept); the HNSW kinds
-// (graphs over partition positions) are not yet: they keep covering their old fragments
-// (lance 12 remaps them, rebuilding each partition's graph: src/index/README.md).
+// IVF_FLAT, IVF_SQ, IVF_PQ, IVF_RQ and the HNSW kinds are remapped (RQ codes, packed per
+// partition in 32-row batches, unpacked and packed again over the kept rows; their factors
+// kept). An HNSW segment's graphs are over partition positions, which the dropped rows shift:
+// as lance 12 does, each partition's graph is built anew over its kept rows (hnsw_rebuild.h),
+// with the old graphs' parameters; lance 12's levels are random, so the graphs are not its
+// graphs, only graphs of the same rows.
 #pragma once
 
 #include <memory>
@@ -21,8 +23,8 @@
 
 namespace lance::index::vector {
 
-// Whether a compaction remaps `info` here (an IVF_FLAT, IVF_SQ, IVF_PQ or IVF_RQ index by its
-// details).
+// Whether a compaction remaps `info` here (an IVF_FLAT, IVF_SQ, IVF_PQ, IVF_RQ or IVF_HNSW_*
+// index by its details).
 bool RemappedOnCompaction(const table::IndexInfo& info);
 
 // Writes the remapped copy of the segment in `from` into `to`; returns the files written.
