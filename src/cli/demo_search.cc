@@ -100,9 +100,8 @@ Status FilterDemo(const dataset::Dataset& ds, const std::string& filter) {
 }
 
 // Documents appended after the indexes are built: a filter scans their fragment beside the
-// index lookups until `lance index optimize` retrains each scalar index with them (the demo's
-// vector index, IVF_HNSW_SQ, is reported not supported: optimize merges IVF_FLAT / IVF_SQ /
-// IVF_PQ only so far).
+// index lookups until `lance index optimize` retrains each scalar index with them and merges
+// them into the vector index's partitions (its HNSW graphs built anew).
 Status OptimizeDemo(dataset::Dataset& ds, const std::string& filter) {
   LANCE_ASSIGN_OR_RAISE(auto more, Docs(kDocs, 2000));
   VectorRecordBatchReader input(DocSchema(), {more});
