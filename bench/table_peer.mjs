@@ -80,14 +80,17 @@ if (!nonEmpty(appendPath) || !nonEmpty(mergePath)) {
   const streams = (k) => ({ category: k + 1, score: k + 2, text: k + 3, vectors: k + 4 });
   const appendIds = new Float64Array(APPEND);
   for (let i = 0; i < APPEND; i++) appendIds[i] = 10 * N + i;
-  fs.writeFileSync(appendPath, genArrow.tableToIPC(gen.genRows(appendIds, workload.seed, streams(1000), ctx).table, "file"));
+  // A narrow export (bench/gen_narrow.mjs: workload.narrow lists its columns) gets inputs of
+  // those columns only.
+  const cut = (t) => (workload.narrow ? t.select(workload.narrow) : t);
+  fs.writeFileSync(appendPath, genArrow.tableToIPC(cut(gen.genRows(appendIds, workload.seed, streams(1000), ctx).table), "file"));
   const wl = gen.genWorkload(N, workload.seed, ctx, workload.opts);
   const upd = [], ins = [], mergeIds = [];
   for (const id of wl.upsertIds) {
     if (id < N ? upd.length < 5000 : ins.length < 5000) { (id < N ? upd : ins).push(id); mergeIds.push(id); }
   }
   if (upd.length !== 5000 || ins.length !== 5000) throw new Error(`merge input: ${upd.length} updates, ${ins.length} inserts`);
-  fs.writeFileSync(mergePath, genArrow.tableToIPC(gen.genRows(Float64Array.from(mergeIds), workload.seed, streams(2000), ctx).table, "file"));
+  fs.writeFileSync(mergePath, genArrow.tableToIPC(cut(gen.genRows(Float64Array.from(mergeIds), workload.seed, streams(2000), ctx).table), "file"));
 }
 const readArrow = (p) => arrow.tableFromIPC(fs.readFileSync(p));
 const base = readArrow(`${args.export}/base.arrow`);
