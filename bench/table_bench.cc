@@ -46,6 +46,7 @@
 #include "lance/query/scanner.h"
 #include "lance/table/snapshot.h"
 #include "process_cpu.h"
+#include "copy_table.h"
 #include "lance/table/write.h"
 
 namespace lance::table {
@@ -91,25 +92,7 @@ const Data* Cached(const std::string& name) {
 
 std::string BasePath() { return g_in.dir + "/base"; }
 
-// A copy of a table directory: data files hard-linked (never rewritten), the rest copied.
-void CopyTable(const std::string& src, const std::string& dst) {
-  fs::remove_all(dst);
-  for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator();
-       ++it) {
-    const fs::path rel = fs::relative(it->path(), src);
-    const fs::path out = fs::path(dst) / rel;
-    if (it->is_directory()) {
-      fs::create_directories(out);
-    } else {
-      fs::create_directories(out.parent_path());
-      if (it->path().parent_path().filename() == "data") {
-        fs::create_hard_link(it->path(), out);
-      } else {
-        fs::copy_file(it->path(), out);
-      }
-    }
-  }
-}
+using lance::bench::CopyTable;
 
 std::vector<std::vector<uint64_t>> TakeSets() {
   // workload.json: {"rows":..,"seed":..,"opts":{..},"takeOffsets":[[..],..],...}

@@ -23,6 +23,9 @@
 //       on its own copy of the base table (files under data/ hard-linked, the rest copied), so
 //       every rep starts from the same one-version table; row counts after each are recorded.
 //   node table_peer.mjs --compare PEER.json OURS.json...  (OURS: lance_bench JSON outputs)
+//   node table_peer.mjs --scale WORK SMALL BIG  (tags of two runs, e.g. 1000000 and
+//       10000000-narrow: WORK/peer-TAG.json, WORK/ours-create-TAG.json, WORK/ours-TAG.json):
+//       each operation's time at BIG over its time at SMALL, ours and the reference's
 //
 // append.arrow: `--append` rows (default 100000) with new ids 10N.. (never in the table);
 // merge.arrow: 10000 rows, the first 5000 updated and the first 5000 inserted ids of the
@@ -38,6 +41,7 @@ const args = {};
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--compare") { args.compare = process.argv.slice(i + 1); break; }
+  if (a === "--scale") { args.scale = process.argv.slice(i + 1); break; }
   args[a.replace(/^--/, "")] = process.argv[++i];
 }
 const median = (xs) => {
@@ -49,6 +53,10 @@ export const DELETE_FILTER = "id % 100 = 7";
 
 if (args.compare) {
   compare(...args.compare);
+  process.exit(0);
+}
+if (args.scale) {
+  scale(...args.scale);
   process.exit(0);
 }
 
@@ -80,14 +88,17 @@ if (!nonEmpty(appendPath) || !nonEmpty(mergePath)) {
   const streams = (k) => ({ category: k + 1, score: k + 2, text: k + 3, vectors: k + 4 });
   const appendIds = new Float64Array(APPEND);
   for (let i = 0; i < APPEND; i++) appendIds[i] = 10 * N + i;
-  fs.writeFileSync(appendPath, genArrow.tableToIPC(gen.genRows(appendIds, workload.seed, streams(1000), ctx).table, "file"));
+  // A narrow export (bench/gen_narrow.mjs: workload.narrow lists its columns) gets inputs of
+  // those columns only.
+  const cut = (t) => (workload.narrow ? t.select(workload.narrow) : t);
+  fs.writeFileSync(appendPath, genArrow.tableToIPC(cut(gen.genRows(appendIds, workload.seed, streams(1000), ctx).table), "file"));
   const wl = gen.genWorkload(N, workload.seed, ctx, workload.opts);
   const upd = [], ins = [], mergeIds = [];
   for (const id of wl.upsertIds) {
     if (id < N ? upd.length < 5000 : ins.length < 5000) { (id < N ? upd : ins).push(id); mergeIds.push(id); }
   }
   if (upd.length !== 5000 || ins.length !== 5000) throw new Error(`merge input: ${upd.length} updates, ${ins.length} inserts`);
-  fs.writeFileSync(mergePath, genArrow.tableToIPC(gen.genRows(Float64Array.from(mergeIds), workload.seed, streams(2000), ctx).table, "file"));
+  fs.writeFileSync(mergePath, genArrow.tableToIPC(cut(gen.genRows(Float64Array.from(mergeIds), workload.seed, streams(2000), ctx).table), "file"));
 }
 const readArrow = (p) => arrow.tableFromIPC(fs.readFileSync(p));
 const base = readArrow(`${args.export}/base.arrow`);
@@ -241,7 +252,8 @@ await mutation("merge_insert", (t) =>
 log("done");
 
 // --- comparison table -----------------------------------------------------------------------
-function compare(peerPath, ...oursPaths) {
+// The rows of the comparison: [name, reference figures, our benchmark] of one run.
+function compareRows(peerPath, ...oursPaths) {
   const peer = JSON.parse(fs.readFileSync(peerPath, "utf8"));
   // Google Benchmark writes NaN for a cv of constant-zero counters: not JSON.
   const readJson = (p) => JSON.parse(fs.readFileSync(p, "utf8").replace(/:\s*-?(nan|NaN|inf|Infinity)\b/g, ": null"));
@@ -254,7 +266,6 @@ function compare(peerPath, ...oursPaths) {
     if (b.run_type !== "aggregate" && med[key]) continue;  // keep the median when there is one
     med[key] = b;
   }
-  const ms = (b) => (b ? b.real_time * { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit] : NaN);
   // The reference flushes nothing on local datasets: ours is printed durable (default) and with
   // --no-sync (not durable, the like-for-like figure) against the same reference figure.
   const rows = [
@@ -275,6 +286,31 @@ function compare(peerPath, ...oursPaths) {
     ["  merge-insert, --no-sync", peer.merge_insert, med.BM_TableMergeInsertNoSync],
     ["open latest (21 versions)", peer.open, med.BM_TableOpenLatest],
   ];
+  return { peer, med, rows, benchmarks };
+}
+
+function ms(b) {
+  return b ? b.real_time * { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit] : NaN;
+}
+
+function scale(work, small, big) {
+  const load = (tag) => compareRows(`${work}/peer-${tag}.json`, `${work}/ours-create-${tag}.json`, `${work}/ours-${tag}.json`);
+  const a = load(small), b = load(big);
+  console.log(`${b.peer.rows} rows (${big}) against ${a.peer.rows} (${small}): time at ${big} / time at ${small}`);
+  console.log(`${"operation".padEnd(32)}${"ours x".padStart(9)}${"cpu x".padStart(9)}${"ref x".padStart(9)}${"cpu x".padStart(9)}` +
+              `${"ours ms, small -> big".padStart(24)}`);
+  const x = (p, q) => (Number.isFinite(p / q) ? `${(p / q).toFixed(1)}x` : "-").padStart(9);
+  for (let i = 0; i < a.rows.length; i++) {
+    const [name, pa, oa] = a.rows[i];
+    const [, pb, ob] = b.rows[i];
+    const f = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 3 : 1) : "-");
+    console.log(`${name.padEnd(32)}${x(ms(ob), ms(oa))}${x(ob?.cpu_ms, oa?.cpu_ms)}${x(pb?.median_ms, pa?.median_ms)}` +
+                `${x(pb?.cpu_median_ms, pa?.cpu_median_ms)}${`${f(ms(oa))} -> ${f(ms(ob))}`.padStart(24)}`);
+  }
+}
+
+function compare(peerPath, ...oursPaths) {
+  const { peer, med, rows, benchmarks } = compareRows(peerPath, ...oursPaths);
   console.log(`rows ${peer.rows}; filter ${peer.filter}; medians; ratio = reference / ours (> 1: we are faster)`);
   console.log("wall: elapsed time; cpu: CPU time of the whole process (all threads) during the call");
   console.log(`${"operation".padEnd(32)}${"ours ms".padStart(11)}${"ref ms".padStart(11)}${"ratio".padStart(9)}` +

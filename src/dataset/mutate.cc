@@ -34,6 +34,9 @@ Result<table::DeleteResult> Dataset::Delete(const std::string& filter) {
       o.index_cache = index_cache();
       LANCE_ASSIGN_OR_RAISE(auto matches, query::FindMatches(snap, o));
       std::vector<uint64_t> addresses;
+      size_t total = 0;
+      for (const auto& m : matches) total += m.rows.size();
+      addresses.reserve(total);
       for (const auto& m : matches) {
         for (uint32_t row : m.rows) addresses.push_back(m.fragment_id << 32 | row);
       }

@@ -206,7 +206,14 @@ Status FsstDecodeInto(const pb21::Fsst& fsst, const DataBlock& codes, DataBlock*
     return Status::Corruption("fsst: values are not variable width");
   }
   LANCE_ASSIGN_OR_RAISE(FsstDecoder decoder, FsstDecoder::Make(fsst.symbol_table()));
-  LANCE_RETURN_NOT_OK(out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3));
+  // AppendValue makes room for 8 bytes per code of the value before it decodes it: reserved
+  // here for the chunk's expected output (~3 bytes per code) plus its longest value's worst
+  // case, so that the values of a chunk never grow (and copy) the block one by one.
+  int64_t longest = 0;
+  for (int64_t i = 0; i < codes.num_values; ++i) {
+    longest = std::max<int64_t>(longest, codes.offsets[static_cast<size_t>(i) + 1] - codes.offsets[static_cast<size_t>(i)]);
+  }
+  LANCE_RETURN_NOT_OK(out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3 + longest * 8 + 8));
   for (int64_t i = 0; i < codes.num_values; ++i) {
     LANCE_RETURN_NOT_OK(decoder.AppendValue(codes.ValueView(i), out));
   }

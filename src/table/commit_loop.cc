@@ -56,9 +56,10 @@ Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* han
   // A name that never parses as a version (it does not end in ".manifest").
   const std::string staging = path + "." + internal::NewUuid() + ".staged";
   LANCE_RETURN_NOT_OK(local->Put(staging, bytes));
-  std::vector<std::string> files = staged.TakeUnsynced();
-  files.push_back(staging);
-  Status st = sync ? internal::SyncFiles(*local, files, dirs, sync_pool) : Status::OK();
+  // The staged manifest's bytes, not its name (durable_files.h (2)): _versions/ is synced
+  // once, after the rename.
+  Status st = sync ? internal::SyncFiles(*local, staged.TakeUnsynced(), dirs, sync_pool, {staging})
+                   : Status::OK();
   if (st.ok()) st = local->RenameIfNotExists(staging, path);
   if (!st.ok()) {
     (void)local->Delete(staging);

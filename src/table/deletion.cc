@@ -111,10 +111,19 @@ Result<DeletionFileInfo> WriteDeletionFile(StagedFiles& staged, uint64_t fragmen
 
 Result<StagedDeletions> StageDeletions(StagedFiles& staged, const Snapshot& snapshot,
                                        std::vector<uint64_t> addresses) {
-  std::sort(addresses.begin(), addresses.end());
+  // A filter's matches arrive sorted (fragment by fragment, rows ascending): sorting them again
+  // was a tenth of a 1 % delete's instructions.
+  if (!std::is_sorted(addresses.begin(), addresses.end())) std::sort(addresses.begin(), addresses.end());
   addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-  std::map<uint64_t, std::vector<uint32_t>> by_fragment;
-  for (uint64_t a : addresses) by_fragment[a >> 32].push_back(static_cast<uint32_t>(a & 0xffffffffu));
+  // Each fragment's addresses, a contiguous run of the sorted list.
+  std::map<uint64_t, std::pair<size_t, size_t>> by_fragment;
+  for (size_t b = 0; b < addresses.size();) {
+    const uint64_t fragment = addresses[b] >> 32;
+    size_t e = b + 1;
+    while (e < addresses.size() && addresses[e] >> 32 == fragment) ++e;
+    by_fragment[fragment] = {b, e};
+    b = e;
+  }
   const Manifest& m = snapshot.manifest();
   StagedDeletions out;
   for (size_t i = 0; i < m.fragments.size(); ++i) {
@@ -122,17 +131,23 @@ Result<StagedDeletions> StageDeletions(StagedFiles& staged, const Snapshot& snap
     auto it = by_fragment.find(fr.id);
     if (it == by_fragment.end()) continue;
     std::vector<uint32_t> rows;
-    for (uint32_t r : it->second) {
+    rows.reserve(it->second.second - it->second.first);
+    for (size_t k = it->second.first; k < it->second.second; ++k) {
+      const auto r = static_cast<uint32_t>(addresses[k] & 0xffffffffu);
       if (r < fr.physical_rows) rows.push_back(r);
     }
     LANCE_ASSIGN_OR_RAISE(std::vector<uint32_t> existing, snapshot.DeletedRows(i));
-    std::vector<uint32_t> fresh;
-    std::set_difference(rows.begin(), rows.end(), existing.begin(), existing.end(),
-                        std::back_inserter(fresh));
+    std::vector<uint32_t> fresh, merged;
+    if (existing.empty()) {
+      fresh = rows;
+      merged = std::move(rows);
+    } else {
+      std::set_difference(rows.begin(), rows.end(), existing.begin(), existing.end(),
+                          std::back_inserter(fresh));
+      std::set_union(existing.begin(), existing.end(), fresh.begin(), fresh.end(),
+                     std::back_inserter(merged));
+    }
     if (fresh.empty()) continue;
-    std::vector<uint32_t> merged;
-    std::set_union(existing.begin(), existing.end(), fresh.begin(), fresh.end(),
-                   std::back_inserter(merged));
     out.rebase.base[fr.id] = fr.deletion;
     out.num_deleted_rows += fresh.size();
     out.rebase.deleted_rows[fr.id] = std::move(fresh);

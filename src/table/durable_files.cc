@@ -11,7 +11,7 @@ namespace lance::table::internal {
 namespace {
 
 // Threads for the flushes of one commit (a commit syncs its new files, the staged manifest
-// and their directories: 7 for a delete), when the caller gives none. Made on first use,
+// and their directories: 6 for a delete), when the caller gives none. Made on first use,
 // never destroyed; a commit given a pool never starts them.
 ThreadPool* OwnSyncPool() {
   static ThreadPool* pool = [] {
@@ -36,10 +36,12 @@ Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(
 }
 
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,
-                 const std::vector<std::string>& extra_dirs, ThreadPool* pool) {
-  const std::set<std::string> files(paths.begin(), paths.end());
+                 const std::vector<std::string>& extra_dirs, ThreadPool* pool,
+                 const std::vector<std::string>& bytes_only) {
+  std::set<std::string> files(paths.begin(), paths.end());
   std::set<std::string> dirs(extra_dirs.begin(), extra_dirs.end());
   for (const auto& p : files) dirs.insert(ParentPath(p));
+  files.insert(bytes_only.begin(), bytes_only.end());
   std::vector<std::pair<std::string, bool>> items;  // full path, is a directory
   for (const auto& p : files) items.emplace_back(store.FullPath(p), false);
   for (const auto& d : dirs) items.emplace_back(store.FullPath(d), true);

@@ -11,7 +11,8 @@
 //       data/, _deletions/ or _transactions/ may have just been created in it; for a new
 //       dataset every ancestor up to "/", since mkdir -p may have created them);
 //   (2) the manifest's own bytes are on disk: it is written under a staging name in
-//       _versions/ and fdatasync'ed;
+//       _versions/ and fdatasync'ed (the staging name itself need not survive: _versions/ is
+//       not synced in this round, only after the rename, (4));
 // then (3) the staging file is renamed to the version's name only if that name is free (the
 // commit point: exactly one writer wins a version; a loser deletes its staging file and
 // rebases), and (4) _versions/ is fsynced before the commit is acknowledged.
@@ -48,10 +49,14 @@ Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(const std::shared_ptr
 // Makes the objects `paths` of `store` durable: each file fdatasync'ed, each of their
 // directories and `extra_dirs` (store paths) fsynced, all at once from the threads of `pool`
 // (CommitOptions::sync_pool: null = the flush threads of this file, 8, started on first use;
-// a pool without workers = one after the other on the calling thread).
+// a pool without workers = one after the other on the calling thread). The files of
+// `bytes_only` are fdatasync'ed too, but their directories are not synced for them: a file
+// whose name is never needed after a crash (the staged manifest, which the rename gives
+// its real name and the second round makes durable).
 // Errors: IOError naming the first file or directory that failed.
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,
-                 const std::vector<std::string>& extra_dirs, ThreadPool* pool);
+                 const std::vector<std::string>& extra_dirs, ThreadPool* pool,
+                 const std::vector<std::string>& bytes_only = {});
 
 // The store path of `path`'s parent directory ("" for a top-level object).
 std::string ParentPath(const std::string& path);
