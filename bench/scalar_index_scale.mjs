@@ -11,11 +11,11 @@ const f = (x) => (x === undefined || Number.isNaN(x) ? "" : x >= 100 ? x.toFixed
 const r = (a, b) => (a && b ? `${(a / b).toFixed(1)}x` : "");
 const rowsOf = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n}`);
 const S = rowsOf(small.rows), L = rowsOf(large.rows);
-console.log(`\nscale: ${S} vs ${L} rows; ms, CPU ms in brackets; ref/ours ratios wall (CPU); ${L}/${S} per side (wall)`);
+console.log(`\nscale: ${S} vs ${L} rows; ms, CPU ms in brackets; ref/ours ratios wall (CPU); ${L}/${S} per side wall (CPU)`);
 console.log(`| | ref ${S} | ours ${S} | ref/ours ${S} | ref ${L} | ours ${L} | ref/ours ${L} | ref ${L}/${S} | ours ${L}/${S} |`);
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 const row = (name, rs, rsc, os, osc, rl, rlc, ol, olc) =>
-  console.log(`| ${name} | ${f(rs)} (${f(rsc)}) | ${f(os)} (${f(osc)}) | ${r(rs, os)} (${r(rsc, osc)}) | ${f(rl)} (${f(rlc)}) | ${f(ol)} (${f(olc)}) | ${r(rl, ol)} (${r(rlc, olc)}) | ${r(rl, rs)} | ${r(ol, os)} |`);
+  console.log(`| ${name} | ${f(rs)} (${f(rsc)}) | ${f(os)} (${f(osc)}) | ${r(rs, os)} (${r(rsc, osc)}) | ${f(rl)} (${f(rlc)}) | ${f(ol)} (${f(olc)}) | ${r(rl, ol)} (${r(rlc, olc)}) | ${r(rl, rs)} (${r(rlc, rsc)}) | ${r(ol, os)} (${r(olc, osc)}) |`);
 for (const [k, v] of Object.entries(small.build)) {
   const w = large.build[k];
   if (!w || v.reference_ms === undefined) continue;
