@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "index/scalar/key_sort.h"
 #include "lance/columnar/builder.h"
+#include "lance/core/bit_util.h"
 
 namespace lance::index::scalar {
 
@@ -399,48 +403,31 @@ Result<std::shared_ptr<ScalarIndex>> OpenBTreeIndex(std::shared_ptr<IndexStore> 
   return index;
 }
 
-Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data,
-                                     const BTreeTrainOptions& options) {
-  if (options.batch_size <= 0) return Status::InvalidArgument("BTREE batch size {}", options.batch_size);
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, ConcatTrainingValues(data));
-  if (!IsIndexableKeyType(*values->type)) {
-    return Status::InvalidArgument("a BTREE index cannot key a column of type {}",
-                                   values->type->ToString());
-  }
-  // Input already in index order (an id column) is written as it is: no permutation, no gather,
-  // and the ids column is a view of data.row_ids (it does not outlive this call: the files are
-  // finished below).
-  ArrayPtr sorted = values;
-  BufferPtr id_buf;
-  const int64_t num_values = values->length;
-  if (InIndexOrder(*values, data.row_ids)) {
-    id_buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(data.row_ids.data()),
-                                      num_values * static_cast<int64_t>(sizeof(uint64_t)));
-  } else {
-    LANCE_ASSIGN_OR_RAISE(id_buf, AllocateBuffer(num_values * static_cast<int64_t>(sizeof(uint64_t))));
-    uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
-    const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
-    // An identity permutation (values in order, ties by row id) keeps the values as they are.
-    bool identity = true;
-    for (size_t i = 0; i < perm.size() && identity; ++i) identity = perm[i] == static_cast<int64_t>(i);
-    if (!identity) {
-      LANCE_ASSIGN_OR_RAISE(sorted, GatherKeys(*values, perm));
-    }
-    for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
-  }
-  ArrayPtr id_array = Array::Make(uint64(), num_values, {nullptr, std::move(id_buf)});
+namespace {
 
-  const DataTypePtr& type = values->type;
+// One page of page_data.lance: its values and row ids.
+struct SortedPage {
+  ArrayPtr values;
+  ArrayPtr ids;
+};
+using PageSource = std::function<Result<SortedPage>(int64_t start, int64_t len)>;
+
+// Writes n sorted entries, page_of(start, len) for each page in order, as page_data.lance and
+// their lookup as page_lookup.lance.
+Result<TrainedIndex> WriteBTree(IndexStore& store, const DataTypePtr& type, int64_t n,
+                                const BTreeTrainOptions& options, const PageSource& page_of) {
+  file::WriteOptions file_options = options.file_options;
+  if (file_options.pool == nullptr) file_options.pool = options.pool;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
-  LANCE_ASSIGN_OR_RAISE(auto pages, store.CreateFile(kBTreePagesFile, data_schema, options.file_options));
-  const int64_t n = sorted->length;
+  LANCE_ASSIGN_OR_RAISE(auto pages, store.CreateFile(kBTreePagesFile, data_schema, file_options));
   std::vector<ScalarValue> mins, maxs;
   NumericBuilder<uint32_t> null_counts(uint32()), page_idx(uint32());
   uint32_t page = 0;
   for (int64_t start = 0; start < n; start += options.batch_size, ++page) {
     const int64_t len = std::min(options.batch_size, n - start);
-    ArrayPtr v = sorted->Slice(start, len);
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(data_schema, len, {v, id_array->Slice(start, len)}));
+    LANCE_ASSIGN_OR_RAISE(SortedPage p, page_of(start, len));
+    const ArrayPtr& v = p.values;
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(data_schema, len, {v, p.ids}));
     LANCE_RETURN_NOT_OK(pages->Write(*batch));
     mins.push_back(ValueAt(*v, 0));
     maxs.push_back(ValueAt(*v, len - 1));
@@ -461,7 +448,7 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   LANCE_ASSIGN_OR_RAISE(ArrayPtr pi_arr, page_idx.Finish());
   LANCE_ASSIGN_OR_RAISE(auto lookup_batch, RecordBatch::Make(lookup_schema, min_arr->length,
                                                             {min_arr, max_arr, nc_arr, pi_arr}));
-  LANCE_ASSIGN_OR_RAISE(auto lookup, store.CreateFile(kBTreeLookupFile, lookup_schema, options.file_options));
+  LANCE_ASSIGN_OR_RAISE(auto lookup, store.CreateFile(kBTreeLookupFile, lookup_schema, file_options));
   LANCE_RETURN_NOT_OK(lookup->Write(*lookup_batch));
   LANCE_ASSIGN_OR_RAISE(auto lookup_summary, lookup->Finish());
 
@@ -472,6 +459,142 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   out.files = {{kBTreePagesFile, static_cast<uint64_t>(pages_summary.size_bytes)},
                {kBTreeLookupFile, static_cast<uint64_t>(lookup_summary.size_bytes)}};
   return out;
+}
+
+// A view of row_ids[start, start + len) as a uint64 array (it must not outlive row_ids).
+ArrayPtr RowIdView(const std::vector<uint64_t>& row_ids, int64_t start, int64_t len) {
+  auto buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(row_ids.data() + start),
+                                      len * static_cast<int64_t>(sizeof(uint64_t)));
+  return Array::Make(uint64(), len, {nullptr, std::move(buf)});
+}
+
+// Input already in index order (an id column), written as it is: pages are slices of the
+// chunks (a page across chunks is a copy of its pieces) and of data.row_ids.
+Result<TrainedIndex> WriteInOrder(IndexStore& store, const DataTypePtr& type, const TrainingData& data,
+                                  const BTreeTrainOptions& options) {
+  const int64_t n = static_cast<int64_t>(data.row_ids.size());
+  size_t chunk = 0;
+  int64_t chunk_start = 0;  // position of data.values[chunk]'s first element
+  return WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
+    std::vector<ArrayPtr> pieces;
+    for (int64_t at = start; at < start + len;) {
+      while (chunk_start + data.values[chunk]->length <= at) chunk_start += data.values[chunk++]->length;
+      const Array& c = *data.values[chunk];
+      const int64_t off = at - chunk_start;
+      const int64_t take = std::min(c.length - off, start + len - at);
+      pieces.push_back(off == 0 && take == c.length ? data.values[chunk] : c.Slice(off, take));
+      at += take;
+    }
+    SortedPage p;
+    if (pieces.size() == 1) {
+      p.values = std::move(pieces[0]);
+    } else {
+      LANCE_ASSIGN_OR_RAISE(p.values, Concatenate(pieces));
+    }
+    p.ids = RowIdView(data.row_ids, start, len);
+    return p;
+  });
+}
+
+// Fixed-width keys whose order key gives back their bits (ValuesFromOrderKeys): (key, row id)
+// pairs sorted by key then row id, and the pages made from the pairs in order (no gather of
+// values or row ids by position, no concatenation of the chunks). Nulls come first by row id,
+// their slots keeping the bytes they had. Returns nullopt for other types.
+Result<std::optional<TrainedIndex>> WriteSortedKeys(IndexStore& store, const DataTypePtr& type,
+                                                    const TrainingData& data, const BTreeTrainOptions& options) {
+  const int width = type->bit_width() / 8;
+  {
+    const KeyRow probe{0, 0};
+    uint64_t sink = 0;
+    if (type->id() == TypeId::kBool || width < 1 || width > 8 ||
+        !ValuesFromOrderKeys(*type, &probe, 1, reinterpret_cast<uint8_t*>(&sink))) {
+      return std::optional<TrainedIndex>();
+    }
+  }
+  for (const ArrayPtr& c : data.values) {
+    if (c->length > 0 && (c->buffers.size() < 2 || !c->buffers[1])) return std::optional<TrainedIndex>();
+  }
+  std::vector<KeyRow> nulls;  // {row id, the slot's bytes}
+  std::vector<KeyRow> keys;
+  keys.reserve(data.row_ids.size());
+  std::vector<uint64_t> chunk_keys;
+  size_t pos = 0;
+  for (const ArrayPtr& c : data.values) {
+    if (c->length == 0) continue;
+    if (!OrderKeys(*c, &chunk_keys)) return std::optional<TrainedIndex>();
+    const uint8_t* slots = c->buffers[1]->data() + c->offset * width;
+    for (int64_t i = 0; i < c->length; ++i, ++pos) {
+      const uint64_t row = data.row_ids[pos];
+      if (c->null_count > 0 && c->IsNull(i)) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, slots + i * width, static_cast<size_t>(width));
+        nulls.push_back(KeyRow{row, bits});
+      } else {
+        keys.push_back(KeyRow{chunk_keys[static_cast<size_t>(i)], row});
+      }
+    }
+  }
+  chunk_keys = std::vector<uint64_t>();
+  std::sort(nulls.begin(), nulls.end(), [](const KeyRow& a, const KeyRow& b) { return a.key < b.key; });
+  SortKeyRows(keys, options.pool);
+  TiesByRow(keys);
+  const int64_t num_nulls = static_cast<int64_t>(nulls.size());
+  const int64_t n = num_nulls + static_cast<int64_t>(keys.size());
+  Result<TrainedIndex> written =
+      WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(len * width));
+        LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(len * static_cast<int64_t>(sizeof(uint64_t))));
+        uint8_t* v = values->mutable_data();
+        uint64_t* r = ids->mutable_data_as<uint64_t>();
+        // Rows [start, start + k) of the page are nulls.
+        const int64_t k = std::clamp<int64_t>(num_nulls - start, 0, len);
+        BufferPtr validity;
+        if (k > 0) {
+          LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer((len + 7) / 8, true));
+          bit_util::SetBitsTo(validity->mutable_data(), k, len - k, true);
+          for (int64_t i = 0; i < k; ++i) {
+            const KeyRow& x = nulls[static_cast<size_t>(start + i)];
+            std::memcpy(v + i * width, &x.row, static_cast<size_t>(width));
+            r[i] = x.key;
+          }
+        }
+        const KeyRow* src = keys.data() + (start + k - num_nulls);
+        (void)ValuesFromOrderKeys(*type, src, len - k, v + k * width);
+        for (int64_t i = k; i < len; ++i) r[i] = src[i - k].row;
+        SortedPage p;
+        p.values = Array::Make(type, len, {std::move(validity), std::move(values)});
+        p.ids = Array::Make(uint64(), len, {nullptr, std::move(ids)});
+        return p;
+      });
+  if (!written.ok()) return written.status();
+  return std::optional<TrainedIndex>(std::move(*written));
+}
+
+}  // namespace
+
+Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data,
+                                     const BTreeTrainOptions& options) {
+  if (options.batch_size <= 0) return Status::InvalidArgument("BTREE batch size {}", options.batch_size);
+  LANCE_ASSIGN_OR_RAISE(DataTypePtr type, TrainingValueType(data));
+  if (!IsIndexableKeyType(*type)) {
+    return Status::InvalidArgument("a BTREE index cannot key a column of type {}", type->ToString());
+  }
+  if (InIndexOrder(data.values, data.row_ids)) return WriteInOrder(store, type, data, options);
+  LANCE_ASSIGN_OR_RAISE(std::optional<TrainedIndex> by_keys, WriteSortedKeys(store, type, data, options));
+  if (by_keys) return std::move(*by_keys);
+  // Byte strings, bools, float16 / float32: a permutation of the concatenated values, and
+  // both columns gathered by it.
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, ConcatTrainingValues(data));
+  const std::vector<int64_t> perm = SortPermutation(*values, data.row_ids);
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr sorted, GatherKeys(*values, perm));
+  const int64_t n = values->length;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr id_buf, AllocateBuffer(n * static_cast<int64_t>(sizeof(uint64_t))));
+  uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
+  for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
+  ArrayPtr id_array = Array::Make(uint64(), n, {nullptr, std::move(id_buf)});
+  return WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
+    return SortedPage{sorted->Slice(start, len), id_array->Slice(start, len)};
+  });
 }
 
 }  // namespace lance::index::scalar

@@ -94,9 +94,13 @@ Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const st
   auto store = IndexStore::Make(staged.store(), IndexDirectory(location, seg.uuid));
   Result<TrainedIndex> trained = Status::OK();
   switch (options.type) {
-    case ScalarIndexType::kBTree:
-      trained = TrainBTreeIndex(*store, data, BTreeTrainOptions{options.btree_batch_size});
+    case ScalarIndexType::kBTree: {
+      BTreeTrainOptions bo;
+      bo.batch_size = options.btree_batch_size;
+      bo.pool = options.pool;
+      trained = TrainBTreeIndex(*store, data, bo);
       break;
+    }
     case ScalarIndexType::kBitmap:
       trained = TrainBitmapIndex(*store, data);
       break;

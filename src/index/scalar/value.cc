@@ -355,6 +355,41 @@ bool OrderKeys(const Array& a, std::vector<uint64_t>* keys) {
   return true;
 }
 
+bool ValuesFromOrderKeys(const DataType& type, const KeyRow* rows, int64_t n, uint8_t* dst) {
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  auto ints = [&](auto tag) {
+    using T = decltype(tag);
+    T* d = reinterpret_cast<T*>(dst);
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(static_cast<int64_t>(rows[i].key ^ kSign));
+  };
+  auto uints = [&](auto tag) {
+    using T = decltype(tag);
+    T* d = reinterpret_cast<T*>(dst);
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(rows[i].key);
+  };
+  switch (ReprOf(type)) {
+    case Repr::kI8: ints(int8_t{}); return true;
+    case Repr::kI16: ints(int16_t{}); return true;
+    case Repr::kI32: ints(int32_t{}); return true;
+    case Repr::kI64: ints(int64_t{}); return true;
+    case Repr::kU8: uints(uint8_t{}); return true;
+    case Repr::kU16: uints(uint16_t{}); return true;
+    case Repr::kU32: uints(uint32_t{}); return true;
+    case Repr::kU64: uints(uint64_t{}); return true;
+    case Repr::kF64: {
+      // TotalKey is its own inverse (its mask keeps the sign bit).
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = static_cast<int64_t>(rows[i].key ^ kSign);
+        const int64_t bits = k ^ static_cast<int64_t>(static_cast<uint64_t>(k >> 63) >> 1);
+        std::memcpy(dst + 8 * i, &bits, 8);
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 namespace {
 
 template <typename T>

@@ -33,6 +33,9 @@ struct BTreeTrainOptions {
   // How both files are written (default: 2.2, as lance 12 writes table indexes; MemWAL's
   // _pk_index follows its generation's data storage version).
   file::WriteOptions file_options;
+  // Where the sort and the page encoding fan out (also file_options.pool when that is null);
+  // null: the caller only. The files are the same bytes either way.
+  ThreadPool* pool = nullptr;
 };
 // Sorts `data` as the reference does (value, then row id for ties) and writes both files.
 // Errors: InvalidArgument (a type a BTree cannot key), IOError.
