@@ -180,7 +180,7 @@ test('an Arrow IPC stream through a pipe is acknowledged batch by batch', async 
 test('a long stream runs in bounded memory', async () => {
   const dir = scratchDir('lance-memwal-stream-long-');
   const { uri, schemaFile } = await memwalTable(dir);
-  const ROWS = 300000;
+  const ROWS = 200000;
   const pad = 'x'.repeat(300);
   const w = startWriter(['lsm', 'write', uri, '--input', '-', '--schema', schemaFile, '--no-sync',
     '--max-rows', '0', '--max-bytes', String(4 << 20), '--max-in-flight', '8']);
@@ -194,7 +194,7 @@ test('a long stream runs in bounded memory', async () => {
   let bytes = 0;
   for (let off = 0; off < ROWS; off += 5000) {
     let text = '';
-    for (let i = off; i < off + 5000; ++i) text += `{"id": ${i % 200000}, "s": "${pad}${i}"}\n`;
+    for (let i = off; i < off + 5000; ++i) text += `{"id": ${i % 150000}, "s": "${pad}${i}"}\n`;
     bytes += text.length;
     w.sent = off + 5000;
     await w.write(text);
@@ -205,12 +205,12 @@ test('a long stream runs in bounded memory', async () => {
   assert.equal(code, 0, w.err);
   assert.equal(w.acked(), ROWS);
   console.log(`peak RSS ${(peak / 2 ** 20).toFixed(1)} MiB for a ${(bytes / 1e6).toFixed(0)} MB stream`);
-  assert.ok(bytes > 90e6, `input ${bytes} bytes`);
+  assert.ok(bytes > 60e6, `input ${bytes} bytes`);
   // The MemTable bound (4 MiB per shard, two MemTables of each of the 2 shards while one
   // flushes, and the flush's encoding of one) plus the input pieces in flight and the process
-  // itself (measured: ~95 MiB); reading the input whole held 356 MiB.
+  // itself (measured: 83-98 MiB); reading a 99 MB input whole held 356 MiB.
   assert.ok(peak > 0 && peak < 150 * 2 ** 20, `peak RSS ${(peak / 2 ** 20).toFixed(1)} MiB for a ${(bytes / 1e6).toFixed(0)} MB stream`);
   const got = readMap(uri);
-  assert.equal(got.size, 200000);
-  for (const id of [0, 1, 99999, 100000, 199999]) assert.equal(got.get(id), `${pad}${id < 100000 ? id + 200000 : id}`);
+  assert.equal(got.size, 150000);
+  for (const id of [0, 1, 49999, 50000, 149999]) assert.equal(got.get(id), `${pad}${id < 50000 ? id + 150000 : id}`);
 });
