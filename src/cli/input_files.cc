@@ -6,6 +6,11 @@
 #include <filesystem>
 #include <string_view>
 
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "lance/columnar/csv.h"
 #include "lance/columnar/json.h"
 #include "lance/io/object_store.h"
@@ -195,19 +200,36 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
 
 namespace {
 
+// One read(2) of at most `n` bytes of `fd` (what has arrived, at least one byte, or 0 at the
+// end), retried when a signal interrupts it; -1 on an error.
+ssize_t ReadSome(int fd, char* out, size_t n) {
+  for (;;) {
+    const ssize_t k = ::read(fd, out, n);
+    if (k >= 0 || errno != EINTR) return k;
+  }
+}
+
 // An input read in pieces that each end at a record boundary: a LF outside double quotes for
 // CSV (`quoted`), any LF for JSON lines. The last piece is what is left at the end. `head`: bytes
-// already read from `f` (to sniff the format).
+// already read from `f` (to sniff the format). `live` (a stream fed as it goes): a piece is the
+// whole records that have arrived, as soon as there is one, read with read(2) from the file's
+// descriptor (the head too: nothing may sit in the FILE's buffer).
 class RecordPieces {
  public:
-  RecordPieces(InputFile f, std::string head, std::string what, int64_t piece_bytes, bool quoted)
+  RecordPieces(InputFile f, std::string head, std::string what, int64_t piece_bytes, bool quoted,
+               bool live)
       : file_(std::move(f)), f_(file_.get()), what_(std::move(what)), piece_bytes_(piece_bytes),
-        quoted_(quoted), carry_(std::move(head)) {}
+        quoted_(quoted), live_(live), carry_(std::move(head)) {}
 
   // The next piece; empty at the end. Errors: IOError.
   Result<std::string> Next() {
     lines_before_ += lines_in_last_;
-    while (!eof_ && static_cast<int64_t>(carry_.size()) < piece_bytes_) LANCE_RETURN_NOT_OK(Fill());
+    while (!live_ && !eof_ && static_cast<int64_t>(carry_.size()) < piece_bytes_) LANCE_RETURN_NOT_OK(Fill());
+    // Live: what is already waiting joins the piece (a fast producer gives whole pieces, a
+    // slow one its records as they come).
+    while (live_ && !eof_ && static_cast<int64_t>(carry_.size()) < piece_bytes_ && Readable()) {
+      LANCE_RETURN_NOT_OK(Fill());
+    }
     for (;;) {
       const size_t end = LastBoundary();
       if (end != std::string::npos || eof_) {
@@ -235,6 +257,13 @@ class RecordPieces {
     const size_t chunk = static_cast<size_t>(std::clamp<int64_t>(piece_bytes_, 4096, int64_t{1} << 20));
     const size_t old = carry_.size();
     carry_.resize(old + chunk);
+    if (live_) {
+      const ssize_t n = ReadSome(::fileno(f_), carry_.data() + old, chunk);
+      carry_.resize(old + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+      if (n < 0) return Status::IOError("{}: read error: {}", what_, std::strerror(errno));
+      eof_ = n == 0;
+      return Status::OK();
+    }
     const size_t n = std::fread(carry_.data() + old, 1, chunk, f_);
     carry_.resize(old + n);
     if (n == 0) {
@@ -242,6 +271,11 @@ class RecordPieces {
       eof_ = true;
     }
     return Status::OK();
+  }
+  // True when a read of the input would not block now.
+  bool Readable() const {
+    pollfd p{::fileno(f_), POLLIN, 0};
+    return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP)) != 0;
   }
   // Where the next piece ends in carry_ (which starts at a record boundary): the last boundary
   // LF among its first piece_bytes_ bytes, else the first one after them (a record longer than
@@ -271,6 +305,7 @@ class RecordPieces {
   std::string what_;
   int64_t piece_bytes_;
   bool quoted_;
+  bool live_;
   std::string carry_;
   bool eof_ = false;
   int64_t consumed_ = 0;
@@ -422,7 +457,7 @@ class IpcInputRows final : public InputRows {
 
 Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const std::string& schema_path,
                                                  const std::string& delimiter, const SchemaPtr& target,
-                                                 int64_t piece_bytes) {
+                                                 int64_t piece_bytes, bool live) {
   if (input.find("://") != std::string::npos) return std::unique_ptr<InputRows>();
   if (piece_bytes < 1) {
     return Status::InvalidArgument("--input-batch-bytes {}: expected at least 1", piece_bytes);
@@ -446,11 +481,28 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
   InputFile file = OpenInput(input, from_stdin);
   if (!file) return std::unique_ptr<InputRows>();  // the whole-input path says why
   std::FILE* f = file.get();
+  live = live && !regular;
   // The first bytes name the format of an input without a telling extension; they stay the
-  // start of what is read (a stream cannot seek back).
+  // start of what is read (a stream cannot seek back). A live stream gives what has arrived
+  // once it names the format (8 bytes, or a whole first line), not 64 bytes that may be late.
   std::string head(64, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  if (std::ferror(f)) return Status::IOError("{}: read error", what);
+  if (live) {
+    size_t got = 0;
+    // (An IPC stream's first bytes are 0xFF x 4 and a length that may hold a LF byte.)
+    auto named = [&] {
+      return got >= 8 || (got > 0 && head[0] != '\xff' && head.substr(0, got).find('\n') != std::string::npos);
+    };
+    while (!named()) {
+      const ssize_t n = ReadSome(::fileno(f), head.data() + got, head.size() - got);
+      if (n < 0) return Status::IOError("{}: read error: {}", what, std::strerror(errno));
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    head.resize(got);
+  } else {
+    head.resize(std::fread(head.data(), 1, head.size(), f));
+    if (std::ferror(f)) return Status::IOError("{}: read error", what);
+  }
   const InputFormat format = FormatOf(input, head);
   if (!delimiter.empty() && format != InputFormat::kCsv) {
     return Status::InvalidArgument("{}: --delimiter applies to CSV input only", what);
@@ -496,7 +548,7 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
     return std::unique_ptr<InputRows>(new IpcInputRows(std::move(*reader), total, std::move(consumed)));
   }
   auto pieces = std::make_unique<RecordPieces>(std::move(file), std::move(head), what, piece_bytes,
-                                               format == InputFormat::kCsv);
+                                               format == InputFormat::kCsv, live);
   if (format == InputFormat::kJsonLines) {
     if (schema_path.empty()) {
       return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", what);

@@ -68,9 +68,14 @@ class InputRows : public RecordBatchReader {
 // with ReadInputRows (a URI, an IPC file on a stream, a path that is no file: ReadInputRows
 // says why). Errors: those of ReadInputRows for the input's first piece; InvalidArgument when
 // `piece_bytes` < 1.
+// `live`: for stdin or a FIFO fed while it is read (a streaming ingest), each JSON-lines / CSV
+// batch is the whole records that have arrived (at most about `piece_bytes`), handed on as soon
+// as there is one instead of once a whole piece has arrived (an IPC stream is pulled message by
+// message either way). No effect on a regular file.
 Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const std::string& schema_path,
                                                  const std::string& delimiter, const SchemaPtr& target,
-                                                 int64_t piece_bytes = int64_t{4} << 20);
+                                                 int64_t piece_bytes = int64_t{4} << 20,
+                                                 bool live = false);
 
 // The schema of the table at `uri` when there is one (null when there is no table).
 Result<SchemaPtr> ExistingTableSchema(const std::string& uri);

@@ -5,11 +5,9 @@
 // without --flush leaves its rows durable in the WAL, unflushed, like a reference writer that
 // exits without closing: the next writer, `lsm flush` or a strong read replays them.
 #include <charconv>
-#include <condition_variable>
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,8 +16,8 @@
 
 #include "cli/commands.h"
 #include "cli/input_files.h"
+#include "cli/lsm_common.h"
 #include "lance/columnar/json.h"
-#include "lance/io/local_object_store.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/index_details.h"
 #include "lance/memwal/enable.h"
@@ -43,8 +41,15 @@ namespace lance::cli {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
 namespace mw = lance::memwal;
+using lsm::Details;
+using lsm::Dump;
+using lsm::Json;
+using lsm::OpenBase;
+using lsm::Print;
+using lsm::Router;
+using lsm::SplitCommas;
+using lsm::Table;
 
 struct LsmArgs {
   std::string uri;
@@ -54,13 +59,6 @@ struct LsmArgs {
   std::string primary_key;
   int64_t from = 1;
   bool rows = false;
-  bool tombstone = false;
-  int64_t max_in_flight = 64;
-  int64_t batch_rows = 0;
-  bool flush = false;
-  int64_t max_rows = 1 << 20;
-  int64_t max_bytes = int64_t{256} << 20;
-  int64_t max_age_ms = 0;
   std::string bucket;    // enable: COL:N
   std::string identity;  // enable: COL
   bool unsharded = false;
@@ -76,50 +74,7 @@ struct LsmArgs {
   std::string keys_file;          // get: JSON lines of keys
   std::string older_than = "1h";  // gc
   bool dry_run = false;           // gc
-  bool no_sync = false;           // write: acknowledge without fsync (not durable)
 };
-
-// One JSON line's text (invalid UTF-8 replaced, never thrown).
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
-Status Print(const std::string& text) {
-  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-    return Status::IOError("cannot write to stdout");
-  }
-  if (std::fflush(stdout) != 0) return Status::IOError("cannot flush stdout");
-  return Status::OK();
-}
-
-struct Table {
-  io::StoreAndPath where;
-  std::shared_ptr<table::Snapshot> snapshot;
-};
-
-Result<Table> OpenBase(const std::string& uri) {
-  Table t;
-  LANCE_ASSIGN_OR_RAISE(t.where, io::ObjectStore::FromUri(uri));
-  LANCE_ASSIGN_OR_RAISE(t.snapshot, table::Snapshot::Open(t.where.store, t.where.path));
-  return t;
-}
-
-Result<mw::MemWalIndexDetails> Details(const Table& t) {
-  for (const auto& idx : t.snapshot->manifest().indices) {
-    if (idx.name == mw::kMemWalIndexName) {
-      return mw::DecodeMemWalIndexDetails(idx.details, t.snapshot->manifest_path());
-    }
-  }
-  return Status::NotFound("{}: version {} has no MemWAL index ({}); enable the LSM write path "
-                          "first",
-                          t.snapshot->root(), t.snapshot->version(), mw::kMemWalIndexName);
-}
-
-Result<mw::ShardRouter> Router(const Table& t) {
-  LANCE_ASSIGN_OR_RAISE(mw::MemWalIndexDetails d, Details(t));
-  if (d.sharding_specs.empty()) {
-    return Status::Corruption("{}: the MemWAL index has no sharding spec", t.snapshot->location().display());
-  }
-  return mw::ShardRouter::Make(d.sharding_specs.front(), *t.snapshot->schema());
-}
 
 Result<std::vector<mw::Uuid>> ShardsOf(const LsmArgs& a, const io::StoreAndPath& w) {
   if (!a.shard.empty()) {
@@ -242,171 +197,10 @@ Status Route(const LsmArgs& a) {
   return Status::OK();
 }
 
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (!s.empty()) {
-    const size_t p = s.find(',', start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) break;
-    start = p + 1;
-  }
-  return out;
-}
-
-// Acknowledgements in input order: after each durable acknowledgement, the rows of the longest
-// fully acknowledged prefix of the input (what must survive a crash from then on).
-class AckPrinter {
- public:
-  // Registers input piece `i` (rows of one input batch bound for one shard) of batch `batch`.
-  void Expect(size_t batch, int64_t rows, int pieces) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (pending_.size() <= batch) pending_.resize(batch + 1, {0, 0});
-    pending_[batch] = {pieces, rows};
-  }
-  void Done(size_t batch, const Status& st) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!st.ok()) {
-      if (error_.ok()) error_ = st;
-      return;
-    }
-    if (--pending_[batch].first > 0) return;
-    bool advanced = false;
-    while (next_ < pending_.size() && pending_[next_].first == 0) {
-      acked_ += pending_[next_].second;
-      ++next_;
-      advanced = true;
-    }
-    if (advanced) {
-      std::printf("{\"acked_rows\": %lld}\n", static_cast<long long>(acked_));
-      std::fflush(stdout);
-    }
-  }
-  Status error() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return error_;
-  }
-  int64_t acked() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return acked_;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::pair<int, int64_t>> pending_;  // per input batch: pieces left, rows
-  size_t next_ = 0;
-  int64_t acked_ = 0;
-  Status error_;
-};
-
-std::vector<std::string> TablePrimaryKey(const LsmArgs& a, const Table& t) {
-  return a.primary_key.empty() ? mw::PrimaryKeyColumns(t.snapshot->manifest())
-                               : SplitCommas(a.primary_key);
-}
-
-Result<mw::MemWalWriterOptions> WriterOptions(const LsmArgs& a, const Table& t) {
-  mw::MemWalWriterOptions o;
-  o.primary_key = TablePrimaryKey(a, t);
-  o.shard.table_schema = t.snapshot->schema();
-  if (!o.primary_key.empty()) {
-    LANCE_ASSIGN_OR_RAISE(o.shard.table_schema, mw::WithPrimaryKey(o.shard.table_schema, o.primary_key));
-  }
-  o.generation.data_storage_version = t.snapshot->manifest().data_storage_version;
-  LANCE_ASSIGN_OR_RAISE(mw::MaintainedIndexes maintained, mw::MaintainedIndexesOf(*t.snapshot));
-  o.generation.maintained_indexes = std::move(maintained.built);
-  for (const std::string& why : maintained.not_built) {
-    std::fprintf(stderr, "lance lsm: maintained index %s; not built in generations\n", why.c_str());
-  }
-  o.max_rows = a.max_rows;
-  o.max_bytes = a.max_bytes;
-  o.max_age_ms = a.max_age_ms;
-  o.auto_flush = a.max_rows > 0 || a.max_bytes > 0 || a.max_age_ms > 0;
-  return o;
-}
-
-Status Write(const LsmArgs& a) {
-  LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
-  if (a.no_sync) {
-    // The same files through a twin of the local store that never fsyncs.
-    auto local = std::dynamic_pointer_cast<io::LocalObjectStore>(t.where.store);
-    if (local == nullptr) {
-      return Status::InvalidArgument("{}: --no-sync is for a local table (an object store has no "
-                                     "fsync to skip)", a.uri);
-    }
-    t.where.store = io::LocalObjectStore::Unsynced(local);
-  }
-  LANCE_ASSIGN_OR_RAISE(mw::ShardRouter router, Router(t));
-  LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));
-  SchemaPtr schema;
-  std::vector<RecordBatchPtr> input;
-  LANCE_RETURN_NOT_OK(ReadInputRows(a.input, a.schema, "", &schema, &input));
-  std::vector<RecordBatchPtr> batches;
-  for (const auto& b : input) {
-    const int64_t step = a.batch_rows > 0 ? a.batch_rows : std::max<int64_t>(b->num_rows(), 1);
-    for (int64_t off = 0; off < b->num_rows(); off += step) {
-      batches.push_back(b->Slice(off, std::min(step, b->num_rows() - off)));
-    }
-  }
-  std::map<mw::Uuid, std::unique_ptr<mw::MemWalWriter>> writers;
-  AckPrinter acks;
-  std::mutex flight_mu;
-  std::condition_variable flight_cv;
-  int64_t in_flight = 0;
-  Status st;
-  for (size_t i = 0; i < batches.size() && st.ok(); ++i) {
-    LANCE_ASSIGN_OR_RAISE(std::vector<mw::ShardSlice> slices, router.Split(batches[i]));
-    acks.Expect(i, batches[i]->num_rows(), static_cast<int>(slices.size()));
-    for (mw::ShardSlice& slice : slices) {
-      auto it = writers.find(slice.shard.shard_id);
-      if (it == writers.end()) {
-        mw::MemWalWriterOptions o = wo;
-        o.shard.shard_spec_id = slice.shard.spec_id;
-        o.shard.shard_field_values = slice.shard.field_values;
-        LANCE_ASSIGN_OR_RAISE(auto w, mw::MemWalWriter::Open(t.where.store, t.where.path,
-                                                             slice.shard.shard_id, o));
-        std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%lld rows "
-                     "recovered from the WAL)\n",
-                     slice.shard.shard_id.ToString().c_str(),
-                     static_cast<unsigned long long>(w->epoch()),
-                     static_cast<long long>(w->recovered_rows()));
-        it = writers.emplace(slice.shard.shard_id, std::move(w)).first;
-      }
-      {
-        std::unique_lock<std::mutex> lock(flight_mu);
-        flight_cv.wait(lock, [&] { return in_flight < a.max_in_flight; });
-        ++in_flight;
-      }
-      st = it->second->Append(*slice.batch, a.tombstone, [&, i](const Result<mw::WalAck>& r) {
-        acks.Done(i, r.status());
-        std::lock_guard<std::mutex> lock(flight_mu);
-        --in_flight;
-        flight_cv.notify_all();
-      });
-      if (!st.ok()) break;
-    }
-    if (st.ok()) st = acks.error();
-  }
-  int64_t flushes = 0;
-  for (auto& [id, w] : writers) {
-    Status c = w->Close(a.flush);
-    flushes += w->stats().flushes;
-    if (st.ok()) st = c;
-  }
-  if (st.ok()) st = acks.error();
-  LANCE_RETURN_NOT_OK(st);
-  Json j;
-  j["acked_rows"] = acks.acked();
-  j["shards"] = writers.size();
-  j["flushes"] = flushes;
-  j["flushed"] = a.flush;
-  std::fprintf(stderr, "%s\n", Dump(j).c_str());
-  return Status::OK();
-}
-
 // Claims every shard with unflushed WAL entries (fencing its writer), replays them and flushes.
 Status Flush(const LsmArgs& a) {
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
-  LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(a, t));
+  LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, lsm::WriterOptions(t, a.primary_key, {}));
   wo.auto_flush = false;
   LANCE_ASSIGN_OR_RAISE(std::vector<mw::Uuid> shards, ShardsOf(a, t.where));
   std::string out;
@@ -838,32 +632,7 @@ shard (generation_dirs, wal_positions, bytes) and the totals on stderr.
       ->required();
   route->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
   registry.OnRun(route, [args] { return Route(*args); });
-  auto* write = lsm->add_subcommand(
-      "write", "Stream upserts (or --delete) into the shards: each batch is routed, made durable "
-               "in its shard's WAL, then acknowledged with {\"acked_rows\": N} (cumulative) on "
-               "stdout; MemTables flush at the limits below and with --flush at the end");
-  uri(write);
-  write->add_option("--input", args->input,
-                    "Rows: Arrow IPC stream/file, JSON lines (with --schema) or CSV; - for stdin")
-      ->required();
-  write->add_option("--schema", args->schema, "Schema JSON of JSON-lines input");
-  write->add_option("--primary-key", args->primary_key,
-                    "Primary-key columns (default: the table's)");
-  write->add_option("--batch-rows", args->batch_rows, "Cut input batches to this many rows");
-  write->add_option("--max-in-flight", args->max_in_flight,
-                    "Appends waiting for durability at once (they share WAL entries: group commit)");
-  write->add_flag("--delete", args->tombstone, "Write the input's keys as tombstones (deletes)");
-  write->add_flag("--flush", args->flush,
-                  "Flush every shard's MemTable at the end (else the rows stay durable in the "
-                  "WAL, unflushed, for the next writer / lsm flush / strong reads)");
-  write->add_flag("--no-sync", args->no_sync,
-                  "NOT DURABLE: acknowledge each batch once its WAL entry is written, without "
-                  "fsync (rows survive a crash of this process, not of the machine); for scratch "
-                  "data and like-for-like benchmarks");
-  write->add_option("--max-rows", args->max_rows, "Flush a MemTable at this many rows (0: never)");
-  write->add_option("--max-bytes", args->max_bytes, "Flush a MemTable at this many bytes (0: never)");
-  write->add_option("--max-age-ms", args->max_age_ms, "Flush a MemTable this old (0: never)");
-  registry.OnRun(write, [args] { return Write(*args); });
+  lsm::RegisterLsmWrite(lsm, registry);
   auto* recover = lsm->add_subcommand(
       "recover", "Claim a shard, fence its previous writer and replay its WAL tail");
   uri(recover);

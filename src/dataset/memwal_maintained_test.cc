@@ -122,7 +122,21 @@ TEST(LsmMaintained, EveryScalarTypeIsBuiltWithTheBaseIndexParameters) {
     EXPECT_EQ(ours->fields, theirs->fields) << name;
     EXPECT_EQ(ours->fragment_ids, std::vector<uint32_t>{0}) << name;
     EXPECT_EQ(ours->details_type_url, theirs->details_type_url) << name;
+    EXPECT_EQ(ours->dataset_version, 1u) << name;
   }
+  // One version, as lance 12 writes a generation: the data, the deletion vector hiding the older
+  // 10 (row 1) and both indexes in one commit.
+  EXPECT_EQ((*gen)->version(), 1u);
+  auto versions = (*gen)->ListVersions();
+  ASSERT_TRUE(versions.ok()) << versions.status().ToString();
+  EXPECT_EQ(versions->size(), 1u);
+  ASSERT_EQ((*gen)->manifest().fragments.size(), 1u);
+  EXPECT_EQ((*gen)->manifest().fragments[0].id, 0u);
+  ASSERT_TRUE((*gen)->manifest().fragments[0].deletion.has_value());
+  EXPECT_EQ((*gen)->manifest().fragments[0].deletion->read_version, 1u);
+  auto deleted = (*gen)->DeletedRows(0);
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_EQ(*deleted, std::vector<uint32_t>{1});
   auto base_opts = index::scalar::OptionsOfIndex(**base, *IndexNamed(**base, "s_idx"));
   auto gen_opts = index::scalar::OptionsOfIndex(**gen, *IndexNamed(**gen, "s_idx"));
   ASSERT_TRUE(base_opts.ok() && gen_opts.ok());

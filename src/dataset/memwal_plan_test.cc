@@ -145,17 +145,17 @@ TEST(LsmPlan, ExplainNamesEverySourceAndTheIndexesEachUses) {
   }
   ASSERT_EQ(sources.size(), 4u) << PlanText(t, o);
   // Newest first: the tail (entry 5: 1 + 2 entries flushed, then the tombstone's and the last
-  // batch's), generation 2, generation 1, the base.
+  // batch's), generation 2, generation 1 (each one version, as lance 12 writes them), the base.
   EXPECT_EQ(lines[sources[0]].rfind("  LsmSource: WAL tail of shard " + shard + ": entries [", 0), 0u)
       << lines[sources[0]];
   EXPECT_NE(lines[sources[0]].find("(2 rows"), std::string::npos) << lines[sources[0]];
   EXPECT_EQ(Subtree(lines, sources[0]), lines[sources[0]] + "\n");  // in memory: no plan under it
   EXPECT_EQ(lines[sources[1]].rfind("  LsmSource: generation 2 of shard " + shard + " (", 0), 0u)
       << lines[sources[1]];
-  EXPECT_NE(lines[sources[1]].find("_gen_2, version 2, 3 rows)"), std::string::npos) << lines[sources[1]];
+  EXPECT_NE(lines[sources[1]].find("_gen_2, version 1, 3 rows)"), std::string::npos) << lines[sources[1]];
   EXPECT_EQ(lines[sources[2]].rfind("  LsmSource: generation 1 of shard " + shard + " (", 0), 0u)
       << lines[sources[2]];
-  EXPECT_NE(lines[sources[2]].find("_gen_1, version 2, 3 rows)"), std::string::npos) << lines[sources[2]];
+  EXPECT_NE(lines[sources[2]].find("_gen_1, version 1, 3 rows)"), std::string::npos) << lines[sources[2]];
   EXPECT_EQ(lines[sources[3]].rfind("  LsmSource: the base table ", 0), 0u) << lines[sources[3]];
   EXPECT_NE(lines[sources[3]].find("20 rows"), std::string::npos) << lines[sources[3]];
   // Each generation's filter goes to its maintained s_idx; its keys are read by a second plan.

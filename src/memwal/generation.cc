@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "lance/columnar/builder.h"
+#include "lance/file/lance_schema.h"
+#include "lance/index/index_metadata.h"
 #include "lance/index/index_store.h"
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/create.h"
@@ -14,6 +16,10 @@
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
 #include "lance/memwal/primary_key.h"
+#include "lance/table/commit.h"
+#include "lance/table/deletion.h"
+#include "lance/table/transaction.h"
+#include "lance/table/versions.h"
 #include "lance/table/write.h"
 
 namespace lance::memwal {
@@ -30,8 +36,9 @@ std::string Random8() {
 // The `_pk_index/` sidecar (mem_wal.md "Primary-key sidecars"): a BTree over the key column's own
 // values for a one-column key, over the order-preserving binary tuple encoding of every key
 // column (PrimaryKeyEncoder) for a composite key; forward row positions as ids.
-Status WritePkIndex(const std::shared_ptr<io::ObjectStore>& store, const std::string& dir,
-                    const MemTable::Contents& c, const std::vector<std::string>& primary_key) {
+// Its files are staged in `staged` (made durable by the generation's commit, with the rest).
+Status WritePkIndex(table::StagedFiles* staged, const std::string& dir, const MemTable::Contents& c,
+                    const std::vector<std::string>& primary_key) {
   index::scalar::TrainingData data;
   if (primary_key.size() == 1) {
     for (const auto& b : c.batches) {
@@ -59,18 +66,20 @@ Status WritePkIndex(const std::shared_ptr<io::ObjectStore>& store, const std::st
   index::scalar::BTreeTrainOptions o;
   o.batch_size = kPkIndexPageRows;
   o.file_options.version = {2, 1};
-  auto index_store = index::IndexStore::Make(store, dir);
-  return index::scalar::TrainBTreeIndex(*index_store, data, o).status();
+  auto index_store = index::IndexStore::Make(staged->store(), dir);
+  LANCE_RETURN_NOT_OK(index::scalar::TrainBTreeIndex(*index_store, data, o).status());
+  LANCE_ASSIGN_OR_RAISE(auto written, staged->store()->List(dir + "/"));
+  for (const auto& f : written) staged->Record(f.path);
+  return Status::OK();
 }
 
-// Each maintained index built over the generation `dir` (one fragment, `frag`): every row of
-// `c`, row ids = the rows' addresses, committed as a CreateIndex on the generation's latest
-// version under the base index's name.
-Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, const std::string& dir,
-                              uint64_t frag, const MemTable::Contents& c,
-                              const std::vector<MaintainedIndex>& indexes) {
-  if (indexes.empty()) return Status::OK();
-  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<table::Snapshot> snap, table::Snapshot::Open(store, dir));
+// Each maintained index built over the generation (one fragment, id 0) described by `at` (its
+// version 1, not committed yet): every row of `c`, row ids = the rows' addresses, files staged
+// in `staged` under the base index's name. Returns their manifest entries.
+Result<std::vector<table::IndexInfo>> BuildMaintainedIndexes(const table::Snapshot& at, table::StagedFiles* staged,
+                                                             const MemTable::Contents& c,
+                                                             const std::vector<MaintainedIndex>& indexes) {
+  std::vector<table::IndexInfo> out;
   for (const MaintainedIndex& m : indexes) {
     auto rows = [&](const table::Snapshot&, const std::string& column) -> Result<index::scalar::TrainingData> {
       index::scalar::TrainingData data;
@@ -78,11 +87,11 @@ Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, con
       for (const auto& b : c.batches) {
         ArrayPtr a = b->GetColumnByName(column);
         if (!a) {
-          return Status::InvalidArgument("{}: maintained index '{}': the generation has no column '{}'", dir,
-                                         m.name, column);
+          return Status::InvalidArgument("{}: maintained index '{}': the generation has no column '{}'",
+                                         at.location().display(), m.name, column);
         }
         data.type = a->type;
-        for (int64_t r = 0; r < a->length; ++r) data.row_ids.push_back((frag << 32) | row++);
+        for (int64_t r = 0; r < a->length; ++r) data.row_ids.push_back(row++);  // fragment 0
         data.values.push_back(std::move(a));
       }
       return data;
@@ -92,10 +101,71 @@ Status WriteMaintainedIndexes(const std::shared_ptr<io::ObjectStore>& store, con
     o.replace = false;
     o.commit = {};
     o.fragment_ids.reset();
-    LANCE_RETURN_NOT_OK(index::scalar::CreateScalarIndex(*snap, m.column, rows, o).status());
-    LANCE_ASSIGN_OR_RAISE(snap, table::Snapshot::Open(store, dir));
+    LANCE_ASSIGN_OR_RAISE(index::scalar::BuiltSegment built,
+                          index::scalar::BuildScalarIndexSegment(at, m.column, rows, o, staged));
+    out.push_back(index::MakeIndexInfo(built.segment, at.version()));
   }
-  return Status::OK();
+  return out;
+}
+
+// The generation's only version, as lance 12 writes it: one fragment (id 0) of every row in
+// insert order, the last-write-wins deletion vector on it (`_deletions/0-1-*`), and the
+// maintained indexes, all in one commit of version 1.
+Status CommitGeneration(const table::TableLocation& loc, table::StagedFiles& staged,
+                        const MemTable::Contents& contents, bool dedup, const GenerationWriteOptions& options) {
+  const SchemaPtr& schema = contents.batches[0]->schema();
+  table::Manifest m;
+  m.version = 1;
+  m.data_file_format = "lance";
+  m.data_storage_version = options.data_storage_version.empty() ? "2.2" : options.data_storage_version;
+  LANCE_ASSIGN_OR_RAISE(m.fields, file::LanceFieldsWithIds(*schema, nullptr, &m.schema));
+  if (schema->metadata()) {
+    m.schema_metadata = schema->metadata()->pairs();
+    std::sort(m.schema_metadata.begin(), m.schema_metadata.end());
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<table::FragmentInfo> frags,
+                        table::WriteFragments(staged, m, m.schema, contents.batches,
+                                              std::max<int64_t>(contents.num_rows, 1)));
+  if (frags.size() != 1) {
+    return Status::Internal("{}: a generation is one fragment, {} were written", loc.display(), frags.size());
+  }
+  table::FragmentInfo& frag = frags[0];
+  frag.id = 0;  // what the commit creating the table assigns
+  if (dedup && !contents.superseded.empty()) {
+    std::vector<uint32_t> rows = contents.superseded;
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    LANCE_ASSIGN_OR_RAISE(frag.deletion, table::WriteDeletionFile(staged, 0, 1, rows));
+  }
+  m.fragments = frags;
+  std::vector<table::IndexInfo> indexes;
+  if (!options.maintained_indexes.empty()) {
+    table::CommittedVersion planned;
+    planned.version = 1;
+    planned.manifest = m;
+    LANCE_ASSIGN_OR_RAISE(std::shared_ptr<table::Snapshot> at, table::Snapshot::Open(loc, std::move(planned)));
+    LANCE_ASSIGN_OR_RAISE(indexes, BuildMaintainedIndexes(*at, &staged, contents, options.maintained_indexes));
+  }
+  table::Transaction txn;
+  txn.read_version = 0;
+  table::Transaction::Overwrite op;
+  op.fragments = std::move(frags);
+  op.schema = m.fields;
+  op.schema_metadata = m.schema_metadata;
+  op.data_storage_version = m.data_storage_version;
+  txn.operation = std::move(op);
+  table::CommitOptions co;
+  co.max_retries = 0;
+  co.amend = [&](table::Manifest* out) -> Status {
+    if (out->version != 1 || out->fragments.size() != 1 || out->fragments[0].id != 0) {
+      return Status::Internal("{}: the generation's commit made version {} with {} fragments; "
+                              "expected version 1 with fragment 0",
+                              loc.display(), out->version, out->fragments.size());
+    }
+    out->indices.insert(out->indices.end(), indexes.begin(), indexes.end());
+    return Status::OK();
+  };
+  return table::CommitTransaction(loc, std::move(txn), co, &staged).status();
 }
 
 uint64_t KeyBytes(const MemTable::Contents& c, const std::vector<std::string>& pk) {
@@ -130,23 +200,11 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
   g.path = fmt::format("{}_gen_{}", Random8(), generation);
   const std::string dir = ShardDirectory(root, shard) + "/" + g.path;
   table::TableLocation loc(store, dir);
-  table::WriteParams wp;
-  wp.mode = table::WriteMode::kCreate;
-  wp.data_storage_version = options.data_storage_version.empty() ? "2.2" : options.data_storage_version;
-  wp.max_rows_per_file = std::max<int64_t>(contents.num_rows, 1);
-  const SchemaPtr& schema = contents.batches[0]->schema();
-  LANCE_ASSIGN_OR_RAISE(table::WriteResult wr,
-                        table::WriteDataset(loc, schema, contents.batches, wp));
-  const uint64_t frag = wr.fragment_ids.empty() ? 0 : wr.fragment_ids[0];
-  if (!primary_key.empty() && !contents.superseded.empty()) {
-    std::vector<uint64_t> addresses;
-    addresses.reserve(contents.superseded.size());
-    for (uint32_t r : contents.superseded) addresses.push_back((frag << 32) | r);
-    LANCE_RETURN_NOT_OK(
-        table::DeleteRowAddresses(loc, std::move(addresses), wr.commit.version, "").status());
-  }
+  // Every file of the generation is staged and made durable by its one commit, in one round of
+  // flushes (not a file and a directory flush each, one after the other).
+  table::StagedFiles staged(loc);
   if (!primary_key.empty()) {
-    LANCE_RETURN_NOT_OK(WritePkIndex(store, dir + "/_pk_index", contents, primary_key));
+    LANCE_RETURN_NOT_OK(WritePkIndex(&staged, loc.Path("_pk_index"), contents, primary_key));
     g.primary_key_bytes = KeyBytes(contents, primary_key);
     LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder enc,
                           PrimaryKeyEncoder::Make(*contents.batches[0]->schema(), primary_key));
@@ -155,9 +213,9 @@ Result<FlushedGeneration> WriteGeneration(const std::shared_ptr<io::ObjectStore>
       LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*b));
       for (int64_t r = 0; r < b->num_rows(); ++r) LANCE_RETURN_NOT_OK(bloom.Insert(cols, r));
     }
-    LANCE_RETURN_NOT_OK(store->Put(dir + "/bloom_filter.bin", bloom.Serialize()));
+    LANCE_RETURN_NOT_OK(staged.Put(loc.Path("bloom_filter.bin"), bloom.Serialize()));
   }
-  LANCE_RETURN_NOT_OK(WriteMaintainedIndexes(store, dir, frag, contents, options.maintained_indexes));
+  LANCE_RETURN_NOT_OK(CommitGeneration(loc, staged, contents, !primary_key.empty(), options));
   g.in_memory_bytes = static_cast<uint64_t>(contents.bytes);
   g.physical_rows = static_cast<uint64_t>(contents.num_rows);
   return g;

@@ -48,6 +48,34 @@ function generationIndexes(uri) {
   return out;
 }
 
+// Generation directory -> its manifests (versions) under _versions/.
+function generationVersions(uri) {
+  const out = new Map();
+  for (const shard of mw.shardIds(uri)) {
+    const sdir = path.join(uri, '_mem_wal', shard);
+    for (const g of fs.readdirSync(sdir).filter((n) => /_gen_\d+$/.test(n))) {
+      out.set(g, fs.readdirSync(path.join(sdir, g, '_versions')).filter((f) => f.endsWith('.manifest')));
+    }
+  }
+  return out;
+}
+// lance 12's view of a generation directory opened as a table of its own: live rows, indexes.
+async function generationAsTable(dir, uri, g) {
+  const shard = mw.shardIds(uri).find((s) => fs.existsSync(path.join(uri, '_mem_wal', s, g)));
+  const alias = path.join(dir, `alias-${g}`);
+  fs.mkdirSync(alias, { recursive: true });
+  fs.symlinkSync(path.join(uri, '_mem_wal', shard, g), path.join(alias, 'g.lance'));
+  const t = await (await lancedb.connect(alias)).openTable('g');
+  const live = (await t.query().toArray()).map((r) => `${r.id}:${r.s}:${r._tombstone}`).sort();
+  const indexes = (await t.listIndices()).map((i) => `${i.name}:${i.indexType}`).sort();
+  // What lance 12 counts as indexed (the live rows of the fragments the index covers) and
+  // the version the index says it was built on: the generation's only one.
+  const ids = await t.indexStats('id_idx');
+  const ourList = jsonLines(lanceOk(['index', 'list', path.join(alias, 'g.lance')]).stdout).find((x) => x.name === 'id_idx');
+  const indexed = [ids.numIndexedRows, ids.numUnindexedRows, ourList.num_indexed_rows, ourList.dataset_version];
+  return { rows: await t.countRows(), live, indexes, version: await t.version(), indexed };
+}
+
 test('our flush builds the maintained BTREE indexes lance 12 plans over', async () => {
   const dir = scratchDir('lance-memwal-maintained-');
   const db = await lancedb.connect(dir);
@@ -66,6 +94,17 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
   apply(model, [11, 2], 'd', true);
   const ours = generationIndexes(uri);
   assert.equal(ours.size, 2);
+  // Each generation is one version holding the data, its deletion vector and the indexes, as
+  // lance 12 writes it; lance 12 opens it as a table of its own and sees exactly that.
+  const gens = [...ours.keys()].sort((a, b) => Number(a.split('_gen_')[1]) - Number(b.split('_gen_')[1]));
+  for (const [g, versions] of generationVersions(uri)) assert.equal(versions.length, 1, `${g}: versions ${versions}`);
+  const first = await generationAsTable(dir, uri, gens[0]);
+  assert.deepEqual(first, {
+    rows: 5, version: 1, indexes: ['id_idx:BTree', 's_idx:BTree'], indexed: [5, 0, 5, 1],
+    live: ['1:a-1:false', '10:a-10:false', '11:a-11:false', '12:a-12:false', '13:a-13:false'].sort(),
+  });
+  const second = await generationAsTable(dir, uri, gens[1]);
+  assert.deepEqual(second, { rows: 2, version: 1, indexes: ['id_idx:BTree', 's_idx:BTree'], indexed: [2, 0, 2, 1], live: ['11:null:true', '2:null:true'].sort() });
   for (const [g, idx] of ours) {
     assert.equal(idx.length, 2, `${g}: one index directory per maintained index`);
     for (const [, files] of idx) assert.deepEqual(files, ['page_data.lance', 'page_lookup.lance'], g);
@@ -78,6 +117,9 @@ test('our flush builds the maintained BTREE indexes lance 12 plans over', async 
   const all = generationIndexes(uri);
   assert.equal(all.size, 3);
   const theirs = [...all.keys()].filter((g) => !ours.has(g));
+  assert.deepEqual(theirs.map((g) => generationVersions(uri).get(g).length), [1]);
+  const own = await generationAsTable(dir, uri, theirs[0]);
+  assert.deepEqual([own.version, own.indexed], [1, [2, 0, 2, 1]]);  // lance 12's: the same numbers
   assert.equal(theirs.length, 1);
 
   const filters = [

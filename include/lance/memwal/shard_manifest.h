@@ -106,6 +106,8 @@ class ShardManifestStore {
   Result<ShardManifest> Read(uint64_t version);
   // Every stored version, ascending (from a listing).
   Result<std::vector<uint64_t>> ListVersions();
+  // Whether version `version` is stored (one metadata request). Errors: IOError.
+  Result<bool> VersionExists(uint64_t version);
 
   // Claims the shard for a new writer: writes the next version with writer_epoch + 1 (version 1,
   // epoch 1 for a new shard, with `spec_id` and `field_values`). Returns the claimed manifest.
@@ -132,7 +134,6 @@ class ShardManifestStore {
   // an object found after an IOError that holds exactly `bytes` counts as written.
   Result<PutOutcome> PutVersion(uint64_t version, const std::string& bytes, bool accept_identical);
   void WriteHint(uint64_t version);
-  Result<bool> VersionExists(uint64_t version);
   Result<ShardManifest> Rewrite(const std::function<Status(ShardManifest*)>& mutate,
                                 bool bump_epoch);
 

@@ -155,6 +155,9 @@ class ShardWriter {
   // Writes `bytes` at the next position; returns the position. Errors poison the writer.
   Result<uint64_t> WriteEntry(const BufferPtr& bytes);
   Status CheckFenced(uint64_t position);
+  // CheckFenced after an entry landed, reading the latest manifest only when there is a newer
+  // version than the one this writer wrote last.
+  Status RecheckEpoch(uint64_t position);
   void Poison(const Status& st);
   void FlusherLoop();
 
