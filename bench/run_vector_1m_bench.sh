@@ -6,7 +6,7 @@
 # says what is timed and how).
 #
 #   bench/run_vector_1m_bench.sh [--build DIR] [--work DIR] [--export DIR] [--rows N] [--hnswlib]
-#                                [ARGS of vector_1m_bench.mjs]
+#                                [--full] [ARGS of vector_1m_bench.mjs]
 #
 #   --build    build dir holding the `lance` CLI (default <repo>/build)
 #   --work     scratch directory (default /tmp/lance-vector-1m; deleted and recreated)
@@ -14,7 +14,10 @@
 #              ../shared/bench/reference/gen.mjs --rows N --export DIR when missing)
 #   --rows     harness rows (default 1000000)
 #   --hnswlib  add hnswlib (M 16, ef_construction 100, ef 64 by default: several minutes at 1M)
+#   --full     the issue's whole table: --types ivf_pq,ivf_flat,ivf_hnsw_sq --exact 10 --hnswlib and
+#              faiss's exact IndexFlatL2 (bench/peers/faiss_flat_peer.cc); ~30 min at 1M on 2 vCPUs
 # e.g. bench/run_vector_1m_bench.sh --seeds 0,1,2 --ref-builds 2
+#      bench/run_vector_1m_bench.sh --types ivf_pq,ivf_flat --exact 10
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,6 +26,8 @@ WORK=/tmp/lance-vector-1m
 ROWS=1000000
 EXPORT=""
 HNSW=0
+FULL=0
+EXACT=0
 rest=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -31,6 +36,8 @@ while [[ $# -gt 0 ]]; do
     --export) EXPORT="$2"; shift 2 ;;
     --rows) ROWS="$2"; shift 2 ;;
     --hnswlib) HNSW=1; shift ;;
+    --full) FULL=1; HNSW=1; EXACT=1; rest+=(--types ivf_pq,ivf_flat,ivf_hnsw_sq --exact 10); shift ;;
+    --exact) EXACT=1; rest+=("$1" "$2"); shift 2 ;;
     *) rest+=("$1"); shift ;;
   esac
 done
@@ -48,6 +55,13 @@ if [[ ! -x "$PEERS/faiss_ivfpq_peer" || "$REPO/bench/peers/faiss_ivfpq_peer.cc" 
   g++ -O2 -std=c++17 -fopenmp "$REPO/bench/peers/faiss_ivfpq_peer.cc" -o "$PEERS/faiss_ivfpq_peer" -lfaiss -lblas -llapack
 fi
 peer_args=(--faiss "$PEERS/faiss_ivfpq_peer")
+if [[ $EXACT == 1 ]]; then
+  if [[ ! -x "$PEERS/faiss_flat_peer" || "$REPO/bench/peers/faiss_flat_peer.cc" -nt "$PEERS/faiss_flat_peer" ]]; then
+    echo "== compiling the faiss flat peer" >&2
+    g++ -O2 -std=c++17 -fopenmp "$REPO/bench/peers/faiss_flat_peer.cc" -o "$PEERS/faiss_flat_peer" -lfaiss -lblas -llapack
+  fi
+  peer_args+=(--faiss-flat "$PEERS/faiss_flat_peer")
+fi
 if [[ $HNSW == 1 ]]; then
   if [[ ! -x "$PEERS/hnswlib_peer" || "$REPO/bench/peers/hnswlib_peer.cc" -nt "$PEERS/hnswlib_peer" ]]; then
     echo "== compiling the hnswlib peer" >&2

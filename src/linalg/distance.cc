@@ -189,5 +189,16 @@ void L2Distances(const float* a, const float* vectors, size_t n, size_t dim, flo
 void DotDistances(const float* a, const float* vectors, size_t n, size_t dim, float* out) {
   Active().dot_f32(a, 0, vectors, n, dim, out);
 }
+std::vector<float> PackBy8(const float* vectors, size_t n, size_t dim) {
+  std::vector<float> packed((n + 7) / 8 * 8 * dim, 0.0f);
+  for (size_t i = 0; i < n; ++i) {
+    float* g = packed.data() + (i / 8) * dim * 8 + i % 8;
+    for (size_t d = 0; d < dim; ++d) g[d * 8] = vectors[i * dim + d];
+  }
+  return packed;
+}
+void L2DistancesPacked(const float* a, const float* packed, size_t n, size_t dim, float* out) {
+  Active().l2_f32_packed(a, packed, n, dim, out);
+}
 
 }  // namespace lance::linalg

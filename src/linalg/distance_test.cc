@@ -352,3 +352,33 @@ TEST(DistanceTest, L2U8EqualsNaiveSumOnEveryLevel) {
 
 }  // namespace
 }  // namespace lance::linalg
+
+namespace lance::linalg {
+namespace {
+
+// The packed l2 (PQ distance tables): bit for bit L2Distances of the unpacked vectors on every
+// level, across whole and partial groups of 8 and dimensions with and without a tail.
+TEST(DistanceTest, PackedL2EqualsL2DistancesOnEveryLevel) {
+  for (SimdLevel level : AllLevels()) {
+    ScopedLevel scoped(level);
+    if (!scoped.ok()) continue;
+    for (size_t dim : {1, 3, 4, 7, 8, 9, 16, 17, 24, 32, 40}) {
+      for (size_t n : {1, 7, 8, 9, 16, 19, 256}) {
+        const auto q = RandomFloats(dim, dim + 7 * n);
+        const auto v = RandomFloats(n * dim, 3 * dim + n);
+        std::vector<float> want(n), got(n, -1.0f);
+        L2Distances(q.data(), v.data(), n, dim, want.data());
+        const std::vector<float> packed = PackBy8(v.data(), n, dim);
+        ASSERT_EQ(packed.size(), (n + 7) / 8 * 8 * dim);
+        L2DistancesPacked(q.data(), packed.data(), n, dim, got.data());
+        for (size_t i = 0; i < n; ++i) {
+          EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+              << SimdLevelName(level) << " dim " << dim << " n " << n << " row " << i;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lance::linalg

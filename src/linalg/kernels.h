@@ -27,6 +27,11 @@ using NearestFn = void (*)(const float* x, size_t n, const float* c, const float
 using DotBlockFn = void (*)(const float* q, size_t nq, const float* rows, size_t nr, size_t dim,
                             float* out);
 
+// out[i] = L2(q, vector i) for n vectors packed by 8 (PackBy8: packed[(g * dim + d) * 8 + lane]
+// is coordinate d of vector 8 g + lane): the same values as l2_f32 over the unpacked vectors,
+// eight vectors per register (short vectors: PQ sub-vectors).
+using PackedL2Fn = void (*)(const float* q, const float* packed, size_t n, size_t dim, float* out);
+
 struct Kernels {
   SimdLevel level;
   BatchFn l2_f32, dot_f32, cosine_f32;
@@ -37,6 +42,7 @@ struct Kernels {
   NearestFn nearest_l2_f32;
   DotBlockFn dot_block_f32;
   L2U8Fn l2_u8;  // lance/linalg/distance.h
+  PackedL2Fn l2_f32_packed;
 };
 
 const Kernels& PortableKernels();

@@ -483,6 +483,41 @@ void NearestL2F32(const float* x, size_t n, const float* c, const float* c_norms
   }
 }
 
+// l2 of 8 packed vectors per pass, lanes = vectors: lane l of acc[j] is the reference's lane j
+// of vector l's 8-lane fused accumulator, the tail its unfused left-to-right sum, then
+// tail + ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)) as Finish does, all 8 vectors at once.
+void L2F32Packed(const float* q, const float* packed, size_t n, size_t dim, float* out) {
+  const size_t full = dim / 8 * 8;
+  for (size_t i = 0; i < n; i += 8) {
+    const float* p = packed + (i / 8) * dim * 8;
+    __m256 acc[8];
+#pragma GCC unroll 8
+    for (size_t j = 0; j < 8; ++j) acc[j] = _mm256_setzero_ps();
+    for (size_t b = 0; b < full; b += 8) {
+#pragma GCC unroll 8
+      for (size_t j = 0; j < 8; ++j) {
+        const __m256 x = _mm256_sub_ps(_mm256_set1_ps(q[b + j]), _mm256_loadu_ps(p + (b + j) * 8));
+        acc[j] = _mm256_fmadd_ps(x, x, acc[j]);
+      }
+    }
+    __m256 tail = _mm256_setzero_ps();
+    for (size_t d = full; d < dim; ++d) {
+      const __m256 x = _mm256_sub_ps(_mm256_set1_ps(q[d]), _mm256_loadu_ps(p + d * 8));
+      tail = _mm256_add_ps(tail, _mm256_mul_ps(x, x));
+    }
+    const __m256 fold = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(acc[0], acc[4]), _mm256_add_ps(acc[2], acc[6])),
+                                      _mm256_add_ps(_mm256_add_ps(acc[1], acc[5]), _mm256_add_ps(acc[3], acc[7])));
+    const __m256 s = _mm256_add_ps(tail, fold);
+    if (i + 8 <= n) {
+      _mm256_storeu_ps(out + i, s);
+    } else {
+      alignas(32) float t[8];
+      _mm256_store_ps(t, s);
+      for (size_t l = 0; l < n - i; ++l) out[i + l] = t[l];
+    }
+  }
+}
+
 // q . r for every pair: rows packed dimension-major in groups of 8 (padding rows zero), four
 // queries x 16 rows per register block.
 void DotBlockF32(const float* q, size_t nq, const float* rows, size_t nr, size_t dim, float* out) {
@@ -547,7 +582,7 @@ const Kernels* Avx2Kernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32, DotBlockF32, L2U8};
+                         NearestL2F32, DotBlockF32, L2U8, L2F32Packed};
   return &k;
 }
 

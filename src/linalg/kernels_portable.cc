@@ -2,6 +2,7 @@
 // results every SIMD level must reproduce bit for bit (kernels_avx2.cc, kernels_avx512.cc).
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "lance/columnar/float16.h"
 #include "linalg/kernels.h"
@@ -291,6 +292,16 @@ void DotBlockF32(const float* q, size_t nq, const float* rows, size_t nr, size_t
   }
 }
 
+// Each vector unpacked and scored by L2F32: the definition of the packed kernel's values.
+void L2F32Packed(const float* q, const float* packed, size_t n, size_t dim, float* out) {
+  std::vector<float> v(dim);
+  for (size_t i = 0; i < n; ++i) {
+    const float* g = packed + (i / 8) * dim * 8;
+    for (size_t d = 0; d < dim; ++d) v[d] = g[d * 8 + i % 8];
+    L2F32(q, 0, v.data(), 1, dim, out + i);
+  }
+}
+
 }  // namespace
 
 const Kernels& PortableKernels() {
@@ -300,7 +311,7 @@ const Kernels& PortableKernels() {
                          L2F16, DotF16, CosineF16,
                          HammingU8,
                          NormF32, NormF64, NormF16,
-                         NearestL2F32, DotBlockF32, L2U8};
+                         NearestL2F32, DotBlockF32, L2U8, L2F32Packed};
   return k;
 }
 

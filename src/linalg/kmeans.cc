@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "linalg/kernels.h"
+#include "linalg/kmeans_prune.h"
 
 namespace lance::linalg {
 namespace {
@@ -23,30 +24,59 @@ float SquaredNorm(const float* v, size_t dim) {
 }
 
 // k-means++: the first centre uniformly, each next one with probability proportional to the
-// squared distance to the nearest centre chosen so far (kept up to date in `nearest`).
+// squared distance to the nearest centre chosen so far (kept up to date in `nearest`, with the
+// centre it belongs to in `owner`). A row whose owner lies at least twice its distance from the
+// new centre cannot come closer to it (triangle inequality: ||x - c|| >= ||c - o|| - ||x - o||),
+// so it is skipped without reading its vector; the margin (1e-3 on squared distances, far
+// above float rounding) keeps every skipped row one the full scan leaves unchanged, so the
+// picks equal the unpruned ones. With k centres most rows are skipped: the scan reads owners
+// and distances (12 bytes a row) instead of every training vector k times.
 void PlusPlusInit(const float* data, size_t m, size_t dim, size_t k, uint64_t seed, ThreadPool* pool,
                   float* centroids) {
   std::mt19937_64 rng(seed);
   std::vector<double> nearest(m, HUGE_VAL);
+  std::vector<uint32_t> owner(m, 0);
   size_t pick = static_cast<size_t>(Uniform(rng) * static_cast<double>(m));
   constexpr size_t kChunk = 4096;
   const size_t chunks = (m + kChunk - 1) / kChunk;
   std::vector<double> chunk_sum(chunks);
+  std::vector<float> to_centre(k);  // squared distance of the new centre to each earlier one
   for (size_t j = 0; j < k; ++j) {
     const float* c = data + std::min(pick, m - 1) * dim;
     std::copy_n(c, dim, centroids + j * dim);
     if (j + 1 == k) break;
+    if (j > 0) L2Distances(c, centroids, j, dim, to_centre.data());
     ParallelFor(pool, static_cast<int64_t>(chunks), [&](int64_t t) {
       const size_t begin = static_cast<size_t>(t) * kChunk, end = std::min(m, begin + kChunk);
-      // The chunk's squared distances to the new centre by the SIMD batch kernel (float, as
-      // the assignment's), the running minimum and its sum in double.
-      float d[kChunk];
-      L2Distances(c, data + begin * dim, end - begin, dim, d);
-      double sum = 0;
-      for (size_t i = begin; i < end; ++i) {
-        nearest[i] = std::min(nearest[i], static_cast<double>(d[i - begin]));
-        sum += nearest[i];
+      bool changed = false;
+      auto reachable = [&](size_t i) {
+        return j == 0 || static_cast<double>(to_centre[owner[i]]) < 4.004 * nearest[i];
+      };
+      size_t open = 0;
+      for (size_t i = begin; i < end; ++i) open += reachable(i) ? 1 : 0;
+      if (open == 0) return;  // the chunk's sum stands
+      auto update = [&](size_t i, float dist) {
+        const double d = static_cast<double>(dist);
+        if (d < nearest[i]) {
+          nearest[i] = d;
+          owner[i] = static_cast<uint32_t>(j);
+          changed = true;
+        }
+      };
+      if (open * 4 >= end - begin) {
+        // Most rows in reach (the first centres): the chunk at once by the SIMD batch kernel,
+        // the same distances as one pair at a time.
+        float d[kChunk];
+        L2Distances(c, data + begin * dim, end - begin, dim, d);
+        for (size_t i = begin; i < end; ++i) update(i, d[i - begin]);
+      } else {
+        for (size_t i = begin; i < end; ++i) {
+          if (reachable(i)) update(i, L2(c, data + i * dim, dim));
+        }
       }
+      if (!changed) return;  // the chunk's sum stands
+      double sum = 0;
+      for (size_t i = begin; i < end; ++i) sum += nearest[i];
       chunk_sum[static_cast<size_t>(t)] = sum;
     });
     double total = 0;
@@ -147,6 +177,12 @@ void UpdateCentroids(const float* vectors, size_t n, size_t dim, const uint32_t*
       if (count == 0) continue;
       std::fill(sum.begin(), sum.end(), 0.0);
       for (size_t m = start[j]; m < start[j + 1]; ++m) {
+        // The member four ahead is fetched meanwhile: rows are scattered over the training
+        // set, and one row's adds alone fill the reorder window.
+        if (m + 4 < start[j + 1]) {
+          const char* ahead = reinterpret_cast<const char*>(vectors + static_cast<size_t>(members[m + 4]) * dim);
+          for (size_t b = 0; b < dim * sizeof(float); b += 64) __builtin_prefetch(ahead + b);
+        }
         const float* v = vectors + static_cast<size_t>(members[m]) * dim;
         for (size_t d = 0; d < dim; ++d) sum[d] += v[d];
       }
@@ -259,11 +295,23 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
   std::vector<float> radius(k);
   std::vector<double> cluster_loss(k);
   double last_loss = HUGE_VAL;
+  bool prune_declined = false;
   for (int it = 1; it <= std::max(1, options.max_iterations); ++it) {
     const float factor = std::min(cap, base_factor);
-    LANCE_RETURN_NOT_OK(AssignBiased(data.data(), m, dim, model.centroids.data(), k, assign_type,
-                                     balanced ? bias.data() : nullptr, options.pool,
-                                     assignment.data(), dist.data()));
+    // After the first pass each row starts from its centroid of the last one, and l2 scores only
+    // the centroids the triangle inequality leaves in reach (kmeans_prune.h: the same argmin,
+    // a small fraction of the work once rows have settled); the full pass otherwise.
+    const float* shift = balanced ? bias.data() : nullptr;
+    const bool pruned = it > 1 && assign_type == DistanceType::kL2 && !prune_declined &&
+                        internal::AssignFromOwners(data.data(), m, dim, model.centroids.data(), k, shift,
+                                                   assignment.data(), options.pool, assignment.data(),
+                                                   dist.data());
+    // Declined once (rows spread over the space, e.g. PQ sub-vectors): not offered again.
+    prune_declined = prune_declined || (it > 1 && !pruned);
+    if (!pruned) {
+      LANCE_RETURN_NOT_OK(AssignBiased(data.data(), m, dim, model.centroids.data(), k, assign_type, shift,
+                                       options.pool, assignment.data(), dist.data()));
+    }
     double loss = 0;
     for (float d : dist) loss += d;
     if (balanced) {

@@ -48,6 +48,16 @@ void TopK::Push(const float* dist, size_t n, uint64_t first_row, const uint8_t* 
 
 void TopK::Push(const float* dist, const uint64_t* rows, size_t n, const uint8_t* valid,
                 int64_t valid_offset) {
+  if (valid == nullptr) {
+    // Most candidates lie beyond the bound: one float compare rejects them (d > bound means a
+    // larger key in IEEE total order, so Push would refuse it too; NaN compares false and
+    // goes to Push, which drops it).
+    for (size_t i = 0; i < n; ++i) {
+      if (dist[i] > bound_distance_) continue;
+      Push(rows[i], dist[i]);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (valid != nullptr) {
       const int64_t bit = valid_offset + static_cast<int64_t>(i);

@@ -249,8 +249,12 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
   pq.dim = dim;
   const size_t sub = dim / m, k = pq.num_centroids();
   pq.centroids.resize(m * k * sub);
-  std::vector<float> part(rows * sub);
-  for (size_t s = 0; s < m; ++s) {
+  // The sub-vectors' k-means side by side on the pool (each a single thread: small problems,
+  // where one barrier per iteration would cost more than it shares).
+  std::vector<Status> status(m);
+  ParallelFor(o.pool, static_cast<int64_t>(m), [&](int64_t si) {
+    const size_t s = static_cast<size_t>(si);
+    std::vector<float> part(rows * sub);
     for (size_t i = 0; i < rows; ++i) std::memcpy(&part[i * sub], &train[i * dim + s * sub], sub * 4);
     linalg::KMeansOptions ko;
     ko.k = k;
@@ -258,10 +262,14 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
     ko.max_iterations = o.max_iterations;
     ko.sample_rate = 0;  // the caller sampled
     ko.seed = o.seed + 1 + s;
-    ko.pool = o.pool;
-    LANCE_ASSIGN_OR_RAISE(linalg::KMeansModel model, linalg::TrainKMeans(part.data(), rows, sub, ko));
-    std::memcpy(&pq.centroids[s * k * sub], model.centroids.data(), k * sub * 4);
-  }
+    auto model = linalg::TrainKMeans(part.data(), rows, sub, ko);
+    if (!model.ok()) {
+      status[s] = model.status();
+      return;
+    }
+    std::memcpy(&pq.centroids[s * k * sub], model->centroids.data(), k * sub * 4);
+  });
+  for (const Status& st : status) LANCE_RETURN_NOT_OK(st);
   return pq;
 }
 
@@ -388,7 +396,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     // Coded by the l2-nearest centroid for every metric (the dot-nearest of a codebook trained
     // by l2 k-means is its extreme centroid: recall 0.08 instead of lance 12's 0.8 on the
     // interop data); only the search-time distance table is dot.
-    PqEncode(*pq, resid.data(), n, DistanceType::kL2, codes.data());
+    PqEncode(*pq, resid.data(), n, DistanceType::kL2, codes.data(), o.pool);
   }
 
   // IVF_RQ: a seeded fast rotation; each vector's residual to its centroid coded by the signs

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lance/core/thread_pool.h"
 #include "lance/index/vector/ivf_index.h"
 
 namespace lance::index::vector {
@@ -36,11 +37,17 @@ class PqDistanceTable {
   size_t centroids_ = 0;
   bool dot_ = false;
   std::vector<float> table_;  // [m][centroids]
+  // l2: the codebook packed by 8 per sub-vector (linalg::PackBy8), made by the first Build of
+  // `packed_for_` and reused by the next (one table per query serves all its partitions).
+  const PqCodebook* packed_for_ = nullptr;
+  std::vector<float> packed_;
 };
 
 // The code of each of `n` vectors (row-major, pq.dim floats): per sub-vector, the nearest
-// centroid by `metric` (l2 for l2 / cosine, dot distance for dot), the first on ties.
+// centroid by `metric` (l2 for l2 / cosine, by the k-means assignment kernel: the expanded form
+// |c|^2 - 2 x.c, so a float near-tie may go either way; dot distance for dot), the first on
+// ties. l2 runs chunks of rows on `pool` (null: the caller's thread).
 void PqEncode(const PqCodebook& pq, const float* vectors, size_t n, linalg::DistanceType metric,
-              uint8_t* codes);
+              uint8_t* codes, ThreadPool* pool = nullptr);
 
 }  // namespace lance::index::vector
