@@ -58,9 +58,11 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
   if (options_.auto_flush) {
-    // Bounded memory: a full MemTable waits while the previous one is still being flushed.
+    // Bounded memory: no append joins a full MemTable. It waits until the flusher has frozen
+    // it (a fresh one takes the appends), and while the previous one is still being flushed
+    // that waits for that flush. Only batches already queued in the WAL land after the limit.
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return stop_ || !flush_error_.ok() || !frozen_ || !OverLimit(*active_); });
+    cv_.wait(lock, [&] { return stop_ || !flush_error_.ok() || !OverLimit(*active_); });
     if (!flush_error_.ok()) return flush_error_;
   }
   return shard_->AppendWalBatch(wb, [this, wb, cb = std::move(on_durable)](const Result<WalAck>& r) {
@@ -120,6 +122,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       frozen = frozen_;
     }
   }
+  cv_.notify_all();  // appends held by a full MemTable go on into the fresh one
   const auto t0 = std::chrono::steady_clock::now();
   const MemTable::Contents contents = frozen->Snapshot();
   auto publish = [&]() -> Result<FlushedGeneration> {
