@@ -93,7 +93,8 @@ class IvfIndex {
   // Opens `dir` (the index directory, e.g. "<table>/_indices/<uuid>") in `store`: both files'
   // metadata, centroids, codebook, row ids and codes (the whole storage is loaded).
   // Errors: NotFound, Corruption naming the file and field that is malformed, NotSupported for
-  // index types / layouts not implemented (IVF_SQ, IVF_HNSW_FLAT, multi-bit RQ, 4-bit PQ).
+  // index types / layouts not implemented (multi-bit RQ, 4-bit PQ, the dot metric of IVF_RQ /
+  // IVF_HNSW_SQ / IVF_HNSW_PQ).
   static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
                                                 const std::string& dir);
   // The same through the index's IndexStore (index_store.h: its files and page cache).
