@@ -4,7 +4,7 @@
 // `lance search` returns (row ids in order, distances bit for bit; IVF_FLAT cosine
 // to 1 ulp) for l2 / cosine / dot,
 // nprobes 1 / 4 / all, with and without a refine factor (IVF_HNSW_SQ: also ef 40 / 300). Recall@10 against exact search is at
-// least the median of three of the reference's own builds with the same parameters on the same
+// least the median of five of the reference's own builds with the same parameters on the same
 // data (ours: the median of three seeds), minus 0.08 (l2: IVF_PQ / IVF_HNSW_PQ 0.05, IVF_HNSW_SQ 0.12) (lance
 // 12's k-means is not deterministic, see FORMAT-NOTES §14).
 import assert from 'node:assert/strict';
@@ -125,8 +125,9 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
         }
       }
 
-      // Recall@10 at nprobes 2 against exact search, ours vs the median of three of the
-      // reference's own builds (its k-means is not deterministic: one build ranged 0.80-0.95).
+      // Recall@10 at nprobes 2 against exact search, ours vs the median of five of the
+      // reference's own builds (its k-means is not deterministic: one build ranged 0.80-0.95,
+      // and medians of three moved from 0.797 to 0.944 between runs for IVF_FLAT l2).
       const cfg = () => (type === 'ivf_pq'
         ? lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: metric === 'dot' ? 16 : 4, distanceType: metric })
         : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: 8, distanceType: metric })
@@ -154,16 +155,16 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       }
       const mine = [...ourBuilds].sort((a, b) => a - b)[1];
       const builds = [];
-      for (let b = 0; b < 3; b++) {
+      for (let b = 0; b < 5; b++) {
         const rt = await db.createTable(`${name}_ref${b}`, table(vs));
         await rt.createIndex('vec', { config: cfg() });
         let r = 0;
         for (const [i, q] of rqs.entries()) r += recallOf(await reference(rt, q, metric, { nprobes: 2 }, 10), exact[i]);
         builds.push(r / rqs.length);
       }
-      const theirs = [...builds].sort((a, b) => a - b)[1];
+      const theirs = [...builds].sort((a, b) => a - b)[2];
       console.log(`${name}: recall@10 nprobes 2: lance-cpp builds ${ourBuilds.map((x) => x.toFixed(3)).join(' ')}, lance 12 builds ${builds.map((x) => x.toFixed(3)).join(' ')}`);
-      // Margins (median of three builds each side): 0.08 for IVF_FLAT on every metric and for
+      // Margins (median of three of our builds, of five of lance 12's): 0.08 for IVF_FLAT on every metric and for
       // cosine / dot on every type. That is the noise of a median of three, not a gap: lance
       // 12's own medians for one configuration moved by up to 0.07 between two runs
       // (2026-12-02: IVF_FLAT l2 0.847 / 0.797, IVF_PQ dot 0.797 / 0.850, IVF_HNSW_SQ l2
