@@ -82,18 +82,36 @@ std::vector<T> ColumnValues(const std::vector<RecordBatchPtr>& batches, int c) {
   return out;
 }
 
-// The filter counted through the scalar indexes and without them: the counts must agree.
-Status FilterDemo(const dataset::Dataset& ds, const std::string& filter) {
+// The `k` nearest rows to row `row`'s vector (of `docs`), probing 4 partitions.
+query::NearestOptions NearRow(const RecordBatch& docs, int64_t row, int k) {
+  const float* all = docs.column(3)->children[0]->Values<float>();
+  query::NearestOptions n;
+  n.column = "vec";
+  n.query.assign(all + row * kDim, all + (row + 1) * kDim);
+  n.k = k;
+  n.nprobes = 4;
+  return n;
+}
+
+// `filter` counted through the indexes (its plan naming `planned_on`) and by a scan without
+// them: the counts must agree. Returns the count.
+Result<uint64_t> CountBothWays(const dataset::Dataset& ds, const std::string& filter, const std::string& planned_on) {
   query::ScanOptions o;
   o.filter = filter;
   LANCE_ASSIGN_OR_RAISE(auto indexed, ds.NewScan(o));
-  LANCE_RETURN_NOT_OK(Check(indexed.Explain().find("ScalarIndexLookup") != std::string::npos,
-                            "the filter '" + filter + "' was not planned on its indexes:\n" + indexed.Explain()));
+  LANCE_RETURN_NOT_OK(Check(indexed.Explain().find(planned_on) != std::string::npos,
+                            "the filter '" + filter + "' was not planned on " + planned_on + ":\n" + indexed.Explain()));
   LANCE_ASSIGN_OR_RAISE(uint64_t n, indexed.CountRows());
   o.use_index = false;
   LANCE_ASSIGN_OR_RAISE(auto scanned, ds.NewScan(o));
   LANCE_ASSIGN_OR_RAISE(uint64_t want, scanned.CountRows());
   LANCE_RETURN_NOT_OK(Check(n == want, fmt::format("'{}': {} rows through the indexes, {} scanned", filter, n, want)));
+  return n;
+}
+
+// The filter counted through the scalar indexes and without them: the counts must agree.
+Status FilterDemo(const dataset::Dataset& ds, const std::string& filter) {
+  LANCE_ASSIGN_OR_RAISE(uint64_t n, CountBothWays(ds, filter, "ScalarIndexLookup"));
   std::printf("filter %s: %llu rows through BTREE + BITMAP (a scan agrees)\n", filter.c_str(),
               static_cast<unsigned long long>(n));
   return Status::OK();
@@ -136,12 +154,7 @@ Status OptimizeDemo(dataset::Dataset& ds, const std::string& filter) {
 // The 10 nearest rows to row `row`'s vector through IVF_HNSW_SQ, and exactly: the row itself
 // comes first, and the recall of the index against the exact answer is printed.
 Status VectorDemo(const dataset::Dataset& ds, const RecordBatch& docs, int64_t row) {
-  const float* all = docs.column(3)->children[0]->Values<float>();
-  query::NearestOptions n;
-  n.column = "vec";
-  n.query.assign(all + row * kDim, all + (row + 1) * kDim);
-  n.k = 10;
-  n.nprobes = 4;
+  const query::NearestOptions n = NearRow(docs, row, 10);
   query::ScanOptions o;
   o.columns = {"id"};
   o.nearest = n;
@@ -202,19 +215,11 @@ Status SubstringDemo(dataset::Dataset& ds, const std::string& needle) {
   fm.type = index::scalar::ScalarIndexType::kFm;
   fm.name = "body_fm";
   LANCE_ASSIGN_OR_RAISE(auto made, ds.CreateScalarIndex("body", fm));
-  query::ScanOptions o;
-  o.filter = fmt::format("contains(body, '{}')", needle);
-  LANCE_ASSIGN_OR_RAISE(auto indexed, ds.NewScan(o));
-  LANCE_RETURN_NOT_OK(Check(indexed.Explain().find("@body_fm(FM)") != std::string::npos,
-                            "the substring filter was not planned on the FM index:\n" + indexed.Explain()));
-  LANCE_ASSIGN_OR_RAISE(uint64_t n, indexed.CountRows());
-  o.use_index = false;
-  LANCE_ASSIGN_OR_RAISE(auto scanned, ds.NewScan(o));
-  LANCE_ASSIGN_OR_RAISE(uint64_t want, scanned.CountRows());
-  LANCE_RETURN_NOT_OK(Check(n == want && n > 0, fmt::format("'{}': {} rows through the FM index, {} scanned",
-                                                            o.filter, n, want)));
+  const std::string filter = fmt::format("contains(body, '{}')", needle);
+  LANCE_ASSIGN_OR_RAISE(uint64_t n, CountBothWays(ds, filter, "@body_fm(FM)"));
+  LANCE_RETURN_NOT_OK(Check(n > 0, "'" + filter + "' matched no row"));
   std::printf("v%llu FM index body_fm; substring %s: %llu rows through it (a scan agrees)\n",
-              static_cast<unsigned long long>(made.version), o.filter.c_str(), static_cast<unsigned long long>(n));
+              static_cast<unsigned long long>(made.version), filter.c_str(), static_cast<unsigned long long>(n));
   return Status::OK();
 }
 
@@ -222,12 +227,7 @@ Status SubstringDemo(dataset::Dataset& ds, const std::string& needle) {
 // fused by reciprocal-rank fusion into one ranking (lancedb's default reranker); every fused
 // row comes from one of the two lists, best `_relevance_score` first.
 Status HybridDemo(const dataset::Dataset& ds, const RecordBatch& docs, int64_t row, const std::string& text) {
-  const float* all = docs.column(3)->children[0]->Values<float>();
-  query::NearestOptions n;
-  n.column = "vec";
-  n.query.assign(all + row * kDim, all + (row + 1) * kDim);
-  n.k = 5;
-  n.nprobes = 4;
+  const query::NearestOptions n = NearRow(docs, row, 5);
   query::FullTextQuery q;
   q.query = text;
   q.k = 5;
