@@ -30,6 +30,7 @@
 #include "lance/table/feature_flags.h"
 #include "lance/table/row_ids.h"
 #include "lance/table/snapshot.h"
+#include "lance/table/transaction.h"
 #include "lance/table/write.h"
 
 namespace lance::dataset {
@@ -138,28 +139,21 @@ std::vector<FragmentInfo> FragmentsAfter(const Manifest& tm, const Transaction::
 Result<Transaction::RewrittenIndex> RetrainIndex(const Snapshot& ds, const std::shared_ptr<const Snapshot>& after,
                                                  const IndexInfo& info, const Transaction::Rewrite& rw,
                                                  ThreadPool* pool, table::StagedFiles* staged) {
-  const Manifest& tm = ds.manifest();
-  if (info.fields.size() != 1) {
-    return Status::NotSupported("index '{}' keys {} columns", info.name, info.fields.size());
-  }
-  auto field = std::find_if(tm.fields.begin(), tm.fields.end(),
-                            [&](const file::LanceField& f) { return f.id == info.fields[0]; });
-  if (field == tm.fields.end() || field->parent_id != -1) {
-    return Status::NotSupported("index '{}' keys field id {}, not a top-level column", info.name, info.fields[0]);
-  }
-  std::set<uint64_t> covered(info.fragment_ids.begin(), info.fragment_ids.end());
+  LANCE_ASSIGN_OR_RAISE(std::string column, index::KeyedColumn(ds.manifest(), info, ds.location().display()));
+  // What the commit will say it covers (table's rule for the bitmap of every index a Rewrite
+  // lists), trained in the order of the table after the rewrite.
+  std::vector<std::vector<uint32_t>> new_ids;
   for (const auto& g : rw.groups) {
-    size_t in = 0;
-    for (const auto& f : g.old_fragments) in += covered.count(f.id);
-    if (in == 0) continue;
-    for (const auto& f : g.old_fragments) covered.erase(f.id);
-    if (in == g.old_fragments.size()) {
-      for (const auto& f : g.new_fragments) covered.insert(f.id);
-    }
+    new_ids.emplace_back();
+    for (const auto& f : g.new_fragments) new_ids.back().push_back(static_cast<uint32_t>(f.id));
   }
+  LANCE_ASSIGN_OR_RAISE(std::optional<std::vector<uint32_t>> rebased,
+                        table::RebaseFragmentIds(info.fragment_ids, rw, new_ids, info.name));
+  const std::set<uint32_t> covered = rebased ? std::set<uint32_t>(rebased->begin(), rebased->end())
+                                             : std::set<uint32_t>(info.fragment_ids.begin(), info.fragment_ids.end());
   std::vector<uint64_t> trained;
   for (const FragmentInfo& f : after->manifest().fragments) {
-    if (covered.count(f.id) != 0) trained.push_back(f.id);
+    if (covered.count(static_cast<uint32_t>(f.id)) != 0) trained.push_back(f.id);
   }
   LANCE_ASSIGN_OR_RAISE(index::scalar::CreateScalarIndexOptions o, index::scalar::OptionsOfIndex(ds, info));
   o.name = info.name;
@@ -170,7 +164,7 @@ Result<Transaction::RewrittenIndex> RetrainIndex(const Snapshot& ds, const std::
     return query::CollectTrainingData(after, column, trained, pool);
   };
   LANCE_ASSIGN_OR_RAISE(index::scalar::BuiltSegment built,
-                        index::scalar::BuildScalarIndexSegment(*after, field->name, rows, o, staged));
+                        index::scalar::BuildScalarIndexSegment(*after, column, rows, o, staged));
   Transaction::RewrittenIndex ri;
   ri.old_id = info.uuid;
   ri.new_id = built.segment.uuid;

@@ -117,6 +117,21 @@ Result<FragmentCoverage> CoverageOf(const table::Manifest& manifest,
   return out;
 }
 
+Result<std::string> KeyedColumn(const table::Manifest& manifest, const table::IndexInfo& segment,
+                                const std::string& where) {
+  if (segment.fields.size() != 1) {
+    return Status::NotSupported("index '{}' of {} keys {} fields; expected one top-level column", segment.name,
+                                where, segment.fields.size());
+  }
+  auto field = std::find_if(manifest.fields.begin(), manifest.fields.end(),
+                            [&](const file::LanceField& f) { return f.id == segment.fields[0]; });
+  if (field == manifest.fields.end() || field->parent_id != -1) {
+    return Status::NotSupported("index '{}' of {} keys field id {}, which is not a top-level column", segment.name,
+                                where, segment.fields[0]);
+  }
+  return field->name;
+}
+
 Result<table::CommitInfo> CommitReplacingSegments(const table::TableLocation& location,
                                                   uint64_t read_version,
                                                   const std::vector<table::IndexInfo>& added,

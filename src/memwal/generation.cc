@@ -250,16 +250,9 @@ Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
       }
       return opts.status().WithContext(fmt::format("{}: maintained index '{}'", base.manifest_path(), name));
     }
-    const SchemaPtr& schema = base.schema();
-    const Field* column = nullptr;
-    for (int i = 0; i < schema->num_fields(); ++i) {
-      if (found->fields.size() == 1 && schema->field(i)->id() == found->fields[0]) column = schema->field(i).get();
-    }
-    if (column == nullptr) {
-      return Status::NotSupported("{}: maintained index '{}' keys fields other than one top-level column",
-                                  base.manifest_path(), name);
-    }
-    out.built.push_back({name, column->name(), std::move(*opts)});
+    LANCE_ASSIGN_OR_RAISE(std::string column,
+                          index::KeyedColumn(base.manifest(), *found, base.manifest_path()));
+    out.built.push_back({name, std::move(column), std::move(*opts)});
   }
   return out;
 }

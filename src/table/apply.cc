@@ -51,28 +51,12 @@ Status ApplyDeletions(Manifest* m, const std::vector<FragmentInfo>& updated_list
   return Status::OK();
 }
 
-// An index's fragment bitmap after a Rewrite: a group's old fragment ids replaced by its
-// new ones when the index covered the whole group (lance 12's rule; a group the index covered
-// in part is InvalidArgument, the planner never makes one). False when no group touched it.
+// An index's fragment bitmap after a Rewrite (RebaseFragmentIds). False when no group touched it.
 Result<bool> RebaseBitmap(IndexInfo* x, const T::Rewrite& rw, const std::vector<std::vector<uint32_t>>& new_ids) {
-  std::set<uint32_t> ids(x->fragment_ids.begin(), x->fragment_ids.end());
-  bool touched = false;
-  for (size_t g = 0; g < rw.groups.size(); ++g) {
-    const auto& old = rw.groups[g].old_fragments;
-    size_t in = 0;
-    for (const auto& f : old) in += ids.count(static_cast<uint32_t>(f.id));
-    if (in == 0) continue;
-    if (in != old.size()) {
-      return Status::InvalidArgument("compaction: a rewrite group mixes fragments index '{}' "
-                                     "covers with fragments it does not",
-                                     x->name);
-    }
-    for (const auto& f : old) ids.erase(static_cast<uint32_t>(f.id));
-    ids.insert(new_ids[g].begin(), new_ids[g].end());
-    touched = true;
-  }
-  if (touched) x->fragment_ids.assign(ids.begin(), ids.end());
-  return touched;
+  LANCE_ASSIGN_OR_RAISE(std::optional<std::vector<uint32_t>> ids, RebaseFragmentIds(x->fragment_ids, rw, new_ids, x->name));
+  if (!ids) return false;
+  x->fragment_ids = std::move(*ids);
+  return true;
 }
 
 // The indexes after a Rewrite on a table with stable row ids: every bitmap rebased.
@@ -411,3 +395,31 @@ Result<Manifest> ApplyOperation(const Transaction& txn, const Manifest* latest, 
 }
 
 }  // namespace lance::table::internal
+
+namespace lance::table {
+
+Result<std::optional<std::vector<uint32_t>>> RebaseFragmentIds(const std::vector<uint32_t>& covered,
+                                                               const Transaction::Rewrite& rw,
+                                                               const std::vector<std::vector<uint32_t>>& new_ids,
+                                                               const std::string& name) {
+  std::set<uint32_t> ids(covered.begin(), covered.end());
+  bool touched = false;
+  for (size_t g = 0; g < rw.groups.size(); ++g) {
+    const auto& old = rw.groups[g].old_fragments;
+    size_t in = 0;
+    for (const auto& f : old) in += ids.count(static_cast<uint32_t>(f.id));
+    if (in == 0) continue;
+    if (in != old.size()) {
+      return Status::InvalidArgument("compaction: a rewrite group mixes fragments index '{}' "
+                                     "covers with fragments it does not",
+                                     name);
+    }
+    for (const auto& f : old) ids.erase(static_cast<uint32_t>(f.id));
+    ids.insert(new_ids[g].begin(), new_ids[g].end());
+    touched = true;
+  }
+  if (!touched) return std::optional<std::vector<uint32_t>>();
+  return std::optional<std::vector<uint32_t>>(std::vector<uint32_t>(ids.begin(), ids.end()));
+}
+
+}  // namespace lance::table

@@ -41,13 +41,7 @@ function runAndKill(args, killAfterMs) {
 
 test(`writers and mergers killed ${RUNS} times lose no acknowledged row`, async () => {
   const dir = scratchDir('lance-memwal-crash-');
-  const db = await lancedb.connect(dir);
-  await db.createTable('c', mw.idsTable([0, 1, 2], 'base'));
-  const uri = path.join(dir, 'c.lance');
-  lanceOk(['lsm', 'enable', uri, '--primary-key', 'id', '--bucket', 'id:2']);
-  const schemaFile = path.join(dir, 'schema.json');
-  fs.writeFileSync(schemaFile, JSON.stringify({ fields: [
-    { name: 'id', type: 'int64', nullable: true }, { name: 's', type: 'utf8', nullable: true }] }));
+  const { uri, schemaFile } = await mw.bucketedIdsTable(dir, 'c');
   // Per key: every value ever written, in write order, and the index of the newest acknowledged one.
   const history = new Map([0, 1, 2].map((k) => [k, [`base-${k}`]]));
   const ackedIdx = new Map([0, 1, 2].map((k) => [k, 0]));

@@ -50,16 +50,7 @@ function startWriter(args) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function memwalTable(dir) {
-  const db = await lancedb.connect(dir);
-  await db.createTable('t', mw.idsTable([0, 1, 2], 'base'));
-  const uri = path.join(dir, 't.lance');
-  lanceOk(['lsm', 'enable', uri, '--primary-key', 'id', '--bucket', 'id:2']);
-  const schemaFile = path.join(dir, 'schema.json');
-  fs.writeFileSync(schemaFile, JSON.stringify({ fields: [
-    { name: 'id', type: 'int64', nullable: true }, { name: 's', type: 'utf8', nullable: true }] }));
-  return { uri, schemaFile };
-}
+const memwalTable = (dir) => mw.bucketedIdsTable(dir, 't');
 
 // The strong read of `uri` as Map id -> s, every key once.
 function readMap(uri) {

@@ -35,8 +35,8 @@ import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
 import { canonicalLines } from './lib/canonical.mjs';
-import { readTransaction } from './lib/protobuf.mjs';
-import { lanceOk, scratchDir } from './lib/cli.mjs';
+import { readTransaction, rewriteReadAt } from './lib/protobuf.mjs';
+import { assertSameLanceFile, lanceOk, scratchDir } from './lib/cli.mjs';
 import { sortedLines } from './lib/inexact_index.mjs';
 import { indexedRows } from './lib/indexed_rows.mjs';
 import { scalarTable } from './lib/scalar_rows.mjs';
@@ -256,9 +256,7 @@ describe('(c) lance 12 and we remap the same indexes into the same files', () =>
     lanceOk(['compact', oursUri]);
     // lance 12's Rewrite (read at v) remaps four kinds; ours remaps the same four and trains the
     // zone map and the bloom filter again.
-    const theirTxn = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
-      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
-    assert.deepEqual(theirTxn.indices.map((x) => x[2]).sort(), ['/lance.table.BTreeIndexDetails',
+    assert.deepEqual(rewriteReadAt(uri, v).map((x) => x[2]).sort(), ['/lance.table.BTreeIndexDetails',
       '/lance.table.BitmapIndexDetails', '/lance.table.LabelListIndexDetails', '/lance.table.NGramIndexDetails']);
     const ourTxn = readTransaction(path.join(oursUri, '_transactions',
       JSON.parse(lanceOk(['manifest', oursUri]).stdout).transaction_file));
@@ -312,21 +310,14 @@ describe('(d) lance 12 and we remap the same IVF index into the same files', () 
     await t.optimize();
     lanceOk(['compact', oursUri]);
     // The segment lance 12's Rewrite made (its optimize() may build another one after it).
-    const rewrite = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
-      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
-    const [[oldId, theirUuid]] = rewrite.indices;
+    const [[oldId, theirUuid]] = rewriteReadAt(uri, v);
     assert.equal(oldId, old.uuid);
     const ours = byName(oursUri).vec_idx;
     assert.notEqual(ours.uuid, old.uuid);
     assert.deepEqual(ours.fragment_ids, [3]);
     assert.deepEqual([ours.details, ours.index_version, ours.dataset_version], [old.details, old.index_version, old.dataset_version]);
     for (const file of ['auxiliary.idx', 'index.idx']) {
-      const [a, b] = [path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file)];
-      const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
-      assert.equal(rb, ra, file);
-      const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
-      assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
-      assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
+      assertSameLanceFile(path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file), file);
     }
     assert.equal(ours.type, kind);
     assert.ok(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length > 700);
@@ -356,21 +347,14 @@ describe('(d) lance 12 and we remap the same IVF index into the same files', () 
     const old = byName(uri).vec_idx;
     await t.optimize();
     lanceOk(['compact', oursUri]);
-    const rewrite = fs.readdirSync(path.join(uri, '_transactions')).filter((f) => f.startsWith(`${v}-`))
-      .map((f) => readTransaction(path.join(uri, '_transactions', f))).find((x) => x.op === 104);
-    const [[oldId, theirUuid]] = rewrite.indices;
+    const [[oldId, theirUuid]] = rewriteReadAt(uri, v);
     assert.equal(oldId, old.uuid);
     const ours = byName(oursUri).vec_idx;
     assert.equal(ours.type, 'IVF_RQ');
     assert.notEqual(ours.uuid, old.uuid);
     assert.deepEqual(ours.fragment_ids, [3]);
     for (const file of ['auxiliary.idx', 'index.idx']) {
-      const [a, b] = [path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file)];
-      const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
-      assert.equal(rb, ra, file);
-      const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
-      assert.deepEqual(ib.schema, ia.schema, `${file}: schema`);
-      assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${file}: global buffers`);
+      assertSameLanceFile(path.join(uri, '_indices', theirUuid, file), path.join(oursUri, '_indices', ours.uuid, file), file);
     }
     assert.equal(lanceOk(['file', 'cat', path.join(oursUri, '_indices', ours.uuid, 'auxiliary.idx')]).stdout.split('\n').length - 1, 780);
     // lance 12 searches our remapped index as its own (every row of an exhaustive search).

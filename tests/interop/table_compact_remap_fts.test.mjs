@@ -21,7 +21,7 @@ import { before, describe, test } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
 
 import { lanceOk, scratchDir } from './lib/cli.mjs';
-import { readTransaction } from './lib/protobuf.mjs';
+import { rewriteReadAt as rewriteAt } from './lib/protobuf.mjs';
 import { assertSameRows } from './lib/fts_compare.mjs';
 
 const WORDS = ['apple', 'banana', 'cherry', 'dog', 'egg', 'fig', 'grape', 'house', 'ink', 'jam', 'kite', 'lemon'];
@@ -44,15 +44,6 @@ const QUERIES = [
   ['fig t0', { column: 'title' }],
 ];
 
-// The Rewrite (104) read at version `v`: its rewritten indices [old uuid, new uuid, details type
-// URL, index version, [file paths]].
-function rewriteAt(uri, v) {
-  for (const f of fs.readdirSync(path.join(uri, '_transactions')).filter((x) => x.startsWith(`${v}-`))) {
-    const t = readTransaction(path.join(uri, '_transactions', f));
-    if (t.op === 104) return t.indices;
-  }
-  throw new Error(`${uri}: no Rewrite read at version ${v}`);
-}
 const byName = (uri) => Object.fromEntries(lanceOk(['indexes', uri]).stdout.split('\n').filter((l) => l)
   .map((l) => JSON.parse(l)).map((x) => [x.name, x]));
 

@@ -92,6 +92,12 @@ Result<FragmentCoverage> CoverageOf(const table::Manifest& manifest,
                                     const std::vector<const table::IndexInfo*>& segments, const std::string& name,
                                     const std::string& where);
 
+// The name of the top-level column the one-column index segment `segment` of `manifest` keys.
+// Errors: NotSupported naming the index and `where` (the table) when it keys several fields or
+// a field that is not a top-level column.
+Result<std::string> KeyedColumn(const table::Manifest& manifest, const table::IndexInfo& segment,
+                                const std::string& where);
+
 // The user indexes (system indexes left out) of `manifest` named `name`, in manifest order.
 std::vector<const table::IndexInfo*> FindIndexSegments(const table::Manifest& manifest,
                                                        const std::string& name);

@@ -243,6 +243,16 @@ struct Transaction {
   const char* operation_name() const;
 };
 
+// The fragments an index covering `covered` covers once the Rewrite `rw` is applied, the new
+// fragments of group g having the ids `new_ids[g]` (lance 12's rule): a group whose old
+// fragments it all covers is traded for its new ones; nullopt when no group touches it.
+// Errors: InvalidArgument naming the index `name` when a group mixes fragments it covers with
+// fragments it does not (compaction never plans one).
+Result<std::optional<std::vector<uint32_t>>> RebaseFragmentIds(const std::vector<uint32_t>& covered,
+                                                               const Transaction::Rewrite& rw,
+                                                               const std::vector<std::vector<uint32_t>>& new_ids,
+                                                               const std::string& name);
+
 // Decodes a serialized Transaction (a .txn file or a manifest's transaction section); `what`
 // names it in errors. Errors: Corruption (bytes that do not decode, a bad index uuid or bitmap).
 Result<Transaction> DecodeTransaction(std::string_view bytes, const std::string& what = "transaction");

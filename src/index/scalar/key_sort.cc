@@ -113,20 +113,31 @@ void SortKeyRows(std::vector<KeyRow>& v, ThreadPool* pool) {
   if (!out_in_v) v.swap(tmp);
 }
 
-void TiesByRow(std::vector<KeyRow>& v) {
+namespace {
+
+// Reorders each run of equal keys of sorted `v` by `order_of(x.row)` where it is not in that
+// order already. Found on the sorted pairs, in order (not through scattered positions).
+template <typename OrderOf>
+void TiesBy(std::vector<KeyRow>& v, const OrderOf& order_of) {
   for (size_t r = 0; r < v.size();) {
     size_t e = r + 1;
     bool ordered = true;
     while (e < v.size() && v[e].key == v[r].key) {
-      ordered = ordered && v[e - 1].row < v[e].row;
+      ordered = ordered && order_of(v[e - 1].row) < order_of(v[e].row);
       ++e;
     }
     if (!ordered) {
       std::sort(v.begin() + static_cast<std::ptrdiff_t>(r), v.begin() + static_cast<std::ptrdiff_t>(e),
-                [](const KeyRow& a, const KeyRow& b) { return a.row < b.row; });
+                [&](const KeyRow& a, const KeyRow& b) { return order_of(a.row) < order_of(b.row); });
     }
     r = e;
   }
+}
+
+}  // namespace
+
+void TiesByRow(std::vector<KeyRow>& v) {
+  TiesBy(v, [](uint64_t row) { return row; });
 }
 
 namespace {
@@ -218,21 +229,7 @@ std::vector<int64_t> SortPermutation(const Array& values, const std::vector<uint
     }
     keys = std::vector<uint64_t>();  // freed before the sort's second buffer is taken
     SortKeyRows(v);
-    // Ties found on the sorted pairs, in order (through keys[perm[i]] each lookup missed the
-    // cache: the positions are scattered).
-    for (size_t r = 0; r < v.size();) {
-      size_t e = r + 1;
-      bool ordered = true;
-      while (e < v.size() && v[e].key == v[r].key) {
-        ordered = ordered && row_ids[v[e - 1].row] < row_ids[v[e].row];
-        ++e;
-      }
-      if (!ordered) {
-        std::sort(v.begin() + static_cast<std::ptrdiff_t>(r), v.begin() + static_cast<std::ptrdiff_t>(e),
-                  [&](const KeyRow& a, const KeyRow& b) { return row_ids[a.row] < row_ids[b.row]; });
-      }
-      r = e;
-    }
+    TiesBy(v, [&](uint64_t pos) { return row_ids[pos]; });  // ties by row id (`row` holds a position)
     for (const KeyRow& x : v) perm.push_back(static_cast<int64_t>(x.row));
     return perm;
   }

@@ -113,19 +113,9 @@ Result<std::optional<ScalarOptimizePlan>> PlanScalarIndexOptimize(const table::S
   if (unindexed.empty() && segments.size() == 1) return std::optional<ScalarOptimizePlan>();
 
   const table::IndexInfo& newest = *segments.back();
-  if (newest.fields.size() != 1) {
-    return Status::NotSupported("index '{}' of {} keys {} columns; only one-column scalar indexes optimize", name,
-                                at.location().display(), newest.fields.size());
-  }
   ScalarOptimizePlan plan;
   plan.name = name;
-  auto field = std::find_if(m.fields.begin(), m.fields.end(),
-                            [&](const file::LanceField& f) { return f.id == newest.fields[0]; });
-  if (field == m.fields.end() || field->parent_id != -1) {
-    return Status::NotSupported("index '{}' of {} keys field id {}, which is not a top-level column", name,
-                                at.location().display(), newest.fields[0]);
-  }
-  plan.column = field->name;
+  LANCE_ASSIGN_OR_RAISE(plan.column, KeyedColumn(m, newest, at.location().display()));
   LANCE_ASSIGN_OR_RAISE(plan.options, OptionsOfIndex(at, newest));
   plan.type = plan.options.type;
   plan.replaced_uuid = newest.uuid;

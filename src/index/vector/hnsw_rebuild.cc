@@ -91,8 +91,7 @@ Result<uint64_t> WriteRebuiltHnswIndex(const IvfIndex& index, IndexStore& to, co
                                        ThreadPool* pool) {
   const IndexKind kind = index.kind();
   const HnswStorage* old = HnswAccess::Storage(index);
-  if (old == nullptr || (kind != IndexKind::kIvfHnswSq && kind != IndexKind::kIvfHnswPq &&
-                         kind != IndexKind::kIvfHnswFlat)) {
+  if (old == nullptr || !IsHnswKind(kind)) {
     return Status::InvalidArgument("rebuild HNSW graphs: a {} index has none", IndexKindName(kind));
   }
   const size_t parts = lengths.size(), dim = index.dim(), n_old = index.num_rows();

@@ -295,8 +295,7 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   if (rq_kind && o.num_bits != 1) {
     return Status::NotSupported("create vector index: {}-bit RaBitQ codes (1-bit codes are written)", o.num_bits);
   }
-  const bool hnsw_kind = o.kind == IndexKind::kIvfHnswSq || o.kind == IndexKind::kIvfHnswPq ||
-                         o.kind == IndexKind::kIvfHnswFlat;
+  const bool hnsw_kind = IsHnswKind(o.kind);
   const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
   if (hnsw_kind && o.kind != IndexKind::kIvfHnswFlat && o.metric == DistanceType::kDot) {
     return Status::NotSupported("create vector index: {} with dot (l2 and cosine are written; IVF_HNSW_FLAT "

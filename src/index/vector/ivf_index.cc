@@ -331,6 +331,7 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
       }
     }
   }
+  if (index->metric_ != DistanceType::kDot) pq.packed_by8 = PackPqCodebook(pq);
   index->pq_ = std::move(pq);
   if (index->kind_ == IndexKind::kIvfHnswPq) {
     if (index->metric_ == DistanceType::kDot || index->metric_ == DistanceType::kHamming) {
@@ -347,7 +348,7 @@ int64_t IvfIndex::MemoryBytes() const {
   size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
              vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
              ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
-  if (pq_) n += pq_->centroids.size() * sizeof(float);
+  if (pq_) n += (pq_->centroids.size() + pq_->packed_by8.size()) * sizeof(float);
   if (rq_) n += rq_->MemoryBytes();
   return static_cast<int64_t>(n + sizeof(IvfIndex));
 }
@@ -379,8 +380,7 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (query.k == 0) return Status::InvalidArgument("vector search: k must be positive");
   const size_t limit = query.k * query.refine_factor.value_or(1);
-  const bool graph = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfHnswPq ||
-                     kind_ == IndexKind::kIvfHnswFlat;
+  const bool graph = IsHnswKind(kind_);
   if (graph && query.ef && *query.ef < limit) {
     return Status::InvalidArgument("vector search: ef {} is below k x refine factor {}", *query.ef, limit);
   }

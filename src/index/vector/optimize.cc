@@ -27,11 +27,7 @@
 
 namespace lance::index::vector {
 
-bool MergedOnOptimize(const table::IndexInfo& info) {
-  const std::string type = table::IndexTypeName(info);
-  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ" || type == "IVF_HNSW_SQ" ||
-         type == "IVF_HNSW_PQ" || type == "IVF_HNSW_FLAT";
-}
+bool MergedOnOptimize(const table::IndexInfo& info) { return ParseIndexKind(table::IndexTypeName(info)).ok(); }
 
 Result<std::optional<VectorOptimizePlan>> PlanVectorIndexOptimize(const table::Snapshot& at,
                                                                   const std::string& name) {
@@ -49,19 +45,9 @@ Result<std::optional<VectorOptimizePlan>> PlanVectorIndexOptimize(const table::S
   const std::vector<uint32_t>& live = coverage.live;
   const std::vector<uint32_t>& unindexed = coverage.unindexed;
   if (unindexed.empty() && segments.size() == 1) return std::optional<VectorOptimizePlan>();
-  if (newest.fields.size() != 1) {
-    return Status::NotSupported("index '{}' of {} keys {} columns; expected one vector column", name,
-                                at.location().display(), newest.fields.size());
-  }
-  auto field = std::find_if(m.fields.begin(), m.fields.end(),
-                            [&](const file::LanceField& f) { return f.id == newest.fields[0]; });
-  if (field == m.fields.end() || field->parent_id != -1) {
-    return Status::NotSupported("index '{}' of {} keys field id {}, which is not a top-level column", name,
-                                at.location().display(), newest.fields[0]);
-  }
   VectorOptimizePlan plan;
   plan.name = name;
-  plan.column = field->name;
+  LANCE_ASSIGN_OR_RAISE(plan.column, KeyedColumn(m, newest, at.location().display()));
   plan.replaced_uuid = newest.uuid;
   std::vector<uint32_t> kept, newest_frags = newest.fragment_ids;
   std::sort(newest_frags.begin(), newest_frags.end());
@@ -141,13 +127,10 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   auto from = OpenIndexStore(at.location(), *old_info);
   LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
   const IndexKind kind = index->kind();
-  const bool graphs = kind == IndexKind::kIvfHnswSq || kind == IndexKind::kIvfHnswPq || kind == IndexKind::kIvfHnswFlat;
+  const bool graphs = IsHnswKind(kind);
   const bool pq_kind = kind == IndexKind::kIvfPq || kind == IndexKind::kIvfHnswPq;
   const bool sq_kind = kind == IndexKind::kIvfSq || kind == IndexKind::kIvfHnswSq;
   const bool rq_kind = kind == IndexKind::kIvfRq;
-  if (kind != IndexKind::kIvfFlat && !sq_kind && !pq_kind && !rq_kind && !graphs) {
-    return Status::NotSupported("optimize index '{}': a {} index is not merged", plan.name, IndexKindName(kind));
-  }
   const linalg::DistanceType metric = index->metric();
   const IvfModel& ivf = index->ivf();
   const size_t dim = ivf.dim, parts = ivf.num_partitions();

@@ -12,13 +12,10 @@ void PqDistanceTable::Build(const PqCodebook& pq, const float* query) {
   const size_t sub = pq.sub_dim();
   table_.resize(m_ * centroids_);
   const size_t padded = (centroids_ + 7) / 8 * 8;
-  if (!dot_ && packed_for_ != &pq) {
-    packed_.resize(m_ * padded * sub);
-    for (size_t s = 0; s < m_; ++s) {
-      const std::vector<float> p = linalg::PackBy8(pq.centroid(s, 0), centroids_, sub);
-      std::copy(p.begin(), p.end(), packed_.begin() + static_cast<std::ptrdiff_t>(s * padded * sub));
-    }
-    packed_for_ = &pq;
+  const float* packed = pq.packed_by8.data();
+  if (!dot_ && pq.packed_by8.empty()) {
+    packed_ = PackPqCodebook(pq);
+    packed = packed_.data();
   }
   for (size_t s = 0; s < m_; ++s) {
     const float* q = query + s * sub;
@@ -26,7 +23,7 @@ void PqDistanceTable::Build(const PqCodebook& pq, const float* query) {
     if (dot_) {
       linalg::DotDistances(q, pq.centroid(s, 0), centroids_, sub, row);
     } else {
-      linalg::L2DistancesPacked(q, packed_.data() + s * padded * sub, centroids_, sub, row);
+      linalg::L2DistancesPacked(q, packed + s * padded * sub, centroids_, sub, row);
     }
   }
 }
@@ -59,6 +56,17 @@ void PqDistanceTable::ScoreTransposed(const uint8_t* codes, size_t n, float* out
     const float diff = static_cast<float>(m_) - 1.0f;
     for (size_t j = 0; j < n; ++j) out[j] -= diff;
   }
+}
+
+std::vector<float> PackPqCodebook(const PqCodebook& pq) {
+  const size_t m = pq.num_sub_vectors, k = pq.num_centroids(), sub = pq.sub_dim();
+  const size_t padded = (k + 7) / 8 * 8;
+  std::vector<float> out(m * padded * sub);
+  for (size_t s = 0; s < m; ++s) {
+    const std::vector<float> p = linalg::PackBy8(pq.centroid(s, 0), k, sub);
+    std::copy(p.begin(), p.end(), out.begin() + static_cast<std::ptrdiff_t>(s * padded * sub));
+  }
+  return out;
 }
 
 void PqEncode(const PqCodebook& pq, const float* vectors, size_t n, linalg::DistanceType metric,

@@ -37,11 +37,12 @@ class PqDistanceTable {
   size_t centroids_ = 0;
   bool dot_ = false;
   std::vector<float> table_;  // [m][centroids]
-  // l2: the codebook packed by 8 per sub-vector (linalg::PackBy8), made by the first Build of
-  // `packed_for_` and reused by the next (one table per query serves all its partitions).
-  const PqCodebook* packed_for_ = nullptr;
-  std::vector<float> packed_;
+  std::vector<float> packed_;  // l2, a codebook without packed_by8: packed here
 };
+
+// pq.centroids packed by 8 per sub-vector (linalg::PackBy8; each sub-vector's centroids padded
+// to a multiple of 8), as PqDistanceTable::Build reads them for l2 and cosine indexes.
+std::vector<float> PackPqCodebook(const PqCodebook& pq);
 
 // The code of each of `n` vectors (row-major, pq.dim floats): per sub-vector, the nearest
 // centroid by `metric` (l2 for l2 / cosine, by the k-means assignment kernel: the expanded form

@@ -18,18 +18,7 @@
 
 namespace lance::index::vector {
 
-namespace {
-
-bool IsHnswType(const std::string& type) {
-  return type == "IVF_HNSW_SQ" || type == "IVF_HNSW_PQ" || type == "IVF_HNSW_FLAT";
-}
-
-}  // namespace
-
-bool RemappedOnCompaction(const table::IndexInfo& info) {
-  const std::string type = table::IndexTypeName(info);
-  return type == "IVF_FLAT" || type == "IVF_SQ" || type == "IVF_PQ" || type == "IVF_RQ" || IsHnswType(type);
-}
+bool RemappedOnCompaction(const table::IndexInfo& info) { return ParseIndexKind(table::IndexTypeName(info)).ok(); }
 
 namespace {
 
@@ -86,11 +75,7 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
   // Opening checks the layout (and gives the partitions, row ids and row-major PQ codes).
   LANCE_ASSIGN_OR_RAISE(auto index, IvfIndex::Open(from));
   const IndexKind kind = index->kind();
-  const bool graphs = kind == IndexKind::kIvfHnswSq || kind == IndexKind::kIvfHnswPq || kind == IndexKind::kIvfHnswFlat;
-  if (kind != IndexKind::kIvfFlat && kind != IndexKind::kIvfSq && kind != IndexKind::kIvfPq &&
-      kind != IndexKind::kIvfRq && !graphs) {
-    return Status::NotSupported("a {} index is not remapped", IndexKindName(kind));
-  }
+  const bool graphs = IsHnswKind(kind);
   const IvfModel& ivf = index->ivf();
   const std::vector<uint64_t>& ids = index->row_ids();
   std::vector<int64_t> keep;

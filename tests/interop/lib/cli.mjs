@@ -1,4 +1,5 @@
 // Running the `lance` CLI from tests, and scratch directories outside the repository.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,4 +49,16 @@ export function lanceAll(commands) {
     p.on('error', reject);
     p.on('close', (status) => resolve({ status, stdout, stderr, args }));
   })));
+}
+
+// Lance files `a` (the reference's) and `b` (ours) hold the same rows in the same order, the same
+// schema and as many global buffers (`what` names them); returns b's rows as `lance file cat`
+// prints them.
+export function assertSameLanceFile(a, b, what) {
+  const [ra, rb] = [a, b].map((p) => lanceOk(['file', 'cat', p]).stdout);
+  assert.equal(rb, ra, what);
+  const [ia, ib] = [a, b].map((p) => JSON.parse(lanceOk(['file', 'info', p]).stdout));
+  assert.deepEqual(ib.schema, ia.schema, `${what}: schema`);
+  assert.equal(ib.num_global_buffers, ia.num_global_buffers, `${what}: global buffers`);
+  return rb;
 }

@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import * as A from 'apache-arrow';
+import * as lancedb from '@lancedb/lancedb';
+
+import { lanceOk } from './cli.mjs';
 
 import { fields, uuidText } from './protobuf.mjs';
 
@@ -143,6 +146,19 @@ export function idsTable(ids, tag) {
   const id = A.makeVector(BigInt64Array.from(ids.map(BigInt)));
   const s = A.vectorFromArray(ids.map((i) => `${tag}-${i}`), new A.Utf8());
   return new A.Table({ id, s });
+}
+// A lance 12 table `name` of ids 0, 1, 2 (s 'base-k') in `dir`, MemWAL enabled by our CLI
+// (primary key id, bucket(id, 2)), and the schema file of JSON-lines upserts (id int64, s utf8)
+// for `lance lsm write`. Returns { uri, schemaFile }.
+export async function bucketedIdsTable(dir, name) {
+  const db = await lancedb.connect(dir);
+  await db.createTable(name, idsTable([0, 1, 2], 'base'));
+  const uri = path.join(dir, `${name}.lance`);
+  lanceOk(['lsm', 'enable', uri, '--primary-key', 'id', '--bucket', 'id:2']);
+  const schemaFile = path.join(dir, 'schema.json');
+  fs.writeFileSync(schemaFile, JSON.stringify({ fields: [
+    { name: 'id', type: 'int64', nullable: true }, { name: 's', type: 'utf8', nullable: true }] }));
+  return { uri, schemaFile };
 }
 export async function upsert(table, arrowTable) {
   return table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(arrowTable);

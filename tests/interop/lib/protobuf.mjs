@@ -1,6 +1,7 @@
 // A raw protobuf wire reader for tests that check what lance 12 and lance-cpp commit (no
 // schema: field numbers as the .proto files give them), and the Rewrite of a transaction file.
 import fs from 'node:fs';
+import path from 'node:path';
 
 export function varint(buf, pos) {
   let v = 0n;
@@ -51,4 +52,14 @@ export function readTransaction(file) {
     Buffer.from(field(field(ri, 3)[0], 1)[0]).toString(), Number(field(ri, 4)[0] ?? 0n),
     field(ri, 5).map((f) => Buffer.from(field(f, 1)[0]).toString())]);
   return { op: 104, indices };
+}
+
+// The rewritten indices of the Rewrite (104) the table at `uri` committed reading version `v`
+// (its _transactions/{v}-*.txn files; a compaction's ReserveFragments is read at v too).
+export function rewriteReadAt(uri, v) {
+  for (const f of fs.readdirSync(path.join(uri, '_transactions')).filter((x) => x.startsWith(`${v}-`))) {
+    const t = readTransaction(path.join(uri, '_transactions', f));
+    if (t.op === 104) return t.indices;
+  }
+  throw new Error(`${uri}: no Rewrite read at version ${v}`);
 }

@@ -46,6 +46,10 @@ namespace lance::index::vector {
 // The index types of lance 12 (indexStats().indexType spells them).
 enum class IndexKind : uint8_t { kIvfFlat, kIvfPq, kIvfSq, kIvfRq, kIvfHnswFlat, kIvfHnswSq, kIvfHnswPq };
 std::string_view IndexKindName(IndexKind kind);  // "IVF_FLAT", "IVF_PQ", ...
+// IVF_HNSW_FLAT / _SQ / _PQ: an HNSW graph per partition in index.idx.
+inline bool IsHnswKind(IndexKind kind) {
+  return kind == IndexKind::kIvfHnswFlat || kind == IndexKind::kIvfHnswSq || kind == IndexKind::kIvfHnswPq;
+}
 Result<IndexKind> ParseIndexKind(std::string_view name);  // those names, any case
 
 // The IVF clustering: centroids and where each partition's rows are in auxiliary.idx.
@@ -67,6 +71,9 @@ struct PqCodebook {
   size_t dim = 0;
   // [num_sub_vectors][2^num_bits][dim / num_sub_vectors], lance's flat codebook layout.
   std::vector<float> centroids;
+  // The same packed by 8 per sub-vector for the l2 distance tables (PackPqCodebook in
+  // pq_distance.h), once at index open; empty: each table packs its own.
+  std::vector<float> packed_by8;
   size_t sub_dim() const { return dim / num_sub_vectors; }
   size_t num_centroids() const { return size_t{1} << num_bits; }
   const float* centroid(size_t sub, size_t code) const {
