@@ -269,7 +269,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   mi->add_option("uri", args->uri, "Dataset directory or URI")->required();
   mi->add_option("--input", args->input,
                  "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv")->required();
-  mi->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv)");
+  mi->add_option("--schema", args->schema, "Schema JSON file (optional: types are otherwise the table's, or inferred from .jsonl / .csv input)");
   mi->add_option("--delimiter", args->delimiter, "CSV field separator (default ',', TAB for .tsv)");
   mi->add_option("--on", args->on, "Key columns, comma-separated")->required();
   mi->add_option("--when-matched", args->when_matched, "update (default) or nothing");
@@ -294,7 +294,7 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   ac->add_option("--input", args->input,
                  "New columns (.arrows/.arrow/.jsonl/.csv/.tsv): one row per dataset row in scan "
                  "order, or joined on --on");
-  ac->add_option("--schema", args->schema, "Schema JSON file (.jsonl input; optional for .csv)");
+  ac->add_option("--schema", args->schema, "Schema JSON file (optional: .jsonl / .csv types are otherwise inferred)");
   ac->add_option("--delimiter", args->delimiter, "CSV field separator (default ',', TAB for .tsv)");
   ac->add_option("--on", args->on,
                  "Key columns (comma-separated) joining --input rows to dataset rows; rows "

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <string_view>
 
 #include <poll.h>
@@ -150,6 +152,34 @@ Result<SchemaPtr> TargetSchemaForHeader(std::string_view data, const CsvReadOpti
   return schema(std::move(fields), target->metadata());
 }
 
+// Lines of a streamed input's first piece that type it when there is no schema.
+constexpr int64_t kInferLines = 10000;
+
+// The schema that types JSON lines: the --schema file, else the existing table's (rows for
+// it), else one inferred from the first `max_lines` lines of `sample` (the whole input, or its
+// first piece).
+Result<SchemaPtr> JsonLinesSchema(const std::string& schema_path, const SchemaPtr& target,
+                                  std::string_view sample, const std::string& what,
+                                  int64_t max_lines) {
+  if (!schema_path.empty()) return ReadSchemaFile(schema_path);
+  Result<SchemaPtr> inferred = InferJsonLinesSchema(sample, max_lines);
+  if (!target) {
+    if (!inferred.ok()) return inferred.status().WithContext(what);
+    return inferred;
+  }
+  if (!inferred.ok()) return target;  // the table's types read each line and say what does not fit
+  // Rows for an existing table: its types, for the keys the input has (a merge-insert of some
+  // columns updates those alone); a key the table lacks stays, so the write names it.
+  std::vector<FieldPtr> fields;
+  for (const FieldPtr& f : target->fields()) {
+    if ((*inferred)->GetFieldByName(f->name())) fields.push_back(f);
+  }
+  for (const FieldPtr& f : (*inferred)->fields()) {
+    if (!target->GetFieldByName(f->name())) fields.push_back(f);
+  }
+  return schema(std::move(fields), target->metadata());
+}
+
 }  // namespace
 
 Status ReadInputRows(const std::string& input, const std::string& schema_path,
@@ -164,10 +194,8 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
   const std::string what = input == "-" ? "stdin" : input;
   const InputFormat format = FormatOf(input, View(data).substr(0, 64));
   if (format == InputFormat::kJsonLines) {
-    if (schema_path.empty()) {
-      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", what);
-    }
-    LANCE_ASSIGN_OR_RAISE(*schema, ReadSchemaFile(schema_path));
+    LANCE_ASSIGN_OR_RAISE(*schema, JsonLinesSchema(schema_path, target, View(data), what,
+                                                   std::numeric_limits<int64_t>::max()));
     LANCE_ASSIGN_OR_RAISE(auto batch, ReadJsonLines(View(data), *schema));
     if (batch->num_rows() > 0) batches->push_back(batch);
     return Status::OK();
@@ -189,8 +217,8 @@ Status ReadInputRows(const std::string& input, const std::string& schema_path,
   }
   auto reader = ipc::OpenAny(data);
   if (!reader.ok()) {
-    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                   "--schema, or .csv / .tsv): {}",
+    return Status::InvalidArgument("{}: not an Arrow IPC stream or file (nor JSON lines "
+                                   "or .csv / .tsv): {}",
                                    what, reader.status().message());
   }
   *schema = (*reader)->schema();
@@ -405,20 +433,39 @@ class CsvInputRows final : public InputRows {
   RecordBatchPtr pending_;
 };
 
-// JSON lines pieces, typed by the schema file.
+// JSON lines pieces, typed by the schema file, the table's schema or the first piece.
 class JsonInputRows final : public InputRows {
  public:
-  JsonInputRows(std::unique_ptr<RecordPieces> pieces, SchemaPtr schema, std::string what, int64_t total)
-      : pieces_(std::move(pieces)), schema_(std::move(schema)), what_(std::move(what)) {
+  // `first`: the input's first piece when it was read already (to infer the schema from).
+  // `inferred`: the schema was inferred from that piece; `rereadable`: of a regular file, so a
+  // later piece it does not type asks for the whole read (which infers from every line).
+  JsonInputRows(std::unique_ptr<RecordPieces> pieces, SchemaPtr schema, std::string what, int64_t total,
+                std::optional<std::string> first, bool inferred, bool rereadable, int64_t piece_bytes)
+      : pieces_(std::move(pieces)), schema_(std::move(schema)), what_(std::move(what)),
+        first_(std::move(first)), inferred_(inferred), rereadable_(rereadable), piece_bytes_(piece_bytes) {
     total_bytes_ = total;
   }
   SchemaPtr schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
-    LANCE_ASSIGN_OR_RAISE(std::string piece, pieces_->Next());
+    std::string piece;
+    if (first_) {
+      piece = std::move(*first_);
+      first_.reset();
+    } else {
+      LANCE_ASSIGN_OR_RAISE(piece, pieces_->Next());
+    }
     bytes_read_ = pieces_->consumed();
     if (piece.empty()) return RecordBatchPtr();
     Result<RecordBatchPtr> batch = ReadJsonLines(piece, schema_, pieces_->lines_before() + 1);
-    if (!batch.ok()) return batch.status().WithContext(what_);
+    if (!batch.ok()) {
+      read_whole_ = rereadable_;
+      if (inferred_ && !rereadable_) {
+        return Status::InvalidArgument("{}: {} (a stream is typed by its first {} lines or {} bytes: "
+                                       "give --schema FILE.json, or --input-batch-bytes larger)",
+                                       what_, batch.status().message(), kInferLines, piece_bytes_);
+      }
+      return batch.status().WithContext(what_);
+    }
     return batch;
   }
 
@@ -426,6 +473,10 @@ class JsonInputRows final : public InputRows {
   std::unique_ptr<RecordPieces> pieces_;
   SchemaPtr schema_;
   std::string what_;
+  std::optional<std::string> first_;
+  bool inferred_ = false;
+  bool rereadable_ = false;
+  int64_t piece_bytes_ = 0;
 };
 
 // Arrow IPC batches: a stream pulled message by message, or a file from its mapping.
@@ -540,8 +591,8 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
     };
     auto reader = ipc::StreamReader::OpenFrom(read);
     if (!reader.ok()) {
-      return Status::InvalidArgument("{}: not an Arrow IPC stream or file (or use .jsonl with "
-                                     "--schema, or .csv / .tsv): {}",
+      return Status::InvalidArgument("{}: not an Arrow IPC stream or file (nor JSON lines "
+                                     "or .csv / .tsv): {}",
                                      what, reader.status().message());
     }
     std::shared_ptr<const int64_t> consumed(src, &src->consumed);
@@ -550,11 +601,16 @@ Result<std::unique_ptr<InputRows>> OpenInputRows(const std::string& input, const
   auto pieces = std::make_unique<RecordPieces>(std::move(file), std::move(head), what, piece_bytes,
                                                format == InputFormat::kCsv, live);
   if (format == InputFormat::kJsonLines) {
+    std::optional<std::string> first;
     if (schema_path.empty()) {
-      return Status::InvalidArgument("{}: JSON lines input needs --schema FILE.json", what);
+      LANCE_ASSIGN_OR_RAISE(first, pieces->Next());  // the piece the schema is inferred from
     }
-    LANCE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchemaFile(schema_path));
-    return std::unique_ptr<InputRows>(new JsonInputRows(std::move(pieces), std::move(schema), what, total));
+    LANCE_ASSIGN_OR_RAISE(SchemaPtr schema,
+                          JsonLinesSchema(schema_path, target, first ? *first : "", what, kInferLines));
+    const bool inferred = schema_path.empty() && !target;
+    return std::unique_ptr<InputRows>(new JsonInputRows(std::move(pieces), std::move(schema), what,
+                                                        total, std::move(first), inferred,
+                                                        inferred && regular, piece_bytes));
   }
   CsvReadOptions o;
   o.what = what;

@@ -121,11 +121,14 @@ Status Convert(const ConvertArgs& args) {
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
   if (in_kind == FileKind::kJsonLines) {
-    if (args.schema.empty()) {
-      return Status::InvalidArgument("converting '{}' needs --schema (JSON or @file)", args.input);
-    }
-    LANCE_ASSIGN_OR_RAISE(schema, ParseSchemaArg(args.schema));
     LANCE_ASSIGN_OR_RAISE(auto text, ReadText(args.input));
+    if (args.schema.empty()) {
+      auto inferred = InferJsonLinesSchema(text);
+      if (!inferred.ok()) return inferred.status().WithContext(args.input);
+      schema = *inferred;
+    } else {
+      LANCE_ASSIGN_OR_RAISE(schema, ParseSchemaArg(args.schema));
+    }
     auto batch = ReadJsonLines(text, schema);
     if (!batch.ok()) return batch.status().WithContext(args.input);
     if ((*batch)->num_rows() > 0) batches.push_back(*batch);
@@ -187,7 +190,7 @@ void RegisterIpcCommands(CLI::App& app, CommandRegistry& registry) {
   convert->add_option("OUT", args->output, "output path (format from the extension)")->required();
   convert->add_option("--compression", args->compression, "IPC body compression: none, lz4, zstd");
   convert->add_option("--schema", args->schema,
-                      "schema of .jsonl input: schema JSON, or @FILE holding it");
+                      "schema of .jsonl input: schema JSON, or @FILE holding it (default: inferred from the lines)");
   registry.OnRun(convert, [args] { return Convert(*args); });
 }
 

@@ -186,7 +186,7 @@ void RegisterWriteCommands(CLI::App& app, CommandRegistry& registry) {
                      "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv; - for stdin or a "
                      "FIFO (format sniffed)")->required();
   create->add_option("--mode", args->mode, "create (default), append or overwrite");
-  create->add_option("--schema", args->schema, "Schema JSON file (for .jsonl input; optional for .csv, whose types are inferred without it)");
+  create->add_option("--schema", args->schema, "Schema JSON file (optional: without it .jsonl and .csv types are inferred from the input, or taken from the table when appending)");
   create->add_option("--delimiter", args->delimiter,
                      "CSV field separator: one character or \\t (default ',', TAB for .tsv)");
   create->add_option("--data-storage-version", args->data_storage_version,

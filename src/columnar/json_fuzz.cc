@@ -1,6 +1,7 @@
 // libFuzzer target for the text parsers of the columnar layer: schema JSON, canonical JSON
-// rows (against a schema holding every type) and the standalone value parsers. Any input must
-// give either a value or an error; whatever parses must validate, print and read back equal.
+// rows (against a schema holding every type, and against the schema inferred from the input)
+// and the standalone value parsers. Any input must give either a value or an error; whatever
+// parses must validate, print and read back equal.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -37,6 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!lance::AppendJsonLines(**batch, &out).ok()) __builtin_trap();
     auto back = lance::ReadJsonLines(out, kSchema);
     if (!back.ok() || !(*back)->Equals(**batch)) __builtin_trap();
+  }
+  // An inferred schema reads its own text, or says why not (an integer beyond int64).
+  if (auto inferred = lance::InferJsonLinesSchema(text); inferred.ok()) {
+    if (auto batch = lance::ReadJsonLines(text, *inferred); batch.ok() && !(*batch)->ValidateFull().ok()) {
+      __builtin_trap();
+    }
   }
   (void)lance::Base64Decode(text);
   (void)lance::Decimal128FromString(text, 38, 10);

@@ -15,6 +15,7 @@
 //     types, rows and errors (line numbers included) equal reading the same bytes from stdin;
 //   * stdin, FIFOs and Arrow IPC streams are read in bounded batches too (errors name the
 //     whole input's line; a type change on a stream is refused, asking for --schema);
+//   * JSON lines without --schema are typed by inference (or by the table they are rows for);
 //   * progress goes to stderr (with --progress), never into stdout's result.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -335,6 +336,81 @@ describe('streaming input', () => {
                         { encoding: 'utf8' });
     assert.equal(p.status, 0, p.stderr);
     assert.equal(rowsOf(e), expected());
+  });
+});
+
+describe('JSON lines without --schema', () => {
+  // Keys in first-seen order; integers widen to float64 where a float follows; a key missing
+  // from a line is null there; "vector" of equal-length number arrays is an embedding.
+  const lines = [
+    { id: 1, name: 'a', score: 3, tags: ['x', 'y'], vector: [1, 0, 0, 0], meta: { k: 1 } },
+    { id: 2, score: 2.5, tags: [], vector: [0, 1, 0, 0], meta: { k: 2, note: 'n' } },
+    { id: 3, name: null, score: -1, tags: ['z'], vector: [0.5, 0.5, 0.5, 0.5], meta: null },
+  ].map((o) => JSON.stringify(o)).join('\n') + '\n';
+  const want = [
+    '{"id":1,"name":"a","score":3.0,"tags":["x","y"],"vector":[1.0,0.0,0.0,0.0],"meta":{"k":1,"note":null}}',
+    '{"id":2,"name":null,"score":2.5,"tags":[],"vector":[0.0,1.0,0.0,0.0],"meta":{"k":2,"note":"n"}}',
+    '{"id":3,"name":null,"score":-1.0,"tags":["z"],"vector":[0.5,0.5,0.5,0.5],"meta":null}',
+  ].join('\n') + '\n';
+
+  test('create infers the types from a file and from stdin; lance 12 reads and searches the table', async () => {
+    const file = path.join(dir, 'inferred.jsonl');
+    fs.writeFileSync(file, lines);
+    const a = path.join(dir, 'inferred.lance');
+    lanceOk(['create', a, '--input', file]);
+    assert.equal(lanceOk(['scan', a]).stdout, want);
+    const b = path.join(dir, 'inferred_stdin.lance');
+    lanceOk(['create', b, '--input', '-'], { input: lines });
+    assert.equal(lanceOk(['scan', b]).stdout, want);
+    const t = await (await lancedb.connect(dir)).openTable('inferred');
+    const s = await t.schema();
+    assert.deepEqual(s.fields.map((f) => [f.name, String(f.type)]), [
+      ['id', 'Int64'], ['name', 'Utf8'], ['score', 'Float64'], ['tags', 'List<Utf8>'],
+      ['vector', 'FixedSizeList[4]<Float32>'], ['meta', 'Struct<{k:Int64, note:Utf8}>']]);
+    const rows = await t.query().toArray();
+    assert.deepEqual(rows.map((r) => [Number(r.id), r.name, r.score, [...r.tags], [...r.vector], r.meta?.k === undefined ? null : Number(r.meta.k)]),
+                     [[1, 'a', 3, ['x', 'y'], [1, 0, 0, 0], 1], [2, null, 2.5, [], [0, 1, 0, 0], 2],
+                      [3, null, -1, ['z'], [0.5, 0.5, 0.5, 0.5], null]]);
+    const near = await t.search([0, 1, 0, 0]).limit(1).toArray();
+    assert.equal(Number(near[0].id), 2);
+  });
+
+  test('appends and merge-inserts are typed by the table', () => {
+    const uri = path.join(dir, 'inferred_typed.lance');
+    const schema = path.join(dir, 'inferred_typed.schema.json');
+    fs.writeFileSync(schema, JSON.stringify({ fields: [
+      { name: 'id', type: 'int32', nullable: false }, { name: 'n', type: 'float32' }, { name: 'note', type: 'utf8' }] }));
+    const first = path.join(dir, 'inferred_typed.jsonl');
+    fs.writeFileSync(first, '{"id":1,"n":1,"note":"one"}\n{"id":2,"n":2,"note":"two"}\n');
+    lanceOk(['create', uri, '--input', first, '--schema', schema]);
+    lanceOk(['create', uri, '--mode', 'append', '--input', '-'], { input: '{"id":3,"n":3.5,"note":null}\n' });
+    // Keys in another order, integers into the float32 column.
+    const upd = path.join(dir, 'inferred_upd.jsonl');
+    fs.writeFileSync(upd, '{"n":20,"id":2,"note":"two"}\n{"note":null,"id":3,"n":30}\n');
+    lanceOk(['merge-insert', uri, '--input', upd, '--on', 'id']);
+    const rows = lanceOk(['scan', uri]).stdout.trim().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.id - y.id);
+    assert.deepEqual(rows, [{ id: 1, n: 1, note: 'one' }, { id: 2, n: 20, note: 'two' }, { id: 3, n: 30, note: null }]);
+    assert.deepEqual(JSON.parse(lanceOk(['schema', uri]).stdout).fields.map((f) => f.type), ['int32', 'float32', 'utf8']);
+  });
+
+  test('kinds that disagree are named by line and key; a later batch of a file is typed by all lines', () => {
+    const bad = path.join(dir, 'inferred_bad.jsonl');
+    fs.writeFileSync(bad, '{"id":1}\n{"id":"one"}\n');
+    const uri = path.join(dir, 'inferred_bad.lance');
+    refused(['create', uri, '--input', bad], /line 2: field 'id' is a string where line 1 had an integer; give the types with --schema/);
+    assert.equal(fs.existsSync(path.join(uri, '_versions')), false);
+    const late = path.join(dir, 'inferred_late.jsonl');
+    const many = Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: i, x: i })).join('\n');
+    fs.writeFileSync(late, `${many}\n{"id":50,"x":0.5,"extra":"e"}\n`);
+    const l = path.join(dir, 'inferred_late.lance');
+    lanceOk(['create', l, '--input', late, '--input-batch-bytes', '128']);
+    assert.deepEqual(JSON.parse(lanceOk(['schema', l]).stdout).fields.map((f) => [f.name, f.type]),
+                     [['id', 'int64'], ['x', 'float64'], ['extra', 'utf8']]);
+    assert.equal(count(l), 51);
+    // A stream cannot be read again: the error says how to type it.
+    refused(['create', path.join(dir, 'inferred_late_stdin.lance'), '--input', '-', '--input-batch-bytes', '128'],
+            /line 51: field 'x': value 0.5 does not fit type int64 \(a stream is typed by its first 10000 lines or 128 bytes: give --schema/,
+            { input: fs.readFileSync(late) });
   });
 });
 

@@ -40,6 +40,15 @@ Status AppendJsonValue(const Array& array, int64_t i, std::string* out);
 // number of the text's first line (for a piece of a larger input).
 Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema, int64_t first_line = 1);
 
+// A schema for JSON lines given without one, from the first `max_lines` non-blank lines: one
+// nullable field per key (first-seen order; a key missing from some lines is null there),
+// typed int64 / float64 (integers widen when a float is seen) / bool / utf8 / list<...> /
+// struct<...>; a key seen only as null is utf8. A key named "vector" holding equal-length
+// number arrays is fixed_size_list<float32> (lancedb's embedding convention).
+// Errors: InvalidArgument naming the line and key whose kinds disagree, or a line that is not
+// a JSON object.
+Result<SchemaPtr> InferJsonLinesSchema(std::string_view text, int64_t max_lines = 10000);
+
 // The schema JSON form: {"fields":[...], "metadata":{...}} (see docs/cli.md).
 std::string SchemaToJson(const Schema& schema);
 // Errors: InvalidArgument naming the offending field/type.
