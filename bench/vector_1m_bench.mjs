@@ -108,7 +108,7 @@ for (const s of seeds) await db.createTable(`ours_${s}`, table);
 for (let b = 0; b < refBuilds; b++) await db.createTable(`ref_${b}`, table);
 log(`exact ground truth of ${NQ} queries`);
 const exactRun = spawnSync(args.lance, ['search', path.join(args.work, `ours_${seeds[0]}.lance`), '--column', 'vector',
-  '--queries', qfile, '-k', String(K), '--bypass-index'], { maxBuffer: 1 << 28 });
+  '--queries', qfile, '-k', String(K), '--bypass-index', '--columns', '_rowid'], { maxBuffer: 1 << 28 });
 if (exactRun.status !== 0) throw new Error(`lance search: ${exactRun.stderr}`);
 const gt = Array.from({ length: NQ }, () => new Set());
 for (const l of exactRun.stdout.toString().trim().split('\n')) {
@@ -127,7 +127,7 @@ const add = (type, side, refine, r) => {
 // Ours, one build per seed and index type (each type replaces the last on the table).
 const oursSearch = (uri, sargs) => {
   const run = spawnSync(args.lance, ['search', uri, '--column', 'vector', '--queries', qfile, '-k', String(K),
-    '--timing', '--threads', '1', ...sargs], { maxBuffer: 1 << 28 });
+    '--timing', '--threads', '1', '--columns', '_rowid', ...sargs], { maxBuffer: 1 << 28 });
   if (run.status !== 0) throw new Error(`lance search: ${run.stderr}`);
   const ids = Array.from({ length: NQ }, () => []);
   for (const l of run.stdout.toString().trim().split('\n')) { const x = JSON.parse(l); ids[x.query_index].push(x._rowid); }

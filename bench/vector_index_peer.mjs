@@ -93,7 +93,7 @@ for (const type of args.types.split(',')) {
     // tests/interop/linalg_flat_search.test.mjs), before any index exists.
     log(`exact ground truth of ${NQ} queries over ${ROWS} rows`);
     const run = spawnSync(args.lance, ['search', path.join(args.work, `ref_${type}.lance`), '--column', 'vector',
-      '--queries', qfile, '-k', String(K), '--bypass-index'], { maxBuffer: 1 << 28 });
+      '--queries', qfile, '-k', String(K), '--bypass-index', '--columns', '_rowid'], { maxBuffer: 1 << 28 });
     if (run.status !== 0) throw new Error(`lance search: ${run.stderr}`);
     for (let i = 0; i < NQ; i++) gt.push(new Set());
     for (const l of run.stdout.toString().trim().split('\n')) {
@@ -133,7 +133,7 @@ for (const type of args.types.split(',')) {
       refRecall += rows.filter((x) => gt[i].has(x)).length / K;
     }
     const sargs = ['search', path.join(args.work, `ours_${type}.lance`), '--column', 'vector', '--queries', qfile,
-      '-k', String(K), '--nprobes', String(NPROBES), '--timing', '--threads', '1'];
+      '-k', String(K), '--nprobes', String(NPROBES), '--timing', '--threads', '1', '--columns', '_rowid'];
     if (refine) sargs.push('--refine-factor', String(refine));
     if (ef) sargs.push('--ef', String(ef));
     const run = spawnSync(args.lance, sargs, { maxBuffer: 1 << 28 });

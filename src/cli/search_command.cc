@@ -1,7 +1,8 @@
 // `lance search`, through lance::dataset::Dataset (planned by the query layer):
 //   --vector / --queries: k nearest rows of a vector column through its vector index (or
 //     exactly with --bypass-index), as lance 12's nearestTo(...).nprobes(...).refineFactor(...)
-//     answers: JSON lines {"_rowid", "_distance"}, nearest first (query::ScanOptions::nearest);
+//     answers: the rows as JSON lines (--columns, default all; _rowid with --with-row-id) with
+//     `_distance`, nearest first (query::ScanOptions::nearest);
 //   --text: full-text (BM25) search through an INVERTED index, as lance 12 answers
 //     query().fullTextSearch(...): the rows as JSON lines, best first, with `_score`
 //     (query::ScanOptions::full_text).
@@ -70,12 +71,6 @@ double ProcessCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-std::string FloatText(float f) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
-  return ec == std::errc() ? std::string(buf, end) : "null";
 }
 
 Result<std::vector<float>> ParseVector(const std::string& text, const std::string& what) {
@@ -224,9 +219,8 @@ Status RunSearch(const SearchArgs& a) {
     }
     return RunTextSearch(a, std::nullopt);
   }
-  if (a.op != "or" || a.phrase || !a.columns.empty() || a.with_row_id) {
-    return Status::InvalidArgument("search: --operator, --phrase, --columns and --with-row-id "
-                                   "are --text options");
+  if (a.op != "or" || a.phrase) {
+    return Status::InvalidArgument("search: --operator and --phrase are --text options");
   }
   std::vector<std::vector<float>> queries;
   if (!a.queries.empty()) {
@@ -265,7 +259,8 @@ Status RunSearch(const SearchArgs& a) {
   std::string out;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     query::ScanOptions o;
-    o.columns = {"_rowid"};
+    o.columns = SplitColumns(a.columns);
+    o.with_row_id = a.with_row_id;
     o.filter = a.filter;
     o.nearest = base;
     o.nearest->query = queries[qi];
@@ -280,13 +275,18 @@ Status RunSearch(const SearchArgs& a) {
     LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     cpu_times.push_back(cpu_ms() - c0);
-    for (const auto& b : batches) {
-      const uint64_t* ids = b->column(0)->Values<uint64_t>();
-      const float* dist = b->column(1)->Values<float>();
-      for (int64_t i = 0; i < b->num_rows(); ++i) {
-        out += "{";
-        if (!a.queries.empty()) out += "\"query_index\":" + std::to_string(qi) + ",";
-        out += "\"_rowid\":" + std::to_string(ids[i]) + ",\"_distance\":" + FloatText(dist[i]) + "}\n";
+    std::string rows;
+    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
+    if (a.queries.empty()) {
+      out += rows;
+    } else {
+      // Each line of a --queries result set opens with the query it answers.
+      const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
+      for (size_t pos = 0; pos < rows.size();) {
+        const size_t end = rows.find('\n', pos);
+        out += tag;
+        out.append(rows, pos + 1, end - pos);
+        pos = end + 1;
       }
     }
   }
@@ -355,8 +355,9 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_option("--max-expansions", a->max_expansions, "text, fuzzy: at most N expanded tokens (default 50)");
   sub->add_option("--prefix-length", a->prefix_length,
                   "text, fuzzy: expanded tokens keep the first N bytes of the query token (default 0)");
-  sub->add_option("--columns", a->columns, "text: output columns a,b (default: all), then _score");
-  sub->add_flag("--with-row-id", a->with_row_id, "text: also print _rowid");
+  sub->add_option("--columns", a->columns,
+                  "output columns a,b (default: all; _rowid may be one), then _distance (vector) or _score (text)");
+  sub->add_flag("--with-row-id", a->with_row_id, "also print _rowid");
   sub->add_option("--filter", a->filter, "only rows where this condition holds (SQL-like)");
   sub->add_flag("--postfilter", a->postfilter,
                 "filter the k index results (default: filter first, the index searches the rows that pass)");

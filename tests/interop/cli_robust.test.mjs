@@ -26,6 +26,7 @@ import { before, describe, test } from 'node:test';
 import * as A from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 
+import { canonicalLines } from './lib/canonical.mjs';
 import { LANCE_BIN, lance, lanceAll, lanceOk, scratchDir } from './lib/cli.mjs';
 
 const dir = scratchDir('lance-robust-');
@@ -293,7 +294,7 @@ describe('commands', () => {
     refused(['search', table, '--text', 'a', '--queries', '/dev/null'], /--text with --queries does not combine/);
     refused(['search', table, '--vector', '[1]', '--vector-column', 'v'], /--vector-column is a hybrid/);
     refused(['search', table, '--text', 'a', '--refine-factor', '2'], /--refine-factor and --metric are vector options/);
-    refused(['search', table, '--vector', '[1]', '--phrase'], /--operator, --phrase, --columns and --with-row-id are --text options/);
+    refused(['search', table, '--vector', '[1]', '--phrase'], /--operator and --phrase are --text options/);
     refused(['search', table], /search: give --vector, --queries or --text/);
     refused(['search', table, '--text', 'a'], /INVERTED|FTS|index/i);
   });
@@ -371,8 +372,13 @@ describe('JSON lines without --schema', () => {
     assert.deepEqual(rows.map((r) => [Number(r.id), r.name, r.score, [...r.tags], [...r.vector], r.meta?.k === undefined ? null : Number(r.meta.k)]),
                      [[1, 'a', 3, ['x', 'y'], [1, 0, 0, 0], 1], [2, null, 2.5, [], [0, 1, 0, 0], 2],
                       [3, null, -1, ['z'], [0.5, 0.5, 0.5, 0.5], null]]);
-    const near = await t.search([0, 1, 0, 0]).limit(1).toArray();
-    assert.equal(Number(near[0].id), 2);
+    // Vector search prints whole rows, with _distance and (asked) _rowid, as lance 12 does.
+    const theirs = await t.search([0, 1, 0, 0.5]).limit(3).withRowId(true).toArrow();
+    assert.deepEqual(theirs.schema.fields.map((f) => f.name).slice(-2), ['_distance', '_rowid']);
+    assert.equal(lanceOk(['search', a, '--vector', '[0,1,0,0.5]', '-k', '3', '--with-row-id']).stdout,
+                 canonicalLines(theirs));
+    assert.equal(lanceOk(['search', a, '--vector', '[0,1,0,0.5]', '-k', '3', '--columns', 'id']).stdout,
+                 canonicalLines(await t.search([0, 1, 0, 0.5]).limit(3).select(['id']).toArrow()));
   });
 
   test('appends and merge-inserts are typed by the table', () => {

@@ -36,7 +36,7 @@ export async function referenceSearch(t, q, metric, s, k, bypass = false) {
 // `lance search` of column 'vec' as [{rowid (BigInt), distance (float32)}], nearest first.
 export function ours(uri, q, metric, s, k) {
   const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', String(k),
-    '--nprobes', String(s.nprobes), '--metric', metric];
+    '--nprobes', String(s.nprobes), '--metric', metric, '--columns', '_rowid'];
   if (s.refineFactor) args.push('--refine-factor', String(s.refineFactor));
   if (s.ef) args.push('--ef', String(s.ef));
   if (s.filter) args.push('--filter', s.filter);
