@@ -72,7 +72,10 @@ Result<mw::MemWalWriterOptions> WriterOptions(const Table& t, const std::string&
     std::fprintf(stderr, "lance lsm: maintained index %s; not built in generations\n", why.c_str());
   }
   o.max_rows = policy.max_rows;
-  o.max_bytes = policy.max_bytes;
+  // --max-bytes bounds the MemTables of all the process's shard writers together (each
+  // writer's own max_bytes off): one budget, shared by every copy of these options.
+  if (policy.max_bytes > 0) o.budget = std::make_shared<mw::MemTableBudget>(policy.max_bytes);
+  o.max_bytes = 0;
   o.max_age_ms = policy.max_age_ms;
   o.auto_flush = policy.max_rows > 0 || policy.max_bytes > 0 || policy.max_age_ms > 0;
   return o;

@@ -42,7 +42,8 @@ Result<memwal::MemWalIndexDetails> Details(const Table& t);
 // The router of the base's first sharding spec. Errors: those of Details, Corruption (no spec).
 Result<memwal::ShardRouter> Router(const Table& t);
 
-// When a writer's MemTable flushes (0: that trigger is off).
+// When a writer's MemTable flushes (0: that trigger is off). max_bytes bounds the MemTables of
+// all the writers of the process together (memwal::MemTableBudget), the others are per writer.
 struct FlushPolicy {
   int64_t max_rows = 1 << 20;
   int64_t max_bytes = int64_t{256} << 20;

@@ -8,6 +8,9 @@
 // policy's limits, appends waiting while a full one is still flushing). Without --flush the
 // rows stay durable in the WAL, unflushed, like a reference writer that exits without closing.
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -43,19 +46,49 @@ struct WriteArgs {
   int64_t input_batch_bytes = int64_t{1} << 20;
   bool flush = false;
   bool no_sync = false;
+  bool claim_all = false;
   bool progress = false;
   FlushPolicy policy;
 };
 
+// Latencies in bounded memory: 16 buckets per doubling of microseconds (quantiles within
+// ~4.5 %), from 1 us to about 18 minutes.
+class LatencyHistogram {
+ public:
+  void Add(std::chrono::steady_clock::duration d) {
+    const double us = std::max(1.0, std::chrono::duration<double, std::micro>(d).count());
+    const size_t b = std::min(counts_.size() - 1, static_cast<size_t>(std::log2(us) * kPerDoubling));
+    ++counts_[b];
+    ++n_;
+  }
+  // The q-quantile in milliseconds (the middle of its bucket); 0 when empty.
+  double QuantileMs(double q) const {
+    const int64_t rank = std::min<int64_t>(n_ - 1, static_cast<int64_t>(q * static_cast<double>(n_)));
+    int64_t seen = 0;
+    for (size_t b = 0; b < counts_.size(); ++b) {
+      seen += counts_[b];
+      if (seen > rank) return std::exp2((static_cast<double>(b) + 0.5) / kPerDoubling) / 1000.0;
+    }
+    return 0;
+  }
+  int64_t count() const { return n_; }
+
+ private:
+  static constexpr int kPerDoubling = 16;
+  std::array<int64_t, 30 * kPerDoubling> counts_{};
+  int64_t n_ = 0;
+};
+
 // Acknowledgements in input order: after each durable acknowledgement, the rows of the longest
 // fully acknowledged prefix of the input (what must survive a crash from then on). Holds only
-// the batches not yet in that prefix.
+// the batches not yet in that prefix. Times each input batch from its first append to its last
+// piece durable (what the caller of a one-batch write would wait).
 class AckPrinter {
  public:
   // Registers the next input batch (numbered from 0): `rows` rows in `pieces` shard appends.
   uint64_t Expect(int64_t rows, int pieces) {
     std::lock_guard<std::mutex> lock(mu_);
-    pending_.push_back({pieces, rows});
+    pending_.push_back({pieces, rows, std::chrono::steady_clock::now()});
     return first_ + pending_.size() - 1;
   }
   void Done(uint64_t batch, const Status& st) {
@@ -64,10 +97,12 @@ class AckPrinter {
       if (error_.ok()) error_ = st;
       return;
     }
-    if (--pending_[batch - first_].first > 0) return;
+    Pending& p = pending_[batch - first_];
+    if (--p.pieces > 0) return;
+    latency_.Add(std::chrono::steady_clock::now() - p.submitted);
     bool advanced = false;
-    while (!pending_.empty() && pending_.front().first == 0) {
-      acked_ += pending_.front().second;
+    while (!pending_.empty() && pending_.front().pieces == 0) {
+      acked_ += pending_.front().rows;
       pending_.pop_front();
       ++first_;
       advanced = true;
@@ -85,10 +120,20 @@ class AckPrinter {
     std::lock_guard<std::mutex> lock(mu_);
     return acked_;
   }
+  LatencyHistogram latency() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return latency_;
+  }
 
  private:
+  struct Pending {
+    int pieces;  // appends not yet durable
+    int64_t rows;
+    std::chrono::steady_clock::time_point submitted;
+  };
   std::mutex mu_;
-  std::deque<std::pair<int, int64_t>> pending_;  // from batch first_ on: appends left, rows
+  std::deque<Pending> pending_;  // from batch first_ on
+  LatencyHistogram latency_;
   uint64_t first_ = 0;
   int64_t acked_ = 0;
   Status error_;
@@ -131,9 +176,14 @@ class Ingest {
   // appends are not yet durable).
   Status Append(const RecordBatchPtr& batch) {
     LANCE_ASSIGN_OR_RAISE(std::vector<mw::ShardSlice> slices, router_.Split(batch));
+    std::vector<mw::ShardTarget> fresh;
+    for (const mw::ShardSlice& slice : slices) {
+      if (!writers_.count(slice.shard.shard_id)) fresh.push_back(slice.shard);
+    }
+    LANCE_RETURN_NOT_OK(Claim(fresh));
     const uint64_t id = acks_.Expect(batch->num_rows(), static_cast<int>(slices.size()));
     for (mw::ShardSlice& slice : slices) {
-      LANCE_ASSIGN_OR_RAISE(mw::MemWalWriter * w, WriterOf(slice.shard));
+      mw::MemWalWriter* w = writers_.at(slice.shard.shard_id).get();
       {
         std::unique_lock<std::mutex> lock(flight_mu_);
         flight_cv_.wait(lock, [&] { return in_flight_ < a_.max_in_flight; });
@@ -173,6 +223,9 @@ class Ingest {
   }
 
   int64_t acked() { return acks_.acked(); }
+  LatencyHistogram latency() { return acks_.latency(); }
+  // The most all MemTables held at once (--max-bytes' budget); 0 without one.
+  int64_t memtable_peak_bytes() const { return wo_.budget ? wo_.budget->peak_bytes() : 0; }
   size_t shards() const { return writers_.size(); }
   int64_t flushes() const {
     int64_t n = 0;
@@ -180,18 +233,47 @@ class Ingest {
     return n;
   }
 
+  // Every shard of the spec claimed at once (--claim-all).
+  Status ClaimAll() {
+    LANCE_ASSIGN_OR_RAISE(std::vector<mw::ShardTarget> all, router_.AllShards());
+    return Claim(all);
+  }
+
  private:
-  Result<mw::MemWalWriter*> WriterOf(const mw::ShardTarget& shard) {
-    auto it = writers_.find(shard.shard_id);
-    if (it != writers_.end()) return it->second.get();
-    mw::MemWalWriterOptions o = wo_;
-    o.shard.shard_spec_id = shard.spec_id;
-    o.shard.shard_field_values = shard.field_values;
-    LANCE_ASSIGN_OR_RAISE(auto w, mw::MemWalWriter::Open(t_.where.store, t_.where.path, shard.shard_id, o));
-    std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%lld rows recovered from the WAL)\n",
-                 shard.shard_id.ToString().c_str(), static_cast<unsigned long long>(w->epoch()),
-                 static_cast<long long>(w->recovered_rows()));
-    return writers_.emplace(shard.shard_id, std::move(w)).first->second.get();
+  // Opens (claims, replays) a writer for each of the shards `fresh` (none open yet), all at
+  // once: a claim is a few fsyncs in sequence (manifest, fence sentinel, the WAL and manifest
+  // directories of a new shard), and a batch spread over N new shards would wait for N of them
+  // one after another. The first error of all.
+  Status Claim(const std::vector<mw::ShardTarget>& fresh) {
+    if (fresh.empty()) return Status::OK();
+    std::vector<Result<std::unique_ptr<mw::MemWalWriter>>> opened;
+    opened.reserve(fresh.size());
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      opened.emplace_back(Status::Internal("lance lsm write: shard writer not opened"));
+    }
+    auto open = [&](size_t i) {
+      mw::MemWalWriterOptions o = wo_;
+      o.shard.shard_spec_id = fresh[i].spec_id;
+      o.shard.shard_field_values = fresh[i].field_values;
+      opened[i] = mw::MemWalWriter::Open(t_.where.store, t_.where.path, fresh[i].shard_id, o);
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < fresh.size(); ++i) threads.emplace_back(open, i);
+    open(0);
+    for (auto& t : threads) t.join();
+    Status st;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      if (!opened[i].ok()) {
+        if (st.ok()) st = opened[i].status();
+        continue;
+      }
+      std::unique_ptr<mw::MemWalWriter>& w = *opened[i];
+      std::fprintf(stderr, "lance lsm write: shard %s claimed at epoch %llu (%lld rows recovered from the WAL)\n",
+                   fresh[i].shard_id.ToString().c_str(), static_cast<unsigned long long>(w->epoch()),
+                   static_cast<long long>(w->recovered_rows()));
+      writers_.emplace(fresh[i].shard_id, std::move(w));
+    }
+    return st;
   }
 
   const WriteArgs& a_;
@@ -221,6 +303,10 @@ Status Write(const WriteArgs& a) {
   LANCE_ASSIGN_OR_RAISE(mw::MemWalWriterOptions wo, WriterOptions(t, a.primary_key, a.policy));
   LANCE_ASSIGN_OR_RAISE(InputBatches input, InputBatches::Open(a, t.snapshot->schema()));
   Ingest ingest(a, std::move(t), std::move(router), std::move(wo));
+  if (a.claim_all) {
+    Status claimed = ingest.ClaimAll();
+    if (!claimed.ok()) return ingest.Close(std::move(claimed));
+  }
   Progress progress("lance lsm write", a.progress);
   int64_t rows_read = 0;
   auto report = [&](bool force) {
@@ -253,6 +339,12 @@ Status Write(const WriteArgs& a) {
   j["shards"] = ingest.shards();
   j["flushes"] = ingest.flushes();
   j["flushed"] = a.flush;
+  // Each input batch from its first append to its last piece durable (in-process: no pipe).
+  const LatencyHistogram lat = ingest.latency();
+  j["ack_batches"] = lat.count();
+  j["ack_ms_p50"] = lat.QuantileMs(0.5);
+  j["ack_ms_p99"] = lat.QuantileMs(0.99);
+  j["memtable_peak_bytes"] = ingest.memtable_peak_bytes();
   std::fprintf(stderr, "%s\n", Dump(j).c_str());
   return Status::OK();
 }
@@ -293,8 +385,14 @@ and the MemTables, flushed at --max-rows / --max-bytes / --max-age-ms.
                   "NOT DURABLE: acknowledge each batch once its WAL entry is written, without "
                   "fsync (rows survive a crash of this process, not of the machine); for scratch "
                   "data and like-for-like benchmarks");
+  write->add_flag("--claim-all", a->claim_all,
+                  "Claim every shard of the sharding spec at the start, all at once (bucket or "
+                  "unsharded; else each shard is claimed when it first gets rows), for a process "
+                  "that takes all of the table's writes: a writer of another shard is fenced");
   write->add_option("--max-rows", a->policy.max_rows, "Flush a MemTable at this many rows (0: never)");
-  write->add_option("--max-bytes", a->policy.max_bytes, "Flush a MemTable at this many bytes (0: never)");
+  write->add_option("--max-bytes", a->policy.max_bytes,
+                    "Bound the MemTables of all shards together to about this many bytes: when the "
+                    "active ones hold half of it, each flushes (0: no bound)");
   write->add_option("--max-age-ms", a->policy.max_age_ms, "Flush a MemTable this old (0: never)");
   AddProgressFlag(write, &a->progress);
   registry.OnRun(write, [a] { return Write(*a); });

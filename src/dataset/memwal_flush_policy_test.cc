@@ -3,7 +3,9 @@
 // much more than its bound; every row reaches a generation once, and the merged read equals
 // the model.
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +14,7 @@
 
 #include "dataset/memwal_test_util.h"
 #include "lance/memwal/generation.h"
+#include "lance/memwal/memtable_budget.h"
 
 namespace lance::memwal::lsm_test {
 namespace {
@@ -97,6 +100,61 @@ TEST(LsmFlushPolicy, RowsBytesAndAgeTriggerFlushes) {
     EXPECT_EQ(Read(t, Consistency::kEventual), (Model{{0, "base-0"}}));
     fs::remove_all(t.dir);
   }
+}
+
+// --max-bytes of a process: one MemTableBudget shared by two shard writers bounds their
+// MemTables together (active and frozen), however the rows split between them; each writer
+// flushes when the active MemTables together hold half the bound.
+TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
+  Table t = MakeTable("policy_budget", {0});
+  Model model{{0, "base-0"}};
+  MemWalWriterOptions o = WriterOptions(t);
+  o.auto_flush = true;
+  o.max_rows = 0;
+  o.max_bytes = 0;
+  const int64_t one_batch = InMemoryBytes(*Batch({0, 1, 2, 3, 4}, "t0")) + 5 * 80;
+  const int64_t bound = 12 * one_batch;
+  o.budget = std::make_shared<MemTableBudget>(bound);
+  const Uuid shards[2] = {UnshardedShardId(), *Uuid::Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")};
+  std::unique_ptr<MemWalWriter> w[2];
+  for (int i = 0; i < 2; ++i) {
+    auto opened = MemWalWriter::Open(t.store, t.root, shards[i], o);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    w[i] = std::move(*opened);
+  }
+  int64_t max_seen = 0;
+  for (int b = 0; b < 60; ++b) {
+    // Two thirds of the batches to the first shard, one third to the second.
+    const int i = b % 3 == 2 ? 1 : 0;
+    std::vector<int64_t> ids;
+    for (int k = 0; k < 5; ++k) ids.push_back(1000 * i + 5 * b + k + 1);
+    ASSERT_TRUE(w[i]->AppendAndWait(*Batch(ids, "t" + std::to_string(b))).ok());
+    Apply(&model, ids, "t" + std::to_string(b), false);
+    max_seen = std::max(max_seen, o.budget->active_bytes() + o.budget->frozen_bytes());
+  }
+  // One append per writer may land after the trigger (it was already past the wait).
+  EXPECT_LE(o.budget->peak_bytes(), bound + 2 * one_batch);
+  EXPECT_LE(max_seen, o.budget->peak_bytes());
+  EXPECT_GT(o.budget->peak_bytes(), bound / 2);  // it did fill up to the trigger
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int64_t flushed_rows = 0;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(w[i]->Close(false).ok());
+    const auto gens = w[i]->manifest().flushed_generations;
+    EXPECT_GE(gens.size(), 1u) << "writer " << i;
+    for (const auto& g : gens) {
+      // No generation holds more than the bound's worth of rows.
+      EXPECT_LE(static_cast<int64_t>(g.physical_rows.value_or(0)), 5 * (bound / one_batch + 2));
+      flushed_rows += static_cast<int64_t>(g.physical_rows.value_or(0));
+    }
+  }
+  EXPECT_GE(flushed_rows, 5 * 6 * 2);  // several flushes' worth, far below the 300 rows written
+  EXPECT_LE(flushed_rows, 300);
+  // Closed writers hold nothing of the budget.
+  EXPECT_EQ(o.budget->active_bytes(), 0);
+  EXPECT_EQ(o.budget->frozen_bytes(), 0);
+  EXPECT_EQ(Read(t, Consistency::kStrong), model);
+  fs::remove_all(t.dir);
 }
 
 }  // namespace

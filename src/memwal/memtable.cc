@@ -17,6 +17,11 @@ int64_t ArrayBytes(const Array& a) {
   return n;
 }
 
+// What one key of the implicit key index costs beside its bytes past the string's inline
+// buffer: a hash node (next pointer, std::string, row position, cached hash) as malloc hands
+// it out, and its bucket pointer.
+constexpr int64_t kKeyIndexEntryBytes = 72;
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -68,12 +73,16 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     first_position_ = wal_position;
     first_row_ms_ = NowMs();
   }
+  int64_t index_bytes = 0;
   for (size_t i = 0; i < keys.size(); ++i) {
-    newest_.insert_or_assign(std::move(keys[i]), static_cast<uint32_t>(rows_ + static_cast<int64_t>(i)));
+    const size_t heap = keys[i].size() > 15 ? keys[i].size() + 1 : 0;  // past the SSO buffer
+    if (newest_.insert_or_assign(std::move(keys[i]), static_cast<uint32_t>(rows_ + static_cast<int64_t>(i))).second) {
+      index_bytes += kKeyIndexEntryBytes + static_cast<int64_t>(heap);
+    }
   }
   starts_.push_back(rows_);
   rows_ += wal_batch->num_rows();
-  bytes_ += bytes;
+  bytes_ += bytes + index_bytes;
   last_position_ = std::max(last_position_, wal_position);
   batches_.push_back(std::move(wal_batch));
   return Status::OK();

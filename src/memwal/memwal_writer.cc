@@ -41,13 +41,23 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
   }
   w->shard_->ReleaseRecovered();
   w->active_ = std::move(mt);
+  if (options.budget) {
+    options.budget->Grow(w->active_->bytes());
+    w->budget_subscription_ = options.budget->Subscribe([p = w.get()] { p->Wake(); });
+  }
   if (options.auto_flush) w->flusher_ = std::thread([p = w.get()] { p->FlushLoop(); });
   return w;
 }
 
+void MemWalWriter::Wake() {
+  { std::lock_guard<std::mutex> lock(mu_); }
+  cv_.notify_all();
+}
+
 bool MemWalWriter::OverLimit(const MemTable& m) const {
   if (m.empty()) return false;
-  return (options_.max_rows > 0 && m.num_rows() >= options_.max_rows) ||
+  return (options_.budget && options_.budget->Over()) ||
+         (options_.max_rows > 0 && m.num_rows() >= options_.max_rows) ||
          (options_.max_bytes > 0 && m.bytes() >= options_.max_bytes) ||
          (options_.max_age_ms > 0 && m.age_ms() >= options_.max_age_ms);
 }
@@ -62,7 +72,10 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     // it (a fresh one takes the appends), and while the previous one is still being flushed
     // that waits for that flush. Only batches already queued in the WAL land after the limit.
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return stop_ || !flush_error_.ok() || !OverLimit(*active_); });
+    cv_.wait(lock, [&] {
+      return stop_ || !flush_error_.ok() ||
+             (!OverLimit(*active_) && !(options_.budget && options_.budget->Full()));
+    });
     if (!flush_error_.ok()) return flush_error_;
   }
   return shard_->AppendWalBatch(wb, [this, wb, cb = std::move(on_durable)](const Result<WalAck>& r) {
@@ -72,14 +85,18 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     }
     Status st;
     bool wake = false;
+    int64_t grown = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      const int64_t before = active_->bytes();
       st = active_->Insert(wb, r->position);
+      grown = active_->bytes() - before;
       // The shard writer acknowledges an entry's batches one after another on one thread.
       entry_batches_left_ = entry_batches_left_ > 0 ? entry_batches_left_ - 1 : r->entry_batches - 1;
       wake = entry_batches_left_ == 0 || (options_.auto_flush && OverLimit(*active_));
     }
     if (wake) cv_.notify_all();
+    if (options_.budget && grown != 0) options_.budget->Grow(grown);  // outside mu_: it wakes us
     if (!st.ok()) {
       cb(Result<WalAck>(st));
       return;
@@ -99,6 +116,7 @@ Result<WalAck> MemWalWriter::AppendAndWait(const RecordBatch& batch, bool tombst
 Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   std::lock_guard<std::mutex> flush_lock(flush_mu_);
   std::shared_ptr<MemTable> frozen;
+  int64_t froze = 0;  // bytes moved from active to frozen, for the budget
   {
     std::unique_lock<std::mutex> lock(mu_);
     // Never between two batches of one WAL entry (see entry_batches_left_) -- not even when
@@ -120,8 +138,10 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       frozen_ = std::move(active_);
       active_ = std::move(next);
       frozen = frozen_;
+      froze = frozen->bytes();
     }
   }
+  if (options_.budget && froze > 0) options_.budget->Freeze(froze);
   cv_.notify_all();  // appends held by a full MemTable go on into the fresh one
   const auto t0 = std::chrono::steady_clock::now();
   const MemTable::Contents contents = frozen->Snapshot();
@@ -150,6 +170,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - t0)
                          .count();
+  int64_t released = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!g.ok()) {
@@ -157,6 +178,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       // directory). A fenced writer stays poisoned; its rows are in the WAL for the next writer.
       flush_error_ = g.status();
     } else {
+      released = frozen->bytes();
       frozen_.reset();
       flush_error_ = Status::OK();
       ++stats_.flushes;
@@ -164,6 +186,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       stats_.flush_ms += ms;
     }
   }
+  if (options_.budget && released > 0) options_.budget->Release(released, 0);  // outside mu_
   cv_.notify_all();
   if (!g.ok()) return g.status();
   return std::optional<FlushedGeneration>(std::move(*g));
@@ -218,6 +241,18 @@ Status MemWalWriter::Close(bool flush) {
       flush_error_ = Status::OK();
     }
     st = Flush().status();
+  }
+  if (options_.budget) {
+    // This writer takes no more rows: what its MemTables hold is no longer the process's to
+    // bound (it is freed with the writer).
+    options_.budget->Unsubscribe(budget_subscription_);
+    int64_t frozen = 0, active = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      frozen = frozen_ ? frozen_->bytes() : 0;
+      active = active_ ? active_->bytes() : 0;
+    }
+    options_.budget->Release(frozen, active);
   }
   return st;
 }

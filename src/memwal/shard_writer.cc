@@ -141,11 +141,10 @@ Status ShardWriter::Recover() {
     LANCE_ASSIGN_OR_RAISE(sentinel_position_, PlaceSentinel(tail));
     end = sentinel_position_;
     next_position_ = sentinel_position_ + 1;
-    const uint64_t s = sentinel_position_;
-    LANCE_ASSIGN_OR_RAISE(manifest_, manifests_.CommitUpdate(epoch_, [s](ShardManifest* m) {
-      m->wal_entry_position_last_seen = s;
-      return Status::OK();
-    }));
+    // The sentinel's position is not recorded in a manifest update of its own (lance 12 does,
+    // at the cost of two more fsyncs per claim): wal_entry_position_last_seen is a best-effort
+    // hint (the spec), a reader's or next writer's FindTail probes past it, and the first
+    // flush records the WAL tip.
   } else {
     next_position_ = tail;
   }

@@ -468,10 +468,7 @@ Result<ShardRouter::Routing> ShardRouter::Route(const RecordBatch& batch) const 
   Routing out;
   const size_t n = static_cast<size_t>(batch.num_rows());
   out.row_shard.assign(n, 0);
-  const std::string& field_id = spec_.fields[0].field_id;
-  auto target = [&](Uuid id, std::string value) {
-    return ShardTarget{id, spec_.spec_id, {ShardFieldValue{field_id, std::move(value)}}};
-  };
+  auto target = [this](Uuid id, std::string value) { return Target(id, std::move(value)); };
   if (transform_ == kTransformUnsharded) {
     if (n > 0) out.shards.push_back(target(UnshardedShardId(), Int32Bytes(0)));
     return out;
@@ -480,7 +477,7 @@ Result<ShardRouter::Routing> ShardRouter::Route(const RecordBatch& batch) const 
   if (!col) {
     return Status::InvalidArgument("routing: the batch has no column '{}' (the source of "
                                    "sharding field '{}')",
-                                   source_name_, field_id);
+                                   source_name_, spec_.fields[0].field_id);
   }
   if (!col->type->Equals(*source_type_)) {
     return Status::InvalidArgument("routing: column '{}' is {} in the batch but {} in the "
@@ -507,6 +504,22 @@ Result<ShardRouter::Routing> ShardRouter::Route(const RecordBatch& batch) const 
     if (inserted) out.shards.push_back(target(IdentityShardId(v), v));
     out.row_shard[i] = it->second;
   }
+  return out;
+}
+
+ShardTarget ShardRouter::Target(Uuid id, std::string value) const {
+  return ShardTarget{id, spec_.spec_id, {ShardFieldValue{spec_.fields[0].field_id, std::move(value)}}};
+}
+
+Result<std::vector<ShardTarget>> ShardRouter::AllShards() const {
+  if (transform_ == kTransformUnsharded) return std::vector<ShardTarget>{Target(UnshardedShardId(), Int32Bytes(0))};
+  if (transform_ != kTransformBucket) {
+    return Status::NotSupported("sharding spec {}: the shards of an {} transform are the values "
+                                "written, not known in advance",
+                                spec_.spec_id, transform_);
+  }
+  std::vector<ShardTarget> out;
+  for (int32_t b = 0; b < num_buckets_; ++b) out.push_back(Target(BucketShardId(b), Int32Bytes(b)));
   return out;
 }
 

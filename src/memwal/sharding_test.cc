@@ -250,6 +250,15 @@ TEST(ShardRouter, BucketSplitKeepsInputOrderPerShard) {
   }
   EXPECT_EQ(total, 40);
   EXPECT_EQ(slices->size(), 4u);
+  // AllShards (lsm write --claim-all): each bucket's target exactly as routing names it.
+  auto all = router->AllShards();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 4u);
+  for (const ShardSlice& sl : *slices) {
+    int32_t bucket;
+    std::memcpy(&bucket, sl.shard.field_values[0].value.data(), 4);
+    EXPECT_EQ((*all)[static_cast<size_t>(bucket)], sl.shard) << "bucket " << bucket;
+  }
 }
 
 TEST(ShardRouter, IdentityAndUnsharded) {
@@ -278,6 +287,11 @@ TEST(ShardRouter, IdentityAndUnsharded) {
   EXPECT_EQ(ur->shards[0].shard_id, UnshardedShardId());
   EXPECT_EQ(ur->shards[0].field_values[0].value, std::string(4, '\0'));
   EXPECT_EQ(ur->row_shard, (std::vector<uint32_t>{0, 0}));
+  auto uns_all = uns->AllShards();
+  ASSERT_TRUE(uns_all.ok());
+  EXPECT_EQ(*uns_all, (std::vector<ShardTarget>{ur->shards[0]}));
+  // Identity shards are the values written: not known in advance.
+  EXPECT_TRUE(ident->AllShards().status().IsNotSupported());
 }
 
 TEST(ShardRouter, BatchMismatchesAreErrors) {

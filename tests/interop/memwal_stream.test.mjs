@@ -173,8 +173,9 @@ test('a long stream runs in bounded memory', async () => {
   const { uri, schemaFile } = await memwalTable(dir);
   const ROWS = 200000;
   const pad = 'x'.repeat(300);
+  const BOUND = 4 << 20;  // all the process's MemTables together (both shards)
   const w = startWriter(['lsm', 'write', uri, '--input', '-', '--schema', schemaFile, '--no-sync',
-    '--max-rows', '0', '--max-bytes', String(4 << 20), '--max-in-flight', '8']);
+    '--max-rows', '0', '--max-bytes', String(BOUND), '--max-in-flight', '8', '--claim-all']);
   let peak = 0;
   const sample = setInterval(() => {
     try {
@@ -197,9 +198,17 @@ test('a long stream runs in bounded memory', async () => {
   assert.equal(w.acked(), ROWS);
   console.log(`peak RSS ${(peak / 2 ** 20).toFixed(1)} MiB for a ${(bytes / 1e6).toFixed(0)} MB stream`);
   assert.ok(bytes > 60e6, `input ${bytes} bytes`);
-  // The MemTable bound (4 MiB per shard, two MemTables of each of the 2 shards while one
-  // flushes, and the flush's encoding of one) plus the input pieces in flight and the process
-  // itself (measured: 83-98 MiB); reading a 99 MB input whole held 356 MiB.
+  // The writer's summary: both shards claimed at the start (--claim-all), and the MemTables of
+  // both together held the bound plus at most the appends in flight when it was reached (8
+  // input pieces of ~1 MiB of JSON, ~1.3 MiB each in memory with their key index entries).
+  const summary = JSON.parse(w.err.trim().split('\n').at(-1));
+  console.log(`MemTables' peak ${(summary.memtable_peak_bytes / 2 ** 20).toFixed(1)} MiB (bound ${BOUND / 2 ** 20} MiB)`);
+  assert.equal(summary.shards, 2);
+  assert.ok(summary.memtable_peak_bytes >= BOUND / 2 && summary.memtable_peak_bytes <= BOUND + 8 * 1.5 * 2 ** 20,
+    `MemTables' peak ${summary.memtable_peak_bytes} bytes against a bound of ${BOUND}`);
+  // The MemTable bound, the flush's encoding of one generation, the input pieces in flight and
+  // the process itself (measured before the bound was the process's: 83-98 MiB, 4 MiB per
+  // shard); reading a 99 MB input whole held 356 MiB.
   assert.ok(peak > 0 && peak < 150 * 2 ** 20, `peak RSS ${(peak / 2 ** 20).toFixed(1)} MiB for a ${(bytes / 1e6).toFixed(0)} MB stream`);
   const got = readMap(uri);
   assert.equal(got.size, 150000);

@@ -45,6 +45,7 @@ class MemTable {
   const std::vector<std::string>& primary_key() const { return primary_key_; }
   int64_t num_rows() const;
   int64_t num_keys() const;  // distinct keys (rows for append-only)
+  // The batches' buffers and an estimate of the key index (the memory the MemTable holds).
   int64_t bytes() const;
   bool empty() const { return num_rows() == 0; }
   // The WAL positions the rows came from (0 when empty).

@@ -17,8 +17,9 @@
 // before the manifest update leaves an unreferenced directory and the WAL tail that replays
 // into the next writer; after it, the generation. A fenced writer's flush fails (Fenced) and
 // publishes nothing. With `auto_flush`, a background thread flushes when the MemTable reaches
-// max_rows / max_bytes / max_age_ms; appends wait while a full MemTable waits for a flush in
-// progress (the memory bound is about two MemTables).
+// max_rows / max_bytes / max_age_ms, or when a budget shared by the process's writers says so;
+// appends wait while a full MemTable waits for a flush in progress (the memory bound is about
+// two MemTables per writer, or the budget's bound for all of them).
 //
 // Thread-safety: every method may be called from any thread; Close() once.
 #pragma once
@@ -37,6 +38,7 @@
 #include "lance/io/object_store.h"
 #include "lance/memwal/generation.h"
 #include "lance/memwal/memtable.h"
+#include "lance/memwal/memtable_budget.h"
 #include "lance/memwal/shard_writer.h"
 
 namespace lance::memwal {
@@ -49,6 +51,9 @@ struct MemWalWriterOptions {
   int64_t max_rows = 1 << 20;
   int64_t max_bytes = int64_t{256} << 20;
   int64_t max_age_ms = 0;  // 0: no age trigger
+  // A bound shared with the other writers of the process (memtable_budget.h), beside this
+  // writer's own limits above; null: none.
+  std::shared_ptr<MemTableBudget> budget;
 };
 
 struct MemWalWriterStats {
@@ -93,6 +98,9 @@ class MemWalWriter {
   MemWalWriter(std::shared_ptr<io::ObjectStore> store, std::string root, MemWalWriterOptions o);
   bool OverLimit(const MemTable& m) const;
   void FlushLoop();
+  // Wakes the flusher and waiting appends (a budget change: taken and released mu_ first, so
+  // a waiter that has just checked its predicate does not miss it).
+  void Wake();
 
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
@@ -115,6 +123,7 @@ class MemWalWriter {
   MemWalWriterStats stats_;                 // guarded by mu_
   std::thread flusher_;
   bool closed_ = false;
+  int budget_subscription_ = -1;
 };
 
 }  // namespace lance::memwal

@@ -147,9 +147,13 @@ class ShardRouter {
   Result<Routing> Route(const RecordBatch& batch) const;
   // Route, then one slice per shard (shards in order of first appearance).
   Result<std::vector<ShardSlice>> Split(const RecordBatchPtr& batch) const;
+  // Every shard the spec can route to (unsharded: one; bucket: one per bucket, in bucket order),
+  // as Route names them. NotSupported for identity: its shards are the values that come.
+  Result<std::vector<ShardTarget>> AllShards() const;
 
  private:
   ShardRouter() = default;
+  ShardTarget Target(Uuid id, std::string value) const;
   ShardingSpec spec_;
   std::string transform_;
   std::string source_name_;  // empty for unsharded

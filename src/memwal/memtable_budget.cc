@@ -1,0 +1,42 @@
+#include "lance/memwal/memtable_budget.h"
+
+namespace lance::memwal {
+
+void MemTableBudget::Grow(int64_t bytes) {
+  const int64_t total = active_.fetch_add(bytes) + bytes + frozen_.load();
+  int64_t peak = peak_.load();
+  while (total > peak && !peak_.compare_exchange_weak(peak, total)) {
+  }
+  Announce();
+}
+
+void MemTableBudget::Freeze(int64_t bytes) {
+  frozen_.fetch_add(bytes);
+  active_.fetch_sub(bytes);
+  Announce();
+}
+
+void MemTableBudget::Release(int64_t frozen, int64_t active) {
+  frozen_.fetch_sub(frozen);
+  active_.fetch_sub(active);
+  Announce();
+}
+
+int MemTableBudget::Subscribe(std::function<void()> wake) {
+  std::lock_guard<std::mutex> lock(mu_);
+  subscribers_.emplace(next_id_, std::move(wake));
+  return next_id_++;
+}
+
+void MemTableBudget::Unsubscribe(int id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  subscribers_.erase(id);
+}
+
+void MemTableBudget::Announce() {
+  // Under the lock, so that an unsubscribed writer (about to be destroyed) is never woken.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, wake] : subscribers_) wake();
+}
+
+}  // namespace lance::memwal
