@@ -503,7 +503,7 @@ Typical session:
   lance lsm write t.lance --input rows.arrows --flush          # upserts (Arrow IPC / JSON lines)
   lance lsm write t.lance --input keys.jsonl --schema s.json --delete   # deletes by key
   lance lsm scan t.lance                                      # base + generations + WAL tail
-  lance lsm status t.lance                                    # per shard: epoch, generations
+  lance lsm stats t.lance                                     # per shard: epoch, generations
   lance lsm flush t.lance                                     # flush what writers left in the WAL
   lance lsm merge t.lance                                     # generations -> base table
 The reference (lance 12 via lancedb) reads the same state: its query() = `lsm scan
@@ -568,7 +568,8 @@ key out is skipped unread, else its _pk_index gives the rows to take.
       ->delimiter(',');
   registry.OnRun(get, [args] { return LookupKeys(*args); });
   auto* status = lsm->add_subcommand(
-      "status", "Per shard: writer epoch, flushed and merged generations, unflushed WAL rows");
+      "stats", "Per shard: writer epoch, flushed and merged generations, unflushed WAL rows (alias status)");
+  status->alias("status");
   uri(status);
   shard(status, false);
   registry.OnRun(status, [args] { return StatusCmd(*args); });

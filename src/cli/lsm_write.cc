@@ -358,19 +358,19 @@ void RegisterLsmWrite(CLI::App* lsm, CommandRegistry& registry) {
                "in its shard's WAL, then acknowledged with {\"acked_rows\": N} (cumulative) on "
                "stdout; MemTables flush at the limits below and with --flush at the end");
   write->footer(R"(A long-running ingest: from stdin (--input -) or a FIFO the rows are taken as they arrive --
-an Arrow IPC stream message by message, JSON lines (with --schema) or CSV as soon as whole lines
+an Arrow IPC stream message by message, JSON lines or CSV (typed by the table) as soon as whole lines
 have come -- and each acknowledgement line is printed as soon as its rows are durable, while
 the writer keeps reading. A caller that has read {"acked_rows": N} knows the input's first N
 rows survive a crash of this process (or, without --no-sync, of the machine). Memory stays
 bounded on an endless stream: one input piece (--input-batch-bytes), --max-in-flight appends,
 and the MemTables, flushed at --max-rows / --max-bytes / --max-age-ms.
-  producer | lance lsm write t.lance --input - --schema s.json --max-age-ms 5000 --progress
+  producer | lance lsm write t.lance --input - --max-age-ms 5000 --progress
   lance lsm write t.lance --input rows.arrows --flush)");
   write->add_option("uri", a->uri, "Table URI")->required();
   write->add_option("--input", a->input,
-                    "Rows: Arrow IPC stream/file, JSON lines (with --schema) or CSV; - for stdin")
+                    "Rows: Arrow IPC stream/file, JSON lines or CSV (typed by the table); - for stdin")
       ->required();
-  write->add_option("--schema", a->schema, "Schema JSON of JSON-lines input");
+  write->add_option("--schema", a->schema, "Schema JSON of JSON-lines input (default: the table's)");
   write->add_option("--primary-key", a->primary_key, "Primary-key columns (default: the table's)");
   write->add_option("--batch-rows", a->batch_rows, "Cut input batches to this many rows");
   write->add_option("--input-batch-bytes", a->input_batch_bytes,

@@ -174,7 +174,7 @@ test('the reference reads, continues and sees merged what we write', async () =>
   // Merge into the base: the same rows, now all in the base.
   const merged = jsonLines(lanceOk(['lsm', 'merge', uri]).stdout);
   assert.ok(merged.length >= 4, JSON.stringify(merged));
-  const st = jsonLines(lanceOk(['lsm', 'status', uri]).stdout);
+  const st = jsonLines(lanceOk(['lsm', 'stats', uri]).stdout);
   for (const s of st) assert.deepEqual(s.merged_generation, s.flushed_generations.at(-1) ?? 0, JSON.stringify(s));
   const fresh = await (await lancedb.connect(dir)).openTable('w');
   assert.deepEqual(sorted(await fresh.query().toArray()), modelRows(withTail));
