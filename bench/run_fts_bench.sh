@@ -18,6 +18,7 @@
 #   bench/run_fts_bench.sh [--rows 1000000] [--work DIR] [--build DIR] [--reps 5] [--k 10]
 #                          [--build-reps 1] [--peer-reps 2] [--reuse] [--skip-peers]
 #                          [--skip-contains] [--skip-hybrid] [--hybrid-reps 10]
+#                          [--fm-build-reps 1] [--skip-fm-build]
 #
 #   --rows        rows of the generated data set (default 1000000)
 #   --work        scratch directory (default /tmp/lance-fts-bench); the export is kept per N
@@ -32,6 +33,9 @@
 #   --skip-contains / --skip-hybrid  leave out those rows (results of an earlier run are kept);
 #                 with --reuse the FM indexes and the hybrid table of an earlier run are kept
 #                 (the FM builds take minutes on each side)
+#   --fm-build-reps  FM builds on each side, alternating, on fresh copies of the table
+#                 (fm_build_bench.mjs: wall and CPU medians; default 1); --skip-fm-build leaves
+#                 them out (results of an earlier run are kept)
 #
 # Prints the tables (ratio = peer time / ours: > 1 means we are faster) and exits 1 when our
 # results differ from lance 12's. Installs libxapian-dev / libsqlite3-dev through
@@ -51,8 +55,10 @@ SKIP_PEERS=0
 SKIP_CONTAINS=0
 SKIP_HYBRID=0
 HYBRID_REPS=10
+FM_BUILD_REPS=1
+SKIP_FM_BUILD=0
 source "$REPO/bench/lib/peer_data.sh"
-parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS --skip-contains:SKIP_CONTAINS --skip-hybrid:SKIP_HYBRID --hybrid-reps=HYBRID_REPS" "$@"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS --skip-contains:SKIP_CONTAINS --skip-hybrid:SKIP_HYBRID --hybrid-reps=HYBRID_REPS --fm-build-reps=FM_BUILD_REPS --skip-fm-build:SKIP_FM_BUILD" "$@"
 
 BENCH_BIN="$BUILD/lance_fts_bench"
 need_node_modules
@@ -99,6 +105,12 @@ if [[ $SKIP_CONTAINS == 0 ]]; then
   (cd "$REPO" && node bench/fm_index_bench.mjs --lance "$BUILD/lance" --bench "$BUILD/lance_bench" --plain "$DIR/tables/plain.lance" \
     --vocab-from "$WORK/gen.mjs" --work "$DIR/fm" --reps "$REPS" --like --out "$DIR/contains.json" "${REUSE_ARG[@]}")
 fi
+if [[ $SKIP_FM_BUILD == 0 ]]; then
+  need_exe "$BUILD/lance" "build target lance_cli"
+  echo "== FM build (fm_build_bench.mjs); load $(uptime | sed 's/.*average: //')" >&2
+  (cd "$REPO" && node bench/fm_build_bench.mjs --lance "$BUILD/lance" --plain "$DIR/tables/plain.lance" \
+    --work "$DIR/fm-build" --reps "$FM_BUILD_REPS" --out "$DIR/fm_build.json")
+fi
 if [[ $SKIP_HYBRID == 0 ]]; then
   need_exe "$BUILD/lance" "build target lance_cli"
   echo "== hybrid search (hybrid_bench.mjs); load $(uptime | sed 's/.*average: //')" >&2
@@ -109,7 +121,7 @@ fi
 echo "== load at end: $(uptime)" >&2
 status=0
 node "$REPO/bench/fts_peer.mjs" --compare --dir "$DIR" || status=$?
-for f in contains hybrid; do
+for f in contains fm_build hybrid; do
   if [[ -f "$DIR/$f.json.md" ]]; then
     echo
     cat "$DIR/$f.json.md"

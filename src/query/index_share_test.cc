@@ -152,5 +152,52 @@ TEST(IndexShare, SmallTablesKeepTheIndex) {
   }
 }
 
+// An FM lookup is weighed by the needle's occurrences times kFmLocateCostRows: through the
+// index below about 1 % of the covered rows, scanned above -- for contains, LIKE '%x%' and NOT
+// contains alike, the rows and counts equal to the unindexed scan's either way.
+TEST(IndexShare, FmLookupsWeighTheirOccurrences) {
+  const std::string uri = "memory://index_share/fm.lance";
+  const int64_t n = 100000;
+  std::string lines;
+  for (int64_t i = 0; i < n; ++i) {
+    std::string t = "row " + std::to_string(i);
+    if (i % 250 == 0) t += " rare";      // 400 rows: 0.4 % (16 % weighed)
+    if (i % 3 == 0) t += " common";      // 33334 rows
+    if (i % 40 == 7) t += " tenth";      // 2500 rows: 2.5 % (100 % weighed)
+    lines += "{\"id\":" + std::to_string(i) + ",\"t\":\"" + t + "\"}\n";
+  }
+  const SchemaPtr s = schema({field("id", int64(), false), field("t", utf8())});
+  auto batch = ReadJsonLines(lines, s);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  table::WriteParams p;
+  p.max_rows_per_file = n / 2 + 1;
+  ASSERT_TRUE(table::WriteDataset(uri, s, {*batch}, p).ok());
+  BuildShareIndex(uri, "t", ScalarIndexType::kFm);
+  auto opened = table::Snapshot::Open(uri);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::shared_ptr<const table::Snapshot> snap = *opened;
+  struct Case {
+    const char* filter;
+    bool indexed;
+  };
+  const Case cases[] = {
+      {"contains(t, 'rare')", true},        {"t LIKE '%rare%'", true},
+      {"contains(t, 'row 1234')", true},    {"contains(t, 'common')", false},
+      {"t LIKE '%mmo%'", false},            {"contains(t, 'tenth')", false},
+      {"NOT contains(t, 'common')", false}, {"contains(t, 'rare') AND id > 5", true},
+  };
+  for (const Case& c : cases) {
+    const std::string plan = CheckedExplain(snap, c.filter);
+    EXPECT_EQ(plan.find("ScalarIndexLookup") != std::string::npos, c.indexed) << c.filter << "\n" << plan;
+    EXPECT_EQ(plan.find("in the FM index, each costing about as much as scanning 40 rows") != std::string::npos,
+              !c.indexed)
+        << c.filter << "\n" << plan;
+  }
+  const std::string tenth = CheckedExplain(snap, "contains(t, 'tenth')");
+  EXPECT_NE(tenth.find("contains(t, Utf8(\"tenth\"))@t_idx(FM) has 2500 occurrences to locate"), std::string::npos)
+      << tenth;
+  EXPECT_NE(tenth.find("the cost of scanning 100 % of the 100000 rows the index covers"), std::string::npos) << tenth;
+}
+
 }  // namespace
 }  // namespace lance::query

@@ -27,6 +27,31 @@ Status CheckNumbers(const ScanOptions& options) {
   return Status::OK();
 }
 
+// The cost of a lookup in rows a scan would read: its estimate (ScalarIndexCatalog::EstimateRows),
+// times kFmLocateCostRows when an FM index answers a leaf (its estimate counts occurrences,
+// each located by LF walks).
+struct LookupCost {
+  uint64_t estimate = 0;
+  double scan_rows = 0;
+  bool located = false;
+};
+
+// The cheapest of `plan`'s lookups (every row the plan answers passes each of them), nullopt
+// when one of them cannot be estimated (that one may be the selective one).
+Result<std::optional<LookupCost>> CheapestLookup(const index::scalar::ScalarIndexCatalog& catalog,
+                                                 const index::scalar::IndexPlan& plan) {
+  std::optional<LookupCost> best;
+  for (const index::scalar::IndexedConjunct& c : plan.lookups) {
+    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, catalog.EstimateRows(c));
+    if (!e) return std::optional<LookupCost>();
+    LookupCost cost{*e, static_cast<double>(*e), false};
+    for (const auto& leaf : c.leaves) cost.located = cost.located || leaf.index_type == "FM";
+    if (cost.located) cost.scan_rows *= kFmLocateCostRows;
+    if (!best || cost.scan_rows < best->scan_rows) best = cost;
+  }
+  return best;
+}
+
 int64_t BatchSize(const ScanOptions& options) {
   return options.batch_size > 0 ? options.batch_size : kDefaultBatchSize;
 }
@@ -143,14 +168,22 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options, std::vect
   uint64_t covered_rows = 0;
   for (size_t i : indexed) covered_rows += m.fragments[i].physical_rows;
   if (covered_rows >= kIndexShareMinRows) {
-    LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> estimate, catalog->EstimateRows(plan));
-    if (estimate && static_cast<double>(*estimate) > kIndexMaxShare * static_cast<double>(covered_rows)) {
-      *why_scan = fmt::format(
-          "scanned, not looked up: {} may match about {} of the {} rows the index covers "
-          "({:.0f} %, over the {:.0f} % where a scan is cheaper)",
-          plan.ToString(), std::min(*estimate, covered_rows), covered_rows,
-          100.0 * static_cast<double>(std::min(*estimate, covered_rows)) / static_cast<double>(covered_rows),
-          100.0 * kIndexMaxShare);
+    LANCE_ASSIGN_OR_RAISE(std::optional<LookupCost> cost, CheapestLookup(*catalog, plan));
+    if (cost && cost->scan_rows > kIndexMaxShare * static_cast<double>(covered_rows)) {
+      const uint64_t shown = std::min(cost->estimate, covered_rows);
+      *why_scan =
+          cost->located
+              ? fmt::format(
+                    "scanned, not looked up: {} has {} occurrences to locate in the FM index, each costing about "
+                    "as much as scanning {} rows (the cost of scanning {:.0f} % of the {} rows the index covers, "
+                    "over the {:.0f} % where a scan is cheaper)",
+                    plan.ToString(), cost->estimate, kFmLocateCostRows,
+                    100.0 * cost->scan_rows / static_cast<double>(covered_rows), covered_rows, 100.0 * kIndexMaxShare)
+              : fmt::format(
+                    "scanned, not looked up: {} may match about {} of the {} rows the index covers "
+                    "({:.0f} %, over the {:.0f} % where a scan is cheaper)",
+                    plan.ToString(), shown, covered_rows,
+                    100.0 * static_cast<double>(shown) / static_cast<double>(covered_rows), 100.0 * kIndexMaxShare);
       return PlanNodePtr();
     }
   }

@@ -45,6 +45,13 @@ inline constexpr int64_t kFilterChunkRows = 8192;
 // (below that either plan is quick, and the index saves the reads).
 inline constexpr double kIndexMaxShare = 0.40;
 inline constexpr uint64_t kIndexShareMinRows = 64 * 1024;
+// An FM index's estimate counts the needle's occurrences (the suffix-array range sizes of its
+// backward searches), and each is located by up to kFmSampleRate LF walks through the wavelet
+// tree: on the harness's rows of 10-30 words one located occurrence costs about as much as
+// scanning this many rows (bench/README.md, FM share rule), so an FM lookup is weighed at its
+// occurrences times this against kIndexMaxShare -- through the index below about 1 % of the
+// covered rows, scanned above.
+inline constexpr double kFmLocateCostRows = 40;
 
 struct ScanOptions {
   // Output columns, in order: top-level names of the dataset's schema and the system columns

@@ -177,15 +177,41 @@ class FmIndex final : public scalar::ScalarIndex {
     return out;
   }
 
+  // The needle's occurrences in every partition (what locating them all would cost the
+  // planner); the backward searches' blocks stay cached for Search.
+  Result<std::optional<uint64_t>> EstimateMatches(const scalar::IndexQuery& q) const override {
+    const auto* tq = std::get_if<scalar::TextQuery>(&q);
+    if (tq == nullptr) return std::optional<uint64_t>();
+    const std::string needle = SanitizeFm(tq->substring);
+    uint64_t total = 0;
+    if (needle.empty()) return std::optional<uint64_t>(total);
+    for (const std::string& file : files_) {
+      LANCE_ASSIGN_OR_RAISE(const uint64_t n, OnPartition(file, [&](const FmPartitionMeta& meta, const FmBlockSource& blocks) {
+                              return FmCount(meta, blocks, needle, store_->PathOf(file));
+                            }));
+      total += n;
+    }
+    return std::optional<uint64_t>(total);
+  }
+
  private:
-  Result<std::vector<uint64_t>> SearchPartition(const std::string& file, const std::string& needle) const {
+  // `fn(meta, blocks)` over partition `file`'s cached metadata and blocks.
+  template <typename Fn>
+  auto OnPartition(const std::string& file, const Fn& fn) const -> decltype(fn(std::declval<const FmPartitionMeta&>(),
+                                                                               std::declval<const FmBlockSource&>())) {
     IndexStore& store = *store_;
     LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const FmPartitionMeta> meta,
                           store.GetPage<FmPartitionMeta>(file + "#meta", [&] { return LoadFmMeta(store, file); }));
     const FmBlockSource blocks = [&](size_t row) {
       return store.GetPage<FmBlock>(fmt::format("{}#{}", file, row), [&] { return LoadFmBlock(store, file, *meta, row); });
     };
-    return FmSearch(*meta, blocks, needle, store.PathOf(file));
+    return fn(*meta, blocks);
+  }
+
+  Result<std::vector<uint64_t>> SearchPartition(const std::string& file, const std::string& needle) const {
+    return OnPartition(file, [&](const FmPartitionMeta& meta, const FmBlockSource& blocks) {
+      return FmSearch(meta, blocks, needle, store_->PathOf(file));
+    });
   }
 
   std::vector<std::string> files_;  // part_N_fm.lance, N ascending

@@ -117,8 +117,8 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
     }
   }
   p.nodes_.resize(p.children_.size());
-  for (unsigned char c : bwt) {
-    for (uint32_t id : p.codes_[c].path) ++p.nodes_[id].len;
+  for (int v = 0; v < 256; ++v) {
+    for (uint32_t id : p.codes_[v].path) p.nodes_[id].len += freq[v];
   }
   for (auto& node : p.nodes_) node.words.assign((node.len + 63) / 64, 0);
   std::vector<uint64_t> cursor(p.nodes_.size(), 0);
@@ -605,12 +605,12 @@ class FmWalker {
 
 }  // namespace
 
-Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& m, const FmBlockSource& blocks, std::string_view needle,
-                                       const std::string& where) {
-  std::vector<uint64_t> out;
-  if (needle.empty() || m.bwt_len == 0) return out;
-  FmWalker w(m, blocks, where);
+namespace {
+
+// The suffix-array range [lo, hi) of the suffixes starting with `needle` (empty: lo == hi).
+Result<std::pair<uint64_t, uint64_t>> BackwardSearch(const FmPartitionMeta& m, FmWalker& w, std::string_view needle) {
   uint64_t lo = 0, hi = m.bwt_len;
+  if (needle.empty() || m.bwt_len == 0) return std::make_pair(lo, lo);
   for (size_t i = needle.size(); i-- > 0;) {
     const auto c = static_cast<uint8_t>(needle[i]);
     if (lo == 0 && hi == m.bwt_len) {  // the first step needs no block: Rank(c, n) is c's count
@@ -622,8 +622,26 @@ Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& m, const FmBlockSo
       lo = m.c_table[c] + rl;
       hi = m.c_table[c] + rh;
     }
-    if (lo >= hi) return out;
+    if (lo >= hi) return std::make_pair(lo, lo);
   }
+  return std::make_pair(lo, hi);
+}
+
+}  // namespace
+
+Result<uint64_t> FmCount(const FmPartitionMeta& m, const FmBlockSource& blocks, std::string_view needle,
+                         const std::string& where) {
+  FmWalker w(m, blocks, where);
+  LANCE_ASSIGN_OR_RAISE(const auto range, BackwardSearch(m, w, needle));
+  return range.second - range.first;
+}
+
+Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& m, const FmBlockSource& blocks, std::string_view needle,
+                                       const std::string& where) {
+  std::vector<uint64_t> out;
+  FmWalker w(m, blocks, where);
+  LANCE_ASSIGN_OR_RAISE(const auto range, BackwardSearch(m, w, needle));
+  const auto [lo, hi] = range;
   std::unordered_set<uint64_t> seen;
   for (uint64_t i = lo; i < hi; ++i) {
     LANCE_ASSIGN_OR_RAISE(const uint64_t tp, w.Locate(i));
@@ -650,6 +668,11 @@ Result<FmLoadedPartition> FmLoadedPartition::Decode(const KeyValueMetadata& meta
 Result<std::vector<uint64_t>> FmLoadedPartition::Search(std::string_view needle, const std::string& where) const {
   const FmBlockSource source = [this](size_t row) -> Result<std::shared_ptr<const FmBlock>> { return blocks.at(row); };
   return FmSearch(meta, source, needle, where);
+}
+
+Result<uint64_t> FmLoadedPartition::Count(std::string_view needle, const std::string& where) const {
+  const FmBlockSource source = [this](size_t row) -> Result<std::shared_ptr<const FmBlock>> { return blocks.at(row); };
+  return FmCount(meta, source, needle, where);
 }
 
 }  // namespace lance::index::fm

@@ -158,6 +158,13 @@ using FmBlockSource = std::function<Result<std::shared_ptr<const FmBlock>>(size_
 Result<std::vector<uint64_t>> FmSearch(const FmPartitionMeta& meta, const FmBlockSource& blocks, std::string_view needle,
                                        const std::string& where = "fm");
 
+// The occurrences of `needle` (already sanitized) in the partition's text -- the size of its
+// suffix-array range, from the backward search alone (no locate walk): at least the number of
+// documents FmSearch returns, and what locating them costs. 0 for an empty needle.
+// Errors: as FmSearch.
+Result<uint64_t> FmCount(const FmPartitionMeta& meta, const FmBlockSource& blocks, std::string_view needle,
+                         const std::string& where = "fm");
+
 // A partition with every block decoded (tests; the fuzz target goes through OpenFmIndex).
 struct FmLoadedPartition {
   FmPartitionMeta meta;
@@ -165,6 +172,7 @@ struct FmLoadedPartition {
   static Result<FmLoadedPartition> Decode(const KeyValueMetadata& meta, const FmPartition::Columns& cols,
                                           const std::string& where);
   Result<std::vector<uint64_t>> Search(std::string_view needle, const std::string& where = "fm") const;
+  Result<uint64_t> Count(std::string_view needle, const std::string& where = "fm") const;
 };
 
 // The file name of partition `id`: "part_{id}_fm.lance".
@@ -186,7 +194,8 @@ Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::Train
 // contains keeps them). A search loads, through the store's IndexCache, each partition's
 // FmPartitionMeta and the blocks its backward search and locate walks touch -- nothing else
 // -- so a second query is answered from the cache; partitions are searched on
-// SearchOptions::pool.
+// SearchOptions::pool. EstimateMatches is the sum of the partitions' FmCount (occurrences,
+// from the backward searches alone; the blocks they read stay in the cache for Search).
 Result<std::shared_ptr<scalar::ScalarIndex>> OpenFmIndex(std::shared_ptr<IndexStore> store);
 
 }  // namespace lance::index::fm
