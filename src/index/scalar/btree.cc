@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <optional>
 
@@ -405,17 +404,13 @@ Result<std::shared_ptr<ScalarIndex>> OpenBTreeIndex(std::shared_ptr<IndexStore> 
 
 namespace {
 
-// One page of page_data.lance: its values and row ids.
-struct SortedPage {
-  ArrayPtr values;
-  ArrayPtr ids;
-};
-using PageSource = std::function<Result<SortedPage>(int64_t start, int64_t len)>;
-
-// Writes n sorted entries, page_of(start, len) for each page in order, as page_data.lance and
-// their lookup as page_lookup.lance.
-Result<TrainedIndex> WriteBTree(IndexStore& store, const DataTypePtr& type, int64_t n,
-                                const BTreeTrainOptions& options, const PageSource& page_of) {
+// Writes n sorted entries, `values` and their row ids `ids` (whole columns), as page_data.lance
+// in pages of options.batch_size rows and their lookup as page_lookup.lance. Each page is a
+// slice of the two arrays, so the file writer adopts their buffers as they are and copies
+// nothing before it encodes.
+Result<TrainedIndex> WriteBTree(IndexStore& store, const DataTypePtr& type, const ArrayPtr& values,
+                                const ArrayPtr& ids, const BTreeTrainOptions& options) {
+  const int64_t n = values->length;
   file::WriteOptions file_options = options.file_options;
   if (file_options.pool == nullptr) file_options.pool = options.pool;
   auto data_schema = schema({field("values", type, true), field("ids", uint64(), false)});
@@ -425,14 +420,15 @@ Result<TrainedIndex> WriteBTree(IndexStore& store, const DataTypePtr& type, int6
   uint32_t page = 0;
   for (int64_t start = 0; start < n; start += options.batch_size, ++page) {
     const int64_t len = std::min(options.batch_size, n - start);
-    LANCE_ASSIGN_OR_RAISE(SortedPage p, page_of(start, len));
-    const ArrayPtr& v = p.values;
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(data_schema, len, {v, p.ids}));
+    ArrayPtr v = values->Slice(start, len);
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(data_schema, len, {v, ids->Slice(start, len)}));
     LANCE_RETURN_NOT_OK(pages->Write(*batch));
     mins.push_back(ValueAt(*v, 0));
     maxs.push_back(ValueAt(*v, len - 1));
     int64_t nulls = 0;
-    for (int64_t i = 0; i < len && v->IsNull(i); ++i) ++nulls;
+    if (v->null_count > 0) {
+      for (int64_t i = 0; i < len && v->IsNull(i); ++i) ++nulls;
+    }
     LANCE_RETURN_NOT_OK(null_counts.Append(static_cast<uint32_t>(nulls)));
     LANCE_RETURN_NOT_OK(page_idx.Append(page));
   }
@@ -461,43 +457,49 @@ Result<TrainedIndex> WriteBTree(IndexStore& store, const DataTypePtr& type, int6
   return out;
 }
 
-// A view of row_ids[start, start + len) as a uint64 array (it must not outlive row_ids).
-ArrayPtr RowIdView(const std::vector<uint64_t>& row_ids, int64_t start, int64_t len) {
-  auto buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(row_ids.data() + start),
-                                      len * static_cast<int64_t>(sizeof(uint64_t)));
-  return Array::Make(uint64(), len, {nullptr, std::move(buf)});
+// data.row_ids as a uint64 array, viewed, not copied (it must not outlive data).
+ArrayPtr RowIdArray(const std::vector<uint64_t>& row_ids) {
+  const auto n = static_cast<int64_t>(row_ids.size());
+  auto buf = std::make_shared<Buffer>(reinterpret_cast<const uint8_t*>(row_ids.data()),
+                                      n * static_cast<int64_t>(sizeof(uint64_t)));
+  return Array::Make(uint64(), n, {nullptr, std::move(buf)});
 }
 
-// Input already in index order (an id column), written as it is: pages are slices of the
-// chunks (a page across chunks is a copy of its pieces) and of data.row_ids.
-Result<TrainedIndex> WriteInOrder(IndexStore& store, const DataTypePtr& type, const TrainingData& data,
-                                  const BTreeTrainOptions& options) {
-  const int64_t n = static_cast<int64_t>(data.row_ids.size());
-  size_t chunk = 0;
-  int64_t chunk_start = 0;  // position of data.values[chunk]'s first element
-  return WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
-    std::vector<ArrayPtr> pieces;
-    for (int64_t at = start; at < start + len;) {
-      while (chunk_start + data.values[chunk]->length <= at) chunk_start += data.values[chunk++]->length;
-      const Array& c = *data.values[chunk];
-      const int64_t off = at - chunk_start;
-      const int64_t take = std::min(c.length - off, start + len - at);
-      pieces.push_back(off == 0 && take == c.length ? data.values[chunk] : c.Slice(off, take));
-      at += take;
+// Null-free fixed-width chunks as one array: the chunk itself when there is one, a view when
+// their value bytes lie end to end in memory (slices of one decoded buffer; the view keeps the
+// chunks alive), else one copy of them all.
+Result<ArrayPtr> OneFixedArray(const DataTypePtr& type, const std::vector<ArrayPtr>& chunks) {
+  const int64_t width = type->bit_width() / 8;
+  std::vector<ArrayPtr> parts;
+  int64_t n = 0;
+  for (const ArrayPtr& c : chunks) {
+    if (c->length == 0) continue;
+    parts.push_back(c);
+    n += c->length;
+  }
+  if (parts.size() == 1) return parts[0];
+  auto begin_of = [&](const Array& c) { return c.buffers[1]->data() + c.offset * width; };
+  bool adjacent = !parts.empty();
+  for (size_t i = 1; i < parts.size() && adjacent; ++i) {
+    adjacent = begin_of(*parts[i]) == begin_of(*parts[i - 1]) + parts[i - 1]->length * width;
+  }
+  BufferPtr buf;
+  if (adjacent) {
+    const uint8_t* first = begin_of(*parts[0]);
+    buf = std::make_shared<Buffer>(first, n * width, std::make_shared<std::vector<ArrayPtr>>(parts));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(buf, AllocateBuffer(n * width));
+    uint8_t* out = buf->mutable_data();
+    for (const ArrayPtr& c : parts) {
+      std::memcpy(out, begin_of(*c), static_cast<size_t>(c->length * width));
+      out += c->length * width;
     }
-    SortedPage p;
-    if (pieces.size() == 1) {
-      p.values = std::move(pieces[0]);
-    } else {
-      LANCE_ASSIGN_OR_RAISE(p.values, Concatenate(pieces));
-    }
-    p.ids = RowIdView(data.row_ids, start, len);
-    return p;
-  });
+  }
+  return Array::Make(type, n, {nullptr, std::move(buf)});
 }
 
 // Fixed-width keys whose order key gives back their bits (ValuesFromOrderKeys): (key, row id)
-// pairs sorted by key then row id, and the pages made from the pairs in order (no gather of
+// pairs sorted by key then row id, and both columns made from the pairs in order (no gather of
 // values or row ids by position, no concatenation of the chunks). Nulls come first by row id,
 // their slots keeping the bytes they had. Returns nullopt for other types.
 Result<std::optional<TrainedIndex>> WriteSortedKeys(IndexStore& store, const DataTypePtr& type,
@@ -540,32 +542,27 @@ Result<std::optional<TrainedIndex>> WriteSortedKeys(IndexStore& store, const Dat
   TiesByRow(keys);
   const int64_t num_nulls = static_cast<int64_t>(nulls.size());
   const int64_t n = num_nulls + static_cast<int64_t>(keys.size());
-  Result<TrainedIndex> written =
-      WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
-        LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(len * width));
-        LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(len * static_cast<int64_t>(sizeof(uint64_t))));
-        uint8_t* v = values->mutable_data();
-        uint64_t* r = ids->mutable_data_as<uint64_t>();
-        // Rows [start, start + k) of the page are nulls.
-        const int64_t k = std::clamp<int64_t>(num_nulls - start, 0, len);
-        BufferPtr validity;
-        if (k > 0) {
-          LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer((len + 7) / 8, true));
-          bit_util::SetBitsTo(validity->mutable_data(), k, len - k, true);
-          for (int64_t i = 0; i < k; ++i) {
-            const KeyRow& x = nulls[static_cast<size_t>(start + i)];
-            std::memcpy(v + i * width, &x.row, static_cast<size_t>(width));
-            r[i] = x.key;
-          }
-        }
-        const KeyRow* src = keys.data() + (start + k - num_nulls);
-        (void)ValuesFromOrderKeys(*type, src, len - k, v + k * width);
-        for (int64_t i = k; i < len; ++i) r[i] = src[i - k].row;
-        SortedPage p;
-        p.values = Array::Make(type, len, {std::move(validity), std::move(values)});
-        p.ids = Array::Make(uint64(), len, {nullptr, std::move(ids)});
-        return p;
-      });
+  LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateBuffer(n * width));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(n * static_cast<int64_t>(sizeof(uint64_t))));
+  uint8_t* v = values->mutable_data();
+  uint64_t* r = ids->mutable_data_as<uint64_t>();
+  BufferPtr validity;
+  if (num_nulls > 0) {  // rows [0, num_nulls) are the nulls
+    LANCE_ASSIGN_OR_RAISE(validity, AllocateBuffer((n + 7) / 8, true));
+    bit_util::SetBitsTo(validity->mutable_data(), num_nulls, n - num_nulls, true);
+    for (int64_t i = 0; i < num_nulls; ++i) {
+      const KeyRow& x = nulls[static_cast<size_t>(i)];
+      std::memcpy(v + i * width, &x.row, static_cast<size_t>(width));
+      r[i] = x.key;
+    }
+  }
+  nulls = std::vector<KeyRow>();
+  (void)ValuesFromOrderKeys(*type, keys.data(), n - num_nulls, v + num_nulls * width);
+  for (int64_t i = num_nulls; i < n; ++i) r[i] = keys[static_cast<size_t>(i - num_nulls)].row;
+  keys = std::vector<KeyRow>();
+  ArrayPtr value_array = Array::Make(type, n, {std::move(validity), std::move(values)});
+  ArrayPtr id_array = Array::Make(uint64(), n, {nullptr, std::move(ids)});
+  Result<TrainedIndex> written = WriteBTree(store, type, value_array, id_array, options);
   if (!written.ok()) return written.status();
   return std::optional<TrainedIndex>(std::move(*written));
 }
@@ -579,7 +576,11 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   if (!IsIndexableKeyType(*type)) {
     return Status::InvalidArgument("a BTREE index cannot key a column of type {}", type->ToString());
   }
-  if (InIndexOrder(data.values, data.row_ids)) return WriteInOrder(store, type, data, options);
+  if (type->bit_width() >= 8 && InIndexOrder(data.values, data.row_ids)) {
+    // Already in index order (an id column): written as it is.
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr values, OneFixedArray(type, data.values));
+    return WriteBTree(store, type, values, RowIdArray(data.row_ids), options);
+  }
   LANCE_ASSIGN_OR_RAISE(std::optional<TrainedIndex> by_keys, WriteSortedKeys(store, type, data, options));
   if (by_keys) return std::move(*by_keys);
   // Byte strings, bools, float16 / float32: a permutation of the concatenated values, and
@@ -592,9 +593,7 @@ Result<TrainedIndex> TrainBTreeIndex(IndexStore& store, const TrainingData& data
   uint64_t* ids = id_buf->mutable_data_as<uint64_t>();
   for (size_t i = 0; i < perm.size(); ++i) ids[i] = data.row_ids[static_cast<size_t>(perm[i])];
   ArrayPtr id_array = Array::Make(uint64(), n, {nullptr, std::move(id_buf)});
-  return WriteBTree(store, type, n, options, [&](int64_t start, int64_t len) -> Result<SortedPage> {
-    return SortedPage{sorted->Slice(start, len), id_array->Slice(start, len)};
-  });
+  return WriteBTree(store, type, sorted, id_array, options);
 }
 
 }  // namespace lance::index::scalar

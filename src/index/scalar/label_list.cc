@@ -88,46 +88,68 @@ Result<std::shared_ptr<ScalarIndex>> OpenLabelListIndex(std::shared_ptr<IndexSto
 }
 
 Result<TrainedIndex> TrainLabelListIndex(IndexStore& store, const TrainingData& data) {
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr lists, ConcatTrainingValues(data));
-  const DataType& t = *lists->type;
+  LANCE_ASSIGN_OR_RAISE(DataTypePtr type, TrainingValueType(data));
+  const DataType& t = *type;
   if ((t.id() != TypeId::kList && t.id() != TypeId::kLargeList) ||
       !IsIndexableKeyType(*t.value_type())) {
     return Status::InvalidArgument("a LABEL_LIST index needs a list of a key type, not {}",
                                    t.ToString());
   }
-  const Array& items = *lists->children[0];
-  // The row of every item of a non-null list, then the items grouped by value.
-  const int64_t first = lists->length > 0 ? lists->ValueOffset(0) : 0;
-  const int64_t last = lists->length > 0 ? lists->ValueOffset(lists->length) : 0;
+  // Chunk by chunk, straight from the scanned chunks (not a copy of them all): the row of every
+  // item of a non-null list, the chunk's items grouped by value, and each group's rows appended
+  // to its label's (chunks in order, so every label's rows stay in position order).
   // kNoRow: an item of a null list (it counts for no label).
   constexpr uint64_t kNoRow = UINT64_MAX;
-  std::vector<uint64_t> item_rows(static_cast<size_t>(last - first), kNoRow);
+  // Each label's rows, a piece per chunk (moved, not copied; joined once at the end).
+  std::map<ScalarValue, std::vector<std::vector<uint64_t>>, ScalarValueLess> label_rows;
   std::vector<uint64_t> null_rows;
-  auto spread = [&](const auto* offsets) {
-    uint64_t* out = item_rows.data();
-    for (int64_t i = 0; i < lists->length; ++i) {
-      const uint64_t row = data.row_ids[static_cast<size_t>(i)];
-      if (lists->IsNull(i)) {
-        null_rows.push_back(row);
-        continue;
+  std::vector<uint64_t> item_rows;
+  size_t pos = 0;  // of the chunk's first list among all
+  for (const ArrayPtr& chunk : data.values) {
+    const Array& lists = *chunk;
+    if (lists.length == 0) continue;
+    const int64_t first = lists.ValueOffset(0);
+    const int64_t last = lists.ValueOffset(lists.length);
+    item_rows.assign(static_cast<size_t>(last - first), kNoRow);
+    auto spread = [&](const auto* offsets) {
+      uint64_t* out = item_rows.data();
+      for (int64_t i = 0; i < lists.length; ++i) {
+        const uint64_t row = data.row_ids[pos + static_cast<size_t>(i)];
+        if (lists.IsNull(i)) {
+          null_rows.push_back(row);
+          continue;
+        }
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) out[j - first] = row;
       }
-      for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) out[j - first] = row;
+    };
+    if (t.has_large_offsets()) {
+      spread(lists.buffers[1]->data_as<int64_t>() + lists.offset);
+    } else {
+      spread(lists.buffers[1]->data_as<int32_t>() + lists.offset);
     }
-  };
-  if (t.has_large_offsets()) {
-    spread(lists->buffers[1]->data_as<int64_t>() + lists->offset);
-  } else {
-    spread(lists->buffers[1]->data_as<int32_t>() + lists->offset);
+    pos += static_cast<size_t>(lists.length);
+    const ArrayPtr used = lists.children[0]->Slice(first, last - first);
+    // One pass over the items (a pass per label would read every item's row once per label).
+    const ValueGroups by_label = GroupValues(*used);
+    auto ids = GatherByGroup(by_label, item_rows.data(), kNoRow);
+    for (size_t g = 0; g < ids.size(); ++g) {
+      if (!ids[g].empty()) label_rows[ValueAt(*used, by_label.first[g])].push_back(std::move(ids[g]));
+    }
   }
   RowSet list_nulls;
   list_nulls.InsertMany(null_rows.data(), null_rows.size());
-  const ArrayPtr used = items.Slice(first, last - first);
   std::map<ScalarValue, RowSet, ScalarValueLess> groups;
-  // One pass over the items (a pass per label would read every item's row once per label).
-  const ValueGroups by_label = GroupValues(*used);
-  const auto ids = GatherByGroup(by_label, item_rows.data(), kNoRow);
-  for (size_t g = 0; g < ids.size(); ++g) {
-    if (!ids[g].empty()) groups[ValueAt(*used, by_label.first[g])].InsertMany(ids[g].data(), ids[g].size());
+  std::vector<uint64_t> rows;
+  for (auto& [label, pieces] : label_rows) {
+    size_t n = 0;
+    for (const auto& piece : pieces) n += piece.size();
+    rows.clear();
+    rows.reserve(n);
+    for (auto& piece : pieces) {
+      rows.insert(rows.end(), piece.begin(), piece.end());
+      piece = std::vector<uint64_t>();
+    }
+    groups[label].InsertMany(rows.data(), rows.size());
   }
   const std::string nulls = list_nulls.Serialize();
   LANCE_ASSIGN_OR_RAISE(int64_t size, WriteBitmapLookup(store, kBitmapFile, t.value_type(), groups,
