@@ -190,7 +190,7 @@ const char* const kCreateFooter =
     "  ivf_hnsw_sq as ivf_flat with 8-bit scalar-quantized vectors and an HNSW graph per\n"
     "              partition (--m, --ef-construction); search with --ef.\n"
     "  ivf_rq      as ivf_flat with RaBitQ codes (one sign bit per rotated dimension,\n"
-    "              --num-bits 1; dimensions a multiple of 8; l2 or cosine); search with\n"
+    "              --num-bits 1; dimensions a multiple of 8; l2, cosine or dot); search with\n"
     "              --refine-factor to re-rank by exact distance.\n"
     "The index covers the fragments that exist now; rows appended later are scanned (the\n"
     "results stay exact) until `lance index optimize` indexes them (scalar indexes) or the\n"

@@ -65,8 +65,8 @@ const recallOf = (got, exact) => {
 const CASES = [
   ['ivf_flat', 'l2', 'IvfFlat'], ['ivf_flat', 'cosine', 'IvfFlat'], ['ivf_flat', 'dot', 'IvfFlat'],
   ['ivf_pq', 'l2', 'IvfPq'], ['ivf_pq', 'cosine', 'IvfPq'], ['ivf_pq', 'dot', 'IvfPq'],
-  ['ivf_hnsw_sq', 'l2', 'IvfHnswSq'], ['ivf_hnsw_sq', 'cosine', 'IvfHnswSq'],
-  ['ivf_hnsw_pq', 'l2', 'IvfHnswPq'], ['ivf_hnsw_pq', 'cosine', 'IvfHnswPq'],
+  ['ivf_hnsw_sq', 'l2', 'IvfHnswSq'], ['ivf_hnsw_sq', 'cosine', 'IvfHnswSq'], ['ivf_hnsw_sq', 'dot', 'IvfHnswSq'],
+  ['ivf_hnsw_pq', 'l2', 'IvfHnswPq'], ['ivf_hnsw_pq', 'cosine', 'IvfHnswPq'], ['ivf_hnsw_pq', 'dot', 'IvfHnswPq'],
 ];
 const SEARCHES = [{ nprobes: 1 }, { nprobes: 4 }, { nprobes: 8 }, { nprobes: 2, refineFactor: 4 }];
 // IVF_HNSW_SQ also with ef: small (the walk over our graph decides) and large (every reachable
@@ -131,7 +131,7 @@ describe('lance 12 uses and answers from vector indexes lance-cpp built', () => 
       const cfg = () => (type === 'ivf_pq'
         ? lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: metric === 'dot' ? 16 : 4, distanceType: metric })
         : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: 8, distanceType: metric })
-          : type === 'ivf_hnsw_pq' ? lancedb.Index.hnswPq({ numPartitions: 8, numSubVectors: 4, distanceType: metric })
+          : type === 'ivf_hnsw_pq' ? lancedb.Index.hnswPq({ numPartitions: 8, numSubVectors: metric === 'dot' ? 16 : 4, distanceType: metric })
           : lancedb.Index.ivfFlat({ numPartitions: 8, distanceType: metric }));
       const rqs = clustered(41, 32).map((v) => v.map((x) => Math.fround(x * 0.9)));
       const exact = [];

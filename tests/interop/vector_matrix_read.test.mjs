@@ -30,9 +30,9 @@ const table = () => makeTable([
 const CASES = [
   ['hnsw_sq_cosine', () => lancedb.Index.hnswSq({ numPartitions: 4, distanceType: 'cosine' }), 'cosine', true],
   ['hnsw_pq_cosine', () => lancedb.Index.hnswPq({ numPartitions: 4, numSubVectors: 4, distanceType: 'cosine' }), 'cosine', true],
-  ['hnsw_sq_dot', () => lancedb.Index.hnswSq({ numPartitions: 4, distanceType: 'dot' }), 'dot', false],
-  ['hnsw_pq_dot', () => lancedb.Index.hnswPq({ numPartitions: 4, numSubVectors: 4, distanceType: 'dot' }), 'dot', false],
-  ['rq_dot', () => lancedb.Index.ivfRq({ numPartitions: 4, distanceType: 'dot' }), 'dot', false],
+  ['hnsw_sq_dot', () => lancedb.Index.hnswSq({ numPartitions: 4, distanceType: 'dot' }), 'dot', true],
+  ['hnsw_pq_dot', () => lancedb.Index.hnswPq({ numPartitions: 4, numSubVectors: 4, distanceType: 'dot' }), 'dot', true],
+  ['rq_dot', () => lancedb.Index.ivfRq({ numPartitions: 4, distanceType: 'dot' }), 'dot', true],
   ['rq_2bit', () => lancedb.Index.ivfRq({ numPartitions: 4, numBits: 2 }), 'l2', false],
 ];
 const SEARCHES = [{ nprobes: 1 }, { nprobes: 2 }, { nprobes: 4 }, { nprobes: 2, ef: 40 },

@@ -1,5 +1,5 @@
 // IVF_RQ (RaBitQ) both ways against lance 12 (docs/vector-rq.md):
-//  * read: lance 12 builds IVF_RQ indexes (Index.ivfRq, 1 bit, l2 / cosine, 16 and 32
+//  * read: lance 12 builds IVF_RQ indexes (Index.ivfRq, 1 bit, l2 / cosine / dot, 16 and 32
 //    dimensions); our `lance search` of them returns its rows in its order with its distances
 //    (its RaBitQ estimates, bit for bit) for nprobes 1 / 4 / all, a refine factor, prefilters,
 //    and after deleting rows;
@@ -58,7 +58,7 @@ describe('IVF_RQ with lance 12', () => {
     db = await lancedb.connect(dir);
   });
 
-  for (const [metric, dim] of [['l2', 16], ['l2', 32], ['cosine', 16]]) {
+  for (const [metric, dim] of [['l2', 16], ['l2', 32], ['cosine', 16], ['dot', 16]]) {
     test(`our search of its IVF_RQ ${metric} ${dim}d equals its own`, async () => {
       const name = `ref_${metric}_${dim}`;
       const vs = clustered(5 + dim, ROWS, dim);
@@ -74,7 +74,7 @@ describe('IVF_RQ with lance 12', () => {
     });
   }
 
-  for (const metric of ['l2', 'cosine']) {
+  for (const metric of ['l2', 'cosine', 'dot']) {
     test(`lance 12 lists, plans and answers from our IVF_RQ ${metric}`, async () => {
       const dim = 32;
       const name = `ours_${metric}`;

@@ -30,6 +30,18 @@ void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* co
 
 uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim) { return linalg::L2U8(a, b, dim); }
 
+float SqDotOffset(const float* q, size_t dim, const SqBounds& bounds) {
+  float sum = 0.0f;
+  for (size_t d = 0; d < dim; ++d) sum += q[d];
+  return static_cast<float>(bounds.start) * sum;
+}
+
+float SqDotDistance(const float* q, const uint8_t* code, size_t dim, float step, float offset) {
+  float sum = 0.0f;
+  for (size_t d = 0; d < dim; ++d) sum += q[d] * static_cast<float>(code[d]);
+  return 1.0f - (step * sum + offset);
+}
+
 float SqDistanceScale(const SqBounds& bounds) {
   // (range / 255)^2 in float: lance 12's distances bit for bit ((range^2) / 255^2 is 1 ulp off
   // on some rows).

@@ -38,6 +38,12 @@ void SqEncode(const float* values, size_t n, const SqBounds& bounds, uint8_t* co
 float SqDistanceScale(const SqBounds& bounds);
 // The integer squared l2 distance of two code vectors (linalg::L2U8: AVX2 where the CPU has it).
 uint32_t SqL2(const uint8_t* a, const uint8_t* b, size_t dim);
+// A dot index's SQ distance of a raw (uncoded) float query `q` to a code row, as lance 12
+// computes it: 1 - (step x sum(q_d x code_d) + start x sum(q_d)), with step = (float)(end -
+// start) / 255, the sums in dimension order, all in float (its values bit for bit on the
+// 16-dimension interop data). `offset` is start x sum(q_d) (SqDotOffset), made once per query.
+float SqDotOffset(const float* q, size_t dim, const SqBounds& bounds);
+float SqDotDistance(const float* q, const uint8_t* code, size_t dim, float step, float offset);
 
 struct HnswParams {
   uint16_t max_level = 7;

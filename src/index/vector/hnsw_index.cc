@@ -94,9 +94,11 @@ Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
 
 Status HnswAccess::LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
                           const Array& values, size_t width) {
-  if (index->metric_ == linalg::DistanceType::kDot || index->metric_ == linalg::DistanceType::kHamming) {
-    return Status::NotSupported("{}: {} with distance_type {} (l2 and cosine are read)", aux_path,
-                                IndexKindName(index->kind_), linalg::DistanceTypeName(index->metric_));
+  const bool dot = index->metric_ == linalg::DistanceType::kDot;
+  if (index->metric_ == linalg::DistanceType::kHamming || (dot && index->kind_ == IndexKind::kIvfSq)) {
+    return Status::NotSupported("{}: {} with distance_type {} (l2 and cosine are read{})", aux_path,
+                                IndexKindName(index->kind_), linalg::DistanceTypeName(index->metric_),
+                                index->kind_ == IndexKind::kIvfSq ? "" : ", and dot");
   }
   if (values.type_id() != TypeId::kUInt8 || width != index->ivf_.dim) {
     return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kSqCodeColumn,
@@ -281,6 +283,19 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
     }
   }
   out->Merge(part);
+  return Status::OK();
+}
+
+Status HnswAccess::SearchPartitionSqDot(const IvfIndex& index, size_t p, const float* q, size_t limit, size_t ef,
+                                        const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
+  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  if (n == 0) return Status::OK();
+  const HnswStorage& h = *index.hnsw_;
+  const uint8_t* codes = h.codes.data() + first * dim;
+  const float step = static_cast<float>(h.bounds.end - h.bounds.start) / 255.0f;
+  const float offset = SqDotOffset(q, dim, h.bounds);
+  auto dist = [&](uint32_t node) { return SqDotDistance(q, codes + size_t{node} * dim, dim, step, offset); };
+  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
   return Status::OK();
 }
 

@@ -49,6 +49,10 @@ struct HnswAccess {
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
                                 size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                 linalg::TopK* out);
+  // The same over a dot IVF_HNSW_SQ: node distances are SqDotDistance of the raw query `q`
+  // (lance 12's dot SQ distance).
+  static Status SearchPartitionSqDot(const IvfIndex& index, size_t p, const float* q, size_t limit, size_t ef,
+                                     const std::function<bool(uint64_t)>& keep, linalg::TopK* out);
   // The same over IVF_HNSW_FLAT: node distances are the index's distance (l2, cosine, dot) of
   // the query and the stored vectors.
   static Status SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,

@@ -273,7 +273,18 @@ TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
   o.num_bits = 4;
   EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
   o.num_bits = 1;
+  // Dot: the same codes (the residuals' signs do not depend on the metric) with lance 12's dot
+  // factors (interop vector_rq checks them against its search).
   o.metric = linalg::DistanceType::kDot;
+  auto dot = t.Build("vec", o);
+  ASSERT_TRUE(dot.ok()) << dot.status().ToString();
+  auto dot_index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + dot->uuid)).ValueOrDie();
+  EXPECT_EQ(dot_index->metric(), linalg::DistanceType::kDot);
+  EXPECT_NE(dot_index->rq()->add, index2->rq()->add);
+  const auto dot_got = dot_index->Search(q).ValueOrDie();
+  ASSERT_EQ(dot_got.size(), 10u);
+  EXPECT_TRUE(std::is_sorted(dot_got.begin(), dot_got.end(), linalg::NeighborBefore));
+  o.metric = linalg::DistanceType::kHamming;
   EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
 }
 
@@ -321,8 +332,8 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   o.num_partitions = 400;
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
-  o.metric = linalg::DistanceType::kDot;
-  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq}) {  // IVF_HNSW_FLAT: every metric
+  o.metric = linalg::DistanceType::kHamming;  // over float vectors
+  for (IndexKind k : {IndexKind::kIvfFlat, IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq, IndexKind::kIvfRq}) {
     o.kind = k;
     EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported()) << IndexKindName(k);
   }

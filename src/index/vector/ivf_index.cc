@@ -334,9 +334,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   if (index->metric_ != DistanceType::kDot) pq.packed_by8 = PackPqCodebook(pq);
   index->pq_ = std::move(pq);
   if (index->kind_ == IndexKind::kIvfHnswPq) {
-    if (index->metric_ == DistanceType::kDot || index->metric_ == DistanceType::kHamming) {
-      return Status::NotSupported("{}: IVF_HNSW_PQ with distance_type {} (l2 and cosine are read)",
-                                  aux_path, linalg::DistanceTypeName(index->metric_));
+    if (index->metric_ == DistanceType::kHamming) {
+      return Status::NotSupported("{}: IVF_HNSW_PQ with distance_type hamming (l2, cosine and dot are read)",
+                                  aux_path);
     }
     LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
                                                std::make_shared<HnswStorage>()));
@@ -398,7 +398,9 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
     const size_t ef = query.ef.value_or(limit + limit / 2);
     for (uint32_t p : parts) {
-      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
+      LANCE_RETURN_NOT_OK(metric_ == DistanceType::kDot
+                              ? HnswAccess::SearchPartitionSqDot(*this, p, q.data(), limit, ef, keep, &all)
+                              : HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
     }
     return all.Sorted();
   }
@@ -411,12 +413,16 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   if (kind_ == IndexKind::kIvfHnswPq) {
     // The graph walk scores nodes by the PQ table of the query's residual to the partition's
-    // centroid (l2 and cosine; lance's PQ storage under HNSW is IVF_PQ's).
+    // centroid (l2 and cosine), of the query itself (dot: lance's PQ storage under HNSW is
+    // IVF_PQ's, which codes the vectors, not residuals, for dot).
     const size_t ef = query.ef.value_or(limit + limit / 2);
+    if (metric_ == DistanceType::kDot) table.Build(*pq_, q.data());
     for (uint32_t p : parts) {
-      const float* c = ivf_.centroid(p);
-      for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
-      table.Build(*pq_, residual.data());
+      if (metric_ != DistanceType::kDot) {
+        const float* c = ivf_.centroid(p);
+        for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
+        table.Build(*pq_, residual.data());
+      }
       LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionPq(*this, p, table, limit, ef, keep, &all));
     }
     return all.Sorted();

@@ -181,7 +181,7 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
     ParallelFor(pool, static_cast<int64_t>(n_new), [&](int64_t i) {
       const size_t a = assignment[i];
       new_factors[i] = RabitqEncodeVector(model, &nv.values[size_t(i) * dim], ivf.centroid(a), dim, &rotated[a * dim],
-                                          new_codes.data() + size_t(i) * w);
+                                          new_codes.data() + size_t(i) * w, metric == linalg::DistanceType::kDot);
     });
   } else if (sq_kind) {
     if (!sm.is_object() || !sm.contains("bounds") || !sm["bounds"].is_object() ||

@@ -251,37 +251,39 @@ void UnpackRabitqCodes(const uint8_t* packed, size_t n, size_t code_len, uint8_t
 }
 
 RabitqFactors RabitqEncode(const RabitqModel& m, const float* residual, size_t dim,
-                           float norm_square, const float* rotated_centroid, uint8_t* code) {
+                           float norm_square, const float* rotated_centroid, uint8_t* code, bool dot) {
   std::vector<float> r(m.code_dim);
   RabitqRotate(m, residual, dim, r.data());
   std::fill(code, code + m.code_bytes(), uint8_t{0});
-  float res_dot = 0.0f, cent_dot = 0.0f;
+  float res_dot = 0.0f, cent_dot = 0.0f, res_cent_dot = 0.0f;
   for (size_t d = 0; d < m.code_dim; ++d) {
     const bool pos = SignPositive(r[d]);
     if (pos) code[d / 8] = static_cast<uint8_t>(code[d / 8] | (1u << (d % 8)));
     const float f = pos ? 0.5f : -0.5f;
     res_dot += r[d] * f;
     cent_dot += rotated_centroid[d] * f;
+    res_cent_dot += r[d] * rotated_centroid[d];
   }
   auto ratio = [](float a, float b) { return b == 0.0f ? 0.0f : a / b; };
   RabitqFactors out;
   const float correction = ratio(norm_square * cent_dot, res_dot);
-  out.add = norm_square + 2.0f * correction;
-  out.scale = ratio(-2.0f * norm_square, res_dot);
+  out.add = dot ? (1.0f - res_cent_dot) + correction : norm_square + 2.0f * correction;
+  out.scale = ratio((dot ? -1.0f : -2.0f) * norm_square, res_dot);
   if (m.code_dim > 1 && norm_square > 0.0f && res_dot != 0.0f) {
     const float code_norm_square = static_cast<float>(m.code_dim) * 0.25f;
     const float alignment = norm_square * code_norm_square / (res_dot * res_dot);
     const float angular = std::sqrt(std::max(alignment - 1.0f, 0.0f) / (static_cast<float>(m.code_dim) - 1.0f));
-    out.error = 2.0f * (std::sqrt(norm_square) * 1.9f * angular);
+    const float error = std::sqrt(norm_square) * 1.9f * angular;
+    out.error = dot ? error : 2.0f * error;
   }
   return out;
 }
 
 RabitqFactors RabitqEncodeVector(const RabitqModel& m, const float* v, const float* c, size_t dim,
-                                 const float* rotated_centroid, uint8_t* code) {
+                                 const float* rotated_centroid, uint8_t* code, bool dot) {
   std::vector<float> residual(dim);
   for (size_t d = 0; d < dim; ++d) residual[d] = v[d] - c[d];
-  return RabitqEncode(m, residual.data(), dim, linalg::L2(v, c, dim), rotated_centroid, code);
+  return RabitqEncode(m, residual.data(), dim, linalg::L2(v, c, dim), rotated_centroid, code, dot);
 }
 
 }  // namespace lance::index::vector

@@ -64,17 +64,21 @@ void RabitqScore(const RabitqModel& m, const RabitqQuery& q, const uint8_t* code
 void PackRabitqCodes(const uint8_t* rows, size_t n, size_t code_len, uint8_t* packed);
 void UnpackRabitqCodes(const uint8_t* packed, size_t n, size_t code_len, uint8_t* rows);
 
-// The sign-bit code and the factors of one vector for the raw-query estimator (l2): `residual`
+// The sign-bit code and the factors of one vector for the raw-query estimator: `residual`
 // is the vector minus its centroid (dim values), `norm_square` its squared l2 distance to the
-// centroid, `rotated_centroid` the centroid's rotation. code: m.code_bytes() bytes.
+// centroid, `rotated_centroid` the centroid's rotation. code: m.code_bytes() bytes. l2 (and
+// cosine, on unit vectors): add = |r|^2 + 2 |r|^2 <C, x> / <R, x>, scale = -2 |r|^2 / <R, x>;
+// dot (`dot`): add = (1 - <R, C>) + |r|^2 <C, x> / <R, x>, scale = -|r|^2 / <R, x>, and the
+// error bound without the factor 2 (x: the code's +-0.5 values; R, C: rotated residual and
+// centroid; lance 12's factors bit for bit, docs/vector-rq.md).
 struct RabitqFactors {
   float add = 0, scale = 0, error = 0;
 };
 RabitqFactors RabitqEncode(const RabitqModel& m, const float* residual, size_t dim,
-                           float norm_square, const float* rotated_centroid, uint8_t* code);
+                           float norm_square, const float* rotated_centroid, uint8_t* code, bool dot = false);
 // The same for vector `v` of the partition with centroid `c` (rotated: `rotated_centroid`):
 // residual v - c, norm_square linalg::L2(v, c), as lance's IVF assignment computes it.
 RabitqFactors RabitqEncodeVector(const RabitqModel& m, const float* v, const float* c, size_t dim,
-                                 const float* rotated_centroid, uint8_t* code);
+                                 const float* rotated_centroid, uint8_t* code, bool dot = false);
 
 }  // namespace lance::index::vector

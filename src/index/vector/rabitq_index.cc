@@ -21,9 +21,8 @@ Result<std::vector<float>> FloatColumn(const Array& a, const char* name, const s
 
 Status RabitqAccess::Load(IvfIndex* index, const file::FileReader& aux, const std::string& aux_path) {
   const Schema& schema = *aux.schema();
-  if (index->metric_ != linalg::DistanceType::kL2 && index->metric_ != linalg::DistanceType::kCosine) {
-    return Status::NotSupported("{}: IVF_RQ with distance_type {} (l2 and cosine are read)", aux_path,
-                                linalg::DistanceTypeName(index->metric_));
+  if (index->metric_ == linalg::DistanceType::kHamming) {
+    return Status::NotSupported("{}: IVF_RQ with distance_type hamming (l2, cosine and dot are read)", aux_path);
   }
   std::string sm_text;
   if (schema.metadata()) {
@@ -83,8 +82,10 @@ void RabitqAccess::ScorePartition(const IvfIndex& index, const RabitqQuery& q, s
   const RabitqStorage& s = *index.rq_;
   const size_t width = s.model.code_bytes();
   const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
+  // Dot: -<q, c> (lance 12's query factor), from the query's dot distance 1 - <q, c>.
+  const float query_term = index.metric_ == linalg::DistanceType::kDot ? centroid_dist - 1.0f : centroid_dist;
   RabitqScore(s.model, q, s.codes.data() + first * width, n, s.add.data() + first, s.scale.data() + first,
-              centroid_dist, dist);
+              query_term, dist);
 }
 
 const RabitqModel& RabitqAccess::Model(const IvfIndex& index) { return index.rq_->model; }

@@ -27,7 +27,8 @@ struct RabitqAccess {
   static Status Load(IvfIndex* index, const file::FileReader& aux, const std::string& aux_path);
   // The estimated distances of partition p's rows to the prepared query `q` (normalised for
   // cosine; PrepareRabitqQuery with the index's model), whose distance to p's centroid is
-  // `centroid_dist`, into dist[0..rows of p).
+  // `centroid_dist`, into dist[0..rows of p). Dot: the query's term is centroid_dist - 1 =
+  // -<q, c>, not its distance to the centroid, as lance 12 scores a dot index.
   static void ScorePartition(const IvfIndex& index, const RabitqQuery& q, size_t p, float centroid_dist,
                              float* dist);
   static const RabitqModel& Model(const IvfIndex& index);
