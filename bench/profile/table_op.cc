@@ -11,6 +11,9 @@
 //   add --repeat N to run it N times in this process, each on a fresh copy TABLE.rep of TABLE
 //   (data files hard-linked, the rest copied; untimed), and print the median wall and CPU
 //   time: the warm-process figure the bench measures, for `perf record` / `perf stat`
+//   With LANCE_PERF_CTL=CTL and LANCE_PERF_ACK=ACK (the fifos of `perf record
+//   --control=fifo:CTL,ACK -D -1`), perf is enabled around each operation only (each command
+//   waits for perf's ack), so its samples leave out the copies and the start.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,13 +23,16 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
-#define PROFILE_START() CALLGRIND_START_INSTRUMENTATION
-#define PROFILE_STOP() CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_START() CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP() CALLGRIND_STOP_INSTRUMENTATION
 #else
-#define PROFILE_START()
-#define PROFILE_STOP()
+#define CALLGRIND_START()
+#define CALLGRIND_STOP()
 #endif
 
 #include "lance/columnar/record_batch_reader.h"
@@ -58,6 +64,28 @@ Result<Input> ReadArrow(const std::string& path) {
 
 namespace fs = std::filesystem;
 
+// perf's control and ack fifos (LANCE_PERF_CTL, LANCE_PERF_ACK), opened once; -1 without.
+int OpenFifo(const char* var, int flags) {
+  const char* path = std::getenv(var);
+  return path != nullptr && *path != 0 ? ::open(path, flags) : -1;
+}
+void PerfCommand(const char* cmd) {
+  static const int ctl = OpenFifo("LANCE_PERF_CTL", O_WRONLY);
+  static const int ack = OpenFifo("LANCE_PERF_ACK", O_RDONLY);
+  if (ctl < 0) return;
+  if (::write(ctl, cmd, std::strlen(cmd)) < 0) perror("LANCE_PERF_CTL");
+  char reply[8];
+  if (ack >= 0 && ::read(ack, reply, sizeof reply) < 0) perror("LANCE_PERF_ACK");
+}
+void ProfileStart() {
+  PerfCommand("enable\n");
+  CALLGRIND_START();
+}
+void ProfileStop() {
+  CALLGRIND_STOP();
+  PerfCommand("disable\n");
+}
+
 using lance::bench::CopyTable;
 
 double Median(std::vector<double> v) {
@@ -70,7 +98,7 @@ Result<double> Run(const std::string& op, const std::string& table, const Input&
   oo.sync_commits = sync;
   const double cpu0 = bench::ProcessCpuSeconds();
   const auto t0 = std::chrono::steady_clock::now();
-  PROFILE_START();
+  ProfileStart();
   Status st = [&]() -> Status {
     LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(table, oo));
     if (op == "delete") {
@@ -96,7 +124,7 @@ Result<double> Run(const std::string& op, const std::string& table, const Input&
     }
     return Status::OK();
   }();
-  PROFILE_STOP();
+  ProfileStop();
   *cpu_ms = (bench::ProcessCpuSeconds() - cpu0) * 1e3;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok()) return st;

@@ -75,7 +75,8 @@ class SignedDivisor {
 class DivisibilityTest {
  public:
   explicit DivisibilityTest(uint64_t d)
-      : shift_(std::countr_zero(d)), limit_(~uint64_t{0} / d) {
+      : shift_(std::countr_zero(d)), limit_(~uint64_t{0} / d),
+        limit32_(d <= 0xffffffffu ? 0xffffffffu / static_cast<uint32_t>(d) : 0) {
     const uint64_t odd = d >> shift_;
     uint64_t inv = odd;  // right to 3 bits (odd * odd = 1 mod 8); each step doubles them
     for (int i = 0; i < 5; ++i) inv *= 2 - odd * inv;
@@ -86,10 +87,19 @@ class DivisibilityTest {
   int shift() const { return shift_; }
   uint64_t limit() const { return limit_; }
   uint64_t inverse() const { return inverse_; }
+  // The same test on 32-bit words, for n < 2^32 and d < 2^32 (fits32()): d divides n exactly
+  // when rotr32(n * (inverse() mod 2^32), shift()) <= limit32() -- the inverse of the odd part
+  // modulo 2^32 is the low half of the one modulo 2^64.
+  bool fits32() const { return limit32_ != 0; }
+  uint32_t limit32() const { return limit32_; }
+  bool Divides32(uint32_t n) const {
+    return std::rotr(n * static_cast<uint32_t>(inverse_), shift_) <= limit32_;
+  }
 
  private:
   int shift_;
   uint64_t limit_;
+  uint32_t limit32_;
   uint64_t inverse_ = 0;
 };
 

@@ -96,6 +96,23 @@ TEST(IntDivision, SignedQuotientRemainderAndRemainderEquals) {
   }
 }
 
+TEST(IntDivision, DivisibilityOn32BitWords) {
+  std::mt19937_64 rng(13);
+  std::vector<uint64_t> ds = {1, 2, 3, 7, 100, 1024, 4096, 0xffffffffu, 0x80000000u, 0xfffffffeu};
+  for (int i = 0; i < 200; ++i) ds.push_back(1 + (rng() >> (32 + rng() % 32)));
+  for (uint64_t d : ds) {
+    const DivisibilityTest t(d);
+    ASSERT_TRUE(t.fits32()) << d;
+    std::vector<uint32_t> ns = {0, 1, 0xffffffffu, static_cast<uint32_t>(d),
+                                static_cast<uint32_t>(d - 1), static_cast<uint32_t>(d + 1)};
+    for (int i = 0; i < 300; ++i) ns.push_back(static_cast<uint32_t>(rng()));
+    for (int i = 0; i < 100; ++i) ns.push_back(static_cast<uint32_t>(d * (rng() % (0xffffffffu / d + 1))));
+    for (uint32_t n : ns) ASSERT_EQ(t.Divides32(n), n % d == 0) << n << " by " << d;
+  }
+  EXPECT_FALSE(DivisibilityTest(0x100000000ull).fits32());
+  EXPECT_FALSE(DivisibilityTest(~uint64_t{0}).fits32());
+}
+
 // A column of `n` random values of type T (a third of them near 0, the extremes included),
 // every fifth row null when `nulls`.
 template <typename T>
@@ -188,6 +205,38 @@ TEST(IntDivisionKernels, ConstantDivisorAgreesWithDivisorColumn) {
           ASSERT_EQ(EvalText(fmt::format("{} {} x % {}", Lit(c), cmp, Lit(k)), *batch), want)
               << c << " " << cmp << " x % " << k;
         }
+      }
+    }
+  }
+}
+
+// `x % k = c` with 0 < c < k < 2^32 takes 32-bit steps while x - c fits in 32 bits, and the
+// 64-bit ones for a word of 64 rows with any other value: ids 0..n with one such value planted
+// in some words (negative, below c, at 2^32 + c, huge), against the divisor column.
+TEST(IntDivisionKernels, RemainderEqualsOnValuesThatFit32Bits) {
+  std::mt19937_64 rng(17);
+  const int64_t n = 64 * 40 + 37;
+  auto values = AllocateBuffer(n * 8);
+  ASSERT_TRUE(values.ok());
+  int64_t* v = (*values)->mutable_data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i) v[i] = i * 7 + static_cast<int64_t>(rng() % 5);
+  const int64_t planted[] = {-1, 0, 2, kMin, kMax, (int64_t{1} << 32) + 3, (int64_t{1} << 32) + 2,
+                             (int64_t{1} << 32) - 1, int64_t{1} << 40};
+  for (int w = 0; w < 40; w += 3) v[w * 64 + static_cast<int>(rng() % 64)] = planted[w / 3 % 9];
+  const auto x = Array::Make(int64(), n, {nullptr, *values});
+  for (int64_t k : {int64_t{3}, int64_t{7}, int64_t{64}, int64_t{100}, int64_t{4096},
+                    int64_t{0xffffffff}, int64_t{1} << 32, int64_t{-100}}) {
+    const auto batch = Batch(x, k);
+    for (int64_t c : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{63}, int64_t{99}, int64_t{0xfffffffe}}) {
+      for (const char* cmp : {"=", "<>"}) {
+        const std::string want = EvalText(fmt::format("x % k {} {}", cmp, Lit(c)), *batch);
+        ASSERT_EQ(EvalText(fmt::format("x % {} {} {}", Lit(k), cmp, Lit(c)), *batch), want)
+            << "x % " << k << " " << cmp << " " << c;
+        // Sliced: the words start elsewhere in the column.
+        const auto sliced = Batch(x->Slice(5, n - 5), k);
+        ASSERT_EQ(EvalText(fmt::format("x % {} {} {}", Lit(k), cmp, Lit(c)), *sliced),
+                  EvalText(fmt::format("x % k {} {}", cmp, Lit(c)), *sliced))
+            << "sliced x % " << k << " " << cmp << " " << c;
       }
     }
   }

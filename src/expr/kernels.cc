@@ -406,9 +406,9 @@ namespace {
 // rows per AVX2 step: x >= c and rotr((x - c) * inverse, shift) <= limit (RemainderEquals::
 // MatchesPositive), the 64-bit multiply as three 32-bit ones. The scalar loop costs ~19
 // instructions per row (no 64-bit vector multiply below AVX-512); this ~5.
-__attribute__((target("avx2"))) void ModEqualsPositiveAvx2(const int64_t* v, int64_t full,
-                                                          const DivisibilityTest& t, int64_t c,
-                                                          uint64_t flip, uint8_t* out) {
+__attribute__((target("avx2"))) uint64_t ModEqualsPositiveWordAvx2(const int64_t* p,
+                                                                   const DivisibilityTest& t,
+                                                                   int64_t c) {
   const __m256i cv = _mm256_set1_epi64x(c);
   const __m256i inv = _mm256_set1_epi64x(static_cast<int64_t>(t.inverse()));
   const __m256i inv_hi = _mm256_srli_epi64(inv, 32);
@@ -416,23 +416,67 @@ __attribute__((target("avx2"))) void ModEqualsPositiveAvx2(const int64_t* v, int
   const __m128i left = _mm_cvtsi32_si128(64 - t.shift());  // 64: shifts out everything
   const __m256i sign = _mm256_set1_epi64x(std::numeric_limits<int64_t>::min());
   const __m256i limit = _mm256_xor_si256(_mm256_set1_epi64x(static_cast<int64_t>(t.limit())), sign);
+  uint64_t word = 0;
+  for (int j = 0; j < 64; j += 4) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j));
+    const __m256i d = _mm256_sub_epi64(x, cv);
+    const __m256i lo = _mm256_mul_epu32(d, inv);
+    const __m256i mid = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(d, 32), inv),
+                                         _mm256_mul_epu32(d, inv_hi));
+    const __m256i prod = _mm256_add_epi64(lo, _mm256_slli_epi64(mid, 32));
+    const __m256i rot = _mm256_or_si256(_mm256_srl_epi64(prod, right), _mm256_sll_epi64(prod, left));
+    const __m256i over = _mm256_cmpgt_epi64(_mm256_xor_si256(rot, sign), limit);  // rot > limit
+    const __m256i below = _mm256_cmpgt_epi64(cv, x);                             // x < c
+    const int miss = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(over, below)));
+    word |= static_cast<uint64_t>(~miss & 0xf) << j;
+  }
+  return word;
+}
+
+// The same test for 0 < c < k < 2^32, eight rows per step while x - c fits in 32 bits (ids,
+// counters: most columns a modulo filter sees): then x >= c, and k divides d = x - c exactly
+// when rotr32(d * inverse mod 2^32, shift) <= floor((2^32 - 1) / k) -- the divisibility test
+// on 32-bit words, one 32-bit multiply for eight rows instead of three 64-bit-by-parts for
+// four. A word with any x - c outside [0, 2^32) (x < c among them) is done again by the 64-bit
+// steps. ~2 instructions per row.
+__attribute__((target("avx2"))) void ModEqualsPositive32Avx2(const int64_t* v, int64_t full,
+                                                            const DivisibilityTest& t, int64_t c,
+                                                            uint64_t flip, uint8_t* out) {
+  const __m256i cv = _mm256_set1_epi64x(c);
+  const __m256i inv = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(t.inverse())));
+  const __m128i right = _mm_cvtsi32_si128(t.shift());
+  const __m128i left = _mm_cvtsi32_si128(32 - t.shift());  // 32: shifts out everything
+  const __m256i limit = _mm256_set1_epi32(static_cast<int32_t>(t.limit32()));
+  const __m256i high = _mm256_set1_epi64x(static_cast<int64_t>(0xffffffff00000000ull));
   for (int64_t w = 0; w < full; ++w) {
     const int64_t* p = v + w * 64;
     uint64_t word = 0;
-    for (int j = 0; j < 64; j += 4) {
-      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j));
-      const __m256i d = _mm256_sub_epi64(x, cv);
-      const __m256i lo = _mm256_mul_epu32(d, inv);
-      const __m256i mid = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(d, 32), inv),
-                                           _mm256_mul_epu32(d, inv_hi));
-      const __m256i prod = _mm256_add_epi64(lo, _mm256_slli_epi64(mid, 32));
-      const __m256i rot = _mm256_or_si256(_mm256_srl_epi64(prod, right), _mm256_sll_epi64(prod, left));
-      const __m256i over = _mm256_cmpgt_epi64(_mm256_xor_si256(rot, sign), limit);  // rot > limit
-      const __m256i below = _mm256_cmpgt_epi64(cv, x);                             // x < c
-      const int miss = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(over, below)));
-      word |= static_cast<uint64_t>(~miss & 0xf) << j;
+    __m256i spill = _mm256_setzero_si256();
+    for (int j = 0; j < 64; j += 8) {
+      const __m256i d0 = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j)), cv);
+      const __m256i d1 = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j + 4)), cv);
+      spill = _mm256_or_si256(spill, _mm256_or_si256(d0, d1));
+      // The low halves of the eight differences, in row order.
+      const __m256i lo = _mm256_permute4x64_epi64(
+          _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(d0), _mm256_castsi256_ps(d1),
+                                                _MM_SHUFFLE(2, 0, 2, 0))),
+          _MM_SHUFFLE(3, 1, 2, 0));
+      const __m256i prod = _mm256_mullo_epi32(lo, inv);
+      const __m256i rot = _mm256_or_si256(_mm256_srl_epi32(prod, right), _mm256_sll_epi32(prod, left));
+      const __m256i hit = _mm256_cmpeq_epi32(_mm256_min_epu32(rot, limit), rot);  // rot <= limit
+      word |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(hit)))) << j;
     }
+    if (!_mm256_testz_si256(spill, high)) word = ModEqualsPositiveWordAvx2(p, t, c);
     word ^= flip;
+    std::memcpy(out + w * 8, &word, 8);
+  }
+}
+
+__attribute__((target("avx2"))) void ModEqualsPositiveAvx2(const int64_t* v, int64_t full,
+                                                          const DivisibilityTest& t, int64_t c,
+                                                          uint64_t flip, uint8_t* out) {
+  for (int64_t w = 0; w < full; ++w) {
+    const uint64_t word = ModEqualsPositiveWordAvx2(v + w * 64, t, c) ^ flip;
     std::memcpy(out + w * 8, &word, 8);
   }
 }
@@ -472,7 +516,11 @@ Result<std::optional<Datum>> ModCompareKernel(bool negated, const Datum& x, cons
 #if defined(__x86_64__)
         if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(v)>>, int64_t>) {
           if (cv > 0 && HasAvx2()) {
-            ModEqualsPositiveAvx2(v, full, test.test(), cv, flip, out);
+            if (test.test().fits32()) {
+              ModEqualsPositive32Avx2(v, full, test.test(), cv, flip, out);
+            } else {
+              ModEqualsPositiveAvx2(v, full, test.test(), cv, flip, out);
+            }
             w = full;
           }
         }
