@@ -273,8 +273,9 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
     // distance per row, so over the whole sample the seeding was most of an IVF build
     // (60 % of IVF_FLAT's CPU at 100k x 128, 316 partitions), while 64 rows per centre still
     // cover every cluster a start can land in; Lloyd iterations then run over all rows.
-    constexpr size_t kPlusPlusRowsPerCentre = 64;
-    if (m > kPlusPlusRowsPerCentre * k) {
+    // Below kPlusPlusMinRows training rows the seeding is cheap and left as it was.
+    constexpr size_t kPlusPlusRowsPerCentre = 64, kPlusPlusMinRows = size_t{1} << 15;
+    if (m >= kPlusPlusMinRows && m > kPlusPlusRowsPerCentre * k) {
       const std::vector<uint64_t> rows = SampleRows(m, kPlusPlusRowsPerCentre * k, options.seed + 2);
       std::vector<float> seeding(rows.size() * dim);
       for (size_t i = 0; i < rows.size(); ++i) {
