@@ -269,7 +269,23 @@ Result<KMeansModel> TrainKMeans(const float* vectors, size_t n, size_t dim,
   model.centroids.resize(k * dim);
   model.sizes.assign(k, 0);
   if (options.init == KMeansOptions::Init::kPlusPlus) {
-    PlusPlusInit(data.data(), m, dim, k, options.seed + 1, options.pool, model.centroids.data());
+    // The starts drawn from at most kPlusPlusRowsPerCentre rows per centre: each start costs a
+    // distance per row, so over the whole sample the seeding was most of an IVF build
+    // (60 % of IVF_FLAT's CPU at 100k x 128, 316 partitions), while 64 rows per centre still
+    // cover every cluster a start can land in; Lloyd iterations then run over all rows.
+    // Below kPlusPlusMinRows training rows the seeding is cheap and left as it was.
+    constexpr size_t kPlusPlusRowsPerCentre = 64, kPlusPlusMinRows = size_t{1} << 15;
+    if (m >= kPlusPlusMinRows && m > kPlusPlusRowsPerCentre * k) {
+      const std::vector<uint64_t> rows = SampleRows(m, kPlusPlusRowsPerCentre * k, options.seed + 2);
+      std::vector<float> seeding(rows.size() * dim);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        std::copy_n(data.data() + rows[i] * dim, dim, seeding.data() + i * dim);
+      }
+      PlusPlusInit(seeding.data(), rows.size(), dim, k, options.seed + 1, options.pool,
+                   model.centroids.data());
+    } else {
+      PlusPlusInit(data.data(), m, dim, k, options.seed + 1, options.pool, model.centroids.data());
+    }
   } else {
     // k distinct training vectors.
     std::vector<uint64_t> init = SampleRows(m, k, options.seed + 1);

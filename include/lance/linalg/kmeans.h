@@ -47,7 +47,9 @@ struct KMeansOptions {
   uint64_t seed = 0;
   // kRandom: k distinct random training vectors (the reference's init); kPlusPlus: k-means++
   // (each next centre drawn with probability proportional to its squared distance to the
-  // nearest centre so far), slower to start, less prone to two centres in one cluster.
+  // nearest centre so far; from 32768 training rows on, drawn from a seeded subsample of at
+  // most 64 rows per centre),
+  // slower to start, less prone to two centres in one cluster.
   enum class Init : uint8_t { kRandom, kPlusPlus };
   Init init = Init::kRandom;
   // > 0: balanced k-means, as the reference trains IVF centroids (its factor 1): during

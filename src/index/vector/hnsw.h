@@ -79,9 +79,11 @@ std::vector<std::pair<float, uint32_t>> HnswSearch(const HnswGraph& g, const Nod
                                                    size_t ef,
                                                    const std::function<bool(uint32_t)>& accept);
 // The same search over SQ code rows (`dim` codes each, back to back at `codes`) for the coded
-// query: dist(node) = SqL2(row node, query) * scale, computed on the codes with the next
-// neighbours' rows prefetched; `accept` null or one byte per node (0: walked, not returned).
-// Answers equal HnswSearch's with that distance.
+// query: dist(node) = SqL2(row node, query) * scale, on the codes; in a partition of at most
+// 2 x ef x 2m nodes every row is scored first in one pass (the walk would meet most of them),
+// in larger ones as the walk meets them with an expansion's rows prefetched together.
+// `accept` null or one byte per node (0: walked, not returned). Answers equal HnswSearch's
+// with that distance.
 std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const uint8_t* codes,
                                                      size_t dim, const uint8_t* query, float scale,
                                                      size_t ef, const uint8_t* accept);
@@ -89,9 +91,10 @@ std::vector<std::pair<float, uint32_t>> HnswSearchSq(const HnswGraph& g, const u
 // Builds the graph of `n` nodes whose pairwise distance is `between(a, b)` (symmetric): node 0
 // on every level (the entry point, as lance's builder makes it), the others' levels drawn from
 // a generator seeded with `seed` (floor(-ln u / ln m), at most max_level - 1), nodes inserted
-// in order, neighbours chosen by lance's heuristic (a candidate is kept when it is strictly
-// closer to the node than to every neighbour kept so far; the others are dropped, so lists
-// may hold fewer than the maximum). Deterministic for equal inputs.
+// in order, neighbours chosen as lance 12 chooses them: its heuristic (a candidate is kept
+// when it is strictly closer to the node than to every neighbour kept so far), then the
+// nearest of the others up to the list's size; a new node takes m neighbours per level, the
+// edges back to it fill lists up to 2m on level 0 (m above). Deterministic for equal inputs.
 HnswGraph HnswBuild(uint32_t n, const std::function<float(uint32_t, uint32_t)>& between,
                     const HnswParams& params, uint64_t seed);
 // The same graph over `n` SQ code rows stored back to back at `codes` (`dim` codes each):

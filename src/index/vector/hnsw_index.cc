@@ -158,6 +158,11 @@ Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_rea
     }
     next = first + len;
     const uint32_t n = index->ivf_.lengths[p];
+    // lance 12 writes "" for an empty partition's graph (no rows, no levels).
+    if (n == 0 && len == 0 && meta[p].is_string() && meta[p].get<std::string>().empty()) {
+      hnsw->graphs.emplace_back();
+      continue;
+    }
     LANCE_ASSIGN_OR_RAISE(GraphMeta gm, ParseGraphMeta(meta[p], index_path, p));
     HnswGraph g;
     g.num_nodes = n;

@@ -359,16 +359,23 @@ std::vector<uint32_t> IvfIndex::FindPartitions(const float* query, size_t nprobe
   std::vector<float> local;
   std::vector<float>& dist = distances ? *distances : local;
   dist.resize(n);
-  for (size_t p = 0; p < n; ++p) {
-    dist[p] = metric_ == DistanceType::kDot ? linalg::DotDistance(query, ivf_.centroid(p), ivf_.dim)
-                                            : linalg::L2(query, ivf_.centroid(p), ivf_.dim);
+  // One batched kernel call over the centroids (the same values as the single-pair forms).
+  if (metric_ == DistanceType::kDot) {
+    linalg::DotDistances(query, ivf_.centroids.data(), n, ivf_.dim, dist.data());
+  } else {
+    linalg::L2Distances(query, ivf_.centroids.data(), n, ivf_.dim, dist.data());
   }
+  // The nprobes nearest in (distance key, partition) order: a stable sort's first nprobes,
+  // without sorting the other partitions.
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return linalg::DistanceKey(dist[a]) < linalg::DistanceKey(dist[b]);
-  });
-  order.resize(std::min(nprobes, n));
+  const size_t take = std::min(nprobes, n);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                    [&](uint32_t a, uint32_t b) {
+                      const auto ka = linalg::DistanceKey(dist[a]), kb = linalg::DistanceKey(dist[b]);
+                      return ka < kb || (ka == kb && a < b);
+                    });
+  order.resize(take);
   return order;
 }
 

@@ -285,5 +285,40 @@ TEST(HnswTest, RecallAgainstExactSearchAndSameSeedSameGraph) {
   EXPECT_GE(recall_odd, 0.9) << "recall@10 over the odd rows at ef 64";
 }
 
+
+// HnswSearchSq (its codes scored all at once in a small partition, as met in a large one)
+// returns HnswSearch's answers with the SQ distance: every (distance, node) pair, in order,
+// with and without an accept mask.
+TEST(HnswTest, SqSearchEqualsTheGenericWalkOnDenseAndSparsePaths) {
+  constexpr size_t kDim = 32;
+  for (uint32_t n : {50u, 700u, 5000u}) {
+    std::mt19937 gen(n);
+    std::vector<uint8_t> codes(size_t{n} * kDim), queries(20 * kDim);
+    for (auto& c : codes) c = static_cast<uint8_t>(gen() % 200);
+    for (auto& c : queries) c = static_cast<uint8_t>(gen());
+    const float scale = 0.013f;
+    HnswParams p;
+    p.m = 8;
+    p.ef_construction = 60;
+    const HnswGraph g = HnswBuildSq(codes.data(), n, kDim, scale, p, 3);
+    std::vector<uint8_t> accept(n);
+    for (uint32_t i = 0; i < n; ++i) accept[i] = (i % 3 != 0) ? 1 : 0;
+    for (size_t qi = 0; qi < 20; ++qi) {
+      const uint8_t* q = queries.data() + qi * kDim;
+      auto dist = [&](uint32_t i) {
+        return static_cast<float>(SqL2(codes.data() + size_t{i} * kDim, q, kDim)) * scale;
+      };
+      // ef 15 at 5000 nodes walks (5000 > 2 x 15 x 16); ef 40 at 700 scores densely.
+      for (size_t ef : {15, 40}) {
+        EXPECT_EQ(HnswSearchSq(g, codes.data(), kDim, q, scale, ef, nullptr), HnswSearch(g, dist, ef, nullptr))
+            << "n " << n << " ef " << ef << " query " << qi;
+        EXPECT_EQ(HnswSearchSq(g, codes.data(), kDim, q, scale, ef, accept.data()),
+                  HnswSearch(g, dist, ef, [&](uint32_t i) { return accept[i] != 0; }))
+            << "n " << n << " ef " << ef << " query " << qi << " (accept)";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lance::index::vector
