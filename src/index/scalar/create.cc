@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "lance/index/fm/fm_index.h"
 #include "lance/index/fts/inverted_writer.h"
 #include "lance/index/index_metadata.h"
@@ -78,7 +80,8 @@ Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const st
   }
   const std::string name = options.name.empty() ? DefaultIndexName(column) : options.name;
   if (!options.replace && !options.fragment_ids && !FindIndexSegments(snapshot->manifest(), name).empty()) {
-    return Status::AlreadyExists("create index: {} already has an index named '{}' (pass replace)",
+    return Status::AlreadyExists("create index: {} already has an index named '{}' (replace it with the "
+                                 "replace option, --replace on the CLI, or give another name)",
                                  location.display(), name);
   }
   LANCE_ASSIGN_OR_RAISE(TrainingData data, rows(at, column));
@@ -134,7 +137,7 @@ Result<BuiltSegment> BuildScalarIndexSegment(const table::Snapshot& at, const st
         for (const auto& m : *listed) (void)location.store()->Delete(m.path);
       }
     }
-    return trained.status();
+    return trained.status().WithContext(fmt::format("create index: {} column '{}'", location.display(), column));
   }
   seg.details_type_url = trained->details_type_url;
   seg.details = trained->details;

@@ -306,6 +306,12 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   const table::Snapshot* snap = &at;
   const int fi = snap->schema()->GetFieldIndex(column);
   if (fi < 0) return Status::InvalidArgument("create vector index: no column \"{}\"", column);
+  const DataType& column_type = *snap->schema()->field(fi)->type();
+  if (column_type.id() != TypeId::kFixedSizeList) {
+    return Status::InvalidArgument("create vector index: column \"{}\" is {}; a vector index takes a "
+                                   "fixed_size_list of float32, float16 or float64 (one vector per row)",
+                                   column, column_type.ToString());
+  }
   const int32_t field_id = snap->schema()->field(fi)->id();
   LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows));
   const size_t n = data.rows(), dim = data.dim;
