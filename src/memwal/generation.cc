@@ -12,6 +12,8 @@
 #include "lance/index/scalar/btree.h"
 #include "lance/index/scalar/create.h"
 #include "lance/index/scalar/optimize.h"
+#include "lance/index/vector/ivf_builder.h"
+#include "lance/index/vector/optimize.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/layout.h"
@@ -96,6 +98,19 @@ Result<std::vector<table::IndexInfo>> BuildMaintainedIndexes(const table::Snapsh
       }
       return data;
     };
+    if (m.vector) {
+      // No non-null vector (tombstones only): no index to build (lance 12's flush: not seen).
+      bool any = false;
+      for (const auto& b : c.batches) {
+        ArrayPtr a = b->GetColumnByName(m.column);
+        any = any || (a && a->null_count < a->length);
+      }
+      if (!any) continue;
+      LANCE_ASSIGN_OR_RAISE(index::NewIndexSegment seg,
+                            index::vector::BuildVectorIndexSegment(at, m.column, rows, *m.vector, staged));
+      out.push_back(index::MakeIndexInfo(seg, at.version()));
+      continue;
+    }
     index::scalar::CreateScalarIndexOptions o = m.options;
     o.name = m.name;
     o.replace = false;
@@ -237,22 +252,48 @@ Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
       out.not_built.push_back(fmt::format("{}: version {} has no index of that name", name, base.version()));
       continue;
     }
+    LANCE_ASSIGN_OR_RAISE(std::string column,
+                          index::KeyedColumn(base.manifest(), *found, base.manifest_path()));
+    if (index::vector::MergedOnOptimize(*found)) {
+      // An IVF index of any kind: each generation gets what lance 12's flush writes for it (seen
+      // for IVF_PQ): an IVF_HNSW_SQ of the base index's metric, one partition with a zero
+      // centroid, 8-bit SQ bounds and HNSW graph (m 16, ef_construction 100, 7 levels) of the
+      // generation's own rows.
+      LANCE_ASSIGN_OR_RAISE(auto ivf, index::vector::IvfIndex::Open(index::OpenIndexStore(base.location(), *found)));
+      index::vector::IvfBuildOptions v;
+      v.kind = index::vector::IndexKind::kIvfHnswSq;
+      v.metric = ivf->metric();
+      v.num_partitions = 1;
+      v.centroids = std::vector<float>(ivf->ivf().dim, 0.0f);
+      v.hnsw_m = 16;
+      v.ef_construction = 100;
+      v.max_level = 7;
+      v.name = name;
+      MaintainedIndex vector;
+      vector.name = name;
+      vector.column = std::move(column);
+      vector.vector = std::move(v);
+      out.built.push_back(std::move(vector));
+      continue;
+    }
     // Every scalar type is built in each generation, as lance 12 does: its full-text search
     // over a generation without the INVERTED index it maintains misses the generation's rows
     // (seen: it returns none of them), so skipping one would make wrong answers.
     Result<index::scalar::CreateScalarIndexOptions> opts = index::scalar::OptionsOfIndex(base, *found);
     if (!opts.ok()) {
       if (opts.status().IsNotSupported()) {
-        return Status::NotSupported("{}: maintained index '{}' is {}; a flush builds only scalar indexes in "
-                                    "generations (readers such as lance 12 would miss the generation's rows "
-                                    "in searches through it)",
+        return Status::NotSupported("{}: maintained index '{}' is {}; a flush builds only scalar and IVF "
+                                    "vector indexes in generations (readers such as lance 12 would miss the "
+                                    "generation's rows in searches through it)",
                                     base.manifest_path(), name, table::IndexTypeName(*found));
       }
       return opts.status().WithContext(fmt::format("{}: maintained index '{}'", base.manifest_path(), name));
     }
-    LANCE_ASSIGN_OR_RAISE(std::string column,
-                          index::KeyedColumn(base.manifest(), *found, base.manifest_path()));
-    out.built.push_back({name, std::move(column), std::move(*opts)});
+    MaintainedIndex scalar;
+    scalar.name = name;
+    scalar.column = std::move(column);
+    scalar.options = std::move(*opts);
+    out.built.push_back(std::move(scalar));
   }
   return out;
 }

@@ -21,11 +21,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lance/core/result.h"
 #include "lance/index/scalar/create.h"
+#include "lance/index/vector/ivf_builder.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/memtable.h"
 #include "lance/memwal/shard_manifest.h"
@@ -41,13 +43,17 @@ inline constexpr int64_t kPkIndexPageRows = 8192;
 // `_indices/{uuid}/` and recorded in its manifest, as lance 12 does (its planner then answers an
 // indexed filter, or a full-text search, over the generation from it). Any scalar type
 // (BTREE, BITMAP, INVERTED, ...) with the parameters the base index was built with (the
-// INVERTED tokenizer, stop words and positions; the BTREE page size); not vector indexes.
+// INVERTED tokenizer, stop words and positions; the BTREE page size), and the IVF vector
+// indexes (IVF_FLAT / _SQ / _PQ / _RQ, the HNSW kinds) as lance 12's flush builds them: an
+// IVF_HNSW_SQ over the generation's rows alone (MaintainedIndexesOf sets its parameters).
 struct MaintainedIndex {
   std::string name;    // the base index's name, e.g. "id_idx"
   std::string column;  // the top-level column it keys
   // type and parameters (index::scalar::OptionsOfIndex of the base's newest segment); the
   // name, commit and fragments are set by the flush. Default: a BTREE.
   index::scalar::CreateScalarIndexOptions options;
+  // A vector index: how it is built in each generation (`options` unused).
+  std::optional<index::vector::IvfBuildOptions> vector;
 };
 
 struct GenerationWriteOptions {
@@ -59,9 +65,8 @@ struct GenerationWriteOptions {
 // resolved to the base's scalar index of that name, with its type and parameters), and the
 // names the base no longer has an index of (not built: lance 12 reads a generation without a
 // BTREE it maintains by scanning it). None when the table has no MemWAL index. Errors:
-// NotSupported (a vector index: lance 12 maintains those too, we do not build them in
-// generations yet; an index over several or nested columns), Corruption (undecodable details,
-// unreadable index parameters).
+// NotSupported (a vector index of a kind other than IVF_*; an index over several or nested
+// columns), the base vector index's open errors, Corruption (undecodable details, unreadable index parameters).
 struct MaintainedIndexes {
   std::vector<MaintainedIndex> built;
   std::vector<std::string> not_built;  // one line per name the base has no index of

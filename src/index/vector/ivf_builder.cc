@@ -275,9 +275,13 @@ Result<PqCodebook> TrainPq(const std::vector<float>& train, size_t rows, size_t 
 
 }  // namespace
 
-Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
-                                          const scalar::TrainingRows& rows,
-                                          const IvfBuildOptions& o) {
+namespace {
+
+// The index of `o` over `rows`, written into a fresh `_indices/{uuid}/` of `at` (through
+// `staged` when given, its files recorded there); its segment and summary, not committed.
+Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::string& column,
+                                     const scalar::TrainingRows& rows, const IvfBuildOptions& o,
+                                     table::StagedFiles* staged, IvfBuildSummary* summary) {
   if (o.kind != IndexKind::kIvfFlat && o.kind != IndexKind::kIvfPq && o.kind != IndexKind::kIvfHnswSq &&
       o.kind != IndexKind::kIvfHnswPq && o.kind != IndexKind::kIvfRq && o.kind != IndexKind::kIvfSq &&
       o.kind != IndexKind::kIvfHnswFlat) {
@@ -352,7 +356,19 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   // "IVF_PQ recall"). Dot: the reference's random rows (ivf_builder.h).
   ko.init = o.ivf_init.value_or(ivf_metric == DistanceType::kDot ? linalg::KMeansOptions::Init::kRandom
                                                                   : linalg::KMeansOptions::Init::kPlusPlus);
-  LANCE_ASSIGN_OR_RAISE(linalg::KMeansModel ivf, linalg::TrainKMeans(work.data(), n, dim, ko));
+  linalg::KMeansModel ivf;
+  if (o.centroids) {
+    if (o.centroids->size() != parts * dim) {
+      return Status::InvalidArgument("create vector index: {} given centroid values, {} partitions x {} dimensions "
+                                     "expected", o.centroids->size(), parts, dim);
+    }
+    ivf.k = parts;
+    ivf.dim = dim;
+    ivf.distance_type = ivf_metric;
+    ivf.centroids = *o.centroids;
+  } else {
+    LANCE_ASSIGN_OR_RAISE(ivf, linalg::TrainKMeans(work.data(), n, dim, ko));
+  }
   std::vector<uint32_t> assignment(n);
   LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(work.data(), n, dim, ivf.centroids.data(), parts,
                                                 ivf_metric, o.pool, assignment.data()));
@@ -472,7 +488,8 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
   }
 
   const std::string uuid = NewIndexUuid();
-  auto store = OpenIndexStore(at.location(), uuid);
+  auto store = staged ? IndexStore::Make(staged->store(), IndexDirectory(at.location(), uuid))
+                      : OpenIndexStore(at.location(), uuid);
   if (hnsw_kind) {
     LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.kind, o.metric, ivf.centroids, ivf.k, ivf.dim, ivf.loss, graphs));
   } else {
@@ -522,15 +539,35 @@ Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->object_store()->Head(store->PathOf(f)));
     seg.files.push_back({f, static_cast<uint64_t>(meta.size), {}});
   }
-  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(at.location(), at.version(), seg, o.replace, o.commit));
+  if (staged) {
+    for (const char* f : {kAuxiliaryFileName, kIndexFileName}) staged->Record(store->PathOf(f));
+    staged->RecordDirectory(at.location().Path("_indices"));
+  }
+  summary->name = seg.name;
+  summary->uuid = uuid;
+  summary->num_rows = n;
+  summary->num_partitions = parts;
+  summary->num_sub_vectors = m;
+  return seg;
+}
+
+}  // namespace
+
+Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
+                                          const scalar::TrainingRows& rows,
+                                          const IvfBuildOptions& o) {
   IvfBuildSummary summary;
-  summary.name = seg.name;
-  summary.uuid = uuid;
+  LANCE_ASSIGN_OR_RAISE(NewIndexSegment seg, BuildSegment(at, column, rows, o, nullptr, &summary));
+  LANCE_ASSIGN_OR_RAISE(table::CommitInfo info, CommitNewIndex(at.location(), at.version(), seg, o.replace, o.commit));
   summary.version = info.version;
-  summary.num_rows = n;
-  summary.num_partitions = parts;
-  summary.num_sub_vectors = m;
   return summary;
+}
+
+Result<NewIndexSegment> BuildVectorIndexSegment(const table::Snapshot& at, const std::string& column,
+                                                const scalar::TrainingRows& rows, const IvfBuildOptions& o,
+                                                table::StagedFiles* staged) {
+  IvfBuildSummary summary;
+  return BuildSegment(at, column, rows, o, staged, &summary);
 }
 
 }  // namespace lance::index::vector

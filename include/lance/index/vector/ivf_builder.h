@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lance/core/result.h"
 #include "lance/core/thread_pool.h"
@@ -47,6 +48,9 @@ struct IvfBuildOptions {
   size_t hnsw_m = 20;
   size_t ef_construction = 300;
   uint16_t max_level = 7;
+  // Given IVF centroids (num_partitions x dim values, the stored form: normalised for cosine),
+  // used as they are instead of k-means ones.
+  std::optional<std::vector<float>> centroids;
   std::string name;            // "": "{column}_idx"
   bool replace = false;        // replace an index of the same name
   ThreadPool* pool = nullptr;  // k-means assignment; null: the calling thread
@@ -74,5 +78,12 @@ struct IvfBuildSummary {
 Result<IvfBuildSummary> CreateVectorIndex(const table::Snapshot& at, const std::string& column,
                                           const scalar::TrainingRows& rows,
                                           const IvfBuildOptions& options);
+
+// The index CreateVectorIndex builds, written through `staged` into a fresh `_indices/{uuid}/`
+// of `at` (its files recorded there) but not committed: its segment, for the caller's commit
+// (options.replace and options.commit unused). Errors: as CreateVectorIndex's before it commits.
+Result<NewIndexSegment> BuildVectorIndexSegment(const table::Snapshot& at, const std::string& column,
+                                                const scalar::TrainingRows& rows, const IvfBuildOptions& options,
+                                                table::StagedFiles* staged);
 
 }  // namespace lance::index::vector
