@@ -246,10 +246,12 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
 
 // `prepared`, or its error after removing the data files it staged (no version references
 // them; best effort: cleanup removes what is left).
-Result<PreparedWrite> Prepared(StagedFiles& staged, Result<PreparedWrite> prepared) {
+Result<PreparedWrite> Prepared(const TableLocation& loc, StagedFiles& staged, Result<PreparedWrite> prepared) {
   if (!prepared.ok()) {
     for (const std::string& path : staged.paths()) (void)staged.store()->Delete(path);
     staged.Forget();
+    // The directories the deleted files made (data/ of a create that failed) go too.
+    (void)staged.store()->RemoveEmptyDirectories(loc.Path("data"));
   }
   return prepared;
 }
@@ -279,7 +281,7 @@ Result<WriteResult> WriteDataset(const std::string& uri, RecordBatchReader& inpu
 Result<WriteResult> WriteDataset(const TableLocation& loc, RecordBatchReader& input,
                                  const WriteParams& params) {
   StagedFiles staged(loc);
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(staged, PrepareWrite(loc, staged, input, params)));
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(loc, staged, PrepareWrite(loc, staged, input, params)));
   const std::optional<CommittedVersion>& latest = pw.latest;
   uint64_t total = 0;
   for (const auto& f : pw.fragments) total += f.physical_rows;
@@ -334,7 +336,7 @@ Result<std::vector<FragmentInfo>> WriteUncommittedFragments(const TableLocation&
                                                             const WriteParams& params) {
   StagedFiles staged(loc);
   VectorRecordBatchReader input(schema, batches);
-  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(staged, PrepareWrite(loc, staged, input, params)));
+  LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(loc, staged, PrepareWrite(loc, staged, input, params)));
   // Nothing commits these files, so they are made durable here.
   if (staged.unsynced_local()) {
     LANCE_RETURN_NOT_OK(internal::SyncFiles(*staged.unsynced_local(), staged.TakeUnsynced(), {loc.root()},

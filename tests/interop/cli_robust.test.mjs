@@ -417,6 +417,8 @@ describe('JSON lines without --schema', () => {
     refused(['create', path.join(dir, 'inferred_late_stdin.lance'), '--input', '-', '--input-batch-bytes', '128'],
             /line 51: field 'x': value 0.5 does not fit type int64 \(a stream is typed by its first 10000 lines or 128 bytes: give --schema/,
             { input: fs.readFileSync(late) });
+    // The failed create leaves no data files, nor the data/ directory they were written to.
+    assert.equal(fs.existsSync(path.join(dir, 'inferred_late_stdin.lance', 'data')), false);
   });
 });
 
