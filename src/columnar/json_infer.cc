@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/json_lines.h"
 #include "lance/columnar/json.h"
 
 namespace lance {
@@ -134,25 +135,18 @@ DataTypePtr TypeOf(const Shape& s, bool vector_column) {
 Result<SchemaPtr> InferJsonLinesSchema(std::string_view text, int64_t max_lines) {
   Shape row;
   row.kind = Shape::kStruct;
-  int64_t line = 0;
-  int64_t sampled = 0;
-  size_t pos = 0;
-  while (pos < text.size() && sampled < max_lines) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view l = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line;
-    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    Json v = Json::parse(l.begin(), l.end(), nullptr, /*allow_exceptions=*/false);
-    if (v.is_discarded()) return Status::InvalidArgument("line {}: not valid JSON", line);
-    if (!v.is_object()) {
-      return Status::InvalidArgument("line {}: expected one JSON object per line, found {}", line,
-                                     KindName(KindOf(v)));
-    }
-    LANCE_RETURN_NOT_OK(Fold(&row, v, line, "", 0));
-    ++sampled;
-  }
+  LANCE_RETURN_NOT_OK(ForEachJsonLine(
+      text, 1,
+      [&](std::string_view l, int64_t line) -> Status {
+        Json v = Json::parse(l.begin(), l.end(), nullptr, /*allow_exceptions=*/false);
+        if (v.is_discarded()) return Status::InvalidArgument("line {}: not valid JSON", line);
+        if (!v.is_object()) {
+          return Status::InvalidArgument("line {}: expected one JSON object per line, found {}", line,
+                                         KindName(KindOf(v)));
+        }
+        return Fold(&row, v, line, "", 0);
+      },
+      max_lines));
   if (row.fields.empty()) {
     return Status::InvalidArgument("no JSON object with a key in the input to infer a schema from; "
                                    "give one with --schema FILE.json");

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/json_lines.h"
 #include "lance/columnar/builder.h"
 #include "lance/columnar/float16.h"
 #include "lance/columnar/json.h"
@@ -380,15 +381,7 @@ Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema, in
     columns.push_back(std::move(b));
   }
   RowSax sax(*schema, &columns);
-  int64_t line_no = first_line - 1;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  LANCE_RETURN_NOT_OK(ForEachJsonLine(text, first_line, [&](std::string_view line, int64_t line_no) -> Status {
     const int64_t rows_before = sax.rows();
     const bool ok = Json::sax_parse(line.begin(), line.end(), &sax);
     if (!ok || !sax.status().ok()) {
@@ -400,7 +393,8 @@ Result<RecordBatchPtr> ReadJsonLines(std::string_view text, SchemaPtr schema, in
     if (sax.rows() != rows_before + 1) {
       return Status::InvalidArgument("line {}: expected one row object", line_no);
     }
-  }
+    return Status::OK();
+  }));
   std::vector<ArrayPtr> arrays;
   for (auto& b : columns) {
     LANCE_ASSIGN_OR_RAISE(auto a, b->Finish());

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/json_lines.h"
 #include "lance/columnar/builder.h"
 #include "lance/columnar/float16.h"
 #include "lance/columnar/json.h"
@@ -388,21 +389,14 @@ Result<RecordBatchPtr> RecordBatchFromJSON(SchemaPtr schema, std::string_view js
 Result<RecordBatchPtr> ReadJsonLinesWithDom(std::string_view text, SchemaPtr schema, int64_t first_line) {
   LANCE_ASSIGN_OR_RAISE(auto builders, MakeRowBuilders(*schema));
   int64_t rows = 0;
-  int64_t line_no = first_line - 1;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  LANCE_RETURN_NOT_OK(ForEachJsonLine(text, first_line, [&](std::string_view line, int64_t line_no) -> Status {
     auto doc = ParseJson(line);
     if (!doc.ok()) return doc.status().WithContext(fmt::format("line {}", line_no));
     LANCE_RETURN_NOT_OK(
         AppendRow(*schema, *doc, builders).WithContext(fmt::format("line {}", line_no)));
     ++rows;
-  }
+    return Status::OK();
+  }));
   return FinishRows(std::move(schema), rows, builders);
 }
 

@@ -259,12 +259,19 @@ Result<MaintainedIndexes> MaintainedIndexesOf(const table::Snapshot& base) {
       // for IVF_PQ): an IVF_HNSW_SQ of the base index's metric, one partition with a zero
       // centroid, 8-bit SQ bounds and HNSW graph (m 16, ef_construction 100, 7 levels) of the
       // generation's own rows.
-      LANCE_ASSIGN_OR_RAISE(auto ivf, index::vector::IvfIndex::Open(index::OpenIndexStore(base.location(), *found)));
+      // Its metric from index.idx alone (not the whole index loaded); its dimension the column's.
+      LANCE_ASSIGN_OR_RAISE(index::vector::IvfIndexHeader header,
+                            index::vector::ReadIvfIndexHeader(index::OpenIndexStore(base.location(), *found)));
+      const FieldPtr field = base.schema()->GetFieldByName(column);
+      if (!field || field->type()->id() != TypeId::kFixedSizeList) {
+        return Status::Corruption("{}: maintained vector index '{}' keys column '{}', not a fixed_size_list",
+                                  base.manifest_path(), name, column);
+      }
       index::vector::IvfBuildOptions v;
       v.kind = index::vector::IndexKind::kIvfHnswSq;
-      v.metric = ivf->metric();
+      v.metric = header.metric;
       v.num_partitions = 1;
-      v.centroids = std::vector<float>(ivf->ivf().dim, 0.0f);
+      v.centroids = std::vector<float>(static_cast<size_t>(field->type()->list_size()), 0.0f);
       v.hnsw_m = 16;
       v.ef_construction = 100;
       v.max_level = 7;

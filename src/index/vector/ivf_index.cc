@@ -89,6 +89,31 @@ Status CheckPartitions(const IvfModel& ivf, uint64_t rows, const std::string& fi
   return Status::OK();
 }
 
+// The "lance:index" metadata of index.idx: the type, by its exact name (any other name is a
+// format this reader does not know, a newer writer's: refused, never guessed at), and the metric.
+Result<IvfIndexHeader> HeaderOf(const file::FileReader& index_reader, const std::string& index_path) {
+  LANCE_ASSIGN_OR_RAISE(std::string meta_text,
+                        RequireMetadata(*index_reader.schema(), kIndexMetadataKey, index_path));
+  auto meta = nlohmann::json::parse(meta_text, nullptr, false);
+  if (!meta.is_object() || !meta.contains("type") || !meta["type"].is_string() ||
+      !meta.contains("distance_type") || !meta["distance_type"].is_string()) {
+    return Status::Corruption("{}: \"lance:index\" is not {{\"type\", \"distance_type\"}}: {}",
+                              index_path, meta_text);
+  }
+  const std::string type = meta["type"].get<std::string>();
+  IvfIndexHeader header;
+  LANCE_ASSIGN_OR_RAISE(header.metric, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
+  auto kind = ParseIndexKind(type);
+  if (!kind.ok() || IndexKindName(*kind) != type) {
+    return Status::NotSupported("{}: \"lance:index\" names vector index type \"{}\", not one this "
+                                "reader knows (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_FLAT, "
+                                "IVF_HNSW_SQ, IVF_HNSW_PQ); written by a newer lance?",
+                                index_path, type);
+  }
+  header.kind = *kind;
+  return header;
+}
+
 }  // namespace
 
 std::string_view IndexKindName(IndexKind kind) {
@@ -124,6 +149,11 @@ std::vector<float> NormalizeVector(const float* v, size_t dim) {
   return out;
 }
 
+Result<IvfIndexHeader> ReadIvfIndexHeader(const std::shared_ptr<IndexStore>& files) {
+  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
+  return HeaderOf(*index_reader, files->PathOf(kIndexFileName));
+}
+
 Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(std::shared_ptr<io::ObjectStore> store,
                                                  const std::string& dir) {
   return Open(IndexStore::Make(std::move(store), dir));
@@ -137,26 +167,9 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   std::shared_ptr<IvfIndex> index(new IvfIndex());
 
   // index.idx: type, metric, centroids.
-  LANCE_ASSIGN_OR_RAISE(std::string meta_text,
-                        RequireMetadata(*index_reader->schema(), kIndexMetadataKey, index_path));
-  auto meta = nlohmann::json::parse(meta_text, nullptr, false);
-  if (!meta.is_object() || !meta.contains("type") || !meta["type"].is_string() ||
-      !meta.contains("distance_type") || !meta["distance_type"].is_string()) {
-    return Status::Corruption("{}: \"lance:index\" is not {{\"type\", \"distance_type\"}}: {}",
-                              index_path, meta_text);
-  }
-  const std::string type = meta["type"].get<std::string>();
-  LANCE_ASSIGN_OR_RAISE(index->metric_, ParseMetric(meta["distance_type"].get<std::string>(), index_path));
-  // Every vector index type lance 12 writes is read, by its exact name. Any other name is a
-  // format this reader does not know (a newer writer's): refused, never guessed at.
-  auto kind = ParseIndexKind(type);
-  if (!kind.ok() || IndexKindName(*kind) != type) {
-    return Status::NotSupported("{}: \"lance:index\" names vector index type \"{}\", not one this "
-                                "reader knows (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_FLAT, "
-                                "IVF_HNSW_SQ, IVF_HNSW_PQ); written by a newer lance?",
-                                index_path, type);
-  }
-  index->kind_ = *kind;
+  LANCE_ASSIGN_OR_RAISE(IvfIndexHeader header, HeaderOf(*index_reader, index_path));
+  index->kind_ = header.kind;
+  index->metric_ = header.metric;
   LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
   LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
                         TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));

@@ -95,13 +95,21 @@ struct AnnQuery {
 struct HnswStorage;
 struct RabitqStorage;
 
+// What index.idx's "lance:index" metadata says of a vector index: its type and metric.
+struct IvfIndexHeader {
+  IndexKind kind = IndexKind::kIvfFlat;
+  linalg::DistanceType metric = linalg::DistanceType::kL2;
+};
+// Reads that alone, without the centroids or the storage IvfIndex::Open loads.
+// Errors: NotFound, Corruption, NotSupported (a type this reader does not know).
+Result<IvfIndexHeader> ReadIvfIndexHeader(const std::shared_ptr<IndexStore>& files);
+
 class IvfIndex {
  public:
   // Opens `dir` (the index directory, e.g. "<table>/_indices/<uuid>") in `store`: both files'
   // metadata, centroids, codebook, row ids and codes (the whole storage is loaded).
   // Errors: NotFound, Corruption naming the file and field that is malformed, NotSupported for
-  // index types / layouts not implemented (multi-bit RQ, 4-bit PQ, the dot metric of IVF_RQ /
-  // IVF_HNSW_SQ / IVF_HNSW_PQ).
+  // index types / layouts not implemented (multi-bit RQ, 4-bit PQ, IVF_SQ with dot, hamming).
   static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
                                                 const std::string& dir);
   // The same through the index's IndexStore (index_store.h: its files and page cache).
