@@ -268,7 +268,9 @@ void RegisterEvolveCommands(CLI::App& app, CommandRegistry& registry) {
   CLI::App* mi = app.add_subcommand("merge-insert", "Upsert rows, joined on key columns");
   mi->add_option("uri", args->uri, "Dataset directory or URI")->required();
   mi->add_option("--input", args->input,
-                 "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv")->required();
+                 "Rows: .arrows/.arrow (Arrow IPC), .jsonl, .csv or .tsv; the keys and any of "
+                 "the other columns (an updated row keeps the columns the input lacks, an "
+                 "inserted row gets nulls there)")->required();
   mi->add_option("--schema", args->schema, "Schema JSON file (optional: types are otherwise the table's, or inferred from .jsonl / .csv input)");
   mi->add_option("--delimiter", args->delimiter, "CSV field separator (default ',', TAB for .tsv)");
   mi->add_option("--on", args->on, "Key columns, comma-separated")->required();

@@ -34,16 +34,19 @@ using internal::Guarded;
 namespace {
 
 // For each top-level column of `dataset`, the index of the `input` column of the same name
-// (the input's columns may come in any order). Errors: InvalidArgument, prefixed with `what`,
-// naming the dataset columns the input lacks and the input columns the dataset lacks (each
-// with its type), or the first column whose types differ (SameStorageType).
+// (the input's columns may come in any order), -1 for a column the input lacks when
+// `allow_missing`. Errors: InvalidArgument, prefixed with `what`, naming the dataset columns
+// the input lacks (unless allowed) and the input columns the dataset lacks (each with its
+// type), or the first column whose types differ (SameStorageType).
 Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema& input,
-                                            const std::string& what) {
+                                            const std::string& what, bool allow_missing) {
   std::vector<int> out;
   std::vector<std::string> missing, extra;
   for (const auto& f : dataset.fields()) {
     const int c = input.GetFieldIndex(f->name());
-    if (c < 0) missing.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    if (c < 0 && !allow_missing) {
+      missing.push_back(fmt::format("'{}' ({})", f->name(), f->type()->ToString()));
+    }
     out.push_back(c);
   }
   for (const auto& f : input.fields()) {
@@ -58,8 +61,10 @@ Result<std::vector<int>> MatchColumnsByName(const Schema& dataset, const Schema&
     return Status::InvalidArgument("{}", msg);
   }
   for (int i = 0; i < dataset.num_fields(); ++i) {
+    const int c = out[static_cast<size_t>(i)];
+    if (c < 0) continue;
     const auto& f = dataset.field(i);
-    const auto& in = input.field(out[static_cast<size_t>(i)]);
+    const auto& in = input.field(c);
     if (!SameStorageType(*in->type(), *f->type())) {
       return Status::InvalidArgument("{}: input column '{}' is {} but the dataset has {}", what,
                                      f->name(), in->type()->ToString(), f->type()->ToString());
@@ -238,15 +243,11 @@ std::optional<std::set<uint32_t>> KeyIndexedJoin(const table::Manifest& m, const
 }
 
 // `rows` (and `ids`, when given) put in `order` (positions into them).
-void Reorder(const std::vector<size_t>& order, std::vector<int64_t>* rows, std::vector<uint64_t>* ids) {
-  std::vector<int64_t> r(order.size());
-  std::vector<uint64_t> d(ids ? order.size() : 0);
-  for (size_t i = 0; i < order.size(); ++i) {
-    r[i] = (*rows)[order[i]];
-    if (ids) d[i] = (*ids)[order[i]];
-  }
-  *rows = std::move(r);
-  if (ids) *ids = std::move(d);
+template <typename T>
+void Reorder(const std::vector<size_t>& order, std::vector<T>* v) {
+  std::vector<T> r(order.size());
+  for (size_t i = 0; i < order.size(); ++i) r[i] = (*v)[order[i]];
+  *v = std::move(r);
 }
 
 // The merge of `batches` (all of `in_schema`) into the snapshot `ds`.
@@ -276,14 +277,50 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   }
   const SchemaPtr& schema = ds->schema();
 
-  // The source, columns matched by name and put in the dataset's order.
+  // The source, columns matched by name and put in the dataset's order. The input may lack
+  // columns other than the keys (a partial-schema source, as lance 12 accepts): an updated row
+  // keeps the dataset row's values for them, an inserted row gets nulls, so inserting needs
+  // them nullable (lance 12 refuses the same, before looking at the rows).
   LANCE_ASSIGN_OR_RAISE(std::vector<int> by_name,
-                        MatchColumnsByName(*schema, *in_schema, "merge-insert"));
+                        MatchColumnsByName(*schema, *in_schema, "merge-insert", true));
+  std::vector<int> missing;  // dataset columns the input lacks
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    if (by_name[static_cast<size_t>(i)] >= 0) continue;
+    const auto& f = schema->field(i);
+    if (std::find(params.on.begin(), params.on.end(), f->name()) != params.on.end()) {
+      return Status::InvalidArgument("merge-insert: the input lacks the key column '{}' ({})",
+                                     f->name(), f->type()->ToString());
+    }
+    missing.push_back(i);
+  }
+  if (params.when_not_matched == WhenNotMatched::kInsert) {
+    std::vector<std::string> required;
+    for (int i : missing) {
+      if (!schema->field(i)->nullable()) required.push_back(fmt::format("'{}'", schema->field(i)->name()));
+    }
+    if (!required.empty()) {
+      return Status::InvalidArgument(
+          "merge-insert: the input lacks the dataset's non-nullable column(s) {}, which inserted "
+          "rows would need; add them to the input or do nothing for rows without a match "
+          "(when not matched: nothing)",
+          fmt::format("{}", fmt::join(required, ", ")));
+    }
+  }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr in_all, ConcatenateBatches(in_schema, batches));
   std::vector<ArrayPtr> src_cols;
+  std::vector<FieldPtr> given_fields;  // the dataset's fields the input has, in its order
+  std::vector<int> given;              // their positions in the dataset
   for (int i = 0; i < schema->num_fields(); ++i) {
     const auto& f = schema->field(i);
     const int c = by_name[static_cast<size_t>(i)];
+    if (c < 0) {
+      // Placeholder nulls: replaced by the dataset row's values for updated rows (FillMissing).
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(f->type(), in_all->num_rows()));
+      src_cols.push_back(std::move(nulls));
+      continue;
+    }
+    given_fields.push_back(f);
+    given.push_back(i);
     if (!f->nullable() && in_all->column(c)->null_count > 0) {
       return Status::InvalidArgument("merge-insert: column '{}' is not nullable but the input has "
                                      "{} nulls",
@@ -316,8 +353,8 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
                                      params.when_matched_update_where);
     }
     row_type = struct_(schema->fields());
-    joined = std::make_shared<Schema>(std::vector<FieldPtr>{field("target", row_type, false),
-                                                            field("source", row_type, false)});
+    joined = std::make_shared<Schema>(std::vector<FieldPtr>{
+        field("target", row_type, false), field("source", struct_(given_fields), false)});
     auto bound = query::Filter::MakeForBatch(params.when_matched_update_where, joined);
     if (!bound.ok()) {
       return Status::InvalidArgument("merge-insert: update condition (name the dataset's columns "
@@ -428,9 +465,11 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     for (int i = 0; i < schema->num_fields(); ++i) {
       target_cols.push_back(target->column(scan_pos[static_cast<size_t>(i)]));
     }
+    std::vector<ArrayPtr> source_cols;
+    for (int i : given) source_cols.push_back(src->column(i));
     RecordBatch pair(joined, n,
                      {Array::Make(row_type, n, {nullptr}, std::move(target_cols)),
-                      Array::Make(row_type, n, {nullptr}, src->columns())});
+                      Array::Make(joined->field(1)->type(), n, {nullptr}, std::move(source_cols))});
     LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> holds, update_where->EvaluateBatch(pair));
     for (int64_t i : holds) pr->update[static_cast<size_t>(i)] = 1;
     return Status::OK();
@@ -525,7 +564,8 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
 
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
   std::vector<int64_t> updated_rows;   // source rows to write as updates (found in dataset order)
-  std::vector<uint64_t> updated_ids;   // their stable row ids
+  std::vector<uint64_t> updated_ids;   // their stable row ids (with a partial source and
+                                       // no stable ids: their addresses, which are the row ids)
   std::vector<uint64_t> updated_addrs;  // the addresses of the dataset rows they update
   std::vector<uint64_t> deleted;       // row addresses to delete
   MergeInsertResult out;
@@ -554,7 +594,11 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       if (params.when_matched == WhenMatched::kUpdateAll && (!update_where || pr.update[m])) {
         updated_rows.push_back(src);
         updated_addrs.push_back(a);
-        if (stable) updated_ids.push_back(ids[r]);
+        if (stable) {
+          updated_ids.push_back(ids[r]);
+        } else if (!missing.empty()) {
+          updated_ids.push_back(a);
+        }
         deleted.push_back(a);
         ++out.rows_updated;
       } else if (params.when_matched == WhenMatched::kDelete) {
@@ -583,7 +627,28 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     } else {
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return updated_rows[a] < updated_rows[b]; });
     }
-    Reorder(order, &updated_rows, stable ? &updated_ids : nullptr);
+    Reorder(order, &updated_rows);
+    if (!updated_ids.empty()) Reorder(order, &updated_ids);
+  }
+  // The dataset's values of the columns a partial source lacks, for the updated rows in the
+  // order they are written: one take by row id through the query layer.
+  std::vector<ArrayPtr> kept_values;  // per `missing` column
+  if (!missing.empty() && !updated_rows.empty()) {
+    query::ScanOptions to;
+    for (int i : missing) to.columns.push_back(schema->field(i)->name());
+    to.use_index = false;
+    to.pool = pool;
+    LANCE_ASSIGN_OR_RAISE(auto taker, query::Scanner::Make(ds, std::move(to)));
+    LANCE_ASSIGN_OR_RAISE(auto rows_reader, taker.TakeRowIds(updated_ids));
+    LANCE_ASSIGN_OR_RAISE(auto kept_batches, rows_reader->ReadAll());
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr kept, ConcatenateBatches(taker.schema(), kept_batches));
+    if (kept->num_rows() != static_cast<int64_t>(updated_rows.size())) {
+      return Status::Internal("merge-insert: took {} of the {} updated rows' kept columns",
+                              kept->num_rows(), updated_rows.size());
+    }
+    for (int c = 0; c < kept->num_columns(); ++c) {
+      kept_values.push_back(Relabel(kept->column(c), schema->field(missing[static_cast<size_t>(c)])->type()));
+    }
   }
   std::vector<int64_t> inserted_rows;
   if (params.when_not_matched == WhenNotMatched::kInsert) {
@@ -594,27 +659,44 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   out.rows_inserted = inserted_rows.size();
   // Nothing to change: still a version (an Update of no fragments), as lance 12 commits one.
 
-  // The updated rows replace the dataset's rows whole (every column comes from the source),
-  // so nothing is read back from the dataset. Without stable row ids, updated and inserted
+  // The updated rows replace the dataset's rows whole (every column comes from the source, or
+  // for a partial source from the take above). Without stable row ids, updated and inserted
   // rows share one data file; with them, the updated rows keep their ids in fragments of
   // their own and the inserted rows get fresh ids at commit.
   table::StagedFiles staged(ds->location());
   std::vector<table::FragmentInfo> fragments;
-  auto write = [&](const std::vector<int64_t>& rows_of_source) -> Status {
+  // Rows `rows_of_source` of the source, the first `n_updated` of them the updated rows in
+  // their written order: a partial source's missing columns hold the kept values there.
+  auto write = [&](const std::vector<int64_t>& rows_of_source, size_t n_updated) -> Status {
     if (rows_of_source.empty()) return Status::OK();
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(source, rows_of_source));
+    if (!kept_values.empty() && n_updated > 0) {
+      std::vector<ArrayPtr> cols = rows->columns();
+      const int64_t n_rest = static_cast<int64_t>(rows_of_source.size() - n_updated);
+      for (size_t m = 0; m < missing.size(); ++m) {
+        ArrayPtr& col = cols[static_cast<size_t>(missing[m])];
+        if (n_rest == 0) {
+          col = kept_values[m];
+          continue;
+        }
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr nulls, MakeArrayOfNulls(col->type, n_rest));
+        LANCE_ASSIGN_OR_RAISE(col, Concatenate({kept_values[m], nulls}));
+      }
+      rows = std::make_shared<RecordBatch>(schema, rows->num_rows(), std::move(cols));
+    }
     LANCE_ASSIGN_OR_RAISE(auto more, table::WriteFragments(staged, ds->manifest(), schema, {rows},
                                                     params.max_rows_per_file, pool));
     for (auto& f : more) fragments.push_back(std::move(f));
     return Status::OK();
   };
   if (stable) {
-    LANCE_RETURN_NOT_OK(write(updated_rows));
+    LANCE_RETURN_NOT_OK(write(updated_rows, updated_rows.size()));
     LANCE_RETURN_NOT_OK(table::AssignRowIds(&fragments, updated_ids));
-    LANCE_RETURN_NOT_OK(write(inserted_rows));
+    LANCE_RETURN_NOT_OK(write(inserted_rows, 0));
   } else {
+    const size_t n_updated = updated_rows.size();
     updated_rows.insert(updated_rows.end(), inserted_rows.begin(), inserted_rows.end());
-    LANCE_RETURN_NOT_OK(write(updated_rows));
+    LANCE_RETURN_NOT_OK(write(updated_rows, n_updated));
   }
   LANCE_ASSIGN_OR_RAISE(out.commit, table::CommitRowUpdate(ds->location(), staged, *ds,
                                                            std::move(deleted), std::move(fragments),

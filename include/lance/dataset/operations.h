@@ -56,8 +56,13 @@ struct UpdateResult {
 // transaction commits everything (rebased over concurrent deletes of other rows; a retryable
 // CommitConflict when a concurrent commit changed one of the same rows). With stable row ids,
 // updated rows keep their ids and inserted rows get new ones.
-// The input must have the dataset's columns, by name, in any order, with the dataset's types.
-// Errors: InvalidArgument (schema mismatch, unknown key column, ambiguous match, nulls in a
+// The input has the dataset's columns, by name, in any order, with the dataset's types; it
+// may lack columns other than the keys (a partial-schema source, as lance 12): an updated row
+// keeps the dataset row's values of those columns, an inserted row gets nulls there (so with
+// when_not_matched kInsert they must be nullable), and the update condition's `source.` names
+// only the input's columns.
+// Errors: InvalidArgument (schema mismatch, a missing key column or non-nullable column
+// for inserts, unknown key column, ambiguous match, nulls in a
 // non-nullable column, a condition that does not parse or bind or is not boolean, a condition
 // given with the action it would qualify switched off), NotSupported (2.0 datasets),
 // CommitConflict.
