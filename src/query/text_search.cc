@@ -312,8 +312,10 @@ Result<PlanNodePtr> PlanLeaf(const std::shared_ptr<const table::Snapshot>& snaps
                                                             filter, schema, take_columns));
   }
   if (!found) {
-    return Status::InvalidArgument("full-text search: {} has no INVERTED index{}", snapshot->location().display(),
-                                   query.columns.empty() ? "" : " on column " + query.columns[0]);
+    return Status::InvalidArgument(
+        "full-text search: {} has no INVERTED index{}; name one string column to search it without an "
+        "index (a flat search, as lance 12), or build an INVERTED index on the column first",
+        snapshot->location().display(), query.columns.empty() ? "" : " on column " + query.columns[0]);
   }
   return PlanNodePtr(std::make_shared<FullTextSearchNode>(snapshot, query, column, *found, filter, schema,
                                                           take_columns));
