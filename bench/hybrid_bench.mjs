@@ -13,12 +13,17 @@
 //              its rows (id, text, 128-d vector) written by lance 12 into --work/harness/h.lance
 //              (kept with --reuse), the queries its first --queries FTS queries each with one of
 //              its query vectors (bench/run_fts_bench.sh runs this mode)
-// No vector index (exact search on both sides), an FTS index built by lance 12 (ours searches
-// lance 12's index). Checks, every query: the fused scores equal in order (float32) and the same
+// An FTS index built by lance 12 (ours searches lance 12's index) and, with --vector-index,
+// a vector index lance 12 builds on the same table -- ivf_flat or ivf_pq (--partitions, default
+// sqrt(rows); ivf_pq with dim/8 sub-vectors), both sides probing --nprobes (default 20) of its
+// partitions, lance 12 through nearestTo(v).nprobes(n), ours `--nprobes n` (ours re-ranks IVF_PQ
+// candidates by exact distance, as lance 12 does in a hybrid query); without it no vector index
+// (exact search on both sides). Checks, every query: the fused scores equal in order (float32) and the same
 // rows but for BM25 ties (lance 12 orders tied text scores arbitrarily: such rows may trade
 // places across the k-th).
 // Ratios: reference / ours. --out FILE: the results as JSON (and the table as FILE.md).
 //   node bench/hybrid_bench.mjs --lance build/lance [--rows 100000] [--reps 20] [--work /tmp/lance-hybrid-bench] [--reuse]
+//        [--vector-index ivf_flat|ivf_pq] [--partitions P] [--nprobes N]
 //   node bench/hybrid_bench.mjs --lance build/lance --export DIR [--queries 5] [--reps 10] [--work W] [--reuse] [--out F]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,7 +41,11 @@ const LANCE = path.resolve(arg('--lance', 'build/lance'));
 const ROWS = Number(arg('--rows', 100000));
 const REPS = Number(arg('--reps', 20));
 const EXPORT = arg('--export', null);
-const DIR = path.join(arg('--work', '/tmp/lance-hybrid-bench'), EXPORT ? 'harness' : `rows-${ROWS}`);
+const VINDEX = arg('--vector-index', 'none');
+if (!['none', 'ivf_flat', 'ivf_pq'].includes(VINDEX)) throw new Error(`--vector-index takes ivf_flat or ivf_pq, got ${VINDEX}`);
+const NPROBES = Number(arg('--nprobes', 20));
+const PARTITIONS = arg('--partitions', null);
+const DIR = path.join(arg('--work', '/tmp/lance-hybrid-bench'), (EXPORT ? 'harness' : `rows-${ROWS}`) + (VINDEX === 'none' ? '' : `-${VINDEX}`));
 const REUSE = process.argv.includes('--reuse');
 const OUT = arg('--out', null);
 const NQ = Number(arg('--queries', 5));
@@ -60,7 +69,17 @@ async function setupHarness() {
   const db = await lancedb.connect(DIR);
   const t = await db.createTable('h', new arrow.Table({ id: base.getChild('id'), text: base.getChild('text'), vector: base.getChild('vector') }));
   await t.createIndex('text', { config: lancedb.Index.fts() });
+  await createVectorIndex(t, base.numRows, base.getChild('vector').type.listSize);
   return uri;
+}
+
+// The --vector-index lance 12 builds on `t` (rows x dim vectors).
+async function createVectorIndex(t, rows, dim) {
+  if (VINDEX === 'none') return;
+  const numPartitions = PARTITIONS ? Number(PARTITIONS) : Math.max(1, Math.round(Math.sqrt(rows)));
+  const config = VINDEX === 'ivf_flat' ? lancedb.Index.ivfFlat({ numPartitions })
+    : lancedb.Index.ivfPq({ numPartitions, numSubVectors: Math.max(1, Math.floor(dim / 8)) });
+  await t.createIndex('vector', { config });
 }
 
 function harnessQueries() {
@@ -85,6 +104,7 @@ async function setup() {
     t = t ? (await t.add(rows), t) : await db.createTable('h', rows);
   }
   await t.createIndex('body', { config: lancedb.Index.fts() });
+  await createVectorIndex(t, ROWS, DIM);
   return uri;
 }
 
@@ -97,11 +117,13 @@ async function main() {
   const rows = await t.countRows();
   const out = [];
   for (const q of queries) {
-    const run = () => t.query().nearestTo(q.v).fullTextSearch(q.text).select(['id']).withRowId().limit(K).toArrow();
+    const nearest = () => (VINDEX === 'none' ? t.query().nearestTo(q.v) : t.query().nearestTo(q.v).nprobes(NPROBES));
+    const run = () => nearest().fullTextSearch(q.text).select(['id']).withRowId().limit(K).toArrow();
+    const probes = VINDEX === 'none' ? [] : ['--nprobes', String(NPROBES)];
     const { first, p50: refP50, cpu: refCpu } = await warmCalls(run, REPS);
     const theirIds = Array.from(first.getChild('_rowid').toArray(), (x) => String(x));
     const r = spawnSync(LANCE, ['search', uri, '--text', q.text, '--column', COL, '--vector', JSON.stringify(q.v),
-      '-k', String(K), '--columns', 'id', '--with-row-id', '--timing', '--repeat', String(REPS)], { maxBuffer: 1 << 28 });
+      '-k', String(K), '--columns', 'id', '--with-row-id', '--timing', '--repeat', String(REPS), ...probes], { maxBuffer: 1 << 28 });
     if (r.status !== 0) throw new Error(r.stderr.toString());
     const ourIds = r.stdout.toString().split('\n').filter((l) => l).map((l) => /"_rowid":(\d+)/.exec(l)[1]);
     // lance 12 orders tied BM25 scores arbitrarily (ours by row id), which moves tied rows'
@@ -112,7 +134,7 @@ async function main() {
     // another differing row
     const theirRel = Array.from(first.getChild('_relevance_score').toArray(), Math.fround);
     const wide = spawnSync(LANCE, ['search', uri, '--text', q.text, '--column', COL, '--vector', JSON.stringify(q.v),
-      '-k', String(2 * K), '--columns', 'id', '--with-row-id'], { maxBuffer: 1 << 28 });
+      '-k', String(2 * K), '--columns', 'id', '--with-row-id', ...probes], { maxBuffer: 1 << 28 });
     if (wide.status !== 0) throw new Error(wide.stderr.toString());
     const ours = wide.stdout.toString().split('\n').filter((l) => l).map((l) => JSON.parse(l));
     const ourRel = r.stdout.toString().split('\n').filter((l) => l).map((l) => Math.fround(JSON.parse(l)._relevance_score));
@@ -134,7 +156,8 @@ async function main() {
       tied_rows: differ.length });
   }
   const f2 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-  const lines = [`hybrid search (exact vector top-k + BM25 top-k, RRF), ${rows} rows, k ${K}, ${REPS} warm runs each, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+  const vside = VINDEX === 'none' ? 'exact vector top-k' : `${VINDEX.toUpperCase()} vector top-k (nprobes ${NPROBES})`;
+  const lines = [`hybrid search (${vside} + BM25 top-k, RRF), ${rows} rows, k ${K}, ${REPS} warm runs each, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`,
     '', '| query | lance 12 p50 (CPU) ms | ours p50 (CPU) ms | ratio wall | ratio CPU |', '|---|---:|---:|---:|---:|'];
   for (const o of out) {
     lines.push(`| ${o.query} | ${f2(o.ref_p50)} (${f2(o.ref_cpu)}) | ${f2(o.ours_p50)} (${f2(o.ours_cpu)}) | ${(o.ref_p50 / o.ours_p50).toFixed(2)}x | ${(o.ref_cpu / o.ours_cpu).toFixed(2)}x |`);
@@ -144,7 +167,7 @@ async function main() {
   lines.push(`| median over the queries | ${f2(r)} | ${f2(m)} | ${(r / m).toFixed(2)}x | |`);
   console.log(lines.join('\n'));
   if (OUT) {
-    fs.writeFileSync(OUT, JSON.stringify({ rows, k: K, reps: REPS, queries: out }));
+    fs.writeFileSync(OUT, JSON.stringify({ rows, k: K, reps: REPS, vector_index: VINDEX, nprobes: NPROBES, queries: out }));
     fs.writeFileSync(`${OUT}.md`, lines.join('\n') + '\n');
   }
 }

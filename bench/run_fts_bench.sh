@@ -18,7 +18,7 @@
 #   bench/run_fts_bench.sh [--rows 1000000] [--work DIR] [--build DIR] [--reps 5] [--k 10]
 #                          [--build-reps 1] [--peer-reps 2] [--reuse] [--skip-peers]
 #                          [--skip-contains] [--skip-hybrid] [--hybrid-reps 10]
-#                          [--fm-build-reps 1] [--skip-fm-build]
+#                          [--fm-build-reps 1] [--skip-fm-build] [--hybrid-vector-index none,ivf_flat,ivf_pq]
 #
 #   --rows        rows of the generated data set (default 1000000)
 #   --work        scratch directory (default /tmp/lance-fts-bench); the export is kept per N
@@ -36,6 +36,10 @@
 #   --fm-build-reps  FM builds on each side, alternating, on fresh copies of the table
 #                 (fm_build_bench.mjs: wall and CPU medians; default 1); --skip-fm-build leaves
 #                 them out (results of an earlier run are kept)
+#   --hybrid-vector-index  the hybrid rows' vector sides, comma-separated (default
+#                 none,ivf_flat,ivf_pq): none = exact k-NN, ivf_* = an index lance 12 builds on the
+#                 hybrid table (hybrid_bench.mjs --vector-index, sqrt(rows) partitions, nprobes 20),
+#                 searched by both
 #
 # Prints the tables (ratio = peer time / ours: > 1 means we are faster) and exits 1 when our
 # results differ from lance 12's. Installs libxapian-dev / libsqlite3-dev through
@@ -57,8 +61,9 @@ SKIP_HYBRID=0
 HYBRID_REPS=10
 FM_BUILD_REPS=1
 SKIP_FM_BUILD=0
+HYBRID_VECTOR_INDEX=none,ivf_flat,ivf_pq
 source "$REPO/bench/lib/peer_data.sh"
-parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS --skip-contains:SKIP_CONTAINS --skip-hybrid:SKIP_HYBRID --hybrid-reps=HYBRID_REPS --fm-build-reps=FM_BUILD_REPS --skip-fm-build:SKIP_FM_BUILD" "$@"
+parse_options "--rows=ROWS --work=WORK --build=BUILD --reps=REPS --k=K --build-reps=BUILD_REPS --peer-reps=PEER_REPS --reuse:REUSE --skip-peers:SKIP_PEERS --skip-contains:SKIP_CONTAINS --skip-hybrid:SKIP_HYBRID --hybrid-reps=HYBRID_REPS --fm-build-reps=FM_BUILD_REPS --skip-fm-build:SKIP_FM_BUILD --hybrid-vector-index=HYBRID_VECTOR_INDEX" "$@"
 
 BENCH_BIN="$BUILD/lance_fts_bench"
 need_node_modules
@@ -113,15 +118,19 @@ if [[ $SKIP_FM_BUILD == 0 ]]; then
 fi
 if [[ $SKIP_HYBRID == 0 ]]; then
   need_exe "$BUILD/lance" "build target lance_cli"
-  echo "== hybrid search (hybrid_bench.mjs); load $(uptime | sed 's/.*average: //')" >&2
-  (cd "$REPO" && node bench/hybrid_bench.mjs --lance "$BUILD/lance" --export "$EXPORT" --work "$DIR/hybrid" \
-    --reps "$HYBRID_REPS" --out "$DIR/hybrid.json" "${REUSE_ARG[@]}")
+  for vi in ${HYBRID_VECTOR_INDEX//,/ }; do
+    out="$DIR/hybrid.json"
+    [[ $vi == none ]] || out="$DIR/hybrid_$vi.json"
+    echo "== hybrid search (hybrid_bench.mjs --vector-index $vi); load $(uptime | sed 's/.*average: //')" >&2
+    (cd "$REPO" && node bench/hybrid_bench.mjs --lance "$BUILD/lance" --export "$EXPORT" --work "$DIR/hybrid" \
+      --vector-index "$vi" --reps "$HYBRID_REPS" --out "$out" "${REUSE_ARG[@]}")
+  done
 fi
 
 echo "== load at end: $(uptime)" >&2
 status=0
 node "$REPO/bench/fts_peer.mjs" --compare --dir "$DIR" || status=$?
-for f in contains fm_build hybrid; do
+for f in contains fm_build hybrid hybrid_ivf_flat hybrid_ivf_pq; do
   if [[ -f "$DIR/$f.json.md" ]]; then
     echo
     cat "$DIR/$f.json.md"

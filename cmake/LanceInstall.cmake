@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 
 # The static library's third-party dependencies as plain library names for the installed
 # package, so that consumers need no CMake packages of them (only the -dev libraries).
-set(LANCE_STATIC_LINK_NAMES protobuf zstd lz4 roaring fmt stemmer)
+set(LANCE_STATIC_LINK_NAMES protobuf zstd lz4 roaring fmt stemmer divsufsort divsufsort64)
 target_link_libraries(lance_static INTERFACE
   $<INSTALL_INTERFACE:${LANCE_STATIC_LINK_NAMES};Threads::Threads>)
 

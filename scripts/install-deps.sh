@@ -8,7 +8,7 @@ packages=(
   libfmt-dev libzstd-dev liblz4-dev libroaring-dev
   flatbuffers-compiler libflatbuffers-dev protobuf-compiler libprotobuf-dev
   libcli11-dev nlohmann-json3-dev
-  libstemmer-dev
+  libstemmer-dev libdivsufsort-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm
 )

@@ -154,7 +154,8 @@ TEST(IndexShare, SmallTablesKeepTheIndex) {
 
 // An FM lookup is weighed by the needle's occurrences times kFmLocateCostRows: through the
 // index below about 1 % of the covered rows, scanned above -- for contains, LIKE '%x%' and NOT
-// contains alike, the rows and counts equal to the unindexed scan's either way.
+// contains alike, and beside a BTree lookup (DropBroadLookups weighs it the same way), the
+// rows and counts equal to the unindexed scan's either way.
 TEST(IndexShare, FmLookupsWeighTheirOccurrences) {
   const std::string uri = "memory://index_share/fm.lance";
   const int64_t n = 100000;
@@ -173,6 +174,7 @@ TEST(IndexShare, FmLookupsWeighTheirOccurrences) {
   p.max_rows_per_file = n / 2 + 1;
   ASSERT_TRUE(table::WriteDataset(uri, s, {*batch}, p).ok());
   BuildShareIndex(uri, "t", ScalarIndexType::kFm);
+  BuildShareIndex(uri, "id", ScalarIndexType::kBTree);
   auto opened = table::Snapshot::Open(uri);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   const std::shared_ptr<const table::Snapshot> snap = *opened;
@@ -185,6 +187,7 @@ TEST(IndexShare, FmLookupsWeighTheirOccurrences) {
       {"contains(t, 'row 1234')", true},    {"contains(t, 'common')", false},
       {"t LIKE '%mmo%'", false},            {"contains(t, 'tenth')", false},
       {"NOT contains(t, 'common')", false}, {"contains(t, 'rare') AND id > 5", true},
+      {"contains(t, 'tenth') AND id < 20000", true},
   };
   for (const Case& c : cases) {
     const std::string plan = CheckedExplain(snap, c.filter);
@@ -197,6 +200,16 @@ TEST(IndexShare, FmLookupsWeighTheirOccurrences) {
   EXPECT_NE(tenth.find("contains(t, Utf8(\"tenth\"))@t_idx(FM) has 2500 occurrences to locate"), std::string::npos)
       << tenth;
   EXPECT_NE(tenth.find("the cost of scanning 100 % of the 100000 rows the index covers"), std::string::npos) << tenth;
+  // With several lookups the broad ones are dropped by the same cost: 'tenth' (2500
+  // occurrences, under an eighth of the rows but 100000 weighed) is filtered over the rows of
+  // the id range (~20k by its BTree pages), not the range dropped for the FM lookup -- whose
+  // weighed cost would then make the share rule scan everything.
+  const std::string both = CheckedExplain(snap, "contains(t, 'tenth') AND id < 20000");
+  EXPECT_NE(both.find("@id_idx(BTREE)"), std::string::npos) << both;
+  EXPECT_EQ(both.find("@t_idx(FM)"), std::string::npos) << both;
+  const std::string rare = CheckedExplain(snap, "contains(t, 'rare') AND id > 5");
+  EXPECT_NE(rare.find("@t_idx(FM)"), std::string::npos) << rare;
+  EXPECT_EQ(rare.find("@id_idx(BTREE)"), std::string::npos) << rare;
 }
 
 }  // namespace

@@ -36,6 +36,20 @@ struct LookupCost {
   bool located = false;
 };
 
+// Whether an FM index answers a leaf of `c` (its estimate then counts occurrences to locate).
+bool Located(const index::scalar::IndexedConjunct& c) {
+  for (const auto& leaf : c.leaves) {
+    if (leaf.index_type == "FM") return true;
+  }
+  return false;
+}
+
+// LookupCost::scan_rows of `c` estimated at `estimate`: the one cost rule of the share rule
+// and of DropBroadLookups.
+double LookupScanRows(const index::scalar::IndexedConjunct& c, uint64_t estimate) {
+  return static_cast<double>(estimate) * (Located(c) ? kFmLocateCostRows : 1.0);
+}
+
 // The cheapest of `plan`'s lookups (every row the plan answers passes each of them), nullopt
 // when one of them cannot be estimated (that one may be the selective one).
 Result<std::optional<LookupCost>> CheapestLookup(const index::scalar::ScalarIndexCatalog& catalog,
@@ -44,9 +58,7 @@ Result<std::optional<LookupCost>> CheapestLookup(const index::scalar::ScalarInde
   for (const index::scalar::IndexedConjunct& c : plan.lookups) {
     LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, catalog.EstimateRows(c));
     if (!e) return std::optional<LookupCost>();
-    LookupCost cost{*e, static_cast<double>(*e), false};
-    for (const auto& leaf : c.leaves) cost.located = cost.located || leaf.index_type == "FM";
-    if (cost.located) cost.scan_rows *= kFmLocateCostRows;
+    const LookupCost cost{*e, LookupScanRows(c, *e), Located(c)};
     if (!best || cost.scan_rows < best->scan_rows) best = cost;
   }
   return best;
@@ -155,9 +167,11 @@ Result<PlanNodePtr> Planner::IndexedSource(const ScanOptions& options, std::vect
   const auto conjuncts = index::scalar::SplitConjuncts(*tree);
   index::scalar::IndexPlan plan = catalog->PlanConjuncts(conjuncts);
   if (plan.lookups.empty()) return PlanNodePtr();
-  // A lookup returning more than an eighth of the rows costs more than filtering its conjunct
-  // over the rows of a more selective lookup (the most selective one is always kept).
-  LANCE_ASSIGN_OR_RAISE(plan, catalog->DropBroadLookups(std::move(plan), m.num_rows() / 8));
+  // A lookup costing more than scanning an eighth of the rows costs more than filtering its
+  // conjunct over the rows of a cheaper lookup (the cheapest one is always kept); costs as in
+  // the share rule below (an FM lookup's occurrences weighed by kFmLocateCostRows).
+  LANCE_ASSIGN_OR_RAISE(plan, catalog->DropBroadLookups(std::move(plan), static_cast<double>(m.num_rows() / 8),
+                                                        LookupScanRows));
   const std::vector<uint32_t> covered = catalog->Covered(plan);
   std::vector<size_t> indexed, scanned;
   for (size_t i : *chosen) {

@@ -9,6 +9,7 @@
 // two BM25 scores tie: lance 12 orders tied scores arbitrarily, which would change the text
 // ranks), 8-d random vectors (no index: exact search on both sides), an FTS index with
 // positions; then rows deleted and rows appended after the index (searched flat by both).
+// At the end, the same over an IVF_FLAT and an IVF_PQ vector index built by lancedb.
 // Queries: 1 and 2 terms, AND, phrase, filters (applied to both searches first), a word no
 // row has (the text list empty), another RRF constant, and lancedb's default reranker (RRF).
 import assert from 'node:assert/strict';
@@ -63,10 +64,14 @@ function queryVector(seed) {
   return Array.from({ length: DIM }, () => Math.fround(rng()));
 }
 
-async function theirs(t, [, text, mode, seed, k, filter, rrfK, post]) {
+// nprobes: the vector side through the table's IVF index with that many partitions (null:
+// the default).
+async function theirs(t, [, text, mode, seed, k, filter, rrfK, post], nprobes = null) {
   const fts = mode === 'phrase' ? new lancedb.PhraseQuery(text, 'body')
     : new lancedb.MatchQuery(text, 'body', { operator: mode === 'and' ? lancedb.Operator.And : lancedb.Operator.Or });
-  let q = t.query().nearestTo(queryVector(seed)).fullTextSearch(fts).select(['id', 'body']).withRowId().limit(k);
+  let v = t.query().nearestTo(queryVector(seed));
+  if (nprobes !== null) v = v.nprobes(nprobes);
+  let q = v.fullTextSearch(fts).select(['id', 'body']).withRowId().limit(k);
   if (filter) q = q.where(filter);
   if (post) q = q.postfilter();
   if (rrfK !== null) q = q.rerank(await lancedb.rerankers.RRFReranker.create(rrfK));
@@ -77,9 +82,10 @@ async function theirs(t, [, text, mode, seed, k, filter, rrfK, post]) {
   }));
 }
 
-function ours(uri, [, text, mode, seed, k, filter, rrfK, post]) {
+function ours(uri, [, text, mode, seed, k, filter, rrfK, post], nprobes = null) {
   const args = ['search', uri, '--text', text, '--column', 'body', '--vector', JSON.stringify(queryVector(seed)),
     '--vector-column', 'vector', '-k', String(k), '--columns', 'id,body', '--with-row-id'];
+  if (nprobes !== null) args.push('--nprobes', String(nprobes));
   if (mode === 'and') args.push('--operator', 'and');
   if (mode === 'phrase') args.push('--phrase');
   if (filter) args.push('--filter', filter);
@@ -169,3 +175,54 @@ describe('hybrid search equals lancedb RRF', () => {
     }
   });
 });
+
+// The vector side through an IVF index lance 12 built (IVF_FLAT and IVF_PQ, 6 partitions,
+// probed 1-3 of them): both read the same centroids and partitions, so the vector lists, hence
+// the fused answers, must be equal -- rows, order, scores, _relevance_score. (IVF_PQ: lance 12
+// and ours re-rank the PQ candidates by exact distance.) Rows appended after the index are
+// searched exactly by both and merged. Our plan must name the index, and probing fewer
+// partitions must change lance 12's answer for some query (so the index is really used).
+for (const [kind, config, n] of [
+  ['IVF_FLAT', () => lancedb.Index.ivfFlat({ numPartitions: 6 }), 200],
+  ['IVF_PQ', () => lancedb.Index.ivfPq({ numPartitions: 6, numSubVectors: 4 }), 300],  // PQ trains on >= 256 rows
+]) {
+  describe(`hybrid search over ${kind} equals lancedb RRF`, () => {
+    let table;
+    let uri;
+
+    before(async () => {
+      const dir = scratchDir('lance-hybrid-ivf-');
+      const db = await lancedb.connect(dir);
+      const rng = makeRng(42);
+      table = await db.createTable('h', makeRows(0, n, rng));
+      await table.createIndex('body', { config: lancedb.Index.fts({ withPosition: true }) });
+      await table.createIndex('vector', { config: config() });
+      await table.delete('id % 17 = 3');
+      await table.add(makeRows(n, 40, rng));
+      uri = path.join(dir, 'h.lance');
+    });
+
+    const IVF_CASES = [[CASES[0], 2], [CASES[1], 1], [CASES[2], 3], [CASES[3], 2], [CASES[4], 2], [CASES[7], 1],
+      [CASES[8], 2]];
+    for (const [c, nprobes] of IVF_CASES) {
+      test(`${c[0]}, nprobes ${nprobes}`, async () => {
+        await assertNoTextTies(table, c);
+        const want = await theirs(table, c, nprobes);
+        assert.ok(want.length > 0, `${c[0]}: lance 12 returned no rows`);
+        assertSameRows(ours(uri, c, nprobes), want, `${kind} ${c[0]}`);
+      });
+    }
+
+    test('the plan names the index; fewer partitions change an answer', async () => {
+      const out = lanceOk(['search', uri, '--text', 'zebra', '--column', 'body', '--vector',
+        JSON.stringify(queryVector(1)), '-k', '5', '--nprobes', '2', '--explain']).stdout;
+      assert.match(out, new RegExp(`KNN: column vector, k 5, metric l2; ANN over index vector_idx \\(${kind}, `), out);
+      let changed = 0;
+      for (const [c, nprobes] of IVF_CASES) {
+        const all = JSON.stringify((await theirs(table, c, 6)).map((r) => String(r._rowid)));
+        if (JSON.stringify((await theirs(table, c, nprobes)).map((r) => String(r._rowid))) !== all) ++changed;
+      }
+      assert.ok(changed > 0, `${kind}: every answer equals the all-partitions one`);
+    });
+  });
+}

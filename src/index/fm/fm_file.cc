@@ -134,16 +134,18 @@ Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::Train
       parts.back().emplace_back(data.row_ids[at], SanitizeFm(a->GetView(i)));
     }
   }
+  // Partitions build and write independently (suffix arrays dominate), each file as soon as
+  // its partition is built, which then is dropped: the writes overlap the other builds.
   std::vector<Result<table::IndexFileInfo>> files(parts.size(), Status::OK());
-  // Partitions build independently (suffix arrays dominate); files are written in order.
-  std::vector<FmPartition> built(parts.size());
   ParallelFor(pool, static_cast<int64_t>(parts.size()), [&](int64_t i) {
-    built[static_cast<size_t>(i)] = FmPartition::Build(parts[static_cast<size_t>(i)]);
-    parts[static_cast<size_t>(i)].clear();
+    const auto at = static_cast<size_t>(i);
+    const FmPartition built = FmPartition::Build(parts[at]);
+    std::vector<std::pair<uint64_t, std::string>>().swap(parts[at]);
+    files[at] = WriteFmPartition(store, at, built);
   });
-  for (size_t i = 0; i < built.size(); ++i) {
-    LANCE_ASSIGN_OR_RAISE(auto f, WriteFmPartition(store, i, built[i]));
-    out.files.push_back(std::move(f));
+  for (auto& f : files) {
+    LANCE_RETURN_NOT_OK(f.status());
+    out.files.push_back(std::move(*f));
   }
   return out;
 }

@@ -48,17 +48,29 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
   text.push_back('\0');
   const uint64_t n = text.size();
   p.bwt_len_ = n;
-  const std::vector<int64_t> sa = FmSuffixArray(text);
+  // The BWT, the SA samples and the byte counts (the BWT's are the text's) in one pass over
+  // the suffix array.
   std::string bwt(n, '\0');
-  for (uint64_t i = 0; i < n; ++i) bwt[i] = text[sa[i] == 0 ? n - 1 : static_cast<uint64_t>(sa[i]) - 1];
-  for (unsigned char c : text) ++p.c_table_[c + 1u];
-  for (size_t i = 1; i < 257; ++i) p.c_table_[i] += p.c_table_[i - 1];
-  for (uint64_t i = 0; i < n; i += kFmSampleRate) p.sa_samples_.push_back(static_cast<uint64_t>(sa[i]));
+  std::array<uint64_t, 256> freq{};
+  p.sa_samples_.reserve((n + kFmSampleRate - 1) / kFmSampleRate);
+  auto from_sa = [&](const auto& sa) {
+    for (uint64_t i = 0; i < n; ++i) {
+      const auto at = static_cast<uint64_t>(sa[i]);
+      const char c = text[at == 0 ? n - 1 : at - 1];
+      bwt[i] = c;
+      ++freq[static_cast<unsigned char>(c)];
+      if (i % kFmSampleRate == 0) p.sa_samples_.push_back(at);
+    }
+  };
+  if (n < static_cast<uint64_t>(INT32_MAX)) {
+    from_sa(FmSuffixArray32(text));
+  } else {
+    from_sa(FmSuffixArray(text));
+  }
+  for (size_t c = 0; c < 256; ++c) p.c_table_[c + 1] = p.c_table_[c] + freq[c];
 
   // Huffman tree: repeatedly merge the two lightest (ties: the earliest made), the first
   // taken on the left -- the shape lance 12 builds, so the files are the same.
-  std::array<uint64_t, 256> freq{};
-  for (unsigned char c : bwt) ++freq[c];
   std::vector<HuffNode> tree;
   using Entry = std::tuple<uint64_t, uint64_t, int32_t>;  // weight, tie, node
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
@@ -120,15 +132,42 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
   for (int v = 0; v < 256; ++v) {
     for (uint32_t id : p.codes_[v].path) p.nodes_[id].len += freq[v];
   }
-  for (auto& node : p.nodes_) node.words.assign((node.len + 63) / 64, 0);
-  std::vector<uint64_t> cursor(p.nodes_.size(), 0);
-  for (unsigned char c : bwt) {
-    const Code& code = p.codes_[c];
+  // Each node's bits gather in a 64-bit register flushed to its next word when full; the
+  // codes' paths flattened (node ids and bits side by side) so a byte walks one array.
+  struct Fill {
+    uint64_t acc = 0;
+    uint32_t used = 0;
+    uint64_t* out = nullptr;
+  };
+  std::vector<Fill> fill(p.nodes_.size());
+  for (size_t id = 0; id < p.nodes_.size(); ++id) {
+    p.nodes_[id].words.assign((p.nodes_[id].len + 63) / 64, 0);
+    fill[id].out = p.nodes_[id].words.data();
+  }
+  std::array<uint32_t, 257> step_at{};
+  std::vector<uint32_t> steps;  // (node id << 1) | bit, each byte's path from the root
+  for (int v = 0; v < 256; ++v) {
+    step_at[v] = static_cast<uint32_t>(steps.size());
+    const Code& code = p.codes_[v];
+    if (freq[v] == 0) continue;
     for (size_t level = 0; level < code.path.size(); ++level) {
-      const uint32_t id = code.path[level];
-      if ((code.bits >> (code.length - 1 - level)) & 1u) p.nodes_[id].words[cursor[id] >> 6] |= uint64_t{1} << (cursor[id] & 63);
-      ++cursor[id];
+      steps.push_back((code.path[level] << 1) | ((code.bits >> (code.length - 1 - level)) & 1u));
     }
+  }
+  step_at[256] = static_cast<uint32_t>(steps.size());
+  for (unsigned char c : bwt) {
+    for (uint32_t k = step_at[c]; k < step_at[c + 1u]; ++k) {
+      Fill& f = fill[steps[k] >> 1];
+      f.acc |= uint64_t{steps[k] & 1u} << f.used;
+      if (++f.used == 64) {
+        *f.out++ = f.acc;
+        f.acc = 0;
+        f.used = 0;
+      }
+    }
+  }
+  for (Fill& f : fill) {
+    if (f.used > 0) *f.out = f.acc;
   }
   return p;
 }

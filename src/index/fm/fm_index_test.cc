@@ -44,6 +44,8 @@ TEST(FmSuffixArray, EqualsSortedSuffixes) {
       return std::string_view(text).substr(static_cast<size_t>(a)) < std::string_view(text).substr(static_cast<size_t>(b));
     });
     ASSERT_EQ(FmSuffixArray(text), want) << "round " << round;
+    const std::vector<int32_t> sa32 = FmSuffixArray32(text);
+    ASSERT_EQ(std::vector<int64_t>(sa32.begin(), sa32.end()), want) << "round " << round;
   }
 }
 

@@ -553,12 +553,16 @@ Result<std::optional<uint64_t>> ScalarIndexCatalog::EstimateRows(const IndexPlan
   return best;
 }
 
-Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t max_rows) const {
+Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, double max_cost, const LookupCostFn& cost) const {
   if (plan.lookups.size() < 2) return plan;
-  std::vector<std::optional<uint64_t>> est;
+  std::vector<std::optional<double>> est;
   for (const IndexedConjunct& c : plan.lookups) {
     LANCE_ASSIGN_OR_RAISE(std::optional<uint64_t> e, EstimateRows(c));
-    est.push_back(e);
+    if (!e) {
+      est.emplace_back();
+      continue;
+    }
+    est.emplace_back(cost ? cost(c, *e) : static_cast<double>(*e));
   }
   // The smallest known estimate; unknown ones (label lists, text indexes) count as selective.
   size_t best = 0;
@@ -571,7 +575,7 @@ Result<IndexPlan> ScalarIndexCatalog::DropBroadLookups(IndexPlan plan, uint64_t 
   }
   IndexPlan out;
   for (size_t i = 0; i < plan.lookups.size(); ++i) {
-    if (i == best || !est[i] || *est[i] <= max_rows) out.lookups.push_back(std::move(plan.lookups[i]));
+    if (i == best || !est[i] || *est[i] <= max_cost) out.lookups.push_back(std::move(plan.lookups[i]));
   }
   for (const auto& l : out.lookups) out.answered.insert(out.answered.end(), l.sources.begin(), l.sources.end());
   std::sort(out.answered.begin(), out.answered.end());

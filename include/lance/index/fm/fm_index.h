@@ -56,9 +56,10 @@ inline constexpr uint32_t kFmSaNodeId = 0xFFFFFFFFu;
 // `bytes` with \x00 and \xFF replaced by spaces (what is indexed, and what a needle becomes).
 std::string SanitizeFm(std::string_view bytes);
 
-// The suffix array of `text` (SA-IS, linear time). Precondition: the last byte of `text` is
-// 0 and occurs nowhere else (the FM text's terminator).
+// The suffix array of `text` (libdivsufsort). FmSuffixArray32: the same with 32-bit entries,
+// for a text shorter than 2^31 bytes (empty for a longer one).
 std::vector<int64_t> FmSuffixArray(std::string_view text);
+std::vector<int32_t> FmSuffixArray32(std::string_view text);
 
 // One partition as it is built: the wavelet tree's bit vectors, the C table, the SA samples
 // and the document map, and their file columns and metadata (WriteFmPartition). Reading goes

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,12 +114,13 @@ class ScalarIndexCatalog {
   // nullopt when one of them is unknown (that one may be the selective one) or there are none.
   // Errors: as Answer.
   Result<std::optional<uint64_t>> EstimateRows(const IndexPlan& plan) const;
-  // `plan` without the lookups that would return more than `max_rows` rows by their index's
-  // estimate (EstimateRows above), keeping at least the one with
-  // the smallest estimate: a conjunct as broad as `score > 50` is cheaper to filter over the
-  // rows a selective lookup returns than to answer. Opens the indexes involved.
-  // Errors: as Answer.
-  Result<IndexPlan> DropBroadLookups(IndexPlan plan, uint64_t max_rows) const;
+  // `plan` without the lookups whose cost is over `max_cost`, keeping at least the cheapest:
+  // a conjunct as broad as `score > 50` is cheaper to filter over the rows a selective lookup
+  // returns than to answer. A lookup's cost is `cost(lookup, estimate)` of its index's
+  // estimate (EstimateRows above; null `cost`: the estimate itself); a lookup whose estimate
+  // is unknown counts as the cheapest. Opens the indexes involved. Errors: as Answer.
+  using LookupCostFn = std::function<double(const IndexedConjunct& lookup, uint64_t estimate)>;
+  Result<IndexPlan> DropBroadLookups(IndexPlan plan, double max_cost, const LookupCostFn& cost = nullptr) const;
   // The fragments of the version every index of `plan` covers, ascending (no index is read).
   std::vector<uint32_t> Covered(const IndexPlan& plan) const;
 
