@@ -103,8 +103,8 @@ TEST(LsmFlushPolicy, RowsBytesAndAgeTriggerFlushes) {
 }
 
 // --max-bytes of a process: one MemTableBudget shared by two shard writers bounds their
-// MemTables together (active and frozen), however the rows split between them; each writer
-// flushes when the active MemTables together hold half the bound.
+// MemTables together (active and frozen), however the rows split between them; the writer
+// with the largest active MemTable flushes when the active MemTables together hold half the bound.
 TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
   Table t = MakeTable("policy_budget", {0});
   Model model{{0, "base-0"}};
@@ -138,8 +138,10 @@ TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
   EXPECT_GT(o.budget->peak_bytes(), bound / 2);  // it did fill up to the trigger
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   int64_t flushed_rows = 0;
+  size_t flushes[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(w[i]->Close(false).ok());
+    flushes[i] = w[i]->manifest().flushed_generations.size();
     const auto gens = w[i]->manifest().flushed_generations;
     EXPECT_GE(gens.size(), 1u) << "writer " << i;
     for (const auto& g : gens) {
@@ -148,6 +150,9 @@ TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
       flushed_rows += static_cast<int64_t>(g.physical_rows.value_or(0));
     }
   }
+  // The trigger freezes the largest active MemTable: the first writer's (it takes two thirds
+  // of the rows) more often than the second's (every writer froze at each trigger before).
+  EXPECT_GT(flushes[0], flushes[1]);
   EXPECT_GE(flushed_rows, 5 * 6 * 2);  // several flushes' worth, far below the 300 rows written
   EXPECT_LE(flushed_rows, 300);
   // Closed writers hold nothing of the budget.

@@ -42,8 +42,8 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
   w->shard_->ReleaseRecovered();
   w->active_ = std::move(mt);
   if (options.budget) {
-    options.budget->Grow(w->active_->bytes());
     w->budget_subscription_ = options.budget->Subscribe([p = w.get()] { p->Wake(); });
+    options.budget->Grow(w->budget_subscription_, w->active_->bytes());
   }
   if (options.auto_flush) w->flusher_ = std::thread([p = w.get()] { p->FlushLoop(); });
   return w;
@@ -56,7 +56,7 @@ void MemWalWriter::Wake() {
 
 bool MemWalWriter::OverLimit(const MemTable& m) const {
   if (m.empty()) return false;
-  return (options_.budget && options_.budget->Over()) ||
+  return (options_.budget && options_.budget->FreezeNext(budget_subscription_)) ||
          (options_.max_rows > 0 && m.num_rows() >= options_.max_rows) ||
          (options_.max_bytes > 0 && m.bytes() >= options_.max_bytes) ||
          (options_.max_age_ms > 0 && m.age_ms() >= options_.max_age_ms);
@@ -96,7 +96,7 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
       wake = entry_batches_left_ == 0 || (options_.auto_flush && OverLimit(*active_));
     }
     if (wake) cv_.notify_all();
-    if (options_.budget && grown != 0) options_.budget->Grow(grown);  // outside mu_: it wakes us
+    if (options_.budget && grown != 0) options_.budget->Grow(budget_subscription_, grown);  // outside mu_: it wakes us
     if (!st.ok()) {
       cb(Result<WalAck>(st));
       return;
@@ -141,7 +141,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       froze = frozen->bytes();
     }
   }
-  if (options_.budget && froze > 0) options_.budget->Freeze(froze);
+  if (options_.budget && froze > 0) options_.budget->Freeze(budget_subscription_, froze);
   cv_.notify_all();  // appends held by a full MemTable go on into the fresh one
   const auto t0 = std::chrono::steady_clock::now();
   const MemTable::Contents contents = frozen->Snapshot();
@@ -186,7 +186,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       stats_.flush_ms += ms;
     }
   }
-  if (options_.budget && released > 0) options_.budget->Release(released, 0);  // outside mu_
+  if (options_.budget && released > 0) options_.budget->Release(budget_subscription_, released, 0);  // outside mu_
   cv_.notify_all();
   if (!g.ok()) return g.status();
   return std::optional<FlushedGeneration>(std::move(*g));
@@ -245,14 +245,14 @@ Status MemWalWriter::Close(bool flush) {
   if (options_.budget) {
     // This writer takes no more rows: what its MemTables hold is no longer the process's to
     // bound (it is freed with the writer).
-    options_.budget->Unsubscribe(budget_subscription_);
     int64_t frozen = 0, active = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       frozen = frozen_ ? frozen_->bytes() : 0;
       active = active_ ? active_->bytes() : 0;
     }
-    options_.budget->Release(frozen, active);
+    options_.budget->Unsubscribe(budget_subscription_);
+    options_.budget->Release(budget_subscription_, frozen, active);
   }
   return st;
 }
