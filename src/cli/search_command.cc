@@ -199,6 +199,25 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   return Status::OK();
 }
 
+// Appends the JSON lines of `batches` to `out`; with --queries each line opens with the query
+// (number `qi`) it answers.
+Status AppendResultLines(const SearchArgs& a, size_t qi, const std::vector<RecordBatchPtr>& batches, std::string* out) {
+  std::string rows;
+  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
+  if (a.queries.empty()) {
+    *out += rows;
+    return Status::OK();
+  }
+  const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
+  for (size_t pos = 0; pos < rows.size();) {
+    const size_t end = rows.find('\n', pos);
+    *out += tag;
+    out->append(rows, pos + 1, end - pos);
+    pos = end + 1;
+  }
+  return Status::OK();
+}
+
 // The vector search of a MemWAL table's LSM (base + unmerged generations (+ the WAL tail at
 // strong consistency), the newest row of each key): as lance 12's nearestTo over the table.
 Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& queries) {
@@ -222,19 +241,7 @@ Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& 
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     n.query = queries[qi];
     LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> batches, query::LsmNearest(w.store, w.path, o, n));
-    std::string rows;
-    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
-    if (a.queries.empty()) {
-      out += rows;
-      continue;
-    }
-    const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
-    for (size_t pos = 0; pos < rows.size();) {
-      const size_t end = rows.find('\n', pos);
-      out += tag;
-      out.append(rows, pos + 1, end - pos);
-      pos = end + 1;
-    }
+    LANCE_RETURN_NOT_OK(AppendResultLines(a, qi, batches, &out));
   }
   if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
     return Status::IOError("stdout: write failed");
@@ -340,20 +347,7 @@ Status RunSearch(const SearchArgs& a) {
     LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     cpu_times.push_back(cpu_ms() - c0);
-    std::string rows;
-    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
-    if (a.queries.empty()) {
-      out += rows;
-    } else {
-      // Each line of a --queries result set opens with the query it answers.
-      const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
-      for (size_t pos = 0; pos < rows.size();) {
-        const size_t end = rows.find('\n', pos);
-        out += tag;
-        out.append(rows, pos + 1, end - pos);
-        pos = end + 1;
-      }
-    }
+    LANCE_RETURN_NOT_OK(AppendResultLines(a, qi, batches, &out));
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (a.timing) {

@@ -48,6 +48,13 @@ bool MemTableBudget::FreezeNext(int id) const {
   return largest == id;
 }
 
+void MemTableBudget::Reserve(int64_t bytes) { pending_.fetch_add(bytes); }
+
+void MemTableBudget::Unreserve(int64_t bytes) {
+  pending_.fetch_sub(bytes);
+  Announce();
+}
+
 int MemTableBudget::Subscribe(std::function<void()> wake) {
   std::lock_guard<std::mutex> lock(mu_);
   subscribers_.emplace(next_id_, std::move(wake));

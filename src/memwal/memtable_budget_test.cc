@@ -52,5 +52,26 @@ TEST(MemTableBudget, TheLargestActiveMemTableFreezesFirst) {
   b.Unsubscribe(c);
 }
 
+TEST(MemTableBudget, AdmittedAppendsCountAgainstTheBound) {
+  MemTableBudget b(100);
+  const int a = b.Subscribe([] {});
+  EXPECT_FALSE(b.Full(150));  // nothing held: one append larger than the bound still goes
+  b.Reserve(40);
+  EXPECT_FALSE(b.Full(60));
+  EXPECT_TRUE(b.Full(61));  // 40 admitted + 61 > 100
+  b.Reserve(60);
+  EXPECT_TRUE(b.Full());
+  EXPECT_EQ(b.pending_bytes(), 100);
+  b.Grow(a, 40);  // the first lands
+  b.Unreserve(40);
+  EXPECT_EQ(b.pending_bytes(), 60);
+  EXPECT_TRUE(b.Full());
+  b.Freeze(a, 40);
+  b.Release(a, 40, 0);
+  b.Unreserve(60);  // the second failed
+  EXPECT_FALSE(b.Full(100));
+  b.Unsubscribe(a);
+}
+
 }  // namespace
 }  // namespace lance::memwal

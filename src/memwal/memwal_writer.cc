@@ -67,6 +67,9 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     return Status::InvalidArgument("MemWalWriter::Append: empty batch (a WAL entry holds rows)");
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
+  // What the append will hold in the MemTable (its buffers, a key index entry a row), reserved
+  // in the budget from admission to landing.
+  const int64_t reserve = options_.budget ? InMemoryBytes(*wb) + kKeyIndexEntryBytes * wb->num_rows() : 0;
   if (options_.auto_flush) {
     // Bounded memory: no append joins a full MemTable. It waits until the flusher has frozen
     // it (a fresh one takes the appends), and while the previous one is still being flushed
@@ -74,12 +77,18 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] {
       return stop_ || !flush_error_.ok() ||
-             (!OverLimit(*active_) && !(options_.budget && options_.budget->Full()));
+             (!OverLimit(*active_) && !(options_.budget && options_.budget->Full(reserve)));
     });
     if (!flush_error_.ok()) return flush_error_;
   }
-  return shard_->AppendWalBatch(wb, [this, wb, cb = std::move(on_durable)](const Result<WalAck>& r) {
+  if (options_.budget) options_.budget->Reserve(reserve);
+  auto reserved = std::make_shared<std::atomic<bool>>(options_.budget != nullptr);
+  auto unreserve = [this, reserve, reserved] {
+    if (reserved->exchange(false)) options_.budget->Unreserve(reserve);
+  };
+  Status queued = shard_->AppendWalBatch(wb, [this, wb, unreserve, cb = std::move(on_durable)](const Result<WalAck>& r) {
     if (!r.ok()) {
+      unreserve();
       cb(r);
       return;
     }
@@ -97,12 +106,15 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     }
     if (wake) cv_.notify_all();
     if (options_.budget && grown != 0) options_.budget->Grow(budget_subscription_, grown);  // outside mu_: it wakes us
+    unreserve();
     if (!st.ok()) {
       cb(Result<WalAck>(st));
       return;
     }
     cb(r);
   });
+  if (!queued.ok()) unreserve();  // refused before it was queued: no callback
+  return queued;
 }
 
 Result<WalAck> MemWalWriter::AppendAndWait(const RecordBatch& batch, bool tombstone) {

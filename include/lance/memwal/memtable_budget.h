@@ -6,9 +6,9 @@
 // writer with the largest active MemTable (FreezeNext) then freezes it and flushes it -- one
 // flush frees the most -- and while the trigger still holds the next largest follows. Appends
 // to that writer wait while it is the one to freeze (as for a writer's own max_bytes), appends
-// to any writer while all MemTables together (active and frozen) hold the bound, until a
-// flush ends. The MemTables of the process hold at most about the bound, plus the appends
-// already past that wait when it was reached (they land once durable).
+// to any writer while all MemTables together (active and frozen) and the appends admitted but
+// not yet landed hold the bound, until a flush ends or they land. The MemTables of the process
+// hold at most about the bound (an estimate of each append is reserved when it is admitted).
 //
 // Thread-safe. Changes are announced to every subscribed writer (Subscribe), outside the
 // budget's lock.
@@ -33,8 +33,20 @@ class MemTableBudget {
   int64_t peak_bytes() const { return peak_.load(); }
   // The flush trigger: the active MemTables hold half the bound.
   bool Over() const { return max_bytes_ > 0 && 2 * active_.load() >= max_bytes_; }
-  // Appends wait: the MemTables (active and frozen) hold the bound.
-  bool Full() const { return max_bytes_ > 0 && active_.load() + frozen_.load() >= max_bytes_; }
+  // Bytes of appends admitted (Reserve) and not yet in a MemTable.
+  int64_t pending_bytes() const { return pending_.load(); }
+  // Appends wait: the MemTables (active and frozen) with the appends admitted before hold the
+  // bound, or would with `more` bytes (an append of that size is admitted only when nothing
+  // else is held or it fits: one larger than the bound still goes, alone).
+  bool Full(int64_t more = 0) const {
+    if (max_bytes_ <= 0) return false;
+    const int64_t held = active_.load() + frozen_.load() + pending_.load();
+    return held >= max_bytes_ || (held > 0 && held + more > max_bytes_);
+  }
+  // An append of about `bytes` admitted (before its WAL write) / landed or failed: the appends
+  // in flight count against the bound, so a writer with many of them cannot overshoot it.
+  void Reserve(int64_t bytes);
+  void Unreserve(int64_t bytes);
 
   // The active MemTable of writer `id` grew by `bytes`.
   void Grow(int id, int64_t bytes);
@@ -59,6 +71,7 @@ class MemTableBudget {
   const int64_t max_bytes_;
   std::atomic<int64_t> active_{0};
   std::atomic<int64_t> frozen_{0};
+  std::atomic<int64_t> pending_{0};
   std::atomic<int64_t> peak_{0};
   mutable std::mutex sizes_mu_;  // guards active_of_; a leaf lock (nothing is called under it)
   std::map<int, int64_t> active_of_;  // each writer's active MemTable bytes
