@@ -29,6 +29,8 @@
 #include "cli/fts_query_json.h"
 #include "lance/columnar/json.h"
 #include "lance/dataset/dataset.h"
+#include "lance/memwal/lsm_read.h"
+#include "lance/query/lsm_nearest.h"
 
 namespace lance::cli {
 namespace {
@@ -65,6 +67,9 @@ struct SearchArgs {
   std::string fusion = "rrf";
   float rrf_k = 60.0f;
   size_t repeat = 1;  // --timing of a text / hybrid search: runs of the query on the open table
+  // A MemWAL table: strong (default) or eventual searches its LSM (query::LsmNearest), base
+  // the base table alone.
+  std::string consistency;
 };
 
 double ProcessCpuMs() {
@@ -194,11 +199,65 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
   return Status::OK();
 }
 
+// Appends the JSON lines of `batches` to `out`; with --queries each line opens with the query
+// (number `qi`) it answers.
+Status AppendResultLines(const SearchArgs& a, size_t qi, const std::vector<RecordBatchPtr>& batches, std::string* out) {
+  std::string rows;
+  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
+  if (a.queries.empty()) {
+    *out += rows;
+    return Status::OK();
+  }
+  const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
+  for (size_t pos = 0; pos < rows.size();) {
+    const size_t end = rows.find('\n', pos);
+    *out += tag;
+    out->append(rows, pos + 1, end - pos);
+    pos = end + 1;
+  }
+  return Status::OK();
+}
+
+// The vector search of a MemWAL table's LSM (base + unmerged generations (+ the WAL tail at
+// strong consistency), the newest row of each key): as lance 12's nearestTo over the table.
+Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& queries) {
+  const char* base_only = nullptr;
+  if (a.with_row_id) base_only = "--with-row-id";
+  if (a.explain) base_only = "--explain";
+  if (a.postfilter) base_only = "--postfilter";
+  if (a.timing) base_only = "--timing";
+  if (base_only) {
+    return Status::InvalidArgument("{}: {} searches the base table alone, not the LSM's newest rows: add "
+                                   "--consistency base", a.uri, base_only);
+  }
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  memwal::LsmReadOptions o;
+  o.consistency = a.consistency == "eventual" ? memwal::Consistency::kEventual : memwal::Consistency::kStrong;
+  o.columns = SplitColumns(a.columns);
+  o.filter = a.filter;
+  o.use_index = !a.bypass_index;
+  LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, a.column));
+  std::string out;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    n.query = queries[qi];
+    LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> batches, query::LsmNearest(w.store, w.path, o, n));
+    LANCE_RETURN_NOT_OK(AppendResultLines(a, qi, batches, &out));
+  }
+  if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
+    return Status::IOError("stdout: write failed");
+  }
+  return Status::OK();
+}
+
 Status RunSearch(const SearchArgs& a) {
   if (a.fusion != "rrf") {
     return Status::InvalidArgument("--fusion takes rrf (lancedb's default reranker), got '{}'", a.fusion);
   }
   const bool text = !a.text.empty() || !a.query_json.empty();
+  if (text && !a.consistency.empty() && a.consistency != "base") {
+    return Status::InvalidArgument("search --text: --consistency {} is a vector search option (full-text search "
+                                   "reads the base table)", a.consistency);
+  }
   if (text && !a.vector.empty()) {
     if (!a.queries.empty()) {
       return Status::InvalidArgument("search --text --vector (hybrid): --queries does not apply");
@@ -240,6 +299,19 @@ Status RunSearch(const SearchArgs& a) {
   } else {
     return Status::InvalidArgument("search: give --vector, --queries or --text");
   }
+  if (!a.consistency.empty() && a.consistency != "strong" && a.consistency != "eventual" &&
+      a.consistency != "base") {
+    return Status::InvalidArgument("--consistency is strong, eventual or base, not '{}'", a.consistency);
+  }
+  {
+    LANCE_ASSIGN_OR_RAISE(auto probe, dataset::Dataset::Open(a.uri));
+    const bool memwal_table = memwal::ReadMemWalDetails(*probe->snapshot()).ok();
+    if (!memwal_table && !a.consistency.empty() && a.consistency != "base") {
+      return Status::InvalidArgument("{}: --consistency {} searches a MemWAL table's LSM, and this table has none "
+                                     "(`lance lsm enable` makes one)", a.uri, a.consistency);
+    }
+    if (memwal_table && a.consistency != "base") return RunLsmSearch(a, queries);
+  }
   LANCE_ASSIGN_OR_RAISE(query::NearestOptions base, NearestOf(a, a.column));
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -275,20 +347,7 @@ Status RunSearch(const SearchArgs& a) {
     LANCE_ASSIGN_OR_RAISE(auto batches, scanner.ToBatches());
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     cpu_times.push_back(cpu_ms() - c0);
-    std::string rows;
-    for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &rows));
-    if (a.queries.empty()) {
-      out += rows;
-    } else {
-      // Each line of a --queries result set opens with the query it answers.
-      const std::string tag = "{\"query_index\":" + std::to_string(qi) + ",";
-      for (size_t pos = 0; pos < rows.size();) {
-        const size_t end = rows.find('\n', pos);
-        out += tag;
-        out.append(rows, pos + 1, end - pos);
-        pos = end + 1;
-      }
-    }
+    LANCE_RETURN_NOT_OK(AppendResultLines(a, qi, batches, &out));
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (a.timing) {
@@ -367,6 +426,10 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_option("--fusion", a->fusion, "hybrid: how the two lists are fused: rrf (default, lancedb's RRFReranker)");
   sub->add_option("--rrf-k", a->rrf_k, "hybrid: the reciprocal-rank fusion constant (default 60)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
+  sub->add_option("--consistency", a->consistency,
+                  "vector search of a MemWAL table: strong (default: base + flushed generations + the "
+                  "unflushed WAL tail, newest row per key), eventual (without the WAL tail) or base (the base "
+                  "table alone)");
   registry.OnRun(sub, [a] { return RunSearch(*a); });
 }
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -102,19 +104,65 @@ TEST(LsmFlushPolicy, RowsBytesAndAgeTriggerFlushes) {
   }
 }
 
-// --max-bytes of a process: one MemTableBudget shared by two shard writers bounds their
-// MemTables together (active and frozen), however the rows split between them; each writer
-// flushes when the active MemTables together hold half the bound.
-TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
-  Table t = MakeTable("policy_budget", {0});
-  Model model{{0, "base-0"}};
+// Options of a writer flushing by a budget of `batches` five-row batches alone (`*one_batch`:
+// what one such batch holds in a MemTable, its key index included).
+MemWalWriterOptions BudgetOptions(const Table& t, int64_t batches, int64_t* one_batch) {
   MemWalWriterOptions o = WriterOptions(t);
   o.auto_flush = true;
   o.max_rows = 0;
   o.max_bytes = 0;
-  const int64_t one_batch = InMemoryBytes(*Batch({0, 1, 2, 3, 4}, "t0")) + 5 * 80;
-  const int64_t bound = 12 * one_batch;
-  o.budget = std::make_shared<MemTableBudget>(bound);
+  *one_batch = InMemoryBytes(*Batch({0, 1, 2, 3, 4}, "t0")) + 5 * 80;
+  o.budget = std::make_shared<MemTableBudget>(batches * *one_batch);
+  return o;
+}
+
+// Many appends in flight at once (lance lsm write keeps 64): each is reserved in the budget when
+// it is admitted, so the MemTables never hold more than the bound however many are queued.
+TEST(LsmFlushPolicy, BudgetCountsAppendsInFlight) {
+  Table t = MakeTable("policy_in_flight", {0});
+  Model model{{0, "base-0"}};
+  int64_t one_batch = 0;
+  MemWalWriterOptions o = BudgetOptions(t, 8, &one_batch);
+  const int64_t bound = o.budget->max_bytes();
+  auto w = MemWalWriter::Open(t.store, t.root, UnshardedShardId(), o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  std::mutex mu;
+  std::condition_variable cv;
+  int acked = 0, failed = 0;
+  constexpr int kBatches = 80;
+  for (int b = 0; b < kBatches; ++b) {
+    std::vector<int64_t> ids;
+    for (int k = 0; k < 5; ++k) ids.push_back(5 * b + k + 1);
+    Apply(&model, ids, "t" + std::to_string(b), false);
+    ASSERT_TRUE((*w)->Append(*Batch(ids, "t" + std::to_string(b)), false, [&](const Result<WalAck>& r) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++(r.ok() ? acked : failed);
+      cv.notify_all();
+    }).ok());
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return acked + failed == kBatches; });
+  }
+  EXPECT_EQ(failed, 0);
+  EXPECT_LE(o.budget->peak_bytes(), bound + one_batch);
+  EXPECT_GT(o.budget->peak_bytes(), bound / 2);
+  EXPECT_EQ(o.budget->pending_bytes(), 0);
+  ASSERT_TRUE((*w)->Close(false).ok());
+  EXPECT_GE((*w)->manifest().flushed_generations.size(), 2u);
+  EXPECT_EQ(Read(t, Consistency::kStrong), model);
+  fs::remove_all(t.dir);
+}
+
+// --max-bytes of a process: one MemTableBudget shared by two shard writers bounds their
+// MemTables together (active and frozen), however the rows split between them; the writer
+// with the largest active MemTable flushes when the active MemTables together hold half the bound.
+TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
+  Table t = MakeTable("policy_budget", {0});
+  Model model{{0, "base-0"}};
+  int64_t one_batch = 0;
+  MemWalWriterOptions o = BudgetOptions(t, 12, &one_batch);
+  const int64_t bound = o.budget->max_bytes();
   const Uuid shards[2] = {UnshardedShardId(), *Uuid::Parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")};
   std::unique_ptr<MemWalWriter> w[2];
   for (int i = 0; i < 2; ++i) {
@@ -138,8 +186,10 @@ TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
   EXPECT_GT(o.budget->peak_bytes(), bound / 2);  // it did fill up to the trigger
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   int64_t flushed_rows = 0;
+  size_t flushes[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(w[i]->Close(false).ok());
+    flushes[i] = w[i]->manifest().flushed_generations.size();
     const auto gens = w[i]->manifest().flushed_generations;
     EXPECT_GE(gens.size(), 1u) << "writer " << i;
     for (const auto& g : gens) {
@@ -148,6 +198,9 @@ TEST(LsmFlushPolicy, BudgetBoundsAllWritersTogether) {
       flushed_rows += static_cast<int64_t>(g.physical_rows.value_or(0));
     }
   }
+  // The trigger freezes the largest active MemTable: the first writer's (it takes two thirds
+  // of the rows) more often than the second's (every writer froze at each trigger before).
+  EXPECT_GT(flushes[0], flushes[1]);
   EXPECT_GE(flushed_rows, 5 * 6 * 2);  // several flushes' worth, far below the 300 rows written
   EXPECT_LE(flushed_rows, 300);
   // Closed writers hold nothing of the budget.

@@ -17,11 +17,6 @@ int64_t ArrayBytes(const Array& a) {
   return n;
 }
 
-// What one key of the implicit key index costs beside its bytes past the string's inline
-// buffer: a hash node (next pointer, std::string, row position, cached hash) as malloc hands
-// it out, and its bucket pointer.
-constexpr int64_t kKeyIndexEntryBytes = 72;
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

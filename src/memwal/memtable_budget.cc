@@ -2,7 +2,11 @@
 
 namespace lance::memwal {
 
-void MemTableBudget::Grow(int64_t bytes) {
+void MemTableBudget::Grow(int id, int64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(sizes_mu_);
+    active_of_[id] += bytes;
+  }
   const int64_t total = active_.fetch_add(bytes) + bytes + frozen_.load();
   int64_t peak = peak_.load();
   while (total > peak && !peak_.compare_exchange_weak(peak, total)) {
@@ -10,15 +14,44 @@ void MemTableBudget::Grow(int64_t bytes) {
   Announce();
 }
 
-void MemTableBudget::Freeze(int64_t bytes) {
+void MemTableBudget::Freeze(int id, int64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(sizes_mu_);
+    active_of_[id] -= bytes;
+  }
   frozen_.fetch_add(bytes);
   active_.fetch_sub(bytes);
   Announce();
 }
 
-void MemTableBudget::Release(int64_t frozen, int64_t active) {
+void MemTableBudget::Release(int id, int64_t frozen, int64_t active) {
+  {
+    std::lock_guard<std::mutex> lock(sizes_mu_);
+    if (auto it = active_of_.find(id); it != active_of_.end()) it->second -= active;  // (gone: unsubscribed)
+  }
   frozen_.fetch_sub(frozen);
   active_.fetch_sub(active);
+  Announce();
+}
+
+bool MemTableBudget::FreezeNext(int id) const {
+  if (!Over()) return false;
+  std::lock_guard<std::mutex> lock(sizes_mu_);
+  int largest = -1;
+  int64_t most = 0;
+  for (const auto& [writer, bytes] : active_of_) {  // ascending ids: the lowest wins ties
+    if (bytes > most) {
+      most = bytes;
+      largest = writer;
+    }
+  }
+  return largest == id;
+}
+
+void MemTableBudget::Reserve(int64_t bytes) { pending_.fetch_add(bytes); }
+
+void MemTableBudget::Unreserve(int64_t bytes) {
+  pending_.fetch_sub(bytes);
   Announce();
 }
 
@@ -29,8 +62,12 @@ int MemTableBudget::Subscribe(std::function<void()> wake) {
 }
 
 void MemTableBudget::Unsubscribe(int id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  subscribers_.erase(id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    subscribers_.erase(id);
+  }
+  std::lock_guard<std::mutex> lock(sizes_mu_);
+  active_of_.erase(id);
 }
 
 void MemTableBudget::Announce() {

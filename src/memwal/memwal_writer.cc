@@ -42,8 +42,8 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
   w->shard_->ReleaseRecovered();
   w->active_ = std::move(mt);
   if (options.budget) {
-    options.budget->Grow(w->active_->bytes());
     w->budget_subscription_ = options.budget->Subscribe([p = w.get()] { p->Wake(); });
+    options.budget->Grow(w->budget_subscription_, w->active_->bytes());
   }
   if (options.auto_flush) w->flusher_ = std::thread([p = w.get()] { p->FlushLoop(); });
   return w;
@@ -56,7 +56,7 @@ void MemWalWriter::Wake() {
 
 bool MemWalWriter::OverLimit(const MemTable& m) const {
   if (m.empty()) return false;
-  return (options_.budget && options_.budget->Over()) ||
+  return (options_.budget && options_.budget->FreezeNext(budget_subscription_)) ||
          (options_.max_rows > 0 && m.num_rows() >= options_.max_rows) ||
          (options_.max_bytes > 0 && m.bytes() >= options_.max_bytes) ||
          (options_.max_age_ms > 0 && m.age_ms() >= options_.max_age_ms);
@@ -67,6 +67,9 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     return Status::InvalidArgument("MemWalWriter::Append: empty batch (a WAL entry holds rows)");
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
+  // What the append will hold in the MemTable (its buffers, a key index entry a row), reserved
+  // in the budget from admission to landing.
+  const int64_t reserve = options_.budget ? InMemoryBytes(*wb) + kKeyIndexEntryBytes * wb->num_rows() : 0;
   if (options_.auto_flush) {
     // Bounded memory: no append joins a full MemTable. It waits until the flusher has frozen
     // it (a fresh one takes the appends), and while the previous one is still being flushed
@@ -74,12 +77,18 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] {
       return stop_ || !flush_error_.ok() ||
-             (!OverLimit(*active_) && !(options_.budget && options_.budget->Full()));
+             (!OverLimit(*active_) && !(options_.budget && options_.budget->Full(reserve)));
     });
     if (!flush_error_.ok()) return flush_error_;
   }
-  return shard_->AppendWalBatch(wb, [this, wb, cb = std::move(on_durable)](const Result<WalAck>& r) {
+  if (options_.budget) options_.budget->Reserve(reserve);
+  auto reserved = std::make_shared<std::atomic<bool>>(options_.budget != nullptr);
+  auto unreserve = [this, reserve, reserved] {
+    if (reserved->exchange(false)) options_.budget->Unreserve(reserve);
+  };
+  Status queued = shard_->AppendWalBatch(wb, [this, wb, unreserve, cb = std::move(on_durable)](const Result<WalAck>& r) {
     if (!r.ok()) {
+      unreserve();
       cb(r);
       return;
     }
@@ -96,13 +105,16 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
       wake = entry_batches_left_ == 0 || (options_.auto_flush && OverLimit(*active_));
     }
     if (wake) cv_.notify_all();
-    if (options_.budget && grown != 0) options_.budget->Grow(grown);  // outside mu_: it wakes us
+    if (options_.budget && grown != 0) options_.budget->Grow(budget_subscription_, grown);  // outside mu_: it wakes us
+    unreserve();
     if (!st.ok()) {
       cb(Result<WalAck>(st));
       return;
     }
     cb(r);
   });
+  if (!queued.ok()) unreserve();  // refused before it was queued: no callback
+  return queued;
 }
 
 Result<WalAck> MemWalWriter::AppendAndWait(const RecordBatch& batch, bool tombstone) {
@@ -141,7 +153,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       froze = frozen->bytes();
     }
   }
-  if (options_.budget && froze > 0) options_.budget->Freeze(froze);
+  if (options_.budget && froze > 0) options_.budget->Freeze(budget_subscription_, froze);
   cv_.notify_all();  // appends held by a full MemTable go on into the fresh one
   const auto t0 = std::chrono::steady_clock::now();
   const MemTable::Contents contents = frozen->Snapshot();
@@ -186,7 +198,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       stats_.flush_ms += ms;
     }
   }
-  if (options_.budget && released > 0) options_.budget->Release(released, 0);  // outside mu_
+  if (options_.budget && released > 0) options_.budget->Release(budget_subscription_, released, 0);  // outside mu_
   cv_.notify_all();
   if (!g.ok()) return g.status();
   return std::optional<FlushedGeneration>(std::move(*g));
@@ -245,14 +257,14 @@ Status MemWalWriter::Close(bool flush) {
   if (options_.budget) {
     // This writer takes no more rows: what its MemTables hold is no longer the process's to
     // bound (it is freed with the writer).
-    options_.budget->Unsubscribe(budget_subscription_);
     int64_t frozen = 0, active = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       frozen = frozen_ ? frozen_->bytes() : 0;
       active = active_ ? active_->bytes() : 0;
     }
-    options_.budget->Release(frozen, active);
+    options_.budget->Unsubscribe(budget_subscription_);
+    options_.budget->Release(budget_subscription_, frozen, active);
   }
   return st;
 }

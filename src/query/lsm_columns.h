@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lance/columnar/array.h"
 #include "lance/columnar/type.h"
 #include "lance/core/result.h"
 
@@ -22,6 +23,18 @@ inline Result<SchemaPtr> LsmOutputSchema(const SchemaPtr& base, const std::vecto
     fields.push_back(std::move(f));
   }
   return std::make_shared<Schema>(std::move(fields));
+}
+
+// The columns of `out` taken from `b` by name (a source's batch to the read's output).
+// Errors: Corruption when `b` lacks one.
+inline Result<RecordBatchPtr> ProjectByName(const RecordBatch& b, const SchemaPtr& out) {
+  std::vector<ArrayPtr> cols;
+  for (const auto& f : out->fields()) {
+    ArrayPtr c = b.GetColumnByName(f->name());
+    if (!c) return Status::Corruption("an LSM source has no column '{}'", f->name());
+    cols.push_back(std::move(c));
+  }
+  return RecordBatch::Make(out, b.num_rows(), std::move(cols));
 }
 
 }  // namespace lance::query::internal

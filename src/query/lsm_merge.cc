@@ -10,6 +10,7 @@
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/wal.h"
 #include "lance/query/lsm_plan.h"
+#include "query/lsm_columns.h"
 #include "query/operators.h"
 
 namespace lance::query {
@@ -101,16 +102,6 @@ namespace internal {
 namespace {
 
 using memwal::LsmReadStats;
-
-Result<RecordBatchPtr> ProjectMerged(const RecordBatch& b, const SchemaPtr& out) {
-  std::vector<ArrayPtr> cols;
-  for (const auto& f : out->fields()) {
-    ArrayPtr c = b.GetColumnByName(f->name());
-    if (!c) return Status::Corruption("an LSM source has no column '{}'", f->name());
-    cols.push_back(std::move(c));
-  }
-  return RecordBatch::Make(out, b.num_rows(), std::move(cols));
-}
 
 // The keys seen (encoded primary keys): open addressing over one byte arena, no allocation per
 // key (a node-based set spent about half of a filtered 1M-row read inserting, rehashing and
@@ -247,7 +238,7 @@ class LsmMergeReader final : public RecordBatchReader {
       if (static_cast<int64_t>(rows.size()) != b->num_rows()) {
         LANCE_ASSIGN_OR_RAISE(b, TakeRows(*b, rows));
       }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, ProjectMerged(*b, spec.schema));
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*b, spec.schema));
       if (RecordBatchPtr out = Trim(std::move(projected))) return out;
     }
   }
@@ -304,7 +295,7 @@ class LsmMergeReader final : public RecordBatchReader {
           LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
         }
       }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, ProjectMerged(*taken, node_->spec().schema));
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, node_->spec().schema));
       pending_.push_back(std::move(projected));
     }
     return Status::OK();

@@ -34,16 +34,6 @@ using namespace memwal;  // NOLINT: the MemWAL model this read merges
 
 namespace {
 
-Result<RecordBatchPtr> ProjectTo(const RecordBatch& b, const SchemaPtr& out) {
-  std::vector<ArrayPtr> cols;
-  for (const auto& f : out->fields()) {
-    ArrayPtr c = b.GetColumnByName(f->name());
-    if (!c) return Status::Corruption("an LSM source has no column '{}'", f->name());
-    cols.push_back(std::move(c));
-  }
-  return RecordBatch::Make(out, b.num_rows(), std::move(cols));
-}
-
 // The JSON value of `lit` as a key of type `type`: integers for an integer key, strings for a
 // string key; nullopt for anything else (a null, a float, a date: the scan path handles it).
 std::optional<std::string> KeyJson(const expr::Literal& lit, const DataType& type) {
@@ -217,6 +207,7 @@ Result<PlanNodePtr> GenerationSource(const std::shared_ptr<io::ObjectStore>& sto
   s.path = g.path;
   s.version = gen->version();
   s.note = std::move(note);
+  s.snapshot = gen;
   for (const auto& f : gen->manifest().fragments) s.rows += static_cast<int64_t>(f.num_rows());
   ScanOptions o;
   o.columns = SourceColumns(out, pk, *gen->schema());
@@ -347,6 +338,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
   b.source = LsmSourceNode::Source::kBase;
   b.path = spec.table;
   b.version = base->version();
+  b.snapshot = base;
   for (const auto& f : base->manifest().fragments) b.rows += static_cast<int64_t>(f.num_rows());
   b.note = CatchupNote(details);
   ScanOptions o;
@@ -443,7 +435,7 @@ Result<std::unique_ptr<RecordBatchReader>> OpenLsmPointLookups(std::shared_ptr<c
       int64_t len = rows->num_rows() - start;
       if (spec.limit) len = std::min(len, *spec.limit);
       if (len > 0) {
-        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, ProjectTo(*rows->Slice(start, len), spec.schema));
+        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*rows->Slice(start, len), spec.schema));
         st.result_rows = projected->num_rows();
         out.push_back(std::move(projected));
       }

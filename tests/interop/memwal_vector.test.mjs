@@ -172,4 +172,71 @@ test('our flush builds a maintained IVF_PQ index with the base model: lance 12 s
   const top = async (q) => (await search(twins.ours, q, { nprobes: 4, refineFactor: 1000 }))[0];
   assert.deepEqual(await top(vs[(2001 + 700) % N]), { id: 2001, distance: 0 });
   assert.deepEqual(await top(vs[(2005 + 900) % N]), { id: 2005, distance: 0 });
+
+  // Our LSM search (`lance search` of the MemWAL table: base + generations through their
+  // indexes, newest row per key) answers as lance 12's nearestTo over the same LSM.
+  const lsmSearch = (q, s, extra = []) => {
+    const args = ['search', uri, '--column', 'vec', '--vector', JSON.stringify(q), '-k', '10',
+      '--nprobes', String(s.nprobes), '--metric', 'l2', '--columns', 'id', ...extra];
+    if (s.refineFactor) args.push('--refine-factor', String(s.refineFactor));
+    return lanceOk(args).stdout.split('\n').filter((l) => l).map((l) => {
+      const r = JSON.parse(l);
+      assert.deepEqual(Object.keys(r), ['id', '_distance'], l);
+      return { id: r.id, distance: Math.fround(r._distance) };
+    });
+  };
+  const settings = [{ nprobes: 1 }, { nprobes: 4 }, { nprobes: 4, refineFactor: 1000 }];
+  let compared = 0;
+  for (const [qi, q] of lsmQs.entries()) {
+    for (const s of settings) {
+      const what = `our LSM search q${qi} ${JSON.stringify(s)}`;
+      const mine = lsmSearch(q, s);
+      const want = await search(twins.ref, q, s);
+      assert.deepEqual(mine, want, what);
+      ++compared;
+    }
+    assert.deepEqual(lsmSearch(q, settings[2], ['--consistency', 'eventual']), lsmSearch(q, settings[2]),
+      `q${qi}: no WAL tail: eventual = strong`);
+  }
+  assert.equal(compared, lsmQs.length * settings.length);
+
+  // Writes left in the WAL (no flush): an upsert of a base, a generation and a new key, and a
+  // delete. Our strong search holds them (the tail searched exactly, newest row per key, the
+  // deleted key gone however near); eventual still answers as lance 12 (its readers in
+  // another process see no WAL tail).
+  const tailIds = [11, 2001, 2600];
+  const tailFile = path.join(dir, 'tail.arrows');
+  fs.writeFileSync(tailFile, A.tableToIPC(rows(tailIds, 1300), 'stream'));
+  lanceOk(['lsm', 'write', uri, '--input', tailFile]);
+  const delFile = path.join(dir, 'del.arrows');
+  fs.writeFileSync(delFile, A.tableToIPC(rows([2005], 0), 'stream'));
+  lanceOk(['lsm', 'write', uri, '--input', delFile, '--delete']);
+  for (const i of tailIds) model.set(i, vs[(i + 1300) % N]);
+  model.delete(2005);
+  const tailQs = [...lsmQs, vs[(11 + 1300) % N], vs[(2600 + 1300) % N], vs[11]];
+  for (const [qi, q] of tailQs.entries()) {
+    const s = settings[2];
+    assert.deepEqual(lsmSearch(q, s, ['--consistency', 'eventual']), await search(twins.ref, q, s),
+      `tail q${qi}: eventual = lance 12`);
+    const strong = lsmSearch(q, s);
+    assert.equal(strong.length, 10);
+    assert.equal(new Set(strong.map((x) => x.id)).size, 10, `tail q${qi}: each row once`);
+    assert.ok(!strong.some((x) => x.id === 2005), `tail q${qi}: the deleted key`);
+    for (const x of strong) {
+      const want = l2(q, model.get(x.id));
+      const generationRow = written.has(x.id) && !tailIds.includes(x.id);
+      const slack = generationRow ? 0.05 * want + 0.1 : 1e-5 * Math.max(1, want);
+      assert.ok(Math.abs(x.distance - want) <= slack, `tail q${qi}: ${x.id} at ${x.distance}, newest ${want}`);
+    }
+    // Every tail row among the model's nearest is found, at its exact distance.
+    const exact = [...model].map(([id, v]) => ({ id, distance: l2(q, v) })).sort((a, b) => a.distance - b.distance);
+    for (const e of exact.filter((e) => tailIds.includes(e.id) && e.distance < strong[9].distance)) {
+      assert.ok(strong.some((x) => x.id === e.id), `tail q${qi}: tail row ${e.id} (${e.distance}) missed`);
+    }
+  }
+  assert.deepEqual(lsmSearch(vs[(11 + 1300) % N], settings[0])[0], { id: 11, distance: 0 });
+  assert.deepEqual(lsmSearch(vs[(2600 + 1300) % N], settings[0])[0], { id: 2600, distance: 0 });
+  // Key 11's base vector finds key 11 no more (its newest row is the tail's).
+  assert.notDeepEqual(lsmSearch(vs[11], settings[0])[0], { id: 11, distance: 0 });
+  assert.deepEqual((await search(twins.ref, vs[11], settings[0]))[0], { id: 11, distance: 0 });
 });

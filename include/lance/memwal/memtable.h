@@ -27,6 +27,10 @@ namespace lance::memwal {
 
 // Bytes of the buffers of `batch` (children and dictionaries included).
 int64_t InMemoryBytes(const RecordBatch& batch);
+// What one key of the implicit key index costs beside its bytes past the string's inline
+// buffer: a hash node (next pointer, std::string, row position, cached hash) as malloc hands
+// it out, and its bucket pointer.
+inline constexpr int64_t kKeyIndexEntryBytes = 72;
 
 class MemTable {
  public:

@@ -1,13 +1,14 @@
 // MemTableBudget: one MemTable memory bound shared by the shard writers of a process.
 //
 // A writer given a budget (MemWalWriterOptions::budget) counts the bytes of its active MemTable
-// and of the one it has frozen for a flush here. Its flush trigger fires when the active
-// MemTables of all writers together reach half the bound: every writer with rows then freezes
-// its active MemTable and flushes it (the first to freeze may take the trigger away from the
-// others), and appends to a writer wait while the trigger holds and its active MemTable has
-// rows (as for a writer's own max_bytes), or while all MemTables together (active and frozen)
-// hold the bound, until a flush ends. The MemTables of the process hold at most about the
-// bound, plus the appends already past that wait when it was reached (they land once durable).
+// and of the one it has frozen for a flush here, under the id Subscribe gave it. The flush
+// trigger fires when the active MemTables of all writers together reach half the bound: the
+// writer with the largest active MemTable (FreezeNext) then freezes it and flushes it -- one
+// flush frees the most -- and while the trigger still holds the next largest follows. Appends
+// to that writer wait while it is the one to freeze (as for a writer's own max_bytes), appends
+// to any writer while all MemTables together (active and frozen) and the appends admitted but
+// not yet landed hold the bound, until a flush ends or they land. The MemTables of the process
+// hold at most about the bound (an estimate of each append is reserved when it is admitted).
 //
 // Thread-safe. Changes are announced to every subscribed writer (Subscribe), outside the
 // budget's lock.
@@ -32,19 +33,35 @@ class MemTableBudget {
   int64_t peak_bytes() const { return peak_.load(); }
   // The flush trigger: the active MemTables hold half the bound.
   bool Over() const { return max_bytes_ > 0 && 2 * active_.load() >= max_bytes_; }
-  // Appends wait: the MemTables (active and frozen) hold the bound.
-  bool Full() const { return max_bytes_ > 0 && active_.load() + frozen_.load() >= max_bytes_; }
+  // Bytes of appends admitted (Reserve) and not yet in a MemTable.
+  int64_t pending_bytes() const { return pending_.load(); }
+  // Appends wait: the MemTables (active and frozen) with the appends admitted before hold the
+  // bound, or would with `more` bytes (an append of that size is admitted only when nothing
+  // else is held or it fits: one larger than the bound still goes, alone).
+  bool Full(int64_t more = 0) const {
+    if (max_bytes_ <= 0) return false;
+    const int64_t held = active_.load() + frozen_.load() + pending_.load();
+    return held >= max_bytes_ || (held > 0 && held + more > max_bytes_);
+  }
+  // An append of about `bytes` admitted (before its WAL write) / landed or failed: the appends
+  // in flight count against the bound, so a writer with many of them cannot overshoot it.
+  void Reserve(int64_t bytes);
+  void Unreserve(int64_t bytes);
 
-  // An active MemTable grew by `bytes`.
-  void Grow(int64_t bytes);
-  // An active MemTable of `bytes` was frozen for a flush.
-  void Freeze(int64_t bytes);
-  // A frozen MemTable of `frozen` bytes was flushed, and / or (a closing writer) an active one
-  // of `active` bytes dropped.
-  void Release(int64_t frozen, int64_t active);
+  // The active MemTable of writer `id` grew by `bytes`.
+  void Grow(int id, int64_t bytes);
+  // Writer `id` froze its active MemTable of `bytes` for a flush.
+  void Freeze(int id, int64_t bytes);
+  // Writer `id` flushed a frozen MemTable of `frozen` bytes, and / or (closing) dropped an
+  // active one of `active` bytes.
+  void Release(int id, int64_t frozen, int64_t active);
+  // Whether writer `id` is the one to freeze now: the trigger holds (Over) and its active
+  // MemTable is the largest (ties: the lowest id).
+  bool FreezeNext(int id) const;
 
   // `wake` runs after every change (from the changing thread, no budget lock held); it must
-  // not call back into the budget. The returned id unsubscribes.
+  // not call back into the budget. The returned id is the writer's (Grow, Freeze, Release,
+  // FreezeNext) and unsubscribes.
   int Subscribe(std::function<void()> wake);
   void Unsubscribe(int id);
 
@@ -54,7 +71,10 @@ class MemTableBudget {
   const int64_t max_bytes_;
   std::atomic<int64_t> active_{0};
   std::atomic<int64_t> frozen_{0};
+  std::atomic<int64_t> pending_{0};
   std::atomic<int64_t> peak_{0};
+  mutable std::mutex sizes_mu_;  // guards active_of_; a leaf lock (nothing is called under it)
+  std::map<int, int64_t> active_of_;  // each writer's active MemTable bytes
   std::mutex mu_;  // guards subscribers_ and next_id_; held while announcing (never re-entered)
   std::map<int, std::function<void()>> subscribers_;
   int next_id_ = 0;

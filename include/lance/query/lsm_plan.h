@@ -36,6 +36,7 @@
 #include "lance/io/object_store.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/query/plan.h"
+#include "lance/table/snapshot.h"
 
 namespace lance::query {
 
@@ -56,6 +57,9 @@ class LsmSourceNode final : public PlanNode {
     std::vector<RecordBatchPtr> tail_batches;  // tail: the rows, WAL order
     PlanNodePtr keys;  // generation with a filter: the plan reading its key column whole
     std::string note;  // appended to the Explain line (e.g. the index catch-up gap)
+    // The Lance dataset read (generation, base): what an LSM nearest-neighbour search
+    // (lsm_nearest.h) plans its per-source searches over.
+    std::shared_ptr<const table::Snapshot> snapshot;
   };
   LsmSourceNode(Spec spec, PlanNodePtr rows);
   Kind kind() const override { return Kind::kLsmSource; }
