@@ -604,6 +604,28 @@ Status LocalObjectStore::Put(std::string_view path, std::string_view bytes) {
   return PutBytes(FullPath(path), bytes, /*overwrite=*/true, options_.sync);
 }
 
+Status LocalObjectStore::PutNew(std::string_view path, std::string_view bytes) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  const std::string full = FullPath(path);
+  int fd = ::open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    LANCE_RETURN_NOT_OK(MakeDirs(std::string(ParentDir(full)), options_.sync));
+    fd = ::open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) {
+    if (errno == EEXIST) return Status::AlreadyExists("object '{}' already exists", full);
+    return ErrnoStatus(errno, "create", full);
+  }
+  Fd file(fd);
+  Status st = WriteAll(file.get(), bytes.data(), static_cast<int64_t>(bytes.size()), full);
+  if (st.ok() && options_.sync && CountedFsync(file.get()) != 0) st = ErrnoStatus(errno, "fsync", full);
+  Status close_st = file.Close(full);
+  if (st.ok()) st = close_st;
+  if (st.ok() && options_.sync) st = FsyncDir(std::string(ParentDir(full)));
+  if (!st.ok()) ::unlink(full.c_str());
+  return st;
+}
+
 Status LocalObjectStore::PutIfNotExists(std::string_view path, std::string_view bytes) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   const std::string full = FullPath(path);

@@ -189,6 +189,26 @@ TEST(LocalObjectStoreTest, UnsyncedTwinIsOnePerStoreOverTheSameFiles) {
   EXPECT_EQ(LocalObjectStore::Unsynced(plain), plain);
 }
 
+// PutNew: the object under its own name, no temporary file or rename; a taken name is refused
+// and keeps its bytes; a missing directory is made; a sync store flushes file and directory.
+TEST(LocalObjectStoreTest, PutNewWritesInPlaceAndRefusesATakenName) {
+  TempDir dir;
+  auto store = LocalObjectStore::Make(dir.path()).ValueOrDie();
+  auto twin = LocalObjectStore::Unsynced(store);
+  const int64_t flushes = LocalFlushCount();
+  ASSERT_TRUE(twin->PutNew("new/dir/obj", "first").ok());
+  EXPECT_EQ(LocalFlushCount(), flushes);  // the twin flushes nothing
+  EXPECT_EQ(ReadFile(dir.path() + "/new/dir/obj"), "first");
+  const Status again = twin->PutNew("new/dir/obj", "second");
+  EXPECT_TRUE(again.IsAlreadyExists()) << again.ToString();
+  EXPECT_EQ((*store->Get("new/dir/obj"))->view(), "first");
+  ASSERT_TRUE(store->PutNew("new/dir/synced", std::string(3000, 'x')).ok());
+  EXPECT_EQ(LocalFlushCount(), flushes + 2);  // the file and its directory
+  EXPECT_EQ((*store->Get("new/dir/synced"))->size(), 3000);
+  EXPECT_TRUE(store->ListTempFiles("")->empty());
+  EXPECT_TRUE(twin->PutNew("../escape", "x").IsInvalidArgument());
+}
+
 TEST(LocalObjectStoreTest, LargeGetIsMemoryMappedAndZeroCopy) {
   TempDir dir;
   LocalObjectStoreOptions options;

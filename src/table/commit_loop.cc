@@ -10,6 +10,7 @@
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
 #include "lance/table/schema_rules.h"
+#include "lance/table/snapshot.h"
 #include "lance/table/versions.h"
 #include "table/apply.h"
 #include "table/conflicts.h"
@@ -55,7 +56,8 @@ Status Publish(const TableLocation& loc, StagedFiles& staged, CommitHandler* han
   }
   // A name that never parses as a version (it does not end in ".manifest").
   const std::string staging = path + "." + internal::NewUuid() + ".staged";
-  LANCE_RETURN_NOT_OK(local->Put(staging, bytes));
+  // Written in place (PutNew): the staging name is unique and no reader parses it as a version.
+  LANCE_RETURN_NOT_OK(local->PutNew(staging, bytes));
   // The staged manifest's bytes, not its name (durable_files.h (2)): _versions/ is synced
   // once, after the rename.
   Status st = sync ? internal::SyncFiles(*local, staged.TakeUnsynced(), dirs, sync_pool, {staging})
@@ -150,15 +152,44 @@ Status CheckReadsBack(const Transaction& txn, const Manifest& m, const std::stri
   return Status::OK();
 }
 
+// `read` as the latest version when it is txn's read version and the next version's name is
+// free (what LoadLatestVersion concludes from a hint naming `read`); nullopt otherwise (the
+// caller loads the latest).
+Result<std::optional<CommittedVersion>> ReadIsLatest(const TableLocation& loc, const Transaction& txn,
+                                                     const Snapshot* read) {
+  if (read == nullptr || read->version() != txn.read_version || txn.read_version == 0) {
+    return std::optional<CommittedVersion>();
+  }
+  const std::string& path = read->manifest_path();
+  const size_t slash = path.rfind('/');
+  auto parsed = ParseManifestFileName(slash == std::string::npos ? path : path.substr(slash + 1));
+  if (!parsed || parsed->first != read->version()) return std::optional<CommittedVersion>();
+  LANCE_ASSIGN_OR_RAISE(bool newer, loc.store()->Exists(loc.Path(
+                                        "_versions/" + ManifestFileName(read->version() + 1, parsed->second))));
+  if (newer) return std::optional<CommittedVersion>();
+  CommittedVersion v;
+  v.version = read->version();
+  v.naming = parsed->second;
+  v.path = path;
+  v.manifest = read->manifest();
+  return std::optional<CommittedVersion>(std::move(v));
+}
+
 Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const CommitOptions& options,
-                              StagedFiles& staged, bool* maybe_published) {
+                              StagedFiles& staged, const Snapshot* read, bool* maybe_published) {
   const uint64_t read_version = txn.read_version;
   uint64_t checked = read_version;
   CommitInfo info;
   info.read_version = read_version;
   for (int attempt = 1; attempt <= options.max_retries + 1; ++attempt) {
     info.attempts = attempt;
-    LANCE_ASSIGN_OR_RAISE(std::optional<CommittedVersion> latest, LoadLatestVersion(loc));
+    std::optional<CommittedVersion> latest;
+    if (attempt == 1) {
+      LANCE_ASSIGN_OR_RAISE(latest, ReadIsLatest(loc, txn, read));
+    }
+    if (!latest) {
+      LANCE_ASSIGN_OR_RAISE(latest, LoadLatestVersion(loc));
+    }
     if (!latest) {
       if (!txn.is<Transaction::Overwrite>()) {
         return Status::NotFound("{}: no dataset (no version in _versions/)", loc.display());
@@ -223,13 +254,15 @@ Result<CommitInfo> CommitLoop(const TableLocation& loc, Transaction& txn, const 
 
 }  // namespace
 
-Result<CommitInfo> CommitTransaction(const TableLocation& location, Transaction txn,
-                                     const CommitOptions& options, StagedFiles* staged) {
+namespace {
+
+Result<CommitInfo> Commit(const TableLocation& location, Transaction txn, const CommitOptions& options,
+                          StagedFiles* staged, const Snapshot* read) {
   std::optional<StagedFiles> own;
   StagedFiles& files = staged ? *staged : own.emplace(location);
   if (txn.uuid.empty()) txn.uuid = internal::NewUuid();
   bool maybe_published = false;
-  Result<CommitInfo> r = CommitLoop(location, txn, options, files, &maybe_published);
+  Result<CommitInfo> r = CommitLoop(location, txn, options, files, read, &maybe_published);
   if (!r.ok() && !maybe_published) {
     // No version names this operation's files (its manifest was never published): they are
     // garbage, so the failed operation leaves nothing behind. Best effort: a file that cannot
@@ -238,6 +271,18 @@ Result<CommitInfo> CommitTransaction(const TableLocation& location, Transaction 
     files.Forget();
   }
   return r;
+}
+
+}  // namespace
+
+Result<CommitInfo> CommitTransaction(const TableLocation& location, Transaction txn,
+                                     const CommitOptions& options, StagedFiles* staged) {
+  return Commit(location, std::move(txn), options, staged, nullptr);
+}
+
+Result<CommitInfo> CommitTransaction(const Snapshot& read, Transaction txn, const CommitOptions& options,
+                                     StagedFiles* staged) {
+  return Commit(read.location(), std::move(txn), options, staged, &read);
 }
 
 }  // namespace lance::table

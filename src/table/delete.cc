@@ -30,7 +30,7 @@ Result<DeleteResult> DeleteRowAddresses(const Snapshot& ds,
   Transaction txn;
   txn.read_version = ds.version();
   txn.operation = std::move(del);
-  LANCE_ASSIGN_OR_RAISE(out.commit, CommitTransaction(loc, std::move(txn), options, &staged));
+  LANCE_ASSIGN_OR_RAISE(out.commit, CommitTransaction(ds, std::move(txn), options, &staged));
   return out;
 }
 

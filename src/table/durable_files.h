@@ -19,6 +19,13 @@
 // (1) and (2) do not depend on each other, so they are issued together from several threads
 // and cost about one flush of the disk; (4) is the second. Writing each object with its own
 // file + directory fsync, one after the other, cost 8-10 flushes per commit.
+// The staged files of (1) and the staging manifest of (2) are written in place under their
+// final (unique) names, not under a temporary name renamed over them
+// (io::LocalObjectStore::PutNew): until (3) no version names them and no reader lists their
+// directories to find files, so nobody can see one half written; the rename of a temporary
+// name made nothing more durable either (durability comes from the syncs of (1) and (2)). A
+// crash while one is written leaves it partial and unreferenced, as a crash before (3) leaves
+// complete ones: cleanup's business.
 // latest_version_hint.json is not synced at all: readers treat a missing, stale or unreadable
 // hint as absent (they check the next version's name, else list _versions/), so losing it in
 // a crash loses nothing.

@@ -33,7 +33,13 @@ StagedFiles::StagedFiles(TableLocation location) : location_(std::move(location)
 }
 
 Status StagedFiles::Put(const std::string& path, std::string_view bytes) {
-  LANCE_RETURN_NOT_OK(file_store_->Put(path, bytes));
+  // A staged file has a name of its own (a uuid or random id) that nothing references before
+  // the commit publishes its manifest, and no reader lists data/, _deletions/ or _transactions/
+  // to find files: written in place, it needs no temporary name and no rename (durable_files.h).
+  // A name that is somehow taken is replaced atomically, as before.
+  Status st = unsynced_ ? unsynced_->PutNew(path, bytes) : file_store_->Put(path, bytes);
+  if (st.IsAlreadyExists()) st = file_store_->Put(path, bytes);
+  LANCE_RETURN_NOT_OK(st);
   Record(path);
   return Status::OK();
 }

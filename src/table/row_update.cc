@@ -18,6 +18,10 @@ Result<CommitInfo> CommitRowUpdate(const TableLocation& location, StagedFiles& s
   Transaction txn;
   txn.read_version = ds.version();
   txn.operation = std::move(update);
+  // Built on `ds` at its own location: its manifest serves as the latest while it is.
+  if (location.store() == ds.location().store() && location.root() == ds.location().root()) {
+    return CommitTransaction(ds, std::move(txn), options, &staged);
+  }
   return CommitTransaction(location, std::move(txn), options, &staged);
 }
 

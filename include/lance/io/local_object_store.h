@@ -69,6 +69,15 @@ class LocalObjectStore : public ObjectStore {
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path,
                                                    bool overwrite = true) override;
 
+  // Writes `bytes` as the new object `path` under its own name, with no temporary name and no
+  // rename: one create (O_EXCL), one write, one close. A reader can see the object while it is
+  // being written, so this is only for objects nobody looks for until the caller publishes
+  // something naming them (a commit's staged files: StagedFiles, table/location.h). On a
+  // failed write the partial object is removed; a crash can leave it, unreferenced, for
+  // cleanup. With `sync` on, the file and its directory are fsynced before it returns.
+  // Errors: AlreadyExists when `path` exists (nothing is written), IOError.
+  Status PutNew(std::string_view path, std::string_view bytes);
+
   // Deletes temp files under `prefix` last modified more than `min_age_seconds` ago (left by
   // crashed writers; a younger one may belong to a live writer). Returns how many went.
   Result<int64_t> RemoveTempFiles(std::string_view prefix, int64_t min_age_seconds);

@@ -114,4 +114,12 @@ Result<CommitInfo> CommitTransaction(const TableLocation& location, Transaction 
                                      const CommitOptions& options = {},
                                      StagedFiles* staged = nullptr);
 
+class Snapshot;
+// The same, for an operation built on `read` (txn.read_version must be read.version()): while
+// no later version exists (one probe of the next version's name), `read`'s manifest is the
+// latest and is not loaded and decoded again. Same errors.
+Result<CommitInfo> CommitTransaction(const Snapshot& read, Transaction txn,
+                                     const CommitOptions& options = {},
+                                     StagedFiles* staged = nullptr);
+
 }  // namespace lance::table
