@@ -42,13 +42,6 @@ Result<SqBounds> ReadSqMetadata(const Schema& schema, const std::string& path, s
   return b;
 }
 
-// A partition's "lance:hnsw" entry.
-struct GraphMeta {
-  uint32_t entry_point = 0;
-  HnswParams params;
-  std::vector<uint64_t> level_offsets;
-};
-
 Result<GraphMeta> ParseGraphMeta(const nlohmann::json& entry, const std::string& path, size_t p) {
   nlohmann::json j;
   if (entry.is_string()) j = nlohmann::json::parse(entry.get<std::string>(), nullptr, false);
@@ -83,41 +76,23 @@ Result<GraphMeta> ParseGraphMeta(const nlohmann::json& entry, const std::string&
 
 }  // namespace
 
-Status HnswAccess::Load(IvfIndex* index, const file::FileReader& index_reader,
-                        const std::string& index_path, const pb::IVF& index_ivf,
-                        const Schema& aux_schema, const std::string& aux_path, const Array& values,
-                        size_t width) {
-  LANCE_RETURN_NOT_OK(LoadSq(index, aux_schema, aux_path, values, width));
-  auto hnsw = std::const_pointer_cast<HnswStorage>(index->hnsw_);
-  return LoadGraphs(index, index_reader, index_path, index_ivf, std::move(hnsw));
-}
-
-Status HnswAccess::LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
-                          const Array& values, size_t width) {
+Status HnswAccess::PrepareSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path) {
   const bool dot = index->metric_ == linalg::DistanceType::kDot;
   if (index->metric_ == linalg::DistanceType::kHamming || (dot && index->kind_ == IndexKind::kIvfSq)) {
     return Status::NotSupported("{}: {} with distance_type {} (l2 and cosine are read{})", aux_path,
                                 IndexKindName(index->kind_), linalg::DistanceTypeName(index->metric_),
                                 index->kind_ == IndexKind::kIvfSq ? "" : ", and dot");
   }
-  if (values.type_id() != TypeId::kUInt8 || width != index->ivf_.dim) {
-    return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kSqCodeColumn,
-                              index->ivf_.dim);
-  }
   auto hnsw = std::make_shared<HnswStorage>();
-  LANCE_ASSIGN_OR_RAISE(hnsw->bounds, ReadSqMetadata(aux_schema, aux_path, width));
+  LANCE_ASSIGN_OR_RAISE(hnsw->bounds, ReadSqMetadata(aux_schema, aux_path, index->ivf_.dim));
   hnsw->scale = SqDistanceScale(hnsw->bounds);
-  const size_t rows = index->row_ids_.size();
-  const uint8_t* codes = values.Values<uint8_t>();
-  hnsw->codes.assign(codes, codes + rows * width);
+  hnsw->codes.resize(index->row_ids_.size() * index->ivf_.dim);
   index->hnsw_ = std::move(hnsw);
   return Status::OK();
 }
 
-Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
-                              const std::string& index_path, const pb::IVF& index_ivf,
-                              std::shared_ptr<HnswStorage> hnsw) {
-  // index.idx: the graph rows of each partition.
+Status HnswAccess::PrepareGraphs(IvfIndex* index, const file::FileReader& index_reader,
+                                 const std::string& index_path, const pb::IVF& index_ivf) {
   const size_t parts = index->ivf_.num_partitions();
   if (static_cast<size_t>(index_ivf.offsets_size()) != parts ||
       static_cast<size_t>(index_ivf.lengths_size()) != parts) {
@@ -131,23 +106,13 @@ Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_rea
     return Status::Corruption("{}: \"{}\" must be a JSON list of {} graph entries", index_path,
                               kHnswMetadataKey, parts);
   }
-  const int id_f = schema.GetFieldIndex(kVectorIdColumn), nb_f = schema.GetFieldIndex(kNeighborsColumn);
-  if (id_f < 0 || nb_f < 0) {
+  auto layout = std::make_shared<GraphLayout>();
+  layout->id_field = schema.GetFieldIndex(kVectorIdColumn);
+  layout->neighbors_field = schema.GetFieldIndex(kNeighborsColumn);
+  if (layout->id_field < 0 || layout->neighbors_field < 0) {
     return Status::Corruption("{}: expected columns {} and {}", index_path, kVectorIdColumn, kNeighborsColumn);
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, index_reader.ReadAll({id_f, nb_f}));
-  const Array& ids = *batch->column(0);
-  const Array& lists = *batch->column(1);
-  if (ids.type_id() != TypeId::kUInt32 || ids.null_count != 0 || lists.type_id() != TypeId::kList ||
-      lists.null_count != 0 || lists.children.size() != 1 ||
-      lists.children[0]->type_id() != TypeId::kUInt32 || lists.children[0]->null_count != 0) {
-    return Status::Corruption("{}: {} must be uint32 and {} list<uint32>, without nulls", index_path,
-                              kVectorIdColumn, kNeighborsColumn);
-  }
-  const uint32_t* vid = ids.Values<uint32_t>();
-  const uint32_t* nbs = lists.children[0]->Values<uint32_t>();
-  const auto total = static_cast<uint64_t>(batch->num_rows());
-  const auto child_len = static_cast<uint64_t>(lists.children[0]->length);
+  const auto total = static_cast<uint64_t>(index_reader.num_rows());
   uint64_t next = 0;
   for (size_t p = 0; p < parts; ++p) {
     const uint64_t first = index_ivf.offsets(static_cast<int>(p));
@@ -157,30 +122,78 @@ Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_rea
                                 index_path, p, first, len, next, total);
     }
     next = first + len;
+    layout->first.push_back(first);
+    layout->length.push_back(len);
     const uint32_t n = index->ivf_.lengths[p];
     // lance 12 writes "" for an empty partition's graph (no rows, no levels).
     if (n == 0 && len == 0 && meta[p].is_string() && meta[p].get<std::string>().empty()) {
-      hnsw->graphs.emplace_back();
+      layout->meta.emplace_back().empty = true;
       continue;
     }
     LANCE_ASSIGN_OR_RAISE(GraphMeta gm, ParseGraphMeta(meta[p], index_path, p));
-    HnswGraph g;
-    g.num_nodes = n;
-    g.entry_point = gm.entry_point;
-    g.params = gm.params;
     const auto& lo = gm.level_offsets;
     if (n > 0 && (lo.size() < 2 || lo.front() != 0 || lo.back() != len || lo[1] != n ||
                   gm.entry_point >= n)) {
       return Status::Corruption("{}: partition {} level offsets / entry point do not fit its {} "
                                 "nodes and {} graph rows", index_path, p, n, len);
     }
+    for (size_t l = 0; l + 1 < lo.size(); ++l) {
+      if (lo[l + 1] < lo[l]) {
+        return Status::Corruption("{}: partition {} level offsets decrease", index_path, p);
+      }
+    }
+    layout->meta.push_back(std::move(gm));
+  }
+  if (next != total) {
+    return Status::Corruption("{}: partitions hold {} graph rows, the file {}", index_path, next, total);
+  }
+  if (!index->hnsw_) index->hnsw_ = std::make_shared<HnswStorage>();
+  index->hnsw_->graphs.resize(parts);
+  index->graph_layout_ = std::move(layout);
+  return Status::OK();
+}
+
+Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end) {
+  const GraphLayout& layout = *index.graph_layout_;
+  const std::string& index_path = index.index_path_;
+  const uint64_t base = layout.first[begin];
+  const uint64_t total = layout.first[end - 1] + layout.length[end - 1] - base;
+  if (total == 0) {
+    for (size_t p = begin; p < end; ++p) index.hnsw_->graphs[p] = HnswGraph();
+    return Status::OK();
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                        index.index_reader_->ReadRange(static_cast<int64_t>(base), static_cast<int64_t>(total),
+                                                       {layout.id_field, layout.neighbors_field}));
+  const Array& ids = *batch->column(0);
+  const Array& lists = *batch->column(1);
+  if (ids.type_id() != TypeId::kUInt32 || ids.null_count != 0 || lists.type_id() != TypeId::kList ||
+      lists.null_count != 0 || lists.children.size() != 1 ||
+      lists.children[0]->type_id() != TypeId::kUInt32 || lists.children[0]->null_count != 0 ||
+      static_cast<uint64_t>(batch->num_rows()) != total) {
+    return Status::Corruption("{}: {} must be uint32 and {} list<uint32>, without nulls", index_path,
+                              kVectorIdColumn, kNeighborsColumn);
+  }
+  const uint32_t* vid = ids.Values<uint32_t>();
+  const uint32_t* nbs = lists.children[0]->Values<uint32_t>();
+  const auto child_len = static_cast<uint64_t>(lists.children[0]->length);
+  for (size_t p = begin; p < end; ++p) {
+    const GraphMeta& gm = layout.meta[p];
+    if (gm.empty) {
+      index.hnsw_->graphs[p] = HnswGraph();
+      continue;
+    }
+    const uint64_t first = layout.first[p] - base;
+    const uint32_t n = index.ivf_.lengths[p];
+    HnswGraph g;
+    g.num_nodes = n;
+    g.entry_point = gm.entry_point;
+    g.params = gm.params;
+    const auto& lo = gm.level_offsets;
     const size_t num_levels = n > 0 ? lo.size() - 1 : 0;
     g.levels.resize(num_levels);
     std::vector<int64_t> row_of(n);
     for (size_t l = 0; l < num_levels; ++l) {
-      if (lo[l + 1] < lo[l]) {
-        return Status::Corruption("{}: partition {} level offsets decrease", index_path, p);
-      }
       HnswGraph::Level& level = g.levels[l];
       std::fill(row_of.begin(), row_of.end(), -1);
       for (uint64_t r = first + lo[l]; r < first + lo[l + 1]; ++r) {
@@ -198,7 +211,8 @@ Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_rea
         if (row_of[i] >= 0) {
           const int64_t a = lists.ValueOffset(row_of[i]), b = lists.ValueOffset(row_of[i] + 1);
           if (a < 0 || b < a || static_cast<uint64_t>(b) > child_len) {
-            return Status::Corruption("{}: row {} has bad neighbour offsets", index_path, row_of[i]);
+            return Status::Corruption("{}: row {} has bad neighbour offsets", index_path,
+                                      static_cast<uint64_t>(row_of[i]) + base);
           }
           count = static_cast<uint64_t>(b - a);
           for (int64_t k = a; k < b; ++k) {
@@ -212,12 +226,8 @@ Status HnswAccess::LoadGraphs(IvfIndex* index, const file::FileReader& index_rea
         level.starts[i + 1] = level.starts[i] + static_cast<uint32_t>(count);
       }
     }
-    hnsw->graphs.push_back(std::move(g));
+    index.hnsw_->graphs[p] = std::move(g);
   }
-  if (next != total) {
-    return Status::Corruption("{}: partitions hold {} graph rows, the file {}", index_path, next, total);
-  }
-  index->hnsw_ = std::move(hnsw);
   return Status::OK();
 }
 

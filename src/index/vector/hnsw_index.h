@@ -19,31 +19,41 @@ struct HnswStorage {
   // IVF_HNSW_SQ's (and IVF_SQ's, without graphs) codes (IVF_HNSW_PQ keeps its PQ codes in the IvfIndex, as IVF_PQ does).
   SqBounds bounds;
   float scale = 1;
-  std::vector<uint8_t> codes;     // row-major num_rows x dim
-  std::vector<HnswGraph> graphs;  // one per partition
+  UninitVector<uint8_t> codes;    // row-major num_rows x dim (filled as partitions are read)
+  std::vector<HnswGraph> graphs;  // one per partition (empty until read)
+};
+
+// A partition's "lance:hnsw" entry (`empty`: lance 12's "" for a partition without rows).
+struct GraphMeta {
+  bool empty = false;
+  uint32_t entry_point = 0;
+  HnswParams params;
+  std::vector<uint64_t> level_offsets;
+};
+
+// Where index.idx holds each partition's graph, checked at open; the rows are read with the
+// partition.
+struct GraphLayout {
+  int id_field = -1, neighbors_field = -1;
+  std::vector<uint64_t> first, length;  // each partition's graph rows in index.idx
+  std::vector<GraphMeta> meta;
 };
 
 struct HnswAccess {
   // The graphs and SQ storage of an HNSW index (null for other kinds).
   static const HnswStorage* Storage(const IvfIndex& index) { return index.hnsw_.get(); }
-  // IVF_HNSW_SQ: loads the SQ codes (`values`: the uint8 children of __sq_code, `width` per
-  // row) with the bounds of auxiliary.idx's storage_metadata, then the graphs (LoadGraphs).
-  static Status Load(IvfIndex* index, const file::FileReader& index_reader,
-                     const std::string& index_path, const pb::IVF& index_ivf,
-                     const Schema& aux_schema, const std::string& aux_path, const Array& values,
-                     size_t width);
-  // The SQ codes and bounds alone into index->hnsw_ (IVF_SQ: a flat sub-index; Load = this +
-  // LoadGraphs).
-  static Status LoadSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path,
-                       const Array& values, size_t width);
+  // IVF_SQ / IVF_HNSW_SQ: the bounds of auxiliary.idx's storage_metadata into index->hnsw_,
+  // its codes sized for every row (LoadPartitions fills them).
+  static Status PrepareSq(IvfIndex* index, const Schema& aux_schema, const std::string& aux_path);
   // IVF_SQ: the SQ distances of partition p's rows to the query codes `q` (lance's flat
   // sub-index) into dist[0..rows of p).
   static void ScorePartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q, float* dist);
-  // The graphs of index.idx whose IVF message (its partitions' rows in index.idx) is
-  // `index_ivf`, into index->hnsw_ (IVF_HNSW_PQ calls this after loading its PQ storage).
-  static Status LoadGraphs(IvfIndex* index, const file::FileReader& index_reader,
-                           const std::string& index_path, const pb::IVF& index_ivf,
-                           std::shared_ptr<HnswStorage> hnsw);
+  // The graph layout of index.idx whose IVF message (its partitions' rows in index.idx) is
+  // `index_ivf`, and its "lance:hnsw" entries, checked; index->hnsw_ made when absent.
+  static Status PrepareGraphs(IvfIndex* index, const file::FileReader& index_reader,
+                              const std::string& index_path, const pb::IVF& index_ivf);
+  // The graphs of partitions [begin, end) read from index.idx into index.hnsw_.
+  static Status LoadGraphs(const IvfIndex& index, size_t begin, size_t end);
   // Partition p's best `limit` rows for the query codes `q` (lance's HNSW search, or an exact
   // scan of the accepted rows when fewer than 10 % of the partition pass `keep`).
   static Status SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,

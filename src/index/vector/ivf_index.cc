@@ -114,6 +114,68 @@ Result<IvfIndexHeader> HeaderOf(const file::FileReader& index_reader, const std:
   return header;
 }
 
+// auxiliary.idx's PQ storage_metadata and codebook (IVF_PQ, IVF_HNSW_PQ); `transposed`: whether
+// the codes are stored sub-vector-major within each partition.
+Result<PqCodebook> ReadPqCodebook(const file::FileReader& aux_reader, const std::string& aux_path, size_t dim,
+                                  bool* transposed) {
+  LANCE_ASSIGN_OR_RAISE(std::string sm_text, RequireMetadata(*aux_reader.schema(), kStorageMetadataKey, aux_path));
+  auto sm_list = nlohmann::json::parse(sm_text, nullptr, false);
+  nlohmann::json sm;
+  if (sm_list.is_array() && sm_list.size() == 1 && sm_list[0].is_string()) {
+    sm = nlohmann::json::parse(sm_list[0].get<std::string>(), nullptr, false);
+  }
+  if (!sm.is_object() || !sm.contains("codebook_position") || !sm["codebook_position"].is_number_unsigned() ||
+      !sm.contains("nbits") || !sm["nbits"].is_number_unsigned() || !sm.contains("num_sub_vectors") ||
+      !sm["num_sub_vectors"].is_number_unsigned() || !sm.contains("dimension") ||
+      !sm["dimension"].is_number_unsigned()) {
+    return Status::Corruption("{}: storage_metadata is not a list of one PQ JSON object: {}", aux_path,
+                              sm_text);
+  }
+  PqCodebook pq;
+  pq.num_bits = sm["nbits"].get<uint32_t>();
+  pq.num_sub_vectors = sm["num_sub_vectors"].get<size_t>();
+  pq.dim = sm["dimension"].get<size_t>();
+  *transposed = sm.value("transposed", false);
+  if (pq.num_bits != 8) {
+    return Status::NotSupported("{}: {}-bit PQ codes (8-bit codes are read)", aux_path, pq.num_bits);
+  }
+  if (pq.dim != dim || pq.num_sub_vectors == 0 || pq.dim % pq.num_sub_vectors != 0) {
+    return Status::Corruption("{}: PQ of {} sub-vectors over {} dimensions, the centroids have {}",
+                              aux_path, pq.num_sub_vectors, pq.dim, dim);
+  }
+  // The codebook Tensor: in the global buffer codebook_position names, or (lance before 0.28,
+  // codebook_position 0; upstream corpus v0.27.1/pq_in_schema) its bytes inline in
+  // codebook_tensor, one JSON number per byte.
+  const int cb_pos = sm["codebook_position"].get<int>();
+  std::string inline_cb;
+  if (cb_pos == 0 && sm.contains("codebook_tensor") && sm["codebook_tensor"].is_array()) {
+    for (const auto& b : sm["codebook_tensor"]) {
+      if (!b.is_number_unsigned() || b.get<uint64_t>() > 255) {
+        return Status::Corruption("{}: codebook_tensor holds {}, not a byte", aux_path, b.dump());
+      }
+      inline_cb += static_cast<char>(b.get<uint8_t>());
+    }
+  }
+  BufferPtr cb_bytes;
+  if (!inline_cb.empty()) {
+    cb_bytes = BufferFromString(std::move(inline_cb));
+  } else if (cb_pos <= 0 || cb_pos >= aux_reader.num_global_buffers()) {
+    return Status::Corruption("{}: codebook_position {} names no global buffer", aux_path, cb_pos);
+  } else {
+    LANCE_ASSIGN_OR_RAISE(cb_bytes, aux_reader.ReadGlobalBuffer(cb_pos));
+  }
+  pb::Tensor cb;
+  if (cb_bytes->size() > INT32_MAX || !cb.ParseFromArray(cb_bytes->data(), static_cast<int>(cb_bytes->size()))) {
+    return Status::Corruption("{}: codebook (global buffer {}) is not a Tensor", aux_path, cb_pos);
+  }
+  LANCE_ASSIGN_OR_RAISE(pq.centroids, TensorFloats(cb, aux_path + " codebook"));
+  if (pq.centroids.size() != pq.num_centroids() * pq.dim) {
+    return Status::Corruption("{}: codebook holds {} floats, expected {} x {}", aux_path,
+                              pq.centroids.size(), pq.num_centroids(), pq.dim);
+  }
+  return pq;
+}
+
 }  // namespace
 
 std::string_view IndexKindName(IndexKind kind) {
@@ -160,6 +222,14 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(std::shared_ptr<io::ObjectStore
 }
 
 Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStore>& files) {
+  return OpenImpl(files, /*whole=*/true);
+}
+
+Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenByPartition(const std::shared_ptr<IndexStore>& files) {
+  return OpenImpl(files, /*whole=*/false);
+}
+
+Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole) {
   const std::string index_path = files->PathOf(kIndexFileName);
   const std::string aux_path = files->PathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
@@ -201,160 +271,134 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(const std::shared_ptr<IndexStor
   }
 
   const Schema& aux_schema = *aux_reader->schema();
+  const size_t parts = index->ivf_.num_partitions();
+  index->index_reader_ = index_reader;
+  index->aux_reader_ = aux_reader;
+  index->index_path_ = index_path;
+  index->aux_path_ = aux_path;
+  index->loaded_ = std::make_unique<std::atomic<bool>[]>(parts);
   if (index->kind_ == IndexKind::kIvfRq) {
+    // Read whole (its packed codes and factors are not split by partition here).
     LANCE_RETURN_NOT_OK(RabitqAccess::Load(index.get(), *aux_reader, aux_path));
+    for (size_t p = 0; p < parts; ++p) index->loaded_[p].store(true);
     return index;
   }
-  const int rowid_field = aux_schema.GetFieldIndex(kRowIdColumn);
+  index->rowid_field_ = aux_schema.GetFieldIndex(kRowIdColumn);
   const bool pq_storage = index->kind_ == IndexKind::kIvfPq || index->kind_ == IndexKind::kIvfHnswPq;
   const char* storage_column = pq_storage                              ? kPqCodeColumn
                                : index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq
                                    ? kSqCodeColumn
                                                                        : kFlatColumn;
-  const int storage_field = aux_schema.GetFieldIndex(storage_column);
-  if (rowid_field < 0 || storage_field < 0) {
+  index->storage_field_ = aux_schema.GetFieldIndex(storage_column);
+  if (index->rowid_field_ < 0 || index->storage_field_ < 0) {
     return Status::Corruption("{}: expected columns {} and {}", aux_path, kRowIdColumn, storage_column);
   }
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, aux_reader->ReadAll({rowid_field, storage_field}));
-  const Array& rowids = *batch->column(0);
-  const Array& storage = *batch->column(1);
-  if (rowids.type_id() != TypeId::kUInt64 || rowids.null_count != 0) {
-    return Status::Corruption("{}: {} must be uint64 without nulls", aux_path, kRowIdColumn);
+  if (IsHnswKind(index->kind_) && index->metric_ == DistanceType::kHamming) {
+    return Status::NotSupported("{}: {} with distance_type hamming (l2, cosine and dot are read)", aux_path,
+                                IndexKindName(index->kind_));
   }
-  index->row_ids_.assign(rowids.Values<uint64_t>(), rowids.Values<uint64_t>() + rowids.length);
-  if (storage.type_id() != TypeId::kFixedSizeList || storage.null_count != 0 ||
-      storage.children.size() != 1) {
-    return Status::Corruption("{}: {} must be a fixed_size_list without null rows", aux_path,
-                              storage_column);
-  }
-  const auto width = static_cast<size_t>(storage.type->list_size());
-  const Array& values = *storage.children[0];
+  index->row_ids_.resize(rows);
 
   if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
-    if (values.type_id() != TypeId::kFloat || width != index->ivf_.dim) {
-      return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path,
-                                  values.type->ToString(), width, index->ivf_.dim);
+    const DataTypePtr& t = aux_schema.field(index->storage_field_)->type();
+    if (t->id() != TypeId::kFixedSizeList || t->value_type()->id() != TypeId::kFloat ||
+        static_cast<size_t>(t->list_size()) != index->ivf_.dim) {
+      return Status::NotSupported("{}: flat vectors of {} ({} x float32 is read)", aux_path, t->ToString(),
+                                  index->ivf_.dim);
     }
-    const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
-    index->vectors_.assign(v, v + rows * width);
-    if (index->kind_ == IndexKind::kIvfHnswFlat) {
-      if (index->metric_ == DistanceType::kHamming) {
-        return Status::NotSupported("{}: IVF_HNSW_FLAT with distance_type hamming (l2, cosine and dot are read)",
-                                    aux_path);
-      }
-      LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
-                                                 std::make_shared<HnswStorage>()));
-    }
-    return index;
-  }
-  if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
-    if (values.type_id() != TypeId::kUInt8) {
-      return Status::Corruption("{}: {} must be fixed_size_list<uint8>", aux_path, kSqCodeColumn);
-    }
-    std::shared_ptr<Array> sliced = std::make_shared<Array>(values);
-    sliced->offset += storage.offset * static_cast<int64_t>(width);
-    if (index->kind_ == IndexKind::kIvfSq) {
-      LANCE_RETURN_NOT_OK(HnswAccess::LoadSq(index.get(), aux_schema, aux_path, *sliced, width));
-    } else {
-      LANCE_RETURN_NOT_OK(HnswAccess::Load(index.get(), *index_reader, index_path, ivf_msg, aux_schema,
-                                           aux_path, *sliced, width));
-    }
-    return index;
-  }
-
-  // IVF_PQ: storage_metadata and the codebook.
-  LANCE_ASSIGN_OR_RAISE(std::string sm_text, RequireMetadata(aux_schema, kStorageMetadataKey, aux_path));
-  auto sm_list = nlohmann::json::parse(sm_text, nullptr, false);
-  nlohmann::json sm;
-  if (sm_list.is_array() && sm_list.size() == 1 && sm_list[0].is_string()) {
-    sm = nlohmann::json::parse(sm_list[0].get<std::string>(), nullptr, false);
-  }
-  if (!sm.is_object() || !sm.contains("codebook_position") || !sm["codebook_position"].is_number_unsigned() ||
-      !sm.contains("nbits") || !sm["nbits"].is_number_unsigned() || !sm.contains("num_sub_vectors") ||
-      !sm["num_sub_vectors"].is_number_unsigned() || !sm.contains("dimension") ||
-      !sm["dimension"].is_number_unsigned()) {
-    return Status::Corruption("{}: storage_metadata is not a list of one PQ JSON object: {}", aux_path,
-                              sm_text);
-  }
-  PqCodebook pq;
-  pq.num_bits = sm["nbits"].get<uint32_t>();
-  pq.num_sub_vectors = sm["num_sub_vectors"].get<size_t>();
-  pq.dim = sm["dimension"].get<size_t>();
-  const bool transposed = sm.value("transposed", false);
-  if (pq.num_bits != 8) {
-    return Status::NotSupported("{}: {}-bit PQ codes (8-bit codes are read)", aux_path, pq.num_bits);
-  }
-  if (pq.dim != index->ivf_.dim || pq.num_sub_vectors == 0 || pq.dim % pq.num_sub_vectors != 0) {
-    return Status::Corruption("{}: PQ of {} sub-vectors over {} dimensions, the centroids have {}",
-                              aux_path, pq.num_sub_vectors, pq.dim, index->ivf_.dim);
-  }
-  // The codebook Tensor: in the global buffer codebook_position names, or (lance before 0.28,
-  // codebook_position 0; upstream corpus v0.27.1/pq_in_schema) its bytes inline in
-  // codebook_tensor, one JSON number per byte.
-  const int cb_pos = sm["codebook_position"].get<int>();
-  std::string inline_cb;
-  if (cb_pos == 0 && sm.contains("codebook_tensor") && sm["codebook_tensor"].is_array()) {
-    for (const auto& b : sm["codebook_tensor"]) {
-      if (!b.is_number_unsigned() || b.get<uint64_t>() > 255) {
-        return Status::Corruption("{}: codebook_tensor holds {}, not a byte", aux_path, b.dump());
-      }
-      inline_cb += static_cast<char>(b.get<uint8_t>());
-    }
-  }
-  BufferPtr cb_bytes;
-  if (!inline_cb.empty()) {
-    cb_bytes = BufferFromString(std::move(inline_cb));
-  } else if (cb_pos <= 0 || cb_pos >= aux_reader->num_global_buffers()) {
-    return Status::Corruption("{}: codebook_position {} names no global buffer", aux_path, cb_pos);
+    index->vectors_.resize(rows * index->ivf_.dim);
+  } else if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
+    LANCE_RETURN_NOT_OK(HnswAccess::PrepareSq(index.get(), aux_schema, aux_path));
   } else {
-    LANCE_ASSIGN_OR_RAISE(cb_bytes, aux_reader->ReadGlobalBuffer(cb_pos));
+    LANCE_ASSIGN_OR_RAISE(PqCodebook pq, ReadPqCodebook(*aux_reader, aux_path, index->ivf_.dim, &index->transposed_));
+    if (index->metric_ != DistanceType::kDot) pq.packed_by8 = PackPqCodebook(pq);
+    index->codes_.resize(rows * pq.num_sub_vectors);
+    index->transposed_codes_.resize(rows * pq.num_sub_vectors);
+    index->pq_ = std::move(pq);
   }
-  pb::Tensor cb;
-  if (cb_bytes->size() > INT32_MAX || !cb.ParseFromArray(cb_bytes->data(), static_cast<int>(cb_bytes->size()))) {
-    return Status::Corruption("{}: codebook (global buffer {}) is not a Tensor", aux_path, cb_pos);
+  if (IsHnswKind(index->kind_)) {
+    LANCE_RETURN_NOT_OK(HnswAccess::PrepareGraphs(index.get(), *index_reader, index_path, ivf_msg));
   }
-  LANCE_ASSIGN_OR_RAISE(pq.centroids, TensorFloats(cb, aux_path + " codebook"));
-  if (pq.centroids.size() != pq.num_centroids() * pq.dim) {
-    return Status::Corruption("{}: codebook holds {} floats, expected {} x {}", aux_path,
-                              pq.centroids.size(), pq.num_centroids(), pq.dim);
-  }
-  if (values.type_id() != TypeId::kUInt8 || width != pq.num_sub_vectors) {
-    return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path, kPqCodeColumn,
-                              pq.num_sub_vectors);
-  }
-  const uint8_t* codes = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
-  index->codes_.resize(rows * width);
-  index->transposed_codes_.resize(rows * width);
-  // Within partition p (n rows from row o) of a transposed block: byte s * n + j is row o + j's
-  // code s. Both layouts are kept: row-major for code(i), transposed for the search's scan.
-  for (size_t p = 0; p < index->ivf_.num_partitions(); ++p) {
-    const size_t o = index->ivf_.offsets[p], n = index->ivf_.lengths[p];
-    const uint8_t* block = codes + o * width;
-    uint8_t* rows_out = index->codes_.data() + o * width;
-    uint8_t* cols_out = index->transposed_codes_.data() + o * width;
-    if (transposed) {
-      std::memcpy(cols_out, block, n * width);
-      for (size_t s = 0; s < width; ++s) {
-        for (size_t j = 0; j < n; ++j) rows_out[j * width + s] = block[s * n + j];
-      }
-    } else {
-      std::memcpy(rows_out, block, n * width);
-      for (size_t s = 0; s < width; ++s) {
-        for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
-      }
-    }
-  }
-  if (index->metric_ != DistanceType::kDot) pq.packed_by8 = PackPqCodebook(pq);
-  index->pq_ = std::move(pq);
-  if (index->kind_ == IndexKind::kIvfHnswPq) {
-    if (index->metric_ == DistanceType::kHamming) {
-      return Status::NotSupported("{}: IVF_HNSW_PQ with distance_type hamming (l2, cosine and dot are read)",
-                                  aux_path);
-    }
-    LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(index.get(), *index_reader, index_path, ivf_msg,
-                                               std::make_shared<HnswStorage>()));
+  index->unloaded_.store(parts);
+  if (whole) {
+    std::lock_guard<std::mutex> lock(index->load_mu_);
+    LANCE_RETURN_NOT_OK(index->LoadPartitions(0, parts));
   }
   return index;
+}
+
+Status IvfIndex::LoadPartition(size_t p) const {
+  if (p >= ivf_.num_partitions() || loaded_[p].load(std::memory_order_acquire)) return Status::OK();
+  std::lock_guard<std::mutex> lock(load_mu_);
+  if (loaded_[p].load(std::memory_order_relaxed)) return Status::OK();
+  return LoadPartitions(p, p + 1);
+}
+
+Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
+  const uint64_t first_row = ivf_.offsets[begin];
+  const uint64_t rows = ivf_.offsets[end - 1] + ivf_.lengths[end - 1] - first_row;
+  if (rows > 0) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                          aux_reader_->ReadRange(static_cast<int64_t>(first_row), static_cast<int64_t>(rows),
+                                                 {rowid_field_, storage_field_}));
+    const Array& rowids = *batch->column(0);
+    const Array& storage = *batch->column(1);
+    if (rowids.type_id() != TypeId::kUInt64 || rowids.null_count != 0 ||
+        static_cast<uint64_t>(rowids.length) != rows) {
+      return Status::Corruption("{}: {} must be uint64 without nulls", aux_path_, kRowIdColumn);
+    }
+    if (storage.type_id() != TypeId::kFixedSizeList || storage.null_count != 0 ||
+        storage.children.size() != 1) {
+      return Status::Corruption("{}: {} must be a fixed_size_list without null rows", aux_path_,
+                                aux_reader_->schema()->field(storage_field_)->name());
+    }
+    std::memcpy(row_ids_.data() + first_row, rowids.Values<uint64_t>(), rows * sizeof(uint64_t));
+    const auto width = static_cast<size_t>(storage.type->list_size());
+    const Array& values = *storage.children[0];
+    if (kind_ == IndexKind::kIvfFlat || kind_ == IndexKind::kIvfHnswFlat) {
+      if (values.type_id() != TypeId::kFloat || width != ivf_.dim) {
+        return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path_,
+                                    values.type->ToString(), width, ivf_.dim);
+      }
+      const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
+      std::memcpy(vectors_.data() + first_row * width, v, rows * width * sizeof(float));
+    } else if (kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfSq) {
+      if (values.type_id() != TypeId::kUInt8 || width != ivf_.dim) {
+        return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path_, kSqCodeColumn, ivf_.dim);
+      }
+      const uint8_t* c = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
+      std::memcpy(hnsw_->codes.data() + first_row * width, c, rows * width);
+    } else {
+      if (values.type_id() != TypeId::kUInt8 || width != pq_->num_sub_vectors) {
+        return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path_, kPqCodeColumn,
+                                  pq_->num_sub_vectors);
+      }
+      const uint8_t* codes = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
+      // Within partition p (n rows from row o) of a transposed block: byte s * n + j is row o + j's
+      // code s. Both layouts are kept: row-major for code(i), transposed for the search's scan.
+      for (size_t p = begin; p < end; ++p) {
+        const size_t o = ivf_.offsets[p], n = ivf_.lengths[p];
+        const uint8_t* block = codes + (o - first_row) * width;
+        uint8_t* rows_out = codes_.data() + o * width;
+        uint8_t* cols_out = transposed_codes_.data() + o * width;
+        if (transposed_) {
+          std::memcpy(cols_out, block, n * width);
+          for (size_t s = 0; s < width; ++s) {
+            for (size_t j = 0; j < n; ++j) rows_out[j * width + s] = block[s * n + j];
+          }
+        } else {
+          std::memcpy(rows_out, block, n * width);
+          for (size_t s = 0; s < width; ++s) {
+            for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
+          }
+        }
+      }
+    }
+  }
+  if (IsHnswKind(kind_)) LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(*this, begin, end));
+  for (size_t p = begin; p < end; ++p) loaded_[p].store(true, std::memory_order_release);
+  unloaded_.fetch_sub(end - begin);
+  return Status::OK();
 }
 
 int64_t IvfIndex::MemoryBytes() const {
@@ -409,6 +453,10 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
                                    : query.vector;
   std::vector<float> centroid_dist;
   const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
+  // An index opened by partition reads each probed partition the first time it is probed.
+  if (unloaded_.load(std::memory_order_acquire) > 0) {
+    for (uint32_t p : parts) LANCE_RETURN_NOT_OK(LoadPartition(p));
+  }
   linalg::TopK all(limit);
   std::vector<float> dist;
   std::vector<float> residual(ivf_.dim);

@@ -14,6 +14,7 @@
 
 #include "index/vector/hnsw.h"
 #include "index/vector/pq_distance.h"
+#include "lance/index/index_store.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/linalg/distance.h"
 #include "lance/io/memory_object_store.h"
@@ -79,8 +80,66 @@ void SweepCorruptIndex(const std::string& idx, const std::string& aux) {
           q.nprobes = 4;
           (void)(*r)->Search(q);
         }
+        // Opened by partition, the partition data is decoded by the searches: still errors.
+        auto lazy = IvfIndex::OpenByPartition(IndexStore::Make(mem, "x"));
+        if (lazy.ok()) {
+          AnnQuery q;
+          q.vector.assign((*lazy)->dim(), 0.5f);
+          for (size_t np : {1, 4}) {
+            q.nprobes = np;
+            (void)(*lazy)->Search(q);
+          }
+        }
       }
     }
+  }
+}
+
+// An index opened by partition answers every query as the index read whole -- the same rows in
+// the same order, the same distances -- for every nprobes, refine and filter; a partition is
+// read by the first search that probes it, once: the same search again reads nothing.
+TEST(IvfIndexTest, OpenedByPartitionAnswersAsReadWholeAndReadsOnlyProbedPartitions) {
+  for (const char* name : {"ivf_flat_l2", "ivf_flat_cosine", "ivf_flat_dot", "ivf_pq_l2", "ivf_pq_dot",
+                           "ivf_pq_cosine", "ivf_hnsw_sq_l2", "ivf_hnsw_pq_l2", "ivf_rq_l2"}) {
+    SCOPED_TRACE(name);
+    auto sp = io::ObjectStore::FromUri(IndexDir(name)).ValueOrDie();
+    auto whole = IvfIndex::Open(sp.store, sp.path).ValueOrDie();
+    auto files = IndexStore::Make(sp.store, sp.path);
+    auto lazy = IvfIndex::OpenByPartition(files).ValueOrDie();
+    ASSERT_EQ(lazy->num_rows(), whole->num_rows());
+    ASSERT_GE(whole->ivf().num_partitions(), 2u);
+    std::mt19937 rng(7);
+    std::normal_distribution<float> g;
+    bool first = true;
+    for (int qi = 0; qi < 12; ++qi) {
+      AnnQuery q;
+      for (size_t d = 0; d < whole->dim(); ++d) q.vector.push_back(g(rng));
+      q.nprobes = 1 + static_cast<size_t>(qi) % whole->ivf().num_partitions();
+      q.k = qi % 3 == 0 ? 1 : 10;
+      if (qi % 4 == 1) q.refine_factor = 2;
+      std::function<bool(uint64_t)> keep;
+      if (qi % 5 == 2) keep = [](uint64_t r) { return r % 3 != 0; };
+      files->ResetStats();
+      auto a = whole->Search(q, keep).ValueOrDie();
+      auto b = lazy->Search(q, keep).ValueOrDie();
+      if (first && whole->kind() != IndexKind::kIvfRq) {
+        EXPECT_GT(files->stats().read_requests, 0) << "the first search read no partition";
+        files->ResetStats();
+        EXPECT_EQ(lazy->Search(q, keep).ValueOrDie(), b);
+        EXPECT_EQ(files->stats().read_requests, 0) << "a probed partition was read twice";
+        first = false;
+      }
+      ASSERT_EQ(a.size(), b.size()) << qi;
+      ASSERT_FALSE(a.empty());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].row, b[i].row) << qi << " " << i;
+        EXPECT_EQ(a[i].distance, b[i].distance) << qi << " " << i;
+      }
+    }
+    EXPECT_FALSE(first && whole->kind() != IndexKind::kIvfRq);
+    // Every partition read: the storage is the whole index's.
+    for (size_t p = 0; p < lazy->ivf().num_partitions(); ++p) ASSERT_TRUE(lazy->LoadPartition(p).ok());
+    EXPECT_EQ(lazy->row_ids(), whole->row_ids());
   }
 }
 

@@ -24,7 +24,7 @@ Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const std::shared_ptr<In
                                                         const table::IndexInfo& info) {
   auto open = [&]() -> Result<std::pair<std::shared_ptr<const IvfIndex>, int64_t>> {
     LANCE_ASSIGN_OR_RAISE(std::shared_ptr<IvfIndex> index,
-                          IvfIndex::Open(OpenIndexStore(location, info, cache)));
+                          IvfIndex::OpenByPartition(OpenIndexStore(location, info, cache)));
     const int64_t bytes = index->MemoryBytes();
     return std::pair<std::shared_ptr<const IvfIndex>, int64_t>(std::move(index), bytes);
   };

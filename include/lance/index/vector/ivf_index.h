@@ -24,9 +24,11 @@
 // against the codebook through a per-query distance table summed in sub-vector order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +41,9 @@
 
 namespace lance::index {
 class IndexStore;
+}
+namespace lance::file {
+class FileReader;
 }
 
 namespace lance::index::vector {
@@ -94,6 +99,30 @@ struct AnnQuery {
 
 struct HnswStorage;
 struct RabitqStorage;
+struct GraphLayout;
+
+// A vector whose resize leaves new elements uninitialised: a lazily opened index sizes its
+// storage for every row at open and the pages of partitions never probed are never touched.
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <typename U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <typename T>
+using UninitVector = std::vector<T, UninitAllocator<T>>;
 
 // What index.idx's "lance:index" metadata says of a vector index: its type and metric.
 struct IvfIndexHeader {
@@ -114,6 +143,15 @@ class IvfIndex {
                                                 const std::string& dir);
   // The same through the index's IndexStore (index_store.h: its files and page cache).
   static Result<std::shared_ptr<IvfIndex>> Open(const std::shared_ptr<IndexStore>& files);
+  // The same, opened by partition: index.idx's header and centroids, auxiliary.idx's partition
+  // table and quantizer (codebook, SQ bounds) and the graphs' metadata are read here; a
+  // partition's rows, codes and graph are read by the first Search that probes it (or
+  // LoadPartition) and kept. Malformed partition data is reported by that Search. row_ids(),
+  // code(i) and stored_vector(i) are valid for loaded partitions only (IVF_RQ is read whole).
+  static Result<std::shared_ptr<IvfIndex>> OpenByPartition(const std::shared_ptr<IndexStore>& files);
+  // Reads partition p's storage (and graph) when not yet read. Thread-safe.
+  // Errors: Corruption / NotSupported naming the file, IOError.
+  Status LoadPartition(size_t p) const;
 
   IndexKind kind() const { return kind_; }
   linalg::DistanceType metric() const { return metric_; }
@@ -149,16 +187,30 @@ class IvfIndex {
   friend struct HnswAccess;
   friend struct RabitqAccess;
   IvfIndex() = default;
+  static Result<std::shared_ptr<IvfIndex>> OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole);
+  // Reads partitions [begin, end) (all loaded or none; callers hold load_mu_).
+  Status LoadPartitions(size_t begin, size_t end) const;
   IndexKind kind_ = IndexKind::kIvfFlat;
   linalg::DistanceType metric_ = linalg::DistanceType::kL2;
   IvfModel ivf_;
   std::optional<PqCodebook> pq_;
-  std::vector<uint64_t> row_ids_;
-  std::vector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
-  std::vector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
-  std::vector<float> vectors_;   // row-major num_rows x dim
-  std::shared_ptr<const HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
+  mutable std::vector<uint64_t> row_ids_;
+  // The storage below is sized for every row at open and filled partition by partition
+  // (LoadPartition); mutable for that, guarded by load_mu_ and published by loaded_.
+  mutable UninitVector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
+  mutable UninitVector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
+  mutable UninitVector<float> vectors_;   // row-major num_rows x dim
+  std::shared_ptr<HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
   std::shared_ptr<const RabitqStorage> rq_;  // IVF_RQ: rotation, codes, factors (rabitq_index.h)
+  // Where partitions are read from: the open files, the columns, the PQ layout, the graphs.
+  std::shared_ptr<const file::FileReader> index_reader_, aux_reader_;
+  std::string index_path_, aux_path_;
+  int rowid_field_ = -1, storage_field_ = -1;
+  bool transposed_ = false;
+  std::shared_ptr<const GraphLayout> graph_layout_;  // HNSW kinds (hnsw_index.h)
+  mutable std::mutex load_mu_;
+  mutable std::unique_ptr<std::atomic<bool>[]> loaded_;  // one per partition
+  mutable std::atomic<size_t> unloaded_{0};
 };
 
 // lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)

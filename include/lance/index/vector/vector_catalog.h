@@ -22,7 +22,8 @@ namespace lance::index::vector {
 // `field_id` in the manifest's index list, or null.
 const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t field_id);
 
-// The index `info` of the table at `location`, opened (IvfIndex::Open over its IndexStore).
+// The index `info` of the table at `location`, opened by partition (IvfIndex::OpenByPartition
+// over its IndexStore: a partition is read the first time a search probes it).
 // Index directories never change once committed, so the opened index is kept in `cache`
 // (by store and directory, charged its MemoryBytes()): the queries sharing that cache open
 // it once. A null cache opens it every call. Thread-safe. Errors: as IvfIndex::Open.
