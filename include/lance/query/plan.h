@@ -224,17 +224,23 @@ class CountNode final : public PlanNode {
 // Then the postfilter (a filter without prefilter) over those rows, then offset / limit.
 // Inputs, when present: the prefilter's row source (Project of "_rowid"), then the rows
 // searched exactly (Project of the vector column and "_rowid").
+// The vector index a KnnNode searches (KnnNode::Index). Declared outside the node so that
+// std::optional<KnnIndex> in the node's constructor sees a complete, default-constructible
+// type (clang rejects emplace() on a nested struct with member initializers otherwise).
+struct KnnIndex {
+  std::shared_ptr<const index::vector::IvfIndex> ivf;
+  std::string name;
+  std::string uuid;
+  std::vector<uint64_t> uncovered;  // fragment ids the index does not cover
+  // Some rows of the index may be of fragments this version no longer has (its fragment
+  // bitmap names one, or it has none).
+  bool may_hold_gone_rows = true;
+};
+
 class KnnNode final : public PlanNode {
  public:
-  struct Index {
-    std::shared_ptr<const index::vector::IvfIndex> ivf;
-    std::string name;
-    std::string uuid;
-    std::vector<uint64_t> uncovered;  // fragment ids the index does not cover
-    // Some rows of the index may be of fragments this version no longer has (its fragment
-    // bitmap names one, or it has none).
-    bool may_hold_gone_rows = true;
-  };
+  using Index = KnnIndex;
+
   KnnNode(std::shared_ptr<const table::Snapshot> snapshot, NearestOptions nearest,
           linalg::DistanceType metric, std::optional<Index> index, PlanNodePtr prefilter_rows,
           PlanNodePtr exact_rows, std::shared_ptr<const Filter> postfilter, SchemaPtr schema,
