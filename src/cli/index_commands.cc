@@ -216,7 +216,7 @@ void AddCreateOptions(CLI::App* sub, CreateIndexArgs* args) {
                   "bloomfilter: rows per zone and expected items of its filter (default 8192)");
   sub->add_option("--bloom-probability", args->bloom_probability,
                   "bloomfilter: false-positive probability (default 0.00057: 32 KiB a zone)");
-  sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot (default l2)");
+  sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot | hamming (ivf_flat, uint8 vectors) (default l2)");
   sub->add_option("--partitions", args->partitions, "vector indexes: IVF partitions (default sqrt(rows))");
   sub->add_option("--sub-vectors", args->sub_vectors, "ivf_pq: sub-vectors (default dim/16, else dim/8)");
   sub->add_option("--bits,--num-bits", args->bits, "ivf_pq: bits per code (8); ivf_rq: bits per dimension (1)");

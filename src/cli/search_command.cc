@@ -405,7 +405,7 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
                   "re-rank k x R index candidates with exact distances (default off)");
   sub->add_option("--ef", a->ef,
                   "HNSW indexes: results kept per partition graph search (default 1.5 x k x R)");
-  sub->add_option("--metric", a->metric, "l2 | cosine | dot (default: the index's)");
+  sub->add_option("--metric", a->metric, "l2 | cosine | dot | hamming (uint8 vectors; default: the index's)");
   sub->add_flag("--bypass-index", a->bypass_index, "exact search even when an index exists");
   sub->add_option("--operator", a->op, "text: or (any token, default) | and (every token)");
   sub->add_flag("--phrase", a->phrase, "text: phrase query (the index needs positions)");

@@ -180,6 +180,9 @@ float Hamming(const uint8_t* a, const uint8_t* b, size_t bytes) {
   Active().hamming_u8(a, 0, b, 1, bytes, &out);
   return out;
 }
+void HammingDistances(const uint8_t* a, const uint8_t* vectors, size_t n, size_t bytes, float* out) {
+  Active().hamming_u8(a, 0, vectors, n, bytes, out);
+}
 float NormL2(const float* v, size_t dim) { return Active().norm_f32(v, dim); }
 uint32_t L2U8(const uint8_t* a, const uint8_t* b, size_t dim) { return Active().l2_u8(a, b, dim); }
 L2U8Fn L2U8Kernel() { return Active().l2_u8; }

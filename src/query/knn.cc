@@ -197,9 +197,6 @@ Result<Plan> Planner::PlanNearest(const ScanOptions& options) const {
     return Status::InvalidArgument("nearest: the query has {} values, column \"{}\" holds vectors of {}",
                                    n.query.size(), n.column, field->type()->list_size());
   }
-  if (n.metric == linalg::DistanceType::kHamming) {
-    return Status::NotSupported("nearest: hamming distance over \"{}\" is not implemented", n.column);
-  }
   // The output: the projection, "_distance" before the system columns the flags append.
   LANCE_ASSIGN_OR_RAISE(SchemaPtr projected, OutputSchema(options));
   std::vector<FieldPtr> fields = projected->fields();

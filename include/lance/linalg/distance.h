@@ -116,6 +116,8 @@ float Hamming(const uint8_t* a, const uint8_t* b, size_t bytes);
 // of the active level (no allocation), the same values as the single-pair forms.
 void L2Distances(const float* a, const float* vectors, size_t n, size_t dim, float* out);
 void DotDistances(const float* a, const float* vectors, size_t n, size_t dim, float* out);
+// out[i] = Hamming(a, vectors + i * bytes) for n binary vectors back to back (one kernel call).
+void HammingDistances(const uint8_t* a, const uint8_t* vectors, size_t n, size_t bytes, float* out);
 // `n` vectors of `dim` floats packed by 8 for L2DistancesPacked: groups of 8 vectors,
 // dimension-major (coordinate d of vector 8 g + l at [(g * dim + d) * 8 + l]), the last group
 // padded with zeros.

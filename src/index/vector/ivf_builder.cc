@@ -21,6 +21,7 @@
 #include "lance/index/index_store.h"
 #include "lance/linalg/flat_search.h"
 #include "lance/linalg/kmeans.h"
+#include "lance/linalg/kmodes.h"
 #include "lance/table/snapshot.h"
 #include "table/proto/index_details.pb.h"
 
@@ -35,15 +36,16 @@ using linalg::DistanceType;
 struct TrainingData {
   size_t dim = 0;
   std::vector<float> vectors;
+  std::vector<uint8_t> bytes;  // a hamming index's binary vectors (dim uint8 each), instead of `vectors`
   std::vector<uint64_t> row_ids;
   std::vector<uint32_t> fragment_ids;
   size_t rows() const { return row_ids.size(); }
 };
 
 // The caller's training rows of `column` (live rows with row ids, in scan order) as float32
-// vectors, null vectors dropped.
+// vectors (uint8 ones for hamming: `binary`), null vectors dropped.
 Result<TrainingData> LoadVectors(const table::Snapshot& snap, const std::string& column,
-                                 const scalar::TrainingRows& rows) {
+                                 const scalar::TrainingRows& rows, bool binary) {
   TrainingData d;
   LANCE_ASSIGN_OR_RAISE(scalar::TrainingData in, rows(snap, column));
   size_t at = 0;  // row id of the first value of the next array
@@ -53,16 +55,24 @@ Result<TrainingData> LoadVectors(const table::Snapshot& snap, const std::string&
                                      "values than row ids ({})", column, in.row_ids.size());
     }
     LANCE_ASSIGN_OR_RAISE(linalg::VectorColumn vc, linalg::VectorColumn::Of(*values));
-    if (vc.element != linalg::ElementType::kFloat32) {
+    if (binary && vc.element != linalg::ElementType::kUInt8) {
+      return Status::InvalidArgument("create vector index: hamming needs binary vectors (fixed_size_list<uint8>), "
+                                     "column \"{}\" holds {}", column, linalg::ElementTypeName(vc.element));
+    }
+    if (!binary && vc.element != linalg::ElementType::kFloat32) {
       return Status::NotSupported("create vector index: column \"{}\" holds {} vectors (float32 "
-                                  "is indexed so far)", column, linalg::ElementTypeName(vc.element));
+                                  "is indexed so far; uint8 with hamming)", column, linalg::ElementTypeName(vc.element));
     }
     if (d.dim == 0) d.dim = vc.dim;
     const uint64_t* ids = in.row_ids.data() + at;
     const auto* v = reinterpret_cast<const float*>(vc.data);
     for (size_t i = 0; i < vc.length; ++i) {
       if (vc.validity && !bit_util::GetBit(vc.validity, vc.validity_offset + static_cast<int64_t>(i))) continue;
-      d.vectors.insert(d.vectors.end(), v + i * vc.dim, v + (i + 1) * vc.dim);
+      if (binary) {
+        d.bytes.insert(d.bytes.end(), vc.data + i * vc.dim, vc.data + (i + 1) * vc.dim);
+      } else {
+        d.vectors.insert(d.vectors.end(), v + i * vc.dim, v + (i + 1) * vc.dim);
+      }
       d.row_ids.push_back(ids[i]);
     }
     at += vc.length;
@@ -79,9 +89,19 @@ KeyValueMetadataPtr Metadata(std::vector<std::pair<std::string, std::string>> pa
   return std::make_shared<KeyValueMetadata>(std::move(pairs));
 }
 
-// index.idx: no rows, the IVF centroids in global buffer 1.
+// A hamming index's centroids: a uint8 Tensor [k, bytes].
+pb::Tensor BinaryTensor(const std::vector<uint8_t>& values, uint32_t rows, uint32_t cols) {
+  pb::Tensor t;
+  t.set_data_type(pb::Tensor::UINT8);
+  t.add_shape(rows);
+  t.add_shape(cols);
+  t.set_data(std::string(values.begin(), values.end()));
+  return t;
+}
+
+// index.idx: no rows, the IVF centroids in global buffer 1 (uint8 ones in `binary` when given).
 Status WriteIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
-                      const linalg::KMeansModel& ivf) {
+                      const linalg::KMeansModel& ivf, const std::vector<uint8_t>* binary = nullptr) {
   nlohmann::json meta = {{"type", std::string(IndexKindName(kind))},
                          {"distance_type", std::string(linalg::DistanceTypeName(metric))}};
   nlohmann::json flat = nlohmann::json::array();
@@ -95,8 +115,9 @@ Status WriteIndexFile(IndexStore& store, IndexKind kind, DistanceType metric,
     msg.add_offsets(0);
     msg.add_lengths(0);
   }
-  *msg.mutable_centroids_tensor() = FloatTensor(ivf.centroids, static_cast<uint32_t>(ivf.k),
-                                                static_cast<uint32_t>(ivf.dim));
+  *msg.mutable_centroids_tensor() =
+      binary ? BinaryTensor(*binary, static_cast<uint32_t>(ivf.k), static_cast<uint32_t>(ivf.dim))
+             : FloatTensor(ivf.centroids, static_cast<uint32_t>(ivf.k), static_cast<uint32_t>(ivf.dim));
   msg.set_loss(ivf.loss);
   LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(msg.SerializeAsString()));
   if (pos != 1) return Status::IOError("{}: the IVF message went to global buffer {}", kIndexFileName, pos);
@@ -124,6 +145,7 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
                           const PqCodebook* pq, const std::vector<uint8_t>& codes,
                           const std::vector<float>& stored, const SqBounds* sq = nullptr) {
   const size_t n = order.size(), dim = data.dim;
+  const bool binary = metric == DistanceType::kHamming;  // IVF_FLAT of uint8 vectors (data.bytes)
   std::vector<std::pair<std::string, std::string>> md = {
       {"distance_type", std::string(linalg::DistanceTypeName(metric))}, {kIvfMetadataKey, "1"}};
   FieldPtr storage_field;
@@ -144,7 +166,7 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
                                                          static_cast<int32_t>(pq->num_sub_vectors)));
   } else {
     md.emplace_back(kStorageMetadataKey, nlohmann::json::array({nlohmann::json({{"dim", dim}}).dump()}).dump());
-    storage_field = field(kFlatColumn, fixed_size_list(field("item", float32(), true),
+    storage_field = field(kFlatColumn, fixed_size_list(field("item", binary ? uint8() : float32(), true),
                                                        static_cast<int32_t>(dim)));
   }
   auto s = schema({field(kRowIdColumn, uint64(), true), storage_field}, Metadata(std::move(md)));
@@ -170,6 +192,12 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
       first += len;
     }
     values = Array::Make(uint8(), static_cast<int64_t>(n * width), {nullptr, buf});
+  } else if (binary) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(n * dim)));
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(buf->mutable_data() + i * dim, data.bytes.data() + size_t{order[i]} * dim, dim);
+    }
+    values = Array::Make(uint8(), static_cast<int64_t>(n * dim), {nullptr, buf});
   } else {
     LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(static_cast<int64_t>(n * dim * 4)));
     auto* out = reinterpret_cast<float*>(buf->mutable_data());
@@ -301,8 +329,14 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
     return Status::InvalidArgument("create vector index: HNSW needs m >= 2, ef_construction >= 1 "
                                    "and max_level >= 1");
   }
-  if (o.metric == DistanceType::kHamming) {
-    return Status::NotSupported("create vector index: hamming indexes are not written yet");
+  const bool binary = o.metric == DistanceType::kHamming;
+  if (binary && o.kind != IndexKind::kIvfFlat) {
+    // As lance 12: its PQ / SQ / RQ builders refuse uint8 vectors ("unsupported data type").
+    return Status::NotSupported("create vector index: {} with hamming (hamming is written as IVF_FLAT "
+                                "over uint8 vectors, as lance 12 builds it)", IndexKindName(o.kind));
+  }
+  if (binary && o.centroids) {
+    return Status::InvalidArgument("create vector index: given float centroids for a hamming index");
   }
   if (pq_kind && o.num_bits != 8) {
     return Status::NotSupported("create vector index: {}-bit PQ (8-bit codes are written)", o.num_bits);
@@ -317,7 +351,7 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
                                    column, column_type.ToString());
   }
   const int32_t field_id = snap->schema()->field(fi)->id();
-  LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows));
+  LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows, binary));
   const size_t n = data.rows(), dim = data.dim;
   if (rq_kind && dim % 8 != 0) {  // before any training
     return Status::NotSupported("create vector index: IVF_RQ over {} dimensions (a multiple of 8 is written)", dim);
@@ -357,7 +391,25 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
   ko.init = o.ivf_init.value_or(ivf_metric == DistanceType::kDot ? linalg::KMeansOptions::Init::kRandom
                                                                   : linalg::KMeansOptions::Init::kPlusPlus);
   linalg::KMeansModel ivf;
-  if (o.centroids) {
+  std::vector<uint32_t> assignment(n);
+  std::vector<uint8_t> binary_centroids;
+  if (binary) {
+    // k-modes (kmodes.h: lance 12's training of uint8 vectors), rows to the nearest mode.
+    linalg::KModesOptions mo;
+    mo.k = parts;
+    mo.max_iterations = o.max_iterations;
+    mo.sample_rate = o.sample_rate;
+    mo.seed = o.seed;
+    mo.pool = o.pool;
+    LANCE_ASSIGN_OR_RAISE(linalg::KModesModel modes, linalg::TrainKModes(data.bytes.data(), n, dim, mo));
+    binary_centroids = std::move(modes.centroids);
+    ivf.k = parts;
+    ivf.dim = dim;
+    ivf.distance_type = DistanceType::kHamming;
+    ivf.loss = modes.loss;
+    linalg::AssignToBinaryCentroids(data.bytes.data(), n, dim, binary_centroids.data(), parts, o.pool,
+                                    assignment.data());
+  } else if (o.centroids) {
     if (o.centroids->size() != parts * dim) {
       return Status::InvalidArgument("create vector index: {} given centroid values, {} partitions x {} dimensions "
                                      "expected", o.centroids->size(), parts, dim);
@@ -369,9 +421,10 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
   } else {
     LANCE_ASSIGN_OR_RAISE(ivf, linalg::TrainKMeans(work.data(), n, dim, ko));
   }
-  std::vector<uint32_t> assignment(n);
-  LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(work.data(), n, dim, ivf.centroids.data(), parts,
-                                                ivf_metric, o.pool, assignment.data()));
+  if (!binary) {
+    LANCE_RETURN_NOT_OK(linalg::AssignToCentroids(work.data(), n, dim, ivf.centroids.data(), parts,
+                                                  ivf_metric, o.pool, assignment.data()));
+  }
   // Rows grouped by partition, in scan order within each.
   std::vector<uint32_t> lengths(parts, 0);
   for (uint32_t a : assignment) ++lengths[a];
@@ -493,7 +546,7 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
   if (hnsw_kind) {
     LANCE_RETURN_NOT_OK(WriteHnswIndexFile(*store, o.kind, o.metric, ivf.centroids, ivf.k, ivf.dim, ivf.loss, graphs));
   } else {
-    LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf));
+    LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf, binary ? &binary_centroids : nullptr));
   }
   if (rq_kind) {
     LANCE_RETURN_NOT_OK(WriteRabitqAuxiliaryFile(*store, o.metric, data, order, lengths, rq, codes, rq_factors));

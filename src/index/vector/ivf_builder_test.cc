@@ -4,6 +4,7 @@
 // requests are refused. (Searches over built indexes: src/query/knn_test.cc.)
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/linalg/flat_search.h"
 #include "lance/table/snapshot.h"
 #include "lance/table/write.h"
 
@@ -68,6 +70,82 @@ Table MakeTable(int rows, uint32_t seed) {
   auto batch = RecordBatch::Make(s, rows, {Array::Make(int32(), rows, {nullptr, ids}), vec}).ValueOrDie();
   EXPECT_TRUE(table::WriteDataset(loc, s, {batch}).ok());
   return {loc, batch};
+}
+
+// `rows` binary vectors of kDim bytes around 6 random ones (row 3 null).
+Table MakeBinaryTable(int rows, uint32_t seed) {
+  auto store = io::MemoryObjectStore::Make();
+  table::TableLocation loc(store, "b.lance");
+  std::mt19937 gen(seed);
+  std::vector<uint8_t> centres(6 * kDim);
+  for (auto& c : centres) c = static_cast<uint8_t>(gen());
+  auto values = AllocateBuffer(rows * kDim).ValueOrDie();
+  for (int i = 0; i < rows; ++i) {
+    for (int d = 0; d < kDim; ++d) {
+      // about one bit in eight flipped
+      const uint8_t flips = static_cast<uint8_t>(gen() & gen() & gen());
+      values->mutable_data()[i * kDim + d] = static_cast<uint8_t>(centres[(i % 6) * kDim + d] ^ flips);
+    }
+  }
+  auto validity = AllocateBuffer((rows + 7) / 8).ValueOrDie();
+  std::memset(validity->mutable_data(), 0xff, static_cast<size_t>(validity->size()));
+  validity->mutable_data()[0] = static_cast<uint8_t>(~(1u << 3));
+  auto vec_type = fixed_size_list(field("item", uint8(), true), kDim);
+  auto s = schema({field("vec", vec_type, true)});
+  auto vec = Array::Make(vec_type, rows, {validity}, {Array::Make(uint8(), rows * kDim, {nullptr, values})});
+  const_cast<Array*>(vec.get())->null_count = 1;
+  auto batch = RecordBatch::Make(s, rows, {vec}).ValueOrDie();
+  EXPECT_TRUE(table::WriteDataset(loc, s, {batch}).ok());
+  return {loc, batch};
+}
+
+// Hamming IVF_FLAT over uint8 vectors (lance 12's layout: a uint8 centroids tensor, a uint8
+// `flat` column): it decodes back, and with every partition probed its answers are exact
+// search's (linalg::FlatSearch) row for row; a query value that is not a uint8 is refused.
+TEST(IvfBuilderTest, HammingFlatIndexDecodesAndSearchesExactly) {
+  const Table t = MakeBinaryTable(900, 5);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfFlat;
+  o.metric = linalg::DistanceType::kHamming;
+  o.num_partitions = 5;
+  o.seed = 4;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto index = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + built->uuid)).ValueOrDie();
+  EXPECT_EQ(index->metric(), linalg::DistanceType::kHamming);
+  EXPECT_EQ(index->num_rows(), 899u);
+  EXPECT_EQ(index->ivf().binary_centroids.size(), 5u * kDim);
+  EXPECT_TRUE(index->ivf().centroids.empty());
+  const uint8_t* all = t.batch->column(0)->children[0]->Values<uint8_t>();
+  for (size_t i = 0; i < index->num_rows(); ++i) {
+    const uint64_t row = index->row_ids()[i];
+    ASSERT_NE(row, 3u);
+    ASSERT_EQ(0, std::memcmp(index->stored_binary_vector(i), all + row * kDim, kDim)) << "row " << row;
+  }
+  // Each row is in the partition of its nearest centroid.
+  for (size_t p = 0; p < index->ivf().num_partitions(); ++p) {
+    for (uint64_t i = index->ivf().offsets[p]; i < index->ivf().offsets[p] + index->ivf().lengths[p]; ++i) {
+      const float mine = linalg::Hamming(index->stored_binary_vector(i), &index->ivf().binary_centroids[p * kDim], kDim);
+      for (size_t c = 0; c < index->ivf().num_partitions(); ++c) {
+        ASSERT_LE(mine, linalg::Hamming(index->stored_binary_vector(i), &index->ivf().binary_centroids[c * kDim], kDim));
+      }
+    }
+  }
+  AnnQuery q;
+  q.vector.assign(all + 100 * kDim, all + 101 * kDim);
+  q.vector[0] = static_cast<float>(static_cast<uint8_t>(q.vector[0]) ^ 5);
+  q.nprobes = 5;
+  q.k = 30;
+  linalg::FlatSearchOptions fo;
+  fo.distance_type = linalg::DistanceType::kHamming;
+  fo.k = 30;
+  EXPECT_EQ(index->Search(q).ValueOrDie(), linalg::FlatSearch(*t.batch->column(0), q.vector, fo).ValueOrDie());
+  q.nprobes = 1;
+  const auto one = index->Search(q).ValueOrDie();
+  EXPECT_EQ(one[0].row, 100u);
+  EXPECT_EQ(one[0].distance, 2.0f);
+  q.vector[2] = 300;
+  EXPECT_TRUE(index->Search(q).status().IsInvalidArgument());
 }
 
 TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {
@@ -332,11 +410,13 @@ TEST(IvfBuilderTest, RefusesBadRequests) {
   o.num_partitions = 400;
   EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_partitions = 2;
-  o.metric = linalg::DistanceType::kHamming;  // over float vectors
-  for (IndexKind k : {IndexKind::kIvfFlat, IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq, IndexKind::kIvfRq}) {
+  o.metric = linalg::DistanceType::kHamming;  // over float vectors; and as lance 12, IVF_FLAT only
+  for (IndexKind k : {IndexKind::kIvfHnswSq, IndexKind::kIvfHnswPq, IndexKind::kIvfRq, IndexKind::kIvfPq}) {
     o.kind = k;
     EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported()) << IndexKindName(k);
   }
+  o.kind = IndexKind::kIvfFlat;
+  EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.metric = linalg::DistanceType::kL2;
   o.kind = IndexKind::kIvfFlat;
   ASSERT_TRUE(t.Build("vec", o).ok());

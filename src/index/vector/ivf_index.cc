@@ -17,6 +17,7 @@
 #include "index/vector/rabitq_index.h"
 #include "lance/file/file_reader.h"
 #include "lance/index/index_store.h"
+#include "lance/linalg/flat_search.h"
 
 namespace lance::index::vector {
 
@@ -65,6 +66,33 @@ Result<std::vector<float>> TensorFloats(const pb::Tensor& t, const std::string& 
   std::vector<float> out(n);
   if (n) std::memcpy(out.data(), t.data().data(), n * 4);
   return out;
+}
+
+// The uint8 values of a Tensor (a hamming index's centroids) holding `n` of them.
+Result<std::vector<uint8_t>> TensorBytes(const pb::Tensor& t, uint64_t n, const std::string& what) {
+  if (t.data_type() != pb::Tensor::UINT8) {
+    return Status::Corruption("{}: tensor of data type {}, a hamming index's are uint8 ({})", what,
+                              static_cast<int>(t.data_type()), static_cast<int>(pb::Tensor::UINT8));
+  }
+  if (t.data().size() != n) {
+    return Status::Corruption("{}: tensor shape holds {} bytes but has {}", what, n, t.data().size());
+  }
+  return std::vector<uint8_t>(t.data().begin(), t.data().end());
+}
+
+// The `nprobes` partitions of `ivf` nearest the binary `query` by hamming distance to their
+// uint8 centroids, nearest first, ties by partition number.
+std::vector<uint32_t> FindBinaryPartitions(const IvfModel& ivf, const uint8_t* query, size_t nprobes) {
+  const size_t n = ivf.num_partitions();
+  std::vector<float> dist(n);
+  linalg::HammingDistances(query, ivf.binary_centroids.data(), n, ivf.dim, dist.data());
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  const size_t take = std::min(nprobes, n);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                    [&](uint32_t a, uint32_t b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); });
+  order.resize(take);
+  return order;
 }
 
 Result<DistanceType> ParseMetric(const std::string& name, const std::string& file) {
@@ -241,8 +269,6 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   index->kind_ = header.kind;
   index->metric_ = header.metric;
   LANCE_ASSIGN_OR_RAISE(pb::IVF ivf_msg, ReadIvfMessage(*index_reader, index_path));
-  LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
-                        TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));
   const auto& shape = ivf_msg.centroids_tensor().shape();
   if (shape.size() != 2 || shape[0] == 0 || shape[1] == 0) {
     return Status::Corruption("{}: centroids tensor shape has {} dimensions, expected "
@@ -250,6 +276,25 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   }
   const size_t num_partitions = shape[0];
   index->ivf_.dim = shape[1];
+  const bool binary = index->metric_ == DistanceType::kHamming;
+  if (binary && index->kind_ != IndexKind::kIvfFlat) {
+    // lance 12 builds hamming as IVF_FLAT over uint8 vectors only (its PQ / SQ / RQ builders
+    // refuse uint8).
+    return Status::NotSupported("{}: {} with distance_type hamming (IVF_FLAT's is read)", index_path,
+                                IndexKindName(index->kind_));
+  }
+  if (binary) {
+    LANCE_ASSIGN_OR_RAISE(index->ivf_.binary_centroids,
+                          TensorBytes(ivf_msg.centroids_tensor(), uint64_t{shape[0]} * shape[1],
+                                      index_path + " centroids"));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(index->ivf_.centroids,
+                          TensorFloats(ivf_msg.centroids_tensor(), index_path + " centroids"));
+    if (index->ivf_.centroids.size() != uint64_t{shape[0]} * shape[1]) {
+      return Status::Corruption("{}: centroids tensor holds {} floats, its shape {} x {}", index_path,
+                                index->ivf_.centroids.size(), shape[0], shape[1]);
+    }
+  }
   if (ivf_msg.has_loss()) index->ivf_.loss = ivf_msg.loss();
 
   // auxiliary.idx: partitions, row ids, storage.
@@ -293,13 +338,17 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   if (index->rowid_field_ < 0 || index->storage_field_ < 0) {
     return Status::Corruption("{}: expected columns {} and {}", aux_path, kRowIdColumn, storage_column);
   }
-  if (IsHnswKind(index->kind_) && index->metric_ == DistanceType::kHamming) {
-    return Status::NotSupported("{}: {} with distance_type hamming (l2, cosine and dot are read)", aux_path,
-                                IndexKindName(index->kind_));
-  }
   index->row_ids_.resize(rows);
 
-  if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
+  if (binary) {  // IVF_FLAT over uint8 vectors
+    const DataTypePtr& t = aux_schema.field(index->storage_field_)->type();
+    if (t->id() != TypeId::kFixedSizeList || t->value_type()->id() != TypeId::kUInt8 ||
+        static_cast<size_t>(t->list_size()) != index->ivf_.dim) {
+      return Status::Corruption("{}: {} is {}, a hamming index stores fixed_size_list<uint8, {}>", aux_path,
+                                kFlatColumn, t->ToString(), index->ivf_.dim);
+    }
+    index->binary_vectors_.resize(rows * index->ivf_.dim);
+  } else if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
     const DataTypePtr& t = aux_schema.field(index->storage_field_)->type();
     if (t->id() != TypeId::kFixedSizeList || t->value_type()->id() != TypeId::kFloat ||
         static_cast<size_t>(t->list_size()) != index->ivf_.dim) {
@@ -355,7 +404,14 @@ Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
     std::memcpy(row_ids_.data() + first_row, rowids.Values<uint64_t>(), rows * sizeof(uint64_t));
     const auto width = static_cast<size_t>(storage.type->list_size());
     const Array& values = *storage.children[0];
-    if (kind_ == IndexKind::kIvfFlat || kind_ == IndexKind::kIvfHnswFlat) {
+    if (metric_ == DistanceType::kHamming) {  // IVF_FLAT over uint8 vectors
+      if (values.type_id() != TypeId::kUInt8 || width != ivf_.dim) {
+        return Status::Corruption("{}: {} is {} x {}, a hamming index stores uint8 x {}", aux_path_, kFlatColumn,
+                                  values.type->ToString(), width, ivf_.dim);
+      }
+      const uint8_t* v = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
+      std::memcpy(binary_vectors_.data() + first_row * width, v, rows * width);
+    } else if (kind_ == IndexKind::kIvfFlat || kind_ == IndexKind::kIvfHnswFlat) {
       if (values.type_id() != TypeId::kFloat || width != ivf_.dim) {
         return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path_,
                                     values.type->ToString(), width, ivf_.dim);
@@ -404,6 +460,7 @@ Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
 int64_t IvfIndex::MemoryBytes() const {
   size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
              vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
+             binary_vectors_.size() + ivf_.binary_centroids.size() +
              ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
   if (pq_) n += (pq_->centroids.size() + pq_->packed_by8.size()) * sizeof(float);
   if (rq_) n += rq_->MemoryBytes();
@@ -452,7 +509,16 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
                                    ? NormalizeVector(query.vector.data(), ivf_.dim)
                                    : query.vector;
   std::vector<float> centroid_dist;
-  const std::vector<uint32_t> parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
+  // A hamming index: the query cast to uint8 (InvalidArgument for a value that is not one), its
+  // partitions probed by hamming distance to the uint8 centroids.
+  std::vector<uint8_t> binary_query;
+  std::vector<uint32_t> parts;
+  if (metric_ == DistanceType::kHamming) {
+    LANCE_ASSIGN_OR_RAISE(binary_query, linalg::CastQuery(query.vector, linalg::ElementType::kUInt8));
+    parts = FindBinaryPartitions(ivf_, binary_query.data(), query.nprobes);
+  } else {
+    parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
+  }
   // An index opened by partition reads each probed partition the first time it is probed.
   if (unloaded_.load(std::memory_order_acquire) > 0) {
     for (uint32_t p : parts) LANCE_RETURN_NOT_OK(LoadPartition(p));
@@ -512,6 +578,8 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     } else if (kind_ == IndexKind::kIvfRq) {
       // estimates offset by the query's distance to the partition's centroid
       RabitqAccess::ScorePartition(*this, *rq_query, p, centroid_dist[p], dist.data());
+    } else if (kind_ == IndexKind::kIvfFlat && metric_ == DistanceType::kHamming) {
+      linalg::HammingDistances(binary_query.data(), stored_binary_vector(first), n, ivf_.dim, dist.data());
     } else if (kind_ == IndexKind::kIvfFlat) {
       for (size_t j = 0; j < n; ++j) {
         const float* v = stored_vector(first + j);
@@ -520,7 +588,7 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
           case DistanceType::kCosine: dist[j] = linalg::CosineDistance(q.data(), v, ivf_.dim); break;
           case DistanceType::kDot: dist[j] = linalg::DotDistance(q.data(), v, ivf_.dim); break;
           case DistanceType::kHamming:
-            return Status::NotSupported("vector search: hamming over a float IVF_FLAT index");
+            return Status::Corruption("vector search: hamming over float vectors");
         }
       }
     } else {

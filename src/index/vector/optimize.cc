@@ -132,6 +132,10 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   const bool sq_kind = kind == IndexKind::kIvfSq || kind == IndexKind::kIvfHnswSq;
   const bool rq_kind = kind == IndexKind::kIvfRq;
   const linalg::DistanceType metric = index->metric();
+  if (metric == linalg::DistanceType::kHamming) {
+    return Status::NotSupported("optimize index {}: a hamming index is not optimized yet (rebuild it with "
+                                "--replace)", plan.replaced_uuid);
+  }
   const IvfModel& ivf = index->ivf();
   const size_t dim = ivf.dim, parts = ivf.num_partitions();
   LANCE_ASSIGN_OR_RAISE(NewVectors nv, LoadNewVectors(at, plan.column, dim, rows,

@@ -12,6 +12,8 @@
 // IVF_HNSW_SQ: one [min, max] of a sample of at most sample_rate x 256 vectors' values as the
 // SQ bounds, every vector coded; each partition's HNSW graph (hnsw.h: seeded, deterministic,
 // built over the SQ distances) built on its own, partitions in parallel on `pool`.
+// Hamming (IVF_FLAT only, over fixed_size_list<uint8>, as lance 12): k-modes centroids
+// (linalg/kmodes.h), stored as a uint8 tensor, the vectors stored as they are.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ namespace lance::index::vector {
 
 struct IvfBuildOptions {
   IndexKind kind = IndexKind::kIvfPq;  // kIvfFlat, kIvfPq or kIvfHnswSq
-  linalg::DistanceType metric = linalg::DistanceType::kL2;  // l2, cosine or dot
+  linalg::DistanceType metric = linalg::DistanceType::kL2;  // l2, cosine, dot; hamming: kIvfFlat
   size_t num_partitions = 0;   // 0: sqrt(rows), at least 1
   size_t num_sub_vectors = 0;  // 0: dim / 16 when it divides, else dim / 8, else 1
   uint32_t num_bits = 8;       // only 8 is written so far

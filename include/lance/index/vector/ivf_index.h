@@ -60,7 +60,9 @@ Result<IndexKind> ParseIndexKind(std::string_view name);  // those names, any ca
 // The IVF clustering: centroids and where each partition's rows are in auxiliary.idx.
 struct IvfModel {
   size_t dim = 0;
-  std::vector<float> centroids;   // num_partitions() x dim
+  std::vector<float> centroids;   // num_partitions() x dim (empty for hamming)
+  // A hamming index (binary vectors of `dim` uint8 values): its uint8 centroids, num_partitions() x dim.
+  std::vector<uint8_t> binary_centroids;
   std::vector<uint64_t> offsets;  // first row of each partition
   std::vector<uint32_t> lengths;  // rows of each partition
   std::optional<double> loss;
@@ -138,7 +140,8 @@ class IvfIndex {
   // Opens `dir` (the index directory, e.g. "<table>/_indices/<uuid>") in `store`: both files'
   // metadata, centroids, codebook, row ids and codes (the whole storage is loaded).
   // Errors: NotFound, Corruption naming the file and field that is malformed, NotSupported for
-  // index types / layouts not implemented (multi-bit RQ, 4-bit PQ, IVF_SQ with dot, hamming).
+  // index types / layouts not implemented (multi-bit RQ, 4-bit PQ, IVF_SQ with dot, hamming
+  // other than IVF_FLAT's over uint8 vectors).
   static Result<std::shared_ptr<IvfIndex>> Open(std::shared_ptr<io::ObjectStore> store,
                                                 const std::string& dir);
   // The same through the index's IndexStore (index_store.h: its files and page cache).
@@ -165,14 +168,17 @@ class IvfIndex {
   const std::vector<uint64_t>& row_ids() const { return row_ids_; }
   // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ and IVF_HNSW_PQ only.
   const uint8_t* code(size_t i) const { return codes_.data() + i * pq_->num_sub_vectors; }
-  // Stored vector i (dim floats); IVF_FLAT only.
+  // Stored vector i (dim floats); IVF_FLAT only (l2, cosine, dot).
   const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
+  // Stored binary vector i (dim uint8 values); a hamming IVF_FLAT only.
+  const uint8_t* stored_binary_vector(size_t i) const { return binary_vectors_.data() + i * ivf_.dim; }
 
   // Bytes of the loaded storage (what an IndexCache is charged for the opened index).
   int64_t MemoryBytes() const;
 
   // The `nprobes` partitions nearest `query` (already normalised for a cosine index), nearest
   // first, ties by partition number; `distances` (when given) gets every partition's distance.
+  // Not for a hamming index (its query is binary: Search probes its centroids itself).
   std::vector<uint32_t> FindPartitions(const float* query, size_t nprobes,
                                        std::vector<float>* distances = nullptr) const;
 
@@ -200,6 +206,7 @@ class IvfIndex {
   mutable UninitVector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
   mutable UninitVector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
   mutable UninitVector<float> vectors_;   // row-major num_rows x dim
+  mutable UninitVector<uint8_t> binary_vectors_;  // hamming IVF_FLAT: row-major num_rows x dim
   std::shared_ptr<HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
   std::shared_ptr<const RabitqStorage> rq_;  // IVF_RQ: rotation, codes, factors (rabitq_index.h)
   // Where partitions are read from: the open files, the columns, the PQ layout, the graphs.
