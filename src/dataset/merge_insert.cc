@@ -564,8 +564,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
 
   std::vector<char> matched(static_cast<size_t>(n_src), 0);
   std::vector<int64_t> updated_rows;   // source rows to write as updates (found in dataset order)
-  std::vector<uint64_t> updated_ids;   // their stable row ids (with a partial source and
-                                       // no stable ids: their addresses, which are the row ids)
+  std::vector<uint64_t> updated_ids;   // their stable row ids
   std::vector<uint64_t> updated_addrs;  // the addresses of the dataset rows they update
   std::vector<uint64_t> deleted;       // row addresses to delete
   MergeInsertResult out;
@@ -594,11 +593,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       if (params.when_matched == WhenMatched::kUpdateAll && (!update_where || pr.update[m])) {
         updated_rows.push_back(src);
         updated_addrs.push_back(a);
-        if (stable) {
-          updated_ids.push_back(ids[r]);
-        } else if (!missing.empty()) {
-          updated_ids.push_back(a);
-        }
+        if (stable) updated_ids.push_back(ids[r]);
         deleted.push_back(a);
         ++out.rows_updated;
       } else if (params.when_matched == WhenMatched::kDelete) {
@@ -628,7 +623,8 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return updated_rows[a] < updated_rows[b]; });
     }
     Reorder(order, &updated_rows);
-    if (!updated_ids.empty()) Reorder(order, &updated_ids);
+    if (stable) Reorder(order, &updated_ids);
+    if (!missing.empty()) Reorder(order, &updated_addrs);
   }
   // The dataset's values of the columns a partial source lacks, for the updated rows in the
   // order they are written: one take by row id through the query layer.
@@ -639,7 +635,8 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
     to.use_index = false;
     to.pool = pool;
     LANCE_ASSIGN_OR_RAISE(auto taker, query::Scanner::Make(ds, std::move(to)));
-    LANCE_ASSIGN_OR_RAISE(auto rows_reader, taker.TakeRowIds(updated_ids));
+    // Without stable row ids a row's id is its address.
+    LANCE_ASSIGN_OR_RAISE(auto rows_reader, taker.TakeRowIds(stable ? updated_ids : updated_addrs));
     LANCE_ASSIGN_OR_RAISE(auto kept_batches, rows_reader->ReadAll());
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr kept, ConcatenateBatches(taker.schema(), kept_batches));
     if (kept->num_rows() != static_cast<int64_t>(updated_rows.size())) {
