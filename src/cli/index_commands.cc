@@ -369,6 +369,20 @@ Status OptimizeIndexes(const IndexGroupArgs& a) {
   return Status::OK();
 }
 
+// The column to index, as the second positional (`create-index DATASET COLUMN`) or as
+// `--column COL` (as `index create` and `search` spell it): either is accepted, not both, so a
+// user who learned one command's form is not refused by the other.
+void AddColumnArgument(CLI::App* sub, CreateIndexArgs* args, std::string command) {
+  auto* positional = sub->add_option("COLUMN", args->column, "top-level column to index (or --column)");
+  auto* named = sub->add_option("--column", args->column, "top-level column to index (or COLUMN)");
+  positional->excludes(named);
+  sub->parse_complete_callback([args, command = std::move(command)] {
+    if (args->column.empty()) {
+      throw CLI::RequiredError(fmt::format("lance {}: the column to index (COLUMN or --column)", command));
+    }
+  });
+}
+
 }  // namespace
 
 void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
@@ -380,7 +394,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->footer(kCreateFooter);
     auto args = std::make_shared<CreateIndexArgs>();
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
-    sub->add_option("COLUMN", args->column, "top-level column to index")->required();
+    AddColumnArgument(sub, args.get(), "create-index");
     AddCreateOptions(sub, args.get());
     AddProgressFlag(sub, &args->progress);
     registry.OnRun(sub, [args] { return CreateIndex(*args); });
@@ -411,7 +425,7 @@ void RegisterIndexCommands(CLI::App& app, CommandRegistry& registry) {
     sub->footer(kCreateFooter);
     auto args = std::make_shared<CreateIndexArgs>();
     sub->add_option("DATASET", args->uri, "dataset directory (path or URI)")->required();
-    sub->add_option("--column", args->column, "top-level column to index")->required();
+    AddColumnArgument(sub, args.get(), "index create");
     AddCreateOptions(sub, args.get());
     AddProgressFlag(sub, &args->progress);
     registry.OnRun(sub, [args] { return CreateIndex(*args); });

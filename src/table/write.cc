@@ -150,7 +150,7 @@ Result<PreparedWrite> PrepareWrite(const TableLocation& loc, StagedFiles& staged
   if (latest && params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("{}: a dataset already exists (version {}); use mode append or "
                                  "overwrite",
-                                 loc.root(), latest->version);
+                                 loc.display(), latest->version);
   }
   if (latest) {
     LANCE_RETURN_NOT_OK(CheckCanWrite(latest->manifest.reader_feature_flags,
@@ -316,7 +316,7 @@ Result<WriteResult> WriteDataset(const TableLocation& loc, RecordBatchReader& in
     // AlreadyExists, so say it now (not "retryable").
     return Status::AlreadyExists("{}: a dataset already exists (another writer created it while "
                                  "this create ran); use mode append or overwrite",
-                                 loc.root());
+                                 loc.display());
   }
   LANCE_ASSIGN_OR_RAISE(CommitInfo ci, std::move(commit));
   WriteResult out;

@@ -265,13 +265,35 @@ describe('errors', () => {
       assert.equal(won.length, 1, results.map((r) => r.stderr).join('\n'));
       for (const r of results.filter((x) => x.status !== 0)) {
         assert.match(r.stderr, /AlreadyExists: .*a dataset already exists/, r.stderr);
+        // The message names the dataset as the user wrote it (an absolute path keeps its '/').
+        assert.ok(r.stderr.includes(`AlreadyExists: ${uri}: a dataset already exists`), r.stderr);
       }
       assert.equal(count(uri), 1000);
     }
   });
+  test('a create over an existing dataset names it by its full path', () => {
+    const uri = path.join(dir, 'race0.lance');
+    const r = lance(['create', uri, '--input', csv]);
+    assert.notEqual(r.status, 0);
+    assert.ok(r.stderr.includes(`AlreadyExists: ${uri}: a dataset already exists (version 1)`), r.stderr);
+  });
 });
 
 describe('commands', () => {
+  test('create-index and index create take the column as COLUMN or --column', () => {
+    const uri = path.join(dir, 'colforms.lance');
+    lanceOk(['create', uri, '--input', csv]);
+    const made = (args) => JSON.parse(lanceOk(args).stdout.trim().split('\n').pop());
+    assert.equal(made(['create-index', uri, 'id', '--type', 'btree', '--name', 'a']).column, 'id');
+    assert.equal(made(['create-index', uri, '--column', 'v', '--type', 'btree', '--name', 'b']).column, 'v');
+    assert.equal(made(['index', 'create', uri, '--column', 'id', '--type', 'bitmap', '--name', 'c']).column, 'id');
+    assert.equal(made(['index', 'create', uri, 'v', '--type', 'bitmap', '--name', 'd']).column, 'v');
+    const names = lanceOk(['index', 'list', uri]).stdout.trim().split('\n').map((l) => JSON.parse(l).name).sort();
+    assert.deepEqual(names, ['a', 'b', 'c', 'd']);
+    refused(['create-index', uri, '--type', 'btree'], /lance create-index: the column to index \(COLUMN or --column\) is required/);
+    refused(['index', 'create', uri, '--type', 'btree'], /the column to index \(COLUMN or --column\) is required/);
+    refused(['create-index', uri, 'id', '--column', 'v'], /excludes/);
+  });
   test('lance --version prints what lance version prints', () => {
     const a = lanceOk(['--version']).stdout;
     assert.equal(a, lanceOk(['version']).stdout);
@@ -281,7 +303,7 @@ describe('commands', () => {
   test('unknown commands and stray words are named', () => {
     refused(['indx', 'create', table], /unknown command 'indx' for 'lance'/);
     refused(['index', 'frob', table], /unknown command 'frob' for 'lance index' \(commands: create, list, describe, optimize, drop\)/);
-    refused(['index', 'create', table], /--column is required/);
+    refused(['index', 'create', table], /lance index create: the column to index \(COLUMN or --column\) is required/);
     refused(['frobnicate'], /unknown command 'frobnicate'/);
     refused(['tag', 'frob', table], /unknown command 'frob' for 'lance tag'/);
     refused(['count', table, 'extra'], /extra/);
