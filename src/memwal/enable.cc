@@ -28,7 +28,7 @@ Result<uint64_t> EnableMemWal(const std::shared_ptr<io::ObjectStore>& store,
   LANCE_ASSIGN_OR_RAISE(auto base, table::Snapshot::Open(loc));
   for (const auto& idx : base->manifest().indices) {
     if (idx.name == kMemWalIndexName) {
-      return Status::AlreadyExists("{}: the table already has a MemWAL index (version {})", root,
+      return Status::AlreadyExists("{}: the table already has a MemWAL index (version {})", loc.display(),
                                    base->version());
     }
   }
