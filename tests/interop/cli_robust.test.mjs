@@ -293,6 +293,9 @@ describe('commands', () => {
     refused(['create-index', uri, '--type', 'btree'], /lance create-index: the column to index \(COLUMN or --column\) is required/);
     refused(['index', 'create', uri, '--type', 'btree'], /the column to index \(COLUMN or --column\) is required/);
     refused(['create-index', uri, 'id', '--column', 'v'], /excludes/);
+    lanceOk(['lsm', 'enable', uri, '--primary-key', 'id', '--unsharded']);
+    const again = refused(['lsm', 'enable', uri, '--primary-key', 'id', '--unsharded']);
+    assert.ok(again.stderr.includes(`AlreadyExists: ${uri}: the table already has a MemWAL index`), again.stderr);
   });
   test('lance --version prints what lance version prints', () => {
     const a = lanceOk(['--version']).stdout;
