@@ -31,6 +31,7 @@
 #include "lance/dataset/dataset.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/query/lsm_nearest.h"
+#include "lance/query/nearest.h"
 
 namespace lance::cli {
 namespace {
@@ -220,7 +221,8 @@ Status AppendResultLines(const SearchArgs& a, size_t qi, const std::vector<Recor
 
 // The vector search of a MemWAL table's LSM (base + unmerged generations (+ the WAL tail at
 // strong consistency), the newest row of each key): as lance 12's nearestTo over the table.
-Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& queries) {
+Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& queries,
+                    const std::string& column) {
   const char* base_only = nullptr;
   if (a.with_row_id) base_only = "--with-row-id";
   if (a.explain) base_only = "--explain";
@@ -236,7 +238,7 @@ Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& 
   o.columns = SplitColumns(a.columns);
   o.filter = a.filter;
   o.use_index = !a.bypass_index;
-  LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, a.column));
+  LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, column));
   std::string out;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     n.query = queries[qi];
@@ -262,8 +264,14 @@ Status RunSearch(const SearchArgs& a) {
     if (!a.queries.empty()) {
       return Status::InvalidArgument("search --text --vector (hybrid): --queries does not apply");
     }
-    LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, a.vector_column));
-    LANCE_ASSIGN_OR_RAISE(n.query, ParseVector(a.vector, "--vector"));
+    LANCE_ASSIGN_OR_RAISE(std::vector<float> v, ParseVector(a.vector, "--vector"));
+    std::string column = a.vector_column;
+    if (column.empty()) {
+      LANCE_ASSIGN_OR_RAISE(auto probe, dataset::Dataset::Open(a.uri));
+      LANCE_ASSIGN_OR_RAISE(column, query::DefaultVectorColumn(*probe->snapshot()->schema(), v.size(), a.uri));
+    }
+    LANCE_ASSIGN_OR_RAISE(query::NearestOptions n, NearestOf(a, column));
+    n.query = std::move(v);
     return RunTextSearch(a, std::move(n));
   }
   if (!a.vector_column.empty()) return Status::InvalidArgument("search: --vector-column is a hybrid (--text --vector) option");
@@ -303,16 +311,22 @@ Status RunSearch(const SearchArgs& a) {
       a.consistency != "base") {
     return Status::InvalidArgument("--consistency is strong, eventual or base, not '{}'", a.consistency);
   }
+  // No --column: "vector", or the one vector column of the query's length (as lancedb infers it).
+  std::string column = a.column;
   {
     LANCE_ASSIGN_OR_RAISE(auto probe, dataset::Dataset::Open(a.uri));
+    if (column.empty() && !queries.empty()) {
+      LANCE_ASSIGN_OR_RAISE(column,
+                            query::DefaultVectorColumn(*probe->snapshot()->schema(), queries[0].size(), a.uri));
+    }
     const bool memwal_table = memwal::ReadMemWalDetails(*probe->snapshot()).ok();
     if (!memwal_table && !a.consistency.empty() && a.consistency != "base") {
       return Status::InvalidArgument("{}: --consistency {} searches a MemWAL table's LSM, and this table has none "
                                      "(`lance lsm enable` makes one)", a.uri, a.consistency);
     }
-    if (memwal_table && a.consistency != "base") return RunLsmSearch(a, queries);
+    if (memwal_table && a.consistency != "base") return RunLsmSearch(a, queries, column);
   }
-  LANCE_ASSIGN_OR_RAISE(query::NearestOptions base, NearestOf(a, a.column));
+  LANCE_ASSIGN_OR_RAISE(query::NearestOptions base, NearestOf(a, column));
   const int threads =
       a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LANCE_ASSIGN_OR_RAISE(auto pool, ThreadPool::Make(threads));
@@ -388,8 +402,8 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
       "Vector (k nearest rows: --vector / --queries) or full-text (BM25: --text) search");
   sub->add_option("URI", a->uri, "dataset directory (path or URI)")->required();
   sub->add_option("--column", a->column,
-                  "the column searched (vector: default \"vector\"; text: the column with an "
-                  "FTS index)");
+                  "the column searched (vector: default \"vector\", else the one vector column of the "
+                  "query's length; text: the column with an FTS index)");
   sub->add_option("--vector", a->vector, "vector search: the query, a JSON array of numbers");
   sub->add_option("--queries", a->queries,
                   "vector search: a file of queries, one JSON array per line: results carry "
@@ -436,7 +450,8 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
                 "filter the k index results (default: filter first, the index searches the rows that pass)");
   sub->add_flag("--explain", a->explain, "print the plan (which index answers, and how) instead of the rows");
   sub->add_option("--vector-column", a->vector_column,
-                  "hybrid (--text with --vector): the vector column (default \"vector\")");
+                  "hybrid (--text with --vector): the vector column (default \"vector\", else the one "
+                  "vector column of the query's length)");
   sub->add_option("--fusion", a->fusion, "hybrid: how the two lists are fused: rrf (default, lancedb's RRFReranker)");
   sub->add_option("--rrf-k", a->rrf_k, "hybrid: the reciprocal-rank fusion constant (default 60)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");

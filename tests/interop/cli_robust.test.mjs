@@ -280,6 +280,43 @@ describe('errors', () => {
 });
 
 describe('commands', () => {
+  test('a search without --column finds the one vector column of the query\'s length, as lance 12 does', async () => {
+    const db = await lancedb.connect(dir);
+    const emb = (i) => [0, 1, 2, 3].map((d) => Math.fround(Math.sin(i * 7 + d * 3)));
+    const rows = Array.from({ length: 60 }, (_, i) => ({ id: i, emb: emb(i), other: [emb(i)[0], emb(i)[1]], txt: `doc ${i % 5}` }));
+    const schema = new A.Schema([
+      new A.Field('id', new A.Int64(), true),
+      new A.Field('emb', new A.FixedSizeList(4, new A.Field('item', new A.Float32(), true)), true),
+      new A.Field('other', new A.FixedSizeList(2, new A.Field('item', new A.Float32(), true)), true),
+      new A.Field('txt', new A.Utf8(), true),
+    ]);
+    const t = await db.createTable('vcol', lancedb.makeArrowTable(rows, { schema }));
+    const uri = path.join(dir, 'vcol.lance');
+    const q = [0.3, -0.2, 0.9, 0.1];
+    const ours = (args) => lanceOk(['search', uri, '--vector', JSON.stringify(q), '-k', '5', '--columns', 'id', ...args])
+      .stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const named = ours(['--column', 'emb']);
+    assert.deepEqual(ours([]), named);
+    // lance 12 infers the same column (its query names none) and answers with the same rows.
+    const theirs = await t.vectorSearch(q).select(['id']).limit(5).toArray();
+    assert.deepEqual(named.map((r) => Number(r.id)), theirs.map((r) => Number(r.id)));
+    for (const [i, r] of named.entries()) assert.ok(Math.abs(r._distance - theirs[i]._distance) < 1e-5, `${r._distance} ${theirs[i]._distance}`);
+    // A 2-value query picks `other`; 3 values match none and the message lists what is there.
+    const two = lanceOk(['search', uri, '--vector', '[0.5, 0.5]', '-k', '3', '--columns', 'id']).stdout;
+    assert.equal(two, lanceOk(['search', uri, '--vector', '[0.5, 0.5]', '-k', '3', '--columns', 'id', '--column', 'other']).stdout);
+    refused(['search', uri, '--vector', '[1, 2, 3]'], /no vector column .*its vector columns are emb \(4 values\), other \(2 values\), and the query has 3 values/);
+    // Hybrid: --vector-column defaults the same way.
+    lanceOk(['create-index', uri, 'txt', '--type', 'fts']);
+    const hybrid = (args) => lanceOk(['search', uri, '--text', 'doc', '--vector', JSON.stringify(q), '-k', '4', '--columns', 'id', ...args]).stdout;
+    assert.equal(hybrid([]), hybrid(['--vector-column', 'emb']));
+    // JSON arrays under another name are lists: the search and the index builder say how to make vectors.
+    const jsonl = path.join(dir, 'vlist.jsonl');
+    fs.writeFileSync(jsonl, rows.map((r) => JSON.stringify({ id: r.id, vec: r.emb })).join('\n') + '\n');
+    const luri = path.join(dir, 'vlist.lance');
+    lanceOk(['create', luri, '--input', jsonl]);
+    refused(['search', luri, '--vector', JSON.stringify(q)], /vec is a variable-length list of numbers.*named "vector".*--schema/);
+    refused(['create-index', luri, 'vec', '--type', 'ivf_flat'], /is list<item: double>.*named "vector".*--schema/);
+  });
   test('create-index and index create take the column as COLUMN or --column', () => {
     const uri = path.join(dir, 'colforms.lance');
     lanceOk(['create', uri, '--input', csv]);
@@ -315,7 +352,7 @@ describe('commands', () => {
 
   test('one search command: vector and text options are not mixed', () => {
     // --text with --vector is a hybrid search: planned, so a table without a vector column is named
-    refused(['search', table, '--text', 'a', '--vector', '[1]'], /InvalidArgument: nearest: no column "vector"/);
+    refused(['search', table, '--text', 'a', '--vector', '[1]'], /InvalidArgument: .*t\.lance: no vector column \(no column "vector", no fixed_size_list column of 1 value\)/);
     refused(['search', table, '--text', 'a', '--queries', '/dev/null'], /--text with --queries does not combine/);
     refused(['search', table, '--vector', '[1]', '--vector-column', 'v'], /--vector-column is a hybrid/);
     refused(['search', table, '--text', 'a', '--refine-factor', '2'], /--refine-factor and --metric are vector options/);

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "lance/columnar/type.h"
 #include "lance/linalg/distance.h"
+#include "lance/core/result.h"
 
 namespace lance::query {
 
@@ -33,5 +35,13 @@ struct NearestOptions {
   // Fragments the index does not cover (and exact search) are always filtered first.
   bool prefilter = false;
 };
+
+// The column a k-NN search of a `dim`-value query searches when the caller names none: "vector"
+// when the schema has it (lancedb's default name); otherwise the one top-level fixed_size_list
+// column of floats (or of uint8: binary vectors) holding `dim` values, as lancedb infers it.
+// InvalidArgument, naming the candidates and how to choose, when there are none or several;
+// a list column of numbers is named too (a JSON array column is one unless it is called
+// "vector" or typed by --schema). `what` prefixes the messages (the dataset, say).
+Result<std::string> DefaultVectorColumn(const Schema& schema, size_t dim, const std::string& what);
 
 }  // namespace lance::query

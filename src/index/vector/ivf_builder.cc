@@ -346,9 +346,13 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
   if (fi < 0) return Status::InvalidArgument("create vector index: no column \"{}\"", column);
   const DataType& column_type = *snap->schema()->field(fi)->type();
   if (column_type.id() != TypeId::kFixedSizeList) {
+    const bool a_list = column_type.id() == TypeId::kList || column_type.id() == TypeId::kLargeList;
     return Status::InvalidArgument("create vector index: column \"{}\" is {}; a vector index takes a "
-                                   "fixed_size_list of float32, float16 or float64 (one vector per row)",
-                                   column, column_type.ToString());
+                                   "fixed_size_list of float32, float16 or float64 (one vector per row){}",
+                                   column, column_type.ToString(),
+                                   a_list ? " (JSON input makes one only of a column named \"vector\", or of "
+                                            "one typed by create --schema)"
+                                          : "");
   }
   const int32_t field_id = snap->schema()->field(fi)->id();
   LANCE_ASSIGN_OR_RAISE(TrainingData data, LoadVectors(at, column, rows, binary));
