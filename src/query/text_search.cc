@@ -425,8 +425,10 @@ Result<std::vector<index::fts::ScoredRow>> ScoreLeaf(const FullTextSearchNode& n
                                      : node.query().and_operator ? index::fts::MatchMode::kAll
                                                                  : index::fts::MatchMode::kAny;
   if (mode == index::fts::MatchMode::kPhrase && idx && !idx->with_position()) {
-    return Status::InvalidArgument("phrase query on column {}: index {} was built without positions",
-                                   node.column(), node.index().name);
+    return Status::InvalidArgument("phrase query on column {}: index {} was built without positions (rebuild "
+                                   "it with them: lance create-index URI {} --type fts --with-position true "
+                                   "--name {} --replace)",
+                                   node.column(), node.index().name, node.column(), node.index().name);
   }
   // the indexed fragments' rows that may come back: live (in a fragment of this version, not
   // deleted) and, with a filter, passing it

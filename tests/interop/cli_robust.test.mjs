@@ -309,6 +309,10 @@ describe('commands', () => {
     lanceOk(['create-index', uri, 'txt', '--type', 'fts']);
     const hybrid = (args) => lanceOk(['search', uri, '--text', 'doc', '--vector', JSON.stringify(q), '-k', '4', '--columns', 'id', ...args]).stdout;
     assert.equal(hybrid([]), hybrid(['--vector-column', 'emb']));
+    refused(['search', uri, '--text', 'doc 1', '--phrase'],
+      /index txt_idx was built without positions \(rebuild it with them: lance create-index URI txt --type fts --with-position true --name txt_idx --replace\)/);
+    lanceOk(['create-index', uri, 'txt', '--type', 'fts', '--with-position', 'true', '--name', 'txt_idx', '--replace']);
+    assert.ok(lanceOk(['search', uri, '--text', 'doc 1', '--phrase', '--columns', 'id']).stdout.includes('"id":1,'));
     // JSON arrays under another name are lists: the search and the index builder say how to make vectors.
     const jsonl = path.join(dir, 'vlist.jsonl');
     fs.writeFileSync(jsonl, rows.map((r) => JSON.stringify({ id: r.id, vec: r.emb })).join('\n') + '\n');
