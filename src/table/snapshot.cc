@@ -147,7 +147,7 @@ Result<std::shared_ptr<const file::FileReader>> Snapshot::DataFileReader(size_t 
   };
   auto opened = open();
   if (!opened.ok()) {
-    return Status(opened.status().code(), fmt::format("fragment {}: {}: {}", frag.id, loc.second,
+    return Status(opened.status().code(), fmt::format("fragment {}: {}: {}", frag.id, loc.first->DisplayPath(loc.second),
                                                       opened.status().message()));
   }
   std::shared_ptr<const file::FileReader> reader(std::move(*opened));

@@ -271,6 +271,13 @@ describe('errors', () => {
       assert.equal(count(uri), 1000);
     }
   });
+  test('a truncated data file is Corruption naming the file by its full path', () => {
+    const uri = path.join(dir, 'trunc.lance');
+    lanceOk(['create', uri, '--input', csv]);
+    const file = fs.readdirSync(path.join(uri, 'data'))[0];
+    fs.truncateSync(path.join(uri, 'data', file), 50);
+    refused(['scan', uri], new RegExp(`Corruption: fragment 0: ${path.join(uri, 'data', file).replace(/[.]/g, '[.]')}: lance file: missing LANC magic`));
+  });
   test('a create over an existing dataset names it by its full path', () => {
     const uri = path.join(dir, 'race0.lance');
     const r = lance(['create', uri, '--input', csv]);
