@@ -93,10 +93,11 @@ std::vector<int64_t> FileReader::LegacyBatchOffsets() const {
 Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectStore> store,
                                                      std::string path) {
   if (!store) return Status::InvalidArgument("FileReader::Open: no object store");
+  const std::string shown = store->DisplayPath(path);  // messages name the file as the user knows it
   LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, store->Head(path));
   const int64_t size = meta.size;
   if (size < kFooterSize) {
-    return Status::Corruption("lance file '{}': {} bytes, smaller than the {} byte footer", path,
+    return Status::Corruption("lance file '{}': {} bytes, smaller than the {} byte footer", shown,
                               size, kFooterSize);
   }
   // One read usually covers the footer, offset tables, global buffers and column metadata.
@@ -104,14 +105,14 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectS
   int64_t tail_start = std::max<int64_t>(0, size - kTailGuess);
   LANCE_ASSIGN_OR_RAISE(BufferPtr tail, store->GetRange(path, tail_start, size - tail_start));
   if (tail->size() != size - tail_start) {
-    return Status::IOError("lance file '{}': short read of the last {} bytes", path, size - tail_start);
+    return Status::IOError("lance file '{}': short read of the last {} bytes", shown, size - tail_start);
   }
   if (LegacyV1Reader::IsV1Footer(tail->data() + tail->size())) {
     auto fetch = [store, path](const std::vector<io::Range>& ranges) {
       return store->GetRanges(path, ranges);
     };
     auto reader = OpenV1(size, tail, std::move(fetch), tail_start);
-    if (!reader.ok()) return reader.status().WithContext("lance file '" + path + "'");
+    if (!reader.ok()) return reader.status().WithContext("lance file '" + shown + "'");
     return reader;
   }
   // The metadata starts at the column metadata or at global buffer 0 (the schema), whichever
@@ -134,20 +135,20 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectS
   }
   if (metadata_start < static_cast<uint64_t>(tail_start)) {
     if (metadata_start > limit) {
-      return Status::Corruption("lance file '{}': column metadata start {} past {}", path,
+      return Status::Corruption("lance file '{}': column metadata start {} past {}", shown,
                                 metadata_start, limit);
     }
     tail_start = static_cast<int64_t>(metadata_start);
     LANCE_ASSIGN_OR_RAISE(tail, store->GetRange(path, tail_start, size - tail_start));
     if (tail->size() != size - tail_start) {
-      return Status::IOError("lance file '{}': short read of the metadata", path);
+      return Status::IOError("lance file '{}': short read of the metadata", shown);
     }
   }
   auto fetch = [store, path](const std::vector<io::Range>& ranges) {
     return store->GetRanges(path, ranges);
   };
   auto reader = OpenTail(size, tail, std::move(fetch), tail_start);
-  if (!reader.ok()) return reader.status().WithContext("lance file '" + path + "'");
+  if (!reader.ok()) return reader.status().WithContext("lance file '" + shown + "'");
   return reader;
 }
 

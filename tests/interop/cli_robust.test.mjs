@@ -278,6 +278,14 @@ describe('errors', () => {
     fs.truncateSync(path.join(uri, 'data', file), 50);
     refused(['scan', uri], new RegExp(`Corruption: fragment 0: ${path.join(uri, 'data', file).replace(/[.]/g, '[.]')}: lance file: missing LANC magic`));
   });
+  test('a truncated index file is Corruption naming the file by its full path', () => {
+    const uri = path.join(dir, 'tidx.lance');
+    lanceOk(['create', uri, '--input', csv]);
+    const made = JSON.parse(lanceOk(['create-index', uri, 'id', '--type', 'btree']).stdout.trim());
+    const file = path.join(uri, '_indices', made.uuid, 'page_data.lance');
+    fs.truncateSync(file, 100);
+    refused(['scan', uri, '--filter', 'id = 3'], new RegExp(`Corruption: .*lance file '${file.replace(/[.]/g, '[.]')}': lance file: missing LANC magic`));
+  });
   test('a create over an existing dataset names it by its full path', () => {
     const uri = path.join(dir, 'race0.lance');
     const r = lance(['create', uri, '--input', csv]);
