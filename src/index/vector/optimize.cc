@@ -132,6 +132,11 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   const bool sq_kind = kind == IndexKind::kIvfSq || kind == IndexKind::kIvfHnswSq;
   const bool rq_kind = kind == IndexKind::kIvfRq;
   const linalg::DistanceType metric = index->metric();
+  if (rq_kind && RabitqAccess::Model(*index).num_bits > 1) {
+    return Status::NotSupported("optimize index {}: a {}-bit IVF_RQ index (extended RaBitQ ex codes) is not "
+                                "optimized yet (rebuild it with --replace)", plan.replaced_uuid,
+                                RabitqAccess::Model(*index).num_bits);
+  }
   if (metric == linalg::DistanceType::kHamming) {
     return Status::NotSupported("optimize index {}: a hamming index is not optimized yet (rebuild it with "
                                 "--replace)", plan.replaced_uuid);
