@@ -6,7 +6,8 @@
 // (bench/peers/faiss_flat_peer.cc) and with --hnswlib PEER hnswlib's HNSW over all rows
 // (bench/peers/hnswlib_peer.cc). --types picks the index rows (ivf_pq, ivf_flat, ivf_hnsw_sq;
 // default ivf_pq): P partitions on every side (default round(sqrt(rows)) = 1000 at 1M, as the
-// harness); IVF_PQ M sub-vectors of 8 bits at --nprobes, without and with refine R; IVF_FLAT at
+// harness); IVF_PQ M sub-vectors of 8 bits at --nprobes, without and with refine R (IVF_RQ of
+// --rq-bits bits per dimension (1) the same way, --types ivf_rq); IVF_FLAT at
 // --flat-nprobes (10); IVF_HNSW_SQ at --hnsw-nprobes (10) and --hnsw-ef (default: each side's).
 // --exact N adds exact search of one query at a time (ours: --bypass-index on one thread over
 // all queries; lance 12 bypassVectorIndex over the first N; faiss one OpenMP thread). k 10.
@@ -18,7 +19,7 @@
 // other / ours (> 1: we are faster). `uptime` before and after.
 //
 //   node bench/vector_1m_bench.mjs --lance BUILD/lance --export DIR [--faiss PEER] [--faiss-flat PEER]
-//        [--hnswlib PEER] [--types ivf_pq,ivf_flat,ivf_hnsw_sq] [--exact 10] [--partitions P]
+//        [--hnswlib PEER] [--types ivf_pq,ivf_flat,ivf_hnsw_sq,ivf_rq] [--rq-bits 1] [--exact 10] [--partitions P]
 //        [--sub-vectors 16] [--nprobes 20] [--refine 10] [--flat-nprobes 10] [--hnsw-nprobes 10]
 //        [--hnsw-ef E] [--seeds 0] [--ref-builds 1] [--hnswlib-m 16] [--hnswlib-efc 100]
 //        [--hnswlib-ef 64] [--work /tmp/lance-vector-1m]
@@ -41,7 +42,7 @@ const A = await import(path.join(here, '../tests/interop/node_modules/apache-arr
 
 const args = { 'sub-vectors': '16', nprobes: '20', refine: '10', seeds: '0', 'ref-builds': '1', partitions: '',
   faiss: '', 'faiss-flat': '', hnswlib: '', 'hnswlib-m': '16', 'hnswlib-efc': '100', 'hnswlib-ef': '64',
-  types: 'ivf_pq', 'flat-nprobes': '10', 'hnsw-nprobes': '10', 'hnsw-ef': '', exact: '0', work: '/tmp/lance-vector-1m' };
+  types: 'ivf_pq', 'rq-bits': '1', 'flat-nprobes': '10', 'hnsw-nprobes': '10', 'hnsw-ef': '', exact: '0', work: '/tmp/lance-vector-1m' };
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 if (!args.lance || !args.export) {
   console.error('usage: node bench/vector_1m_bench.mjs --lance BUILD/lance --export DIR [--faiss PEER] [--hnswlib PEER] ...');
@@ -56,6 +57,8 @@ const TYPE = {
     ref: () => lancedb.Index.ivfPq({ numPartitions: PARTS, numSubVectors: M, distanceType: 'l2' }) },
   ivf_flat: { name: 'IVF_FLAT', nprobes: Number(args['flat-nprobes']), refine: false, extra: [],
     ref: () => lancedb.Index.ivfFlat({ numPartitions: PARTS, distanceType: 'l2' }) },
+  ivf_rq: { name: 'IVF_RQ', nprobes: NPROBES, refine: true, extra: ['--num-bits', args['rq-bits']],
+    ref: () => lancedb.Index.ivfRq({ numPartitions: PARTS, numBits: Number(args['rq-bits']), distanceType: 'l2' }) },
   ivf_hnsw_sq: { name: 'IVF_HNSW_SQ', nprobes: Number(args['hnsw-nprobes']), refine: false, extra: [],
     ef: args['hnsw-ef'] ? Number(args['hnsw-ef']) : 0,
     ref: () => lancedb.Index.hnswSq({ numPartitions: PARTS, distanceType: 'l2' }) },

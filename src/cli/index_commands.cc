@@ -189,9 +189,9 @@ const char* const kCreateFooter =
     "              --ef-construction).\n"
     "  ivf_hnsw_sq as ivf_flat with 8-bit scalar-quantized vectors and an HNSW graph per\n"
     "              partition (--m, --ef-construction); search with --ef.\n"
-    "  ivf_rq      as ivf_flat with RaBitQ codes (one sign bit per rotated dimension,\n"
-    "              --num-bits 1; dimensions a multiple of 8; l2, cosine or dot); search with\n"
-    "              --refine-factor to re-rank by exact distance.\n"
+    "  ivf_rq      as ivf_flat with RaBitQ codes (--num-bits 1..9 per rotated dimension:\n"
+    "              a sign bit, more bits refine it; dimensions a multiple of 8; l2, cosine or\n"
+    "              dot); search with --refine-factor to re-rank by exact distance.\n"
     "The index covers the fragments that exist now; rows appended later are scanned (the\n"
     "results stay exact) until `lance index optimize` indexes them (scalar indexes) or the\n"
     "index is rebuilt (--replace). `lance index list DATASET` lists indexes, `lance scan\n"
@@ -219,7 +219,7 @@ void AddCreateOptions(CLI::App* sub, CreateIndexArgs* args) {
   sub->add_option("--metric", args->metric, "vector indexes: l2 | cosine | dot | hamming (ivf_flat, uint8 vectors) (default l2)");
   sub->add_option("--partitions", args->partitions, "vector indexes: IVF partitions (default sqrt(rows))");
   sub->add_option("--sub-vectors", args->sub_vectors, "ivf_pq: sub-vectors (default dim/16, else dim/8)");
-  sub->add_option("--bits,--num-bits", args->bits, "ivf_pq: bits per code (8); ivf_rq: bits per dimension (1)");
+  sub->add_option("--bits,--num-bits", args->bits, "ivf_pq: bits per code (8); ivf_rq: bits per dimension, 1..9 (1)");
   sub->add_option("--max-iterations", args->max_iterations, "vector indexes: k-means iterations (default 50)");
   sub->add_option("--sample-rate", args->sample_rate,
                   "vector indexes: k-means trains on sample_rate x partitions rows (default 256)");

@@ -1,9 +1,10 @@
 // The read side of the index type x metric matrix (docs/vector-interop-matrix.md) for the
 // combinations the golden tables (vector_index_read) and vector_rq do not build: lance 12
-// builds IVF_HNSW_SQ / IVF_HNSW_PQ with cosine and dot, IVF_RQ with dot and with 2-bit codes;
-// where this library reads the index our `lance search` returns what lance 12's own search
-// returns (row ids in order, distances) for nprobes 1 / 2 / 4, ef and a prefilter, and where it
-// does not, it refuses with NotSupported naming the index file (never another answer).
+// builds IVF_HNSW_SQ / IVF_HNSW_PQ with cosine and dot, IVF_RQ with dot and with 2- and 4-bit
+// codes (more in vector_rq_bits); where this library reads the index our `lance search` returns
+// what lance 12's own search returns (row ids in order, distances) for nprobes 1 / 2 / 4, ef and
+// a prefilter, and where it does not, it refuses with NotSupported naming the index file (never
+// another answer).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -33,7 +34,8 @@ const CASES = [
   ['hnsw_sq_dot', () => lancedb.Index.hnswSq({ numPartitions: 4, distanceType: 'dot' }), 'dot', true],
   ['hnsw_pq_dot', () => lancedb.Index.hnswPq({ numPartitions: 4, numSubVectors: 4, distanceType: 'dot' }), 'dot', true],
   ['rq_dot', () => lancedb.Index.ivfRq({ numPartitions: 4, distanceType: 'dot' }), 'dot', true],
-  ['rq_2bit', () => lancedb.Index.ivfRq({ numPartitions: 4, numBits: 2 }), 'l2', false],
+  ['rq_2bit', () => lancedb.Index.ivfRq({ numPartitions: 4, numBits: 2 }), 'l2', true],
+  ['rq_4bit_dot', () => lancedb.Index.ivfRq({ numPartitions: 4, numBits: 4, distanceType: 'dot' }), 'dot', true],
 ];
 const SEARCHES = [{ nprobes: 1 }, { nprobes: 2 }, { nprobes: 4 }, { nprobes: 2, ef: 40 },
   { nprobes: 3, ef: 30, filter: 'id % 3 = 1' }, { nprobes: 2, refineFactor: 2, ef: 40 }];

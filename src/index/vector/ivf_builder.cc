@@ -220,37 +220,52 @@ Status WriteAuxiliaryFile(IndexStore& store, DistanceType metric, const Training
 }
 
 // auxiliary.idx of IVF_RQ: the rows partition by partition with their sign codes (packed per
-// partition) and factors, the RaBitQ model in storage_metadata, the IVF partition table in
-// global buffer 1.
+// partition) and factors (more than 1 bit: their blocked ex codes and ex factors too, row by
+// row), the RaBitQ model in storage_metadata, the IVF partition table in global buffer 1.
 Status WriteRabitqAuxiliaryFile(IndexStore& store, DistanceType metric, const TrainingData& data,
                                 const std::vector<uint32_t>& order, const std::vector<uint32_t>& lengths,
                                 const RabitqModel& rq, const std::vector<uint8_t>& codes,
-                                const std::vector<RabitqFactors>& factors) {
-  const size_t n = order.size(), width = rq.code_bytes();
+                                const std::vector<RabitqFactors>& factors, const std::vector<uint8_t>& ex_codes) {
+  const size_t n = order.size(), width = rq.code_bytes(), ex_width = rq.ex_code_bytes();
   auto code_field = field(kRabitCodeColumn, fixed_size_list(field("item", uint8(), true),
                                                            static_cast<int32_t>(width)));
-  auto s = schema({field(kRowIdColumn, uint64(), true), code_field, field(kRabitAddFactorsColumn, float32(), true),
-                   field(kRabitScaleFactorsColumn, float32(), true), field(kRabitErrorFactorsColumn, float32(), true)},
+  auto ex_field = field(kRabitExCodeColumn, fixed_size_list(field("item", uint8(), true),
+                                                           static_cast<int32_t>(ex_width)));
+  std::vector<FieldPtr> fields = {field(kRowIdColumn, uint64(), true), code_field};
+  for (const char* name : {kRabitAddFactorsColumn, kRabitScaleFactorsColumn, kRabitErrorFactorsColumn}) {
+    fields.push_back(field(name, float32(), true));
+  }
+  if (ex_width) {  // after the 1-bit columns, as lance 12 orders them
+    fields.push_back(ex_field);
+    fields.push_back(field(kRabitExAddFactorsColumn, float32(), true));
+    fields.push_back(field(kRabitExScaleFactorsColumn, float32(), true));
+  }
+  auto s = schema(std::move(fields),
                   Metadata({{"distance_type", std::string(linalg::DistanceTypeName(metric))},
                             {kStorageMetadataKey, RabitqMetadataJson(rq)}, {kIvfMetadataKey, "1"}}));
   LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kAuxiliaryFileName, s));
   LANCE_ASSIGN_OR_RAISE(BufferPtr ids, AllocateBuffer(static_cast<int64_t>(n * 8)));
   LANCE_ASSIGN_OR_RAISE(BufferPtr packed, AllocateBuffer(static_cast<int64_t>(n * width)));
-  std::vector<BufferPtr> f(3);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr ex, AllocateBuffer(static_cast<int64_t>(n * ex_width)));
+  std::vector<BufferPtr> f(ex_width ? 5 : 3);
   for (auto& b : f) {
     LANCE_ASSIGN_OR_RAISE(b, AllocateBuffer(static_cast<int64_t>(n * 4)));
   }
   auto* id_out = reinterpret_cast<uint64_t*>(ids->mutable_data());
-  auto* add = reinterpret_cast<float*>(f[0]->mutable_data());
-  auto* scale = reinterpret_cast<float*>(f[1]->mutable_data());
-  auto* error = reinterpret_cast<float*>(f[2]->mutable_data());
+  auto out = [&](size_t c) { return reinterpret_cast<float*>(f[c]->mutable_data()); };
   std::vector<uint8_t> rows(n * width);
   for (size_t i = 0; i < n; ++i) {
     id_out[i] = data.row_ids[order[i]];
     std::memcpy(rows.data() + i * width, codes.data() + size_t{order[i]} * width, width);
-    add[i] = factors[order[i]].add;
-    scale[i] = factors[order[i]].scale;
-    error[i] = factors[order[i]].error;
+    const RabitqFactors& x = factors[order[i]];
+    out(0)[i] = x.add;
+    out(1)[i] = x.scale;
+    out(2)[i] = x.error;
+    if (ex_width) {
+      std::memcpy(ex->mutable_data() + i * ex_width, ex_codes.data() + size_t{order[i]} * ex_width, ex_width);
+      out(3)[i] = x.add_ex;
+      out(4)[i] = x.scale_ex;
+    }
   }
   size_t first = 0;
   for (uint32_t len : lengths) {
@@ -261,7 +276,13 @@ Status WriteRabitqAuxiliaryFile(IndexStore& store, DistanceType metric, const Tr
   auto values = Array::Make(uint8(), static_cast<int64_t>(n * width), {nullptr, packed});
   std::vector<ArrayPtr> columns = {Array::Make(uint64(), rows_n, {nullptr, ids}),
                                    Array::Make(code_field->type(), rows_n, {nullptr}, {values})};
-  for (const auto& b : f) columns.push_back(Array::Make(float32(), rows_n, {nullptr, b}));
+  for (size_t c = 0; c < f.size(); ++c) {
+    if (c == 3) {
+      auto ex_values = Array::Make(uint8(), static_cast<int64_t>(n * ex_width), {nullptr, ex});
+      columns.push_back(Array::Make(ex_field->type(), rows_n, {nullptr}, {ex_values}));
+    }
+    columns.push_back(Array::Make(float32(), rows_n, {nullptr, f[c]}));
+  }
   LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, rows_n, std::move(columns)));
   LANCE_RETURN_NOT_OK(writer->Write(*batch));
   LANCE_RETURN_NOT_OK(WriteIvfPartitions(*writer, lengths));
@@ -320,8 +341,9 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
     return Status::NotSupported("create vector index: IVF_SQ with dot (l2 and cosine are written)");
   }
   const bool rq_kind = o.kind == IndexKind::kIvfRq;
-  if (rq_kind && o.num_bits != 1) {
-    return Status::NotSupported("create vector index: {}-bit RaBitQ codes (1-bit codes are written)", o.num_bits);
+  if (rq_kind && (o.num_bits < 1 || o.num_bits > kRabitqMaxBits)) {
+    return Status::InvalidArgument("create vector index: IVF_RQ num_bits must be in 1..={}, got {}", kRabitqMaxBits,
+                                   o.num_bits);
   }
   const bool hnsw_kind = IsHnswKind(o.kind);
   const bool pq_kind = o.kind == IndexKind::kIvfPq || o.kind == IndexKind::kIvfHnswPq;
@@ -470,20 +492,25 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
 
   // IVF_RQ: a seeded fast rotation; each vector's residual to its centroid coded by the signs
   // of its rotation, with the raw-query factors (rabitq.h).
+  // More than 1 bit: also each residual's ex code (the extra num_bits - 1 bits per dimension).
   RabitqModel rq;
   std::vector<RabitqFactors> rq_factors;
+  std::vector<uint8_t> rq_ex_codes;
   if (rq_kind) {
     rq = MakeRabitqModel(dim, o.seed);
+    rq.num_bits = o.num_bits;
     std::vector<float> rotated(parts * dim);
     for (size_t p = 0; p < parts; ++p) RabitqRotate(rq, &ivf.centroids[p * dim], dim, &rotated[p * dim]);
-    const size_t width = rq.code_bytes();
+    const size_t width = rq.code_bytes(), ex_width = rq.ex_code_bytes();
     codes.resize(n * width);
+    rq_ex_codes.resize(n * ex_width);
     rq_factors.resize(n);
     ParallelFor(o.pool, static_cast<int64_t>(n), [&](int64_t i) {
       const size_t a = assignment[i];
       rq_factors[i] = RabitqEncodeVector(rq, &work[size_t(i) * dim], &ivf.centroids[a * dim], dim,
                                          &rotated[a * dim], codes.data() + size_t(i) * width,
-                                         o.metric == DistanceType::kDot);
+                                         o.metric == DistanceType::kDot,
+                                         ex_width ? rq_ex_codes.data() + size_t(i) * ex_width : nullptr);
     });
   }
 
@@ -553,7 +580,7 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
     LANCE_RETURN_NOT_OK(WriteIndexFile(*store, o.kind, o.metric, ivf, binary ? &binary_centroids : nullptr));
   }
   if (rq_kind) {
-    LANCE_RETURN_NOT_OK(WriteRabitqAuxiliaryFile(*store, o.metric, data, order, lengths, rq, codes, rq_factors));
+    LANCE_RETURN_NOT_OK(WriteRabitqAuxiliaryFile(*store, o.metric, data, order, lengths, rq, codes, rq_factors, rq_ex_codes));
   } else {
     LANCE_RETURN_NOT_OK(WriteAuxiliaryFile(*store, o.metric, data, order, lengths, pq ? &*pq : nullptr,
                                            codes, work, sq ? &*sq : nullptr));
@@ -571,7 +598,7 @@ Result<NewIndexSegment> BuildSegment(const table::Snapshot& at, const std::strin
     details.mutable_pq()->set_num_bits(o.num_bits);
     details.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(m));
   } else if (rq_kind) {
-    details.mutable_rq()->set_num_bits(1);  // rotation_type 0: the fast rotation
+    details.mutable_rq()->set_num_bits(o.num_bits);  // rotation_type 0: the fast rotation
   } else {
     details.mutable_flat();
   }

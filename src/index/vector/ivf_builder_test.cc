@@ -348,8 +348,36 @@ TEST(IvfBuilderTest, RqIndexDecodesToItsOwnEncoding) {
   auto index2 = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + again.uuid)).ValueOrDie();
   EXPECT_EQ(index2->rq()->codes, s.codes);
   EXPECT_EQ(index2->rq()->model.signs, s.model.signs);
+  // 4 bits: the same rotation and sign codes (the seed), plus each row's ex code and factors as
+  // RabitqEncodeVector gives them; its search finds the query's own row first.
   o.num_bits = 4;
-  EXPECT_TRUE(t.Build("vec", o).status().IsNotSupported());
+  auto four = t.Build("vec", o);
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  auto index4 = IvfIndex::Open(t.loc.store(), t.loc.Path("_indices/" + four->uuid)).ValueOrDie();
+  const RabitqStorage& s4 = *index4->rq();
+  EXPECT_EQ(s4.model.num_bits, 4u);
+  EXPECT_EQ(s4.codes, s.codes);
+  EXPECT_EQ(s4.model.signs, s.model.signs);
+  ASSERT_EQ(s4.ex_codes.size(), index4->num_rows() * s4.model.ex_code_bytes());
+  size_t same_ex = 0;
+  for (size_t p = 0; p < index4->ivf().num_partitions(); ++p) {
+    const float* c = index4->ivf().centroid(p);
+    std::vector<float> rc(kDim);
+    RabitqRotate(s4.model, c, kDim, rc.data());
+    for (size_t j = index4->ivf().offsets[p]; j < index4->ivf().offsets[p] + index4->ivf().lengths[p]; ++j) {
+      std::vector<uint8_t> code(s4.model.code_bytes()), ex(s4.model.ex_code_bytes());
+      const RabitqFactors f = RabitqEncodeVector(s4.model, all + index4->row_ids()[j] * kDim, c, kDim, rc.data(),
+                                                 code.data(), false, ex.data());
+      same_ex += std::equal(ex.begin(), ex.end(), s4.ex_codes.begin() + static_cast<std::ptrdiff_t>(j * ex.size())) &&
+                 f.add_ex == s4.add_ex[j] && f.scale_ex == s4.scale_ex[j];
+    }
+  }
+  EXPECT_EQ(same_ex, index4->num_rows());
+  const auto got4 = index4->Search(q).ValueOrDie();
+  ASSERT_EQ(got4.size(), 10u);
+  EXPECT_EQ(got4[0].row, 42u);
+  o.num_bits = 10;
+  EXPECT_TRUE(t.Build("vec", o).status().IsInvalidArgument());
   o.num_bits = 1;
   // Dot: the same codes (the residuals' signs do not depend on the metric) with lance 12's dot
   // factors (interop vector_rq checks them against its search).

@@ -570,6 +570,11 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   }
   std::optional<RabitqQuery> rq_query;
   if (kind_ == IndexKind::kIvfRq) rq_query = PrepareRabitqQuery(RabitqAccess::Model(*this), q.data(), q.size());
+  if (kind_ == IndexKind::kIvfRq && RabitqAccess::Model(*this).num_bits > 1) {
+    // multi-bit codes: one heap over the partitions, bounded by the 1-bit estimates
+    RabitqAccess::SearchMultiBit(*this, *rq_query, q.data(), parts, centroid_dist, limit, keep, &all);
+    return all.Sorted();
+  }
   for (uint32_t p : parts) {
     const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
     dist.resize(n);

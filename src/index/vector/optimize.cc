@@ -159,7 +159,7 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
 
   // The new rows' stored form: the vectors (FLAT), SQ codes, PQ codes or RaBitQ codes with
   // their factors (row-major).
-  std::vector<uint8_t> new_codes;
+  std::vector<uint8_t> new_codes, new_ex_codes;  // ex codes: IVF_RQ of more than 1 bit
   std::vector<RabitqFactors> new_factors;
   const PqCodebook* pq = index->pq();
   if (pq_kind) {
@@ -179,13 +179,15 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
     const RabitqModel& model = RabitqAccess::Model(*index);
     std::vector<float> rotated(parts * dim);
     for (size_t p = 0; p < parts; ++p) RabitqRotate(model, ivf.centroid(p), dim, &rotated[p * dim]);
-    const size_t w = model.code_bytes();
+    const size_t w = model.code_bytes(), ex_w = model.ex_code_bytes();
     new_codes.resize(n_new * w);
+    new_ex_codes.resize(n_new * ex_w);
     new_factors.resize(n_new);
     ParallelFor(pool, static_cast<int64_t>(n_new), [&](int64_t i) {
       const size_t a = assignment[i];
       new_factors[i] = RabitqEncodeVector(model, &nv.values[size_t(i) * dim], ivf.centroid(a), dim, &rotated[a * dim],
-                                          new_codes.data() + size_t(i) * w, metric == linalg::DistanceType::kDot);
+                                          new_codes.data() + size_t(i) * w, metric == linalg::DistanceType::kDot,
+                                          ex_w ? new_ex_codes.data() + size_t(i) * ex_w : nullptr);
     });
   } else if (sq_kind) {
     if (!sm.is_object() || !sm.contains("bounds") || !sm["bounds"].is_object() ||
@@ -273,11 +275,32 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
       }
       auto values = Array::Make(uint8(), n * static_cast<int64_t>(w), {nullptr, buf});
       columns.push_back(Array::Make(f->type(), n, {nullptr}, {values}));
-    } else if (rq_kind && (f->name() == kRabitAddFactorsColumn || f->name() == kRabitScaleFactorsColumn ||
-                           f->name() == kRabitErrorFactorsColumn)) {
+    } else if (rq_kind && f->name() == kRabitExCodeColumn) {
+      // More than 1 bit: the rows' ex codes in order (row by row, not packed).
       const RabitqStorage& rq = *index->rq();
-      const int which = f->name() == kRabitAddFactorsColumn ? 0 : f->name() == kRabitScaleFactorsColumn ? 1 : 2;
-      const std::vector<float>& stored = which == 0 ? rq.add : which == 1 ? rq.scale : rq.error;
+      const size_t w = rq.model.ex_code_bytes();
+      LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * static_cast<int64_t>(w)));
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t r = order[j];
+        std::memcpy(buf->mutable_data() + j * w, r < static_cast<int64_t>(n_old) ? rq.ex_codes.data() + r * w
+                                                                                  : new_ex_codes.data() + (r - n_old) * w, w);
+      }
+      auto values = Array::Make(uint8(), n * static_cast<int64_t>(w), {nullptr, buf});
+      columns.push_back(Array::Make(f->type(), n, {nullptr}, {values}));
+    } else if (rq_kind && (f->name() == kRabitAddFactorsColumn || f->name() == kRabitScaleFactorsColumn ||
+                           f->name() == kRabitErrorFactorsColumn || f->name() == kRabitExAddFactorsColumn ||
+                           f->name() == kRabitExScaleFactorsColumn)) {
+      const RabitqStorage& rq = *index->rq();
+      const int which = f->name() == kRabitAddFactorsColumn     ? 0
+                        : f->name() == kRabitScaleFactorsColumn ? 1
+                        : f->name() == kRabitErrorFactorsColumn ? 2
+                        : f->name() == kRabitExAddFactorsColumn ? 3
+                                                                : 4;
+      const std::vector<float>& stored = which == 0   ? rq.add
+                                         : which == 1 ? rq.scale
+                                         : which == 2 ? rq.error
+                                         : which == 3 ? rq.add_ex
+                                                      : rq.scale_ex;
       LANCE_ASSIGN_OR_RAISE(BufferPtr buf, AllocateBuffer(n * 4));
       auto* out = reinterpret_cast<float*>(buf->mutable_data());
       for (int64_t j = 0; j < n; ++j) {
@@ -286,7 +309,7 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
           out[j] = stored[static_cast<size_t>(r)];
         } else {
           const RabitqFactors& x = new_factors[static_cast<size_t>(r - static_cast<int64_t>(n_old))];
-          out[j] = which == 0 ? x.add : which == 1 ? x.scale : x.error;
+          out[j] = which == 0 ? x.add : which == 1 ? x.scale : which == 2 ? x.error : which == 3 ? x.add_ex : x.scale_ex;
         }
       }
       columns.push_back(Array::Make(float32(), n, {nullptr, buf}));
