@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "lance/memwal/wal.h"
+
 namespace lance::memwal {
 
 namespace {
@@ -38,15 +40,33 @@ MemTable::MemTable(SchemaPtr schema, std::vector<std::string> pk,
 
 Result<std::unique_ptr<MemTable>> MemTable::Make(SchemaPtr wal_schema,
                                                  std::vector<std::string> primary_key,
-                                                 uint64_t generation) {
+                                                 uint64_t generation,
+                                                 std::vector<MemTableIndexSpec> indexes) {
   if (!wal_schema) return Status::InvalidArgument("MemTable: no schema");
   std::optional<PrimaryKeyEncoder> enc;
   if (!primary_key.empty()) {
     LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder e, PrimaryKeyEncoder::Make(*wal_schema, primary_key));
     enc = std::move(e);
   }
-  return std::unique_ptr<MemTable>(
+  std::unique_ptr<MemTable> t(
       new MemTable(std::move(wal_schema), std::move(primary_key), std::move(enc), generation));
+  for (MemTableIndexSpec& spec : indexes) {
+    auto e = PrimaryKeyEncoder::Make(*t->schema_, {spec.column});
+    if (!e.ok()) {
+      return Status::InvalidArgument("MemTable (generation {}): in-memory index {} of column '{}': {}",
+                                     generation, spec.name, spec.column, e.status().message());
+    }
+    t->indexes_.push_back(Index{spec, std::move(*e), {}});
+    t->index_specs_.push_back(std::move(spec));
+  }
+  return t;
+}
+
+const MemTableIndexSpec* MemTable::IndexOf(const std::string& column) const {
+  for (const auto& s : index_specs_) {
+    if (s.column == column) return &s;
+  }
+  return nullptr;
 }
 
 Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
@@ -58,6 +78,18 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
   if (encoder_) {
     LANCE_ASSIGN_OR_RAISE(keys, encoder_->EncodeAll(*wal_batch));
   }
+  // Each index's encoded values (nullopt for a null: not indexed), outside the lock.
+  std::vector<std::vector<std::optional<std::string>>> values(indexes_.size());
+  for (size_t x = 0; x < indexes_.size(); ++x) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, indexes_[x].encoder.KeyColumns(*wal_batch));
+    values[x].resize(static_cast<size_t>(wal_batch->num_rows()));
+    for (int64_t r = 0; r < wal_batch->num_rows(); ++r) {
+      if (cols[0]->IsNull(r)) continue;
+      std::string v;
+      indexes_[x].encoder.Encode(cols, r, &v);
+      values[x][static_cast<size_t>(r)] = std::move(v);
+    }
+  }
   const int64_t bytes = InMemoryBytes(*wal_batch);
   std::lock_guard<std::mutex> lock(mu_);
   if (rows_ + wal_batch->num_rows() > int64_t{UINT32_MAX}) {
@@ -68,13 +100,33 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     first_position_ = wal_position;
     first_row_ms_ = NowMs();
   }
-  int64_t index_bytes = 0;
+  int64_t index_bytes = kRowLinkBytes * wal_batch->num_rows();
+  next_.resize(static_cast<size_t>(rows_ + wal_batch->num_rows()), kNoNext);
   for (size_t i = 0; i < keys.size(); ++i) {
     const size_t heap = keys[i].size() > 15 ? keys[i].size() + 1 : 0;  // past the SSO buffer
-    if (newest_.insert_or_assign(std::move(keys[i]), static_cast<uint32_t>(rows_ + static_cast<int64_t>(i))).second) {
+    const auto pos = static_cast<uint32_t>(rows_ + static_cast<int64_t>(i));
+    auto [it, fresh] = newest_.try_emplace(std::move(keys[i]), KeyEntry{pos, pos});
+    if (fresh) {
       index_bytes += kKeyIndexEntryBytes + static_cast<int64_t>(heap);
+    } else {
+      next_[it->second.newest] = pos;
+      it->second.newest = pos;
     }
   }
+  int64_t scalar_bytes = 0;
+  for (size_t x = 0; x < indexes_.size(); ++x) {
+    auto& map = indexes_[x].values;
+    for (size_t r = 0; r < values[x].size(); ++r) {
+      if (!values[x][r]) continue;
+      const size_t heap = values[x][r]->size() > 15 ? values[x][r]->size() + 1 : 0;
+      auto [it, fresh] = map.try_emplace(std::move(*values[x][r]));
+      if (fresh) scalar_bytes += kIndexValueBytes + static_cast<int64_t>(heap);
+      it->second.push_back(static_cast<uint32_t>(rows_ + static_cast<int64_t>(r)));
+      scalar_bytes += kIndexRowBytes;
+    }
+  }
+  index_bytes += scalar_bytes;
+  index_bytes_ += scalar_bytes;
   starts_.push_back(rows_);
   rows_ += wal_batch->num_rows();
   bytes_ += bytes + index_bytes;
@@ -122,7 +174,7 @@ MemTable::Contents MemTable::Snapshot() const {
   }
   std::vector<std::pair<uint32_t, const std::string*>> newest;
   newest.reserve(newest_.size());
-  for (const auto& [k, pos] : newest_) newest.emplace_back(pos, &k);
+  for (const auto& [k, e] : newest_) newest.emplace_back(e.newest, &k);
   std::sort(newest.begin(), newest.end());
   c.newest.reserve(newest.size());
   c.newest_keys.reserve(newest.size());
@@ -143,9 +195,103 @@ std::optional<std::pair<RecordBatchPtr, int64_t>> MemTable::Lookup(const std::st
   std::lock_guard<std::mutex> lock(mu_);
   auto it = newest_.find(key);
   if (it == newest_.end()) return std::nullopt;
-  const int64_t pos = it->second;
-  auto b = std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin() - 1;
-  return std::make_pair(batches_[static_cast<size_t>(b)], pos - starts_[static_cast<size_t>(b)]);
+  return RowAt(it->second.newest);
+}
+
+std::pair<RecordBatchPtr, int64_t> MemTable::RowAt(uint32_t pos) const {
+  const int64_t p = pos;
+  auto b = std::upper_bound(starts_.begin(), starts_.end(), p) - starts_.begin() - 1;
+  return std::make_pair(batches_[static_cast<size_t>(b)], p - starts_[static_cast<size_t>(b)]);
+}
+
+int64_t MemTable::index_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return index_bytes_;
+}
+
+Result<MemTableSelection> MemTable::Select(int64_t upto, const std::string& column,
+                                           const std::vector<ValueRange>& ranges) const {
+  const Index* index = nullptr;
+  if (!column.empty()) {
+    for (const auto& x : indexes_) {
+      if (x.spec.column == column) index = &x;
+    }
+    if (index == nullptr) {
+      return Status::InvalidArgument("MemTable (generation {}): no in-memory index of column '{}'",
+                                     generation_, column);
+    }
+  }
+  MemTableSelection out;
+  if (index) out.index = index->spec.name;
+  std::vector<uint32_t> positions;
+  std::lock_guard<std::mutex> lock(mu_);
+  upto = std::min(upto, rows_);
+  if (index) {
+    for (const ValueRange& r : ranges) {
+      auto it = r.lo ? (r.lo_inclusive ? index->values.lower_bound(*r.lo) : index->values.upper_bound(*r.lo))
+                     : index->values.begin();
+      for (; it != index->values.end(); ++it) {
+        if (r.hi && (r.hi_inclusive ? it->first > *r.hi : it->first >= *r.hi)) break;
+        for (uint32_t p : it->second) {
+          if (p >= upto) break;  // ascending: the rest came after the snapshot
+          ++out.candidates;
+          if (NewestAt(p, upto)) positions.push_back(p);
+        }
+      }
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());  // overlapping ranges
+  } else if (encoder_) {
+    positions.reserve(newest_.size());
+    for (const auto& [k, e] : newest_) {
+      if (e.first >= upto) continue;
+      ++out.candidates;
+      uint32_t p = e.first;
+      while (!NewestAt(p, upto)) p = next_[p];
+      positions.push_back(p);
+    }
+    std::sort(positions.begin(), positions.end());
+  } else {
+    out.candidates = upto;
+    for (int64_t p = 0; p < upto; ++p) positions.push_back(static_cast<uint32_t>(p));
+  }
+  out.rows.reserve(positions.size());
+  std::vector<ArrayPtr> key_cols;
+  const Array* tomb = nullptr;
+  const RecordBatch* last = nullptr;
+  for (uint32_t p : positions) {
+    auto [batch, row] = RowAt(p);
+    if (batch.get() != last) {
+      last = batch.get();
+      const ArrayPtr t = batch->GetColumnByName(std::string(kTombstoneColumn));
+      tomb = t.get();
+      if (encoder_) {
+        LANCE_ASSIGN_OR_RAISE(key_cols, encoder_->KeyColumns(*batch));
+      }
+    }
+    if (tomb && !tomb->IsNull(row) && tomb->BoolValue(row)) continue;
+    MemTableSelection::Row r{batch, row, p, {}};
+    if (encoder_) encoder_->Encode(key_cols, row, &r.key);
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<RecordBatchPtr> MemTable::Batches(int64_t upto) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RecordBatchPtr> out;
+  for (size_t i = 0; i < batches_.size() && starts_[i] < upto; ++i) out.push_back(batches_[i]);
+  return out;
+}
+
+void MemTable::Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const {
+  held->assign(keys.size(), 0);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!encoder_) return;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = newest_.find(keys[i]);
+    (*held)[i] = it != newest_.end() && it->second.first < upto;
+  }
 }
 
 }  // namespace lance::memwal
