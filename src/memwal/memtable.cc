@@ -78,16 +78,33 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
   if (encoder_) {
     LANCE_ASSIGN_OR_RAISE(keys, encoder_->EncodeAll(*wal_batch));
   }
-  // Each index's encoded values (nullopt for a null: not indexed), outside the lock.
-  std::vector<std::vector<std::optional<std::string>>> values(indexes_.size());
+  // Each index's run of the batch (nulls not indexed; positions relative to the batch until
+  // the lock gives its first row position), sorted outside the lock.
+  std::vector<Run> runs(indexes_.size());
   for (size_t x = 0; x < indexes_.size(); ++x) {
     LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, indexes_[x].encoder.KeyColumns(*wal_batch));
-    values[x].resize(static_cast<size_t>(wal_batch->num_rows()));
+    std::string all;
+    std::vector<std::pair<uint32_t, uint32_t>> span;  // (offset, length) of row r's value
+    std::vector<uint32_t> rows;
     for (int64_t r = 0; r < wal_batch->num_rows(); ++r) {
       if (cols[0]->IsNull(r)) continue;
-      std::string v;
-      indexes_[x].encoder.Encode(cols, r, &v);
-      values[x][static_cast<size_t>(r)] = std::move(v);
+      const size_t at = all.size();
+      indexes_[x].encoder.Encode(cols, r, &all);
+      span.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(all.size() - at));
+      rows.push_back(static_cast<uint32_t>(r));
+    }
+    std::vector<uint32_t> order(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    auto view = [&](uint32_t i) { return std::string_view(all).substr(span[i].first, span[i].second); };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t l, uint32_t r) { return view(l) < view(r); });
+    Run& run = runs[x];
+    run.arena.reserve(all.size());
+    run.offsets.reserve(order.size() + 1);
+    run.positions.reserve(order.size());
+    for (uint32_t i : order) {
+      run.arena.append(view(i));
+      run.offsets.push_back(static_cast<uint32_t>(run.arena.size()));
+      run.positions.push_back(rows[i]);
     }
   }
   const int64_t bytes = InMemoryBytes(*wal_batch);
@@ -115,15 +132,20 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
   }
   int64_t scalar_bytes = 0;
   for (size_t x = 0; x < indexes_.size(); ++x) {
-    auto& map = indexes_[x].values;
-    for (size_t r = 0; r < values[x].size(); ++r) {
-      if (!values[x][r]) continue;
-      const size_t heap = values[x][r]->size() > 15 ? values[x][r]->size() + 1 : 0;
-      auto [it, fresh] = map.try_emplace(std::move(*values[x][r]));
-      if (fresh) scalar_bytes += kIndexValueBytes + static_cast<int64_t>(heap);
-      it->second.push_back(static_cast<uint32_t>(rows_ + static_cast<int64_t>(r)));
-      scalar_bytes += kIndexRowBytes;
+    if (runs[x].size() == 0) continue;
+    for (uint32_t& p : runs[x].positions) p += static_cast<uint32_t>(rows_);
+    auto& list = indexes_[x].runs;
+    int64_t before = 0;
+    for (const Run& r : list) before += r.bytes();
+    list.push_back(std::move(runs[x]));
+    while (list.size() >= 2 && list[list.size() - 2].size() <= 2 * list.back().size()) {
+      Run merged = MergeRuns(list[list.size() - 2], list.back());
+      list.pop_back();
+      list.back() = std::move(merged);
     }
+    int64_t after = 0;
+    for (const Run& r : list) after += r.bytes();
+    scalar_bytes += after - before;
   }
   index_bytes += scalar_bytes;
   index_bytes_ += scalar_bytes;
@@ -198,6 +220,28 @@ std::optional<std::pair<RecordBatchPtr, int64_t>> MemTable::Lookup(const std::st
   return RowAt(it->second.newest);
 }
 
+MemTable::Run MemTable::MergeRuns(const Run& a, const Run& b) {
+  Run out;
+  out.arena.reserve(a.arena.size() + b.arena.size());
+  out.offsets.reserve(a.size() + b.size() + 1);
+  out.positions.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  auto take = [&](const Run& r, size_t k) {
+    out.arena.append(r.value(k));
+    out.offsets.push_back(static_cast<uint32_t>(out.arena.size()));
+    out.positions.push_back(r.positions[k]);
+  };
+  while (i < a.size() || j < b.size()) {
+    // Ties: a's rows are older (smaller positions) -- value order, then position order.
+    if (j == b.size() || (i < a.size() && a.value(i) <= b.value(j))) {
+      take(a, i++);
+    } else {
+      take(b, j++);
+    }
+  }
+  return out;
+}
+
 std::pair<RecordBatchPtr, int64_t> MemTable::RowAt(uint32_t pos) const {
   const int64_t p = pos;
   auto b = std::upper_bound(starts_.begin(), starts_.end(), p) - starts_.begin() - 1;
@@ -228,12 +272,26 @@ Result<MemTableSelection> MemTable::Select(int64_t upto, const std::string& colu
   upto = std::min(upto, rows_);
   if (index) {
     for (const ValueRange& r : ranges) {
-      auto it = r.lo ? (r.lo_inclusive ? index->values.lower_bound(*r.lo) : index->values.upper_bound(*r.lo))
-                     : index->values.begin();
-      for (; it != index->values.end(); ++it) {
-        if (r.hi && (r.hi_inclusive ? it->first > *r.hi : it->first >= *r.hi)) break;
-        for (uint32_t p : it->second) {
-          if (p >= upto) break;  // ascending: the rest came after the snapshot
+      for (const Run& run : index->runs) {
+        // The first value at or past the low bound (binary search over the sorted values).
+        size_t lo = 0, hi = run.size();
+        if (r.lo) {
+          const std::string_view bound(*r.lo);
+          while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            const std::string_view v = run.value(mid);
+            if (r.lo_inclusive ? v < bound : v <= bound) {
+              lo = mid + 1;
+            } else {
+              hi = mid;
+            }
+          }
+        }
+        for (size_t i = lo; i < run.size(); ++i) {
+          const std::string_view v = run.value(i);
+          if (r.hi && (r.hi_inclusive ? v > *r.hi : v >= *r.hi)) break;
+          const uint32_t p = run.positions[i];
+          if (p >= upto) continue;  // came after the snapshot
           ++out.candidates;
           if (NewestAt(p, upto)) positions.push_back(p);
         }

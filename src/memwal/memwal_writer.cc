@@ -82,9 +82,9 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
   // What the append will hold in the MemTable (its buffers, a key index entry a row), reserved
   // in the budget from admission to landing.
-  // (Each in-memory index reserves a new value per row: an upper bound.)
+  // (Each in-memory index: a position, an offset and about a value a row.)
   const int64_t per_row = kKeyIndexEntryBytes + kRowLinkBytes +
-                          static_cast<int64_t>(memtable_indexes_) * (kIndexRowBytes + kIndexValueBytes);
+                          static_cast<int64_t>(memtable_indexes_) * (kIndexRowBytes + kIndexValueReserve);
   const int64_t reserve = options_.budget ? InMemoryBytes(*wb) + per_row * wb->num_rows() : 0;
   if (options_.auto_flush) {
     // Bounded memory: no append joins a full MemTable. It waits until the flusher has frozen

@@ -7,8 +7,10 @@
 // Append-only tables (no primary key) keep every row.
 //
 // Maintained scalar indexes (BTREE / BITMAP of mem_wal.md "Maintained indexes") are mirrored in
-// memory: for each, an ordered map from a column's encoded value (the order-preserving
-// encoding of primary_key.h) to the row positions holding it, updated by every Insert. Every
+// memory: for each, sorted runs of (a column's encoded value -- the order-preserving encoding
+// of primary_key.h --, row position), one run per inserted batch (sorted before the lock is
+// taken), the last two merged while the older is at most twice the newer (as a binary
+// counter: O(log n) runs, each row merged O(log n) times), updated by every Insert. Every
 // row is indexed (hidden duplicates too); Select keeps a candidate only when it is its key's
 // newest row as of the read's snapshot (`upto` rows) and not a tombstone, as a flushed
 // generation's deletion vector masks its index.
@@ -23,7 +25,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <string_view>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,12 +46,11 @@ int64_t InMemoryBytes(const RecordBatch& batch);
 // it out, and its bucket pointer.
 inline constexpr int64_t kKeyIndexEntryBytes = 72;
 // What a row costs beside its buffers: the next-row-of-its-key link (4 bytes), and in each
-// in-memory scalar index its position (4 bytes, with vector growth slack: 8).
+// in-memory scalar index its position and value offset (8 bytes) beside the encoded value
+// itself (counted as it is; an append reserves kIndexValueReserve a row for it).
 inline constexpr int64_t kRowLinkBytes = 4;
 inline constexpr int64_t kIndexRowBytes = 8;
-// A distinct value of an in-memory scalar index: a red-black tree node (header, std::string,
-// std::vector) as malloc hands it out; its bytes past the string's inline buffer come on top.
-inline constexpr int64_t kIndexValueBytes = 96;
+inline constexpr int64_t kIndexValueReserve = 24;
 
 // A maintained scalar index mirrored in the MemTable.
 struct MemTableIndexSpec {
@@ -150,11 +151,25 @@ class MemTable {
     uint32_t newest = 0;
     uint32_t first = 0;  // the key's first row here: held as of any snapshot past it
   };
+  // Values sorted (ties by position): value i is arena[offsets[i], offsets[i + 1]).
+  struct Run {
+    std::string arena;
+    std::vector<uint32_t> offsets{0};
+    std::vector<uint32_t> positions;
+    size_t size() const { return positions.size(); }
+    std::string_view value(size_t i) const {
+      return std::string_view(arena).substr(offsets[i], offsets[i + 1] - offsets[i]);
+    }
+    int64_t bytes() const {
+      return static_cast<int64_t>(arena.size()) + kIndexRowBytes * static_cast<int64_t>(positions.size());
+    }
+  };
   struct Index {
     MemTableIndexSpec spec;
     PrimaryKeyEncoder encoder;  // of the one column
-    std::map<std::string, std::vector<uint32_t>> values;
+    std::vector<Run> runs;      // oldest (largest) first
   };
+  static Run MergeRuns(const Run& a, const Run& b);
   static constexpr uint32_t kNoNext = UINT32_MAX;
 
   MemTable(SchemaPtr schema, std::vector<std::string> pk, std::optional<PrimaryKeyEncoder> enc,
