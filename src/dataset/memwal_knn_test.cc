@@ -78,9 +78,11 @@ std::vector<std::pair<int64_t, float>> Brute(const VecModel& m, const std::vecto
 
 std::vector<std::pair<int64_t, float>> Search(const Table& t, const std::vector<float>& q, size_t k, Consistency c,
                                               bool use_index, const std::string& filter,
-                                              query::LsmNearestStats* stats = nullptr) {
+                                              query::LsmNearestStats* stats = nullptr,
+                                              const MemWalWriter* live = nullptr) {
   LsmReadOptions o;
   o.consistency = c;
+  if (live) o.live_writers = {live};
   o.filter = filter;
   o.use_index = use_index;
   o.columns = {"id", "tag"};
@@ -178,6 +180,19 @@ TEST(LsmNearest, EqualsBruteForceOverTheNewestRows) {
     ASSERT_TRUE(wr.AppendAndWait(*upsert(&model, Range(100, 120), 1)).ok());
     ASSERT_TRUE(wr.AppendAndWait(*erase(&model, Range(280, 290)), true).ok());
     ASSERT_TRUE(wr.AppendAndWait(*upsert(&model, {330, 110, 60}, 3)).ok());
+    // The writer live in this process: its MemTable is searched in memory (flat), equal to
+    // brute force as the WAL tail's search is.
+    std::mt19937 qrng(7);
+    for (int qi = 0; qi < 4; ++qi) {
+      const std::vector<float> q = RandomVector(&qrng);
+      for (size_t k : {1, 10, 40}) {
+        query::LsmNearestStats ls;
+        ExpectSame(Search(t, q, k, Consistency::kStrong, true, "", &ls, &wr), Brute(model, q, k, 9),
+                   "live writer k" + std::to_string(k));
+        ExpectSame(Search(t, q, k, Consistency::kStrong, false, "tag < 2", nullptr, &wr), Brute(model, q, k, 1),
+                   "live writer, tag < 2, k" + std::to_string(k));
+      }
+    }
     ASSERT_TRUE(wr.Close(false).ok());
   }
   std::vector<std::vector<float>> queries;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "lance/memwal/wal.h"
+
 namespace lance::memwal {
 
 namespace {
@@ -38,15 +40,33 @@ MemTable::MemTable(SchemaPtr schema, std::vector<std::string> pk,
 
 Result<std::unique_ptr<MemTable>> MemTable::Make(SchemaPtr wal_schema,
                                                  std::vector<std::string> primary_key,
-                                                 uint64_t generation) {
+                                                 uint64_t generation,
+                                                 std::vector<MemTableIndexSpec> indexes) {
   if (!wal_schema) return Status::InvalidArgument("MemTable: no schema");
   std::optional<PrimaryKeyEncoder> enc;
   if (!primary_key.empty()) {
     LANCE_ASSIGN_OR_RAISE(PrimaryKeyEncoder e, PrimaryKeyEncoder::Make(*wal_schema, primary_key));
     enc = std::move(e);
   }
-  return std::unique_ptr<MemTable>(
+  std::unique_ptr<MemTable> t(
       new MemTable(std::move(wal_schema), std::move(primary_key), std::move(enc), generation));
+  for (MemTableIndexSpec& spec : indexes) {
+    auto e = PrimaryKeyEncoder::Make(*t->schema_, {spec.column});
+    if (!e.ok()) {
+      return Status::InvalidArgument("MemTable (generation {}): in-memory index {} of column '{}': {}",
+                                     generation, spec.name, spec.column, e.status().message());
+    }
+    t->indexes_.push_back(Index{spec, std::move(*e), {}});
+    t->index_specs_.push_back(std::move(spec));
+  }
+  return t;
+}
+
+const MemTableIndexSpec* MemTable::IndexOf(const std::string& column) const {
+  for (const auto& s : index_specs_) {
+    if (s.column == column) return &s;
+  }
+  return nullptr;
 }
 
 Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
@@ -58,6 +78,35 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
   if (encoder_) {
     LANCE_ASSIGN_OR_RAISE(keys, encoder_->EncodeAll(*wal_batch));
   }
+  // Each index's run of the batch (nulls not indexed; positions relative to the batch until
+  // the lock gives its first row position), sorted outside the lock.
+  std::vector<Run> runs(indexes_.size());
+  for (size_t x = 0; x < indexes_.size(); ++x) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, indexes_[x].encoder.KeyColumns(*wal_batch));
+    std::string all;
+    std::vector<std::pair<uint32_t, uint32_t>> span;  // (offset, length) of row r's value
+    std::vector<uint32_t> rows;
+    for (int64_t r = 0; r < wal_batch->num_rows(); ++r) {
+      if (cols[0]->IsNull(r)) continue;
+      const size_t at = all.size();
+      indexes_[x].encoder.Encode(cols, r, &all);
+      span.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(all.size() - at));
+      rows.push_back(static_cast<uint32_t>(r));
+    }
+    std::vector<uint32_t> order(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    auto view = [&](uint32_t i) { return std::string_view(all).substr(span[i].first, span[i].second); };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t l, uint32_t r) { return view(l) < view(r); });
+    Run& run = runs[x];
+    run.arena.reserve(all.size());
+    run.offsets.reserve(order.size() + 1);
+    run.positions.reserve(order.size());
+    for (uint32_t i : order) {
+      run.arena.append(view(i));
+      run.offsets.push_back(static_cast<uint32_t>(run.arena.size()));
+      run.positions.push_back(rows[i]);
+    }
+  }
   const int64_t bytes = InMemoryBytes(*wal_batch);
   std::lock_guard<std::mutex> lock(mu_);
   if (rows_ + wal_batch->num_rows() > int64_t{UINT32_MAX}) {
@@ -68,13 +117,38 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     first_position_ = wal_position;
     first_row_ms_ = NowMs();
   }
-  int64_t index_bytes = 0;
+  int64_t index_bytes = kRowLinkBytes * wal_batch->num_rows();
+  next_.resize(static_cast<size_t>(rows_ + wal_batch->num_rows()), kNoNext);
   for (size_t i = 0; i < keys.size(); ++i) {
     const size_t heap = keys[i].size() > 15 ? keys[i].size() + 1 : 0;  // past the SSO buffer
-    if (newest_.insert_or_assign(std::move(keys[i]), static_cast<uint32_t>(rows_ + static_cast<int64_t>(i))).second) {
+    const auto pos = static_cast<uint32_t>(rows_ + static_cast<int64_t>(i));
+    auto [it, fresh] = newest_.try_emplace(std::move(keys[i]), KeyEntry{pos, pos});
+    if (fresh) {
       index_bytes += kKeyIndexEntryBytes + static_cast<int64_t>(heap);
+    } else {
+      next_[it->second.newest] = pos;
+      it->second.newest = pos;
     }
   }
+  int64_t scalar_bytes = 0;
+  for (size_t x = 0; x < indexes_.size(); ++x) {
+    if (runs[x].size() == 0) continue;
+    for (uint32_t& p : runs[x].positions) p += static_cast<uint32_t>(rows_);
+    auto& list = indexes_[x].runs;
+    int64_t before = 0;
+    for (const Run& r : list) before += r.bytes();
+    list.push_back(std::move(runs[x]));
+    while (list.size() >= 2 && list[list.size() - 2].size() <= 2 * list.back().size()) {
+      Run merged = MergeRuns(list[list.size() - 2], list.back());
+      list.pop_back();
+      list.back() = std::move(merged);
+    }
+    int64_t after = 0;
+    for (const Run& r : list) after += r.bytes();
+    scalar_bytes += after - before;
+  }
+  index_bytes += scalar_bytes;
+  index_bytes_ += scalar_bytes;
   starts_.push_back(rows_);
   rows_ += wal_batch->num_rows();
   bytes_ += bytes + index_bytes;
@@ -122,7 +196,7 @@ MemTable::Contents MemTable::Snapshot() const {
   }
   std::vector<std::pair<uint32_t, const std::string*>> newest;
   newest.reserve(newest_.size());
-  for (const auto& [k, pos] : newest_) newest.emplace_back(pos, &k);
+  for (const auto& [k, e] : newest_) newest.emplace_back(e.newest, &k);
   std::sort(newest.begin(), newest.end());
   c.newest.reserve(newest.size());
   c.newest_keys.reserve(newest.size());
@@ -143,9 +217,139 @@ std::optional<std::pair<RecordBatchPtr, int64_t>> MemTable::Lookup(const std::st
   std::lock_guard<std::mutex> lock(mu_);
   auto it = newest_.find(key);
   if (it == newest_.end()) return std::nullopt;
-  const int64_t pos = it->second;
-  auto b = std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin() - 1;
-  return std::make_pair(batches_[static_cast<size_t>(b)], pos - starts_[static_cast<size_t>(b)]);
+  return RowAt(it->second.newest);
+}
+
+MemTable::Run MemTable::MergeRuns(const Run& a, const Run& b) {
+  Run out;
+  out.arena.reserve(a.arena.size() + b.arena.size());
+  out.offsets.reserve(a.size() + b.size() + 1);
+  out.positions.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  auto take = [&](const Run& r, size_t k) {
+    out.arena.append(r.value(k));
+    out.offsets.push_back(static_cast<uint32_t>(out.arena.size()));
+    out.positions.push_back(r.positions[k]);
+  };
+  while (i < a.size() || j < b.size()) {
+    // Ties: a's rows are older (smaller positions) -- value order, then position order.
+    if (j == b.size() || (i < a.size() && a.value(i) <= b.value(j))) {
+      take(a, i++);
+    } else {
+      take(b, j++);
+    }
+  }
+  return out;
+}
+
+std::pair<RecordBatchPtr, int64_t> MemTable::RowAt(uint32_t pos) const {
+  const int64_t p = pos;
+  auto b = std::upper_bound(starts_.begin(), starts_.end(), p) - starts_.begin() - 1;
+  return std::make_pair(batches_[static_cast<size_t>(b)], p - starts_[static_cast<size_t>(b)]);
+}
+
+int64_t MemTable::index_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return index_bytes_;
+}
+
+Result<MemTableSelection> MemTable::Select(int64_t upto, const std::string& column,
+                                           const std::vector<ValueRange>& ranges) const {
+  const Index* index = nullptr;
+  if (!column.empty()) {
+    for (const auto& x : indexes_) {
+      if (x.spec.column == column) index = &x;
+    }
+    if (index == nullptr) {
+      return Status::InvalidArgument("MemTable (generation {}): no in-memory index of column '{}'",
+                                     generation_, column);
+    }
+  }
+  MemTableSelection out;
+  if (index) out.index = index->spec.name;
+  std::vector<uint32_t> positions;
+  std::lock_guard<std::mutex> lock(mu_);
+  upto = std::min(upto, rows_);
+  if (index) {
+    for (const ValueRange& r : ranges) {
+      for (const Run& run : index->runs) {
+        // The first value at or past the low bound (binary search over the sorted values).
+        size_t lo = 0, hi = run.size();
+        if (r.lo) {
+          const std::string_view bound(*r.lo);
+          while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            const std::string_view v = run.value(mid);
+            if (r.lo_inclusive ? v < bound : v <= bound) {
+              lo = mid + 1;
+            } else {
+              hi = mid;
+            }
+          }
+        }
+        for (size_t i = lo; i < run.size(); ++i) {
+          const std::string_view v = run.value(i);
+          if (r.hi && (r.hi_inclusive ? v > *r.hi : v >= *r.hi)) break;
+          const uint32_t p = run.positions[i];
+          if (p >= upto) continue;  // came after the snapshot
+          ++out.candidates;
+          if (NewestAt(p, upto)) positions.push_back(p);
+        }
+      }
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());  // overlapping ranges
+  } else if (encoder_) {
+    positions.reserve(newest_.size());
+    for (const auto& [k, e] : newest_) {
+      if (e.first >= upto) continue;
+      ++out.candidates;
+      uint32_t p = e.first;
+      while (!NewestAt(p, upto)) p = next_[p];
+      positions.push_back(p);
+    }
+    std::sort(positions.begin(), positions.end());
+  } else {
+    out.candidates = upto;
+    for (int64_t p = 0; p < upto; ++p) positions.push_back(static_cast<uint32_t>(p));
+  }
+  out.rows.reserve(positions.size());
+  std::vector<ArrayPtr> key_cols;
+  const Array* tomb = nullptr;
+  const RecordBatch* last = nullptr;
+  for (uint32_t p : positions) {
+    auto [batch, row] = RowAt(p);
+    if (batch.get() != last) {
+      last = batch.get();
+      const ArrayPtr t = batch->GetColumnByName(std::string(kTombstoneColumn));
+      tomb = t.get();
+      if (encoder_) {
+        LANCE_ASSIGN_OR_RAISE(key_cols, encoder_->KeyColumns(*batch));
+      }
+    }
+    if (tomb && !tomb->IsNull(row) && tomb->BoolValue(row)) continue;
+    MemTableSelection::Row r{batch, row, p, {}};
+    if (encoder_) encoder_->Encode(key_cols, row, &r.key);
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<RecordBatchPtr> MemTable::Batches(int64_t upto) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RecordBatchPtr> out;
+  for (size_t i = 0; i < batches_.size() && starts_[i] < upto; ++i) out.push_back(batches_[i]);
+  return out;
+}
+
+void MemTable::Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const {
+  held->assign(keys.size(), 0);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!encoder_) return;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = newest_.find(keys[i]);
+    (*held)[i] = it != newest_.end() && it->second.first < upto;
+  }
 }
 
 }  // namespace lance::memwal

@@ -5,6 +5,18 @@
 
 namespace lance::memwal {
 
+std::vector<MemTableIndexSpec> MemTableIndexesOf(const MemWalWriterOptions& options) {
+  std::vector<MemTableIndexSpec> out;
+  if (!options.memtable_indexes) return out;
+  using index::scalar::ScalarIndexType;
+  for (const MaintainedIndex& m : options.generation.maintained_indexes) {
+    if (m.vector) continue;
+    if (m.options.type != ScalarIndexType::kBTree && m.options.type != ScalarIndexType::kBitmap) continue;
+    out.push_back(MemTableIndexSpec{m.name, m.column});
+  }
+  return out;
+}
+
 MemWalWriter::MemWalWriter(std::shared_ptr<io::ObjectStore> store, std::string root,
                            MemWalWriterOptions o)
     : store_(std::move(store)), root_(std::move(root)), options_(std::move(o)) {}
@@ -19,7 +31,7 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
   const ShardManifest m = w->shard_->manifest();
   LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> mt,
                         MemTable::Make(w->shard_->wal_schema(), options.primary_key,
-                                       m.current_generation));
+                                       m.current_generation, MemTableIndexesOf(options)));
   for (const WalEntry& e : w->shard_->recovered()) {
     for (const auto& b : e.batches) {
       // Replayed entries carry the schema they were written with (a previous writer's, maybe
@@ -40,6 +52,7 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
     }
   }
   w->shard_->ReleaseRecovered();
+  w->memtable_indexes_ = mt->indexes().size();
   w->active_ = std::move(mt);
   if (options.budget) {
     w->budget_subscription_ = options.budget->Subscribe([p = w.get()] { p->Wake(); });
@@ -69,7 +82,10 @@ Status MemWalWriter::Append(const RecordBatch& batch, bool tombstone, Callback o
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr wb, MakeWalBatch(shard_->wal_schema(), batch, tombstone));
   // What the append will hold in the MemTable (its buffers, a key index entry a row), reserved
   // in the budget from admission to landing.
-  const int64_t reserve = options_.budget ? InMemoryBytes(*wb) + kKeyIndexEntryBytes * wb->num_rows() : 0;
+  // (Each in-memory index: a position, an offset and about a value a row.)
+  const int64_t per_row = kKeyIndexEntryBytes + kRowLinkBytes +
+                          static_cast<int64_t>(memtable_indexes_) * (kIndexRowBytes + kIndexValueReserve);
+  const int64_t reserve = options_.budget ? InMemoryBytes(*wb) + per_row * wb->num_rows() : 0;
   if (options_.auto_flush) {
     // Bounded memory: no append joins a full MemTable. It waits until the flusher has frozen
     // it (a fresh one takes the appends), and while the previous one is still being flushed
@@ -146,7 +162,7 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
       if (active_->empty()) return std::optional<FlushedGeneration>();
       LANCE_ASSIGN_OR_RAISE(std::unique_ptr<MemTable> next,
                             MemTable::Make(shard_->wal_schema(), options_.primary_key,
-                                           active_->generation() + 1));
+                                           active_->generation() + 1, MemTableIndexesOf(options_)));
       frozen_ = std::move(active_);
       active_ = std::move(next);
       frozen = frozen_;

@@ -16,6 +16,7 @@
 #include "lance/memwal/bloom_filter.h"
 #include "lance/memwal/generation.h"
 #include "lance/memwal/layout.h"
+#include "lance/memwal/memwal_writer.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
@@ -148,6 +149,27 @@ struct Lookup {
     out.reserve(routing->row_shard.size());
     for (uint32_t s : routing->row_shard) out.push_back(routing->shards[s]);
     return out;
+  }
+
+  // A live writer's MemTables (oldest first, taken before the shard manifest was read): each
+  // pending key's newest row there, a newer MemTable's answer replacing an older one's.
+  Status SearchMemTables(const std::vector<std::shared_ptr<const MemTable>>& memtables,
+                         const std::vector<size_t>& mine) {
+    const auto want = Pending(mine);
+    for (const auto& mt : memtables) {
+      ++st.memtables;
+      std::unordered_map<const RecordBatch*, int> piece_of;
+      for (const auto& [key, k] : want) {
+        auto hit = mt->Lookup(key);
+        if (!hit) continue;
+        auto [it, fresh] = piece_of.try_emplace(hit->first.get(), 0);
+        if (fresh) it->second = AddPiece(hit->first);
+        if (!ks.answered(k)) ++st.keys_from_memtables;
+        ks.winner[k] = {it->second, hit->second};
+        ks.tombstone[k] = IsTombstone(*hit->first, hit->second);
+      }
+    }
+    return Status::OK();
   }
 
   Status SearchTail(const Uuid& shard, ShardManifestStore& manifests, const ShardManifest& m,
@@ -323,6 +345,18 @@ struct Lookup {
     ks.tombstone.assign(ks.bytes.size(), false);
     st.keys = static_cast<int64_t>(ks.bytes.size());
 
+    // The live writers' MemTables, taken before any shard manifest is read: a flush after this
+    // point leaves its rows both here and in a generation the manifest lists, never in neither.
+    struct Live {
+      uint64_t epoch = 0;
+      std::vector<std::shared_ptr<const MemTable>> memtables;  // oldest first
+    };
+    std::map<std::string, Live> live;
+    if (options.consistency == Consistency::kStrong) {
+      for (const MemWalWriter* w : options.live_writers) {
+        live[w->shard_id().ToString()] = Live{w->epoch(), w->MemTables()};
+      }
+    }
     LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
     std::map<uint32_t, std::optional<std::vector<ShardTarget>>> routes;
     for (const Uuid& shard : shards) {
@@ -341,7 +375,12 @@ struct Lookup {
       }
       ++st.shards_searched;
       if (options.consistency == Consistency::kStrong) {
-        LANCE_RETURN_NOT_OK(SearchTail(shard, manifests, *m, mine));
+        const auto w = live.find(shard.ToString());
+        if (w != live.end() && w->second.epoch == m->writer_epoch) {
+          LANCE_RETURN_NOT_OK(SearchMemTables(w->second.memtables, mine));
+        } else {
+          LANCE_RETURN_NOT_OK(SearchTail(shard, manifests, *m, mine));
+        }
       }
       const uint64_t merged = details.MergedGenerationOf(shard);
       std::vector<FlushedGeneration> gens = m->flushed_generations;

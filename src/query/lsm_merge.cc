@@ -42,6 +42,16 @@ std::string LsmSourceNode::Describe() const {
                         spec_.shard, Joined(pos), spec_.rows);
       break;
     }
+    case Source::kMemTable:
+      out = fmt::format("MemTable of shard {} (generation {}, a live writer of this process): its "
+                        "first {} rows, ",
+                        spec_.shard, spec_.generation, spec_.memtable_upto);
+      out += spec_.index_column.empty()
+                 ? std::string("every key's newest row (its key index); the filter tested on the rows that win")
+                 : fmt::format("in-memory index {} on {} for {}, then each key's newest row; the "
+                               "filter tested on the candidates",
+                               spec_.index_name, spec_.index_column, spec_.ranges_text);
+      break;
     case Source::kGeneration:
       out = fmt::format("generation {} of shard {} ({}, version {}, {} rows); {}", spec_.generation,
                         spec_.shard, spec_.path, spec_.version, spec_.rows,
@@ -174,7 +184,9 @@ class LsmMergeReader final : public RecordBatchReader {
     size_t newer = 0;  // rows of the sources whose keys the set takes
     for (const auto& in : node_->inputs()) {
       const auto& src = static_cast<const LsmSourceNode&>(*in).spec();
-      if (src.source != LsmSourceNode::Source::kBase) newer += static_cast<size_t>(src.rows);
+      if (src.source != LsmSourceNode::Source::kBase && src.source != LsmSourceNode::Source::kMemTable) {
+        newer += static_cast<size_t>(src.rows);
+      }
     }
     if (enc_) seen_.Reserve(newer);
   }
@@ -196,6 +208,10 @@ class LsmMergeReader final : public RecordBatchReader {
         source_ = static_cast<const LsmSourceNode*>(node_->inputs()[next_source_++].get());
         if (source_->spec().source == LsmSourceNode::Source::kWalTail) {
           LANCE_RETURN_NOT_OK(ReadTail(source_->spec()));
+          continue;
+        }
+        if (source_->spec().source == LsmSourceNode::Source::kMemTable) {
+          LANCE_RETURN_NOT_OK(ReadMemTable(source_->spec()));
           continue;
         }
         LANCE_ASSIGN_OR_RAISE(current_, Plan(source_->rows()).Execute(exec_));
@@ -221,9 +237,11 @@ class LsmMergeReader final : public RecordBatchReader {
       if (stats_) (base ? stats_->base_rows : stats_->generation_rows) += src.keys ? 0 : b->num_rows();
       std::vector<int64_t> rows;
       rows.reserve(static_cast<size_t>(b->num_rows()));
-      if (enc_ && !(base && seen_.empty())) {
+      if (enc_ && !(base && seen_.empty() && views_.empty())) {
         LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc_->KeyColumns(*b));
+        LANCE_RETURN_NOT_OK(HeldByMemTables(cols, b->num_rows()));
         for (int64_t r = 0; r < b->num_rows(); ++r) {
+          if (!views_.empty() && held_[static_cast<size_t>(r)]) continue;
           key_.clear();
           enc_->Encode(cols, r, &key_);
           // (Keys are distinct inside a generation: its deletion vector hid older duplicates.)
@@ -276,7 +294,9 @@ class LsmMergeReader final : public RecordBatchReader {
         continue;
       }
       LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc_->KeyColumns(b));
+      LANCE_RETURN_NOT_OK(HeldByMemTables(cols, b.num_rows()));
       for (int64_t r = b.num_rows(); r-- > 0;) {
+        if (!views_.empty() && held_[static_cast<size_t>(r)]) continue;
         key_.clear();
         enc_->Encode(cols, r, &key_);
         if (seen_.Insert(key_)) keep[i].push_back(r);
@@ -301,6 +321,69 @@ class LsmMergeReader final : public RecordBatchReader {
     return Status::OK();
   }
 
+  // held_[r]: whether a MemTable read before (views_) holds the key of row r of `cols` (the
+  // MemTables' keys are not copied into seen_: each is asked, one lock a batch).
+  Status HeldByMemTables(const std::vector<ArrayPtr>& cols, int64_t rows) {
+    if (views_.empty()) return Status::OK();
+    batch_keys_.resize(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      auto& k = batch_keys_[static_cast<size_t>(r)];
+      k.clear();
+      enc_->Encode(cols, r, &k);
+    }
+    held_.assign(static_cast<size_t>(rows), 0);
+    for (const auto& [mt, upto] : views_) {
+      mt->Holds(upto, batch_keys_, &view_held_);
+      for (size_t r = 0; r < held_.size(); ++r) held_[r] |= view_held_[r];
+    }
+    return Status::OK();
+  }
+
+  // A live writer's MemTable: the rows its in-memory index (or key index) selects as of the
+  // plan's snapshot, less the keys a newer source held, the filter tested, queued in insert
+  // order; then its keys hide older rows (views_).
+  Status ReadMemTable(const LsmSourceNode::Spec& src) {
+    LANCE_ASSIGN_OR_RAISE(memwal::MemTableSelection sel,
+                          src.memtable->Select(src.memtable_upto, src.index_column, src.ranges));
+    if (stats_) {
+      ++stats_->memtables;
+      stats_->memtable_candidates += sel.candidates;
+      if (!sel.index.empty()) ++stats_->memtables_indexed;
+    }
+    std::vector<uint8_t> hidden(sel.rows.size(), 0);
+    if (enc_ && (!views_.empty() || !seen_.empty())) {
+      batch_keys_.clear();
+      for (const auto& r : sel.rows) batch_keys_.push_back(r.key);
+      for (const auto& [mt, upto] : views_) {
+        mt->Holds(upto, batch_keys_, &view_held_);
+        for (size_t i = 0; i < hidden.size(); ++i) hidden[i] |= view_held_[i];
+      }
+      for (size_t i = 0; i < hidden.size(); ++i) hidden[i] |= seen_.Contains(sel.rows[i].key);
+    }
+    for (size_t i = 0; i < sel.rows.size();) {  // runs of one batch
+      size_t j = i;
+      std::vector<int64_t> rows;
+      for (; j < sel.rows.size() && sel.rows[j].batch == sel.rows[i].batch; ++j) {
+        if (!hidden[j]) rows.push_back(sel.rows[j].row);
+      }
+      const RecordBatchPtr batch = sel.rows[i].batch;
+      i = j;
+      if (rows.empty()) continue;
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*batch, rows));
+      if (const auto& f = node_->spec().filter) {
+        LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, f->EvaluateBatch(*taken));
+        if (pass.empty()) continue;
+        if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
+          LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
+        }
+      }
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, node_->spec().schema));
+      pending_.push_back(std::move(projected));
+    }
+    if (enc_) views_.emplace_back(src.memtable, src.memtable_upto);
+    return Status::OK();
+  }
+
   // `b` after the offset and limit still to apply; null when nothing of it is left.
   RecordBatchPtr Trim(RecordBatchPtr b) {
     int64_t start = std::min(offset_left_, b->num_rows());
@@ -319,6 +402,10 @@ class LsmMergeReader final : public RecordBatchReader {
   std::shared_ptr<LsmReadStats> stats_;
   std::optional<memwal::PrimaryKeyEncoder> enc_;
   KeySet seen_;
+  // The MemTables read so far and the rows of each the read sees: their keys hide older rows.
+  std::vector<std::pair<std::shared_ptr<const memwal::MemTable>, int64_t>> views_;
+  std::vector<std::string> batch_keys_;
+  std::vector<uint8_t> held_, view_held_;
   std::string key_;
   size_t next_source_ = 0;
   const LsmSourceNode* source_ = nullptr;

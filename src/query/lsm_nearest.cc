@@ -208,6 +208,7 @@ Result<std::vector<RecordBatchPtr>> LsmNearest(const std::shared_ptr<io::ObjectS
   // The merged read's sources (no filter: that would plan point lookups; it is applied here).
   memwal::LsmReadOptions plan_options;
   plan_options.consistency = options.consistency;
+  plan_options.live_writers = options.live_writers;
   LANCE_ASSIGN_OR_RAISE(Plan plan, PlanLsmScan(store, root, plan_options));
   const auto& merge = static_cast<const LsmMergeNode&>(*plan.root());
   const LsmMergeNode::Spec& spec = merge.spec();
@@ -255,13 +256,17 @@ Result<std::vector<RecordBatchPtr>> LsmNearest(const std::shared_ptr<io::ObjectS
   for (const auto& in : merge.inputs()) {
     const auto& s = static_cast<const LsmSourceNode&>(*in).spec();
     ++stats->sources;
-    if (s.source == LsmSourceNode::Source::kWalTail) {
+    if (s.source == LsmSourceNode::Source::kWalTail || s.source == LsmSourceNode::Source::kMemTable) {
+      // A live writer's MemTable is searched as the WAL tail is, exactly (flat), from its
+      // batches in memory instead of the WAL entries on storage.
+      LsmSourceNode::Spec rows = s;
+      if (s.source == LsmSourceNode::Source::kMemTable) rows.tail_batches = s.memtable->Batches(s.memtable_upto);
       std::vector<FieldPtr> with_vector = fields;
       if (!columns->GetFieldByName(n.column)) with_vector.push_back(vfield);
-      LANCE_ASSIGN_OR_RAISE(Candidates c, SearchTail(s, std::make_shared<Schema>(with_vector), filter.get(), n,
+      LANCE_ASSIGN_OR_RAISE(Candidates c, SearchTail(rows, std::make_shared<Schema>(with_vector), filter.get(), n,
                                                      metric, penc, newer, stats));
       found.push_back(std::move(c));
-      if (penc) LANCE_RETURN_NOT_OK(AddKeys(*penc, s.tail_batches, &newer));
+      if (penc) LANCE_RETURN_NOT_OK(AddKeys(*penc, rows.tail_batches, &newer));
       continue;
     }
     NearestOptions arm = n;

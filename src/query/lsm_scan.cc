@@ -15,6 +15,7 @@
 #include "lance/columnar/json.h"
 #include "lance/expr/ast.h"
 #include "lance/memwal/generation.h"
+#include "lance/memwal/memwal_writer.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/shard_manifest.h"
 #include "lance/memwal/shard_writer.h"
@@ -190,6 +191,151 @@ std::vector<std::string> SourceColumns(const Schema& out, const std::vector<std:
   return cols;
 }
 
+// The order-preserving encoding (primary_key.h) of `lit` as a value of `f`; nullopt when the
+// literal is not of the column's kind or does not fit (the MemTable is then read whole: the
+// filter decides), and for a float zero (-0.0 and 0.0 are equal in SQL, not in the encoding).
+std::optional<std::string> EncodeLiteral(const expr::Literal& lit, const Field& f) {
+  const DataType& type = *f.type();
+  const bool floats = type.id() == TypeId::kFloat || type.id() == TypeId::kDouble;
+  std::string json;
+  if (lit.kind == expr::Literal::Kind::kInt && (type.is_integer() || floats)) {
+    if (floats && lit.int_value == 0) return std::nullopt;
+    json = std::to_string(lit.int_value);
+  } else if (lit.kind == expr::Literal::Kind::kFloat && floats) {
+    if (lit.float_value == 0 || lit.float_value != lit.float_value) return std::nullopt;
+    json = fmt::format("{}", lit.float_value);
+  } else if (auto k = KeyJson(lit, type)) {
+    json = std::move(*k);
+  } else {
+    return std::nullopt;
+  }
+  auto schema = std::make_shared<Schema>(std::vector<FieldPtr>{field(f.name(), f.type(), true)});
+  std::string line = "{";
+  AppendJsonString(f.name(), &line);
+  line += ":" + json + "}\n";
+  auto batch = ReadJsonLines(line, schema);
+  if (!batch.ok() || (*batch)->num_rows() != 1 || (*batch)->column(0)->IsNull(0)) return std::nullopt;
+  auto enc = PrimaryKeyEncoder::Make(*schema, {f.name()});
+  if (!enc.ok()) return std::nullopt;
+  auto cols = enc->KeyColumns(**batch);
+  if (!cols.ok()) return std::nullopt;
+  std::string out;
+  enc->Encode(*cols, 0, &out);
+  return out;
+}
+
+// The in-memory index of `mt` a filter can be answered from: the first top-level AND conjunct
+// (nested ANDs flattened) that constrains an indexed column -- `col <op> literal` (=, <, <=,
+// >, >=, either side), `col IN (literals)`, `col BETWEEN literal AND literal` -- as the value
+// ranges its rows must fall in. The ranges are a superset of the conjunct's rows; the whole
+// filter is tested on the candidates.
+struct IndexedRanges {
+  std::string column;
+  std::string index;
+  std::vector<ValueRange> ranges;
+  std::string text;
+};
+std::optional<IndexedRanges> RangesOf(const expr::Node& root, const MemTable& mt, const Schema& wal_schema) {
+  std::vector<const expr::Node*> conjuncts, stack{&root};
+  while (!stack.empty()) {
+    const expr::Node* n = stack.back();
+    stack.pop_back();
+    if (n->kind == expr::Node::Kind::kBinary && n->op == expr::Op::kAnd) {
+      for (auto it = n->args.rbegin(); it != n->args.rend(); ++it) stack.push_back(it->get());
+    } else {
+      conjuncts.push_back(n);
+    }
+  }
+  auto indexed = [&](const expr::Node& n) -> const MemTableIndexSpec* {
+    if (n.kind != expr::Node::Kind::kColumn || n.path.size() != 1) return nullptr;
+    return mt.IndexOf(n.path[0]);
+  };
+  auto lit = [](const expr::Node& n) -> const expr::Literal* {
+    return n.kind == expr::Node::Kind::kLiteral ? &n.literal : nullptr;
+  };
+  for (const expr::Node* c : conjuncts) {
+    IndexedRanges out;
+    const MemTableIndexSpec* spec = nullptr;
+    auto encode = [&](const expr::Literal& l) -> std::optional<std::string> {
+      FieldPtr f = wal_schema.GetFieldByName(spec->column);
+      if (!f) return std::nullopt;
+      return EncodeLiteral(l, *f);
+    };
+    if (c->kind == expr::Node::Kind::kBinary && c->args.size() == 2 &&
+        (c->op == expr::Op::kEq || c->op == expr::Op::kLt || c->op == expr::Op::kLe ||
+         c->op == expr::Op::kGt || c->op == expr::Op::kGe)) {
+      expr::Op op = c->op;
+      const expr::Literal* l = nullptr;
+      if ((spec = indexed(*c->args[0])) && (l = lit(*c->args[1]))) {
+      } else if ((spec = indexed(*c->args[1])) && (l = lit(*c->args[0]))) {
+        op = op == expr::Op::kLt ? expr::Op::kGt : op == expr::Op::kLe ? expr::Op::kGe
+           : op == expr::Op::kGt ? expr::Op::kLt : op == expr::Op::kGe ? expr::Op::kLe : op;
+      } else {
+        continue;
+      }
+      std::optional<std::string> v = encode(*l);
+      if (!v) continue;
+      ValueRange r;
+      switch (op) {
+        case expr::Op::kEq: r.lo = *v; r.hi = *v; break;
+        case expr::Op::kLt: r.hi = *v; r.hi_inclusive = false; break;
+        case expr::Op::kLe: r.hi = *v; break;
+        case expr::Op::kGt: r.lo = *v; r.lo_inclusive = false; break;
+        default: r.lo = *v; break;
+      }
+      out.ranges.push_back(std::move(r));
+      out.text = fmt::format("{} {} {}", spec->column, expr::OpName(op), l->kind == expr::Literal::Kind::kString ? "'" + l->text + "'" : l->kind == expr::Literal::Kind::kInt ? std::to_string(l->int_value) : l->text);
+    } else if (c->kind == expr::Node::Kind::kIn && !c->negated && c->args.size() >= 2 && (spec = indexed(*c->args[0]))) {
+      bool all = true;
+      for (size_t i = 1; i < c->args.size() && all; ++i) {
+        const expr::Literal* l = lit(*c->args[i]);
+        std::optional<std::string> v = l ? encode(*l) : std::nullopt;
+        if (!v) all = false;
+        else out.ranges.push_back(ValueRange{*v, true, *v, true});
+      }
+      if (!all) continue;
+      out.text = fmt::format("{} IN ({} values)", spec->column, c->args.size() - 1);
+    } else if (c->kind == expr::Node::Kind::kBetween && !c->negated && c->args.size() == 3 &&
+               (spec = indexed(*c->args[0]))) {
+      const expr::Literal* lo = lit(*c->args[1]);
+      const expr::Literal* hi = lit(*c->args[2]);
+      std::optional<std::string> a = lo ? encode(*lo) : std::nullopt;
+      std::optional<std::string> b = hi ? encode(*hi) : std::nullopt;
+      if (!a || !b) continue;
+      out.ranges.push_back(ValueRange{*a, true, *b, true});
+      out.text = fmt::format("{} BETWEEN two values", spec->column);
+    } else {
+      continue;
+    }
+    out.column = spec->column;
+    out.index = spec->name;
+    return out;
+  }
+  return std::nullopt;
+}
+
+// The source of a live writer's MemTable `mt` of `shard`: its first `upto` rows, through the
+// in-memory index of a column the filter constrains when there is one (use_index).
+PlanNodePtr MemTableSource(const Uuid& shard, std::shared_ptr<const MemTable> mt, int64_t upto,
+                           const expr::Node* filter, const memwal::LsmReadOptions& options) {
+  LsmSourceNode::Spec s;
+  s.source = LsmSourceNode::Source::kMemTable;
+  s.shard = shard.ToString();
+  s.generation = mt->generation();
+  s.rows = upto;
+  s.memtable_upto = upto;
+  if (filter && options.use_index) {
+    if (std::optional<IndexedRanges> r = RangesOf(*filter, *mt, *mt->schema())) {
+      s.index_column = std::move(r->column);
+      s.index_name = std::move(r->index);
+      s.ranges = std::move(r->ranges);
+      s.ranges_text = std::move(r->text);
+    }
+  }
+  s.memtable = std::move(mt);
+  return std::make_shared<LsmSourceNode>(std::move(s), nullptr);
+}
+
 // The source of generation `g` of `shard`: its rows (filtered, through its own indexes) and,
 // with a filter, the plan reading its keys whole.
 Result<PlanNodePtr> GenerationSource(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
@@ -257,6 +403,7 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
         if (pinned) {
           spec.point_keys = std::move(*pinned);
           spec.lookup.consistency = options.consistency;
+          spec.lookup.live_writers = options.live_writers;
           if (!options.columns.empty()) {
             spec.lookup.columns = options.columns;
             for (const auto& c : spec.filter->columns()) {
@@ -274,6 +421,26 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
 
   std::vector<PlanNodePtr> newer;  // newest first
   std::map<std::string, ShardManifest> read_shards;  // the shards not pruned, by id
+  // The live writers' MemTables and how many rows of each the read sees, taken before any
+  // shard manifest is read: a flush after this point leaves its rows both here and in a
+  // generation the manifest lists (the same rows: the MemTable's rank newer), never in neither.
+  struct Live {
+    uint64_t epoch = 0;
+    std::vector<std::pair<std::shared_ptr<const MemTable>, int64_t>> memtables;  // newest first
+  };
+  std::map<std::string, Live> live;
+  if (options.consistency == Consistency::kStrong) {
+    for (const MemWalWriter* w : options.live_writers) {
+      Live l{w->epoch(), {}};
+      auto mts = w->MemTables();
+      for (auto it = mts.rbegin(); it != mts.rend(); ++it) l.memtables.emplace_back(*it, (*it)->num_rows());
+      live[w->shard_id().ToString()] = std::move(l);
+    }
+  }
+  expr::NodePtr filter_ast;
+  if (!options.filter.empty() && !live.empty()) {
+    LANCE_ASSIGN_OR_RAISE(filter_ast, expr::Parse(options.filter));
+  }
   LANCE_ASSIGN_OR_RAISE(std::vector<Uuid> shards, ListShards(*store, root));
   std::map<uint32_t, std::optional<std::vector<ShardTarget>>> filter_shards;  // by spec id
   for (const Uuid& shard : shards) {
@@ -294,7 +461,12 @@ Result<Plan> PlanOnce(const std::shared_ptr<io::ObjectStore>& store, const std::
       }
     }
     read_shards.emplace(shard.ToString(), *m);
-    if (options.consistency == Consistency::kStrong) {
+    const auto lw = live.find(shard.ToString());
+    if (options.consistency == Consistency::kStrong && lw != live.end() && lw->second.epoch == m->writer_epoch) {
+      for (auto& [mt, upto] : lw->second.memtables) {
+        if (upto > 0) newer.push_back(MemTableSource(shard, mt, upto, filter_ast.get(), options));
+      }
+    } else if (options.consistency == Consistency::kStrong) {
       LANCE_ASSIGN_OR_RAISE(std::vector<WalEntry> tail, ReadUnflushedTail(store, root, shard, m));
       // A flush published while the tail was read moves replay_after past entries that
       // garbage collection may already have removed: the tail read would end early.

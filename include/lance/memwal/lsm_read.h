@@ -33,6 +33,8 @@
 
 namespace lance::memwal {
 
+class MemWalWriter;
+
 enum class Consistency { kEventual, kStrong };
 
 struct LsmReadOptions {
@@ -50,6 +52,13 @@ struct LsmReadOptions {
   // Let the base's and each generation's scalar indexes answer the filter (the query layer's
   // ScanOptions::use_index); false: every row of each source is filtered (the same rows).
   bool use_index = true;
+  // Writers of this process (memwal_writer.h; the caller keeps them alive for the read): at
+  // strong consistency the shard of each is read from its MemTables -- the rows acknowledged
+  // so far, through the MemTables' in-memory indexes when the filter constrains an indexed
+  // column (use_index) -- instead of replaying the shard's WAL tail from storage. A writer
+  // fenced by a newer one (its epoch below the shard manifest's) is not used: its shard's tail
+  // is read from storage. A reader in another process has none: it replays the WAL tail.
+  std::vector<const MemWalWriter*> live_writers;
 };
 
 struct LsmReadStats {
@@ -59,6 +68,11 @@ struct LsmReadStats {
   int64_t skipped_merged = 0;    // generations covered by merged_generations
   int64_t tail_entries = 0;
   int64_t tail_rows = 0;
+  // Live writers' MemTables read (live_writers), the candidate rows their in-memory indexes
+  // (or key indexes) offered, and how many of them answered through an in-memory index.
+  int64_t memtables = 0;
+  int64_t memtable_candidates = 0;
+  int64_t memtables_indexed = 0;
   int64_t result_rows = 0;
   // A filter that pins the primary key (`id = 5`, `id IN (1, 2)` as a top-level AND
   // conjunct, on every column of a composite key) is answered by point lookups of those keys

@@ -6,12 +6,26 @@
 // visible row of a key is its newest, and a key whose newest row is a tombstone is absent.
 // Append-only tables (no primary key) keep every row.
 //
+// Maintained scalar indexes (BTREE / BITMAP of mem_wal.md "Maintained indexes") are mirrored in
+// memory: for each, sorted runs of (a column's encoded value -- the order-preserving encoding
+// of primary_key.h --, row position), one run per inserted batch (sorted before the lock is
+// taken), the last two merged while the older is at most twice the newer (as a binary
+// counter: O(log n) runs, each row merged O(log n) times), updated by every Insert. Every
+// row is indexed (hidden duplicates too); Select keeps a candidate only when it is its key's
+// newest row as of the read's snapshot (`upto` rows) and not a tombstone, as a flushed
+// generation's deletion vector masks its index.
+//
+// Reads take a snapshot by row count: a reader notes num_rows() and passes it as `upto`;
+// rows appended later are invisible to it (each row records the next row of its key, so
+// "newest as of upto" is exact while appends go on).
+//
 // The generation a MemTable becomes when flushed is fixed at creation (the shard manifest's
 // current_generation). Thread-safe: Insert and the readers may run concurrently; Contents()
 // is a consistent copy (the batches are shared, immutable).
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,14 +45,52 @@ int64_t InMemoryBytes(const RecordBatch& batch);
 // buffer: a hash node (next pointer, std::string, row position, cached hash) as malloc hands
 // it out, and its bucket pointer.
 inline constexpr int64_t kKeyIndexEntryBytes = 72;
+// What a row costs beside its buffers: the next-row-of-its-key link (4 bytes), and in each
+// in-memory scalar index its position and value offset (8 bytes) beside the encoded value
+// itself (counted as it is; an append reserves kIndexValueReserve a row for it).
+inline constexpr int64_t kRowLinkBytes = 4;
+inline constexpr int64_t kIndexRowBytes = 8;
+inline constexpr int64_t kIndexValueReserve = 24;
+
+// A maintained scalar index mirrored in the MemTable.
+struct MemTableIndexSpec {
+  std::string name;    // the base index's name (e.g. "id_idx")
+  std::string column;  // the top-level column it keys
+};
+
+// Encoded values of an indexed column (memwal::PrimaryKeyEncoder of that one column): a range
+// (an unset bound is open), or, with `lo == hi` both inclusive, one value.
+struct ValueRange {
+  std::optional<std::string> lo;
+  bool lo_inclusive = true;
+  std::optional<std::string> hi;
+  bool hi_inclusive = true;
+};
+
+// Rows a MemTable read selected: positions ascending (insert order) with their batch and row,
+// and each one's encoded primary key (empty for an append-only table).
+struct MemTableSelection {
+  struct Row {
+    RecordBatchPtr batch;
+    int64_t row = 0;
+    uint32_t position = 0;
+    std::string key;
+  };
+  std::vector<Row> rows;
+  int64_t candidates = 0;  // positions the index (or the key index) offered
+  std::string index;       // the in-memory index used ("" when every key's newest row)
+};
 
 class MemTable {
  public:
   // `wal_schema`: the shard's WAL schema; `primary_key`: key columns (empty: append-only).
   // Errors: as PrimaryKeyEncoder::Make.
+  // `indexes`: the maintained scalar indexes to mirror (columns of the WAL schema of a type
+  // the key encoding takes; errors as PrimaryKeyEncoder::Make).
   static Result<std::unique_ptr<MemTable>> Make(SchemaPtr wal_schema,
                                                 std::vector<std::string> primary_key,
-                                                uint64_t generation);
+                                                uint64_t generation,
+                                                std::vector<MemTableIndexSpec> indexes = {});
 
   // Appends `wal_batch` (of the WAL schema), durable in WAL entry `wal_position`.
   // Errors: InvalidArgument (schema, key column types).
@@ -75,9 +127,56 @@ class MemTable {
   // The row may be a tombstone (check `_tombstone`).
   std::optional<std::pair<RecordBatchPtr, int64_t>> Lookup(const std::string& key) const;
 
+  const std::vector<MemTableIndexSpec>& indexes() const { return index_specs_; }
+  // The in-memory index of `column`, null when none.
+  const MemTableIndexSpec* IndexOf(const std::string& column) const;
+  // Bytes the in-memory scalar indexes hold (part of bytes()).
+  int64_t index_bytes() const;
+
+  // The visible rows among the first `upto` rows: each key's newest row as of `upto` that is
+  // not a tombstone (append-only: every row). With `column` (an indexed column) only the
+  // rows whose value falls in one of `ranges` (nulls never do); empty `column`: every key's
+  // newest row. Errors: InvalidArgument (`column` has no in-memory index).
+  Result<MemTableSelection> Select(int64_t upto, const std::string& column,
+                                   const std::vector<ValueRange>& ranges) const;
+  // The batches holding the first `upto` rows (appends land whole batches: upto as num_rows()
+  // returned it falls between two), insert order.
+  std::vector<RecordBatchPtr> Batches(int64_t upto) const;
+  // Whether each of `keys` (encoded) has a row among the first `upto` rows (tombstones
+  // included: they hide older rows too). `held` gets one entry per key.
+  void Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const;
+
  private:
+  struct KeyEntry {
+    uint32_t newest = 0;
+    uint32_t first = 0;  // the key's first row here: held as of any snapshot past it
+  };
+  // Values sorted (ties by position): value i is arena[offsets[i], offsets[i + 1]).
+  struct Run {
+    std::string arena;
+    std::vector<uint32_t> offsets{0};
+    std::vector<uint32_t> positions;
+    size_t size() const { return positions.size(); }
+    std::string_view value(size_t i) const {
+      return std::string_view(arena).substr(offsets[i], offsets[i + 1] - offsets[i]);
+    }
+    int64_t bytes() const {
+      return static_cast<int64_t>(arena.size()) + kIndexRowBytes * static_cast<int64_t>(positions.size());
+    }
+  };
+  struct Index {
+    MemTableIndexSpec spec;
+    PrimaryKeyEncoder encoder;  // of the one column
+    std::vector<Run> runs;      // oldest (largest) first
+  };
+  static Run MergeRuns(const Run& a, const Run& b);
+  static constexpr uint32_t kNoNext = UINT32_MAX;
+
   MemTable(SchemaPtr schema, std::vector<std::string> pk, std::optional<PrimaryKeyEncoder> enc,
            uint64_t generation);
+  // Whether row `pos` is its key's newest as of `upto` (under mu_).
+  bool NewestAt(uint32_t pos, int64_t upto) const { return next_[pos] == kNoNext || next_[pos] >= upto; }
+  std::pair<RecordBatchPtr, int64_t> RowAt(uint32_t pos) const;  // under mu_
 
   SchemaPtr schema_;
   std::vector<std::string> primary_key_;
@@ -87,7 +186,11 @@ class MemTable {
   mutable std::mutex mu_;
   std::vector<RecordBatchPtr> batches_;
   std::vector<int64_t> starts_;  // first row position of each batch
-  std::unordered_map<std::string, uint32_t> newest_;
+  std::unordered_map<std::string, KeyEntry> newest_;
+  std::vector<uint32_t> next_;  // per row: the next row of its key (kNoNext: none yet)
+  std::vector<MemTableIndexSpec> index_specs_;
+  std::vector<Index> indexes_;
+  int64_t index_bytes_ = 0;
   int64_t rows_ = 0;
   int64_t bytes_ = 0;
   uint64_t first_position_ = 0;

@@ -54,7 +54,14 @@ struct MemWalWriterOptions {
   // A bound shared with the other writers of the process (memtable_budget.h), beside this
   // writer's own limits above; null: none.
   std::shared_ptr<MemTableBudget> budget;
+  // Mirror the maintained scalar indexes (generation.maintained_indexes of type BTREE or
+  // BITMAP) in each MemTable (memtable.h), for strong reads in this process (LsmReadOptions::
+  // live_writers). Their bytes count against max_bytes and the budget.
+  bool memtable_indexes = true;
 };
+
+// The in-memory indexes a MemTable of these options keeps.
+std::vector<MemTableIndexSpec> MemTableIndexesOf(const MemWalWriterOptions& options);
 
 struct MemWalWriterStats {
   int64_t flushes = 0;
@@ -107,6 +114,7 @@ class MemWalWriter {
   MemWalWriterOptions options_;
   std::unique_ptr<ShardWriter> shard_;
   int64_t recovered_rows_ = 0;
+  size_t memtable_indexes_ = 0;  // in-memory indexes per MemTable
 
   std::mutex flush_mu_;  // one flush at a time
   mutable std::mutex mu_;

@@ -8,7 +8,9 @@
 // For each distinct key, newest source first, the first source holding it answers:
 //   1. only the shards the key routes to under each shard's own sharding spec (a shard whose
 //      spec cannot route the key from its key columns alone is searched for every key);
-//   2. (strong) the shard's WAL tail after replay_after_wal_entry_position, newest entry first;
+//   2. (strong) the shard's WAL tail after replay_after_wal_entry_position, newest entry first
+//      -- or, for a shard of one of options.live_writers, that writer's MemTables (their key
+//      index: key -> newest row), storage not read;
 //   3. its unmerged flushed generations, newest first: a generation whose bloom_filter.bin says
 //      "not present" is skipped unread; otherwise its `_pk_index/` BTree gives the candidate row
 //      positions, and only those rows are taken (deleted older duplicates are skipped);
@@ -39,6 +41,8 @@ struct LsmLookupStats {
   int64_t generations_probed = 0;    // generations whose _pk_index was searched
   int64_t generation_rows_taken = 0; // rows taken from generations
   int64_t keys_from_tail = 0;        // keys answered (row or tombstone) by the WAL tail
+  int64_t memtables = 0;             // live writers' MemTables searched (options.live_writers)
+  int64_t keys_from_memtables = 0;   // keys answered by them (their key index)
   int64_t keys_from_generations = 0; // ... by a flushed generation
   int64_t keys_from_base = 0;        // keys looked up in the base table
 };

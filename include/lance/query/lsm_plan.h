@@ -3,6 +3,9 @@
 //
 //   LsmMerge(primary key, filter, offset / limit, shards pruned, generations skipped as merged)
 //     LsmSource: WAL tail of shard S (strong consistency), entries in memory
+//     LsmSource: MemTable of shard S (strong, a live writer of this process: options.
+//       live_writers), its rows as of planning, through its in-memory index of a column
+//       the filter constrains (or every key's newest row)
 //     LsmSource: generation g of shard S      <- the generation's own plan (Project <- Filter
 //       Project <- [Filter] <- ScalarIndexLookup / FragmentScan   or its maintained index)
 //     ...
@@ -35,6 +38,7 @@
 #include "lance/core/result.h"
 #include "lance/io/object_store.h"
 #include "lance/memwal/lsm_read.h"
+#include "lance/memwal/memtable.h"
 #include "lance/query/plan.h"
 #include "lance/table/snapshot.h"
 
@@ -45,7 +49,7 @@ namespace lance::query {
 // (generations) `_tombstone`.
 class LsmSourceNode final : public PlanNode {
  public:
-  enum class Source { kWalTail, kGeneration, kBase };
+  enum class Source { kWalTail, kMemTable, kGeneration, kBase };
   struct Spec {
     Source source = Source::kBase;
     std::string shard;            // shard id (tail, generation)
@@ -57,6 +61,15 @@ class LsmSourceNode final : public PlanNode {
     std::vector<RecordBatchPtr> tail_batches;  // tail: the rows, WAL order
     PlanNodePtr keys;  // generation with a filter: the plan reading its key column whole
     std::string note;  // appended to the Explain line (e.g. the index catch-up gap)
+    // MemTable: the live writer's MemTable, the rows of it the read sees (its num_rows() at
+    // planning), and the in-memory index the filter is answered from (column empty: every
+    // key's newest row; the filter is then tested on each).
+    std::shared_ptr<const memwal::MemTable> memtable;
+    int64_t memtable_upto = 0;
+    std::string index_column;
+    std::string index_name;
+    std::vector<memwal::ValueRange> ranges;
+    std::string ranges_text;  // the ranges as the filter gave them, for Explain
     // The Lance dataset read (generation, base): what an LSM nearest-neighbour search
     // (lsm_nearest.h) plans its per-source searches over.
     std::shared_ptr<const table::Snapshot> snapshot;
