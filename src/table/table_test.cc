@@ -4,6 +4,7 @@
 // are read by src/query/golden_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -505,6 +506,51 @@ TEST(DeletionFile, RoaringAndArrowAgree) {
       DeletionFileType::kArrowArray, "golden");
   ASSERT_TRUE(golden.ok()) << golden.status().ToString();
   EXPECT_EQ(*golden, (std::vector<uint32_t>{1, 5, 9}));
+}
+
+// Above 5000 rows a deletion file is a portable Roaring bitmap, written without CRoaring: its
+// bytes must be the ones CRoaring writes for the same rows (built value by value, then
+// run-optimized), for arrays, bitmaps and runs, one container or many (the offset table is
+// left out for fewer than four containers when one is a run), and decode to the rows.
+TEST(DeletionFile, BitmapBytesAreCRoaringBytes) {
+  std::vector<std::vector<uint32_t>> cases;
+  std::vector<uint32_t> rows;
+  for (uint32_t r = 7; r < 1000000; r += 100) rows.push_back(r);  // arrays, 16 containers
+  cases.push_back(rows);
+  rows.clear();
+  for (uint32_t r = 0; r < 60000; r += 2) rows.push_back(r);  // one bitmap container
+  cases.push_back(rows);
+  rows.clear();
+  for (uint32_t r = 100; r < 300000; ++r) rows.push_back(r);  // runs across 5 containers
+  cases.push_back(rows);
+  rows.clear();
+  for (uint32_t r = 70000; r < 76000; ++r) rows.push_back(r);  // one run container, no offsets
+  cases.push_back(rows);
+  rows.clear();
+  for (uint32_t r = 0; r < 3000; ++r) rows.push_back(r * 3);               // array
+  for (uint32_t r = 65536; r < 65536 + 9000; ++r) rows.push_back(r);       // run
+  for (uint32_t r = 0; r < 20000; ++r) rows.push_back(200000 + r * 3);     // bitmap
+  for (uint32_t r = 0; r < 10; ++r) rows.push_back(4000000000u + r * 7);   // array, high key
+  cases.push_back(rows);
+  rows.clear();
+  for (uint32_t r = 0; r < 6000; ++r) rows.push_back(r % 2 == 0 ? r : 131072 + r);  // 2 containers
+  std::sort(rows.begin(), rows.end());
+  cases.push_back(rows);
+  for (const auto& want : cases) {
+    DeletionFileType type;
+    auto bytes = EncodeDeletionFile(want, &type);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    EXPECT_EQ(type, DeletionFileType::kBitmap);
+    roaring_bitmap_t* bm = roaring_bitmap_of_ptr(want.size(), want.data());
+    roaring_bitmap_run_optimize(bm);
+    std::string theirs(roaring_bitmap_portable_size_in_bytes(bm), '\0');
+    roaring_bitmap_portable_serialize(bm, theirs.data());
+    roaring_bitmap_free(bm);
+    EXPECT_EQ(*bytes, theirs) << want.size() << " rows from " << want.front();
+    auto back = DecodeDeletionFile(BufferFromString(*bytes), DeletionFileType::kBitmap, "x.bin");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, want);
+  }
 }
 
 TEST(RowIds, Segments) {
