@@ -62,7 +62,9 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
       if (i % kFmSampleRate == 0) p.sa_samples_.push_back(at);
     }
   };
-  if (n < static_cast<uint64_t>(INT32_MAX)) {
+  if (FmBwtByTokens(text, &bwt, &p.sa_samples_)) {
+    for (unsigned char c : bwt) ++freq[c];
+  } else if (n < static_cast<uint64_t>(INT32_MAX)) {
     from_sa(FmSuffixArray32(text));
   } else {
     from_sa(FmSuffixArray(text));
