@@ -91,6 +91,8 @@ class FmPartition {
 
   // Builds a partition over `docs` (row address, already sanitized bytes), in that order.
   static FmPartition Build(const std::vector<std::pair<uint64_t, std::string>>& docs);
+  // The same over raw bytes (sanitized as they are laid into the text; no copy per value).
+  static FmPartition BuildRaw(const std::vector<std::pair<uint64_t, std::string_view>>& docs);
 
   // The file's columns and metadata.
   struct Columns {
