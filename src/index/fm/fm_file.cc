@@ -124,14 +124,16 @@ Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::Train
   out.type_name = "FM";
   out.details_type_url = kFmDetailsTypeUrl;
   out.index_version = kFmIndexVersion;
-  std::vector<std::vector<std::pair<uint64_t, std::string>>> parts(1);
+  // the values' bytes stay in `data` while the partitions build: views, sanitized as each
+  // partition lays them into its text
+  std::vector<std::vector<std::pair<uint64_t, std::string_view>>> parts(1);
   size_t at = 0;
   for (const ArrayPtr& a : data.values) {
     for (int64_t i = 0; i < a->length; ++i, ++at) {
       if (at >= data.row_ids.size()) return Status::InvalidArgument("FM training: fewer row ids than values");
       if (a->IsNull(i)) continue;
       if (parts.back().size() == kFmPartitionDocs) parts.emplace_back();
-      parts.back().emplace_back(data.row_ids[at], SanitizeFm(a->GetView(i)));
+      parts.back().emplace_back(data.row_ids[at], a->GetView(i));
     }
   }
   // Partitions build and write independently (suffix arrays dominate), each file as soon as
@@ -139,8 +141,8 @@ Result<scalar::TrainedIndex> TrainFmIndex(IndexStore& store, const scalar::Train
   std::vector<Result<table::IndexFileInfo>> files(parts.size(), Status::OK());
   ParallelFor(pool, static_cast<int64_t>(parts.size()), [&](int64_t i) {
     const auto at = static_cast<size_t>(i);
-    const FmPartition built = FmPartition::Build(parts[at]);
-    std::vector<std::pair<uint64_t, std::string>>().swap(parts[at]);
+    const FmPartition built = FmPartition::BuildRaw(parts[at]);
+    std::vector<std::pair<uint64_t, std::string_view>>().swap(parts[at]);
     files[at] = WriteFmPartition(store, at, built);
   });
   for (auto& f : files) {

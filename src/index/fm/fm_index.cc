@@ -33,19 +33,29 @@ struct HuffNode {
 }  // namespace
 
 FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string>>& docs) {
+  std::vector<std::pair<uint64_t, std::string_view>> views;
+  views.reserve(docs.size());
+  for (const auto& [row, bytes] : docs) views.emplace_back(row, bytes);
+  return BuildRaw(views);
+}
+
+FmPartition FmPartition::BuildRaw(const std::vector<std::pair<uint64_t, std::string_view>>& docs) {
   FmPartition p;
   if (docs.empty()) return p;
   std::string text;
   size_t total = 1;
   for (const auto& d : docs) total += d.second.size() + 1;
-  text.reserve(total);
+  text.resize(total);
+  p.doc_starts_.reserve(docs.size());
+  p.row_ids_.reserve(docs.size());
+  size_t at = 0;
   for (const auto& [row, bytes] : docs) {
-    p.doc_starts_.push_back(text.size());
+    p.doc_starts_.push_back(at);
     p.row_ids_.push_back(row);
-    text += bytes;
-    text.push_back('\xff');
+    for (char c : bytes) text[at++] = (c == '\0' || c == '\xff') ? ' ' : c;  // SanitizeFm's rule
+    text[at++] = '\xff';
   }
-  text.push_back('\0');
+  text[at] = '\0';
   const uint64_t n = text.size();
   p.bwt_len_ = n;
   // The BWT, the SA samples and the byte counts (the BWT's are the text's) in one pass over
@@ -62,7 +72,16 @@ FmPartition FmPartition::Build(const std::vector<std::pair<uint64_t, std::string
       if (i % kFmSampleRate == 0) p.sa_samples_.push_back(at);
     }
   };
-  if (n < static_cast<uint64_t>(INT32_MAX)) {
+  if (FmBwtByTokens(text, &bwt, &p.sa_samples_)) {
+    // the BWT's byte counts are the text's; four tables keep repeated bytes' increments apart
+    std::array<std::array<uint64_t, 256>, 4> f4{};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      for (size_t j = 0; j < 4; ++j) ++f4[j][static_cast<unsigned char>(text[i + j])];
+    }
+    for (; i < n; ++i) ++f4[0][static_cast<unsigned char>(text[i])];
+    for (size_t c = 0; c < 256; ++c) freq[c] = f4[0][c] + f4[1][c] + f4[2][c] + f4[3][c];
+  } else if (n < static_cast<uint64_t>(INT32_MAX)) {
     from_sa(FmSuffixArray32(text));
   } else {
     from_sa(FmSuffixArray(text));

@@ -49,6 +49,61 @@ TEST(FmSuffixArray, EqualsSortedSuffixes) {
   }
 }
 
+// The token sort's BWT and samples against the byte sorter's, on FM texts of words (short and
+// long, repeated and not), empty documents, runs of separators, control bytes and high bytes.
+TEST(FmBwtByTokens, EqualsTheByteSorter) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 400; ++round) {
+    std::vector<std::string> vocab;
+    const size_t words = 1 + rng() % (round % 3 == 0 ? 4 : 60);
+    for (size_t w = 0; w < words; ++w) {
+      std::string t = RandomText(rng, 1 + rng() % (round % 10 == 0 ? 300 : 9), 1 + static_cast<int>(rng() % 5));
+      if (rng() % 8 == 0) t.push_back(static_cast<char>(0x80 + rng() % 0x7f));
+      vocab.push_back(t);
+    }
+    std::string text;
+    const size_t ndocs = round < 390 ? rng() % 60 : 3000;
+    for (size_t i = 0; i < ndocs; ++i) {
+      const size_t nw = rng() % 12;
+      for (size_t w = 0; w < nw; ++w) {
+        text += vocab[rng() % vocab.size()];
+        const unsigned sep = static_cast<unsigned>(rng() % 16);
+        text += sep < 12 ? ' ' : sep < 14 ? '\n' : sep == 14 ? '\t' : '\x01';
+        if (rng() % 20 == 0) text += ' ';
+      }
+      if (rng() % 6 == 0 && !text.empty()) text.pop_back();  // a word then \xff
+      text.push_back('\xff');
+    }
+    text.push_back('\0');
+    if (text.size() < 2) continue;
+    const std::vector<int64_t> sa = FmSuffixArray(text);
+    std::string want_bwt(text.size(), '\0');
+    std::vector<uint64_t> want_samples;
+    for (size_t i = 0; i < sa.size(); ++i) {
+      want_bwt[i] = text[sa[i] == 0 ? text.size() - 1 : static_cast<size_t>(sa[i]) - 1];
+      if (i % kFmSampleRate == 0) want_samples.push_back(static_cast<uint64_t>(sa[i]));
+    }
+    std::string bwt;
+    std::vector<uint64_t> samples;
+    const bool long_token = std::any_of(vocab.begin(), vocab.end(), [](const std::string& v) { return v.size() + 1 > 256; });
+    const bool done = FmBwtByTokens(text, &bwt, &samples, /*force=*/true);
+    if (long_token) {
+      // a token over 256 bytes only when a long word was used
+      if (!done) continue;
+    }
+    ASSERT_TRUE(done) << "round " << round;
+    ASSERT_EQ(bwt, want_bwt) << "round " << round;
+    ASSERT_EQ(samples, want_samples) << "round " << round;
+  }
+  std::string bwt;
+  std::vector<uint64_t> samples;
+  EXPECT_FALSE(FmBwtByTokens(std::string("ab\0cd \xff\0", 8), &bwt, &samples, true));  // a \x00 inside
+  EXPECT_FALSE(FmBwtByTokens(std::string("ab\0", 3), &bwt, &samples, true));             // no separator before it
+  EXPECT_FALSE(FmBwtByTokens(std::string(300, 'a') + "\xff" + std::string(1, '\0'), &bwt, &samples, true));
+  EXPECT_TRUE(FmBwtByTokens(std::string("\xff\0", 2), &bwt, &samples, true));
+  EXPECT_EQ(bwt, std::string("\xff\0", 2));
+}
+
 TEST(FmPartition, SearchEqualsBruteForce) {
   std::mt19937 rng(2);
   for (int round = 0; round < 60; ++round) {

@@ -307,7 +307,35 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         }
         others += best;
       }
-      const bool stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
+      bool stopped = false;
+      if (mode == MatchMode::kPhrase) {
+        // every token is needed: the others' cursors step along the walked block's documents
+        // (decoding their blocks as they reach them), so a document is passed over on an exact
+        // miss, or on its exact score bound below the k-th, with no per-document bounds or
+        // length look-up before the others are known to be there
+        Status err;
+        stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
+          if (full && w[ue] * static_cast<double>(DocWeight(f, part.MinDocTokens(), avgdl)) + others < kth) return true;
+          for (size_t j = 0; j < essential; ++j) {
+            PostingCursor& o = cur[order[j]];
+            if (o.doc() < d || (o.doc() == d && !o.decoded())) {
+              err = o.SeekTo(d);
+              if (!err.ok()) return false;
+            }
+            if (o.doc() != d) return true;
+          }
+          if (!full) return false;
+          const uint32_t dl = part.DocTokens(d);
+          double ub = w[ue] * static_cast<double>(DocWeight(f, dl, avgdl));
+          for (size_t j = 0; j < essential; ++j) {
+            const size_t u = order[j];
+            ub += w[u] * static_cast<double>(DocWeight(cur[u].freq(), dl, avgdl));
+          }
+          return ub < kth;
+        });
+        LANCE_RETURN_NOT_OK(err);
+      } else {
+      stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
         const uint32_t dl = part.DocTokens(d);
         double ub = full ? w[ue] * static_cast<double>(DocWeight(f, dl, avgdl)) : 0.0;
         if (full && ub + others < kth) return true;
@@ -322,6 +350,7 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         }
         return full && ub < kth;
       });
+      }
       if (!stopped) continue;
       doc = c.doc();
       if (block_max && full && doc >= window_end) continue;  // a new window: bound it first

@@ -61,6 +61,15 @@ std::string SanitizeFm(std::string_view bytes);
 std::vector<int64_t> FmSuffixArray(std::string_view text);
 std::vector<int32_t> FmSuffixArray32(std::string_view text);
 
+// The BWT of `text` (bwt[i] = the byte before the i-th smallest suffix, the last byte before
+// the whole text's) and its suffix array's every kFmSampleRate-th entry, from a sort of its
+// tokens (runs of bytes above ' ' but \xFF, each with the separator after it) instead of its
+// bytes (src/index/fm/token_bwt.cc): the same answer as from FmSuffixArray. The text must end
+// with its only \x00 after a separator (the FM text does); false (nothing written) when it does
+// not, a token is over 256 bytes, or -- unless `force` -- the distinct tokens hold over a
+// quarter of the text (the byte sorter is as quick then).
+bool FmBwtByTokens(std::string_view text, std::string* bwt, std::vector<uint64_t>* samples, bool force = false);
+
 // One partition as it is built: the wavelet tree's bit vectors, the C table, the SA samples
 // and the document map, and their file columns and metadata (WriteFmPartition). Reading goes
 // through FmPartitionMeta and FmBlock below.
@@ -82,6 +91,8 @@ class FmPartition {
 
   // Builds a partition over `docs` (row address, already sanitized bytes), in that order.
   static FmPartition Build(const std::vector<std::pair<uint64_t, std::string>>& docs);
+  // The same over raw bytes (sanitized as they are laid into the text; no copy per value).
+  static FmPartition BuildRaw(const std::vector<std::pair<uint64_t, std::string_view>>& docs);
 
   // The file's columns and metadata.
   struct Columns {
