@@ -5,11 +5,11 @@
 // noise), --rows rows, --queries queries (other seeds, scaled by 0.9), exact answers from
 // lance 12's flat search. Each side builds --builds indexes (ours: seeds 1..B; lance 12's
 // k-means is not seeded), each searched at every --nprobes (k 10, lance 12's default ef: 1.5 x
-// k, and --ef when given); the per-build recalls, their mean and median, and ours - theirs.
+// k, and each --ef given, for the HNSW kinds); the per-build recalls, their mean and median, and ours - theirs.
 //
 //   LANCE_BIN=BUILD/lance node bench/vector_recall.mjs [--rows 12000] [--queries 200]
-//        [--builds 3] [--partitions 8] [--nprobes 2,8] [--ef ''] [--sub-vectors 4]
-//        [--cases ivf_hnsw_sq:l2,ivf_hnsw_pq:dot,...]
+//        [--builds 3] [--partitions 8] [--nprobes 2,8] [--ef 0,300 (0: the default)] [--sub-vectors 4]
+//        [--cases ivf_hnsw_sq:l2,ivf_hnsw_pq:dot,...] [--null R] [--ours-only 1]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -27,8 +27,11 @@ const args = { rows: '12000', queries: '200', builds: '3', partitions: '8', npro
   cases: ['ivf_flat', 'ivf_pq', 'ivf_hnsw_sq', 'ivf_hnsw_pq'].flatMap((t) => ['l2', 'cosine', 'dot'].map((m) => `${t}:${m}`)).join(',') };
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
 const DIM = 16, ROWS = Number(args.rows), NQ = Number(args.queries), B = Number(args.builds), P = Number(args.partitions);
+// --null R: row R's vector null (vector_index_write's table: --rows 3000 --queries 32 --null 5).
+const NULL_ROW = args.null === undefined ? -1 : Number(args.null);
 const NPROBES = args.nprobes.split(',').map(Number);
-const EF = args.ef ? Number(args.ef) : undefined;
+// --ef: a list; 0 is lance 12's default (1.5 x k).
+const EFS = (args.ef || '0').split(',').map(Number);
 
 function clustered(seed, n) {
   const r = lcg(seed);
@@ -37,13 +40,14 @@ function clustered(seed, n) {
 }
 const table = (vs) => makeTable([
   { name: 'id', type: new A.Int32(), nullable: false, values: vs.map((_, i) => i) },
-  { name: 'vec', type: new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true)), values: vs },
+  { name: 'vec', type: new A.FixedSizeList(DIM, new A.Field('item', new A.Float32(), true)),
+    values: vs.map((v, i) => (i === NULL_ROW ? null : v)) },
 ], [vs.length]);
 
-async function search(t, q, metric, nprobes, bypass) {
+async function search(t, q, metric, nprobes, bypass, ef = 0) {
   let query = t.query().nearestTo(q).distanceType(metric).limit(10).withRowId(true).select(['_distance']);
   query = bypass ? query.bypassVectorIndex() : query.nprobes(nprobes);
-  if (!bypass && EF) query = query.ef(EF);
+  if (!bypass && ef) query = query.ef(ef);
   return (await query.toArray()).map((r) => BigInt(r._rowid));
 }
 
@@ -52,6 +56,7 @@ const qs = clustered(41, NQ).map((v) => v.map((x) => Math.fround(x * 0.9)));
 const dir = scratchDir('lance-vector-recall-');
 const db = await lancedb.connect(dir);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const sd = (xs) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / Math.max(1, xs.length - 1));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 for (const c of args.cases.split(',')) {
@@ -63,9 +68,11 @@ for (const c of args.cases.split(',')) {
   async function recall(t) {
     const out = [];
     for (const np of NPROBES) {
-      let r = 0;
-      for (const [i, q] of qs.entries()) r += (await search(t, q, metric, np, false)).filter((x) => exact[i].has(x)).length / 10;
-      out.push(r / NQ);
+      for (const ef of type.startsWith('ivf_hnsw') ? EFS : [0]) {
+        let r = 0;
+        for (const [i, q] of qs.entries()) r += (await search(t, q, metric, np, false, ef)).filter((x) => exact[i].has(x)).length / 10;
+        out.push(r / NQ);
+      }
     }
     return out;
   }
@@ -80,7 +87,7 @@ for (const c of args.cases.split(',')) {
     await t.checkoutLatest();
     ours.push(await recall(t));
   }
-  for (let b = 0; b < B; b++) {
+  for (let b = 0; b < (args['ours-only'] ? 0 : B); b++) {
     const t = await db.createTable(`${type}_${metric}_ref${b}`, table(vs));
     const cfg = type === 'ivf_pq' ? lancedb.Index.ivfPq({ numPartitions: P, numSubVectors: Number(m), distanceType: metric })
       : type === 'ivf_hnsw_sq' ? lancedb.Index.hnswSq({ numPartitions: P, distanceType: metric })
@@ -89,10 +96,11 @@ for (const c of args.cases.split(',')) {
     await t.createIndex('vec', { config: cfg });
     theirs.push(await recall(t));
   }
-  for (const [j, np] of NPROBES.entries()) {
+  const settings = NPROBES.flatMap((np) => (type.startsWith('ivf_hnsw') ? EFS : [0]).map((ef) => [np, ef]));
+  for (const [j, [np, ef]] of settings.entries()) {
     const o = ours.map((x) => x[j]), r = theirs.map((x) => x[j]);
-    console.log(`${type} ${metric} nprobes ${np}${EF ? ` ef ${EF}` : ''}: ours ${o.map((x) => x.toFixed(3)).join(' ')} `
+    console.log(`${type} ${metric} nprobes ${np}${ef ? ` ef ${ef}` : ''}: ours ${o.map((x) => x.toFixed(3)).join(' ')} `
       + `(mean ${mean(o).toFixed(3)}, median ${median(o).toFixed(3)}) lance 12 ${r.map((x) => x.toFixed(3)).join(' ')} `
-      + `(mean ${mean(r).toFixed(3)}, median ${median(r).toFixed(3)}) ours - lance ${(mean(o) - mean(r)).toFixed(3)}`);
+      + (r.length ? `(mean ${mean(r).toFixed(3)}, median ${median(r).toFixed(3)}, sd ${sd(r).toFixed(3)}) ours - lance ${(mean(o) - mean(r)).toFixed(3)}` : ''));
   }
 }
