@@ -1,6 +1,7 @@
 // `lance index optimize` of cosine and dot vector indexes both ways with lance 12
 // (@lancedb/lancedb 0.39.0), for IVF_FLAT, IVF_PQ, IVF_HNSW_SQ and IVF_HNSW_PQ (2000 rows, 4
-// partitions, 600 appended):
+// partitions, 600 appended; lib/vector_optimize_metrics.mjs), cosine here (dot:
+// vector_optimize_metrics_dot.test.mjs):
 //   * we build the index, lance 12 appends; of two copies we optimize one (lance 12 reads it:
 //     one segment, plan over our uuid, a full search = its brute force, its answers at nprobes
 //     1 / 2 / 4 (HNSW: and an ef, a prefilter) = ours), lance 12 optimizes the other and our
@@ -9,100 +10,7 @@
 //   * IVF_SQ (cosine) and IVF_HNSW_FLAT (cosine, dot), which lance 12's node API cannot build:
 //     ours, the same two ways.
 // Dot PQ with 16 sub-vectors (codes of the raw vectors: few sub-vectors tie many rows).
-import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { before, describe, test } from 'node:test';
+import { describeOptimizes } from './lib/vector_optimize_metrics.mjs';
 
-import * as lancedb from '@lancedb/lancedb';
-
-import { lanceOk, scratchDir } from './lib/cli.mjs';
-import { FIRST, MORE, checkMerged, optimizeOne, queries, segmentOf, table } from './lib/vector_optimize.mjs';
-import { assertSame, cpuUlps, near, ours, referenceSearch } from './lib/vector_search.mjs';
-
-const qs = queries(3);
-const TYPES = ['ivf_flat', 'ivf_pq', 'ivf_hnsw_sq', 'ivf_hnsw_pq'];
-// Kinds lance 12's node API cannot build: ours only (lance 12 still optimizes them).
-const OURS_ONLY = [['ivf_sq', 'cosine'], ['ivf_hnsw_flat', 'cosine'], ['ivf_hnsw_flat', 'dot']];
-const subVectors = (metric) => (metric === 'dot' ? 16 : 4);
-// (IVF_PQ's refine: see refinedOverlap.)
-const extraFor = (type) => (type.startsWith('ivf_hnsw')
-  ? [{ nprobes: 2, ef: 40 }, { nprobes: 3, ef: 20, filter: 'id % 3 = 1' }]
-  : type === 'ivf_pq' ? [{ nprobes: 3, filter: 'id % 3 = 1' }]
-    : [{ nprobes: 2, refineFactor: 3 }, { nprobes: 3, filter: 'id % 3 = 1' }]);
-
-// IVF_PQ with a refine factor: PQ distances tie often (rows sharing a code; with dot, the
-// extreme rows of a cluster all take the extreme centroids), and which tied rows fill the k x
-// refine candidate cut is the reference's arbitrary choice, which the re-ranking exposes. Both
-// share most rows, and where they share one its exact distance is bit-equal.
-async function refinedOverlap(t, uri, metric, what) {
-  for (const [qi, q] of qs.entries()) {
-    const s = { nprobes: 2, refineFactor: 3 };
-    const want = await referenceSearch(t, q, metric, s, 10);
-    const got = ours(uri, q, metric, s, 10);
-    assert.equal(got.length, want.length, `${what} q${qi}: ${got.length} rows, lance 12 ${want.length}`);
-    const theirs = new Map(want.map((x) => [x.rowid, x.distance]));
-    const shared = got.filter((x) => theirs.has(x.rowid));
-    for (const x of shared) assert.ok(near(x.distance, theirs.get(x.rowid), cpuUlps), `${what} q${qi}: row ${x.rowid} distance ${x.distance}, lance 12 ${theirs.get(x.rowid)}`);
-    assert.ok(shared.length >= 0.8 * want.length, `${what} q${qi}: ${shared.length} of ${want.length} rows shared with lance 12`);
-  }
-}
-
-function config(type, metric) {
-  const p = { numPartitions: 4, distanceType: metric };
-  if (type === 'ivf_flat') return lancedb.Index.ivfFlat(p);
-  if (type === 'ivf_pq') return lancedb.Index.ivfPq({ ...p, numSubVectors: subVectors(metric) });
-  if (type === 'ivf_hnsw_sq') return lancedb.Index.hnswSq(p);
-  return lancedb.Index.hnswPq({ ...p, numSubVectors: subVectors(metric) });
-}
-
-// lance 12's optimize of `t` (its own copy): every row indexed, and our search of the result
-// equals its own.
-async function theirOptimizeReadByUs(t, uri, type, metric, what) {
-  await t.optimize();
-  const stats = await t.indexStats('vec_idx');
-  if (stats.numUnindexedRows !== 0) throw new Error(`${what}: ${stats.numUnindexedRows} rows left unindexed`);
-  const searches = [{ nprobes: 1 }, { nprobes: 2 }, { nprobes: 4 }, ...extraFor(type)];
-  for (const [qi, q] of qs.entries()) {
-    for (const s of searches) {
-      const want = await referenceSearch(t, q, metric, s, 10);
-      assertSame(ours(uri, q, metric, s, 10), want, `${what} q${qi} ${JSON.stringify(s)}`, 0);
-    }
-  }
-  if (type === 'ivf_pq') await refinedOverlap(t, uri, metric, what);
-}
-
-describe('lance index optimize of cosine and dot vector indexes, both ways with lance 12', () => {
-  let dir, db;
-  before(async () => {
-    dir = scratchDir('lance-vector-optimize-metrics-');
-    db = await lancedb.connect(dir);
-  });
-
-  const cases = [...['cosine', 'dot'].flatMap((metric) => TYPES.flatMap((type) => [['ours', type, metric], ['lance 12', type, metric]])),
-    ...OURS_ONLY.map(([type, metric]) => ['ours', type, metric])];
-  for (const [builder, type, metric] of cases) {
-    test(`${builder} ${type} ${metric}, appended: lance 12 reads our optimize, we read its`, async () => {
-      const name = `${builder === 'ours' ? 'ours' : 'theirs'}_${type}_${metric}`;
-      const uri = path.join(dir, `${name}.lance`);
-      const t = await db.createTable(name, table(0, FIRST));
-      if (builder === 'ours') {
-        const args = ['create-index', uri, 'vec', '--type', type, '--metric', metric, '--partitions', '4', '--seed', '3'];
-        if (type.endsWith('pq')) args.push('--sub-vectors', String(subVectors(metric)));
-        lanceOk(args);
-        await t.checkoutLatest();
-      } else {
-        await t.createIndex('vec', { config: config(type, metric) });
-      }
-      await t.add(table(FIRST, MORE));
-      const oursDir = scratchDir('lance-vector-optimize-metrics-ours-');
-      const oursUri = path.join(oursDir, `${name}.lance`);
-      fs.cpSync(uri, oursUri, { recursive: true });
-      const x = optimizeOne(oursUri, segmentOf(uri).uuid);
-      const ot = await (await lancedb.connect(oursDir)).openTable(name);
-      await checkMerged(ot, oursUri, x.uuid, metric, `${builder} ${type}`, qs, { extra: extraFor(type) });
-      if (type === 'ivf_pq') await refinedOverlap(ot, oursUri, metric, `lance 12 on our optimize of ${builder} ${type} ${metric}`);
-      await theirOptimizeReadByUs(t, uri, type, metric, `lance 12's optimize of ${builder} ${type} ${metric}`);
-    });
-  }
-});
+describeOptimizes('lance index optimize of cosine vector indexes, both ways with lance 12', ['cosine'],
+  [['ivf_sq', 'cosine'], ['ivf_hnsw_flat', 'cosine']]);
