@@ -12,6 +12,7 @@
 #include "index/vector/rabitq.h"
 #include "index/vector/rabitq_index.h"
 #include "lance/columnar/array.h"
+#include "lance/index/index_store.h"
 #include "lance/index/vector/ivf_builder.h"
 #include "lance/index/vector/ivf_index.h"
 #include "lance/io/memory_object_store.h"
@@ -146,6 +147,73 @@ TEST(IvfBuilderTest, HammingFlatIndexDecodesAndSearchesExactly) {
   EXPECT_EQ(one[0].distance, 2.0f);
   q.vector[2] = 300;
   EXPECT_TRUE(index->Search(q).status().IsInvalidArgument());
+}
+
+// A hamming IVF_FLAT opened by partition (IvfIndex::OpenByPartition: a partition's row ids and
+// binary vectors read by the first search that probes it) answers every query as the index read
+// whole -- rows, order, bit counts -- for nprobes 1 .. all, k 1 / 10 / 40, a refine and a
+// filter; the first search reads only what it probes, the same search again reads nothing, and
+// once every partition is loaded the stored rows are the whole index's.
+TEST(IvfBuilderTest, HammingFlatIndexOpenedByPartitionAnswersAsReadWhole) {
+  const Table t = MakeBinaryTable(1200, 8);
+  IvfBuildOptions o;
+  o.kind = IndexKind::kIvfFlat;
+  o.metric = linalg::DistanceType::kHamming;
+  o.num_partitions = 6;
+  o.seed = 2;
+  auto built = t.Build("vec", o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const std::string dir = t.loc.Path("_indices/" + built->uuid);
+  auto whole = IvfIndex::Open(t.loc.store(), dir).ValueOrDie();
+  auto files = IndexStore::Make(t.loc.store(), dir);
+  auto lazy = IvfIndex::OpenByPartition(files).ValueOrDie();
+  ASSERT_EQ(lazy->metric(), linalg::DistanceType::kHamming);
+  ASSERT_EQ(lazy->num_rows(), whole->num_rows());
+  ASSERT_EQ(lazy->ivf().binary_centroids, whole->ivf().binary_centroids);
+  const uint8_t* all = t.batch->column(0)->children[0]->Values<uint8_t>();
+  std::mt19937 gen(5);
+  bool first = true;
+  size_t compared = 0;
+  for (int qi = 0; qi < 18; ++qi) {
+    AnnQuery q;
+    const size_t from = gen() % 1200;
+    for (int d = 0; d < kDim; ++d) {
+      q.vector.push_back(static_cast<float>(static_cast<uint8_t>(all[from * kDim + static_cast<size_t>(d)] ^ (gen() & gen()))));
+    }
+    q.nprobes = 1 + static_cast<size_t>(qi) % 6;
+    q.k = qi % 3 == 0 ? 1 : qi % 3 == 1 ? 10 : 40;
+    if (qi % 4 == 1) q.refine_factor = 2;
+    std::function<bool(uint64_t)> keep;
+    if (qi % 5 == 2) keep = [](uint64_t r) { return r % 3 != 0; };
+    files->ResetStats();
+    auto a = whole->Search(q, keep).ValueOrDie();
+    auto b = lazy->Search(q, keep).ValueOrDie();
+    if (first) {
+      EXPECT_GT(files->stats().read_requests, 0) << "the first search read no partition";
+      files->ResetStats();
+      EXPECT_EQ(lazy->Search(q, keep).ValueOrDie(), b);
+      EXPECT_EQ(files->stats().read_requests, 0) << "a probed partition was read twice";
+      first = false;
+    }
+    ASSERT_EQ(a.size(), b.size()) << qi;
+    ASSERT_FALSE(a.empty());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].row, b[i].row) << qi << " " << i;
+      EXPECT_EQ(a[i].distance, b[i].distance) << qi << " " << i;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200u);
+  // A value that is not a uint8 is refused by the lazy index too.
+  AnnQuery bad;
+  bad.vector.assign(kDim, 1.0f);
+  bad.vector[1] = 256;
+  EXPECT_TRUE(lazy->Search(bad).status().IsInvalidArgument());
+  for (size_t p = 0; p < lazy->ivf().num_partitions(); ++p) ASSERT_TRUE(lazy->LoadPartition(p).ok());
+  EXPECT_EQ(lazy->row_ids(), whole->row_ids());
+  for (size_t i = 0; i < whole->num_rows(); ++i) {
+    ASSERT_EQ(0, std::memcmp(lazy->stored_binary_vector(i), whole->stored_binary_vector(i), kDim)) << i;
+  }
 }
 
 TEST(IvfBuilderTest, PqIndexDecodesAndRetrainsTheSame) {

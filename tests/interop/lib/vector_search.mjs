@@ -2,6 +2,8 @@
 // a result list with lance 12's.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import { lanceOk } from './cli.mjs';
 
@@ -45,6 +47,30 @@ export function ours(uri, q, metric, s, k) {
     assert.ok(m, `bad line ${l}`);
     return { rowid: BigInt(m[1]), distance: Math.fround(Number(m[2])) };
   });
+}
+
+// `lance search --queries` of column 'vec': every query of `qs` in one process, as ours() would
+// answer each ([[{rowid, distance}]], one list per query, in order).
+export function oursMany(uri, qs, metric, s, k) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lance-queries-'));
+  const file = path.join(dir, 'q.jsonl');
+  try {
+    fs.writeFileSync(file, qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    const args = ['search', uri, '--column', 'vec', '--queries', file, '-k', String(k),
+      '--nprobes', String(s.nprobes), '--metric', metric, '--columns', '_rowid'];
+    if (s.refineFactor) args.push('--refine-factor', String(s.refineFactor));
+    if (s.ef) args.push('--ef', String(s.ef));
+    if (s.filter) args.push('--filter', s.filter);
+    const out = qs.map(() => []);
+    for (const l of lanceOk(args).stdout.split('\n').filter((x) => x)) {
+      const m = /^\{"query_index":(\d+),"_rowid":(\d+),"_distance":(.*)\}$/.exec(l);
+      assert.ok(m, `bad line ${l}`);
+      out[Number(m[1])].push({ rowid: BigInt(m[2]), distance: Math.fround(Number(m[3])) });
+    }
+    return out;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // On a CPU with AVX-512F, lance 12 sums float32 l2 and dot products in 16 lanes (its binary's
