@@ -307,17 +307,24 @@ class LsmMergeReader final : public RecordBatchReader {
       std::vector<int64_t>& rows = keep[i];
       DropTombstones(*batches[i], &rows);
       if (rows.empty()) continue;
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*batches[i], rows));
-      if (const auto& f = node_->spec().filter) {
-        LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, f->EvaluateBatch(*taken));
-        if (pass.empty()) continue;
-        if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
-          LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
-        }
-      }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, node_->spec().schema));
-      pending_.push_back(std::move(projected));
+      LANCE_RETURN_NOT_OK(QueueRows(*batches[i], rows));
     }
+    return Status::OK();
+  }
+
+  // Rows `rows` of `batch` (survivors of last-write-wins), the filter tested, projected and
+  // queued for output.
+  Status QueueRows(const RecordBatch& batch, const std::vector<int64_t>& rows) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(batch, rows));
+    if (const auto& f = node_->spec().filter) {
+      LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, f->EvaluateBatch(*taken));
+      if (pass.empty()) return Status::OK();
+      if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
+        LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, node_->spec().schema));
+    pending_.push_back(std::move(projected));
     return Status::OK();
   }
 
@@ -369,16 +376,7 @@ class LsmMergeReader final : public RecordBatchReader {
       const RecordBatchPtr batch = sel.rows[i].batch;
       i = j;
       if (rows.empty()) continue;
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*batch, rows));
-      if (const auto& f = node_->spec().filter) {
-        LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> pass, f->EvaluateBatch(*taken));
-        if (pass.empty()) continue;
-        if (static_cast<int64_t>(pass.size()) != taken->num_rows()) {
-          LANCE_ASSIGN_OR_RAISE(taken, TakeRows(*taken, pass));
-        }
-      }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, node_->spec().schema));
-      pending_.push_back(std::move(projected));
+      LANCE_RETURN_NOT_OK(QueueRows(*batch, rows));
     }
     if (enc_) views_.emplace_back(src.memtable, src.memtable_upto);
     return Status::OK();
