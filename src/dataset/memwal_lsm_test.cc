@@ -553,22 +553,7 @@ TEST(Lsm, MaintainedIndexesFlushMergeAndCatchUp) {
   index::scalar::CreateScalarIndexOptions bitmap;
   bitmap.type = index::scalar::ScalarIndexType::kBitmap;
   ASSERT_TRUE((*ds)->CreateScalarIndex("id", bitmap).ok());
-  auto set_maintained = [&](std::vector<std::string> names) {
-    table::TableLocation loc(t.store, t.root);
-    auto base = table::Snapshot::Open(loc);
-    ASSERT_TRUE(base.ok());
-    table::Transaction txn;
-    txn.read_version = (*base)->version();
-    txn.operation = table::Transaction::Update{};
-    table::CommitOptions co;
-    co.amend = [&](table::Manifest* m) {
-      return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
-        d->maintained_indexes = names;
-        return Status::OK();
-      });
-    };
-    ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
-  };
+  auto set_maintained = [&](const std::vector<std::string>& names) { SetMaintainedIndexes(t, names); };
   auto maintained = [&]() {
     auto base = table::Snapshot::Open(t.store, t.root);
     EXPECT_TRUE(base.ok());

@@ -26,23 +26,6 @@
 namespace lance::memwal::lsm_test {
 namespace {
 
-void SetMaintained(const Table& t, std::vector<std::string> names) {
-  table::TableLocation loc(t.store, t.root);
-  auto base = table::Snapshot::Open(loc);
-  ASSERT_TRUE(base.ok());
-  table::Transaction txn;
-  txn.read_version = (*base)->version();
-  txn.operation = table::Transaction::Update{};
-  table::CommitOptions co;
-  co.amend = [&](table::Manifest* m) {
-    return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
-      d->maintained_indexes = names;
-      return Status::OK();
-    });
-  };
-  ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
-}
-
 const table::IndexInfo* IndexNamed(const table::Snapshot& s, const std::string& name) {
   for (const auto& idx : s.manifest().indices) {
     if (idx.name == name) return &idx;
@@ -87,7 +70,7 @@ TEST(LsmMaintained, EveryScalarTypeIsBuiltWithTheBaseIndexParameters) {
   index::scalar::CreateScalarIndexOptions bitmap;
   bitmap.type = index::scalar::ScalarIndexType::kBitmap;
   ASSERT_TRUE((*ds)->CreateScalarIndex("id", bitmap).ok());
-  SetMaintained(t, {"s_idx", "id_idx"});
+  SetMaintainedIndexes(t, {"s_idx", "id_idx"});
 
   auto base = table::Snapshot::Open(t.store, t.root);
   ASSERT_TRUE(base.ok());

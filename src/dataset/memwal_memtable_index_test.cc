@@ -39,23 +39,6 @@ MtRows MtScan(const Table& t, LsmReadOptions o, LsmReadStats* st = nullptr) {
   return out;
 }
 
-void MtSetMaintained(const Table& t, const std::vector<std::string>& names) {
-  table::TableLocation loc(t.store, t.root);
-  auto base = table::Snapshot::Open(loc);
-  ASSERT_TRUE(base.ok());
-  table::Transaction txn;
-  txn.read_version = (*base)->version();
-  txn.operation = table::Transaction::Update{};
-  table::CommitOptions co;
-  co.amend = [&](table::Manifest* m) {
-    return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
-      d->maintained_indexes = names;
-      return Status::OK();
-    });
-  };
-  ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
-}
-
 struct MtCase {
   std::string filter;
   std::function<bool(int64_t, const std::string&)> pass;
@@ -72,7 +55,7 @@ TEST(MemTableIndexRead, LiveWriterReadsEqualTheWalTailReadAndTheModel) {
     ASSERT_TRUE((*ds)->CreateScalarIndex("s").ok());
     ASSERT_TRUE((*ds)->CreateScalarIndex("id").ok());
   }
-  MtSetMaintained(t, {"s_idx", "id_idx"});
+  SetMaintainedIndexes(t, {"s_idx", "id_idx"});
   auto base = table::Snapshot::Open(t.store, t.root);
   ASSERT_TRUE(base.ok());
   auto maintained = MaintainedIndexesOf(**base);

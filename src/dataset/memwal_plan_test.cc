@@ -72,23 +72,6 @@ std::string Subtree(const std::vector<std::string>& lines, size_t at) {
   return out;
 }
 
-void SetMaintainedIndexes(const Table& t, const std::vector<std::string>& names) {
-  table::TableLocation loc(t.store, t.root);
-  auto base = table::Snapshot::Open(loc);
-  ASSERT_TRUE(base.ok());
-  table::Transaction txn;
-  txn.read_version = (*base)->version();
-  txn.operation = table::Transaction::Update{};
-  table::CommitOptions co;
-  co.amend = [&](table::Manifest* m) {
-    return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
-      d->maintained_indexes = names;
-      return Status::OK();
-    });
-  };
-  ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
-}
-
 // Base ids 0..19 ("base-i", a BTREE s_idx on s, maintained by the MemWAL); generation 1:
 // 1, 10, 11 ("a"); generation 2: 10, 12 ("b") and a tombstone of 11; unflushed WAL tail: 2, 13
 // ("a"). Returns the model of the strong read.

@@ -19,7 +19,9 @@
 #include "lance/memwal/memwal_writer.h"
 #include "lance/query/lsm_lookup.h"
 #include "lance/query/lsm_scan.h"
+#include "lance/table/commit.h"
 #include "lance/table/snapshot.h"
+#include "lance/table/transaction.h"
 #include "lance/table/write.h"
 
 namespace lance::memwal::lsm_test {
@@ -141,6 +143,24 @@ inline void Apply(Model* m, const std::vector<int64_t>& ids, const std::string& 
       (*m)[id] = tag + "-" + std::to_string(id);
     }
   }
+}
+
+// Commits a new base version whose MemWAL index maintains exactly `names`.
+inline void SetMaintainedIndexes(const Table& t, const std::vector<std::string>& names) {
+  table::TableLocation loc(t.store, t.root);
+  auto base = table::Snapshot::Open(loc);
+  ASSERT_TRUE(base.ok());
+  table::Transaction txn;
+  txn.read_version = (*base)->version();
+  txn.operation = table::Transaction::Update{};
+  table::CommitOptions co;
+  co.amend = [&](table::Manifest* m) {
+    return UpdateMemWalDetails(m, "test", [&](MemWalIndexDetails* d) {
+      d->maintained_indexes = names;
+      return Status::OK();
+    });
+  };
+  ASSERT_TRUE(table::CommitTransaction(loc, std::move(txn), co).ok());
 }
 
 }  // namespace lance::memwal::lsm_test
