@@ -14,6 +14,8 @@ const qs = queries(3);
 const TYPES = ['ivf_flat', 'ivf_pq', 'ivf_hnsw_sq', 'ivf_hnsw_pq'];
 
 const subVectors = (metric) => (metric === 'dot' ? 16 : 4);
+// 'ivf_rq' is IVF_RQ with 1 bit, 'ivf_rqN' with N bits (Index.ivfRq({numBits}), ours --num-bits).
+const rqBits = (type) => (type.startsWith('ivf_rq') ? Number(type.slice(6) || 1) : 0);
 // (IVF_PQ's refine: see refinedOverlap.)
 const extraFor = (type) => (type.startsWith('ivf_hnsw')
   ? [{ nprobes: 2, ef: 40 }, { nprobes: 3, ef: 20, filter: 'id % 3 = 1' }]
@@ -41,6 +43,7 @@ function config(type, metric) {
   const p = { numPartitions: 4, distanceType: metric };
   if (type === 'ivf_flat') return lancedb.Index.ivfFlat(p);
   if (type === 'ivf_pq') return lancedb.Index.ivfPq({ ...p, numSubVectors: subVectors(metric) });
+  if (rqBits(type)) return lancedb.Index.ivfRq({ ...p, numBits: rqBits(type) });
   if (type === 'ivf_hnsw_sq') return lancedb.Index.hnswSq(p);
   return lancedb.Index.hnswPq({ ...p, numSubVectors: subVectors(metric) });
 }
@@ -61,9 +64,9 @@ async function theirOptimizeReadByUs(t, uri, type, metric, what) {
   if (type === 'ivf_pq') await refinedOverlap(t, uri, metric, what);
 }
 
-// One test per case of `metrics` x TYPES both ways, and per [type, metric] of `oursOnly` (kinds
+// One test per case of `metrics` x `types` both ways, and per [type, metric] of `oursOnly` (kinds
 // lance 12's node API cannot build: ours only, which lance 12 still optimizes).
-export function describeOptimizes(title, metrics, oursOnly) {
+export function describeOptimizes(title, metrics, oursOnly, types = TYPES) {
 describe(title, () => {
   let dir, db;
   before(async () => {
@@ -71,7 +74,7 @@ describe(title, () => {
     db = await lancedb.connect(dir);
   });
 
-  const cases = [...metrics.flatMap((metric) => TYPES.flatMap((type) => [['ours', type, metric], ['lance 12', type, metric]])),
+  const cases = [...metrics.flatMap((metric) => types.flatMap((type) => [['ours', type, metric], ['lance 12', type, metric]])),
     ...oursOnly.map(([type, metric]) => ['ours', type, metric])];
   for (const [builder, type, metric] of cases) {
     test(`${builder} ${type} ${metric}, appended: lance 12 reads our optimize, we read its`, async () => {
@@ -79,8 +82,10 @@ describe(title, () => {
       const uri = path.join(dir, `${name}.lance`);
       const t = await db.createTable(name, table(0, FIRST));
       if (builder === 'ours') {
-        const args = ['create-index', uri, 'vec', '--type', type, '--metric', metric, '--partitions', '4', '--seed', '3'];
+        const args = ['create-index', uri, 'vec', '--type', rqBits(type) ? 'ivf_rq' : type, '--metric', metric,
+          '--partitions', '4', '--seed', '3'];
         if (type.endsWith('pq')) args.push('--sub-vectors', String(subVectors(metric)));
+        if (rqBits(type)) args.push('--num-bits', String(rqBits(type)));
         lanceOk(args);
         await t.checkoutLatest();
       } else {
