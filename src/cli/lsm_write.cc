@@ -7,6 +7,9 @@
 // on an endless stream: one input piece, --max-in-flight appends, the MemTables (flushed at the
 // policy's limits, appends waiting while a full one is still flushing). Without --flush the
 // rows stay durable in the WAL, unflushed, like a reference writer that exits without closing.
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -289,6 +292,15 @@ class Ingest {
 
 Status Write(const WriteArgs& a) {
   if (a.max_in_flight < 1) return Status::InvalidArgument("--max-in-flight {}: expected at least 1", a.max_in_flight);
+#if defined(__GLIBC__)
+  // The process's memory is meant to stay near --max-bytes: with glibc's defaults (an arena per
+  // thread, a mmap threshold that grows to 32 MiB once a large block is freed) the MemTables'
+  // and flushes' buffers, freed on other threads than they were made, stay in the arenas as
+  // free but resident memory (bench/memwal_bound.mjs at a 64 MiB bound: 390 MiB RSS; one
+  // arena and a fixed 256 KiB threshold: about 137 MiB (two: 151); bench/README.md "memwal round 2").
+  ::mallopt(M_ARENA_MAX, 1);
+  ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
   LANCE_ASSIGN_OR_RAISE(Table t, OpenBase(a.uri));
   if (a.no_sync) {
     // The same files through a twin of the local store that never fsyncs.

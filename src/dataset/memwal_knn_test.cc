@@ -17,6 +17,7 @@
 #include "lance/columnar/builder.h"
 #include "lance/dataset/dataset.h"
 #include "lance/index/vector/ivf_builder.h"
+#include "lance/linalg/distance.h"
 #include "lance/query/lsm_nearest.h"
 
 namespace lance::memwal::lsm_test {
@@ -225,6 +226,65 @@ TEST(LsmNearest, EqualsBruteForceOverTheNewestRows) {
 
   ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
   check("merged", true);  // (the WAL tail is still unflushed)
+  fs::remove_all(t.dir);
+}
+
+// Without a metric in the request every source ranks by the base index's metric (read from
+// its manifest entry): a cosine IVF_FLAT base, a generation and a WAL tail answer as brute
+// force by cosine distance, not by L2.
+TEST(LsmNearest, RanksEverySourceByTheBaseIndexMetric) {
+  Table t;
+  t.dir = fs::temp_directory_path() / ("lance_lsm_knn_cos_" + std::to_string(::getpid()));
+  fs::remove_all(t.dir);
+  fs::create_directories(t.dir);
+  const std::string uri = (t.dir / "t.lance").string();
+  std::mt19937 rng(5);
+  std::map<int64_t, std::vector<float>> model;
+  auto upsert = [&](const std::vector<int64_t>& ids) {
+    std::vector<std::vector<float>> vecs;
+    for (int64_t id : ids) {
+      vecs.push_back(RandomVector(&rng));
+      for (float& x : vecs.back()) x *= static_cast<float>(1 + id % 7);  // norms differ: L2 ranks otherwise
+      model[id] = vecs.back();
+    }
+    return VecBatch(ids, vecs, 0);
+  };
+  ASSERT_TRUE(table::WriteDataset(uri, VecRows(), {upsert(Range(0, 200))}).ok());
+  {
+    auto ds = dataset::Dataset::Open(uri);
+    ASSERT_TRUE(ds.ok());
+    index::vector::IvfBuildOptions o;
+    o.kind = index::vector::IndexKind::kIvfFlat;
+    o.name = "vec_idx";
+    o.num_partitions = 4;
+    o.metric = linalg::DistanceType::kCosine;
+    ASSERT_TRUE((*ds)->CreateVectorIndex("vec", o).ok());
+  }
+  auto w = io::ObjectStore::FromUri(uri);
+  ASSERT_TRUE(w.ok());
+  t.store = w->store;
+  t.root = w->path;
+  EnableOptions eo;
+  eo.primary_key = {"id"};
+  eo.spec = UnshardedSpec();
+  ASSERT_TRUE(EnableMemWal(t.store, t.root, eo).ok());
+  {
+    auto writer = MemWalWriter::Open(t.store, t.root, UnshardedShardId(), WriterOptions(t));
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AppendAndWait(*upsert(Range(150, 260))).ok());
+    ASSERT_TRUE((*writer)->Flush().ok());
+    ASSERT_TRUE((*writer)->AppendAndWait(*upsert(Range(240, 280))).ok());
+    ASSERT_TRUE((*writer)->Close(false).ok());
+  }
+  std::mt19937 qrng(11);
+  for (int qi = 0; qi < 5; ++qi) {
+    const std::vector<float> q = RandomVector(&qrng);
+    std::vector<std::pair<int64_t, float>> want;
+    for (const auto& [id, v] : model) want.emplace_back(id, linalg::CosineDistance(v.data(), q.data(), kDim));
+    std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    want.resize(10);
+    ExpectSame(Search(t, q, 10, Consistency::kStrong, true, ""), want, "cosine q" + std::to_string(qi));
+  }
   fs::remove_all(t.dir);
 }
 

@@ -194,17 +194,15 @@ MemTable::Contents MemTable::Snapshot() const {
     for (int64_t i = 0; i < rows_; ++i) c.newest[static_cast<size_t>(i)] = static_cast<uint32_t>(i);
     return c;
   }
-  std::vector<std::pair<uint32_t, const std::string*>> newest;
-  newest.reserve(newest_.size());
-  for (const auto& [k, e] : newest_) newest.emplace_back(e.newest, &k);
-  std::sort(newest.begin(), newest.end());
-  c.newest.reserve(newest.size());
-  c.newest_keys.reserve(newest.size());
+  // Positions only (4 bytes a key, sorted here): the flush re-encodes what keys it needs from
+  // the batches, and a copy of every key string cost a 64 MiB-bound flush 17 MiB of heap.
+  c.newest.reserve(newest_.size());
+  for (const auto& entry : newest_) c.newest.push_back(entry.second.newest);
+  std::sort(c.newest.begin(), c.newest.end());
+  c.superseded.reserve(static_cast<size_t>(rows_) - c.newest.size());
   size_t j = 0;
   for (int64_t r = 0; r < rows_; ++r) {
-    if (j < newest.size() && newest[j].first == static_cast<uint32_t>(r)) {
-      c.newest.push_back(newest[j].first);
-      c.newest_keys.push_back(*newest[j].second);
+    if (j < c.newest.size() && c.newest[j] == static_cast<uint32_t>(r)) {
       ++j;
     } else {
       c.superseded.push_back(static_cast<uint32_t>(r));

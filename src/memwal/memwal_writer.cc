@@ -1,6 +1,9 @@
 #include "lance/memwal/memwal_writer.h"
 
 #include <chrono>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <future>
 
 namespace lance::memwal {
@@ -216,6 +219,12 @@ Result<std::optional<FlushedGeneration>> MemWalWriter::Flush() {
   }
   if (options_.budget && released > 0) options_.budget->Release(budget_subscription_, released, 0);  // outside mu_
   cv_.notify_all();
+#if defined(__GLIBC__)
+  // The flushed MemTable and the flush's encode buffers were freed on several threads; glibc
+  // keeps such memory in each thread's arena (a 64 MiB bound ran at 390 MiB RSS, 154 MiB with
+  // one arena). Handing it back here keeps the process near its MemTable bound.
+  if (released > 0 && options_.trim_after_flush) ::malloc_trim(0);
+#endif
   if (!g.ok()) return g.status();
   return std::optional<FlushedGeneration>(std::move(*g));
 }

@@ -7,6 +7,7 @@
 
 #include "lance/columnar/builder.h"
 #include "lance/columnar/compute.h"
+#include "lance/index/vector/vector_catalog.h"
 #include "lance/linalg/flat_search.h"
 #include "lance/memwal/primary_key.h"
 #include "lance/memwal/wal.h"
@@ -28,21 +29,19 @@ struct Candidates {
 };
 
 // The metric the base search ranks by (its index's, unless the request names one): every
-// other source ranks by the same, so their distances compare.
+// other source ranks by the same, so their distances compare. As the planner chooses it
+// (Planner::PlanNearest): the base's vector index on the column when the search may use one,
+// its metric read from the manifest entry's details (the index file only when they hold none),
+// else L2 -- without planning a scan of the base.
 Result<linalg::DistanceType> MetricOf(const std::shared_ptr<const table::Snapshot>& base, const NearestOptions& n) {
   if (n.metric) return *n.metric;
-  ScanOptions o;
-  o.columns = {n.column};
-  o.nearest = n;
-  LANCE_ASSIGN_OR_RAISE(Scanner s, Scanner::Make(base, std::move(o)));
-  std::vector<const PlanNode*> todo{s.plan().root().get()};
-  while (!todo.empty()) {
-    const PlanNode* p = todo.back();
-    todo.pop_back();
-    if (p->kind() == PlanNode::Kind::kKnn) return static_cast<const KnnNode*>(p)->metric();
-    for (const auto& in : p->inputs()) todo.push_back(in.get());
-  }
-  return linalg::DistanceType::kL2;
+  const FieldPtr field = base->schema()->GetFieldByName(n.column);
+  if (!n.use_index || !field) return linalg::DistanceType::kL2;  // (a missing column fails the search)
+  const table::IndexInfo* info = index::vector::FindVectorIndex(base->manifest(), field->id());
+  if (!info) return linalg::DistanceType::kL2;
+  if (std::optional<linalg::DistanceType> m = index::vector::MetricOfDetails(*info)) return *m;
+  LANCE_ASSIGN_OR_RAISE(auto ivf, index::vector::OpenVectorIndex(nullptr, base->location(), *info));
+  return ivf->metric();
 }
 
 // Inserts the key of every row of `batches` into `keys`.

@@ -117,7 +117,6 @@ class MemTable {
     std::vector<uint32_t> superseded;
     // The newest row position of every key (tombstones included), ascending.
     std::vector<uint32_t> newest;
-    std::vector<std::string> newest_keys;  // keys of `newest`, same order (primary-key tables)
     uint64_t last_wal_position = 0;
     int64_t bytes = 0;
   };

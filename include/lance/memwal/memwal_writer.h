@@ -58,6 +58,10 @@ struct MemWalWriterOptions {
   // BITMAP) in each MemTable (memtable.h), for strong reads in this process (LsmReadOptions::
   // live_writers). Their bytes count against max_bytes and the budget.
   bool memtable_indexes = true;
+  // After a flush, return the memory freed to the system (glibc malloc_trim): the frozen
+  // MemTable and the flush's buffers, freed across threads, would otherwise stay in their
+  // threads' malloc arenas and keep the process far above its MemTable bound.
+  bool trim_after_flush = true;
 };
 
 // The in-memory indexes a MemTable of these options keeps.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "index/vector/ivf_format.h"
+#include "table/proto/index_details.pb.h"
 #include "lance/index/index_metadata.h"
 #include "lance/index/index_store.h"
 
@@ -17,6 +18,19 @@ const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t
     }
   }
   return nullptr;
+}
+
+std::optional<linalg::DistanceType> MetricOfDetails(const table::IndexInfo& info) {
+  if (info.details.empty()) return std::nullopt;
+  ::lance::index::pb::VectorIndexDetails v;
+  if (!v.ParseFromString(info.details)) return std::nullopt;
+  switch (static_cast<int>(v.metric_type())) {
+    case DetailsMetricType(linalg::DistanceType::kL2): return linalg::DistanceType::kL2;
+    case DetailsMetricType(linalg::DistanceType::kCosine): return linalg::DistanceType::kCosine;
+    case DetailsMetricType(linalg::DistanceType::kDot): return linalg::DistanceType::kDot;
+    case DetailsMetricType(linalg::DistanceType::kHamming): return linalg::DistanceType::kHamming;
+    default: return std::nullopt;
+  }
 }
 
 Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const std::shared_ptr<IndexCache>& cache,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lance/core/result.h"
@@ -21,6 +22,11 @@ namespace lance::index::vector {
 // The first vector index (lance.index.pb.VectorIndexDetails) of the field with Lance id
 // `field_id` in the manifest's index list, or null.
 const table::IndexInfo* FindVectorIndex(const table::Manifest& manifest, int32_t field_id);
+
+// The metric the vector index `info` ranks by, as its manifest entry's details record it
+// (VectorIndexDetails.metric_type), without opening the index; nullopt when the entry holds
+// no details value or one that does not parse (then only the index file knows).
+std::optional<linalg::DistanceType> MetricOfDetails(const table::IndexInfo& info);
 
 // The index `info` of the table at `location`, opened by partition (IvfIndex::OpenByPartition
 // over its IndexStore: a partition is read the first time a search probes it).
