@@ -660,7 +660,7 @@ Result<MergeInsertResult> MergeRows(const std::shared_ptr<const table::Snapshot>
   // for a partial source from the take above). Without stable row ids, updated and inserted
   // rows share one data file; with them, the updated rows keep their ids in fragments of
   // their own and the inserted rows get fresh ids at commit.
-  table::StagedFiles staged(ds->location());
+  table::StagedFiles staged(ds->location(), params.commit.sync);
   std::vector<table::FragmentInfo> fragments;
   // Rows `rows_of_source` of the source, the first `n_updated` of them the updated rows in
   // their written order: a partial source's missing columns hold the kept values there.

@@ -106,7 +106,7 @@ Result<UpdateResult> UpdateRows(const std::shared_ptr<const table::Snapshot>& ds
   }
   UpdateResult out;
   out.rows_updated = addresses.size();
-  table::StagedFiles staged(ds->location());
+  table::StagedFiles staged(ds->location(), params.commit.sync);
   // Nothing matched: still a version (an Update of no fragments), as lance 12 commits one.
   std::vector<table::FragmentInfo> fragments;
   if (!addresses.empty()) {

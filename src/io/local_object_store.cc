@@ -415,6 +415,19 @@ std::shared_ptr<LocalObjectStore> LocalObjectStore::Unsynced(
   return store->unsynced_;
 }
 
+std::shared_ptr<LocalObjectStore> LocalObjectStore::Unsynced(
+    const std::shared_ptr<LocalObjectStore>& store, bool start_writeback) {
+  if (start_writeback) return Unsynced(store);
+  if (!store->options_.sync && !store->options_.start_writeback) return store;
+  std::call_once(store->no_writeback_once_, [&] {
+    LocalObjectStoreOptions o = store->options_;
+    o.sync = false;
+    o.start_writeback = false;
+    store->no_writeback_.reset(new LocalObjectStore(store->root_, o));
+  });
+  return store->no_writeback_;
+}
+
 Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Make(
     const std::string& root_dir, const LocalObjectStoreOptions& options) {
   if (root_dir.empty()) return Status::InvalidArgument("local object store root is empty");

@@ -187,6 +187,20 @@ TEST(LocalObjectStoreTest, UnsyncedTwinIsOnePerStoreOverTheSameFiles) {
   no_sync.sync = false;
   auto plain = LocalObjectStore::Make(dir.path(), no_sync).ValueOrDie();
   EXPECT_EQ(LocalObjectStore::Unsynced(plain), plain);
+  // Without writeback: a third store, made once, distinct from the writeback twin; a store
+  // that neither syncs nor queues writeback is its own.
+  auto quiet = LocalObjectStore::Unsynced(store, false);
+  ASSERT_NE(quiet, nullptr);
+  EXPECT_NE(quiet, store);
+  EXPECT_NE(quiet, twin);
+  EXPECT_EQ(LocalObjectStore::Unsynced(store, false), quiet);
+  EXPECT_EQ(LocalObjectStore::Unsynced(store, true), twin);
+  EXPECT_EQ(LocalObjectStore::Unsynced(twin, false), LocalObjectStore::Unsynced(twin, false));
+  EXPECT_NE(LocalObjectStore::Unsynced(twin, false), twin);
+  EXPECT_EQ(LocalObjectStore::Unsynced(quiet, false), quiet);
+  EXPECT_EQ(LocalObjectStore::Unsynced(plain, false), plain);
+  ASSERT_TRUE(quiet->Put("d/quiet", "by the quiet twin").ok());
+  EXPECT_EQ((*store->Get("d/quiet"))->view(), "by the quiet twin");
 }
 
 // PutNew: the object under its own name, no temporary file or rename; a taken name is refused

@@ -15,7 +15,7 @@ Result<DeleteResult> DeleteRowAddresses(const Snapshot& ds,
   const Manifest& m = ds.manifest();
   LANCE_RETURN_NOT_OK(CheckCanWrite(m.reader_feature_flags, m.writer_feature_flags, ds.manifest_path()));
   const TableLocation& loc = ds.location();
-  StagedFiles staged(loc);
+  StagedFiles staged(loc, options.sync);
   LANCE_ASSIGN_OR_RAISE(StagedDeletions deletions, StageDeletions(staged, ds, std::move(addresses)));
   DeleteResult out;
   out.num_deleted_rows = deletions.num_deleted_rows;

@@ -29,10 +29,10 @@ std::string ParentPath(const std::string& path) {
 }
 
 Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(
-    const std::shared_ptr<io::ObjectStore>& store) {
+    const std::shared_ptr<io::ObjectStore>& store, bool start_writeback) {
   auto local = std::dynamic_pointer_cast<io::LocalObjectStore>(store);
   if (local == nullptr) return std::shared_ptr<io::LocalObjectStore>();
-  return io::LocalObjectStore::Unsynced(local);
+  return io::LocalObjectStore::Unsynced(local, start_writeback);
 }
 
 Status SyncFiles(const io::LocalObjectStore& store, const std::vector<std::string>& paths,

@@ -51,7 +51,9 @@ namespace lance::table::internal {
 // A store over the same filesystem root as `store` that does not sync objects on publication,
 // when `store` is a LocalObjectStore (null otherwise: other stores make each object durable
 // on their own).
-Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(const std::shared_ptr<io::ObjectStore>& store);
+// `start_writeback` off: a twin that does not queue writeback either (files nothing will sync).
+Result<std::shared_ptr<io::LocalObjectStore>> UnsyncedTwin(const std::shared_ptr<io::ObjectStore>& store,
+                                                           bool start_writeback = true);
 
 // Makes the objects `paths` of `store` durable: each file fdatasync'ed, each of their
 // directories and `extra_dirs` (store paths) fsynced, all at once from the threads of `pool`

@@ -24,10 +24,12 @@ std::string TableLocation::Path(std::string_view relative) const {
   return io::JoinPath(root_, std::string(relative));
 }
 
-StagedFiles::StagedFiles(TableLocation location) : location_(std::move(location)) {
+StagedFiles::StagedFiles(TableLocation location) : StagedFiles(std::move(location), true) {}
+
+StagedFiles::StagedFiles(TableLocation location, bool will_sync) : location_(std::move(location)) {
   // Without a twin (a store of another kind, or one that cannot be opened) every object is
   // synced as it is written: slower commits, the same guarantees.
-  auto twin = internal::UnsyncedTwin(location_.store());
+  auto twin = internal::UnsyncedTwin(location_.store(), will_sync);
   if (twin.ok()) unsynced_ = std::move(*twin);
   file_store_ = unsynced_ ? std::static_pointer_cast<io::ObjectStore>(unsynced_) : location_.store();
 }

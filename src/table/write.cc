@@ -280,7 +280,7 @@ Result<WriteResult> WriteDataset(const std::string& uri, RecordBatchReader& inpu
 
 Result<WriteResult> WriteDataset(const TableLocation& loc, RecordBatchReader& input,
                                  const WriteParams& params) {
-  StagedFiles staged(loc);
+  StagedFiles staged(loc, params.commit.sync);
   LANCE_ASSIGN_OR_RAISE(PreparedWrite pw, Prepared(loc, staged, PrepareWrite(loc, staged, input, params)));
   const std::optional<CommittedVersion>& latest = pw.latest;
   uint64_t total = 0;

@@ -45,6 +45,10 @@ class LocalObjectStore : public ObjectStore {
   // (`store` itself when it does not sync): for files a caller makes durable later in bulk, or
   // not at all. Made once per store.
   static std::shared_ptr<LocalObjectStore> Unsynced(const std::shared_ptr<LocalObjectStore>& store);
+  // The same with `start_writeback` as given: off for files nothing will fsync (a commit with
+  // CommitOptions::sync off), where queuing their writeback only costs system calls.
+  static std::shared_ptr<LocalObjectStore> Unsynced(const std::shared_ptr<LocalObjectStore>& store,
+                                                    bool start_writeback);
   // The filesystem path of an object (no validation).
   std::string FullPath(std::string_view path) const;
 
@@ -94,6 +98,8 @@ class LocalObjectStore : public ObjectStore {
   LocalObjectStoreOptions options_;
   std::once_flag unsynced_once_;
   std::shared_ptr<LocalObjectStore> unsynced_;
+  std::once_flag no_writeback_once_;
+  std::shared_ptr<LocalObjectStore> no_writeback_;
 };
 
 // Drops the pages of `bytes` resident in this process when `bytes` is a whole mapping made by

@@ -56,6 +56,9 @@ class TableLocation {
 class StagedFiles {
  public:
   explicit StagedFiles(TableLocation location);
+  // `will_sync` false: the commit will not sync these files (CommitOptions::sync off), so
+  // writing them does not queue their writeback either.
+  StagedFiles(TableLocation location, bool will_sync);
   StagedFiles(const StagedFiles&) = delete;
   StagedFiles& operator=(const StagedFiles&) = delete;
 
