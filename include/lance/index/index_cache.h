@@ -30,7 +30,10 @@
 namespace lance::index {
 
 // The capacity a Dataset's cache has unless told otherwise.
-inline constexpr int64_t kDefaultIndexCacheBytes = 256ll << 20;
+// 6 GiB, lance's default index cache (its Session): a bound, not a reservation. A segment
+// larger than the capacity is never kept, so every query re-opened and re-read it: 256 MiB
+// left a 1M x 128 IVF_FLAT (512 MiB of vectors) reading its probed partitions per query.
+inline constexpr int64_t kDefaultIndexCacheBytes = 6ll << 30;
 
 struct IndexCacheStats {
   int64_t hits = 0;       // GetOrLoad calls answered from the cache
