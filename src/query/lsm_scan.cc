@@ -14,6 +14,7 @@
 #include "lance/columnar/compute.h"
 #include "lance/columnar/json.h"
 #include "lance/expr/ast.h"
+#include "lance/index/scalar/lookup.h"
 #include "lance/memwal/generation.h"
 #include "lance/memwal/memwal_writer.h"
 #include "lance/memwal/primary_key.h"
@@ -236,16 +237,7 @@ struct IndexedRanges {
   std::string text;
 };
 std::optional<IndexedRanges> RangesOf(const expr::Node& root, const MemTable& mt, const Schema& wal_schema) {
-  std::vector<const expr::Node*> conjuncts, stack{&root};
-  while (!stack.empty()) {
-    const expr::Node* n = stack.back();
-    stack.pop_back();
-    if (n->kind == expr::Node::Kind::kBinary && n->op == expr::Op::kAnd) {
-      for (auto it = n->args.rbegin(); it != n->args.rend(); ++it) stack.push_back(it->get());
-    } else {
-      conjuncts.push_back(n);
-    }
-  }
+  const std::vector<const expr::Node*> conjuncts = index::scalar::SplitConjuncts(root);
   auto indexed = [&](const expr::Node& n) -> const MemTableIndexSpec* {
     if (n.kind != expr::Node::Kind::kColumn || n.path.size() != 1) return nullptr;
     return mt.IndexOf(n.path[0]);

@@ -141,10 +141,17 @@ describe('hamming over uint8 vectors with lance 12', () => {
       }
       return r / rqs.length;
     };
-    const rt = await db.createTable('ref_recall', table(vs));
-    await rt.createIndex('vec', { config: lancedb.Index.ivfFlat({ numPartitions: 4, distanceType: 'hamming' }) });
-    const [mine, theirs] = [await recall(t), await recall(rt)];
-    console.log(`hamming IVF_FLAT recall@10 nprobes 1: lance-cpp ${mine.toFixed(3)}, lance 12 ${theirs.toFixed(3)}`);
+    // lance 12's k-modes starts from random rows (no seed): one of its builds ranged 0.51-0.67
+    // here, so ours is held against the median of five of its builds, not one.
+    const builds = [];
+    for (let b = 0; b < 5; b++) {
+      const rt = await db.createTable(`ref_recall${b}`, table(vs));
+      await rt.createIndex('vec', { config: lancedb.Index.ivfFlat({ numPartitions: 4, distanceType: 'hamming' }) });
+      builds.push(await recall(rt));
+    }
+    const mine = await recall(t);
+    const theirs = [...builds].sort((a, b) => a - b)[2];
+    console.log(`hamming IVF_FLAT recall@10 nprobes 1: lance-cpp ${mine.toFixed(3)}, lance 12 builds ${builds.map((x) => x.toFixed(3)).join(' ')}`);
     assert.ok(mine >= theirs - 0.1, `recall ${mine} below lance 12's ${theirs} - 0.1`);
   });
 });
