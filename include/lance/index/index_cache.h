@@ -30,9 +30,9 @@
 namespace lance::index {
 
 // The capacity a Dataset's cache has unless told otherwise.
-// 6 GiB, lance's default index cache (its Session): a bound, not a reservation. A segment
-// larger than the capacity is never kept, so every query re-opened and re-read it: 256 MiB
-// left a 1M x 128 IVF_FLAT (512 MiB of vectors) reading its probed partitions per query.
+// 6 GiB, lance's default index cache (its Session): a bound, not a reservation. An IVF
+// segment is cached by partition (IvfIndex::OpenByPartition), so one larger than the capacity
+// keeps its hot partitions; a value larger than the capacity (one partition, a page) is not kept.
 inline constexpr int64_t kDefaultIndexCacheBytes = 6ll << 30;
 
 struct IndexCacheStats {

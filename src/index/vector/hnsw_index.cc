@@ -86,7 +86,6 @@ Status HnswAccess::PrepareSq(IvfIndex* index, const Schema& aux_schema, const st
   auto hnsw = std::make_shared<HnswStorage>();
   LANCE_ASSIGN_OR_RAISE(hnsw->bounds, ReadSqMetadata(aux_schema, aux_path, index->ivf_.dim));
   hnsw->scale = SqDistanceScale(hnsw->bounds);
-  hnsw->codes.resize(index->row_ids_.size() * index->ivf_.dim);
   index->hnsw_ = std::move(hnsw);
   return Status::OK();
 }
@@ -148,18 +147,25 @@ Status HnswAccess::PrepareGraphs(IvfIndex* index, const file::FileReader& index_
     return Status::Corruption("{}: partitions hold {} graph rows, the file {}", index_path, next, total);
   }
   if (!index->hnsw_) index->hnsw_ = std::make_shared<HnswStorage>();
-  index->hnsw_->graphs.resize(parts);
   index->graph_layout_ = std::move(layout);
   return Status::OK();
 }
 
-Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end) {
+HnswParams HnswAccess::Params(const IvfIndex& index) {
+  if (!index.graph_layout_ || index.graph_layout_->meta.empty() || index.graph_layout_->meta[0].empty) {
+    return HnswParams();
+  }
+  return index.graph_layout_->meta[0].params;
+}
+
+Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end,
+                              const std::vector<std::shared_ptr<IvfPartition>>& out) {
   const GraphLayout& layout = *index.graph_layout_;
   const std::string& index_path = index.index_path_;
   const uint64_t base = layout.first[begin];
   const uint64_t total = layout.first[end - 1] + layout.length[end - 1] - base;
   if (total == 0) {
-    for (size_t p = begin; p < end; ++p) index.hnsw_->graphs[p] = HnswGraph();
+    for (size_t p = begin; p < end; ++p) out[p - begin]->graph = HnswGraph();
     return Status::OK();
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
@@ -180,7 +186,7 @@ Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end) {
   for (size_t p = begin; p < end; ++p) {
     const GraphMeta& gm = layout.meta[p];
     if (gm.empty) {
-      index.hnsw_->graphs[p] = HnswGraph();
+      out[p - begin]->graph = HnswGraph();
       continue;
     }
     const uint64_t first = layout.first[p] - base;
@@ -226,7 +232,7 @@ Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end) {
         level.starts[i + 1] = level.starts[i] + static_cast<uint32_t>(count);
       }
     }
-    index.hnsw_->graphs[p] = std::move(g);
+    out[p - begin]->graph = std::move(g);
   }
   return Status::OK();
 }
@@ -264,21 +270,21 @@ void SearchGraph(const HnswGraph& g, const uint64_t* rows, size_t n,
 
 }  // namespace
 
-Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q,
+Status HnswAccess::SearchPartition(const IvfIndex& index, const IvfPartition& part, const std::vector<uint8_t>& q,
                                    size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                    linalg::TopK* out) {
   const HnswStorage& h = *index.hnsw_;
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  const size_t n = part.size(), dim = index.ivf_.dim;
   if (n == 0) return Status::OK();
-  const uint8_t* codes = h.codes.data() + first * dim;
-  const uint64_t* rows = index.row_ids_.data() + first;
-  const HnswGraph& g = h.graphs[p];
-  linalg::TopK part(limit);
+  const uint8_t* codes = part.sq_codes.data();
+  const uint64_t* rows = part.row_ids.data();
+  const HnswGraph& g = part.graph;
+  linalg::TopK best(limit);
   if (!keep) {
     for (const auto& [d, node] : HnswSearchSq(g, codes, dim, q.data(), h.scale, ef, nullptr)) {
-      part.Push(rows[node], d);
+      best.Push(rows[node], d);
     }
-    out->Merge(part);
+    out->Merge(best);
     return Status::OK();
   }
   // As SearchGraph: an exact scan when fewer than 10 % pass, else the walk over the passing.
@@ -290,66 +296,68 @@ Status HnswAccess::SearchPartition(const IvfIndex& index, size_t p, const std::v
   }
   if (passing < n * 10 / 100) {
     for (uint32_t i = 0; i < n; ++i) {
-      if (ok[i]) part.Push(rows[i], static_cast<float>(SqL2(codes + size_t{i} * dim, q.data(), dim)) * h.scale);
+      if (ok[i]) best.Push(rows[i], static_cast<float>(SqL2(codes + size_t{i} * dim, q.data(), dim)) * h.scale);
     }
   } else {
     for (const auto& [d, node] : HnswSearchSq(g, codes, dim, q.data(), h.scale, ef, ok.data())) {
-      part.Push(rows[node], d);
+      best.Push(rows[node], d);
     }
   }
-  out->Merge(part);
+  out->Merge(best);
   return Status::OK();
 }
 
-Status HnswAccess::SearchPartitionSqDot(const IvfIndex& index, size_t p, const float* q, size_t limit, size_t ef,
-                                        const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+Status HnswAccess::SearchPartitionSqDot(const IvfIndex& index, const IvfPartition& part, const float* q,
+                                        size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
+                                        linalg::TopK* out) {
+  const size_t n = part.size(), dim = index.ivf_.dim;
   if (n == 0) return Status::OK();
   const HnswStorage& h = *index.hnsw_;
-  const uint8_t* codes = h.codes.data() + first * dim;
+  const uint8_t* codes = part.sq_codes.data();
   const float step = static_cast<float>(h.bounds.end - h.bounds.start) / 255.0f;
   const float offset = SqDotOffset(q, dim, h.bounds);
   auto dist = [&](uint32_t node) { return SqDotDistance(q, codes + size_t{node} * dim, dim, step, offset); };
-  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  SearchGraph(part.graph, part.row_ids.data(), n, dist, limit, ef, keep, out);
   return Status::OK();
 }
 
-Status HnswAccess::SearchPartitionFlat(const IvfIndex& index, size_t p, const float* q, size_t limit,
-                                       size_t ef, const std::function<bool(uint64_t)>& keep,
+Status HnswAccess::SearchPartitionFlat(const IvfIndex& index, const IvfPartition& part, const float* q,
+                                       size_t limit, size_t ef, const std::function<bool(uint64_t)>& keep,
                                        linalg::TopK* out) {
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
+  const size_t n = part.size(), dim = index.ivf_.dim;
   if (n == 0) return Status::OK();
   // The storage's distance, as lance's flat storage under HNSW scores (cosine: the query and
   // the stored vectors are unit-normalised).
   const linalg::DistanceType metric = index.metric_;
   auto dist = [&](uint32_t node) {
-    const float* v = index.stored_vector(first + node);
+    const float* v = part.vectors.data() + size_t{node} * dim;
     return metric == linalg::DistanceType::kCosine ? linalg::CosineDistance(q, v, dim)
            : metric == linalg::DistanceType::kDot  ? linalg::DotDistance(q, v, dim)
                                                    : linalg::L2(q, v, dim);
   };
-  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  SearchGraph(part.graph, part.row_ids.data(), n, dist, limit, ef, keep, out);
   return Status::OK();
 }
 
-Status HnswAccess::SearchPartitionPq(const IvfIndex& index, size_t p, const PqDistanceTable& table,
+Status HnswAccess::SearchPartitionPq(const IvfIndex& index, const IvfPartition& part, const PqDistanceTable& table,
                                      size_t limit, size_t ef,
                                      const std::function<bool(uint64_t)>& keep, linalg::TopK* out) {
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p];
+  const size_t n = part.size(), m = index.pq_->num_sub_vectors;
   if (n == 0) return Status::OK();
   auto dist = [&](uint32_t node) {
     float d = 0;
-    table.Score(index.code(first + node), 1, &d);
+    table.Score(part.codes.data() + size_t{node} * m, 1, &d);
     return d;
   };
-  SearchGraph(index.hnsw_->graphs[p], index.row_ids_.data() + first, n, dist, limit, ef, keep, out);
+  SearchGraph(part.graph, part.row_ids.data(), n, dist, limit, ef, keep, out);
   return Status::OK();
 }
 
-void HnswAccess::ScorePartitionSq(const IvfIndex& index, size_t p, const std::vector<uint8_t>& q, float* dist) {
+void HnswAccess::ScorePartitionSq(const IvfIndex& index, const IvfPartition& part, const std::vector<uint8_t>& q,
+                                  float* dist) {
   const HnswStorage& h = *index.hnsw_;
-  const size_t first = index.ivf_.offsets[p], n = index.ivf_.lengths[p], dim = index.ivf_.dim;
-  const uint8_t* codes = h.codes.data() + first * dim;
+  const size_t n = part.size(), dim = index.ivf_.dim;
+  const uint8_t* codes = part.sq_codes.data();
   for (size_t i = 0; i < n; ++i) dist[i] = static_cast<float>(SqL2(codes + i * dim, q.data(), dim)) * h.scale;
 }
 

@@ -115,7 +115,7 @@ Result<uint64_t> WriteRebuiltHnswIndex(const IvfIndex& index, IndexStore& to, co
     sq.resize(n * dim);
     for (size_t j = 0; j < n; ++j) {
       const auto r = static_cast<size_t>(order[j]);
-      std::memcpy(sq.data() + j * dim, r < n_old ? old->codes.data() + r * dim : added.sq_codes + (r - n_old) * dim, dim);
+      std::memcpy(sq.data() + j * dim, r < n_old ? index.sq_code(r) : added.sq_codes + (r - n_old) * dim, dim);
     }
   } else if (kind == IndexKind::kIvfHnswFlat) {
     vectors.resize(n * dim);
@@ -144,8 +144,7 @@ Result<uint64_t> WriteRebuiltHnswIndex(const IvfIndex& index, IndexStore& to, co
     }
   }
   // Every partition's graph was built with the index's parameters.
-  HnswParams params;
-  if (!old->graphs.empty()) params = old->graphs[0].params;
+  const HnswParams params = HnswAccess::Params(index);
   std::vector<size_t> firsts(parts, 0);
   for (size_t p = 1; p < parts; ++p) firsts[p] = firsts[p - 1] + lengths[p - 1];
   std::vector<HnswGraph> graphs(parts);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "index/vector/ivf_partition.h"
 #include "index/vector/rabitq.h"
 #include "index/vector/rabitq_index.h"
 #include "lance/columnar/array.h"
@@ -209,10 +210,99 @@ TEST(IvfBuilderTest, HammingFlatIndexOpenedByPartitionAnswersAsReadWhole) {
   bad.vector.assign(kDim, 1.0f);
   bad.vector[1] = 256;
   EXPECT_TRUE(lazy->Search(bad).status().IsInvalidArgument());
-  for (size_t p = 0; p < lazy->ivf().num_partitions(); ++p) ASSERT_TRUE(lazy->LoadPartition(p).ok());
-  EXPECT_EQ(lazy->row_ids(), whole->row_ids());
-  for (size_t i = 0; i < whole->num_rows(); ++i) {
-    ASSERT_EQ(0, std::memcmp(lazy->stored_binary_vector(i), whole->stored_binary_vector(i), kDim)) << i;
+  // Every partition read: the stored rows are the whole index's.
+  for (size_t p = 0; p < lazy->ivf().num_partitions(); ++p) {
+    auto part = lazy->Partition(p);
+    ASSERT_TRUE(part.ok()) << part.status().ToString();
+    const size_t first = whole->ivf().offsets[p];
+    ASSERT_EQ((*part)->size(), whole->ivf().lengths[p]);
+    for (size_t j = 0; j < (*part)->size(); ++j) {
+      ASSERT_EQ((*part)->row_ids[j], whole->row_ids()[first + j]);
+      ASSERT_EQ(0, std::memcmp((*part)->binary_vectors.data() + j * kDim, whole->stored_binary_vector(first + j), kDim))
+          << p << " " << j;
+    }
+  }
+}
+
+// An index opened by partition keeps each partition as its own cache entry: with a cache far
+// smaller than the segment (room for ~3 of its 12 partitions), queries that probe the same two
+// partitions read them once and then hit the cache every time, a query elsewhere evicts and
+// reads, the hot partitions come back after one read, and every answer equals the index read
+// whole (rows, order, distances) -- for IVF_FLAT, IVF_PQ, IVF_SQ and IVF_HNSW_SQ.
+TEST(IvfBuilderTest, SmallCacheKeepsHotPartitionsOfALargerSegment) {
+  const Table t = MakeTable(6000, 9);
+  for (IndexKind kind : {IndexKind::kIvfFlat, IndexKind::kIvfPq, IndexKind::kIvfSq, IndexKind::kIvfHnswSq}) {
+    SCOPED_TRACE(std::string(IndexKindName(kind)));
+    IvfBuildOptions o;
+    o.kind = kind;
+    o.num_partitions = 12;
+    o.num_sub_vectors = 4;
+    o.seed = 3;
+    auto built = t.Build("vec", o);
+    ASSERT_TRUE(built.ok()) << built.status().ToString();
+    const std::string dir = t.loc.Path("_indices/" + built->uuid);
+    auto whole = IvfIndex::Open(t.loc.store(), dir).ValueOrDie();
+    // The partitions' sizes, to size the cache: about three of them.
+    int64_t total = 0, largest = 0;
+    for (size_t p = 0; p < whole->ivf().num_partitions(); ++p) {
+      const int64_t b = whole->Partition(p).ValueOrDie()->MemoryBytes();
+      total += b;
+      largest = std::max(largest, b);
+    }
+    const int64_t capacity = 3 * largest + (1 << 10);
+    ASSERT_LT(capacity, total / 2) << "the segment must be larger than the cache";
+    auto cache = IndexCache::Make(capacity);
+    auto files = IndexStore::Make(t.loc.store(), dir, cache);
+    auto lazy = IvfIndex::OpenByPartition(files).ValueOrDie();
+    ASSERT_LT(lazy->MemoryBytes(), capacity) << "the opened index alone must fit";
+
+    const float* all = t.batch->column(1)->children[0]->Values<float>();
+    auto query_near = [&](size_t row, size_t nprobes, float shift = 0.01f) {
+      AnnQuery q;
+      q.vector.assign(all + row * kDim, all + (row + 1) * kDim);
+      q.vector[0] += shift;
+      q.k = 10;
+      q.nprobes = nprobes;
+      return q;
+    };
+    auto same = [&](const AnnQuery& q) {
+      auto a = whole->Search(q).ValueOrDie();
+      auto b = lazy->Search(q);
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      ASSERT_EQ(a.size(), b->size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].row, (*b)[i].row) << i;
+        EXPECT_EQ(a[i].distance, (*b)[i].distance) << i;
+      }
+    };
+    // Hot: 20 queries next to row 8 (centre 0), probing the same 2 partitions.
+    std::vector<AnnQuery> hot;
+    for (int i = 0; i < 20; ++i) hot.push_back(query_near(8, 2, 0.001f * static_cast<float>(i)));
+    const auto hot_parts = whole->FindPartitions(hot[0].vector.data(), 2);
+    for (const AnnQuery& q : hot) {
+      ASSERT_EQ(whole->FindPartitions(q.vector.data(), 2), hot_parts) << "the hot queries probe other partitions";
+    }
+    same(hot[0]);
+    files->ResetStats();
+    for (const AnnQuery& q : hot) same(q);
+    EXPECT_EQ(files->stats().read_requests, 0) << "a hot partition was read again";
+    EXPECT_EQ(files->stats().pages_loaded, 0);
+    EXPECT_GE(files->stats().cache_hits, static_cast<int64_t>(2 * hot.size()));
+    // Every partition probed once: the cache stays within its capacity and evicts.
+    const int64_t evicted_before = cache->stats().evictions;
+    for (size_t c = 1; c < 8; ++c) same(query_near(c, whole->ivf().num_partitions()));
+    EXPECT_LE(cache->size_bytes(), capacity);
+    EXPECT_GT(cache->stats().evictions, evicted_before);
+    // The hot partitions are read again (at most) once, then stay.
+    files->ResetStats();
+    for (const AnnQuery& q : hot) same(q);
+    EXPECT_LE(files->stats().pages_loaded, 2);
+    files->ResetStats();
+    for (const AnnQuery& q : hot) same(q);
+    EXPECT_EQ(files->stats().read_requests, 0);
+    // Evicted while a search holds nothing: the index itself is still usable and answers alike.
+    cache->Clear();
+    same(hot[3]);
   }
 }
 

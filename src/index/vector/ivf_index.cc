@@ -8,11 +8,13 @@
 #include <numeric>
 #include <optional>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "index/proto/ivf.pb.h"
 #include "index/vector/hnsw_index.h"
 #include "index/vector/ivf_format.h"
+#include "index/vector/ivf_partition.h"
 #include "index/vector/pq_distance.h"
 #include "index/vector/rabitq_index.h"
 #include "lance/file/file_reader.h"
@@ -321,11 +323,13 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   index->aux_reader_ = aux_reader;
   index->index_path_ = index_path;
   index->aux_path_ = aux_path;
-  index->loaded_ = std::make_unique<std::atomic<bool>[]>(parts);
+  index->files_ = files;
+  index->num_rows_ = rows;
+  // The store's address tells two stores' equal paths apart (IndexStore adds the directory).
+  index->partition_key_ = fmt::format("ivf_part:{}:", static_cast<const void*>(files->object_store().get()));
   if (index->kind_ == IndexKind::kIvfRq) {
     // Read whole (its packed codes and factors are not split by partition here).
     LANCE_RETURN_NOT_OK(RabitqAccess::Load(index.get(), *aux_reader, aux_path));
-    for (size_t p = 0; p < parts; ++p) index->loaded_[p].store(true);
     return index;
   }
   index->rowid_field_ = aux_schema.GetFieldIndex(kRowIdColumn);
@@ -338,7 +342,6 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   if (index->rowid_field_ < 0 || index->storage_field_ < 0) {
     return Status::Corruption("{}: expected columns {} and {}", aux_path, kRowIdColumn, storage_column);
   }
-  index->row_ids_.resize(rows);
 
   if (binary) {  // IVF_FLAT over uint8 vectors
     const DataTypePtr& t = aux_schema.field(index->storage_field_)->type();
@@ -347,7 +350,6 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
       return Status::Corruption("{}: {} is {}, a hamming index stores fixed_size_list<uint8, {}>", aux_path,
                                 kFlatColumn, t->ToString(), index->ivf_.dim);
     }
-    index->binary_vectors_.resize(rows * index->ivf_.dim);
   } else if (index->kind_ == IndexKind::kIvfFlat || index->kind_ == IndexKind::kIvfHnswFlat) {
     const DataTypePtr& t = aux_schema.field(index->storage_field_)->type();
     if (t->id() != TypeId::kFixedSizeList || t->value_type()->id() != TypeId::kFloat ||
@@ -355,35 +357,52 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
       return Status::NotSupported("{}: flat vectors of {} ({} x float32 is read)", aux_path, t->ToString(),
                                   index->ivf_.dim);
     }
-    index->vectors_.resize(rows * index->ivf_.dim);
   } else if (index->kind_ == IndexKind::kIvfHnswSq || index->kind_ == IndexKind::kIvfSq) {
     LANCE_RETURN_NOT_OK(HnswAccess::PrepareSq(index.get(), aux_schema, aux_path));
   } else {
     LANCE_ASSIGN_OR_RAISE(PqCodebook pq, ReadPqCodebook(*aux_reader, aux_path, index->ivf_.dim, &index->transposed_));
     if (index->metric_ != DistanceType::kDot) pq.packed_by8 = PackPqCodebook(pq);
-    index->codes_.resize(rows * pq.num_sub_vectors);
-    index->transposed_codes_.resize(rows * pq.num_sub_vectors);
     index->pq_ = std::move(pq);
   }
   if (IsHnswKind(index->kind_)) {
     LANCE_RETURN_NOT_OK(HnswAccess::PrepareGraphs(index.get(), *index_reader, index_path, ivf_msg));
   }
-  index->unloaded_.store(parts);
   if (whole) {
-    std::lock_guard<std::mutex> lock(index->load_mu_);
-    LANCE_RETURN_NOT_OK(index->LoadPartitions(0, parts));
+    LANCE_ASSIGN_OR_RAISE(auto all, index->ReadPartitions(0, parts));
+    index->row_ids_.reserve(rows);
+    for (auto& part : all) {
+      index->row_ids_.insert(index->row_ids_.end(), part->row_ids.begin(), part->row_ids.end());
+      index->whole_.push_back(std::move(part));
+    }
   }
   return index;
 }
 
-Status IvfIndex::LoadPartition(size_t p) const {
-  if (p >= ivf_.num_partitions() || loaded_[p].load(std::memory_order_acquire)) return Status::OK();
-  std::lock_guard<std::mutex> lock(load_mu_);
-  if (loaded_[p].load(std::memory_order_relaxed)) return Status::OK();
-  return LoadPartitions(p, p + 1);
+Result<std::shared_ptr<const IvfPartition>> IvfIndex::Partition(size_t p) const {
+  if (p >= ivf_.num_partitions()) {
+    return Status::InvalidArgument("{}: partition {} of {}", aux_path_, p, ivf_.num_partitions());
+  }
+  if (kind_ == IndexKind::kIvfRq) {
+    return Status::NotSupported("{}: IVF_RQ is read whole, not by partition", aux_path_);
+  }
+  if (!whole_.empty()) return whole_[p];
+  auto load = [&]() -> Result<std::pair<std::shared_ptr<const IvfPartition>, int64_t>> {
+    LANCE_ASSIGN_OR_RAISE(auto one, ReadPartitions(p, p + 1));
+    const int64_t bytes = one[0]->MemoryBytes();
+    return std::pair<std::shared_ptr<const IvfPartition>, int64_t>(std::move(one[0]), bytes);
+  };
+  return files_->GetPage<IvfPartition>(partition_key_ + std::to_string(p), load);
 }
 
-Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
+Status IvfIndex::LoadPartition(size_t p) const {
+  if (kind_ == IndexKind::kIvfRq && p < ivf_.num_partitions()) return Status::OK();
+  return Partition(p).status();
+}
+
+Result<std::vector<std::shared_ptr<IvfPartition>>> IvfIndex::ReadPartitions(size_t begin, size_t end) const {
+  std::vector<std::shared_ptr<IvfPartition>> out;
+  out.reserve(end - begin);
+  for (size_t p = begin; p < end; ++p) out.push_back(std::make_shared<IvfPartition>());
   const uint64_t first_row = ivf_.offsets[begin];
   const uint64_t rows = ivf_.offsets[end - 1] + ivf_.lengths[end - 1] - first_row;
   if (rows > 0) {
@@ -397,46 +416,60 @@ Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
       return Status::Corruption("{}: {} must be uint64 without nulls", aux_path_, kRowIdColumn);
     }
     if (storage.type_id() != TypeId::kFixedSizeList || storage.null_count != 0 ||
-        storage.children.size() != 1) {
+        storage.children.size() != 1 || static_cast<uint64_t>(storage.length) != rows) {
       return Status::Corruption("{}: {} must be a fixed_size_list without null rows", aux_path_,
                                 aux_reader_->schema()->field(storage_field_)->name());
     }
-    std::memcpy(row_ids_.data() + first_row, rowids.Values<uint64_t>(), rows * sizeof(uint64_t));
     const auto width = static_cast<size_t>(storage.type->list_size());
     const Array& values = *storage.children[0];
+    const bool pq_storage = kind_ == IndexKind::kIvfPq || kind_ == IndexKind::kIvfHnswPq;
+    const bool sq_storage = kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfSq;
     if (metric_ == DistanceType::kHamming) {  // IVF_FLAT over uint8 vectors
       if (values.type_id() != TypeId::kUInt8 || width != ivf_.dim) {
         return Status::Corruption("{}: {} is {} x {}, a hamming index stores uint8 x {}", aux_path_, kFlatColumn,
                                   values.type->ToString(), width, ivf_.dim);
       }
-      const uint8_t* v = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
-      std::memcpy(binary_vectors_.data() + first_row * width, v, rows * width);
-    } else if (kind_ == IndexKind::kIvfFlat || kind_ == IndexKind::kIvfHnswFlat) {
-      if (values.type_id() != TypeId::kFloat || width != ivf_.dim) {
-        return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path_,
-                                    values.type->ToString(), width, ivf_.dim);
-      }
-      const float* v = values.Values<float>() + storage.offset * static_cast<int64_t>(width);
-      std::memcpy(vectors_.data() + first_row * width, v, rows * width * sizeof(float));
-    } else if (kind_ == IndexKind::kIvfHnswSq || kind_ == IndexKind::kIvfSq) {
-      if (values.type_id() != TypeId::kUInt8 || width != ivf_.dim) {
-        return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path_, kSqCodeColumn, ivf_.dim);
-      }
-      const uint8_t* c = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
-      std::memcpy(hnsw_->codes.data() + first_row * width, c, rows * width);
-    } else {
+    } else if (pq_storage) {
       if (values.type_id() != TypeId::kUInt8 || width != pq_->num_sub_vectors) {
         return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path_, kPqCodeColumn,
                                   pq_->num_sub_vectors);
       }
-      const uint8_t* codes = values.Values<uint8_t>() + storage.offset * static_cast<int64_t>(width);
-      // Within partition p (n rows from row o) of a transposed block: byte s * n + j is row o + j's
-      // code s. Both layouts are kept: row-major for code(i), transposed for the search's scan.
-      for (size_t p = begin; p < end; ++p) {
-        const size_t o = ivf_.offsets[p], n = ivf_.lengths[p];
-        const uint8_t* block = codes + (o - first_row) * width;
-        uint8_t* rows_out = codes_.data() + o * width;
-        uint8_t* cols_out = transposed_codes_.data() + o * width;
+    } else if (sq_storage) {
+      if (values.type_id() != TypeId::kUInt8 || width != ivf_.dim) {
+        return Status::Corruption("{}: {} must be fixed_size_list<uint8, {}>", aux_path_, kSqCodeColumn, ivf_.dim);
+      }
+    } else if (values.type_id() != TypeId::kFloat || width != ivf_.dim) {
+      return Status::NotSupported("{}: flat vectors of {} x {} (float32 x {} is read)", aux_path_,
+                                  values.type->ToString(), width, ivf_.dim);
+    }
+    if (static_cast<uint64_t>(values.length) < static_cast<uint64_t>(storage.offset + storage.length) * width) {
+      return Status::Corruption("{}: {} holds {} values for {} rows of {}", aux_path_,
+                                aux_reader_->schema()->field(storage_field_)->name(), values.length, rows, width);
+    }
+    const uint64_t* ids = rowids.Values<uint64_t>();
+    const size_t value_bytes = values.type_id() == TypeId::kFloat ? sizeof(float) : 1;
+    const auto* base = value_bytes == 1 ? values.Values<uint8_t>() + static_cast<size_t>(storage.offset) * width
+                                        : reinterpret_cast<const uint8_t*>(values.Values<float>() +
+                                                                           static_cast<size_t>(storage.offset) * width);
+    for (size_t p = begin; p < end; ++p) {
+      IvfPartition& part = *out[p - begin];
+      const size_t o = ivf_.offsets[p] - first_row, n = ivf_.lengths[p];
+      part.row_ids.assign(ids + o, ids + o + n);
+      const uint8_t* block = base + o * width * value_bytes;
+      if (metric_ == DistanceType::kHamming) {
+        part.binary_vectors.assign(block, block + n * width);
+      } else if (sq_storage) {
+        part.sq_codes.assign(block, block + n * width);
+      } else if (!pq_storage) {
+        const auto* v = reinterpret_cast<const float*>(block);
+        part.vectors.assign(v, v + n * width);
+      } else {
+        // Within a transposed partition of n rows, byte s * n + j is row j's code s. Both layouts
+        // are kept: row-major for code(i) and the graph walk, transposed for IVF_PQ's scan.
+        part.codes.resize(n * width);
+        part.transposed_codes.resize(n * width);
+        uint8_t* rows_out = part.codes.data();
+        uint8_t* cols_out = part.transposed_codes.data();
         if (transposed_) {
           std::memcpy(cols_out, block, n * width);
           for (size_t s = 0; s < width; ++s) {
@@ -451,19 +484,51 @@ Status IvfIndex::LoadPartitions(size_t begin, size_t end) const {
       }
     }
   }
-  if (IsHnswKind(kind_)) LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(*this, begin, end));
-  for (size_t p = begin; p < end; ++p) loaded_[p].store(true, std::memory_order_release);
-  unloaded_.fetch_sub(end - begin);
-  return Status::OK();
+  if (IsHnswKind(kind_)) LANCE_RETURN_NOT_OK(HnswAccess::LoadGraphs(*this, begin, end, out));
+  return out;
+}
+
+const IvfPartition& IvfIndex::WholePartitionOf(size_t i, size_t* j) const {
+  // The last partition starting at or before row i that holds rows (empty ones share offsets).
+  size_t p = static_cast<size_t>(std::upper_bound(ivf_.offsets.begin(), ivf_.offsets.end(), uint64_t{i}) -
+                                 ivf_.offsets.begin()) - 1;
+  while (p > 0 && ivf_.lengths[p] == 0) --p;
+  *j = i - ivf_.offsets[p];
+  return *whole_[p];
+}
+
+const uint8_t* IvfIndex::code(size_t i) const {
+  size_t j = 0;
+  const IvfPartition& part = WholePartitionOf(i, &j);
+  return part.codes.data() + j * pq_->num_sub_vectors;
+}
+
+const float* IvfIndex::stored_vector(size_t i) const {
+  size_t j = 0;
+  const IvfPartition& part = WholePartitionOf(i, &j);
+  return part.vectors.data() + j * ivf_.dim;
+}
+
+const uint8_t* IvfIndex::stored_binary_vector(size_t i) const {
+  size_t j = 0;
+  const IvfPartition& part = WholePartitionOf(i, &j);
+  return part.binary_vectors.data() + j * ivf_.dim;
+}
+
+const uint8_t* IvfIndex::sq_code(size_t i) const {
+  size_t j = 0;
+  const IvfPartition& part = WholePartitionOf(i, &j);
+  return part.sq_codes.data() + j * ivf_.dim;
 }
 
 int64_t IvfIndex::MemoryBytes() const {
-  size_t n = row_ids_.size() * sizeof(uint64_t) + codes_.size() + transposed_codes_.size() +
-             vectors_.size() * sizeof(float) + ivf_.centroids.size() * sizeof(float) +
-             binary_vectors_.size() + ivf_.binary_centroids.size() +
-             ivf_.offsets.size() * sizeof(uint64_t) + ivf_.lengths.size() * sizeof(uint32_t);
+  size_t n = row_ids_.size() * sizeof(uint64_t) + ivf_.centroids.size() * sizeof(float) +
+             ivf_.binary_centroids.size() + ivf_.offsets.size() * sizeof(uint64_t) +
+             ivf_.lengths.size() * sizeof(uint32_t);
   if (pq_) n += (pq_->centroids.size() + pq_->packed_by8.size()) * sizeof(float);
   if (rq_) n += rq_->MemoryBytes();
+  if (graph_layout_) n += graph_layout_->meta.size() * (sizeof(GraphMeta) + 16 * sizeof(uint64_t));
+  for (const auto& part : whole_) n += static_cast<size_t>(part->MemoryBytes());
   return static_cast<int64_t>(n + sizeof(IvfIndex));
 }
 
@@ -519,9 +584,14 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
   } else {
     parts = FindPartitions(q.data(), query.nprobes, &centroid_dist);
   }
-  // An index opened by partition reads each probed partition the first time it is probed.
-  if (unloaded_.load(std::memory_order_acquire) > 0) {
-    for (uint32_t p : parts) LANCE_RETURN_NOT_OK(LoadPartition(p));
+  // The probed partitions, held for the search: read whole, or from the cache (read on a miss).
+  std::vector<std::shared_ptr<const IvfPartition>> held;
+  if (kind_ != IndexKind::kIvfRq) {
+    held.reserve(parts.size());
+    for (uint32_t p : parts) {
+      LANCE_ASSIGN_OR_RAISE(std::shared_ptr<const IvfPartition> part, Partition(p));
+      held.push_back(std::move(part));
+    }
   }
   linalg::TopK all(limit);
   std::vector<float> dist;
@@ -531,17 +601,17 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     std::vector<uint8_t> codes(ivf_.dim);
     SqEncode(q.data(), ivf_.dim, hnsw_->bounds, codes.data());
     const size_t ef = query.ef.value_or(limit + limit / 2);
-    for (uint32_t p : parts) {
+    for (const auto& part : held) {
       LANCE_RETURN_NOT_OK(metric_ == DistanceType::kDot
-                              ? HnswAccess::SearchPartitionSqDot(*this, p, q.data(), limit, ef, keep, &all)
-                              : HnswAccess::SearchPartition(*this, p, codes, limit, ef, keep, &all));
+                              ? HnswAccess::SearchPartitionSqDot(*this, *part, q.data(), limit, ef, keep, &all)
+                              : HnswAccess::SearchPartition(*this, *part, codes, limit, ef, keep, &all));
     }
     return all.Sorted();
   }
   if (kind_ == IndexKind::kIvfHnswFlat) {
     const size_t ef = query.ef.value_or(limit + limit / 2);
-    for (uint32_t p : parts) {
-      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionFlat(*this, p, q.data(), limit, ef, keep, &all));
+    for (const auto& part : held) {
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionFlat(*this, *part, q.data(), limit, ef, keep, &all));
     }
     return all.Sorted();
   }
@@ -551,13 +621,13 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     // IVF_PQ's, which codes the vectors, not residuals, for dot).
     const size_t ef = query.ef.value_or(limit + limit / 2);
     if (metric_ == DistanceType::kDot) table.Build(*pq_, q.data());
-    for (uint32_t p : parts) {
+    for (size_t i = 0; i < parts.size(); ++i) {
       if (metric_ != DistanceType::kDot) {
-        const float* c = ivf_.centroid(p);
+        const float* c = ivf_.centroid(parts[i]);
         for (size_t d = 0; d < ivf_.dim; ++d) residual[d] = q[d] - c[d];
         table.Build(*pq_, residual.data());
       }
-      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionPq(*this, p, table, limit, ef, keep, &all));
+      LANCE_RETURN_NOT_OK(HnswAccess::SearchPartitionPq(*this, *held[i], table, limit, ef, keep, &all));
     }
     return all.Sorted();
   }
@@ -575,19 +645,23 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
     RabitqAccess::SearchMultiBit(*this, *rq_query, q.data(), parts, centroid_dist, limit, keep, &all);
     return all.Sorted();
   }
-  for (uint32_t p : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const uint32_t p = parts[i];
     const size_t first = ivf_.offsets[p], n = ivf_.lengths[p];
+    // IVF_RQ's rows are the index's own; every other kind's the held partition's.
+    const IvfPartition* part = held.empty() ? nullptr : held[i].get();
+    const uint64_t* rows = part ? part->row_ids.data() : row_ids_.data() + first;
     dist.resize(n);
     if (kind_ == IndexKind::kIvfSq) {
-      HnswAccess::ScorePartitionSq(*this, p, sq_query, dist.data());
+      HnswAccess::ScorePartitionSq(*this, *part, sq_query, dist.data());
     } else if (kind_ == IndexKind::kIvfRq) {
       // estimates offset by the query's distance to the partition's centroid
       RabitqAccess::ScorePartition(*this, *rq_query, p, centroid_dist[p], dist.data());
     } else if (kind_ == IndexKind::kIvfFlat && metric_ == DistanceType::kHamming) {
-      linalg::HammingDistances(binary_query.data(), stored_binary_vector(first), n, ivf_.dim, dist.data());
+      linalg::HammingDistances(binary_query.data(), part->binary_vectors.data(), n, ivf_.dim, dist.data());
     } else if (kind_ == IndexKind::kIvfFlat) {
       for (size_t j = 0; j < n; ++j) {
-        const float* v = stored_vector(first + j);
+        const float* v = part->vectors.data() + j * ivf_.dim;
         switch (metric_) {
           case DistanceType::kL2: dist[j] = linalg::L2(q.data(), v, ivf_.dim); break;
           case DistanceType::kCosine: dist[j] = linalg::CosineDistance(q.data(), v, ivf_.dim); break;
@@ -604,20 +678,19 @@ Result<std::vector<linalg::Neighbor>> IvfIndex::Search(
         key = residual.data();
       }
       table.Build(*pq_, key);
-      table.ScoreTransposed(transposed_codes_.data() + first * pq_->num_sub_vectors, n, dist.data());
+      table.ScoreTransposed(part->transposed_codes.data(), n, dist.data());
     }
     // The partition's best `limit` (its heap keeps the earlier row on ties at the bound), then
     // the global selection in (distance, row id) order.
-    linalg::TopK part(limit);
+    linalg::TopK best(limit);
     if (!keep) {
-      part.Push(dist.data(), row_ids_.data() + first, n);
+      best.Push(dist.data(), rows, n);
     } else {
       for (size_t j = 0; j < n; ++j) {
-        const uint64_t row = row_ids_[first + j];
-        if (keep(row)) part.Push(row, dist[j]);
+        if (keep(rows[j])) best.Push(rows[j], dist[j]);
       }
     }
-    all.Merge(part);
+    all.Merge(best);
   }
   return all.Sorted();
 }

@@ -24,11 +24,9 @@
 // against the codebook through a per-query distance table summed in sub-vector order.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,31 +98,9 @@ struct AnnQuery {
 
 
 struct HnswStorage;
+struct IvfPartition;
 struct RabitqStorage;
 struct GraphLayout;
-
-// A vector whose resize leaves new elements uninitialised: a lazily opened index sizes its
-// storage for every row at open and the pages of partitions never probed are never touched.
-template <typename T>
-struct UninitAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <typename U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <typename T>
-using UninitVector = std::vector<T, UninitAllocator<T>>;
 
 // What index.idx's "lance:index" metadata says of a vector index: its type and metric.
 struct IvfIndexHeader {
@@ -148,12 +124,19 @@ class IvfIndex {
   static Result<std::shared_ptr<IvfIndex>> Open(const std::shared_ptr<IndexStore>& files);
   // The same, opened by partition: index.idx's header and centroids, auxiliary.idx's partition
   // table and quantizer (codebook, SQ bounds) and the graphs' metadata are read here; a
-  // partition's rows, codes and graph are read by the first Search that probes it (or
-  // LoadPartition) and kept. Malformed partition data is reported by that Search. row_ids(),
-  // code(i) and stored_vector(i) are valid for loaded partitions only (IVF_RQ is read whole).
+  // partition's rows, codes and graph are read by the first Search that probes it and kept in
+  // `files`' IndexCache as an entry of their own (ivf_partition.h), so a segment larger than the
+  // cache keeps its most recently probed partitions; one evicted is read again by the next
+  // Search that probes it. Malformed partition data is reported by that Search. IVF_RQ is read
+  // whole (its storage is one entry with the index). row_ids(), code(i), stored_vector(i) and
+  // stored_binary_vector(i) are for an index read whole (Open) only.
   static Result<std::shared_ptr<IvfIndex>> OpenByPartition(const std::shared_ptr<IndexStore>& files);
-  // Reads partition p's storage (and graph) when not yet read. Thread-safe.
-  // Errors: Corruption / NotSupported naming the file, IOError.
+  // Partition p's storage: held by an index read whole, else through the cache (read on a miss).
+  // Not for IVF_RQ (NotSupported). Thread-safe.
+  // Errors: InvalidArgument (p out of range), Corruption / NotSupported naming the file, IOError.
+  Result<std::shared_ptr<const IvfPartition>> Partition(size_t p) const;
+  // Reads partition p's storage (and graph) into the cache when it is not there. Thread-safe.
+  // Errors: as Partition (IVF_RQ: OK, it is read at open).
   Status LoadPartition(size_t p) const;
 
   IndexKind kind() const { return kind_; }
@@ -163,17 +146,21 @@ class IvfIndex {
   // IVF_RQ's storage (src/index/vector/rabitq_index.h); null for other kinds.
   const RabitqStorage* rq() const { return rq_.get(); }
   size_t dim() const { return ivf_.dim; }
-  size_t num_rows() const { return row_ids_.size(); }
-  // Row ids of the stored rows, partition after partition.
+  size_t num_rows() const { return num_rows_; }
+  // Row ids of the stored rows, partition after partition (read whole, or IVF_RQ).
   const std::vector<uint64_t>& row_ids() const { return row_ids_; }
-  // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ and IVF_HNSW_PQ only.
-  const uint8_t* code(size_t i) const { return codes_.data() + i * pq_->num_sub_vectors; }
-  // Stored vector i (dim floats); IVF_FLAT only (l2, cosine, dot).
-  const float* stored_vector(size_t i) const { return vectors_.data() + i * ivf_.dim; }
-  // Stored binary vector i (dim uint8 values); a hamming IVF_FLAT only.
-  const uint8_t* stored_binary_vector(size_t i) const { return binary_vectors_.data() + i * ivf_.dim; }
+  // PQ codes of stored row i (num_sub_vectors bytes, untransposed); IVF_PQ and IVF_HNSW_PQ read whole.
+  const uint8_t* code(size_t i) const;
+  // Stored vector i (dim floats); IVF_FLAT / IVF_HNSW_FLAT read whole (l2, cosine, dot).
+  const float* stored_vector(size_t i) const;
+  // Stored binary vector i (dim uint8 values); a hamming IVF_FLAT read whole.
+  const uint8_t* stored_binary_vector(size_t i) const;
+  // SQ codes of stored row i (dim bytes); IVF_SQ / IVF_HNSW_SQ read whole.
+  const uint8_t* sq_code(size_t i) const;
 
-  // Bytes of the loaded storage (what an IndexCache is charged for the opened index).
+  // Bytes the opened index holds (what an IndexCache is charged for it): centroids, quantizer,
+  // layout and, read whole (or IVF_RQ), the storage; an index opened by partition is charged
+  // its partitions separately, each as it is read.
   int64_t MemoryBytes() const;
 
   // The `nprobes` partitions nearest `query` (already normalised for a cosine index), nearest
@@ -194,30 +181,29 @@ class IvfIndex {
   friend struct RabitqAccess;
   IvfIndex() = default;
   static Result<std::shared_ptr<IvfIndex>> OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole);
-  // Reads partitions [begin, end) (all loaded or none; callers hold load_mu_).
-  Status LoadPartitions(size_t begin, size_t end) const;
+  // Reads partitions [begin, end) of auxiliary.idx (and index.idx's graphs) in one range.
+  Result<std::vector<std::shared_ptr<IvfPartition>>> ReadPartitions(size_t begin, size_t end) const;
+  // The partition holding stored row i of an index read whole, and i's place in it.
+  const IvfPartition& WholePartitionOf(size_t i, size_t* j) const;
   IndexKind kind_ = IndexKind::kIvfFlat;
   linalg::DistanceType metric_ = linalg::DistanceType::kL2;
   IvfModel ivf_;
   std::optional<PqCodebook> pq_;
-  mutable std::vector<uint64_t> row_ids_;
-  // The storage below is sized for every row at open and filled partition by partition
-  // (LoadPartition); mutable for that, guarded by load_mu_ and published by loaded_.
-  mutable UninitVector<uint8_t> codes_;   // row-major num_rows x num_sub_vectors
-  mutable UninitVector<uint8_t> transposed_codes_;  // per partition: sub-vector-major (lance's layout)
-  mutable UninitVector<float> vectors_;   // row-major num_rows x dim
-  mutable UninitVector<uint8_t> binary_vectors_;  // hamming IVF_FLAT: row-major num_rows x dim
-  std::shared_ptr<HnswStorage> hnsw_;  // IVF_HNSW_SQ / _PQ: graphs (and SQ codes; hnsw.h)
+  size_t num_rows_ = 0;
+  std::vector<uint64_t> row_ids_;  // read whole, or IVF_RQ
+  // Read whole: every partition, held. Opened by partition: empty (the cache holds them).
+  std::vector<std::shared_ptr<const IvfPartition>> whole_;
+  std::shared_ptr<HnswStorage> hnsw_;  // IVF_SQ / IVF_HNSW_*: SQ bounds (hnsw_index.h)
   std::shared_ptr<const RabitqStorage> rq_;  // IVF_RQ: rotation, codes, factors (rabitq_index.h)
-  // Where partitions are read from: the open files, the columns, the PQ layout, the graphs.
+  // Where partitions are read from: the index's files (and cache), the columns, the PQ layout,
+  // the graphs.
+  std::shared_ptr<IndexStore> files_;
+  std::string partition_key_;  // the cache key of partition p is partition_key_ + p
   std::shared_ptr<const file::FileReader> index_reader_, aux_reader_;
   std::string index_path_, aux_path_;
   int rowid_field_ = -1, storage_field_ = -1;
   bool transposed_ = false;
   std::shared_ptr<const GraphLayout> graph_layout_;  // HNSW kinds (hnsw_index.h)
-  mutable std::mutex load_mu_;
-  mutable std::unique_ptr<std::atomic<bool>[]> loaded_;  // one per partition
-  mutable std::atomic<size_t> unloaded_{0};
 };
 
 // lance's normalisation of a query or vector for cosine: each value over sqrt(sum x*x)

@@ -31,8 +31,11 @@ std::optional<linalg::DistanceType> MetricOfDetails(const table::IndexInfo& info
 // The index `info` of the table at `location`, opened by partition (IvfIndex::OpenByPartition
 // over its IndexStore: a partition is read the first time a search probes it).
 // Index directories never change once committed, so the opened index is kept in `cache`
-// (by store and directory, charged its MemoryBytes()): the queries sharing that cache open
-// it once. A null cache opens it every call. Thread-safe. Errors: as IvfIndex::Open.
+// (by store and directory, charged its MemoryBytes(): centroids, quantizer, layout) and each
+// partition a search reads is an entry of its own in the same cache: the queries sharing that
+// cache open the index once, and a segment larger than the cache keeps its hot partitions. A
+// null cache opens it every call (partitions kept by a private cache of the index's store).
+// Thread-safe. Errors: as IvfIndex::Open.
 Result<std::shared_ptr<const IvfIndex>> OpenVectorIndex(const std::shared_ptr<IndexCache>& cache,
                                                         const table::TableLocation& location,
                                                         const table::IndexInfo& info);
