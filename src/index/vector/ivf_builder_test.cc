@@ -238,6 +238,7 @@ TEST(IvfBuilderTest, SmallCacheKeepsHotPartitionsOfALargerSegment) {
     o.num_partitions = 12;
     o.num_sub_vectors = 4;
     o.seed = 3;
+    o.name = "vec_" + std::string(IndexKindName(kind));  // one table, one index per kind
     auto built = t.Build("vec", o);
     ASSERT_TRUE(built.ok()) << built.status().ToString();
     const std::string dir = t.loc.Path("_indices/" + built->uuid);
