@@ -255,6 +255,8 @@ Result<Plan> Planner::PlanNearest(const ScanOptions& options) const {
     o.columns = {n.column, kRowIdColumn};
     o.filter = options.filter;
     o.use_index = options.use_index;
+    // Every query reads the whole column again: its mapped pages stay for the next one.
+    o.keep_mapped_pages = true;
     if (index) o.fragment_ids = index->uncovered;
     LANCE_ASSIGN_OR_RAISE(Plan p, PlanScan(o));
     exact_rows = p.root();

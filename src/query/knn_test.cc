@@ -308,5 +308,50 @@ TEST(KnnTest, OutputColumnsLimitAndErrors) {
   EXPECT_TRUE(Scanner::Make(snap, bad).status().IsInvalidArgument());
 }
 
+// The fragment scans under `node`, depth first.
+void FragmentScans(const PlanNodePtr& node, std::vector<const FragmentScanNode*>* out) {
+  if (node->kind() == PlanNode::Kind::kFragmentScan) out->push_back(static_cast<const FragmentScanNode*>(node.get()));
+  for (const auto& in : node->inputs()) FragmentScans(in, out);
+}
+
+// Exact search reads the whole vector column every query: its scan keeps the pages it maps
+// for the next query (ScanOptions::keep_mapped_pages), where a plain scan lets them go; the
+// answers of repeated queries over one snapshot stay those of the first, with and without a
+// filter and over the rows an index leaves uncovered.
+TEST(KnnTest, ExactSearchScanKeepsItsMappedPagesAndAnswersAlike) {
+  auto loc = MakeTable(900, 8);
+  std::shared_ptr<const table::Snapshot> snap = table::Snapshot::Open(loc).ValueOrDie();
+  const Planner planner(snap);
+  {
+    ScanOptions plain;
+    plain.columns = {"vec"};
+    std::vector<const FragmentScanNode*> scans;
+    FragmentScans(planner.PlanScan(plain).ValueOrDie().root(), &scans);
+    ASSERT_EQ(scans.size(), 1u);
+    EXPECT_FALSE(scans[0]->keep_mapped_pages()) << "a plain scan releases its pages";
+  }
+  for (const char* filter : {"", "id % 3 = 1"}) {
+    SCOPED_TRACE(filter);
+    ScanOptions o = Nearest(Query(4), 12, 1);
+    o.nearest->use_index = false;
+    o.filter = filter;
+    auto plan = planner.PlanNearest(o).ValueOrDie();
+    ASSERT_EQ(plan.root()->kind(), PlanNode::Kind::kKnn);
+    const auto& knn = static_cast<const KnnNode&>(*plan.root());
+    ASSERT_NE(knn.exact_rows(), nullptr);
+    std::vector<const FragmentScanNode*> scans;
+    FragmentScans(knn.exact_rows(), &scans);
+    ASSERT_EQ(scans.size(), 1u);
+    EXPECT_TRUE(scans[0]->keep_mapped_pages());
+    const auto first = Search(snap, o);
+    ASSERT_EQ(first.size(), 12u);
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(Search(snap, o), first) << r;
+    // Every row of the filter model is a candidate: the answers pass it.
+    if (*filter) {
+      for (const auto& h : first) EXPECT_EQ(h.row % 3, 1u) << h.row;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lance::query

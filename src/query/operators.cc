@@ -32,17 +32,19 @@ class FragmentScanStream final : public RowStream {
         LANCE_ASSIGN_OR_RAISE(current_, FragmentReader::Open(node_->snapshot(), index, pool_));
         // A scan passes each fragment once: its mapped pages go when its last chunk is read,
         // and once more two fragments later (output batches that slice the mapping may have
-        // touched them again after that).
-        current_->ReleaseMappedPagesWhenDone();
+        // touched them again after that). Unless the plan keeps them (a repeated scan).
+        if (!node_->keep_mapped_pages()) current_->ReleaseMappedPagesWhenDone();
         current_->OpenDataFiles();
         next_row_ = 0;
       }
       const int64_t physical = current_->physical_rows();
       if (next_row_ >= physical) {
-        passed_.push_back(current_->index());
-        if (passed_.size() > 2) {
-          node_->snapshot()->ReleaseMappedPages(passed_.front());
-          passed_.pop_front();
+        if (!node_->keep_mapped_pages()) {
+          passed_.push_back(current_->index());
+          if (passed_.size() > 2) {
+            node_->snapshot()->ReleaseMappedPages(passed_.front());
+            passed_.pop_front();
+          }
         }
         current_.reset();
         continue;

@@ -145,6 +145,7 @@ Result<PlanNodePtr> Planner::RowSource(const ScanOptions& options, bool for_coun
   if (!chosen.empty() || !node) {
     auto fragments = std::make_shared<FragmentScanNode>(snapshot_, std::move(chosen), chunk);
     fragments->set_note(std::move(why_scan));
+    fragments->set_keep_mapped_pages(options.keep_mapped_pages);
     PlanNodePtr scan = std::move(fragments);
     if (filter) scan = std::make_shared<FilterNode>(std::move(scan), std::move(filter));
     node = node ? std::make_shared<UnionNode>(std::vector<PlanNodePtr>{std::move(node), std::move(scan)})

@@ -93,12 +93,16 @@ class FragmentScanNode final : public PlanNode {
   // would return a large share of their rows.
   void set_note(std::string note) { note_ = std::move(note); }
   const std::string& note() const { return note_; }
+  // Whether the scan leaves the pages it maps resident (ScanOptions::keep_mapped_pages).
+  void set_keep_mapped_pages(bool keep) { keep_mapped_pages_ = keep; }
+  bool keep_mapped_pages() const { return keep_mapped_pages_; }
 
  private:
   std::shared_ptr<const table::Snapshot> snapshot_;
   std::vector<size_t> fragments_;
   int64_t chunk_rows_;
   std::string note_;
+  bool keep_mapped_pages_ = false;
 };
 
 // Source: rows named by scan position (0 = the first live row of the snapshot, fragments in
