@@ -9,7 +9,8 @@
 // two BM25 scores tie: lance 12 orders tied scores arbitrarily, which would change the text
 // ranks), 8-d random vectors (no index: exact search on both sides), an FTS index with
 // positions; then rows deleted and rows appended after the index (searched flat by both).
-// At the end, the same over an IVF_FLAT and an IVF_PQ vector index built by lancedb.
+// At the end, the same over an IVF_FLAT and an IVF_PQ vector index built by lancedb (on
+// clustered vectors, so that its random k-means cannot change the partitions).
 // Queries: 1 and 2 terms, AND, phrase, filters (applied to both searches first), a word no
 // row has (the text list empty), another RRF constant, and lancedb's default reranker (RRF).
 import assert from 'node:assert/strict';
@@ -32,15 +33,49 @@ function makeRng(seed) {
   };
 }
 
-function makeRows(from, n, rng) {
+// vectorOf(i, drawn): row i's vector (default: the one drawn from rng, uniform in [0, 1)^8; the
+// draws happen either way, so the bodies do not depend on it).
+function makeRows(from, n, rng, vectorOf = (i, drawn) => drawn) {
   const rows = [];
   for (let i = from; i < from + n; i++) {
     const len = 2 + i;  // distinct per row
     const t = [];
     for (let j = 0; j < len; j++) t.push(WORDS[Math.floor(rng() * WORDS.length)]);
-    rows.push({ id: i, body: t.join(' '), vector: Array.from({ length: DIM }, () => Math.fround(rng())) });
+    const drawn = Array.from({ length: DIM }, () => Math.fround(rng()));
+    rows.push({ id: i, body: t.join(' '), vector: vectorOf(i, drawn) });
   }
   return rows;
+}
+
+// The IVF tables' vectors: CLUSTERS tight clusters, row i in cluster i % CLUSTERS around
+// SEPARATION x e_c (unit vector c), each coordinate off by less than 1. The clusters are ~141
+// apart and under 3 wide. Lance 12's k-means still starts at random rows, so its partitions are
+// not always the clusters (a run may split one cluster and merge two others), but every
+// comparison below reads the same index files on both sides, and the "fewer partitions" check
+// holds for any partitions that are not all one (see there). (Uniform random vectors left it to
+// lance 12's seed whether any query's answer changed with fewer probes.)
+const CLUSTERS = 6;
+const SEPARATION = 100;
+
+function clusteredVector(i) {
+  const rng = makeRng(7000 + i);
+  const v = Array.from({ length: DIM }, () => Math.fround(2 * rng() - 1));
+  v[i % CLUSTERS] = Math.fround(v[i % CLUSTERS] + SEPARATION);
+  return v;
+}
+
+// A query between cluster a = seed % CLUSTERS and the next one b, 0.05 nearer a: its nearest
+// rows come from both clusters interleaved (the offset moves a row's squared distance by ~10,
+// the rows' spread by up to ~200), a's centroid is nearer than b's by a margin far above float
+// rounding (so one probe reads the same partition on both sides), and every other cluster is
+// much farther.
+function clusteredQueryVector(seed) {
+  const a = seed % CLUSTERS, b = (seed + 1) % CLUSTERS;
+  const rng = makeRng(9000 + seed);
+  const v = Array.from({ length: DIM }, () => Math.fround(0.05 * (rng() - 0.5)));
+  v[a] = Math.fround(v[a] + SEPARATION / 2 + 0.05);
+  v[b] = Math.fround(v[b] + SEPARATION / 2 - 0.05);
+  return v;
 }
 
 // [name, text, mode (or | and | phrase), vector seed, k, filter, rrf k (null: lancedb's default reranker),
@@ -66,10 +101,11 @@ function queryVector(seed) {
 
 // nprobes: the vector side through the table's IVF index with that many partitions (null:
 // the default).
-async function theirs(t, [, text, mode, seed, k, filter, rrfK, post], nprobes = null) {
+// vectorOf: the query vector of a seed.
+async function theirs(t, [, text, mode, seed, k, filter, rrfK, post], nprobes = null, vectorOf = queryVector) {
   const fts = mode === 'phrase' ? new lancedb.PhraseQuery(text, 'body')
     : new lancedb.MatchQuery(text, 'body', { operator: mode === 'and' ? lancedb.Operator.And : lancedb.Operator.Or });
-  let v = t.query().nearestTo(queryVector(seed));
+  let v = t.query().nearestTo(vectorOf(seed));
   if (nprobes !== null) v = v.nprobes(nprobes);
   let q = v.fullTextSearch(fts).select(['id', 'body']).withRowId().limit(k);
   if (filter) q = q.where(filter);
@@ -82,8 +118,8 @@ async function theirs(t, [, text, mode, seed, k, filter, rrfK, post], nprobes = 
   }));
 }
 
-function ours(uri, [, text, mode, seed, k, filter, rrfK, post], nprobes = null) {
-  const args = ['search', uri, '--text', text, '--column', 'body', '--vector', JSON.stringify(queryVector(seed)),
+function ours(uri, [, text, mode, seed, k, filter, rrfK, post], nprobes = null, vectorOf = queryVector) {
+  const args = ['search', uri, '--text', text, '--column', 'body', '--vector', JSON.stringify(vectorOf(seed)),
     '--vector-column', 'vector', '-k', String(k), '--columns', 'id,body', '--with-row-id'];
   if (nprobes !== null) args.push('--nprobes', String(nprobes));
   if (mode === 'and') args.push('--operator', 'and');
@@ -180,8 +216,11 @@ describe('hybrid search equals lancedb RRF', () => {
 // probed 1-3 of them): both read the same centroids and partitions, so the vector lists, hence
 // the fused answers, must be equal -- rows, order, scores, _relevance_score. (IVF_PQ: lance 12
 // and ours re-rank the PQ candidates by exact distance.) Rows appended after the index are
-// searched exactly by both and merged. Our plan must name the index, and probing fewer
-// partitions must change lance 12's answer for some query (so the index is really used).
+// searched exactly by both and merged. The vectors lie in 6 well-separated clusters
+// (clusteredVector), so the partitions lance 12 trains are those clusters on every run, and each
+// query vector lies between two of them (clusteredQueryVector). Our plan must name the index,
+// and probing fewer partitions must change lance 12's answer for some query (so the index is
+// really used): one probe reads one of the two clusters a query's nearest rows come from.
 for (const [kind, config, n] of [
   ['IVF_FLAT', () => lancedb.Index.ivfFlat({ numPartitions: 6 }), 200],
   ['IVF_PQ', () => lancedb.Index.ivfPq({ numPartitions: 6, numSubVectors: 4 }), 300],  // PQ trains on >= 256 rows
@@ -194,11 +233,11 @@ for (const [kind, config, n] of [
       const dir = scratchDir('lance-hybrid-ivf-');
       const db = await lancedb.connect(dir);
       const rng = makeRng(42);
-      table = await db.createTable('h', makeRows(0, n, rng));
+      table = await db.createTable('h', makeRows(0, n, rng, clusteredVector));
       await table.createIndex('body', { config: lancedb.Index.fts({ withPosition: true }) });
       await table.createIndex('vector', { config: config() });
       await table.delete('id % 17 = 3');
-      await table.add(makeRows(n, 40, rng));
+      await table.add(makeRows(n, 40, rng, clusteredVector));
       uri = path.join(dir, 'h.lance');
     });
 
@@ -207,20 +246,26 @@ for (const [kind, config, n] of [
     for (const [c, nprobes] of IVF_CASES) {
       test(`${c[0]}, nprobes ${nprobes}`, async () => {
         await assertNoTextTies(table, c);
-        const want = await theirs(table, c, nprobes);
+        const want = await theirs(table, c, nprobes, clusteredQueryVector);
         assert.ok(want.length > 0, `${c[0]}: lance 12 returned no rows`);
-        assertSameRows(ours(uri, c, nprobes), want, `${kind} ${c[0]}`);
+        assertSameRows(ours(uri, c, nprobes, clusteredQueryVector), want, `${kind} ${c[0]}`);
       });
     }
 
     test('the plan names the index; fewer partitions change an answer', async () => {
       const out = lanceOk(['search', uri, '--text', 'zebra', '--column', 'body', '--vector',
-        JSON.stringify(queryVector(1)), '-k', '5', '--nprobes', '2', '--explain']).stdout;
+        JSON.stringify(clusteredQueryVector(1)), '-k', '5', '--nprobes', '2', '--explain']).stdout;
       assert.match(out, new RegExp(`KNN: column vector, k 5, metric l2; ANN over index vector_idx \\(${kind}, `), out);
+      // One probe against all six, for a query between every two neighbouring clusters (seeds
+      // 0-5: the pairs (a, a + 1 mod 6)): unless all rows are in one partition, some pair's
+      // clusters are in different partitions (or one cluster is split), and one probe leaves out
+      // rows of that query's nearest ones.
       let changed = 0;
-      for (const [c, nprobes] of IVF_CASES) {
-        const all = JSON.stringify((await theirs(table, c, 6)).map((r) => String(r._rowid)));
-        if (JSON.stringify((await theirs(table, c, nprobes)).map((r) => String(r._rowid))) !== all) ++changed;
+      for (let seed = 0; seed < CLUSTERS; ++seed) {
+        const c = [`probes, seed ${seed}`, 'zebra', 'or', seed, 10, '', 60];
+        const all = JSON.stringify((await theirs(table, c, 6, clusteredQueryVector)).map((r) => String(r._rowid)));
+        const fewer = await theirs(table, c, 1, clusteredQueryVector);
+        if (JSON.stringify(fewer.map((r) => String(r._rowid))) !== all) ++changed;
       }
       assert.ok(changed > 0, `${kind}: every answer equals the all-partitions one`);
     });

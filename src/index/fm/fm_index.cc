@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
+#include <cstring>
 #include <queue>
 #include <unordered_set>
 
@@ -52,7 +54,14 @@ FmPartition FmPartition::BuildRaw(const std::vector<std::pair<uint64_t, std::str
   for (const auto& [row, bytes] : docs) {
     p.doc_starts_.push_back(at);
     p.row_ids_.push_back(row);
-    for (char c : bytes) text[at++] = (c == '\0' || c == '\xff') ? ' ' : c;  // SanitizeFm's rule
+    // SanitizeFm's rule, on a copy (a loop the compiler vectorizes)
+    auto* dst = reinterpret_cast<unsigned char*>(text.data()) + at;
+    if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const unsigned char c = dst[i];
+      dst[i] = (c == 0 || c == 0xFF) ? static_cast<unsigned char>(' ') : c;
+    }
+    at += bytes.size();
     text[at++] = '\xff';
   }
   text[at] = '\0';
@@ -151,42 +160,66 @@ FmPartition FmPartition::BuildRaw(const std::vector<std::pair<uint64_t, std::str
   for (int v = 0; v < 256; ++v) {
     for (uint32_t id : p.codes_[v].path) p.nodes_[id].len += freq[v];
   }
-  // Each node's bits gather in a 64-bit register flushed to its next word when full; the
-  // codes' paths flattened (node ids and bits side by side) so a byte walks one array.
-  struct Fill {
-    uint64_t acc = 0;
-    uint32_t used = 0;
-    uint64_t* out = nullptr;
+  // Level by level: the bytes under one node of a level lie in one run of `cur`, in BWT order
+  // (a stable partition of the runs of the level above), so each node's bits are written in one
+  // sequential pass with its word in a register, and the bytes that go on to an internal child
+  // are copied into that child's run for the next level. Every byte is read once per level of
+  // its code, as a walk down each byte's path would, without that walk's store-to-load chain
+  // through the nodes' fill state.
+  for (size_t id = 0; id < p.nodes_.size(); ++id) p.nodes_[id].words.assign((p.nodes_[id].len + 63) / 64, 0);
+  struct Run {
+    uint32_t node;
+    uint64_t begin;
   };
-  std::vector<Fill> fill(p.nodes_.size());
-  for (size_t id = 0; id < p.nodes_.size(); ++id) {
-    p.nodes_[id].words.assign((p.nodes_[id].len + 63) / 64, 0);
-    fill[id].out = p.nodes_[id].words.data();
-  }
-  std::array<uint32_t, 257> step_at{};
-  std::vector<uint32_t> steps;  // (node id << 1) | bit, each byte's path from the root
-  for (int v = 0; v < 256; ++v) {
-    step_at[v] = static_cast<uint32_t>(steps.size());
-    const Code& code = p.codes_[v];
-    if (freq[v] == 0) continue;
-    for (size_t level = 0; level < code.path.size(); ++level) {
-      steps.push_back((code.path[level] << 1) | ((code.bits >> (code.length - 1 - level)) & 1u));
+  std::vector<Run> runs;
+  if (!p.nodes_.empty()) runs.push_back(Run{0, 0});  // the root (preorder id 0)
+  std::string cur = std::move(bwt), nxt(n, '\0');
+  std::array<uint64_t, 256> bit_of{};
+  unsigned char sink = 0;  // where bytes going to a leaf are dropped
+  for (uint32_t level = 0; !runs.empty(); ++level) {
+    for (int v = 0; v < 256; ++v) {
+      const Code& code = p.codes_[v];
+      bit_of[v] = code.length > level ? (code.bits >> (code.length - 1 - level)) & 1u : 0;
     }
-  }
-  step_at[256] = static_cast<uint32_t>(steps.size());
-  for (unsigned char c : bwt) {
-    for (uint32_t k = step_at[c]; k < step_at[c + 1u]; ++k) {
-      Fill& f = fill[steps[k] >> 1];
-      f.acc |= uint64_t{steps[k] & 1u} << f.used;
-      if (++f.used == 64) {
-        *f.out++ = f.acc;
-        f.acc = 0;
-        f.used = 0;
+    std::vector<Run> next_runs;
+    uint64_t out_at = 0;
+    for (const Run& r : runs) {
+      unsigned char* dst[2];
+      uint64_t adv[2];
+      const auto& kids = p.children_[r.node];
+      for (int side = 0; side < 2; ++side) {
+        const Child& child = side == 0 ? kids.first : kids.second;
+        if (child.leaf) {
+          dst[side] = &sink;
+          adv[side] = 0;
+        } else {
+          dst[side] = reinterpret_cast<unsigned char*>(nxt.data()) + out_at;
+          adv[side] = 1;
+          next_runs.push_back(Run{child.value, out_at});
+          out_at += p.nodes_[child.value].len;
+        }
+      }
+      const auto* src = reinterpret_cast<const unsigned char*>(cur.data()) + r.begin;
+      const uint64_t len = p.nodes_[r.node].len;
+      uint64_t* words = p.nodes_[r.node].words.data();
+      unsigned char *d0 = dst[0], *d1 = dst[1];
+      const uint64_t a0 = adv[0], a1 = adv[1];
+      for (uint64_t i = 0; i < len; i += 64) {
+        const uint64_t m = std::min<uint64_t>(64, len - i);
+        uint64_t word = 0;
+        for (uint64_t j = 0; j < m; ++j) {
+          const unsigned char c = src[i + j];
+          const uint64_t b = bit_of[c];
+          word |= b << j;
+          *(b != 0 ? d1 : d0) = c;
+          d0 += a0 & (b - 1);  // b 0: the left run takes it
+          d1 += a1 & (0 - b);
+        }
+        *words++ = word;
       }
     }
-  }
-  for (Fill& f : fill) {
-    if (f.used > 0) *f.out = f.acc;
+    runs = std::move(next_runs);
+    cur.swap(nxt);
   }
   return p;
 }
@@ -209,6 +242,19 @@ std::string Hex(std::string_view bytes) {
 template <typename T>
 void PutLe(std::string* out, T v) {
   for (size_t i = 0; i < sizeof(T); ++i) out->push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+// words[from, to) as little-endian bytes (one copy on a little-endian host)
+std::string WordBytes(const std::vector<uint64_t>& words, size_t from, size_t to) {
+  std::string out;
+  if constexpr (std::endian::native == std::endian::little) {
+    out.resize((to - from) * 8);
+    if (to > from) std::memcpy(out.data(), words.data() + from, (to - from) * 8);
+  } else {
+    out.reserve((to - from) * 8);
+    for (size_t w = from; w < to; ++w) PutLe(&out, words[w]);
+  }
+  return out;
 }
 
 std::string U64s(const std::vector<uint64_t>& v) {
@@ -238,18 +284,15 @@ FmPartition::Columns FmPartition::ToColumns(uint64_t* wavelet_rows, uint64_t* sa
     uint64_t pr = 0;
     for (size_t b = 0; b * kFmBlockWords < node.words.size(); ++b) {
       const size_t end = std::min(node.words.size(), (b + 1) * kFmBlockWords);
-      std::string words;
-      for (size_t w = b * kFmBlockWords; w < end; ++w) PutLe(&words, node.words[w]);
-      row(static_cast<uint32_t>(id), static_cast<uint32_t>(b), std::move(words), pr, node.len);
+      row(static_cast<uint32_t>(id), static_cast<uint32_t>(b), WordBytes(node.words, b * kFmBlockWords, end), pr,
+          node.len);
       for (size_t w = b * kFmBlockWords; w < end; ++w) pr += static_cast<uint64_t>(std::popcount(node.words[w]));
     }
   }
   *wavelet_rows = c.node_id.size();
   for (size_t b = 0; b * kFmBlockWords < sa_samples_.size(); ++b) {
     const size_t end = std::min(sa_samples_.size(), (b + 1) * kFmBlockWords);
-    std::string words;
-    for (size_t w = b * kFmBlockWords; w < end; ++w) PutLe(&words, sa_samples_[w]);
-    row(kFmSaNodeId, static_cast<uint32_t>(b), std::move(words), 0, sa_samples_.size());
+    row(kFmSaNodeId, static_cast<uint32_t>(b), WordBytes(sa_samples_, b * kFmBlockWords, end), 0, sa_samples_.size());
   }
   *sa_blocks = c.node_id.size() - *wavelet_rows;
   return c;

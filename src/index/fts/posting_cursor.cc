@@ -128,8 +128,14 @@ size_t PostingCursor::BlockOf(uint32_t d) const {
 void PostingCursor::SeekShallow(uint32_t target) {
   if (doc_ >= target) return;
   if (decoded_ && target < BlockEnd(block_)) {
-    at_ = static_cast<size_t>(std::lower_bound(docs_.begin() + static_cast<std::ptrdiff_t>(at_), docs_.end(), target) -
-                              docs_.begin());
+    // a walk's targets are mostly a few documents on (an intersection of lists of like
+    // lengths): a short linear step first, the binary search only past it
+    const uint32_t* d = docs_.data();
+    const size_t n = docs_.size();
+    size_t i = at_;
+    for (int steps = 0; steps < 8 && i < n && d[i] < target; ++steps) ++i;
+    if (i < n && d[i] < target) i = static_cast<size_t>(std::lower_bound(d + i, d + n, target) - d);
+    at_ = i;
     if (at_ < docs_.size()) {
       doc_ = docs_[at_];
     } else {
@@ -160,18 +166,28 @@ Status PostingCursor::Positions(const uint32_t** begin, const uint32_t** end) {
     }
     deltas_.clear();
     LANCE_RETURN_NOT_OK(DecodePositionRun(stream, &pos, static_cast<size_t>(count), &deltas_, what_));
-    positions_.clear();
-    pos_start_.assign(1, 0);
+    // per document: its deltas summed from its first position, through raw pointers (a
+    // push_back per position kept the vectors' ends in memory, the block's hottest loop)
+    positions_.resize(deltas_.size());
+    pos_start_.resize(freqs_.size() + 1);
+    const uint32_t* in = deltas_.data();
+    uint32_t* out = positions_.data();
+    uint32_t* starts = pos_start_.data();
     size_t k = 0;
-    for (uint32_t f : freqs_) {
+    starts[0] = 0;
+    uint64_t widest = 0;
+    for (size_t d = 0; d < freqs_.size(); ++d) {
+      const uint32_t f = freqs_[d];
       uint64_t cur = 0;
-      for (uint32_t j = 0; j < f; ++j, ++k) {
-        cur = j == 0 ? deltas_[k] : cur + deltas_[k];
-        if (cur > 0xffffffffull) return Status::Corruption("{}: position over 32 bits", what_);
-        positions_.push_back(static_cast<uint32_t>(cur));
+      for (uint32_t j = 0; j < f; ++j) {
+        cur += in[k + j];
+        out[k + j] = static_cast<uint32_t>(cur);
       }
-      pos_start_.push_back(static_cast<uint32_t>(positions_.size()));
+      widest = std::max(widest, cur);  // a document's positions ascend: its last is its largest
+      k += f;
+      starts[d + 1] = static_cast<uint32_t>(k);
     }
+    if (widest > 0xffffffffull) return Status::Corruption("{}: position over 32 bits", what_);
     pos_block_ = block_;
   }
   *begin = positions_.data() + pos_start_[at_];

@@ -1,6 +1,7 @@
 // InvertedIndex::SearchPartition: one partition's document-at-a-time walk (MaxScore, block-max,
 // the rarest token driving AND and phrase queries), declared in lance/index/fts/inverted_index.h.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -229,6 +230,15 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
   for (size_t j = 0; j < order.size(); ++j) prefix[j + 1] = prefix[j] + bound[order[j]];
   std::vector<uint32_t> freq(uniq.size(), 0);  // per unique token: its frequency at the document; 0 = absent
   std::vector<const uint32_t*> pb(tokens.size()), pe(tokens.size());
+  // phrase: the walked token's bound at the shortest length per frequency 1..7 (the same
+  // doubles the walk would compute per document, without a division each)
+  std::array<double, 8> walked_min{};
+  if (mode == MatchMode::kPhrase && !order.empty()) {
+    const size_t u = order.back();
+    for (uint32_t f = 1; f < walked_min.size(); ++f) {
+      walked_min[f] = w[u] * static_cast<double>(DocWeight(f, part.MinDocTokens(), avgdl));
+    }
+  }
   uint32_t window_end = 0;  // block-max: the block bound below holds for documents before this
   double window_bound = 0;
   while (true) {
@@ -314,8 +324,12 @@ Status InvertedIndex::SearchPartition(const InvertedPartition& part, const std::
         // miss, or on its exact score bound below the k-th, with no per-document bounds or
         // length look-up before the others are known to be there
         Status err;
+        const auto walked_at_min = [&](uint32_t f) {
+          return f < walked_min.size() ? walked_min[f]
+                                       : w[ue] * static_cast<double>(DocWeight(f, part.MinDocTokens(), avgdl));
+        };
         stopped = c.SkipInBlock([&](uint32_t d, uint32_t f) {
-          if (full && w[ue] * static_cast<double>(DocWeight(f, part.MinDocTokens(), avgdl)) + others < kth) return true;
+          if (full && walked_at_min(f) + others < kth) return true;
           for (size_t j = 0; j < essential; ++j) {
             PostingCursor& o = cur[order[j]];
             if (o.doc() < d || (o.doc() == d && !o.decoded())) {
