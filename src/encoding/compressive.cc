@@ -388,7 +388,7 @@ Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::strin
 }
 
 Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
-                                        const std::vector<std::string_view>& buffers,
+                                        ValueBuffers buffers,
                                         int64_t num_values) {
   auto need_buffers = [&](size_t k) -> Status {
     if (buffers.size() < k) {
@@ -446,7 +446,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
                                     DescribeEncoding(rle.run_lengths()));
       }
       const auto runs = static_cast<int64_t>(buffers[1].size());
-      LANCE_ASSIGN_OR_RAISE(DataBlock values, DecodeMiniBlockValues(rle.values(), {buffers[0]}, runs));
+      LANCE_ASSIGN_OR_RAISE(DataBlock values, DecodeMiniBlockValues(rle.values(), buffers.first(1), runs));
       return ExpandRuns(values, buffers[1], num_values);
     }
     case Enc::kFixedSizeList: {
@@ -455,7 +455,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       if (dim <= 0 || dim > (int64_t{1} << 24)) {
         return Status::Corruption("fixed size list: dimension {}", dim);
       }
-      std::vector<std::string_view> inner = buffers;
+      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
       std::vector<uint8_t> validity;
       if (fsl.has_validity()) {
         LANCE_RETURN_NOT_OK(need_buffers(2));
@@ -504,7 +504,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       LANCE_RETURN_NOT_OK(need_buffers(1));
       LANCE_ASSIGN_OR_RAISE(std::string raw, DecompressGeneral(encoding.general().compression().scheme(),
                                                                buffers[0], 4));
-      std::vector<std::string_view> inner = buffers;
+      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
       inner[0] = raw;
       return DecodeMiniBlockValues(encoding.general().values(), inner, num_values);
     }
@@ -513,7 +513,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
   }
 }
 
-Status DecodeMiniBlockValuesInto(const Enc& encoding, const std::vector<std::string_view>& buffers,
+Status DecodeMiniBlockValuesInto(const Enc& encoding, ValueBuffers buffers,
                                  int64_t num_values, DataBlock* out) {
   const bool one = !buffers.empty();
   switch (encoding.compression_case()) {
@@ -569,8 +569,10 @@ Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
     case Enc::kInlineBitpacking:
     case Enc::kOutOfLineBitpacking:
     case Enc::kFixedSizeList:
-    case Enc::kConstant:
-      return DecodeMiniBlockValues(encoding, {bytes}, num_values);
+    case Enc::kConstant: {
+      const std::string_view one[1] = {bytes};
+      return DecodeMiniBlockValues(encoding, one, num_values);
+    }
     case Enc::kVariable: {
       // Header: the offset width in bits, then where the data starts, each stored in the
       // offset width itself (two u32 for 32-bit offsets, two u64 for 64-bit ones).
