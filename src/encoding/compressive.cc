@@ -214,10 +214,7 @@ Status FsstDecodeInto(const pb21::Fsst& fsst, const DataBlock& codes, DataBlock*
     longest = std::max<int64_t>(longest, codes.offsets[static_cast<size_t>(i) + 1] - codes.offsets[static_cast<size_t>(i)]);
   }
   LANCE_RETURN_NOT_OK(out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3 + longest * 8 + 8));
-  for (int64_t i = 0; i < codes.num_values; ++i) {
-    LANCE_RETURN_NOT_OK(decoder.AppendValue(codes.ValueView(i), out));
-  }
-  return Status::OK();
+  return decoder.AppendValues(codes, out);
 }
 
 Result<DataBlock> FsstDecode(const pb21::Fsst& fsst, const DataBlock& codes) {
@@ -297,6 +294,61 @@ Status FsstDecoder::AppendValue(std::string_view codes, DataBlock* out) const {
   }
   out->offsets.push_back(static_cast<int64_t>(out->data.size()));
   ++out->num_values;
+  return Status::OK();
+}
+
+Status FsstDecoder::AppendValues(const DataBlock& codes, DataBlock* out) const {
+  const int64_t n = codes.num_values;
+  const size_t start = out->data.size();
+  const size_t start_offsets = out->offsets.size();
+  const int64_t start_values = out->num_values;
+  auto fail = [&](Status st) {
+    out->data.Truncate(start);
+    out->offsets.resize(start_offsets);
+    out->num_values = start_values;
+    return st;
+  };
+  if (!compressed_) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Status st = AppendValue(codes.ValueView(i), out);
+      if (!st.ok()) return fail(st);
+    }
+    return Status::OK();
+  }
+  // The table in locals: the 8-byte stores through `d` could otherwise be writes to it, as
+  // far as the compiler knows, and reload it every code.
+  const uint32_t num_symbols = num_symbols_;
+  const uint64_t* const symbols = symbols_;
+  const uint8_t* const lengths = lengths_;
+  const char* const data = codes.data.data();
+  const int64_t* const offsets = codes.offsets.data();
+  size_t at = start;  // end of the values decoded so far
+  for (int64_t i = 0; i < n; ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(data + offsets[i]);
+    const auto* const end = reinterpret_cast<const uint8_t*>(data + offsets[i + 1]);
+    // Every code writes 8 bytes and advances by its symbol's length (at most 8).
+    const Status room = out->data.ResizeForOverwrite(at + static_cast<size_t>(end - p) * 8 + 8);
+    if (!room.ok()) return fail(room);
+    char* const begin = out->data.mutable_data() + at;
+    char* d = begin;
+    while (p < end) {
+      const uint8_t c = *p++;
+      if (c < num_symbols) {
+        std::memcpy(d, symbols + c, 8);
+        d += lengths[c];
+      } else if (c == 255 && p < end) {
+        *d++ = static_cast<char>(*p++);
+      } else {
+        return fail(c == 255 ? Status::Corruption("FSST: escape code at the end of a value")
+                             : Status::Corruption("FSST: code {} but the table has {} symbols", c,
+                                                  num_symbols));
+      }
+    }
+    at += static_cast<size_t>(d - begin);
+    out->offsets.push_back(static_cast<int64_t>(at));
+  }
+  out->data.Truncate(at);
+  out->num_values += n;
   return Status::OK();
 }
 

@@ -54,6 +54,9 @@ class FsstDecoder {
   // Appends the decompressed `codes` as one more value of `out` (kind kVariable).
   // Errors: Corruption for an escape without a byte or an undefined code.
   Status AppendValue(std::string_view codes, DataBlock* out) const;
+  // The same for every value of `codes` (kind kVariable) in one loop (the table in registers,
+  // no call per value). On error `out` is as it was.
+  Status AppendValues(const DataBlock& codes, DataBlock* out) const;
 
  private:
   bool compressed_ = false;
