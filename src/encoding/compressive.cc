@@ -214,10 +214,7 @@ Status FsstDecodeInto(const pb21::Fsst& fsst, const DataBlock& codes, DataBlock*
     longest = std::max<int64_t>(longest, codes.offsets[static_cast<size_t>(i) + 1] - codes.offsets[static_cast<size_t>(i)]);
   }
   LANCE_RETURN_NOT_OK(out->Reserve(codes.num_values, static_cast<int64_t>(codes.data.size()) * 3 + longest * 8 + 8));
-  for (int64_t i = 0; i < codes.num_values; ++i) {
-    LANCE_RETURN_NOT_OK(decoder.AppendValue(codes.ValueView(i), out));
-  }
-  return Status::OK();
+  return decoder.AppendValues(codes, out);
 }
 
 Result<DataBlock> FsstDecode(const pb21::Fsst& fsst, const DataBlock& codes) {
@@ -297,6 +294,61 @@ Status FsstDecoder::AppendValue(std::string_view codes, DataBlock* out) const {
   }
   out->offsets.push_back(static_cast<int64_t>(out->data.size()));
   ++out->num_values;
+  return Status::OK();
+}
+
+Status FsstDecoder::AppendValues(const DataBlock& codes, DataBlock* out) const {
+  const int64_t n = codes.num_values;
+  const size_t start = out->data.size();
+  const size_t start_offsets = out->offsets.size();
+  const int64_t start_values = out->num_values;
+  auto fail = [&](Status st) {
+    out->data.Truncate(start);
+    out->offsets.resize(start_offsets);
+    out->num_values = start_values;
+    return st;
+  };
+  if (!compressed_) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Status st = AppendValue(codes.ValueView(i), out);
+      if (!st.ok()) return fail(st);
+    }
+    return Status::OK();
+  }
+  // The table in locals: the 8-byte stores through `d` could otherwise be writes to it, as
+  // far as the compiler knows, and reload it every code.
+  const uint32_t num_symbols = num_symbols_;
+  const uint64_t* const symbols = symbols_;
+  const uint8_t* const lengths = lengths_;
+  const char* const data = codes.data.data();
+  const int64_t* const offsets = codes.offsets.data();
+  size_t at = start;  // end of the values decoded so far
+  for (int64_t i = 0; i < n; ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(data + offsets[i]);
+    const auto* const end = reinterpret_cast<const uint8_t*>(data + offsets[i + 1]);
+    // Every code writes 8 bytes and advances by its symbol's length (at most 8).
+    const Status room = out->data.ResizeForOverwrite(at + static_cast<size_t>(end - p) * 8 + 8);
+    if (!room.ok()) return fail(room);
+    char* const begin = out->data.mutable_data() + at;
+    char* d = begin;
+    while (p < end) {
+      const uint8_t c = *p++;
+      if (c < num_symbols) {
+        std::memcpy(d, symbols + c, 8);
+        d += lengths[c];
+      } else if (c == 255 && p < end) {
+        *d++ = static_cast<char>(*p++);
+      } else {
+        return fail(c == 255 ? Status::Corruption("FSST: escape code at the end of a value")
+                             : Status::Corruption("FSST: code {} but the table has {} symbols", c,
+                                                  num_symbols));
+      }
+    }
+    at += static_cast<size_t>(d - begin);
+    out->offsets.push_back(static_cast<int64_t>(at));
+  }
+  out->data.Truncate(at);
+  out->num_values += n;
   return Status::OK();
 }
 
@@ -388,7 +440,7 @@ Result<std::string> DecompressGeneral(pb21::CompressionScheme scheme, std::strin
 }
 
 Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
-                                        const std::vector<std::string_view>& buffers,
+                                        ValueBuffers buffers,
                                         int64_t num_values) {
   auto need_buffers = [&](size_t k) -> Status {
     if (buffers.size() < k) {
@@ -446,7 +498,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
                                     DescribeEncoding(rle.run_lengths()));
       }
       const auto runs = static_cast<int64_t>(buffers[1].size());
-      LANCE_ASSIGN_OR_RAISE(DataBlock values, DecodeMiniBlockValues(rle.values(), {buffers[0]}, runs));
+      LANCE_ASSIGN_OR_RAISE(DataBlock values, DecodeMiniBlockValues(rle.values(), buffers.first(1), runs));
       return ExpandRuns(values, buffers[1], num_values);
     }
     case Enc::kFixedSizeList: {
@@ -455,7 +507,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       if (dim <= 0 || dim > (int64_t{1} << 24)) {
         return Status::Corruption("fixed size list: dimension {}", dim);
       }
-      std::vector<std::string_view> inner = buffers;
+      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
       std::vector<uint8_t> validity;
       if (fsl.has_validity()) {
         LANCE_RETURN_NOT_OK(need_buffers(2));
@@ -504,7 +556,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
       LANCE_RETURN_NOT_OK(need_buffers(1));
       LANCE_ASSIGN_OR_RAISE(std::string raw, DecompressGeneral(encoding.general().compression().scheme(),
                                                                buffers[0], 4));
-      std::vector<std::string_view> inner = buffers;
+      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
       inner[0] = raw;
       return DecodeMiniBlockValues(encoding.general().values(), inner, num_values);
     }
@@ -513,7 +565,7 @@ Result<DataBlock> DecodeMiniBlockValues(const Enc& encoding,
   }
 }
 
-Status DecodeMiniBlockValuesInto(const Enc& encoding, const std::vector<std::string_view>& buffers,
+Status DecodeMiniBlockValuesInto(const Enc& encoding, ValueBuffers buffers,
                                  int64_t num_values, DataBlock* out) {
   const bool one = !buffers.empty();
   switch (encoding.compression_case()) {
@@ -569,8 +621,10 @@ Result<DataBlock> DecodeBlockValues(const Enc& encoding, std::string_view bytes,
     case Enc::kInlineBitpacking:
     case Enc::kOutOfLineBitpacking:
     case Enc::kFixedSizeList:
-    case Enc::kConstant:
-      return DecodeMiniBlockValues(encoding, {bytes}, num_values);
+    case Enc::kConstant: {
+      const std::string_view one[1] = {bytes};
+      return DecodeMiniBlockValues(encoding, one, num_values);
+    }
     case Enc::kVariable: {
       // Header: the offset width in bits, then where the data starts, each stored in the
       // offset width itself (two u32 for 32-bit offsets, two u64 for 64-bit ones).

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ class FsstDecoder {
   // Appends the decompressed `codes` as one more value of `out` (kind kVariable).
   // Errors: Corruption for an escape without a byte or an undefined code.
   Status AppendValue(std::string_view codes, DataBlock* out) const;
+  // The same for every value of `codes` (kind kVariable) in one loop (the table in registers,
+  // no call per value). On error `out` is as it was.
+  Status AppendValues(const DataBlock& codes, DataBlock* out) const;
 
  private:
   bool compressed_ = false;
@@ -61,15 +65,19 @@ class FsstDecoder {
   uint8_t lengths_[256] = {};
 };
 
+// The value buffers of one mini-block chunk (a view: chunks are parsed into a fixed array,
+// not a vector allocated per chunk).
+using ValueBuffers = std::span<const std::string_view>;
+
 // Decodes `num_values` values from the value buffers of one mini-block chunk.
 Result<DataBlock> DecodeMiniBlockValues(const pb21::CompressiveEncoding& encoding,
-                                        const std::vector<std::string_view>& buffers,
+                                        ValueBuffers buffers,
                                         int64_t num_values);
 
 // The same, appending the values to `out` (which must have the decoded shape). Flat,
 // bit-packed, variable and FSST values are written straight into `out`.
 Status DecodeMiniBlockValuesInto(const pb21::CompressiveEncoding& encoding,
-                                 const std::vector<std::string_view>& buffers,
+                                 ValueBuffers buffers,
                                  int64_t num_values, DataBlock* out);
 
 // Appends the values at `positions` (ascending, each < num_values, repeats allowed) of one
@@ -77,7 +85,7 @@ Status DecodeMiniBlockValuesInto(const pb21::CompressiveEncoding& encoding,
 // bit-packed ones unpack only the 1024-value blocks that hold them; other encodings decode the
 // chunk and pick. Errors: as DecodeMiniBlockValues; Corruption for a position out of range.
 Status DecodeMiniBlockValuesAt(const pb21::CompressiveEncoding& encoding,
-                               const std::vector<std::string_view>& buffers, int64_t num_values,
+                               ValueBuffers buffers, int64_t num_values,
                                const std::vector<int64_t>& positions, DataBlock* out);
 
 // Decodes a block-form buffer holding `num_values` values.

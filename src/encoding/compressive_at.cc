@@ -203,7 +203,7 @@ bool IsRun(const std::vector<int64_t>& positions) {
 
 }  // namespace
 
-Status DecodeMiniBlockValuesAt(const Enc& encoding, const std::vector<std::string_view>& buffers,
+Status DecodeMiniBlockValuesAt(const Enc& encoding, ValueBuffers buffers,
                                int64_t num_values, const std::vector<int64_t>& positions,
                                DataBlock* out) {
   const bool fixed_out = out->kind == DataBlock::Kind::kFixed;

@@ -1,7 +1,8 @@
 // Opening a data file: the footer (2.0 / 2.1+, or a v1 footer handed to LegacyV1Reader), the
 // column metadata and global buffer offset tables, the FileDescriptor schema and row count,
-// and every column's pages, checked against the file size before anything is decoded. The
-// result is the page table FileReader reads from (page_table.h).
+// checked against the file size before anything is decoded; each column's pages are parsed at
+// the first read that needs them (FileReader::Impl::LoadColumns). The result is the page
+// table FileReader reads from (page_table.h).
 #include "lance/file/file_reader.h"
 
 #include <google/protobuf/any.pb.h>
@@ -76,6 +77,7 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenV1(
   reader->schema_ = v1->schema();
   reader->num_rows_ = v1->num_rows();
   reader->columns_ = v1->columns();
+  reader->num_columns_ = static_cast<int>(reader->columns_.size());
   reader->v1_ = std::move(v1);
   return reader;
 }
@@ -149,6 +151,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::ObjectS
   };
   auto reader = OpenTail(size, tail, std::move(fetch), tail_start);
   if (!reader.ok()) return reader.status().WithContext("lance file '" + shown + "'");
+  (*reader)->impl_->display = shown;
   return reader;
 }
 
@@ -238,80 +241,28 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
   reader->num_rows_ = static_cast<int64_t>(descriptor.length());
   if (reader->num_rows_ < 0) return Status::Corruption("lance file: row count {}", descriptor.length());
 
-  // Column metadata.
-  auto& pages = reader->impl_->pages;
+  // Column metadata: each column's range checked now, its pages parsed at first use
+  // (Impl::LoadColumns).
+  Impl& impl = *reader->impl_;
+  impl.tail = tail;
+  impl.tail_offset = tail_offset;
+  impl.file_size = size;
+  impl.version = v;
+  impl.num_rows = descriptor.length();
+  impl.column_meta.reserve(num_columns);
   for (uint32_t c = 0; c < num_columns; ++c) {
     const uint64_t pos = Load<uint64_t>(base + cmo_table + c * 16);
     const uint64_t len = Load<uint64_t>(base + cmo_table + c * 16 + 8);
     LANCE_RETURN_NOT_OK(check_meta(pos, len, "column " + std::to_string(c) + " metadata"));
-    ::lance::file::v2::ColumnMetadata meta;
-    if (len > INT32_MAX || !meta.ParseFromArray(base + pos, static_cast<int>(len))) {
+    if (len > INT32_MAX) {
       return Status::Corruption("lance file: column {} metadata is not a ColumnMetadata", c);
     }
-    ColumnInfo info;
-    std::vector<PageMeta> column_pages;
-    for (int p = 0; p < meta.pages_size(); ++p) {
-      const auto& page = meta.pages(p);
-      if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
-        return Status::Corruption("column {} page {}: {} buffer offsets but {} sizes", c, p,
-                                  page.buffer_offsets_size(), page.buffer_sizes_size());
-      }
-      PageMeta pm;
-      PageInfo pi;
-      pm.num_rows = page.length();
-      pi.num_rows = page.length();
-      pi.priority = static_cast<int64_t>(page.priority());
-      for (int b = 0; b < page.buffer_offsets_size(); ++b) {
-        LANCE_RETURN_NOT_OK(check_range(page.buffer_offsets(b), page.buffer_sizes(b),
-                                        fmt::format("column {} page {} buffer {}", c, p, b)));
-        pm.buffers.emplace_back(page.buffer_offsets(b), page.buffer_sizes(b));
-      }
-      pi.buffers = pm.buffers;
-      if (!page.encoding().has_direct()) {
-        return Status::NotSupported("column {} page {}: only direct encodings are supported", c, p);
-      }
-      google::protobuf::Any any;
-      if (!any.ParseFromString(page.encoding().direct().encoding())) {
-        return Status::Corruption("column {} page {}: encoding is not a protobuf Any", c, p);
-      }
-      pi.encoding_url = any.type_url();
-      if (EndsWith(any.type_url(), kPageLayoutUrl)) {
-        if (v.is_legacy()) {
-          return Status::Corruption("column {} page {}: 2.1 page layout in a 2.0 file", c, p);
-        }
-        pm.layout = std::make_unique<pb21::PageLayout>();
-        if (!pm.layout->ParseFromString(any.value())) {
-          return Status::Corruption("column {} page {}: bad PageLayout", c, p);
-        }
-        pi.description = encoding::DescribePageLayout(*pm.layout);
-      } else if (EndsWith(any.type_url(), kArrayEncodingUrl)) {
-        if (!v.is_legacy()) {
-          return Status::Corruption("column {} page {}: 2.0 array encoding in a {} file", c, p,
-                                    v.ToString());
-        }
-        pm.legacy = std::make_unique<pb20::ArrayEncoding>();
-        if (!pm.legacy->ParseFromString(any.value())) {
-          return Status::Corruption("column {} page {}: bad ArrayEncoding", c, p);
-        }
-        pi.description = encoding::DescribeLegacyEncoding(*pm.legacy);
-      } else {
-        return Status::NotSupported("column {} page {}: encoding type '{}'", c, p, any.type_url());
-      }
-      info.pages.push_back(std::move(pi));
-      column_pages.push_back(std::move(pm));
-    }
-    if (!v.is_legacy()) {
-      // 2.1+ columns are leaves of top-level rows: their pages must cover the file exactly.
-      uint64_t rows = 0;
-      for (const auto& pm : column_pages) rows += static_cast<uint64_t>(pm.num_rows);
-      if (rows != descriptor.length()) {
-        return Status::Corruption("lance file: column {} pages hold {} rows, the file has {}", c,
-                                  rows, descriptor.length());
-      }
-    }
-    reader->columns_.push_back(std::move(info));
-    pages.push_back(std::move(column_pages));
+    impl.column_meta.emplace_back(pos, len);
   }
+  impl.pages.resize(num_columns);
+  impl.column_status.resize(num_columns);
+  impl.column_once = std::make_unique<std::once_flag[]>(num_columns);
+  reader->num_columns_ = static_cast<int>(num_columns);
 
   // Column of each top-level field: 2.1+ one per leaf (fixed-size lists are leaves), 2.0 one
   // per field in pre-order.
@@ -334,6 +285,112 @@ Result<std::unique_ptr<FileReader>> FileReader::OpenTail(
                               num_columns);
   }
   return reader;
+}
+
+Status FileReader::Impl::LoadColumns(int first, int count) {
+  for (int c = first; c < first + count; ++c) {
+    const auto k = static_cast<size_t>(c);
+    std::call_once(column_once[k], [&] { column_status[k] = ParseColumn(c); });
+    if (!column_status[k].ok()) return column_status[k];
+  }
+  return Status::OK();
+}
+
+Status FileReader::Impl::ParseColumn(int c) {
+  auto fail = [&](Status st) {
+    return display.empty() ? st : st.WithContext("lance file '" + display + "'");
+  };
+  const auto limit = static_cast<uint64_t>(file_size - kFooterSize);
+  const auto [pos, len] = column_meta[static_cast<size_t>(c)];
+  ::lance::file::v2::ColumnMetadata meta;
+  const uint8_t* at = tail->data() + (pos - static_cast<uint64_t>(tail_offset));
+  if (!meta.ParseFromArray(at, static_cast<int>(len))) {
+    return fail(Status::Corruption("lance file: column {} metadata is not a ColumnMetadata", c));
+  }
+  std::vector<PageMeta> column_pages;
+  column_pages.reserve(static_cast<size_t>(meta.pages_size()));
+  google::protobuf::Any any;
+  for (int p = 0; p < meta.pages_size(); ++p) {
+    const auto& page = meta.pages(p);
+    if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
+      return fail(Status::Corruption("column {} page {}: {} buffer offsets but {} sizes", c, p,
+                                     page.buffer_offsets_size(), page.buffer_sizes_size()));
+    }
+    PageMeta pm;
+    pm.num_rows = static_cast<int64_t>(page.length());
+    pm.priority = static_cast<int64_t>(page.priority());
+    pm.buffers.reserve(static_cast<size_t>(page.buffer_offsets_size()));
+    for (int b = 0; b < page.buffer_offsets_size(); ++b) {
+      const uint64_t bpos = page.buffer_offsets(b), blen = page.buffer_sizes(b);
+      if (bpos > limit || blen > limit - bpos) {
+        return fail(Status::Corruption(
+            "lance file: column {} page {} buffer {} [{}, +{}) outside the {} bytes before the "
+            "footer", c, p, b, bpos, blen, limit));
+      }
+      pm.buffers.emplace_back(bpos, blen);
+    }
+    if (!page.encoding().has_direct()) {
+      return fail(Status::NotSupported("column {} page {}: only direct encodings are supported", c, p));
+    }
+    if (!any.ParseFromString(page.encoding().direct().encoding())) {
+      return fail(Status::Corruption("column {} page {}: encoding is not a protobuf Any", c, p));
+    }
+    pm.encoding_url = any.type_url();
+    if (EndsWith(any.type_url(), kPageLayoutUrl)) {
+      if (version.is_legacy()) {
+        return fail(Status::Corruption("column {} page {}: 2.1 page layout in a 2.0 file", c, p));
+      }
+      pm.layout = std::make_unique<pb21::PageLayout>();
+      if (!pm.layout->ParseFromString(any.value())) {
+        return fail(Status::Corruption("column {} page {}: bad PageLayout", c, p));
+      }
+    } else if (EndsWith(any.type_url(), kArrayEncodingUrl)) {
+      if (!version.is_legacy()) {
+        return fail(Status::Corruption("column {} page {}: 2.0 array encoding in a {} file", c, p,
+                                       version.ToString()));
+      }
+      pm.legacy = std::make_unique<pb20::ArrayEncoding>();
+      if (!pm.legacy->ParseFromString(any.value())) {
+        return fail(Status::Corruption("column {} page {}: bad ArrayEncoding", c, p));
+      }
+    } else {
+      return fail(Status::NotSupported("column {} page {}: encoding type '{}'", c, p, any.type_url()));
+    }
+    column_pages.push_back(std::move(pm));
+  }
+  if (!version.is_legacy()) {
+    // 2.1+ columns are leaves of top-level rows: their pages must cover the file exactly.
+    uint64_t rows = 0;
+    for (const auto& pm : column_pages) rows += static_cast<uint64_t>(pm.num_rows);
+    if (rows != num_rows) {
+      return fail(Status::Corruption("lance file: column {} pages hold {} rows, the file has {}",
+                                     c, rows, num_rows));
+    }
+  }
+  pages[static_cast<size_t>(c)] = std::move(column_pages);
+  return Status::OK();
+}
+
+const std::vector<ColumnInfo>& FileReader::columns() const {
+  if (v1_ || !impl_) return columns_;
+  std::call_once(impl_->info_once, [&] {
+    std::vector<ColumnInfo> out(static_cast<size_t>(num_columns_));
+    for (int c = 0; c < num_columns_; ++c) {
+      if (!impl_->LoadColumns(c, 1).ok()) continue;
+      for (const PageMeta& pm : impl_->pages[static_cast<size_t>(c)]) {
+        PageInfo pi;
+        pi.num_rows = pm.num_rows;
+        pi.priority = pm.priority;
+        pi.buffers = pm.buffers;
+        pi.encoding_url = pm.encoding_url;
+        pi.description = pm.layout ? encoding::DescribePageLayout(*pm.layout)
+                                   : encoding::DescribeLegacyEncoding(*pm.legacy);
+        out[static_cast<size_t>(c)].pages.push_back(std::move(pi));
+      }
+    }
+    columns_ = std::move(out);
+  });
+  return columns_;
 }
 
 Result<BufferPtr> FileReader::ReadGlobalBuffer(int index) const {

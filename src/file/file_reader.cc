@@ -29,6 +29,7 @@ Result<ArrayPtr> FileReader::ReadField(int field_index) const {
   // A file without rows may have no pages at all (our writer writes none; there is nothing
   // to decode them into anyway).
   if (num_rows_ == 0) return MakeEmptyArray(f->type());
+  LANCE_RETURN_NOT_OK(impl_->LoadField(field_index));
   const DataTypePtr type = StorageType(f->type());
   ArrayPtr out;
   const int first = impl_->first_column[static_cast<size_t>(field_index)];
@@ -86,6 +87,7 @@ Result<ArrayPtr> FileReader::TakeLevellessMiniBlock(int field_index, const Wante
 Result<ArrayPtr> FileReader::TakeFieldRange(int field_index, int64_t start, int64_t length,
                                             bool keep_dictionaries) const {
   if (!v1_ && !version_.is_legacy() && length > 0) {
+    LANCE_RETURN_NOT_OK(impl_->LoadField(field_index));
     const DataTypePtr type = StorageType(schema_->field(field_index)->type());
     const int column = impl_->first_column[static_cast<size_t>(field_index)];
     if (LevellessMiniBlock(*type, impl_->pages[static_cast<size_t>(column)])) {
@@ -101,6 +103,7 @@ Result<ArrayPtr> FileReader::TakeFieldRange(int field_index, int64_t start, int6
 Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_t>& rows,
                                        bool keep_dictionaries, bool ascending) const {
   if (v1_) return v1_->TakeField(field_index, rows);
+  LANCE_RETURN_NOT_OK(impl_->LoadField(field_index));
   const FieldPtr& f = schema_->field(field_index);
   const DataTypePtr type = StorageType(f->type());
   const int column = impl_->first_column[static_cast<size_t>(field_index)];
@@ -212,6 +215,7 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
 int64_t FileReader::FieldBytes(int field_index) const {
   if (v1_) return v1_->FieldBytes(field_index);
   if (field_index < 0 || field_index >= schema_->num_fields()) return 0;
+  if (!impl_->LoadField(field_index).ok()) return 0;
   const int first = impl_->first_column[static_cast<size_t>(field_index)];
   const int count = impl_->num_field_columns[static_cast<size_t>(field_index)];
   int64_t bytes = 0;

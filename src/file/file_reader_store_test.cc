@@ -3,6 +3,8 @@
 // read (the schema buffer sits before the column metadata), and files without rows or pages.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "lance/columnar/builder.h"
@@ -64,6 +66,56 @@ TEST(FileReaderStoreTest, MetadataLargerThanTheFirstTailRead) {
   EXPECT_EQ(got[0], want[199999]);
   EXPECT_EQ(got[1], want[0]);
   EXPECT_EQ(got[2], want[123456]);
+}
+
+// Column metadata is parsed at a column's first read, not at Open: a corrupt column another
+// read never touches does not stop it, and the read that does touch it fails with a message
+// naming the file and the column (every time, also from columns()'s listing).
+TEST(FileReaderStoreTest, CorruptColumnMetadataFailsAtFirstUse) {
+  auto s = schema({field("id", int64(), false), field("name", utf8())});
+  StringBuilder names(utf8());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(names.Append("n" + std::to_string(i)).ok());
+  auto name_array = names.Finish();
+  ASSERT_TRUE(name_array.ok());
+  auto ids = Sequence(schema({s->field(0)}), 1000);
+  auto batch = RecordBatch::Make(s, 1000, {ids->column(0), *name_array});
+  ASSERT_TRUE(batch.ok());
+  auto store = io::MemoryObjectStore::Make();
+  Write(store, s, {*batch}, WriteOptions{});
+  auto whole = store->Get("f.lance");
+  ASSERT_TRUE(whole.ok());
+  std::string bytes((*whole)->view());
+  // Footer: column metadata start (8), column metadata offset table (8), ...; the table's
+  // entry for column 1 is (position, length) of its ColumnMetadata.
+  uint64_t cmo = 0, pos = 0, len = 0;
+  std::memcpy(&cmo, bytes.data() + bytes.size() - kFooterSize + 8, 8);
+  std::memcpy(&pos, bytes.data() + cmo + 16, 8);
+  std::memcpy(&len, bytes.data() + cmo + 24, 8);
+  ASSERT_GT(len, 0u);
+  for (uint64_t i = 0; i < len; ++i) bytes[pos + i] = '\xff';  // wire type 7: never valid
+  ASSERT_TRUE(store->Put("f.lance", bytes).ok());
+
+  auto reader = FileReader::Open(store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->num_columns(), 2);
+  auto id = (*reader)->ReadRange(0, 1000, {0});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_TRUE((*id)->column(0)->Equals(*ids->column(0)));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto name = (*reader)->Take({3, 5}, {1});
+    ASSERT_FALSE(name.ok());
+    EXPECT_TRUE(name.status().IsCorruption()) << name.status().ToString();
+    EXPECT_NE(name.status().message().find("f.lance"), std::string::npos) << name.status().ToString();
+    EXPECT_NE(name.status().message().find("column 1 metadata"), std::string::npos)
+        << name.status().ToString();
+  }
+  EXPECT_FALSE((*reader)->ReadAll().ok());
+  const auto& columns = (*reader)->columns();
+  ASSERT_EQ(columns.size(), 2u);
+  EXPECT_EQ(columns[0].pages.size(), 1u);
+  EXPECT_TRUE(columns[1].pages.empty());
+  EXPECT_EQ((*reader)->FieldBytes(1), 0);
+  EXPECT_GT((*reader)->FieldBytes(0), 0);
 }
 
 TEST(FileReaderStoreTest, ZeroRowFileReadsEmpty) {

@@ -92,14 +92,19 @@ class FileReader {
   int64_t num_rows() const { return num_rows_; }
   // The size of the whole file in bytes (what a table's manifest records as size_bytes).
   int64_t size_bytes() const { return size_bytes_; }
-  int num_columns() const { return static_cast<int>(columns_.size()); }
-  const std::vector<ColumnInfo>& columns() const { return columns_; }
+  int num_columns() const { return num_columns_; }
+  // Every column's pages as the file describes them. 2.x files parse their column metadata
+  // lazily (a read parses the columns it needs): the first call parses the rest; a column
+  // whose metadata is corrupt is listed without pages (its reads report the error).
+  // Thread-safe.
+  const std::vector<ColumnInfo>& columns() const;
   int num_global_buffers() const { return static_cast<int>(global_buffers_.size()); }
   // The bytes of global buffer `index` (0 is the file descriptor; writers may add more, e.g.
   // lance 12's label-list index keeps its null-list row set there). Read on each call.
   // Errors: InvalidArgument for an index out of range (or a v1 file), the store's errors.
   Result<BufferPtr> ReadGlobalBuffer(int index) const;
-  // Bytes of the page buffers of top-level field `field_index`'s columns (0 when out of range).
+  // Bytes of the page buffers of top-level field `field_index`'s columns (0 when out of range
+  // or when the field's column metadata is corrupt).
   int64_t FieldBytes(int field_index) const;
 
   // v1 files only: their page statistics (one row per batch, a struct<null_count, min_value,
@@ -162,7 +167,8 @@ class FileReader {
   SchemaPtr schema_;
   int64_t num_rows_ = 0;
   int64_t size_bytes_ = 0;
-  std::vector<ColumnInfo> columns_;
+  int num_columns_ = 0;
+  mutable std::vector<ColumnInfo> columns_;  // v1: set at Open; 2.x: by the first columns()
   std::vector<std::pair<uint64_t, uint64_t>> global_buffers_;
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<LegacyV1Reader> v1_;  // set for v1 files (impl_ is then unset)
