@@ -94,19 +94,43 @@ Result<MemTable::TokenizedBatch> MemTable::Tokenize(TextIndex& index, const Reco
   const ArrayPtr col = batch.GetColumnByName(index.spec.column);
   if (!col) return Status::InvalidArgument("MemTable: the batch has no column '{}'", index.spec.column);
   out.length.assign(static_cast<size_t>(batch.num_rows()), 0);
+  std::unordered_map<std::string, uint32_t> ids;  // token -> index into out.tokens
   std::vector<index::fts::Token> tokens;
-  std::lock_guard<std::mutex> lock(*index.tokenize_mu);
-  for (int64_t r = 0; r < batch.num_rows(); ++r) {
-    if (col->IsNull(r)) continue;
-    tokens.clear();
-    LANCE_RETURN_NOT_OK(index.tokenizer->Tokenize(col->GetView(r), &tokens));
-    out.length[static_cast<size_t>(r)] = static_cast<uint32_t>(tokens.size());
-    for (const auto& t : tokens) {
-      auto& list = out.tokens[t.text];
-      if (list.empty() || list.back().first != static_cast<uint32_t>(r)) list.emplace_back(static_cast<uint32_t>(r), std::vector<uint32_t>{});
-      list.back().second.push_back(t.position);
+  std::vector<std::pair<uint32_t, uint32_t>> row;  // (token id, position) of one row
+  std::vector<TokenizedBatch::Entry> entries;      // row order
+  std::vector<uint32_t> positions;
+  {
+    std::lock_guard<std::mutex> lock(*index.tokenize_mu);
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      if (col->IsNull(r)) continue;
+      tokens.clear();
+      LANCE_RETURN_NOT_OK(index.tokenizer->Tokenize(col->GetView(r), &tokens));
+      out.length[static_cast<size_t>(r)] = static_cast<uint32_t>(tokens.size());
+      row.clear();
+      for (auto& t : tokens) {
+        auto [it, fresh] = ids.try_emplace(t.text, static_cast<uint32_t>(out.tokens.size()));
+        if (fresh) out.tokens.push_back(std::move(t.text));
+        row.emplace_back(it->second, t.position);
+      }
+      std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < row.size();) {
+        TokenizedBatch::Entry e;
+        e.token = row[i].first;
+        e.row = static_cast<uint32_t>(r);
+        e.positions = static_cast<uint32_t>(positions.size());
+        for (; i < row.size() && row[i].first == e.token; ++i) positions.push_back(row[i].second);
+        e.freq = static_cast<uint32_t>(positions.size()) - e.positions;
+        entries.push_back(e);
+      }
     }
   }
+  // Grouped by token, each group in row order (a counting sort: entries are in row order).
+  std::vector<uint32_t> start(out.tokens.size() + 1, 0);
+  for (const auto& e : entries) ++start[e.token + 1];
+  for (size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
+  out.entries.resize(entries.size());
+  for (const auto& e : entries) out.entries[start[e.token]++] = e;
+  out.positions = std::move(positions);
   return out;
 }
 
@@ -217,17 +241,21 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     ti.docs_after.push_back(docs);
     ti.tokens_after.push_back(total);
     int64_t added = static_cast<int64_t>(sizeof(uint32_t)) * wal_batch->num_rows() + 16;
-    for (auto& [token, rows] : texts[x].tokens) {
-      auto [it, fresh] = ti.postings.try_emplace(token);
-      if (fresh) added += kTokenEntryBytes + static_cast<int64_t>(token.size());
-      for (auto& [r, positions] : rows) {
+    const TokenizedBatch& tb = texts[x];
+    for (size_t e = 0; e < tb.entries.size();) {
+      const uint32_t token = tb.entries[e].token;
+      auto [it, fresh] = ti.postings.try_emplace(tb.tokens[token]);
+      if (fresh) added += kTokenEntryBytes + static_cast<int64_t>(tb.tokens[token].size());
+      for (; e < tb.entries.size() && tb.entries[e].token == token; ++e) {
+        const TokenizedBatch::Entry& en = tb.entries[e];
         Posting p;
-        p.position = static_cast<uint32_t>(rows_ + r);
-        p.freq = static_cast<uint32_t>(positions.size());
+        p.position = static_cast<uint32_t>(rows_ + en.row);
+        p.freq = en.freq;
         p.positions = static_cast<uint32_t>(ti.position_arena.size());
         if (keep_positions) {
-          ti.position_arena.insert(ti.position_arena.end(), positions.begin(), positions.end());
-          added += static_cast<int64_t>(sizeof(uint32_t) * positions.size());
+          ti.position_arena.insert(ti.position_arena.end(), tb.positions.begin() + en.positions,
+                                   tb.positions.begin() + en.positions + en.freq);
+          added += static_cast<int64_t>(sizeof(uint32_t) * en.freq);
         }
         it->second.push_back(p);
         added += kPostingBytes;

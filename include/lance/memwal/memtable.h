@@ -234,10 +234,19 @@ class MemTable {
     std::vector<uint64_t> docs_after;      // per batch: documents in the batches up to it
     std::vector<uint64_t> tokens_after;    // per batch: their tokens
   };
-  // One batch tokenized (outside the lock): per token, (row in batch, positions).
+  // One batch tokenized (outside the lock), flat: its unique tokens, and its postings grouped
+  // by token (each group in row order), their positions in one array.
   struct TokenizedBatch {
-    std::unordered_map<std::string, std::vector<std::pair<uint32_t, std::vector<uint32_t>>>> tokens;
-    std::vector<uint32_t> length;
+    struct Entry {
+      uint32_t token = 0;      // index into `tokens`
+      uint32_t row = 0;        // row in the batch
+      uint32_t freq = 0;
+      uint32_t positions = 0;  // offset of its `freq` positions in `positions`
+    };
+    std::vector<std::string> tokens;
+    std::vector<Entry> entries;
+    std::vector<uint32_t> positions;
+    std::vector<uint32_t> length;  // per row: its tokens
   };
   static Result<TokenizedBatch> Tokenize(TextIndex& index, const RecordBatch& batch);
   static Run MergeRuns(const Run& a, const Run& b);
