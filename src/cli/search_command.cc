@@ -31,6 +31,7 @@
 #include "lance/dataset/dataset.h"
 #include "lance/memwal/lsm_read.h"
 #include "lance/query/lsm_nearest.h"
+#include "lance/query/lsm_text_search.h"
 #include "lance/query/nearest.h"
 
 namespace lance::cli {
@@ -68,8 +69,8 @@ struct SearchArgs {
   std::string fusion = "rrf";
   float rrf_k = 60.0f;
   size_t repeat = 1;  // --timing of a text / hybrid search: runs of the query on the open table
-  // A MemWAL table: strong (default) or eventual searches its LSM (query::LsmNearest), base
-  // the base table alone.
+  // A MemWAL table: strong (default) or eventual searches its LSM (query::LsmNearest,
+  // query::LsmTextSearch), base the base table alone.
   std::string consistency;
 };
 
@@ -124,7 +125,8 @@ void FillFtsColumn(const std::string& column, query::FullTextQuery* q) {
   for (auto& c : q->children) FillFtsColumn(column, &c);
 }
 
-Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
+// The full-text query of the options (--text and its options, or --query), k set.
+Result<query::FullTextQuery> TextQueryOf(const SearchArgs& a) {
   if (a.op != "or" && a.op != "and") {
     return Status::InvalidArgument("--operator takes or or and, got '{}'", a.op);
   }
@@ -140,13 +142,6 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
     return Status::InvalidArgument("--query holds the whole query: --text, --phrase, --operator, --fuzziness, "
                                    "--max-expansions and --prefix-length do not combine with it");
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
-  const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  query::ScanOptions o;
-  o.columns = SplitColumns(a.columns);
-  o.filter = a.filter;
-  o.with_row_id = a.with_row_id;
   query::FullTextQuery q;
   if (!a.query_json.empty()) {
     LANCE_ASSIGN_OR_RAISE(q, ParseFtsQueryJson(a.query_json));
@@ -162,6 +157,18 @@ Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> n
     q.prefix_length = a.prefix_length;
   }
   q.k = static_cast<int64_t>(a.k);
+  return q;
+}
+
+Status RunTextSearch(const SearchArgs& a, std::optional<query::NearestOptions> nearest) {
+  LANCE_ASSIGN_OR_RAISE(query::FullTextQuery q, TextQueryOf(a));
+  const auto t0 = std::chrono::steady_clock::now();
+  LANCE_ASSIGN_OR_RAISE(auto ds, dataset::Dataset::Open(a.uri));
+  const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  query::ScanOptions o;
+  o.columns = SplitColumns(a.columns);
+  o.filter = a.filter;
+  o.with_row_id = a.with_row_id;
   o.full_text = q;
   if (nearest) {
     o.nearest = std::move(nearest);
@@ -251,14 +258,63 @@ Status RunLsmSearch(const SearchArgs& a, const std::vector<std::vector<float>>& 
   return Status::OK();
 }
 
+// The full-text search of a MemWAL table's LSM (base + unmerged generations (+ the WAL tail at
+// strong consistency), each scored with its own statistics, the newest row of each key): as
+// lance 12's fullTextSearch over the table (query::LsmTextSearch).
+Status RunLsmTextSearch(const SearchArgs& a) {
+  if (a.with_row_id) {
+    return Status::InvalidArgument("{}: --with-row-id searches the base table alone, not the LSM's newest rows: add "
+                                   "--consistency base", a.uri);
+  }
+  LANCE_ASSIGN_OR_RAISE(query::FullTextQuery q, TextQueryOf(a));
+  LANCE_ASSIGN_OR_RAISE(io::StoreAndPath w, io::ObjectStore::FromUri(a.uri));
+  memwal::LsmReadOptions o;
+  o.consistency = a.consistency == "eventual" ? memwal::Consistency::kEventual : memwal::Consistency::kStrong;
+  o.columns = SplitColumns(a.columns);
+  o.filter = a.filter;
+  if (a.explain) {
+    LANCE_ASSIGN_OR_RAISE(std::string plan, query::ExplainLsmTextSearch(w.store, w.path, o, q));
+    std::fwrite(plan.data(), 1, plan.size(), stdout);
+    return Status::OK();
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> batches, query::LsmTextSearch(w.store, w.path, o, q));
+  if (a.timing) {
+    // `repeat` more runs after the first, each planned (shard manifests, WAL tail) and run
+    std::vector<double> times;
+    const double cpu0 = ProcessCpuMs();
+    for (size_t r = 0; r < a.repeat; ++r) {
+      const auto s0 = std::chrono::steady_clock::now();
+      LANCE_ASSIGN_OR_RAISE(auto again, query::LsmTextSearch(w.store, w.path, o, q));
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
+    }
+    const double cpu = (ProcessCpuMs() - cpu0) / static_cast<double>(std::max<size_t>(1, a.repeat));
+    std::sort(times.begin(), times.end());
+    const auto pct = [&](double p) {
+      return times.empty() ? 0.0 : times[std::min(times.size() - 1, static_cast<size_t>(p * static_cast<double>(times.size())))];
+    };
+    std::fprintf(stderr, "{\"queries\":%zu,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"cpu_ms_per_query\":%.4f}\n",
+                 times.size(), pct(0.5), pct(0.99), cpu);
+  }
+  std::string text;
+  for (const auto& b : batches) LANCE_RETURN_NOT_OK(AppendJsonLines(*b, &text));
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return Status::IOError("stdout: write failed");
+  }
+  return Status::OK();
+}
+
 Status RunSearch(const SearchArgs& a) {
   if (a.fusion != "rrf") {
     return Status::InvalidArgument("--fusion takes rrf (lancedb's default reranker), got '{}'", a.fusion);
   }
   const bool text = !a.text.empty() || !a.query_json.empty();
-  if (text && !a.consistency.empty() && a.consistency != "base") {
-    return Status::InvalidArgument("search --text: --consistency {} is a vector search option (full-text search "
-                                   "reads the base table)", a.consistency);
+  if (!a.consistency.empty() && a.consistency != "strong" && a.consistency != "eventual" &&
+      a.consistency != "base") {
+    return Status::InvalidArgument("--consistency is strong, eventual or base, not '{}'", a.consistency);
+  }
+  if (text && !a.vector.empty() && !a.consistency.empty() && a.consistency != "base") {
+    return Status::InvalidArgument("search --text --vector (hybrid): --consistency {} is not supported (hybrid "
+                                   "search reads the base table, as lancedb refuses it over the LSM)", a.consistency);
   }
   if (text && !a.vector.empty()) {
     if (!a.queries.empty()) {
@@ -283,6 +339,15 @@ Status RunSearch(const SearchArgs& a) {
     if (a.bypass_index || a.postfilter || a.refine_factor > 0 || !a.metric.empty()) {
       return Status::InvalidArgument("search --text: --bypass-index, --postfilter, "
                                      "--refine-factor and --metric are vector options");
+    }
+    if (a.consistency != "base") {
+      LANCE_ASSIGN_OR_RAISE(auto probe, dataset::Dataset::Open(a.uri));
+      const bool memwal_table = memwal::ReadMemWalDetails(*probe->snapshot()).ok();
+      if (!memwal_table && !a.consistency.empty()) {
+        return Status::InvalidArgument("{}: --consistency {} searches a MemWAL table's LSM, and this table has "
+                                       "none (`lance lsm enable` makes one)", a.uri, a.consistency);
+      }
+      if (memwal_table) return RunLsmTextSearch(a);
     }
     return RunTextSearch(a, std::nullopt);
   }
@@ -456,7 +521,7 @@ void RegisterSearchCommand(CLI::App& app, CommandRegistry& registry) {
   sub->add_option("--rrf-k", a->rrf_k, "hybrid: the reciprocal-rank fusion constant (default 60)");
   sub->add_option("--threads", a->threads, "threads of exact scans (default: hardware threads)");
   sub->add_option("--consistency", a->consistency,
-                  "vector search of a MemWAL table: strong (default: base + flushed generations + the "
+                  "vector or text search of a MemWAL table: strong (default: base + flushed generations + the "
                   "unflushed WAL tail, newest row per key), eventual (without the WAL tail) or base (the base "
                   "table alone)");
   registry.OnRun(sub, [a] { return RunSearch(*a); });

@@ -51,6 +51,26 @@ Result<std::unique_ptr<MemTable>> MemTable::Make(SchemaPtr wal_schema,
   std::unique_ptr<MemTable> t(
       new MemTable(std::move(wal_schema), std::move(primary_key), std::move(enc), generation));
   for (MemTableIndexSpec& spec : indexes) {
+    if (spec.text) {
+      const FieldPtr f = t->schema_->GetFieldByName(spec.column);
+      if (!f || (f->type()->id() != TypeId::kString && f->type()->id() != TypeId::kLargeString)) {
+        return Status::InvalidArgument("MemTable (generation {}): in-memory INVERTED index {} needs a utf8 column "
+                                       "'{}' in the WAL schema, found {}",
+                                       generation, spec.name, spec.column, f ? f->type()->ToString() : "none");
+      }
+      auto tok = index::fts::Tokenizer::Make(*spec.text);
+      if (!tok.ok()) {
+        return Status::InvalidArgument("MemTable (generation {}): in-memory INVERTED index {} of column '{}': {}",
+                                       generation, spec.name, spec.column, tok.status().message());
+      }
+      TextIndex x;
+      x.spec = spec;
+      x.tokenize_mu = std::make_unique<std::mutex>();
+      x.tokenizer = std::move(*tok);
+      t->text_indexes_.push_back(std::move(x));
+      t->text_specs_.push_back(std::move(spec));
+      continue;
+    }
     auto e = PrimaryKeyEncoder::Make(*t->schema_, {spec.column});
     if (!e.ok()) {
       return Status::InvalidArgument("MemTable (generation {}): in-memory index {} of column '{}': {}",
@@ -60,6 +80,58 @@ Result<std::unique_ptr<MemTable>> MemTable::Make(SchemaPtr wal_schema,
     t->index_specs_.push_back(std::move(spec));
   }
   return t;
+}
+
+const MemTableIndexSpec* MemTable::TextIndexOf(const std::string& column) const {
+  for (const auto& s : text_specs_) {
+    if (s.column == column) return &s;
+  }
+  return nullptr;
+}
+
+Result<MemTable::TokenizedBatch> MemTable::Tokenize(TextIndex& index, const RecordBatch& batch) {
+  TokenizedBatch out;
+  const ArrayPtr col = batch.GetColumnByName(index.spec.column);
+  if (!col) return Status::InvalidArgument("MemTable: the batch has no column '{}'", index.spec.column);
+  out.length.assign(static_cast<size_t>(batch.num_rows()), 0);
+  std::unordered_map<std::string, uint32_t> ids;  // token -> index into out.tokens
+  std::vector<index::fts::Token> tokens;
+  std::vector<std::pair<uint32_t, uint32_t>> row;  // (token id, position) of one row
+  std::vector<TokenizedBatch::Entry> entries;      // row order
+  std::vector<uint32_t> positions;
+  {
+    std::lock_guard<std::mutex> lock(*index.tokenize_mu);
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      if (col->IsNull(r)) continue;
+      tokens.clear();
+      LANCE_RETURN_NOT_OK(index.tokenizer->Tokenize(col->GetView(r), &tokens));
+      out.length[static_cast<size_t>(r)] = static_cast<uint32_t>(tokens.size());
+      row.clear();
+      for (auto& t : tokens) {
+        auto [it, fresh] = ids.try_emplace(t.text, static_cast<uint32_t>(out.tokens.size()));
+        if (fresh) out.tokens.push_back(std::move(t.text));
+        row.emplace_back(it->second, t.position);
+      }
+      std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < row.size();) {
+        TokenizedBatch::Entry e;
+        e.token = row[i].first;
+        e.row = static_cast<uint32_t>(r);
+        e.positions = static_cast<uint32_t>(positions.size());
+        for (; i < row.size() && row[i].first == e.token; ++i) positions.push_back(row[i].second);
+        e.freq = static_cast<uint32_t>(positions.size()) - e.positions;
+        entries.push_back(e);
+      }
+    }
+  }
+  // Grouped by token, each group in row order (a counting sort: entries are in row order).
+  std::vector<uint32_t> start(out.tokens.size() + 1, 0);
+  for (const auto& e : entries) ++start[e.token + 1];
+  for (size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
+  out.entries.resize(entries.size());
+  for (const auto& e : entries) out.entries[start[e.token]++] = e;
+  out.positions = std::move(positions);
+  return out;
 }
 
 const MemTableIndexSpec* MemTable::IndexOf(const std::string& column) const {
@@ -107,6 +179,11 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
       run.positions.push_back(rows[i]);
     }
   }
+  std::vector<TokenizedBatch> texts;
+  for (TextIndex& x : text_indexes_) {
+    LANCE_ASSIGN_OR_RAISE(TokenizedBatch tb, Tokenize(x, *wal_batch));
+    texts.push_back(std::move(tb));
+  }
   const int64_t bytes = InMemoryBytes(*wal_batch);
   std::lock_guard<std::mutex> lock(mu_);
   if (rows_ + wal_batch->num_rows() > int64_t{UINT32_MAX}) {
@@ -146,6 +223,45 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     int64_t after = 0;
     for (const Run& r : list) after += r.bytes();
     scalar_bytes += after - before;
+  }
+  // The postings of the batch appended (row positions past every row already held: each
+  // token's list stays in row order).
+  for (size_t x = 0; x < text_indexes_.size(); ++x) {
+    TextIndex& ti = text_indexes_[x];
+    const bool keep_positions = ti.spec.text->with_position;
+    uint64_t docs = ti.docs_after.empty() ? 0 : ti.docs_after.back();
+    uint64_t total = ti.tokens_after.empty() ? 0 : ti.tokens_after.back();
+    for (uint32_t len : texts[x].length) {
+      ti.doc_length.push_back(len);
+      if (len > 0) {
+        ++docs;
+        total += len;
+      }
+    }
+    ti.docs_after.push_back(docs);
+    ti.tokens_after.push_back(total);
+    int64_t added = static_cast<int64_t>(sizeof(uint32_t)) * wal_batch->num_rows() + 16;
+    const TokenizedBatch& tb = texts[x];
+    for (size_t e = 0; e < tb.entries.size();) {
+      const uint32_t token = tb.entries[e].token;
+      auto [it, fresh] = ti.postings.try_emplace(tb.tokens[token]);
+      if (fresh) added += kTokenEntryBytes + static_cast<int64_t>(tb.tokens[token].size());
+      for (; e < tb.entries.size() && tb.entries[e].token == token; ++e) {
+        const TokenizedBatch::Entry& en = tb.entries[e];
+        Posting p;
+        p.position = static_cast<uint32_t>(rows_ + en.row);
+        p.freq = en.freq;
+        p.positions = static_cast<uint32_t>(ti.position_arena.size());
+        if (keep_positions) {
+          ti.position_arena.insert(ti.position_arena.end(), tb.positions.begin() + en.positions,
+                                   tb.positions.begin() + en.positions + en.freq);
+          added += static_cast<int64_t>(sizeof(uint32_t) * en.freq);
+        }
+        it->second.push_back(p);
+        added += kPostingBytes;
+      }
+    }
+    scalar_bytes += added;
   }
   index_bytes += scalar_bytes;
   index_bytes_ += scalar_bytes;
@@ -337,6 +453,93 @@ std::vector<RecordBatchPtr> MemTable::Batches(int64_t upto) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<RecordBatchPtr> out;
   for (size_t i = 0; i < batches_.size() && starts_[i] < upto; ++i) out.push_back(batches_[i]);
+  return out;
+}
+
+Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string& column,
+                                                const std::vector<std::string>& tokens) const {
+  const TextIndex* index = nullptr;
+  for (const auto& x : text_indexes_) {
+    if (x.spec.column == column) index = &x;
+  }
+  if (index == nullptr) {
+    return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'",
+                                   generation_, column);
+  }
+  MemTableTextMatches out;
+  out.with_positions = index->spec.text->with_position;
+  out.docs_with.assign(tokens.size(), 0);
+  std::lock_guard<std::mutex> lock(mu_);
+  upto = std::max<int64_t>(0, std::min(upto, rows_));
+  // The statistics of the first `upto` rows: whole batches, then the rows of a batch `upto`
+  // falls inside (appends land whole batches, so only a caller's own count does that).
+  const size_t whole =
+      static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), upto) - starts_.begin());
+  size_t batches_in = 0;  // batches wholly before upto
+  for (size_t b = 0; b < whole; ++b) {
+    const int64_t end = b + 1 < starts_.size() ? starts_[b + 1] : rows_;
+    if (end <= upto) batches_in = b + 1;
+  }
+  if (batches_in > 0) {
+    out.num_docs = index->docs_after[batches_in - 1];
+    out.total_tokens = index->tokens_after[batches_in - 1];
+  }
+  for (int64_t r = batches_in < starts_.size() ? starts_[batches_in] : upto; r < upto; ++r) {
+    const uint32_t len = index->doc_length[static_cast<size_t>(r)];
+    if (len > 0) {
+      ++out.num_docs;
+      out.total_tokens += len;
+    }
+  }
+  // position -> its document (a row holding one of the tokens, before upto)
+  std::unordered_map<uint32_t, size_t> at;
+  std::vector<MemTableTextMatches::Doc> docs;
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    auto it = index->postings.find(tokens[t]);
+    if (it == index->postings.end()) continue;
+    const auto& list = it->second;
+    const auto end = std::lower_bound(list.begin(), list.end(), static_cast<uint32_t>(upto),
+                                      [](const Posting& p, uint32_t u) { return p.position < u; });
+    out.docs_with[t] = static_cast<uint64_t>(end - list.begin());
+    for (auto p = list.begin(); p != end; ++p) {
+      if (!NewestAt(p->position, upto)) continue;  // a newer row of its key is visible
+      auto [slot, fresh] = at.try_emplace(p->position, docs.size());
+      if (fresh) {
+        MemTableTextMatches::Doc d;
+        d.position = p->position;
+        d.length = index->doc_length[p->position];
+        d.freq.assign(tokens.size(), 0);
+        if (out.with_positions) d.positions.assign(tokens.size(), {});
+        docs.push_back(std::move(d));
+      }
+      MemTableTextMatches::Doc& d = docs[slot->second];
+      d.freq[t] = p->freq;
+      if (out.with_positions) {
+        d.positions[t].assign(index->position_arena.begin() + p->positions,
+                              index->position_arena.begin() + p->positions + p->freq);
+      }
+    }
+  }
+  std::sort(docs.begin(), docs.end(), [](const auto& a, const auto& b) { return a.position < b.position; });
+  std::vector<ArrayPtr> key_cols;
+  const Array* tomb = nullptr;
+  const RecordBatch* last = nullptr;
+  for (auto& d : docs) {
+    auto [batch, row] = RowAt(d.position);
+    if (batch.get() != last) {
+      last = batch.get();
+      const ArrayPtr t = batch->GetColumnByName(std::string(kTombstoneColumn));
+      tomb = t.get();
+      if (encoder_) {
+        LANCE_ASSIGN_OR_RAISE(key_cols, encoder_->KeyColumns(*batch));
+      }
+    }
+    if (tomb && !tomb->IsNull(row) && tomb->BoolValue(row)) continue;
+    d.batch = std::move(batch);
+    d.row = row;
+    if (encoder_) encoder_->Encode(key_cols, row, &d.key);
+    out.docs.push_back(std::move(d));
+  }
   return out;
 }
 

@@ -14,8 +14,14 @@ std::vector<MemTableIndexSpec> MemTableIndexesOf(const MemWalWriterOptions& opti
   using index::scalar::ScalarIndexType;
   for (const MaintainedIndex& m : options.generation.maintained_indexes) {
     if (m.vector) continue;
+    if (m.options.type == ScalarIndexType::kInverted) {
+      // The base index's tokenizer: the postings are the ones the flushed generation's index
+      // will hold.
+      out.push_back(MemTableIndexSpec{m.name, m.column, m.options.fts});
+      continue;
+    }
     if (m.options.type != ScalarIndexType::kBTree && m.options.type != ScalarIndexType::kBitmap) continue;
-    out.push_back(MemTableIndexSpec{m.name, m.column});
+    out.push_back(MemTableIndexSpec{m.name, m.column, std::nullopt});
   }
   return out;
 }
@@ -55,7 +61,7 @@ Result<std::unique_ptr<MemWalWriter>> MemWalWriter::Open(std::shared_ptr<io::Obj
     }
   }
   w->shard_->ReleaseRecovered();
-  w->memtable_indexes_ = mt->indexes().size();
+  w->memtable_indexes_ = mt->indexes().size() + mt->text_indexes().size();
   w->active_ = std::move(mt);
   if (options.budget) {
     w->budget_subscription_ = options.budget->Subscribe([p = w.get()] { p->Wake(); });

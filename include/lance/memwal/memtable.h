@@ -15,6 +15,15 @@
 // newest row as of the read's snapshot (`upto` rows) and not a tombstone, as a flushed
 // generation's deletion vector masks its index.
 //
+// Maintained INVERTED indexes are mirrored as in-memory postings (MatchText): each row's text
+// tokenized with the base index's tokenizer (every row, hidden duplicates too, as a flushed
+// generation's index holds them; null text and rows without a token hold no document), the
+// postings of each token in row order (with positions when the index keeps them), appended by
+// every Insert (tokenized before the lock is taken) and counted in bytes(). A search sees the
+// BM25 statistics of the first `upto` rows -- what the generation's own index will hold when
+// the MemTable is flushed -- and returns only the rows that are their key's newest as of
+// `upto` and not tombstones.
+//
 // Reads take a snapshot by row count: a reader notes num_rows() and passes it as `upto`;
 // rows appended later are invisible to it (each row records the next row of its key, so
 // "newest as of upto" is exact while appends go on).
@@ -35,6 +44,7 @@
 
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
+#include "lance/index/fts/tokenizer.h"
 #include "lance/memwal/primary_key.h"
 
 namespace lance::memwal {
@@ -52,10 +62,39 @@ inline constexpr int64_t kRowLinkBytes = 4;
 inline constexpr int64_t kIndexRowBytes = 8;
 inline constexpr int64_t kIndexValueReserve = 24;
 
-// A maintained scalar index mirrored in the MemTable.
+// What an in-memory INVERTED index costs beside its token strings: a posting (row position,
+// frequency, offset of its positions) and a row's document length.
+inline constexpr int64_t kPostingBytes = 12;
+inline constexpr int64_t kTokenEntryBytes = 64;  // a hash node of the token -> postings map
+
+// A maintained index mirrored in the MemTable: a scalar one (BTREE / BITMAP: sorted runs), or,
+// with `text`, an INVERTED one (postings tokenized with these options).
 struct MemTableIndexSpec {
   std::string name;    // the base index's name (e.g. "id_idx")
   std::string column;  // the top-level column it keys
+  std::optional<index::fts::TokenizerOptions> text;
+};
+
+// A full-text match over a MemTable's first `upto` rows (MemTable::MatchText), or over a WAL
+// tail's rows (the query layer builds the same): the corpus statistics of every row, and the
+// visible rows holding at least one of the query tokens.
+struct MemTableTextMatches {
+  uint64_t num_docs = 0;      // rows with at least one token (hidden duplicates too)
+  uint64_t total_tokens = 0;  // their tokens
+  std::vector<uint64_t> docs_with;  // per query token: the documents holding it
+  bool with_positions = false;
+  struct Doc {
+    RecordBatchPtr batch;
+    int64_t row = 0;
+    uint32_t position = 0;  // row position (insert order)
+    uint32_t length = 0;    // tokens of the row
+    std::string key;        // encoded primary key (empty: append-only)
+    // Per query token: its positions in the row (with_positions), else its frequency as one
+    // entry of `freq`; a token the row lacks has freq 0.
+    std::vector<uint32_t> freq;
+    std::vector<std::vector<uint32_t>> positions;
+  };
+  std::vector<Doc> docs;  // row position order
 };
 
 // Encoded values of an indexed column (memwal::PrimaryKeyEncoder of that one column): a range
@@ -126,8 +165,13 @@ class MemTable {
   // The row may be a tombstone (check `_tombstone`).
   std::optional<std::pair<RecordBatchPtr, int64_t>> Lookup(const std::string& key) const;
 
+  // The scalar (BTREE / BITMAP) in-memory indexes.
   const std::vector<MemTableIndexSpec>& indexes() const { return index_specs_; }
-  // The in-memory index of `column`, null when none.
+  // The in-memory INVERTED indexes.
+  const std::vector<MemTableIndexSpec>& text_indexes() const { return text_specs_; }
+  // The in-memory INVERTED index of `column`, null when none.
+  const MemTableIndexSpec* TextIndexOf(const std::string& column) const;
+  // The in-memory scalar index of `column`, null when none.
   const MemTableIndexSpec* IndexOf(const std::string& column) const;
   // Bytes the in-memory scalar indexes hold (part of bytes()).
   int64_t index_bytes() const;
@@ -141,6 +185,12 @@ class MemTable {
   // The batches holding the first `upto` rows (appends land whole batches: upto as num_rows()
   // returned it falls between two), insert order.
   std::vector<RecordBatchPtr> Batches(int64_t upto) const;
+  // The rows among the first `upto` holding any of `tokens` (tokens of the index's tokenizer)
+  // in the in-memory INVERTED index of `column`, each its key's newest row as of `upto` and not
+  // a tombstone, with the statistics of all `upto` rows. Errors: InvalidArgument (`column` has
+  // no in-memory INVERTED index).
+  Result<MemTableTextMatches> MatchText(int64_t upto, const std::string& column,
+                                        const std::vector<std::string>& tokens) const;
   // Whether each of `keys` (encoded) has a row among the first `upto` rows (tombstones
   // included: they hide older rows too). `held` gets one entry per key.
   void Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const;
@@ -168,6 +218,37 @@ class MemTable {
     PrimaryKeyEncoder encoder;  // of the one column
     std::vector<Run> runs;      // oldest (largest) first
   };
+  // An INVERTED index in memory: per token its postings in row order.
+  struct Posting {
+    uint32_t position = 0;   // row position
+    uint32_t freq = 0;
+    uint32_t positions = 0;  // offset of its `freq` token positions in `position_arena`
+  };
+  struct TextIndex {
+    MemTableIndexSpec spec;
+    std::unique_ptr<std::mutex> tokenize_mu;  // the tokenizer is not thread-safe
+    std::unique_ptr<index::fts::Tokenizer> tokenizer;
+    std::unordered_map<std::string, std::vector<Posting>> postings;
+    std::vector<uint32_t> position_arena;  // with positions
+    std::vector<uint32_t> doc_length;      // per row (0: no document)
+    std::vector<uint64_t> docs_after;      // per batch: documents in the batches up to it
+    std::vector<uint64_t> tokens_after;    // per batch: their tokens
+  };
+  // One batch tokenized (outside the lock), flat: its unique tokens, and its postings grouped
+  // by token (each group in row order), their positions in one array.
+  struct TokenizedBatch {
+    struct Entry {
+      uint32_t token = 0;      // index into `tokens`
+      uint32_t row = 0;        // row in the batch
+      uint32_t freq = 0;
+      uint32_t positions = 0;  // offset of its `freq` positions in `positions`
+    };
+    std::vector<std::string> tokens;
+    std::vector<Entry> entries;
+    std::vector<uint32_t> positions;
+    std::vector<uint32_t> length;  // per row: its tokens
+  };
+  static Result<TokenizedBatch> Tokenize(TextIndex& index, const RecordBatch& batch);
   static Run MergeRuns(const Run& a, const Run& b);
   static constexpr uint32_t kNoNext = UINT32_MAX;
 
@@ -189,6 +270,8 @@ class MemTable {
   std::vector<uint32_t> next_;  // per row: the next row of its key (kNoNext: none yet)
   std::vector<MemTableIndexSpec> index_specs_;
   std::vector<Index> indexes_;
+  std::vector<MemTableIndexSpec> text_specs_;
+  std::vector<TextIndex> text_indexes_;
   int64_t index_bytes_ = 0;
   int64_t rows_ = 0;
   int64_t bytes_ = 0;

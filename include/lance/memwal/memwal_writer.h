@@ -54,9 +54,10 @@ struct MemWalWriterOptions {
   // A bound shared with the other writers of the process (memtable_budget.h), beside this
   // writer's own limits above; null: none.
   std::shared_ptr<MemTableBudget> budget;
-  // Mirror the maintained scalar indexes (generation.maintained_indexes of type BTREE or
-  // BITMAP) in each MemTable (memtable.h), for strong reads in this process (LsmReadOptions::
-  // live_writers). Their bytes count against max_bytes and the budget.
+  // Mirror the maintained indexes (generation.maintained_indexes of type BTREE, BITMAP or
+  // INVERTED) in each MemTable (memtable.h), for strong reads in this process (LsmReadOptions::
+  // live_writers: LsmScan / LsmLookup the scalar ones, LsmTextSearch the INVERTED ones). Their
+  // bytes count against max_bytes and the budget.
   bool memtable_indexes = true;
   // After a flush, return the memory freed to the system (glibc malloc_trim): the frozen
   // MemTable and the flush's buffers, freed across threads, would otherwise stay in their
