@@ -99,7 +99,7 @@ function(lance_layer_protos layer)
     configure_file(${h} ${LANCE_GENERATED_DIR}/${layer}/${layer}/proto/${name} COPYONLY)
   endforeach()
   set_source_files_properties(${sources} PROPERTIES
-    COMPILE_OPTIONS "-Wno-unused-parameter;-Wno-array-bounds;-Wno-stringop-overflow")
+    COMPILE_OPTIONS "-Wno-unused-parameter;-Wno-array-bounds;$<$<CXX_COMPILER_ID:GNU>:-Wno-stringop-overflow>")
   set(LANCE_PROTO_SOURCES_${layer} ${sources} PARENT_SCOPE)
 endfunction()
 

@@ -34,16 +34,6 @@ using kernel::PackBits;
 using kernel::ScalarDatum;
 using kernel::ValidityOf;
 
-Op Flip(Op op) {
-  switch (op) {
-    case Op::kLt: return Op::kGt;
-    case Op::kLe: return Op::kGe;
-    case Op::kGt: return Op::kLt;
-    case Op::kGe: return Op::kLe;
-    default: return op;
-  }
-}
-
 template <Op op, typename T>
 inline bool Cmp(T a, T b) {
   if constexpr (op == Op::kEq) return a == b;

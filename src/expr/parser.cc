@@ -33,6 +33,16 @@ std::string_view OpName(Op op) {
   return "?";
 }
 
+Op Flip(Op op) {
+  switch (op) {
+    case Op::kLt: return Op::kGt;
+    case Op::kLe: return Op::kGe;
+    case Op::kGt: return Op::kLt;
+    case Op::kGe: return Op::kLe;
+    default: return op;
+  }
+}
+
 namespace {
 
 enum class Tok : uint8_t { kEnd, kIdent, kQuotedIdent, kInt, kFloat, kString, kSymbol };

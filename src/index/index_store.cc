@@ -213,6 +213,10 @@ std::string IndexStore::PathOf(std::string_view name) const {
   return dir_.empty() ? std::string(name) : dir_ + "/" + std::string(name);
 }
 
+std::string IndexStore::DisplayPathOf(std::string_view name) const {
+  return base_->DisplayPath(PathOf(name));
+}
+
 Result<std::shared_ptr<const file::FileReader>> IndexStore::OpenFile(std::string_view name) {
   std::shared_ptr<Files::Slot> slot;
   {

@@ -2,6 +2,7 @@
 // they are parsed or serialized.
 #include "lance/table/row_ids.h"
 
+#include <bit>
 #include <cstring>
 
 #include "table/proto/rowids.pb.h"
@@ -38,7 +39,86 @@ Status DecodeArray(const ::lance::table::pb::EncodedU64Array& a, std::vector<uin
   }
 }
 
+// How many ids a segment holds, without expanding it (so a claimed count can be checked before
+// anything of that size is allocated).
+Result<uint64_t> SegmentLength(const ::lance::table::pb::U64Segment& s) {
+  auto array_length = [](const ::lance::table::pb::EncodedU64Array& a) -> Result<uint64_t> {
+    auto count = [](const std::string& bytes, size_t width) -> Result<uint64_t> {
+      if (bytes.size() % width != 0) {
+        return Status::Corruption("row-id array: {} bytes is not a multiple of {}", bytes.size(),
+                                  width);
+      }
+      return bytes.size() / width;
+    };
+    switch (a.array_case()) {
+      case ::lance::table::pb::EncodedU64Array::kU16Array: return count(a.u16_array().offsets(), 2);
+      case ::lance::table::pb::EncodedU64Array::kU32Array: return count(a.u32_array().offsets(), 4);
+      case ::lance::table::pb::EncodedU64Array::kU64Array: return count(a.u64_array().values(), 8);
+      default: return Status::Corruption("row-id array: no encoding set");
+    }
+  };
+  switch (s.segment_case()) {
+    case ::lance::table::pb::U64Segment::kRange:
+      if (s.range().end() < s.range().start() || s.range().end() - s.range().start() > kMaxIds) {
+        return Status::Corruption("row-id range [{}, {}) is invalid or too long", s.range().start(),
+                                  s.range().end());
+      }
+      return s.range().end() - s.range().start();
+    case ::lance::table::pb::U64Segment::kRangeWithHoles: {
+      const auto& r = s.range_with_holes();
+      if (r.end() < r.start() || r.end() - r.start() > kMaxIds) {
+        return Status::Corruption("row-id range [{}, {}) is invalid or too long", r.start(), r.end());
+      }
+      std::vector<uint64_t> holes;  // as many as the bytes hold, never more
+      LANCE_RETURN_NOT_OK(DecodeArray(r.holes(), &holes));
+      // The decoder walks the holes in their stored order and skips an id of the range only
+      // when the hole it reaches equals it: a hole counts when it lies in the range and is
+      // above every hole stored before it.
+      uint64_t inside = 0;
+      for (size_t i = 0; i < holes.size(); ++i) {
+        const uint64_t h = holes[i];
+        if (h >= r.start() && h < r.end() && (i == 0 || h > holes[i - 1])) ++inside;
+        if (i > 0 && holes[i - 1] > h) holes[i] = holes[i - 1];  // holes[i] is now the prefix max
+      }
+      return (r.end() - r.start()) - inside;
+    }
+    case ::lance::table::pb::U64Segment::kRangeWithBitmap: {
+      const auto& r = s.range_with_bitmap();
+      if (r.end() < r.start() || r.end() - r.start() > kMaxIds ||
+          (r.end() - r.start() + 7) / 8 > r.bitmap().size()) {
+        return Status::Corruption("row-id bitmap range [{}, {}) is invalid for {} bitmap bytes",
+                                  r.start(), r.end(), r.bitmap().size());
+      }
+      const uint64_t bits = r.end() - r.start();
+      uint64_t set = 0;
+      for (uint64_t i = 0; i < bits / 8; ++i) set += std::popcount(static_cast<uint8_t>(r.bitmap()[i]));
+      for (uint64_t i = bits / 8 * 8; i < bits; ++i) {
+        set += (static_cast<uint8_t>(r.bitmap()[i / 8]) >> (i % 8)) & 1u;
+      }
+      return set;
+    }
+    case ::lance::table::pb::U64Segment::kSortedArray: return array_length(s.sorted_array());
+    case ::lance::table::pb::U64Segment::kArray: return array_length(s.array());
+    default: return Status::Corruption("row-id sequence: a segment has no encoding");
+  }
+}
+
 }  // namespace
+
+Result<uint64_t> RowIdSequenceLength(std::string_view bytes) {
+  ::lance::table::pb::RowIdSequence seq;
+  if (!seq.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status::Corruption("row-id sequence: the protobuf does not decode ({} bytes)",
+                              bytes.size());
+  }
+  uint64_t total = 0;
+  for (const auto& s : seq.segments()) {
+    LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(s));
+    total += len;
+    if (total > kMaxIds) return Status::Corruption("row-id sequence: more than 2^32 ids");
+  }
+  return total;
+}
 
 Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
   ::lance::table::pb::RowIdSequence seq;
@@ -137,38 +217,56 @@ std::string RowIdRange(uint64_t start, uint64_t n) {
 }
 
 Result<std::vector<uint64_t>> RowVersions(const FragmentInfo& f, bool created_at) {
+  LANCE_RETURN_NOT_OK(ValidateRowVersions(f, created_at));
+  const uint64_t n = f.physical_rows;
+  const std::string& inline_bytes = created_at ? f.inline_created_at_versions : f.inline_last_updated_at_versions;
+  // Without a sequence lance 12 takes every row as created at version 1 and last updated
+  // when it was created.
+  if (inline_bytes.empty()) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
+  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
+  (void)seq.ParseFromString(inline_bytes);  // ValidateRowVersions parsed it
+  std::vector<uint64_t> out;
+  out.reserve(n);
+  for (const auto& run : seq.runs()) {
+    LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(run.span()));
+    out.insert(out.end(), len, run.version());
+  }
+  return out;
+}
+
+Status ValidateRowVersions(const FragmentInfo& f, bool created_at) {
   const uint64_t n = f.physical_rows;
   const std::string& inline_bytes = created_at ? f.inline_created_at_versions : f.inline_last_updated_at_versions;
   const bool external = created_at ? f.external_created_at_versions.has_value()
                                    : f.external_last_updated_at_versions.has_value();
   const char* what = created_at ? "created-at" : "last-updated-at";
+  if (n > kMaxIds) {
+    return Status::Corruption("fragment {}: physical_rows is {}, more than the 2^32 rows a "
+                              "fragment can address",
+                              f.id, n);
+  }
   if (external && inline_bytes.empty()) {
     return Status::NotSupported("fragment {}: {} versions in an external file are not supported",
                                 f.id, what);
   }
-  // Without a sequence lance 12 takes every row as created at version 1 and last updated
-  // when it was created.
-  if (inline_bytes.empty()) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
+  // Without runs, last-updated versions are the created-at ones.
+  if (inline_bytes.empty()) return created_at ? Status::OK() : ValidateRowVersions(f, true);
   ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   if (!seq.ParseFromString(inline_bytes)) {
     return Status::Corruption("fragment {}: the {} version sequence does not decode", f.id, what);
   }
-  std::vector<uint64_t> out;
-  out.reserve(n);
+  uint64_t covered = 0;
   for (const auto& run : seq.runs()) {
-    // Only a span's length counts: wrap it as a one-segment row-id sequence to measure it.
-    ::lance::table::pb::RowIdSequence one;
-    *one.add_segments() = run.span();
-    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> positions, DecodeRowIdSequence(one.SerializeAsString()));
-    if (out.size() + positions.size() > n) break;
-    out.insert(out.end(), positions.size(), run.version());
+    LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(run.span()));
+    covered += len;
+    if (covered > n) break;
   }
-  if (out.size() != n) {
-    return Status::Corruption("fragment {}: the {} version runs cover {} rows or more, the "
-                              "fragment has {}",
-                              f.id, what, out.size(), n);
+  if (covered != n) {
+    return Status::Corruption("fragment {}: the {} version runs cover {} rows{}, the fragment has "
+                              "{}",
+                              f.id, what, covered, covered > n ? " or more" : "", n);
   }
-  return out;
+  return Status::OK();
 }
 
 std::string EncodeVersionRuns(const uint64_t* versions, size_t n) {

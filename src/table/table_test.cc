@@ -24,6 +24,7 @@
 #include "lance/table/snapshot.h"
 #include "lance/table/feature_flags.h"
 #include "lance/table/manifest.h"
+#include "lance/table/row_ids.h"
 #include "table/proto/rowids.pb.h"
 #include "table/proto/table.pb.h"
 
@@ -575,6 +576,88 @@ TEST(RowIds, Segments) {
   ::lance::table::pb::RowIdSequence huge;
   huge.add_segments()->mutable_range()->set_end(uint64_t{1} << 40);
   EXPECT_TRUE(DecodeRowIdSequence(huge.SerializeAsString()).status().IsCorruption());
+}
+
+// The count the decoders check before they allocate equals what decoding yields, for every
+// segment kind, holes stored out of order, repeated or outside their range included.
+TEST(RowIds, LengthEqualsDecodedSize) {
+  std::srand(7);
+  for (int round = 0; round < 300; ++round) {
+    ::lance::table::pb::RowIdSequence seq;
+    const int segments = 1 + std::rand() % 4;
+    for (int k = 0; k < segments; ++k) {
+      const uint64_t start = static_cast<uint64_t>(std::rand() % 1000);
+      const uint64_t len = static_cast<uint64_t>(std::rand() % 40);
+      switch (std::rand() % 4) {
+        case 0: {
+          auto* r = seq.add_segments()->mutable_range();
+          r->set_start(start);
+          r->set_end(start + len);
+          break;
+        }
+        case 1: {
+          auto* h = seq.add_segments()->mutable_range_with_holes();
+          h->set_start(start);
+          h->set_end(start + len);
+          std::vector<uint32_t> holes(static_cast<size_t>(std::rand() % 8));
+          for (auto& x : holes) x = static_cast<uint32_t>(start + std::rand() % 50) - 5;
+          if (std::rand() % 2) std::sort(holes.begin(), holes.end());
+          h->mutable_holes()->mutable_u32_array()->set_offsets(
+              std::string(reinterpret_cast<const char*>(holes.data()), holes.size() * 4));
+          break;
+        }
+        case 2: {
+          auto* b = seq.add_segments()->mutable_range_with_bitmap();
+          b->set_start(start);
+          b->set_end(start + len);
+          std::string bits((len + 7) / 8, '\0');
+          for (auto& c : bits) c = static_cast<char>(std::rand() & 0xff);
+          b->set_bitmap(bits);
+          break;
+        }
+        default: {
+          std::vector<uint64_t> v(len);
+          for (auto& x : v) x = static_cast<uint64_t>(std::rand());
+          seq.add_segments()->mutable_array()->mutable_u64_array()->set_values(
+              std::string(reinterpret_cast<const char*>(v.data()), v.size() * 8));
+        }
+      }
+    }
+    const std::string bytes = seq.SerializeAsString();
+    auto ids = DecodeRowIdSequence(bytes);
+    auto n = RowIdSequenceLength(bytes);
+    ASSERT_TRUE(ids.ok() && n.ok()) << ids.status().ToString() << n.status().ToString();
+    EXPECT_EQ(*n, ids->size()) << "round " << round;
+  }
+}
+
+// A manifest's claimed row count is checked before one version per row is allocated for it
+// (the fuzzer's out-of-memory input: a fragment claiming ~2^40 rows).
+TEST(RowIds, VersionsOfAnImpossibleFragmentFailBeforeAllocating) {
+  FragmentInfo f;
+  f.id = 3;
+  f.physical_rows = uint64_t{1} << 40;
+  auto big = RowVersions(f, true);
+  ASSERT_TRUE(big.status().IsCorruption()) << big.status().ToString();
+  EXPECT_NE(big.status().message().find("fragment 3: physical_rows is 1099511627776"),
+            std::string::npos)
+      << big.status().ToString();
+  // Under 2^32 rows but runs covering only ten of them.
+  f.physical_rows = 3'000'000'000;
+  f.inline_created_at_versions = VersionRun(10, 2);
+  auto short_runs = ValidateRowVersions(f, true);
+  ASSERT_TRUE(short_runs.IsCorruption()) << short_runs.ToString();
+  EXPECT_NE(short_runs.message().find("cover 10 rows, the fragment has 3000000000"),
+            std::string::npos)
+      << short_runs.ToString();
+  // Runs that do cover the claim are valid; checking them allocates nothing per row.
+  f.inline_created_at_versions = VersionRun(3'000'000'000, 2);
+  EXPECT_TRUE(ValidateRowVersions(f, true).ok());
+  f.physical_rows = 5;
+  f.inline_created_at_versions = VersionRun(5, 2);
+  auto small = RowVersions(f, true);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(*small, (std::vector<uint64_t>(5, 2)));
 }
 
 }  // namespace

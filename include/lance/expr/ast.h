@@ -32,6 +32,8 @@ enum class Op : uint8_t {
 };
 std::string_view OpName(Op op);  // "=", "AND", "-", ...
 bool IsArithmetic(Op op);        // + - * / %
+// The comparison that holds with its operands swapped (a < b  <=>  b > a); other ops as given.
+Op Flip(Op op);
 
 struct Literal {
   enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp, kBinary };

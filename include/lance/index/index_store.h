@@ -48,6 +48,8 @@ class IndexStore {
 
   const std::string& dir() const { return dir_; }
   std::string PathOf(std::string_view name) const;
+  // PathOf as the user knows it (the table's own URI, not the store's key): for messages.
+  std::string DisplayPathOf(std::string_view name) const;
   // The cache pages go through (null once its owner dropped it).
   std::shared_ptr<IndexCache> cache() const { return cache_.lock(); }
   // The store as the writers use it (not counted).

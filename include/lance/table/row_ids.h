@@ -16,6 +16,10 @@ namespace lance::table {
 
 // Row ids of a serialized RowIdSequence. Errors: Corruption.
 Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes);
+
+// How many ids a serialized RowIdSequence holds, checked but not expanded: what a caller asks
+// before it allocates for a count read from untrusted bytes. Errors: Corruption.
+Result<uint64_t> RowIdSequenceLength(std::string_view bytes);
 // The serialized RowIdSequence listing `ids` in order (a range segment for each run of 4 or
 // more consecutive ids, plain u64 arrays for the rest).
 std::string EncodeRowIdSequence(const std::vector<uint64_t>& ids);
@@ -27,6 +31,10 @@ std::string RowIdRange(uint64_t start, uint64_t n);
 // updated when created. Errors: Corruption (runs not covering the rows), NotSupported (the
 // versions are in an external file).
 Result<std::vector<uint64_t>> RowVersions(const FragmentInfo& f, bool created_at);
+
+// The checks of RowVersions without its allocation of one version per row: physical_rows at
+// most 2^32, runs that decode and cover exactly the fragment's rows. Errors as RowVersions.
+Status ValidateRowVersions(const FragmentInfo& f, bool created_at);
 // A serialized version-run sequence of `n` rows (a run per stretch of equal versions, spans
 // as position ranges).
 std::string EncodeVersionRuns(const uint64_t* versions, size_t n);

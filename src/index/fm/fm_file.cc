@@ -68,7 +68,7 @@ namespace {
 // The partition's metadata and small columns, read and checked (what a search needs before
 // any block); the words column is left for the blocks a search touches.
 Result<std::pair<std::shared_ptr<const FmPartitionMeta>, int64_t>> LoadFmMeta(IndexStore& store, const std::string& file) {
-  const std::string where = store.PathOf(file);
+  const std::string where = store.DisplayPathOf(file);
   LANCE_ASSIGN_OR_RAISE(auto reader, store.OpenFile(file));
   const auto& s = reader->schema();
   static const char* names[] = {"node_id", "block_id", "words", "prefix_rank", "bit_len"};
@@ -99,7 +99,7 @@ Result<std::pair<std::shared_ptr<const FmPartitionMeta>, int64_t>> LoadFmMeta(In
 // Row `row`'s words, read alone (only the chunk holding it) and checked.
 Result<std::pair<std::shared_ptr<const FmBlock>, int64_t>> LoadFmBlock(IndexStore& store, const std::string& file,
                                                                        const FmPartitionMeta& m, size_t row) {
-  const std::string where = store.PathOf(file);
+  const std::string where = store.DisplayPathOf(file);
   LANCE_ASSIGN_OR_RAISE(auto reader, store.OpenFile(file));
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadRange(static_cast<int64_t>(row), 1, {m.words_column}));
   const Array& w = *b->column(0);
@@ -191,7 +191,7 @@ class FmIndex final : public scalar::ScalarIndex {
     if (needle.empty()) return std::optional<uint64_t>(total);
     for (const std::string& file : files_) {
       LANCE_ASSIGN_OR_RAISE(const uint64_t n, OnPartition(file, [&](const FmPartitionMeta& meta, const FmBlockSource& blocks) {
-                              return FmCount(meta, blocks, needle, store_->PathOf(file));
+                              return FmCount(meta, blocks, needle, store_->DisplayPathOf(file));
                             }));
       total += n;
     }
@@ -214,7 +214,7 @@ class FmIndex final : public scalar::ScalarIndex {
 
   Result<std::vector<uint64_t>> SearchPartition(const std::string& file, const std::string& needle) const {
     return OnPartition(file, [&](const FmPartitionMeta& meta, const FmBlockSource& blocks) {
-      return FmSearch(meta, blocks, needle, store_->PathOf(file));
+      return FmSearch(meta, blocks, needle, store_->DisplayPathOf(file));
     });
   }
 

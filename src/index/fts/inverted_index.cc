@@ -111,7 +111,7 @@ Status LoadPartition(IndexStore& store, uint64_t id, bool with_position,
   // tokens
   const std::string tokens_name = fmt::format("part_{}_tokens.lance", id);
   LANCE_ASSIGN_OR_RAISE(auto tr, store.OpenFile(tokens_name));
-  const std::string tpath = store.PathOf(tokens_name);
+  const std::string tpath = store.DisplayPathOf(tokens_name);
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr tb, tr->ReadAll());
   if (tb->schema()->GetFieldIndex("_token_fst_bytes") >= 0) {
     if (tb->num_rows() != 1) return Status::Corruption("{}: {} rows, expected 1", tpath, tb->num_rows());
@@ -140,7 +140,7 @@ Status LoadPartition(IndexStore& store, uint64_t id, bool with_position,
   // docs
   const std::string docs_name = fmt::format("part_{}_docs.lance", id);
   LANCE_ASSIGN_OR_RAISE(auto dr, store.OpenFile(docs_name));
-  const std::string dpath = store.PathOf(docs_name);
+  const std::string dpath = store.DisplayPathOf(docs_name);
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr db, dr->ReadAll());
   LANCE_ASSIGN_OR_RAISE(const Array* rid, Column(*db, "_rowid", TypeId::kUInt64, dpath));
   LANCE_ASSIGN_OR_RAISE(const Array* nt, Column(*db, "_num_tokens", TypeId::kUInt32, dpath));
@@ -280,7 +280,7 @@ Result<PostingList> InvertedPartition::Postings(uint32_t token_id, bool with_pos
 Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr<IndexStore> store) {
   auto index = std::shared_ptr<InvertedIndex>(new InvertedIndex());
   LANCE_ASSIGN_OR_RAISE(auto mr, store->OpenFile(kMetadataFile));
-  const std::string mpath = store->PathOf(kMetadataFile);
+  const std::string mpath = store->DisplayPathOf(kMetadataFile);
   const Schema& ms = *mr->schema();
   bool found = false;
   const std::string params = Meta(ms, "params", &found);
@@ -340,7 +340,7 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(std::shared_ptr
     RecordBatchPtr inv;
     LANCE_RETURN_NOT_OK(LoadPartition(*store, id, index->options_.with_position, &toks, &ids, &inv,
                                       &part->row_ids_, &part->doc_tokens_, &part->total_tokens_));
-    part->invert_path_ = store->PathOf(fmt::format("part_{}_invert.lance", id));
+    part->invert_path_ = store->DisplayPathOf(fmt::format("part_{}_invert.lance", id));
     const std::string& ipath = part->invert_path_;
     const size_t ntok = static_cast<size_t>(inv->num_rows());
     if (toks.size() != ntok) {

@@ -14,7 +14,7 @@ Result<std::unique_ptr<BitmapLookup>> BitmapLookup::Open(std::shared_ptr<IndexSt
   if (schema->num_fields() < 2 || !IsIndexableKeyType(*schema->field(0)->type()) ||
       !schema->field(1)->type()->is_binary_like()) {
     return Status::Corruption("{}: schema {} (expected keys: <key type>, bitmaps: binary)",
-                              store->PathOf(file), schema->ToString());
+                              store->DisplayPathOf(file), schema->ToString());
   }
   auto out = std::unique_ptr<BitmapLookup>(new BitmapLookup());
   out->store_ = store;
@@ -46,12 +46,12 @@ Result<std::shared_ptr<const RowSet>> BitmapLookup::Load(int64_t row) const {
         const Array& a = *b->column(0);
         if (a.length != 1 || !a.type->is_binary_like()) {
           return Status::Corruption("{}: row {} of bitmaps did not read as one binary value",
-                                    store_->PathOf(file_), row);
+                                    store_->DisplayPathOf(file_), row);
         }
         auto set = std::make_shared<RowSet>();
         if (a.IsValid(0)) {
           LANCE_ASSIGN_OR_RAISE(*set, RowSet::Deserialize(a.GetView(0),
-                                                          fmt::format("{} row {}", store_->PathOf(file_), row)));
+                                                          fmt::format("{} row {}", store_->DisplayPathOf(file_), row)));
         }
         const int64_t bytes = set->MemoryBytes();
         return std::pair<std::shared_ptr<const RowSet>, int64_t>(std::move(set), bytes);

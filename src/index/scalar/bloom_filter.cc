@@ -192,7 +192,7 @@ std::optional<std::string> BloomKeyBytes(const ScalarValue& v, const DataType& t
 
 Result<std::shared_ptr<ScalarIndex>> OpenBloomFilterIndex(std::shared_ptr<IndexStore> store,
                                                           DataTypePtr key_type) {
-  const std::string path = store->PathOf(kBloomFilterFile);
+  const std::string path = store->DisplayPathOf(kBloomFilterFile);
   if (!key_type || !Hashable(*key_type)) {
     return Status::InvalidArgument("{}: a BLOOMFILTER cannot key a column of type {}", path,
                                    key_type ? key_type->ToString() : "(none)");

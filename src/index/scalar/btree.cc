@@ -47,7 +47,7 @@ class BTreeIndex final : public ScalarIndex {
   Status Load(const RecordBatch& lookup) {
     if (lookup.num_columns() < 4) {
       return Status::Corruption("{}: {} columns (expected min, max, null_count, page_idx)",
-                                store_->PathOf(kBTreeLookupFile), lookup.num_columns());
+                                store_->DisplayPathOf(kBTreeLookupFile), lookup.num_columns());
     }
     const Array& mins = *lookup.column(0);
     const Array& maxs = *lookup.column(1);
@@ -57,7 +57,7 @@ class BTreeIndex final : public ScalarIndex {
         !mins.type->Equals(*maxs.type) || !IsIndexableKeyType(*mins.type)) {
       return Status::Corruption("{}: columns of types {}, {}, {}, {} (expected min/max of a key "
                                 "type, uint32, uint32)",
-                                store_->PathOf(kBTreeLookupFile), mins.type->ToString(),
+                                store_->DisplayPathOf(kBTreeLookupFile), mins.type->ToString(),
                                 maxs.type->ToString(), nulls.type->ToString(),
                                 pages.type->ToString());
     }
@@ -66,7 +66,7 @@ class BTreeIndex final : public ScalarIndex {
       const uint32_t page = pages.Values<uint32_t>()[i];
       if (pages.IsNull(i) || nulls.IsNull(i) || page >= num_pages) {
         return Status::Corruption("{}: row {} names page {} of {} pages",
-                                  store_->PathOf(kBTreeLookupFile), i, page, num_pages);
+                                  store_->DisplayPathOf(kBTreeLookupFile), i, page, num_pages);
       }
       ScalarValue min = ValueAt(mins, i);
       ScalarValue max = ValueAt(maxs, i);
@@ -257,7 +257,7 @@ class BTreeIndex final : public ScalarIndex {
           const int64_t start = static_cast<int64_t>(page) * batch_size_;
           if (start >= reader->num_rows()) {
             return Status::Corruption("{}: page {} starts at row {} of {}",
-                                      store_->PathOf(kBTreePagesFile), page, start,
+                                      store_->DisplayPathOf(kBTreePagesFile), page, start,
                                       reader->num_rows());
           }
           const int64_t len = std::min(batch_size_, reader->num_rows() - start);
@@ -267,7 +267,7 @@ class BTreeIndex final : public ScalarIndex {
           p->ids = b->column(1);
           if (!p->values->type->Equals(*type_) || p->ids->type->id() != TypeId::kUInt64) {
             return Status::Corruption("{}: page columns of types {}, {} (expected {}, uint64)",
-                                      store_->PathOf(kBTreePagesFile), p->values->type->ToString(),
+                                      store_->DisplayPathOf(kBTreePagesFile), p->values->type->ToString(),
                                       p->ids->type->ToString(), type_->ToString());
           }
           p->bytes = ArrayBytes(*p->values) + ArrayBytes(*p->ids) + 128;
@@ -387,7 +387,7 @@ Result<std::shared_ptr<ScalarIndex>> OpenBTreeIndex(std::shared_ptr<IndexStore> 
   }
   if (schema->num_fields() < 4) {
     return Status::Corruption("{}: {} fields (expected min, max, null_count, page_idx)",
-                              store->PathOf(kBTreeLookupFile), schema->num_fields());
+                              store->DisplayPathOf(kBTreeLookupFile), schema->num_fields());
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr lookup, lookup_file->ReadAll());
   // The number of rows of page_data.lance bounds the page numbers; it is known once that

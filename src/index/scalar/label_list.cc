@@ -76,11 +76,11 @@ Result<std::shared_ptr<ScalarIndex>> OpenLabelListIndex(std::shared_ptr<IndexSto
       if (ec != std::errc() || p != idx->data() + idx->size() || buffer <= 0 ||
           buffer >= reader->num_global_buffers()) {
         return Status::Corruption("{}: {} = '{}' (expected a global buffer index below {})",
-                                  store->PathOf(kBitmapFile), kListNullsKey, *idx,
+                                  store->DisplayPathOf(kBitmapFile), kListNullsKey, *idx,
                                   reader->num_global_buffers());
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, reader->ReadGlobalBuffer(buffer));
-      LANCE_ASSIGN_OR_RAISE(nulls, RowSet::Deserialize(bytes->view(), store->PathOf(kBitmapFile) +
+      LANCE_ASSIGN_OR_RAISE(nulls, RowSet::Deserialize(bytes->view(), store->DisplayPathOf(kBitmapFile) +
                                                                           " list nulls"));
     }
   }

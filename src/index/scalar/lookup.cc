@@ -84,16 +84,6 @@ std::optional<std::string> LikePrefix(const std::string& pattern) {
   return p;
 }
 
-expr::Op Flip(expr::Op op) {
-  switch (op) {
-    case expr::Op::kLt: return expr::Op::kGt;
-    case expr::Op::kLe: return expr::Op::kGe;
-    case expr::Op::kGt: return expr::Op::kLt;
-    case expr::Op::kGe: return expr::Op::kLe;
-    default: return op;
-  }
-}
-
 }  // namespace
 
 struct ScalarIndexCatalog::Impl {
@@ -266,7 +256,7 @@ struct ScalarIndexCatalog::Impl {
       expr::Op op = n.op;
       if (col->kind == NK::kLiteral) {
         std::swap(col, lit);
-        op = Flip(op);
+        op = expr::Flip(op);
       }
       if (lit->kind != NK::kLiteral || !column_of(*col, &field)) return std::nullopt;
       auto key = KeyOf(lit->literal, *field->type());

@@ -99,11 +99,11 @@ class NGramIndex final : public ScalarIndex {
           const Array& a = *b->column(0);
           if (a.length != 1 || !a.type->is_binary_like() || a.IsNull(0)) {
             return Status::Corruption("{}: row {} of posting_list did not read as one binary value",
-                                      store_->PathOf(kNGramFile), row);
+                                      store_->DisplayPathOf(kNGramFile), row);
           }
           auto set = std::make_shared<RowSet>();
           LANCE_ASSIGN_OR_RAISE(*set, RowSet::DeserializeTreemap(
-                                          a.GetView(0), fmt::format("{} row {}", store_->PathOf(kNGramFile), row)));
+                                          a.GetView(0), fmt::format("{} row {}", store_->DisplayPathOf(kNGramFile), row)));
           const int64_t bytes = set->MemoryBytes();
           return std::pair<std::shared_ptr<const RowSet>, int64_t>(std::move(set), bytes);
         });
@@ -153,28 +153,28 @@ Result<std::shared_ptr<ScalarIndex>> OpenNGramIndex(std::shared_ptr<IndexStore> 
   if (s->num_fields() < 2 || s->field(0)->name() != "tokens" || s->field(0)->type()->id() != TypeId::kUInt32 ||
       s->field(1)->name() != "posting_list" || !s->field(1)->type()->is_binary_like()) {
     return Status::Corruption("{}: schema {} (expected tokens: uint32, posting_list: binary)",
-                              store->PathOf(kNGramFile), s->ToString());
+                              store->DisplayPathOf(kNGramFile), s->ToString());
   }
   TokenRows tokens;
   if (reader->num_rows() > 0) {
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->ReadAll({0}));
     const Array& t = *b->column(0);
     if (t.length != reader->num_rows()) {
-      return Status::Corruption("{}: {} tokens read, the file has {} rows", store->PathOf(kNGramFile),
+      return Status::Corruption("{}: {} tokens read, the file has {} rows", store->DisplayPathOf(kNGramFile),
                                 t.length, reader->num_rows());
     }
     const uint32_t* v = t.Values<uint32_t>();
     tokens.reserve(static_cast<size_t>(t.length));
     for (int64_t i = 0; i < t.length; ++i) {
       if (t.IsNull(i)) {
-        return Status::Corruption("{}: token {} is null", store->PathOf(kNGramFile), i);
+        return Status::Corruption("{}: token {} is null", store->DisplayPathOf(kNGramFile), i);
       }
       tokens.emplace_back(v[i], i);
     }
     std::sort(tokens.begin(), tokens.end());
     for (size_t i = 1; i < tokens.size(); ++i) {
       if (tokens[i].first == tokens[i - 1].first) {
-        return Status::Corruption("{}: token {} appears twice", store->PathOf(kNGramFile), tokens[i].first);
+        return Status::Corruption("{}: token {} appears twice", store->DisplayPathOf(kNGramFile), tokens[i].first);
       }
     }
   }
@@ -226,9 +226,14 @@ Result<TrainedIndex> TrainNGramIndex(IndexStore& store, const TrainingData& data
   auto s = schema({field("tokens", uint32(), true), field("posting_list", binary(), false, no_compression)});
   LANCE_ASSIGN_OR_RAISE(ArrayPtr token_arr, token_col.Finish());
   LANCE_ASSIGN_OR_RAISE(ArrayPtr list_arr, lists.Finish());
-  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kNGramFile, s));
-  if (token_arr->length > 0) {
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(s, token_arr->length, {token_arr, list_arr}));
+  return WriteNGramPostings(store, std::move(s), std::move(token_arr), std::move(list_arr));
+}
+
+Result<TrainedIndex> WriteNGramPostings(IndexStore& store, SchemaPtr schema, ArrayPtr tokens,
+                                        ArrayPtr posting_lists) {
+  LANCE_ASSIGN_OR_RAISE(auto writer, store.CreateFile(kNGramFile, schema));
+  if (tokens->length > 0) {
+    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, tokens->length, {tokens, posting_lists}));
     LANCE_RETURN_NOT_OK(writer->Write(*batch));
   }
   LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());

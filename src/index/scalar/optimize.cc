@@ -27,7 +27,7 @@ Result<std::optional<T>> FileMetadataNumber(IndexStore& store, const char* file,
   T out{};
   auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
   if (ec != std::errc() || p != v->data() + v->size()) {
-    return Status::Corruption("{}: schema metadata {} = '{}' is not a number", store.PathOf(file), key, *v);
+    return Status::Corruption("{}: schema metadata {} = '{}' is not a number", store.DisplayPathOf(file), key, *v);
   }
   return std::optional<T>(out);
 }
@@ -69,7 +69,7 @@ Result<CreateScalarIndexOptions> OptionsOfIndex(const table::Snapshot& at, const
           auto [end, ec] = std::from_chars(p->data(), p->data() + p->size(), v);
           if (ec != std::errc() || end != p->data() + p->size() || !(v > 0 && v < 1)) {
             return Status::Corruption("{}: bloomfilter_probability '{}' is not a number in (0, 1)",
-                                      store->PathOf(kBloomFilterFile), *p);
+                                      store->DisplayPathOf(kBloomFilterFile), *p);
           }
           o.bloom_probability = v;
         }
@@ -82,11 +82,11 @@ Result<CreateScalarIndexOptions> OptionsOfIndex(const table::Snapshot& at, const
       const auto& md = reader->schema()->metadata();
       auto params = md ? md->Get("params") : std::nullopt;
       if (!params) {
-        return Status::Corruption("{}: no `params` in the schema metadata", store->PathOf("metadata.lance"));
+        return Status::Corruption("{}: no `params` in the schema metadata", store->DisplayPathOf("metadata.lance"));
       }
       auto fts = fts::TokenizerOptions::FromJson(*params);
       if (!fts.ok()) {
-        return Status::Corruption("{}: params: {}", store->PathOf("metadata.lance"), fts.status().message());
+        return Status::Corruption("{}: params: {}", store->DisplayPathOf("metadata.lance"), fts.status().message());
       }
       o.fts = std::move(*fts);
       break;

@@ -83,26 +83,26 @@ Result<TrainedIndex> RemapBTree(IndexStore& from, IndexStore& to, const RowAddre
       auto [p, ec] = std::from_chars(bs->data(), bs->data() + bs->size(), v);
       if (ec != std::errc() || p != bs->data() + bs->size() || v <= 0) {
         return Status::Corruption("{}: batch_size = '{}' (expected a positive integer)",
-                                  from.PathOf(kBTreeLookupFile), *bs);
+                                  from.DisplayPathOf(kBTreeLookupFile), *bs);
       }
       batch_size = v;
     }
     if (auto rp = meta->Get("range_partitioned"); rp && *rp != "false") {
       // A layout of several page files this library neither reads nor writes: left as it is.
-      return Status::NotSupported("{}: range_partitioned = '{}'", from.PathOf(kBTreeLookupFile), *rp);
+      return Status::NotSupported("{}: range_partitioned = '{}'", from.DisplayPathOf(kBTreeLookupFile), *rp);
     }
   }
   LANCE_ASSIGN_OR_RAISE(auto pages, from.OpenFile(kBTreePagesFile));
   const auto& schema = pages->schema();
   if (schema->num_fields() != 2 || schema->field(1)->type()->id() != TypeId::kUInt64) {
     return Status::Corruption("{}: expected the columns values and ids (uint64), got {}",
-                              from.PathOf(kBTreePagesFile), schema->ToString());
+                              from.DisplayPathOf(kBTreePagesFile), schema->ToString());
   }
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, pages->ReadAll());
   const ArrayPtr& values = all->column(0);
   const ArrayPtr& ids = all->column(1);
   if (ids->null_count > 0) {
-    return Status::Corruption("{}: null row ids", from.PathOf(kBTreePagesFile));
+    return Status::Corruption("{}: null row ids", from.DisplayPathOf(kBTreePagesFile));
   }
   const uint64_t* old_ids = ids->Values<uint64_t>();
   TrainingData data;
@@ -131,7 +131,7 @@ Result<TrainedIndex> RemapBTree(IndexStore& from, IndexStore& to, const RowAddre
 Result<TrainedIndex> RemapBitmapFile(IndexStore& from, IndexStore& to, const RowAddressMap& map,
                                      bool label_list) {
   LANCE_ASSIGN_OR_RAISE(auto reader, from.OpenFile(kBitmapFile));
-  const std::string path = from.PathOf(kBitmapFile);
+  const std::string path = from.DisplayPathOf(kBitmapFile);
   const auto& schema = reader->schema();
   if (schema->num_fields() != 2 || !schema->field(1)->type()->is_binary_like()) {
     return Status::Corruption("{}: expected the columns keys and bitmaps (binary), got {}", path,
@@ -180,7 +180,7 @@ Result<TrainedIndex> RemapBitmapFile(IndexStore& from, IndexStore& to, const Row
 // NGRAM: every token's posting list remapped (the tokens and the file's schema kept).
 Result<TrainedIndex> RemapNGram(IndexStore& from, IndexStore& to, const RowAddressMap& map) {
   LANCE_ASSIGN_OR_RAISE(auto reader, from.OpenFile(kNGramFile));
-  const std::string path = from.PathOf(kNGramFile);
+  const std::string path = from.DisplayPathOf(kNGramFile);
   const auto& schema = reader->schema();
   if (schema->num_fields() != 2 || schema->field(0)->type()->id() != TypeId::kUInt32 ||
       !schema->field(1)->type()->is_binary_like()) {
@@ -196,18 +196,7 @@ Result<TrainedIndex> RemapNGram(IndexStore& from, IndexStore& to, const RowAddre
     LANCE_RETURN_NOT_OK(out_lists.Append(map.Map(rows).SerializeTreemap()));
   }
   LANCE_ASSIGN_OR_RAISE(ArrayPtr list_arr, out_lists.Finish());
-  LANCE_ASSIGN_OR_RAISE(auto writer, to.CreateFile(kNGramFile, schema));
-  if (all->num_rows() > 0) {
-    LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, all->num_rows(), {all->column(0), list_arr}));
-    LANCE_RETURN_NOT_OK(writer->Write(*batch));
-  }
-  LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
-  TrainedIndex out;
-  out.type_name = "NGRAM";
-  out.details_type_url = "/lance.table.NGramIndexDetails";
-  out.index_version = 0;
-  out.files = {{kNGramFile, static_cast<uint64_t>(summary.size_bytes)}};
-  return out;
+  return WriteNGramPostings(to, schema, all->column(0), std::move(list_arr));
 }
 
 }  // namespace

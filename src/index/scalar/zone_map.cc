@@ -144,7 +144,7 @@ bool DefaultUseSeeds(const DataType& t) {
 }  // namespace
 
 Result<std::shared_ptr<ScalarIndex>> OpenZoneMapIndex(std::shared_ptr<IndexStore> store) {
-  const std::string path = store->PathOf(kZoneMapFile);
+  const std::string path = store->DisplayPathOf(kZoneMapFile);
   LANCE_ASSIGN_OR_RAISE(auto reader, store->OpenFile(kZoneMapFile));
   const auto& schema = reader->schema();
   const int min_i = schema->GetFieldIndex("min");

@@ -243,7 +243,7 @@ std::vector<float> NormalizeVector(const float* v, size_t dim) {
 
 Result<IvfIndexHeader> ReadIvfIndexHeader(const std::shared_ptr<IndexStore>& files) {
   LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
-  return HeaderOf(*index_reader, files->PathOf(kIndexFileName));
+  return HeaderOf(*index_reader, files->DisplayPathOf(kIndexFileName));
 }
 
 Result<std::shared_ptr<IvfIndex>> IvfIndex::Open(std::shared_ptr<io::ObjectStore> store,
@@ -260,8 +260,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenByPartition(const std::shared_pt
 }
 
 Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole) {
-  const std::string index_path = files->PathOf(kIndexFileName);
-  const std::string aux_path = files->PathOf(kAuxiliaryFileName);
+  const std::string index_path = files->DisplayPathOf(kIndexFileName);
+  const std::string aux_path = files->DisplayPathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
   LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenFile(kAuxiliaryFileName));
   std::shared_ptr<IvfIndex> index(new IvfIndex());

@@ -98,7 +98,7 @@ Result<RewrittenIvfSizes> WriteRewrittenIvf(const IndexStore& from, IndexStore& 
                                             const SchemaPtr& schema, int64_t n, std::vector<ArrayPtr> columns,
                                             const std::vector<uint32_t>& lengths,
                                             const std::function<Result<uint64_t>(IndexStore&)>& write_index) {
-  const std::string aux_path = from.PathOf(kAuxiliaryFileName);
+  const std::string aux_path = from.DisplayPathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto writer, to.CreateFile(kAuxiliaryFileName, schema));
   if (n > 0) {
     LANCE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, n, std::move(columns)));
@@ -122,7 +122,7 @@ Result<RewrittenIvfSizes> WriteRewrittenIvf(const IndexStore& from, IndexStore& 
       out = msg.SerializeAsString();
     }
     LANCE_ASSIGN_OR_RAISE(int pos, writer->AddGlobalBuffer(out));
-    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to.PathOf(kAuxiliaryFileName), b, pos);
+    if (pos != b) return Status::IOError("{}: global buffer {} written as {}", to.DisplayPathOf(kAuxiliaryFileName), b, pos);
   }
   LANCE_ASSIGN_OR_RAISE(auto summary, writer->Finish());
   RewrittenIvfSizes sizes;

@@ -151,7 +151,7 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
                                                   ivf_metric, pool, assignment.data()));
   }
 
-  const std::string aux_path = from->PathOf(kAuxiliaryFileName);
+  const std::string aux_path = from->DisplayPathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
   // SQ bounds as lance 12 reads and writes them again (the new rows are coded with those).
   const SchemaPtr schema = ReserializedStorageSchema(aux->schema());

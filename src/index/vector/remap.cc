@@ -91,7 +91,7 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
     }
   }
 
-  const std::string aux_path = from->PathOf(kAuxiliaryFileName);
+  const std::string aux_path = from->DisplayPathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
   // SQ bounds as lance 12 writes them again (it reads the quantizer and writes it back).
   const SchemaPtr schema = ReserializedStorageSchema(aux->schema());

@@ -44,4 +44,10 @@ Result<std::shared_ptr<ScalarIndex>> OpenNGramIndex(std::shared_ptr<IndexStore> 
 // Errors: InvalidArgument (a column that is not utf8 / large_utf8), IOError.
 Result<TrainedIndex> TrainNGramIndex(IndexStore& store, const TrainingData& data);
 
+// Writes ngram_postings.lance from its two columns (`tokens` ascending, `posting_list` the
+// serialized treemaps) with `schema`, and describes the index: training and remapping both
+// end here. Errors: IOError.
+Result<TrainedIndex> WriteNGramPostings(IndexStore& store, SchemaPtr schema, ArrayPtr tokens,
+                                        ArrayPtr posting_lists);
+
 }  // namespace lance::index::scalar
