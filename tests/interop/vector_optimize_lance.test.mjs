@@ -92,8 +92,9 @@ describe('lance index optimize of lance 12\'s IVF_RQ and IVF_HNSW_* indexes', ()
       }
       // Recall@10 against brute force with every partition probed and no refine, both searched
       // by lance 12: our merged index (4 partitions) at least its optimized one (at this size,
-      // one partition), within 0.05.
-      const rqs = clustered(91, 16, DIM, 10, 3).map((v) => v.map((x) => Math.fround(x * 0.9)));
+      // one partition), within 0.05. 64 queries: 1-bit RQ recall is ~0.15 here, and over 16
+      // queries the two sides' difference had a standard error near 0.04 (a flaky margin).
+      const rqs = clustered(91, 64, DIM, 10, 3).map((v) => v.map((x) => Math.fround(x * 0.9)));
       let ourRecall = 0, theirRecall = 0;
       for (const q of rqs) {
         const want = new Set((await referenceSearch(t, q, metric, {}, 10, true)).map((r) => r.rowid));
