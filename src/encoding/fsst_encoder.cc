@@ -334,7 +334,9 @@ size_t FsstEncoder::CompressValues(const uint8_t* base, size_t base_size, const 
   }
   // In lockstep while every run has values; then the runs left, one by one.
   while (live[0] && live[1] && live[2] && live[3]) {
-    while (room(runs[0]) & room(runs[1]) & room(runs[2]) & room(runs[3])) {
+    // Bitwise on purpose: all four tests, no branch between them.
+    auto fits = [&](int r) { return static_cast<unsigned>(room(runs[r])); };
+    while ((fits(0) & fits(1) & fits(2) & fits(3)) != 0) {
       code(runs[0]);
       code(runs[1]);
       code(runs[2]);

@@ -33,9 +33,8 @@ const outDir = args[args.length - 1];
 const OFF = { lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, maxTokenLength: 100000 };
 const hex = (c) => "0x" + c.toString(16).toUpperCase();
 const cEscape = (s) =>
-  [...Buffer.from(s, "utf8")].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : "\\x" + b.toString(16).padStart(2, "0"))).join("")
-    // A hex escape swallows following hex digits: split the literal after each one.
-    .replace(/(\\x[0-9a-f]{2})(?=[0-9a-fA-F])/g, '$1""');
+  // Three-digit octal escapes: unlike a hex escape, one never swallows the digits after it.
+  [...Buffer.from(s, "utf8")].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : "\\" + b.toString(8).padStart(3, "0"))).join("");
 
 // ---- Unicode tables -------------------------------------------------------------------------
 const codePoints = [];
