@@ -322,7 +322,8 @@ size_t FsstEncoder::CompressValues(const uint8_t* base, size_t base_size, const 
       ++run.i;
     }
   };
-  auto room = [](const Run& run) { return run.end - run.p >= 8; };
+  // 0 or 1, not bool: the lockstep loop ands all four without a branch between them.
+  auto room = [](const Run& run) -> unsigned { return run.end - run.p >= 8; };
   bool live[kRuns];
   for (int r = 0; r < kRuns; ++r) {
     Run& run = runs[r];
@@ -334,9 +335,7 @@ size_t FsstEncoder::CompressValues(const uint8_t* base, size_t base_size, const 
   }
   // In lockstep while every run has values; then the runs left, one by one.
   while (live[0] && live[1] && live[2] && live[3]) {
-    // Bitwise on purpose: all four tests, no branch between them.
-    auto fits = [&](int r) { return static_cast<unsigned>(room(runs[r])); };
-    while ((fits(0) & fits(1) & fits(2) & fits(3)) != 0) {
+    while (room(runs[0]) & room(runs[1]) & room(runs[2]) & room(runs[3])) {
       code(runs[0]);
       code(runs[1]);
       code(runs[2]);

@@ -13,74 +13,73 @@ namespace {
 
 constexpr uint64_t kMaxIds = 1ULL << 32;  // a fragment never holds more rows
 
-Status DecodeArray(const ::lance::table::pb::EncodedU64Array& a, std::vector<uint64_t>* out) {
-  auto unpack = [&](const std::string& bytes, size_t width, uint64_t base) -> Status {
-    if (bytes.size() % width != 0) {
-      return Status::Corruption("row-id array: {} bytes is not a multiple of {}", bytes.size(), width);
-    }
-    const size_t n = bytes.size() / width;
-    if (out->size() + n > kMaxIds) return Status::Corruption("row-id sequence too long");
-    for (size_t i = 0; i < n; ++i) {
-      uint64_t v = 0;
-      std::memcpy(&v, bytes.data() + i * width, width);  // little-endian host
-      out->push_back(base + v);
-    }
-    return Status::OK();
-  };
+// An EncodedU64Array's packed values: their bytes, width and base, checked to hold whole values.
+struct Packed {
+  const std::string* bytes;
+  size_t width;
+  uint64_t base;
+  size_t size() const { return bytes->size() / width; }
+  uint64_t at(size_t i) const {
+    uint64_t v = 0;
+    std::memcpy(&v, bytes->data() + i * width, width);  // little-endian host
+    return base + v;
+  }
+};
+
+Result<Packed> PackedOf(const ::lance::table::pb::EncodedU64Array& a) {
+  Packed p{};
   switch (a.array_case()) {
     case ::lance::table::pb::EncodedU64Array::kU16Array:
-      return unpack(a.u16_array().offsets(), 2, a.u16_array().base());
+      p = {&a.u16_array().offsets(), 2, a.u16_array().base()};
+      break;
     case ::lance::table::pb::EncodedU64Array::kU32Array:
-      return unpack(a.u32_array().offsets(), 4, a.u32_array().base());
+      p = {&a.u32_array().offsets(), 4, a.u32_array().base()};
+      break;
     case ::lance::table::pb::EncodedU64Array::kU64Array:
-      return unpack(a.u64_array().values(), 8, 0);
+      p = {&a.u64_array().values(), 8, 0};
+      break;
     default:
       return Status::Corruption("row-id array: no encoding set");
   }
+  if (p.bytes->size() % p.width != 0) {
+    return Status::Corruption("row-id array: {} bytes is not a multiple of {}", p.bytes->size(), p.width);
+  }
+  return p;
 }
 
-// How many ids a segment holds, without expanding it (so a claimed count can be checked before
-// anything of that size is allocated).
+Status DecodeArray(const ::lance::table::pb::EncodedU64Array& a, std::vector<uint64_t>* out) {
+  LANCE_ASSIGN_OR_RAISE(Packed p, PackedOf(a));  // the sequence's length was checked by CountIds
+  for (size_t i = 0; i < p.size(); ++i) out->push_back(p.at(i));
+  return Status::OK();
+}
+
+// How many ids a segment holds, without expanding it, and every check of the segment: the
+// decoder runs this first, so a claimed count is checked before anything of its size is
+// allocated.
 Result<uint64_t> SegmentLength(const ::lance::table::pb::U64Segment& s) {
-  auto array_length = [](const ::lance::table::pb::EncodedU64Array& a) -> Result<uint64_t> {
-    auto count = [](const std::string& bytes, size_t width) -> Result<uint64_t> {
-      if (bytes.size() % width != 0) {
-        return Status::Corruption("row-id array: {} bytes is not a multiple of {}", bytes.size(),
-                                  width);
-      }
-      return bytes.size() / width;
-    };
-    switch (a.array_case()) {
-      case ::lance::table::pb::EncodedU64Array::kU16Array: return count(a.u16_array().offsets(), 2);
-      case ::lance::table::pb::EncodedU64Array::kU32Array: return count(a.u32_array().offsets(), 4);
-      case ::lance::table::pb::EncodedU64Array::kU64Array: return count(a.u64_array().values(), 8);
-      default: return Status::Corruption("row-id array: no encoding set");
+  auto checked_range = [](uint64_t start, uint64_t end) -> Result<uint64_t> {
+    if (end < start || end - start > kMaxIds) {
+      return Status::Corruption("row-id range [{}, {}) is invalid or too long", start, end);
     }
+    return end - start;
   };
   switch (s.segment_case()) {
     case ::lance::table::pb::U64Segment::kRange:
-      if (s.range().end() < s.range().start() || s.range().end() - s.range().start() > kMaxIds) {
-        return Status::Corruption("row-id range [{}, {}) is invalid or too long", s.range().start(),
-                                  s.range().end());
-      }
-      return s.range().end() - s.range().start();
+      return checked_range(s.range().start(), s.range().end());
     case ::lance::table::pb::U64Segment::kRangeWithHoles: {
       const auto& r = s.range_with_holes();
-      if (r.end() < r.start() || r.end() - r.start() > kMaxIds) {
-        return Status::Corruption("row-id range [{}, {}) is invalid or too long", r.start(), r.end());
-      }
-      std::vector<uint64_t> holes;  // as many as the bytes hold, never more
-      LANCE_RETURN_NOT_OK(DecodeArray(r.holes(), &holes));
+      LANCE_ASSIGN_OR_RAISE(uint64_t len, checked_range(r.start(), r.end()));
+      LANCE_ASSIGN_OR_RAISE(Packed holes, PackedOf(r.holes()));
       // The decoder walks the holes in their stored order and skips an id of the range only
       // when the hole it reaches equals it: a hole counts when it lies in the range and is
       // above every hole stored before it.
-      uint64_t inside = 0;
+      uint64_t inside = 0, max_before = 0;
       for (size_t i = 0; i < holes.size(); ++i) {
-        const uint64_t h = holes[i];
-        if (h >= r.start() && h < r.end() && (i == 0 || h > holes[i - 1])) ++inside;
-        if (i > 0 && holes[i - 1] > h) holes[i] = holes[i - 1];  // holes[i] is now the prefix max
+        const uint64_t h = holes.at(i);
+        if (h >= r.start() && h < r.end() && (i == 0 || h > max_before)) ++inside;
+        if (i == 0 || h > max_before) max_before = h;
       }
-      return (r.end() - r.start()) - inside;
+      return len - inside;
     }
     case ::lance::table::pb::U64Segment::kRangeWithBitmap: {
       const auto& r = s.range_with_bitmap();
@@ -97,20 +96,30 @@ Result<uint64_t> SegmentLength(const ::lance::table::pb::U64Segment& s) {
       }
       return set;
     }
-    case ::lance::table::pb::U64Segment::kSortedArray: return array_length(s.sorted_array());
-    case ::lance::table::pb::U64Segment::kArray: return array_length(s.array());
-    default: return Status::Corruption("row-id sequence: a segment has no encoding");
+    case ::lance::table::pb::U64Segment::kSortedArray: {
+      LANCE_ASSIGN_OR_RAISE(Packed p, PackedOf(s.sorted_array()));
+      return p.size();
+    }
+    case ::lance::table::pb::U64Segment::kArray: {
+      LANCE_ASSIGN_OR_RAISE(Packed p, PackedOf(s.array()));
+      return p.size();
+    }
+    default:
+      return Status::Corruption("row-id sequence: a segment has no encoding");
   }
 }
 
-}  // namespace
-
-Result<uint64_t> RowIdSequenceLength(std::string_view bytes) {
+Result<::lance::table::pb::RowIdSequence> ParseRowIdSequence(std::string_view bytes) {
   ::lance::table::pb::RowIdSequence seq;
   if (!seq.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Status::Corruption("row-id sequence: the protobuf does not decode ({} bytes)",
                               bytes.size());
   }
+  return seq;
+}
+
+// The ids of every segment together, each segment checked (SegmentLength).
+Result<uint64_t> CountIds(const ::lance::table::pb::RowIdSequence& seq) {
   uint64_t total = 0;
   for (const auto& s : seq.segments()) {
     LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(s));
@@ -120,28 +129,25 @@ Result<uint64_t> RowIdSequenceLength(std::string_view bytes) {
   return total;
 }
 
+}  // namespace
+
+Result<uint64_t> RowIdSequenceLength(std::string_view bytes) {
+  LANCE_ASSIGN_OR_RAISE(auto seq, ParseRowIdSequence(bytes));
+  return CountIds(seq);
+}
+
 Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
-  ::lance::table::pb::RowIdSequence seq;
-  if (!seq.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Status::Corruption("row-id sequence: the protobuf does not decode ({} bytes)",
-                              bytes.size());
-  }
+  LANCE_ASSIGN_OR_RAISE(auto seq, ParseRowIdSequence(bytes));
+  LANCE_ASSIGN_OR_RAISE(uint64_t total, CountIds(seq));  // every segment checked here
   std::vector<uint64_t> ids;
+  ids.reserve(total);
   for (const auto& s : seq.segments()) {
     switch (s.segment_case()) {
-      case ::lance::table::pb::U64Segment::kRange: {
-        const uint64_t a = s.range().start(), b = s.range().end();
-        if (b < a || b - a > kMaxIds - ids.size()) {
-          return Status::Corruption("row-id range [{}, {}) is invalid or too long", a, b);
-        }
-        for (uint64_t v = a; v < b; ++v) ids.push_back(v);
+      case ::lance::table::pb::U64Segment::kRange:
+        for (uint64_t v = s.range().start(); v < s.range().end(); ++v) ids.push_back(v);
         break;
-      }
       case ::lance::table::pb::U64Segment::kRangeWithHoles: {
         const auto& r = s.range_with_holes();
-        if (r.end() < r.start() || r.end() - r.start() > kMaxIds - ids.size()) {
-          return Status::Corruption("row-id range [{}, {}) is invalid or too long", r.start(), r.end());
-        }
         std::vector<uint64_t> holes;
         LANCE_RETURN_NOT_OK(DecodeArray(r.holes(), &holes));
         size_t h = 0;
@@ -154,11 +160,6 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
       }
       case ::lance::table::pb::U64Segment::kRangeWithBitmap: {
         const auto& r = s.range_with_bitmap();
-        if (r.end() < r.start() || r.end() - r.start() > kMaxIds - ids.size() ||
-            (r.end() - r.start() + 7) / 8 > r.bitmap().size()) {
-          return Status::Corruption("row-id bitmap range [{}, {}) is invalid for {} bitmap bytes",
-                                    r.start(), r.end(), r.bitmap().size());
-        }
         const std::string& bm = r.bitmap();
         for (uint64_t i = 0; i < r.end() - r.start(); ++i) {
           if (static_cast<uint8_t>(bm[i / 8]) & (1u << (i % 8))) ids.push_back(r.start() + i);
@@ -168,11 +169,9 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes) {
       case ::lance::table::pb::U64Segment::kSortedArray:
         LANCE_RETURN_NOT_OK(DecodeArray(s.sorted_array(), &ids));
         break;
-      case ::lance::table::pb::U64Segment::kArray:
+      default:  // kArray: CountIds refused segments without an encoding
         LANCE_RETURN_NOT_OK(DecodeArray(s.array(), &ids));
         break;
-      default:
-        return Status::Corruption("row-id sequence: a segment has no encoding");
     }
   }
   return ids;
@@ -216,25 +215,12 @@ std::string RowIdRange(uint64_t start, uint64_t n) {
   return seq.SerializeAsString();
 }
 
-Result<std::vector<uint64_t>> RowVersions(const FragmentInfo& f, bool created_at) {
-  LANCE_RETURN_NOT_OK(ValidateRowVersions(f, created_at));
-  const uint64_t n = f.physical_rows;
-  const std::string& inline_bytes = created_at ? f.inline_created_at_versions : f.inline_last_updated_at_versions;
-  // Without a sequence lance 12 takes every row as created at version 1 and last updated
-  // when it was created.
-  if (inline_bytes.empty()) return created_at ? std::vector<uint64_t>(n, 1) : RowVersions(f, true);
-  ::lance::table::pb::RowLatestUpdateVersionSequence seq;
-  (void)seq.ParseFromString(inline_bytes);  // ValidateRowVersions parsed it
-  std::vector<uint64_t> out;
-  out.reserve(n);
-  for (const auto& run : seq.runs()) {
-    LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(run.span()));
-    out.insert(out.end(), len, run.version());
-  }
-  return out;
-}
+namespace {
 
-Status ValidateRowVersions(const FragmentInfo& f, bool created_at) {
+// A fragment's version runs as (rows, version), checked to cover exactly its rows; without
+// runs, as lance 12 takes them: every row created at version 1 and last updated when created.
+Result<std::vector<std::pair<uint64_t, uint64_t>>> CheckedVersionRuns(const FragmentInfo& f,
+                                                                       bool created_at) {
   const uint64_t n = f.physical_rows;
   const std::string& inline_bytes = created_at ? f.inline_created_at_versions : f.inline_last_updated_at_versions;
   const bool external = created_at ? f.external_created_at_versions.has_value()
@@ -249,24 +235,42 @@ Status ValidateRowVersions(const FragmentInfo& f, bool created_at) {
     return Status::NotSupported("fragment {}: {} versions in an external file are not supported",
                                 f.id, what);
   }
-  // Without runs, last-updated versions are the created-at ones.
-  if (inline_bytes.empty()) return created_at ? Status::OK() : ValidateRowVersions(f, true);
+  if (inline_bytes.empty()) {
+    if (!created_at) return CheckedVersionRuns(f, true);
+    return std::vector<std::pair<uint64_t, uint64_t>>{{n, 1}};
+  }
   ::lance::table::pb::RowLatestUpdateVersionSequence seq;
   if (!seq.ParseFromString(inline_bytes)) {
     return Status::Corruption("fragment {}: the {} version sequence does not decode", f.id, what);
   }
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
   uint64_t covered = 0;
   for (const auto& run : seq.runs()) {
     LANCE_ASSIGN_OR_RAISE(uint64_t len, SegmentLength(run.span()));
     covered += len;
     if (covered > n) break;
+    runs.emplace_back(len, run.version());
   }
   if (covered != n) {
     return Status::Corruption("fragment {}: the {} version runs cover {} rows{}, the fragment has "
                               "{}",
                               f.id, what, covered, covered > n ? " or more" : "", n);
   }
-  return Status::OK();
+  return runs;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> RowVersions(const FragmentInfo& f, bool created_at) {
+  LANCE_ASSIGN_OR_RAISE(auto runs, CheckedVersionRuns(f, created_at));
+  std::vector<uint64_t> out;
+  out.reserve(f.physical_rows);
+  for (const auto& [len, version] : runs) out.insert(out.end(), len, version);
+  return out;
+}
+
+Status ValidateRowVersions(const FragmentInfo& f, bool created_at) {
+  return CheckedVersionRuns(f, created_at).status();
 }
 
 std::string EncodeVersionRuns(const uint64_t* versions, size_t n) {
