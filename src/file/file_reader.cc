@@ -200,6 +200,11 @@ Result<ArrayPtr> FileReader::TakeField(int field_index, const std::vector<int64_
     LANCE_ASSIGN_OR_RAISE(ArrayPtr picked, TakeArray(*arr, local));
     pieces.emplace_back(first_position, std::move(picked));
   }
+  // One page held every wanted row, asked for in order (a ranged read inside a page): it is
+  // the answer, with no per-row gather.
+  if (&wanted == &rows && pieces.size() == 1 && pieces[0].second->length == static_cast<int64_t>(rows.size())) {
+    return RestoreDictionaries(f->type(), pieces[0].second);
+  }
   std::vector<int64_t> positions(rows.size());
   if (&wanted == &rows) {
     for (size_t i = 0; i < rows.size(); ++i) positions[i] = static_cast<int64_t>(i);

@@ -53,7 +53,13 @@ Result<ArrayPtr> TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64
   }
   // Runs of consecutive wanted rows, as page-local [first, first + count).
   std::vector<std::pair<int64_t, int64_t>> runs;
-  for (auto it = wanted; it != wanted_end && *it < page_end; ++it) {
+  // Wanted rows are ascending and distinct: when the page's share of them spans exactly as
+  // many rows as it holds, it is one run (a ranged read), found without visiting each row.
+  const auto in_page_end = std::lower_bound(wanted, wanted_end, page_end);
+  if (in_page_end != wanted && *(in_page_end - 1) - *wanted + 1 == in_page_end - wanted) {
+    runs.emplace_back(*wanted - page_start, in_page_end - wanted);
+  }
+  for (auto it = runs.empty() ? wanted : wanted_end; it != wanted_end && *it < page_end; ++it) {
     const int64_t local = *it - page_start;
     if (!runs.empty() && runs.back().first + runs.back().second == local) {
       ++runs.back().second;

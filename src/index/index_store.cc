@@ -6,6 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 namespace lance::index {
 
 // ---- IndexCache ------------------------------------------------------------------------------
@@ -218,19 +220,36 @@ std::string IndexStore::DisplayPathOf(std::string_view name) const {
 }
 
 Result<std::shared_ptr<const file::FileReader>> IndexStore::OpenFile(std::string_view name) {
+  return OpenSlot(name, /*mapped=*/false);
+}
+
+Result<std::shared_ptr<const file::FileReader>> IndexStore::OpenMappedFile(std::string_view name) {
+  const std::string_view scheme = base_->scheme();
+  return OpenSlot(name, /*mapped=*/scheme == "file" || scheme == "memory");
+}
+
+Result<std::shared_ptr<const file::FileReader>> IndexStore::OpenSlot(std::string_view name, bool mapped) {
   std::shared_ptr<Files::Slot> slot;
   {
     std::lock_guard<std::mutex> lock(files_->mu);
-    auto it = files_->slots.find(name);
-    if (it == files_->slots.end()) {
-      it = files_->slots.emplace(std::string(name), std::make_shared<Files::Slot>()).first;
-    }
+    const std::string key = mapped ? "mapped:" + std::string(name) : std::string(name);
+    auto it = files_->slots.find(key);
+    if (it == files_->slots.end()) it = files_->slots.emplace(key, std::make_shared<Files::Slot>()).first;
     slot = it->second;
   }
   std::lock_guard<std::mutex> lock(slot->mu);
   if (slot->reader) return slot->reader;
-  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<file::FileReader> r,
-                        file::FileReader::Open(counted_, PathOf(name)));
+  std::unique_ptr<file::FileReader> r;
+  if (mapped) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, counted_->Get(PathOf(name)));
+    auto opened = file::FileReader::Open(std::move(bytes));
+    if (!opened.ok()) {
+      return Status(opened.status().code(), fmt::format("{}: {}", DisplayPathOf(name), opened.status().message()));
+    }
+    r = std::move(*opened);
+  } else {
+    LANCE_ASSIGN_OR_RAISE(r, file::FileReader::Open(counted_, PathOf(name)));
+  }
   files_opened_.fetch_add(1, std::memory_order_relaxed);
   slot->reader = std::move(r);
   return slot->reader;

@@ -171,6 +171,44 @@ TEST(IndexStore, OpensEachFileOnceAndCounts) {
   EXPECT_FALSE(missing.ok());
 }
 
+// A mapped file is one whole-file read at open; its reads are slices of that one buffer (no
+// further request), and they equal the ranged reader's. A missing file names its path.
+TEST(IndexStore, MappedFileIsOneReadAndAnswersAsTheRangedOne) {
+  auto mem = io::MemoryObjectStore::Make();
+  auto store = IndexStore::Make(mem, "t.lance/_indices/u");
+  auto s = schema({field("x", int32(), false)});
+  auto w = store->CreateFile("a.lance", s);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto batch = RecordBatchFromJSON(s, R"([{"x":5},{"x":6},{"x":7},{"x":8}])");
+  ASSERT_TRUE(batch.ok());
+  TEST_OK((*w)->Write(**batch));
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto mapped = store->OpenMappedFile("a.lance");
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto head = mem->Head("t.lance/_indices/u/a.lance");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(store->stats().read_requests, 1);
+  EXPECT_EQ(store->stats().bytes_read, head->size);
+  auto again = store->OpenMappedFile("a.lance");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(mapped->get(), again->get());
+  store->ResetStats();
+  auto part = (*mapped)->ReadRange(1, 2, {0});
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  EXPECT_EQ(store->stats().read_requests, 0);
+  auto ranged = store->OpenFile("a.lance");
+  ASSERT_TRUE(ranged.ok());
+  EXPECT_NE(ranged->get(), mapped->get());
+  auto want = (*ranged)->ReadRange(1, 2, {0});
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ((*part)->column(0)->Values<int32_t>()[0], 6);
+  EXPECT_EQ((*part)->column(0)->Values<int32_t>()[1], 7);
+  EXPECT_EQ((*want)->column(0)->Values<int32_t>()[1], 7);
+  auto missing = store->OpenMappedFile("nope.lance");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nope.lance"), std::string::npos) << missing.status().ToString();
+}
+
 TEST(IndexMetadata, UuidAndCommit) {
   const std::string u = NewIndexUuid();
   EXPECT_TRUE(std::regex_match(u, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"))) << u;

@@ -58,6 +58,11 @@ class IndexStore {
   // The reader of file `name` (opened on first use, then kept).
   // Errors: NotFound, Corruption (naming the file), IOError.
   Result<std::shared_ptr<const file::FileReader>> OpenFile(std::string_view name);
+  // The same file read through one memory map of all of it where the store maps objects (a
+  // local store; a memory store's objects are in memory already): a read is then a slice of
+  // the mapping, neither a read request nor a copy, and a cold page costs page faults on the
+  // page cache. Other stores: OpenFile. Counted as one read of the whole file when opened.
+  Result<std::shared_ptr<const file::FileReader>> OpenMappedFile(std::string_view name);
   // Whether file `name` exists (one HEAD; not cached).
   Result<bool> HasFile(std::string_view name);
 
@@ -86,6 +91,7 @@ class IndexStore {
   struct Files;
   class CountingStore;
   IndexStore() = default;
+  Result<std::shared_ptr<const file::FileReader>> OpenSlot(std::string_view name, bool mapped);
   Result<std::shared_ptr<const void>> GetErased(const std::string& key,
                                                 const std::function<Result<IndexCache::Loaded>()>& load);
 

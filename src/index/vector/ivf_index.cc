@@ -263,7 +263,8 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
   const std::string index_path = files->DisplayPathOf(kIndexFileName);
   const std::string aux_path = files->DisplayPathOf(kAuxiliaryFileName);
   LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
-  LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenFile(kAuxiliaryFileName));
+  // Partitions view the reader's pages: mapped, a cold partition is page faults, not a copy.
+  LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenMappedFile(kAuxiliaryFileName));
   std::shared_ptr<IvfIndex> index(new IvfIndex());
 
   // index.idx: type, metric, centroids.
@@ -368,7 +369,7 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<Index
     LANCE_RETURN_NOT_OK(HnswAccess::PrepareGraphs(index.get(), *index_reader, index_path, ivf_msg));
   }
   if (whole) {
-    LANCE_ASSIGN_OR_RAISE(auto all, index->ReadPartitions(0, parts));
+    LANCE_ASSIGN_OR_RAISE(auto all, index->ReadPartitions(0, parts, /*whole=*/true));
     index->row_ids_.reserve(rows);
     for (auto& part : all) {
       index->row_ids_.insert(index->row_ids_.end(), part->row_ids.begin(), part->row_ids.end());
@@ -387,7 +388,7 @@ Result<std::shared_ptr<const IvfPartition>> IvfIndex::Partition(size_t p) const 
   }
   if (!whole_.empty()) return whole_[p];
   auto load = [&]() -> Result<std::pair<std::shared_ptr<const IvfPartition>, int64_t>> {
-    LANCE_ASSIGN_OR_RAISE(auto one, ReadPartitions(p, p + 1));
+    LANCE_ASSIGN_OR_RAISE(auto one, ReadPartitions(p, p + 1, /*whole=*/false));
     const int64_t bytes = one[0]->MemoryBytes();
     return std::pair<std::shared_ptr<const IvfPartition>, int64_t>(std::move(one[0]), bytes);
   };
@@ -399,7 +400,8 @@ Status IvfIndex::LoadPartition(size_t p) const {
   return Partition(p).status();
 }
 
-Result<std::vector<std::shared_ptr<IvfPartition>>> IvfIndex::ReadPartitions(size_t begin, size_t end) const {
+Result<std::vector<std::shared_ptr<IvfPartition>>> IvfIndex::ReadPartitions(size_t begin, size_t end,
+                                                                             bool whole) const {
   std::vector<std::shared_ptr<IvfPartition>> out;
   out.reserve(end - begin);
   for (size_t p = begin; p < end; ++p) out.push_back(std::make_shared<IvfPartition>());
@@ -451,35 +453,36 @@ Result<std::vector<std::shared_ptr<IvfPartition>>> IvfIndex::ReadPartitions(size
     const auto* base = value_bytes == 1 ? values.Values<uint8_t>() + static_cast<size_t>(storage.offset) * width
                                         : reinterpret_cast<const uint8_t*>(values.Values<float>() +
                                                                            static_cast<size_t>(storage.offset) * width);
+    // The partitions view the reader's buffers (no copy); only PQ codes get a second layout.
+    const std::shared_ptr<const void> id_hold = rowids.buffers[1], value_hold = values.buffers[1];
+    // Row-major codes serve code(i) of an index read whole and the IVF_HNSW_PQ graph walk; the
+    // IVF_PQ scan of an index opened by partition reads only the transposed layout.
+    const bool row_major = kind_ == IndexKind::kIvfHnswPq || whole;
     for (size_t p = begin; p < end; ++p) {
       IvfPartition& part = *out[p - begin];
       const size_t o = ivf_.offsets[p] - first_row, n = ivf_.lengths[p];
-      part.row_ids.assign(ids + o, ids + o + n);
+      part.row_ids.View(ids + o, n, id_hold);
       const uint8_t* block = base + o * width * value_bytes;
       if (metric_ == DistanceType::kHamming) {
-        part.binary_vectors.assign(block, block + n * width);
+        part.binary_vectors.View(block, n * width, value_hold);
       } else if (sq_storage) {
-        part.sq_codes.assign(block, block + n * width);
+        part.sq_codes.View(block, n * width, value_hold);
       } else if (!pq_storage) {
-        const auto* v = reinterpret_cast<const float*>(block);
-        part.vectors.assign(v, v + n * width);
-      } else {
-        // Within a transposed partition of n rows, byte s * n + j is row j's code s. Both layouts
-        // are kept: row-major for code(i) and the graph walk, transposed for IVF_PQ's scan.
-        part.codes.resize(n * width);
-        part.transposed_codes.resize(n * width);
-        uint8_t* rows_out = part.codes.data();
-        uint8_t* cols_out = part.transposed_codes.data();
-        if (transposed_) {
-          std::memcpy(cols_out, block, n * width);
+        part.vectors.View(reinterpret_cast<const float*>(block), n * width, value_hold);
+      } else if (transposed_) {
+        // Within a transposed partition of n rows, byte s * n + j is row j's code s.
+        part.transposed_codes.View(block, n * width, value_hold);
+        if (row_major) {
+          uint8_t* rows_out = part.codes.Own(n * width);
           for (size_t s = 0; s < width; ++s) {
             for (size_t j = 0; j < n; ++j) rows_out[j * width + s] = block[s * n + j];
           }
-        } else {
-          std::memcpy(rows_out, block, n * width);
-          for (size_t s = 0; s < width; ++s) {
-            for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
-          }
+        }
+      } else {
+        part.codes.View(block, n * width, value_hold);
+        uint8_t* cols_out = part.transposed_codes.Own(n * width);
+        for (size_t s = 0; s < width; ++s) {
+          for (size_t j = 0; j < n; ++j) cols_out[s * n + j] = block[j * width + s];
         }
       }
     }

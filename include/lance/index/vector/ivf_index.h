@@ -181,8 +181,9 @@ class IvfIndex {
   friend struct RabitqAccess;
   IvfIndex() = default;
   static Result<std::shared_ptr<IvfIndex>> OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole);
-  // Reads partitions [begin, end) of auxiliary.idx (and index.idx's graphs) in one range.
-  Result<std::vector<std::shared_ptr<IvfPartition>>> ReadPartitions(size_t begin, size_t end) const;
+  // Reads partitions [begin, end) of auxiliary.idx (and index.idx's graphs) in one range; `whole`:
+  // for an index read whole, which also keeps row-major PQ codes (code(i)).
+  Result<std::vector<std::shared_ptr<IvfPartition>>> ReadPartitions(size_t begin, size_t end, bool whole) const;
   // The partition holding stored row i of an index read whole, and i's place in it.
   const IvfPartition& WholePartitionOf(size_t i, size_t* j) const;
   IndexKind kind_ = IndexKind::kIvfFlat;
