@@ -543,6 +543,26 @@ Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string&
   return out;
 }
 
+Result<std::vector<std::string>> MemTable::TextDictionary(int64_t upto, const std::string& column) const {
+  const TextIndex* index = nullptr;
+  for (const auto& x : text_indexes_) {
+    if (x.spec.column == column) index = &x;
+  }
+  if (index == nullptr) {
+    return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'",
+                                   generation_, column);
+  }
+  std::vector<std::string> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  upto = std::max<int64_t>(0, std::min(upto, rows_));
+  for (const auto& [token, list] : index->postings) {
+    // postings are in row order: the token is among the first `upto` rows if its first is
+    if (!list.empty() && static_cast<int64_t>(list.front().position) < upto) out.push_back(token);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void MemTable::Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const {
   held->assign(keys.size(), 0);
   std::lock_guard<std::mutex> lock(mu_);

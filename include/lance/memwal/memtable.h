@@ -191,6 +191,11 @@ class MemTable {
   // no in-memory INVERTED index).
   Result<MemTableTextMatches> MatchText(int64_t upto, const std::string& column,
                                         const std::vector<std::string>& tokens) const;
+  // The term dictionary of the in-memory INVERTED index of `column` as of the first `upto`
+  // rows (every token some row among them holds, hidden duplicates too, as a flushed
+  // generation's index holds them), sorted by bytes: what a fuzzy query expands over. Errors:
+  // InvalidArgument (`column` has no in-memory INVERTED index).
+  Result<std::vector<std::string>> TextDictionary(int64_t upto, const std::string& column) const;
   // Whether each of `keys` (encoded) has a row among the first `upto` rows (tombstones
   // included: they hide older rows too). `held` gets one entry per key.
   void Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const;
