@@ -128,14 +128,14 @@ std::vector<Hit> ModelSearch(const Model& m, const std::string& q, bool phrase, 
   return out;
 }
 
-std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_t k, Consistency c, bool filtered,
-                        const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
+// `q` (k set to `k`) over the LSM: ids and scores; `filtered` adds the filter "s < 'm'".
+std::vector<Hit> SearchQuery(const Table& t, query::FullTextQuery fq, size_t k, Consistency c, bool filtered,
+                             const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
   LsmReadOptions o;
   o.consistency = c;
   if (live) o.live_writers = {live};
   if (filtered) o.filter = "s < 'm'";
   o.columns = {"id"};
-  query::FullTextQuery fq = phrase ? query::FullTextQuery::Phrase(q, "s") : query::FullTextQuery::Match(q, "s");
   fq.k = static_cast<int64_t>(k);
   auto r = query::LsmTextSearch(t.store, t.root, o, fq, stats);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -149,6 +149,12 @@ std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_
     }
   }
   return out;
+}
+
+std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_t k, Consistency c, bool filtered,
+                        const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
+  return SearchQuery(t, phrase ? query::FullTextQuery::Phrase(q, "s") : query::FullTextQuery::Match(q, "s"), k, c,
+                     filtered, live, stats);
 }
 
 bool Close(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::max(std::fabs(a), std::fabs(b))); }
@@ -330,18 +336,6 @@ TEST(LsmTextSearch, EqualsAModelOfPerSourceScoringOverTheNewestRows) {
 // postings and term dictionary) equals the same search once those rows are flushed to a
 // generation (our full-text search of that Lance dataset, its index's statistics): the rows,
 // their order and their scores, with and without a filter, top k and every match.
-std::vector<Hit> Hits(const Result<std::vector<RecordBatchPtr>>& r, const std::string& what) {
-  EXPECT_TRUE(r.ok()) << what << ": " << r.status().ToString();
-  std::vector<Hit> out;
-  if (!r.ok()) return out;
-  for (const auto& b : *r) {
-    for (int64_t i = 0; i < b->num_rows(); ++i) {
-      out.push_back({b->column(0)->Values<int64_t>()[i], b->column(1)->Values<float>()[i]});
-    }
-  }
-  return out;
-}
-
 TEST(LsmTextSearch, FuzzyAndCompoundQueriesOverUnflushedRowsEqualTheFlushedGeneration) {
   using query::FullTextQuery;
   using query::Occur;
@@ -392,14 +386,8 @@ TEST(LsmTextSearch, FuzzyAndCompoundQueriesOverUnflushedRowsEqualTheFlushedGener
   };
   auto search = [&](const FullTextQuery& q, size_t k, Consistency c, bool filtered, const MemWalWriter* live,
                     const std::string& what, query::LsmTextSearchStats* st = nullptr) {
-    LsmReadOptions o;
-    o.consistency = c;
-    if (live) o.live_writers = {live};
-    if (filtered) o.filter = "s < 'm'";
-    o.columns = {"id"};
-    FullTextQuery fq = q;
-    fq.k = static_cast<int64_t>(k);
-    return Hits(query::LsmTextSearch(t.store, t.root, o, fq, st), what);
+    SCOPED_TRACE(what);
+    return SearchQuery(t, q, k, c, filtered, live, st);
   };
   std::map<std::string, std::vector<Hit>> unflushed;
   size_t matched = 0;

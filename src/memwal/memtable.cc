@@ -456,16 +456,17 @@ std::vector<RecordBatchPtr> MemTable::Batches(int64_t upto) const {
   return out;
 }
 
+Result<const MemTable::TextIndex*> MemTable::TextIndexNamed(const std::string& column) const {
+  for (const auto& x : text_indexes_) {
+    if (x.spec.column == column) return &x;
+  }
+  return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'", generation_,
+                                 column);
+}
+
 Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string& column,
                                                 const std::vector<std::string>& tokens) const {
-  const TextIndex* index = nullptr;
-  for (const auto& x : text_indexes_) {
-    if (x.spec.column == column) index = &x;
-  }
-  if (index == nullptr) {
-    return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'",
-                                   generation_, column);
-  }
+  LANCE_ASSIGN_OR_RAISE(const TextIndex* index, TextIndexNamed(column));
   MemTableTextMatches out;
   out.with_positions = index->spec.text->with_position;
   out.docs_with.assign(tokens.size(), 0);
@@ -544,14 +545,7 @@ Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string&
 }
 
 Result<std::vector<std::string>> MemTable::TextDictionary(int64_t upto, const std::string& column) const {
-  const TextIndex* index = nullptr;
-  for (const auto& x : text_indexes_) {
-    if (x.spec.column == column) index = &x;
-  }
-  if (index == nullptr) {
-    return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'",
-                                   generation_, column);
-  }
+  LANCE_ASSIGN_OR_RAISE(const TextIndex* index, TextIndexNamed(column));
   std::vector<std::string> out;
   std::lock_guard<std::mutex> lock(mu_);
   upto = std::max<int64_t>(0, std::min(upto, rows_));

@@ -254,6 +254,8 @@ class MemTable {
     std::vector<uint32_t> length;  // per row: its tokens
   };
   static Result<TokenizedBatch> Tokenize(TextIndex& index, const RecordBatch& batch);
+  // The in-memory INVERTED index of `column`. Errors: InvalidArgument (none).
+  Result<const TextIndex*> TextIndexNamed(const std::string& column) const;
   static Run MergeRuns(const Run& a, const Run& b);
   static constexpr uint32_t kNoNext = UINT32_MAX;
 
