@@ -128,14 +128,14 @@ std::vector<Hit> ModelSearch(const Model& m, const std::string& q, bool phrase, 
   return out;
 }
 
-std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_t k, Consistency c, bool filtered,
-                        const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
+// `q` (k set to `k`) over the LSM: ids and scores; `filtered` adds the filter "s < 'm'".
+std::vector<Hit> SearchQuery(const Table& t, query::FullTextQuery fq, size_t k, Consistency c, bool filtered,
+                             const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
   LsmReadOptions o;
   o.consistency = c;
   if (live) o.live_writers = {live};
   if (filtered) o.filter = "s < 'm'";
   o.columns = {"id"};
-  query::FullTextQuery fq = phrase ? query::FullTextQuery::Phrase(q, "s") : query::FullTextQuery::Match(q, "s");
   fq.k = static_cast<int64_t>(k);
   auto r = query::LsmTextSearch(t.store, t.root, o, fq, stats);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -149,6 +149,12 @@ std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_
     }
   }
   return out;
+}
+
+std::vector<Hit> Search(const Table& t, const std::string& q, bool phrase, size_t k, Consistency c, bool filtered,
+                        const MemWalWriter* live = nullptr, query::LsmTextSearchStats* stats = nullptr) {
+  return SearchQuery(t, phrase ? query::FullTextQuery::Phrase(q, "s") : query::FullTextQuery::Match(q, "s"), k, c,
+                     filtered, live, stats);
 }
 
 bool Close(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::max(std::fabs(a), std::fabs(b))); }
@@ -177,28 +183,24 @@ void ExpectSame(const std::vector<Hit>& got, const std::vector<Hit>& want, const
   }
 }
 
-TEST(LsmTextSearch, EqualsAModelOfPerSourceScoringOverTheNewestRows) {
-  Table t;
-  t.dir = fs::temp_directory_path() / ("lance_lsm_fts_" + std::to_string(::getpid()));
+// A MemWAL table (key id, text s) of `rows` base rows `text()` makes, its INVERTED index on s
+// (with positions) maintained, unsharded; `wo` the writer options that maintain it.
+template <typename Text>
+void MakeIndexedTable(const std::string& name, int64_t rows, Text&& text, Table* tp, Model* model,
+                      MemWalWriterOptions* wo) {
+  Table& t = *tp;
+  t.dir = fs::temp_directory_path() / (name + std::to_string(::getpid()));
   fs::remove_all(t.dir);
   fs::create_directories(t.dir);
   const std::string uri = (t.dir / "t.lance").string();
-  std::mt19937 rng(12);
-  auto text = [&]() {
-    std::uniform_int_distribution<size_t> len(1, 5), word(0, kWords.size() - 1);
-    std::string s;
-    for (size_t i = 0, n = len(rng); i < n; ++i) s += (i ? " " : "") + kWords[word(rng)];
-    return s;
-  };
-  Model model;
   {
     std::vector<int64_t> ids;
     std::vector<std::string> texts;
-    for (int64_t i = 0; i < 200; ++i) {
+    for (int64_t i = 0; i < rows; ++i) {
       ids.push_back(i);
       texts.push_back(text());
-      model.base.Add(texts.back());
-      model.rows[i] = {texts.back(), 0};
+      model->base.Add(texts.back());
+      model->rows[i] = {texts.back(), 0};
     }
     ASSERT_TRUE(table::WriteDataset(uri, Rows(), {TextBatch(ids, texts)}).ok());
   }
@@ -224,8 +226,22 @@ TEST(LsmTextSearch, EqualsAModelOfPerSourceScoringOverTheNewestRows) {
   auto maintained = MaintainedIndexesOf(**base);
   ASSERT_TRUE(maintained.ok()) << maintained.status().ToString();
   ASSERT_EQ(maintained->built.size(), 1u);
-  MemWalWriterOptions wo = WriterOptions(t);
-  wo.generation.maintained_indexes = maintained->built;
+  *wo = WriterOptions(t);
+  wo->generation.maintained_indexes = maintained->built;
+}
+
+TEST(LsmTextSearch, EqualsAModelOfPerSourceScoringOverTheNewestRows) {
+  Table t;
+  std::mt19937 rng(12);
+  auto text = [&]() {
+    std::uniform_int_distribution<size_t> len(1, 5), word(0, kWords.size() - 1);
+    std::string s;
+    for (size_t i = 0, n = len(rng); i < n; ++i) s += (i ? " " : "") + kWords[word(rng)];
+    return s;
+  };
+  Model model;
+  MemWalWriterOptions wo;
+  ASSERT_NO_FATAL_FAILURE(MakeIndexedTable("lance_lsm_fts_", 200, text, &t, &model, &wo));
 
   const std::vector<std::pair<std::string, bool>> queries = {
       {"apple", false}, {"pear plum", false}, {"kiwi lemon mango grape", false}, {"melon", false},
@@ -311,6 +327,120 @@ TEST(LsmTextSearch, EqualsAModelOfPerSourceScoringOverTheNewestRows) {
   EXPECT_NE(plan->find("generation 3 of shard"), std::string::npos) << *plan;
   EXPECT_NE(plan->find("the base table"), std::string::npos) << *plan;
   EXPECT_NE(plan->find("local BM25"), std::string::npos) << *plan;
+  fs::remove_all(t.dir);
+}
+
+// Every query kind the base answers -- fuzzy matches (edit distance, prefix, expansion cap,
+// AND), boolean, boost, multi-match, boosted leaves, phrases inside trees -- over unflushed
+// rows (the WAL tail read from storage, and a live writer's MemTable through its in-memory
+// postings and term dictionary) equals the same search once those rows are flushed to a
+// generation (our full-text search of that Lance dataset, its index's statistics): the rows,
+// their order and their scores, with and without a filter, top k and every match.
+TEST(LsmTextSearch, FuzzyAndCompoundQueriesOverUnflushedRowsEqualTheFlushedGeneration) {
+  using query::FullTextQuery;
+  using query::Occur;
+  Table t;
+  std::mt19937 rng(99);
+  auto text = [&]() {
+    std::uniform_int_distribution<size_t> len(1, 6), word(0, kWords.size() - 1);
+    std::string s;
+    for (size_t i = 0, n = len(rng); i < n; ++i) s += (i ? " " : "") + kWords[word(rng)];
+    return s;
+  };
+  Model model;
+  MemWalWriterOptions wo;
+  ASSERT_NO_FATAL_FAILURE(MakeIndexedTable("lance_lsm_fts_tree_", 120, text, &t, &model, &wo));
+
+  auto fuzzy = [](std::string q, uint32_t f, uint32_t prefix = 0, size_t expansions = 50, bool all = false) {
+    FullTextQuery m = FullTextQuery::Match(std::move(q), "s", all);
+    m.fuzziness = f;
+    m.prefix_length = prefix;
+    m.max_expansions = expansions;
+    return m;
+  };
+  auto boosted = [](FullTextQuery q, float b) {
+    q.boost = b;
+    return q;
+  };
+  // The default tokenizer stems "apple" to "appl"; a fuzzy query is not stemmed.
+  const std::vector<std::pair<std::string, FullTextQuery>> queries = {
+      {"fuzzy appl~1", fuzzy("appl", 1)},
+      {"fuzzy pearr~1", fuzzy("pearr", 1)},
+      {"fuzzy lemon melon~2 (expansions repeat)", fuzzy("lemon melon", 2)},
+      {"fuzzy plun kiwo~1 AND", fuzzy("plun kiwo", 1, 0, 50, true)},
+      {"fuzzy melon~2 prefix 2", fuzzy("melon", 2, 2)},
+      {"fuzzy lemon melon~2 one expansion", fuzzy("lemon melon", 2, 0, 1)},
+      {"boolean must apple should pear must_not kiwi",
+       FullTextQuery::Boolean({{Occur::kMust, FullTextQuery::Match("apple", "s")},
+                               {Occur::kShould, FullTextQuery::Match("pear", "s")},
+                               {Occur::kMustNot, FullTextQuery::Match("kiwi", "s")}})},
+      {"boolean should phrase plum kiwi, should mango lemon",
+       FullTextQuery::Boolean({{Occur::kShould, FullTextQuery::Phrase("plum kiwi", "s")},
+                               {Occur::kShould, FullTextQuery::Match("mango lemon", "s")}})},
+      {"boolean must fuzzy grapf~1 must_not melon",
+       FullTextQuery::Boolean({{Occur::kMust, fuzzy("grapf", 1)}, {Occur::kMustNot, FullTextQuery::Match("melon", "s")}})},
+      {"boost apple pear minus 0.3 plum",
+       FullTextQuery::Boost(FullTextQuery::Match("apple pear", "s"), FullTextQuery::Match("plum", "s"), 0.3f)},
+      {"multi-match apple melon boosts 1, 2.5", FullTextQuery::MultiMatch("apple melon", {"s", "s"}, {1.0f, 2.5f})},
+      {"match kiwi grape boost 2", boosted(FullTextQuery::Match("kiwi grape", "s"), 2.0f)},
+  };
+  auto search = [&](const FullTextQuery& q, size_t k, Consistency c, bool filtered, const MemWalWriter* live,
+                    const std::string& what, query::LsmTextSearchStats* st = nullptr) {
+    SCOPED_TRACE(what);
+    return SearchQuery(t, q, k, c, filtered, live, st);
+  };
+  std::map<std::string, std::vector<Hit>> unflushed;
+  size_t matched = 0;
+  {
+    auto writer = MemWalWriter::Open(t.store, t.root, UnshardedShardId(), wo);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    auto& wr = **writer;
+    std::uniform_int_distribution<int64_t> key(0, 179);
+    for (int b = 0; b < 4; ++b) {
+      std::vector<int64_t> ids;
+      std::vector<std::string> texts;
+      std::set<int64_t> used;
+      while (ids.size() < 30) {
+        const int64_t id = key(rng);
+        if (!used.insert(id).second) continue;
+        ids.push_back(id);
+        texts.push_back(text());
+      }
+      ASSERT_TRUE(wr.AppendAndWait(*TextBatch(ids, texts)).ok());
+    }
+    ASSERT_TRUE(wr.AppendAndWait(*TextBatch({3, 50, 130}, {"x", "x", "x"}), true).ok());
+    for (const auto& [name, q] : queries) {
+      for (size_t k : {3, 1000}) {
+        for (bool filtered : {false, true}) {
+          const std::string what = name + " k" + std::to_string(k) + (filtered ? " s < 'm'" : "");
+          const auto stored = search(q, k, Consistency::kStrong, filtered, nullptr, what + " (WAL tail)");
+          query::LsmTextSearchStats st;
+          const auto in_memory = search(q, k, Consistency::kStrong, filtered, &wr, what + " (MemTable)", &st);
+          EXPECT_EQ(st.memtables, 1) << what;
+          ASSERT_EQ(in_memory.size(), stored.size()) << what;
+          for (size_t i = 0; i < stored.size(); ++i) {
+            EXPECT_EQ(in_memory[i].id, stored[i].id) << what << " row " << i;
+            EXPECT_EQ(in_memory[i].score, stored[i].score) << what << " row " << i;
+          }
+          // Rows the tail holds come back (the search of unflushed rows is not a no-op).
+          if (k == 1000 && !filtered && !stored.empty()) ++matched;
+          unflushed[what] = stored;
+        }
+      }
+    }
+    ASSERT_TRUE(wr.Flush().ok());
+    ASSERT_TRUE(wr.Close(false).ok());
+  }
+  EXPECT_EQ(matched, queries.size()) << "every query matches rows";
+  for (const auto& [name, q] : queries) {
+    for (size_t k : {3, 1000}) {
+      for (bool filtered : {false, true}) {
+        const std::string what = name + " k" + std::to_string(k) + (filtered ? " s < 'm'" : "");
+        ExpectSame(unflushed[what], search(q, k, Consistency::kEventual, filtered, nullptr, what + " flushed"),
+                   what + ": unflushed = flushed");
+      }
+    }
+  }
   fs::remove_all(t.dir);
 }
 

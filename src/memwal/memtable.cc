@@ -456,16 +456,17 @@ std::vector<RecordBatchPtr> MemTable::Batches(int64_t upto) const {
   return out;
 }
 
+Result<const MemTable::TextIndex*> MemTable::TextIndexNamed(const std::string& column) const {
+  for (const auto& x : text_indexes_) {
+    if (x.spec.column == column) return &x;
+  }
+  return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'", generation_,
+                                 column);
+}
+
 Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string& column,
                                                 const std::vector<std::string>& tokens) const {
-  const TextIndex* index = nullptr;
-  for (const auto& x : text_indexes_) {
-    if (x.spec.column == column) index = &x;
-  }
-  if (index == nullptr) {
-    return Status::InvalidArgument("MemTable (generation {}): no in-memory INVERTED index of column '{}'",
-                                   generation_, column);
-  }
+  LANCE_ASSIGN_OR_RAISE(const TextIndex* index, TextIndexNamed(column));
   MemTableTextMatches out;
   out.with_positions = index->spec.text->with_position;
   out.docs_with.assign(tokens.size(), 0);
@@ -540,6 +541,19 @@ Result<MemTableTextMatches> MemTable::MatchText(int64_t upto, const std::string&
     if (encoder_) encoder_->Encode(key_cols, row, &d.key);
     out.docs.push_back(std::move(d));
   }
+  return out;
+}
+
+Result<std::vector<std::string>> MemTable::TextDictionary(int64_t upto, const std::string& column) const {
+  LANCE_ASSIGN_OR_RAISE(const TextIndex* index, TextIndexNamed(column));
+  std::vector<std::string> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  upto = std::max<int64_t>(0, std::min(upto, rows_));
+  for (const auto& [token, list] : index->postings) {
+    // postings are in row order: the token is among the first `upto` rows if its first is
+    if (!list.empty() && static_cast<int64_t>(list.front().position) < upto) out.push_back(token);
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include "lance/query/lsm_plan.h"
 #include "lance/query/scanner.h"
 #include "query/lsm_columns.h"
+#include "query/text_combine.h"
 
 namespace lance::query {
 
@@ -46,29 +47,78 @@ bool IsInverted(const table::IndexInfo& info) {
   return std::string_view(info.details_type_url).ends_with(".InvertedIndexDetails");
 }
 
+// A leaf of the query as the base plans it (PlanFullTextSearch) and the tokenizer a tail is
+// tokenized with for it: the leaf's index's (the base's first INVERTED index on its column,
+// which the MemTable mirrors and a flushed generation's maintained index keeps), or lance
+// 12's flat one for a column without an index.
+struct Leaf {
+  const FullTextSearchNode* node = nullptr;
+  index::fts::TokenizerOptions tokenizer;
+};
+
 // The planned search: the merged read's sources and what every source search needs.
 struct Context {
   std::string table;
   std::optional<Plan> plan;
   SchemaPtr out;      // output columns (then `_score`)
   SchemaPtr columns;  // what a source returns before `_score`: the output columns, the key
-  FullTextQuery query;
-  std::string column;  // the searched column (a leaf query's)
+  FullTextQuery query;  // every leaf's column named (a generation plans it as the base does)
   std::shared_ptr<const Filter> filter;
   std::optional<memwal::PrimaryKeyEncoder> enc;
-  // The tail's tokenizer (the base index's on `column`, or lance 12's flat one) and index.
-  index::fts::TokenizerOptions tokenizer;
-  std::string index_name;
-  bool tail_answers = false;  // a leaf match / phrase, not fuzzy: a tail can be searched
-  // Query tokens (unique, in first-seen order) and, per query token, its unique slot and
-  // position relative to the first (phrases).
-  std::vector<std::string> tokens;
-  std::vector<size_t> slot;
-  std::vector<uint32_t> rel;
+  // The query planned over the base: the tree a tail is scored by, as a generation's search
+  // (the same planner) scores it.
+  PlanNodePtr tree;
+  std::vector<Leaf> leaves;
+  std::vector<std::string> leaf_columns;  // the searched columns, first-seen order
 
   const LsmMergeNode& merge() const { return static_cast<const LsmMergeNode&>(*plan->root()); }
   const memwal::PrimaryKeyEncoder* encoder() const { return enc ? &*enc : nullptr; }
+  const Leaf& LeafOf(const FullTextSearchNode* n) const {
+    for (const auto& l : leaves) {
+      if (l.node == n) return l;
+    }
+    return leaves.front();  // every leaf of `tree` is listed (CollectLeaves)
+  }
 };
+
+// Names the column of every leaf of `q` naming none: the base's one column with an INVERTED
+// index (lance 12's LSM search needs one), or, for a match, all of them (the base's search
+// makes that a multi-match over them; a generation indexes fewer columns, so they are named).
+Status FillColumns(const std::string& table, const std::vector<std::string>& indexed, FullTextQuery* q) {
+  if (q->kind != FullTextQuery::Kind::kLeaf) {
+    for (auto& ch : q->children) LANCE_RETURN_NOT_OK(FillColumns(table, indexed, &ch));
+    return Status::OK();
+  }
+  if (!q->columns.empty()) return Status::OK();
+  if (indexed.size() == 1 || (!indexed.empty() && !q->phrase)) {
+    q->columns = indexed;
+    return Status::OK();
+  }
+  return Status::InvalidArgument("{}: an LSM full-text search names its column: the base has {} columns with an "
+                                 "INVERTED index",
+                                 table, indexed.size());
+}
+
+Status CollectLeaves(const table::Snapshot& base, const FullTextSearchNode& n, Context* c) {
+  if (n.combine() != FullTextSearchNode::Combine::kNone) {
+    for (const auto& in : n.inputs()) {
+      LANCE_RETURN_NOT_OK(CollectLeaves(base, static_cast<const FullTextSearchNode&>(*in), c));
+    }
+    return Status::OK();
+  }
+  Leaf l;
+  l.node = &n;
+  l.tokenizer = FlatOptions();
+  if (!n.index().uuid.empty()) {
+    LANCE_ASSIGN_OR_RAISE(index::scalar::CreateScalarIndexOptions io, index::scalar::OptionsOfIndex(base, n.index()));
+    l.tokenizer = io.fts;
+  }
+  c->leaves.push_back(std::move(l));
+  if (std::find(c->leaf_columns.begin(), c->leaf_columns.end(), n.column()) == c->leaf_columns.end()) {
+    c->leaf_columns.push_back(n.column());
+  }
+  return Status::OK();
+}
 
 Result<Context> Prepare(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
                         const memwal::LsmReadOptions& options, const FullTextQuery& query) {
@@ -106,59 +156,24 @@ Result<Context> Prepare(const std::shared_ptr<io::ObjectStore>& store, const std
   }
   if (!base) return Status::Corruption("{}: the LSM plan has no base source", c.table);
 
-  c.query = query;
-  if (query.kind != FullTextQuery::Kind::kLeaf) return c;
-  // A leaf over one column: named, or the base's one column with an INVERTED index (as lance
-  // 12's LSM search needs one column).
   const auto& m = base->manifest();
-  auto name_of = [&](int32_t id) {
-    for (const auto& f : m.fields) {
-      if (f.id == id) return f.name;
-    }
-    return std::string();
-  };
-  if (query.columns.size() > 1) {
-    return Status::InvalidArgument("{}: an LSM full-text search searches one column (got {})", c.table,
-                                   query.columns.size());
-  }
-  if (query.columns.empty()) {
-    std::vector<std::string> indexed;
+  std::vector<std::string> indexed;  // schema order, as the base's search lists them
+  for (const auto& f : m.fields) {
     for (const auto& info : m.indices) {
-      if (!IsInverted(info) || info.fields.size() != 1) continue;
-      const std::string n = name_of(info.fields[0]);
-      if (std::find(indexed.begin(), indexed.end(), n) == indexed.end()) indexed.push_back(n);
+      if (IsInverted(info) && info.fields.size() == 1 && info.fields[0] == f.id &&
+          std::find(indexed.begin(), indexed.end(), f.name) == indexed.end()) {
+        indexed.push_back(f.name);
+      }
     }
-    if (indexed.size() != 1) {
-      return Status::InvalidArgument("{}: an LSM full-text search names its column: the base has {} columns with an "
-                                     "INVERTED index",
-                                     c.table, indexed.size());
-    }
-    c.query.columns = {indexed[0]};
   }
-  c.column = c.query.columns[0];
-  const FieldPtr f = spec.table_schema->GetFieldByName(c.column);
-  if (!f || (f->type()->id() != TypeId::kString && f->type()->id() != TypeId::kLargeString)) {
-    return Status::InvalidArgument("{}: full-text search: no string column '{}'", c.table, c.column);
-  }
-  c.tokenizer = FlatOptions();
-  for (const auto& info : m.indices) {
-    if (!IsInverted(info) || info.fields.size() != 1 || name_of(info.fields[0]) != c.column) continue;
-    LANCE_ASSIGN_OR_RAISE(index::scalar::CreateScalarIndexOptions io, index::scalar::OptionsOfIndex(*base, info));
-    c.tokenizer = io.fts;
-    c.index_name = info.name;
-    break;  // a column's first index, as lance 12
-  }
-  c.tail_answers = query.fuzziness == 0;
-  if (!c.tail_answers) return c;
-  LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(c.tokenizer));
-  std::vector<index::fts::Token> out;
-  LANCE_RETURN_NOT_OK(tok->Tokenize(query.query, &out));
-  for (const auto& t : out) {
-    auto it = std::find(c.tokens.begin(), c.tokens.end(), t.text);
-    c.slot.push_back(static_cast<size_t>(it - c.tokens.begin()));
-    if (it == c.tokens.end()) c.tokens.push_back(t.text);
-    c.rel.push_back(t.position - out.front().position);
-  }
+  c.query = query;
+  LANCE_RETURN_NOT_OK(FillColumns(c.table, indexed, &c.query));
+  // The base's planner checks the query (kinds, columns, their types) and resolves each leaf's
+  // column and index.
+  auto tree = PlanFullTextSearch(base, c.query, "", nullptr, {});
+  if (!tree.ok()) return tree.status().WithContext(c.table);
+  c.tree = *tree;
+  LANCE_RETURN_NOT_OK(CollectLeaves(*base, static_cast<const FullTextSearchNode&>(*c.tree), &c));
   return c;
 }
 
@@ -246,49 +261,139 @@ Result<Candidates> SearchSnapshot(const Context& c, const std::shared_ptr<const 
   }
 }
 
-// The corpus of a WAL tail (its batches, WAL order) as a MemTable's in-memory index would give
-// it: statistics over every row, the visible rows (each key's newest, not a tombstone) holding
-// a query token.
-Result<memwal::MemTableTextMatches> TailMatches(const Context& c, const std::vector<RecordBatchPtr>& batches) {
-  memwal::MemTableTextMatches m;
-  m.with_positions = true;
-  m.docs_with.assign(c.tokens.size(), 0);
-  const memwal::PrimaryKeyEncoder* enc = c.encoder();
-  // Each key's newest row: rows read backwards, the first sight of a key wins.
-  std::vector<std::vector<uint8_t>> newest(batches.size());
-  std::vector<std::vector<std::string>> keys(batches.size());
-  {
+bool TailSource(LsmSourceNode::Source s) {
+  return s == LsmSourceNode::Source::kWalTail || s == LsmSourceNode::Source::kMemTable;
+}
+
+// Unflushed rows searched as the generation they will flush to: a WAL tail's batches (WAL
+// order) or a live MemTable's first `upto` rows, row `position` its place among them (its row
+// offset in that generation). Columns the MemTable mirrors are answered by its in-memory
+// postings, others by tokenizing the rows here.
+class Tail {
+ public:
+  Tail(const Context& c, std::vector<RecordBatchPtr> batches, const memwal::MemTable* memtable, int64_t upto,
+       LsmTextSearchStats* stats)
+      : c_(c), batches_(std::move(batches)), memtable_(memtable), upto_(upto), stats_(stats) {}
+
+  const std::vector<RecordBatchPtr>& batches() const { return batches_; }
+
+  // The corpus statistics of every row for `column` and the visible rows (each key's newest,
+  // not a tombstone) holding one of `tokens`, each with its frequency (and positions).
+  Result<memwal::MemTableTextMatches> Match(const std::string& column, const index::fts::TokenizerOptions& tok,
+                                            const std::vector<std::string>& tokens) {
+    if (memtable_ && memtable_->TextIndexOf(column)) {
+      if (!used_memtable_) ++stats_->memtables;
+      used_memtable_ = true;
+      return memtable_->MatchText(upto_, column, tokens);
+    }
+    return TailMatches(column, tok, tokens);
+  }
+
+  // Every token of `column` any row holds, sorted by bytes (a flushed generation's dictionary).
+  Result<std::vector<std::string>> Dictionary(const std::string& column, const index::fts::TokenizerOptions& tok) {
+    if (memtable_ && memtable_->TextIndexOf(column)) return memtable_->TextDictionary(upto_, column);
+    std::unordered_set<std::string> all;
+    LANCE_RETURN_NOT_OK(ForEachDoc(column, tok, [&](size_t, int64_t, uint32_t, const std::vector<index::fts::Token>& t) {
+      for (const auto& x : t) all.insert(x.text);
+    }));
+    std::vector<std::string> out(all.begin(), all.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // Whether each of `docs` passes the filter (a prefilter, as a generation's search applies
+  // it before its top k), evaluated once per row.
+  Result<std::vector<uint8_t>> Passes(const std::vector<memwal::MemTableTextMatches::Doc>& docs) {
+    std::vector<uint8_t> out(docs.size(), 1);
+    if (!c_.filter) return out;
+    for (size_t a = 0; a < docs.size();) {
+      size_t b = a;
+      std::vector<int64_t> rows;
+      for (; b < docs.size() && docs[b].batch == docs[a].batch; ++b) {
+        if (!pass_.count(docs[b].position)) rows.push_back(docs[b].row);
+      }
+      if (!rows.empty()) {
+        LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*docs[a].batch, rows));
+        LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> ok, c_.filter->EvaluateBatch(*taken));
+        std::vector<uint8_t> passed(rows.size(), 0);
+        for (int64_t r : ok) passed[static_cast<size_t>(r)] = 1;
+        size_t at = 0;
+        for (size_t d = a; d < b; ++d) {
+          if (!pass_.count(docs[d].position)) pass_[docs[d].position] = passed[at++];
+        }
+      }
+      for (size_t d = a; d < b; ++d) out[d] = pass_[docs[d].position];
+      a = b;
+    }
+    return out;
+  }
+
+  // Remembers where the row at `d.position` is.
+  void Note(const memwal::MemTableTextMatches::Doc& d) { rows_.try_emplace(d.position, Row{d.batch, d.row, d.key}); }
+
+  struct Row {
+    RecordBatchPtr batch;
+    int64_t row = 0;
+    std::string key;
+  };
+  const Row& RowAt(uint64_t position) const { return rows_.at(static_cast<uint32_t>(position)); }
+
+ private:
+  // Each key's newest row (rows read backwards, the first sight of a key wins) and the keys.
+  Status Visibility() {
+    if (!newest_.empty() || batches_.empty()) return Status::OK();
+    const memwal::PrimaryKeyEncoder* enc = c_.encoder();
+    newest_.resize(batches_.size());
+    keys_.resize(batches_.size());
     KeySet seen;
-    for (size_t i = batches.size(); i-- > 0;) {
-      const RecordBatch& b = *batches[i];
-      newest[i].assign(static_cast<size_t>(b.num_rows()), 1);
+    for (size_t i = batches_.size(); i-- > 0;) {
+      const RecordBatch& b = *batches_[i];
+      newest_[i].assign(static_cast<size_t>(b.num_rows()), 1);
       if (!enc) continue;
-      LANCE_ASSIGN_OR_RAISE(keys[i], enc->EncodeAll(b));
+      LANCE_ASSIGN_OR_RAISE(keys_[i], enc->EncodeAll(b));
       for (int64_t r = b.num_rows(); r-- > 0;) {
-        newest[i][static_cast<size_t>(r)] = seen.insert(keys[i][static_cast<size_t>(r)]).second;
+        newest_[i][static_cast<size_t>(r)] = seen.insert(keys_[i][static_cast<size_t>(r)]).second;
       }
     }
+    return Status::OK();
   }
-  LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(c.tokenizer));
-  std::unordered_map<std::string, size_t> slot;
-  for (size_t t = 0; t < c.tokens.size(); ++t) slot.emplace(c.tokens[t], t);
-  std::vector<index::fts::Token> out;
-  uint32_t position = 0;
-  for (size_t i = 0; i < batches.size(); ++i) {
-    const RecordBatch& b = *batches[i];
-    const ArrayPtr text = b.GetColumnByName(c.column);
-    if (!text) return Status::Corruption("{}: a WAL tail batch has no column '{}'", c.table, c.column);
-    const ArrayPtr tomb = b.GetColumnByName(memwal::kTombstoneColumn);
-    for (int64_t r = 0; r < b.num_rows(); ++r, ++position) {
-      if (text->IsNull(r)) continue;
-      out.clear();
-      LANCE_RETURN_NOT_OK(tok->Tokenize(text->GetView(r), &out));
-      if (out.empty()) continue;
+
+  // `f(batch, row, position, tokens)` for every row of `column` with a token, in order.
+  template <typename F>
+  Status ForEachDoc(const std::string& column, const index::fts::TokenizerOptions& options, F f) {
+    LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(options));
+    std::vector<index::fts::Token> out;
+    uint32_t position = 0;
+    for (size_t i = 0; i < batches_.size(); ++i) {
+      const RecordBatch& b = *batches_[i];
+      const ArrayPtr text = b.GetColumnByName(column);
+      if (!text) return Status::Corruption("{}: an unflushed batch has no column '{}'", c_.table, column);
+      for (int64_t r = 0; r < b.num_rows(); ++r, ++position) {
+        if (text->IsNull(r)) continue;
+        out.clear();
+        LANCE_RETURN_NOT_OK(tok->Tokenize(text->GetView(r), &out));
+        if (!out.empty()) f(i, r, position, out);
+      }
+    }
+    return Status::OK();
+  }
+
+  // Match() by tokenizing every row: the statistics of every row, the visible rows matching.
+  Result<memwal::MemTableTextMatches> TailMatches(const std::string& column, const index::fts::TokenizerOptions& tok,
+                                                  const std::vector<std::string>& tokens) {
+    LANCE_RETURN_NOT_OK(Visibility());
+    memwal::MemTableTextMatches m;
+    m.with_positions = true;
+    m.docs_with.assign(tokens.size(), 0);
+    std::unordered_map<std::string, size_t> slot;
+    for (size_t t = 0; t < tokens.size(); ++t) slot.emplace(tokens[t], t);
+    LANCE_RETURN_NOT_OK(ForEachDoc(column, tok, [&](size_t i, int64_t r, uint32_t position,
+                                                    const std::vector<index::fts::Token>& out) {
       ++m.num_docs;
       m.total_tokens += out.size();
       memwal::MemTableTextMatches::Doc d;
-      d.freq.assign(c.tokens.size(), 0);
-      d.positions.assign(c.tokens.size(), {});
+      d.freq.assign(tokens.size(), 0);
+      d.positions.assign(tokens.size(), {});
       bool any = false;
       for (const auto& t : out) {
         auto it = slot.find(t.text);
@@ -297,91 +402,181 @@ Result<memwal::MemTableTextMatches> TailMatches(const Context& c, const std::vec
         d.positions[it->second].push_back(t.position);
         any = true;
       }
-      const bool live = newest[i][static_cast<size_t>(r)] && !(tomb && !tomb->IsNull(r) && tomb->BoolValue(r));
-      if (!any || !live) continue;
-      d.batch = batches[i];
+      const ArrayPtr tomb = batches_[i]->GetColumnByName(memwal::kTombstoneColumn);
+      const bool live = newest_[i][static_cast<size_t>(r)] && !(tomb && !tomb->IsNull(r) && tomb->BoolValue(r));
+      if (!any || !live) return;
+      d.batch = batches_[i];
       d.row = r;
       d.position = position;
       d.length = static_cast<uint32_t>(out.size());
-      if (enc) d.key = keys[i][static_cast<size_t>(r)];
+      if (c_.enc) d.key = keys_[i][static_cast<size_t>(r)];
       m.docs.push_back(std::move(d));
-    }
+    }));
+    return m;
   }
-  return m;
+
+  const Context& c_;
+  std::vector<RecordBatchPtr> batches_;
+  const memwal::MemTable* memtable_;
+  int64_t upto_;
+  LsmTextSearchStats* stats_;
+  bool used_memtable_ = false;
+  std::vector<std::vector<uint8_t>> newest_;
+  std::vector<std::vector<std::string>> keys_;
+  std::unordered_map<uint32_t, uint8_t> pass_;
+  std::unordered_map<uint32_t, Row> rows_;
+};
+
+Result<std::vector<std::string>> Tokens(const index::fts::TokenizerOptions& options, const std::string& text,
+                                        std::vector<uint32_t>* rel) {
+  LANCE_ASSIGN_OR_RAISE(auto tok, index::fts::Tokenizer::Make(options));
+  std::vector<index::fts::Token> out;
+  LANCE_RETURN_NOT_OK(tok->Tokenize(text, &out));
+  std::vector<std::string> tokens;
+  for (const auto& t : out) {
+    tokens.push_back(t.text);
+    if (rel) rel->push_back(t.position - out.front().position);
+  }
+  return tokens;
 }
 
-// The matches of `m` (a WAL tail's or a MemTable's) not replaced by a newer source, passing
-// the filter, scored with `m`'s statistics: the context's columns then `_score`.
-Result<Candidates> ScoreMatches(const Context& c, const memwal::MemTableTextMatches& m, const KeySet& newer,
-                                LsmTextSearchStats* stats) {
-  const bool phrase = c.query.phrase;
-  if (phrase && !m.with_positions) {
-    return Status::InvalidArgument("{}: phrase query on column {}: index {} was built without positions", c.table,
-                                   c.column, c.index_name);
+// A leaf's matches among the tail's rows, as a generation's index scores them (ScoreLeaf in
+// text_search.cc): BM25 with the tail's statistics, times the leaf's boost, rows failing the
+// filter left out; row ids the rows' positions. A fuzzy leaf over an indexed column expands
+// lance 12's flat tokens over the tail's dictionary (index::fts::ExpandFuzzy), each expansion
+// scored (repeats kept), AND then needing every query token through one of its expansions; over
+// a column without an index it is an exact match, as the flat search of a generation.
+Result<std::vector<index::fts::ScoredRow>> ScoreTailLeaf(const Context& c, Tail& t, const Leaf& leaf) {
+  const FullTextQuery& q = leaf.node->query();
+  const std::string& column = leaf.node->column();
+  const bool fuzzy = q.fuzziness > 0;
+  if (fuzzy && q.phrase) {
+    return Status::InvalidArgument("{}: full-text search on column {}: a phrase query cannot be fuzzy (fuzziness {})",
+                                   c.table, column, q.fuzziness);
   }
+  std::vector<std::string> terms;  // the query's terms in order (fuzzy: its expansions)
+  std::vector<uint32_t> group;     // per term: the query token it stands for (AND needs each)
+  std::vector<uint32_t> rel;       // phrase: per term its position relative to the first
+  size_t groups = 0;
+  std::vector<std::string> unique;  // the terms without repeats
+  std::vector<size_t> slot;         // per term: its index in `unique`
+  std::vector<size_t> scored;       // slots scored per document (fuzzy: one per term)
+  if (fuzzy && !leaf.node->index().uuid.empty()) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<std::string> raw, Tokens(FlatOptions(), q.query, nullptr));
+    LANCE_ASSIGN_OR_RAISE(std::vector<std::string> dict, t.Dictionary(column, leaf.tokenizer));
+    terms = index::fts::ExpandFuzzy(dict, raw, {q.fuzziness, q.max_expansions, q.prefix_length}, &group);
+    groups = raw.size();
+  } else {
+    LANCE_ASSIGN_OR_RAISE(terms, Tokens(leaf.tokenizer, q.query, &rel));
+  }
+  for (const auto& term : terms) {
+    auto it = std::find(unique.begin(), unique.end(), term);
+    slot.push_back(static_cast<size_t>(it - unique.begin()));
+    if (it == unique.end()) unique.push_back(term);
+  }
+  if (fuzzy && !leaf.node->index().uuid.empty()) {
+    scored = slot;
+  } else {
+    for (size_t u = 0; u < unique.size(); ++u) scored.push_back(u);
+    group.assign(slot.begin(), slot.end());
+    groups = unique.size();
+  }
+  std::vector<index::fts::ScoredRow> hits;
+  if (terms.empty()) return hits;
+  LANCE_ASSIGN_OR_RAISE(memwal::MemTableTextMatches m, t.Match(column, leaf.tokenizer, unique));
+  if (q.phrase && !m.with_positions) {
+    return Status::InvalidArgument("{}: phrase query on column {}: index {} was built without positions", c.table,
+                                   column, leaf.node->index().name);
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint8_t> pass, t.Passes(m.docs));
   const float avgdl = index::fts::Bm25AvgDocLength(m.total_tokens, m.num_docs);
-  // Matching docs grouped by batch (in position order: a batch's rows are contiguous).
-  std::vector<std::pair<RecordBatchPtr, std::vector<int64_t>>> groups;
-  std::vector<std::vector<float>> group_scores;
-  std::vector<std::vector<std::string>> group_keys;
-  ++stats->searches;
-  for (const auto& d : m.docs) {
-    bool all = true, any = false;
-    for (uint32_t f : d.freq) {
-      any |= f > 0;
-      all &= f > 0;
+  std::vector<uint8_t> has(groups);
+  for (size_t i = 0; i < m.docs.size(); ++i) {
+    const auto& d = m.docs[i];
+    if (!pass[i]) continue;
+    std::fill(has.begin(), has.end(), 0);
+    bool any = false;
+    for (size_t x = 0; x < terms.size(); ++x) {
+      if (d.freq[slot[x]] == 0) continue;
+      has[group[x]] = 1;
+      any = true;
     }
-    if (!any || (c.query.and_operator && !all) || (phrase && !all)) continue;
-    if (phrase) {
+    const bool all = std::find(has.begin(), has.end(), 0) == has.end();
+    if (!any || ((q.and_operator || q.phrase) && !all)) continue;
+    if (q.phrase) {
       std::vector<const uint32_t*> b, e;
-      for (size_t t : c.slot) {
-        b.push_back(d.positions[t].data());
-        e.push_back(d.positions[t].data() + d.positions[t].size());
+      for (size_t x : slot) {
+        b.push_back(d.positions[x].data());
+        e.push_back(d.positions[x].data() + d.positions[x].size());
       }
-      if (!index::fts::PhraseMatchesAnywhere(b, e, c.rel, c.query.slop)) continue;
-    }
-    ++stats->candidates;
-    if (c.enc && newer.count(d.key)) {
-      ++stats->replaced;
-      continue;
+      if (!index::fts::PhraseMatchesAnywhere(b, e, rel, q.slop)) continue;
     }
     float score = 0.0f;
-    for (size_t t = 0; t < d.freq.size(); ++t) {
-      if (d.freq[t] == 0) continue;
-      score += index::fts::Bm25Idf(m.docs_with[t], m.num_docs) * index::fts::Bm25DocWeight(d.freq[t], d.length, avgdl);
+    for (size_t u : scored) {
+      if (d.freq[u] == 0) continue;
+      score += index::fts::Bm25Idf(m.docs_with[u], m.num_docs) * index::fts::Bm25DocWeight(d.freq[u], d.length, avgdl);
     }
-    if (c.query.boost != 1.0f) score *= c.query.boost;
-    if (groups.empty() || groups.back().first != d.batch) {
-      groups.emplace_back(d.batch, std::vector<int64_t>{});
-      group_scores.emplace_back();
-      group_keys.emplace_back();
-    }
-    groups.back().second.push_back(d.row);
-    group_scores.back().push_back(score);
-    group_keys.back().push_back(d.key);
+    if (q.boost != 1.0f) score *= q.boost;
+    t.Note(d);
+    hits.push_back({d.position, score});
   }
+  return hits;
+}
+
+// The rows of `node` among the tail's, combined as the base's search combines them
+// (internal::CombineScores), its best `limit` (0: all, in no order).
+Result<std::vector<index::fts::ScoredRow>> ScoreTailNode(const Context& c, Tail& t, const FullTextSearchNode& node,
+                                                         size_t limit) {
+  std::vector<index::fts::ScoredRow> out;
+  if (node.combine() == FullTextSearchNode::Combine::kNone) {
+    LANCE_ASSIGN_OR_RAISE(out, ScoreTailLeaf(c, t, c.LeafOf(&node)));
+  } else {
+    std::vector<std::vector<index::fts::ScoredRow>> in;
+    for (const auto& input : node.inputs()) {
+      const auto& child = static_cast<const FullTextSearchNode&>(*input);
+      LANCE_ASSIGN_OR_RAISE(auto rows, ScoreTailNode(c, t, child, child.query().k > 0 ? child.query().k : 0));
+      in.push_back(std::move(rows));
+    }
+    out = internal::CombineScores(node, in);
+  }
+  internal::BestFirst(&out, limit);
+  return out;
+}
+
+// Every match of the query among the tail's rows not replaced by a newer source: the
+// context's columns then `_score`.
+Result<Candidates> SearchTail(const Context& c, Tail& t, const KeySet& newer, LsmTextSearchStats* stats) {
+  ++stats->searches;
+  LANCE_ASSIGN_OR_RAISE(std::vector<index::fts::ScoredRow> hits,
+                        ScoreTailNode(c, t, static_cast<const FullTextSearchNode&>(*c.tree), 0));
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.row_id < b.row_id; });
+  stats->candidates += static_cast<int64_t>(hits.size());
   std::vector<FieldPtr> fields = c.columns->fields();
   fields.push_back(field(kScoreColumn, float32(), true));
   auto schema = std::make_shared<Schema>(std::move(fields));
   Candidates out;
   std::vector<RecordBatchPtr> parts;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr rows, TakeRows(*groups[g].first, groups[g].second));
-    std::vector<int64_t> pass;
-    if (c.filter) {
-      LANCE_ASSIGN_OR_RAISE(pass, c.filter->EvaluateBatch(*rows));
-      LANCE_ASSIGN_OR_RAISE(rows, TakeRows(*rows, pass));
-    } else {
-      for (int64_t r = 0; r < rows->num_rows(); ++r) pass.push_back(r);
-    }
-    if (rows->num_rows() == 0) continue;
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*rows, c.columns));
+  // Runs of one batch (positions ascending: a batch's rows are contiguous).
+  for (size_t a = 0; a < hits.size();) {
+    const RecordBatchPtr& batch = t.RowAt(hits[a].row_id).batch;
+    std::vector<int64_t> rows;
     FloatBuilder scores(float32());
-    for (int64_t p : pass) {
-      LANCE_RETURN_NOT_OK(scores.Append(group_scores[g][static_cast<size_t>(p)]));
-      out.score.push_back(group_scores[g][static_cast<size_t>(p)]);
-      if (c.enc) out.keys.push_back(group_keys[g][static_cast<size_t>(p)]);
+    size_t b = a;
+    for (; b < hits.size() && t.RowAt(hits[b].row_id).batch == batch; ++b) {
+      const Tail::Row& r = t.RowAt(hits[b].row_id);
+      if (c.enc && newer.count(r.key)) {
+        ++stats->replaced;
+        continue;
+      }
+      rows.push_back(r.row);
+      LANCE_RETURN_NOT_OK(scores.Append(hits[b].score));
+      out.score.push_back(hits[b].score);
+      if (c.enc) out.keys.push_back(r.key);
     }
+    a = b;
+    if (rows.empty()) continue;
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr taken, TakeRows(*batch, rows));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr projected, internal::ProjectByName(*taken, c.columns));
     std::vector<ArrayPtr> cols = projected->columns();
     LANCE_ASSIGN_OR_RAISE(ArrayPtr s, scores.Finish());
     cols.push_back(std::move(s));
@@ -390,21 +585,6 @@ Result<Candidates> ScoreMatches(const Context& c, const memwal::MemTableTextMatc
   }
   LANCE_ASSIGN_OR_RAISE(out.rows, ConcatenateBatches(schema, parts));
   return out;
-}
-
-bool TailSource(LsmSourceNode::Source s) {
-  return s == LsmSourceNode::Source::kWalTail || s == LsmSourceNode::Source::kMemTable;
-}
-
-// A tail or MemTable that holds rows while the query is one a tail cannot answer.
-Status CheckTailAnswers(const Context& c, const LsmSourceNode::Spec& s) {
-  if (c.tail_answers) return Status::OK();
-  const bool empty = s.source == LsmSourceNode::Source::kWalTail ? s.tail_batches.empty() : s.memtable_upto == 0;
-  if (empty) return Status::OK();
-  return Status::NotSupported("{}: full-text search of the LSM: the unflushed rows of shard {} are searched by a "
-                              "match or phrase query over one column, not a fuzzy or compound one (flush them, "
-                              "or search --consistency eventual)",
-                              c.table, s.shard);
 }
 
 }  // namespace
@@ -425,21 +605,13 @@ Result<std::vector<RecordBatchPtr>> LsmTextSearch(const std::shared_ptr<io::Obje
     const auto& s = static_cast<const LsmSourceNode&>(*in).spec();
     ++stats->sources;
     if (TailSource(s.source)) {
-      LANCE_RETURN_NOT_OK(CheckTailAnswers(c, s));
-      std::vector<RecordBatchPtr> batches =
-          s.source == LsmSourceNode::Source::kMemTable ? s.memtable->Batches(s.memtable_upto) : s.tail_batches;
-      if (!batches.empty()) {
-        memwal::MemTableTextMatches m;
-        if (s.source == LsmSourceNode::Source::kMemTable && s.memtable->TextIndexOf(c.column)) {
-          // The live MemTable's in-memory postings: no tokenizing here.
-          LANCE_ASSIGN_OR_RAISE(m, s.memtable->MatchText(s.memtable_upto, c.column, c.tokens));
-          ++stats->memtables;
-        } else {
-          LANCE_ASSIGN_OR_RAISE(m, TailMatches(c, batches));
-        }
-        LANCE_ASSIGN_OR_RAISE(Candidates got, ScoreMatches(c, m, newer, stats));
+      const bool mem = s.source == LsmSourceNode::Source::kMemTable;
+      Tail tail(c, mem ? s.memtable->Batches(s.memtable_upto) : s.tail_batches, mem ? s.memtable.get() : nullptr,
+                mem ? s.memtable_upto : 0, stats);
+      if (!tail.batches().empty()) {
+        LANCE_ASSIGN_OR_RAISE(Candidates got, SearchTail(c, tail, newer, stats));
         found.push_back(std::move(got));
-        if (enc) LANCE_RETURN_NOT_OK(AddKeys(*enc, batches, &newer));
+        if (enc) LANCE_RETURN_NOT_OK(AddKeys(*enc, tail.batches(), &newer));
       }
       continue;
     }
@@ -487,26 +659,45 @@ Result<std::vector<RecordBatchPtr>> LsmTextSearch(const std::shared_ptr<io::Obje
 Result<std::string> ExplainLsmTextSearch(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
                                          const memwal::LsmReadOptions& options, const FullTextQuery& query) {
   LANCE_ASSIGN_OR_RAISE(Context c, Prepare(store, root, options, query));
+  std::string cols;
+  for (const auto& col : c.leaf_columns) cols += (cols.empty() ? "" : ", ") + col;
   std::string out = fmt::format(
-      "LsmTextSearch: {} query \"{}\"{}, k {}, {} consistency; each source scored with its own statistics (lance "
-      "12's local BM25), its rows whose key a newer source holds dropped, then one top k by score (ties by key)",
-      c.table, c.query.query, c.column.empty() ? std::string() : " on column " + c.column, c.query.k,
+      "LsmTextSearch: {} query \"{}\" on column{} {}, k {}, {} consistency; each source scored with its own "
+      "statistics (lance 12's local BM25), its rows whose key a newer source holds dropped, then one top k by score "
+      "(ties by key)",
+      c.table, c.query.query, c.leaf_columns.size() > 1 ? "s" : "", cols, c.query.k,
       c.merge().spec().consistency == memwal::Consistency::kStrong ? "strong" : "eventual");
   if (c.filter) out += fmt::format("; filter \"{}\" on each key's newest row", c.filter->text());
   out += "\n";
-  const std::string tokenizer = c.index_name.empty() ? std::string("lance 12's flat tokenizer")
-                                                     : "the tokenizer of base index " + c.index_name;
+  // How each searched column of unflushed rows is tokenized.
+  auto tokenized = [&](const std::string& col) {
+    for (const auto& l : c.leaves) {
+      if (l.node->column() == col && !l.node->index().uuid.empty()) {
+        return "the tokenizer of base index " + l.node->index().name;
+      }
+    }
+    return std::string("lance 12's flat tokenizer");
+  };
+  const std::string tree = "the query tree as the base plans it (" +
+                           static_cast<const FullTextSearchNode&>(*c.tree).Describe() + ")";
   for (const auto& in : c.merge().inputs()) {
     const auto& src = static_cast<const LsmSourceNode&>(*in);
     const auto& s = src.spec();
     out += "  " + src.Describe() + "\n    -> ";
     if (s.source == LsmSourceNode::Source::kWalTail) {
-      out += fmt::format("BM25 over its {} rows' statistics, tokenized with {}\n", s.rows, tokenizer);
+      std::string how;
+      for (const auto& col : c.leaf_columns) how += fmt::format("{}{} tokenized with {}", how.empty() ? "" : "; ", col, tokenized(col));
+      out += fmt::format("BM25 over its {} rows' statistics, {}; {}\n", s.rows, how, tree);
     } else if (s.source == LsmSourceNode::Source::kMemTable) {
-      const memwal::MemTableIndexSpec* x = c.column.empty() ? nullptr : s.memtable->TextIndexOf(c.column);
-      out += x ? fmt::format("in-memory INVERTED index {} on {} (postings of its first {} rows)\n", x->name,
-                             x->column, s.memtable_upto)
-               : fmt::format("no in-memory INVERTED index on {}: its rows tokenized with {}\n", c.column, tokenizer);
+      std::string how;
+      for (const auto& col : c.leaf_columns) {
+        const memwal::MemTableIndexSpec* x = s.memtable->TextIndexOf(col);
+        how += (how.empty() ? "" : "; ") +
+               (x ? fmt::format("in-memory INVERTED index {} on {} (postings of its first {} rows)", x->name, x->column,
+                                s.memtable_upto)
+                  : fmt::format("no in-memory INVERTED index on {}: its rows tokenized with {}", col, tokenized(col)));
+      }
+      out += how + "; " + tree + "\n";
     } else {
       LANCE_ASSIGN_OR_RAISE(Scanner sc, Scanner::Make(s.snapshot, SnapshotScan(c, options, c.query.k)));
       out += "its own full-text search (its index's statistics):\n";

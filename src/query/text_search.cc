@@ -13,6 +13,7 @@
 #include "lance/index/index_metadata.h"
 #include "lance/query/scanner.h"
 #include "lance/table/feature_flags.h"
+#include "query/text_combine.h"
 
 namespace lance::query {
 
@@ -521,8 +522,31 @@ Result<std::vector<index::fts::ScoredRow>> ScoreLeaf(const FullTextSearchNode& n
   return hits;
 }
 
-// The best `limit` of `hits`, best first (Better is a total order: row ids differ); limit 0
-// (a child of a compound, merged by row id): all, in no order.
+// The scored rows of `node` (a leaf or a combining node): its best k, best first (k 0: all,
+// in no order).
+Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node, const ExecOptions& exec) {
+  using Combine = FullTextSearchNode::Combine;
+  const size_t limit = node.query().k > 0 ? static_cast<size_t>(node.query().k) : 0;
+  std::vector<index::fts::ScoredRow> out;
+  if (node.combine() == Combine::kNone) {
+    LANCE_ASSIGN_OR_RAISE(out, ScoreLeaf(node, exec));
+    internal::BestFirst(&out, limit);
+    return out;
+  }
+  std::vector<std::vector<index::fts::ScoredRow>> in;
+  for (const auto& input : node.inputs()) {
+    LANCE_ASSIGN_OR_RAISE(auto rows, Score(static_cast<const FullTextSearchNode&>(*input), exec));
+    in.push_back(std::move(rows));
+  }
+  out = internal::CombineScores(node, in);
+  internal::BestFirst(&out, limit);
+  return out;
+}
+
+}  // namespace
+
+namespace internal {
+
 void BestFirst(std::vector<index::fts::ScoredRow>* hits, size_t limit) {
   if (limit == 0) return;
   if (hits->size() > limit) {
@@ -534,22 +558,9 @@ void BestFirst(std::vector<index::fts::ScoredRow>* hits, size_t limit) {
   }
 }
 
-// The scored rows of `node` (a leaf or a combining node): its best k, best first (k 0: all,
-// in no order).
-Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node, const ExecOptions& exec) {
+std::vector<index::fts::ScoredRow> CombineScores(const FullTextSearchNode& node,
+                                                 const std::vector<std::vector<index::fts::ScoredRow>>& in) {
   using Combine = FullTextSearchNode::Combine;
-  const size_t limit = node.query().k > 0 ? static_cast<size_t>(node.query().k) : 0;
-  std::vector<index::fts::ScoredRow> out;
-  if (node.combine() == Combine::kNone) {
-    LANCE_ASSIGN_OR_RAISE(out, ScoreLeaf(node, exec));
-    BestFirst(&out, limit);
-    return out;
-  }
-  std::vector<std::vector<index::fts::ScoredRow>> in;
-  for (const auto& input : node.inputs()) {
-    LANCE_ASSIGN_OR_RAISE(auto rows, Score(static_cast<const FullTextSearchNode&>(*input), exec));
-    in.push_back(std::move(rows));
-  }
   // row id -> score (the order of the result is BestFirst's, so the map's does not matter)
   std::unordered_map<uint64_t, float> score;
   size_t most = 0;
@@ -606,15 +617,11 @@ Result<std::vector<index::fts::ScoredRow>> Score(const FullTextSearchNode& node,
       for (const auto& h : in[i]) score.erase(h.row_id);
     }
   }
+  std::vector<index::fts::ScoredRow> out;
   out.reserve(score.size());
   for (const auto& [r, s] : score) out.push_back({r, s});
-  BestFirst(&out, limit);
   return out;
 }
-
-}  // namespace
-
-namespace internal {
 
 Result<std::unique_ptr<RecordBatchReader>> OpenFullTextSearch(const FullTextSearchNode& node,
                                                               const ExecOptions& exec) {

@@ -191,6 +191,11 @@ class MemTable {
   // no in-memory INVERTED index).
   Result<MemTableTextMatches> MatchText(int64_t upto, const std::string& column,
                                         const std::vector<std::string>& tokens) const;
+  // The term dictionary of the in-memory INVERTED index of `column` as of the first `upto`
+  // rows (every token some row among them holds, hidden duplicates too, as a flushed
+  // generation's index holds them), sorted by bytes: what a fuzzy query expands over. Errors:
+  // InvalidArgument (`column` has no in-memory INVERTED index).
+  Result<std::vector<std::string>> TextDictionary(int64_t upto, const std::string& column) const;
   // Whether each of `keys` (encoded) has a row among the first `upto` rows (tombstones
   // included: they hide older rows too). `held` gets one entry per key.
   void Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const;
@@ -249,6 +254,8 @@ class MemTable {
     std::vector<uint32_t> length;  // per row: its tokens
   };
   static Result<TokenizedBatch> Tokenize(TextIndex& index, const RecordBatch& batch);
+  // The in-memory INVERTED index of `column`. Errors: InvalidArgument (none).
+  Result<const TextIndex*> TextIndexNamed(const std::string& column) const;
   static Run MergeRuns(const Run& a, const Run& b);
   static constexpr uint32_t kNoNext = UINT32_MAX;
 

@@ -25,10 +25,13 @@
 //   * one top k over every source's survivors, best score first; ties by primary key
 //     ascending (append-only tables: the newer source first, then each source's order).
 //
-// The query: a match (any / every token) or a phrase (with slop), with its boost, over one
-// column (none named: the base's one column with an INVERTED index). Generations and the base
-// also answer fuzzy and compound queries; a WAL tail or MemTable holding rows does not
-// (NotSupported) -- lance 12's memtable arm answers match queries only.
+// The query: every kind the base's search answers (match, phrase with slop, fuzzy match,
+// boolean, boost, multi-match, boosts; a leaf naming no column: the base's one column with an
+// INVERTED index, or for a match all of them). The tree is planned over the base
+// (PlanFullTextSearch) and a WAL tail or MemTable is scored by it exactly as the generation it
+// flushes to: each leaf by BM25 with the unflushed rows' own statistics (a fuzzy leaf expands
+// over their term dictionary: the MemTable mirror's, or the tail's tokens), prefiltered, then
+// combined as the base combines (multi-match children their best k each).
 #pragma once
 
 #include <cstdint>
@@ -58,8 +61,7 @@ struct LsmTextSearchStats {
 // memory; `options.offset` / `limit` must be unset (k is the limit).
 // Errors: InvalidArgument (an unknown or non-string column, no column named while the base
 // has none or several INVERTED indexes, a filter that does not bind, offset / limit given,
-// k < 1, a phrase over a source without positions), NotSupported (a fuzzy or compound query
-// while a WAL tail or MemTable holds rows), IOError, Corruption.
+// k < 1, a phrase over a source without positions, a fuzzy phrase), IOError, Corruption.
 Result<std::vector<RecordBatchPtr>> LsmTextSearch(const std::shared_ptr<io::ObjectStore>& store,
                                                   const std::string& root, const memwal::LsmReadOptions& options,
                                                   const FullTextQuery& query, LsmTextSearchStats* stats = nullptr);

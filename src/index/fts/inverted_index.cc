@@ -490,27 +490,50 @@ std::optional<uint32_t> BoundedEditDistance(std::string_view a, std::string_view
   return FuzzyDistance(FuzzyCodePoints(a), FuzzyCodePoints(b), max);
 }
 
-std::vector<std::string> ExpandFuzzy(const InvertedPartition& part, const std::vector<std::string>& tokens,
-                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin) {
+namespace {
+
+// ExpandFuzzy over a dictionary sorted by bytes, its i-th token `at(i)` of `n`.
+template <typename At>
+std::vector<std::string> ExpandOver(size_t n, At at, const std::vector<std::string>& tokens,
+                                    const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin) {
   std::vector<std::string> out;
   if (origin) origin->clear();
-  const auto& sorted = part.SortedTokens();
   for (size_t q = 0; q < tokens.size() && out.size() < fuzzy.max_expansions; ++q) {
     const std::string& token = tokens[q];
     const std::vector<uint32_t> cps = FuzzyCodePoints(token);
     const std::string_view prefix =
         std::string_view(token).substr(0, std::min<size_t>(fuzzy.prefix_length, token.size()));
     // the dictionary's tokens starting with the prefix are one run of the byte order
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), prefix,
-                               [](const std::string* t, std::string_view p) { return std::string_view(*t) < p; });
-    for (; it != sorted.end() && std::string_view(**it).starts_with(prefix); ++it) {
-      if (!FuzzyDistance(cps, FuzzyCodePoints(**it), fuzzy.fuzziness)) continue;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (at(mid) < prefix) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (size_t i = lo; i < n && at(i).starts_with(prefix); ++i) {
+      if (!FuzzyDistance(cps, FuzzyCodePoints(at(i)), fuzzy.fuzziness)) continue;
       if (out.size() >= fuzzy.max_expansions) break;
-      out.push_back(**it);
+      out.emplace_back(at(i));
       if (origin) origin->push_back(static_cast<uint32_t>(q));
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandFuzzy(const InvertedPartition& part, const std::vector<std::string>& tokens,
+                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin) {
+  const auto& sorted = part.SortedTokens();
+  return ExpandOver(sorted.size(), [&](size_t i) { return std::string_view(*sorted[i]); }, tokens, fuzzy, origin);
+}
+
+std::vector<std::string> ExpandFuzzy(const std::vector<std::string>& sorted, const std::vector<std::string>& tokens,
+                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin) {
+  return ExpandOver(sorted.size(), [&](size_t i) { return std::string_view(sorted[i]); }, tokens, fuzzy, origin);
 }
 
 bool Better(const ScoredRow& a, const ScoredRow& b) {

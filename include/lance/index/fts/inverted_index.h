@@ -137,6 +137,10 @@ std::optional<uint32_t> BoundedEditDistance(std::string_view a, std::string_view
 // `origin`, each expansion's query token index beside it.
 std::vector<std::string> ExpandFuzzy(const InvertedPartition& part, const std::vector<std::string>& tokens,
                                      const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin = nullptr);
+// The same over any dictionary, `sorted` by bytes and without repeats (an in-memory index's,
+// a tail's tokens).
+std::vector<std::string> ExpandFuzzy(const std::vector<std::string>& sorted, const std::vector<std::string>& tokens,
+                                     const FuzzyOptions& fuzzy, std::vector<uint32_t>* origin = nullptr);
 
 class InvertedIndex {
  public:
