@@ -242,7 +242,7 @@ std::vector<float> NormalizeVector(const float* v, size_t dim) {
 }
 
 Result<IvfIndexHeader> ReadIvfIndexHeader(const std::shared_ptr<IndexStore>& files) {
-  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
+  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenMappedFile(kIndexFileName));
   return HeaderOf(*index_reader, files->DisplayPathOf(kIndexFileName));
 }
 
@@ -262,7 +262,7 @@ Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenByPartition(const std::shared_pt
 Result<std::shared_ptr<IvfIndex>> IvfIndex::OpenImpl(const std::shared_ptr<IndexStore>& files, bool whole) {
   const std::string index_path = files->DisplayPathOf(kIndexFileName);
   const std::string aux_path = files->DisplayPathOf(kAuxiliaryFileName);
-  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenFile(kIndexFileName));
+  LANCE_ASSIGN_OR_RAISE(auto index_reader, files->OpenMappedFile(kIndexFileName));
   // Partitions view the reader's pages: mapped, a cold partition is page faults, not a copy.
   LANCE_ASSIGN_OR_RAISE(auto aux_reader, files->OpenMappedFile(kAuxiliaryFileName));
   std::shared_ptr<IvfIndex> index(new IvfIndex());
