@@ -202,6 +202,14 @@ Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end,
     for (size_t l = 0; l < num_levels; ++l) {
       HnswGraph::Level& level = g.levels[l];
       std::fill(row_of.begin(), row_of.end(), -1);
+      // Sized up front (cold partitions: growing them was ~6 % of a cold search); the
+      // offsets are checked below, so a bad span only under- or over-reserves.
+      level.nodes.reserve(lo[l + 1] - lo[l]);
+      if (lo[l + 1] > lo[l]) {
+        const int64_t a = lists.ValueOffset(static_cast<int64_t>(first + lo[l]));
+        const int64_t b = lists.ValueOffset(static_cast<int64_t>(first + lo[l + 1]));
+        if (a >= 0 && b >= a && static_cast<uint64_t>(b) <= child_len) level.ids.reserve(static_cast<size_t>(b - a));
+      }
       for (uint64_t r = first + lo[l]; r < first + lo[l + 1]; ++r) {
         const uint32_t node = vid[r];
         if (node >= n || row_of[node] >= 0) {
