@@ -58,13 +58,14 @@ Result<ArrayPtr> TakeFullZipRows(const FetchFn& fetch, const PageMeta& pm, int64
   const auto in_page_end = std::lower_bound(wanted, wanted_end, page_end);
   if (in_page_end != wanted && *(in_page_end - 1) - *wanted + 1 == in_page_end - wanted) {
     runs.emplace_back(*wanted - page_start, in_page_end - wanted);
-  }
-  for (auto it = runs.empty() ? wanted : wanted_end; it != wanted_end && *it < page_end; ++it) {
-    const int64_t local = *it - page_start;
-    if (!runs.empty() && runs.back().first + runs.back().second == local) {
-      ++runs.back().second;
-    } else {
-      runs.emplace_back(local, 1);
+  } else {
+    for (auto it = wanted; it != in_page_end; ++it) {
+      const int64_t local = *it - page_start;
+      if (!runs.empty() && runs.back().first + runs.back().second == local) {
+        ++runs.back().second;
+      } else {
+        runs.emplace_back(local, 1);
+      }
     }
   }
   if (runs.empty()) return Status::Internal("full-zip take: no wanted row in the page");

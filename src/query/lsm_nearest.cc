@@ -15,12 +15,14 @@
 #include "lance/query/lsm_plan.h"
 #include "lance/query/scanner.h"
 #include "query/lsm_columns.h"
+#include "query/lsm_keys.h"
 
 namespace lance::query {
 
 namespace {
 
-using KeySet = std::unordered_set<std::string>;
+using internal::AddKeys;
+using internal::KeySet;
 
 // One source's surviving candidates: its rows (the read's columns, the key, `_distance`).
 struct Candidates {
@@ -44,48 +46,16 @@ Result<linalg::DistanceType> MetricOf(const std::shared_ptr<const table::Snapsho
   return ivf->metric();
 }
 
-// Inserts the key of every row of `batches` into `keys`.
-Status AddKeys(const memwal::PrimaryKeyEncoder& enc, const std::vector<RecordBatchPtr>& batches, KeySet* keys) {
-  std::string key;
-  for (const auto& b : batches) {
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*b));
-    for (int64_t r = 0; r < b->num_rows(); ++r) {
-      key.clear();
-      enc.Encode(cols, r, &key);
-      keys->insert(key);
-    }
-  }
-  return Status::OK();
-}
-
 // Rows of `rows` whose key is not in `newer`, with their distances (column `_distance`).
 Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const RecordBatch& rows,
                                 const KeySet& newer) {
   const ArrayPtr d = rows.GetColumnByName(kDistanceColumn);
   if (!d) return Status::Corruption("an LSM nearest-neighbour source returned no {}", kDistanceColumn);
-  std::vector<int64_t> keep;
-  std::vector<float> dist;
-  std::vector<ArrayPtr> cols;
-  if (enc && !newer.empty()) {
-    LANCE_ASSIGN_OR_RAISE(cols, enc->KeyColumns(rows));
-  }
-  std::string key;
-  for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    if (!cols.empty()) {
-      key.clear();
-      enc->Encode(cols, r, &key);
-      if (newer.count(key)) continue;
-    }
-    keep.push_back(r);
-    dist.push_back(d->Values<float>()[r]);
-  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> keep, internal::UnreplacedRows(enc, rows, newer));
   Candidates c;
-  c.distance = std::move(dist);
-  if (static_cast<int64_t>(keep.size()) == rows.num_rows()) {
-    c.rows = std::make_shared<RecordBatch>(rows);
-  } else {
-    LANCE_ASSIGN_OR_RAISE(c.rows, TakeRows(rows, keep));
-  }
+  c.distance.reserve(keep.size());
+  for (int64_t r : keep) c.distance.push_back(d->Values<float>()[r]);
+  LANCE_ASSIGN_OR_RAISE(c.rows, internal::KeptRows(rows, keep));
   return c;
 }
 

@@ -22,13 +22,15 @@
 #include "lance/query/lsm_plan.h"
 #include "lance/query/scanner.h"
 #include "query/lsm_columns.h"
+#include "query/lsm_keys.h"
 #include "query/text_combine.h"
 
 namespace lance::query {
 
 namespace {
 
-using KeySet = std::unordered_set<std::string>;
+using internal::AddKeys;
+using internal::KeySet;
 
 // lance 12 searches a column without an index with the bare simple tokenizer (text_search.cc
 // FlatSearchOptions): the tail of such a column is tokenized the same way.
@@ -184,45 +186,15 @@ struct Candidates {
   std::vector<std::string> keys;  // encoded primary keys (empty: append-only)
 };
 
-Status AddKeys(const memwal::PrimaryKeyEncoder& enc, const std::vector<RecordBatchPtr>& batches, KeySet* keys) {
-  std::string key;
-  for (const auto& b : batches) {
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, enc.KeyColumns(*b));
-    for (int64_t r = 0; r < b->num_rows(); ++r) {
-      key.clear();
-      enc.Encode(cols, r, &key);
-      keys->insert(key);
-    }
-  }
-  return Status::OK();
-}
-
 // Rows of `rows` (with `_score`) whose key is not in `newer`.
 Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const RecordBatch& rows, const KeySet& newer) {
   const ArrayPtr s = rows.GetColumnByName(kScoreColumn);
   if (!s) return Status::Corruption("an LSM full-text source returned no {}", kScoreColumn);
   Candidates c;
-  std::vector<int64_t> keep;
-  std::vector<ArrayPtr> cols;
-  if (enc) {
-    LANCE_ASSIGN_OR_RAISE(cols, enc->KeyColumns(rows));
-  }
-  std::string key;
-  for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    if (enc) {
-      key.clear();
-      enc->Encode(cols, r, &key);
-      if (newer.count(key)) continue;
-      c.keys.push_back(key);
-    }
-    keep.push_back(r);
-    c.score.push_back(s->Values<float>()[r]);
-  }
-  if (static_cast<int64_t>(keep.size()) == rows.num_rows()) {
-    c.rows = std::make_shared<RecordBatch>(rows);
-  } else {
-    LANCE_ASSIGN_OR_RAISE(c.rows, TakeRows(rows, keep));
-  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> keep, internal::UnreplacedRows(enc, rows, newer, &c.keys));
+  c.score.reserve(keep.size());
+  for (int64_t r : keep) c.score.push_back(s->Values<float>()[r]);
+  LANCE_ASSIGN_OR_RAISE(c.rows, internal::KeptRows(rows, keep));
   return c;
 }
 

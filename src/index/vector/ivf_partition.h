@@ -25,7 +25,6 @@ class PartitionArray {
  public:
   const T* data() const { return data_; }
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }
   const T& operator[](size_t i) const { return data_[i]; }

@@ -152,7 +152,8 @@ Result<MergedVectorSegment> MergeIvfIndexSegment(const table::Snapshot& at, cons
   }
 
   const std::string aux_path = from->DisplayPathOf(kAuxiliaryFileName);
-  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
+  // The reader IvfIndex::Open above mapped (one open, its pages shared).
+  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenMappedFile(kAuxiliaryFileName));
   // SQ bounds as lance 12 reads and writes them again (the new rows are coded with those).
   const SchemaPtr schema = ReserializedStorageSchema(aux->schema());
   const nlohmann::json sm = StorageMetadata(*schema);

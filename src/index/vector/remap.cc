@@ -92,7 +92,8 @@ Result<std::vector<table::IndexFileInfo>> RemapIvfIndex(const std::shared_ptr<In
   }
 
   const std::string aux_path = from->DisplayPathOf(kAuxiliaryFileName);
-  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenFile(kAuxiliaryFileName));
+  // The reader IvfIndex::Open above mapped (one open, its pages shared).
+  LANCE_ASSIGN_OR_RAISE(auto aux, from->OpenMappedFile(kAuxiliaryFileName));
   // SQ bounds as lance 12 writes them again (it reads the quantizer and writes it back).
   const SchemaPtr schema = ReserializedStorageSchema(aux->schema());
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr all, aux->ReadAll());
