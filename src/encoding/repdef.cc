@@ -116,9 +116,19 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
     LayerSlots& items = out[1];
     list.offsets.clear();  // the start of each row, then the end of the last
     list.offsets.reserve(static_cast<size_t>(num_rows) + 1);
+    // Per definition code: whether it is a null or empty list (no item), whether the list
+    // slot it starts is valid, whether the item it carries is valid.
+    struct Code {
+      bool at_list, list_valid, item_valid;
+    };
+    std::vector<Code> code(codes.size());
+    for (size_t d = 0; d < codes.size(); ++d) {
+      const bool at_list = d != 0 && codes[d].layer == 0;
+      code[d] = {at_list, !at_list || codes[d].empty, d == 0 || codes[d].layer != 1};
+    }
+    // Validity is materialized at the first null only (all-valid pages, the common case,
+    // write none).
     std::vector<uint8_t> list_valid, item_valid;
-    list_valid.reserve(static_cast<size_t>(num_rows));
-    item_valid.reserve(num_levels);
     bool list_nulls = false, item_nulls = false;
     int64_t offset = 0;
     for (size_t i = 0; i < num_levels; ++i) {
@@ -129,20 +139,26 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
         return Status::Corruption("definition level {} at level {} but only {} codes defined", d, i,
                                   codes.size() - 1);
       }
-      const bool at_list = d != 0 && codes[d].layer == 0;  // a null or empty list: no item
+      const Code c = code[d];
       if (r == 1) {
+        if (!c.list_valid && !list_nulls) {
+          list_nulls = true;
+          list_valid.reserve(static_cast<size_t>(num_rows));
+          list_valid.assign(list.offsets.size(), 1);
+        }
         list.offsets.push_back(offset);
-        const bool valid = !at_list || codes[d].empty;
-        list_valid.push_back(valid ? 1 : 0);
-        list_nulls = list_nulls || !valid;
-        if (at_list) continue;
+        if (list_nulls) list_valid.push_back(c.list_valid ? 1 : 0);
+        if (c.at_list) continue;
       } else if (list.offsets.empty()) {
         return Status::Corruption("level {} continues a list before any list started", i);
       }
       // An item (a null-list code on a continued list stays an item, as in the walk below).
-      const bool valid = d == 0 || codes[d].layer != 1;
-      item_valid.push_back(valid ? 1 : 0);
-      item_nulls = item_nulls || !valid;
+      if (!c.item_valid && !item_nulls) {
+        item_nulls = true;
+        item_valid.reserve(num_levels);
+        item_valid.assign(static_cast<size_t>(offset), 1);
+      }
+      if (item_nulls) item_valid.push_back(c.item_valid ? 1 : 0);
       ++offset;
     }
     list.offsets.push_back(offset);

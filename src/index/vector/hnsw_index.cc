@@ -229,13 +229,14 @@ Status HnswAccess::LoadGraphs(const IvfIndex& index, size_t begin, size_t end,
                                       static_cast<uint64_t>(row_of[i]) + base);
           }
           count = static_cast<uint64_t>(b - a);
-          for (int64_t k = a; k < b; ++k) {
-            if (nbs[k] >= n) {
-              return Status::Corruption("{}: partition {} node {} has neighbour {} of {} nodes",
-                                        index_path, p, i, nbs[k], n);
-            }
-            level.ids.push_back(nbs[k]);
+          // One pass for the range check (vectorized), one bulk copy.
+          uint32_t most = 0;
+          for (int64_t k = a; k < b; ++k) most = std::max(most, nbs[k]);
+          if (count > 0 && most >= n) {
+            return Status::Corruption("{}: partition {} node {} has neighbour {} of {} nodes",
+                                      index_path, p, i, most, n);
           }
+          level.ids.insert(level.ids.end(), nbs + a, nbs + b);
         }
         level.starts[i + 1] = level.starts[i] + static_cast<uint32_t>(count);
       }
