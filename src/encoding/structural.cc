@@ -21,6 +21,30 @@ using layout::NumListLayers;
 
 namespace pb21 = ::lance::encodings21;
 
+namespace {
+
+// The index of the `nth` (0-based) of `a[0, n)` equal to `value`, or n when fewer are: whole
+// blocks are counted (vectorized) and skipped, the one holding it is walked.
+size_t NthEqual(const uint16_t* a, size_t n, uint16_t value, int64_t nth) {
+  constexpr size_t kBlock = 64;
+  size_t i = 0;
+  int64_t seen = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    int64_t c = 0;
+    for (size_t j = 0; j < kBlock; ++j) c += a[i + j] == value ? 1 : 0;
+    if (seen + c > nth) break;
+    seen += c;
+  }
+  for (; i < n; ++i) {
+    if (a[i] != value) continue;
+    if (seen == nth) return i;
+    ++seen;
+  }
+  return n;
+}
+
+}  // namespace
+
 Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bool has_preamble,
                                    const int64_t* rows, size_t num_rows, DecodedPage* out,
                                    DataBlock* values) {
@@ -39,16 +63,23 @@ Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bo
   if (!has_rep && has_preamble) {
     return Status::Corruption("a chunk without repetition cannot continue a row");
   }
-  // Which definition codes carry a value.
+  // Which definition codes carry a value: every code the layers define, checked once against
+  // the largest level (a plain max, vectorized). They run innermost layer first, so the
+  // visible ones (inside the innermost list) are a prefix: below `num_visible`.
   std::vector<uint8_t> visible;
+  uint16_t num_visible = 0;
+  bool visible_prefix = true;
   if (has_def) {
-    uint16_t max_def = 0;
-    for (uint16_t d : run.def) max_def = std::max(max_def, d);
+    const uint16_t* def = run.def.data();
+    uint32_t max_def = 0;
+    for (size_t i = 0; i < run.def.size(); ++i) max_def = std::max<uint32_t>(max_def, def[i]);
     visible.resize(static_cast<size_t>(max_def) + 1);
     for (size_t d = 0; d < visible.size(); ++d) {
       LANCE_ASSIGN_OR_RAISE(bool v, IsVisibleDefinition(run.layers, static_cast<uint16_t>(d)));
       visible[d] = v ? 1 : 0;
     }
+    while (num_visible < visible.size() && visible[num_visible] != 0) ++num_visible;
+    for (size_t d = num_visible; d < visible.size(); ++d) visible_prefix = visible_prefix && visible[d] == 0;
   }
   const auto start_rep = static_cast<uint16_t>(NumListLayers(run.layers));
   if (has_rep && num_levels > 0 && (run.rep[0] == start_rep) == has_preamble) {
@@ -67,31 +98,45 @@ Result<int64_t> AppendSelectedRows(const DecodedPage& run, int64_t first_row, bo
   // one stretch of the run's, copied whole instead of level by level. The rows are ascending
   // and unique, so the first and the last selected row of the run decide.
   if (next < num_rows) {
-    auto is_start = [&](size_t i) { return !has_rep || run.rep[i] == start_rep; };
-    int64_t run_rows = 0;
-    for (size_t i = 0; i < num_levels; ++i) run_rows += is_start(i) ? 1 : 0;
+    // The run's rows: one per start level (a plain count over the levels, vectorized).
+    int64_t run_rows = static_cast<int64_t>(num_levels);
+    if (has_rep) {
+      const uint16_t* rep = run.rep.data();
+      run_rows = 0;
+      for (size_t i = 0; i < num_levels; ++i) run_rows += rep[i] == start_rep ? 1 : 0;
+    }
     const int64_t* end_sel = std::upper_bound(rows + next, rows + num_rows, first_row + run_rows - 1);
     const auto k = static_cast<int64_t>(end_sel - (rows + next));
     if (k > 0 && rows[next + static_cast<size_t>(k) - 1] - rows[next] == k - 1) {
       const int64_t lo = rows[next] - first_row;  // the ordinal of the first selected start
+      // The levels [from, to) of the selected rows and, with definition levels, how many
+      // values come before them and with them.
       size_t from = num_levels, to = num_levels;
-      for (size_t i = 0, ordinal = 0; i < num_levels; ++i) {
-        if (!is_start(i)) continue;
-        if (static_cast<int64_t>(ordinal) == lo) from = i;
-        if (static_cast<int64_t>(ordinal) == lo + k) {
-          to = i;
-          break;
-        }
-        ++ordinal;
+      int64_t skipped = 0, taken_end = 0;
+      if (!has_rep) {
+        from = static_cast<size_t>(lo);
+        to = static_cast<size_t>(std::min<int64_t>(lo + k, static_cast<int64_t>(num_levels)));
+      } else {
+        from = NthEqual(run.rep.data(), num_levels, start_rep, lo);
+        if (lo + k < run_rows) to = from + NthEqual(run.rep.data() + from, num_levels - from, start_rep, k);
       }
-      int64_t skipped = static_cast<int64_t>(from), taken_end = static_cast<int64_t>(to);
       if (has_def) {
-        skipped = taken_end = 0;
-        for (size_t i = 0; i < to; ++i) {
-          const int64_t vis = visible[run.def[i]];
-          taken_end += vis;
-          skipped += i < from ? vis : 0;
+        // Plain sums (register accumulators, vectorized for the prefix case): the values
+        // before the selection, in it.
+        const uint16_t* def = run.def.data();
+        int64_t taken = 0;
+        if (visible_prefix) {
+          for (size_t i = 0; i < from; ++i) skipped += def[i] < num_visible ? 1 : 0;
+          for (size_t i = from; i < to; ++i) taken += def[i] < num_visible ? 1 : 0;
+        } else {
+          const uint8_t* vis = visible.data();
+          for (size_t i = 0; i < from; ++i) skipped += vis[def[i]];
+          for (size_t i = from; i < to; ++i) taken += vis[def[i]];
         }
+        taken_end = skipped + taken;
+      } else {
+        skipped = static_cast<int64_t>(from);
+        taken_end = static_cast<int64_t>(to);
       }
       if (taken_end > run.values.num_values) {
         return Status::Corruption("levels name {} values, {} were decoded", taken_end, run.values.num_values);
