@@ -699,9 +699,16 @@ Result<std::vector<uint16_t>> DecodeLevels(const Enc& encoding, std::string_view
     return Status::Corruption("levels: decoded {} values of {} bits, expected {} u16 levels",
                               block.num_values, block.bits_per_value, num_levels);
   }
+  if (block.data.size() < static_cast<size_t>(num_levels) * static_cast<size_t>(block.bits_per_value / 8)) {
+    return Status::Corruption("levels: {} bytes decoded for {} levels of {} bits", block.data.size(), num_levels,
+                              block.bits_per_value);
+  }
   std::vector<uint16_t> levels(static_cast<size_t>(num_levels));
-  for (int64_t i = 0; i < num_levels; ++i) {
-    levels[static_cast<size_t>(i)] = static_cast<uint16_t>(FixedValueAt(block, i));
+  const char* p = block.data.data();
+  if (block.bits_per_value == 16) {
+    std::memcpy(levels.data(), p, static_cast<size_t>(num_levels) * sizeof(uint16_t));
+  } else {
+    for (size_t i = 0; i < levels.size(); ++i) levels[i] = static_cast<uint8_t>(p[i]);
   }
   return levels;
 }

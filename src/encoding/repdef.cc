@@ -114,8 +114,34 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
     // its two layers -- the same slots, without a per-level loop over layers.
     LayerSlots& list = out[0];
     LayerSlots& items = out[1];
-    list.offsets.clear();  // the start of each row, then the end of the last
-    list.offsets.reserve(static_cast<size_t>(num_rows) + 1);
+    const uint16_t* rep_at = rep.data();
+    const uint16_t* def_at = def.empty() ? nullptr : def.data();
+    // Checked up front in plain passes (vectorized): the levels' ranges and the row count.
+    uint32_t max_rep = 0, max_def = 0;
+    int64_t starts = 0;
+    for (size_t i = 0; i < num_levels; ++i) {
+      max_rep = std::max<uint32_t>(max_rep, rep_at[i]);
+      starts += rep_at[i] == 1 ? 1 : 0;
+    }
+    if (def_at) {
+      for (size_t i = 0; i < num_levels; ++i) max_def = std::max<uint32_t>(max_def, def_at[i]);
+    }
+    if (max_rep > 1) {
+      const size_t i = static_cast<size_t>(std::find_if(rep.begin(), rep.end(), [](uint16_t r) { return r > 1; }) - rep.begin());
+      return Status::Corruption("repetition level {} at level {} but only 1 list layer", rep[i], i);
+    }
+    if (max_def >= codes.size()) {
+      const size_t i = static_cast<size_t>(
+          std::find_if(def.begin(), def.end(), [&](uint16_t d) { return d >= codes.size(); }) - def.begin());
+      return Status::Corruption("definition level {} at level {} but only {} codes defined", def[i], i,
+                                codes.size() - 1);
+    }
+    if (num_levels > 0 && rep_at[0] != 1) {
+      return Status::Corruption("level 0 continues a list before any list started");
+    }
+    if (starts != num_rows) {
+      return Status::Corruption("levels describe {} rows, the page has {}", starts, num_rows);
+    }
     // Per definition code: whether it is a null or empty list (no item), whether the list
     // slot it starts is valid, whether the item it carries is valid.
     struct Code {
@@ -126,49 +152,48 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
       const bool at_list = d != 0 && codes[d].layer == 0;
       code[d] = {at_list, !at_list || codes[d].empty, d == 0 || codes[d].layer != 1};
     }
+    // The start of each row, then the end of the last.
+    list.offsets.resize(static_cast<size_t>(num_rows) + 1);
+    int64_t* off = list.offsets.data();
     // Validity is materialized at the first null only (all-valid pages, the common case,
     // write none).
     std::vector<uint8_t> list_valid, item_valid;
     bool list_nulls = false, item_nulls = false;
-    int64_t offset = 0;
-    for (size_t i = 0; i < num_levels; ++i) {
-      const uint16_t r = rep[i];
-      const uint16_t d = def.empty() ? 0 : def[i];
-      if (r > 1) return Status::Corruption("repetition level {} at level {} but only 1 list layer", r, i);
-      if (d >= codes.size()) {
-        return Status::Corruption("definition level {} at level {} but only {} codes defined", d, i,
-                                  codes.size() - 1);
+    int64_t offset = 0, row = 0;
+    if (!def_at) {
+      // Every level is a valid item.
+      for (size_t i = 0; i < num_levels; ++i) {
+        if (rep_at[i] == 1) off[row++] = static_cast<int64_t>(i);
       }
-      const Code c = code[d];
-      if (r == 1) {
-        if (!c.list_valid && !list_nulls) {
-          list_nulls = true;
-          list_valid.reserve(static_cast<size_t>(num_rows));
-          list_valid.assign(list.offsets.size(), 1);
+      offset = static_cast<int64_t>(num_levels);
+    } else {
+      for (size_t i = 0; i < num_levels; ++i) {
+        const Code c = code[def_at[i]];
+        if (rep_at[i] == 1) {
+          if (!c.list_valid && !list_nulls) {
+            list_nulls = true;
+            list_valid.reserve(static_cast<size_t>(num_rows));
+            list_valid.assign(static_cast<size_t>(row), 1);
+          }
+          if (list_nulls) list_valid.push_back(c.list_valid ? 1 : 0);
+          off[row++] = offset;
+          if (c.at_list) continue;
         }
-        list.offsets.push_back(offset);
-        if (list_nulls) list_valid.push_back(c.list_valid ? 1 : 0);
-        if (c.at_list) continue;
-      } else if (list.offsets.empty()) {
-        return Status::Corruption("level {} continues a list before any list started", i);
+        // An item (a null-list code on a continued list stays an item, as in the walk below).
+        if (!c.item_valid && !item_nulls) {
+          item_nulls = true;
+          item_valid.reserve(num_levels);
+          item_valid.assign(static_cast<size_t>(offset), 1);
+        }
+        if (item_nulls) item_valid.push_back(c.item_valid ? 1 : 0);
+        ++offset;
       }
-      // An item (a null-list code on a continued list stays an item, as in the walk below).
-      if (!c.item_valid && !item_nulls) {
-        item_nulls = true;
-        item_valid.reserve(num_levels);
-        item_valid.assign(static_cast<size_t>(offset), 1);
-      }
-      if (item_nulls) item_valid.push_back(c.item_valid ? 1 : 0);
-      ++offset;
     }
-    list.offsets.push_back(offset);
-    list.length = static_cast<int64_t>(list.offsets.size()) - 1;
+    off[num_rows] = offset;
+    list.length = num_rows;
     items.length = offset;
     if (list_nulls) list.validity = std::move(list_valid);
     if (item_nulls) items.validity = std::move(item_valid);
-    if (list.length != num_rows) {
-      return Status::Corruption("levels describe {} rows, the page has {}", list.length, num_rows);
-    }
     if (offset != num_values) {
       return Status::Corruption("levels describe {} visible values, the page decoded {}", offset, num_values);
     }
