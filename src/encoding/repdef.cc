@@ -160,12 +160,31 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
     std::vector<uint8_t> list_valid, item_valid;
     bool list_nulls = false, item_nulls = false;
     int64_t offset = 0, row = 0;
+    // Whether the codes the page uses include a null (else only empty lists break the
+    // one-item-per-level pattern).
+    bool any_null_code = false;
+    for (size_t d = 0; d <= max_def && d < code.size(); ++d) {
+      any_null_code = any_null_code || !code[d].list_valid || !code[d].item_valid;
+    }
     if (!def_at) {
       // Every level is a valid item.
       for (size_t i = 0; i < num_levels; ++i) {
         if (rep_at[i] == 1) off[row++] = static_cast<int64_t>(i);
       }
       offset = static_cast<int64_t>(num_levels);
+    } else if (!any_null_code) {
+      // No validity to write: branch-free, each level stores the offset at its row (a
+      // continuing level's store is overwritten by the next start, or by the end below)
+      // and adds an item unless it starts an empty list.
+      std::vector<uint8_t> empty_list(code.size());
+      for (size_t d = 0; d < code.size(); ++d) empty_list[d] = code[d].at_list ? 1 : 0;
+      const uint8_t* empty_at = empty_list.data();
+      for (size_t i = 0; i < num_levels; ++i) {
+        const int64_t starts_row = rep_at[i] == 1 ? 1 : 0;
+        off[row] = offset;
+        row += starts_row;
+        offset += 1 - (starts_row & empty_at[def_at[i]]);
+      }
     } else {
       for (size_t i = 0; i < num_levels; ++i) {
         const Code c = code[def_at[i]];
