@@ -223,6 +223,11 @@ TEST(LsmNearest, EqualsBruteForceOverTheNewestRows) {
   EXPECT_GT(top[0].second, 0.0f);
   EXPECT_EQ(st.sources, 4);  // the tail, two generations, the base
   EXPECT_GT(st.replaced, 0);
+  // The generations' keys answered by their sidecars: the bloom filter for every older
+  // candidate, the _pk_index for those it may hold (key 300's older rows among them).
+  EXPECT_GT(st.bloom_tests, 0);
+  EXPECT_GT(st.pk_index_searches, 0);
+  EXPECT_LE(st.pk_index_searches, st.bloom_tests);
 
   ASSERT_TRUE(MergeGenerations(t.store, t.root).ok());
   check("merged", true);  // (the WAL tail is still unflushed)

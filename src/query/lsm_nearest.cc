@@ -21,8 +21,8 @@ namespace lance::query {
 
 namespace {
 
-using internal::AddKeys;
 using internal::KeySet;
+using internal::NewerKeys;
 
 // One source's surviving candidates: its rows (the read's columns, the key, `_distance`).
 struct Candidates {
@@ -48,7 +48,7 @@ Result<linalg::DistanceType> MetricOf(const std::shared_ptr<const table::Snapsho
 
 // Rows of `rows` whose key is not in `newer`, with their distances (column `_distance`).
 Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const RecordBatch& rows,
-                                const KeySet& newer) {
+                                const NewerKeys& newer) {
   const ArrayPtr d = rows.GetColumnByName(kDistanceColumn);
   if (!d) return Status::Corruption("an LSM nearest-neighbour source returned no {}", kDistanceColumn);
   LANCE_ASSIGN_OR_RAISE(std::vector<int64_t> keep, internal::UnreplacedRows(enc, rows, newer));
@@ -63,12 +63,12 @@ Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const Reco
 // replace candidates: k + |newer| candidates always leave k survivors when the source has them.
 Result<Candidates> SearchSnapshot(const std::shared_ptr<const table::Snapshot>& snap, const SchemaPtr& columns,
                                   const memwal::LsmReadOptions& options, const NearestOptions& n,
-                                  const memwal::PrimaryKeyEncoder* enc, const KeySet& newer,
+                                  const memwal::PrimaryKeyEncoder* enc, const NewerKeys& newer,
                                   LsmNearestStats* stats) {
   // lance 12 fetches 2k from a source newer sources may replace rows of (its overfetch factor
   // 2), k from one they cannot; a source left with fewer than k searches deeper here.
   uint64_t fetch = newer.empty() || !enc ? n.k : 2 * n.k;
-  const uint64_t most = std::max(fetch, n.k + static_cast<uint64_t>(newer.size()));
+  const uint64_t most = std::max(fetch, n.k + newer.bound());
   while (true) {
     ScanOptions o;
     for (const auto& f : columns->fields()) o.columns.push_back(f->name());
@@ -96,7 +96,7 @@ Result<Candidates> SearchSnapshot(const std::shared_ptr<const table::Snapshot>& 
 // the filter applied; rows of `columns` (which holds the vector column) then `_distance`.
 Result<Candidates> SearchTail(const LsmSourceNode::Spec& tail, const SchemaPtr& columns, const Filter* filter,
                               const NearestOptions& n, linalg::DistanceType metric,
-                              const memwal::PrimaryKeyEncoder* enc, const KeySet& newer, LsmNearestStats* stats) {
+                              const memwal::PrimaryKeyEncoder* enc, const NewerKeys& newer, LsmNearestStats* stats) {
   // Newest row per key: batches and rows read backwards, the first sight of a key wins.
   std::vector<RecordBatchPtr> parts;
   KeySet seen;
@@ -114,7 +114,9 @@ Result<Candidates> SearchTail(const LsmSourceNode::Spec& tail, const SchemaPtr& 
       if (enc) {
         key.clear();
         enc->Encode(key_cols, r, &key);
-        if (!seen.insert(key).second || newer.count(key)) continue;
+        if (!seen.insert(key).second) continue;
+        LANCE_ASSIGN_OR_RAISE(bool held, newer.Holds(key_cols, r, key));
+        if (held) continue;
       }
       if (tomb && !tomb->IsNull(r) && tomb->BoolValue(r)) continue;
       rows.push_back(r);
@@ -220,7 +222,7 @@ Result<std::vector<RecordBatchPtr>> LsmNearest(const std::shared_ptr<io::ObjectS
 
   // Newest source first; `newer` holds the keys of every source read so far (any of their
   // rows: tombstones and rows failing the filter hide older rows too).
-  KeySet newer;
+  NewerKeys newer(penc);
   std::vector<Candidates> found;
   for (const auto& in : merge.inputs()) {
     const auto& s = static_cast<const LsmSourceNode&>(*in).spec();
@@ -235,7 +237,7 @@ Result<std::vector<RecordBatchPtr>> LsmNearest(const std::shared_ptr<io::ObjectS
       LANCE_ASSIGN_OR_RAISE(Candidates c, SearchTail(rows, std::make_shared<Schema>(with_vector), filter.get(), n,
                                                      metric, penc, newer, stats));
       found.push_back(std::move(c));
-      if (penc) LANCE_RETURN_NOT_OK(AddKeys(*penc, rows.tail_batches, &newer));
+      LANCE_RETURN_NOT_OK(newer.AddRows(rows.tail_batches));
       continue;
     }
     NearestOptions arm = n;
@@ -248,14 +250,11 @@ Result<std::vector<RecordBatchPtr>> LsmNearest(const std::shared_ptr<io::ObjectS
     if (!is_base) arm.refine_factor.reset();
     LANCE_ASSIGN_OR_RAISE(Candidates c, SearchSnapshot(s.snapshot, columns, options, arm, penc, newer, stats));
     found.push_back(std::move(c));
-    if (penc && !is_base) {
-      ScanOptions k;
-      k.columns = spec.primary_key;
-      LANCE_ASSIGN_OR_RAISE(Scanner keys, Scanner::Make(s.snapshot, std::move(k)));
-      LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> kb, keys.ToBatches());
-      LANCE_RETURN_NOT_OK(AddKeys(*penc, kb, &newer));
-    }
+    if (!is_base) LANCE_RETURN_NOT_OK(newer.AddGeneration(s.snapshot, s.rows, spec.primary_key));
   }
+
+  stats->bloom_tests = newer.bloom_tests();
+  stats->pk_index_searches = newer.index_searches();
 
   // One top k: by distance, a newer source first on ties, then each source's order.
   struct Pick {

@@ -29,7 +29,7 @@ namespace lance::query {
 
 namespace {
 
-using internal::AddKeys;
+using internal::NewerKeys;
 using internal::KeySet;
 
 // lance 12 searches a column without an index with the bare simple tokenizer (text_search.cc
@@ -187,7 +187,7 @@ struct Candidates {
 };
 
 // Rows of `rows` (with `_score`) whose key is not in `newer`.
-Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const RecordBatch& rows, const KeySet& newer) {
+Result<Candidates> DropReplaced(const memwal::PrimaryKeyEncoder* enc, const RecordBatch& rows, const NewerKeys& newer) {
   const ArrayPtr s = rows.GetColumnByName(kScoreColumn);
   if (!s) return Status::Corruption("an LSM full-text source returned no {}", kScoreColumn);
   Candidates c;
@@ -211,13 +211,13 @@ ScanOptions SnapshotScan(const Context& c, const memwal::LsmReadOptions& options
 // searching deeper while newer sources replace its rows: k + |newer| rows always leave k
 // survivors when the source has them.
 Result<Candidates> SearchSnapshot(const Context& c, const std::shared_ptr<const table::Snapshot>& snap,
-                                  const memwal::LsmReadOptions& options, const KeySet& newer,
+                                  const memwal::LsmReadOptions& options, const NewerKeys& newer,
                                   LsmTextSearchStats* stats) {
   const int64_t k = c.query.k;
   // lance 12 fetches 2k from a source newer sources may replace rows of (lancedb's overfetch
   // factor 2), k from one they cannot; a source left short searches deeper here.
   int64_t fetch = newer.empty() || !c.enc ? k : 2 * k;
-  const int64_t most = std::max(fetch, k + static_cast<int64_t>(newer.size()));
+  const int64_t most = std::max(fetch, k + static_cast<int64_t>(newer.bound()));
   while (true) {
     LANCE_ASSIGN_OR_RAISE(Scanner s, Scanner::Make(snap, SnapshotScan(c, options, fetch)));
     LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> batches, s.ToBatches());
@@ -517,7 +517,7 @@ Result<std::vector<index::fts::ScoredRow>> ScoreTailNode(const Context& c, Tail&
 
 // Every match of the query among the tail's rows not replaced by a newer source: the
 // context's columns then `_score`.
-Result<Candidates> SearchTail(const Context& c, Tail& t, const KeySet& newer, LsmTextSearchStats* stats) {
+Result<Candidates> SearchTail(const Context& c, Tail& t, const NewerKeys& newer, LsmTextSearchStats* stats) {
   ++stats->searches;
   LANCE_ASSIGN_OR_RAISE(std::vector<index::fts::ScoredRow> hits,
                         ScoreTailNode(c, t, static_cast<const FullTextSearchNode&>(*c.tree), 0));
@@ -533,12 +533,19 @@ Result<Candidates> SearchTail(const Context& c, Tail& t, const KeySet& newer, Ls
     const RecordBatchPtr& batch = t.RowAt(hits[a].row_id).batch;
     std::vector<int64_t> rows;
     FloatBuilder scores(float32());
+    std::vector<ArrayPtr> key_cols;
+    if (c.enc && !newer.empty()) {
+      LANCE_ASSIGN_OR_RAISE(key_cols, c.enc->KeyColumns(*batch));
+    }
     size_t b = a;
     for (; b < hits.size() && t.RowAt(hits[b].row_id).batch == batch; ++b) {
       const Tail::Row& r = t.RowAt(hits[b].row_id);
-      if (c.enc && newer.count(r.key)) {
-        ++stats->replaced;
-        continue;
+      if (c.enc && !newer.empty()) {
+        LANCE_ASSIGN_OR_RAISE(bool held, newer.Holds(key_cols, r.row, r.key));
+        if (held) {
+          ++stats->replaced;
+          continue;
+        }
       }
       rows.push_back(r.row);
       LANCE_RETURN_NOT_OK(scores.Append(hits[b].score));
@@ -571,7 +578,7 @@ Result<std::vector<RecordBatchPtr>> LsmTextSearch(const std::shared_ptr<io::Obje
   const memwal::PrimaryKeyEncoder* enc = c.encoder();
   // Newest source first; `newer` holds the keys of every source read so far (any of their
   // rows: tombstones and rows failing the filter hide older rows too).
-  KeySet newer;
+  NewerKeys newer(enc);
   std::vector<Candidates> found;
   for (const auto& in : c.merge().inputs()) {
     const auto& s = static_cast<const LsmSourceNode&>(*in).spec();
@@ -583,20 +590,19 @@ Result<std::vector<RecordBatchPtr>> LsmTextSearch(const std::shared_ptr<io::Obje
       if (!tail.batches().empty()) {
         LANCE_ASSIGN_OR_RAISE(Candidates got, SearchTail(c, tail, newer, stats));
         found.push_back(std::move(got));
-        if (enc) LANCE_RETURN_NOT_OK(AddKeys(*enc, tail.batches(), &newer));
+        LANCE_RETURN_NOT_OK(newer.AddRows(tail.batches()));
       }
       continue;
     }
     LANCE_ASSIGN_OR_RAISE(Candidates got, SearchSnapshot(c, s.snapshot, options, newer, stats));
     found.push_back(std::move(got));
-    if (enc && s.source == LsmSourceNode::Source::kGeneration) {
-      ScanOptions k;
-      k.columns = c.merge().spec().primary_key;
-      LANCE_ASSIGN_OR_RAISE(Scanner keys, Scanner::Make(s.snapshot, std::move(k)));
-      LANCE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> kb, keys.ToBatches());
-      LANCE_RETURN_NOT_OK(AddKeys(*enc, kb, &newer));
+    if (s.source == LsmSourceNode::Source::kGeneration) {
+      LANCE_RETURN_NOT_OK(newer.AddGeneration(s.snapshot, s.rows, c.merge().spec().primary_key));
     }
   }
+
+  stats->bloom_tests = newer.bloom_tests();
+  stats->pk_index_searches = newer.index_searches();
 
   // One top k: best score first, ties by key (append-only: the newer source, then its order).
   struct Pick {

@@ -43,6 +43,10 @@ struct LsmNearestStats {
   int64_t replaced = 0;    // of those, dropped because a newer source holds their key
   int64_t searches = 0;    // per-source searches run (a source whose candidates were replaced
                            // searches again, deeper)
+  // A newer generation's keys are probed, never read: bloom filter tests, and _pk_index
+  // searches of the keys its bloom filter may hold.
+  int64_t bloom_tests = 0;
+  int64_t pk_index_searches = 0;
 };
 
 // The k rows nearest `nearest.query` in `nearest.column` over the LSM of the MemWAL table at

@@ -53,6 +53,10 @@ struct LsmTextSearchStats {
   int64_t replaced = 0;    // of those, dropped because a newer source holds their key
   int64_t searches = 0;    // per-source searches run (deeper ones included)
   int64_t memtables = 0;   // live MemTables searched through their in-memory INVERTED index
+  // A newer generation's keys are probed, never read: bloom filter tests, and _pk_index
+  // searches of the keys its bloom filter may hold.
+  int64_t bloom_tests = 0;
+  int64_t pk_index_searches = 0;
 };
 
 // The best `query.k` rows for `query` over the LSM of the MemWAL table at `root`:
