@@ -18,6 +18,13 @@ uint64_t Mix(uint64_t h) {
 }  // namespace
 
 uint64_t KeyIndex::Hash(std::string_view key) {
+  if (key.size() >= 8 && key.size() <= 16) {
+    // Short keys (an int64 key is 9 bytes): the first and the last 8 bytes (overlapping).
+    uint64_t a, b;
+    std::memcpy(&a, key.data(), 8);
+    std::memcpy(&b, key.data() + key.size() - 8, 8);
+    return Mix(a * 0x9e3779b97f4a7c15ULL ^ Mix(b ^ (uint64_t{key.size()} << 59)));
+  }
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ (key.size() * 0x100000001b3ULL);
   const char* p = key.data();
   size_t n = key.size();
@@ -53,7 +60,7 @@ std::pair<KeyIndex::Entry*, bool> KeyIndex::Upsert(std::string_view key, uint64_
   size_t at = static_cast<size_t>(hash) & mask;
   for (; table_[at] != kEmpty; at = (at + 1) & mask) {
     Slot& s = slots_[table_[at]];
-    if (s.hash == hash && KeyOf(s) == key) return {&s.entry, false};
+    if (Holds(s, key, hash)) return {&s.entry, false};
   }
   table_[at] = static_cast<uint32_t>(slots_.size());
   slots_.push_back(Slot{hash, arena_.size(), static_cast<uint32_t>(key.size()), Entry{pos, pos}});
@@ -66,7 +73,7 @@ const KeyIndex::Entry* KeyIndex::Find(std::string_view key, uint64_t hash) const
   const size_t mask = table_.size() - 1;
   for (size_t at = static_cast<size_t>(hash) & mask; table_[at] != kEmpty; at = (at + 1) & mask) {
     const Slot& s = slots_[table_[at]];
-    if (s.hash == hash && KeyOf(s) == key) return &s.entry;
+    if (Holds(s, key, hash)) return &s.entry;
   }
   return nullptr;
 }

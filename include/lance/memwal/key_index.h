@@ -5,6 +5,7 @@
 // malloc a key, and its destructor a free a key).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,7 +47,10 @@ class KeyIndex {
     Entry entry;
   };
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  std::string_view KeyOf(const Slot& s) const { return std::string_view(arena_).substr(s.offset, s.length); }
+  bool Holds(const Slot& s, std::string_view key, uint64_t hash) const {
+    return s.hash == hash && s.length == key.size() &&
+           (key.empty() || std::memcmp(arena_.data() + s.offset, key.data(), key.size()) == 0);
+  }
   void Grow();
 
   std::string arena_;           // every key's bytes, one after another
