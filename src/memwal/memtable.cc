@@ -19,6 +19,12 @@ int64_t ArrayBytes(const Array& a) {
   return n;
 }
 
+// Key i of a flat encoding (PrimaryKeyEncoder::EncodeAllFlat).
+inline std::string_view KeyAt(const std::string& bytes, const std::vector<size_t>& ends, size_t i) {
+  const size_t from = i == 0 ? 0 : ends[i - 1];
+  return std::string_view(bytes).substr(from, ends[i] - from);
+}
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -146,9 +152,14 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
     return Status::InvalidArgument("MemTable (generation {}): the batch is not of the WAL schema",
                                    generation_);
   }
-  std::vector<std::string> keys;
+  // The batch's keys flat, and their hashes, outside the lock.
+  std::string key_bytes;
+  std::vector<size_t> key_ends;
+  std::vector<uint64_t> key_hashes;
   if (encoder_) {
-    LANCE_ASSIGN_OR_RAISE(keys, encoder_->EncodeAll(*wal_batch));
+    LANCE_RETURN_NOT_OK(encoder_->EncodeAllFlat(*wal_batch, &key_bytes, &key_ends));
+    key_hashes.resize(key_ends.size());
+    for (size_t i = 0; i < key_ends.size(); ++i) key_hashes[i] = KeyIndex::Hash(KeyAt(key_bytes, key_ends, i));
   }
   // Each index's run of the batch (nulls not indexed; positions relative to the batch until
   // the lock gives its first row position), sorted outside the lock.
@@ -196,15 +207,18 @@ Status MemTable::Insert(RecordBatchPtr wal_batch, uint64_t wal_position) {
   }
   int64_t index_bytes = kRowLinkBytes * wal_batch->num_rows();
   next_.resize(static_cast<size_t>(rows_ + wal_batch->num_rows()), kNoNext);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const size_t heap = keys[i].size() > 15 ? keys[i].size() + 1 : 0;  // past the SSO buffer
+  for (size_t i = 0; i < key_ends.size(); ++i) {
+    const std::string_view key = KeyAt(key_bytes, key_ends, i);
+    // (The estimate of a std::string-keyed hash node, kept: a budget's flush points and the
+    // tests' byte figures do not move with the index's layout.)
+    const size_t heap = key.size() > 15 ? key.size() + 1 : 0;  // past the SSO buffer
     const auto pos = static_cast<uint32_t>(rows_ + static_cast<int64_t>(i));
-    auto [it, fresh] = newest_.try_emplace(std::move(keys[i]), KeyEntry{pos, pos});
+    auto [entry, fresh] = newest_.Upsert(key, key_hashes[i], pos);
     if (fresh) {
       index_bytes += kKeyIndexEntryBytes + static_cast<int64_t>(heap);
     } else {
-      next_[it->second.newest] = pos;
-      it->second.newest = pos;
+      next_[entry->newest] = pos;
+      entry->newest = pos;
     }
   }
   int64_t scalar_bytes = 0;
@@ -313,7 +327,7 @@ MemTable::Contents MemTable::Snapshot() const {
   // Positions only (4 bytes a key, sorted here): the flush re-encodes what keys it needs from
   // the batches, and a copy of every key string cost a 64 MiB-bound flush 17 MiB of heap.
   c.newest.reserve(newest_.size());
-  for (const auto& entry : newest_) c.newest.push_back(entry.second.newest);
+  newest_.ForEach([&](const KeyIndex::Entry& e) { c.newest.push_back(e.newest); });
   std::sort(c.newest.begin(), c.newest.end());
   c.superseded.reserve(static_cast<size_t>(rows_) - c.newest.size());
   size_t j = 0;
@@ -329,9 +343,9 @@ MemTable::Contents MemTable::Snapshot() const {
 
 std::optional<std::pair<RecordBatchPtr, int64_t>> MemTable::Lookup(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = newest_.find(key);
-  if (it == newest_.end()) return std::nullopt;
-  return RowAt(it->second.newest);
+  const KeyIndex::Entry* e = newest_.Find(key);
+  if (e == nullptr) return std::nullopt;
+  return RowAt(e->newest);
 }
 
 MemTable::Run MemTable::MergeRuns(const Run& a, const Run& b) {
@@ -415,13 +429,13 @@ Result<MemTableSelection> MemTable::Select(int64_t upto, const std::string& colu
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());  // overlapping ranges
   } else if (encoder_) {
     positions.reserve(newest_.size());
-    for (const auto& [k, e] : newest_) {
-      if (e.first >= upto) continue;
+    newest_.ForEach([&](const KeyIndex::Entry& e) {
+      if (e.first >= upto) return;
       ++out.candidates;
       uint32_t p = e.first;
       while (!NewestAt(p, upto)) p = next_[p];
       positions.push_back(p);
-    }
+    });
     std::sort(positions.begin(), positions.end());
   } else {
     out.candidates = upto;
@@ -562,8 +576,8 @@ void MemTable::Holds(int64_t upto, const std::vector<std::string>& keys, std::ve
   std::lock_guard<std::mutex> lock(mu_);
   if (!encoder_) return;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = newest_.find(keys[i]);
-    (*held)[i] = it != newest_.end() && it->second.first < upto;
+    const KeyIndex::Entry* e = newest_.Find(keys[i]);
+    (*held)[i] = e != nullptr && e->first < upto;
   }
 }
 

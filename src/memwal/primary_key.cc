@@ -39,8 +39,17 @@ bool Encodable(TypeId t) {
   }
 }
 
+// The low `bytes` bytes of v, most significant first, in one append (a push_back a byte cost
+// the 10k-row upsert path a sixth of its instructions).
+uint64_t BigEndian64(uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(v);
+  return v;
+}
+
 void BigEndian(uint64_t v, int bytes, std::string* out) {
-  for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  char b[8];
+  for (int i = 0; i < bytes; ++i) b[i] = static_cast<char>((v >> (8 * (bytes - 1 - i))) & 0xff);
+  out->append(b, static_cast<size_t>(bytes));
 }
 
 template <typename T>
@@ -56,12 +65,18 @@ void Unsigned(const Array& a, int64_t row, std::string* out) {
 }
 
 void Escaped(std::string_view v, std::string* out) {
-  for (char c : v) {
-    out->push_back(c);
-    if (c == '\0') out->push_back('\xff');
+  // Runs without a NUL in one append each; every NUL as NUL 0xff.
+  while (!v.empty()) {
+    const size_t nul = v.find('\0');
+    if (nul == std::string_view::npos) {
+      out->append(v);
+      break;
+    }
+    out->append(v.data(), nul);
+    out->append("\0\xff", 2);
+    v.remove_prefix(nul + 1);
   }
-  out->push_back('\0');
-  out->push_back('\0');
+  out->append("\0\0", 2);
 }
 
 }  // namespace
@@ -105,6 +120,16 @@ void PrimaryKeyEncoder::Encode(const std::vector<ArrayPtr>& key_columns, int64_t
       out->push_back('\0');
       continue;
     }
+    if (a.type_id() == TypeId::kInt64 || a.type_id() == TypeId::kTimestamp || a.type_id() == TypeId::kDate64 ||
+        a.type_id() == TypeId::kTime64 || a.type_id() == TypeId::kDuration) {
+      // The common key: the marker and 8 bytes in one append.
+      const uint64_t u = static_cast<uint64_t>(a.Values<int64_t>()[row]) ^ (uint64_t{1} << 63);
+      char b[9];
+      b[0] = '\x01';
+      for (int i = 0; i < 8; ++i) b[1 + i] = static_cast<char>((u >> (8 * (7 - i))) & 0xff);
+      out->append(b, sizeof(b));
+      continue;
+    }
     out->push_back('\x01');
     switch (a.type_id()) {
       case TypeId::kBool: out->push_back(a.BoolValue(row) ? '\x01' : '\0'); break;
@@ -145,6 +170,37 @@ Result<std::vector<std::string>> PrimaryKeyEncoder::EncodeAll(const RecordBatch&
   std::vector<std::string> out(static_cast<size_t>(batch.num_rows()));
   for (int64_t r = 0; r < batch.num_rows(); ++r) Encode(cols, r, &out[static_cast<size_t>(r)]);
   return out;
+}
+
+Status PrimaryKeyEncoder::EncodeAllFlat(const RecordBatch& batch, std::string* bytes,
+                                        std::vector<size_t>* ends) const {
+  LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> cols, KeyColumns(batch));
+  const auto n = static_cast<size_t>(batch.num_rows());
+  bytes->clear();
+  ends->resize(n);
+  const Array& first = *cols[0];
+  const TypeId t = first.type_id();
+  if (cols.size() == 1 && first.null_count == 0 &&
+      (t == TypeId::kInt64 || t == TypeId::kTimestamp || t == TypeId::kDate64 || t == TypeId::kTime64 ||
+       t == TypeId::kDuration)) {
+    // One non-null 64-bit column (the common key): 9 bytes a row, written in place.
+    bytes->resize(9 * n);
+    char* out = bytes->data();
+    const int64_t* v = first.Values<int64_t>();
+    for (size_t r = 0; r < n; ++r, out += 9) {
+      const uint64_t u = static_cast<uint64_t>(v[r]) ^ (uint64_t{1} << 63);
+      const uint64_t be = BigEndian64(u);
+      out[0] = '\x01';
+      std::memcpy(out + 1, &be, 8);
+      (*ends)[r] = 9 * (r + 1);
+    }
+    return Status::OK();
+  }
+  for (size_t r = 0; r < n; ++r) {
+    Encode(cols, static_cast<int64_t>(r), bytes);
+    (*ends)[r] = bytes->size();
+  }
+  return Status::OK();
 }
 
 }  // namespace lance::memwal

@@ -137,14 +137,12 @@ Result<BufferPtr> EncodeWalEntry(const SchemaPtr& wal_schema,
                                    : std::make_shared<KeyValueMetadata>();
   md->Set(std::string(kWriterEpochKey), std::to_string(epoch));
   SchemaPtr with_epoch = wal_schema->WithMetadata(std::move(md));
-  ipc::BufferSink sink;
-  LANCE_ASSIGN_OR_RAISE(auto writer, ipc::StreamWriter::Open(&sink, with_epoch));
   for (const auto& b : batches) {
     if (b->num_rows() == 0) return Status::InvalidArgument("a WAL entry cannot hold empty batches");
-    LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
   }
-  LANCE_RETURN_NOT_OK(writer->Close());
-  return sink.Finish();
+  // The same stream a StreamWriter over a BufferSink makes, its output reserved once (growing
+  // it cost a 10k-row entry a third of its encoding in copies).
+  return ipc::WriteStream(with_epoch, batches);
 }
 
 Result<BufferPtr> EncodeFenceSentinel(uint64_t epoch) {

@@ -45,6 +45,7 @@
 #include "lance/columnar/array.h"
 #include "lance/core/result.h"
 #include "lance/index/fts/tokenizer.h"
+#include "lance/memwal/key_index.h"
 #include "lance/memwal/primary_key.h"
 
 namespace lance::memwal {
@@ -201,10 +202,6 @@ class MemTable {
   void Holds(int64_t upto, const std::vector<std::string>& keys, std::vector<uint8_t>* held) const;
 
  private:
-  struct KeyEntry {
-    uint32_t newest = 0;
-    uint32_t first = 0;  // the key's first row here: held as of any snapshot past it
-  };
   // Values sorted (ties by position): value i is arena[offsets[i], offsets[i + 1]).
   struct Run {
     std::string arena;
@@ -273,7 +270,7 @@ class MemTable {
   mutable std::mutex mu_;
   std::vector<RecordBatchPtr> batches_;
   std::vector<int64_t> starts_;  // first row position of each batch
-  std::unordered_map<std::string, KeyEntry> newest_;
+  KeyIndex newest_;  // per key: its newest and first rows (first: held as of any snapshot past it)
   std::vector<uint32_t> next_;  // per row: the next row of its key (kNoNext: none yet)
   std::vector<MemTableIndexSpec> index_specs_;
   std::vector<Index> indexes_;

@@ -38,6 +38,9 @@ class PrimaryKeyEncoder {
   void Encode(const std::vector<ArrayPtr>& key_columns, int64_t row, std::string* out) const;
   // The keys of every row of `batch`.
   Result<std::vector<std::string>> EncodeAll(const RecordBatch& batch) const;
+  // The same keys flat: row r's is bytes[ends[r - 1], ends[r]) (ends[-1] = 0); `bytes` and
+  // `ends` are replaced.
+  Status EncodeAllFlat(const RecordBatch& batch, std::string* bytes, std::vector<size_t>* ends) const;
 
  private:
   std::vector<std::string> columns_;
