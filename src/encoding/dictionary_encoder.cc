@@ -1,6 +1,8 @@
 // The page encoder's dictionaries (dictionary_encoder.h).
 #include "encoding/dictionary_encoder.h"
 
+#include "lance/core/bit_util.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -152,17 +154,7 @@ Result<std::pair<Enc, std::string>> EncodeDictionaryItems(const DataBlock& items
 
 namespace {
 
-// 64-bit mixer (the finalizer of MurmurHash3): every input bit reaches the high bits the
-// tables below index with, so values that differ only in a few bits (doubles with zero low
-// mantissa bits, multiples of a power of two) still spread.
-inline uint64_t Mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
+using bit_util::Mix64;
 
 // Whether a random sample already shows that more than `limit` of the n 64-bit values are
 // distinct. With D distinct values among n, two distinct positions drawn at random hold

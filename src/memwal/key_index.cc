@@ -2,18 +2,13 @@
 
 #include <cstring>
 
+#include "lance/core/bit_util.h"
+
 namespace lance::memwal {
 
 namespace {
 
-uint64_t Mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
+using bit_util::Mix64;
 
 }  // namespace
 
@@ -23,7 +18,7 @@ uint64_t KeyIndex::Hash(std::string_view key) {
     uint64_t a, b;
     std::memcpy(&a, key.data(), 8);
     std::memcpy(&b, key.data() + key.size() - 8, 8);
-    return Mix(a * 0x9e3779b97f4a7c15ULL ^ Mix(b ^ (uint64_t{key.size()} << 59)));
+    return Mix64(a * 0x9e3779b97f4a7c15ULL ^ Mix64(b ^ (uint64_t{key.size()} << 59)));
   }
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ (key.size() * 0x100000001b3ULL);
   const char* p = key.data();
@@ -31,15 +26,15 @@ uint64_t KeyIndex::Hash(std::string_view key) {
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);
-    h = (h ^ Mix(w)) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ Mix64(w)) * 0x9e3779b97f4a7c15ULL;
   }
   if (n > 0) {
     // The last 1-7 bytes (a byte loop: a memcpy of a variable length is a libc call).
     uint64_t w = uint64_t{n} << 56;
     for (size_t i = 0; i < n; ++i) w |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    h = (h ^ Mix(w)) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ Mix64(w)) * 0x9e3779b97f4a7c15ULL;
   }
-  return Mix(h);
+  return Mix64(h);
 }
 
 void KeyIndex::Grow() {

@@ -34,4 +34,15 @@ void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t*
 // Sets bits [offset, offset + length) of `bits` to `value`.
 void SetBitsTo(uint8_t* bits, int64_t offset, int64_t length, bool value);
 
+// 64-bit mixer (the finalizer of MurmurHash3): every input bit reaches the high bits, so
+// values that differ only in a few bits still spread over a hash table indexed by them.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
 }  // namespace lance::bit_util
