@@ -161,18 +161,10 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
     bool list_nulls = false, item_nulls = false;
     int64_t offset = 0, row = 0;
     // Whether the codes the page uses include a null (else only empty lists break the
-    // one-item-per-level pattern).
+    // one-item-per-level pattern; without definition levels every level is a valid item).
     bool any_null_code = false;
-    for (size_t d = 0; d <= max_def && d < code.size(); ++d) {
-      any_null_code = any_null_code || !code[d].list_valid || !code[d].item_valid;
-    }
-    if (!def_at) {
-      // Every level is a valid item.
-      for (size_t i = 0; i < num_levels; ++i) {
-        if (rep_at[i] == 1) off[row++] = static_cast<int64_t>(i);
-      }
-      offset = static_cast<int64_t>(num_levels);
-    } else if (!any_null_code) {
+    for (size_t d = 0; d <= max_def; ++d) any_null_code = any_null_code || !code[d].list_valid || !code[d].item_valid;
+    if (!any_null_code) {
       // No validity to write: branch-free, each level stores the offset at its row (a
       // continuing level's store is overwritten by the next start, or by the end below)
       // and adds an item unless it starts an empty list.
@@ -183,7 +175,7 @@ Result<std::vector<LayerSlots>> UnravelLevels(const std::vector<LayerKind>& laye
         const int64_t starts_row = rep_at[i] == 1 ? 1 : 0;
         off[row] = offset;
         row += starts_row;
-        offset += 1 - (starts_row & empty_at[def_at[i]]);
+        offset += 1 - (starts_row & empty_at[def_at ? def_at[i] : 0]);
       }
     } else {
       for (size_t i = 0; i < num_levels; ++i) {

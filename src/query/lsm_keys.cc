@@ -75,14 +75,14 @@ Status NewerKeys::LoadWhole(const Generation& g) const {
 Result<bool> NewerKeys::Holds(const std::vector<ArrayPtr>& key_columns, int64_t row, const std::string& key) const {
   if (enc_ == nullptr) return false;
   if (memory_.count(key)) return true;
+  bool null_key = false;
+  for (const auto& c : key_columns) null_key = null_key || c->IsNull(row);
   for (const Generation& g : generations_) {
     if (g.bloom) {
       ++bloom_tests_;
       LANCE_ASSIGN_OR_RAISE(bool maybe, g.bloom->MightContain(key_columns, row));
       if (!maybe) continue;
     }
-    bool null_key = false;
-    for (const auto& c : key_columns) null_key = null_key || c->IsNull(row);
     if (!g.pk_index || null_key) {
       LANCE_RETURN_NOT_OK(LoadWhole(g));
       if (g.whole->count(key)) return true;
